@@ -1,0 +1,179 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect } from 'chai';
+import { eventStoreContract } from './eventStore.contract.ts';
+import { EventStoreError, WrongExpectedRevisionError, type RecordedEvent } from './port.ts';
+import { openSqliteEventStore } from './sqlite.ts';
+
+const worker = fileURLToPath(new URL('./testing/sqliteWorker.ts', import.meta.url));
+
+eventStoreContract('sqlite', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sp-es-'));
+  const store = openSqliteEventStore({ file: join(dir, 'events.db') });
+  return Promise.resolve({
+    store,
+    close: async () => {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  });
+});
+
+function startWorker(args: string[]): { child: ChildProcess; lines: string[]; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', worker, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines: string[] = [];
+  let buffer = '';
+  child.stdout!.on('data', (chunk: Buffer) => {
+    buffer += chunk.toString();
+    const parts = buffer.split('\n');
+    buffer = parts.pop()!;
+    lines.push(...parts);
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) =>
+    child.on('exit', (code) => {
+      if (code) process.stderr.write(stderr);
+      resolve(code);
+    }),
+  );
+  return { child, lines, exited };
+}
+
+function until(predicate: () => boolean, timeoutMs: number): Promise<void> {
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    const check = (): void => {
+      if (predicate()) resolve();
+      else if (Date.now() - started > timeoutMs) reject(new Error(`condition not met in ${timeoutMs} ms`));
+      else setTimeout(check, 5);
+    };
+    check();
+  });
+}
+
+describe('SQLite event store', function () {
+  let dir: string;
+  let file: string;
+
+  beforeEach(function () {
+    dir = mkdtempSync(join(tmpdir(), 'sp-es-'));
+    file = join(dir, 'events.db');
+  });
+
+  afterEach(function () {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('keeps every acknowledged event and no partial append when the writer is killed with -9', async function () {
+    this.timeout(30000);
+    const stream = `crash-${randomUUID().slice(0, 8)}`;
+    const { child, lines, exited } = startWorker(['batches', file, stream]);
+    await until(() => lines.length >= 300, 25000);
+    child.kill('SIGKILL');
+    await exited;
+    const acked = lines.filter((l) => l.startsWith('acked ')).map((l) => Number(l.slice(6)));
+    const lastAcked = acked[acked.length - 1]!;
+    const store = openSqliteEventStore({ file });
+    const events = await store.readStream(stream);
+    await store.close();
+    expect(events.length).to.be.greaterThan(lastAcked);
+    expect(events.length % 10).to.equal(0, 'a batch was written in part');
+    events.forEach((e, revision) => {
+      expect(e.revision).to.equal(revision);
+      expect(e.data).to.deep.equal({ batch: Math.floor(revision / 10), index: revision % 10, payload: 'x'.repeat(200) });
+    });
+  });
+
+  it('refuses a stale revision from a second connection to the same file', async function () {
+    const a = openSqliteEventStore({ file });
+    const b = openSqliteEventStore({ file });
+    const stream = `two-${randomUUID().slice(0, 8)}`;
+    await a.appendToStream(stream, [{ id: randomUUID(), type: 'A', data: {} }]);
+    const seenByA = (await a.readStream(stream)).at(-1)!.revision;
+    await b.appendToStream(stream, [{ id: randomUUID(), type: 'B', data: {} }], { expectedRevision: seenByA });
+    let error: unknown;
+    try {
+      await a.appendToStream(stream, [{ id: randomUUID(), type: 'C', data: {} }], { expectedRevision: seenByA });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).to.be.instanceOf(WrongExpectedRevisionError);
+    expect((error as WrongExpectedRevisionError).actual).to.equal(1);
+    await a.close();
+    await b.close();
+  });
+
+  it('serialises two processes racing on one stream without losing or doubling an event', async function () {
+    this.timeout(60000);
+    const stream = `race-${randomUUID().slice(0, 8)}`;
+    openSqliteEventStore({ file }).database.close();
+    const workers = [startWorker(['race', file, stream, '300']), startWorker(['race', file, stream, '300'])];
+    const codes = await Promise.all(workers.map((w) => w.exited));
+    expect(codes).to.deep.equal([0, 0]);
+    const store = openSqliteEventStore({ file });
+    const events = await store.readStream(stream);
+    await store.close();
+    expect(events).to.have.length(600);
+    expect(events.map((e) => e.revision)).to.deep.equal(Array.from({ length: 600 }, (_, i) => i));
+    const perWorker = new Map<number, number[]>();
+    for (const e of events) {
+      const { pid, i } = e.data as { pid: number; i: number };
+      perWorker.set(pid, [...(perWorker.get(pid) ?? []), i]);
+    }
+    expect([...perWorker.values()].map((list) => list.length)).to.deep.equal([300, 300]);
+    for (const list of perWorker.values()) expect(list).to.deep.equal(Array.from({ length: 300 }, (_, i) => i));
+  });
+
+  it('shows another process its appends within 50 ms through a subscription', async function () {
+    this.timeout(30000);
+    const stream = `timed-${randomUUID().slice(0, 8)}`;
+    const store = openSqliteEventStore({ file });
+    const delays: number[] = [];
+    const subscription = store.subscribeToAll(
+      {
+        onEvent: (e: RecordedEvent) => {
+          delays.push(Date.now() - (e.data as { sentAt: number }).sentAt);
+        },
+      },
+      { filter: { streamPrefixes: ['timed-'] } },
+    );
+    await subscription.caughtUp;
+    const { exited } = startWorker(['timed', file, stream, '40']);
+    expect(await exited).to.equal(0);
+    await until(() => delays.length === 40, 2000);
+    await subscription.stop();
+    await store.close();
+    expect(Math.max(...delays)).to.be.below(50);
+  });
+
+  it('refuses event types reserved for the store', async function () {
+    const store = openSqliteEventStore({ file });
+    let error: unknown;
+    try {
+      await store.appendToStream('x-1', [{ id: randomUUID(), type: '$system', data: {} }]);
+    } catch (e) {
+      error = e;
+    }
+    await store.close();
+    expect(error).to.be.instanceOf(EventStoreError);
+  });
+
+  it('refuses a reused event id in another stream', async function () {
+    const store = openSqliteEventStore({ file });
+    const id = randomUUID();
+    await store.appendToStream('x-1', [{ id, type: 'A', data: {} }]);
+    let error: unknown;
+    try {
+      await store.appendToStream('x-2', [{ id, type: 'A', data: {} }]);
+    } catch (e) {
+      error = e;
+    }
+    await store.close();
+    expect(error).to.be.instanceOf(EventStoreError);
+  });
+});

@@ -1,0 +1,364 @@
+import { EventEmitter } from 'node:events';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import {
+  EventStoreError,
+  START,
+  StreamNotFoundError,
+  WrongExpectedRevisionError,
+  isSystemEventType,
+  matchesFilter,
+  type AppendOptions,
+  type AppendResult,
+  type EventData,
+  type EventMetadata,
+  type EventStore,
+  type LogPosition,
+  type ReadAllOptions,
+  type ReadStreamOptions,
+  type RecordedEvent,
+  type SubscribeOptions,
+  type Subscription,
+  type SubscriptionHandlers,
+} from './port.ts';
+
+/** Options of {@link openSqliteEventStore}. */
+export interface SqliteEventStoreOptions {
+  /** Path of the database file (created with its folder when missing); `:memory:` for a private log. */
+  readonly file: string;
+  /**
+   * `normal` (default): an acknowledged append survives a crash of the process (WAL);
+   * `full`: it also survives a power loss, at about half the append rate.
+   */
+  readonly synchronous?: 'normal' | 'full';
+  /** How often another process's appends are looked for, in ms (default 5). */
+  readonly pollIntervalMs?: number;
+}
+
+interface EventRow {
+  seq: number;
+  id: string;
+  stream: string;
+  revision: number;
+  type: string;
+  data: string;
+  metadata: string;
+  created: string;
+}
+
+const PAGE = 1024;
+
+function position(seq: number): LogPosition {
+  return { commit: seq, prepare: seq };
+}
+
+function toRecorded(row: EventRow): RecordedEvent {
+  return {
+    id: row.id,
+    type: row.type,
+    streamId: row.stream,
+    revision: row.revision,
+    position: position(row.seq),
+    data: JSON.parse(row.data) as unknown,
+    metadata: JSON.parse(row.metadata) as EventMetadata,
+    created: row.created,
+  };
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
+}
+
+/**
+ * EventStore on a SQLite file (better-sqlite3, WAL). Appends run in `BEGIN IMMEDIATE` transactions, so
+ * several processes may share one file: one writes at a time, all read and subscribe. Positions are the
+ * global sequence (`commit` = `prepare` = sequence number).
+ */
+export class SqliteEventStore implements EventStore {
+  private readonly db: Database.Database;
+  private readonly wake = new EventEmitter();
+  private readonly subscriptions = new Set<{ stop(): Promise<void> }>();
+  private poller: NodeJS.Timeout | undefined;
+  private dataVersion = 0;
+  private closed = false;
+
+  private readonly stmt: {
+    byId: Database.Statement<[string], { stream: string; revision: number; seq: number }>;
+    lastRevision: Database.Statement<[string], { revision: number | null }>;
+    insert: Database.Statement<[string, string, number, string, string, string, string]>;
+    forwards: Database.Statement<[string, number, number], EventRow>;
+    backwards: Database.Statement<[string, number, number], EventRow>;
+    exists: Database.Statement<[string], { one: number }>;
+    all: Database.Statement<[number, number], EventRow>;
+    head: Database.Statement<[], { seq: number | null }>;
+    dataVersion: Database.Statement<[], { data_version: number }>;
+  };
+  private readonly appendTx: (stream: string, events: readonly EventData[], options: AppendOptions) => AppendResult;
+
+  constructor(private readonly options: SqliteEventStoreOptions) {
+    if (options.file !== ':memory:') mkdirSync(dirname(options.file), { recursive: true });
+    this.db = new Database(options.file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
+    this.db.pragma('busy_timeout = 10000');
+    this.db.exec(`
+      CREATE TABLE IF NOT EXISTS events (
+        seq INTEGER PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        stream TEXT NOT NULL,
+        revision INTEGER NOT NULL,
+        type TEXT NOT NULL,
+        data TEXT NOT NULL,
+        metadata TEXT NOT NULL,
+        created TEXT NOT NULL,
+        UNIQUE (stream, revision)
+      );
+    `);
+    this.wake.setMaxListeners(0);
+    this.stmt = {
+      byId: this.db.prepare('SELECT stream, revision, seq FROM events WHERE id = ?'),
+      lastRevision: this.db.prepare('SELECT max(revision) AS revision FROM events WHERE stream = ?'),
+      insert: this.db.prepare(
+        'INSERT INTO events (id, stream, revision, type, data, metadata, created) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      ),
+      forwards: this.db.prepare(
+        'SELECT * FROM events WHERE stream = ? AND revision >= ? ORDER BY revision ASC LIMIT ?',
+      ),
+      backwards: this.db.prepare(
+        'SELECT * FROM events WHERE stream = ? AND revision <= ? ORDER BY revision DESC LIMIT ?',
+      ),
+      exists: this.db.prepare('SELECT 1 AS one FROM events WHERE stream = ? LIMIT 1'),
+      all: this.db.prepare('SELECT * FROM events WHERE seq > ? ORDER BY seq ASC LIMIT ?'),
+      head: this.db.prepare('SELECT max(seq) AS seq FROM events'),
+      dataVersion: this.db.prepare('PRAGMA data_version'),
+    };
+    const tx = this.db.transaction((stream: string, events: readonly EventData[], opts: AppendOptions) =>
+      this.appendInTransaction(stream, events, opts),
+    );
+    this.appendTx = (stream, events, opts) => tx.immediate(stream, events, opts);
+  }
+
+  /** The underlying connection, for adapters that keep their own tables in the same file. */
+  get database(): Database.Database {
+    return this.db;
+  }
+
+  appendToStream(stream: string, events: readonly EventData[], options: AppendOptions = {}): Promise<AppendResult> {
+    try {
+      return Promise.resolve(this.appendSync(stream, events, options));
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+  }
+
+  /** Synchronous append, for callers that already run on this connection (same semantics). */
+  appendSync(stream: string, events: readonly EventData[], options: AppendOptions = {}): AppendResult {
+    this.assertOpen();
+    if (!stream) throw new EventStoreError('stream name must not be empty');
+    for (const e of events) {
+      if (isSystemEventType(e.type)) throw new EventStoreError(`event type ${e.type} is reserved for the store`);
+    }
+    const result = this.appendTx(stream, events, options);
+    if (events.length > 0) this.wake.emit('append');
+    return result;
+  }
+
+  private appendInTransaction(stream: string, events: readonly EventData[], options: AppendOptions): AppendResult {
+    const first = events[0];
+    if (first) {
+      const earlier = this.stmt.byId.get(first.id);
+      if (earlier) return this.replayedAppend(stream, events, earlier);
+    }
+    const last = this.stmt.lastRevision.get(stream)?.revision ?? null;
+    const actual: number | 'no_stream' = last === null ? 'no_stream' : last;
+    const expected = options.expectedRevision ?? 'any';
+    const ok =
+      expected === 'any' ||
+      (expected === 'no_stream' && actual === 'no_stream') ||
+      (expected === 'stream_exists' && actual !== 'no_stream') ||
+      (typeof expected === 'number' && expected === actual);
+    if (!ok) throw new WrongExpectedRevisionError(stream, expected, actual);
+
+    let revision = last ?? -1;
+    let seq = -1;
+    const created = new Date().toISOString();
+    for (const e of events) {
+      revision += 1;
+      const info = this.stmt.insert.run(
+        e.id,
+        stream,
+        revision,
+        e.type,
+        JSON.stringify(e.data ?? null),
+        JSON.stringify(e.metadata ?? {}),
+        created,
+      );
+      seq = Number(info.lastInsertRowid);
+    }
+    if (seq < 0) seq = this.stmt.head.get()?.seq ?? START.commit;
+    return { nextExpectedRevision: revision, position: position(seq) };
+  }
+
+  /** A retried append: every id must already be in this stream, in order; answer what the first append did. */
+  private replayedAppend(
+    stream: string,
+    events: readonly EventData[],
+    first: { stream: string; revision: number; seq: number },
+  ): AppendResult {
+    let found = first;
+    for (let i = 0; i < events.length; i++) {
+      const row = i === 0 ? first : this.stmt.byId.get(events[i]!.id);
+      if (!row || row.stream !== stream || row.revision !== first.revision + i) {
+        throw new EventStoreError(`event ${events[i]!.id} was already appended, but not as part of this same append`);
+      }
+      found = row;
+    }
+    return { nextExpectedRevision: found.revision, position: position(found.seq) };
+  }
+
+  readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+    try {
+      return Promise.resolve(this.readStreamSync(stream, options));
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+  }
+
+  private readStreamSync(stream: string, options: ReadStreamOptions): RecordedEvent[] {
+    this.assertOpen();
+    const backwards = options.direction === 'backwards';
+    const limit = options.maxCount ?? -1;
+    const from = options.fromRevision ?? (backwards ? 'end' : 'start');
+    let rows: EventRow[];
+    if (backwards) {
+      const rev = from === 'end' ? Number.MAX_SAFE_INTEGER : from === 'start' ? 0 : from;
+      rows = this.stmt.backwards.all(stream, rev, limit);
+    } else {
+      const rev = from === 'start' ? 0 : from === 'end' ? Number.MAX_SAFE_INTEGER : from;
+      rows = this.stmt.forwards.all(stream, rev, limit);
+    }
+    if (rows.length === 0 && !this.stmt.exists.get(stream)) throw new StreamNotFoundError(stream);
+    return rows.map(toRecorded);
+  }
+
+  readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+    this.assertOpen();
+    const limit = options.maxCount ?? -1;
+    const rows = this.stmt.all.all((options.fromPosition ?? START).commit, limit);
+    return Promise.resolve(rows.map(toRecorded));
+  }
+
+  headPosition(): Promise<LogPosition> {
+    this.assertOpen();
+    const seq = this.stmt.head.get()?.seq;
+    return Promise.resolve(seq == null ? START : position(seq));
+  }
+
+  subscribeToAll(handlers: SubscriptionHandlers, options: SubscribeOptions = {}): Subscription {
+    this.assertOpen();
+    let stopped = false;
+    let wakeUp: (() => void) | undefined;
+    const onWake = (): void => {
+      const w = wakeUp;
+      wakeUp = undefined;
+      w?.();
+    };
+    let resolveCaughtUp!: () => void;
+    const caughtUp = new Promise<void>((resolve) => (resolveCaughtUp = resolve));
+    const startHead = this.stmt.head.get()?.seq ?? START.commit;
+
+    const run = async (): Promise<void> => {
+      let at = (options.fromPosition ?? START).commit;
+      let isCaughtUp = false;
+      while (!stopped) {
+        const rows = this.stmt.all.all(at, PAGE);
+        let skipped = false;
+        for (const row of rows) {
+          if (stopped) return;
+          at = row.seq;
+          if (!matchesFilter(row.stream, row.type, options.filter)) {
+            skipped = true;
+            continue;
+          }
+          const r = handlers.onEvent(toRecorded(row));
+          if (isThenable(r)) await r;
+        }
+        if (stopped) return;
+        if (skipped && handlers.onCheckpoint) {
+          const r = handlers.onCheckpoint(position(at));
+          if (isThenable(r)) await r;
+        }
+        if (!isCaughtUp && (rows.length < PAGE || at >= startHead)) {
+          isCaughtUp = true;
+          const r = handlers.onCaughtUp?.();
+          if (isThenable(r)) await r;
+          resolveCaughtUp();
+        }
+        if (rows.length < PAGE) {
+          await new Promise<void>((resolve) => {
+            wakeUp = resolve;
+            // An append may have landed between the read and now.
+            if ((this.stmt.head.get()?.seq ?? START.commit) > at || stopped) onWake();
+          });
+        }
+      }
+    };
+
+    this.wake.on('append', onWake);
+    this.startPolling();
+    const done = run().catch((error: unknown) => {
+      if (!stopped && !this.closed) handlers.onError?.(error instanceof Error ? error : new Error(String(error)));
+    });
+    const subscription = {
+      caughtUp,
+      stop: async (): Promise<void> => {
+        stopped = true;
+        this.wake.off('append', onWake);
+        this.subscriptions.delete(subscription);
+        if (this.subscriptions.size === 0) this.stopPolling();
+        onWake();
+        await done;
+      },
+    };
+    this.subscriptions.add(subscription);
+    return subscription;
+  }
+
+  /** Another process's commits change `PRAGMA data_version`; look for that while anyone subscribes. */
+  private startPolling(): void {
+    if (this.poller) return;
+    this.dataVersion = this.stmt.dataVersion.get()?.data_version ?? 0;
+    this.poller = setInterval(() => {
+      if (this.closed) return;
+      const v = this.stmt.dataVersion.get()?.data_version ?? 0;
+      if (v !== this.dataVersion) {
+        this.dataVersion = v;
+        this.wake.emit('append');
+      }
+    }, this.options.pollIntervalMs ?? 5);
+    this.poller.unref();
+  }
+
+  private stopPolling(): void {
+    if (this.poller) clearInterval(this.poller);
+    this.poller = undefined;
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new EventStoreError('event store is closed');
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await Promise.all([...this.subscriptions].map((s) => s.stop()));
+    this.closed = true;
+    this.stopPolling();
+    this.db.close();
+  }
+}
+
+/** Opens (creating when missing) the SQLite event store at `options.file`. */
+export function openSqliteEventStore(options: SqliteEventStoreOptions): SqliteEventStore {
+  return new SqliteEventStore(options);
+}
