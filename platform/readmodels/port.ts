@@ -1,0 +1,53 @@
+import type { LogPosition } from '../eventstore/port.ts';
+
+/**
+ * The ReadModelStore port: documents built by projections and consumers, with each consumer's checkpoint
+ * written in the same atomic commit as its documents. Adapters: SQLite (embedded), Redis (distributed).
+ */
+
+/** One document change of a commit: `doc` null deletes the document. */
+export interface DocumentWrite {
+  /** The collection (one per query), e.g. `watchlist`. */
+  readonly collection: string;
+  /** The document key within the collection, e.g. a user id. */
+  readonly key: string;
+  /** The new document, or null to delete it. */
+  readonly doc: unknown;
+}
+
+/** Where a consumer has got to in the log, and which version of its code wrote it. */
+export interface Checkpoint {
+  /** Every event up to and including this position has been applied. */
+  readonly position: LogPosition;
+  /** The consumer's version when it was written; a different version means a rebuild. */
+  readonly version: number;
+}
+
+/** A stored document with its key. */
+export interface KeyedDocument<T> {
+  /** The document key. */
+  readonly key: string;
+  /** The document. */
+  readonly doc: T;
+}
+
+/** Documents and checkpoints, committed together. */
+export interface ReadModelStore {
+  /** One document, or undefined when absent. */
+  get<T>(collection: string, key: string): Promise<T | undefined>;
+  /** The documents of a collection in key order, optionally only keys starting with `prefix`. */
+  list<T>(collection: string, options?: { prefix?: string; limit?: number }): Promise<KeyedDocument<T>[]>;
+  /** The consumer's checkpoint, or null when it has none. */
+  readCheckpoint(consumer: string): Promise<Checkpoint | null>;
+  /** The checkpoints of every consumer, by name. */
+  listCheckpoints(): Promise<Map<string, Checkpoint>>;
+  /**
+   * Applies the writes and sets the consumer's checkpoint atomically: after a crash either both or
+   * neither are visible.
+   */
+  commit(consumer: string, checkpoint: Checkpoint, writes: readonly DocumentWrite[]): Promise<void>;
+  /** Deletes the consumer's checkpoint and every document of the given collections (for a rebuild). */
+  reset(consumer: string, collections: readonly string[]): Promise<void>;
+  /** Releases the store. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,49 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import Database from 'better-sqlite3';
+import { readModelStoreContract } from './readModelStore.contract.ts';
+import { openSqliteReadModelStore } from './sqlite.ts';
+
+readModelStoreContract('sqlite', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sp-rm-'));
+  const store = openSqliteReadModelStore({ file: join(dir, 'readmodels.db') });
+  return Promise.resolve({
+    store,
+    close: async () => {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  });
+});
+
+describe('SQLite read-model store', function () {
+  it('leaves documents and checkpoint untouched when a commit fails half-way', async function () {
+    const dir = mkdtempSync(join(tmpdir(), 'sp-rm-'));
+    const file = join(dir, 'readmodels.db');
+    const store = openSqliteReadModelStore({ file });
+    await store.commit('c', { position: { commit: 1, prepare: 1 }, version: 1 }, [
+      { collection: 'x', key: 'a', doc: 1 },
+    ]);
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    let error: unknown;
+    try {
+      await store.commit('c', { position: { commit: 2, prepare: 2 }, version: 1 }, [
+        { collection: 'x', key: 'a', doc: 2 },
+        { collection: 'x', key: 'b', doc: cyclic },
+      ]);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).to.be.instanceOf(TypeError);
+    expect(await store.get('x', 'a')).to.equal(1);
+    expect((await store.readCheckpoint('c'))?.position.commit).to.equal(1);
+    await store.close();
+    const raw = new Database(file, { readonly: true });
+    expect(raw.prepare('SELECT count(*) AS n FROM documents').get()).to.deep.equal({ n: 1 });
+    raw.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+});

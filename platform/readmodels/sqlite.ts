@@ -1,0 +1,136 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import type { Checkpoint, DocumentWrite, KeyedDocument, ReadModelStore } from './port.ts';
+
+/** Options of {@link openSqliteReadModelStore}. */
+export interface SqliteReadModelStoreOptions {
+  /** Path of the database file (created with its folder when missing); `:memory:` for a private one. */
+  readonly file: string;
+}
+
+interface CheckpointRow {
+  consumer: string;
+  commit_pos: number;
+  prepare_pos: number;
+  version: number;
+}
+
+/** ReadModelStore on a SQLite file (WAL): documents as JSON, checkpoints beside them. */
+export class SqliteReadModelStore implements ReadModelStore {
+  private readonly db: Database.Database;
+  private readonly stmt: {
+    get: Database.Statement<[string, string], { doc: string }>;
+    list: Database.Statement<[string, string, string, number], { key: string; doc: string }>;
+    put: Database.Statement<[string, string, string]>;
+    del: Database.Statement<[string, string]>;
+    delCollection: Database.Statement<[string]>;
+    checkpoint: Database.Statement<[string], CheckpointRow>;
+    checkpoints: Database.Statement<[], CheckpointRow>;
+    setCheckpoint: Database.Statement<[string, number, number, number]>;
+    delCheckpoint: Database.Statement<[string]>;
+  };
+  private readonly commitTx: Database.Transaction<
+    (consumer: string, checkpoint: Checkpoint, writes: readonly DocumentWrite[]) => void
+  >;
+  private readonly resetTx: Database.Transaction<(consumer: string, collections: readonly string[]) => void>;
+
+  constructor(options: SqliteReadModelStoreOptions) {
+    if (options.file !== ':memory:') mkdirSync(dirname(options.file), { recursive: true });
+    this.db = new Database(options.file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('busy_timeout = 10000');
+    this.db.exec(`
+      CREATE TABLE IF NOT EXISTS documents (
+        collection TEXT NOT NULL,
+        key TEXT NOT NULL,
+        doc TEXT NOT NULL,
+        PRIMARY KEY (collection, key)
+      ) WITHOUT ROWID;
+      CREATE TABLE IF NOT EXISTS checkpoints (
+        consumer TEXT PRIMARY KEY,
+        commit_pos INTEGER NOT NULL,
+        prepare_pos INTEGER NOT NULL,
+        version INTEGER NOT NULL
+      );
+    `);
+    this.stmt = {
+      get: this.db.prepare('SELECT doc FROM documents WHERE collection = ? AND key = ?'),
+      list: this.db.prepare(
+        'SELECT key, doc FROM documents WHERE collection = ? AND key >= ? AND key < ? ORDER BY key LIMIT ?',
+      ),
+      put: this.db.prepare('INSERT OR REPLACE INTO documents (collection, key, doc) VALUES (?, ?, ?)'),
+      del: this.db.prepare('DELETE FROM documents WHERE collection = ? AND key = ?'),
+      delCollection: this.db.prepare('DELETE FROM documents WHERE collection = ?'),
+      checkpoint: this.db.prepare('SELECT * FROM checkpoints WHERE consumer = ?'),
+      checkpoints: this.db.prepare('SELECT * FROM checkpoints'),
+      setCheckpoint: this.db.prepare(
+        'INSERT OR REPLACE INTO checkpoints (consumer, commit_pos, prepare_pos, version) VALUES (?, ?, ?, ?)',
+      ),
+      delCheckpoint: this.db.prepare('DELETE FROM checkpoints WHERE consumer = ?'),
+    };
+    this.commitTx = this.db.transaction(
+      (consumer: string, checkpoint: Checkpoint, writes: readonly DocumentWrite[]) => {
+        for (const w of writes) {
+          if (w.doc === null || w.doc === undefined) this.stmt.del.run(w.collection, w.key);
+          else this.stmt.put.run(w.collection, w.key, JSON.stringify(w.doc));
+        }
+        this.stmt.setCheckpoint.run(
+          consumer,
+          checkpoint.position.commit,
+          checkpoint.position.prepare,
+          checkpoint.version,
+        );
+      },
+    );
+    this.resetTx = this.db.transaction((consumer: string, collections: readonly string[]) => {
+      for (const c of collections) this.stmt.delCollection.run(c);
+      this.stmt.delCheckpoint.run(consumer);
+    });
+  }
+
+  get<T>(collection: string, key: string): Promise<T | undefined> {
+    const row = this.stmt.get.get(collection, key);
+    return Promise.resolve(row ? (JSON.parse(row.doc) as T) : undefined);
+  }
+
+  list<T>(collection: string, options: { prefix?: string; limit?: number } = {}): Promise<KeyedDocument<T>[]> {
+    const prefix = options.prefix ?? '';
+    const rows = this.stmt.list.all(collection, prefix, `${prefix}\uffff`, options.limit ?? -1);
+    return Promise.resolve(rows.map((r) => ({ key: r.key, doc: JSON.parse(r.doc) as T })));
+  }
+
+  readCheckpoint(consumer: string): Promise<Checkpoint | null> {
+    const row = this.stmt.checkpoint.get(consumer);
+    return Promise.resolve(row ? toCheckpoint(row) : null);
+  }
+
+  listCheckpoints(): Promise<Map<string, Checkpoint>> {
+    return Promise.resolve(new Map(this.stmt.checkpoints.all().map((row) => [row.consumer, toCheckpoint(row)])));
+  }
+
+  commit(consumer: string, checkpoint: Checkpoint, writes: readonly DocumentWrite[]): Promise<void> {
+    this.commitTx.immediate(consumer, checkpoint, writes);
+    return Promise.resolve();
+  }
+
+  reset(consumer: string, collections: readonly string[]): Promise<void> {
+    this.resetTx.immediate(consumer, collections);
+    return Promise.resolve();
+  }
+
+  close(): Promise<void> {
+    if (this.db.open) this.db.close();
+    return Promise.resolve();
+  }
+}
+
+function toCheckpoint(row: CheckpointRow): Checkpoint {
+  return { position: { commit: row.commit_pos, prepare: row.prepare_pos }, version: row.version };
+}
+
+/** Opens (creating when missing) the SQLite read-model store at `options.file`. */
+export function openSqliteReadModelStore(options: SqliteReadModelStoreOptions): SqliteReadModelStore {
+  return new SqliteReadModelStore(options);
+}

@@ -1,0 +1,191 @@
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect } from 'chai';
+import { comparePositions, type EventData } from '../eventstore/port.ts';
+import { openSqliteEventStore, type SqliteEventStore } from '../eventstore/sqlite.ts';
+import { openSqliteReadModelStore, type SqliteReadModelStore } from '../readmodels/sqlite.ts';
+import { startConsumer } from './runner.ts';
+import { countingConsumer } from './testing/countingConsumer.ts';
+
+const worker = fileURLToPath(new URL('./testing/consumerWorker.ts', import.meta.url));
+
+const events = (n: number): EventData[] =>
+  Array.from({ length: n }, (_, i) => ({
+    id: randomUUID(),
+    type: 'Counted',
+    data: { i },
+  }));
+
+describe('Checkpointed subscription runner', function () {
+  let dir: string;
+  let store: SqliteEventStore;
+  let readModels: SqliteReadModelStore;
+
+  beforeEach(function () {
+    dir = mkdtempSync(join(tmpdir(), 'sp-runner-'));
+    store = openSqliteEventStore({ file: join(dir, 'events.db') });
+    readModels = openSqliteReadModelStore({ file: join(dir, 'readmodels.db') });
+  });
+
+  afterEach(async function () {
+    await store.close();
+    await readModels.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('applies the history, then live events, and resumes from its checkpoint after a restart', async function () {
+    await store.appendToStream('count-a', events(5));
+    await store.appendToStream('other-a', events(3));
+    const first = await startConsumer(store, readModels, countingConsumer('counter', 'count-'));
+    await first.caughtUp;
+    expect(await readModels.get('counter-counts', 'count-a')).to.deep.equal({
+      count: 5,
+      last: 4,
+    });
+    const live = await store.appendToStream('count-b', events(2));
+    await first.waitFor(live.position);
+    expect(await readModels.get('counter-counts', 'count-b')).to.deep.equal({
+      count: 2,
+      last: 1,
+    });
+    await first.stop();
+
+    await store.appendToStream('count-a', events(3));
+    const second = await startConsumer(store, readModels, countingConsumer('counter', 'count-'));
+    await second.caughtUp;
+    expect(await readModels.get('counter-counts', 'count-a')).to.deep.equal({
+      count: 8,
+      last: 7,
+    });
+    expect((await second.lag()).applied).to.equal(3);
+    await second.stop();
+  });
+
+  it('stores the checkpoint past filtered-out events', async function () {
+    await store.appendToStream('count-a', events(2));
+    const last = await store.appendToStream('other-a', events(3));
+    const runner = await startConsumer(store, readModels, countingConsumer('counter', 'count-'));
+    await runner.caughtUp;
+    expect(comparePositions(runner.checkpoint(), last.position)).to.equal(0);
+    expect((await readModels.readCheckpoint('counter'))?.position).to.deep.equal(last.position);
+    await runner.stop();
+  });
+
+  it('rebuilds from the start when its version changes', async function () {
+    await store.appendToStream('count-a', events(4));
+    const v1 = await startConsumer(store, readModels, countingConsumer('counter', 'count-', 1));
+    await v1.caughtUp;
+    await v1.stop();
+    await readModels.commit('counter', { position: v1.checkpoint(), version: 1 }, [
+      {
+        collection: 'counter-counts',
+        key: 'stale',
+        doc: { count: 99, last: 98 },
+      },
+    ]);
+    const v2 = await startConsumer(store, readModels, countingConsumer('counter', 'count-', 2));
+    await v2.caughtUp;
+    expect(await readModels.get('counter-counts', 'stale')).to.equal(undefined);
+    expect(await readModels.get('counter-counts', 'count-a')).to.deep.equal({
+      count: 4,
+      last: 3,
+    });
+    await v2.stop();
+  });
+
+  it('reports its lag: behind with an age while events wait, not behind once committed', async function () {
+    await store.appendToStream('count-a', events(3));
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const counting = countingConsumer('counter', 'count-');
+    const runner = await startConsumer(store, readModels, {
+      ...counting,
+      handle: async (event, tx) => {
+        await gate;
+        await counting.handle(event, tx);
+      },
+    });
+    await new Promise((r) => setTimeout(r, 30));
+    const waiting = await runner.lag();
+    expect(waiting.behind).to.equal(true);
+    expect(waiting.lagMs).to.be.at.least(25);
+    release();
+    await runner.caughtUp;
+    const done = await runner.lag();
+    expect(done.behind).to.equal(false);
+    expect(done.lagMs).to.equal(0);
+    expect(done.applied).to.equal(3);
+    expect(done.checkpoint).to.deep.equal(await store.headPosition());
+    await runner.stop();
+  });
+
+  it('applies each event at most once when its process is killed with -9 mid-stream', async function () {
+    this.timeout(60000);
+    const streams = Array.from({ length: 20 }, (_, i) => `crash-${i}`);
+    for (let round = 0; round < 50; round++) {
+      for (const s of streams) store.appendSync(s, events(3));
+    }
+    const eventsFile = join(dir, 'events.db');
+    const readModelsFile = join(dir, 'readmodels.db');
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const child = spawn(process.execPath, ['--import', 'tsx', worker, eventsFile, readModelsFile], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      await new Promise<void>((resolve) => {
+        let out = '';
+        child.stdout.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+          if ((out.match(/commit/g) ?? []).length >= 10) resolve();
+        });
+        child.on('exit', () => resolve());
+      });
+      child.kill('SIGKILL');
+      await new Promise((r) => child.on('exit', r));
+    }
+    const runner = await startConsumer(store, readModels, countingConsumer('crashy', 'crash-'), { batchSize: 37 });
+    await runner.caughtUp;
+    await runner.stop();
+    for (const s of streams) {
+      expect(await readModels.get('crashy-counts', s)).to.deep.equal({
+        count: 150,
+        last: 149,
+      });
+    }
+  });
+});
+
+describe('Checkpointed subscription runner failures', function () {
+  it('rejects caughtUp and commits nothing past a handler that throws', async function () {
+    const dir = mkdtempSync(join(tmpdir(), 'sp-runner-'));
+    const store = openSqliteEventStore({ file: join(dir, 'events.db') });
+    const readModels = openSqliteReadModelStore({ file: join(dir, 'readmodels.db') });
+    await store.appendToStream('count-a', events(3));
+    const counting = countingConsumer('counter', 'count-');
+    const errors: Error[] = [];
+    const runner = await startConsumer(
+      store,
+      readModels,
+      {
+        ...counting,
+        handle: async (event, tx) => {
+          if (event.revision === 2) throw new Error('cannot apply');
+          await counting.handle(event, tx);
+        },
+      },
+      { onError: (e) => errors.push(e), batchSize: 1 },
+    );
+    let rejected: unknown;
+    await runner.caughtUp.catch((e: unknown) => (rejected = e));
+    expect((rejected as Error).message).to.equal('cannot apply');
+    expect(errors).to.have.length(1);
+    await runner.stop();
+    expect(await readModels.get('counter-counts', 'count-a')).to.deep.equal({ count: 2, last: 1 });
+    await store.close();
+    await readModels.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+});

@@ -1,0 +1,229 @@
+import {
+  START,
+  comparePositions,
+  isAfter,
+  type EventStore,
+  type LogPosition,
+  type RecordedEvent,
+  type Subscription,
+  type SubscriptionFilter,
+} from '../eventstore/port.ts';
+import type { Checkpoint, DocumentWrite, ReadModelStore } from '../readmodels/port.ts';
+
+/** What a consumer sees of its documents while it applies events: reads see its own uncommitted writes. */
+export interface ConsumerTx {
+  /** The document as it stands, including writes not yet committed. */
+  get<T>(collection: string, key: string): Promise<T | undefined>;
+  /** Replaces (or creates) a document. */
+  put(collection: string, key: string, doc: unknown): void;
+  /** Deletes a document. */
+  delete(collection: string, key: string): void;
+}
+
+/** A named, durable reader of the log: projections and the engine's alert index are consumers. */
+export interface Consumer {
+  /** Unique name; the checkpoint is stored under it. */
+  readonly name: string;
+  /** Version of the consumer's code; a change clears its collections and replays the whole log. */
+  readonly version: number;
+  /** The collections it owns (cleared on a version change or a rebuild). */
+  readonly collections: readonly string[];
+  /** Which events it wants; all non-system events when absent. */
+  readonly filter?: SubscriptionFilter;
+  /** Applies one event; its writes commit together with the checkpoint past this event. */
+  handle(event: RecordedEvent, tx: ConsumerTx): void | Promise<void>;
+}
+
+/** How far a consumer is behind the log. */
+export interface ConsumerLag {
+  /** Consumer name. */
+  readonly name: string;
+  /** The durable checkpoint (START when none). */
+  readonly checkpoint: LogPosition;
+  /** The last position of the log. */
+  readonly head: LogPosition;
+  /** Whether the log holds events past the checkpoint. */
+  readonly behind: boolean;
+  /** Age in ms of the oldest event not yet committed by the consumer (0 when not behind). */
+  readonly lagMs: number;
+  /** Events applied since the runner started. */
+  readonly applied: number;
+}
+
+/** Options of {@link startConsumer}. */
+export interface RunnerOptions {
+  /** Most events applied in one commit (default 1000). */
+  readonly batchSize?: number;
+  /** Called after each commit with the new checkpoint and the keys written, e.g. to push `readmodel:changed`. */
+  readonly onCommit?: (position: LogPosition, writes: readonly DocumentWrite[]) => void;
+  /** Called when the subscription or a handler fails; the runner stops. */
+  readonly onError?: (error: Error) => void;
+}
+
+/** A running consumer. */
+export interface ConsumerRunner {
+  /** Resolves when the consumer has applied and committed everything in the log at its start; rejects if it fails. */
+  readonly caughtUp: Promise<void>;
+  /** Resolves once the committed checkpoint is at or past `position`. */
+  waitFor(position: LogPosition): Promise<void>;
+  /** The durable checkpoint as last committed. */
+  checkpoint(): LogPosition;
+  /** How far behind the log it is. */
+  lag(): Promise<ConsumerLag>;
+  /** Commits what is pending and stops. */
+  stop(): Promise<void>;
+}
+
+const key = (collection: string, docKey: string): string => `${collection}\u0000${docKey}`;
+
+/**
+ * Starts a consumer from its durable checkpoint: it applies each event at most once to its documents,
+ * because the documents and the checkpoint past the event are committed in one transaction.
+ */
+export async function startConsumer(
+  events: EventStore,
+  readModels: ReadModelStore,
+  consumer: Consumer,
+  options: RunnerOptions = {},
+): Promise<ConsumerRunner> {
+  const batchSize = options.batchSize ?? 1000;
+  let stored: Checkpoint | null = await readModels.readCheckpoint(consumer.name);
+  if (stored && stored.version !== consumer.version) {
+    await readModels.reset(consumer.name, consumer.collections);
+    stored = null;
+  }
+  let committed: LogPosition = stored?.position ?? START;
+  let seen: LogPosition = committed;
+  let applied = 0;
+  const staged = new Map<string, DocumentWrite>();
+  let pendingEvents = 0;
+  let flushing: Promise<void> | undefined;
+  let scheduled = false;
+  let failed: Error | undefined;
+  const waiters: { position: LogPosition; resolve: () => void }[] = [];
+
+  const tx: ConsumerTx = {
+    get: async <T>(collection: string, docKey: string): Promise<T | undefined> => {
+      const write = staged.get(key(collection, docKey));
+      if (write) return (write.doc ?? undefined) as T | undefined;
+      return readModels.get<T>(collection, docKey);
+    },
+    put: (collection, docKey, doc) => {
+      staged.set(key(collection, docKey), { collection, key: docKey, doc });
+    },
+    delete: (collection, docKey) => {
+      staged.set(key(collection, docKey), {
+        collection,
+        key: docKey,
+        doc: null,
+      });
+    },
+  };
+
+  const flush = (): Promise<void> => {
+    if (flushing) return flushing;
+    if (!isAfter(seen, committed)) return Promise.resolve();
+    const position = seen;
+    const writes = [...staged.values()];
+    staged.clear();
+    pendingEvents = 0;
+    flushing = readModels
+      .commit(consumer.name, { position, version: consumer.version }, writes)
+      .then(() => {
+        committed = position;
+        options.onCommit?.(position, writes);
+        for (let i = waiters.length - 1; i >= 0; i--) {
+          if (comparePositions(committed, waiters[i]!.position) >= 0) waiters.splice(i, 1)[0]!.resolve();
+        }
+      })
+      .finally(() => {
+        flushing = undefined;
+      });
+    return flushing;
+  };
+
+  const schedule = (): void => {
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(() => {
+      scheduled = false;
+      flush().catch(fail);
+    });
+  };
+
+  let subscription: Subscription | undefined;
+  let rejectFailed!: (error: Error) => void;
+  const failure = new Promise<never>((_, reject) => (rejectFailed = reject));
+  failure.catch(() => undefined);
+  const fail = (error: unknown): void => {
+    if (failed) return;
+    failed = error instanceof Error ? error : new Error(String(error));
+    options.onError?.(failed);
+    rejectFailed(failed);
+    void subscription?.stop();
+  };
+
+  subscription = events.subscribeToAll(
+    {
+      onEvent: async (event) => {
+        if (flushing) await flushing;
+        if (!isAfter(event.position, seen)) return;
+        try {
+          await consumer.handle(event, tx);
+        } catch (error) {
+          fail(error);
+          throw error;
+        }
+        seen = event.position;
+        applied += 1;
+        pendingEvents += 1;
+        if (pendingEvents >= batchSize) await flush();
+        else schedule();
+      },
+      onCheckpoint: (position) => {
+        if (isAfter(position, seen)) {
+          seen = position;
+          schedule();
+        }
+      },
+      onError: fail,
+    },
+    consumer.filter ? { fromPosition: committed, filter: consumer.filter } : { fromPosition: committed },
+  );
+
+  const caughtUp = Promise.race([subscription.caughtUp.then(() => flush()), failure]);
+
+  return {
+    caughtUp,
+    checkpoint: () => committed,
+    waitFor: (position) =>
+      comparePositions(committed, position) >= 0
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => waiters.push({ position, resolve })),
+    lag: async () => {
+      const head = await events.headPosition();
+      const behind = isAfter(head, committed);
+      let lagMs = 0;
+      if (behind) {
+        const [next] = await events.readAll({
+          fromPosition: committed,
+          maxCount: 1,
+        });
+        if (next) lagMs = Math.max(0, Date.now() - Date.parse(next.created));
+      }
+      return {
+        name: consumer.name,
+        checkpoint: committed,
+        head,
+        behind,
+        lagMs,
+        applied,
+      };
+    },
+    stop: async () => {
+      await subscription.stop();
+      if (flushing) await flushing;
+      if (!failed) await flush();
+    },
+  };
+}
