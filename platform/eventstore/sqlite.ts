@@ -66,6 +66,10 @@ function toRecorded(row: EventRow): RecordedEvent {
   };
 }
 
+function isUniqueViolation(error: unknown): boolean {
+  return error instanceof Database.SqliteError && error.code === 'SQLITE_CONSTRAINT_UNIQUE';
+}
+
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
@@ -159,17 +163,23 @@ export class SqliteEventStore implements EventStore {
     for (const e of events) {
       if (isSystemEventType(e.type)) throw new EventStoreError(`event type ${e.type} is reserved for the store`);
     }
-    const result = this.appendTx(stream, events, options);
+    let result: AppendResult;
+    try {
+      result = this.appendTx(stream, events, options);
+    } catch (error) {
+      // A retried append fails the revision check or the unique event id; the transaction rolled back.
+      const earlier = events[0] && this.stmt.byId.get(events[0].id);
+      if (!earlier) throw error;
+      if (error instanceof WrongExpectedRevisionError || isUniqueViolation(error)) {
+        return this.replayedAppend(stream, events, earlier);
+      }
+      throw error;
+    }
     if (events.length > 0) this.wake.emit('append');
     return result;
   }
 
   private appendInTransaction(stream: string, events: readonly EventData[], options: AppendOptions): AppendResult {
-    const first = events[0];
-    if (first) {
-      const earlier = this.stmt.byId.get(first.id);
-      if (earlier) return this.replayedAppend(stream, events, earlier);
-    }
     const last = this.stmt.lastRevision.get(stream)?.revision ?? null;
     const actual: number | 'no_stream' = last === null ? 'no_stream' : last;
     const expected = options.expectedRevision ?? 'any';

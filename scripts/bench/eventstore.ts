@@ -1,0 +1,172 @@
+/**
+ * `npm run bench -- eventstore`: the EventStore port on SQLite against raw better-sqlite3 inserts measured
+ * in the same run, so the ratios hold on a noisy machine. Prints a table, then one JSON line.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { START, type EventData } from '../../platform/eventstore/port.ts';
+import { openSqliteEventStore } from '../../platform/eventstore/sqlite.ts';
+
+/** Figures of one run, in operations per second. */
+export interface EventStoreBenchResult {
+  readonly bench: 'eventstore';
+  readonly singleAppendsPerSec: number;
+  readonly batchAppendsPerSec: number;
+  readonly readAllPerSec: number;
+  readonly catchUpPerSec: number;
+  readonly rawInsertsPerSec: number;
+  readonly ratioToRaw: number;
+}
+
+const SINGLE = 30_000;
+const BATCHES = 600;
+const STREAMS = 1_000;
+/** Untimed appends first, so neither side pays for JIT warm-up or the first growth of its files. */
+const WARM_UP = 3_000;
+
+function payload(i: number): Record<string, unknown> {
+  return { symbol: 'AAPL', threshold: 190 + (i % 100) / 100, alerttype: i % 2 ? 'U' : 'D' };
+}
+
+function metadata(i: number): Record<string, string> {
+  return { userId: `u${i % STREAMS}`, actor: `user:u${i % STREAMS}`, at: '2026-11-21T12:00:00.000Z' };
+}
+
+function rate(count: number, started: bigint): number {
+  return Math.round(count / (Number(process.hrtime.bigint() - started) / 1e9));
+}
+
+function progress(line: string): void {
+  process.stderr.write(`  ${line}\n`);
+}
+
+/** Raw baseline: one autocommitted INSERT per event into the same schema and pragmas, no port around it. */
+function rawInserts(file: string): number {
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.exec(`CREATE TABLE events (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, stream TEXT NOT NULL,
+    revision INTEGER NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL, metadata TEXT NOT NULL,
+    created TEXT NOT NULL, UNIQUE (stream, revision))`);
+  const insert = db.prepare(
+    'INSERT INTO events (id, stream, revision, type, data, metadata, created) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  );
+  const revisions = new Array<number>(STREAMS).fill(-1);
+  let started = process.hrtime.bigint();
+  for (let i = -WARM_UP; i < SINGLE; i++) {
+    if (i === 0) started = process.hrtime.bigint();
+    const s = (i + WARM_UP) % STREAMS;
+    revisions[s]! += 1;
+    insert.run(
+      randomUUID(),
+      `bench-s${s}`,
+      revisions[s]!,
+      'AlertCreated',
+      JSON.stringify(payload(i)),
+      JSON.stringify(metadata(i)),
+      new Date().toISOString(),
+    );
+  }
+  const perSec = rate(SINGLE, started);
+  db.close();
+  return perSec;
+}
+
+/** Runs the benchmark in a fresh temporary folder and returns its figures. */
+export async function benchEventStore(): Promise<EventStoreBenchResult> {
+  const dir = mkdtempSync(join(tmpdir(), 'sp-bench-es-'));
+  try {
+    progress(`raw better-sqlite3: ${SINGLE} single-row inserts`);
+    const rawInsertsPerSec = rawInserts(join(dir, 'raw.db'));
+
+    const store = openSqliteEventStore({ file: join(dir, 'events.db') });
+    progress(`port: ${SINGLE} single-event appends over ${STREAMS} streams, each at its expected revision`);
+    const revisions = new Array<number | 'no_stream'>(STREAMS).fill('no_stream');
+    let started = process.hrtime.bigint();
+    for (let i = -WARM_UP; i < SINGLE; i++) {
+      if (i === 0) started = process.hrtime.bigint();
+      const s = (i + WARM_UP) % STREAMS;
+      const event: EventData = { id: randomUUID(), type: 'AlertCreated', data: payload(i), metadata: metadata(i) };
+      const result = await store.appendToStream(`bench-s${s}`, [event], { expectedRevision: revisions[s] });
+      revisions[s] = result.nextExpectedRevision;
+    }
+    const singleAppendsPerSec = rate(SINGLE, started);
+
+    progress(`port: ${BATCHES} appends of 100 events`);
+    started = process.hrtime.bigint();
+    for (let b = 0; b < BATCHES; b++) {
+      const events = Array.from({ length: 100 }, (_, i) => ({
+        id: randomUUID(),
+        type: 'QuoteNoted',
+        data: payload(i),
+        metadata: metadata(b),
+      }));
+      await store.appendToStream(`batch-b${b}`, events, { expectedRevision: 'no_stream' });
+    }
+    const batchAppendsPerSec = rate(BATCHES * 100, started);
+    const total = WARM_UP + SINGLE + BATCHES * 100;
+
+    progress(`port: readAll of ${total} events in pages of 1000`);
+    started = process.hrtime.bigint();
+    let read = 0;
+    for (let from = START; ;) {
+      const page = await store.readAll({ fromPosition: from, maxCount: 1000 });
+      if (page.length === 0) break;
+      read += page.length;
+      from = page[page.length - 1]!.position;
+    }
+    const readAllPerSec = rate(read, started);
+
+    progress(`port: catch-up subscription over ${total} events`);
+    started = process.hrtime.bigint();
+    let delivered = 0;
+    const subscription = store.subscribeToAll({
+      onEvent: () => {
+        delivered += 1;
+      },
+    });
+    await subscription.caughtUp;
+    const catchUpPerSec = rate(delivered, started);
+    await subscription.stop();
+    await store.close();
+    if (read !== total || delivered !== total) throw new Error(`read ${read} and delivered ${delivered} of ${total}`);
+
+    return {
+      bench: 'eventstore',
+      singleAppendsPerSec,
+      batchAppendsPerSec,
+      readAllPerSec,
+      catchUpPerSec,
+      rawInsertsPerSec,
+      ratioToRaw: Math.round((singleAppendsPerSec / rawInsertsPerSec) * 1000) / 1000,
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Prints the human table, the budget verdicts and, last, the JSON line. */
+export function report(r: EventStoreBenchResult): boolean {
+  const rows: [string, number, number | null][] = [
+    ['single-event appends/s', r.singleAppendsPerSec, 20_000],
+    ['events/s in 100-event appends', r.batchAppendsPerSec, null],
+    ['readAll events/s', r.readAllPerSec, 200_000],
+    ['catch-up subscription events/s', r.catchUpPerSec, null],
+    ['raw better-sqlite3 inserts/s', r.rawInsertsPerSec, null],
+  ];
+  let met = true;
+  console.log('figure                               per second   ratio to raw   budget');
+  for (const [name, value, budget] of rows) {
+    const ok = budget === null || value >= budget;
+    met &&= ok;
+    const verdict = budget === null ? '' : `${ok ? 'met' : 'MISSED'} (>= ${budget.toLocaleString('en-US')})`;
+    console.log(
+      `${name.padEnd(36)} ${value.toLocaleString('en-US').padStart(10)}   ${(value / r.rawInsertsPerSec).toFixed(2).padStart(12)}   ${verdict}`,
+    );
+  }
+  console.log(JSON.stringify(r));
+  return met;
+}

@@ -1,0 +1,22 @@
+/**
+ * `npm run bench -- <name>`: runs one benchmark (or all with no name). Each prints a human table and, last,
+ * one JSON line of figures; the exit code is 1 when a budget is missed.
+ */
+import { benchEventStore, report as reportEventStore } from './eventstore.ts';
+
+const benches: Record<string, () => Promise<boolean>> = {
+  eventstore: async () => reportEventStore(await benchEventStore()),
+};
+
+const names = process.argv.slice(2);
+const unknown = names.filter((n) => !(n in benches));
+if (unknown.length > 0) {
+  console.error(`unknown benchmark ${unknown.join(', ')}; known: ${Object.keys(benches).join(', ')}`);
+  process.exit(2);
+}
+let met = true;
+for (const name of names.length > 0 ? names : Object.keys(benches)) {
+  console.error(`bench ${name}`);
+  met = (await benches[name]!()) && met;
+}
+process.exitCode = met ? 0 : 1;
