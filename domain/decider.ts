@@ -1,0 +1,68 @@
+/**
+ * The shape every concern's business rules take: a decider turns a command and the current state into
+ * events, and folds events into state. Pure: no I/O, no clock, no randomness.
+ */
+
+/** A domain event: a PascalCase past-tense `type` and its JSON payload, discriminated by `type`. */
+export interface DomainEvent<T extends string = string, D = unknown> {
+  /** The event type, e.g. `SymbolAddedToWatchlist`. */
+  readonly type: T;
+  /** The event's JSON payload. */
+  readonly data: D;
+}
+
+/** A concern's rules as three pure parts: the state before any event, the decision, and the fold step. */
+export interface Decider<C, E, S> {
+  /** The state of a stream that has no events yet. */
+  readonly initialState: S;
+  /** Decides which events a command produces in a state: none when there is nothing to do; throws a {@link DomainError} to refuse. */
+  decide(command: C, state: S): E[];
+  /** Applies one event to a state; total and pure, so replaying the log always succeeds. */
+  evolve(state: S, event: E): S;
+}
+
+/** A refusal by the business rules, with a stable string `code` for callers and a message naming the field. */
+export class DomainError extends Error {
+  override readonly name = 'DomainError';
+  constructor(
+    /** Stable machine-readable reason, e.g. `invalid_symbol`, `empty`, `limit`. */
+    readonly code: string,
+    /** Human-readable reason naming the offending field. */
+    message: string,
+    /** The path of the offending field in the command, e.g. `symbols[2]`, when there is one. */
+    readonly field?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Whether a value is a {@link DomainError}. */
+export function isDomainError(error: unknown): error is DomainError {
+  return error instanceof DomainError;
+}
+
+/** Folds events into state with a decider's `evolve`, starting from its initial state unless told otherwise. */
+export function fold<C, E, S>(decider: Decider<C, E, S>, events: Iterable<E>, from: S = decider.initialState): S {
+  let state = from;
+  for (const event of events) state = decider.evolve(state, event);
+  return state;
+}
+
+/** Who issued a command: a signed-in user or the engine acting for them. */
+export type Actor = `user:${string}` | 'engine';
+
+/** What comes in with every command besides its payload: its id, who and when, and the causal chain. */
+export interface CommandMeta {
+  /** Idempotency key of the command; event ids are derived from it. */
+  readonly commandId: string;
+  /** The user whose stream the command addresses. */
+  readonly userId: string;
+  /** When the command was issued (ISO 8601, UTC); the domain's only clock. */
+  readonly at: string;
+  /** Id shared by everything one original request set in motion; the command id when absent. */
+  readonly correlationId?: string;
+  /** Id of the message that caused this command; the command id when absent. */
+  readonly causationId?: string;
+  /** Who issued the command. */
+  readonly actor: Actor;
+}

@@ -1,0 +1,110 @@
+/**
+ * Deterministic ids and stream names: a retried command derives the same event ids, so appending it again
+ * is a no-op. Pure TypeScript (no `node:crypto`), so the browser bundle can import it too.
+ */
+
+/** Namespace of StockPulse's name-based UUIDs (version 5), so they never collide with other systems' ids. */
+export const STOCKPULSE_NAMESPACE = 'a69e4e24-3f31-4e88-b08d-33ae9e5b8d3d';
+
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const CONCERN_PATTERN = /^[A-Za-z][A-Za-z0-9_]*$/;
+
+/** Whether a text is a UUID in its canonical 8-4-4-4-12 hexadecimal form. */
+export function isUuid(text: string): boolean {
+  return UUID_PATTERN.test(text);
+}
+
+/** The SHA-1 digest (20 bytes) of some bytes, as FIPS 180-4 defines it. */
+export function sha1(message: Uint8Array): Uint8Array {
+  const bitLength = message.length * 8;
+  const padded = new Uint8Array((((message.length + 8) >> 6) + 1) << 6);
+  padded.set(message);
+  padded[message.length] = 0x80;
+  const view = new DataView(padded.buffer);
+  view.setUint32(padded.length - 8, Math.floor(bitLength / 0x1_0000_0000));
+  view.setUint32(padded.length - 4, bitLength >>> 0);
+
+  let h0 = 0x67452301;
+  let h1 = 0xefcdab89;
+  let h2 = 0x98badcfe;
+  let h3 = 0x10325476;
+  let h4 = 0xc3d2e1f0;
+  const w = new Uint32Array(80);
+  for (let block = 0; block < padded.length; block += 64) {
+    for (let t = 0; t < 16; t++) w[t] = view.getUint32(block + t * 4);
+    for (let t = 16; t < 80; t++) {
+      const x = w[t - 3]! ^ w[t - 8]! ^ w[t - 14]! ^ w[t - 16]!;
+      w[t] = (x << 1) | (x >>> 31);
+    }
+    let a = h0;
+    let b = h1;
+    let c = h2;
+    let d = h3;
+    let e = h4;
+    for (let t = 0; t < 80; t++) {
+      let f: number;
+      let k: number;
+      if (t < 20) {
+        f = (b & c) | (~b & d);
+        k = 0x5a827999;
+      } else if (t < 40) {
+        f = b ^ c ^ d;
+        k = 0x6ed9eba1;
+      } else if (t < 60) {
+        f = (b & c) | (b & d) | (c & d);
+        k = 0x8f1bbcdc;
+      } else {
+        f = b ^ c ^ d;
+        k = 0xca62c1d6;
+      }
+      const temp = (((a << 5) | (a >>> 27)) + f + e + k + w[t]!) >>> 0;
+      e = d;
+      d = c;
+      c = (b << 30) | (b >>> 2);
+      b = a;
+      a = temp;
+    }
+    h0 = (h0 + a) >>> 0;
+    h1 = (h1 + b) >>> 0;
+    h2 = (h2 + c) >>> 0;
+    h3 = (h3 + d) >>> 0;
+    h4 = (h4 + e) >>> 0;
+  }
+  const digest = new Uint8Array(20);
+  const out = new DataView(digest.buffer);
+  [h0, h1, h2, h3, h4].forEach((h, i) => out.setUint32(i * 4, h));
+  return digest;
+}
+
+/** The RFC 4122 version-5 UUID of a name within a namespace UUID: the same name always gives the same id. */
+export function uuidV5(name: string, namespace: string): string {
+  if (!isUuid(namespace)) throw new RangeError(`namespace ${JSON.stringify(namespace)} is not a UUID`);
+  const hexNamespace = namespace.replaceAll('-', '');
+  const nameBytes = new TextEncoder().encode(name);
+  const input = new Uint8Array(16 + nameBytes.length);
+  for (let i = 0; i < 16; i++) input[i] = parseInt(hexNamespace.slice(i * 2, i * 2 + 2), 16);
+  input.set(nameBytes, 16);
+  const bytes = sha1(input).subarray(0, 16);
+  bytes[6] = (bytes[6]! & 0x0f) | 0x50;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** The id of the `index`-th event a command produces, derived from the command id alone. */
+export function eventIdFor(commandId: string, index: number): string {
+  if (commandId.length === 0) throw new RangeError('commandId must not be empty');
+  if (!Number.isSafeInteger(index) || index < 0)
+    throw new RangeError(`event index ${index} is not a whole number >= 0`);
+  // The index never contains '/', so the name stays unambiguous even when the command id does.
+  return uuidV5(`${commandId}/${index}`, STOCKPULSE_NAMESPACE);
+}
+
+/** The stream of one user's concern, `<concern>-<userId>`; concerns have no dashes so `$ce-<concern>` categories work. */
+export function streamName(concern: string, userId: string): string {
+  if (!CONCERN_PATTERN.test(concern)) {
+    throw new RangeError(`concern ${JSON.stringify(concern)} must be a letter then letters, digits or '_' (no dashes)`);
+  }
+  if (userId.length === 0) throw new RangeError('userId must not be empty');
+  return `${concern}-${userId}`;
+}

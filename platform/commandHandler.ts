@@ -1,0 +1,148 @@
+/**
+ * Runs one command against one stream: read, fold, decide, append with the revision decided on. Conflicts
+ * are retried by re-reading and re-deciding; a retried command (same command id) appends nothing and
+ * answers what it answered the first time.
+ */
+import { fold, type CommandMeta, type Decider, type DomainEvent } from '../domain/decider.ts';
+import { eventIdFor } from '../domain/ids.ts';
+import {
+  StreamNotFoundError,
+  WrongExpectedRevisionError,
+  isSystemEventType,
+  type EventData,
+  type EventMetadata,
+  type EventStore,
+  type LogPosition,
+  type RecordedEvent,
+} from './eventstore/port.ts';
+
+/** Options of {@link handleCommand}. */
+export interface HandleCommandOptions {
+  /** How many times a concurrency conflict is retried before its error is thrown (default 3). */
+  readonly maxRetries?: number;
+}
+
+/** What a handled command answers. */
+export interface CommandOutcome<E, S> {
+  /** The stream's state right after the command's events (or as read, when it decided none). */
+  readonly state: S;
+  /** The events the command produced: just appended, or found in the stream when it was a retry. */
+  readonly events: readonly E[];
+  /** The stream's revision that `state` reflects, or `no_stream` when the stream still has no events. */
+  readonly revision: number | 'no_stream';
+  /** The log position that `state` reflects (for read-your-writes); absent when the stream has no events. */
+  readonly position?: LogPosition;
+  /** Whether the command had already been recorded, so nothing was decided or appended this time. */
+  readonly replayed: boolean;
+}
+
+const DEFAULT_MAX_RETRIES = 3;
+
+async function readWholeStream(store: EventStore, stream: string): Promise<RecordedEvent[]> {
+  try {
+    return await store.readStream(stream);
+  } catch (error) {
+    if (error instanceof StreamNotFoundError) return [];
+    throw error;
+  }
+}
+
+function toDomainEvent<E extends DomainEvent>(recorded: RecordedEvent): E {
+  // The stream holds only this decider's events, written by this handler from the same union.
+  return { type: recorded.type, data: recorded.data } as E;
+}
+
+/**
+ * The outcome of a command already in the stream: its events are the consecutive ids derived from its
+ * stream and command id, and the answer is the state right after them, as it was the first time.
+ */
+function replayedOutcome<C, E extends DomainEvent, S>(
+  decider: Decider<C, E, S>,
+  recorded: readonly RecordedEvent[],
+  idKey: string,
+): CommandOutcome<E, S> | null {
+  const start = recorded.findIndex((event) => event.id === eventIdFor(idKey, 0));
+  if (start < 0) return null;
+  let end = start + 1;
+  while (end < recorded.length && recorded[end]!.id === eventIdFor(idKey, end - start)) end++;
+  const last = recorded[end - 1]!;
+  const history = recorded.slice(0, end).filter((event) => !isSystemEventType(event.type));
+  return {
+    state: fold(
+      decider,
+      history.map((event) => toDomainEvent<E>(event)),
+    ),
+    events: recorded.slice(start, end).map((event) => toDomainEvent<E>(event)),
+    revision: last.revision,
+    position: last.position,
+    replayed: true,
+  };
+}
+
+function metadataOf(meta: CommandMeta): EventMetadata {
+  return {
+    userId: meta.userId,
+    commandId: meta.commandId,
+    correlationId: meta.correlationId ?? meta.commandId,
+    causationId: meta.causationId ?? meta.commandId,
+    actor: meta.actor,
+    at: meta.at,
+  };
+}
+
+/**
+ * Handles one command on one stream with optimistic concurrency and idempotency: a `DomainError` from the
+ * decider propagates with nothing appended, and a conflict that outlasts `maxRetries` rethrows
+ * {@link WrongExpectedRevisionError}.
+ */
+export async function handleCommand<C, E extends DomainEvent, S>(
+  store: EventStore,
+  decider: Decider<C, E, S>,
+  stream: string,
+  command: C,
+  meta: CommandMeta,
+  { maxRetries = DEFAULT_MAX_RETRIES }: HandleCommandOptions = {},
+): Promise<CommandOutcome<E, S>> {
+  if (!Number.isSafeInteger(maxRetries) || maxRetries < 0) {
+    throw new RangeError(`maxRetries ${maxRetries} is not a whole number >= 0`);
+  }
+  const metadata = metadataOf(meta);
+  // The stream is part of the key: two users (or two streams) may send the same command id.
+  const idKey = `${stream}/${meta.commandId}`;
+  for (let attempt = 0; ; attempt++) {
+    const recorded = await readWholeStream(store, stream);
+    const replayed = replayedOutcome(decider, recorded, idKey);
+    if (replayed) return replayed;
+
+    const history = recorded.filter((event) => !isSystemEventType(event.type));
+    const state = fold(
+      decider,
+      history.map((event) => toDomainEvent<E>(event)),
+    );
+    const events = decider.decide(command, state);
+    const last = recorded.at(-1);
+    const expectedRevision = last ? last.revision : 'no_stream';
+    if (events.length === 0) {
+      return { state, events, revision: expectedRevision, position: last?.position, replayed: false };
+    }
+
+    const toAppend: EventData[] = events.map((event, i) => ({
+      id: eventIdFor(idKey, i),
+      type: event.type,
+      data: event.data,
+      metadata,
+    }));
+    try {
+      const appended = await store.appendToStream(stream, toAppend, { expectedRevision });
+      return {
+        state: fold(decider, events, state),
+        events,
+        revision: appended.nextExpectedRevision,
+        position: appended.position,
+        replayed: false,
+      };
+    } catch (error) {
+      if (!(error instanceof WrongExpectedRevisionError) || attempt >= maxRetries) throw error;
+    }
+  }
+}
