@@ -83,8 +83,20 @@ describe('handleCommand (SQLite event store)', () => {
 
   it('lets two users send the same command id without a clash', async () => {
     const other = streamName(WATCHLIST_CONCERN, `${userId}x`);
-    const first = await handleCommand(store, watchlistDecider, stream, add('NVDA'), metaFor(userId, 'key-1'));
-    const second = await handleCommand(store, watchlistDecider, other, add('AAPL'), metaFor(`${userId}x`, 'key-1'));
+    const first = await handleCommand(
+      store,
+      watchlistDecider,
+      stream,
+      add('NVDA'),
+      metaFor(userId, '00000000-0000-4000-8000-000000000001'),
+    );
+    const second = await handleCommand(
+      store,
+      watchlistDecider,
+      other,
+      add('AAPL'),
+      metaFor(`${userId}x`, '00000000-0000-4000-8000-000000000001'),
+    );
     expect(first.state.symbols).to.deep.equal(['NVDA']);
     expect(second.state.symbols).to.deep.equal(['AAPL']);
     expect(second.replayed).to.equal(false);

@@ -110,7 +110,9 @@ export function eventStoreContract(name: string, open: () => Promise<ContractSub
 
       it('refuses stream_exists on a missing stream and accepts it on an existing one', async function () {
         const stream = uniqueStream();
-        const error = await rejection(store.appendToStream(stream, [event('A')], { expectedRevision: 'stream_exists' }));
+        const error = await rejection(
+          store.appendToStream(stream, [event('A')], { expectedRevision: 'stream_exists' }),
+        );
         expect(error).to.be.instanceOf(WrongExpectedRevisionError);
         expect((error as WrongExpectedRevisionError).actual).to.equal('no_stream');
         await store.appendToStream(stream, [event('A')]);

@@ -27,14 +27,14 @@ function startWorker(args: string[]): { child: ChildProcess; lines: string[]; ex
   const child = spawn(process.execPath, ['--import', 'tsx', worker, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: string[] = [];
   let buffer = '';
-  child.stdout!.on('data', (chunk: Buffer) => {
+  child.stdout.on('data', (chunk: Buffer) => {
     buffer += chunk.toString();
     const parts = buffer.split('\n');
     buffer = parts.pop()!;
     lines.push(...parts);
   });
   let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<number | null>((resolve) =>
     child.on('exit', (code) => {
       if (code) process.stderr.write(stderr);
@@ -85,7 +85,11 @@ describe('SQLite event store', function () {
     expect(events.length % 10).to.equal(0, 'a batch was written in part');
     events.forEach((e, revision) => {
       expect(e.revision).to.equal(revision);
-      expect(e.data).to.deep.equal({ batch: Math.floor(revision / 10), index: revision % 10, payload: 'x'.repeat(200) });
+      expect(e.data).to.deep.equal({
+        batch: Math.floor(revision / 10),
+        index: revision % 10,
+        payload: 'x'.repeat(200),
+      });
     });
   });
 

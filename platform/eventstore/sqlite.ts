@@ -66,6 +66,11 @@ function toRecorded(row: EventRow): RecordedEvent {
   };
 }
 
+/** Runs synchronous work as a promise: its value resolves it, its throw rejects it. */
+function settle<T>(work: () => T): Promise<T> {
+  return new Promise((resolve) => resolve(work()));
+}
+
 function isUniqueViolation(error: unknown): boolean {
   return error instanceof Database.SqliteError && error.code === 'SQLITE_CONSTRAINT_UNIQUE';
 }
@@ -149,11 +154,7 @@ export class SqliteEventStore implements EventStore {
   }
 
   appendToStream(stream: string, events: readonly EventData[], options: AppendOptions = {}): Promise<AppendResult> {
-    try {
-      return Promise.resolve(this.appendSync(stream, events, options));
-    } catch (error) {
-      return Promise.reject(error as Error);
-    }
+    return settle(() => this.appendSync(stream, events, options));
   }
 
   /** Synchronous append, for callers that already run on this connection (same semantics). */
@@ -228,11 +229,7 @@ export class SqliteEventStore implements EventStore {
   }
 
   readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
-    try {
-      return Promise.resolve(this.readStreamSync(stream, options));
-    } catch (error) {
-      return Promise.reject(error as Error);
-    }
+    return settle(() => this.readStreamSync(stream, options));
   }
 
   private readStreamSync(stream: string, options: ReadStreamOptions): RecordedEvent[] {

@@ -151,7 +151,8 @@ export async function startConsumer(
     });
   };
 
-  let subscription: Subscription | undefined;
+  // Set right after subscribing; a failure can only be reported once events flow.
+  const running: { subscription?: Subscription } = {};
   let rejectFailed!: (error: Error) => void;
   const failure = new Promise<never>((_, reject) => (rejectFailed = reject));
   failure.catch(() => undefined);
@@ -160,10 +161,10 @@ export async function startConsumer(
     failed = error instanceof Error ? error : new Error(String(error));
     options.onError?.(failed);
     rejectFailed(failed);
-    void subscription?.stop();
+    void running.subscription?.stop();
   };
 
-  subscription = events.subscribeToAll(
+  const subscription = events.subscribeToAll(
     {
       onEvent: async (event) => {
         if (flushing) await flushing;
@@ -190,6 +191,7 @@ export async function startConsumer(
     },
     consumer.filter ? { fromPosition: committed, filter: consumer.filter } : { fromPosition: committed },
   );
+  running.subscription = subscription;
 
   const caughtUp = Promise.race([subscription.caughtUp.then(() => flush()), failure]);
 

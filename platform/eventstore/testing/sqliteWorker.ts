@@ -32,7 +32,7 @@ if (mode === 'batches') {
   }
 } else if (mode === 'race') {
   let conflicts = 0;
-  for (let i = 0; i < count; ) {
+  for (let i = 0; i < count;) {
     const last = (await store.readStream(stream, { direction: 'backwards', maxCount: 1 }).catch(() => []))[0];
     try {
       store.appendSync(stream, [{ id: randomUUID(), type: 'Raced', data: { pid: process.pid, i } }], {

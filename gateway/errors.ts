@@ -1,0 +1,83 @@
+/**
+ * The one place where failures become HTTP answers: `{error, message}` bodies with the status codes of the
+ * API contract, and never a 500 for bad input.
+ */
+import type { Middleware } from 'koa';
+import type { Logger } from '../platform/logger.ts';
+
+/** Machine-readable error codes by HTTP status, as answered in the `error` field. */
+export const ERROR_CODES: Readonly<Record<number, string>> = Object.freeze({
+  400: 'bad_request',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  409: 'conflict',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  429: 'rate_limited',
+  500: 'internal',
+  501: 'not_implemented',
+  503: 'unavailable',
+});
+
+/** The body of every error answer. */
+export interface ErrorBody {
+  /** Machine-readable code, e.g. `not_found`. */
+  readonly error: string;
+  /** What is wrong, naming the field when there is one. */
+  readonly message: string;
+}
+
+/** An error a route throws on purpose; the mapping middleware answers it with its status, code and message. */
+export class ApiError extends Error {
+  override readonly name = 'ApiError';
+  constructor(
+    /** HTTP status of the answer. */
+    readonly status: number,
+    /** Machine-readable code for the `error` field. */
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A 404 answer for a path or object that does not exist (or is not the caller's). */
+export function notFound(message: string): ApiError {
+  return new ApiError(404, 'not_found', message);
+}
+
+function statusOf(err: unknown): number | undefined {
+  if (typeof err !== 'object' || err === null) return undefined;
+  const { status, statusCode } = err as { status?: unknown; statusCode?: unknown };
+  const value = status ?? statusCode;
+  return typeof value === 'number' && Number.isInteger(value) && value >= 400 && value <= 599 ? value : undefined;
+}
+
+/** Turns any thrown value into a status and body; unknown failures become a 500 that reveals nothing. */
+export function toErrorAnswer(err: unknown): { status: number; body: ErrorBody } {
+  if (err instanceof ApiError) return { status: err.status, body: { error: err.code, message: err.message } };
+  const status = statusOf(err);
+  // Koa's and the router's own errors (http-errors) carry a status and mark client errors as exposable.
+  if (status !== undefined && status < 500 && (err as { expose?: unknown }).expose !== false) {
+    const message = err instanceof Error && err.message ? err.message : `request failed with status ${status}`;
+    return { status, body: { error: ERROR_CODES[status] ?? 'bad_request', message } };
+  }
+  const answer = status ?? 500;
+  return { status: answer, body: { error: ERROR_CODES[answer] ?? 'internal', message: 'internal error' } };
+}
+
+/** Middleware catching every error below it and answering `{error, message}` JSON; 5xx are logged. */
+export function errorMapper(logger: Logger): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+    } catch (err) {
+      const { status, body } = toErrorAnswer(err);
+      if (status >= 500) logger.error({ err, method: ctx.method, path: ctx.path }, 'request failed');
+      ctx.status = status;
+      ctx.body = body;
+    }
+  };
+}

@@ -1,0 +1,164 @@
+import path from 'node:path';
+import { expect } from 'chai';
+import { ConfigError, loadConfig, type Config } from './config.ts';
+
+function refusal(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    expect(err).to.be.instanceOf(ConfigError);
+    return err as ConfigError;
+  }
+  throw new Error(`expected ${JSON.stringify(env)} to be refused`);
+}
+
+describe('loadConfig', () => {
+  describe('defaults', () => {
+    let config: Config;
+    before(() => {
+      config = loadConfig({});
+    });
+
+    it('listens on port 3000', () => expect(config.port).to.equal(3000));
+    it('keeps data in ./var resolved to an absolute path', () => expect(config.dataDir).to.equal(path.resolve('var')));
+    it('uses the embedded event store and in-process buses', () => {
+      expect(config.eventStoreUrl).to.equal(null);
+      expect(config.redisUrl).to.equal(null);
+    });
+    it('runs every role with the simulator', () => {
+      expect(config.role).to.equal('all');
+      expect(config.tickSource).to.equal('simulator');
+    });
+    it('has no feed token, seed 42 and level info', () => {
+      expect(config.feedToken).to.equal(null);
+      expect(config.marketSeed).to.equal(42);
+      expect(config.logLevel).to.equal('info');
+    });
+    it('is frozen', () => expect(Object.isFrozen(config)).to.equal(true));
+    it('treats empty values as unset', () => {
+      expect(loadConfig({ PORT: '', ROLE: ' ', EVENTSTORE_URL: '' })).to.deep.equal(config);
+    });
+    it('reads process.env when no environment is given', () => {
+      expect(loadConfig()).to.have.property('port').that.is.a('number');
+    });
+  });
+
+  describe('PORT', () => {
+    it('accepts integers 0 to 65535', () => {
+      expect(loadConfig({ PORT: '0' }).port).to.equal(0);
+      expect(loadConfig({ PORT: '8080' }).port).to.equal(8080);
+      expect(loadConfig({ PORT: '65535' }).port).to.equal(65535);
+    });
+    for (const bad of ['abc', '65536', '-1', '80.5', '1e3', '0x50']) {
+      it(`refuses ${JSON.stringify(bad)}`, () => {
+        const err = refusal({ PORT: bad });
+        expect(err.variable).to.equal('PORT');
+        expect(err.message).to.equal(`PORT must be an integer 0-65535, got ${JSON.stringify(bad)}`);
+      });
+    }
+  });
+
+  describe('DATA_DIR', () => {
+    it('resolves a relative directory against the working directory', () => {
+      expect(loadConfig({ DATA_DIR: 'data/run' }).dataDir).to.equal(path.resolve('data/run'));
+    });
+    it('keeps an absolute directory', () => {
+      expect(loadConfig({ DATA_DIR: '/srv/stockpulse' }).dataDir).to.equal(path.resolve('/srv/stockpulse'));
+    });
+  });
+
+  describe('EVENTSTORE_URL', () => {
+    for (const url of [
+      'esdb://localhost:2113?tls=false',
+      'esdb+discover://cluster.example:2113',
+      'kurrentdb://localhost:2113?tls=false',
+      'kurrentdb+discover://cluster.example:2113',
+      'esdb://a:2113,b:2113,c:2113?tls=false',
+    ]) {
+      it(`accepts ${url}`, () => expect(loadConfig({ EVENTSTORE_URL: url }).eventStoreUrl).to.equal(url));
+    }
+    for (const bad of ['http://localhost:2113', 'localhost:2113', 'esdb://', 'ESDB:/x']) {
+      it(`refuses ${JSON.stringify(bad)}`, () => {
+        const err = refusal({ EVENTSTORE_URL: bad });
+        expect(err.variable).to.equal('EVENTSTORE_URL');
+        expect(err.message).to.equal(
+          'EVENTSTORE_URL must be a URL starting with esdb://, esdb+discover://, kurrentdb://, ' +
+            `kurrentdb+discover://, got ${JSON.stringify(bad)}`,
+        );
+      });
+    }
+  });
+
+  describe('REDIS_URL', () => {
+    it('accepts redis:// and rediss://', () => {
+      expect(loadConfig({ REDIS_URL: 'redis://localhost:6379' }).redisUrl).to.equal('redis://localhost:6379');
+      expect(loadConfig({ REDIS_URL: 'rediss://cache:6380/1' }).redisUrl).to.equal('rediss://cache:6380/1');
+    });
+    for (const bad of ['http://localhost:6379', 'localhost:6379', 'redis://']) {
+      it(`refuses ${JSON.stringify(bad)}`, () => {
+        const err = refusal({ REDIS_URL: bad });
+        expect(err.variable).to.equal('REDIS_URL');
+        expect(err.message).to.equal(
+          `REDIS_URL must be a URL starting with redis://, rediss://, got ${JSON.stringify(bad)}`,
+        );
+      });
+    }
+  });
+
+  describe('ROLE', () => {
+    for (const role of ['all', 'gateway', 'engine', 'projections'] as const) {
+      it(`accepts ${role}`, () => expect(loadConfig({ ROLE: role }).role).to.equal(role));
+    }
+    it('refuses other roles, naming the allowed ones', () => {
+      const err = refusal({ ROLE: 'Gateway' });
+      expect(err.message).to.equal('ROLE must be one of all, gateway, engine, projections, got "Gateway"');
+    });
+  });
+
+  describe('TICK_SOURCE', () => {
+    for (const source of ['simulator', 'replay', 'feed'] as const) {
+      it(`accepts ${source}`, () => expect(loadConfig({ TICK_SOURCE: source }).tickSource).to.equal(source));
+    }
+    it('refuses other sources, naming the allowed ones', () => {
+      const err = refusal({ TICK_SOURCE: 'random' });
+      expect(err.message).to.equal('TICK_SOURCE must be one of simulator, replay, feed, got "random"');
+    });
+  });
+
+  describe('FEED_TOKEN', () => {
+    it('accepts a token of 16 characters or more', () => {
+      expect(loadConfig({ FEED_TOKEN: '0123456789abcdef' }).feedToken).to.equal('0123456789abcdef');
+    });
+    it('refuses a shorter token without echoing it', () => {
+      const err = refusal({ FEED_TOKEN: 'short-secret' });
+      expect(err.variable).to.equal('FEED_TOKEN');
+      expect(err.message).to.equal('FEED_TOKEN must be at least 16 characters, got 12');
+      expect(err.message).not.to.contain('short-secret');
+    });
+  });
+
+  describe('MARKET_SEED', () => {
+    it('accepts integers, negative ones included', () => {
+      expect(loadConfig({ MARKET_SEED: '7' }).marketSeed).to.equal(7);
+      expect(loadConfig({ MARKET_SEED: '-12' }).marketSeed).to.equal(-12);
+    });
+    for (const bad of ['seven', '1.5', '99999999999999999999']) {
+      it(`refuses ${JSON.stringify(bad)}`, () => {
+        expect(refusal({ MARKET_SEED: bad }).message).to.equal(
+          `MARKET_SEED must be an integer, got ${JSON.stringify(bad)}`,
+        );
+      });
+    }
+  });
+
+  describe('LOG_LEVEL', () => {
+    for (const level of ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const) {
+      it(`accepts ${level}`, () => expect(loadConfig({ LOG_LEVEL: level }).logLevel).to.equal(level));
+    }
+    it('refuses other levels, naming the allowed ones', () => {
+      expect(refusal({ LOG_LEVEL: 'verbose' }).message).to.equal(
+        'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "verbose"',
+      );
+    });
+  });
+});

@@ -1,0 +1,146 @@
+/**
+ * Process configuration: every environment variable StockPulse reads, parsed and validated in one place.
+ */
+import path from 'node:path';
+
+/** Which parts of the system this process runs. */
+export type Role = 'all' | 'gateway' | 'engine' | 'projections';
+
+/** Where market ticks come from. */
+export type TickSource = 'simulator' | 'replay' | 'feed';
+
+/** Log levels accepted by the logger (pino's levels plus `silent`). */
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+/** The validated, frozen configuration of one process. */
+export interface Config {
+  /** TCP port the gateway listens on (0 picks a free port). */
+  readonly port: number;
+  /** Absolute directory for the embedded stores' files. */
+  readonly dataDir: string;
+  /** EventStoreDB / KurrentDB connection string, or `null` for the SQLite log in {@link Config.dataDir}. */
+  readonly eventStoreUrl: string | null;
+  /** Redis URL, or `null` for in-process buses and stores. */
+  readonly redisUrl: string | null;
+  /** Which parts of the system this process runs. */
+  readonly role: Role;
+  /** Where market ticks come from. */
+  readonly tickSource: TickSource;
+  /** Bearer token of the feed ingestion route, or `null` when the route is off. */
+  readonly feedToken: string | null;
+  /** Seed of the deterministic market generator. */
+  readonly marketSeed: number;
+  /** Minimum level of log lines written. */
+  readonly logLevel: LogLevel;
+}
+
+/** A configuration value was refused; the message names the variable and what it allows. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(
+    /** The environment variable that was refused. */
+    readonly variable: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Process roles in the order they are documented. */
+export const ROLES: readonly Role[] = Object.freeze(['all', 'gateway', 'engine', 'projections']);
+
+/** Tick sources in the order they are documented. */
+export const TICK_SOURCES: readonly TickSource[] = Object.freeze(['simulator', 'replay', 'feed']);
+
+/** Accepted log levels. */
+export const LOG_LEVELS: readonly LogLevel[] = Object.freeze([
+  'fatal',
+  'error',
+  'warn',
+  'info',
+  'debug',
+  'trace',
+  'silent',
+]);
+
+/** URL schemes accepted for `EVENTSTORE_URL`. */
+export const EVENTSTORE_SCHEMES: readonly string[] = Object.freeze([
+  'esdb://',
+  'esdb+discover://',
+  'kurrentdb://',
+  'kurrentdb+discover://',
+]);
+
+/** URL schemes accepted for `REDIS_URL`. */
+export const REDIS_SCHEMES: readonly string[] = Object.freeze(['redis://', 'rediss://']);
+
+/** Shortest accepted `FEED_TOKEN`. */
+export const MIN_FEED_TOKEN_LENGTH = 16;
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Reads a variable, treating an empty or blank value as unset. */
+function read(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function refuse(name: string, allowed: string, got: string): never {
+  throw new ConfigError(name, `${name} must be ${allowed}, got ${JSON.stringify(got)}`);
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number, allowed: string): number {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^[+-]?\d+$/.test(raw)) refuse(name, allowed, raw);
+  const value = Number(raw);
+  if (!Number.isSafeInteger(value) || value < min || value > max) refuse(name, allowed, raw);
+  return value;
+}
+
+function oneOf<T extends string>(env: Env, name: string, values: readonly T[], fallback: T): T {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  const found = values.find((v) => v === raw);
+  if (found === undefined) refuse(name, `one of ${values.join(', ')}`, raw);
+  return found;
+}
+
+function url(env: Env, name: string, schemes: readonly string[]): string | null {
+  const raw = read(env, name);
+  if (raw === undefined) return null;
+  // Only the scheme is checked: cluster strings (`esdb://a:2113,b:2113`) are valid but not WHATWG URLs.
+  const scheme = schemes.find((s) => raw.startsWith(s));
+  if (scheme === undefined || raw.length === scheme.length) {
+    refuse(name, `a URL starting with ${schemes.join(', ')}`, raw);
+  }
+  return raw;
+}
+
+function token(env: Env, name: string): string | null {
+  const raw = read(env, name);
+  if (raw === undefined) return null;
+  if (raw.length < MIN_FEED_TOKEN_LENGTH) {
+    // The token is a secret: the message gives only its length.
+    throw new ConfigError(name, `${name} must be at least ${MIN_FEED_TOKEN_LENGTH} characters, got ${raw.length}`);
+  }
+  return raw;
+}
+
+/**
+ * Reads and validates the configuration from environment variables.
+ * @throws ConfigError naming the first variable with a value that is not allowed.
+ */
+export function loadConfig(env: Env = process.env): Config {
+  return Object.freeze({
+    port: integer(env, 'PORT', 3000, 0, 65535, 'an integer 0-65535'),
+    dataDir: path.resolve(read(env, 'DATA_DIR') ?? './var'),
+    eventStoreUrl: url(env, 'EVENTSTORE_URL', EVENTSTORE_SCHEMES),
+    redisUrl: url(env, 'REDIS_URL', REDIS_SCHEMES),
+    role: oneOf(env, 'ROLE', ROLES, 'all'),
+    tickSource: oneOf(env, 'TICK_SOURCE', TICK_SOURCES, 'simulator'),
+    feedToken: token(env, 'FEED_TOKEN'),
+    marketSeed: integer(env, 'MARKET_SEED', 42, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, 'an integer'),
+    logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
+  });
+}
