@@ -49,6 +49,9 @@ interface EventRow {
 
 const PAGE = 1024;
 
+/** WAL pages written between automatic checkpoints (SQLite's default is 1000). */
+export const WAL_AUTOCHECKPOINT_PAGES = 10_000;
+
 function position(seq: number): LogPosition {
   return { commit: seq, prepare: seq };
 }
@@ -111,6 +114,9 @@ export class SqliteEventStore implements EventStore {
     this.db.pragma('journal_mode = WAL');
     this.db.pragma(`synchronous = ${options.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
     this.db.pragma('busy_timeout = 10000');
+    // Checkpoint the WAL every ~40 MB instead of every 4 MB: pages rewritten by many small appends are
+    // copied back once, which makes single-event appends about 40% faster (see `npm run bench -- eventstore`).
+    this.db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS events (
         seq INTEGER PRIMARY KEY,
