@@ -1,0 +1,72 @@
+/**
+ * Market data types shared by the engine, the projections, the gateway and the UI.
+ */
+
+/** The 11 GICS sectors, as spelled in the universe. */
+export const SECTORS = [
+  'Communication Services',
+  'Consumer Discretionary',
+  'Consumer Staples',
+  'Energy',
+  'Financials',
+  'Health Care',
+  'Industrials',
+  'Information Technology',
+  'Materials',
+  'Real Estate',
+  'Utilities',
+] as const;
+
+/** One of the 11 GICS sectors. */
+export type Sector = (typeof SECTORS)[number];
+
+/** Market-cap class of the spec: large above 10 B, mid 2–10 B, small below 2 B (US dollars). */
+export type CapClass = 'large' | 'mid' | 'small';
+
+/** Lower bound of the large-cap class, in dollars. */
+export const LARGE_CAP_MIN = 10_000_000_000;
+/** Lower bound of the mid-cap class, in dollars. */
+export const MID_CAP_MIN = 2_000_000_000;
+
+/** The cap class of a market capitalisation in dollars (10 B exactly is mid, 2 B exactly is mid). */
+export function capClassOf(marketCap: number): CapClass {
+  if (marketCap > LARGE_CAP_MIN) return 'large';
+  if (marketCap >= MID_CAP_MIN) return 'mid';
+  return 'small';
+}
+
+/** A company of the shipped universe, with its figures as of the universe date (approximate). */
+export interface UniverseEntry {
+  /** Ticker, upper case, 1–10 of `A-Z 0-9 . -`. */
+  readonly symbol: string;
+  /** Company name. */
+  readonly name: string;
+  /** GICS sector. */
+  readonly sector: Sector;
+  /** GICS industry (or sub-industry). */
+  readonly industry: string;
+  /** Shares outstanding. */
+  readonly shares: number;
+  /** Last close on the universe date, in dollars. */
+  readonly close: number;
+  /** shares × close, in dollars. */
+  readonly marketcap: number;
+  /** Cap class of `marketcap`. */
+  readonly capclass: CapClass;
+}
+
+/** One daily bar (OHLCV); `date` is the trading day `YYYY-MM-DD` (New York). */
+export interface DailyBar {
+  /** Trading day, `YYYY-MM-DD`. */
+  readonly date: string;
+  /** Opening price. */
+  readonly open: number;
+  /** Highest price. */
+  readonly high: number;
+  /** Lowest price. */
+  readonly low: number;
+  /** Closing price. */
+  readonly close: number;
+  /** Shares traded. */
+  readonly volume: number;
+}
