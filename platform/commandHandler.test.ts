@@ -12,6 +12,7 @@ import {
   type WatchlistEvent,
   type WatchlistState,
 } from '../domain/watchlist/watchlist.ts';
+import { verifyStream } from './audit/hashChain.ts';
 import { handleCommand } from './commandHandler.ts';
 import { StreamNotFoundError, WrongExpectedRevisionError, type EventStore } from './eventstore/port.ts';
 import { openSqliteEventStore } from './eventstore/sqlite.ts';
@@ -112,7 +113,8 @@ describe('handleCommand (SQLite event store)', () => {
       [eventIdFor(`${stream}/${meta.commandId}`, 1), 'SymbolAddedToWatchlist', { symbol: 'AAPL' }],
     ]);
     for (const event of recorded) {
-      expect(event.metadata).to.deep.equal({
+      const { hash, prevHash, ...rest } = event.metadata;
+      expect(rest).to.deep.equal({
         userId,
         commandId: meta.commandId,
         correlationId: meta.commandId,
@@ -120,7 +122,11 @@ describe('handleCommand (SQLite event store)', () => {
         actor: `user:${userId}`,
         at: meta.at,
       });
+      expect(hash).to.match(/^[0-9a-f]{64}$/);
+      expect(prevHash).to.match(/^[0-9a-f]{64}$/);
     }
+    expect(recorded[1]!.metadata.prevHash).to.equal(recorded[0]!.metadata.hash);
+    expect(verifyStream(recorded)).to.equal(null);
     expect(outcome).to.deep.equal({
       state: { symbols: ['NVDA', 'AAPL'] },
       events: [

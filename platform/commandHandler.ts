@@ -1,10 +1,12 @@
 /**
  * Runs one command against one stream: read, fold, decide, append with the revision decided on. Conflicts
  * are retried by re-reading and re-deciding; a retried command (same command id) appends nothing and
- * answers what it answered the first time.
+ * answers what it answered the first time. Every appended event is hash-chained to the previous event of
+ * its stream (`platform/audit/hashChain.ts`).
  */
 import { fold, type CommandMeta, type Decider, type DomainEvent } from '../domain/decider.ts';
 import { eventIdFor } from '../domain/ids.ts';
+import { chainEvents } from './audit/hashChain.ts';
 import {
   StreamNotFoundError,
   WrongExpectedRevisionError,
@@ -126,12 +128,11 @@ export async function handleCommand<C, E extends DomainEvent, S>(
       return { state, events, revision: expectedRevision, position: last?.position, replayed: false };
     }
 
-    const toAppend: EventData[] = events.map((event, i) => ({
-      id: eventIdFor(idKey, i),
-      type: event.type,
-      data: event.data,
-      metadata,
-    }));
+    const toAppend: EventData[] = chainEvents(
+      stream,
+      last,
+      events.map((event, i) => ({ id: eventIdFor(idKey, i), type: event.type, data: event.data, metadata })),
+    );
     try {
       const appended = await store.appendToStream(stream, toAppend, { expectedRevision });
       return {

@@ -1,0 +1,52 @@
+import { expect } from 'chai';
+import type { SessionStore } from './port.ts';
+
+/** The behaviour every SessionStore adapter must have; `advance` moves the store's clock forward. */
+export function sessionStoreContract(
+  name: string,
+  open: () => Promise<{ store: SessionStore; advance(ms: number): void; close(): Promise<void> }>,
+): void {
+  describe(`SessionStore contract (${name})`, function () {
+    let subject: { store: SessionStore; advance(ms: number): void; close(): Promise<void> };
+
+    beforeEach(async function () {
+      subject = await open();
+    });
+
+    afterEach(async function () {
+      await subject.close();
+    });
+
+    it('finds the session of a token it created, with user and roles', async function () {
+      const token = await subject.store.create('ada', ['user', 'auditor'], 60_000);
+      const session = await subject.store.get(token);
+      expect(session?.userId).to.equal('ada');
+      expect(session?.roles).to.deep.equal(['user', 'auditor']);
+    });
+
+    it('answers null for an unknown token', async function () {
+      expect(await subject.store.get('no-such-token')).to.equal(null);
+    });
+
+    it('gives each session its own token', async function () {
+      const a = await subject.store.create('ada', ['user'], 60_000);
+      const b = await subject.store.create('ada', ['user'], 60_000);
+      expect(a).to.not.equal(b);
+      expect(a.length).to.be.at.least(40);
+    });
+
+    it('forgets a deleted session', async function () {
+      const token = await subject.store.create('ada', ['user'], 60_000);
+      await subject.store.delete(token);
+      expect(await subject.store.get(token)).to.equal(null);
+    });
+
+    it('answers null once the session has expired', async function () {
+      const token = await subject.store.create('ada', ['user'], 1_000);
+      subject.advance(999);
+      expect(await subject.store.get(token)).to.not.equal(null);
+      subject.advance(1);
+      expect(await subject.store.get(token)).to.equal(null);
+    });
+  });
+}
