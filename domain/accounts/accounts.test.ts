@@ -50,7 +50,7 @@ describe('accounts decider', function () {
 
   it('folds the roles of an account', function () {
     const state = [registered, { type: 'RoleGranted', data: { role: 'auditor', grantedBy: 's' } } as const].reduce(
-      accountDecider.evolve,
+      (state, event) => accountDecider.evolve(state, event),
       accountDecider.initialState,
     );
     expect(state.roles).to.deep.equal(['user', 'auditor']);

@@ -1,0 +1,114 @@
+import { randomUUID } from 'node:crypto';
+import { expect } from 'chai';
+import { startTestGateway, type TestGateway } from '../testing/harness.ts';
+
+function name(): string {
+  return `ada${randomUUID().replaceAll('-', '').slice(0, 10)}`;
+}
+
+describe('session routes', function () {
+  let gw: TestGateway;
+  before(async function () {
+    gw = await startTestGateway();
+  });
+  after(async function () {
+    await gw.close();
+  });
+
+  it('registers a user with 201 and the initial, and refuses the same name with 409', async function () {
+    const username = name();
+    const first = await gw.client().post('/api/register', { username, password: 'long enough' });
+    expect(first.status).to.equal(201);
+    expect(first.body).to.deep.equal({ username, initial: 'A' });
+    const again = await gw.client().post('/api/register', { username, password: 'another one' });
+    expect(again.status).to.equal(409);
+    expect(again.body).to.deep.include({ error: 'taken' });
+  });
+
+  for (const [body, field] of [
+    [{ username: 'AB', password: 'long enough' }, 'body.username'],
+    [{ username: 'has space', password: 'long enough' }, 'body.username'],
+    [{ username: 'fine_name', password: 'short' }, 'body.password'],
+    [{ username: 'fine_name', password: 'x'.repeat(129) }, 'body.password'],
+    [{ username: 'fine_name' }, 'body.password'],
+    [{ username: 42, password: 'long enough' }, 'body.username'],
+    [['fine_name', 'long enough'], 'body'],
+  ] as const) {
+    it(`refuses registration ${JSON.stringify(body).slice(0, 60)} naming ${field}`, async function () {
+      const res = await gw.client().post('/api/register', body);
+      expect(res.status).to.equal(400);
+      expect((res.body as { message: string }).message.startsWith(`${field}`)).to.equal(true, res.text);
+    });
+  }
+
+  it('signs in with cookies: sid HttpOnly SameSite=Lax, initial readable by the page', async function () {
+    const username = name();
+    const client = gw.client();
+    await client.post('/api/register', { username, password: 'long enough' });
+    const res = await client.post('/api/login', { username, password: 'long enough' });
+    expect(res.status).to.equal(200);
+    expect(res.body).to.deep.equal({ username, initial: 'A' });
+    const cookies = res.headers.getSetCookie();
+    const sid = cookies.find((c) => c.startsWith('sid='))!;
+    const initial = cookies.find((c) => c.startsWith('initial='))!;
+    expect(sid)
+      .to.match(/httponly/i)
+      .and.match(/samesite=lax/i);
+    expect(initial).to.not.match(/httponly/i);
+    expect(initial).to.match(/^initial=A;/);
+    expect((await client.get('/api/loggedinstatus')).body).to.equal(true);
+  });
+
+  it('refuses a wrong password and an unknown user alike with 401', async function () {
+    const username = name();
+    await gw.client().post('/api/register', { username, password: 'long enough' });
+    const wrong = await gw.client().post('/api/login', { username, password: 'not the one' });
+    const unknown = await gw.client().post('/api/login', { username: name(), password: 'long enough' });
+    expect([wrong.status, unknown.status]).to.deep.equal([401, 401]);
+    expect((wrong.body as { message: string }).message).to.equal((unknown.body as { message: string }).message);
+  });
+
+  it('limits failed sign-ins per account with 429 and Retry-After', async function () {
+    const username = name();
+    await gw.client().post('/api/register', { username, password: 'long enough' });
+    for (let i = 0; i < 5; i++) {
+      expect((await gw.client().post('/api/login', { username, password: 'wrong guess' })).status).to.equal(401);
+    }
+    const limited = await gw.client().post('/api/login', { username, password: 'long enough' });
+    expect(limited.status).to.equal(429);
+    expect(Number(limited.headers.get('retry-after'))).to.be.greaterThan(0);
+  });
+
+  it('logs out: the session ends and the initial cookie is cleared', async function () {
+    const user = await gw.user();
+    const res = await user.post('/api/logout');
+    expect(res.status).to.equal(200);
+    expect(res.body).to.equal(true);
+    expect(res.headers.getSetCookie().some((c) => /^initial=;/.test(c))).to.equal(true);
+    expect(user.cookies.has('initial')).to.equal(false);
+    expect((await user.get('/api/loggedinstatus')).body).to.equal(false);
+  });
+
+  it('keeps a stolen token useless after logout', async function () {
+    const user = await gw.user();
+    const token = user.cookies.get('sid')!;
+    await user.post('/api/logout');
+    const thief = gw.client();
+    thief.cookies.set('sid', token);
+    expect((await thief.get('/personalize/watchlist')).status).to.equal(401);
+  });
+
+  it('answers 401 JSON on a personal route without a session', async function () {
+    const res = await gw.client().get('/personalize/watchlist');
+    expect(res.status).to.equal(401);
+    expect(res.body).to.deep.include({ error: 'unauthorized' });
+  });
+
+  it('records registration, sign-in and sign-out as events of the account stream', async function () {
+    const user = await gw.user();
+    await user.post('/api/logout');
+    const events = await gw.running.system.events.readStream(`account-${user.username}`);
+    expect(events.map((e) => e.type)).to.deep.equal(['UserRegistered', 'UserSignedIn', 'UserSignedOut']);
+    expect(JSON.stringify(events[0]!.data)).to.not.include('correct horse');
+  });
+});

@@ -1,0 +1,37 @@
+import type { Context, Middleware } from 'koa';
+import type { Session, SessionStore } from '../../platform/sessions/port.ts';
+
+/** Name of the HttpOnly session cookie. */
+export const SESSION_COOKIE = 'sid';
+/** Name of the cookie the page reads for the avatar (holds nothing secret). */
+export const INITIAL_COOKIE = 'initial';
+/** How long a session lasts. */
+export const SESSION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** Loads the caller's session from the cookie into `ctx.state.session` (null when none or expired). */
+export function loadSession(sessions: SessionStore): Middleware {
+  return async (ctx, next) => {
+    const token = ctx.cookies.get(SESSION_COOKIE);
+    ctx.state.session = token ? await sessions.get(token) : null;
+    await next();
+  };
+}
+
+/** The session loaded for this request. */
+export function sessionOf(ctx: Context): Session | null {
+  return (ctx.state.session as Session | null | undefined) ?? null;
+}
+
+/** Sets the session and initial cookies after a sign-in. */
+export function setSessionCookies(ctx: Context, token: string, initial: string): void {
+  const common = { sameSite: 'lax' as const, secure: ctx.secure, path: '/', maxAge: SESSION_TTL_MS, overwrite: true };
+  ctx.cookies.set(SESSION_COOKIE, token, { ...common, httpOnly: true });
+  ctx.cookies.set(INITIAL_COOKIE, initial, { ...common, httpOnly: false });
+}
+
+/** Clears both cookies after a sign-out. */
+export function clearSessionCookies(ctx: Context): void {
+  const common = { sameSite: 'lax' as const, secure: ctx.secure, path: '/', overwrite: true, maxAge: 0 };
+  ctx.cookies.set(SESSION_COOKIE, '', { ...common, httpOnly: true });
+  ctx.cookies.set(INITIAL_COOKIE, '', { ...common, httpOnly: false });
+}

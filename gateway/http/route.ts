@@ -1,0 +1,206 @@
+/**
+ * Routes as data: method, path, access, and the zod schemas of params, query and body. The same
+ * definitions validate requests (a refusal names the field) and produce the OpenAPI reference.
+ */
+import { randomUUID } from 'node:crypto';
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { z } from 'zod';
+import type { CommandMeta } from '../../domain/decider.ts';
+import { uuidV5, STOCKPULSE_NAMESPACE } from '../../domain/ids.ts';
+import { formatPosition, type LogPosition } from '../../platform/eventstore/port.ts';
+import type { Session } from '../../platform/sessions/port.ts';
+import { ApiError } from '../errors.ts';
+
+/** Who may call a route: anyone, a signed-in user, or a signed-in auditor. */
+export type Access = 'public' | 'user' | 'auditor';
+
+/** What a route handler receives: validated input and the caller. */
+export interface RouteRequest<P, Q, B> {
+  /** Validated path parameters. */
+  readonly params: P;
+  /** Validated query parameters. */
+  readonly query: Q;
+  /** Validated body. */
+  readonly body: B;
+  /** The caller's session (null only on public routes). */
+  readonly session: Session | null;
+  /** The caller's user id (empty on public routes without a session). */
+  readonly userId: string;
+  /** Metadata for a command issued by this request (idempotency key, time, actor). */
+  readonly meta: () => CommandMeta;
+  /** The Koa context, for cookies and headers. */
+  readonly ctx: Context;
+}
+
+/** One route of the API. */
+export interface RouteDef<P = unknown, Q = unknown, B = unknown> {
+  /** HTTP method. */
+  readonly method: 'GET' | 'POST';
+  /** Path with `:name` parameters, as @koa/router writes it. */
+  readonly path: string;
+  /** One line on what it does. */
+  readonly summary: string;
+  /** Group in the reference. */
+  readonly tag: string;
+  /** Who may call it. */
+  readonly access: Access;
+  /** Path parameters. */
+  readonly params?: z.ZodType<P>;
+  /** Query parameters. */
+  readonly query?: z.ZodType<Q>;
+  /** Request body. */
+  readonly body?: z.ZodType<B>;
+  /** What a success answers (documentation). */
+  readonly response: z.ZodType;
+  /** Status of a success (200 unless said). */
+  readonly status?: number;
+  /** Does the work. */
+  handle(request: RouteRequest<P, Q, B>): Promise<unknown>;
+}
+
+/** Defines a route with its types inferred from its schemas. */
+export function defineRoute<P = Record<string, never>, Q = Record<string, never>, B = undefined>(
+  def: RouteDef<P, Q, B>,
+): RouteDef<P, Q, B> {
+  return def;
+}
+
+/** Turns a zod failure into a 400 whose message names the field, e.g. `body.symbols[1]: …`. */
+export function validationError(where: string, error: z.ZodError): ApiError {
+  const issue = error.issues[0]!;
+  const path = issue.path.reduce<string>(
+    (text, part) => (typeof part === 'number' ? `${text}[${part}]` : `${text}.${String(part)}`),
+    where,
+  );
+  return new ApiError(400, 'bad_request', `${path}: ${issue.message}`);
+}
+
+function parse<T>(schema: z.ZodType<T> | undefined, value: unknown, where: string): T {
+  if (!schema) return undefined as T;
+  const result = schema.safeParse(value);
+  if (!result.success) throw validationError(where, result.error);
+  return result.data;
+}
+
+/** Idempotency keys: 1–200 visible ASCII characters. */
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
+
+function commandIdOf(ctx: Context, userId: string): string {
+  const key = ctx.get('idempotency-key');
+  if (!key) return randomUUID();
+  if (!IDEMPOTENCY_KEY.test(key)) {
+    throw new ApiError(400, 'bad_request', 'Idempotency-Key: 1-200 visible ASCII characters');
+  }
+  return uuidV5(`${userId}/${key}`, STOCKPULSE_NAMESPACE);
+}
+
+/** Registers routes on a router: access check, validation, then the handler; the answer is its JSON. */
+export function mountRoutes(router: Router, routes: readonly RouteDef<never, never, never>[]): void {
+  for (const route of routes as readonly RouteDef[]) {
+    const handler = async (ctx: Context): Promise<void> => {
+      const session = (ctx.state.session as Session | null | undefined) ?? null;
+      if (route.access !== 'public' && !session) throw new ApiError(401, 'unauthorized', 'sign in first');
+      if (route.access === 'auditor' && !session?.roles.includes('auditor')) {
+        throw new ApiError(403, 'forbidden', 'this route is for auditors');
+      }
+      const userId = session?.userId ?? '';
+      const params = parse(route.params, ctx.params, 'params');
+      const query = parse(route.query, { ...ctx.query }, 'query');
+      const body = parse(route.body, ctx.request.body, 'body');
+      let meta: CommandMeta | undefined;
+      const result = await route.handle({
+        params,
+        query,
+        body,
+        session,
+        userId,
+        ctx,
+        meta: () => {
+          meta ??= {
+            commandId: commandIdOf(ctx, userId),
+            userId,
+            at: new Date().toISOString(),
+            actor: `user:${userId}`,
+            correlationId: ctx.state.requestId as string | undefined,
+          };
+          return meta;
+        },
+      });
+      ctx.status = route.status ?? 200;
+      ctx.body = result;
+    };
+    if (route.method === 'GET') router.get(route.path, handler);
+    else router.post(route.path, handler);
+  }
+}
+
+/** The OpenAPI 3.1 document of the routes, built from the same schemas that validate requests. */
+export function openApiDocument(routes: readonly RouteDef<never, never, never>[], version: string): object {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes as readonly RouteDef[]) {
+    const path = route.path.replace(/:([A-Za-z_]+)/g, '{$1}');
+    const parameters: object[] = [];
+    for (const [where, schema] of [
+      ['path', route.params],
+      ['query', route.query],
+    ] as const) {
+      if (!schema) continue;
+      const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as {
+        properties?: Record<string, object>;
+        required?: string[];
+      };
+      for (const [name, property] of Object.entries(json.properties ?? {})) {
+        parameters.push({
+          name,
+          in: where,
+          required: where === 'path' || !!json.required?.includes(name),
+          schema: property,
+        });
+      }
+    }
+    const errors = {
+      '400': { description: 'bad input; the message names the field' },
+      ...(route.access !== 'public' ? { '401': { description: 'no session' } } : {}),
+      ...(route.access === 'auditor' ? { '403': { description: 'not an auditor' } } : {}),
+    };
+    paths[path] ??= {};
+    paths[path][route.method.toLowerCase()] = {
+      summary: route.summary,
+      tags: [route.tag],
+      ...(route.access !== 'public' ? { security: [{ session: [] }] } : {}),
+      ...(parameters.length ? { parameters } : {}),
+      ...(route.body
+        ? {
+            requestBody: {
+              required: true,
+              content: {
+                'application/json': { schema: z.toJSONSchema(route.body, { io: 'input', unrepresentable: 'any' }) },
+              },
+            },
+          }
+        : {}),
+      responses: {
+        [String(route.status ?? 200)]: {
+          description: 'success',
+          content: { 'application/json': { schema: z.toJSONSchema(route.response, { unrepresentable: 'any' }) } },
+        },
+        ...errors,
+      },
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: { title: 'StockPulse API', version },
+    components: { securitySchemes: { session: { type: 'apiKey', in: 'cookie', name: 'sid' } } },
+    paths,
+  };
+}
+
+/** Header telling which log position a read-model answer reflects. */
+export const POSITION_HEADER = 'X-Read-Model-Position';
+
+/** Marks an answer with the log position its read model reflects. */
+export function markPosition(ctx: Context, position: LogPosition | undefined): void {
+  if (position) ctx.set(POSITION_HEADER, formatPosition(position));
+}

@@ -1,0 +1,20 @@
+import type { Middleware } from 'koa';
+import { ApiError } from '../errors.ts';
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Refuses state-changing requests whose `Origin` is another site's (cross-site request forgery). Requests
+ * without an `Origin` (non-browser clients) pass; browsers always send one on POST.
+ */
+export function sameOrigin(extraOrigins: readonly string[] = []): Middleware {
+  return async (ctx, next) => {
+    if (!SAFE_METHODS.has(ctx.method)) {
+      const origin = ctx.get('origin');
+      if (origin && origin !== ctx.origin && !extraOrigins.includes(origin)) {
+        throw new ApiError(403, 'forbidden', `Origin ${origin} may not change state here`);
+      }
+    }
+    await next();
+  };
+}

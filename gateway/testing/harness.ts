@@ -1,0 +1,112 @@
+/**
+ * For API tests: the real gateway on port 0 with the embedded adapters in a temporary `DATA_DIR`, and a
+ * client with its own cookie jar (one per simulated browser).
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startGateway, type RunningGateway } from '../main.ts';
+
+/** A running test gateway. */
+export interface TestGateway {
+  /** Base URL. */
+  readonly url: string;
+  /** Its data folder. */
+  readonly dataDir: string;
+  /** The running gateway. */
+  readonly running: RunningGateway;
+  /** A new client with an empty cookie jar. */
+  client(): TestClient;
+  /** A new user, registered and signed in, with its client. */
+  user(prefix?: string): Promise<TestClient & { readonly username: string }>;
+  /** Stops the gateway; `keepData` leaves the folder for a restart. */
+  close(options?: { keepData?: boolean }): Promise<void>;
+}
+
+/** An answer as a test reads it. */
+export interface TestResponse {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly body: unknown;
+  readonly text: string;
+}
+
+/** A client with a cookie jar. */
+export class TestClient {
+  readonly cookies = new Map<string, string>();
+
+  constructor(readonly url: string) {}
+
+  /** Sends a request; `body` is sent as JSON unless `raw` is given. */
+  async request(
+    method: string,
+    path: string,
+    options: { body?: unknown; raw?: string; headers?: Record<string, string> } = {},
+  ): Promise<TestResponse> {
+    const headers: Record<string, string> = { ...options.headers };
+    if (this.cookies.size > 0) {
+      headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    }
+    let body: string | undefined = options.raw;
+    if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const res = await fetch(`${this.url}${path}`, { method, headers, body });
+    for (const cookie of res.headers.getSetCookie()) {
+      const [pair] = cookie.split(';');
+      const eq = pair!.indexOf('=');
+      const name = pair!.slice(0, eq).trim();
+      const value = pair!.slice(eq + 1).trim();
+      if (value === '' || /max-age=0|expires=thu, 01 jan 1970/i.test(cookie)) this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? (JSON.parse(text) as unknown) : undefined;
+    } catch {
+      // Not JSON: the text is the body.
+    }
+    return { status: res.status, headers: res.headers, body: parsed, text };
+  }
+
+  /** GET. */
+  get(path: string, headers?: Record<string, string>): Promise<TestResponse> {
+    return this.request('GET', path, headers ? { headers } : {});
+  }
+
+  /** POST with a JSON body. */
+  post(path: string, body?: unknown, headers?: Record<string, string>): Promise<TestResponse> {
+    return this.request('POST', path, { body, ...(headers ? { headers } : {}) });
+  }
+}
+
+/** Starts the gateway in a fresh temporary folder (or `dataDir`, to restart on the same data). */
+export async function startTestGateway(
+  options: { dataDir?: string; env?: Record<string, string> } = {},
+): Promise<TestGateway> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'sp-gw-'));
+  const running = await startGateway({ PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...options.env });
+  const url = running.url.replace('localhost', '127.0.0.1');
+  return {
+    url,
+    dataDir,
+    running,
+    client: () => new TestClient(url),
+    user: async (prefix = 'u') => {
+      const username = `${prefix}${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+      const client = new TestClient(url);
+      const reg = await client.post('/api/register', { username, password: 'correct horse' });
+      if (reg.status !== 201) throw new Error(`register ${username}: ${reg.status} ${reg.text}`);
+      const login = await client.post('/api/login', { username, password: 'correct horse' });
+      if (login.status !== 200) throw new Error(`login ${username}: ${login.status} ${login.text}`);
+      return Object.assign(client, { username });
+    },
+    close: async ({ keepData = false } = {}) => {
+      await running.close();
+      if (!keepData) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,87 @@
+/**
+ * Every read model of the product and the runners that keep them current.
+ */
+import { comparePositions, type EventStore, type LogPosition } from '../platform/eventstore/port.ts';
+import type { DocumentWrite, ReadModelStore } from '../platform/readmodels/port.ts';
+import { startConsumer, type ConsumerLag, type ConsumerRunner } from '../platform/subscriptions/runner.ts';
+import { accountsProjection } from './accounts/accounts.projection.ts';
+import { projectionConsumer, type Projection } from './projection.ts';
+import { watchlistProjection } from './watchlist/watchlist.projection.ts';
+
+/** Every projection, one per query. */
+export const ALL_PROJECTIONS: readonly Projection<unknown>[] = [
+  accountsProjection,
+  watchlistProjection,
+] as Projection<unknown>[];
+
+/** The running projections. */
+export interface RunningProjections {
+  /** Resolves when every projection has caught up with the log as it was at the start. */
+  readonly caughtUp: Promise<void>;
+  /**
+   * Resolves once every projection that reads one of `types` has committed up to `position`
+   * (read-your-writes after a command); rejects after `timeoutMs` (default 5 s).
+   */
+  waitFor(position: LogPosition, types: readonly string[], timeoutMs?: number): Promise<void>;
+  /** The lag of each projection. */
+  lags(): Promise<ConsumerLag[]>;
+  /** Commits what is pending and stops. */
+  stop(): Promise<void>;
+}
+
+/** Options of {@link startProjections}. */
+export interface StartProjectionsOptions {
+  /** Called after each commit of a projection, e.g. to push `readmodel:changed`. */
+  readonly onCommit?: (name: string, position: LogPosition, writes: readonly DocumentWrite[]) => void;
+  /** Called when a projection fails. */
+  readonly onError?: (name: string, error: Error) => void;
+}
+
+/** Starts one checkpointed runner per projection. */
+export async function startProjections(
+  events: EventStore,
+  readModels: ReadModelStore,
+  projections: readonly Projection<unknown>[] = ALL_PROJECTIONS,
+  options: StartProjectionsOptions = {},
+): Promise<RunningProjections> {
+  const runners: { runner: ConsumerRunner; handles: ReadonlySet<string> }[] = [];
+  for (const projection of projections) {
+    const runner = await startConsumer(events, readModels, projectionConsumer(projection), {
+      onCommit: (position, writes) => options.onCommit?.(projection.name, position, writes),
+      onError: (error) => options.onError?.(projection.name, error),
+    });
+    runners.push({ runner, handles: new Set(projection.handles) });
+  }
+  return {
+    caughtUp: Promise.all(runners.map(({ runner }) => runner.caughtUp)).then(() => undefined),
+    waitFor: (position, types, timeoutMs = 5000) => {
+      const pending = runners
+        .filter(
+          ({ runner, handles }) =>
+            types.some((t) => handles.has(t)) && comparePositions(runner.checkpoint(), position) < 0,
+        )
+        .map(({ runner }) => runner);
+      if (pending.length === 0) return Promise.resolve();
+      return new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(
+          () => reject(new Error(`read models did not reach ${position.commit} in ${timeoutMs} ms`)),
+          timeoutMs,
+        );
+        Promise.all(pending.map((r) => r.waitFor(position))).then(
+          () => {
+            clearTimeout(timer);
+            resolve();
+          },
+          (error: unknown) => {
+            clearTimeout(timer);
+            reject(error instanceof Error ? error : new Error(String(error)));
+          },
+        );
+      });
+    },
+    lags: () => Promise.all(runners.map(({ runner }) => runner.lag())),
+    stop: async () => {
+      await Promise.all(runners.map(({ runner }) => runner.stop()));
+    },
+  };
+}
