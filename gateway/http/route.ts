@@ -68,12 +68,21 @@ export function defineRoute<P = Record<string, never>, Q = Record<string, never>
 
 /** Turns a zod failure into a 400 whose message names the field, e.g. `body.symbols[1]: …`. */
 export function validationError(where: string, error: z.ZodError): ApiError {
-  const issue = error.issues[0]!;
+  const issue = mostSpecific(error.issues);
   const path = issue.path.reduce<string>(
     (text, part) => (typeof part === 'number' ? `${text}[${part}]` : `${text}.${String(part)}`),
     where,
   );
   return new ApiError(400, 'bad_request', `${path}: ${issue.message}`);
+}
+
+/** For a union that failed, the issue of the branch that got furthest (the deepest path). */
+function mostSpecific(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue {
+  const issue = issues[0]!;
+  if (issue.code !== 'invalid_union' || issue.errors.length === 0) return issue;
+  const candidates = issue.errors.map((branch) => mostSpecific(branch));
+  const deepest = candidates.reduce((best, c) => (c.path.length > best.path.length ? c : best));
+  return deepest.path.length === 0 ? issue : { ...deepest, path: [...issue.path, ...deepest.path] };
 }
 
 function parse<T>(schema: z.ZodType<T> | undefined, value: unknown, where: string): T {

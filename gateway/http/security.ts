@@ -11,7 +11,9 @@ export function sameOrigin(extraOrigins: readonly string[] = []): Middleware {
   return async (ctx, next) => {
     if (!SAFE_METHODS.has(ctx.method)) {
       const origin = ctx.get('origin');
-      if (origin && origin !== ctx.origin && !extraOrigins.includes(origin)) {
+      // Koa 3's ctx.origin echoes the Origin header, so the server's own origin is built from the request.
+      const own = `${ctx.protocol}://${ctx.host}`;
+      if (origin && origin !== own && !extraOrigins.includes(origin)) {
         throw new ApiError(403, 'forbidden', `Origin ${origin} may not change state here`);
       }
     }

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import http from 'node:http';
 import { join } from 'node:path';
 import { startGateway, type RunningGateway } from '../main.ts';
 
@@ -32,6 +33,31 @@ export interface TestResponse {
   readonly text: string;
 }
 
+/** One HTTP exchange with node:http, which (unlike fetch) sends any header, `Origin` included. */
+function send(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+): Promise<{ status: number; headers: Headers; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const out = new Headers();
+        for (const [name, value] of Object.entries(res.headers)) {
+          for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value]) out.append(name, v);
+        }
+        resolve({ status: res.statusCode ?? 0, headers: out, text: Buffer.concat(chunks).toString('utf8') });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
 /** A client with a cookie jar. */
 export class TestClient {
   readonly cookies = new Map<string, string>();
@@ -53,7 +79,7 @@ export class TestClient {
       body = JSON.stringify(options.body);
       headers['content-type'] ??= 'application/json';
     }
-    const res = await fetch(`${this.url}${path}`, { method, headers, body });
+    const res = await send(`${this.url}${path}`, method, headers, body);
     for (const cookie of res.headers.getSetCookie()) {
       const [pair] = cookie.split(';');
       const eq = pair!.indexOf('=');
@@ -62,7 +88,7 @@ export class TestClient {
       if (value === '' || /max-age=0|expires=thu, 01 jan 1970/i.test(cookie)) this.cookies.delete(name);
       else this.cookies.set(name, value);
     }
-    const text = await res.text();
+    const text = res.text;
     let parsed: unknown = text;
     try {
       parsed = text ? (JSON.parse(text) as unknown) : undefined;
