@@ -21,10 +21,7 @@ export class SqliteSessionStore implements SessionStore {
   private readonly purge: Database.Statement<[number]>;
   private creations = 0;
 
-  constructor(
-    file: string,
-    private readonly now: () => number = Date.now,
-  ) {
+  constructor(file: string) {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
@@ -43,7 +40,7 @@ export class SqliteSessionStore implements SessionStore {
 
   create(userId: string, roles: readonly Role[], ttlMs: number): Promise<string> {
     const token = newToken();
-    const now = this.now();
+    const now = Date.now();
     this.insert.run(tokenHash(token), userId, JSON.stringify(roles), now, now + ttlMs);
     if (++this.creations % 100 === 0) this.purge.run(now);
     return Promise.resolve(token);
@@ -51,7 +48,7 @@ export class SqliteSessionStore implements SessionStore {
 
   get(token: string): Promise<Session | null> {
     const row = this.select.get(tokenHash(token));
-    if (!row || row.expires_at <= this.now()) return Promise.resolve(null);
+    if (!row || row.expires_at <= Date.now()) return Promise.resolve(null);
     return Promise.resolve({
       userId: row.user_id,
       roles: JSON.parse(row.roles) as Role[],
@@ -72,6 +69,6 @@ export class SqliteSessionStore implements SessionStore {
 }
 
 /** Opens (creating when missing) the SQLite session store at `file`. */
-export function openSqliteSessionStore(file: string, now?: () => number): SqliteSessionStore {
-  return new SqliteSessionStore(file, now);
+export function openSqliteSessionStore(file: string): SqliteSessionStore {
+  return new SqliteSessionStore(file);
 }
