@@ -1,0 +1,49 @@
+import { expect } from 'chai';
+import { formatNumber } from './format.ts';
+
+describe('number display', () => {
+  it('shows a value under 1000 as is, rounded to 2 decimals without trailing zeros', () => {
+    expect(formatNumber(0)).to.equal('0');
+    expect(formatNumber(3)).to.equal('3');
+    expect(formatNumber(12.5)).to.equal('12.5');
+    expect(formatNumber(0.1 + 0.2)).to.equal('0.3');
+    expect(formatNumber(123.456)).to.equal('123.46');
+    expect(formatNumber(1.005)).to.equal('1.01');
+    expect(formatNumber(999.99)).to.equal('999.99');
+    expect(formatNumber(999.994)).to.equal('999.99');
+  });
+
+  it('switches to millions with 2 decimals at 1000, including a value that rounds up to 1000', () => {
+    expect(formatNumber(999.995)).to.equal('0.00M');
+    expect(formatNumber(1000)).to.equal('0.00M');
+    expect(formatNumber(4999)).to.equal('0.00M');
+    expect(formatNumber(5000)).to.equal('0.01M');
+    expect(formatNumber(45_300)).to.equal('0.05M');
+    expect(formatNumber(1_000_000)).to.equal('1.00M');
+    expect(formatNumber(2_500_000)).to.equal('2.50M');
+    expect(formatNumber(2_505_000)).to.equal('2.51M');
+    expect(formatNumber(999_994_999)).to.equal('999.99M');
+  });
+
+  it('switches to billions with 2 decimals once millions would read 1000', () => {
+    expect(formatNumber(999_995_000)).to.equal('1.00B');
+    expect(formatNumber(1_000_000_000)).to.equal('1.00B');
+    expect(formatNumber(123_456_789_012)).to.equal('123.46B');
+    expect(formatNumber(3_400_000_000_000)).to.equal('3400.00B');
+  });
+
+  it('keeps the sign of negative numbers at every scale', () => {
+    expect(formatNumber(-12.5)).to.equal('-12.5');
+    expect(formatNumber(-999.99)).to.equal('-999.99');
+    expect(formatNumber(-1000)).to.equal('-0.00M');
+    expect(formatNumber(-2_500_000)).to.equal('-2.50M');
+    expect(formatNumber(-1_000_000_000)).to.equal('-1.00B');
+  });
+
+  it('shows 0 for a value that rounds to zero, and n/a for a non-finite value', () => {
+    expect(formatNumber(-0.001)).to.equal('0');
+    expect(formatNumber(-0)).to.equal('0');
+    expect(formatNumber(Number.NaN)).to.equal('n/a');
+    expect(formatNumber(Number.POSITIVE_INFINITY)).to.equal('n/a');
+  });
+});

@@ -1,0 +1,40 @@
+/**
+ * Number display of the product: under 1000 shown as is, then millions with `M`, then billions with `B`,
+ * each with 2 decimals. Pure, shared by the UI and by any text the server writes for people.
+ */
+
+/** Text shown for a value that is not a finite number. */
+export const NOT_A_NUMBER_TEXT = 'n/a';
+
+/** One million. */
+const MILLION = 1_000_000;
+/** One billion. */
+const BILLION = 1_000_000_000;
+
+/**
+ * Rounds a non-negative number to 2 decimals, half up on its shortest decimal form, so 1.005 becomes 1.01
+ * (binary `Math.round(x * 100)` would give 1).
+ */
+function round2(value: number): number {
+  const shifted = Math.round(Number(`${value}e2`));
+  const rounded = Number(`${shifted}e-2`);
+  return Number.isFinite(rounded) ? rounded : Math.round(value * 100) / 100;
+}
+
+/**
+ * Formats a number for display: `|n|` rounded to 2 decimals and under 1000 as is with trailing zeros dropped
+ * (`12.5`, `999.99`); else millions with 2 decimals and `M` (45,300 → `0.05M`, 2,500,000 → `2.50M`) while
+ * that mantissa rounds under 1000; else billions with 2 decimals and `B` (`1.00B`). The class is chosen on the
+ * rounded value, so the mantissa never reads `1000`; negatives keep their sign, a value that rounds to zero
+ * shows `0`, and a non-finite value shows `n/a`.
+ */
+export function formatNumber(n: number): string {
+  if (!Number.isFinite(n)) return NOT_A_NUMBER_TEXT;
+  const abs = Math.abs(n);
+  const plain = round2(abs);
+  const sign = n < 0 ? '-' : '';
+  if (plain < 1000) return plain === 0 ? '0' : `${sign}${plain}`;
+  const millions = round2(abs / MILLION);
+  if (millions < 1000) return `${sign}${millions.toFixed(2)}M`;
+  return `${sign}${round2(abs / BILLION).toFixed(2)}B`;
+}

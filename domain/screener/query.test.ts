@@ -1,0 +1,338 @@
+import { expect } from 'chai';
+import { DomainError } from '../decider.ts';
+import { PATTERN_NAMES } from './patterns.ts';
+import {
+  MAX_CLAUSES,
+  SCREENER_PRESETS,
+  columnKeyOf,
+  describeClause,
+  validateClause,
+  validateQuery,
+  type Clause,
+} from './query.ts';
+
+/** The refusal of a query, so a test can read its code, message and field. */
+function refusal(input: unknown): DomainError {
+  try {
+    validateQuery(input);
+  } catch (error) {
+    if (error instanceof DomainError) return error;
+    throw error;
+  }
+  throw new Error('query was accepted');
+}
+
+const labelled = (label: string, query: unknown): unknown => ({ label, query });
+const ok = (label: string, query: Clause) => ({ label, query });
+
+describe('screener query language', () => {
+  describe('accepts', () => {
+    it('the six presets of the spec unchanged', () => {
+      expect(SCREENER_PRESETS.map((p) => p.name)).to.deep.equal([
+        'Bullish Patterns',
+        'Close below 50-day average',
+        '200-day average above 50-day average',
+        '200-day average above close',
+        '14-day RSI below 30',
+        '14-day RSI above 80',
+      ]);
+      for (const preset of SCREENER_PRESETS) {
+        expect(validateQuery(JSON.parse(JSON.stringify(preset.query)))).to.deep.equal(preset.query);
+      }
+    });
+
+    it('market cap as a number, a range or a class', () => {
+      const query = [
+        labelled('big', { type: 'mcap', op: '>', val: 10e9 }),
+        labelled('band', { type: 'mcap', op: 'bet', val: [2e9, 10e9] }),
+        labelled('large', { type: 'mcap', op: 'like', val: 'large' }),
+        labelled('not small', { type: 'mcap', op: 'not_like', val: 'small' }),
+      ];
+      expect(validateQuery(query)).to.deep.equal([
+        ok('big', { type: 'mcap', op: '>', val: 10e9 }),
+        ok('band', { type: 'mcap', op: 'bet', val: [2e9, 10e9] }),
+        ok('large', { type: 'mcap', op: 'like', val: 'large' }),
+        ok('not small', { type: 'mcap', op: 'not_like', val: 'small' }),
+      ]);
+    });
+
+    it('close, SMA and rsi against numbers, ranges and column references', () => {
+      const query = [
+        labelled('cheap', { type: 'close', op: '<', val: 20 }),
+        labelled('sma band', { type: 'SMA', param: 20, op: 'bet', val: [10, 30] }),
+        labelled('close over sma', { type: 'close', op: '>', val: { ref: 'SMA', param: 200 } }),
+        labelled('rsi', { type: 'rsi', param: 14, op: 'bet', val: [30, 70] }),
+      ];
+      expect(validateQuery(query)).to.deep.equal([
+        ok('cheap', { type: 'close', op: '<', val: 20 }),
+        ok('sma band', { type: 'SMA', param: 20, op: 'bet', val: [10, 30] }),
+        ok('close over sma', { type: 'close', op: '>', val: { ref: 'SMA', param: 200 } }),
+        ok('rsi', { type: 'rsi', param: 14, op: 'bet', val: [30, 70] }),
+      ]);
+    });
+
+    it('rsi without param as the 14-day RSI, and blank params where none is used', () => {
+      expect(validateQuery([labelled('rsi', { type: 'rsi', op: '<', val: 30 })])[0]?.query).to.deep.equal({
+        type: 'rsi',
+        param: 14,
+        op: '<',
+        val: 30,
+      });
+      expect(validateQuery([labelled('c', { type: 'close', param: '', op: '>', val: 1 })])[0]?.query).to.deep.equal({
+        type: 'close',
+        op: '>',
+        val: 1,
+      });
+      expect(validateQuery([labelled('m', { type: 'mcap', param: null, op: '<', val: 1 })])[0]?.query).to.deep.equal({
+        type: 'mcap',
+        op: '<',
+        val: 1,
+      });
+    });
+
+    it('every known pattern with like and not_like, and > 0 as present', () => {
+      for (const name of PATTERN_NAMES) {
+        expect(validateClause({ type: `pattern_${name}_`, op: 'like' })).to.deep.equal({
+          type: `pattern_${name}_`,
+          op: 'like',
+          val: null,
+        });
+      }
+      expect(validateClause({ type: 'pattern_hammer_', op: 'not_like', val: 'hammer' })).to.deep.equal({
+        type: 'pattern_hammer_',
+        op: 'not_like',
+        val: null,
+      });
+      expect(validateClause({ type: 'pattern_doji_', op: '>', val: 0 })).to.deep.equal({
+        type: 'pattern_doji_',
+        op: '>',
+        val: 0,
+      });
+      expect(validateClause({ type: 'pattern_bullish_', op: 'like', val: null })).to.deep.equal({
+        type: 'pattern_bullish_',
+        op: 'like',
+        val: null,
+      });
+    });
+
+    it('a bare clause or a clause without label, labelled with its description', () => {
+      expect(
+        validateQuery([
+          { type: 'close', op: '<', val: { ref: 'SMA', param: 50 } },
+          { query: { type: 'pattern_bullish_engulfing_', op: 'not_like' } },
+        ]),
+      ).to.deep.equal([
+        ok('close < SMA(50)', { type: 'close', op: '<', val: { ref: 'SMA', param: 50 } }),
+        ok('Bullish engulfing absent', { type: 'pattern_bullish_engulfing_', op: 'not_like', val: null }),
+      ]);
+    });
+
+    it('an empty query only when asked to', () => {
+      expect(validateQuery([], { allowEmpty: true })).to.deep.equal([]);
+      expect(refusal([]).code).to.equal('empty');
+    });
+
+    it('drops keys it does not know and trims labels', () => {
+      expect(
+        validateQuery([{ label: '  low  ', colour: '#FFFFFF', query: { type: 'close', op: '<', val: 5, x: 1 } }]),
+      ).to.deep.equal([ok('low', { type: 'close', op: '<', val: 5 })]);
+    });
+  });
+
+  describe('refuses, naming the clause', () => {
+    const cases: readonly {
+      readonly why: string;
+      readonly query: unknown;
+      readonly message: string;
+      readonly field: string;
+    }[] = [
+      {
+        why: 'an operator the type does not take',
+        query: [
+          labelled('a', { type: 'close', op: '>', val: 1 }),
+          labelled('b', { type: 'SMA', param: 50, op: '<', val: 1 }),
+          labelled('RSI low', { type: 'rsi', op: 'like', val: 30 }),
+        ],
+        message: 'query[2] (label "RSI low"): op must be one of >, <, bet for rsi, got "like"',
+        field: 'query[2].query.op',
+      },
+      {
+        why: 'an unknown type',
+        query: [labelled('x', { type: 'volume', op: '>', val: 1 })],
+        message: 'query[0] (label "x"): type must be one of mcap, close, SMA, rsi or pattern_<name>_, got "volume"',
+        field: 'query[0].query.type',
+      },
+      {
+        why: 'an unknown pattern',
+        query: [labelled('p', { type: 'pattern_rocket_', op: 'like' })],
+        message: 'query[0] (label "p"): type "pattern_rocket_" names no known pattern',
+        field: 'query[0].query.type',
+      },
+      {
+        why: 'an SMA period not computed',
+        query: [labelled('s', { type: 'SMA', param: 30, op: '>', val: 1 })],
+        message: 'query[0] (label "s"): param must be one of 20, 50, 100, 200 for SMA, got 30',
+        field: 'query[0].query.param',
+      },
+      {
+        why: 'an SMA without period',
+        query: [labelled('s', { type: 'SMA', op: '>', val: 1 })],
+        message: 'param must be one of 20, 50, 100, 200 for SMA, got nothing',
+        field: 'query[0].query.param',
+      },
+      {
+        why: 'an RSI period not computed',
+        query: [labelled('r', { type: 'rsi', param: 7, op: '<', val: 30 })],
+        message: 'param must be 14 for rsi',
+        field: 'query[0].query.param',
+      },
+      {
+        why: 'a param on close',
+        query: [labelled('c', { type: 'close', param: 50, op: '<', val: 1 })],
+        message: 'param is not used by close',
+        field: 'query[0].query.param',
+      },
+      {
+        why: 'a range that is not two numbers',
+        query: [labelled('b', { type: 'close', op: 'bet', val: [1] })],
+        message: 'query[0] (label "b"): val must be a range [low, high] of two numbers for bet on close, got [1]',
+        field: 'query[0].query.val',
+      },
+      {
+        why: 'a range upside down',
+        query: [labelled('b', { type: 'close', op: 'bet', val: [5, 1] })],
+        message: 'val [5, 1] must have low <= high',
+        field: 'query[0].query.val',
+      },
+      {
+        why: 'a text where a number goes',
+        query: [labelled('t', { type: 'close', op: '>', val: '10' })],
+        message: 'val must be a number or a column reference {ref, param} for close, got "10"',
+        field: 'query[0].query.val',
+      },
+      {
+        why: 'an RSI level outside 0–100',
+        query: [labelled('r', { type: 'rsi', op: '>', val: 120 })],
+        message: 'val must be between 0 and 100 for rsi, got 120',
+        field: 'query[0].query.val',
+      },
+      {
+        why: 'a negative price',
+        query: [labelled('n', { type: 'close', op: '>', val: -1 })],
+        message: 'val must be a price at or above 0 for close, got -1',
+        field: 'query[0].query.val',
+      },
+      {
+        why: 'a reference to an unknown column',
+        query: [labelled('r', { type: 'close', op: '>', val: { ref: 'EMA', param: 12 } })],
+        message: 'val.ref must be one of close, SMA, rsi, got "EMA"',
+        field: 'query[0].query.val.ref',
+      },
+      {
+        why: 'a reference to an SMA period not computed',
+        query: [labelled('r', { type: 'close', op: '>', val: { ref: 'SMA', param: 10 } })],
+        message: 'param must be one of 20, 50, 100, 200 for a reference to SMA, got 10',
+        field: 'query[0].query.val.param',
+      },
+      {
+        why: "a reference to the clause's own column",
+        query: [labelled('r', { type: 'SMA', param: 50, op: '>', val: { ref: 'SMA', param: 50 } })],
+        message: "val refers to the clause's own column SMA",
+        field: 'query[0].query.val',
+      },
+      {
+        why: 'a price compared with the RSI',
+        query: [labelled('r', { type: 'close', op: '>', val: { ref: 'rsi' } })],
+        message: 'cannot be compared with close: one is a price, the other the RSI',
+        field: 'query[0].query.val',
+      },
+      {
+        why: 'a cap class with >',
+        query: [labelled('m', { type: 'mcap', op: '>', val: 'large' })],
+        message: 'val must be a number of dollars for mcap with >, got "large" (a cap class takes like or not_like)',
+        field: 'query[0].query.val',
+      },
+      {
+        why: 'an unknown cap class',
+        query: [labelled('m', { type: 'mcap', op: 'like', val: 'mega' })],
+        message: 'val must be one of large, mid, small for mcap with like, got "mega"',
+        field: 'query[0].query.val',
+      },
+      {
+        why: 'a pattern with <',
+        query: [labelled('p', { type: 'pattern_hammer_', op: '<', val: 1 })],
+        message: 'op must be one of like, not_like, > for pattern_hammer_, got "<"',
+        field: 'query[0].query.op',
+      },
+      {
+        why: 'a pattern with > and a value other than 0',
+        query: [labelled('p', { type: 'pattern_hammer_', op: '>', val: 1 })],
+        message: 'val must be 0 for pattern_hammer_ with > (pattern present), got 1',
+        field: 'query[0].query.val',
+      },
+      {
+        why: 'an empty label',
+        query: [labelled('ok', { type: 'close', op: '>', val: 1 }), labelled('  ', { type: 'close', op: '>', val: 1 })],
+        message: 'query[1]: label must be a text of 1 to 100 characters',
+        field: 'query[1].label',
+      },
+      {
+        why: 'an item that is not an object',
+        query: [42],
+        message: 'query[0]: must be a labelled clause {label, query} or a clause {type, param, op, val}, got 42',
+        field: 'query[0]',
+      },
+      {
+        why: 'a labelled item without a clause',
+        query: [{ label: 'nothing' }],
+        message: 'query[0] (label "nothing"): must be a clause {type, param, op, val}, got nothing',
+        field: 'query[0].query',
+      },
+      {
+        why: 'a bare clause without type',
+        query: [{ op: '>', val: 1 }],
+        message: 'query[0]: type must be a text, got nothing',
+        field: 'query[0].type',
+      },
+    ];
+
+    for (const { why, query, message, field } of cases) {
+      it(why, () => {
+        const error = refusal(query);
+        expect(error.code).to.equal('invalid_query');
+        expect(error.message).to.include(message);
+        expect(error.field).to.equal(field);
+      });
+    }
+
+    it('a query that is not a list', () => {
+      const error = refusal({ type: 'close', op: '>', val: 1 });
+      expect(error.code).to.equal('invalid_query');
+      expect(error.message).to.match(/^query must be a list of clauses/);
+    });
+
+    it('more clauses than allowed', () => {
+      const query = Array.from({ length: MAX_CLAUSES + 1 }, () => labelled('c', { type: 'close', op: '>', val: 1 }));
+      expect(refusal(query).code).to.equal('limit');
+      expect(() => validateQuery(query.slice(1))).not.to.throw();
+    });
+  });
+
+  describe('describes clauses', () => {
+    it('in a few words each', () => {
+      expect(describeClause({ type: 'SMA', param: 200, op: '>', val: { ref: 'close' } })).to.equal('SMA(200) > close');
+      expect(describeClause({ type: 'rsi', param: 14, op: 'bet', val: [30, 70] })).to.equal(
+        'RSI(14) between 30 and 70',
+      );
+      expect(describeClause({ type: 'mcap', op: '>', val: 10e9 })).to.equal('mcap > 10.00B');
+      expect(describeClause({ type: 'mcap', op: 'not_like', val: 'small' })).to.equal('mcap is not small');
+      expect(describeClause({ type: 'pattern_bullish_', op: '>', val: 0 })).to.equal('any bullish pattern present');
+    });
+
+    it('maps columns to row keys', () => {
+      expect(columnKeyOf({ type: 'SMA', param: 50 })).to.equal('SMA_50');
+      expect(columnKeyOf({ ref: 'rsi', param: 14 })).to.equal('rsi_14');
+      expect(columnKeyOf({ ref: 'close' })).to.equal('close');
+    });
+  });
+});

@@ -1,0 +1,442 @@
+/**
+ * The screener query language: a list of labelled clauses `{type, param, op, val}`, ANDed, each comparing one
+ * column of a stock (market cap, close, a moving average, the RSI, a candlestick pattern on the latest bar) with
+ * a number, a range or another column. Pure: shared by the screener engine, the saved-queries decider and the UI.
+ */
+import { DomainError } from '../decider.ts';
+import { formatNumber } from '../format.ts';
+import { type CapClass } from '../market/types.ts';
+import { PATTERN_NAMES, isPatternName, patternInfo, type PatternName } from './patterns.ts';
+
+/** Periods of the simple moving averages the screener knows (`SMA_20` … `SMA_200`). */
+export const SMA_PERIODS = [20, 50, 100, 200] as const;
+
+/** A simple-moving-average period the screener knows. */
+export type SmaPeriod = (typeof SMA_PERIODS)[number];
+
+/** The RSI period the screener knows, and the default `param` of an `rsi` clause. */
+export const RSI_PERIOD = 14;
+
+/** The RSI period the screener knows. */
+export type RsiPeriod = typeof RSI_PERIOD;
+
+/** The market-cap classes a `mcap` clause may name. */
+export const CAP_CLASSES: readonly CapClass[] = ['large', 'mid', 'small'];
+
+/** The pseudo-pattern name that stands for "any bullish pattern" (type `pattern_bullish_`). */
+export const ANY_BULLISH_PATTERN = 'bullish';
+
+/** The clause type meaning "any bullish pattern on the latest bar". */
+export const ANY_BULLISH_PATTERN_TYPE = `pattern_${ANY_BULLISH_PATTERN}_` as const;
+
+/** Most clauses one query may hold. */
+export const MAX_CLAUSES = 20;
+
+/** Longest clause label, in characters. */
+export const MAX_LABEL_LENGTH = 100;
+
+/** A reference to another column of the same stock, used as a clause's `val` (e.g. `{ref: 'SMA', param: 50}`). */
+export type ColumnRef =
+  | { readonly ref: 'close' }
+  | { readonly ref: 'SMA'; readonly param: SmaPeriod }
+  | { readonly ref: 'rsi'; readonly param: RsiPeriod };
+
+/** An inclusive range `[low, high]` with `low <= high`, the `val` of a `bet` clause. */
+export type NumberRange = readonly [number, number];
+
+/** The column a price or oscillator clause reads: the close, an SMA of a period, or the RSI. */
+export type ColumnSelector =
+  | { readonly type: 'close' }
+  | { readonly type: 'SMA'; readonly param: SmaPeriod }
+  | { readonly type: 'rsi'; readonly param: RsiPeriod };
+
+/** How a clause compares its column: strictly above or below a number or another column, or within a range. */
+export type Comparison =
+  { readonly op: '>' | '<'; readonly val: number | ColumnRef } | { readonly op: 'bet'; readonly val: NumberRange };
+
+/** A clause on the close, an SMA or the RSI. */
+export type ColumnClause = ColumnSelector & Comparison;
+
+/** A clause on market capitalisation: a number of dollars, a range of dollars, or a cap class (`like`/`not_like`). */
+export type McapClause = { readonly type: 'mcap' } & (
+  | { readonly op: '>' | '<'; readonly val: number }
+  | { readonly op: 'bet'; readonly val: NumberRange }
+  | { readonly op: 'like' | 'not_like'; readonly val: CapClass }
+);
+
+/** The type of a pattern clause: a known pattern's `pattern_<name>_`, or `pattern_bullish_` for any bullish one. */
+export type PatternClauseType = `pattern_${PatternName}_` | typeof ANY_BULLISH_PATTERN_TYPE;
+
+/**
+ * A clause on the patterns of the latest bar: `like` = present, `not_like` = absent, and `>` with `val` 0 =
+ * present (kept for clients that spell presence as a count above zero).
+ */
+export type PatternClause = { readonly type: PatternClauseType } & (
+  { readonly op: 'like' | 'not_like'; readonly val: null } | { readonly op: '>'; readonly val: 0 }
+);
+
+/** One validated condition of a screener query. */
+export type Clause = McapClause | ColumnClause | PatternClause;
+
+/** A clause with the label the user sees (and removes it by). */
+export interface LabelledClause {
+  /** The label, 1–100 characters; labels need not be unique. */
+  readonly label: string;
+  /** The condition. */
+  readonly query: Clause;
+}
+
+/** The key of a screener column in a stock's row: `close`, `SMA_<period>` or `rsi_14`. */
+export type ColumnKey = 'close' | `SMA_${SmaPeriod}` | `rsi_${RsiPeriod}`;
+
+/** Options of {@link validateQuery}. */
+export interface ValidateQueryOptions {
+  /** Whether an empty list is accepted (it matches every stock); refused by default. */
+  readonly allowEmpty?: boolean;
+}
+
+/** The row key of the column a selector or reference names. */
+export function columnKeyOf(column: ColumnSelector | ColumnRef): ColumnKey {
+  const type = 'type' in column ? column.type : column.ref;
+  if (type === 'close') return 'close';
+  if (type === 'SMA') return `SMA_${(column as { param: SmaPeriod }).param}`;
+  return `rsi_${RSI_PERIOD}`;
+}
+
+/** Whether a clause is a pattern clause (`pattern_<name>_` or `pattern_bullish_`). */
+export function isPatternClause(clause: Clause): clause is PatternClause {
+  return clause.type.startsWith('pattern_');
+}
+
+/** The pattern name of a pattern clause type: a known pattern's name, or `bullish` for any bullish pattern. */
+export function patternNameOf(type: PatternClauseType): PatternName | typeof ANY_BULLISH_PATTERN {
+  return type.slice('pattern_'.length, -1) as PatternName | typeof ANY_BULLISH_PATTERN;
+}
+
+/** Whether a pattern clause asks for the pattern to be present (`like`, or `>` 0) rather than absent. */
+export function wantsPatternPresent(clause: PatternClause): boolean {
+  return clause.op !== 'not_like';
+}
+
+const COLUMN_TYPES = ['close', 'SMA', 'rsi'] as const;
+const COLUMN_OPS = ['>', '<', 'bet'] as const;
+const MCAP_OPS = ['>', '<', 'bet', 'like', 'not_like'] as const;
+const PATTERN_OPS = ['like', 'not_like', '>'] as const;
+
+/** Where a clause sits, for messages (`query[2] (label "RSI low")`) and field paths (`query[2].query`). */
+interface Place {
+  readonly where: string;
+  readonly path: string;
+}
+
+function refuse(place: Place, key: string, message: string): never {
+  throw new DomainError('invalid_query', `${place.where}: ${message}`, key ? `${place.path}.${key}` : place.path);
+}
+
+function show(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  const text = JSON.stringify(value) ?? typeof value;
+  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isBlank(value: unknown): boolean {
+  return value === undefined || value === null || value === '';
+}
+
+function oneOf<T extends string>(allowed: readonly T[], value: unknown): value is T {
+  return typeof value === 'string' && (allowed as readonly string[]).includes(value);
+}
+
+function finite(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value);
+}
+
+function parseSmaPeriod(value: unknown, place: Place, key: string, of: string): SmaPeriod {
+  if (finite(value) && (SMA_PERIODS as readonly number[]).includes(value)) return value as SmaPeriod;
+  return refuse(place, key, `param must be one of ${SMA_PERIODS.join(', ')} for ${of}, got ${show(value)}`);
+}
+
+function parseRsiPeriod(value: unknown, place: Place, key: string, of: string): RsiPeriod {
+  if (isBlank(value) || value === RSI_PERIOD) return RSI_PERIOD;
+  return refuse(place, key, `param must be ${RSI_PERIOD} for ${of} (the only RSI period computed), got ${show(value)}`);
+}
+
+function parseRef(value: Record<string, unknown>, place: Place): ColumnRef {
+  const { ref, param } = value;
+  if (ref === 'close') {
+    if (!isBlank(param)) refuse(place, 'val.param', `val {ref: "close"} takes no param, got ${show(param)}`);
+    return { ref: 'close' };
+  }
+  if (ref === 'SMA') return { ref: 'SMA', param: parseSmaPeriod(param, place, 'val.param', 'a reference to SMA') };
+  if (ref === 'rsi') return { ref: 'rsi', param: parseRsiPeriod(param, place, 'val.param', 'a reference to rsi') };
+  return refuse(place, 'val.ref', `val.ref must be one of ${COLUMN_TYPES.join(', ')}, got ${show(ref)}`);
+}
+
+function parseRange(val: unknown, place: Place, type: string, check: (n: number) => string | null): NumberRange {
+  if (!Array.isArray(val) || val.length !== 2 || !finite(val[0]) || !finite(val[1])) {
+    return refuse(place, 'val', `val must be a range [low, high] of two numbers for bet on ${type}, got ${show(val)}`);
+  }
+  const [low, high] = val as [number, number];
+  if (low > high) refuse(place, 'val', `val [${low}, ${high}] must have low <= high for bet on ${type}`);
+  for (const n of [low, high]) {
+    const problem = check(n);
+    if (problem !== null) refuse(place, 'val', problem);
+  }
+  return [low, high];
+}
+
+function parseMcap(op: unknown, val: unknown, place: Place): McapClause {
+  if (!oneOf(MCAP_OPS, op)) refuse(place, 'op', `op must be one of ${MCAP_OPS.join(', ')} for mcap, got ${show(op)}`);
+  const dollars = (n: number): string | null =>
+    n >= 0 ? null : `val must be a number of dollars at or above 0 for mcap, got ${n}`;
+  switch (op) {
+    case 'like':
+    case 'not_like':
+      if (!oneOf(CAP_CLASSES, val)) {
+        refuse(place, 'val', `val must be one of ${CAP_CLASSES.join(', ')} for mcap with ${op}, got ${show(val)}`);
+      }
+      return { type: 'mcap', op, val };
+    case 'bet':
+      return { type: 'mcap', op, val: parseRange(val, place, 'mcap', dollars) };
+    default: {
+      if (!finite(val)) {
+        const hint = oneOf(CAP_CLASSES, val) ? ' (a cap class takes like or not_like)' : '';
+        return refuse(place, 'val', `val must be a number of dollars for mcap with ${op}, got ${show(val)}${hint}`);
+      }
+      const problem = dollars(val);
+      if (problem !== null) refuse(place, 'val', problem);
+      return { type: 'mcap', op, val };
+    }
+  }
+}
+
+function parseColumnSelector(type: (typeof COLUMN_TYPES)[number], param: unknown, place: Place): ColumnSelector {
+  switch (type) {
+    case 'close':
+      if (!isBlank(param)) refuse(place, 'param', `param is not used by close; leave it out, got ${show(param)}`);
+      return { type };
+    case 'SMA':
+      return { type, param: parseSmaPeriod(param, place, 'param', 'SMA') };
+    case 'rsi':
+      return { type, param: parseRsiPeriod(param, place, 'param', 'rsi') };
+  }
+}
+
+/** Whether a column holds a price (close, SMA) rather than an oscillator value (RSI 0–100). */
+function isPriceColumn(type: ColumnSelector['type']): boolean {
+  return type !== 'rsi';
+}
+
+function parseColumnClause(
+  type: (typeof COLUMN_TYPES)[number],
+  param: unknown,
+  op: unknown,
+  val: unknown,
+  place: Place,
+): ColumnClause {
+  const selector = parseColumnSelector(type, param, place);
+  if (!oneOf(COLUMN_OPS, op))
+    refuse(place, 'op', `op must be one of ${COLUMN_OPS.join(', ')} for ${type}, got ${show(op)}`);
+  const inRange = (n: number): string | null => {
+    if (type === 'rsi') return n >= 0 && n <= 100 ? null : `val must be between 0 and 100 for rsi, got ${n}`;
+    return n >= 0 ? null : `val must be a price at or above 0 for ${type}, got ${n}`;
+  };
+  if (op === 'bet') return { ...selector, op, val: parseRange(val, place, type, inRange) };
+  if (finite(val)) {
+    const problem = inRange(val);
+    if (problem !== null) refuse(place, 'val', problem);
+    return { ...selector, op, val };
+  }
+  if (!isRecord(val)) {
+    return refuse(
+      place,
+      'val',
+      `val must be a number or a column reference {ref, param} for ${type}, got ${show(val)}`,
+    );
+  }
+  const ref = parseRef(val, place);
+  if (columnKeyOf(ref) === columnKeyOf(selector)) refuse(place, 'val', `val refers to the clause's own column ${type}`);
+  if (isPriceColumn(ref.ref) !== isPriceColumn(type)) {
+    refuse(place, 'val', `val {ref: "${ref.ref}"} cannot be compared with ${type}: one is a price, the other the RSI`);
+  }
+  return { ...selector, op, val: ref };
+}
+
+function parsePatternClause(
+  type: PatternClauseType,
+  param: unknown,
+  op: unknown,
+  val: unknown,
+  place: Place,
+): PatternClause {
+  if (!isBlank(param)) refuse(place, 'param', `param is not used by ${type}; leave it out, got ${show(param)}`);
+  if (!oneOf(PATTERN_OPS, op)) {
+    refuse(place, 'op', `op must be one of ${PATTERN_OPS.join(', ')} for ${type}, got ${show(op)}`);
+  }
+  if (op === '>') {
+    if (val !== 0) refuse(place, 'val', `val must be 0 for ${type} with > (pattern present), got ${show(val)}`);
+    return { type, op, val: 0 };
+  }
+  return { type, op, val: null };
+}
+
+function parsePatternType(type: string, place: Place): PatternClauseType | null {
+  const match = /^pattern_(.+)_$/.exec(type);
+  if (match === null) return null;
+  const name = match[1] ?? '';
+  if (name === ANY_BULLISH_PATTERN || isPatternName(name)) return type as PatternClauseType;
+  return refuse(
+    place,
+    'type',
+    `type ${show(type)} names no known pattern; known: ${[ANY_BULLISH_PATTERN, ...PATTERN_NAMES].join(', ')}`,
+  );
+}
+
+function parseClauseAt(input: unknown, place: Place): Clause {
+  if (!isRecord(input)) return refuse(place, '', `must be a clause {type, param, op, val}, got ${show(input)}`);
+  const { type, param, op, val } = input;
+  if (typeof type !== 'string') return refuse(place, 'type', `type must be a text, got ${show(type)}`);
+  if (type === 'mcap') {
+    if (!isBlank(param)) refuse(place, 'param', `param is not used by mcap; leave it out, got ${show(param)}`);
+    return parseMcap(op, val, place);
+  }
+  if (oneOf(COLUMN_TYPES, type)) return parseColumnClause(type, param, op, val, place);
+  const patternType = parsePatternType(type, place);
+  if (patternType !== null) return parsePatternClause(patternType, param, op, val, place);
+  return refuse(place, 'type', `type must be one of mcap, close, SMA, rsi or pattern_<name>_, got ${show(type)}`);
+}
+
+/**
+ * Checks one bare clause `{type, param, op, val}` and returns it normalised (`rsi` gets `param` 14, a pattern
+ * clause's `val` is `null` for `like`/`not_like`, other keys dropped); a refusal is a {@link DomainError}
+ * `invalid_query` whose message starts with `where`.
+ */
+export function validateClause(input: unknown, where = 'clause'): Clause {
+  return parseClauseAt(input, { where, path: where });
+}
+
+function describeColumn(column: ColumnSelector | ColumnRef): string {
+  const type = 'type' in column ? column.type : column.ref;
+  if (type === 'close') return 'close';
+  if (type === 'SMA') return `SMA(${(column as { param: SmaPeriod }).param})`;
+  return `RSI(${RSI_PERIOD})`;
+}
+
+/** A short human label for a clause, e.g. `close < SMA(50)`, `RSI(14) between 30 and 70`, `mcap is large`. */
+export function describeClause(clause: Clause): string {
+  if (isPatternClause(clause)) {
+    const name = patternNameOf(clause.type);
+    const what = name === ANY_BULLISH_PATTERN ? 'any bullish pattern' : (patternInfo(name)?.label ?? name);
+    return `${what} ${wantsPatternPresent(clause) ? 'present' : 'absent'}`;
+  }
+  if (clause.type === 'mcap') {
+    switch (clause.op) {
+      case 'like':
+        return `mcap is ${clause.val}`;
+      case 'not_like':
+        return `mcap is not ${clause.val}`;
+      case 'bet':
+        return `mcap between ${formatNumber(clause.val[0])} and ${formatNumber(clause.val[1])}`;
+      default:
+        return `mcap ${clause.op} ${formatNumber(clause.val)}`;
+    }
+  }
+  const column = describeColumn(clause);
+  if (clause.op === 'bet') return `${column} between ${clause.val[0]} and ${clause.val[1]}`;
+  const val = clause.val;
+  return `${column} ${clause.op} ${typeof val === 'number' ? String(val) : describeColumn(val)}`;
+}
+
+function parseLabel(label: unknown, place: Place): string {
+  const text = typeof label === 'string' ? label.trim() : '';
+  if (text.length === 0 || text.length > MAX_LABEL_LENGTH) {
+    refuse(place, 'label', `label must be a text of 1 to ${MAX_LABEL_LENGTH} characters, got ${show(label)}`);
+  }
+  return text;
+}
+
+/**
+ * Checks a screener query: a list of labelled clauses `{label, query: {type, param, op, val}}` (a bare clause,
+ * or one without a label, gets its {@link describeClause} text as label), at most {@link MAX_CLAUSES}, and returns it normalised; a
+ * refusal is a {@link DomainError} (`invalid_query`, `empty`, `limit`) whose message names the clause by index
+ * and label, e.g. `query[2] (label "RSI low"): op must be one of >, <, bet for rsi, got "like"`.
+ */
+export function validateQuery(input: unknown, options: ValidateQueryOptions = {}): LabelledClause[] {
+  if (!Array.isArray(input)) {
+    throw new DomainError('invalid_query', `query must be a list of clauses, got ${show(input)}`, 'query');
+  }
+  if (input.length === 0 && options.allowEmpty !== true) {
+    throw new DomainError('empty', 'query must hold at least one clause', 'query');
+  }
+  if (input.length > MAX_CLAUSES) {
+    throw new DomainError('limit', `query holds ${input.length} clauses; at most ${MAX_CLAUSES}`, 'query');
+  }
+  return input.map((item: unknown, index): LabelledClause => {
+    const at = `query[${index}]`;
+    if (!isRecord(item)) {
+      return refuse(
+        { where: at, path: at },
+        '',
+        `must be a labelled clause {label, query} or a clause {type, param, op, val}, got ${show(item)}`,
+      );
+    }
+    if (!('label' in item) && !('query' in item)) {
+      const clause = parseClauseAt(item, { where: at, path: at });
+      return { label: describeClause(clause), query: clause };
+    }
+    if (item['label'] === undefined) {
+      const clause = parseClauseAt(item['query'], { where: at, path: `${at}.query` });
+      return { label: describeClause(clause), query: clause };
+    }
+    const label = parseLabel(item['label'], { where: at, path: at });
+    const clause = parseClauseAt(item['query'], {
+      where: `${at} (label ${JSON.stringify(label)})`,
+      path: `${at}.query`,
+    });
+    return { label, query: clause };
+  });
+}
+
+/** The six preset searches of the product, as queries of this language. */
+export const SCREENER_PRESETS: readonly { readonly name: string; readonly query: readonly LabelledClause[] }[] = [
+  {
+    name: 'Bullish Patterns',
+    query: [
+      {
+        label: 'Any bullish pattern on the latest bar',
+        query: { type: ANY_BULLISH_PATTERN_TYPE, op: 'like', val: null },
+      },
+    ],
+  },
+  {
+    name: 'Close below 50-day average',
+    query: [{ label: 'Close below 50-day average', query: { type: 'close', op: '<', val: { ref: 'SMA', param: 50 } } }],
+  },
+  {
+    name: '200-day average above 50-day average',
+    query: [
+      {
+        label: '200-day average above 50-day average',
+        query: { type: 'SMA', param: 200, op: '>', val: { ref: 'SMA', param: 50 } },
+      },
+    ],
+  },
+  {
+    name: '200-day average above close',
+    query: [
+      { label: '200-day average above close', query: { type: 'SMA', param: 200, op: '>', val: { ref: 'close' } } },
+    ],
+  },
+  {
+    name: '14-day RSI below 30',
+    query: [{ label: '14-day RSI below 30', query: { type: 'rsi', param: RSI_PERIOD, op: '<', val: 30 } }],
+  },
+  {
+    name: '14-day RSI above 80',
+    query: [{ label: '14-day RSI above 80', query: { type: 'rsi', param: RSI_PERIOD, op: '>', val: 80 } }],
+  },
+];
