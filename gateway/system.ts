@@ -9,10 +9,13 @@ import { openEventStore } from '../platform/eventstore/index.ts';
 import type { EventStore } from '../platform/eventstore/port.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { ReadModelStore } from '../platform/readmodels/port.ts';
+import { connectRedis } from '../platform/redis.ts';
+import { RedisReadModelStore } from '../platform/readmodels/redis.ts';
 import { openSqliteReadModelStore } from '../platform/readmodels/sqlite.ts';
+import { RedisSessionStore } from '../platform/sessions/redis.ts';
 import type { SessionStore } from '../platform/sessions/port.ts';
 import { openSqliteSessionStore } from '../platform/sessions/sqlite.ts';
-import { startProjections, type RunningProjections } from '../projections/index.ts';
+import { checkpointSync, startProjections, type RunningProjections } from '../projections/index.ts';
 import type { AppDeps } from './app.ts';
 
 /** File names inside `DATA_DIR`. */
@@ -37,8 +40,15 @@ export interface System {
 /** Opens the ports and starts the projections (roles `all` and `projections`). */
 export async function openSystem(config: Config, logger: Logger): Promise<System> {
   const events = await openEventStore(config);
-  const readModels = openSqliteReadModelStore({ file: join(config.dataDir, DATA_FILES.readModels) });
-  const sessions = openSqliteSessionStore(join(config.dataDir, DATA_FILES.sessions));
+  const redis = config.redisUrl
+    ? await connectRedis(config.redisUrl, (error) => logger.error({ err: error }, 'redis connection error'))
+    : null;
+  const readModels: ReadModelStore = redis
+    ? new RedisReadModelStore(redis, undefined, false)
+    : openSqliteReadModelStore({ file: join(config.dataDir, DATA_FILES.readModels) });
+  const sessions: SessionStore = redis
+    ? new RedisSessionStore(redis, undefined, false)
+    : openSqliteSessionStore(join(config.dataDir, DATA_FILES.sessions));
   const runsProjections = config.role === 'all' || config.role === 'projections';
   const projections = runsProjections
     ? await startProjections(events, readModels, undefined, {
@@ -53,7 +63,7 @@ export async function openSystem(config: Config, logger: Logger): Promise<System
     readModels,
     sessions,
     symbols: { has: (symbol) => universe.has(symbol) },
-    readModelSync: projections ?? { waitFor: () => Promise.resolve() },
+    readModelSync: projections ?? checkpointSync(readModels),
   };
   return {
     events,
@@ -66,6 +76,7 @@ export async function openSystem(config: Config, logger: Logger): Promise<System
       await events.close();
       await readModels.close();
       await sessions.close();
+      if (redis?.isOpen) await redis.quit();
     },
   };
 }

@@ -85,3 +85,28 @@ export async function startProjections(
     },
   };
 }
+
+/**
+ * Read-your-writes for a process that does not run the projections itself (ROLE=gateway): polls the
+ * projections' checkpoints in the shared read-model store until they include the position.
+ */
+export function checkpointSync(
+  readModels: ReadModelStore,
+  projections: readonly Projection<unknown>[] = ALL_PROJECTIONS,
+  pollMs = 5,
+): Pick<RunningProjections, 'waitFor'> {
+  return {
+    waitFor: async (position, types, timeoutMs = 5000) => {
+      const names = projections
+        .filter((p) => p.handles.some((h) => types.includes(h)))
+        .map((p) => projectionConsumer(p).name);
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const checkpoints = await Promise.all(names.map((n) => readModels.readCheckpoint(n)));
+        if (checkpoints.every((c) => c !== null && comparePositions(c.position, position) >= 0)) return;
+        if (Date.now() > deadline) throw new Error(`read models did not reach ${position.commit} in ${timeoutMs} ms`);
+        await new Promise((r) => setTimeout(r, pollMs));
+      }
+    },
+  };
+}

@@ -10,6 +10,8 @@ export class RedisReadModelStore implements ReadModelStore {
   constructor(
     private readonly client: RedisClient,
     private readonly namespace = 'sp:rm',
+    /** Whether `close()` quits the client; false when the client is shared. */
+    private readonly ownsClient = true,
   ) {}
 
   private docs(collection: string): string {
@@ -80,6 +82,6 @@ export class RedisReadModelStore implements ReadModelStore {
   }
 
   async close(): Promise<void> {
-    if (this.client.isOpen) await this.client.quit();
+    if (this.ownsClient && this.client.isOpen) await this.client.quit();
   }
 }

@@ -8,6 +8,8 @@ export class RedisSessionStore implements SessionStore {
   constructor(
     private readonly client: RedisClient,
     private readonly namespace = 'sp:session',
+    /** Whether `close()` quits the client; false when the client is shared. */
+    private readonly ownsClient = true,
   ) {}
 
   private key(token: string): string {
@@ -34,6 +36,6 @@ export class RedisSessionStore implements SessionStore {
   }
 
   async close(): Promise<void> {
-    if (this.client.isOpen) await this.client.quit();
+    if (this.ownsClient && this.client.isOpen) await this.client.quit();
   }
 }
