@@ -1,0 +1,447 @@
+import { expect } from 'chai';
+import { DomainError, fold } from '../decider.ts';
+import { STOCKPULSE_NAMESPACE, uuidV5 } from '../ids.ts';
+import { given } from '../testing/givenWhenThen.ts';
+import {
+  ALERTS_LIMIT,
+  ALERT_THRESHOLD_MAX,
+  alertMessage,
+  alertsDecider,
+  armedAlerts,
+  formatCents,
+  priceAlertFires,
+  toCents,
+  triggerCommandId,
+  type AlertInput,
+  type AlertMessageInput,
+  type AlertsCommand,
+  type AlertsEvent,
+  type AlertTriggeredData,
+} from './alerts.ts';
+
+const AT = '2025-03-03T15:00:00.000Z';
+const LATER = '2025-03-04T15:00:00.000Z';
+const idOf = (n: number): string => uuidV5(`alert-${n}`, STOCKPULSE_NAMESPACE);
+const A1 = idOf(1);
+const A2 = idOf(2);
+
+const input = (over: Partial<AlertInput> = {}): AlertInput => ({
+  alertId: A1,
+  symbol: 'AAPL',
+  kind: 'PRICE',
+  alerttype: 'U',
+  threshold: 190,
+  period: null,
+  at: AT,
+  ...over,
+});
+const create = (over: Partial<AlertInput> = {}): AlertsCommand => ({ type: 'CreateAlert', data: input(over) });
+const update = (over: Partial<AlertInput> = {}): AlertsCommand => ({
+  type: 'UpdateAlert',
+  data: input({ at: LATER, ...over }),
+});
+const remove = (alertId: string): AlertsCommand => ({ type: 'DeleteAlert', data: { alertId } });
+const trigger = (alertId: string, price = 191, changepct = 1.25, sma: number | null = null): AlertsCommand => ({
+  type: 'TriggerAlert',
+  data: { alertId, price, changepct, at: LATER, sma },
+});
+
+const created = (alertId = A1, over: Record<string, unknown> = {}): AlertsEvent => ({
+  type: 'AlertCreated',
+  data: {
+    alertId,
+    symbol: 'AAPL',
+    kind: 'PRICE',
+    alerttype: 'U',
+    threshold: 190,
+    thresholdCents: 19000,
+    period: null,
+    createdt: AT,
+    ...over,
+  },
+});
+const updated = (over: Record<string, unknown> = {}): AlertsEvent => ({
+  type: 'AlertUpdated',
+  data: {
+    alertId: A1,
+    symbol: 'AAPL',
+    kind: 'PRICE',
+    alerttype: 'U',
+    threshold: 190,
+    thresholdCents: 19000,
+    period: null,
+    updatedt: LATER,
+    ...over,
+  },
+});
+const smaCreated = (alertId = A1, alerttype: 'U' | 'D' = 'U', period = 50): AlertsEvent =>
+  created(alertId, { kind: 'SMA', alerttype, threshold: null, thresholdCents: null, period });
+const deleted = (alertId = A1, symbol = 'AAPL'): AlertsEvent => ({ type: 'AlertDeleted', data: { alertId, symbol } });
+const triggered = (over: Partial<AlertTriggeredData> = {}): AlertsEvent => ({
+  type: 'AlertTriggered',
+  data: {
+    alertId: A1,
+    symbol: 'AAPL',
+    kind: 'PRICE',
+    alerttype: 'U',
+    threshold: 190,
+    period: null,
+    price: 191,
+    changepct: 1.25,
+    sma: null,
+    notificationtype: 1,
+    message: 'AAPL rose above 190.00 (+1.25% on the day)',
+    at: LATER,
+    ...over,
+  },
+});
+const manyCreated = (count: number): AlertsEvent[] => Array.from({ length: count }, (_, i) => created(idOf(100 + i)));
+
+function refusal(command: AlertsCommand, past: AlertsEvent[] = []): DomainError {
+  try {
+    alertsDecider.decide(command, fold(alertsDecider, past));
+  } catch (error) {
+    if (error instanceof DomainError) return error;
+    throw error;
+  }
+  throw new Error('the command was accepted');
+}
+
+describe('alerts decider', () => {
+  describe('creating an alert', () => {
+    it('creates an armed price alert with the threshold in cents beside the number', () => {
+      given(alertsDecider).when(create()).then([created()]);
+    });
+
+    it('upper-cases the symbol', () => {
+      given(alertsDecider)
+        .when(create({ symbol: ' msft ' }))
+        .then([created(A1, { symbol: 'MSFT' })]);
+    });
+
+    it('rounds the threshold to the cent, half up on its decimal form', () => {
+      given(alertsDecider)
+        .when(create({ threshold: 190.005 }))
+        .then([created(A1, { threshold: 190.01, thresholdCents: 19001 })]);
+      given(alertsDecider)
+        .when(create({ threshold: 0.1 + 0.2 }))
+        .then([created(A1, { threshold: 0.3, thresholdCents: 30 })]);
+    });
+
+    it('creates an SMA alert with its period and no threshold, ignoring a close sent along', () => {
+      given(alertsDecider)
+        .when(create({ kind: 'SMA', period: 200, threshold: 123.45, alerttype: 'D' }))
+        .then([smaCreated(A1, 'D', 200)]);
+    });
+
+    for (const period of [20, 50, 100, 200]) {
+      it(`accepts an SMA period of ${period}`, () => {
+        given(alertsDecider)
+          .when(create({ kind: 'SMA', period, threshold: null }))
+          .then([smaCreated(A1, 'U', period)]);
+      });
+    }
+
+    it('ignores a period sent with a price alert', () => {
+      given(alertsDecider)
+        .when(create({ period: 50 }))
+        .then([created()]);
+    });
+
+    for (const period of [0, 10, 21, 150, 201, null]) {
+      it(`refuses an SMA period of ${String(period)}, naming the period`, () => {
+        given(alertsDecider)
+          .when(create({ kind: 'SMA', period }))
+          .thenError('invalid_period');
+        expect(refusal(create({ kind: 'SMA', period })).message).to.match(/^period must be one of 20, 50, 100, 200/);
+      });
+    }
+
+    for (const threshold of [0, -1, Number.NaN, Number.POSITIVE_INFINITY, null, 0.004, ALERT_THRESHOLD_MAX + 0.01]) {
+      it(`refuses a threshold of ${String(threshold)}, naming the threshold`, () => {
+        given(alertsDecider).when(create({ threshold })).thenError('invalid_threshold');
+        expect(refusal(create({ threshold })).field).to.equal('threshold');
+      });
+    }
+
+    it(`accepts a threshold of exactly ${ALERT_THRESHOLD_MAX} and of 0.01`, () => {
+      given(alertsDecider)
+        .when(create({ threshold: ALERT_THRESHOLD_MAX }))
+        .then([created(A1, { threshold: ALERT_THRESHOLD_MAX, thresholdCents: 100_000_000 })]);
+      given(alertsDecider)
+        .when(create({ threshold: 0.005 }))
+        .then([created(A1, { threshold: 0.01, thresholdCents: 1 })]);
+    });
+
+    it('refuses an unknown direction or kind and a bad symbol, naming each', () => {
+      given(alertsDecider)
+        .when(create({ alerttype: 'X' as 'U' }))
+        .thenError('invalid_alerttype');
+      given(alertsDecider)
+        .when(create({ kind: 'RSI' as 'SMA' }))
+        .thenError('invalid_kind');
+      given(alertsDecider)
+        .when(create({ symbol: 'NOT A SYMBOL' }))
+        .thenError('invalid_symbol');
+      expect(refusal(create({ alerttype: 'X' as 'U' })).message).to.match(/^alerttype /);
+    });
+
+    it('refuses an id that is not a UUID', () => {
+      given(alertsDecider)
+        .when(create({ alertId: 'a1' }))
+        .thenError('invalid_id');
+    });
+
+    it('refuses an id already taken', () => {
+      given(alertsDecider, [created()]).when(create()).thenError('taken');
+    });
+
+    it(`holds up to exactly ${ALERTS_LIMIT} alerts and refuses one more`, () => {
+      given(alertsDecider, manyCreated(ALERTS_LIMIT - 1))
+        .when(create())
+        .then([created()]);
+      given(alertsDecider, manyCreated(ALERTS_LIMIT)).when(create()).thenError('limit');
+    });
+
+    it('has room again after a deletion', () => {
+      const past = manyCreated(ALERTS_LIMIT);
+      given(alertsDecider, [...past, deleted(idOf(100))])
+        .when(create())
+        .then([created()]);
+    });
+  });
+
+  describe('updating an alert', () => {
+    it('changes the alert and carries its whole new definition', () => {
+      given(alertsDecider, [created()])
+        .when(update({ threshold: 200.5, alerttype: 'D' }))
+        .then([updated({ alerttype: 'D', threshold: 200.5, thresholdCents: 20050 })]);
+    });
+
+    it('may turn a price alert into an SMA alert', () => {
+      given(alertsDecider, [created()])
+        .when(update({ kind: 'SMA', period: 20 }))
+        .then([updated({ kind: 'SMA', threshold: null, thresholdCents: null, period: 20 })]);
+    });
+
+    it('decides nothing when an armed alert is updated to what it is', () => {
+      given(alertsDecider, [created()]).when(update()).thenNothing();
+      given(alertsDecider, [created()])
+        .when(update({ threshold: 190.001 }))
+        .thenNothing();
+    });
+
+    it('re-arms a triggered alert even when nothing else changes', () => {
+      given(alertsDecider, [created(), triggered()]).when(update()).then([updated()]);
+    });
+
+    it('refuses an alert that does not exist or was deleted', () => {
+      given(alertsDecider).when(update()).thenError('not_found');
+      given(alertsDecider, [created(), deleted()]).when(update()).thenError('not_found');
+    });
+
+    it('refuses a bad definition before looking for the alert', () => {
+      given(alertsDecider)
+        .when(update({ threshold: -5 }))
+        .thenError('invalid_threshold');
+    });
+  });
+
+  describe('deleting an alert', () => {
+    it('deletes an alert, naming its symbol', () => {
+      given(alertsDecider, [created(A1), created(A2, { symbol: 'MSFT' })])
+        .when(remove(A2))
+        .then([deleted(A2, 'MSFT')]);
+    });
+
+    it('refuses an alert that does not exist or was already deleted', () => {
+      given(alertsDecider).when(remove(A1)).thenError('not_found');
+      given(alertsDecider, [created(), deleted()]).when(remove(A1)).thenError('not_found');
+    });
+
+    it('finds an id written in upper case', () => {
+      given(alertsDecider, [created()]).when(remove(A1.toUpperCase())).then([deleted()]);
+    });
+  });
+
+  describe('triggering an alert', () => {
+    it('fires an armed price alert with the notification it makes', () => {
+      given(alertsDecider, [created()]).when(trigger(A1)).then([triggered()]);
+    });
+
+    it('fires an SMA alert as notification type 2 with the moving average in the message', () => {
+      given(alertsDecider, [smaCreated()])
+        .when(trigger(A1, 188.1, 0.84, 187.321))
+        .then([
+          triggered({
+            kind: 'SMA',
+            threshold: null,
+            period: 50,
+            price: 188.1,
+            changepct: 0.84,
+            sma: 187.321,
+            notificationtype: 2,
+            message: 'AAPL crossed above its 50-day SMA 187.32 (+0.84% on the day)',
+          }),
+        ]);
+    });
+
+    it('decides nothing for a retried trigger of an alert already fired', () => {
+      given(alertsDecider, [created(), triggered()]).when(trigger(A1)).thenNothing();
+    });
+
+    it('decides nothing for an alert deleted or never created', () => {
+      given(alertsDecider, [created(), deleted()]).when(trigger(A1)).thenNothing();
+      given(alertsDecider).when(trigger(A1)).thenNothing();
+    });
+
+    it('fires again once the alert was re-armed by an update', () => {
+      given(alertsDecider, [created(), triggered(), updated()]).when(trigger(A1)).then([triggered()]);
+    });
+
+    it('refuses a price, change or moving average that is not a number', () => {
+      given(alertsDecider, [created()]).when(trigger(A1, Number.NaN)).thenError('invalid_price');
+      given(alertsDecider, [created()]).when(trigger(A1, 0)).thenError('invalid_price');
+      given(alertsDecider, [created()])
+        .when(trigger(A1, 191, Number.POSITIVE_INFINITY))
+        .thenError('invalid_changepct');
+      given(alertsDecider, [smaCreated()])
+        .when(trigger(A1, 191, 1, -3))
+        .thenError('invalid_sma');
+    });
+  });
+
+  it('refuses a command type it does not know', () => {
+    const unknown = { type: 'SnoozeAlert', data: {} } as unknown as AlertsCommand;
+    given(alertsDecider).when(unknown).thenError('unknown_command');
+  });
+
+  describe('evolve', () => {
+    it('arms a created alert, marks a fired one triggered and re-arms it on update', () => {
+      const afterCreate = fold(alertsDecider, [created()]);
+      expect(afterCreate.alerts[0]).to.include({ id: A1, status: 'armed', arming: 1, createdt: AT });
+      const afterTrigger = fold(alertsDecider, [triggered()], afterCreate);
+      expect(afterTrigger.alerts[0]).to.include({ status: 'triggered', arming: 1, updatedt: LATER });
+      const afterUpdate = fold(alertsDecider, [updated({ threshold: 191, thresholdCents: 19100 })], afterTrigger);
+      expect(afterUpdate.alerts[0]).to.include({ status: 'armed', arming: 2, createdt: AT, thresholdCents: 19100 });
+    });
+
+    it('is total: events about an absent alert leave the state as it is', () => {
+      const state = fold(alertsDecider, [created()]);
+      expect(fold(alertsDecider, [deleted(A2), triggered({ alertId: A2 }), created()], state)).to.deep.equal(state);
+    });
+
+    it('ignores an event type it does not know', () => {
+      const unknown = { type: 'AlertSnoozed', data: {} } as unknown as AlertsEvent;
+      const state = fold(alertsDecider, [created()]);
+      expect(alertsDecider.evolve(state, unknown)).to.equal(state);
+    });
+
+    it('keeps alerts in the order they were created', () => {
+      const state = fold(alertsDecider, [created(A1), created(A2, { symbol: 'MSFT' }), deleted(A1), created(idOf(3))]);
+      expect(state.alerts.map((a) => a.id)).to.deep.equal([A2, idOf(3)]);
+    });
+  });
+});
+
+describe('armed alerts for the engine', () => {
+  it('lists the alerts still waiting, without the fired ones', () => {
+    const state = fold(alertsDecider, [created(A1), created(A2, { symbol: 'MSFT' }), triggered()]);
+    expect(armedAlerts(state).map((a) => a.id)).to.deep.equal([A2]);
+  });
+
+  it('derives one trigger command id per arming, so a retried trigger appends nothing new', () => {
+    const first = fold(alertsDecider, [created()]).alerts[0]!;
+    expect(triggerCommandId(first)).to.equal(triggerCommandId({ ...first }));
+    expect(triggerCommandId({ ...first, arming: 2 })).not.to.equal(triggerCommandId(first));
+  });
+});
+
+describe('alert thresholds in cents', () => {
+  it('converts to cents without float traps and back', () => {
+    expect(toCents(190)).to.equal(19000);
+    expect(toCents(1.005)).to.equal(101);
+    expect(toCents(190.005)).to.equal(19001);
+    expect(toCents(0.29)).to.equal(29);
+    expect(toCents(1e-7)).to.equal(0);
+    expect(formatCents(19000)).to.equal('190.00');
+    expect(formatCents(5)).to.equal('0.05');
+    expect(formatCents(100_000_000)).to.equal('1000000.00');
+  });
+
+  it('fires an upward price alert at exactly the threshold and above, not a cent below', () => {
+    const up = { alerttype: 'U' as const, thresholdCents: 19000 };
+    expect(priceAlertFires(up, 190)).to.equal(true);
+    expect(priceAlertFires(up, 190.0000001)).to.equal(true);
+    expect(priceAlertFires(up, 189.99)).to.equal(false);
+    expect(priceAlertFires(up, 190.01)).to.equal(true);
+  });
+
+  it('fires a downward price alert at exactly the threshold and below, not a cent above', () => {
+    const down = { alerttype: 'D' as const, thresholdCents: 29 };
+    expect(priceAlertFires(down, 0.1 + 0.19)).to.equal(true);
+    expect(priceAlertFires(down, 0.29)).to.equal(true);
+    expect(priceAlertFires(down, 0.3)).to.equal(false);
+    expect(priceAlertFires(down, 0.28)).to.equal(true);
+  });
+
+  it('never fires an SMA alert on a price threshold, nor on a price that is not a number', () => {
+    expect(priceAlertFires({ alerttype: 'U', thresholdCents: null }, 1000)).to.equal(false);
+    expect(priceAlertFires({ alerttype: 'U', thresholdCents: 100 }, Number.NaN)).to.equal(false);
+  });
+});
+
+describe('alert messages', () => {
+  const price = (alerttype: 'U' | 'D', changepct: number, symbol = 'AAPL', thresholdCents = 19000): string =>
+    alertMessage({ symbol, kind: 'PRICE', alerttype, thresholdCents, period: null, sma: null, changepct });
+  const sma = (alerttype: 'U' | 'D', changepct: number, value: number | null = 187.32, symbol = 'AAPL'): string =>
+    alertMessage({ symbol, kind: 'SMA', alerttype, thresholdCents: null, period: 50, sma: value, changepct });
+
+  it('writes the examples of the product', () => {
+    expect(price('U', 1.25)).to.equal('AAPL rose above 190.00 (+1.25% on the day)');
+    expect(price('D', -2.1, 'AAPL', 18000)).to.equal('AAPL fell below 180.00 (-2.10% on the day)');
+    expect(sma('U', 0.84)).to.equal('AAPL crossed above its 50-day SMA 187.32 (+0.84% on the day)');
+    expect(sma('D', -0.5)).to.equal('AAPL crossed below its 50-day SMA 187.32 (-0.50% on the day)');
+  });
+
+  it('keeps the direction sign when the day moved the other way, writing the change in words', () => {
+    expect(price('U', -0.5)).to.equal('AAPL rose above 190.00 (+, though down 0.50% on the day)');
+    expect(price('D', 0.4, 'AAPL', 18000)).to.equal('AAPL fell below 180.00 (-, though up 0.40% on the day)');
+  });
+
+  it('gives a flat day the direction sign', () => {
+    expect(price('U', 0)).to.equal('AAPL rose above 190.00 (+0.00% on the day)');
+    expect(price('D', 0.004)).to.equal('AAPL fell below 190.00 (-0.00% on the day)');
+  });
+
+  it('leaves out a moving average the engine did not give', () => {
+    expect(sma('U', 1, null)).to.equal('AAPL crossed above its 50-day SMA (+1.00% on the day)');
+  });
+
+  describe('the sign rule: up messages contain +, down messages contain - and never +', () => {
+    const changes = [-12.345, -2.1, -0.5, -0.004, 0, 0.004, 0.4, 1.25, 30];
+    for (const symbol of ['AAPL', 'BF-B']) {
+      for (const changepct of changes) {
+        it(`holds for ${symbol} on a day of ${changepct}%`, () => {
+          for (const message of [price('U', changepct, symbol), sma('U', changepct, 187.32, symbol)]) {
+            expect(message, message).to.contain('+');
+          }
+          for (const message of [price('D', changepct, symbol), sma('D', changepct, 187.32, symbol)]) {
+            expect(message, message).to.contain('-').and.not.contain('+');
+          }
+        });
+      }
+    }
+
+    it('holds for every kind, direction and rounding edge', () => {
+      const inputs: AlertMessageInput[] = [];
+      for (const alerttype of ['U', 'D'] as const) {
+        for (const changepct of [-0.005, 0.005, -0.0049, 0.0049, 99.995, -99.995]) {
+          inputs.push({ symbol: 'X', kind: 'PRICE', alerttype, thresholdCents: 1, period: null, sma: null, changepct });
+        }
+      }
+      for (const message of inputs.map(alertMessage)) expect(/[+-]/.test(message), message).to.equal(true);
+      for (const i of inputs.filter((x) => x.alerttype === 'D')) expect(alertMessage(i)).not.to.contain('+');
+    });
+  });
+});

@@ -1,0 +1,372 @@
+import { expect } from 'chai';
+import { ALERTS_LIMIT, alertsDecider, type AlertsCommand } from '../../domain/alerts/alerts.ts';
+import { STOCKPULSE_NAMESPACE, uuidV5 } from '../../domain/ids.ts';
+import { CommandService } from '../commands.ts';
+import { startTestGateway, type TestGateway } from '../testing/harness.ts';
+import { triggerAlert, type AlertAnswer } from './alerts.ts';
+
+const AT = '2025-03-03T15:30:00.000Z';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+describe('alert routes', function () {
+  let gw: TestGateway;
+  let commands: CommandService;
+  before(async function () {
+    gw = await startTestGateway();
+    commands = new CommandService(gw.running.system.events, gw.running.system.projections!);
+  });
+  after(async function () {
+    await gw.close();
+  });
+
+  async function events(username: string): Promise<string[]> {
+    const recorded = await gw.running.system.events.readStream(`alerts-${username}`).catch(() => []);
+    return recorded.map((e) => e.type);
+  }
+
+  type User = Awaited<ReturnType<TestGateway['user']>>;
+  async function createAlert(user: User, body: Record<string, unknown>): Promise<AlertAnswer> {
+    const res = await user.post('/personalize/stockalerts', body);
+    expect(res.status).to.equal(200, res.text);
+    return res.body as AlertAnswer;
+  }
+
+  const fire = (username: string, alertId: string, at = new Date().toISOString()) =>
+    triggerAlert(commands, username, { alertId, price: 191.5, changepct: 1.25, at });
+
+  describe('creating', function () {
+    it('creates a price alert and answers it in the contract shape', async function () {
+      const user = await gw.user();
+      const res = await user.post('/personalize/stockalerts', { symbol: 'AAPL', close: 190, alerttype: 'U' });
+      expect(res.status).to.equal(200, res.text);
+      const alert = res.body as AlertAnswer;
+      expect(Object.keys(alert)).to.have.members([
+        'id',
+        'symbol',
+        'threshold',
+        'alerttype',
+        'kind',
+        'status',
+        'createdt',
+      ]);
+      expect(alert.id).to.match(UUID);
+      expect(alert).to.deep.include({ symbol: 'AAPL', threshold: 190, alerttype: 'U', kind: 'PRICE', status: 'armed' });
+      expect(Number.isNaN(Date.parse(alert.createdt))).to.equal(false);
+      expect(await events(user.username)).to.deep.equal(['AlertCreated']);
+    });
+
+    it('creates an SMA alert with its period, ignoring the close sent along', async function () {
+      const user = await gw.user();
+      const alert = await createAlert(user, { symbol: 'msft', close: 123.4, alerttype: 'd', kind: 'SMA', period: 50 });
+      expect(alert).to.deep.include({
+        symbol: 'MSFT',
+        threshold: null,
+        alerttype: 'D',
+        kind: 'SMA',
+        period: 50,
+        status: 'armed',
+      });
+      expect(Object.keys(alert)).to.include('period');
+    });
+
+    it('keeps the threshold to the cent', async function () {
+      const user = await gw.user();
+      expect((await createAlert(user, { symbol: 'AAPL', close: 190.005, alerttype: 'U' })).threshold).to.equal(190.01);
+    });
+
+    it('accepts a threshold of exactly 1,000,000 and of 0.01', async function () {
+      const user = await gw.user();
+      expect((await createAlert(user, { symbol: 'NVDA', close: 1_000_000, alerttype: 'D' })).threshold).to.equal(
+        1_000_000,
+      );
+      expect((await createAlert(user, { symbol: 'NVDA', close: 0.01, alerttype: 'U' })).threshold).to.equal(0.01);
+    });
+
+    it('creates a new alert, ignoring an id sent without update', async function () {
+      const user = await gw.user();
+      const first = await createAlert(user, { symbol: 'AAPL', close: 190, alerttype: 'U' });
+      const second = await createAlert(user, {
+        symbol: 'AAPL',
+        close: 200,
+        alerttype: 'U',
+        id: first.id,
+        update: false,
+      });
+      expect(second.id).not.to.equal(first.id);
+      expect((await user.get('/personalize/stockalerts')).body).to.have.length(2);
+    });
+  });
+
+  describe('reading', function () {
+    it('reads the alerts back right after a change, by symbol and all, with the position', async function () {
+      const user = await gw.user();
+      const aapl = await createAlert(user, { symbol: 'AAPL', close: 190, alerttype: 'U' });
+      const msft = await createAlert(user, { symbol: 'MSFT', alerttype: 'D', kind: 'SMA', period: 200 });
+      const bySymbol = await user.get('/personalize/stockalerts/aapl');
+      expect(bySymbol.status).to.equal(200);
+      expect(bySymbol.body).to.deep.equal([aapl]);
+      expect(bySymbol.headers.get('x-read-model-position')).to.match(/^\d+\/\d+$/);
+      expect((await user.get('/personalize/stockalerts')).body).to.deep.equal([aapl, msft]);
+      expect((await user.get('/personalize/stockalerts/NVDA')).body).to.deep.equal([]);
+    });
+
+    it('answers empty lists to a new user', async function () {
+      const user = await gw.user();
+      expect((await user.get('/personalize/stockalerts')).body).to.deep.equal([]);
+      expect((await user.get('/personalize/stockalerts/AAPL')).body).to.deep.equal([]);
+    });
+
+    it('refuses a bad symbol in the path naming params.symbol', async function () {
+      const user = await gw.user();
+      const res = await user.get('/personalize/stockalerts/BAD%20ONE');
+      expect(res.status).to.equal(400);
+      expect((res.body as { message: string }).message).to.match(/^params\.symbol:/);
+    });
+  });
+
+  describe('updating', function () {
+    it('changes an alert, keeping its id and creation time', async function () {
+      const user = await gw.user();
+      const alert = await createAlert(user, { symbol: 'AAPL', close: 190, alerttype: 'U' });
+      const changed = await createAlert(user, {
+        symbol: 'AAPL',
+        close: 180.5,
+        alerttype: 'D',
+        id: alert.id,
+        update: true,
+      });
+      expect(changed).to.deep.equal({ ...alert, threshold: 180.5, alerttype: 'D' });
+      expect((await user.get('/personalize/stockalerts/AAPL')).body).to.deep.equal([changed]);
+      expect(await events(user.username)).to.deep.equal(['AlertCreated', 'AlertUpdated']);
+    });
+
+    it('re-arms a triggered alert', async function () {
+      const user = await gw.user();
+      const alert = await createAlert(user, { symbol: 'AAPL', close: 190, alerttype: 'U' });
+      await fire(user.username, alert.id);
+      expect((await user.get('/personalize/stockalerts/AAPL')).body).to.deep.equal([{ ...alert, status: 'triggered' }]);
+      const rearmed = await createAlert(user, {
+        symbol: 'AAPL',
+        close: 190,
+        alerttype: 'U',
+        id: alert.id,
+        update: true,
+      });
+      expect(rearmed.status).to.equal('armed');
+      expect((await user.get('/personalize/stockalerts')).body).to.deep.equal([rearmed]);
+    });
+
+    it('answers 404 for an id that is no alert of the caller, appending nothing', async function () {
+      const user = await gw.user();
+      await createAlert(user, { symbol: 'AAPL', close: 190, alerttype: 'U' });
+      for (const id of [uuidV5('nothing', STOCKPULSE_NAMESPACE), 'chart-element-7']) {
+        const res = await user.post('/personalize/stockalerts', {
+          symbol: 'AAPL',
+          close: 1,
+          alerttype: 'U',
+          id,
+          update: true,
+        });
+        expect(res.status).to.equal(404, res.text);
+      }
+      expect(await events(user.username)).to.deep.equal(['AlertCreated']);
+    });
+  });
+
+  describe('deleting', function () {
+    it('deletes an alert and answers {id, deleted: true}', async function () {
+      const user = await gw.user();
+      const keep = await createAlert(user, { symbol: 'AAPL', close: 190, alerttype: 'U' });
+      const drop = await createAlert(user, { symbol: 'AAPL', close: 170, alerttype: 'D' });
+      const res = await user.post(`/personalize/deletealert/${drop.id}`);
+      expect(res.status).to.equal(200, res.text);
+      expect(res.body).to.deep.equal({ id: drop.id, deleted: true });
+      expect((await user.get('/personalize/stockalerts/AAPL')).body).to.deep.equal([keep]);
+    });
+
+    it('answers 404 when the alert is already deleted or never was', async function () {
+      const user = await gw.user();
+      const alert = await createAlert(user, { symbol: 'AAPL', close: 190, alerttype: 'U' });
+      await user.post(`/personalize/deletealert/${alert.id}`);
+      expect((await user.post(`/personalize/deletealert/${alert.id}`)).status).to.equal(404);
+      expect((await user.post('/personalize/deletealert/not-an-alert')).status).to.equal(404);
+      expect(await events(user.username)).to.deep.equal(['AlertCreated', 'AlertDeleted']);
+    });
+
+    it('refuses an id longer than 100 characters naming params.id', async function () {
+      const user = await gw.user();
+      const res = await user.post(`/personalize/deletealert/${'x'.repeat(101)}`);
+      expect(res.status).to.equal(400);
+      expect((res.body as { message: string }).message).to.match(/^params\.id:/);
+    });
+  });
+
+  it('never shows one user the alerts of another, nor lets them change or delete them', async function () {
+    const ada = await gw.user('ada');
+    const bob = await gw.user('bob');
+    const adas = await createAlert(ada, { symbol: 'AAPL', close: 190, alerttype: 'U' });
+    const bobs = await createAlert(bob, { symbol: 'AAPL', close: 150, alerttype: 'D' });
+    expect((await ada.get('/personalize/stockalerts/AAPL')).body).to.deep.equal([adas]);
+    expect((await bob.get('/personalize/stockalerts')).body).to.deep.equal([bobs]);
+    expect((await bob.post(`/personalize/deletealert/${adas.id}`)).status).to.equal(404);
+    const update = { symbol: 'AAPL', close: 1, alerttype: 'U', id: adas.id, update: true };
+    expect((await bob.post('/personalize/stockalerts', update)).status).to.equal(404);
+    expect(await events(ada.username)).to.deep.equal(['AlertCreated']);
+    expect(await events(bob.username)).to.deep.equal(['AlertCreated']);
+    expect((await ada.get('/personalize/stockalerts')).body).to.deep.equal([adas]);
+  });
+
+  describe('retries', function () {
+    it('appends nothing for a retried create with the same Idempotency-Key and answers the same', async function () {
+      const user = await gw.user();
+      const headers = { 'Idempotency-Key': 'alert-aapl-190' };
+      const body = { symbol: 'AAPL', close: 190, alerttype: 'U' };
+      const first = await user.post('/personalize/stockalerts', body, headers);
+      const retried = await user.post('/personalize/stockalerts', body, headers);
+      expect(retried.status).to.equal(200);
+      expect(retried.body).to.deep.equal(first.body);
+      expect(await events(user.username)).to.deep.equal(['AlertCreated']);
+    });
+
+    it('appends nothing for a retried delete with the same Idempotency-Key and answers the same', async function () {
+      const user = await gw.user();
+      const alert = await createAlert(user, { symbol: 'AAPL', close: 190, alerttype: 'U' });
+      const headers = { 'Idempotency-Key': 'delete-1' };
+      const first = await user.post(`/personalize/deletealert/${alert.id}`, undefined, headers);
+      const retried = await user.post(`/personalize/deletealert/${alert.id}`, undefined, headers);
+      expect(retried.status).to.equal(200);
+      expect(retried.body).to.deep.equal(first.body);
+      expect(await events(user.username)).to.deep.equal(['AlertCreated', 'AlertDeleted']);
+    });
+  });
+
+  describe('firing (the engine side)', function () {
+    it('marks a fired alert triggered; a retried or repeated trigger appends nothing', async function () {
+      const user = await gw.user();
+      const alert = await createAlert(user, { symbol: 'AAPL', close: 190, alerttype: 'U' });
+      const at = '2025-03-03T15:30:00.000Z';
+      const outcome = await fire(user.username, alert.id, at);
+      expect(outcome.events.map((e) => e.type)).to.deep.equal(['AlertTriggered']);
+      expect((await fire(user.username, alert.id, at)).replayed).to.equal(true);
+      expect((await fire(user.username, alert.id, '2025-03-03T15:31:00.000Z')).events).to.deep.equal([]);
+      expect(await events(user.username)).to.deep.equal(['AlertCreated', 'AlertTriggered']);
+      expect(((await user.get('/personalize/stockalerts')).body as AlertAnswer[])[0]!.status).to.equal('triggered');
+    });
+
+    it('records the notification text with the sign of the direction', async function () {
+      const user = await gw.user();
+      const alert = await createAlert(user, { symbol: 'AAPL', close: 180, alerttype: 'D' });
+      await triggerAlert(commands, user.username, { alertId: alert.id, price: 179.9, changepct: 0.4, at: AT });
+      const recorded = await gw.running.system.events.readStream(`alerts-${user.username}`);
+      const data = recorded.at(-1)!.data as { message: string; notificationtype: number };
+      expect(data).to.include({
+        message: 'AAPL fell below 180.00 (-, though up 0.40% on the day)',
+        notificationtype: 1,
+      });
+      expect(recorded.at(-1)!.metadata).to.include({ actor: 'engine', userId: user.username });
+    });
+  });
+
+  const badInputs: [string, { raw?: string; body?: unknown }, number, string][] = [
+    ['a missing symbol', { body: { close: 190, alerttype: 'U' } }, 400, 'body.symbol'],
+    ['a symbol breaking the rule', { body: { symbol: 'BAD SYMBOL!', close: 190, alerttype: 'U' } }, 400, 'body.symbol'],
+    ['a symbol outside the universe', { body: { symbol: 'ZZZZZZ', close: 190, alerttype: 'U' } }, 400, 'body.symbol'],
+    ['a missing direction', { body: { symbol: 'AAPL', close: 190 } }, 400, 'body.alerttype'],
+    ['an unknown direction', { body: { symbol: 'AAPL', close: 190, alerttype: 'X' } }, 400, 'body.alerttype'],
+    ['a price alert without close', { body: { symbol: 'AAPL', alerttype: 'U' } }, 400, 'body.close'],
+    ['a threshold of 0', { body: { symbol: 'AAPL', close: 0, alerttype: 'U' } }, 400, 'body.close'],
+    ['a negative threshold', { body: { symbol: 'AAPL', close: -5, alerttype: 'U' } }, 400, 'body.close'],
+    ['a threshold under a cent', { body: { symbol: 'AAPL', close: 0.004, alerttype: 'U' } }, 400, 'body.close'],
+    ['an infinite threshold', { raw: '{"symbol":"AAPL","close":1e400,"alerttype":"U"}' }, 400, 'body.close'],
+    [
+      'a threshold above 1,000,000',
+      { body: { symbol: 'AAPL', close: 1_000_000.01, alerttype: 'U' } },
+      400,
+      'body.close',
+    ],
+    ['a threshold as text', { body: { symbol: 'AAPL', close: '190', alerttype: 'U' } }, 400, 'body.close'],
+    ['an unknown kind', { body: { symbol: 'AAPL', close: 190, alerttype: 'U', kind: 'RSI' } }, 400, 'body.kind'],
+    ['an SMA alert without period', { body: { symbol: 'AAPL', alerttype: 'U', kind: 'SMA' } }, 400, 'body.period'],
+    ['an SMA period of 30', { body: { symbol: 'AAPL', alerttype: 'U', kind: 'SMA', period: 30 } }, 400, 'body.period'],
+    ['update without an id', { body: { symbol: 'AAPL', close: 190, alerttype: 'U', update: true } }, 400, 'body.id'],
+    ['update as text', { body: { symbol: 'AAPL', close: 190, alerttype: 'U', update: 'yes' } }, 400, 'body.update'],
+    [
+      'an id of 101 characters',
+      { body: { symbol: 'AAPL', close: 1, alerttype: 'U', id: 'x'.repeat(101) } },
+      400,
+      'body.id',
+    ],
+    ['a list instead of an alert', { body: [{ symbol: 'AAPL', close: 190, alerttype: 'U' }] }, 400, 'body'],
+    ['invalid JSON', { raw: '{"symbol":"AAPL"' }, 400, 'body'],
+  ];
+  for (const [what, input, status, field] of badInputs) {
+    it(`refuses ${what} with ${status} naming ${field}, appending nothing`, async function () {
+      const user = await gw.user();
+      const res = await user.request('POST', '/personalize/stockalerts', {
+        ...(input.raw !== undefined ? { raw: input.raw } : { body: input.body }),
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(res.status).to.equal(status, res.text);
+      const message = (res.body as { message: string }).message;
+      expect(message.startsWith(field), message).to.equal(true);
+      expect(await events(user.username)).to.deep.equal([]);
+    });
+  }
+
+  it(`refuses alert number ${ALERTS_LIMIT + 1} of a user, appending nothing`, async function () {
+    this.timeout(60_000);
+    const user = await gw.user();
+    const at = new Date().toISOString();
+    for (let i = 0; i < ALERTS_LIMIT; i++) {
+      const command: AlertsCommand = {
+        type: 'CreateAlert',
+        data: {
+          alertId: uuidV5(`limit-${user.username}-${i}`, STOCKPULSE_NAMESPACE),
+          symbol: 'AAPL',
+          kind: 'PRICE',
+          alerttype: 'U',
+          threshold: 100 + i,
+          period: null,
+          at,
+        },
+      };
+      await commands.execute({ concern: 'alerts', decider: alertsDecider }, command, {
+        commandId: `seed-${i}`,
+        userId: user.username,
+        at,
+        actor: `user:${user.username}`,
+      });
+    }
+    const res = await user.post('/personalize/stockalerts', { symbol: 'AAPL', close: 190, alerttype: 'U' });
+    expect(res.status).to.equal(400, res.text);
+    expect(res.body).to.deep.include({ error: 'limit' });
+    expect((res.body as { message: string }).message).to.contain(`at most ${ALERTS_LIMIT}`);
+    expect(await events(user.username)).to.have.length(ALERTS_LIMIT);
+    expect((await user.get('/personalize/stockalerts')).body).to.have.length(ALERTS_LIMIT);
+  });
+
+  it('refuses every alert route without a session', async function () {
+    const anonymous = gw.client();
+    expect((await anonymous.get('/personalize/stockalerts')).status).to.equal(401);
+    expect((await anonymous.get('/personalize/stockalerts/AAPL')).status).to.equal(401);
+    expect(
+      (await anonymous.post('/personalize/stockalerts', { symbol: 'AAPL', close: 1, alerttype: 'U' })).status,
+    ).to.equal(401);
+    expect((await anonymous.post(`/personalize/deletealert/${uuidV5('x', STOCKPULSE_NAMESPACE)}`)).status).to.equal(
+      401,
+    );
+  });
+
+  it('keeps the alerts and their status across a restart', async function () {
+    const gw2 = await startTestGateway();
+    const user = await gw2.user();
+    const alert = await createAlert(user, { symbol: 'AAPL', close: 190, alerttype: 'U' });
+    const dataDir = gw2.dataDir;
+    await gw2.close({ keepData: true });
+    const restarted = await startTestGateway({ dataDir });
+    const again = restarted.client();
+    for (const [k, v] of user.cookies) again.cookies.set(k, v);
+    expect((await again.get('/personalize/stockalerts/AAPL')).body).to.deep.equal([alert]);
+    await restarted.close();
+  });
+});

@@ -1,0 +1,312 @@
+import { expect } from 'chai';
+import { STOCKPULSE_NAMESPACE, uuidV5 } from '../../domain/ids.ts';
+import { CommandService } from '../commands.ts';
+import { startTestGateway, type TestClient, type TestGateway } from '../testing/harness.ts';
+import { triggerAlert, type AlertAnswer } from './alerts.ts';
+import type { NotificationAnswer } from './notifications.ts';
+
+type User = TestClient & { readonly username: string };
+
+describe('notification routes', function () {
+  let gw: TestGateway;
+  let commands: CommandService;
+  before(async function () {
+    gw = await startTestGateway();
+    commands = new CommandService(gw.running.system.events, gw.running.system.projections!);
+  });
+  after(async function () {
+    await gw.close();
+  });
+
+  async function readEvents(username: string): Promise<string[]> {
+    const recorded = await gw.running.system.events.readStream(`notifications-${username}`).catch(() => []);
+    return recorded.map((e) => e.type);
+  }
+
+  let minute = 0;
+  /** Creates an alert through the API and fires it as the engine does; answers the notification id. */
+  async function notify(
+    user: User,
+    alert: { symbol?: string; close?: number; alerttype?: 'U' | 'D'; kind?: 'PRICE' | 'SMA'; period?: number } = {},
+    changepct = 1.25,
+  ): Promise<{ id: string; at: string }> {
+    const res = await user.post('/personalize/stockalerts', {
+      symbol: alert.symbol ?? 'AAPL',
+      close: alert.close ?? 190,
+      alerttype: alert.alerttype ?? 'U',
+      kind: alert.kind ?? 'PRICE',
+      ...(alert.period !== undefined ? { period: alert.period } : {}),
+    });
+    expect(res.status).to.equal(200, res.text);
+    const at = new Date(Date.UTC(2025, 2, 3, 15, minute++)).toISOString();
+    const outcome = await triggerAlert(commands, user.username, {
+      alertId: (res.body as AlertAnswer).id,
+      price: 191,
+      changepct,
+      at,
+      sma: alert.kind === 'SMA' ? 187.32 : null,
+    });
+    expect(outcome.events).to.have.length(1);
+    const recorded = await gw.running.system.events.readStream(`alerts-${user.username}`);
+    return { id: recorded.at(-1)!.id, at };
+  }
+
+  const list = async (user: User, path = '/personalize/usernotifications/ALL') =>
+    (await user.get(path)).body as NotificationAnswer[];
+  const unread = async (user: User) =>
+    ((await user.get('/personalize/usernotifications/unreadcount')).body as { unread: number }).unread;
+
+  describe('listing', function () {
+    it('lists a fired alert right after the trigger, in the contract shape', async function () {
+      const user = await gw.user();
+      const { id, at } = await notify(user);
+      const res = await user.get('/personalize/usernotifications/ALL');
+      expect(res.status).to.equal(200, res.text);
+      expect(res.body).to.deep.equal([
+        {
+          id,
+          symbol: 'AAPL',
+          notificationtype: 1,
+          notifcationmessage: 'AAPL rose above 190.00 (+1.25% on the day)',
+          createdt: at,
+          read: false,
+        },
+      ]);
+      expect(res.headers.get('x-read-model-position')).to.match(/^\d+\/\d+$/);
+    });
+
+    it('answers an empty list to a new user', async function () {
+      const user = await gw.user();
+      expect(await list(user)).to.deep.equal([]);
+      expect(await unread(user)).to.equal(0);
+    });
+
+    it('lists newest first and filters by type: ALL, PRICE or 1, SMA or 2, any case', async function () {
+      const user = await gw.user();
+      const price1 = await notify(user, { symbol: 'AAPL' });
+      const sma = await notify(user, { symbol: 'MSFT', kind: 'SMA', period: 50, alerttype: 'D' }, -0.84);
+      const price2 = await notify(user, { symbol: 'NVDA', alerttype: 'D', close: 100 }, -2.1);
+      const ids = (items: NotificationAnswer[]) => items.map((n) => n.id);
+      expect(ids(await list(user))).to.deep.equal([price2.id, sma.id, price1.id]);
+      expect(ids(await list(user, '/personalize/usernotifications/all'))).to.deep.equal([price2.id, sma.id, price1.id]);
+      for (const type of ['PRICE', '1', 'price']) {
+        expect(ids(await list(user, `/personalize/usernotifications/${type}`))).to.deep.equal([price2.id, price1.id]);
+      }
+      for (const type of ['SMA', '2']) {
+        const items = await list(user, `/personalize/usernotifications/${type}`);
+        expect(items.map((n) => [n.id, n.notificationtype, n.notifcationmessage])).to.deep.equal([
+          [sma.id, 2, 'MSFT crossed below its 50-day SMA 187.32 (-0.84% on the day)'],
+        ]);
+      }
+    });
+
+    it('pages with limit and before (a notification id or an ISO time)', async function () {
+      const user = await gw.user();
+      const made = [];
+      for (let i = 0; i < 4; i++) made.push(await notify(user, { close: 100 + i }));
+      const [n0, n1, n2, n3] = made;
+      const ids = (items: NotificationAnswer[]) => items.map((n) => n.id);
+      expect(ids(await list(user, '/personalize/usernotifications/ALL?limit=2'))).to.deep.equal([n3!.id, n2!.id]);
+      expect(ids(await list(user, `/personalize/usernotifications/ALL?limit=2&before=${n2!.id}`))).to.deep.equal([
+        n1!.id,
+        n0!.id,
+      ]);
+      expect(ids(await list(user, `/personalize/usernotifications/ALL?before=${n1!.at}`))).to.deep.equal([n0!.id]);
+      expect(ids(await list(user, `/personalize/usernotifications/ALL?before=${n0!.id}`))).to.deep.equal([]);
+    });
+
+    it('defaults to 50 a page and allows 200', async function () {
+      const user = await gw.user();
+      const many = 52;
+      const alertIds: string[] = [];
+      for (let i = 0; i < many; i++) {
+        const res = await user.post('/personalize/stockalerts', { symbol: 'AAPL', close: 100 + i, alerttype: 'U' });
+        alertIds.push((res.body as AlertAnswer).id);
+      }
+      for (const [i, alertId] of alertIds.entries()) {
+        await triggerAlert(commands, user.username, {
+          alertId,
+          price: 500,
+          changepct: 1,
+          at: new Date(Date.UTC(2025, 2, 3, 10, i)).toISOString(),
+        });
+      }
+      expect(await list(user)).to.have.length(50);
+      expect(await list(user, '/personalize/usernotifications/ALL?limit=200')).to.have.length(many);
+    });
+
+    const badQueries: [string, string, number, string][] = [
+      ['an unknown type', '/personalize/usernotifications/RSI', 400, 'params.type'],
+      ['a limit of 0', '/personalize/usernotifications/ALL?limit=0', 400, 'query.limit'],
+      ['a limit of 201', '/personalize/usernotifications/ALL?limit=201', 400, 'query.limit'],
+      ['a limit that is no number', '/personalize/usernotifications/ALL?limit=ten', 400, 'query.limit'],
+      [
+        'a before that is neither id nor time',
+        '/personalize/usernotifications/ALL?before=yesterday',
+        400,
+        'query.before',
+      ],
+      [
+        'a before naming no notification of the caller',
+        `/personalize/usernotifications/ALL?before=${uuidV5('none', STOCKPULSE_NAMESPACE)}`,
+        404,
+        'query.before',
+      ],
+    ];
+    for (const [what, path, status, field] of badQueries) {
+      it(`refuses ${what} with ${status} naming ${field}`, async function () {
+        const user = await gw.user();
+        const res = await user.get(path);
+        expect(res.status).to.equal(status, res.text);
+        const message = (res.body as { message: string }).message;
+        expect(message.startsWith(field), message).to.equal(true);
+      });
+    }
+  });
+
+  describe('marking read', function () {
+    it('marks notifications read by id and answers how many are still unread', async function () {
+      const user = await gw.user();
+      const a = await notify(user);
+      const b = await notify(user);
+      const c = await notify(user);
+      expect(await unread(user)).to.equal(3);
+      const res = await user.post('/personalize/readnotifications', { ids: [a.id, c.id.toUpperCase()] });
+      expect(res.status).to.equal(200, res.text);
+      expect(res.body).to.deep.equal({ unread: 1 });
+      const items = await list(user);
+      expect(items.map((n) => [n.id, n.read])).to.deep.equal([
+        [c.id, true],
+        [b.id, false],
+        [a.id, true],
+      ]);
+      expect(await unread(user)).to.equal(1);
+      expect(await readEvents(user.username)).to.deep.equal(['NotificationsMarkedRead']);
+    });
+
+    it('appends nothing when the named notifications are already read', async function () {
+      const user = await gw.user();
+      const a = await notify(user);
+      await user.post('/personalize/readnotifications', { ids: [a.id] });
+      const again = await user.post('/personalize/readnotifications', { ids: [a.id, a.id] });
+      expect(again.body).to.deep.equal({ unread: 0 });
+      expect(await readEvents(user.username)).to.deep.equal(['NotificationsMarkedRead']);
+    });
+
+    it('marks all read up to the newest notification; a later one is unread', async function () {
+      const user = await gw.user();
+      await notify(user);
+      await notify(user);
+      const res = await user.post('/personalize/readnotifications', { all: true });
+      expect(res.status).to.equal(200, res.text);
+      expect(res.body).to.deep.equal({ unread: 0 });
+      expect((await list(user)).every((n) => n.read)).to.equal(true);
+      const later = await notify(user);
+      expect(await unread(user)).to.equal(1);
+      expect((await list(user))[0]).to.deep.include({ id: later.id, read: false });
+      expect((await user.post('/personalize/readnotifications', { all: true })).body).to.deep.equal({ unread: 0 });
+      expect(await readEvents(user.username)).to.deep.equal([
+        'AllNotificationsMarkedRead',
+        'AllNotificationsMarkedRead',
+      ]);
+    });
+
+    it('appends nothing when marking all read with nothing new', async function () {
+      const user = await gw.user();
+      expect((await user.post('/personalize/readnotifications', { all: true })).body).to.deep.equal({ unread: 0 });
+      await notify(user);
+      await user.post('/personalize/readnotifications', { all: true });
+      await user.post('/personalize/readnotifications', { all: true });
+      expect(await readEvents(user.username)).to.deep.equal(['AllNotificationsMarkedRead']);
+    });
+
+    it('appends nothing for a retried mark with the same Idempotency-Key and answers the same', async function () {
+      const user = await gw.user();
+      const a = await notify(user);
+      await notify(user);
+      const headers = { 'Idempotency-Key': 'read-a' };
+      const first = await user.post('/personalize/readnotifications', { ids: [a.id] }, headers);
+      const retried = await user.post('/personalize/readnotifications', { ids: [a.id] }, headers);
+      expect(retried.status).to.equal(200);
+      expect(retried.body).to.deep.equal(first.body).and.deep.equal({ unread: 1 });
+      const allHeaders = { 'Idempotency-Key': 'read-all' };
+      const all = await user.post('/personalize/readnotifications', { all: true }, allHeaders);
+      const allRetried = await user.post('/personalize/readnotifications', { all: true }, allHeaders);
+      expect(allRetried.body).to.deep.equal(all.body).and.deep.equal({ unread: 0 });
+      expect(await readEvents(user.username)).to.deep.equal(['NotificationsMarkedRead', 'AllNotificationsMarkedRead']);
+    });
+
+    const badBodies: [string, { raw?: string; body?: unknown }, number, string][] = [
+      ['an empty object', { body: {} }, 400, 'body'],
+      ['an empty list of ids', { body: { ids: [] } }, 400, 'body.ids'],
+      ['ids that are no list', { body: { ids: 'all' } }, 400, 'body.ids'],
+      ['an id that is no text', { body: { ids: [7] } }, 400, 'body.ids[0]'],
+      ['an empty id', { body: { ids: [''] } }, 400, 'body.ids[0]'],
+      ['all: false', { body: { all: false } }, 400, 'body.all'],
+      ['all as text', { body: { all: 'yes' } }, 400, 'body.all'],
+      ['both ids and all', { body: { ids: [uuidV5('x', STOCKPULSE_NAMESPACE)], all: true } }, 400, 'body'],
+      ['more than 200 ids', { body: { ids: Array.from({ length: 201 }, (_, i) => `n${i}`) } }, 400, 'body.ids'],
+      ['a bare list', { body: [uuidV5('x', STOCKPULSE_NAMESPACE)] }, 400, 'body'],
+      ['invalid JSON', { raw: '{"ids":[' }, 400, 'body'],
+      ['an id of no notification', { body: { ids: [uuidV5('none', STOCKPULSE_NAMESPACE)] } }, 404, 'body.ids[0]'],
+      ['an id that is no notification id', { body: { ids: ['not-an-id'] } }, 404, 'body.ids[0]'],
+    ];
+    for (const [what, input, status, field] of badBodies) {
+      it(`refuses ${what} with ${status} naming ${field}, appending nothing`, async function () {
+        const user = await gw.user();
+        const res = await user.request('POST', '/personalize/readnotifications', {
+          ...(input.raw !== undefined ? { raw: input.raw } : { body: input.body }),
+          headers: { 'content-type': 'application/json' },
+        });
+        expect(res.status).to.equal(status, res.text);
+        const message = (res.body as { message: string }).message;
+        expect(message.startsWith(field), message).to.equal(true);
+        expect(await readEvents(user.username)).to.deep.equal([]);
+      });
+    }
+  });
+
+  it('never shows one user the notifications of another, nor lets them mark them', async function () {
+    const ada = await gw.user('ada');
+    const bob = await gw.user('bob');
+    const adas = await notify(ada, { symbol: 'AAPL' });
+    const bobs = await notify(bob, { symbol: 'XOM', close: 100 });
+    expect((await list(ada)).map((n) => n.id)).to.deep.equal([adas.id]);
+    expect((await list(bob)).map((n) => n.id)).to.deep.equal([bobs.id]);
+    const res = await bob.post('/personalize/readnotifications', { ids: [bobs.id, adas.id] });
+    expect(res.status).to.equal(404);
+    expect((res.body as { message: string }).message).to.match(/^body\.ids\[1\]/);
+    expect(await readEvents(bob.username)).to.deep.equal([]);
+    expect((await bob.get(`/personalize/usernotifications/ALL?before=${adas.id}`)).status).to.equal(404);
+    await bob.post('/personalize/readnotifications', { all: true });
+    expect(await unread(ada)).to.equal(1);
+    expect(await unread(bob)).to.equal(0);
+  });
+
+  it('refuses every notification route without a session', async function () {
+    const anonymous = gw.client();
+    expect((await anonymous.get('/personalize/usernotifications/ALL')).status).to.equal(401);
+    expect((await anonymous.get('/personalize/usernotifications/unreadcount')).status).to.equal(401);
+    expect((await anonymous.post('/personalize/readnotifications', { all: true })).status).to.equal(401);
+  });
+
+  it('keeps notifications and what was read across a restart', async function () {
+    const gw2 = await startTestGateway();
+    const user = await gw2.user();
+    const res = await user.post('/personalize/stockalerts', { symbol: 'AAPL', close: 190, alerttype: 'U' });
+    const commands2 = new CommandService(gw2.running.system.events, gw2.running.system.projections!);
+    const alertId = (res.body as AlertAnswer).id;
+    await triggerAlert(commands2, user.username, { alertId, price: 191, changepct: 1, at: '2025-03-03T15:00:00.000Z' });
+    await user.post('/personalize/readnotifications', { all: true });
+    const before = (await user.get('/personalize/usernotifications/ALL')).body as NotificationAnswer[];
+    expect(before).to.have.length(1);
+    const dataDir = gw2.dataDir;
+    await gw2.close({ keepData: true });
+    const restarted = await startTestGateway({ dataDir });
+    const again = restarted.client();
+    for (const [k, v] of user.cookies) again.cookies.set(k, v);
+    expect((await again.get('/personalize/usernotifications/ALL')).body).to.deep.equal(before);
+    expect((await again.get('/personalize/usernotifications/unreadcount')).body).to.deep.equal({ unread: 0 });
+    await restarted.close();
+  });
+});
