@@ -1,0 +1,51 @@
+import type { PortfolioEvent } from '../../domain/portfolio/portfolio.ts';
+import type { Lot } from '../../domain/positions/lots.ts';
+import { userKey, type Projection } from '../projection.ts';
+
+/** What the position-lots read model holds of one symbol of one user. */
+export interface PositionLotsDocument {
+  /** The symbol. */
+  readonly symbol: string;
+  /** Its lots, in the order they were added. */
+  readonly positions: readonly Lot[];
+}
+
+/** The key of the document of one symbol of one user: `<userId>/<symbol>` (neither contains `/`). */
+export function positionLotsKey(userId: string, symbol: string): string {
+  return `${userId}/${symbol}`;
+}
+
+/**
+ * `GET /personalize/userPositions/{symbol}`: the lots of each symbol of each user, one document per user and
+ * symbol, deleted when its last lot or its symbol goes.
+ */
+export const positionLotsProjection: Projection<PositionLotsDocument> = {
+  name: 'positionlots',
+  version: 1,
+  handles: ['PositionLotAdded', 'PositionLotRemoved', 'SymbolRemovedFromPortfolio'] satisfies PortfolioEvent['type'][],
+  key: (event) => {
+    const userId = userKey(event);
+    const { symbol } = event.data as { symbol?: unknown };
+    return userId === null || typeof symbol !== 'string' ? null : positionLotsKey(userId, symbol);
+  },
+  evolve: (doc, event) => {
+    const positions = doc?.positions ?? [];
+    switch (event.type as PortfolioEvent['type']) {
+      case 'PositionLotAdded': {
+        const { symbol, lot } = event.data as { symbol: string; lot: Lot };
+        if (positions.some((held) => held.id === lot.id)) return doc ?? null;
+        const copy = { id: lot.id, date: lot.date, close: lot.close, position: lot.position };
+        return { symbol, positions: [...positions, copy] };
+      }
+      case 'PositionLotRemoved': {
+        const { symbol, id } = event.data as { symbol: string; id: string };
+        const left = positions.filter((held) => held.id !== id);
+        return left.length === 0 ? null : { symbol, positions: left };
+      }
+      case 'SymbolRemovedFromPortfolio':
+        return null;
+      default:
+        return doc ?? null;
+    }
+  },
+};
