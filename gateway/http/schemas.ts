@@ -1,3 +1,4 @@
+import { ApiError } from '../errors.ts';
 /**
  * Schemas shared by many routes.
  */
@@ -22,4 +23,10 @@ export function symbolList(max: number) {
 export interface SymbolDirectory {
   /** Whether the symbol is known. */
   has(symbol: string): boolean;
+}
+
+/** Refuses symbols outside the universe, naming the first one. */
+export function requireKnown(directory: SymbolDirectory, list: readonly string[], field: string): void {
+  const i = list.findIndex((s) => !directory.has(s));
+  if (i >= 0) throw new ApiError(400, 'unknown_symbol', `${field}[${i}]: unknown symbol ${list[i]}`);
 }

@@ -23,7 +23,7 @@ import type { CommandService } from '../commands.ts';
 import { notFound } from '../errors.ts';
 import { defineRoute, markPosition } from '../http/route.ts';
 import { symbolParams, symbolSchema, type SymbolDirectory } from '../http/schemas.ts';
-import { requireKnown } from './watchlist.ts';
+import { requireKnown } from '../http/schemas.ts';
 
 /** What the alert routes need. */
 export interface AlertsDeps {

@@ -17,7 +17,7 @@ import { companyStatsProjection } from '../../projections/companystats/companyst
 import { readDocument } from '../../projections/projection.ts';
 import type { CommandService } from '../commands.ts';
 import { defineRoute, markPosition } from '../http/route.ts';
-import { inRequestTerms } from './dashboard.ts';
+import { inRequestTerms } from '../http/fieldNames.ts';
 
 /** What the company-stats routes need. */
 export interface CompanyStatsDeps {

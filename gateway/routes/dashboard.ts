@@ -3,7 +3,6 @@
  * the defaults) and the dashboard stock list (set, capped at the first 30; add, refused past 30).
  */
 import { z } from 'zod';
-import { DomainError, isDomainError } from '../../domain/decider.ts';
 import {
   DASHBOARD_COMPONENT_MAX,
   DASHBOARD_COMPONENT_MIN,
@@ -38,36 +37,14 @@ import { readDocument } from '../../projections/projection.ts';
 import type { CommandService } from '../commands.ts';
 import { defineRoute, markPosition } from '../http/route.ts';
 import { symbolSchema, type SymbolDirectory } from '../http/schemas.ts';
-import { requireKnown } from './watchlist.ts';
+import { inRequestTerms } from '../http/fieldNames.ts';
+import { requireKnown } from '../http/schemas.ts';
 
 /** What the dashboard routes need. */
 export interface DashboardDeps {
   readonly commands: CommandService;
   readonly readModels: ReadModelStore;
   readonly symbols: SymbolDirectory;
-}
-
-/**
- * Runs a command and, when the rules refuse it, names the field as the request has it rather than as the
- * command does: `renames` maps a command field (`symbols`, `lots[0]`) to its place in the request (`body`);
- * the first prefix that fits wins.
- */
-export async function inRequestTerms<T>(renames: Readonly<Record<string, string>>, run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    if (!isDomainError(error) || error.field === undefined) throw error;
-    const field = error.field;
-    const from = Object.keys(renames).find(
-      (name) => field === name || field.startsWith(`${name}.`) || field.startsWith(`${name}[`),
-    );
-    if (from === undefined) throw error;
-    const renamed = `${renames[from]}${field.slice(from.length)}`;
-    const message = error.message.startsWith(field)
-      ? `${renamed}${error.message.slice(field.length)}`
-      : `${renamed}: ${error.message}`;
-    throw new DomainError(error.code, message, renamed);
-  }
 }
 
 /** Most symbols one request to the dashboard stock list may name (the list itself keeps at most 30). */

@@ -27,8 +27,8 @@ import type { CommandService } from '../commands.ts';
 import { ApiError } from '../errors.ts';
 import { defineRoute, markPosition } from '../http/route.ts';
 import { symbolList, symbolParams, type SymbolDirectory } from '../http/schemas.ts';
-import { inRequestTerms } from './dashboard.ts';
-import { requireKnown } from './watchlist.ts';
+import { inRequestTerms } from '../http/fieldNames.ts';
+import { requireKnown } from '../http/schemas.ts';
 
 /** What the portfolio routes need. */
 export interface PortfolioDeps {

@@ -12,9 +12,8 @@ import type { ReadModelStore } from '../../platform/readmodels/port.ts';
 import { readDocument } from '../../projections/projection.ts';
 import { watchlistProjection } from '../../projections/watchlist/watchlist.projection.ts';
 import type { CommandService } from '../commands.ts';
-import { ApiError } from '../errors.ts';
 import { defineRoute, markPosition } from '../http/route.ts';
-import { symbolList, symbolParams, type SymbolDirectory } from '../http/schemas.ts';
+import { requireKnown, symbolList, symbolParams, type SymbolDirectory } from '../http/schemas.ts';
 
 /** What the watch-list routes need. */
 export interface WatchlistDeps {
@@ -26,12 +25,6 @@ export interface WatchlistDeps {
 const concern = { concern: WATCHLIST_CONCERN, decider: watchlistDecider };
 const symbols = symbolList(WATCHLIST_LIMIT);
 const watchlist = z.array(z.string());
-
-/** Refuses symbols outside the universe, naming the first one. */
-export function requireKnown(directory: SymbolDirectory, list: readonly string[], field: string): void {
-  const i = list.findIndex((s) => !directory.has(s));
-  if (i >= 0) throw new ApiError(400, 'unknown_symbol', `${field}[${i}]: unknown symbol ${list[i]}`);
-}
 
 /** The watch-list routes. */
 export function watchlistRoutes(deps: WatchlistDeps) {
