@@ -2,11 +2,11 @@
  * The HTTP application: middleware order, security headers, error mapping and routes. It never listens;
  * `main.ts` (or a test) owns the server.
  */
-import { randomUUID } from 'node:crypto';
 import Koa from 'koa';
 import type { Middleware } from 'koa';
 import Router from '@koa/router';
 import type { EventStore } from '../platform/eventstore/port.ts';
+import type { MarketData } from '../engine/market/marketData.ts';
 import { componentLogger, type Logger } from '../platform/logger.ts';
 import type { ReadModelStore } from '../platform/readmodels/port.ts';
 import type { SessionStore } from '../platform/sessions/port.ts';
@@ -16,10 +16,21 @@ import { loadSession } from './auth/session.ts';
 import { CommandService, type ReadModelSync } from './commands.ts';
 import { ApiError, errorMapper, notFound } from './errors.ts';
 import { jsonBody } from './http/body.ts';
+import { routeDispatcher } from './http/dispatch.ts';
 import { mountRoutes, openApiDocument, type RouteDef } from './http/route.ts';
 import type { SymbolDirectory } from './http/schemas.ts';
 import { sameOrigin } from './http/security.ts';
+import { auditRoutes } from './routes/audit.ts';
+import { alertsRoutes } from './routes/alerts.ts';
+import { notificationsRoutes } from './routes/notifications.ts';
+import { queriesRoutes } from './routes/queries.ts';
+import { companyStatsRoutes } from './routes/companystats.ts';
+import { dashboardRoutes } from './routes/dashboard.ts';
+import { portfolioRoutes } from './routes/portfolio.ts';
 import { watchlistRoutes } from './routes/watchlist.ts';
+import { marketRoutes } from './routes/market.ts';
+import { patternsRoutes } from './routes/patterns.ts';
+import { screenerRoutes } from './routes/screener.ts';
 
 /** Everything the application needs from the composition root. */
 export interface AppDeps {
@@ -35,6 +46,8 @@ export interface AppDeps {
   readonly sessions: SessionStore;
   /** The symbols that exist. */
   readonly symbols: SymbolDirectory;
+  /** The market data: universe, bars, quotes, patterns and the analyses over them. */
+  readonly market: MarketData;
   /** Sign-in rate limiter; in-process when absent. */
   readonly rateLimiter?: RateLimiter;
   /** Version shown in the API reference. */
@@ -55,7 +68,6 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze(
 function securityHeaders(): Middleware {
   return async (ctx, next) => {
     ctx.set(SECURITY_HEADERS);
-    ctx.state.requestId = randomUUID();
     await next();
   };
 }
@@ -80,6 +92,16 @@ export function apiRoutes(deps: AppDeps): RouteDef<never, never, never>[] {
   return [
     ...authRoutes({ events: deps.events, commands, sessions: deps.sessions, rateLimiter }),
     ...watchlistRoutes({ commands, readModels: deps.readModels, symbols: deps.symbols }),
+    ...alertsRoutes({ commands, readModels: deps.readModels, symbols: deps.symbols }),
+    ...notificationsRoutes({ commands, readModels: deps.readModels }),
+    ...queriesRoutes({ commands, readModels: deps.readModels }),
+    ...auditRoutes({ commands, events: deps.events, readModels: deps.readModels }),
+    ...dashboardRoutes({ commands, readModels: deps.readModels, symbols: deps.symbols }),
+    ...companyStatsRoutes({ commands, readModels: deps.readModels }),
+    ...portfolioRoutes({ commands, readModels: deps.readModels, symbols: deps.symbols }),
+    ...marketRoutes({ market: deps.market }),
+    ...patternsRoutes({ market: deps.market }),
+    ...screenerRoutes({ market: deps.market }),
   ] as RouteDef<never, never, never>[];
 }
 
@@ -105,6 +127,8 @@ export function createApp(deps: AppDeps): Koa {
   app.use(sameOrigin());
   app.use(jsonBody());
   app.use(loadSession(deps.sessions));
+  // Picks the same route as the router, without the router's per-request work (see http/dispatch.ts).
+  app.use(routeDispatcher(router));
   app.use(router.routes());
   app.use(
     router.allowedMethods({

@@ -4,14 +4,35 @@
 import { comparePositions, type EventStore, type LogPosition } from '../platform/eventstore/port.ts';
 import type { DocumentWrite, ReadModelStore } from '../platform/readmodels/port.ts';
 import { startConsumer, type ConsumerLag, type ConsumerRunner } from '../platform/subscriptions/runner.ts';
+import { alertsProjection } from './alerts/alerts.projection.ts';
 import { accountsProjection } from './accounts/accounts.projection.ts';
+import { notificationReadsProjection, notificationsProjection } from './notifications/notifications.projection.ts';
+import { companyStatsProjection } from './companystats/companystats.projection.ts';
+import {
+  dashboardLayoutProjection,
+  dashboardOptionsProjection,
+  dashboardStocksProjection,
+} from './dashboard/dashboard.projection.ts';
+import { portfolioProjection } from './portfolio/portfolio.projection.ts';
+import { positionLotsProjection } from './positions/positions.projection.ts';
 import { projectionConsumer, type Projection } from './projection.ts';
+import { queriesProjection } from './queries/queries.projection.ts';
 import { watchlistProjection } from './watchlist/watchlist.projection.ts';
 
 /** Every projection, one per query. */
 export const ALL_PROJECTIONS: readonly Projection<unknown>[] = [
   accountsProjection,
   watchlistProjection,
+  alertsProjection,
+  notificationsProjection,
+  notificationReadsProjection,
+  queriesProjection,
+  dashboardLayoutProjection,
+  dashboardOptionsProjection,
+  dashboardStocksProjection,
+  companyStatsProjection,
+  portfolioProjection,
+  positionLotsProjection,
 ] as Projection<unknown>[];
 
 /** The running projections. */

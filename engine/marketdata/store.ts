@@ -73,6 +73,52 @@ export interface MarketStoreOptions {
   readonly file: string;
 }
 
+/** What a symbol's bars are, in brief: a fingerprint that changes whenever any of its bars does. */
+export interface BarDigest {
+  /** Ticker. */
+  readonly symbol: string;
+  /** Number of bars. */
+  readonly bars: number;
+  /** First bar date. */
+  readonly from: string;
+  /** Last bar date. */
+  readonly to: string;
+  /** Count, dates and sums of prices and volumes, joined: equal digests mean the analysis is still valid. */
+  readonly fingerprint: string;
+}
+
+/** A symbol's stored analysis (indicators, latest-bar snapshot and close series), and what it was computed from. */
+export interface StoredAnalysis {
+  /** Ticker. */
+  readonly symbol: string;
+  /** Version of the analysis definitions it was computed with. */
+  readonly version: string;
+  /** The {@link BarDigest.fingerprint} of the bars it was computed from. */
+  readonly fingerprint: string;
+  /** The analysis results, as JSON of the analysing module's choosing. */
+  readonly snapshot: string;
+  /** Trading days of the bars as day numbers (Int32, little-endian). */
+  readonly days: Buffer;
+  /** Closes of the bars (Float64, little-endian). */
+  readonly closes: Buffer;
+}
+
+/** One stored row of candlestick patterns: a symbol's detections on one day, with the forward returns after it. */
+export interface StoredPatternRow {
+  /** Ticker. */
+  readonly symbol: string;
+  /** Trading day of the bar the patterns complete on. */
+  readonly date: string;
+  /** Pattern names, comma-separated, in the order of the domain's pattern list. */
+  readonly patterns: string;
+  /** Return from this close to the close 1 trading day later, or null past the end of the history. */
+  readonly r1: number | null;
+  /** Return to the close 5 trading days later, or null. */
+  readonly r5: number | null;
+  /** Return to the close 20 trading days later, or null. */
+  readonly r20: number | null;
+}
+
 interface UniverseRow {
   symbol: string;
   name: string;
@@ -152,6 +198,31 @@ function prepareStatements(db: Database.Database) {
     importedFundamentals: db.prepare<[], { n: number }>(
       "SELECT COUNT(DISTINCT symbol) AS n FROM fundamentals WHERE source = 'SEC'",
     ),
+    barDigests: db.prepare<
+      [],
+      { symbol: string; bars: number; from: string; to: string; prices: number; volumes: number }
+    >(
+      `SELECT symbol, COUNT(*) AS bars, MIN(date) AS "from", MAX(date) AS "to",
+              TOTAL(open + high + low + close) AS prices, TOTAL(volume) AS volumes
+       FROM bars GROUP BY symbol ORDER BY symbol`,
+    ),
+    analyses: db.prepare<[], StoredAnalysis>(
+      'SELECT symbol, version, fingerprint, snapshot, days, closes FROM analysis ORDER BY symbol',
+    ),
+    putAnalysis: db.prepare(
+      `INSERT OR REPLACE INTO analysis (symbol, version, fingerprint, snapshot, days, closes)
+       VALUES (@symbol, @version, @fingerprint, @snapshot, @days, @closes)`,
+    ),
+    deleteAnalysis: db.prepare<[string]>('DELETE FROM analysis WHERE symbol = ?'),
+    deletePatternRows: db.prepare<[string]>('DELETE FROM pattern_rows WHERE symbol = ?'),
+    putPatternRow: db.prepare(
+      `INSERT OR REPLACE INTO pattern_rows (symbol, date, patterns, r1, r5, r20)
+       VALUES (@symbol, @date, @patterns, @r1, @r5, @r20)`,
+    ),
+    patternRows: db.prepare<[], StoredPatternRow>(
+      'SELECT symbol, date, patterns, r1, r5, r20 FROM pattern_rows ORDER BY symbol, date',
+    ),
+    metaValue: db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?'),
   };
 }
 
@@ -208,6 +279,26 @@ export class MarketStore {
         symbol TEXT PRIMARY KEY,
         bar_source TEXT CHECK (bar_source IN ('generated', 'imported')),
         cik INTEGER
+      ) WITHOUT ROWID;
+    `);
+    // Derived from the bars, kept so that a restart reuses them: see engine/market.
+    this.db.exec(`
+      CREATE TABLE IF NOT EXISTS analysis (
+        symbol TEXT PRIMARY KEY,
+        version TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        snapshot TEXT NOT NULL,
+        days BLOB NOT NULL,
+        closes BLOB NOT NULL
+      ) WITHOUT ROWID;
+      CREATE TABLE IF NOT EXISTS pattern_rows (
+        symbol TEXT NOT NULL,
+        date TEXT NOT NULL,
+        patterns TEXT NOT NULL,
+        r1 REAL,
+        r5 REAL,
+        r20 REAL,
+        PRIMARY KEY (symbol, date)
       ) WITHOUT ROWID;
     `);
     this.stmt = prepareStatements(this.db);
@@ -351,6 +442,56 @@ export class MarketStore {
       seed: meta.seed,
       asOf: meta.asOf,
     };
+  }
+
+  /** Per symbol with bars, a digest of its bars (one pass over the bars table), by symbol. */
+  barDigests(): BarDigest[] {
+    return this.stmt.barDigests.all().map((r) => ({
+      symbol: r.symbol,
+      bars: r.bars,
+      from: r.from,
+      to: r.to,
+      fingerprint: `${r.bars}|${r.from}|${r.to}|${r.prices}|${r.volumes}`,
+    }));
+  }
+
+  /** Every stored analysis, by symbol. */
+  analyses(): StoredAnalysis[] {
+    return this.stmt.analyses.all();
+  }
+
+  /** Replaces the analyses and pattern rows of the given symbols, in one transaction. */
+  replaceAnalyses(items: readonly { analysis: StoredAnalysis; patternRows: readonly StoredPatternRow[] }[]): void {
+    this.transaction(() => {
+      for (const { analysis, patternRows } of items) {
+        this.stmt.deletePatternRows.run(analysis.symbol);
+        for (const row of patternRows) this.stmt.putPatternRow.run({ ...row, symbol: analysis.symbol });
+        this.stmt.putAnalysis.run({ ...analysis });
+      }
+    });
+  }
+
+  /** Forgets the analysis and pattern rows of a symbol (one that no longer has bars). */
+  deleteAnalysis(symbol: string): void {
+    this.transaction(() => {
+      this.stmt.deletePatternRows.run(symbol);
+      this.stmt.deleteAnalysis.run(symbol);
+    });
+  }
+
+  /** Every stored pattern row, by symbol then date. */
+  patternRows(): StoredPatternRow[] {
+    return this.stmt.patternRows.all();
+  }
+
+  /** A value of the store's key-value metadata, or undefined. */
+  metaValue(key: string): string | undefined {
+    return this.stmt.metaValue.get(key)?.value;
+  }
+
+  /** Sets a value of the store's key-value metadata. */
+  setMetaValue(key: string, value: string): void {
+    this.stmt.setMeta.run(key, value);
   }
 
   /** Closes the database. */

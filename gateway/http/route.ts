@@ -104,41 +104,58 @@ function commandIdOf(ctx: Context, userId: string): string {
   return uuidV5(`${userId}/${key}`, STOCKPULSE_NAMESPACE);
 }
 
+/** The id of a request, made when first asked for: every command the request issues shares it as correlation id. */
+export function requestIdOf(ctx: Context): string {
+  const state = ctx.state as { requestId?: string };
+  state.requestId ??= randomUUID();
+  return state.requestId;
+}
+
+/** The metadata of the commands a request issues, made on first use (most requests issue none). */
+function lazyMeta(ctx: Context, userId: string): () => CommandMeta {
+  let meta: CommandMeta | undefined;
+  return () =>
+    (meta ??= {
+      commandId: commandIdOf(ctx, userId),
+      userId,
+      at: new Date().toISOString(),
+      actor: `user:${userId}`,
+      correlationId: requestIdOf(ctx),
+    });
+}
+
+const routeHandlers = new WeakSet<object>();
+
+/** Whether a function is a handler made by {@link routeHandler}: it answers and never calls `next`. */
+export function isRouteHandler(fn: unknown): boolean {
+  return typeof fn === 'function' && routeHandlers.has(fn);
+}
+
+/** The Koa handler of one route: access check, validation, then the route's work; the answer is its JSON. */
+export function routeHandler(definition: RouteDef<never, never, never>): (ctx: Context) => Promise<void> {
+  const route = definition as RouteDef;
+  const handler = async (ctx: Context): Promise<void> => {
+    const session = (ctx.state.session as Session | null | undefined) ?? null;
+    if (route.access !== 'public' && !session) throw new ApiError(401, 'unauthorized', 'sign in first');
+    if (route.access === 'auditor' && !session?.roles.includes('auditor')) {
+      throw new ApiError(403, 'forbidden', 'this route is for auditors');
+    }
+    const userId = session?.userId ?? '';
+    const params = parse(route.params, ctx.params, 'params');
+    const query = route.query ? parse(route.query, { ...ctx.query }, 'query') : undefined;
+    const body = parse(route.body, ctx.request.body, 'body');
+    const result = await route.handle({ params, query, body, session, userId, ctx, meta: lazyMeta(ctx, userId) });
+    ctx.status = route.status ?? 200;
+    ctx.body = result;
+  };
+  routeHandlers.add(handler);
+  return handler;
+}
+
 /** Registers routes on a router: access check, validation, then the handler; the answer is its JSON. */
 export function mountRoutes(router: Router, routes: readonly RouteDef<never, never, never>[]): void {
-  for (const route of routes as readonly RouteDef[]) {
-    const handler = async (ctx: Context): Promise<void> => {
-      const session = (ctx.state.session as Session | null | undefined) ?? null;
-      if (route.access !== 'public' && !session) throw new ApiError(401, 'unauthorized', 'sign in first');
-      if (route.access === 'auditor' && !session?.roles.includes('auditor')) {
-        throw new ApiError(403, 'forbidden', 'this route is for auditors');
-      }
-      const userId = session?.userId ?? '';
-      const params = parse(route.params, ctx.params, 'params');
-      const query = parse(route.query, { ...ctx.query }, 'query');
-      const body = parse(route.body, ctx.request.body, 'body');
-      let meta: CommandMeta | undefined;
-      const result = await route.handle({
-        params,
-        query,
-        body,
-        session,
-        userId,
-        ctx,
-        meta: () => {
-          meta ??= {
-            commandId: commandIdOf(ctx, userId),
-            userId,
-            at: new Date().toISOString(),
-            actor: `user:${userId}`,
-            correlationId: ctx.state.requestId as string | undefined,
-          };
-          return meta;
-        },
-      });
-      ctx.status = route.status ?? 200;
-      ctx.body = result;
-    };
+  for (const route of routes) {
+    const handler = routeHandler(route);
     if (route.method === 'GET') router.get(route.path, handler);
     else router.post(route.path, handler);
   }

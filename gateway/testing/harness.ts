@@ -3,10 +3,13 @@
  * client with its own cookie jar (one per simulated browser).
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import http from 'node:http';
 import { join } from 'node:path';
+import { openMarketData } from '../../engine/market/marketData.ts';
+import { MARKET_DB_FILE } from '../../engine/marketdata/store.ts';
+import { loadConfig } from '../../platform/config.ts';
 import { startGateway, type RunningGateway } from '../main.ts';
 
 /** A running test gateway. */
@@ -109,11 +112,36 @@ export class TestClient {
   }
 }
 
-/** Starts the gateway in a fresh temporary folder (or `dataDir`, to restart on the same data). */
+/** Market databases built once per test process, by seed, copied into each new data folder. */
+const marketTemplates = new Map<number, string>();
+
+/**
+ * The path of a market database built and analysed with `seed`, made on first use in a temporary folder that is
+ * removed when the process exits, so that each new test gateway copies it instead of building the market again.
+ */
+export function marketTemplate(seed: number): string {
+  let file = marketTemplates.get(seed);
+  if (file === undefined) {
+    const dir = mkdtempSync(join(tmpdir(), 'sp-market-template-'));
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    openMarketData({ dataDir: dir, seed }).close();
+    file = join(dir, MARKET_DB_FILE);
+    marketTemplates.set(seed, file);
+  }
+  return file;
+}
+
+/**
+ * Starts the gateway in a fresh temporary folder (or `dataDir`, to restart on the same data); a fresh folder
+ * gets a copy of the market database built once per process for its seed.
+ */
 export async function startTestGateway(
   options: { dataDir?: string; env?: Record<string, string> } = {},
 ): Promise<TestGateway> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'sp-gw-'));
+  if (options.dataDir === undefined) {
+    copyFileSync(marketTemplate(loadConfig({ ...options.env }).marketSeed), join(dataDir, MARKET_DB_FILE));
+  }
   const running = await startGateway({ PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...options.env });
   const url = running.url.replace('localhost', '127.0.0.1');
   return {

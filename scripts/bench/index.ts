@@ -3,9 +3,13 @@
  * one JSON line of figures; the exit code is 1 when a budget is missed.
  */
 import { benchEventStore, report as reportEventStore } from './eventstore.ts';
+import { benchGateway, report as reportGateway } from './gateway.ts';
 
 const benches: Record<string, () => Promise<boolean>> = {
   eventstore: async () => reportEventStore(await benchEventStore()),
+  gateway: async () => reportGateway(await benchGateway()),
+  market: async () => import('./market.ts').then((m) => m.report(m.benchMarket())),
+  engine: async () => import('./engine.ts').then((m) => m.report(m.benchEngine())),
 };
 
 const names = process.argv.slice(2);

@@ -1,0 +1,34 @@
+/**
+ * The registry of user concerns: each concern a user has a stream of (`<concern>-<userId>`), with the decider
+ * that folds it. The audit history, the state at a past moment and the hash-chain verification all walk this
+ * list, so registering a concern here is the one change that makes it auditable.
+ */
+import { ACCOUNT_CONCERN, accountDecider } from './accounts/accounts.ts';
+import { AUDIT_CONCERN, auditDecider } from './audit/audit.ts';
+import type { Decider, DomainEvent } from './decider.ts';
+import { WATCHLIST_CONCERN, watchlistDecider } from './watchlist/watchlist.ts';
+
+/** One user concern: its stream category, its decider, and how screens name it. */
+export interface UserConcern {
+  /** Concern name: the stream category and the key of its state in audit answers (no dashes). */
+  readonly concern: string;
+  /** The decider whose `evolve` folds the concern's stream into its state. */
+  readonly decider: Decider<never, DomainEvent, unknown>;
+  /** A short human name, e.g. `watch list`. */
+  readonly label: string;
+}
+
+/** Every concern a user has a stream of, in the order screens show them. */
+export const USER_CONCERNS: readonly UserConcern[] = Object.freeze([
+  { concern: ACCOUNT_CONCERN, decider: accountDecider, label: 'account' },
+  { concern: WATCHLIST_CONCERN, decider: watchlistDecider, label: 'watch list' },
+  { concern: AUDIT_CONCERN, decider: auditDecider, label: 'audit reads' },
+]);
+
+/** The registered concern of a name, or undefined. */
+export function userConcern(
+  concern: string,
+  concerns: readonly UserConcern[] = USER_CONCERNS,
+): UserConcern | undefined {
+  return concerns.find((c) => c.concern === concern);
+}

@@ -1,0 +1,270 @@
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import { SECTORS, type DailyBar } from '../../domain/market/types.ts';
+import { computeIndicators } from '../indicators/indicators.ts';
+import { MARKET_DB_FILE, openMarketStore } from '../marketdata/store.ts';
+import { loadUniverse } from '../marketdata/universe.ts';
+import { detectAll } from '../patterns/patterns.ts';
+import { patternPerformance } from '../patterns/performance.ts';
+import { openMarketData, type MarketData } from './marketData.ts';
+import type { Quote } from './quotes.ts';
+
+const SYMBOLS = ['AAPL', 'MSFT', 'NVDA', 'XOM', 'CVX', 'DUK', 'JPM', 'KO'];
+const UNIVERSE = loadUniverse().filter((e) => SYMBOLS.includes(e.symbol));
+const SEED = 42;
+
+describe('MarketData', function () {
+  let templateDir: string;
+  const dirs: string[] = [];
+
+  /** A new data folder holding a copy of the market built in `before`. */
+  function copyOfMarket(): string {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'sp-market-'));
+    dirs.push(dir);
+    copyFileSync(path.join(templateDir, MARKET_DB_FILE), path.join(dir, MARKET_DB_FILE));
+    return dir;
+  }
+
+  function open(dataDir: string): MarketData {
+    return openMarketData({ dataDir, seed: SEED, universe: UNIVERSE });
+  }
+
+  function histories(market: MarketData): Map<string, DailyBar[]> {
+    return new Map(UNIVERSE.map((e) => [e.symbol, market.store.bars(e.symbol)]));
+  }
+
+  before(function () {
+    templateDir = mkdtempSync(path.join(os.tmpdir(), 'sp-market-'));
+    dirs.push(templateDir);
+    open(templateDir).close();
+  });
+  after(function () {
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('builds and analyses every symbol on first start, reporting progress of both phases', function () {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'sp-market-'));
+    dirs.push(dir);
+    const seen: string[] = [];
+    const market = openMarketData({
+      dataDir: dir,
+      seed: SEED,
+      universe: UNIVERSE,
+      batchSize: 3,
+      onProgress: (phase, done, total) => seen.push(`${phase} ${done}/${total}`),
+    });
+    try {
+      expect(market.report.built).to.equal(SYMBOLS.length);
+      expect(market.report.analysed).to.equal(SYMBOLS.length);
+      expect(seen).to.include.members(['build 0/8', 'build 8/8', 'analyse 0/8', 'analyse 3/8', 'analyse 8/8']);
+    } finally {
+      market.close();
+    }
+  });
+
+  it('reuses the stored analysis on a second start', function () {
+    const market = open(copyOfMarket());
+    try {
+      expect(market.report).to.include({ built: 0, analysed: 0 });
+      expect(market.status()).to.deep.equal({
+        asOf: '2024-12-31',
+        seed: SEED,
+        symbols: SYMBOLS.length,
+        bars: market.calendar.length * SYMBOLS.length,
+        from: market.calendar[0],
+        to: '2024-12-31',
+        source: 'simulated',
+        importedSymbols: [],
+      });
+    } finally {
+      market.close();
+    }
+  });
+
+  it("keeps each symbol's latest bar with the indicators and patterns of its whole history", function () {
+    const market = open(copyOfMarket());
+    try {
+      for (const [symbol, bars] of histories(market)) {
+        const snapshot = market.snapshot(symbol);
+        const last = bars.at(-1) as DailyBar;
+        expect(snapshot).to.deep.include({ date: last.date, close: last.close, prevClose: bars.at(-2)?.close });
+        expect(snapshot?.indicators).to.deep.equal(computeIndicators(bars).at(-1));
+        const detection = detectAll(bars).at(-1);
+        const expected = detection?.index === bars.length - 1 ? detection.hits.map((h) => h.name) : [];
+        expect(snapshot?.patterns).to.deep.equal(expected);
+      }
+    } finally {
+      market.close();
+    }
+  });
+
+  it('holds the pattern rows detectAll finds on every history, and their statistics', function () {
+    const market = open(copyOfMarket());
+    try {
+      const all = histories(market);
+      let count = 0;
+      for (const [symbol, bars] of all) {
+        const detections = detectAll(bars);
+        count += detections.length;
+        const rows = market.patterns.recentOfSymbol(symbol, market.calendar.length);
+        expect(rows.map((r) => ({ date: r.date, names: r.stockpatterns.map((h) => h.name) })).reverse()).to.deep.equal(
+          detections.map((d) => ({ date: d.date, names: d.hits.map((h) => h.name) })),
+        );
+      }
+      expect(market.patterns.size).to.equal(count);
+      expect(market.patternPerformance()).to.deep.equal(patternPerformance(all.values()));
+    } finally {
+      market.close();
+    }
+  });
+
+  it('answers the stored statistics after a restart without reading the pattern rows', function () {
+    const dir = copyOfMarket();
+    const first = open(dir);
+    const expected = first.patternPerformance();
+    first.close();
+    const market = open(dir);
+    try {
+      expect(market.patternPerformance()).to.deep.equal(expected);
+    } finally {
+      market.close();
+    }
+  });
+
+  it('re-analyses only a symbol whose bars were replaced, and counts it as imported', function () {
+    const dir = copyOfMarket();
+    const store = openMarketStore({ file: path.join(dir, MARKET_DB_FILE) });
+    const bars = store.bars('KO').slice(-300, -5);
+    store.replaceBars('KO', bars, 'imported');
+    store.close();
+    const market = open(dir);
+    try {
+      expect(market.report).to.include({ built: 0, analysed: 1 });
+      expect(market.snapshot('KO')?.date).to.equal(bars.at(-1)?.date);
+      expect(market.status()).to.include({ source: 'mixed' });
+      expect(market.status().importedSymbols).to.deep.equal(['KO']);
+      expect(market.patternPerformance()).to.deep.equal(patternPerformance(histories(market).values()));
+    } finally {
+      market.close();
+    }
+  });
+
+  it('re-analyses a symbol whose stored analysis has another version', function () {
+    const dir = copyOfMarket();
+    const store = openMarketStore({ file: path.join(dir, MARKET_DB_FILE) });
+    const stale = store.analyses().find((a) => a.symbol === 'JPM');
+    if (stale === undefined) throw new Error('JPM has no stored analysis');
+    store.replaceAnalyses([{ analysis: { ...stale, version: 'old' }, patternRows: [] }]);
+    store.close();
+    const market = open(dir);
+    try {
+      expect(market.report).to.include({ analysed: 1 });
+      expect(market.patterns.recentOfSymbol('JPM', 2000).length).to.equal(detectAll(market.store.bars('JPM')).length);
+    } finally {
+      market.close();
+    }
+  });
+
+  it('draws chart bars of the last months with the indicators of the whole history', function () {
+    const market = open(copyOfMarket());
+    try {
+      const bars = market.store.bars('NVDA');
+      const rows = computeIndicators(bars);
+      const chart = market.chartBars('NVDA', 3);
+      expect(chart[0]?.date).to.equal('2024-09-30');
+      expect(chart.at(-1)?.date).to.equal('2024-12-31');
+      const at = bars.length - chart.length;
+      chart.forEach((bar, i) => {
+        const row = rows[at + i];
+        expect(bar).to.deep.equal({
+          ...bars[at + i],
+          SMA_20: row?.SMA_20,
+          SMA_50: row?.SMA_50,
+          SMA_100: row?.SMA_100,
+          SMA_200: row?.SMA_200,
+          rsi_14: row?.rsi_14,
+        });
+      });
+      expect(market.chartBars('NVDA', 60)).to.have.length(bars.length);
+    } finally {
+      market.close();
+    }
+  });
+
+  it('measures % change series from 0 on the first day, and sector series as the mean of their symbols', function () {
+    const market = open(copyOfMarket());
+    try {
+      const { dates, series } = market.performance(['XOM', 'CVX'], 3);
+      expect(dates[0]).to.equal('2024-09-30');
+      const xom = market.store.bars('XOM', { from: dates[0] });
+      expect(series[0]?.values[0]).to.equal(0);
+      const last = xom.at(-1)?.close as number;
+      const first = xom[0]?.close as number;
+      expect(series[0]?.values.at(-1)).to.equal(Math.round((last / first - 1) * 10000) / 100);
+      const sectors = market.sectorPerformance(3);
+      expect(sectors.series.map((s) => s.sector)).to.deep.equal([...SECTORS]);
+      const energy = sectors.series.find((s) => s.sector === 'Energy')?.values.at(-1) as number;
+      const mean = ((series[0]?.values.at(-1) as number) + (series[1]?.values.at(-1) as number)) / 2;
+      expect(Math.abs(energy - mean)).to.be.below(0.006);
+      expect(sectors.series.find((s) => s.sector === 'Materials')?.values.every((v) => v === null)).to.equal(true);
+    } finally {
+      market.close();
+    }
+  });
+
+  it('correlates returns into a symmetric matrix with ones on the diagonal', function () {
+    const market = open(copyOfMarket());
+    try {
+      const { matrix, groups } = market.correlation(['XOM', 'CVX', 'AAPL', 'DUK'], 250);
+      expect(matrix.symbols).to.deep.equal(['XOM', 'CVX', 'AAPL', 'DUK']);
+      matrix.values.forEach((row, i) => {
+        expect(row[i]).to.equal(1);
+        row.forEach((v, j) => expect(v).to.equal(matrix.values[j]?.[i]));
+      });
+      expect(
+        groups()
+          .flat()
+          .map((m) => m.stock)
+          .sort(),
+      ).to.deep.equal(['AAPL', 'CVX', 'DUK', 'XOM']);
+    } finally {
+      market.close();
+    }
+  });
+
+  it('searches the whole universe without text and lists every sector', function () {
+    const market = open(copyOfMarket());
+    try {
+      expect(market.search({})).to.have.length(SYMBOLS.length);
+      expect(market.search({ q: 'ms' }).map((e) => e.symbol)).to.deep.equal(['MSFT']);
+      expect(market.sectors()).to.have.length(11);
+      expect(market.sectors().find((s) => s.sector === 'Energy')?.symbols).to.have.members(['XOM', 'CVX']);
+    } finally {
+      market.close();
+    }
+  });
+
+  it('quotes the last close against the previous one, and the screener follows a new quote source', function () {
+    const market = open(copyOfMarket());
+    try {
+      const bars = market.store.bars('AAPL');
+      const [prev, last] = bars.slice(-2) as [DailyBar, DailyBar];
+      expect(market.quotes.quote('AAPL')).to.deep.equal({
+        symbol: 'AAPL',
+        price: last.close,
+        change: Math.round((last.close - prev.close) * 10000) / 10000,
+        changepct: Math.round(((last.close - prev.close) / prev.close) * 10000) / 100,
+        volume: last.volume,
+        ts: '2024-12-31T21:00:00.000Z',
+      });
+      expect(market.quotes.quotes(['MSFT', 'NOPE', 'AAPL']).map((q) => q.symbol)).to.deep.equal(['MSFT', 'AAPL']);
+      const live: Quote = { symbol: 'AAPL', price: 300, change: 1, changepct: 0.5, volume: 1, ts: 'now' };
+      market.useQuoteSource({ quote: (s) => (s === 'AAPL' ? live : undefined), quotes: () => [live] });
+      expect(market.screenerInputs().map((r) => [r.symbol, r.close])).to.deep.equal([['AAPL', 300]]);
+    } finally {
+      market.close();
+    }
+  });
+});

@@ -1,0 +1,532 @@
+/**
+ * The market data service: opens the market store of `DATA_DIR`, builds it on first start, analyses every
+ * symbol's history (indicators of the latest bar, patterns of every bar with their forward returns) and stores
+ * the analysis beside the bars, so a restart reuses it; then answers what the market and analysis routes need.
+ */
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+import { DomainError } from '../../domain/decider.ts';
+import { capClassOf, SECTORS, type DailyBar, type Sector, type UniverseEntry } from '../../domain/market/types.ts';
+import type { Logger } from '../../platform/logger.ts';
+import { alignReturns, correlationGroups, correlationMatrix, type CorrelationMatrix } from '../analysis/correlation.ts';
+import type { GroupMember, SymbolHistory } from '../analysis/correlation.ts';
+import { computeIndicators, type IndicatorRow } from '../indicators/indicators.ts';
+import type { FundamentalPeriod, FundamentalType } from '../marketdata/fundamentals.ts';
+import {
+  buildMarketIfEmpty,
+  MARKET_DB_FILE,
+  openMarketStore,
+  type BarDigest,
+  type MarketStore,
+  type StoredAnalysis,
+  type StoredPatternRow,
+} from '../marketdata/store.ts';
+import { loadUniverse, searchUniverse, UNIVERSE_DATE, type UniverseQuery } from '../marketdata/universe.ts';
+import { BULLISH_PATTERN_NAMES } from '../../domain/screener/patterns.ts';
+import type { PatternPerformance } from '../patterns/performance.ts';
+import type { ScreenerInput } from '../screener/screener.ts';
+import { analyseBars, analysisVersion, seriesOf, toStored, type SymbolSnapshot } from './analysis.ts';
+import { PatternIndex } from './patternIndex.ts';
+import { LastCloseQuotes, type QuoteSource } from './quotes.ts';
+import { monthWindowStart, percentChanges, round } from './series.ts';
+
+/** The steps of opening the market data, as progress reports name them. */
+export type MarketPhase = 'build' | 'analyse';
+
+/** Progress of a phase: `done` of `total` symbols. */
+export type MarketProgress = (phase: MarketPhase, done: number, total: number) => void;
+
+/** Options of {@link openMarketData}. */
+export interface MarketDataOptions {
+  /** Folder of `market.db` (created when missing). */
+  readonly dataDir: string;
+  /** Seed of the generated market. */
+  readonly seed: number;
+  /** The companies (the shipped universe by default). */
+  readonly universe?: readonly UniverseEntry[];
+  /** Called as symbols are built and analysed. */
+  readonly onProgress?: MarketProgress;
+  /** Logs what opening did and how long it took. */
+  readonly logger?: Logger;
+  /** Symbols analysed per transaction (default 25). */
+  readonly batchSize?: number;
+}
+
+/** Where the market's bars come from. */
+export type MarketSource = 'simulated' | 'imported' | 'mixed';
+
+/** The state of the market data, as `GET /api/market/status` answers it. */
+export interface MarketDataStatus {
+  /** The date the shipped universe's figures refer to; the market is simulated after it. */
+  readonly asOf: string;
+  /** Seed of the generated bars, or null when none were generated. */
+  readonly seed: number | null;
+  /** Symbols with bars. */
+  readonly symbols: number;
+  /** Bars over all symbols. */
+  readonly bars: number;
+  /** Earliest bar date, or null. */
+  readonly from: string | null;
+  /** Latest bar date, or null. */
+  readonly to: string | null;
+  /** Simulated when no symbol's bars were imported, imported when all were, mixed otherwise. */
+  readonly source: MarketSource;
+  /** Symbols whose bars were imported, sorted. */
+  readonly importedSymbols: readonly string[];
+}
+
+/** What opening did: symbols built and analysed, and the time of each step in ms. */
+export interface OpenReport {
+  /** Symbols whose bars were generated. */
+  readonly built: number;
+  /** Symbols whose analysis was (re)computed. */
+  readonly analysed: number;
+  /** Milliseconds of building, analysing and loading. */
+  readonly ms: { build: number; analyse: number; load: number };
+}
+
+/** A daily bar with the indicators the price chart draws. */
+export interface ChartBar extends DailyBar {
+  /** SMA of 20 closes. */
+  readonly SMA_20: number | null;
+  /** SMA of 50 closes. */
+  readonly SMA_50: number | null;
+  /** SMA of 100 closes. */
+  readonly SMA_100: number | null;
+  /** SMA of 200 closes. */
+  readonly SMA_200: number | null;
+  /** RSI of 14 days. */
+  readonly rsi_14: number | null;
+}
+
+/** Cumulative percent change series on shared dates, each starting at 0 on the first date. */
+export interface PercentSeries<K extends string> {
+  /** Trading days, oldest first. */
+  readonly dates: readonly string[];
+  /** One series per key, values in percent (2 decimals), null before a history starts. */
+  readonly series: readonly ({ readonly [key in K]: string } & { readonly values: readonly (number | null)[] })[];
+}
+
+/** A fundamental figure as `GET /api/fundamentals/...` answers it. */
+export interface FundamentalAnswer {
+  /** Last day of the period. */
+  readonly end: string;
+  /** The figure. */
+  readonly val: number;
+  /** Fiscal year. */
+  readonly fy: number;
+  /** Fiscal period. */
+  readonly fp: string;
+  /** `derived` (generated) or `SEC` (imported). */
+  readonly label: string;
+}
+
+interface Series {
+  readonly dates: readonly string[];
+  readonly closes: Float64Array;
+}
+
+/** The chart columns kept of a symbol: dates, bar values and indicators (NaN where unknown). */
+interface ChartColumns {
+  readonly dates: readonly string[];
+  readonly columns: Readonly<Record<Exclude<keyof ChartBar, 'date'>, Float64Array>>;
+}
+
+const CHART_FIELDS = [
+  'open',
+  'high',
+  'low',
+  'close',
+  'volume',
+  'SMA_20',
+  'SMA_50',
+  'SMA_100',
+  'SMA_200',
+  'rsi_14',
+] as const satisfies readonly Exclude<keyof ChartBar, 'date'>[];
+
+/** A history with its indicators, in columns. */
+function chartColumns(bars: readonly DailyBar[]): ChartColumns {
+  const rows = computeIndicators(bars);
+  const columns = Object.fromEntries(
+    CHART_FIELDS.map((field) => [
+      field,
+      Float64Array.from(bars, (bar, i) => {
+        const v = field in bar ? bar[field as keyof DailyBar] : (rows[i] as IndicatorRow)[field as keyof IndicatorRow];
+        return typeof v === 'number' ? v : Number.NaN;
+      }),
+    ]),
+  ) as ChartColumns['columns'];
+  return { dates: bars.map((b) => b.date), columns };
+}
+
+const STATS_KEY = 'pattern_stats';
+const CHART_CACHE_SIZE = 32;
+
+/** The market data service; see the module comment. */
+export class MarketData {
+  private readonly bySymbol: ReadonlyMap<string, UniverseEntry>;
+  private readonly snapshots = new Map<string, SymbolSnapshot>();
+  private readonly series = new Map<string, Series>();
+  private readonly marketStatus: MarketDataStatus;
+  private readonly analysisDigest: string;
+  private readonly chartCache = new Map<string, ChartColumns>();
+  private quoteSource: QuoteSource;
+  private screenerCache: { source: QuoteSource; rows: ScreenerInput[] } | undefined;
+  private patternIndex: PatternIndex | undefined;
+  /** The market's trading days (every symbol's days together), oldest first. */
+  readonly calendar: readonly string[];
+
+  /** Use {@link openMarketData}. */
+  constructor(
+    /** The market store it reads. */
+    readonly store: MarketStore,
+    /** The companies, in universe order. */
+    readonly companies: readonly UniverseEntry[],
+    analyses: readonly StoredAnalysis[],
+    digests: readonly BarDigest[],
+    /** What opening did. */
+    readonly report: OpenReport,
+    patternRows?: readonly StoredPatternRow[],
+  ) {
+    this.bySymbol = new Map(companies.map((e) => [e.symbol, e]));
+    const calendars: (readonly string[])[] = [];
+    const union = new Set<string>();
+    for (const stored of analyses) {
+      this.snapshots.set(stored.symbol, JSON.parse(stored.snapshot) as SymbolSnapshot);
+      const { dates, closes } = seriesOf(stored);
+      // Symbols of the same calendar share one array of dates.
+      let shared = calendars.find((c) => c.length === dates.length && c.every((d, i) => d === dates[i]));
+      if (shared === undefined) {
+        calendars.push((shared = dates));
+        for (const d of dates) union.add(d);
+      }
+      this.series.set(stored.symbol, { dates: shared, closes });
+    }
+    this.calendar = calendars.length === 1 ? (calendars[0] as string[]) : [...union].sort();
+    this.analysisDigest = digestOf(analyses);
+    this.quoteSource = new LastCloseQuotes(this.snapshots);
+    const meta = store.meta();
+    const imported = Object.entries(meta.barSources)
+      .filter(([, source]) => source === 'imported')
+      .map(([symbol]) => symbol)
+      .sort();
+    this.marketStatus = {
+      asOf: meta.asOf ?? UNIVERSE_DATE,
+      seed: meta.seed,
+      symbols: digests.length,
+      bars: digests.reduce((sum, d) => sum + d.bars, 0),
+      from: digests.reduce<string | null>((min, d) => (min === null || d.from < min ? d.from : min), null),
+      to: digests.reduce<string | null>((max, d) => (max === null || d.to > max ? d.to : max), null),
+      source: imported.length === 0 ? 'simulated' : imported.length >= digests.length ? 'imported' : 'mixed',
+      importedSymbols: imported,
+    };
+    if (patternRows !== undefined) this.patternIndex = this.indexOf(patternRows);
+  }
+
+  /** The state of the market data. */
+  status(): MarketDataStatus {
+    return this.marketStatus;
+  }
+
+  /** Whether a symbol is a company of the universe. */
+  has(symbol: string): boolean {
+    return this.bySymbol.has(symbol);
+  }
+
+  /** A company of the universe. */
+  company(symbol: string): UniverseEntry | undefined {
+    return this.bySymbol.get(symbol);
+  }
+
+  /** Searches the universe (see `searchUniverse`); without text, every company that passes the filters. */
+  search(query: UniverseQuery): UniverseEntry[] {
+    const text = (query.q ?? '').trim();
+    return searchUniverse(this.companies, {
+      ...query,
+      limit: query.limit ?? (text === '' ? this.companies.length : undefined),
+    });
+  }
+
+  /** The 11 GICS sectors with their symbols, largest market cap first. */
+  sectors(): { sector: Sector; symbols: string[] }[] {
+    return SECTORS.map((sector) => ({
+      sector,
+      symbols: this.companies
+        .filter((e) => e.sector === sector)
+        .sort((a, b) => b.marketcap - a.marketcap || (a.symbol < b.symbol ? -1 : 1))
+        .map((e) => e.symbol),
+    }));
+  }
+
+  /** The latest bar of a symbol with its indicators and patterns, or undefined without bars. */
+  snapshot(symbol: string): SymbolSnapshot | undefined {
+    return this.snapshots.get(symbol);
+  }
+
+  /** Where quotes come from. */
+  get quotes(): QuoteSource {
+    return this.quoteSource;
+  }
+
+  /** Replaces the quote source (the live engine's, once ticks flow). */
+  useQuoteSource(source: QuoteSource): void {
+    this.quoteSource = source;
+  }
+
+  /**
+   * A symbol's daily bars of the last `months` months (from the base day the change is measured from), with the
+   * indicators of its whole history; the charts of the symbols asked last are kept, in columns.
+   */
+  chartBars(symbol: string, months: number): ChartBar[] {
+    let chart = this.chartCache.get(symbol);
+    if (chart === undefined) {
+      chart = chartColumns(this.store.bars(symbol));
+      if (this.chartCache.size >= CHART_CACHE_SIZE) {
+        const oldest = this.chartCache.keys().next().value;
+        if (oldest !== undefined) this.chartCache.delete(oldest);
+      }
+    } else this.chartCache.delete(symbol);
+    this.chartCache.set(symbol, chart);
+    const { dates, columns } = chart;
+    const value = (column: Float64Array, i: number): number => column[i] as number;
+    const indicator = (column: Float64Array, i: number): number | null => {
+      const v = column[i] as number;
+      return Number.isNaN(v) ? null : v;
+    };
+    const out: ChartBar[] = [];
+    for (let i = monthWindowStart(dates, months); i < dates.length; i += 1) {
+      out.push({
+        date: dates[i] as string,
+        open: value(columns.open, i),
+        high: value(columns.high, i),
+        low: value(columns.low, i),
+        close: value(columns.close, i),
+        volume: value(columns.volume, i),
+        SMA_20: indicator(columns.SMA_20, i),
+        SMA_50: indicator(columns.SMA_50, i),
+        SMA_100: indicator(columns.SMA_100, i),
+        SMA_200: indicator(columns.SMA_200, i),
+        rsi_14: indicator(columns.rsi_14, i),
+      });
+    }
+    return out;
+  }
+
+  /** A symbol's bars from a date (included) to its last bar. */
+  barsFrom(symbol: string, from: string): DailyBar[] {
+    return this.store.bars(symbol, { from });
+  }
+
+  /** The cumulative % change of each symbol over the market's last `months` months, starting at 0. */
+  performance(symbols: readonly string[], months: number): PercentSeries<'symbol'> {
+    const dates = this.calendar.slice(monthWindowStart(this.calendar, months));
+    return {
+      dates,
+      series: symbols.map((symbol) => ({
+        symbol,
+        values: this.changesOf(symbol, dates).map((v) => (v === null ? null : round(v, 2))),
+      })),
+    };
+  }
+
+  /** Per GICS sector, the average cumulative % change of its symbols over the last `months` months. */
+  sectorPerformance(months: number): PercentSeries<'sector'> {
+    const dates = this.calendar.slice(monthWindowStart(this.calendar, months));
+    return {
+      dates,
+      series: this.sectors().map(({ sector, symbols }) => {
+        const sums = new Float64Array(dates.length);
+        const counts = new Uint32Array(dates.length);
+        for (const symbol of symbols) {
+          this.changesOf(symbol, dates).forEach((v, i) => {
+            if (v === null) return;
+            sums[i] = (sums[i] as number) + v;
+            counts[i] = (counts[i] as number) + 1;
+          });
+        }
+        const values = Array.from(sums, (sum, i) =>
+          (counts[i] as number) > 0 ? round(sum / (counts[i] as number), 2) : null,
+        );
+        return { sector, values };
+      }),
+    };
+  }
+
+  private changesOf(symbol: string, dates: readonly string[]): (number | null)[] {
+    const s = this.series.get(symbol);
+    return s === undefined ? dates.map(() => null) : percentChanges(dates, s.dates, s.closes);
+  }
+
+  /** A symbol's figures of one type and period, newest first; `limit` 0 for all. */
+  fundamentals(type: FundamentalType, symbol: string, limit: number, period: FundamentalPeriod): FundamentalAnswer[] {
+    return this.store
+      .fundamentals(type, symbol, limit, period)
+      .map(({ end, val, fy, fp, label }) => ({ end, val, fy, fp, label }));
+  }
+
+  /** What the screener reads of every company with bars: quote, indicators and latest-bar patterns. */
+  screenerInputs(): readonly ScreenerInput[] {
+    const source = this.quoteSource;
+    if (this.screenerCache?.source === source) return this.screenerCache.rows;
+    const rows: ScreenerInput[] = [];
+    for (const entry of this.companies) {
+      const snapshot = this.snapshots.get(entry.symbol);
+      const quote = source.quote(entry.symbol);
+      if (snapshot === undefined || quote === undefined) continue;
+      const marketcap = entry.shares * quote.price;
+      const { SMA_20, SMA_50, SMA_100, SMA_200, rsi_14 } = snapshot.indicators;
+      rows.push({
+        symbol: entry.symbol,
+        name: entry.name,
+        sector: entry.sector,
+        close: quote.price,
+        changepct: quote.changepct,
+        marketcap,
+        capclass: capClassOf(marketcap),
+        indicators: { SMA_20, SMA_50, SMA_100, SMA_200, rsi_14 },
+        patterns: snapshot.patterns,
+        bullishPatterns: snapshot.patterns.some((name) => BULLISH.has(name)),
+      });
+    }
+    this.screenerCache = { source, rows };
+    return rows;
+  }
+
+  /** The pattern days of the whole market, indexed (read from the store on first use). */
+  get patterns(): PatternIndex {
+    this.patternIndex ??= this.indexOf(this.store.patternRows());
+    return this.patternIndex;
+  }
+
+  /**
+   * How every pattern did over the whole market (count, hit rate and median return 1, 5 and 20 days later): the
+   * stored statistics when they match the analyses, without reading the pattern days.
+   */
+  patternPerformance(): PatternPerformance[] {
+    if (this.patternIndex === undefined) {
+      const stored = this.storedStats();
+      if (stored !== undefined) return stored;
+    }
+    return this.patterns.performance();
+  }
+
+  /** Indexes pattern rows, with the stored statistics when they match the analyses, else new ones, then stored. */
+  private indexOf(rows: readonly StoredPatternRow[]): PatternIndex {
+    const stored = this.storedStats();
+    const index = new PatternIndex(rows, this.calendar, stored);
+    if (stored === undefined) {
+      this.store.setMetaValue(STATS_KEY, JSON.stringify({ digest: this.analysisDigest, stats: index.performance() }));
+    }
+    return index;
+  }
+
+  /** The pattern statistics stored for the current analyses, if any. */
+  private storedStats(): PatternPerformance[] | undefined {
+    const raw = this.store.metaValue(STATS_KEY);
+    if (raw === undefined) return undefined;
+    const parsed = JSON.parse(raw) as { digest?: string; stats?: PatternPerformance[] };
+    return parsed.digest === this.analysisDigest ? parsed.stats : undefined;
+  }
+
+  /**
+   * The return correlations of symbols over their last `dur` shared trading days: the matrix, and the groups of
+   * mutually correlated stocks.
+   */
+  correlation(symbols: readonly string[], dur: number): { matrix: CorrelationMatrix; groups: () => GroupMember[][] } {
+    const list = symbols.map((symbol) => ({ symbol, series: this.series.get(symbol) }));
+    const missing = list.findIndex((s) => s.series === undefined);
+    if (missing >= 0) {
+      throw new DomainError('not_found', `stks[${missing}]: no bars of ${symbols[missing] ?? ''}`, `stks[${missing}]`);
+    }
+    const first = list[0]?.series?.dates;
+    // Symbols of one calendar share every day, so their last dur + 1 days are all the alignment needs.
+    const oneCalendar = list.every((s) => s.series?.dates === first);
+    const histories: SymbolHistory[] = list.map(({ symbol, series }) => {
+      const { dates, closes } = series as Series;
+      const from = oneCalendar ? Math.max(0, dates.length - dur - 1) : 0;
+      const bars = [];
+      for (let i = from; i < dates.length; i += 1) bars.push({ date: dates[i] as string, close: closes[i] as number });
+      return { symbol, bars };
+    });
+    const matrix = correlationMatrix(alignReturns(histories, dur));
+    return { matrix, groups: () => correlationGroups(matrix) };
+  }
+
+  /** Closes the store. */
+  close(): void {
+    this.store.close();
+  }
+}
+
+const BULLISH: ReadonlySet<string> = new Set<string>(BULLISH_PATTERN_NAMES);
+
+/** A digest of which analyses the service holds, so stored statistics are known to match them. */
+function digestOf(analyses: readonly StoredAnalysis[]): string {
+  const hash = createHash('sha256');
+  for (const a of analyses) hash.update(`${a.symbol}|${a.version}|${a.fingerprint}\n`);
+  return hash.digest('hex').slice(0, 32);
+}
+
+/**
+ * Opens the market data of `dataDir`: builds the market store when it lacks the universe's bars (seeded), then
+ * (re)analyses every symbol whose bars or analysis definitions changed since its stored analysis, storing the
+ * results; symbols already analysed are only read back.
+ */
+export function openMarketData(options: MarketDataOptions): MarketData {
+  const store = openMarketStore({ file: path.join(options.dataDir, MARKET_DB_FILE) });
+  try {
+    const universe = options.universe ?? loadUniverse();
+    const t0 = performance.now();
+    const built = buildMarketIfEmpty(store, {
+      seed: options.seed,
+      universe,
+      onProgress: (done, total) => options.onProgress?.('build', done, total),
+    }).built;
+    const t1 = performance.now();
+
+    const version = analysisVersion();
+    const digests = store.barDigests();
+    const stored = new Map(store.analyses().map((a) => [a.symbol, a]));
+    for (const symbol of stored.keys()) {
+      if (!digests.some((d) => d.symbol === symbol)) store.deleteAnalysis(symbol);
+    }
+    const stale = digests.filter((d) => {
+      const a = stored.get(d.symbol);
+      return a === undefined || a.version !== version || a.fingerprint !== d.fingerprint;
+    });
+    const batchSize = Math.max(1, options.batchSize ?? 25);
+    let fresh: StoredPatternRow[] | undefined = stale.length === digests.length ? [] : undefined;
+    if (stale.length > 0) options.onProgress?.('analyse', 0, stale.length);
+    for (let at = 0; at < stale.length; at += batchSize) {
+      const items = stale.slice(at, at + batchSize).map((d) => {
+        const stored = toStored(d.symbol, analyseBars(d.symbol, store.bars(d.symbol)), version, d.fingerprint);
+        fresh?.push(...stored.patternRows);
+        return stored;
+      });
+      store.replaceAnalyses(items);
+      options.onProgress?.('analyse', Math.min(at + batchSize, stale.length), stale.length);
+    }
+    const t2 = performance.now();
+
+    const analyses = store.analyses();
+    // After a partial re-analysis the statistics need every pattern day again: read them back now.
+    if (stale.length > 0 && fresh === undefined) fresh = store.patternRows();
+    const report: OpenReport = {
+      built,
+      analysed: stale.length,
+      ms: { build: Math.round(t1 - t0), analyse: Math.round(t2 - t1), load: 0 },
+    };
+    const market = new MarketData(store, universe, analyses, digests, report, fresh);
+    const t3 = performance.now();
+    report.ms.load = Math.round(t3 - t2);
+    options.logger?.info(
+      { built, analysed: stale.length, symbols: digests.length, ms: report.ms },
+      `market data ready: ${digests.length} symbols, ${built} built, ${stale.length} analysed, in ${((t3 - t0) / 1000).toFixed(2)} s`,
+    );
+    return market;
+  } catch (error) {
+    store.close();
+    throw error;
+  }
+}

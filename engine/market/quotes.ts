@@ -1,0 +1,69 @@
+/**
+ * Quotes: the price of a symbol now, with its change since the previous close. Routes and sockets read them
+ * through {@link QuoteSource}; until live ticks flow, {@link LastCloseQuotes} answers the last daily close.
+ */
+import type { SymbolSnapshot } from './analysis.ts';
+import { closeInstant, round } from './series.ts';
+
+/** A quote as the API and the socket send it. */
+export interface Quote {
+  /** Ticker. */
+  readonly symbol: string;
+  /** Last price. */
+  readonly price: number;
+  /** Change since the previous close (4 decimals). */
+  readonly change: number;
+  /** Change since the previous close in percent (2 decimals). */
+  readonly changepct: number;
+  /** Shares traded in the session. */
+  readonly volume: number;
+  /** ISO instant of the price. */
+  readonly ts: string;
+}
+
+/** Where quotes come from: the last daily bars now, live ticks later. */
+export interface QuoteSource {
+  /** The quote of a symbol, or undefined when it has none. */
+  quote(symbol: string): Quote | undefined;
+  /** The quotes of the symbols that have one, in the order asked. */
+  quotes(symbols: readonly string[]): Quote[];
+}
+
+/** The quote of a latest bar: its close against the previous close, stamped at 16:00 New York on its day. */
+export function quoteOfSnapshot(symbol: string, snapshot: SymbolSnapshot): Quote {
+  const previous = snapshot.prevClose ?? snapshot.close;
+  const change = snapshot.close - previous;
+  return {
+    symbol,
+    price: snapshot.close,
+    change: round(change, 4),
+    changepct: previous > 0 ? round((change / previous) * 100, 2) : 0,
+    volume: snapshot.volume,
+    ts: closeInstant(snapshot.date),
+  };
+}
+
+/** Quotes from the latest daily bar of each symbol, computed once. */
+export class LastCloseQuotes implements QuoteSource {
+  private readonly bySymbol: ReadonlyMap<string, Quote>;
+
+  /** Builds the quotes of the snapshots. */
+  constructor(snapshots: ReadonlyMap<string, SymbolSnapshot>) {
+    this.bySymbol = new Map([...snapshots].map(([symbol, s]) => [symbol, Object.freeze(quoteOfSnapshot(symbol, s))]));
+  }
+
+  /** The quote of a symbol. */
+  quote(symbol: string): Quote | undefined {
+    return this.bySymbol.get(symbol);
+  }
+
+  /** The quotes of symbols, in the order asked, without the unknown ones. */
+  quotes(symbols: readonly string[]): Quote[] {
+    const out: Quote[] = [];
+    for (const symbol of symbols) {
+      const q = this.bySymbol.get(symbol);
+      if (q !== undefined) out.push(q);
+    }
+    return out;
+  }
+}

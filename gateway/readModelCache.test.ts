@@ -1,0 +1,110 @@
+import { expect } from 'chai';
+import type { Checkpoint, DocumentWrite, ReadModelStore } from '../platform/readmodels/port.ts';
+import { openSqliteReadModelStore } from '../platform/readmodels/sqlite.ts';
+import { cacheReadModels } from './readModelCache.ts';
+
+const checkpoint = (n: number): Checkpoint => ({ position: { commit: n, prepare: n }, version: 1 });
+
+/** Counts the reads that reach the store. */
+function counting(store: ReadModelStore): ReadModelStore & { reads: number } {
+  const wrapped = Object.create(store) as ReadModelStore & { reads: number };
+  wrapped.reads = 0;
+  wrapped.get = (collection, key) => {
+    wrapped.reads += 1;
+    return store.get(collection, key);
+  };
+  wrapped.list = (collection, options) => {
+    wrapped.reads += 1;
+    return store.list(collection, options);
+  };
+  return wrapped;
+}
+
+describe('read-model cache', function () {
+  let base: ReadModelStore;
+  let store: ReadModelStore & { reads: number };
+  let cached: ReadModelStore;
+  beforeEach(async function () {
+    base = openSqliteReadModelStore({ file: ':memory:' });
+    await base.commit('p', checkpoint(1), [
+      { collection: 'watchlist', key: 'ada', doc: { symbols: ['NVDA'] } },
+      { collection: 'alerts', key: 'ada/1', doc: { id: 1 } },
+    ]);
+    store = counting(base);
+    cached = cacheReadModels(store);
+  });
+  afterEach(async function () {
+    await cached.close();
+  });
+
+  it('reads a document from the store once, then from memory, as a fresh copy each time', async function () {
+    const first = await cached.get<{ symbols: string[] }>('watchlist', 'ada');
+    first!.symbols.push('MUTATED');
+    expect(await cached.get('watchlist', 'ada')).to.deep.equal({ symbols: ['NVDA'] });
+    expect(store.reads).to.equal(1);
+  });
+
+  it('forgets exactly the documents a commit writes', async function () {
+    await cached.get('watchlist', 'ada');
+    await cached.get('alerts', 'ada/1');
+    await cached.commit('p', checkpoint(2), [{ collection: 'watchlist', key: 'ada', doc: { symbols: ['AAPL'] } }]);
+    expect(await cached.get('watchlist', 'ada')).to.deep.equal({ symbols: ['AAPL'] });
+    await cached.get('alerts', 'ada/1');
+    expect(store.reads).to.equal(3);
+  });
+
+  it('remembers that a document is absent until a commit creates it', async function () {
+    expect(await cached.get('watchlist', 'bob')).to.equal(undefined);
+    expect(await cached.get('watchlist', 'bob')).to.equal(undefined);
+    expect(store.reads).to.equal(1);
+    await cached.commit('p', checkpoint(2), [{ collection: 'watchlist', key: 'bob', doc: { symbols: ['XOM'] } }]);
+    expect(await cached.get('watchlist', 'bob')).to.deep.equal({ symbols: ['XOM'] });
+  });
+
+  it('forgets a deleted document', async function () {
+    await cached.get('watchlist', 'ada');
+    await cached.commit('p', checkpoint(2), [{ collection: 'watchlist', key: 'ada', doc: null }]);
+    expect(await cached.get('watchlist', 'ada')).to.equal(undefined);
+  });
+
+  it('keeps list answers until a commit writes to their collection', async function () {
+    expect((await cached.list('alerts', { prefix: 'ada/' })).map((d) => d.key)).to.deep.equal(['ada/1']);
+    await cached.list('alerts', { prefix: 'ada/' });
+    await cached.commit('p', checkpoint(2), [{ collection: 'watchlist', key: 'ada', doc: { symbols: [] } }]);
+    await cached.list('alerts', { prefix: 'ada/' });
+    expect(store.reads).to.equal(1);
+    await cached.commit('p', checkpoint(3), [{ collection: 'alerts', key: 'ada/2', doc: { id: 2 } }]);
+    expect((await cached.list('alerts', { prefix: 'ada/' })).map((d) => d.key)).to.deep.equal(['ada/1', 'ada/2']);
+  });
+
+  it('does not remember a read that overlapped a commit', async function () {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const slow = Object.create(base) as ReadModelStore;
+    slow.get = async <T>(collection: string, key: string): Promise<T | undefined> => {
+      const doc = await base.get<T>(collection, key);
+      await gate;
+      return doc;
+    };
+    const overlapping = cacheReadModels(slow);
+    const read = overlapping.get('watchlist', 'ada');
+    await overlapping.commit('p', checkpoint(2), [{ collection: 'watchlist', key: 'ada', doc: { symbols: ['AAPL'] } }]);
+    release();
+    expect(await read).to.deep.equal({ symbols: ['NVDA'] });
+    slow.get = <T>(collection: string, key: string) => base.get<T>(collection, key);
+    expect(await overlapping.get('watchlist', 'ada')).to.deep.equal({ symbols: ['AAPL'] });
+  });
+
+  it('forgets everything on a reset', async function () {
+    await cached.get('watchlist', 'ada');
+    await cached.reset('p', ['watchlist']);
+    expect(await cached.get('watchlist', 'ada')).to.equal(undefined);
+  });
+
+  it('passes checkpoints through', async function () {
+    const writes: DocumentWrite[] = [];
+    await cached.commit('q', checkpoint(7), writes);
+    expect(await cached.readCheckpoint('q')).to.deep.equal(checkpoint(7));
+    expect((await cached.listCheckpoints()).get('q')).to.deep.equal(checkpoint(7));
+  });
+});

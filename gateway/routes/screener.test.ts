@@ -1,0 +1,160 @@
+import { expect } from 'chai';
+import { BULLISH_PATTERN_NAMES } from '../../domain/screener/patterns.ts';
+import { SCREENER_PRESETS } from '../../domain/screener/query.ts';
+import { loadUniverse } from '../../engine/marketdata/universe.ts';
+import { naiveScreener, type ScreenerRow } from '../../engine/screener/screener.ts';
+import { startTestGateway, type TestClient, type TestGateway } from '../testing/harness.ts';
+
+interface Answer {
+  rows: ScreenerRow[];
+  total: number;
+}
+
+/** What each preset asks of a row. */
+const PRESET_HOLDS: Record<string, (row: ScreenerRow) => boolean> = {
+  'Bullish Patterns': (r) => r.patterns.some((p) => (BULLISH_PATTERN_NAMES as readonly string[]).includes(p)),
+  'Close below 50-day average': (r) => r.SMA_50 !== null && r.close < r.SMA_50,
+  '200-day average above 50-day average': (r) => r.SMA_200 !== null && r.SMA_50 !== null && r.SMA_200 > r.SMA_50,
+  '200-day average above close': (r) => r.SMA_200 !== null && r.SMA_200 > r.close,
+  '14-day RSI below 30': (r) => r.rsi_14 !== null && r.rsi_14 < 30,
+  '14-day RSI above 80': (r) => r.rsi_14 !== null && r.rsi_14 > 80,
+};
+
+describe('screener routes', function () {
+  let gw: TestGateway;
+  let user: TestClient;
+  before(async function () {
+    gw = await startTestGateway();
+    user = await gw.user();
+  });
+  after(async function () {
+    await gw.close();
+  });
+
+  async function run(body: unknown): Promise<Answer> {
+    const res = await user.post('/api/screener/run', body);
+    expect(res.status, res.text).to.equal(200);
+    return res.body as Answer;
+  }
+
+  it('answers the six presets of the product', async function () {
+    const res = await user.get('/api/screener/presets');
+    expect(res.status).to.equal(200);
+    expect(res.body).to.deep.equal(SCREENER_PRESETS);
+    expect(Object.keys(PRESET_HOLDS)).to.deep.equal(SCREENER_PRESETS.map((p) => p.name));
+  });
+
+  for (const preset of SCREENER_PRESETS) {
+    it(`finds stocks for the preset "${preset.name}" on the default market, each meeting it`, async function () {
+      const answer = await run({ query: preset.query, limit: 1000 });
+      expect(answer.total).to.be.above(0);
+      expect(answer.rows).to.have.length(answer.total);
+      for (const row of answer.rows) expect(PRESET_HOLDS[preset.name]?.(row), row.symbol).to.equal(true);
+      expect(answer).to.deep.equal(
+        naiveScreener(gw.running.system.market.screenerInputs(), preset.query, { limit: 1000 }),
+      );
+    });
+  }
+
+  it('answers 50 rows by default, largest market cap first, with the total before the cut', async function () {
+    const answer = await run({ query: [] });
+    expect(answer.total).to.equal(loadUniverse().length);
+    expect(answer.rows).to.have.length(50);
+    expect(answer.rows[0]).to.have.all.keys(
+      'symbol',
+      'name',
+      'sector',
+      'close',
+      'changepct',
+      'marketcap',
+      'capclass',
+      'SMA_50',
+      'SMA_200',
+      'rsi_14',
+      'patterns',
+    );
+    const caps = answer.rows.map((r) => r.marketcap);
+    expect(caps).to.deep.equal([...caps].sort((a, b) => b - a));
+  });
+
+  it('sorts and cuts as asked', async function () {
+    const query = [{ type: 'mcap', op: 'like', val: 'mid' }];
+    const answer = await run({ query, limit: 7, sort: { field: 'rsi_14', dir: 'asc' } });
+    expect(answer.rows).to.have.length(7);
+    expect(answer.total).to.be.above(7);
+    expect(answer.rows.every((r) => r.capclass === 'mid')).to.equal(true);
+    const rsi = answer.rows.map((r) => r.rsi_14 as number);
+    expect(rsi).to.deep.equal([...rsi].sort((a, b) => a - b));
+    expect((await run({ query, limit: 0 })).rows).to.deep.equal([]);
+  });
+
+  it('shows the same close and change as the quotes', async function () {
+    const answer = await run({
+      query: [{ label: 'Apple', query: { type: 'close', op: 'bet', val: [0, 1e9] } }],
+      limit: 5,
+    });
+    const symbols = answer.rows.map((r) => r.symbol);
+    const quotes = (await user.get(`/api/quotes?symbols=${symbols.join(',')}`)).body as {
+      price: number;
+      changepct: number;
+    }[];
+    answer.rows.forEach((row, i) => {
+      expect(row.close).to.equal(quotes[i]?.price);
+      expect(row.changepct).to.equal(quotes[i]?.changepct);
+    });
+  });
+
+  it('compares columns and combines clauses', async function () {
+    const answer = await run({
+      query: [
+        { type: 'close', op: '>', val: { ref: 'SMA', param: 200 } },
+        { type: 'rsi', param: 14, op: 'bet', val: [40, 70] },
+      ],
+      limit: 1000,
+    });
+    expect(answer.total).to.be.above(0);
+    for (const row of answer.rows) {
+      expect(row.close).to.be.above(row.SMA_200 as number);
+      expect(row.rsi_14).to.be.within(40, 70);
+    }
+  });
+
+  const badBodies: [string, unknown, string][] = [
+    ['a list instead of an object', [{ type: 'rsi', param: 14, op: '<', val: 30 }], 'body'],
+    ['a body without query', { limit: 5 }, 'body.query'],
+    ['a query that is not a list', { query: 'rsi < 30' }, 'body.query'],
+    ['a clause with a bad operator', { query: [{ type: 'rsi', param: 14, op: 'like', val: 30 }] }, 'body.query[0]'],
+    [
+      'a second clause of an unknown type',
+      {
+        query: [
+          { type: 'close', op: '>', val: 1 },
+          { type: 'volume', op: '>', val: 1 },
+        ],
+      },
+      'body.query[1]',
+    ],
+    ['an unknown pattern', { query: [{ type: 'pattern_rocket_', op: 'like', val: null }] }, 'body.query[0]'],
+    ['21 clauses', { query: Array.from({ length: 21 }, () => ({ type: 'close', op: '>', val: 1 })) }, 'body.query'],
+    ['a negative limit', { query: [], limit: -1 }, 'body.limit'],
+    ['a limit above 1000', { query: [], limit: 1001 }, 'body.limit'],
+    ['a fractional limit', { query: [], limit: 2.5 }, 'body.limit'],
+    ['an unknown sort field', { query: [], sort: { field: 'volume', dir: 'asc' } }, 'body.sort.field'],
+    ['an unknown sort direction', { query: [], sort: { field: 'close', dir: 'up' } }, 'body.sort.dir'],
+  ];
+  for (const [what, input, field] of badBodies) {
+    it(`refuses ${what} with 400 naming ${field}`, async function () {
+      const res = await user.post('/api/screener/run', input);
+      expect(res.status, res.text).to.equal(400);
+      expect((res.body as { message: string }).message).to.match(
+        new RegExp(`^${field.replace(/[.[\]]/g, '\\$&')}[: ]`),
+      );
+    });
+  }
+
+  it('answers 401 without a session', async function () {
+    const client = gw.client();
+    expect((await client.get('/api/screener/presets')).status).to.equal(401);
+    expect((await client.post('/api/screener/run', { query: [] })).status).to.equal(401);
+  });
+});
