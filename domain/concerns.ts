@@ -4,8 +4,16 @@
  * list, so registering a concern here is the one change that makes it auditable.
  */
 import { ACCOUNT_CONCERN, accountDecider } from './accounts/accounts.ts';
+import { ALERTS_CONCERN, alertsDecider } from './alerts/alerts.ts';
 import { AUDIT_CONCERN, auditDecider } from './audit/audit.ts';
+import { COMPANY_STATS_CONCERN, companyStatsDecider } from './companystats/companystats.ts';
+import { DASHBOARD_LAYOUT_CONCERN, dashboardLayoutDecider } from './dashboard/layout.ts';
+import { DASHBOARD_OPTIONS_CONCERN, dashboardOptionsDecider } from './dashboard/options.ts';
+import { DASHBOARD_STOCKS_CONCERN, dashboardStocksDecider } from './dashboard/stocks.ts';
 import type { Decider, DomainEvent } from './decider.ts';
+import { NOTIFICATIONS_CONCERN, notificationsDecider } from './notifications/notifications.ts';
+import { PORTFOLIO_CONCERN, portfolioDecider } from './portfolio/portfolio.ts';
+import { QUERIES_CONCERN, queriesDecider } from './queries/queries.ts';
 import { WATCHLIST_CONCERN, watchlistDecider } from './watchlist/watchlist.ts';
 
 /** One user concern: its stream category, its decider, and how screens name it. */
@@ -22,6 +30,14 @@ export interface UserConcern {
 export const USER_CONCERNS: readonly UserConcern[] = Object.freeze([
   { concern: ACCOUNT_CONCERN, decider: accountDecider, label: 'account' },
   { concern: WATCHLIST_CONCERN, decider: watchlistDecider, label: 'watch list' },
+  { concern: PORTFOLIO_CONCERN, decider: portfolioDecider, label: 'portfolio and lots' },
+  { concern: ALERTS_CONCERN, decider: alertsDecider, label: 'alerts' },
+  { concern: NOTIFICATIONS_CONCERN, decider: notificationsDecider, label: 'notifications read' },
+  { concern: QUERIES_CONCERN, decider: queriesDecider, label: 'saved queries' },
+  { concern: DASHBOARD_LAYOUT_CONCERN, decider: dashboardLayoutDecider, label: 'dashboard layout' },
+  { concern: DASHBOARD_OPTIONS_CONCERN, decider: dashboardOptionsDecider, label: 'dashboard options' },
+  { concern: DASHBOARD_STOCKS_CONCERN, decider: dashboardStocksDecider, label: 'dashboard stocks' },
+  { concern: COMPANY_STATS_CONCERN, decider: companyStatsDecider, label: 'company statistics' },
   { concern: AUDIT_CONCERN, decider: auditDecider, label: 'audit reads' },
 ]);
 

@@ -194,6 +194,28 @@ describe('audit routes', function () {
     ]);
   });
 
+  it('answers portfolio, lots, alerts, queries, dashboard and stats as they were at a past time', async function () {
+    const ada = await gw.user('pf');
+    await ada.post('/personalize/userstockportfolio', ['AAPL']);
+    await ada.post('/personalize/userPositions/AAPL', { date: '2024-06-03', close: 190.5, position: 10 });
+    const [lotAdded] = (await eventsOf(ada.username, '?type=PositionLotAdded')).events;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await ada.post('/personalize/stockalerts', { symbol: 'AAPL', close: 250, alerttype: 'U' });
+    await ada.post('/personalize/dashboard', [{ layoutId: 1, compId: [1, 2] }]);
+
+    const then = (await auditor.get(`/api/audit/users/${ada.username}/state?at=${lotAdded!.at}`)).body as Record<
+      string,
+      unknown
+    >;
+    expect(JSON.stringify(then.portfolio)).to.contain('AAPL').and.contain('190.5');
+    expect(JSON.stringify(then.alerts)).to.not.contain('AAPL');
+    const now = (await auditor.get(`/api/audit/users/${ada.username}/state`)).body as Record<string, unknown>;
+    expect(JSON.stringify(now.alerts)).to.contain('AAPL');
+    expect(JSON.stringify(now.dashboardlayout)).to.contain('"compId":[1,2]');
+    for (const key of ['queries', 'companystats', 'dashboardoptions', 'dashboardstocks'])
+      expect(now).to.have.property(key);
+  });
+
   it('answers 404 for a user that does not exist, recording nothing', async function () {
     const before = (await auditTrail(auditor.username)).length;
     for (const route of ['events', 'state', 'verify']) {
@@ -233,6 +255,18 @@ describe('audit routes', function () {
     const res = await auditor.get('/api/audit/users/BAD%20NAME/events');
     expect(res.status).to.equal(400);
     expect((res.body as { message: string }).message).to.match(/^params\.username:/);
+  });
+
+  it('records each read with who read, when, and the id of the request as correlation id', async function () {
+    await auditor.get('/api/audit/users?prefix=zz');
+    const [last] = await gw.running.system.events.readStream(`audit-${auditor.username}`, {
+      direction: 'backwards',
+      maxCount: 1,
+    });
+    expect(last!.metadata).to.include({ userId: auditor.username, actor: `user:${auditor.username}` });
+    expect(last!.metadata.correlationId).to.match(/^[0-9a-f-]{36}$/);
+    expect(last!.metadata.correlationId).not.to.equal(last!.metadata.commandId);
+    expect(Date.parse(last!.metadata.at as string)).to.be.closeTo(Date.now(), 60_000);
   });
 
   it("shows the auditor's own reads in the auditor's history, chained like every user event", async function () {
