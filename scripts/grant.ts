@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { ACCOUNT_CONCERN, ROLES, accountDecider, type Role } from '../domain/accounts/accounts.ts';
-import { isDomainError, type Actor } from '../domain/decider.ts';
+import { isDomainError } from '../domain/decider.ts';
 import { streamName } from '../domain/ids.ts';
 import { handleCommand } from '../platform/commandHandler.ts';
 import { loadConfig } from '../platform/config.ts';
@@ -44,7 +44,7 @@ export async function grantRole(events: EventStore, username: string, role: stri
         userId: username,
         at: new Date().toISOString(),
         // An operator's command line is neither a user nor the engine; the log names it plainly.
-        actor: GRANTED_BY_SCRIPT as Actor,
+        actor: 'script',
       },
     );
     const granted = outcome.events.length > 0;
