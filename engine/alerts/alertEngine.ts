@@ -1,0 +1,394 @@
+/**
+ * The alert engine: keeps the armed-alert index up to date from the log, evaluates every tick against it and
+ * fires what the tick meets by appending `AlertTriggered` through the alerts decider, with the command id
+ * derived from the alert and its arming (`triggerCommandId`) and actor `engine`, so a retried or replayed
+ * trigger appends nothing and the notification is made once.
+ *
+ * The index is built by a consumer of the checkpointed runner (`startConsumer`) whose documents are the
+ * index's durable state: one document per alert (armed or triggered, with its arming count), committed with
+ * the checkpoint. A start reads the documents (O(alerts)) and catches up from the checkpoint, instead of
+ * re-reading every alert event since the beginning of the log; the sorted arrays are rebuilt in memory from
+ * the documents, since only the documents need to survive a restart.
+ */
+import {
+  ALERTS_CONCERN,
+  alertsDecider,
+  triggerCommandId,
+  type Alert,
+  type AlertTriggered,
+  type AlertsCommand,
+  type AlertsEvent,
+  type AlertsState,
+  type TriggerAlert,
+} from '../../domain/alerts/alerts.ts';
+import type { CommandMeta, Decider } from '../../domain/decider.ts';
+import { eventIdFor, streamName } from '../../domain/ids.ts';
+import { handleCommand } from '../../platform/commandHandler.ts';
+import type { EventStore, LogPosition, RecordedEvent } from '../../platform/eventstore/port.ts';
+import type { ReadModelStore } from '../../platform/readmodels/port.ts';
+import {
+  startConsumer,
+  type Consumer,
+  type ConsumerLag,
+  type ConsumerRunner,
+  type ConsumerTx,
+} from '../../platform/subscriptions/runner.ts';
+import type { LiveQuotes } from '../quotes/liveQuotes.ts';
+import type { ClosedDay, Tick, TickListener } from '../ticks/tick.ts';
+import { AlertIndex, alertKey, armedAlertOf, type ArmedAlert } from './alertIndex.ts';
+import { evaluateTicks } from './evaluate.ts';
+
+/** The consumer name of the engine's index (plus `:<instance>` when several engines share a read-model store). */
+export const ALERT_ENGINE_CONSUMER = 'engine:alerts';
+
+/** Version of the index documents; a change rebuilds them from the whole log. */
+export const ALERT_ENGINE_VERSION = 1;
+
+/** The collection of the index documents (plus `-<instance>`). */
+export const ALERT_ENGINE_COLLECTION = 'enginealerts';
+
+const STREAM_PREFIX = `${ALERTS_CONCERN}-`;
+const ALERT_EVENT_TYPES: readonly AlertsEvent['type'][] = [
+  'AlertCreated',
+  'AlertUpdated',
+  'AlertDeleted',
+  'AlertTriggered',
+];
+
+/** The durable document of one alert: what the index needs, and the arming count an update continues from. */
+export interface IndexedAlertDocument {
+  /** The alert's owner. */
+  readonly userId: string;
+  /** The alert as the alerts decider's `evolve` left it. */
+  readonly alert: Alert;
+}
+
+/** A trigger the engine appended. */
+export interface EngineTrigger {
+  /** The alert's owner. */
+  readonly userId: string;
+  /** The event's id (the notification's id in the read model), derived from the trigger's command id. */
+  readonly eventId: string;
+  /** The `AlertTriggered` event appended. */
+  readonly event: AlertTriggered;
+  /** Its log position (read models that include it are at or past it). */
+  readonly position: LogPosition | undefined;
+}
+
+/** Options of {@link AlertEngine}. */
+export interface AlertEngineOptions {
+  /** The event log: the alerts are read from it and the triggers appended to it. */
+  readonly events: EventStore;
+  /** Where the index documents and their checkpoint live. */
+  readonly readModels: ReadModelStore;
+  /** The live quotes: the engine applies every tick to them, then evaluates it. */
+  readonly quotes: LiveQuotes;
+  /** Distinguishes engines sharing one read-model store (lower-case letters and digits). */
+  readonly instance?: string;
+  /**
+   * Called once a trigger is durable. Two engines that race on one alert may both report it (the store takes
+   * the second append of the same event ids as a retry): the event id, derived from the trigger's command id,
+   * tells them apart.
+   */
+  readonly onTriggered?: (trigger: EngineTrigger) => void;
+  /** Called when the index consumer or an append fails. */
+  readonly onError?: (error: Error) => void;
+  /** Milliseconds now, for the tick rate (default `Date.now`). */
+  readonly now?: () => number;
+  /** Concurrency conflicts retried per trigger (default 10). */
+  readonly maxRetries?: number;
+}
+
+/** Figures for `/metrics`. */
+export interface AlertEngineStats {
+  /** Ticks evaluated since the start. */
+  readonly ticks: number;
+  /** Ticks per second over the last window of about a second. */
+  readonly ticksPerSec: number;
+  /** Total time spent evaluating ticks (quotes and index), in seconds. */
+  readonly evaluationSeconds: number;
+  /** Mean evaluation time per tick, in microseconds. */
+  readonly evaluationMicrosPerTick: number;
+  /** Ticks received before the index was ready (not evaluated). */
+  readonly droppedTicks: number;
+  /** Alerts armed in the index. */
+  readonly armed: number;
+  /** Symbols with alerts. */
+  readonly symbols: number;
+  /** Triggers: fired by a tick, appended, found already recorded (a replay), decided nothing (alert changed), failed. */
+  readonly triggers: {
+    readonly fired: number;
+    readonly appended: number;
+    readonly replayed: number;
+    readonly unchanged: number;
+    readonly failed: number;
+  };
+  /** Triggers whose append is under way. */
+  readonly pending: number;
+}
+
+/**
+ * The alerts decider, firing only the arming the engine evaluated: when the alert was changed (re-armed with
+ * another definition) between the tick and the append, the trigger is stale and decides nothing.
+ */
+export function triggerDecider(arming: number): Decider<AlertsCommand, AlertsEvent, AlertsState> {
+  return {
+    ...alertsDecider,
+    decide: (command, state) => {
+      if (command.type === 'TriggerAlert') {
+        const id = String(command.data.alertId).toLowerCase();
+        const alert = state.alerts.find((a) => a.id === id);
+        if (alert === undefined || alert.arming !== arming) return [];
+      }
+      return alertsDecider.decide(command, state);
+    },
+  };
+}
+
+const NAME_PATTERN = /^[a-z0-9]{1,32}$/;
+
+/** Evaluates ticks against the armed alerts of every user and fires them exactly once per arming. */
+export class AlertEngine implements TickListener {
+  private readonly index: AlertIndex;
+  private readonly docs = new Map<string, IndexedAlertDocument>();
+  /** `<key>#<arming>` of the triggers being appended: kept out of the index until the append settles. */
+  private readonly inFlight = new Set<string>();
+  private readonly pending = new Set<Promise<void>>();
+  private readonly queues = new Map<string, Promise<void>>();
+  private readonly fired: ArmedAlert[] = [];
+  private readonly name: string;
+  private readonly collection: string;
+  private readonly now: () => number;
+  private runner: ConsumerRunner | undefined;
+  private running = false;
+  private counts = { ticks: 0, dropped: 0, fired: 0, appended: 0, replayed: 0, unchanged: 0, failed: 0 };
+  private evaluationMs = 0;
+  private windowStart = 0;
+  private windowTicks = 0;
+  private lastRate = 0;
+
+  constructor(private readonly options: AlertEngineOptions) {
+    if (options.instance !== undefined && !NAME_PATTERN.test(options.instance)) {
+      throw new RangeError(`instance ${JSON.stringify(options.instance)} must be 1 to 32 lower-case letters or digits`);
+    }
+    this.name = options.instance ? `${ALERT_ENGINE_CONSUMER}:${options.instance}` : ALERT_ENGINE_CONSUMER;
+    this.collection = options.instance ? `${ALERT_ENGINE_COLLECTION}-${options.instance}` : ALERT_ENGINE_COLLECTION;
+    this.now = options.now ?? Date.now;
+    this.index = new AlertIndex((symbol, period) => options.quotes.smaBase(symbol, period));
+  }
+
+  /**
+   * Loads the index documents, starts the consumer from its checkpoint and resolves once it has caught up
+   * with the log; ticks are evaluated from then on.
+   */
+  async start(): Promise<void> {
+    if (this.runner) throw new Error('the alert engine is already started');
+    const { readModels, events } = this.options;
+    const checkpoint = await readModels.readCheckpoint(this.name);
+    if (checkpoint?.version === ALERT_ENGINE_VERSION) {
+      for (const { key, doc } of await readModels.list<IndexedAlertDocument>(this.collection)) {
+        this.docs.set(key, doc);
+        if (doc.alert.status === 'armed') this.index.add(armedAlertOf(doc.userId, doc.alert));
+      }
+    }
+    this.runner = await startConsumer(events, readModels, this.consumer(), {
+      onError: (error) => this.options.onError?.(error),
+    });
+    await this.runner.caughtUp;
+    this.windowStart = this.now();
+    this.running = true;
+  }
+
+  /** Applies each tick to the quotes and fires the alerts it meets; ticks before the start are dropped. */
+  onTicks(ticks: readonly Tick[]): void {
+    if (!this.running) {
+      this.counts.dropped += ticks.length;
+      return;
+    }
+    const started = performance.now();
+    evaluateTicks(ticks, this.options.quotes, this.index, this.onFire, this.fired);
+    this.evaluationMs += performance.now() - started;
+    this.counts.ticks += ticks.length;
+    this.windowTicks += ticks.length;
+    this.rollWindow();
+  }
+
+  /** Ends a trading day: the quotes roll, and the SMA alerts compare with the moved averages. */
+  onDayClosed(day: ClosedDay): void {
+    this.options.quotes.roll(day);
+    this.index.refreshSmaBases();
+  }
+
+  /** Resolves when every trigger fired so far has been appended (or has failed). */
+  async flush(): Promise<void> {
+    while (this.pending.size > 0) await Promise.all([...this.pending]);
+  }
+
+  /** Resolves once the index includes every event up to `position` (e.g. an alert just created). */
+  waitFor(position: LogPosition): Promise<void> {
+    if (!this.runner) return Promise.reject(new Error('the alert engine is not started'));
+    return this.runner.waitFor(position);
+  }
+
+  /** How far the index is behind the log. */
+  lag(): Promise<ConsumerLag> {
+    if (!this.runner) return Promise.reject(new Error('the alert engine is not started'));
+    return this.runner.lag();
+  }
+
+  /** Stops evaluating, waits for the triggers under way, and stops the consumer (committing what it applied). */
+  async stop(): Promise<void> {
+    this.running = false;
+    await this.flush();
+    await this.runner?.stop();
+  }
+
+  /** Whether the index has caught up and ticks are evaluated. */
+  get isRunning(): boolean {
+    return this.running;
+  }
+
+  /** The armed alerts of a symbol (for inspection). */
+  armedOf(symbol: string): ArmedAlert[] {
+    return this.index.alertsOf(symbol);
+  }
+
+  /** Figures for `/metrics`. */
+  stats(): AlertEngineStats {
+    this.rollWindow();
+    const c = this.counts;
+    return {
+      ticks: c.ticks,
+      ticksPerSec: this.lastRate,
+      evaluationSeconds: this.evaluationMs / 1000,
+      evaluationMicrosPerTick: c.ticks > 0 ? (this.evaluationMs * 1000) / c.ticks : 0,
+      droppedTicks: c.dropped,
+      armed: this.index.size,
+      symbols: this.index.symbolCount,
+      triggers: {
+        fired: c.fired,
+        appended: c.appended,
+        replayed: c.replayed,
+        unchanged: c.unchanged,
+        failed: c.failed,
+      },
+      pending: this.pending.size,
+    };
+  }
+
+  private rollWindow(): void {
+    const now = this.now();
+    const elapsed = now - this.windowStart;
+    if (elapsed < 1000) return;
+    this.lastRate = Math.round((this.windowTicks * 1000) / elapsed);
+    this.windowStart = now;
+    this.windowTicks = 0;
+  }
+
+  /** The index consumer: folds each alert with the decider's own `evolve` and keeps the index in step. */
+  private consumer(): Consumer {
+    return {
+      name: this.name,
+      version: ALERT_ENGINE_VERSION,
+      collections: [this.collection],
+      filter: { streamPrefixes: [STREAM_PREFIX], eventTypes: ALERT_EVENT_TYPES },
+      handle: (event: RecordedEvent, tx: ConsumerTx) => {
+        const alertId = (event.data as { alertId?: unknown } | null)?.alertId;
+        if (typeof alertId !== 'string') return;
+        const userId = event.streamId.slice(STREAM_PREFIX.length);
+        const key = alertKey(userId, alertId);
+        const before = this.docs.get(key);
+        const state = alertsDecider.evolve({ alerts: before ? [before.alert] : [] }, {
+          type: event.type,
+          data: event.data,
+        } as AlertsEvent);
+        const alert = state.alerts.find((a) => a.id === alertId);
+        this.index.remove(key);
+        if (alert === undefined) {
+          if (before !== undefined) {
+            this.docs.delete(key);
+            tx.delete(this.collection, key);
+          }
+          return;
+        }
+        const doc: IndexedAlertDocument = { userId, alert };
+        this.docs.set(key, doc);
+        tx.put(this.collection, key, doc);
+        if (alert.status === 'armed' && !this.inFlight.has(`${key}#${alert.arming}`)) {
+          this.index.add(armedAlertOf(userId, alert));
+        }
+      },
+    };
+  }
+
+  private readonly onFire = (alert: ArmedAlert, tick: Tick, cents: number): void => this.fire(alert, tick, cents);
+
+  private fire(alert: ArmedAlert, tick: Tick, cents: number): void {
+    this.counts.fired += 1;
+    const flight = `${alert.key}#${alert.arming}`;
+    this.inFlight.add(flight);
+    const { quotes, events } = this.options;
+    const at = new Date(tick.ts).toISOString();
+    const command: TriggerAlert = {
+      type: 'TriggerAlert',
+      data: {
+        alertId: alert.alertId,
+        price: cents / 100,
+        changepct: quotes.changePct(alert.symbol),
+        at,
+        sma: alert.kind === 'SMA' && alert.period !== null ? quotes.sma(alert.symbol, alert.period) : null,
+      },
+    };
+    const meta: CommandMeta = {
+      commandId: triggerCommandId({ id: alert.alertId, arming: alert.arming }),
+      userId: alert.userId,
+      at,
+      actor: 'engine',
+    };
+    const stream = streamName(ALERTS_CONCERN, alert.userId);
+    const decider = triggerDecider(alert.arming);
+    const maxRetries = this.options.maxRetries ?? 10;
+    const task = this.serialised(stream, () => handleCommand(events, decider, stream, command, meta, { maxRetries }))
+      .then((outcome) => {
+        if (outcome.replayed) this.counts.replayed += 1;
+        else if (outcome.events.length === 0) this.counts.unchanged += 1;
+        else {
+          this.counts.appended += 1;
+          const event = outcome.events.find((e): e is AlertTriggered => e.type === 'AlertTriggered');
+          if (event) {
+            const eventId = eventIdFor(`${stream}/${meta.commandId}`, outcome.events.indexOf(event));
+            this.options.onTriggered?.({ userId: alert.userId, eventId, event, position: outcome.position });
+          }
+        }
+      })
+      .catch((error: unknown) => {
+        this.counts.failed += 1;
+        this.options.onError?.(error instanceof Error ? error : new Error(String(error)));
+        // Armed again, so a later tick retries under the same command id.
+        const doc = this.docs.get(alert.key);
+        if (doc?.alert.status === 'armed' && doc.alert.arming === alert.arming && !this.index.has(alert.key)) {
+          this.index.add(alert);
+        }
+      })
+      .finally(() => {
+        this.inFlight.delete(flight);
+        this.pending.delete(task);
+      });
+    this.pending.add(task);
+  }
+
+  /** Runs appends to one stream one after the other, so a user's simultaneous triggers do not conflict. */
+  private serialised<T>(stream: string, run: () => Promise<T>): Promise<T> {
+    const previous = this.queues.get(stream) ?? Promise.resolve();
+    const result = previous.then(run);
+    const tail = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.queues.set(stream, tail);
+    void tail.then(() => {
+      if (this.queues.get(stream) === tail) this.queues.delete(stream);
+    });
+    return result;
+  }
+}

@@ -1,0 +1,294 @@
+/**
+ * Live quotes: for each symbol the last price, its change against the previous close, the day's high, low
+ * and volume, kept up to date tick by tick, one entry per symbol that each tick replaces. Each symbol also
+ * keeps its indicators with the live price as today's forming close, and the sums of its last finished closes
+ * in cents that decide exactly whether the price is at, above or below a moving average.
+ */
+import type { DailyBar } from '../../domain/market/types.ts';
+import type { SmaPeriod } from '../../domain/screener/query.ts';
+import { LiveIndicators, SMA_PERIODS, type IndicatorRow } from '../indicators/indicators.ts';
+import type { Quote, QuoteSource } from '../market/quotes.ts';
+import { closeInstant, round } from '../market/series.ts';
+import type { MarketStore } from '../marketdata/store.ts';
+import { priceCents, type ClosedDay, type Tick } from '../ticks/tick.ts';
+
+/** Finished closes kept per symbol: enough for the longest moving average with today's forming close. */
+const CLOSES_KEPT = Math.max(...SMA_PERIODS) - 1;
+
+/** A live quote: the API's {@link Quote} plus the previous close and the day's range. */
+export interface LiveQuote extends Quote {
+  /** The close the change is measured from, or null when the symbol has none. */
+  readonly prevClose: number | null;
+  /** The day's highest price. */
+  readonly high: number;
+  /** The day's lowest price. */
+  readonly low: number;
+}
+
+/** How a tick moved a symbol's price, in cents; valid until the symbol's next tick. */
+export interface PriceMove {
+  /** Ticker. */
+  readonly symbol: string;
+  /** The price before this tick, in cents; NaN when the symbol had none. */
+  readonly prevCents: number;
+  /** The price of this tick, in cents. */
+  readonly cents: number;
+}
+
+/** What a symbol's quotes start from. */
+export interface QuoteSeed {
+  /** Ticker. */
+  readonly symbol: string;
+  /** Its finished daily bars, oldest first (the last is the latest finished day; may be empty). */
+  readonly bars: readonly DailyBar[];
+}
+
+/** A symbol's live state. Prices are integer cents. */
+class Entry implements PriceMove {
+  prevCents = NaN;
+  cents = NaN;
+  /** The close the displayed change is measured from. */
+  prevCloseCents = NaN;
+  /** The close the next trading day's change will be measured from. */
+  nextPrevCloseCents = NaN;
+  /** Whether the day closed since the last tick: the next tick starts a new day. */
+  rolled = true;
+  high = NaN;
+  low = NaN;
+  volume = 0;
+  ts = 0;
+  /** Whether the indicators lag behind the last price. */
+  dirty = false;
+  snapshot: LiveQuote | undefined;
+  /** The last {@link CLOSES_KEPT} finished closes, in cents, oldest first. */
+  readonly closes: number[] = [];
+  /** Per period of {@link SMA_PERIODS}: the sum in cents of the last `period − 1` finished closes, or NaN. */
+  readonly smaBases: number[] = SMA_PERIODS.map(() => NaN);
+  readonly indicators: LiveIndicators;
+
+  constructor(
+    readonly symbol: string,
+    bars: readonly DailyBar[],
+  ) {
+    this.indicators = new LiveIndicators(bars.map((bar) => bar.close));
+    const last = bars.at(-1);
+    if (last) {
+      const previous = bars.at(-2);
+      this.cents = priceCents(last.close);
+      this.prevCloseCents = previous ? priceCents(previous.close) : this.cents;
+      this.nextPrevCloseCents = this.cents;
+      this.high = priceCents(last.high);
+      this.low = priceCents(last.low);
+      this.volume = last.volume;
+      this.ts = Date.parse(closeInstant(last.date));
+      for (const bar of bars.slice(-CLOSES_KEPT)) this.closes.push(priceCents(bar.close));
+      this.updateBases();
+    }
+  }
+
+  updateBases(): void {
+    SMA_PERIODS.forEach((period, i) => {
+      const n = period - 1;
+      if (this.closes.length < n) {
+        this.smaBases[i] = NaN;
+        return;
+      }
+      let sum = 0;
+      for (let k = this.closes.length - n; k < this.closes.length; k++) sum += this.closes[k]!;
+      this.smaBases[i] = sum;
+    });
+  }
+
+  changePct(): number {
+    if (!(this.prevCloseCents > 0) || Number.isNaN(this.cents)) return 0;
+    return round(((this.cents - this.prevCloseCents) / this.prevCloseCents) * 100, 2);
+  }
+
+  quote(): LiveQuote {
+    if (this.snapshot) return this.snapshot;
+    const hasPrev = this.prevCloseCents > 0;
+    this.snapshot = Object.freeze({
+      symbol: this.symbol,
+      price: this.cents / 100,
+      change: hasPrev ? round((this.cents - this.prevCloseCents) / 100, 4) : 0,
+      changepct: this.changePct(),
+      volume: this.volume,
+      ts: new Date(this.ts).toISOString(),
+      prevClose: hasPrev ? this.prevCloseCents / 100 : null,
+      high: this.high / 100,
+      low: this.low / 100,
+    });
+    return this.snapshot;
+  }
+}
+
+const SMA_INDEX = new Map<number, number>(SMA_PERIODS.map((period, i) => [period, i]));
+
+/** Options of {@link LiveQuotes.fromStore}. */
+export interface FromStoreOptions {
+  /** The symbols (default every symbol with bars). */
+  readonly symbols?: readonly string[];
+  /**
+   * Finished days read per symbol (default 400): 199 make every moving average exact; about 400 make the
+   * exponential ones (EMA, MACD, RSI) agree with a whole-history computation to about 1e-12.
+   */
+  readonly days?: number;
+}
+
+/** The live quotes of every symbol, a {@link QuoteSource}. */
+export class LiveQuotes implements QuoteSource {
+  private readonly entries = new Map<string, Entry>();
+  private readonly listeners: ((symbol: string) => void)[] = [];
+
+  /** Starts each symbol from its finished bars: its quote is the latest day's until the first tick. */
+  constructor(seeds: Iterable<QuoteSeed> = []) {
+    for (const seed of seeds) this.entries.set(seed.symbol, new Entry(seed.symbol, seed.bars));
+  }
+
+  /** Quotes seeded from the market store's latest bars. */
+  static fromStore(store: Pick<MarketStore, 'lastBars' | 'allSymbols'>, options: FromStoreOptions = {}): LiveQuotes {
+    const symbols = options.symbols ?? store.allSymbols();
+    const bars = store.lastBars(symbols, options.days ?? 400);
+    return new LiveQuotes(symbols.map((symbol) => ({ symbol, bars: bars.get(symbol) ?? [] })));
+  }
+
+  /**
+   * Applies one tick: the symbol's entry is replaced (a symbol never seen gets one, without a previous close).
+   * The first tick after a day close starts the new day's range and volume. Returns the price move, which
+   * stays valid until the symbol's next tick.
+   */
+  applyTick(tick: Tick): PriceMove {
+    let entry = this.entries.get(tick.symbol);
+    if (entry === undefined) {
+      entry = new Entry(tick.symbol, []);
+      this.entries.set(tick.symbol, entry);
+    }
+    const cents = priceCents(tick.price);
+    entry.prevCents = entry.cents;
+    entry.cents = cents;
+    if (entry.rolled) {
+      entry.rolled = false;
+      entry.prevCloseCents = entry.nextPrevCloseCents;
+      entry.high = cents;
+      entry.low = cents;
+      entry.volume = tick.size;
+    } else {
+      if (cents > entry.high) entry.high = cents;
+      if (cents < entry.low) entry.low = cents;
+      entry.volume += tick.size;
+    }
+    entry.ts = tick.ts;
+    entry.dirty = true;
+    entry.snapshot = undefined;
+    if (this.listeners.length > 0) this.notify(tick.symbol);
+    return entry;
+  }
+
+  /** Applies a batch of ticks in order. */
+  apply(ticks: readonly Tick[]): void {
+    for (const tick of ticks) this.applyTick(tick);
+  }
+
+  /**
+   * Ends a trading day: each bar's close becomes a finished close (indicators and moving-average sums move
+   * on) and the previous close of the next day. The quote keeps showing the finished day until the next tick.
+   */
+  roll(day: ClosedDay): void {
+    for (const bar of day.bars) {
+      let entry = this.entries.get(bar.symbol);
+      if (entry === undefined) {
+        entry = new Entry(bar.symbol, []);
+        this.entries.set(bar.symbol, entry);
+      }
+      const close = priceCents(bar.close);
+      entry.indicators.roll(bar.close);
+      entry.dirty = false;
+      entry.closes.push(close);
+      if (entry.closes.length > CLOSES_KEPT) entry.closes.shift();
+      entry.updateBases();
+      if (Number.isNaN(entry.cents)) {
+        entry.high = priceCents(bar.high);
+        entry.low = priceCents(bar.low);
+        entry.volume = bar.volume;
+        entry.prevCloseCents = close;
+      }
+      entry.cents = close;
+      entry.nextPrevCloseCents = close;
+      entry.rolled = true;
+      entry.snapshot = undefined;
+      if (this.listeners.length > 0) this.notify(bar.symbol);
+    }
+  }
+
+  /** The quote of a symbol (a frozen snapshot, replaced on its next tick), or undefined when it has none. */
+  quote(symbol: string): LiveQuote | undefined {
+    const entry = this.entries.get(symbol);
+    return entry === undefined || Number.isNaN(entry.cents) ? undefined : entry.quote();
+  }
+
+  /** The quotes of the symbols that have one, in the order asked. */
+  quotes(symbols: readonly string[]): LiveQuote[] {
+    const out: LiveQuote[] = [];
+    for (const symbol of symbols) {
+      const q = this.quote(symbol);
+      if (q !== undefined) out.push(q);
+    }
+    return out;
+  }
+
+  /** Every symbol with an entry, in the order they were added. */
+  symbols(): string[] {
+    return [...this.entries.keys()];
+  }
+
+  /** A symbol's last price in cents, or undefined when it has none. */
+  priceCents(symbol: string): number | undefined {
+    const cents = this.entries.get(symbol)?.cents;
+    return cents === undefined || Number.isNaN(cents) ? undefined : cents;
+  }
+
+  /** A symbol's change today in percent (2 decimals), as its quote shows it; 0 without a previous close. */
+  changePct(symbol: string): number {
+    return this.entries.get(symbol)?.changePct() ?? 0;
+  }
+
+  /** A symbol's indicators now: today's row with the live price as the forming close, or the last day's. */
+  indicators(symbol: string): IndicatorRow | undefined {
+    const entry = this.entries.get(symbol);
+    if (entry === undefined) return undefined;
+    if (entry.dirty) {
+      entry.indicators.update(entry.cents / 100);
+      entry.dirty = false;
+    }
+    return entry.indicators.current;
+  }
+
+  /** A symbol's simple moving average now (the live price as today's close), or null when its history is too short. */
+  sma(symbol: string, period: SmaPeriod): number | null {
+    return this.indicators(symbol)?.[`SMA_${period}`] ?? null;
+  }
+
+  /**
+   * The sum in cents of a symbol's last `period − 1` finished closes, or null when it has fewer: with today's
+   * price p in cents, p is at or above the moving average exactly when `(period − 1) × p >= base`, since
+   * `p >= (base + p) / period`. Integer arithmetic, so no rounding decides a crossing.
+   */
+  smaBase(symbol: string, period: SmaPeriod): number | null {
+    const i = SMA_INDEX.get(period);
+    const base = i === undefined ? undefined : this.entries.get(symbol)?.smaBases[i];
+    return base === undefined || Number.isNaN(base) ? null : base;
+  }
+
+  /** Calls `listener` with the symbol after each tick or day close that changes its quote; returns the unsubscribe. */
+  onUpdate(listener: (symbol: string) => void): () => void {
+    this.listeners.push(listener);
+    return () => {
+      const at = this.listeners.indexOf(listener);
+      if (at >= 0) this.listeners.splice(at, 1);
+    };
+  }
+
+  private notify(symbol: string): void {
+    for (const listener of this.listeners.slice()) listener(symbol);
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * The daily bar of each symbol, built from the day's ticks: open the first price, close the last, high and
+ * low the extremes, volume the sum of sizes.
+ */
+import type { ClosedDay, SymbolBar, Tick } from './tick.ts';
+
+interface FormingBar {
+  open: number;
+  high: number;
+  low: number;
+  close: number;
+  volume: number;
+}
+
+/** Accumulates a trading day's ticks into one bar per symbol. */
+export class DayBars {
+  private readonly bars = new Map<string, FormingBar>();
+
+  /** Adds a tick to its symbol's bar. */
+  add(tick: Tick): void {
+    const bar = this.bars.get(tick.symbol);
+    if (bar === undefined) {
+      this.bars.set(tick.symbol, {
+        open: tick.price,
+        high: tick.price,
+        low: tick.price,
+        close: tick.price,
+        volume: tick.size,
+      });
+      return;
+    }
+    if (tick.price > bar.high) bar.high = tick.price;
+    if (tick.price < bar.low) bar.low = tick.price;
+    bar.close = tick.price;
+    bar.volume += tick.size;
+  }
+
+  /** Whether any tick was added since the last close. */
+  get isEmpty(): boolean {
+    return this.bars.size === 0;
+  }
+
+  /**
+   * Ends the day: the bars of the symbols that traded, plus a flat bar (every price the last one, volume 0)
+   * for each symbol of `idle` that did not, in symbol order; starts an empty day.
+   */
+  close(date: string, idle: Iterable<readonly [string, number]> = []): ClosedDay {
+    const bars: SymbolBar[] = [];
+    for (const [symbol, bar] of this.bars) bars.push({ symbol, date, ...bar });
+    for (const [symbol, price] of idle) {
+      if (!this.bars.has(symbol))
+        bars.push({ symbol, date, open: price, high: price, low: price, close: price, volume: 0 });
+    }
+    this.bars.clear();
+    bars.sort((a, b) => (a.symbol < b.symbol ? -1 : a.symbol > b.symbol ? 1 : 0));
+    return { date, bars };
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * The TickBus port: how market data moves from where it is made (the simulator, a replay, the feed route) to
+ * the engines that evaluate it. Ticks are market data, not events of the log: the bus keeps no history, and a
+ * subscriber sees what is published while it is subscribed. Adapters: in-process (`inProcess.ts`); Redis
+ * Streams for the distributed mode will implement the same port and pass `tickBus.contract.ts`.
+ */
+import type { DailyBar } from '../../domain/market/types.ts';
+
+/** One trade of a symbol: the wire shape of the bus, of the tick sources and of the feed route. */
+export interface Tick {
+  /** Ticker, upper case (`AAPL`, `BRK.B`). */
+  readonly symbol: string;
+  /** Trade price in dollars. */
+  readonly price: number;
+  /** Shares traded. */
+  readonly size: number;
+  /** When it traded, in milliseconds since the epoch. */
+  readonly ts: number;
+}
+
+/** A finished daily bar of one symbol. */
+export interface SymbolBar extends DailyBar {
+  /** Ticker. */
+  readonly symbol: string;
+}
+
+/** The end of a trading day: the day's bar of every symbol, so indicators and patterns advance. */
+export interface ClosedDay {
+  /** The trading day that closed, `YYYY-MM-DD` (New York). */
+  readonly date: string;
+  /** One bar per symbol, in symbol order. */
+  readonly bars: readonly SymbolBar[];
+}
+
+/** What receives market data: ticks in batches, and the day's bars at each close. */
+export interface TickListener {
+  /** A batch of ticks, in time order; never empty. */
+  onTicks(ticks: readonly Tick[]): void;
+  /** A trading day closed; called after the day's last ticks and before the next day's first. */
+  onDayClosed?(day: ClosedDay): void;
+}
+
+/** Options of {@link TickBus.subscribe}. */
+export interface TickSubscribeOptions {
+  /**
+   * Subscribers of one group share the ticks: each symbol's ticks go to exactly one member, always the same
+   * while the membership is unchanged (engines split symbols this way). Without a group a subscriber gets all.
+   * Day closes go to every subscriber.
+   */
+  readonly group?: string;
+}
+
+/** A live subscription to the bus. */
+export interface TickSubscription {
+  /** Resolves once the subscription receives what is published from then on. */
+  readonly ready: Promise<void>;
+  /** Stops delivery; resolves when the listener will not be called again. */
+  unsubscribe(): Promise<void>;
+}
+
+/** Carries ticks and day closes from the sources to the engines. */
+export interface TickBus {
+  /** Publishes a batch of ticks (an empty batch is ignored); resolves once the bus has taken it. */
+  publish(ticks: readonly Tick[]): Promise<void>;
+  /** Publishes the close of a trading day, in order with the ticks published before and after it. */
+  publishDayClosed(day: ClosedDay): Promise<void>;
+  /** Delivers what is published from now on to a listener, alone or as a member of a group. */
+  subscribe(listener: TickListener, options?: TickSubscribeOptions): TickSubscription;
+  /** Ends every subscription; publishing afterwards rejects. */
+  close(): Promise<void>;
+}
+
+/** Publishing on a closed bus. */
+export class TickBusClosedError extends Error {
+  override readonly name = 'TickBusClosedError';
+  constructor() {
+    super('the tick bus is closed');
+  }
+}
+
+/**
+ * The member of a group of `members` that owns a symbol: FNV-1a of the symbol modulo the group's size, so
+ * every adapter (and every process) splits symbols the same way.
+ */
+export function shardOf(symbol: string, members: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < symbol.length; i++) {
+    hash ^= symbol.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0) % members;
+}
