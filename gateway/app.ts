@@ -31,6 +31,8 @@ import { watchlistRoutes } from './routes/watchlist.ts';
 import { marketRoutes } from './routes/market.ts';
 import { patternsRoutes } from './routes/patterns.ts';
 import { screenerRoutes } from './routes/screener.ts';
+import { feedIngestion, type FeedDeps } from './routes/feed.ts';
+import { mountHealthRoutes, type HealthDeps } from './routes/health.ts';
 
 /** Everything the application needs from the composition root. */
 export interface AppDeps {
@@ -52,6 +54,10 @@ export interface AppDeps {
   readonly rateLimiter?: RateLimiter;
   /** Version shown in the API reference. */
   readonly version?: string;
+  /** The feed ingestion route's token and tick bus; the route is off (404) without it. */
+  readonly feed?: FeedDeps | undefined;
+  /** What `/readyz` and `/metrics` look at. */
+  readonly health?: HealthDeps;
 }
 
 /** Path prefixes owned by the API: unknown routes under them answer 404 JSON. */
@@ -116,6 +122,7 @@ export function createApp(deps: AppDeps): Koa {
   router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };
   });
+  mountHealthRoutes(router, deps.events, deps.health);
   router.get('/api/docs', (ctx) => {
     ctx.body = reference;
   });
@@ -125,6 +132,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(errorMapper(logger));
   app.use(apiNotFound());
   app.use(sameOrigin());
+  app.use(feedIngestion(deps.feed, deps.symbols));
   app.use(jsonBody());
   app.use(loadSession(deps.sessions));
   // Picks the same route as the router, without the router's per-request work (see http/dispatch.ts).

@@ -9,6 +9,7 @@ import { createApp } from './app.ts';
 import { loadConfig, type Config } from '../platform/config.ts';
 import { createLogger, type Logger } from '../platform/logger.ts';
 import { openSystem, type System } from './system.ts';
+import { attachRealtime, type Realtime } from './realtime/realtime.ts';
 
 /** A started process: where it listens and how to stop it. */
 export interface RunningGateway {
@@ -18,6 +19,8 @@ export interface RunningGateway {
   readonly url: string;
   /** The opened ports and started parts. */
   readonly system: System;
+  /** Socket.IO on the HTTP server, when this process runs the gateway. */
+  readonly realtime: Realtime | null;
   /** Stops accepting requests, then closes the ports; safe to call more than once. */
   close(): Promise<void>;
 }
@@ -50,11 +53,32 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env, logger?
   if (config.eventStoreUrl === null) fs.mkdirSync(config.dataDir, { recursive: true });
 
   const system = await openSystem(config, log);
-  const server = http.createServer(createApp(system.appDeps).callback());
+  const servesSockets = config.role === 'all' || config.role === 'gateway';
+  let realtime: Realtime | null = null;
+  const health = {
+    projections: null,
+    engine: null,
+    ...system.appDeps.health,
+    sockets: servesSockets ? () => realtime?.socketCount() ?? 0 : undefined,
+  };
+  // The application first: Socket.IO, attached after, takes its own path and hands the rest to it.
+  const server = http.createServer(createApp({ ...system.appDeps, health }).callback());
+  if (servesSockets) {
+    realtime = attachRealtime(server, {
+      sessions: system.appDeps.sessions,
+      symbols: system.appDeps.symbols,
+      quotes: () => system.market.quotes,
+      engine: system.engine,
+      readModelSync: system.appDeps.readModelSync,
+      logger: log,
+      onReadModelCommit: (listener) => system.onReadModelCommit(listener),
+    });
+  }
   let address: AddressInfo;
   try {
     address = await listen(server, config.port);
   } catch (err) {
+    await realtime?.close();
     await system.close();
     throw err;
   }
@@ -68,6 +92,7 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env, logger?
   const close = (): Promise<void> => {
     closing ??= (async () => {
       try {
+        await realtime?.close();
         await closeServer(server);
       } finally {
         await system.close();
@@ -76,7 +101,7 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env, logger?
     })();
     return closing;
   };
-  return { config, url, system, close };
+  return { config, url, system, realtime, close };
 }
 
 /** Runs the gateway until SIGINT or SIGTERM, then closes it and lets the process exit. */

@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { openMarketData, type MarketData, type MarketPhase, type MarketProgress } from '../engine/market/marketData.ts';
 import type { Config } from '../platform/config.ts';
 import { openEventStore } from '../platform/eventstore/index.ts';
-import type { EventStore } from '../platform/eventstore/port.ts';
+import type { EventStore, LogPosition } from '../platform/eventstore/port.ts';
 import { componentLogger, type Logger } from '../platform/logger.ts';
-import type { ReadModelStore } from '../platform/readmodels/port.ts';
+import type { DocumentWrite, ReadModelStore } from '../platform/readmodels/port.ts';
 import { connectRedis } from '../platform/redis.ts';
 import { RedisReadModelStore } from '../platform/readmodels/redis.ts';
 import { openSqliteReadModelStore } from '../platform/readmodels/sqlite.ts';
@@ -20,6 +20,15 @@ import type { AppDeps } from './app.ts';
 import { cacheSessions } from './auth/sessionCache.ts';
 import { cacheReadModels } from './readModelCache.ts';
 import { progressBar, renderProgress, type ProgressBar } from '../scripts/progress.ts';
+import { AlertEngine, type EngineTrigger } from '../engine/alerts/alertEngine.ts';
+import type { Quote, QuoteSource } from '../engine/market/quotes.ts';
+import { LiveQuotes } from '../engine/quotes/liveQuotes.ts';
+import { parseMarketClockMode } from '../engine/ticks/marketClock.ts';
+import type { TickSource } from '../engine/ticks/port.ts';
+import { readTickCsv, TickReplay } from '../engine/ticks/replay.ts';
+import { simulatedSymbols, TickSimulator } from '../engine/ticks/simulator.ts';
+import { createInProcessTickBus } from '../platform/bus/inProcess.ts';
+import type { TickBus } from '../platform/bus/port.ts';
 
 /** File names inside `DATA_DIR`. */
 export const DATA_FILES = Object.freeze({ readModels: 'readmodels.db', sessions: 'sessions.db' });
@@ -36,10 +45,163 @@ export interface System {
   readonly projections: RunningProjections | null;
   /** The market data (built on first start, reused after). */
   readonly market: MarketData;
+  /** The live engine, when this process runs it (roles `all` and `engine`). */
+  readonly engine: RunningEngine | null;
+  /** Calls `listener` after each commit of a projection run by this process; returns the unsubscribe. */
+  onReadModelCommit(listener: ReadModelCommitListener): () => void;
   /** What the gateway needs. */
   readonly appDeps: AppDeps;
   /** Stops what was started and closes the ports. */
   close(): Promise<void>;
+}
+
+/** Called after a projection committed documents up to a position. */
+export type ReadModelCommitListener = (name: string, position: LogPosition, writes: readonly DocumentWrite[]) => void;
+
+/** The started live engine: tick source → tick bus → live quotes and alert engine. */
+export interface RunningEngine {
+  /** Where ticks are published (the tick source and the feed route) and read (the alert engine). */
+  readonly bus: TickBus;
+  /** The live quotes, the market's quote source. */
+  readonly quotes: LiveQuotes;
+  /** The alert engine. */
+  readonly alerts: AlertEngine;
+  /** Which source produces ticks. */
+  readonly source: Config['tickSource'];
+  /** Calls `listener` once per durable trigger (deduplicated by event id); returns the unsubscribe. */
+  onTrigger(listener: (trigger: EngineTrigger) => void): () => void;
+  /** Whether ticks can flow: the source is started (the feed is always live) and the bus is open. */
+  live(): boolean;
+  /** Stops the source, the alert engine (settling the triggers under way) and the bus. */
+  stop(): Promise<void>;
+}
+
+/** The API's quote shape over the live quotes (which also carry the previous close and the day's range). */
+function apiQuotes(quotes: LiveQuotes): QuoteSource {
+  const shape = (q: Quote): Quote => ({
+    symbol: q.symbol,
+    price: q.price,
+    change: q.change,
+    changepct: q.changepct,
+    volume: q.volume,
+    ts: q.ts,
+  });
+  return {
+    quote: (symbol) => {
+      const q = quotes.quote(symbol);
+      return q && shape(q);
+    },
+    quotes: (symbols) => quotes.quotes(symbols).map(shape),
+  };
+}
+
+/**
+ * How often (ms) the market gets a new quote source object when prices moved: its screener keeps its rows
+ * while the source is the same object, so they are at most this old.
+ */
+const QUOTE_REFRESH_MS = 1000;
+
+/** Event ids of the latest triggers remembered to report each once. */
+const REPORTED_TRIGGERS_KEPT = 10_000;
+
+/** Seeded days of history for the live quotes and the simulator's volatility. */
+const SEED_DAYS = 400;
+
+/**
+ * Starts the live engine: live quotes seeded from the market's last closes replace its snapshot quotes, the
+ * alert engine catches up with the log, then the tick source starts publishing on the bus.
+ */
+export async function startEngine(
+  config: Config,
+  events: EventStore,
+  readModels: ReadModelStore,
+  market: MarketData,
+  logger: Logger,
+): Promise<RunningEngine> {
+  const bus = createInProcessTickBus({ onError: (error) => logger.error({ err: error }, 'tick listener failed') });
+  const symbols = market.companies.map((c) => c.symbol);
+  const bars = market.store.lastBars(symbols, SEED_DAYS);
+  const quotes = new LiveQuotes(symbols.map((symbol) => ({ symbol, bars: bars.get(symbol) ?? [] })));
+  const triggerListeners = new Set<(trigger: EngineTrigger) => void>();
+  // Two engines racing on one alert may both report it: the event id tells them apart.
+  const reported = new Set<string>();
+  const onTriggered = (trigger: EngineTrigger): void => {
+    if (reported.has(trigger.eventId)) return;
+    reported.add(trigger.eventId);
+    if (reported.size > REPORTED_TRIGGERS_KEPT) reported.delete(reported.values().next().value!);
+    for (const listener of triggerListeners) {
+      try {
+        listener(trigger);
+      } catch (error) {
+        logger.error({ err: error }, 'trigger listener failed');
+      }
+    }
+  };
+  const alerts = new AlertEngine({
+    events,
+    readModels,
+    quotes,
+    onTriggered,
+    onError: (error) => logger.error({ err: error }, 'alert engine error'),
+  });
+  await alerts.start();
+  market.useQuoteSource(apiQuotes(quotes));
+  let moved = false;
+  const stopWatching = quotes.onUpdate(() => {
+    moved = true;
+  });
+  const refresh = setInterval(() => {
+    if (!moved) return;
+    moved = false;
+    market.useQuoteSource(apiQuotes(quotes));
+  }, QUOTE_REFRESH_MS);
+  refresh.unref();
+  const subscription = bus.subscribe(alerts);
+  await subscription.ready;
+  let source: TickSource | null = null;
+  if (config.tickSource === 'simulator') {
+    const { symbols: simulated, after } = simulatedSymbols(bars);
+    source = new TickSimulator({
+      symbols: simulated,
+      seed: config.marketSeed,
+      after,
+      market: parseMarketClockMode(config.marketClock),
+    });
+  } else if (config.tickSource === 'replay' && config.replayFile !== null) {
+    source = new TickReplay(readTickCsv(config.replayFile), { speed: 1 });
+  }
+  let live = config.tickSource === 'feed';
+  let open = true;
+  const publishFailed = (error: unknown): void => {
+    if (open) logger.error({ err: error }, 'tick publish failed');
+  };
+  source?.start({
+    onTicks: (batch) => void bus.publish(batch).catch(publishFailed),
+    onDayClosed: (day) => void bus.publishDayClosed(day).catch(publishFailed),
+  });
+  live ||= source !== null;
+  logger.info({ source: config.tickSource, symbols: symbols.length, armed: alerts.stats().armed }, 'engine started');
+  return {
+    bus,
+    quotes,
+    alerts,
+    source: config.tickSource,
+    live: () => live && open,
+    onTrigger: (listener) => {
+      triggerListeners.add(listener);
+      return () => triggerListeners.delete(listener);
+    },
+    stop: async () => {
+      open = false;
+      live = false;
+      clearInterval(refresh);
+      stopWatching();
+      await source?.stop();
+      await subscription.unsubscribe();
+      await alerts.stop();
+      await bus.close();
+    },
+  };
 }
 
 const PHASE_LABELS: Readonly<Record<MarketPhase, string>> = {
@@ -96,12 +258,26 @@ export async function openSystem(config: Config, logger: Logger): Promise<System
   const runsProjections = config.role === 'all' || config.role === 'projections';
   // A process running the projections commits every document it serves, so it can keep them in memory.
   const readModels = runsProjections ? cacheReadModels(storedReadModels) : storedReadModels;
+  const commitListeners = new Set<ReadModelCommitListener>();
   const projections = runsProjections
     ? await startProjections(events, readModels, undefined, {
         onError: (name, error) => logger.error({ err: error, projection: name }, 'projection stopped'),
+        onCommit: (name, position, writes) => {
+          for (const listener of commitListeners) {
+            try {
+              listener(name, position, writes);
+            } catch (error) {
+              logger.error({ err: error, projection: name }, 'read model listener failed');
+            }
+          }
+        },
       })
     : null;
   if (projections) await projections.caughtUp;
+  const runsEngine = config.role === 'all' || config.role === 'engine';
+  const engine = runsEngine
+    ? await startEngine(config, events, readModels, market, componentLogger(logger, 'engine'))
+    : null;
   const appDeps: AppDeps = {
     logger,
     events,
@@ -110,6 +286,8 @@ export async function openSystem(config: Config, logger: Logger): Promise<System
     symbols: market,
     market,
     readModelSync: projections ?? checkpointSync(readModels),
+    feed: engine && config.feedToken !== null ? { token: config.feedToken, bus: engine.bus } : undefined,
+    health: { projections, engine },
   };
   return {
     events,
@@ -117,8 +295,14 @@ export async function openSystem(config: Config, logger: Logger): Promise<System
     sessions,
     projections,
     market,
+    engine,
     appDeps,
+    onReadModelCommit: (listener) => {
+      commitListeners.add(listener);
+      return () => commitListeners.delete(listener);
+    },
     close: async () => {
+      await engine?.stop();
       await projections?.stop();
       await events.close();
       await readModels.close();

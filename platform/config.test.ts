@@ -117,11 +117,41 @@ describe('loadConfig', () => {
 
   describe('TICK_SOURCE', () => {
     for (const source of ['simulator', 'replay', 'feed'] as const) {
-      it(`accepts ${source}`, () => expect(loadConfig({ TICK_SOURCE: source }).tickSource).to.equal(source));
+      it(`accepts ${source}`, () => {
+        expect(loadConfig({ TICK_SOURCE: source, TICK_FILE: 'ticks.csv' }).tickSource).to.equal(source);
+      });
     }
     it('refuses other sources, naming the allowed ones', () => {
       const err = refusal({ TICK_SOURCE: 'random' });
       expect(err.message).to.equal('TICK_SOURCE must be one of simulator, replay, feed, got "random"');
+    });
+  });
+
+  describe('MARKET_CLOCK', () => {
+    it('defaults to the accelerated demo clock', () => expect(loadConfig({}).marketClock).to.equal('accelerated'));
+    for (const ok of ['regular', 'accelerated', 'accelerated:2', 'accelerated:0.5']) {
+      it(`accepts ${ok}`, () => expect(loadConfig({ MARKET_CLOCK: ok }).marketClock).to.equal(ok));
+    }
+    for (const bad of ['fast', 'accelerated:', 'accelerated:0', 'accelerated:-1']) {
+      it(`refuses ${JSON.stringify(bad)}`, () => {
+        expect(() => loadConfig({ MARKET_CLOCK: bad }))
+          .to.throw(ConfigError, /MARKET_CLOCK must be regular/)
+          .with.property('variable', 'MARKET_CLOCK');
+      });
+    }
+  });
+
+  describe('TICK_FILE', () => {
+    it('is unset by default', () => expect(loadConfig({}).replayFile).to.equal(null));
+    it('resolves the file against the working directory', () => {
+      expect(loadConfig({ TICK_SOURCE: 'replay', TICK_FILE: 'ticks.csv' }).replayFile).to.equal(
+        path.resolve('ticks.csv'),
+      );
+    });
+    it('is required by the replay source', () => {
+      expect(() => loadConfig({ TICK_SOURCE: 'replay' }))
+        .to.throw(ConfigError, /TICK_FILE must be/)
+        .with.property('variable', 'TICK_FILE');
     });
   });
 

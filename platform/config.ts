@@ -26,6 +26,10 @@ export interface Config {
   readonly role: Role;
   /** Where market ticks come from. */
   readonly tickSource: TickSource;
+  /** The simulator's market clock: `regular`, `accelerated` or `accelerated:<minutes per session>`. */
+  readonly marketClock: string;
+  /** The tick CSV played by the `replay` source (absolute), or `null`. */
+  readonly replayFile: string | null;
   /** Bearer token of the feed ingestion route, or `null` when the route is off. */
   readonly feedToken: string | null;
   /** Seed of the deterministic market generator. */
@@ -127,6 +131,28 @@ function token(env: Env, name: string): string | null {
   return raw;
 }
 
+/** Accepted `MARKET_CLOCK` values. */
+const MARKET_CLOCK_PATTERN = /^(regular|accelerated(:\d+(\.\d+)?)?)$/;
+
+function marketClock(env: Env): string {
+  const raw = read(env, 'MARKET_CLOCK');
+  if (raw === undefined) return 'accelerated';
+  if (!MARKET_CLOCK_PATTERN.test(raw) || /^accelerated:0+(\.0+)?$/.test(raw)) {
+    refuse('MARKET_CLOCK', 'regular, accelerated or accelerated:<minutes per session above 0>', raw);
+  }
+  return raw;
+}
+
+function replayFile(env: Env): string | null {
+  const raw = read(env, 'TICK_FILE');
+  if (raw === undefined) {
+    if (read(env, 'TICK_SOURCE') === 'replay')
+      refuse('TICK_FILE', 'the tick CSV to replay when TICK_SOURCE=replay', '');
+    return null;
+  }
+  return path.resolve(raw);
+}
+
 /**
  * Reads and validates the configuration from environment variables.
  * @throws ConfigError naming the first variable with a value that is not allowed.
@@ -139,6 +165,8 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl: url(env, 'REDIS_URL', REDIS_SCHEMES),
     role: oneOf(env, 'ROLE', ROLES, 'all'),
     tickSource: oneOf(env, 'TICK_SOURCE', TICK_SOURCES, 'simulator'),
+    marketClock: marketClock(env),
+    replayFile: replayFile(env),
     feedToken: token(env, 'FEED_TOKEN'),
     marketSeed: integer(env, 'MARKET_SEED', 42, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, 'an integer'),
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),

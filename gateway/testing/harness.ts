@@ -142,7 +142,14 @@ export async function startTestGateway(
   if (options.dataDir === undefined) {
     copyFileSync(marketTemplate(loadConfig({ ...options.env }).marketSeed), join(dataDir, MARKET_DB_FILE));
   }
-  const running = await startGateway({ PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...options.env });
+  // The feed source by default: no price moves unless a test pushes ticks, so tests stay deterministic.
+  const running = await startGateway({
+    PORT: '0',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    TICK_SOURCE: 'feed',
+    ...options.env,
+  });
   const url = running.url.replace('localhost', '127.0.0.1');
   return {
     url,

@@ -1,0 +1,161 @@
+import { expect } from 'chai';
+import { startTestGateway, type TestClient, type TestGateway } from '../testing/harness.ts';
+import { FEED_MAX_TICKS, FEED_PATH } from './feed.ts';
+
+const TOKEN = 'feed-token-0123456789abcdef';
+const AUTH = { authorization: `Bearer ${TOKEN}` };
+
+interface QuoteAnswer {
+  symbol: string;
+  price: number;
+  volume: number;
+}
+
+interface NotificationAnswer {
+  id: string;
+  symbol: string;
+  notificationtype: number;
+  notifcationmessage: string;
+}
+
+async function quote(client: TestClient, symbol: string): Promise<QuoteAnswer> {
+  const res = await client.get(`/api/quotes?symbols=${symbol}`);
+  expect(res.status).to.equal(200, res.text);
+  return (res.body as QuoteAnswer[])[0]!;
+}
+
+async function notifications(client: TestClient): Promise<NotificationAnswer[]> {
+  const res = await client.get('/personalize/usernotifications/ALL');
+  expect(res.status).to.equal(200, res.text);
+  return res.body as NotificationAnswer[];
+}
+
+/** Polls until `check` holds or `ms` pass, answering the last value read. */
+async function eventually<T>(read: () => Promise<T>, check: (value: T) => boolean, ms = 3000): Promise<T> {
+  const until = Date.now() + ms;
+  let value = await read();
+  while (!check(value) && Date.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    value = await read();
+  }
+  return value;
+}
+
+describe('feed ingestion route', function () {
+  let gw: TestGateway;
+  beforeEach(async function () {
+    gw = await startTestGateway({ env: { FEED_TOKEN: TOKEN } });
+  });
+  afterEach(async function () {
+    await gw.close();
+  });
+
+  it('is off (404) when no token is configured', async function () {
+    const off = await startTestGateway();
+    try {
+      const res = await off.client().post(FEED_PATH, [{ symbol: 'AAPL', price: 1 }], AUTH);
+      expect(res.status).to.equal(404);
+      expect(off.running.system.engine?.bus).to.not.equal(undefined);
+    } finally {
+      await off.close();
+    }
+  });
+
+  it('refuses a missing or wrong bearer token with 401', async function () {
+    const client = gw.client();
+    expect((await client.post(FEED_PATH, [{ symbol: 'AAPL', price: 1 }])).status).to.equal(401);
+    const wrong = await client.post(FEED_PATH, [{ symbol: 'AAPL', price: 1 }], { authorization: 'Bearer nope' });
+    expect(wrong.status).to.equal(401);
+    expect(wrong.headers.get('www-authenticate')).to.equal('Bearer');
+  });
+
+  it('moves the live quote, which replaces the last-close quote', async function () {
+    const user = await gw.user();
+    const before = await quote(user, 'AAPL');
+    const price = Math.round(before.price * 1.01 * 100) / 100;
+    const res = await gw.client().post(FEED_PATH, [{ symbol: 'aapl', price, size: 300 }], AUTH);
+    expect(res.status).to.equal(202, res.text);
+    expect(res.body).to.deep.equal({ accepted: 1 });
+    const after = await quote(user, 'AAPL');
+    expect(after.price).to.equal(price);
+    expect(after.volume).to.equal(300);
+  });
+
+  const bad: [string, unknown, RegExp][] = [
+    ['not a list', { symbol: 'AAPL', price: 1 }, /^body: /],
+    ['an empty list', [], /^body: must hold at least one tick/],
+    ['no symbol', [{ price: 1 }], /^body\[0\]\.symbol: /],
+    ['a bad symbol', [{ symbol: 'NOT A SYMBOL', price: 1 }], /^body\[0\]\.symbol: /],
+    [
+      'an unknown symbol',
+      [
+        { symbol: 'AAPL', price: 1 },
+        { symbol: 'ZZZZZZ', price: 1 },
+      ],
+      /^body\[1\]\.symbol: unknown/,
+    ],
+    ['a zero price', [{ symbol: 'AAPL', price: 0 }], /^body\[0\]\.price: /],
+    ['a string price', [{ symbol: 'AAPL', price: '12' }], /^body\[0\]\.price: /],
+    ['a fractional size', [{ symbol: 'AAPL', price: 1, size: 1.5 }], /^body\[0\]\.size: /],
+    ['a negative ts', [{ symbol: 'AAPL', price: 1, ts: -1 }], /^body\[0\]\.ts: /],
+    [
+      `more than ${FEED_MAX_TICKS} ticks`,
+      Array.from({ length: FEED_MAX_TICKS + 1 }, () => ({ symbol: 'AAPL', price: 1 })),
+      /^body: must hold at most 5000 ticks/,
+    ],
+  ];
+  it('refuses bad bodies naming the field, and moves nothing', async function () {
+    const user = await gw.user();
+    const before = await quote(user, 'AAPL');
+    for (const [what, body, message] of bad) {
+      const res = await gw.client().post(FEED_PATH, body, AUTH);
+      expect(res.status, what).to.equal(400, res.text);
+      expect((res.body as { message: string }).message, what).to.match(message);
+    }
+    expect(await quote(user, 'AAPL')).to.deep.equal(before);
+  });
+
+  it(`accepts ${FEED_MAX_TICKS} ticks in one request`, async function () {
+    const ticks = Array.from({ length: FEED_MAX_TICKS }, (_, i) => ({ symbol: 'MSFT', price: 400 + (i % 7), size: 1 }));
+    const res = await gw.client().post(FEED_PATH, ticks, AUTH);
+    expect(res.status).to.equal(202, res.text);
+    expect(res.body).to.deep.equal({ accepted: FEED_MAX_TICKS });
+  });
+
+  it('fires a price alert exactly once, and it is still there once after a restart', async function () {
+    const user = await gw.user();
+    const { price } = await quote(user, 'AAPL');
+    const threshold = Math.round((price + 1) * 100) / 100;
+    const created = await user.post('/personalize/stockalerts', { symbol: 'AAPL', close: threshold, alerttype: 'U' });
+    expect(created.status).to.equal(200, created.text);
+    expect(await notifications(user)).to.deep.equal([]);
+
+    const below = await gw.client().post(FEED_PATH, [{ symbol: 'AAPL', price: threshold - 0.01 }], AUTH);
+    expect(below.status).to.equal(202);
+    const atThreshold = [{ symbol: 'AAPL', price: threshold, size: 100 }];
+    expect((await gw.client().post(FEED_PATH, atThreshold, AUTH)).status).to.equal(202);
+    const fired = await eventually(
+      () => notifications(user),
+      (list) => list.length > 0,
+    );
+    expect(fired).to.have.length(1);
+    expect(fired[0]).to.include({ symbol: 'AAPL', notificationtype: 1 });
+    expect(fired[0]!.notifcationmessage).to.include('+');
+
+    expect((await gw.client().post(FEED_PATH, atThreshold, AUTH)).status).to.equal(202);
+    await gw.running.system.engine!.alerts.flush();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await notifications(user)).to.have.length(1);
+
+    const dataDir = gw.dataDir;
+    await gw.close({ keepData: true });
+    gw = await startTestGateway({ dataDir, env: { FEED_TOKEN: TOKEN } });
+    const again = gw.client();
+    Object.assign(again, { cookies: user.cookies });
+    expect((await gw.client().post(FEED_PATH, atThreshold, AUTH)).status).to.equal(202);
+    await gw.running.system.engine!.alerts.flush();
+    const afterRestart = await notifications(again);
+    expect(afterRestart).to.have.length(1);
+    expect(afterRestart[0]!.id).to.equal(fired[0]!.id);
+  });
+});

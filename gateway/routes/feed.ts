@@ -1,0 +1,108 @@
+/**
+ * Feed ingestion (`POST /api/feed/ticks`, api.md): an external feed handler pushes ticks with the bearer
+ * `FEED_TOKEN`; they go on the tick bus to the engine. Without a token the route does not exist (404).
+ *
+ * It is a middleware placed before the general JSON body reader, because a batch of up to
+ * {@link FEED_MAX_TICKS} ticks is larger than the general body limit.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Middleware } from 'koa';
+import { z } from 'zod';
+import { TICK_PRICE_MAX, priceCents } from '../../engine/ticks/tick.ts';
+import type { Tick, TickBus } from '../../platform/bus/port.ts';
+import { ApiError } from '../errors.ts';
+import { validationError } from '../http/route.ts';
+import { symbolSchema, type SymbolDirectory } from '../http/schemas.ts';
+
+/** The path of the feed route. */
+export const FEED_PATH = '/api/feed/ticks';
+
+/** Most ticks in one request. */
+export const FEED_MAX_TICKS = 5000;
+
+/** Largest feed request body, in bytes (5,000 ticks with long fields fit). */
+export const FEED_MAX_BODY_BYTES = 1024 * 1024;
+
+/** What the feed route needs: its token and where ticks go. */
+export interface FeedDeps {
+  /** The bearer token callers must present. */
+  readonly token: string;
+  /** Where accepted ticks are published. */
+  readonly bus: Pick<TickBus, 'publish'>;
+}
+
+/** One tick as a feed sends it. */
+const feedTickSchema = z.object({
+  symbol: symbolSchema,
+  price: z
+    .number()
+    .positive()
+    .max(TICK_PRICE_MAX)
+    .refine((p) => priceCents(p) >= 1, 'must be at least 0.01'),
+  size: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+  ts: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+});
+
+/** The body of the feed route. */
+export const feedBodySchema = z
+  .array(feedTickSchema)
+  .min(1, 'must hold at least one tick')
+  .max(FEED_MAX_TICKS, `must hold at most ${FEED_MAX_TICKS} ticks`);
+
+function digest(text: string): Buffer {
+  return createHash('sha256').update(text).digest();
+}
+
+async function readBody(stream: AsyncIterable<Buffer>, declared: number): Promise<string> {
+  const tooLarge = (): ApiError =>
+    new ApiError(413, 'payload_too_large', `body: larger than ${FEED_MAX_BODY_BYTES} bytes`);
+  if (declared > FEED_MAX_BODY_BYTES) throw tooLarge();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    size += chunk.length;
+    if (size > FEED_MAX_BODY_BYTES) throw tooLarge();
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * The feed route as a middleware: bearer token, then the body (JSON, validated naming the field, known
+ * symbols only), then the ticks on the bus; answers 202 `{accepted}`. Without `feed` it passes through.
+ */
+export function feedIngestion(feed: FeedDeps | undefined, symbols: SymbolDirectory, now = Date.now): Middleware {
+  const expected = feed ? digest(`Bearer ${feed.token}`) : undefined;
+  return async (ctx, next) => {
+    if (!feed || !expected || ctx.path !== FEED_PATH) {
+      await next();
+      return;
+    }
+    if (ctx.method !== 'POST') throw new ApiError(405, 'method_not_allowed', 'method not allowed on this route');
+    if (!timingSafeEqual(digest(ctx.get('authorization')), expected)) {
+      ctx.set('WWW-Authenticate', 'Bearer');
+      throw new ApiError(401, 'unauthorized', 'Authorization: a valid Bearer feed token is required');
+    }
+    const text = await readBody(ctx.req as AsyncIterable<Buffer>, Number(ctx.get('content-length') || '0'));
+    if (ctx.is('application/json') !== 'application/json') {
+      throw new ApiError(415, 'unsupported_media_type', 'body: must be JSON (Content-Type: application/json)');
+    }
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text) as unknown;
+    } catch {
+      throw new ApiError(400, 'bad_request', 'body: not valid JSON');
+    }
+    const parsed = feedBodySchema.safeParse(raw);
+    if (!parsed.success) throw validationError('body', parsed.error);
+    const at = now();
+    const ticks: Tick[] = parsed.data.map((t, i) => {
+      if (!symbols.has(t.symbol))
+        throw new ApiError(400, 'unknown_symbol', `body[${i}].symbol: unknown symbol ${t.symbol}`);
+      return { symbol: t.symbol, price: t.price, size: t.size ?? 0, ts: t.ts ?? at };
+    });
+    await feed.bus.publish(ticks);
+    ctx.status = 202;
+    ctx.body = { accepted: ticks.length };
+  };
+}

@@ -1,0 +1,132 @@
+/**
+ * Health routes, public and without a session: `/healthz` (the process answers), `/readyz` (the event store
+ * answers, the projections have caught up, the tick source is live) and `/metrics` (Prometheus text format).
+ */
+import type Router from '@koa/router';
+import type { EventStore } from '../../platform/eventstore/port.ts';
+import type { ConsumerLag } from '../../platform/subscriptions/runner.ts';
+import type { RunningProjections } from '../../projections/index.ts';
+import type { RunningEngine } from '../system.ts';
+
+/** What the health routes look at; a part this process does not run is null. */
+export interface HealthDeps {
+  /** The projections, when this process runs them. */
+  readonly projections: Pick<RunningProjections, 'caughtUp' | 'lags'> | null;
+  /** The live engine, when this process runs it. */
+  readonly engine: Pick<RunningEngine, 'live' | 'alerts' | 'source'> | null;
+  /** Connected sockets, when this process serves Socket.IO. */
+  readonly sockets?: (() => number) | undefined;
+}
+
+/** A projection whose oldest uncommitted event is older than this (ms) is not caught up. */
+export const READY_LAG_MS = 5000;
+
+/** The content type of the Prometheus text exposition format. */
+export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+
+/** One check of `/readyz`. */
+interface Check {
+  readonly ok: boolean;
+  readonly detail?: string;
+}
+
+async function storeCheck(events: EventStore): Promise<Check> {
+  try {
+    await events.headPosition();
+    return { ok: true };
+  } catch (error) {
+    return { ok: false, detail: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+async function projectionsCheck(projections: HealthDeps['projections']): Promise<Check> {
+  if (!projections) return { ok: true, detail: 'not run by this process' };
+  let started = false;
+  await Promise.race([projections.caughtUp.then(() => (started = true)), Promise.resolve()]);
+  if (!started) return { ok: false, detail: 'catching up' };
+  const late = (await projections.lags()).filter((lag) => lag.lagMs > READY_LAG_MS).map((lag) => lag.name);
+  return late.length === 0 ? { ok: true } : { ok: false, detail: `behind: ${late.join(', ')}` };
+}
+
+function tickSourceCheck(engine: HealthDeps['engine']): Check {
+  if (!engine) return { ok: true, detail: 'not run by this process' };
+  return engine.live() ? { ok: true, detail: engine.source } : { ok: false, detail: `${engine.source} stopped` };
+}
+
+/** A Prometheus label value, escaped. */
+function label(value: string): string {
+  return value.replaceAll('\\', '\\\\').replaceAll('"', '\\"').replaceAll('\n', '\\n');
+}
+
+/** Renders the metrics of the parts this process runs in the Prometheus text format. */
+export function renderMetrics(
+  engine: HealthDeps['engine'],
+  lags: readonly ConsumerLag[],
+  sockets?: () => number,
+): string {
+  const lines: string[] = [];
+  const metric = (name: string, type: 'counter' | 'gauge', help: string, samples: [string, number][]): void => {
+    lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
+    for (const [labels, value] of samples) lines.push(`${name}${labels} ${Number.isFinite(value) ? value : 0}`);
+  };
+  if (engine) {
+    const s = engine.alerts.stats();
+    metric('stockpulse_tick_source_live', 'gauge', 'Whether the tick source is live (1) or not (0).', [
+      [`{source="${label(engine.source)}"}`, engine.live() ? 1 : 0],
+    ]);
+    metric('stockpulse_ticks_total', 'counter', 'Ticks evaluated by the alert engine.', [['', s.ticks]]);
+    metric('stockpulse_ticks_per_second', 'gauge', 'Ticks evaluated per second over the last second.', [
+      ['', s.ticksPerSec],
+    ]);
+    metric('stockpulse_ticks_dropped_total', 'counter', 'Ticks received before the alert index was ready.', [
+      ['', s.droppedTicks],
+    ]);
+    metric('stockpulse_tick_evaluation_seconds_total', 'counter', 'Time spent evaluating ticks.', [
+      ['', s.evaluationSeconds],
+    ]);
+    metric('stockpulse_tick_evaluation_microseconds', 'gauge', 'Mean evaluation time per tick.', [
+      ['', s.evaluationMicrosPerTick],
+    ]);
+    metric('stockpulse_alerts_armed', 'gauge', 'Alerts armed in the index.', [['', s.armed]]);
+    metric(
+      'stockpulse_alert_triggers_total',
+      'counter',
+      'Alert triggers by outcome.',
+      Object.entries(s.triggers).map(([outcome, n]) => [`{outcome="${outcome}"}`, n]),
+    );
+    metric('stockpulse_alert_triggers_pending', 'gauge', 'Triggers whose append is under way.', [['', s.pending]]);
+  }
+  if (sockets) metric('stockpulse_sockets', 'gauge', 'Connected Socket.IO sockets.', [['', sockets()]]);
+  if (lags.length > 0) {
+    metric(
+      'stockpulse_projection_lag_seconds',
+      'gauge',
+      'Age of the oldest event a projection has not committed.',
+      lags.map((lag) => [`{projection="${label(lag.name)}"}`, lag.lagMs / 1000]),
+    );
+    metric(
+      'stockpulse_projection_behind',
+      'gauge',
+      'Whether a projection has events left to apply (1) or not (0).',
+      lags.map((lag) => [`{projection="${label(lag.name)}"}`, lag.behind ? 1 : 0]),
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** Mounts `/readyz` and `/metrics` (`/healthz` is the application's own). */
+export function mountHealthRoutes(router: Router, events: EventStore, deps: HealthDeps | undefined): void {
+  const health: HealthDeps = deps ?? { projections: null, engine: null };
+  router.get('/readyz', async (ctx) => {
+    const [store, projections] = await Promise.all([storeCheck(events), projectionsCheck(health.projections)]);
+    const checks = { store, projections, tickSource: tickSourceCheck(health.engine) };
+    const ready = Object.values(checks).every((c) => c.ok);
+    ctx.status = ready ? 200 : 503;
+    ctx.body = { status: ready ? 'ready' : 'unavailable', checks };
+  });
+  router.get('/metrics', async (ctx) => {
+    const lags = health.projections ? await health.projections.lags() : [];
+    ctx.type = PROMETHEUS_CONTENT_TYPE;
+    ctx.body = renderMetrics(health.engine, lags, health.sockets);
+  });
+}
