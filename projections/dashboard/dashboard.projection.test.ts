@@ -1,40 +1,11 @@
 import { expect } from 'chai';
 import { DEFAULT_DASHBOARD_OPTIONS } from '../../domain/dashboard/options.ts';
-import type { RecordedEvent } from '../../platform/eventstore/port.ts';
-import { projectionConsumer, type Projection, type StoredDocument } from '../projection.ts';
+import { project, recorded } from '../testing/inMemory.ts';
 import {
   dashboardLayoutProjection,
   dashboardOptionsProjection,
   dashboardStocksProjection,
 } from './dashboard.projection.ts';
-
-let position = 0;
-function recorded(userId: string, type: string, data: unknown): RecordedEvent {
-  position++;
-  return {
-    id: `e${position}`,
-    type,
-    streamId: `portfolio-${userId}`,
-    revision: position,
-    position: { commit: position, prepare: position },
-    data,
-    metadata: { userId },
-    created: '2025-03-10T15:00:00.000Z',
-  };
-}
-async function project<D>(projection: Projection<D>, events: readonly RecordedEvent[]): Promise<Map<string, D>> {
-  const docs = new Map<string, StoredDocument<D>>();
-  const consumer = projectionConsumer(projection);
-  const tx = {
-    get: <T>(_collection: string, key: string) => Promise.resolve(docs.get(key) as T | undefined),
-    put: (_collection: string, key: string, doc: unknown) => void docs.set(key, doc as StoredDocument<D>),
-    delete: (_collection: string, key: string) => void docs.delete(key),
-  };
-  for (const event of events) {
-    if (projection.handles.includes(event.type)) await consumer.handle(event, tx);
-  }
-  return new Map([...docs].map(([key, stored]) => [key, stored.value]));
-}
 
 describe('dashboard projections', () => {
   it('fold the layout from the default, per user, and ignore the same events applied twice', async () => {

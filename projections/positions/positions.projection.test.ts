@@ -1,35 +1,6 @@
 import { expect } from 'chai';
-import type { RecordedEvent } from '../../platform/eventstore/port.ts';
-import { projectionConsumer, type Projection, type StoredDocument } from '../projection.ts';
+import { project, recorded } from '../testing/inMemory.ts';
 import { positionLotsKey, positionLotsProjection, type PositionLotsDocument } from './positions.projection.ts';
-
-let position = 0;
-function recorded(userId: string, type: string, data: unknown): RecordedEvent {
-  position++;
-  return {
-    id: `e${position}`,
-    type,
-    streamId: `portfolio-${userId}`,
-    revision: position,
-    position: { commit: position, prepare: position },
-    data,
-    metadata: { userId },
-    created: '2025-03-10T15:00:00.000Z',
-  };
-}
-async function project<D>(projection: Projection<D>, events: readonly RecordedEvent[]): Promise<Map<string, D>> {
-  const docs = new Map<string, StoredDocument<D>>();
-  const consumer = projectionConsumer(projection);
-  const tx = {
-    get: <T>(_collection: string, key: string) => Promise.resolve(docs.get(key) as T | undefined),
-    put: (_collection: string, key: string, doc: unknown) => void docs.set(key, doc as StoredDocument<D>),
-    delete: (_collection: string, key: string) => void docs.delete(key),
-  };
-  for (const event of events) {
-    if (projection.handles.includes(event.type)) await consumer.handle(event, tx);
-  }
-  return new Map([...docs].map(([key, stored]) => [key, stored.value]));
-}
 
 describe('position lots projection', () => {
   const lot = (id: string, close = 10.5) => ({ id, date: '2025-03-03', close, position: 2 });
