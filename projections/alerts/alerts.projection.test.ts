@@ -2,18 +2,12 @@ import { expect } from 'chai';
 import type { AlertsState } from '../../domain/alerts/alerts.ts';
 import { STOCKPULSE_NAMESPACE, uuidV5 } from '../../domain/ids.ts';
 import type { RecordedEvent } from '../../platform/eventstore/port.ts';
-import { projectionConsumer, type StoredDocument } from '../projection.ts';
+import type { StoredDocument } from '../projection.ts';
+import { applyToDocuments } from '../testing/inMemory.ts';
 import { alertsProjection } from './alerts.projection.ts';
 
-async function apply(events: readonly RecordedEvent[], docs = new Map<string, unknown>()) {
-  const consumer = projectionConsumer(alertsProjection);
-  const tx = {
-    get: <T>(_collection: string, key: string) => Promise.resolve(docs.get(key) as T | undefined),
-    put: (_collection: string, key: string, doc: unknown) => void docs.set(key, structuredClone(doc)),
-    delete: (_collection: string, key: string) => void docs.delete(key),
-  };
-  for (const event of events) await consumer.handle(event, tx);
-  return docs;
+function apply(events: readonly RecordedEvent[], docs?: Map<string, StoredDocument<AlertsState>>) {
+  return applyToDocuments(alertsProjection, events, docs);
 }
 
 let commit = 0;

@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import type { AlertTriggeredData } from '../../domain/alerts/alerts.ts';
 import { STOCKPULSE_NAMESPACE, uuidV5 } from '../../domain/ids.ts';
 import type { EventMetadata, RecordedEvent } from '../../platform/eventstore/port.ts';
-import { projectionConsumer, type Projection, type StoredDocument } from '../projection.ts';
+import type { StoredDocument } from '../projection.ts';
+import { applyToDocuments } from '../testing/inMemory.ts';
 import {
   notificationKey,
   notificationPrefix,
@@ -10,21 +11,7 @@ import {
   notificationsProjection,
 } from './notifications.projection.ts';
 
-/** Applies events through the projection's consumer to an in-memory collection, as the runner does. */
-async function apply<D>(
-  projection: Projection<D>,
-  events: readonly RecordedEvent[],
-  docs = new Map<string, unknown>(),
-) {
-  const consumer = projectionConsumer(projection);
-  const tx = {
-    get: <T>(_collection: string, key: string) => Promise.resolve(docs.get(key) as T | undefined),
-    put: (_collection: string, key: string, doc: unknown) => void docs.set(key, structuredClone(doc)),
-    delete: (_collection: string, key: string) => void docs.delete(key),
-  };
-  for (const event of events) await consumer.handle(event, tx);
-  return docs;
-}
+const apply = applyToDocuments;
 
 let commit = 0;
 function recorded(
