@@ -36,3 +36,21 @@ export function parseSymbol(text: unknown, field = 'symbol'): string {
   }
   return symbol;
 }
+
+/**
+ * The symbols of `texts` (field `symbols`) that `existing` does not hold yet, normalised, in order, each once;
+ * refuses an empty list and a bad symbol naming its place (`symbols[2]`).
+ */
+export function newSymbols(existing: readonly string[], texts: readonly string[]): string[] {
+  if (texts.length === 0) throw new DomainError('empty', 'symbols must name at least one symbol', 'symbols');
+  const present = new Set(existing);
+  const added: string[] = [];
+  texts.forEach((text, i) => {
+    const symbol = parseSymbol(text, `symbols[${i}]`);
+    if (!present.has(symbol)) {
+      present.add(symbol);
+      added.push(symbol);
+    }
+  });
+  return added;
+}

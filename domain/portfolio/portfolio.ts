@@ -5,7 +5,7 @@
  */
 import { DomainError, type Decider, type DomainEvent } from '../decider.ts';
 import { LOTS_PER_SYMBOL_LIMIT, lotMatches, parseLotFields, type Lot, type LotFields } from '../positions/lots.ts';
-import { parseSymbol } from '../symbol.ts';
+import { newSymbols, parseSymbol } from '../symbol.ts';
 
 /** The concern name of portfolio streams (`portfolio-<userId>`). */
 export const PORTFOLIO_CONCERN = 'portfolio';
@@ -113,17 +113,7 @@ function tooMany(symbols: number): DomainError {
 function decide(command: PortfolioCommand, state: PortfolioState): PortfolioEvent[] {
   switch (command.type) {
     case 'AddSymbolsToPortfolio': {
-      const { symbols } = command.data;
-      if (symbols.length === 0) throw new DomainError('empty', 'symbols must name at least one symbol', 'symbols');
-      const present = new Set(state.symbols);
-      const added: string[] = [];
-      symbols.forEach((text, i) => {
-        const symbol = parseSymbol(text, `symbols[${i}]`);
-        if (!present.has(symbol)) {
-          present.add(symbol);
-          added.push(symbol);
-        }
-      });
+      const added = newSymbols(state.symbols, command.data.symbols);
       if (state.symbols.length + added.length > PORTFOLIO_LIMIT) throw tooMany(state.symbols.length + added.length);
       return added.map((symbol) => ({ type: 'SymbolAddedToPortfolio', data: { symbol } }));
     }

@@ -2,7 +2,7 @@
  * The watch list: the symbols a user follows. Adding merges without duplicates, removing filters out.
  */
 import { DomainError, type Decider, type DomainEvent } from '../decider.ts';
-import { parseSymbol } from '../symbol.ts';
+import { newSymbols, parseSymbol } from '../symbol.ts';
 
 /** The concern name of watch-list streams (`watchlist-<userId>`). */
 export const WATCHLIST_CONCERN = 'watchlist';
@@ -53,17 +53,7 @@ export interface WatchlistState {
 function decide(command: WatchlistCommand, state: WatchlistState): WatchlistEvent[] {
   switch (command.type) {
     case 'AddSymbolsToWatchlist': {
-      const { symbols } = command.data;
-      if (symbols.length === 0) throw new DomainError('empty', 'symbols must name at least one symbol', 'symbols');
-      const present = new Set(state.symbols);
-      const added: string[] = [];
-      symbols.forEach((text, i) => {
-        const symbol = parseSymbol(text, `symbols[${i}]`);
-        if (!present.has(symbol)) {
-          present.add(symbol);
-          added.push(symbol);
-        }
-      });
+      const added = newSymbols(state.symbols, command.data.symbols);
       if (state.symbols.length + added.length > WATCHLIST_LIMIT) {
         throw new DomainError(
           'limit',
