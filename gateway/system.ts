@@ -19,7 +19,7 @@ import { checkpointSync, startProjections, type RunningProjections } from '../pr
 import type { AppDeps } from './app.ts';
 import { cacheSessions } from './auth/sessionCache.ts';
 import { cacheReadModels } from './readModelCache.ts';
-import { progressBar, renderProgress, type ProgressBar } from '../scripts/progress.ts';
+import { progressBar, renderProgress, type ProgressBar } from '../platform/progress.ts';
 import { AlertEngine, type EngineTrigger } from '../engine/alerts/alertEngine.ts';
 import type { Quote, QuoteSource } from '../engine/market/quotes.ts';
 import { LiveQuotes } from '../engine/quotes/liveQuotes.ts';

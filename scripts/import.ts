@@ -12,7 +12,7 @@ import { ImportError, importBarsCsv, importCompanyFacts, symbolFromFileName } fr
 import { MARKET_DB_FILE, buildMarketIfEmpty, openMarketStore } from '../engine/marketdata/store.ts';
 import { loadUniverse } from '../engine/marketdata/universe.ts';
 import { ConfigError, loadConfig } from '../platform/config.ts';
-import { progressBar } from './progress.ts';
+import { progressBar } from '../platform/progress.ts';
 
 const USAGE = `usage: npm run import -- bars <file.csv> [--symbol SYM]
        npm run import -- facts <companyfacts.json> [--symbol SYM]`;
