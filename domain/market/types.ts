@@ -70,3 +70,19 @@ export interface DailyBar {
   /** Shares traded. */
   readonly volume: number;
 }
+
+/** A quote as the API and the socket send it. */
+export interface Quote {
+  /** Ticker. */
+  readonly symbol: string;
+  /** Last price. */
+  readonly price: number;
+  /** Change since the previous close (4 decimals). */
+  readonly change: number;
+  /** Change since the previous close in percent (2 decimals). */
+  readonly changepct: number;
+  /** Shares traded in the session. */
+  readonly volume: number;
+  /** ISO instant of the price. */
+  readonly ts: string;
+}

@@ -4,22 +4,9 @@
  */
 import type { SymbolSnapshot } from './analysis.ts';
 import { closeInstant, round } from './series.ts';
+import type { Quote } from '../../domain/market/types.ts';
 
-/** A quote as the API and the socket send it. */
-export interface Quote {
-  /** Ticker. */
-  readonly symbol: string;
-  /** Last price. */
-  readonly price: number;
-  /** Change since the previous close (4 decimals). */
-  readonly change: number;
-  /** Change since the previous close in percent (2 decimals). */
-  readonly changepct: number;
-  /** Shares traded in the session. */
-  readonly volume: number;
-  /** ISO instant of the price. */
-  readonly ts: string;
-}
+export type { Quote };
 
 /** Where quotes come from: the last daily bars now, live ticks later. */
 export interface QuoteSource {

@@ -8,7 +8,7 @@ import type {
   QuotesAck,
   ReadModelChange,
   ServerToClientEvents,
-} from './events.ts';
+} from '../../domain/contract/socket.ts';
 
 const TOKEN = 'feed-token-0123456789abcdef';
 const AUTH = { authorization: `Bearer ${TOKEN}` };

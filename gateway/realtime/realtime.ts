@@ -16,7 +16,20 @@ import type { ReadModelSync } from '../commands.ts';
 import { validationError } from '../http/route.ts';
 import { symbolSchema, type SymbolDirectory } from '../http/schemas.ts';
 import type { RunningEngine, System } from '../system.ts';
-import type { ClientToServerEvents, NotificationPush, QuotesAck, ServerToClientEvents, SocketData } from './events.ts';
+import type {
+  ClientToServerEvents,
+  NotificationPush,
+  QuotesAck,
+  ServerToClientEvents,
+} from '../../domain/contract/socket.ts';
+
+/** What the server keeps per socket. */
+export interface SocketData {
+  /** The signed-in user. */
+  userId: string;
+  /** Symbols watched. */
+  symbols: Set<string>;
+}
 
 /** Shortest interval between two quotes of one symbol (4 per second). */
 export const QUOTE_INTERVAL_MS = 250;

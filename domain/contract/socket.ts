@@ -1,7 +1,7 @@
 /**
  * The Socket.IO event maps of api.md, shared by the server and the UI so both sides agree on every payload.
  */
-import type { Quote } from '../../engine/market/quotes.ts';
+import type { Quote } from '../market/types.ts';
 
 /** A notification as `GET /personalize/usernotifications/{type}` answers it, plus its log position. */
 export interface NotificationPush {
@@ -56,12 +56,4 @@ export interface ClientToServerEvents {
   'quotes:subscribe': (request: QuotesRequest, ack: (answer: QuotesAck) => void) => void;
   /** Stop watching symbols; the acknowledgement carries the symbols still watched. */
   'quotes:unsubscribe': (request: QuotesRequest, ack: (answer: QuotesAck) => void) => void;
-}
-
-/** What the server keeps per socket. */
-export interface SocketData {
-  /** The signed-in user. */
-  userId: string;
-  /** Symbols watched. */
-  symbols: Set<string>;
 }
