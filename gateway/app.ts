@@ -20,6 +20,7 @@ import { routeDispatcher } from './http/dispatch.ts';
 import { mountRoutes, openApiDocument, type RouteDef } from './http/route.ts';
 import type { SymbolDirectory } from './http/schemas.ts';
 import { sameOrigin } from './http/security.ts';
+import { DEFAULT_UI_DIR, webApp } from './http/static.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { alertsRoutes } from './routes/alerts.ts';
 import { notificationsRoutes } from './routes/notifications.ts';
@@ -58,6 +59,8 @@ export interface AppDeps {
   readonly feed?: FeedDeps | undefined;
   /** What `/readyz` and `/metrics` look at. */
   readonly health?: HealthDeps;
+  /** The built web app's folder; `ui/dist` when absent. */
+  readonly uiDir?: string;
 }
 
 /** Path prefixes owned by the API: unknown routes under them answer 404 JSON. */
@@ -68,7 +71,10 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze(
   'X-Content-Type-Options': 'nosniff',
   'X-Frame-Options': 'DENY',
   'Referrer-Policy': 'same-origin',
-  'Content-Security-Policy': "default-src 'self'; base-uri 'self'; object-src 'none'; frame-ancestors 'none'",
+  'Content-Security-Policy':
+    "default-src 'self'; base-uri 'self'; object-src 'none'; frame-ancestors 'none'; form-action 'self'; " +
+    // AG Grid and Plotly set styles at run time; Plotly's image export draws data: and blob: images.
+    "style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:",
 });
 
 function securityHeaders(): Middleware {
@@ -131,6 +137,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(securityHeaders());
   app.use(errorMapper(logger));
   app.use(apiNotFound());
+  app.use(webApp(deps.uiDir ?? DEFAULT_UI_DIR, isApiPath));
   app.use(sameOrigin());
   app.use(feedIngestion(deps.feed, deps.symbols));
   app.use(jsonBody());

@@ -1,0 +1,99 @@
+/**
+ * End-to-end support: the real gateway (embedded adapters, a fresh temporary DATA_DIR, feed tick source) serving
+ * the built web app, and a real Chromium driven by playwright-core. Screenshots go to `var/screenshots/`.
+ */
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { startTestGateway, type TestGateway } from '../../gateway/testing/harness.ts';
+import { ensureUiBuilt } from '../buildUi.ts';
+
+/** Where screenshots are saved (git-ignored). */
+export const SCREENSHOT_DIR = resolve(fileURLToPath(new URL('../../var/screenshots', import.meta.url)));
+
+/** The feed token of end-to-end gateways. */
+export const E2E_FEED_TOKEN = 'e2e-feed-token-0123456789';
+
+/** Chromium's path: CHROMIUM_PATH or Debian's package. */
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/** Flags that keep Chromium quiet on a closed network. */
+export const CHROMIUM_ARGS: readonly string[] = Object.freeze([
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
+]);
+
+/** A running gateway and browser. */
+export interface E2E {
+  readonly gw: TestGateway;
+  readonly browser: Browser;
+  /** A new browser context (its own cookies) and page; console errors are collected in `errors`. */
+  newPage(options?: {
+    width?: number;
+    height?: number;
+  }): Promise<{ context: BrowserContext; page: Page; errors: string[] }>;
+  /** Pushes ticks through the feed route. */
+  pushTicks(ticks: readonly { symbol: string; price: number; size?: number }[]): Promise<void>;
+  /** Saves a full-page screenshot as `<name>.png`. */
+  screenshot(page: Page, name: string): Promise<void>;
+  /** Signs a new user up through the page and waits for the dashboard. */
+  signUp(page: Page, prefix?: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** Builds the app if needed, starts the gateway and launches Chromium. */
+export async function startE2E(env: Record<string, string> = {}): Promise<E2E> {
+  await ensureUiBuilt({ quiet: true });
+  const gw = await startTestGateway({ env: { FEED_TOKEN: E2E_FEED_TOKEN, ...env } });
+  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: [...CHROMIUM_ARGS] });
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  let counter = 0;
+  return {
+    gw,
+    browser,
+    newPage: async ({ width = 1400, height = 900 } = {}) => {
+      const context = await browser.newContext({ baseURL: gw.url, viewport: { width, height } });
+      const page = await context.newPage();
+      const errors: string[] = [];
+      page.on('console', (message) => {
+        if (message.type() === 'error') errors.push(message.text());
+      });
+      page.on('pageerror', (error) => errors.push(error.message));
+      return { context, page, errors };
+    },
+    pushTicks: async (ticks) => {
+      const answer = await fetch(`${gw.url}/api/feed/ticks`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${E2E_FEED_TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify(ticks),
+      });
+      if (!answer.ok) throw new Error(`feed: ${answer.status} ${await answer.text()}`);
+    },
+    screenshot: async (page, name) => {
+      await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
+    },
+    signUp: async (page, prefix = 'e2e') => {
+      counter += 1;
+      const username = `${prefix}${Date.now().toString(36)}${counter}`;
+      await page.goto('/');
+      await page.waitForURL('**/Login');
+      await page.getByRole('tab', { name: 'Create account' }).click();
+      await page.getByLabel('User name').fill(username);
+      await page.getByLabel('Password').fill('correct horse battery');
+      await page.getByRole('button', { name: 'Create account' }).click();
+      await page.waitForURL('**/Dashboard');
+      return username;
+    },
+    close: async () => {
+      await browser.close();
+      await gw.close();
+    },
+  };
+}

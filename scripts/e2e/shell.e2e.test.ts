@@ -1,0 +1,89 @@
+import { expect } from 'chai';
+import { startE2E, type E2E } from './browser.ts';
+
+describe('web app shell (Chromium)', function () {
+  this.timeout(120_000);
+  let e2e: E2E;
+
+  before(async function () {
+    e2e = await startE2E();
+  });
+  after(async () => {
+    await e2e?.close();
+  });
+
+  it('sends a signed-out visitor to /Login and shows a wrong password in place without a reload', async () => {
+    const { page, context } = await e2e.newPage();
+    await page.goto('/Dashboard');
+    await page.waitForURL('**/Login');
+    await page.evaluate(() => ((window as unknown as { marker: number }).marker = 42));
+    await page.getByLabel('User name').fill('nobody_here');
+    await page.getByLabel('Password').fill('wrong password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('Wrong user name or password').waitFor();
+    const marker = await page.evaluate(() => (window as unknown as { marker?: number }).marker);
+    expect(marker, 'the page did not reload').to.equal(42);
+    await e2e.screenshot(page, 'login');
+    await context.close();
+  });
+
+  it('signs up, shows the avatar initial and the menu, gets a notification live in the bell, and logs out', async () => {
+    const { page, context, errors } = await e2e.newPage();
+    const username = await e2e.signUp(page, 'shell');
+    expect(await page.getByRole('button', { name: 'Account' }).textContent()).to.equal(
+      username.slice(0, 1).toUpperCase(),
+    );
+    for (const label of ['Search', 'Sectors', 'Perform', 'Drill', 'Predict', 'Analyze', 'Correlate', 'Maint', 'Art']) {
+      expect(await page.getByRole('menuitem', { name: label, exact: true }).count(), label).to.be.greaterThan(0);
+    }
+    // An alert just above the last price, created through the API with the page's session.
+    const created = await page.evaluate(async () => {
+      const quotes = (await (await fetch('/api/quotes?symbols=AAPL')).json()) as { price: number }[];
+      const price = quotes[0]?.price ?? 100;
+      const response = await fetch('/personalize/stockalerts', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ symbol: 'AAPL', close: Math.round(price * 101) / 100, alerttype: 'U' }),
+      });
+      return { status: response.status, price };
+    });
+    expect(created.status).to.equal(200);
+    await page.getByTestId('connection-banner').waitFor({ state: 'detached' });
+    await e2e.pushTicks([{ symbol: 'AAPL', price: Math.round(created.price * 105) / 100, size: 100 }]);
+    const badge = page.getByTestId('bell-badge');
+    await badge.waitFor({ timeout: 10_000 });
+    expect(await badge.textContent()).to.equal('1');
+
+    await page.getByRole('button', { name: 'Notifications' }).click();
+    const panel = page.getByRole('dialog', { name: 'Notifications' });
+    await panel.getByText('AAPL').first().waitFor();
+    expect(await panel.getByText('Price').count()).to.be.greaterThan(0);
+    expect(await panel.locator('.indicator.up').count()).to.equal(1);
+    await e2e.screenshot(page, 'bell');
+    expect(await badge.count(), 'opening marks them read').to.equal(0);
+    await page.keyboard.press('Escape');
+    await panel.waitFor({ state: 'detached' });
+
+    await page.getByRole('button', { name: 'Account' }).click();
+    await page.getByRole('menuitem', { name: 'Logout' }).click();
+    await page.waitForURL('**/Login');
+    const cookies = await context.cookies();
+    expect(cookies.find((c) => c.name === 'initial')?.value ?? '').to.equal('');
+    expect(await page.evaluate(async () => (await fetch('/api/loggedinstatus')).json())).to.equal(false);
+    expect(errors.filter((e) => !e.includes('401'))).to.deep.equal([]);
+    await context.close();
+  });
+
+  it('collapses the menu into a dropdown on a narrow screen, usable with the keyboard', async () => {
+    const { page, context } = await e2e.newPage({ width: 600, height: 800 });
+    await e2e.signUp(page, 'narrow');
+    expect(await page.getByRole('menubar').isVisible()).to.equal(false);
+    await page.getByRole('button', { name: 'Menu' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('menu', { name: 'Main' }).getByRole('menuitem', { name: 'Art' }).waitFor();
+    await e2e.screenshot(page, 'narrow-menu');
+    await page.keyboard.press('Escape');
+    await page.getByRole('menu', { name: 'Main' }).waitFor({ state: 'detached' });
+    await context.close();
+  });
+});

@@ -1,0 +1,112 @@
+/**
+ * The shell: the session decides between the sign-in page and the app; the app is the top bar, the
+ * connection banner and the screen of the current path.
+ */
+import { Suspense, useEffect } from 'react';
+import { Failed, Skeleton } from '../components/LoadState.tsx';
+import { ConnectionBanner } from '../components/ConnectionBanner.tsx';
+import { Toasts } from '../components/Toasts.tsx';
+import { TopBar } from '../components/TopBar.tsx';
+import { Link } from '../components/Link.tsx';
+import { navigate, useLocation } from '../services/router.ts';
+import { Bell } from '../screens/bell/Bell.tsx';
+import { LoginScreen } from '../screens/login/LoginScreen.tsx';
+import { MarketLabel } from './MarketLabel.tsx';
+import { screenOf } from './routes.ts';
+import { Session } from './sessionContext.ts';
+
+function NotFound({ path }: { readonly path: string }) {
+  return (
+    <section className="screen">
+      <h1>Page not found</h1>
+      <p>
+        There is no page at <code>{path}</code>. <Link to="/Dashboard">Go to the dashboard</Link>.
+      </p>
+    </section>
+  );
+}
+
+function SignedInApp() {
+  const location = useLocation();
+  const actor = Session.useActorRef();
+  const initial = Session.useSelector((s) => s.context.initial);
+  const live = Session.useSelector((s) =>
+    s.matches({ signedIn: 'disconnected' })
+      ? 'disconnected'
+      : s.matches({ signedIn: 'resumed' })
+        ? 'resumed'
+        : s.matches({ signedIn: 'connecting' })
+          ? 'connecting'
+          : 'live',
+  );
+  const path = location.path === '/' || location.path.toLowerCase() === '/login' ? '/Dashboard' : location.path;
+  useEffect(() => {
+    if (path !== location.path) navigate(path, { replace: true });
+  }, [path, location.path]);
+  const screen = screenOf(path);
+  useEffect(() => {
+    document.title = screen ? `${screen.title} · StockPulse` : 'StockPulse';
+  }, [screen]);
+  const Screen = screen?.component;
+  return (
+    <div className="app">
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <TopBar path={path} initial={initial} bell={<Bell />} onLogout={() => actor.send({ type: 'user.logout' })} />
+      <ConnectionBanner status={live} />
+      <main id="main" tabIndex={-1}>
+        <Suspense fallback={<Skeleton lines={8} />}>
+          {Screen ? <Screen key={path} /> : <NotFound path={path} />}
+        </Suspense>
+      </main>
+      <MarketLabel />
+      <Toasts />
+    </div>
+  );
+}
+
+/** The whole app. */
+export function App() {
+  const location = useLocation();
+  const actor = Session.useActorRef();
+  const status = Session.useSelector((s) =>
+    s.matches('checking')
+      ? 'checking'
+      : s.matches('unreachable')
+        ? 'unreachable'
+        : s.matches('signedIn')
+          ? 'signedIn'
+          : s.matches('signingOut')
+            ? 'signingOut'
+            : 'signedOut',
+  );
+  const error = Session.useSelector((s) => s.context.error);
+  useEffect(() => {
+    if (status === 'signedOut' && location.path.toLowerCase() !== '/login') navigate('/Login', { replace: true });
+  }, [status, location.path]);
+
+  if (status === 'checking' || status === 'signingOut') {
+    return (
+      <div className="centered">
+        <Skeleton lines={4} />
+      </div>
+    );
+  }
+  if (status === 'unreachable') {
+    return (
+      <div className="centered">
+        <Failed message={error ?? 'The server cannot be reached'} onRetry={() => actor.send({ type: 'user.retry' })} />
+      </div>
+    );
+  }
+  if (status === 'signedOut') {
+    return (
+      <>
+        <LoginScreen onSignedIn={(initial) => actor.send({ type: 'user.signedIn', initial })} />
+        <Toasts />
+      </>
+    );
+  }
+  return <SignedInApp />;
+}

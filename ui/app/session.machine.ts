@@ -1,0 +1,143 @@
+/**
+ * The app-wide session actor: whether someone is signed in (checked on load), the avatar's initial, and the
+ * status of the live connection for the banner. Navigation is a named action the root provides.
+ */
+import { assign, fromCallback, fromPromise, setup } from 'xstate';
+import { get, post } from '../services/api.ts';
+import { readInitial } from '../services/cookies.ts';
+import { live, type LiveStatus } from '../services/live.ts';
+
+/** What the session actor holds. */
+export interface SessionContext {
+  /** The signed-in user's initial ('' when unknown). */
+  readonly initial: string;
+  /** Why the last check or sign-out failed. */
+  readonly error: string | null;
+  /** Where the market data comes from, for the "simulated market" label; null until known. */
+  readonly market: MarketStatus | null;
+}
+
+/** What `/api/market/status` says about the data source. */
+export interface MarketStatus {
+  /** The date the universe's figures are as of. */
+  readonly asOf: string;
+  /** Simulated, imported or mixed data. */
+  readonly source: 'simulated' | 'imported' | 'mixed';
+}
+
+/** Events of the session actor. */
+export type SessionEvent =
+  | { type: 'user.signedIn'; initial: string }
+  | { type: 'user.logout' }
+  | { type: 'user.retry' }
+  | { type: 'server.sessionEnded' }
+  | { type: 'socket.connected' }
+  | { type: 'socket.disconnected' };
+
+/** Seconds the "live updates resumed" banner stays. */
+export const RESUMED_BANNER_MS = 3000;
+
+/** The session machine. */
+export const sessionMachine = setup({
+  types: { context: {} as SessionContext, events: {} as SessionEvent },
+  actors: {
+    checkSignedIn: fromPromise(async () => {
+      const signedIn = await get<boolean>('/api/loggedinstatus');
+      return { signedIn: signedIn === true, initial: readInitial() };
+    }),
+    loadMarketStatus: fromPromise(async () => get<MarketStatus>('/api/market/status')),
+    signOut: fromPromise(async () => {
+      await post<boolean>('/api/logout');
+    }),
+    liveStatus: fromCallback<SessionEvent>(({ sendBack }) => {
+      live.connect();
+      const off = live.onStatus((status: LiveStatus) => {
+        if (status === 'connected') sendBack({ type: 'socket.connected' });
+        if (status === 'disconnected') sendBack({ type: 'socket.disconnected' });
+      });
+      return () => {
+        off();
+        live.disconnect();
+      };
+    }),
+  },
+  actions: {
+    /** Sends a signed-out visitor to /Login. */
+    goToLogin: () => undefined,
+    /** Goes to / after a sign-out. */
+    goHome: () => undefined,
+    /** Leaves /Login or / for the dashboard after a sign-in. */
+    goToDashboard: () => undefined,
+  },
+  delays: { resumedBanner: RESUMED_BANNER_MS },
+}).createMachine({
+  id: 'session',
+  initial: 'checking',
+  context: { initial: '', error: null, market: null },
+  states: {
+    checking: {
+      invoke: {
+        src: 'checkSignedIn',
+        onDone: [
+          {
+            guard: ({ event }) => event.output.signedIn,
+            target: 'signedIn',
+            actions: assign({ initial: ({ event }) => event.output.initial, error: null }),
+          },
+          { target: 'signedOut', actions: 'goToLogin' },
+        ],
+        onError: {
+          target: 'unreachable',
+          actions: assign({ error: 'The server cannot be reached: check the connection and retry' }),
+        },
+      },
+    },
+    unreachable: {
+      on: { 'user.retry': { target: 'checking' } },
+    },
+    signedOut: {
+      on: {
+        'user.signedIn': {
+          target: 'signedIn',
+          actions: [assign({ initial: ({ event }) => event.initial, error: null }), 'goToDashboard'],
+        },
+      },
+    },
+    signedIn: {
+      invoke: [
+        { src: 'liveStatus' },
+        {
+          src: 'loadMarketStatus',
+          onDone: { actions: assign({ market: ({ event }) => event.output }) },
+        },
+      ],
+      initial: 'connecting',
+      on: {
+        'user.logout': { target: 'signingOut' },
+        'server.sessionEnded': { target: 'signedOut', actions: [assign({ initial: '' }), 'goToLogin'] },
+      },
+      states: {
+        connecting: {
+          on: { 'socket.connected': 'live', 'socket.disconnected': 'disconnected' },
+        },
+        live: {
+          on: { 'socket.disconnected': 'disconnected' },
+        },
+        disconnected: {
+          on: { 'socket.connected': 'resumed' },
+        },
+        resumed: {
+          after: { resumedBanner: 'live' },
+          on: { 'socket.disconnected': 'disconnected' },
+        },
+      },
+    },
+    signingOut: {
+      invoke: {
+        src: 'signOut',
+        onDone: { target: 'signedOut', actions: [assign({ initial: '' }), 'goHome'] },
+        onError: { target: 'signedOut', actions: [assign({ initial: '' }), 'goHome'] },
+      },
+    },
+  },
+});

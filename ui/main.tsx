@@ -1,0 +1,29 @@
+/** The entry point: the session actor (with navigation provided) around the shell. */
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { App } from './app/App.tsx';
+import { sessionMachine } from './app/session.machine.ts';
+import { Session } from './app/sessionContext.ts';
+import { navigate } from './services/router.ts';
+import './styles.css';
+
+const session = sessionMachine.provide({
+  actions: {
+    goToLogin: () => navigate('/Login', { replace: true }),
+    goHome: () => navigate('/'),
+    goToDashboard: () => {
+      const path = window.location.pathname.toLowerCase();
+      if (path === '/' || path === '/login') navigate('/Dashboard', { replace: true });
+    },
+  },
+});
+
+const root = document.getElementById('root');
+if (!root) throw new Error('the page has no #root element');
+createRoot(root).render(
+  <StrictMode>
+    <Session.Provider logic={session}>
+      <App />
+    </Session.Provider>
+  </StrictMode>,
+);

@@ -1,0 +1,110 @@
+/**
+ * The sign-in page: sign in or create an account on one form, errors shown in place, no page reload. A new
+ * account is signed in at once.
+ */
+import { assign, fromPromise, setup } from 'xstate';
+import { ApiError, errorMessage, post } from '../../services/api.ts';
+
+/** Which action the form performs. */
+export type LoginMode = 'signIn' | 'register';
+
+/** What the form sends. */
+export interface Credentials {
+  readonly username: string;
+  readonly password: string;
+}
+
+/** What the sign-in answers. */
+export interface SignedIn {
+  readonly username: string;
+  readonly initial: string;
+}
+
+/** The page's state. */
+export interface LoginContext {
+  readonly mode: LoginMode;
+  readonly error: string | null;
+}
+
+/** Events of the page. */
+export type LoginEvent =
+  { type: 'user.submit'; username: string; password: string } | { type: 'user.switchMode'; mode: LoginMode };
+
+/** Checks the form before sending it; answers the message or null. */
+export function checkCredentials(mode: LoginMode, username: string, password: string): string | null {
+  if (!/^[a-z0-9_.-]{3,32}$/.test(username)) {
+    return 'User name: 3 to 32 characters of a-z, 0-9, _ . -';
+  }
+  if (mode === 'register' && (password.length < 8 || password.length > 128)) {
+    return 'Password: 8 to 128 characters';
+  }
+  if (password.length === 0) return 'Password: enter your password';
+  return null;
+}
+
+/** The message to show for a failed sign-in or registration. */
+export function loginFailure(mode: LoginMode, error: unknown): string {
+  if (error instanceof ApiError) {
+    if (error.status === 401) return 'Wrong user name or password';
+    if (error.status === 409) return 'This user name is taken: choose another';
+    if (error.status === 429) {
+      const wait = error.retryAfter ? ` Try again in ${Math.ceil(error.retryAfter / 60)} min.` : '';
+      return `Too many attempts.${wait}`;
+    }
+  }
+  return mode === 'register' ? `Could not create the account: ${errorMessage(error)}` : errorMessage(error);
+}
+
+/** The sign-in page's machine. */
+export const loginMachine = setup({
+  types: { context: {} as LoginContext, events: {} as LoginEvent },
+  actors: {
+    signIn: fromPromise<SignedIn, Credentials & { mode: LoginMode }>(async ({ input }) => {
+      const credentials = { username: input.username, password: input.password };
+      if (input.mode === 'register') await post('/api/register', credentials);
+      return post<SignedIn>('/api/login', credentials);
+    }),
+  },
+  actions: {
+    /** Tells the session who signed in. */
+    signedIn: (_, _user: SignedIn) => undefined,
+  },
+}).createMachine({
+  id: 'login',
+  initial: 'editing',
+  context: { mode: 'signIn', error: null },
+  states: {
+    editing: {
+      on: {
+        'user.switchMode': { actions: assign({ mode: ({ event }) => event.mode, error: null }) },
+        'user.submit': [
+          {
+            guard: ({ context, event }) => checkCredentials(context.mode, event.username, event.password) !== null,
+            actions: assign({
+              error: ({ context, event }) => checkCredentials(context.mode, event.username, event.password),
+            }),
+          },
+          { target: 'submitting', actions: assign({ error: null }) },
+        ],
+      },
+    },
+    submitting: {
+      invoke: {
+        src: 'signIn',
+        input: ({ context, event }) => {
+          const submit = event as Extract<LoginEvent, { type: 'user.submit' }>;
+          return { mode: context.mode, username: submit.username, password: submit.password };
+        },
+        onDone: {
+          target: 'done',
+          actions: { type: 'signedIn', params: ({ event }) => event.output },
+        },
+        onError: {
+          target: 'editing',
+          actions: assign({ error: ({ context, event }) => loginFailure(context.mode, event.error) }),
+        },
+      },
+    },
+    done: { type: 'final' },
+  },
+});

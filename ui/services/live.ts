@@ -1,0 +1,162 @@
+/**
+ * The live connection: one Socket.IO client per signed-in tab, shared by every screen. Screens subscribe to
+ * the quotes of the symbols they show (counted per symbol, renewed after a reconnect), to notifications and
+ * to read-model changes; the session actor follows its status for the connection banner.
+ */
+import { io, type Socket } from 'socket.io-client';
+import type {
+  ClientToServerEvents,
+  NotificationPush,
+  QuotesAck,
+  ReadModelChange,
+  ServerToClientEvents,
+} from '../../domain/contract/socket.ts';
+import type { Quote } from '../../domain/market/types.ts';
+
+/** Connection status as the banner shows it. */
+export type LiveStatus = 'connecting' | 'connected' | 'disconnected';
+
+type Listener<T> = (value: T) => void;
+
+/** Compares two `commit/prepare` positions. */
+export function comparePositions(a: string, b: string): number {
+  const [ac = 0n, ap = 0n] = a.split('/').map((part) => BigInt(part));
+  const [bc = 0n, bp = 0n] = b.split('/').map((part) => BigInt(part));
+  if (ac !== bc) return ac < bc ? -1 : 1;
+  if (ap !== bp) return ap < bp ? -1 : 1;
+  return 0;
+}
+
+/** The shared live connection. */
+export class LiveConnection {
+  private socket: Socket<ServerToClientEvents, ClientToServerEvents> | null = null;
+  private readonly quoteListeners = new Map<string, Set<Listener<Quote>>>();
+  private readonly notificationListeners = new Set<Listener<NotificationPush>>();
+  private readonly changeListeners = new Set<Listener<ReadModelChange>>();
+  private readonly statusListeners = new Set<Listener<LiveStatus>>();
+  private readonly lastQuotes = new Map<string, Quote>();
+  private lastPosition: string | null = null;
+  private current: LiveStatus = 'disconnected';
+
+  /** Opens the connection (the session cookie authenticates it). */
+  connect(): void {
+    if (this.socket) return;
+    const socket: Socket<ServerToClientEvents, ClientToServerEvents> = io({
+      withCredentials: true,
+      auth: (cb) => cb(this.lastPosition ? { since: this.lastPosition } : {}),
+    });
+    this.socket = socket;
+    this.setStatus('connecting');
+    socket.on('connect', () => {
+      this.setStatus('connected');
+      const symbols = [...this.quoteListeners.keys()];
+      if (symbols.length > 0) this.subscribeRemote(symbols);
+    });
+    socket.on('disconnect', () => this.setStatus('disconnected'));
+    socket.on('connect_error', () => this.setStatus('disconnected'));
+    socket.on('quote', (quote) => {
+      this.lastQuotes.set(quote.symbol, quote);
+      for (const listener of this.quoteListeners.get(quote.symbol) ?? []) listener(quote);
+    });
+    socket.on('notification', (notification) => {
+      if (this.lastPosition && comparePositions(notification.position, this.lastPosition) <= 0) return;
+      this.lastPosition = notification.position;
+      for (const listener of this.notificationListeners) listener(notification);
+    });
+    socket.on('readmodel:changed', (change) => {
+      for (const listener of this.changeListeners) listener(change);
+    });
+  }
+
+  /** Closes the connection and forgets the listeners' symbols (on sign-out). */
+  disconnect(): void {
+    this.socket?.disconnect();
+    this.socket = null;
+    this.lastPosition = null;
+    this.lastQuotes.clear();
+    this.setStatus('disconnected');
+  }
+
+  /** The status now. */
+  get status(): LiveStatus {
+    return this.current;
+  }
+
+  /** Follows the status; answers the unsubscribe. */
+  onStatus(listener: Listener<LiveStatus>): () => void {
+    this.statusListeners.add(listener);
+    listener(this.current);
+    return () => this.statusListeners.delete(listener);
+  }
+
+  /** Follows notifications pushed to this user. */
+  onNotification(listener: Listener<NotificationPush>): () => void {
+    this.notificationListeners.add(listener);
+    return () => this.notificationListeners.delete(listener);
+  }
+
+  /** Follows read-model changes of this user. */
+  onReadModelChanged(listener: Listener<ReadModelChange>): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
+  }
+
+  /** Records the newest notification position the screens hold (after a GET), for catch-up on reconnect. */
+  notePosition(position: string): void {
+    if (!this.lastPosition || comparePositions(position, this.lastPosition) > 0) this.lastPosition = position;
+  }
+
+  /** Follows the quotes of symbols; the listener gets the snapshot first, then each update. */
+  onQuotes(symbols: readonly string[], listener: Listener<Quote>): () => void {
+    const fresh: string[] = [];
+    for (const symbol of new Set(symbols)) {
+      let set = this.quoteListeners.get(symbol);
+      if (!set) {
+        set = new Set();
+        this.quoteListeners.set(symbol, set);
+        fresh.push(symbol);
+      }
+      set.add(listener);
+      const known = this.lastQuotes.get(symbol);
+      if (known) listener(known);
+    }
+    if (fresh.length > 0) this.subscribeRemote(fresh);
+    return () => {
+      const gone: string[] = [];
+      for (const symbol of new Set(symbols)) {
+        const set = this.quoteListeners.get(symbol);
+        if (!set) continue;
+        set.delete(listener);
+        if (set.size === 0) {
+          this.quoteListeners.delete(symbol);
+          this.lastQuotes.delete(symbol);
+          gone.push(symbol);
+        }
+      }
+      if (gone.length > 0 && this.socket?.connected) {
+        this.socket.emit('quotes:unsubscribe', { symbols: gone }, () => undefined);
+      }
+    };
+  }
+
+  private subscribeRemote(symbols: readonly string[]): void {
+    const socket = this.socket;
+    if (!socket?.connected) return;
+    socket.emit('quotes:subscribe', { symbols }, (answer: QuotesAck) => {
+      if (!answer.ok) return;
+      for (const quote of answer.quotes) {
+        this.lastQuotes.set(quote.symbol, quote);
+        for (const listener of this.quoteListeners.get(quote.symbol) ?? []) listener(quote);
+      }
+    });
+  }
+
+  private setStatus(status: LiveStatus): void {
+    if (status === this.current) return;
+    this.current = status;
+    for (const listener of this.statusListeners) listener(status);
+  }
+}
+
+/** The tab's live connection. */
+export const live = new LiveConnection();
