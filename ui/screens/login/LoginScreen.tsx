@@ -25,7 +25,7 @@ export function LoginScreen({ onSignedIn }: { readonly onSignedIn: (initial: str
     send({
       type: 'user.submit',
       username: fieldText(form, 'username').trim().toLowerCase(),
-      password: form.get('password')?.toString() ?? '',
+      password: fieldText(form, 'password'),
     });
   };
   const registering = mode === 'register';
