@@ -20,7 +20,7 @@ import { routeDispatcher } from './http/dispatch.ts';
 import { mountRoutes, openApiDocument, type RouteDef } from './http/route.ts';
 import type { SymbolDirectory } from './http/schemas.ts';
 import { sameOrigin } from './http/security.ts';
-import { DEFAULT_UI_DIR, webApp } from './http/static.ts';
+import { configuredUiDir, webApp } from './http/static.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { alertsRoutes } from './routes/alerts.ts';
 import { notificationsRoutes } from './routes/notifications.ts';
@@ -59,7 +59,7 @@ export interface AppDeps {
   readonly feed?: FeedDeps | undefined;
   /** What `/readyz` and `/metrics` look at. */
   readonly health?: HealthDeps;
-  /** The built web app's folder; `ui/dist` when absent. */
+  /** The built web app's folder; `UI_DIR` or `ui/dist` when absent. */
   readonly uiDir?: string;
 }
 
@@ -137,7 +137,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(securityHeaders());
   app.use(errorMapper(logger));
   app.use(apiNotFound());
-  app.use(webApp(deps.uiDir ?? DEFAULT_UI_DIR, isApiPath));
+  app.use(webApp(deps.uiDir ?? configuredUiDir(), isApiPath));
   app.use(sameOrigin());
   app.use(feedIngestion(deps.feed, deps.symbols));
   app.use(jsonBody());

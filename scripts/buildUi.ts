@@ -34,9 +34,11 @@ export function uiIsStale(): boolean {
 }
 
 /** The built chunks with their gzip sizes, the entry first. */
-export function bundleSizes(): { file: string; bytes: number; gzipBytes: number; entry: boolean }[] {
-  const html = readFileSync(join(distDir, 'index.html'), 'utf8');
-  const assets = join(distDir, 'assets');
+export function bundleSizes(
+  dir: string = distDir,
+): { file: string; bytes: number; gzipBytes: number; entry: boolean }[] {
+  const html = readFileSync(join(dir, 'index.html'), 'utf8');
+  const assets = join(dir, 'assets');
   return readdirSync(assets)
     .filter((file) => file.endsWith('.js'))
     .map((file) => {
@@ -49,12 +51,18 @@ export function bundleSizes(): { file: string; bytes: number; gzipBytes: number;
 /** Builds the app when stale (or when forced). */
 export async function ensureUiBuilt(options: { force?: boolean; quiet?: boolean } = {}): Promise<boolean> {
   if (!options.force && !uiIsStale()) return false;
+  await buildUi(distDir, options.quiet);
+  return true;
+}
+
+/** Builds the app into `outDir` (tests build into a folder of their own, so parallel runs never collide). */
+export async function buildUi(outDir: string, quiet = true): Promise<void> {
   const { build } = await import('vite');
   await build({
     configFile: join(uiDir, 'vite.config.ts'),
-    logLevel: options.quiet ? 'warn' : 'info',
+    logLevel: quiet ? 'warn' : 'info',
+    build: { outDir, emptyOutDir: true },
   });
-  return true;
 }
 
 async function main(): Promise<void> {

@@ -10,6 +10,12 @@ import type { Middleware, Next } from 'koa';
 /** Where `vite build` writes the app. */
 export const DEFAULT_UI_DIR = resolve(fileURLToPath(new URL('../../ui/dist', import.meta.url)));
 
+/** The web app's folder: `UI_DIR` when set (a build kept elsewhere), else `ui/dist`. */
+export function configuredUiDir(env: NodeJS.ProcessEnv = process.env): string {
+  const dir = env.UI_DIR?.trim();
+  return dir ? resolve(dir) : DEFAULT_UI_DIR;
+}
+
 const TYPES: Readonly<Record<string, string>> = Object.freeze({
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',

@@ -2,12 +2,13 @@
  * End-to-end support: the real gateway (embedded adapters, a fresh temporary DATA_DIR, feed tick source) serving
  * the built web app, and a real Chromium driven by playwright-core. Screenshots go to `var/screenshots/`.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { startTestGateway, type TestGateway } from '../../gateway/testing/harness.ts';
-import { ensureUiBuilt } from '../buildUi.ts';
+import { buildUi } from '../buildUi.ts';
 
 /** Where screenshots are saved (git-ignored). */
 export const SCREENSHOT_DIR = resolve(fileURLToPath(new URL('../../var/screenshots', import.meta.url)));
@@ -34,6 +35,8 @@ export const CHROMIUM_ARGS: readonly string[] = Object.freeze([
 export interface E2E {
   readonly gw: TestGateway;
   readonly browser: Browser;
+  /** The folder of the web app build this run serves. */
+  readonly uiDir: string;
   /** A new browser context (its own cookies) and page; console errors are collected in `errors`. */
   newPage(options?: {
     width?: number;
@@ -50,14 +53,24 @@ export interface E2E {
 
 /** Builds the app if needed, starts the gateway and launches Chromium. */
 export async function startE2E(env: Record<string, string> = {}): Promise<E2E> {
-  await ensureUiBuilt({ quiet: true });
-  const gw = await startTestGateway({ env: { FEED_TOKEN: E2E_FEED_TOKEN, ...env } });
+  const uiDir = mkdtempSync(join(tmpdir(), 'sp-ui-'));
+  await buildUi(uiDir);
+  const previousUiDir = process.env.UI_DIR;
+  process.env.UI_DIR = uiDir;
+  let gw: TestGateway;
+  try {
+    gw = await startTestGateway({ env: { FEED_TOKEN: E2E_FEED_TOKEN, ...env } });
+  } finally {
+    if (previousUiDir === undefined) delete process.env.UI_DIR;
+    else process.env.UI_DIR = previousUiDir;
+  }
   const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: [...CHROMIUM_ARGS] });
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   let counter = 0;
   return {
     gw,
     browser,
+    uiDir,
     newPage: async ({ width = 1400, height = 900 } = {}) => {
       const context = await browser.newContext({ baseURL: gw.url, viewport: { width, height } });
       const page = await context.newPage();
@@ -94,6 +107,7 @@ export async function startE2E(env: Record<string, string> = {}): Promise<E2E> {
     close: async () => {
       await browser.close();
       await gw.close();
+      rmSync(uiDir, { recursive: true, force: true });
     },
   };
 }
