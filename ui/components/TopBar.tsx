@@ -69,7 +69,17 @@ export function TopBar(props: {
           aria-expanded={menuOpen}
           onClick={() => setMenuOpen((v) => !v)}
         >
-          ☰
+          <svg
+            aria-hidden="true"
+            width="20"
+            height="20"
+            viewBox="0 0 24 24"
+            fill="none"
+            stroke="currentColor"
+            strokeWidth="2"
+          >
+            <path d="M3 6h18M3 12h18M3 18h18" />
+          </svg>
         </button>
         {menuOpen && (
           <nav className="dropdown" role="menu" aria-label="Main">

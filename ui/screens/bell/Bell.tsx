@@ -89,7 +89,18 @@ export function Bell() {
         aria-expanded={open}
         onClick={() => send({ type: open ? 'user.close' : 'user.open' })}
       >
-        <span aria-hidden="true">🔔</span>
+        <svg
+          aria-hidden="true"
+          width="20"
+          height="20"
+          viewBox="0 0 24 24"
+          fill="none"
+          stroke="currentColor"
+          strokeWidth="2"
+        >
+          <path d="M18 8a6 6 0 0 0-12 0c0 7-3 9-3 9h18s-3-2-3-9" />
+          <path d="M13.7 21a2 2 0 0 1-3.4 0" />
+        </svg>
         {unread > 0 && (
           <span className="badge" data-testid="bell-badge" aria-label={`${unread} unread`}>
             {unread > 99 ? '99+' : unread}
