@@ -13,7 +13,10 @@ import { DASHBOARD_STOCKS_CONCERN, dashboardStocksDecider } from './dashboard/st
 import type { Decider, DomainEvent } from './decider.ts';
 import { NOTIFICATIONS_CONCERN, notificationsDecider } from './notifications/notifications.ts';
 import { PORTFOLIO_CONCERN, portfolioDecider } from './portfolio/portfolio.ts';
+import { PREDICTIONS_CONCERN, predictionsDecider } from './prediction/predictions.ts';
 import { QUERIES_CONCERN, queriesDecider } from './queries/queries.ts';
+import { SECTORS_CONCERN, sectorsDecider } from './sectors/sectors.ts';
+import { SNAPSHOTS_CONCERN, snapshotsDecider } from './snapshots/snapshots.ts';
 import { WATCHLIST_CONCERN, watchlistDecider } from './watchlist/watchlist.ts';
 
 /** One user concern: its stream category, its decider, and how screens name it. */
@@ -38,6 +41,9 @@ export const USER_CONCERNS: readonly UserConcern[] = Object.freeze([
   { concern: DASHBOARD_OPTIONS_CONCERN, decider: dashboardOptionsDecider, label: 'dashboard options' },
   { concern: DASHBOARD_STOCKS_CONCERN, decider: dashboardStocksDecider, label: 'dashboard stocks' },
   { concern: COMPANY_STATS_CONCERN, decider: companyStatsDecider, label: 'company statistics' },
+  { concern: SECTORS_CONCERN, decider: sectorsDecider, label: 'sectors' },
+  { concern: SNAPSHOTS_CONCERN, decider: snapshotsDecider, label: 'chart snapshots' },
+  { concern: PREDICTIONS_CONCERN, decider: predictionsDecider, label: 'forecasting models' },
   { concern: AUDIT_CONCERN, decider: auditDecider, label: 'audit reads' },
 ]);
 

@@ -31,7 +31,13 @@ import { portfolioRoutes } from './routes/portfolio.ts';
 import { watchlistRoutes } from './routes/watchlist.ts';
 import { marketRoutes } from './routes/market.ts';
 import { patternsRoutes } from './routes/patterns.ts';
+import { analysisRoutes } from './routes/analysis.ts';
 import { screenerRoutes } from './routes/screener.ts';
+import { sectorsRoutes } from './routes/sectors.ts';
+import { snapshotsRoutes } from './routes/snapshots.ts';
+import { maintRoutes } from './routes/maint.ts';
+import { predictionRoutes } from './routes/prediction.ts';
+import { moversRoutes } from './routes/movers.ts';
 import { feedIngestion, type FeedDeps } from './routes/feed.ts';
 import { mountHealthRoutes, type HealthDeps } from './routes/health.ts';
 
@@ -59,6 +65,8 @@ export interface AppDeps {
   readonly feed?: FeedDeps | undefined;
   /** What `/readyz` and `/metrics` look at. */
   readonly health?: HealthDeps;
+  /** The data folder (`DATA_DIR`): chart snapshot images are kept under its `snapshots/`; those routes answer 503 without it. */
+  readonly dataDir?: string;
   /** The built web app's folder; `UI_DIR` or `ui/dist` when absent. */
   readonly uiDir?: string;
 }
@@ -112,8 +120,14 @@ export function apiRoutes(deps: AppDeps): RouteDef<never, never, never>[] {
     ...companyStatsRoutes({ commands, readModels: deps.readModels }),
     ...portfolioRoutes({ commands, readModels: deps.readModels, symbols: deps.symbols }),
     ...marketRoutes({ market: deps.market }),
+    ...moversRoutes({ market: deps.market }),
     ...patternsRoutes({ market: deps.market }),
+    ...analysisRoutes({ market: deps.market }),
     ...screenerRoutes({ market: deps.market }),
+    ...sectorsRoutes({ commands, readModels: deps.readModels, symbols: deps.symbols, gics: deps.market }),
+    ...snapshotsRoutes({ commands, readModels: deps.readModels, symbols: deps.symbols, dataDir: deps.dataDir }),
+    ...maintRoutes({ events: deps.events, readModels: deps.readModels, market: deps.market, health: deps.health }),
+    ...predictionRoutes({ commands, readModels: deps.readModels, market: deps.market }),
   ] as RouteDef<never, never, never>[];
 }
 
@@ -137,7 +151,6 @@ export function createApp(deps: AppDeps): Koa {
   app.use(securityHeaders());
   app.use(errorMapper(logger));
   app.use(apiNotFound());
-  app.use(webApp(deps.uiDir ?? configuredUiDir(), isApiPath));
   app.use(sameOrigin());
   app.use(feedIngestion(deps.feed, deps.symbols));
   app.use(jsonBody());
@@ -152,5 +165,7 @@ export function createApp(deps: AppDeps): Koa {
       notImplemented: () => new ApiError(501, 'not_implemented', 'method not implemented'),
     }),
   );
+  // Last: a GET no route answered is a page of the web app.
+  app.use(webApp(deps.uiDir ?? configuredUiDir(), isApiPath));
   return app;
 }

@@ -10,6 +10,8 @@ import { loadConfig, type Config } from '../platform/config.ts';
 import { createLogger, type Logger } from '../platform/logger.ts';
 import { openSystem, type System } from './system.ts';
 import { attachRealtime, type Realtime } from './realtime/realtime.ts';
+import { startRelay, type Relay } from './realtime/relay.ts';
+import { createHealthApp } from './healthApp.ts';
 
 /** A started process: where it listens and how to stop it. */
 export interface RunningGateway {
@@ -21,6 +23,8 @@ export interface RunningGateway {
   readonly system: System;
   /** Socket.IO on the HTTP server, when this process runs the gateway. */
   readonly realtime: Realtime | null;
+  /** The Socket.IO relay of an engine or projections process in the distributed mode. */
+  readonly relay: Relay | null;
   /** Stops accepting requests, then closes the ports; safe to call more than once. */
   close(): Promise<void>;
 }
@@ -53,32 +57,43 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env, logger?
   if (config.eventStoreUrl === null) fs.mkdirSync(config.dataDir, { recursive: true });
 
   const system = await openSystem(config, log);
-  const servesSockets = config.role === 'all' || config.role === 'gateway';
+  // Roles `engine` and `projections` serve no API: their port answers the health routes only.
+  const servesApi = config.role === 'all' || config.role === 'gateway';
   let realtime: Realtime | null = null;
   const health = {
     projections: null,
     engine: null,
     ...system.appDeps.health,
-    sockets: servesSockets ? () => realtime?.socketCount() ?? 0 : undefined,
+    sockets: servesApi ? () => realtime?.socketCount() ?? 0 : undefined,
   };
   // The application first: Socket.IO, attached after, takes its own path and hands the rest to it.
-  const server = http.createServer(createApp({ ...system.appDeps, health }).callback());
-  if (servesSockets) {
+  const app = servesApi ? createApp({ ...system.appDeps, health }) : createHealthApp(system.events, health);
+  const server = http.createServer(app.callback());
+  const triggers = system.engine ? system.engine.onTrigger : null;
+  const onReadModelCommit = (listener: Parameters<System['onReadModelCommit']>[0]) =>
+    system.onReadModelCommit(listener);
+  if (servesApi) {
+    const live = system.liveQuotes;
     realtime = attachRealtime(server, {
       sessions: system.appDeps.sessions,
       symbols: system.appDeps.symbols,
       quotes: () => system.market.quotes,
-      engine: system.engine,
-      readModelSync: system.appDeps.readModelSync,
+      quoteUpdates: live ? (listener) => live.onUpdate(listener) : null,
+      triggers,
+      events: system.events,
+      readModels: system.readModels,
       logger: log,
-      onReadModelCommit: (listener) => system.onReadModelCommit(listener),
+      onReadModelCommit,
+      redis: system.redis,
     });
   }
+  const relay = !servesApi && system.redis ? startRelay({ redis: system.redis, triggers, onReadModelCommit }) : null;
   let address: AddressInfo;
   try {
     address = await listen(server, config.port);
   } catch (err) {
     await realtime?.close();
+    await relay?.close();
     await system.close();
     throw err;
   }
@@ -93,6 +108,7 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env, logger?
     closing ??= (async () => {
       try {
         await realtime?.close();
+        await relay?.close();
         await closeServer(server);
       } finally {
         await system.close();
@@ -101,7 +117,7 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env, logger?
     })();
     return closing;
   };
-  return { config, url, system, realtime, close };
+  return { config, url, system, realtime, relay, close };
 }
 
 /** Runs the gateway until SIGINT or SIGTERM, then closes it and lets the process exit. */

@@ -9,7 +9,8 @@ import { openEventStore } from '../platform/eventstore/index.ts';
 import type { EventStore, LogPosition } from '../platform/eventstore/port.ts';
 import { componentLogger, type Logger } from '../platform/logger.ts';
 import type { DocumentWrite, ReadModelStore } from '../platform/readmodels/port.ts';
-import { connectRedis } from '../platform/redis.ts';
+import { hostname } from 'node:os';
+import { connectRedis, type RedisClient } from '../platform/redis.ts';
 import { RedisReadModelStore } from '../platform/readmodels/redis.ts';
 import { openSqliteReadModelStore } from '../platform/readmodels/sqlite.ts';
 import { RedisSessionStore } from '../platform/sessions/redis.ts';
@@ -29,6 +30,7 @@ import { readTickCsv, TickReplay } from '../engine/ticks/replay.ts';
 import { simulatedSymbols, TickSimulator } from '../engine/ticks/simulator.ts';
 import { createInProcessTickBus } from '../platform/bus/inProcess.ts';
 import type { TickBus } from '../platform/bus/port.ts';
+import { createRedisTickBus } from '../platform/bus/redisStreams.ts';
 
 /** File names inside `DATA_DIR`. */
 export const DATA_FILES = Object.freeze({ readModels: 'readmodels.db', sessions: 'sessions.db' });
@@ -47,6 +49,15 @@ export interface System {
   readonly market: MarketData;
   /** The live engine, when this process runs it (roles `all` and `engine`). */
   readonly engine: RunningEngine | null;
+  /**
+   * The tick bus: Redis Streams with `REDIS_URL` (every role), else the engine's in-process bus (role `all`);
+   * null for a gateway or projections process without Redis.
+   */
+  readonly bus: TickBus | null;
+  /** The live quotes this process serves on REST and Socket.IO, when ticks reach it. */
+  readonly liveQuotes: LiveQuotes | null;
+  /** The Redis connection, when `REDIS_URL` is set (the Socket.IO adapter shares it). */
+  readonly redis: RedisClient | null;
   /** Calls `listener` after each commit of a projection run by this process; returns the unsubscribe. */
   onReadModelCommit(listener: ReadModelCommitListener): () => void;
   /** What the gateway needs. */
@@ -107,9 +118,53 @@ const REPORTED_TRIGGERS_KEPT = 10_000;
 /** Seeded days of history for the live quotes and the simulator's volatility. */
 const SEED_DAYS = 400;
 
+/** The group of the engines on the tick bus: they split the symbols between them. */
+export const ENGINE_GROUP = 'engines';
+
+/** The name of this engine among the engines of the Redis tick bus: `ENGINE_NAME`, else from the host name. */
+export function engineNameOf(config: Config, host: string = hostname()): string {
+  return config.engineName ?? (host.toLowerCase().replace(/[^a-z0-9]/g, '').slice(0, 32) || 'engine');
+}
+
+/** Live quotes seeded with the market's last closes, and those bars (the simulator's volatility). */
+function seedQuotes(market: MarketData): { quotes: LiveQuotes; bars: ReturnType<MarketData['store']['lastBars']> } {
+  const symbols = market.companies.map((c) => c.symbol);
+  const bars = market.store.lastBars(symbols, SEED_DAYS);
+  return { quotes: new LiveQuotes(symbols.map((symbol) => ({ symbol, bars: bars.get(symbol) ?? [] }))), bars };
+}
+
+/** Makes live quotes the market's quote source (REST, screener), refreshed at most once a second; answers the stop. */
+function serveQuotes(market: MarketData, quotes: LiveQuotes): () => void {
+  market.useQuoteSource(apiQuotes(quotes));
+  let moved = false;
+  const stopWatching = quotes.onUpdate(() => {
+    moved = true;
+  });
+  const refresh = setInterval(() => {
+    if (!moved) return;
+    moved = false;
+    market.useQuoteSource(apiQuotes(quotes));
+  }, QUOTE_REFRESH_MS);
+  refresh.unref();
+  return () => {
+    clearInterval(refresh);
+    stopWatching();
+  };
+}
+
+/** Where the engine reads ticks, when another part owns the bus. */
+export interface EngineBus {
+  /** The bus (Redis Streams). */
+  readonly bus: TickBus;
+  /** The engine's stable member name in {@link ENGINE_GROUP}; it also names its index in the read models. */
+  readonly member: string;
+}
+
 /**
- * Starts the live engine: live quotes seeded from the market's last closes replace its snapshot quotes, the
- * alert engine catches up with the log, then the tick source starts publishing on the bus.
+ * Starts the live engine: the alert engine catches up with the log, then reads the ticks, and the tick source
+ * (if any) starts publishing on the bus. Without `shared` the bus is in-process and the engine's live quotes,
+ * which then see every tick, become the market's quotes; with a shared Redis bus the engine is a member of
+ * {@link ENGINE_GROUP} and evaluates only the symbols it owns.
  */
 export async function startEngine(
   config: Config,
@@ -117,11 +172,11 @@ export async function startEngine(
   readModels: ReadModelStore,
   market: MarketData,
   logger: Logger,
+  shared?: EngineBus,
 ): Promise<RunningEngine> {
-  const bus = createInProcessTickBus({ onError: (error) => logger.error({ err: error }, 'tick listener failed') });
-  const symbols = market.companies.map((c) => c.symbol);
-  const bars = market.store.lastBars(symbols, SEED_DAYS);
-  const quotes = new LiveQuotes(symbols.map((symbol) => ({ symbol, bars: bars.get(symbol) ?? [] })));
+  const bus =
+    shared?.bus ?? createInProcessTickBus({ onError: (error) => logger.error({ err: error }, 'tick listener failed') });
+  const { quotes, bars } = seedQuotes(market);
   const triggerListeners = new Set<(trigger: EngineTrigger) => void>();
   // Two engines racing on one alert may both report it: the event id tells them apart.
   const reported = new Set<string>();
@@ -141,23 +196,20 @@ export async function startEngine(
     events,
     readModels,
     quotes,
+    ...(shared ? { instance: shared.member } : {}),
     onTriggered,
     onError: (error) => logger.error({ err: error }, 'alert engine error'),
   });
   await alerts.start();
-  market.useQuoteSource(apiQuotes(quotes));
-  let moved = false;
-  const stopWatching = quotes.onUpdate(() => {
-    moved = true;
-  });
-  const refresh = setInterval(() => {
-    if (!moved) return;
-    moved = false;
-    market.useQuoteSource(apiQuotes(quotes));
-  }, QUOTE_REFRESH_MS);
-  refresh.unref();
-  const subscription = bus.subscribe(alerts);
-  await subscription.ready;
+  const stopServing = shared ? () => undefined : serveQuotes(market, quotes);
+  const subscription = bus.subscribe(alerts, shared ? { group: ENGINE_GROUP, member: shared.member } : {});
+  try {
+    await subscription.ready;
+  } catch (error) {
+    stopServing();
+    await alerts.stop();
+    throw error;
+  }
   let source: TickSource | null = null;
   if (config.tickSource === 'simulator') {
     const { symbols: simulated, after } = simulatedSymbols(bars);
@@ -180,7 +232,16 @@ export async function startEngine(
     onDayClosed: (day) => void bus.publishDayClosed(day).catch(publishFailed),
   });
   live ||= source !== null;
-  logger.info({ source: config.tickSource, symbols: symbols.length, armed: alerts.stats().armed }, 'engine started');
+  logger.info(
+    {
+      source: config.tickSource,
+      symbols: market.companies.length,
+      armed: alerts.stats().armed,
+      bus: shared ? 'redis' : 'in-process',
+      ...(shared ? { member: shared.member } : {}),
+    },
+    'engine started',
+  );
   return {
     bus,
     quotes,
@@ -194,12 +255,37 @@ export async function startEngine(
     stop: async () => {
       open = false;
       live = false;
-      clearInterval(refresh);
-      stopWatching();
+      stopServing();
       await source?.stop();
       await subscription.unsubscribe();
       await alerts.stop();
-      await bus.close();
+      if (!shared) await bus.close();
+    },
+  };
+}
+
+/** Live quotes fed by a plain subscription to the bus: what a gateway serves when the engines run elsewhere. */
+export interface QuoteFeed {
+  /** The live quotes, every symbol. */
+  readonly quotes: LiveQuotes;
+  /** Stops reading the bus and serving the quotes. */
+  stop(): Promise<void>;
+}
+
+/** Reads every tick and day close of the bus into live quotes that become the market's quotes. */
+export async function startQuoteFeed(bus: TickBus, market: MarketData): Promise<QuoteFeed> {
+  const { quotes } = seedQuotes(market);
+  const subscription = bus.subscribe({
+    onTicks: (ticks) => quotes.apply(ticks),
+    onDayClosed: (day) => quotes.roll(day),
+  });
+  await subscription.ready;
+  const stopServing = serveQuotes(market, quotes);
+  return {
+    quotes,
+    stop: async () => {
+      stopServing();
+      await subscription.unsubscribe();
     },
   };
 }
@@ -274,10 +360,35 @@ export async function openSystem(config: Config, logger: Logger): Promise<System
       })
     : null;
   if (projections) await projections.caughtUp;
-  const runsEngine = config.role === 'all' || config.role === 'engine';
-  const engine = runsEngine
-    ? await startEngine(config, events, readModels, market, componentLogger(logger, 'engine'))
+  const busLogger = componentLogger(logger, 'bus');
+  const redisBus = redis
+    ? createRedisTickBus(redis, { onError: (error) => busLogger.error({ err: error }, 'tick bus error') })
     : null;
+  const runsEngine = config.role === 'all' || config.role === 'engine';
+  let engine: RunningEngine | null = null;
+  let quoteFeed: QuoteFeed | null = null;
+  try {
+    engine = runsEngine
+      ? await startEngine(
+          config,
+          events,
+          readModels,
+          market,
+          componentLogger(logger, 'engine'),
+          redisBus ? { bus: redisBus, member: engineNameOf(config) } : undefined,
+        )
+      : null;
+    // A gateway serves every symbol's quotes: with Redis its engine (if any) sees only its share of the ticks.
+    const servesHttp = config.role === 'all' || config.role === 'gateway';
+    quoteFeed = redisBus && servesHttp ? await startQuoteFeed(redisBus, market) : null;
+  } catch (error) {
+    await engine?.stop();
+    await redisBus?.close();
+    await projections?.stop();
+    throw error;
+  }
+  const bus: TickBus | null = redisBus ?? engine?.bus ?? null;
+  const liveQuotes = quoteFeed?.quotes ?? (redisBus ? null : (engine?.quotes ?? null));
   const appDeps: AppDeps = {
     logger,
     events,
@@ -286,8 +397,9 @@ export async function openSystem(config: Config, logger: Logger): Promise<System
     symbols: market,
     market,
     readModelSync: projections ?? checkpointSync(readModels),
-    feed: engine && config.feedToken !== null ? { token: config.feedToken, bus: engine.bus } : undefined,
+    feed: bus && config.feedToken !== null ? { token: config.feedToken, bus } : undefined,
     health: { projections, engine },
+    dataDir: config.dataDir,
   };
   return {
     events,
@@ -296,6 +408,9 @@ export async function openSystem(config: Config, logger: Logger): Promise<System
     projections,
     market,
     engine,
+    bus,
+    liveQuotes,
+    redis,
     appDeps,
     onReadModelCommit: (listener) => {
       commitListeners.add(listener);
@@ -303,6 +418,8 @@ export async function openSystem(config: Config, logger: Logger): Promise<System
     },
     close: async () => {
       await engine?.stop();
+      await quoteFeed?.stop();
+      await redisBus?.close();
       await projections?.stop();
       await events.close();
       await readModels.close();

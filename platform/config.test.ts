@@ -155,6 +155,18 @@ describe('loadConfig', () => {
     });
   });
 
+  describe('ENGINE_NAME', () => {
+    it('is unset by default and accepts lower-case letters and digits', () => {
+      expect(loadConfig({}).engineName).to.equal(null);
+      expect(loadConfig({ ENGINE_NAME: 'engine2' }).engineName).to.equal('engine2');
+    });
+    it('refuses other characters, naming the variable', () => {
+      const err = refusal({ ENGINE_NAME: 'Engine-2' });
+      expect(err.variable).to.equal('ENGINE_NAME');
+      expect(err.message).to.equal('ENGINE_NAME must be 1 to 32 lower-case letters or digits, got "Engine-2"');
+    });
+  });
+
   describe('FEED_TOKEN', () => {
     it('accepts a token of 16 characters or more', () => {
       expect(loadConfig({ FEED_TOKEN: '0123456789abcdef' }).feedToken).to.equal('0123456789abcdef');

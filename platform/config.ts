@@ -32,6 +32,11 @@ export interface Config {
   readonly replayFile: string | null;
   /** Bearer token of the feed ingestion route, or `null` when the route is off. */
   readonly feedToken: string | null;
+  /**
+   * This engine's name among the engines sharing the Redis tick bus (lower-case letters and digits), or `null`
+   * for one derived from the host name; a restarted engine resumes under its name.
+   */
+  readonly engineName: string | null;
   /** Seed of the deterministic market generator. */
   readonly marketSeed: number;
   /** Minimum level of log lines written. */
@@ -131,6 +136,16 @@ function token(env: Env, name: string): string | null {
   return raw;
 }
 
+/** Accepted `ENGINE_NAME` values. */
+export const ENGINE_NAME_PATTERN = /^[a-z0-9]{1,32}$/;
+
+function engineName(env: Env): string | null {
+  const raw = read(env, 'ENGINE_NAME');
+  if (raw === undefined) return null;
+  if (!ENGINE_NAME_PATTERN.test(raw)) refuse('ENGINE_NAME', '1 to 32 lower-case letters or digits', raw);
+  return raw;
+}
+
 /** Accepted `MARKET_CLOCK` values. */
 const MARKET_CLOCK_PATTERN = /^(regular|accelerated(:\d+(\.\d+)?)?)$/;
 
@@ -168,6 +183,7 @@ export function loadConfig(env: Env = process.env): Config {
     marketClock: marketClock(env),
     replayFile: replayFile(env),
     feedToken: token(env, 'FEED_TOKEN'),
+    engineName: engineName(env),
     marketSeed: integer(env, 'MARKET_SEED', 42, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, 'an integer'),
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
   });

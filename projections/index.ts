@@ -15,8 +15,11 @@ import {
 } from './dashboard/dashboard.projection.ts';
 import { portfolioProjection } from './portfolio/portfolio.projection.ts';
 import { positionLotsProjection } from './positions/positions.projection.ts';
+import { predictionsProjection } from './predictions/predictions.projection.ts';
 import { projectionConsumer, type Projection } from './projection.ts';
 import { queriesProjection } from './queries/queries.projection.ts';
+import { sectorsProjection } from './sectors/sectors.projection.ts';
+import { snapshotImagesProjection, snapshotsProjection } from './snapshots/snapshots.projection.ts';
 import { watchlistProjection } from './watchlist/watchlist.projection.ts';
 
 /** Every projection, one per query. */
@@ -33,6 +36,10 @@ export const ALL_PROJECTIONS: readonly Projection<unknown>[] = [
   companyStatsProjection,
   portfolioProjection,
   positionLotsProjection,
+  sectorsProjection,
+  snapshotsProjection,
+  snapshotImagesProjection,
+  predictionsProjection,
 ] as Projection<unknown>[];
 
 /** The running projections. */

@@ -161,6 +161,8 @@ export class AlertEngine implements TickListener {
   private readonly now: () => number;
   private runner: ConsumerRunner | undefined;
   private running = false;
+  /** The triggers fired by the batch being evaluated. */
+  private batchTasks: Promise<void>[] | null = null;
   private counts = { ticks: 0, dropped: 0, fired: 0, appended: 0, replayed: 0, unchanged: 0, failed: 0 };
   private evaluationMs = 0;
   private windowStart = 0;
@@ -199,18 +201,29 @@ export class AlertEngine implements TickListener {
     this.running = true;
   }
 
-  /** Applies each tick to the quotes and fires the alerts it meets; ticks before the start are dropped. */
-  onTicks(ticks: readonly Tick[]): void {
+  /**
+   * Applies each tick to the quotes and fires the alerts it meets; ticks before the start are dropped. When the
+   * batch fired alerts, answers a promise that resolves once their triggers are appended (or have failed and
+   * are armed again), so a durable bus acknowledges the batch only then.
+   */
+  onTicks(ticks: readonly Tick[]): Promise<void> | undefined {
     if (!this.running) {
       this.counts.dropped += ticks.length;
-      return;
+      return undefined;
     }
     const started = performance.now();
-    evaluateTicks(ticks, this.options.quotes, this.index, this.onFire, this.fired);
+    const tasks: Promise<void>[] = [];
+    this.batchTasks = tasks;
+    try {
+      evaluateTicks(ticks, this.options.quotes, this.index, this.onFire, this.fired);
+    } finally {
+      this.batchTasks = null;
+    }
     this.evaluationMs += performance.now() - started;
     this.counts.ticks += ticks.length;
     this.windowTicks += ticks.length;
     this.rollWindow();
+    return tasks.length === 0 ? undefined : Promise.all(tasks).then(() => undefined);
   }
 
   /** Ends a trading day: the quotes roll, and the SMA alerts compare with the moved averages. */
@@ -375,6 +388,7 @@ export class AlertEngine implements TickListener {
         this.pending.delete(task);
       });
     this.pending.add(task);
+    this.batchTasks?.push(task);
   }
 
   /** Runs appends to one stream one after the other, so a user's simultaneous triggers do not conflict. */

@@ -98,7 +98,7 @@ describe('tick replay', function () {
     }));
     const replay = new TickReplay(ticks, { speed: 2, clock, stepMs: 100 });
     const seen: number[] = [];
-    replay.start({ onTicks: (batch) => seen.push(...batch.map((t) => t.price)) });
+    replay.start({ onTicks: (batch) => void seen.push(...batch.map((t) => t.price)) });
     clock.advance(0);
     expect(seen).to.deep.equal([100]);
     clock.advance(4_900);

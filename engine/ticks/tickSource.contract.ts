@@ -27,7 +27,7 @@ async function record(factory: TickSourceFactory): Promise<Output> {
   const subject = await factory();
   const out: Output = [];
   subject.source.start({
-    onTicks: (ticks) => out.push({ kind: 'ticks', ticks: [...ticks] }),
+    onTicks: (ticks) => void out.push({ kind: 'ticks', ticks: [...ticks] }),
     onDayClosed: (day) => out.push({ kind: 'day', day }),
   });
   await subject.run();
@@ -112,7 +112,7 @@ export function tickSourceContract(name: string, factory: TickSourceFactory): vo
     it('delivers nothing once stopped, and stopping twice is harmless', async function () {
       const subject = await factory();
       let calls = 0;
-      subject.source.start({ onTicks: () => (calls += 1), onDayClosed: () => (calls += 1) });
+      subject.source.start({ onTicks: () => void (calls += 1), onDayClosed: () => (calls += 1) });
       await subject.source.stop();
       await subject.run();
       await subject.source.stop();

@@ -1,10 +1,13 @@
 /**
  * Request bodies: JSON only, size-limited, read before routing so every route sees a parsed `ctx.request.body`.
+ * A body declared larger than the global limit is not read here: a route that accepts more (`bodyLimit` of its
+ * definition) reads it itself, after its access check, with {@link settleBody}; for any other route
+ * {@link refuseLargeBody} answers 413, and so does any other reader of the body.
  */
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { ApiError } from '../errors.ts';
 
-/** Largest request body accepted, in bytes. */
+/** Largest request body accepted, in bytes, unless a route allows more. */
 export const MAX_BODY_BYTES = 64 * 1024;
 
 declare module 'koa' {
@@ -14,8 +17,23 @@ declare module 'koa' {
   }
 }
 
-function tooLarge(): ApiError {
-  return new ApiError(413, 'payload_too_large', `body: larger than ${MAX_BODY_BYTES} bytes`);
+/** Requests whose declared body was larger than the global limit, left unread for their route. */
+const deferred = new WeakMap<Context, { declared: number; limit: number }>();
+
+function tooLarge(limit: number): ApiError {
+  return new ApiError(413, 'payload_too_large', `body: larger than ${limit} bytes`);
+}
+
+async function readJson(ctx: Context, limit: number): Promise<void> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) throw tooLarge(limit);
+    chunks.push(chunk);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (text.trim() !== '') ctx.request.body = parseJson(ctx.is('application/json') === 'application/json', text);
 }
 
 /** Reads and parses JSON bodies of POST, PUT, PATCH and DELETE requests; refuses other media types. */
@@ -26,18 +44,48 @@ export function jsonBody(limit = MAX_BODY_BYTES): Middleware {
       return;
     }
     const declared = Number(ctx.get('content-length') || '0');
-    if (declared > limit) throw tooLarge();
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > limit) throw tooLarge();
-      chunks.push(chunk);
+    if (declared > limit) {
+      deferred.set(ctx, { declared, limit });
+      // Whoever reads the body of such a request, other than a route allowing it, gets the 413.
+      Object.defineProperty(ctx.request, 'body', {
+        configurable: true,
+        get: () => {
+          throw tooLarge(limit);
+        },
+      });
+      await next();
+      return;
     }
-    const text = Buffer.concat(chunks).toString('utf8');
-    if (text.trim() !== '') ctx.request.body = parseJson(ctx.is('application/json') === 'application/json', text);
+    await readJson(ctx, limit);
     await next();
   };
+}
+
+/**
+ * For a route allowing bodies up to `routeLimit` bytes (none beyond the global limit when undefined): answers 413
+ * when the request's body was left unread by {@link jsonBody} and is larger than the route allows. Call it before
+ * anything else the route does, so a body too large is refused first, as {@link jsonBody} refuses it.
+ */
+export function refuseLargeBody(ctx: Context, routeLimit: number | undefined): void {
+  const pending = deferred.get(ctx);
+  if (pending && (routeLimit === undefined || pending.declared > routeLimit)) {
+    deferred.delete(ctx);
+    throw tooLarge(routeLimit ?? pending.limit);
+  }
+}
+
+/**
+ * Reads a body that {@link jsonBody} left unread (declared larger than the global limit) once
+ * {@link refuseLargeBody} let it through, up to `routeLimit` bytes; does nothing for a body already read.
+ */
+export async function settleBody(ctx: Context, routeLimit: number | undefined): Promise<void> {
+  const pending = deferred.get(ctx);
+  if (!pending) return;
+  deferred.delete(ctx);
+  const limit = routeLimit ?? pending.limit;
+  if (pending.declared > limit) throw tooLarge(limit);
+  Object.defineProperty(ctx.request, 'body', { configurable: true, writable: true, value: undefined });
+  await readJson(ctx, limit);
 }
 
 function parseJson(isJson: boolean, text: string): unknown {

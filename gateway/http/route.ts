@@ -11,6 +11,7 @@ import { uuidV5, STOCKPULSE_NAMESPACE } from '../../domain/ids.ts';
 import { formatPosition, type LogPosition } from '../../platform/eventstore/port.ts';
 import type { Session } from '../../platform/sessions/port.ts';
 import { ApiError } from '../errors.ts';
+import { refuseLargeBody, settleBody } from './body.ts';
 
 /** Who may call a route: anyone, a signed-in user, or a signed-in auditor. */
 export type Access = 'public' | 'user' | 'auditor';
@@ -55,6 +56,8 @@ export interface RouteDef<P = unknown, Q = unknown, B = unknown> {
   readonly response: z.ZodType;
   /** Status of a success (200 unless said). */
   readonly status?: number;
+  /** Largest body this route accepts, in bytes, when more than the global limit of `http/body.ts`. */
+  readonly bodyLimit?: number;
   /** Does the work. */
   handle(request: RouteRequest<P, Q, B>): Promise<unknown>;
 }
@@ -135,11 +138,13 @@ export function isRouteHandler(fn: unknown): boolean {
 export function routeHandler(definition: RouteDef<never, never, never>): (ctx: Context) => Promise<void> {
   const route = definition as RouteDef;
   const handler = async (ctx: Context): Promise<void> => {
+    refuseLargeBody(ctx, route.bodyLimit);
     const session = (ctx.state.session as Session | null | undefined) ?? null;
     if (route.access !== 'public' && !session) throw new ApiError(401, 'unauthorized', 'sign in first');
     if (route.access === 'auditor' && !session?.roles.includes('auditor')) {
       throw new ApiError(403, 'forbidden', 'this route is for auditors');
     }
+    await settleBody(ctx, route.bodyLimit);
     const userId = session?.userId ?? '';
     const params = parse(route.params, ctx.params, 'params');
     const query = route.query ? parse(route.query, { ...ctx.query }, 'query') : undefined;
@@ -189,6 +194,7 @@ export function openApiDocument(routes: readonly RouteDef<never, never, never>[]
       '400': { description: 'bad input; the message names the field' },
       ...(route.access !== 'public' ? { '401': { description: 'no session' } } : {}),
       ...(route.access === 'auditor' ? { '403': { description: 'not an auditor' } } : {}),
+      ...(route.bodyLimit !== undefined ? { '413': { description: `body larger than ${route.bodyLimit} bytes` } } : {}),
     };
     paths[path] ??= {};
     paths[path][route.method.toLowerCase()] = {

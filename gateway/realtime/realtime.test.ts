@@ -1,7 +1,10 @@
 import { expect } from 'chai';
 import { io as connect, type Socket } from 'socket.io-client';
 import type { Quote } from '../../engine/market/quotes.ts';
+import { parsePosition } from '../../platform/eventstore/port.ts';
+import type { NotificationAnswer } from '../routes/notifications.ts';
 import { startTestGateway, type TestClient, type TestGateway } from '../testing/harness.ts';
+import { QUOTE_INTERVAL_MS } from './realtime.ts';
 import type {
   ClientToServerEvents,
   NotificationPush,
@@ -15,13 +18,14 @@ const AUTH = { authorization: `Bearer ${TOKEN}` };
 
 type ClientSocket = Socket<ServerToClientEvents, ClientToServerEvents>;
 
-function open(gw: TestGateway, client?: TestClient): ClientSocket {
+function open(gw: TestGateway, client?: TestClient, auth?: Record<string, unknown>): ClientSocket {
   const cookie = client ? [...client.cookies].map(([k, v]) => `${k}=${v}`).join('; ') : '';
   return connect(gw.url, {
     transports: ['websocket'],
     reconnection: false,
     forceNew: true,
     extraHeaders: cookie ? { cookie } : {},
+    ...(auth ? { auth } : {}),
   });
 }
 
@@ -44,6 +48,27 @@ function next<T>(socket: ClientSocket, event: 'quote' | 'notification' | 'readmo
       resolve(value as T);
     });
   });
+}
+
+function until(predicate: () => boolean, ms = 3000): Promise<void> {
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    const check = (): void => {
+      if (predicate()) resolve();
+      else if (Date.now() - started > ms) reject(new Error(`condition not met in ${ms} ms`));
+      else setTimeout(check, 5);
+    };
+    check();
+  });
+}
+
+/** Creates a price alert `above` dollars over the current price of `symbol`; answers its threshold. */
+async function crossAbove(user: TestClient, symbol: string, above: number): Promise<number> {
+  const quotes = (await user.get(`/api/quotes?symbols=${symbol}`)).body as Quote[];
+  const threshold = Math.round((quotes[0]!.price + above) * 100) / 100;
+  const created = await user.post('/personalize/stockalerts', { symbol, close: threshold, alerttype: 'U' });
+  expect(created.status).to.equal(200, created.text);
+  return threshold;
 }
 
 describe('realtime (Socket.IO)', function () {
@@ -112,7 +137,7 @@ describe('realtime (Socket.IO)', function () {
     expect(metrics.text).to.match(/^stockpulse_sockets 1$/m);
   });
 
-  it("pushes a notification to its user's sockets only, after it is in the read model", async function () {
+  it("pushes a notification to its user's sockets only, as soon as the trigger is durable", async function () {
     const alice = await gw.user('alice');
     const bob = await gw.user('bob');
     const aliceSocket = open(gw, alice);
@@ -125,11 +150,7 @@ describe('realtime (Socket.IO)', function () {
     const aliceChanges: ReadModelChange[] = [];
     aliceSocket.on('readmodel:changed', (c) => aliceChanges.push(c));
 
-    const quotes = (await alice.get('/api/quotes?symbols=NVDA')).body as Quote[];
-    const threshold = Math.round((quotes[0]!.price + 1) * 100) / 100;
-    const created = await alice.post('/personalize/stockalerts', { symbol: 'NVDA', close: threshold, alerttype: 'U' });
-    expect(created.status).to.equal(200, created.text);
-
+    const threshold = await crossAbove(alice, 'NVDA', 1);
     const pushed = next<NotificationPush>(aliceSocket, 'notification');
     const sent = performance.now();
     expect((await gw.client().post('/api/feed/ticks', [{ symbol: 'NVDA', price: threshold }], AUTH)).status).to.equal(
@@ -140,10 +161,105 @@ describe('realtime (Socket.IO)', function () {
     expect(notification).to.include({ symbol: 'NVDA', notificationtype: 1, read: false });
     expect(notification.position).to.match(/^\d+\/\d+$/);
     expect(aliceChanges.map((c) => c.name)).to.include('alerts');
-    const listed = (await alice.get('/personalize/usernotifications/ALL')).body as { id: string }[];
-    expect(listed.map((n) => n.id)).to.deep.equal([notification.id]);
+    // Read-your-writes: once the read models include the pushed position, the GET route lists it.
+    await gw.running.system.appDeps.readModelSync.waitFor(parsePosition(notification.position)!, ['AlertTriggered']);
+    const listed = (await alice.get('/personalize/usernotifications/ALL')).body as NotificationAnswer[];
+    expect(listed).to.deep.equal([
+      {
+        id: notification.id,
+        symbol: notification.symbol,
+        notificationtype: notification.notificationtype,
+        notifcationmessage: notification.notifcationmessage,
+        createdt: notification.createdt,
+        read: false,
+      },
+    ]);
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(bobGot).to.deep.equal([]);
     expect(elapsedMs).to.be.below(1000);
+  });
+
+  it('sends a reconnecting socket the notifications after its last position, oldest first, each once', async function () {
+    const carol = await gw.user('carol');
+    const first = open(gw, carol);
+    sockets.push(first);
+    await connected(first);
+    const seen: NotificationPush[] = [];
+    first.on('notification', (n) => seen.push(n));
+    const t1 = await crossAbove(carol, 'MSFT', 1);
+    const firstPush = next<NotificationPush>(first, 'notification');
+    await gw.client().post('/api/feed/ticks', [{ symbol: 'MSFT', price: t1 }], AUTH);
+    const last = await firstPush;
+    first.disconnect();
+
+    // Two alerts fire while no page is open.
+    const t2 = await crossAbove(carol, 'XOM', 1);
+    const t3 = await crossAbove(carol, 'KO', 1);
+    await gw.client().post(
+      '/api/feed/ticks',
+      [
+        { symbol: 'XOM', price: t2 },
+        { symbol: 'KO', price: t3 },
+      ],
+      AUTH,
+    );
+    await gw.running.system.engine!.alerts.flush();
+
+    const back = open(gw, carol, { since: last.position });
+    sockets.push(back);
+    const missed: NotificationPush[] = [];
+    back.on('notification', (n) => missed.push(n));
+    await connected(back);
+    await until(() => missed.length >= 2);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(missed.map((n) => n.symbol)).to.deep.equal(['XOM', 'KO']);
+    expect(new Set(missed.map((n) => n.id)).size).to.equal(2);
+    for (const n of missed) expect(n.position > last.position || n.position.length > last.position.length).to.equal(true);
+
+    // A socket that saw nothing yet (position 0/0) gets all three; one that is up to date gets none.
+    const fresh = open(gw, carol, { since: '0/0' });
+    const upToDate = open(gw, carol, { since: missed[1]!.position });
+    sockets.push(fresh, upToDate);
+    const all: NotificationPush[] = [];
+    const none: NotificationPush[] = [];
+    fresh.on('notification', (n) => all.push(n));
+    upToDate.on('notification', (n) => none.push(n));
+    await Promise.all([connected(fresh), connected(upToDate)]);
+    await until(() => all.length >= 3);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(all.map((n) => n.symbol)).to.deep.equal(['MSFT', 'XOM', 'KO']);
+    expect(none).to.deep.equal([]);
+    expect(seen.map((n) => n.id)).to.deep.equal([last.id]);
+  });
+
+  it('refuses a handshake whose since is not a position, naming the field', async function () {
+    const dave = await gw.user('dave');
+    const socket = open(gw, dave, { since: 'yesterday' });
+    sockets.push(socket);
+    const error = await connected(socket).then(
+      () => null,
+      (e: Error) => e,
+    );
+    expect(error?.message).to.match(/^auth\.since: /);
+  });
+
+  it('sends the first quote of a symbol at once and coalesces the next ones to 4 a second', async function () {
+    const erin = await gw.user('erin');
+    const socket = open(gw, erin);
+    sockets.push(socket);
+    await connected(socket);
+    const ack = await subscribe(socket, ['JPM']);
+    if (!ack.ok) throw new Error(ack.message);
+    const base = ack.quotes[0]!.price;
+    const got: { at: number; quote: Quote }[] = [];
+    socket.on('quote', (quote) => got.push({ at: performance.now(), quote }));
+    const sent = performance.now();
+    for (let i = 1; i <= 10; i++) {
+      await gw.client().post('/api/feed/ticks', [{ symbol: 'JPM', price: Math.round((base + i / 100) * 100) / 100 }], AUTH);
+    }
+    await until(() => got.at(-1)?.quote.price === Math.round((base + 0.1) * 100) / 100);
+    expect(got[0]!.at - sent).to.be.below(200);
+    for (let i = 1; i < got.length; i++) expect(got[i]!.at - got[i - 1]!.at).to.be.at.least(QUOTE_INTERVAL_MS - 5);
+    expect(got.length).to.be.below(4);
   });
 });

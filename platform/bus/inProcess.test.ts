@@ -14,7 +14,7 @@ describe('in-process tick bus', function () {
   it('has delivered a batch to every listener when publish returns', function () {
     const bus = createInProcessTickBus();
     const seen: Tick[] = [];
-    bus.subscribe({ onTicks: (ticks) => seen.push(...ticks) });
+    bus.subscribe({ onTicks: (ticks) => void seen.push(...ticks) });
     void bus.publish([tick]);
     expect(seen).to.deep.equal([tick]);
   });
@@ -27,7 +27,7 @@ describe('in-process tick bus', function () {
       },
     });
     const seen: Tick[] = [];
-    bus.subscribe({ onTicks: (ticks) => seen.push(...ticks) });
+    bus.subscribe({ onTicks: (ticks) => void seen.push(...ticks) });
     let refused: unknown;
     await bus.publish([tick]).catch((error: unknown) => (refused = error));
     expect((refused as Error).message).to.equal('boom');

@@ -123,7 +123,9 @@ export class InProcessTickBus implements TickBus {
   private deliver(member: Member, ticks: readonly Tick[], errors: unknown[]): void {
     if (!member.active) return;
     try {
-      member.listener.onTicks(ticks);
+      const result = member.listener.onTicks(ticks);
+      // The in-process bus keeps nothing to acknowledge: what the batch caused only has to be reported.
+      if (result instanceof Promise) result.catch((error: unknown) => this.report(error, []));
     } catch (error) {
       this.report(error, errors);
     }

@@ -1,8 +1,8 @@
 /**
  * The TickBus port: how market data moves from where it is made (the simulator, a replay, the feed route) to
  * the engines that evaluate it. Ticks are market data, not events of the log: the bus keeps no history, and a
- * subscriber sees what is published while it is subscribed. Adapters: in-process (`inProcess.ts`); Redis
- * Streams for the distributed mode will implement the same port and pass `tickBus.contract.ts`.
+ * subscriber sees what is published while it is subscribed. Adapters: in-process (`inProcess.ts`) and Redis
+ * Streams for the distributed mode (`redisStreams.ts`); both pass `tickBus.contract.ts`.
  */
 import type { DailyBar } from '../../domain/market/types.ts';
 
@@ -34,8 +34,12 @@ export interface ClosedDay {
 
 /** What receives market data: ticks in batches, and the day's bars at each close. */
 export interface TickListener {
-  /** A batch of ticks, in time order; never empty. */
-  onTicks(ticks: readonly Tick[]): void;
+  /**
+   * A batch of ticks, in time order; never empty. A promise answered resolves once what the batch caused is
+   * durable (an engine's triggers appended): a durable bus acknowledges the batch only then, so a crash before
+   * it delivers the batch again.
+   */
+  onTicks(ticks: readonly Tick[]): void | Promise<void>;
   /** A trading day closed; called after the day's last ticks and before the next day's first. */
   onDayClosed?(day: ClosedDay): void;
 }
@@ -48,6 +52,12 @@ export interface TickSubscribeOptions {
    * Day closes go to every subscriber.
    */
   readonly group?: string;
+  /**
+   * A stable name of this member of `group`, unique among the live members: a bus that keeps a member's place
+   * (Redis Streams) lets a member restarted under the same name resume where it stopped, with the ticks it
+   * had not finished. Without it a member is anonymous and starts afresh. Ignored without `group`.
+   */
+  readonly member?: string;
 }
 
 /** A live subscription to the bus. */

@@ -10,6 +10,7 @@ const benches: Record<string, () => Promise<boolean>> = {
   gateway: async () => reportGateway(await benchGateway()),
   market: async () => import('./market.ts').then((m) => m.report(m.benchMarket())),
   engine: async () => import('./engine.ts').then((m) => m.report(m.benchEngine())),
+  latency: async () => import('./latency.ts').then(async (m) => m.report(await m.benchLatency())),
 };
 
 const names = process.argv.slice(2);

@@ -69,7 +69,9 @@ describe('web app shell (Chromium)', function () {
     await page.waitForURL('**/Login');
     const cookies = await context.cookies();
     expect(cookies.find((c) => c.name === 'initial')?.value ?? '').to.equal('');
-    expect(await page.evaluate(async () => (await fetch('/api/loggedinstatus')).json())).to.equal(false);
+    expect(await page.evaluate(async () => (await fetch('/api/loggedinstatus')).json() as Promise<boolean>)).to.equal(
+      false,
+    );
     expect(errors.filter((e) => !e.includes('401'))).to.deep.equal([]);
     await context.close();
   });

@@ -1,0 +1,11 @@
+import { startTestRedis } from '../../platform/testing/redisServer.ts';
+import { connectRedis } from '../../platform/redis.ts';
+const r = await startTestRedis();
+const c = await connectRedis(r.url);
+await c.sendCommand(['XADD', 's', '*', 'kind', 'ticks', 'data', '[]']);
+await c.sendCommand(['XGROUP', 'CREATE', 's', 'g:a', '0']);
+console.log(JSON.stringify(await c.sendCommand(['XREADGROUP', 'GROUP', 'g:a', 'a', 'COUNT', '10', 'STREAMS', 's', '>'])));
+console.log(JSON.stringify(await c.sendCommand(['XPENDING', 's', 'g:a', '-', '+', '1'])));
+console.log(JSON.stringify(await c.sendCommand(['XINFO', 'GROUPS', 's'])));
+console.log(JSON.stringify(await c.sendCommand(['EVAL', "return {'1-0', '[]'}", '0'])));
+await c.close(); await r.stop();
