@@ -1,4 +1,7 @@
 import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { bundleSizes } from '../buildUi.ts';
 import { startE2E, type E2E } from './browser.ts';
 
 describe('web app shell (Chromium)', function () {
@@ -87,5 +90,18 @@ describe('web app shell (Chromium)', function () {
     await page.keyboard.press('Escape');
     await page.getByRole('menu', { name: 'Main' }).waitFor({ state: 'detached' });
     await context.close();
+  });
+
+  it('keeps the entry chunk under 500 kB gzip, with Plotly in a chunk of its own loaded only by chart screens', () => {
+    const chunks = bundleSizes(e2e.uiDir);
+    const entry = chunks.find((c) => c.entry);
+    expect(entry, 'an entry chunk').to.exist;
+    expect(entry!.gzipBytes).to.be.below(500 * 1024);
+    const assets = join(e2e.uiDir, 'assets');
+    const plotly = chunks.filter((c) => readFileSync(join(assets, c.file), 'utf8').includes('modebar-btn'));
+    expect(plotly.map((c) => c.entry)).to.deep.equal([false]);
+    console.log(
+      `      entry ${(entry!.gzipBytes / 1024).toFixed(1)} kB gzip, Plotly ${(plotly[0]!.gzipBytes / 1024).toFixed(1)} kB gzip`,
+    );
   });
 });
