@@ -55,7 +55,7 @@ async function until<T>(what: string, probe: () => Promise<T | undefined> | T | 
 }
 
 describe('distributed mode (Redis, two gateways, an engine and a projections process)', function () {
-  this.timeout(90_000);
+  this.timeout(180_000);
   let redis: TestRedis;
   let dataDir: string;
   const procs = new Map<string, Proc>();
@@ -86,10 +86,17 @@ describe('distributed mode (Redis, two gateways, an engine and a projections pro
   async function start(name: string, role: string, port?: number): Promise<Proc> {
     const p = port ?? (await freePort());
     const proc = spawnProc({ name, port: p, url: `http://127.0.0.1:${p}` }, role);
-    await until(`${name} answers /healthz`, async () => {
-      if (proc.child.exitCode !== null) throw new Error(`${name} exited: ${proc.output}`);
-      const res = await fetch(`${proc.url}/healthz`);
-      return res.ok ? true : undefined;
+    // Generous: four processes start at once on a small machine.
+    await until(
+      `${name} answers /healthz`,
+      async () => {
+        if (proc.child.exitCode !== null) return `exited: ${proc.output}`;
+        const res = await fetch(`${proc.url}/healthz`);
+        return res.ok ? 'ok' : undefined;
+      },
+      60_000,
+    ).then((state) => {
+      if (state !== 'ok') throw new Error(`${name} ${state}`);
     });
     return proc;
   }

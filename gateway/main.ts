@@ -69,7 +69,8 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env, logger?
   // The application first: Socket.IO, attached after, takes its own path and hands the rest to it.
   const app = servesApi ? createApp({ ...system.appDeps, health }) : createHealthApp(system.events, health);
   const server = http.createServer(app.callback());
-  const triggers = system.engine ? system.engine.onTrigger : null;
+  const engine = system.engine;
+  const triggers = engine ? (listener: Parameters<typeof engine.onTrigger>[0]) => engine.onTrigger(listener) : null;
   const onReadModelCommit = (listener: Parameters<System['onReadModelCommit']>[0]) =>
     system.onReadModelCommit(listener);
   if (servesApi) {

@@ -1,11 +1,27 @@
 import { expect } from 'chai';
 import { connectRedis } from '../platform/redis.ts';
 import { startTestRedis, type TestRedis } from '../platform/testing/redisServer.ts';
-import { startTestGateway } from './testing/harness.ts';
+import { marketTemplate, startTestGateway } from './testing/harness.ts';
+
+const TOKEN = 'feed-token-0123456789abcdef';
+const AUTH = { authorization: `Bearer ${TOKEN}` };
+
+async function until<T>(probe: () => Promise<T | undefined>, ms = 5000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`not within ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
 
 describe('system on Redis (REDIS_URL)', function () {
   let redis: TestRedis;
   before(async function () {
+    // The market is built once per test process; on a busy machine that outlasts a test's time.
+    this.timeout(180_000);
+    marketTemplate(42);
     redis = await startTestRedis();
   });
   after(async function () {
@@ -43,5 +59,84 @@ describe('system on Redis (REDIS_URL)', function () {
     expect((await user.get('/personalize/watchlist')).body).to.deep.equal(['AAPL']);
     await gateway.close({ keepData: true });
     await projections.close();
+  });
+
+  it('lets a gateway publish feed ticks on the Redis tick bus, and serves their quotes', async function () {
+    const projections = await startTestGateway({ env: { REDIS_URL: redis.url, ROLE: 'projections' } });
+    const gateway = await startTestGateway({
+      dataDir: projections.dataDir,
+      env: { REDIS_URL: redis.url, ROLE: 'gateway', FEED_TOKEN: TOKEN },
+    });
+    try {
+      const user = await gateway.user();
+      const feed = await gateway.client().post('/api/feed/ticks', [{ symbol: 'AAPL', price: 123.45, size: 7 }], AUTH);
+      expect(feed.status).to.equal(202, feed.text);
+      const client = await connectRedis(redis.url);
+      const entries = await client.sendCommand<[string, string[]][]>(['XRANGE', 'ticks', '-', '+']);
+      await client.quit();
+      expect(entries.map(([, fields]) => fields[1])).to.include('ticks');
+      const quote = await until(async () => {
+        const quotes = (await user.get('/api/quotes?symbols=AAPL')).body as { price: number }[];
+        return quotes[0]?.price === 123.45 ? quotes[0] : undefined;
+      });
+      expect(quote.price).to.equal(123.45);
+    } finally {
+      await gateway.close({ keepData: true });
+      await projections.close();
+    }
+  });
+
+  it('runs the engine of ROLE=all as a member of the Redis tick bus: a fed tick fires an alert once', async function () {
+    const gw = await startTestGateway({ env: { REDIS_URL: redis.url, FEED_TOKEN: TOKEN, ENGINE_NAME: 'solo' } });
+    try {
+      const user = await gw.user();
+      const quotes = (await user.get('/api/quotes?symbols=KO')).body as { price: number }[];
+      const threshold = Math.round((quotes[0]!.price + 1) * 100) / 100;
+      expect(
+        (await user.post('/personalize/stockalerts', { symbol: 'KO', close: threshold, alerttype: 'U' })).status,
+      ).to.equal(200);
+      for (let i = 0; i < 2; i++) {
+        expect((await gw.client().post('/api/feed/ticks', [{ symbol: 'KO', price: threshold }], AUTH)).status).to.equal(
+          202,
+        );
+      }
+      const listed = await until(async () => {
+        const list = (await user.get('/personalize/usernotifications/ALL')).body as unknown[];
+        return list.length > 0 ? list : undefined;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect((await user.get('/personalize/usernotifications/ALL')).body).to.deep.equal(listed);
+      expect(listed).to.have.length(1);
+    } finally {
+      await gw.close();
+    }
+  });
+});
+
+describe('roles without Redis', function () {
+  it('answers 404 on the feed route of a gateway that has no bus to publish on', async function () {
+    const gw = await startTestGateway({ env: { ROLE: 'gateway', FEED_TOKEN: TOKEN } });
+    try {
+      const res = await gw.client().post('/api/feed/ticks', [{ symbol: 'AAPL', price: 1 }], AUTH);
+      expect(res.status).to.equal(404);
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it('serves only the health routes in an engine or projections process', async function () {
+    for (const role of ['engine', 'projections']) {
+      const gw = await startTestGateway({ env: { ROLE: role, FEED_TOKEN: TOKEN } });
+      try {
+        expect((await gw.client().get('/healthz')).status).to.equal(200);
+        expect((await gw.client().get('/readyz')).status).to.equal(200);
+        expect((await gw.client().get('/metrics')).text).to.match(/^# TYPE/m);
+        expect((await gw.client().get('/api/quotes?symbols=AAPL')).status).to.equal(404);
+        expect((await gw.client().post('/api/feed/ticks', [{ symbol: 'AAPL', price: 1 }], AUTH)).status).to.equal(404);
+        expect(gw.running.realtime).to.equal(null);
+      } finally {
+        await gw.close();
+      }
+    }
   });
 });

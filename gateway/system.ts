@@ -123,7 +123,14 @@ export const ENGINE_GROUP = 'engines';
 
 /** The name of this engine among the engines of the Redis tick bus: `ENGINE_NAME`, else from the host name. */
 export function engineNameOf(config: Config, host: string = hostname()): string {
-  return config.engineName ?? (host.toLowerCase().replace(/[^a-z0-9]/g, '').slice(0, 32) || 'engine');
+  return (
+    config.engineName ??
+    (host
+      .toLowerCase()
+      .replace(/[^a-z0-9]/g, '')
+      .slice(0, 32) ||
+      'engine')
+  );
 }
 
 /** Live quotes seeded with the market's last closes, and those bars (the simulator's volatility). */

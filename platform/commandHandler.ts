@@ -63,7 +63,8 @@ function replayedOutcome<C, E extends DomainEvent, S>(
   recorded: readonly RecordedEvent[],
   idKey: string,
 ): CommandOutcome<E, S> | null {
-  const start = recorded.findIndex((event) => event.id === eventIdFor(idKey, 0));
+  const first = eventIdFor(idKey, 0);
+  const start = recorded.findIndex((event) => event.id === first);
   if (start < 0) return null;
   let end = start + 1;
   while (end < recorded.length && recorded[end]!.id === eventIdFor(idKey, end - start)) end++;

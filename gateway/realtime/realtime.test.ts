@@ -75,6 +75,8 @@ describe('realtime (Socket.IO)', function () {
   let gw: TestGateway;
   const sockets: ClientSocket[] = [];
   before(async function () {
+    // The market is built once per test process; on a busy machine that outlasts a test's time.
+    this.timeout(180_000);
     gw = await startTestGateway({ env: { FEED_TOKEN: TOKEN } });
   });
   afterEach(function () {
@@ -214,7 +216,8 @@ describe('realtime (Socket.IO)', function () {
     await new Promise((resolve) => setTimeout(resolve, 150));
     expect(missed.map((n) => n.symbol)).to.deep.equal(['XOM', 'KO']);
     expect(new Set(missed.map((n) => n.id)).size).to.equal(2);
-    for (const n of missed) expect(n.position > last.position || n.position.length > last.position.length).to.equal(true);
+    for (const n of missed)
+      expect(n.position > last.position || n.position.length > last.position.length).to.equal(true);
 
     // A socket that saw nothing yet (position 0/0) gets all three; one that is up to date gets none.
     const fresh = open(gw, carol, { since: '0/0' });
@@ -255,7 +258,9 @@ describe('realtime (Socket.IO)', function () {
     socket.on('quote', (quote) => got.push({ at: performance.now(), quote }));
     const sent = performance.now();
     for (let i = 1; i <= 10; i++) {
-      await gw.client().post('/api/feed/ticks', [{ symbol: 'JPM', price: Math.round((base + i / 100) * 100) / 100 }], AUTH);
+      await gw
+        .client()
+        .post('/api/feed/ticks', [{ symbol: 'JPM', price: Math.round((base + i / 100) * 100) / 100 }], AUTH);
     }
     await until(() => got.at(-1)?.quote.price === Math.round((base + 0.1) * 100) / 100);
     expect(got[0]!.at - sent).to.be.below(200);

@@ -17,7 +17,11 @@ import { z } from 'zod';
 import type { Quote, QuoteSource } from '../../engine/market/quotes.ts';
 import { ALERTS_CONCERN, type AlertTriggered, type AlertTriggeredData } from '../../domain/alerts/alerts.ts';
 import { streamName } from '../../domain/ids.ts';
-import { isNotificationRead, notificationsDecider, type NotificationsState } from '../../domain/notifications/notifications.ts';
+import {
+  isNotificationRead,
+  notificationsDecider,
+  type NotificationsState,
+} from '../../domain/notifications/notifications.ts';
 import {
   StreamNotFoundError,
   comparePositions,
@@ -181,7 +185,11 @@ export async function missedNotifications(
   const reads = await readDocument<NotificationsState>(readModels, notificationReadsProjection, userId);
   const state = reads?.value ?? notificationsDecider.initialState;
   return found.reverse().map((event) => ({
-    ...notificationOf({ eventId: event.id, event: { type: 'AlertTriggered', data: event.data }, position: event.position }),
+    ...notificationOf({
+      eventId: event.id,
+      event: { type: 'AlertTriggered', data: event.data },
+      position: event.position,
+    }),
     createdt: typeof event.data.at === 'string' ? event.data.at : event.created,
     read: isNotificationRead(state, event.id, event.position),
   }));

@@ -6,7 +6,15 @@ import { MOVERS_LIMIT, rankMovers, type Mover, type Movers } from './movers.ts';
 const TOKEN = 'movers-feed-token-0123456789';
 
 function mover(symbol: string, changepct: number, volume: number): Mover {
-  return { symbol, name: `${symbol} Inc`, price: 100, change: changepct, changepct, volume, ts: '2026-01-02T21:00:00Z' };
+  return {
+    symbol,
+    name: `${symbol} Inc`,
+    price: 100,
+    change: changepct,
+    changepct,
+    volume,
+    ts: '2026-01-02T21:00:00Z',
+  };
 }
 
 async function movers(client: TestClient, query = ''): Promise<Movers> {

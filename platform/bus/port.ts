@@ -1,8 +1,9 @@
 /**
  * The TickBus port: how market data moves from where it is made (the simulator, a replay, the feed route) to
- * the engines that evaluate it. Ticks are market data, not events of the log: the bus keeps no history, and a
- * subscriber sees what is published while it is subscribed. Adapters: in-process (`inProcess.ts`) and Redis
- * Streams for the distributed mode (`redisStreams.ts`); both pass `tickBus.contract.ts`.
+ * the engines that evaluate it. Ticks are market data, not events of the log: a subscriber sees what is
+ * published while it is subscribed (a named group member of a durable bus also what it missed while down).
+ * Adapters: in-process (`inProcess.ts`) and Redis Streams for the distributed mode (`redisStreams.ts`); both
+ * pass `tickBus.contract.ts`.
  */
 import type { DailyBar } from '../../domain/market/types.ts';
 

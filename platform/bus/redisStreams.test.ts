@@ -80,7 +80,7 @@ describe('redis streams tick bus', function () {
   it('publishes each batch as one entry of the stream, readable by any producer or consumer', async function () {
     const b = bus();
     await b.publish(ticks(3));
-    const entries = (await client.sendCommand(['XRANGE', stream, '-', '+'])) as [string, string[]][];
+    const entries = await client.sendCommand<[string, string[]][]>(['XRANGE', stream, '-', '+']);
     expect(entries).to.have.length(1);
     const [, fields] = entries[0]!;
     expect(fields[0]).to.equal('kind');
@@ -136,8 +136,7 @@ describe('redis streams tick bus', function () {
 
     const second = bus();
     const again: Tick[] = [];
-    await second.subscribe({ onTicks: (t) => void again.push(...t) }, { group: 'engines', member: 'engine-a' })
-      .ready;
+    await second.subscribe({ onTicks: (t) => void again.push(...t) }, { group: 'engines', member: 'engine-a' }).ready;
     await until(() => again.length === 5);
     expect(again).to.deep.equal(ticks(5));
   });

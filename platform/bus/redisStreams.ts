@@ -213,9 +213,14 @@ class Reader {
     await connection.connect();
     this.connection = connection;
     if (this.group === undefined) {
-      const last = (await this.bus.client.sendCommand(['XREVRANGE', this.bus.stream, '+', '-', 'COUNT', '1'])) as
-        | [string, string[]][]
-        | null;
+      const last = await this.bus.client.sendCommand<[string, string[]][] | null>([
+        'XREVRANGE',
+        this.bus.stream,
+        '+',
+        '-',
+        'COUNT',
+        '1',
+      ]);
       const from = last?.[0]?.[0] ?? '0-0';
       this.loop = this.readPlain(from);
       return;
@@ -244,8 +249,15 @@ class Reader {
     const { leaseMs } = this.bus;
     const deadline = Date.now() + leaseMs + 1000;
     for (;;) {
-      const taken = await this.bus.client.sendCommand(['SET', this.keys.lease, this.token, 'NX', 'PX', String(leaseMs)]);
-      if (String(taken) === 'OK') break;
+      const taken = await this.bus.client.sendCommand<string | null>([
+        'SET',
+        this.keys.lease,
+        this.token,
+        'NX',
+        'PX',
+        String(leaseMs),
+      ]);
+      if (taken === 'OK') break;
       if (Date.now() > deadline || this.stopping) throw new TickBusMemberTakenError(this.group ?? '', this.member);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
@@ -266,15 +278,15 @@ class Reader {
    */
   private async viewAtResume(): Promise<readonly string[] | null> {
     const stream = this.bus.stream;
-    const pending = (await this.bus.client.sendCommand([
+    const pending = await this.bus.client.sendCommand<[string, ...unknown[]][]>([
       'XPENDING',
       stream,
       this.consumerGroup,
       '-',
       '+',
       '1',
-    ])) as [string, ...unknown[]][];
-    const groups = (await this.bus.client.sendCommand(['XINFO', 'GROUPS', stream])) as unknown[];
+    ]);
+    const groups = await this.bus.client.sendCommand<unknown[]>(['XINFO', 'GROUPS', stream]);
     let lastDelivered = '0-0';
     for (const info of groups) {
       const fields = recordOf(info);
@@ -283,19 +295,19 @@ class Reader {
     const firstPending = pending[0]?.[0];
     const before = (id: string): boolean =>
       firstPending !== undefined ? compareStreamIds(id, firstPending) < 0 : compareStreamIds(id, lastDelivered) <= 0;
-    const history = (await this.bus.client.sendCommand(['LRANGE', this.keys.history, '0', '-1'])) as string[];
+    const history = await this.bus.client.sendCommand<string[]>(['LRANGE', this.keys.history, '0', '-1']);
     for (let i = history.length - 1; i >= 0; i--) {
       const record = history[i]!;
       const space = record.indexOf(' ');
       if (before(record.slice(0, space))) return JSON.parse(record.slice(space + 1)) as string[];
     }
-    return (await this.bus.client.sendCommand(['ZRANGE', this.keys.members, '0', '-1'])) as string[];
+    return await this.bus.client.sendCommand<string[]>(['ZRANGE', this.keys.members, '0', '-1']);
   }
 
   /** Joins or leaves the group; answers the id of the membership entry appended. */
   private async membership(op: 'join' | 'leave'): Promise<string> {
     const k = this.keys;
-    const reply = (await this.bus.client.sendCommand([
+    const reply = await this.bus.client.sendCommand<[string, string]>([
       'EVAL',
       MEMBERSHIP_SCRIPT,
       '4',
@@ -307,7 +319,7 @@ class Reader {
       op,
       this.group ?? '',
       String(this.bus.maxLen),
-    ])) as [string, string];
+    ]);
     return reply[0];
   }
 
@@ -327,7 +339,7 @@ class Reader {
       for (const entry of entriesOf(reply)) {
         cursor = entry.id;
         if (!this.active) return;
-        this.deliver(entry, null);
+        void this.deliver(entry, null);
       }
     }
   }

@@ -76,7 +76,10 @@ function progress(line: string): void {
 }
 
 /** Starts this file as a server child (`serve gateway|bare`) and resolves with its URL once it listens. */
-function startChild(kind: 'gateway' | 'bare', env: Record<string, string>): Promise<{ url: string; child: ChildProcess }> {
+function startChild(
+  kind: 'gateway' | 'bare',
+  env: Record<string, string>,
+): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(process.execPath, ['--import', 'tsx', self, 'serve', kind], {
     env: { ...process.env, ...env },
     stdio: ['pipe', 'pipe', 'inherit'],
@@ -156,7 +159,12 @@ async function user(url: string, name: string): Promise<string> {
 }
 
 function open(url: string, cookie: string): Promise<Socket> {
-  const socket = connect(url, { transports: ['websocket'], reconnection: false, forceNew: true, extraHeaders: { cookie } });
+  const socket = connect(url, {
+    transports: ['websocket'],
+    reconnection: false,
+    forceNew: true,
+    extraHeaders: { cookie },
+  });
   return new Promise((resolve, reject) => {
     socket.once('connect', () => resolve(socket));
     socket.once('connect_error', reject);
@@ -166,7 +174,9 @@ function open(url: string, cookie: string): Promise<Socket> {
 async function openMany(url: string, cookies: readonly string[], count: number): Promise<Socket[]> {
   const sockets: Socket[] = [];
   for (let i = 0; i < count; i += 100) {
-    const wave = Array.from({ length: Math.min(100, count - i) }, (_, j) => open(url, cookies[(i + j) % cookies.length]!));
+    const wave = Array.from({ length: Math.min(100, count - i) }, (_, j) =>
+      open(url, cookies[(i + j) % cookies.length]!),
+    );
     sockets.push(...(await Promise.all(wave)));
   }
   return sockets;
@@ -179,12 +189,12 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 /** Pushes noise ticks at {@link TICKS_PER_SEC} until stopped; answers how many it sent. */
 function noise(url: string, prices: ReadonlyMap<string, number>): { stop: () => Promise<number> } {
   const symbols = [...prices.keys()];
-  const perBatch = Math.round((TICKS_PER_SEC * BATCH_EVERY_MS) / 1000);
+  const perBatch = Math.max(1, Math.round((TICKS_PER_SEC * BATCH_EVERY_MS) / 1000));
   const started = performance.now();
   let sent = 0;
   let batches = 0;
   let running = true;
-  const inFlight = new Set<Promise<unknown>>();
+  const inFlight = new Set<Promise<void>>();
   let n = 0;
   const loop = (async () => {
     while (running) {
@@ -200,8 +210,14 @@ function noise(url: string, prices: ReadonlyMap<string, number>): { stop: () => 
           request(`${url}/api/feed/ticks`, 'POST', ticks, { authorization: `Bearer ${TOKEN}` }),
           202,
         );
-        inFlight.add(post);
-        void post.finally(() => inFlight.delete(post));
+        const settled: Promise<void> = post.then(
+          () => void inFlight.delete(settled),
+          (error: unknown) => {
+            inFlight.delete(settled);
+            progress(`noise tick refused: ${String(error)}`);
+          },
+        );
+        inFlight.add(settled);
         batches += 1;
         sent += perBatch;
       }
@@ -288,8 +304,10 @@ export async function benchLatency(): Promise<LatencyBenchResult> {
         });
       }
     }
-    progress(`notifications: ${TICKS_PER_SEC} ticks/s through the feed route, a crossing tick every ${CROSS_EVERY_MS} ms`);
-    const load = noise(url, prices);
+    progress(
+      `notifications: ${TICKS_PER_SEC} ticks/s through the feed route, a crossing tick every ${CROSS_EVERY_MS} ms`,
+    );
+    const load = TICKS_PER_SEC > 0 ? noise(url, prices) : { stop: () => Promise.resolve(0) };
     await sleep(1000);
     for (const alert of alerts) {
       sentAt.set(`${alert.user}/${alert.symbol}`, performance.now());
@@ -313,8 +331,13 @@ export async function benchLatency(): Promise<LatencyBenchResult> {
     const more = await openMany(url, cookies, FANOUT_SOCKETS - sockets.length);
     sockets.push(...more);
     const base = JSON.parse(
-      (await must('quote', request(`${url}/api/quotes?symbols=${FANOUT_SYMBOL}`, 'GET', undefined, { cookie: cookies[0]! }), 200))
-        .text,
+      (
+        await must(
+          'quote',
+          request(`${url}/api/quotes?symbols=${FANOUT_SYMBOL}`, 'GET', undefined, { cookie: cookies[0]! }),
+          200,
+        )
+      ).text,
     ) as Quote[];
     const fanout = await fanOut(sockets, base[0]!.price, async (price) => {
       await must(
@@ -357,7 +380,11 @@ export async function benchLatency(): Promise<LatencyBenchResult> {
 }
 
 /** Rounds of one tick each, far enough apart for the quote throttle; answers every socket's latency. */
-async function fanOut(sockets: readonly Socket[], from: number, post: (price: number) => Promise<void>): Promise<number[]> {
+async function fanOut(
+  sockets: readonly Socket[],
+  from: number,
+  post: (price: number) => Promise<void>,
+): Promise<number[]> {
   const latencies: number[] = [];
   let price = from;
   let sentAt = 0;
@@ -450,7 +477,7 @@ async function serve(kind: string): Promise<void> {
     close = () => running.close();
   } else {
     // The same work minus the application: read the JSON body, answer 202, emit to one socket or to all.
-    let io: Server | undefined;
+    const holder: { io?: Server } = {};
     const server = http.createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
@@ -458,16 +485,17 @@ async function serve(kind: string): Promise<void> {
         const ticks = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown[];
         res.writeHead(202, { 'content-type': 'application/json' }).end(JSON.stringify({ accepted: ticks.length }));
         const payload = { symbol: 'AAPL', price: 1, at: Date.now() };
-        if (req.url === '/one') io?.of('/').sockets.values().next().value?.emit('n', payload);
-        else io?.emit('n', payload);
+        if (req.url === '/one') holder.io?.of('/').sockets.values().next().value?.emit('n', payload);
+        else holder.io?.emit('n', payload);
       });
     });
-    io = new Server(server, { serveClient: false });
+    const io = new Server(server, { serveClient: false });
+    holder.io = io;
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     close = () =>
       new Promise((resolve) => {
-        void io?.close(() => resolve());
+        void io.close(() => resolve());
       });
   }
   process.stdout.write(`${JSON.stringify({ url })}\n`);

@@ -2,7 +2,7 @@
  * The screens of the app by path. Each screen is its own chunk, loaded when first opened, so the entry stays
  * small and Plotly is fetched only by the screens that chart.
  */
-import { type ComponentType, type LazyExoticComponent } from 'react';
+import { lazy, type ComponentType, type LazyExoticComponent } from 'react';
 
 /** A screen the shell can show. */
 export interface ScreenRoute {
@@ -15,7 +15,78 @@ export interface ScreenRoute {
 }
 
 /** Every screen behind the sign-in. */
-export const SCREENS: readonly ScreenRoute[] = [];
+export const SCREENS: readonly ScreenRoute[] = [
+  {
+    path: '/Dashboard',
+    title: 'Dashboard',
+    component: lazy(() => import('../screens/dashboard/DashboardScreen.tsx')),
+  },
+  {
+    path: '/StockSearch',
+    title: 'Search',
+    component: lazy(() => import('../screens/search/SearchScreen.tsx')),
+  },
+  {
+    path: '/SectorSetUp',
+    title: 'Sectors',
+    component: lazy(() => import('../screens/sectors/SectorsScreen.tsx')),
+  },
+  {
+    path: '/SectorPerformance',
+    title: 'Perform',
+    component: lazy(() => import('../screens/perform/PerformScreen.tsx')),
+  },
+  {
+    path: '/Charting',
+    title: 'Drill',
+    component: lazy(() => import('../screens/drill/DrillScreen.tsx')),
+  },
+  {
+    path: '/Analyzer',
+    title: 'Analyze',
+    component: lazy(() => import('../screens/analyze/AnalyzeScreen.tsx')),
+  },
+  {
+    path: '/Correlate',
+    title: 'Correlate',
+    component: lazy(() => import('../screens/correlate/CorrelateScreen.tsx')),
+  },
+  {
+    path: '/Prediction',
+    title: 'Predict',
+    component: lazy(() => import('../screens/predict/PredictScreen.tsx')),
+  },
+  {
+    path: '/Maint',
+    title: 'Maint',
+    component: lazy(() => import('../screens/maint/MaintScreen.tsx')),
+  },
+  {
+    path: '/Art',
+    title: 'Art',
+    component: lazy(() => import('../screens/art/ArtScreen.tsx')),
+  },
+  {
+    path: '/PriceCharts',
+    title: 'Price chart',
+    component: lazy(() => import('../screens/pricechart/PriceChartScreen.tsx')),
+  },
+  {
+    path: '/Watchlist',
+    title: 'Watch list',
+    component: lazy(() => import('../screens/watchlist/WatchlistScreen.tsx')),
+  },
+  {
+    path: '/Portfolio',
+    title: 'Portfolio',
+    component: lazy(() => import('../screens/portfolio/PortfolioScreen.tsx')),
+  },
+  {
+    path: '/CompanyStats',
+    title: 'Company statistics',
+    component: lazy(() => import('../screens/companystats/CompanyStatsScreen.tsx')),
+  },
+];
 
 /** The screen of a path, or undefined. */
 export function screenOf(path: string): ScreenRoute | undefined {

@@ -81,7 +81,13 @@ export function SymbolSearch(props: SymbolSearchProps) {
         onFocus={() => send({ type: 'user.open' })}
         onBlur={() => send({ type: 'user.close' })}
       />
-      <ul id={listId} role="listbox" aria-label={`${props.label}: matches`} hidden={!open} className="symbol-search-list">
+      <ul
+        id={listId}
+        role="listbox"
+        aria-label={`${props.label}: matches`}
+        hidden={!open}
+        className="symbol-search-list"
+      >
         {open &&
           results.map((hit, index) => (
             <li

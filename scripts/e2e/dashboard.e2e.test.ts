@@ -1,0 +1,173 @@
+import { expect } from 'chai';
+import type { Page } from 'playwright-core';
+import { startE2E, type E2E } from './browser.ts';
+
+/** Calls the API with the page's session; answers the status and the JSON body. */
+async function api(page: Page, method: 'GET' | 'POST', path: string, body?: unknown): Promise<unknown> {
+  return page.evaluate(
+    async ({ method, path, body }) => {
+      const response = await fetch(path, {
+        method,
+        headers: body === undefined ? {} : { 'content-type': 'application/json' },
+        body: body === undefined ? null : JSON.stringify(body),
+      });
+      if (!response.ok) throw new Error(`${method} ${path}: ${response.status}`);
+      return (await response.json()) as unknown;
+    },
+    { method, path, body },
+  );
+}
+
+/** Console errors and uncaught exceptions of a page, except the browser's own request for a favicon the app does not ship. */
+function pageErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error' && !message.location().url.endsWith('/favicon.ico')) errors.push(message.text());
+  });
+  page.on('pageerror', (error) => errors.push(error.message));
+  return errors;
+}
+
+/** Waits until every Plotly chart on the page has drawn. */
+async function chartsDrawn(page: Page): Promise<void> {
+  await page.waitForFunction(() => {
+    const charts = [...document.querySelectorAll('.chart')];
+    return charts.length > 0 && charts.every((c) => c.querySelector('.main-svg') !== null);
+  });
+}
+
+describe('dashboard (Chromium)', function () {
+  this.timeout(180_000);
+  let e2e: E2E;
+
+  before(async function () {
+    e2e = await startE2E();
+  });
+  after(async () => {
+    await e2e?.close();
+  });
+
+  it('adds stocks from the search, shows their live cards, and moves a price with a pushed tick', async () => {
+    const { page, context } = await e2e.newPage();
+    const errors = pageErrors(page);
+    await e2e.signUp(page, 'dash');
+    await page.getByText('Your dashboard has no stocks yet').waitFor();
+
+    const search = page.getByLabel('Symbol or company');
+    await search.fill('NVDA');
+    await page.getByRole('button', { name: /^Add NVDA \(.+\) to the dashboard$/ }).click();
+    await page.getByRole('article', { name: 'NVDA card' }).waitFor();
+    await search.fill('AAPL');
+    await page.getByRole('button', { name: /^Add AAPL \(.+\) to the dashboard$/ }).waitFor();
+    await search.press('Enter');
+    const card = page.getByRole('article', { name: 'AAPL card' });
+    await card.waitFor();
+    expect(await api(page, 'GET', '/personalize/dashboardstocks')).to.deep.equal(['NVDA', 'AAPL']);
+
+    const quotes = (await api(page, 'GET', '/api/quotes?symbols=AAPL')) as { price: number }[];
+    const before = quotes[0]!.price;
+    const price = card.getByTestId('price-AAPL');
+    await page.waitForFunction(
+      (text) => document.querySelector('[data-testid="price-AAPL"]')?.textContent === text,
+      before.toFixed(2),
+    );
+    await card.getByText(/^SMA 50 \d+\.\d\d$/).waitFor();
+    await page.getByTestId('connection-banner').waitFor({ state: 'detached' });
+    const moved = Math.round(before * 102) / 100;
+    await e2e.pushTicks([{ symbol: 'AAPL', price: moved, size: 500 }]);
+    await page.waitForFunction(
+      (text) => document.querySelector('[data-testid="price-AAPL"]')?.textContent === text,
+      moved.toFixed(2),
+      { timeout: 10_000 },
+    );
+    expect(await price.getAttribute('class')).to.contain('flash-up');
+    expect(await card.locator('.stock-change').getAttribute('class')).to.contain('up');
+
+    await card.getByRole('button', { name: 'Company' }).click();
+    await card.getByText('Market cap').waitFor();
+    expect(
+      await card
+        .locator('dd')
+        .filter({ hasText: /^\d+(\.\d\d)?[MB]$/ })
+        .count(),
+    ).to.be.greaterThan(0);
+    await page.getByRole('heading', { name: 'Performance over 3 months' }).waitFor();
+    await chartsDrawn(page);
+    expect(errors).to.deep.equal([]);
+    await context.close();
+  });
+
+  it('toggles components in and out of a layout, saved at once, and keeps them after a reload', async () => {
+    const { page, context } = await e2e.newPage();
+    const errors = pageErrors(page);
+    await e2e.signUp(page, 'layout');
+    await api(page, 'POST', '/personalize/dashboardstocks', ['AAPL', 'MSFT', 'NVDA', 'JPM', 'XOM']);
+    await page.reload();
+    await page.getByRole('article', { name: 'XOM card' }).waitFor();
+    await page.getByRole('heading', { name: 'Alerts and notifications' }).waitFor();
+
+    await page.getByRole('button', { name: 'Components of layout 3' }).click();
+    await page.getByRole('checkbox', { name: 'Alerts and notifications' }).uncheck();
+    await page.getByRole('checkbox', { name: 'Market movers' }).check();
+    await page.keyboard.press('Escape');
+    await page.getByRole('button', { name: 'Components of layout 1' }).click();
+    await page.getByRole('checkbox', { name: 'Latest patterns' }).check();
+    await page.keyboard.press('Escape');
+    await page.getByRole('heading', { name: 'Alerts and notifications' }).waitFor({ state: 'detached' });
+    const movers = page.getByRole('region', { name: 'Market movers' });
+    await movers.getByRole('heading', { name: 'Gainers' }).waitFor();
+    await page.waitForFunction(async () => {
+      const layouts = (await (await fetch('/personalize/dashboard')).json()) as { compId: number[] }[];
+      return JSON.stringify(layouts[0]?.compId) === '[1,5]' && JSON.stringify(layouts[2]?.compId) === '[4]';
+    });
+
+    await page.reload();
+    await movers.getByRole('heading', { name: 'Gainers' }).waitFor();
+    expect(await page.getByRole('heading', { name: 'Alerts and notifications' }).count()).to.equal(0);
+    await movers
+      .getByRole('button', { name: /^Add .+ to the watch list$/ })
+      .first()
+      .click();
+    await page.getByText(/is on your watch list$/).waitFor();
+    for (const symbol of ['AAPL', 'MSFT', 'NVDA', 'JPM', 'XOM']) {
+      await page.waitForFunction(
+        (s) => /^\d+\.\d\d$/.test(document.querySelector(`[data-testid="price-${s}"]`)?.textContent ?? ''),
+        symbol,
+      );
+    }
+    await page.getByRole('region', { name: 'Latest patterns' }).locator('.dash-list li').first().waitFor();
+    await chartsDrawn(page);
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await e2e.screenshot(page, 'dashboard');
+    expect(errors).to.deep.equal([]);
+    await context.close();
+  });
+
+  it('switches the stock list between the watch list, a sector and the portfolio from the bottom bar', async () => {
+    const { page, context } = await e2e.newPage();
+    const errors = pageErrors(page);
+    await e2e.signUp(page, 'source');
+    await api(page, 'POST', '/personalize/createwatchlist', ['MSFT', 'XOM']);
+    await page.reload();
+    const bar = page.getByRole('navigation', { name: 'Where the dashboard stocks come from' });
+    await bar.getByRole('button', { name: 'Watch list (2)' }).click();
+    await page.getByRole('article', { name: 'XOM card' }).waitFor();
+    await page.getByText('2 stocks from your watch list').waitFor();
+
+    const sector = bar.getByLabel('Sector');
+    const energyValue = await sector.locator('option', { hasText: /^Energy \(\d+\)$/ }).getAttribute('value');
+    await sector.selectOption(energyValue ?? '');
+    await page.getByText(/stocks from the Energy sector/).waitFor();
+    await page.reload();
+    await page.getByText(/stocks from the Energy sector/).waitFor();
+    const energy = (await api(page, 'GET', '/personalize/dashboardstocks')) as string[];
+    expect(energy.length).to.be.within(1, 30);
+    expect(energy).to.include('XOM');
+
+    await bar.getByRole('button', { name: 'Portfolio (0)' }).click();
+    await page.getByText('Your dashboard has no stocks yet').waitFor();
+    expect(await api(page, 'GET', '/personalize/dashboardstocks')).to.deep.equal([]);
+    expect(errors).to.deep.equal([]);
+    await context.close();
+  });
+});

@@ -1,0 +1,236 @@
+import { expect } from 'chai';
+import type { Page } from 'playwright-core';
+import { startE2E, type E2E } from './browser.ts';
+
+/** The last price of a symbol, read with the page's session. */
+async function lastPrice(page: Page, symbol: string): Promise<number> {
+  return page.evaluate(async (s) => {
+    const quotes = (await (await fetch(`/api/quotes?symbols=${s}`)).json()) as { price: number }[];
+    return quotes[0]?.price ?? 0;
+  }, symbol);
+}
+
+/** Dollars as the screens write them: `1,234.50`. */
+function dollars(value: number): string {
+  return value.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+}
+
+/**
+ * The console errors of a page, each with the resource it names, leaving out the browser's own request for a
+ * favicon (the app has none).
+ */
+function consoleErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() !== 'error' || message.location().url.endsWith('/favicon.ico')) return;
+    errors.push(`${message.text()} ${message.location().url}`.trim());
+  });
+  page.on('pageerror', (error) => errors.push(error.message));
+  return errors;
+}
+
+/** Waits for the answer to the next save of the company statistics. */
+function statsSaved(page: Page) {
+  return page.waitForResponse(
+    (r) => r.url().endsWith('/personalize/companystats') && r.request().method() === 'POST' && r.ok(),
+  );
+}
+
+describe('watch list, portfolio and company statistics (Chromium)', function () {
+  this.timeout(120_000);
+  let e2e: E2E;
+
+  before(async function () {
+    this.timeout(300_000);
+    e2e = await startE2E();
+  });
+  after(async () => {
+    await e2e?.close();
+  });
+
+  it('adds two symbols to the watch list through the search, sees them live, removes one', async () => {
+    const { page, context } = await e2e.newPage();
+    const errors = consoleErrors(page);
+    await e2e.signUp(page, 'watch');
+    await page.goto('/Watchlist');
+    await page.getByText('Your watch list is empty: search a symbol to add').waitFor();
+
+    const search = page.getByRole('combobox', { name: 'Add a symbol' });
+    await search.fill('NVDA');
+    await page.getByRole('option', { name: /NVDA/ }).first().waitFor();
+    await search.press('Enter');
+    await page.getByRole('row', { name: /NVDA/ }).waitFor();
+
+    // The keyboard: the highlight moves with the arrows, Enter picks it.
+    await search.fill('apple');
+    const apple = page.getByRole('option', { name: /AAPL.*Apple/ });
+    await apple.waitFor();
+    await search.press('ArrowDown');
+    await search.press('ArrowUp');
+    expect(await apple.getAttribute('aria-selected')).to.equal('true');
+    await search.press('Enter');
+    const appleRow = page.getByRole('row', { name: /AAPL/ });
+    await appleRow.waitFor();
+    expect(await appleRow.textContent()).to.match(/Apple/);
+    await page.waitForFunction(() =>
+      [...document.querySelectorAll('.ag-row [col-id="price"]')].every((cell) => /\d\.\d\d/.test(cell.textContent)),
+    );
+
+    // A tick moves the price live, flashing green.
+    const price = await lastPrice(page, 'AAPL');
+    const higher = Math.round(price * 102) / 100;
+    await page.getByTestId('connection-banner').waitFor({ state: 'detached' });
+    await e2e.pushTicks([{ symbol: 'AAPL', price: higher, size: 100 }]);
+    await appleRow.locator('[col-id="price"]').getByText(dollars(higher)).waitFor({ timeout: 10_000 });
+    expect(await appleRow.locator('.flash-up').count()).to.be.greaterThan(0);
+    await e2e.screenshot(page, 'watchlist');
+
+    // Removal by keyboard: Tab walks from a cell into the controls of the row's last cell.
+    await page.getByRole('row', { name: /NVDA/ }).locator('[col-id="volume"]').click();
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).to.equal('Statistics');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).to.equal(
+      'Remove NVDA from the watch list',
+    );
+    await page.keyboard.press('Enter');
+    await page.getByRole('row', { name: /NVDA/ }).waitFor({ state: 'detached' });
+    await page.reload();
+    await appleRow.waitFor();
+    expect(await page.getByRole('row', { name: /NVDA/ }).count()).to.equal(0);
+
+    await appleRow.getByRole('link', { name: 'Statistics of AAPL' }).click();
+    await page.waitForURL('**/CompanyStats?stock=AAPL');
+    await page.getByRole('heading', { name: 'Revenue' }).waitFor();
+    expect(errors).to.deep.equal([]);
+    await context.close();
+  });
+
+  it('adds a portfolio symbol and a lot, and values it live at the pushed price', async () => {
+    const { page, context } = await e2e.newPage();
+    const errors = consoleErrors(page);
+    await e2e.signUp(page, 'folio');
+    await page.goto('/Portfolio');
+    await page.getByText(/Your portfolio is empty/).waitFor();
+
+    const search = page.getByRole('combobox', { name: 'Add a symbol to the portfolio' });
+    const addSymbol = async (symbol: string) => {
+      await search.fill(symbol);
+      await page
+        .getByRole('option', { name: new RegExp(symbol) })
+        .first()
+        .waitFor();
+      await search.press('Enter');
+      const card = page.getByRole('region', { name: `${symbol} position` });
+      await card.waitFor();
+      return card;
+    };
+    const card = await addSymbol('MSFT');
+
+    // The form says what is missing before anything is sent.
+    await card.getByRole('button', { name: 'Add lot' }).click();
+    await card.getByText('Price: enter the price paid per share').waitFor();
+    await card.getByText('Quantity: enter the number of shares').waitFor();
+
+    const price = await lastPrice(page, 'MSFT');
+    const paid = Math.round(price * 90) / 100;
+    await card.getByLabel('Price paid').fill(String(paid));
+    await card.getByLabel('Quantity').fill('10');
+    await card.getByRole('button', { name: 'Add lot' }).click();
+    await card.getByRole('button', { name: /Remove the lot of 10 MSFT/ }).waitFor();
+    const msftTotal = card.getByRole('row', { name: 'MSFT total' });
+    expect(await msftTotal.textContent()).to.include(dollars(paid * 10));
+    expect(await msftTotal.textContent()).to.include(dollars(price * 10));
+    expect(await msftTotal.textContent()).to.include(`+${dollars(price * 10 - paid * 10)}`);
+
+    const apple = await addSymbol('AAPL');
+    const applePrice = await lastPrice(page, 'AAPL');
+    await apple.getByLabel('Price paid').fill(String(Math.round(applePrice * 105) / 100));
+    await apple.getByLabel('Quantity').fill('5');
+    await apple.getByRole('button', { name: 'Add lot' }).click();
+    await apple.getByRole('button', { name: /Remove the lot of 5 AAPL/ }).waitFor();
+
+    const higher = Math.round(price * 105) / 100;
+    await page.getByTestId('connection-banner').waitFor({ state: 'detached' });
+    await e2e.pushTicks([{ symbol: 'MSFT', price: higher, size: 100 }]);
+    await msftTotal.getByText(dollars(higher * 10)).waitFor({ timeout: 10_000 });
+    expect(await page.getByTestId('total-market-value').textContent()).to.equal(
+      dollars(Math.round((higher * 10 + applePrice * 5) * 100) / 100),
+    );
+    await page
+      .getByRole('img', { name: /Allocation by market value: (MSFT, AAPL|AAPL, MSFT)/ })
+      .locator('.main-svg')
+      .first()
+      .waitFor();
+    await e2e.screenshot(page, 'portfolio');
+
+    await page.reload();
+    await card.getByRole('button', { name: /Remove the lot of 10 MSFT/ }).click();
+    await card.getByText(/No lots yet/).waitFor();
+    await card.getByRole('button', { name: 'Remove MSFT from the portfolio' }).click();
+    await card.waitFor({ state: 'detached' });
+    await page.reload();
+    await apple.waitFor();
+    expect(await card.count()).to.equal(0);
+    expect(errors).to.deep.equal([]);
+    await context.close();
+  });
+
+  it('draws company statistics as bar charts; quarterly, delete and add persist after a reload', async () => {
+    const { page, context } = await e2e.newPage();
+    const errors = consoleErrors(page);
+    await e2e.signUp(page, 'stats');
+    await page.goto('/CompanyStats?stock=MSFT');
+    const revenue = page.getByRole('region', { name: 'Revenue' });
+    await revenue.getByRole('img', { name: /Revenue of MSFT, annual, \d+ figures/ }).waitFor();
+    for (const title of ['Gross profit', 'Net income', 'Earnings per share']) {
+      await page
+        .getByRole('region', { name: title })
+        .getByRole('img', { name: /of MSFT, annual/ })
+        .waitFor();
+    }
+
+    let saved = statsSaved(page);
+    await revenue.getByRole('button', { name: 'Quarterly' }).click();
+    await revenue.getByRole('img', { name: /Revenue of MSFT, quarterly, \d+ figures/ }).waitFor();
+    await saved;
+
+    saved = statsSaved(page);
+    await page.getByRole('button', { name: 'Remove the Net income card' }).click();
+    await page.getByRole('region', { name: 'Net income' }).waitFor({ state: 'detached' });
+    await saved;
+
+    await page.reload();
+    await revenue.getByRole('img', { name: /Revenue of MSFT, quarterly/ }).waitFor();
+    expect(await revenue.getByRole('button', { name: 'Quarterly' }).getAttribute('aria-pressed')).to.equal('true');
+    expect(await page.getByRole('region', { name: 'Net income' }).count()).to.equal(0);
+
+    saved = statsSaved(page);
+    await page.getByLabel('Add a statistic').selectOption('income');
+    await page.getByRole('button', { name: 'Add', exact: true }).click();
+    await page
+      .getByRole('region', { name: 'Net income' })
+      .getByRole('img', { name: /Net income of MSFT/ })
+      .waitFor();
+    await saved;
+    await page.reload();
+    await page
+      .getByRole('region', { name: 'Net income' })
+      .getByRole('img', { name: /Net income of MSFT/ })
+      .waitFor();
+    expect(await page.getByRole('img', { name: / of MSFT, / }).count()).to.equal(4);
+
+    // Another company through the picker.
+    const picker = page.getByRole('combobox', { name: 'Company' });
+    await picker.fill('AAPL');
+    await page.getByRole('option', { name: /AAPL/ }).first().waitFor();
+    await picker.press('Enter');
+    await page.waitForURL('**/CompanyStats?stock=AAPL');
+    await revenue.getByRole('img', { name: /Revenue of AAPL, quarterly/ }).waitFor();
+    await page.waitForFunction(() => document.querySelectorAll('.stat-card .js-plotly-plot .bars .point').length >= 4);
+    await e2e.screenshot(page, 'companystats');
+    expect(errors).to.deep.equal([]);
+    await context.close();
+  });
+});

@@ -1,0 +1,114 @@
+import { expect } from 'chai';
+import type { Page } from 'playwright-core';
+import { startE2E, type E2E } from './browser.ts';
+
+/** The traces of the chart's Plotly graph, by type. */
+async function traceTypes(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const graph = document.querySelector('.js-plotly-plot') as unknown as { data?: { type?: string }[] } | null;
+    return (graph?.data ?? []).map((trace) => trace.type ?? 'scatter');
+  });
+}
+
+/**
+ * The console errors of a page, except the browser's own request for /favicon.ico (the app has no icon yet).
+ */
+function consoleErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error' && !message.location().url.endsWith('/favicon.ico')) errors.push(message.text());
+  });
+  page.on('pageerror', (error) => errors.push(error.message));
+  return errors;
+}
+
+/** The last price of a symbol, read through the page's session. */
+async function lastPrice(page: Page, symbol: string): Promise<number> {
+  return page.evaluate(async (s) => {
+    const quotes = (await (await fetch(`/api/quotes?symbols=${s}`)).json()) as { price: number }[];
+    return quotes[0]?.price ?? 100;
+  }, symbol);
+}
+
+describe('price chart (Chromium)', function () {
+  this.timeout(180_000);
+  let e2e: E2E;
+
+  before(async function () {
+    e2e = await startE2E();
+  });
+  after(async () => {
+    await e2e?.close();
+  });
+
+  it('draws candlesticks, adds a typed price alert whose line fires into the bell, and deletes it by its label', async () => {
+    const { page, context } = await e2e.newPage();
+    const errors = consoleErrors(page);
+    await e2e.signUp(page, 'chart');
+    await page.goto('/PriceCharts?stock=AAPL');
+    await page.locator('.plot-container').first().waitFor();
+    expect(await traceTypes(page)).to.include.members(['candlestick', 'bar']);
+    await page.getByTestId('chart-quote').waitFor();
+    await page.getByTestId('connection-banner').waitFor({ state: 'detached' });
+
+    const price = await lastPrice(page, 'AAPL');
+    const threshold = (Math.round(price * 101) / 100).toFixed(2);
+    await page.getByLabel('Alert price').fill(threshold);
+    await page.getByRole('button', { name: 'Add price alert' }).click();
+    const label = page.locator('.plot-container').getByText(`▲ Up ${threshold} ✕`);
+    await label.waitFor();
+    expect(await page.getByRole('list', { name: 'Alerts' }).getByText('armed').count()).to.equal(1);
+
+    await e2e.pushTicks([{ symbol: 'AAPL', price: Math.round(price * 104) / 100, size: 100 }]);
+    const badge = page.getByTestId('bell-badge');
+    await badge.waitFor({ timeout: 10_000 });
+    expect(await badge.textContent()).to.equal('1');
+    await page.locator('.plot-container').getByText(`▲ Up ${threshold} · triggered ✕`).waitFor();
+    await page.getByRole('list', { name: 'Alerts' }).getByText('triggered', { exact: true }).waitFor();
+
+    await page.locator('.plot-container').getByText(`▲ Up ${threshold} · triggered ✕`).click();
+    await page.getByText('No alerts on AAPL yet').waitFor();
+    expect(await page.locator('.plot-container').getByText(threshold).count()).to.equal(0);
+    expect(errors).to.deep.equal([]);
+    await context.close();
+  });
+
+  it('adds an alert by clicking the chart, compares a symbol, hides and resets it', async () => {
+    const { page, context } = await e2e.newPage();
+    const errors = consoleErrors(page);
+    await e2e.signUp(page, 'chart');
+    await page.goto('/PriceCharts?stock=AAPL');
+    await page.locator('.plot-container').first().waitFor();
+    await page.getByTestId('chart-quote').waitFor();
+
+    const plot = page.locator('.nsewdrag').first();
+    const box = await plot.boundingBox();
+    if (!box) throw new Error('no plot area');
+    await page.mouse.click(box.x + box.width / 2, box.y + box.height * 0.15);
+    const popover = page.getByRole('dialog', { name: /Add an alert at/ });
+    await popover.waitFor();
+    await popover.getByRole('button', { name: '▲ Up (U)' }).click();
+    await page.getByRole('list', { name: 'Alerts' }).getByRole('listitem').first().waitFor();
+    expect(
+      await page
+        .locator('.plot-container')
+        .getByText(/▲ Up \d+\.\d\d ✕/)
+        .count(),
+    ).to.equal(1);
+
+    await page.getByLabel('Compare symbol').fill('MSFT');
+    await page.getByRole('button', { name: 'Add to chart' }).click();
+    await page.locator('.legendtext', { hasText: 'MSFT' }).waitFor();
+    await page.getByRole('button', { name: 'Hide MSFT (normalised)' }).click();
+    await page.locator('.legendtext', { hasText: 'MSFT' }).waitFor({ state: 'detached' });
+    await page.getByRole('button', { name: 'Reset hidden' }).click();
+    await page.locator('.legendtext', { hasText: 'MSFT' }).waitFor();
+
+    await page.getByRole('button', { name: '1Y' }).click();
+    await page.locator('.pc-reloading').waitFor({ state: 'detached' });
+    await page.locator('.legendtext', { hasText: 'SMA 200' }).waitFor();
+    await e2e.screenshot(page, 'pricechart');
+    expect(errors).to.deep.equal([]);
+    await context.close();
+  });
+});

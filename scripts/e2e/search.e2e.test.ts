@@ -1,0 +1,164 @@
+import { expect } from 'chai';
+import type { Page } from 'playwright-core';
+import { formatNumber } from '../../domain/format.ts';
+import { startE2E, type E2E } from './browser.ts';
+
+/** The console errors of a page, except the browser's own request for /favicon.ico (the app has no icon). */
+function consoleErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error' && !message.location().url.endsWith('/favicon.ico')) {
+      errors.push(`${message.text()} (${message.location().url})`);
+    }
+  });
+  page.on('pageerror', (error) => errors.push(error.message));
+  return errors;
+}
+
+/** The "Showing N of M" counts above the results grid. */
+async function shown(page: Page): Promise<{ rows: number; total: number }> {
+  const hint = page.getByText(/Showing \d+ of \d+ matching stocks/);
+  await hint.waitFor();
+  const match = /Showing (\d+) of (\d+)/.exec((await hint.textContent()) ?? '');
+  return { rows: Number(match?.[1]), total: Number(match?.[2]) };
+}
+
+/** The symbols of the grid's rendered rows, in order. */
+async function gridSymbols(page: Page): Promise<string[]> {
+  const links = page.getByRole('grid').getByRole('link', { name: /^[A-Z0-9.-]+$/ });
+  await links.first().waitFor();
+  return links.allTextContents();
+}
+
+/** The names of the saved queries, read through the page's session. */
+async function savedNames(page: Page): Promise<string[]> {
+  return page.evaluate(async () =>
+    ((await (await fetch('/personalize/stockalertquery')).json()) as { queryname: string }[]).map((q) => q.queryname),
+  );
+}
+
+/** The height of the main container as a fraction of the viewport's. */
+async function mainHeight(page: Page): Promise<number> {
+  return page
+    .getByRole('region', { name: 'Screener' })
+    .evaluate((el) => el.getBoundingClientRect().height / window.innerHeight);
+}
+
+describe('search page (Chromium)', function () {
+  this.timeout(180_000);
+  let e2e: E2E;
+
+  before(async function () {
+    e2e = await startE2E();
+  });
+  after(async () => {
+    await e2e?.close();
+  });
+
+  it('runs a preset, adds clauses, refuses a bad one, saves the query in white in the quick-fill and deletes it', async () => {
+    const { page, context } = await e2e.newPage();
+    const errors = consoleErrors(page);
+    await e2e.signUp(page, 'search');
+    await page.getByRole('menuitem', { name: 'Search', exact: true }).first().click();
+    await page.waitForURL('**/StockSearch');
+    const first = await shown(page);
+    expect(first.rows).to.equal(50);
+
+    await page.getByRole('button', { name: 'Close below 50-day average', exact: true }).click();
+    await page.getByRole('button', { name: 'Remove Close below 50-day average' }).waitFor();
+    await page.getByRole('grid').getByRole('columnheader', { name: 'SMA 50' }).waitFor();
+    const preset = await shown(page);
+    expect(preset.rows).to.be.within(1, 50);
+    const symbols = await gridSymbols(page);
+    const universe = await page.evaluate(async () =>
+      ((await (await fetch('/api/universe')).json()) as { symbol: string }[]).map((e) => e.symbol),
+    );
+    expect(universe).to.include.members(symbols);
+
+    const builder = page.getByRole('form', { name: 'Clause builder' });
+    await builder.getByLabel('Type', { exact: true }).selectOption('rsi');
+    await builder.getByLabel('Operator', { exact: true }).selectOption('>');
+    await builder.getByLabel('Value', { exact: true }).fill('150');
+    await builder.getByRole('button', { name: 'Add clause' }).click();
+    await builder.getByRole('alert').getByText('clause: val must be between 0 and 100 for rsi, got 150').waitFor();
+
+    await builder.getByLabel('Type', { exact: true }).selectOption('mcap');
+    await builder.getByLabel('Operator', { exact: true }).selectOption('like');
+    await builder.getByLabel('Cap class').selectOption('large');
+    await builder.getByRole('button', { name: 'Add clause' }).click();
+    await page.getByRole('button', { name: 'Remove mcap is large' }).waitFor();
+    expect(await builder.getByRole('alert').count()).to.equal(0);
+    const narrowed = await shown(page);
+    expect(narrowed.total).to.be.at.most(preset.total);
+
+    const name = `E2E large below SMA 50`;
+    await page.getByLabel('Query name').fill(name);
+    await page.getByRole('button', { name: 'Save query' }).click();
+    const savedEntry = page
+      .getByRole('list', { name: 'Presets and saved queries' })
+      .getByRole('button', { name, exact: true });
+    await savedEntry.waitFor();
+    const colours = await savedEntry.evaluate((el) => ({
+      text: getComputedStyle(el).color,
+      list: getComputedStyle(el.closest('ul')!).backgroundColor,
+    }));
+    expect(colours.text).to.equal('rgb(255, 255, 255)');
+    expect(colours.list).to.equal('rgb(17, 24, 39)');
+    expect(await savedNames(page)).to.deep.equal([name]);
+
+    await page.getByLabel('Quick fill').fill('large below');
+    await page.getByRole('button', { name: 'Close below 50-day average', exact: true }).waitFor({ state: 'detached' });
+    await page.getByRole('button', { name: `Delete saved query ${name}` }).click();
+    await savedEntry.waitFor({ state: 'detached' });
+    await page.getByText(`Deleted "${name}"`).waitFor();
+    expect(await savedNames(page)).to.deep.equal([]);
+    expect(errors).to.deep.equal([]);
+    await context.close();
+  });
+
+  it('shows the bottom container with the clicked row chart at 78vh, hides it at 90vh, and streams prices', async () => {
+    const { page, context } = await e2e.newPage();
+    const errors = consoleErrors(page);
+    await e2e.signUp(page, 'stream');
+    await page.goto('/StockSearch');
+    await shown(page);
+    expect(await mainHeight(page)).to.be.closeTo(0.9, 0.01);
+    await page.getByRole('button', { name: 'Show chart panel' }).click();
+    await page.getByRole('region', { name: 'Chart panel' }).getByText('Click a row of the results').waitFor();
+    expect(await mainHeight(page)).to.be.closeTo(0.78, 0.01);
+    await page.getByRole('button', { name: 'Hide chart panel' }).click();
+    expect(await mainHeight(page)).to.be.closeTo(0.9, 0.01);
+
+    const [symbol] = await gridSymbols(page);
+    expect(symbol).to.be.a('string');
+    const company = await page.evaluate(
+      async (s) =>
+        ((await (await fetch(`/api/universe?q=${s}`)).json()) as { symbol: string; name: string }[]).find(
+          (e) => e.symbol === s,
+        )?.name,
+      symbol!,
+    );
+    await page.getByRole('gridcell', { name: company, exact: true }).click();
+    const panel = page.getByRole('region', { name: 'Chart panel' });
+    await panel.getByRole('img', { name: `Daily prices of ${symbol} over 3 months` }).waitFor();
+    await panel.locator('.js-plotly-plot').waitFor();
+    expect(await mainHeight(page)).to.be.closeTo(0.78, 0.01);
+    expect(
+      await panel.getByRole('list', { name: 'Click context' }).getByRole('button').allTextContents(),
+    ).to.deep.equal([`${symbol}clicked`, 'Intraday']);
+
+    await page.getByTestId('connection-banner').waitFor({ state: 'detached' });
+    await page.getByRole('switch', { name: 'Stream live' }).check();
+    const close = page.getByLabel(`${symbol} close`);
+    const before = Number((await close.textContent())?.replace(/[^0-9.]/g, ''));
+    const price = Math.round(before * 103) / 100;
+    const expected = price < 1000 ? formatNumber(price) : price.toLocaleString('en-US', { maximumFractionDigits: 2 });
+    await e2e.pushTicks([{ symbol: symbol!, price, size: 100 }]);
+    await page.getByLabel(`${symbol} close`).filter({ hasText: expected }).waitFor({ timeout: 10_000 });
+    expect(await page.getByLabel(`${symbol} close`).getAttribute('class')).to.include('flash-up');
+    await page.getByText(/· live\./).waitFor();
+    await e2e.screenshot(page, 'search');
+    expect(errors).to.deep.equal([]);
+    await context.close();
+  });
+});

@@ -1,0 +1,89 @@
+import { expect } from 'chai';
+import type { Page } from 'playwright-core';
+import { startE2E, type E2E } from './browser.ts';
+
+/** The console errors of a page, except the browser's own request for /favicon.ico (the app has no icon). */
+function consoleErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error' && !message.location().url.endsWith('/favicon.ico')) {
+      errors.push(`${message.text()} (${message.location().url})`);
+    }
+  });
+  page.on('pageerror', (error) => errors.push(error.message));
+  return errors;
+}
+
+describe('sectors page (Chromium)', function () {
+  this.timeout(180_000);
+  let e2e: E2E;
+
+  before(async function () {
+    e2e = await startE2E();
+  });
+  after(async () => {
+    await e2e?.close();
+  });
+
+  it('creates a sector, adds symbols by search and by list, removes one, renames it, copies a GICS sector and deletes', async () => {
+    const { page, context } = await e2e.newPage();
+    const errors = consoleErrors(page);
+    await e2e.signUp(page, 'sectors');
+    await page.getByRole('menuitem', { name: 'Sectors', exact: true }).first().click();
+    await page.waitForURL('**/SectorSetUp');
+    await page.getByText('You have no sectors yet').waitFor();
+    const gics = page.getByRole('list', { name: 'GICS sectors' });
+    expect(await gics.getByRole('listitem').count()).to.equal(11);
+
+    await page.getByLabel('Sector name').fill('E2E Chips');
+    await page.getByLabel('Symbols (optional)').fill('nvda');
+    await page.getByRole('button', { name: 'Create sector' }).click();
+    const card = page.getByRole('article', { name: 'E2E Chips' });
+    await card.waitFor();
+    const chips = card.getByRole('list', { name: 'Symbols of E2E Chips' });
+    await chips.getByRole('link', { name: 'NVDA' }).waitFor();
+
+    await card.getByLabel('Add symbols to E2E Chips').fill('Advanced Micro');
+    await card.getByRole('button', { name: /^AMD Advanced Micro Devices/ }).click();
+    await chips.getByRole('link', { name: 'AMD' }).waitFor();
+    await card.getByLabel('Add symbols to E2E Chips').fill('avgo, qcom');
+    await card.getByLabel('Add symbols to E2E Chips').press('Enter');
+    await chips.getByRole('link', { name: 'QCOM' }).waitFor();
+    expect(await chips.getByRole('link').allTextContents()).to.deep.equal(['NVDA', 'AMD', 'AVGO', 'QCOM']);
+
+    await card.getByRole('button', { name: 'Remove NVDA from E2E Chips' }).click();
+    await chips.getByRole('link', { name: 'NVDA' }).waitFor({ state: 'detached' });
+
+    await card.getByRole('button', { name: 'Rename E2E Chips' }).click();
+    await page.getByLabel('New name for E2E Chips').fill('E2E Semis');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    const renamed = page.getByRole('article', { name: 'E2E Semis' });
+    await renamed.waitFor();
+    expect(
+      await renamed.getByRole('list', { name: 'Symbols of E2E Semis' }).getByRole('link').allTextContents(),
+    ).to.deep.equal(['AMD', 'AVGO', 'QCOM']);
+
+    await gics.getByRole('button', { name: 'Copy Energy' }).click();
+    const energy = page.getByRole('article', { name: 'Energy' });
+    await energy.getByRole('link', { name: 'XOM' }).waitFor();
+    await gics.getByRole('button', { name: 'Energy is in your sectors' }).waitFor();
+    expect(await gics.getByRole('button', { name: 'Energy is in your sectors' }).isDisabled()).to.equal(true);
+
+    await page.getByLabel('Sector name').fill('energy');
+    await page.getByRole('button', { name: 'Create sector' }).click();
+    await page.getByRole('alert').getByText('name: you already have a sector named "Energy"').waitFor();
+    await page.getByRole('button', { name: 'Dismiss' }).click();
+    await page.getByText('Copied Energy with 32 symbols').waitFor({ state: 'detached' });
+    await e2e.screenshot(page, 'sectors');
+
+    await renamed.getByRole('button', { name: 'Delete E2E Semis' }).click();
+    await page.getByRole('alertdialog', { name: 'Delete E2E Semis?' }).getByRole('button', { name: 'Delete' }).click();
+    await renamed.waitFor({ state: 'detached' });
+    const stored = await page.evaluate(async () =>
+      ((await (await fetch('/personalize/sectors')).json()) as { name: string }[]).map((s) => s.name),
+    );
+    expect(stored).to.deep.equal(['Energy']);
+    expect(errors).to.deep.equal([]);
+    await context.close();
+  });
+});

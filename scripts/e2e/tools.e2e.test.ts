@@ -1,0 +1,190 @@
+import { expect } from 'chai';
+import type { Page } from 'playwright-core';
+import { grantRole } from '../grant.ts';
+import { startE2E, type E2E } from './browser.ts';
+
+/** The traces of the first Plotly graph inside `scope`. */
+async function traces(page: Page, scope: string): Promise<{ type?: string; fill?: string; x?: unknown[] }[]> {
+  return page.evaluate((selector) => {
+    const graph = document.querySelector(`${selector} .js-plotly-plot`) as unknown as {
+      data?: { type?: string; fill?: string; x?: unknown[] }[];
+    } | null;
+    return (graph?.data ?? []).map(({ type, fill, x }) => ({ type, fill, x }));
+  }, scope);
+}
+
+/** Today's % change the market map shows for a symbol (from the tile's data), or null. */
+async function tileChange(page: Page, symbol: string): Promise<number | null> {
+  return page.evaluate((s) => {
+    const graph = document.querySelector('[data-testid=art-map] .js-plotly-plot') as unknown as {
+      data?: { customdata?: unknown[][]; marker?: { color?: number[] } }[];
+    } | null;
+    const bar = graph?.data?.[0];
+    const index = (bar?.customdata ?? []).findIndex((row) => row[0] === s);
+    return index < 0 ? null : (bar?.marker?.color?.[index] ?? null);
+  }, symbol);
+}
+
+describe('Predict, Maint and Art (Chromium)', function () {
+  this.timeout(240_000);
+  let e2e: E2E;
+
+  before(async function () {
+    e2e = await startE2E();
+  });
+  after(async () => {
+    await e2e?.close();
+  });
+
+  it('Predict: fits AAPL, shows the errors beside the baseline, the verdict and the forecast, saves and deletes it', async () => {
+    const { page, context, errors } = await e2e.newPage();
+    await e2e.signUp(page, 'predict');
+    await page.getByRole('menuitem', { name: 'Predict', exact: true }).first().click();
+    await page.waitForURL('**/Prediction');
+    await page.getByText('No saved models yet').waitFor();
+    await page.getByRole('combobox', { name: 'Symbol' }).fill('AAPL');
+    await page.getByRole('option', { name: /AAPL/ }).first().click();
+    expect(await page.getByTestId('predict-symbol').textContent()).to.equal('AAPL');
+    await page.getByLabel('Horizon (trading days)').fill('5');
+    await page.getByRole('button', { name: 'Fit', exact: true }).click();
+
+    const verdict = page.getByTestId('predict-verdict');
+    await verdict.waitFor({ timeout: 30_000 });
+    expect(await verdict.textContent()).to.match(/(beats|does not beat) the naive baseline/);
+    const metrics = page.getByRole('table', { name: 'Walk-forward errors' });
+    expect(await metrics.getByRole('row', { name: /Root mean square error/ }).count()).to.equal(1);
+    expect(await metrics.getByRole('row', { name: /Direction hit rate .*%.*%/ }).count()).to.equal(1);
+    expect(await page.getByRole('table', { name: 'Coefficients' }).getByText('intercept').count()).to.equal(1);
+    await page.locator('.predict-result .js-plotly-plot').waitFor();
+    const drawn = await traces(page, '.predict-result');
+    expect(drawn.map((t) => t.type)).to.deep.equal(['scatter', 'scatter', 'scatter', 'scatter']);
+    expect(drawn[2]?.fill, 'the interval band').to.equal('tonexty');
+    expect(drawn[3]?.x, 'the last close and 5 forecast days').to.have.length(6);
+
+    await page.getByLabel('Model name').fill('AAPL five days');
+    await page.getByRole('button', { name: 'Save model' }).click();
+    const saved = page.getByRole('list', { name: 'Saved models' }).getByRole('listitem');
+    await saved.filter({ hasText: 'AAPL five days' }).waitFor();
+    await e2e.screenshot(page, 'predict');
+
+    await page.getByRole('button', { name: 'Fit AAPL five days again' }).click();
+    await verdict.waitFor();
+    await page.getByRole('button', { name: 'Delete model AAPL five days' }).click();
+    await page.getByText('No saved models yet').waitFor();
+    expect(errors).to.deep.equal([]);
+    await context.close();
+  });
+
+  it("Maint: shows the status and projection lags, runs the rebuild check; an auditor sees another user's events and a verified chain", async () => {
+    const target = await e2e.newPage();
+    const audited = await e2e.signUp(target.page, 'audited');
+    await target.context.close();
+
+    const { page, context, errors } = await e2e.newPage();
+    const auditor = await e2e.signUp(page, 'auditor');
+    await page.goto('/Maint');
+    await page.getByTestId('maint-asof').waitFor();
+    expect(await page.getByTestId('maint-asof').textContent()).to.match(/^\d{4}-\d{2}-\d{2}$/);
+    expect(await page.getByTestId('maint-tick-source').textContent()).to.equal('feed');
+    const lags = page.getByRole('region', { name: 'Projection lags' });
+    await lags.getByText('watchlist', { exact: true }).waitFor();
+    expect(await lags.getByText('up to date').count()).to.be.greaterThan(5);
+    expect(await page.getByText('shown to auditors').count(), 'no audit part for a plain user').to.equal(1);
+
+    await page.getByRole('button', { name: 'Run the rebuild check' }).click();
+    const result = page.getByTestId('maint-rebuild-result');
+    await result.waitFor({ timeout: 30_000 });
+    expect(await result.getByRole('status').textContent()).to.contain('The read models match the log');
+
+    // Granted the auditor role, the user signs in again to use it.
+    await grantRole(e2e.gw.running.system.events, auditor, 'auditor');
+    await page.getByRole('button', { name: 'Account' }).click();
+    await page.getByRole('menuitem', { name: 'Logout' }).click();
+    await page.waitForURL('**/Login');
+    await page.getByLabel('User name').fill(auditor);
+    await page.getByLabel('Password').fill('correct horse battery');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL('**/Dashboard');
+    await page.goto('/Maint');
+    await page.getByRole('heading', { name: 'Audit trail' }).waitFor();
+    await page.getByRole('combobox', { name: /^User/ }).selectOption(audited);
+    const events = page.getByRole('region', { name: `Events of ${audited}` });
+    await events.getByText('UserRegistered').first().waitFor();
+    await page.getByTestId('maint-moment').waitFor();
+    await page.getByRole('slider').focus();
+    await page.keyboard.press('Home');
+    await page.getByTestId('maint-moment').getByText('After event 1 of', { exact: false }).waitFor();
+    await page
+      .locator('.maint-state[aria-busy=false]')
+      .getByRole('heading', { name: /^account$/i })
+      .waitFor();
+
+    await page.getByRole('button', { name: 'Verify hash chain' }).click();
+    const verified = page.getByTestId('maint-verify');
+    await verified.waitFor();
+    expect(await verified.textContent()).to.match(/✓ chain intact: \d+ events in \d+ streams/);
+    await e2e.screenshot(page, 'maint');
+    expect(errors).to.deep.equal([]);
+    await context.close();
+  });
+
+  it('Art: draws the live market map, saves it into the gallery, deletes it, and a tile opens its chart', async () => {
+    const { page, context, errors } = await e2e.newPage();
+    await e2e.signUp(page, 'art');
+    await page.goto('/Art');
+    await page.getByText('Your gallery is empty').waitFor();
+    await page.locator('[data-testid=art-map] .js-plotly-plot').waitFor();
+    const [bars] = await traces(page, '[data-testid=art-map]');
+    expect(bars?.type).to.equal('bar');
+    expect(bars?.x).to.have.length(325);
+    expect(await page.locator('[data-testid=art-map] .bars .point').count()).to.equal(325);
+
+    await page.getByTestId('connection-banner').waitFor({ state: 'detached' });
+    const price = await page.evaluate(async () => {
+      const quotes = (await (await fetch('/api/quotes?symbols=AAPL')).json()) as { price: number }[];
+      return quotes[0]?.price ?? 100;
+    });
+    const before = await tileChange(page, 'AAPL');
+    await e2e.pushTicks([{ symbol: 'AAPL', price: Math.round(price * 104) / 100, size: 100 }]);
+    await page.waitForFunction(
+      (previous) => {
+        const graph = document.querySelector('[data-testid=art-map] .js-plotly-plot') as unknown as {
+          data?: { customdata?: unknown[][]; marker?: { color?: number[] } }[];
+        } | null;
+        const bar = graph?.data?.[0];
+        const index = (bar?.customdata ?? []).findIndex((row) => row[0] === 'AAPL');
+        const now = bar?.marker?.color?.[index];
+        return typeof now === 'number' && now !== previous && now > 0;
+      },
+      before,
+      { timeout: 10_000 },
+    );
+
+    await page.getByRole('button', { name: 'Save this map' }).click();
+    const gallery = page.getByRole('list', { name: 'Snapshots' });
+    const card = gallery.getByRole('listitem').filter({ hasText: 'Market map' });
+    await card.waitFor({ timeout: 30_000 });
+    const thumb = card.getByRole('img');
+    await page.waitForFunction(
+      () => (document.querySelector<HTMLImageElement>('.art-thumb img')?.naturalWidth ?? 0) > 0,
+    );
+    expect(await thumb.evaluate((img: HTMLImageElement) => img.naturalWidth)).to.be.greaterThan(600);
+    await e2e.screenshot(page, 'art');
+
+    await card.getByRole('button', { name: /^Open Market map .* full size$/ }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByRole('img').waitFor();
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    await card.getByRole('button', { name: /^Delete snapshot Market map/ }).click();
+    await page.getByText('Your gallery is empty').waitFor();
+
+    const tile = page.locator('[data-testid=art-map] .bars .point').first();
+    const box = await tile.boundingBox();
+    if (!box) throw new Error('no tile');
+    await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+    await page.waitForURL(/\/PriceCharts\?stock=[A-Z]+/);
+    expect(errors).to.deep.equal([]);
+    await context.close();
+  });
+});

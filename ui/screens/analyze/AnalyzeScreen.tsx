@@ -1,0 +1,374 @@
+/**
+ * Analyze (/Analyzer): latest patterns by date with live prices, the stock list ranked by pattern days with
+ * each symbol's pattern timeline, and the pattern statistics.
+ */
+import { useMachine } from '@xstate/react';
+import { useState } from 'react';
+import type { ColDef, ColGroupDef, ValueFormatterParams } from 'ag-grid-community';
+import type { Data } from 'plotly.js';
+import { formatNumber } from '../../../domain/format.ts';
+import { Chart } from '../../components/Chart.tsx';
+import { Grid } from '../../components/Grid.tsx';
+import { Empty, Failed, Skeleton } from '../../components/LoadState.tsx';
+import { SymbolChip } from '../../components/SymbolChip.tsx';
+import {
+  analyzeMachine,
+  changeSince,
+  directionOf,
+  filterCards,
+  formatPrice,
+  patternLabel,
+  RANK_DAYS,
+  shortDate,
+  statRows,
+  timelinePoints,
+  type AnalyzeTab,
+  type CardFilter,
+  type LivePrice,
+  type PatternCard,
+  type PatternDefinition,
+  type StatRow,
+  type TimelineDay,
+} from './analyze.machine.ts';
+import { Tabs } from './Tabs.tsx';
+import './analyze.css';
+
+type Definitions = Readonly<Record<string, PatternDefinition>>;
+
+const signed = (n: number) => (n > 0 ? `+${formatNumber(n)}` : formatNumber(n));
+const tone = (n: number) => (n > 0 ? 'up' : n < 0 ? 'down' : '');
+
+function Card({ card, price, definitions }: { card: PatternCard; price?: LivePrice; definitions: Definitions }) {
+  const since = changeSince(card.close, price?.price);
+  return (
+    <article className="card pattern-card" aria-label={`${card.symbol} patterns`}>
+      <header>
+        <SymbolChip symbol={card.symbol} />
+        {price ? (
+          <span key={price.seq} className={`live-price ${price.flash ? `flash-${price.flash}` : ''}`}>
+            <strong>{formatPrice(price.price)}</strong>{' '}
+            <span className={tone(price.change)}>
+              {signed(price.change)} ({signed(price.changepct)}%)
+            </span>
+          </span>
+        ) : (
+          <span className="live-price hint">price…</span>
+        )}
+      </header>
+      <ul className="pattern-list">
+        {card.patterns.map((p) => (
+          <li key={p.name} className={`pattern ${directionOf(p.bullish)}`} title={definitions[p.name]?.definition}>
+            {p.bullish === true ? '▲ ' : p.bullish === false ? '▼ ' : '◆ '}
+            {patternLabel(p.name, definitions)}
+          </li>
+        ))}
+      </ul>
+      <p className="since">
+        {since === null ? (
+          <span className="hint">Change since {shortDate(card.date)}: waiting for the price</span>
+        ) : (
+          <>
+            Since {shortDate(card.date)} close {card.close === null ? '' : formatPrice(card.close)}:{' '}
+            <strong className={tone(since.change)}>
+              {signed(since.change)} ({signed(since.pct)}%)
+            </strong>
+          </>
+        )}
+      </p>
+    </article>
+  );
+}
+
+function Timeline({
+  days,
+  window,
+  definitions,
+}: {
+  days: readonly TimelineDay[];
+  window: { from: string | null; to: string | null } | null;
+  definitions: Definitions;
+}) {
+  const points = timelinePoints(days, definitions);
+  const trace = (direction: 'bullish' | 'bearish' | 'neutral', y: number, color: string, symbol: string): Data => ({
+    type: 'scatter',
+    mode: 'markers',
+    name: direction,
+    x: points[direction].x,
+    y: points[direction].x.map(() => y),
+    text: points[direction].text,
+    marker: { color, size: 9, symbol },
+    hovertemplate: '%{x}: %{text}<extra></extra>',
+  });
+  return (
+    <Chart
+      data={[
+        trace('bullish', 1, '#138a36', 'triangle-up'),
+        trace('neutral', 0, '#7b8794', 'diamond'),
+        trace('bearish', -1, '#c62828', 'triangle-down'),
+      ]}
+      height={84}
+      label={`Pattern timeline: ${points.bullish.x.length} bullish, ${points.bearish.x.length} bearish, ${points.neutral.x.length} neutral days`}
+      layout={{
+        showlegend: false,
+        margin: { l: 52, r: 8, t: 4, b: 22 },
+        xaxis: {
+          type: 'date',
+          showgrid: false,
+          tickfont: { size: 10 },
+          ...(window?.from && window.to ? { range: [window.from, window.to] } : {}),
+        },
+        yaxis: {
+          range: [-1.6, 1.6],
+          tickvals: [-1, 0, 1],
+          ticktext: ['Bear', 'Neutral', 'Bull'],
+          tickfont: { size: 9 },
+          gridcolor: '#edf0f5',
+          fixedrange: true,
+        },
+        hovermode: 'closest',
+      }}
+      config={{ displayModeBar: false, staticPlot: false }}
+    />
+  );
+}
+
+const percent = (digits: number) => (p: ValueFormatterParams<StatRow, number | null>) =>
+  p.value === null || p.value === undefined ? '–' : `${(p.value * 100).toFixed(digits)}%`;
+const signedPercent = (p: ValueFormatterParams<StatRow, number | null>) =>
+  p.value === null || p.value === undefined ? '–' : `${p.value > 0 ? '+' : ''}${(p.value * 100).toFixed(2)}%`;
+const medianClass = (p: { value: number | null | undefined }) =>
+  p.value === null || p.value === undefined ? '' : p.value > 0 ? 'up' : p.value < 0 ? 'down' : '';
+
+const statColumns: (ColDef<StatRow> | ColGroupDef<StatRow>)[] = [
+  { headerName: 'Pattern', field: 'label', minWidth: 170, flex: 2, tooltipField: 'definition', pinned: 'left' },
+  {
+    headerName: 'Direction',
+    field: 'direction',
+    width: 110,
+    cellClass: (p) => (p.value === 'bullish' ? 'up' : p.value === 'bearish' ? 'down' : ''),
+  },
+  { headerName: 'Occurrences', field: 'count', width: 125, type: 'numericColumn', sort: 'desc' },
+  {
+    headerName: 'Hit rate',
+    children: [
+      { headerName: '1 day', field: 'hit1', width: 95, type: 'numericColumn', valueFormatter: percent(1) },
+      { headerName: '5 days', field: 'hit5', width: 95, type: 'numericColumn', valueFormatter: percent(1) },
+      { headerName: '20 days', field: 'hit20', width: 100, type: 'numericColumn', valueFormatter: percent(1) },
+    ],
+  },
+  {
+    headerName: 'Median return',
+    children: [
+      {
+        headerName: '1 day',
+        field: 'median1',
+        width: 95,
+        type: 'numericColumn',
+        valueFormatter: signedPercent,
+        cellClass: medianClass,
+      },
+      {
+        headerName: '5 days',
+        field: 'median5',
+        width: 95,
+        type: 'numericColumn',
+        valueFormatter: signedPercent,
+        cellClass: medianClass,
+      },
+      {
+        headerName: '20 days',
+        field: 'median20',
+        width: 100,
+        type: 'numericColumn',
+        valueFormatter: signedPercent,
+        cellClass: medianClass,
+      },
+    ],
+  },
+];
+
+const TABS: readonly { key: AnalyzeTab; label: string }[] = [
+  { key: 'latest', label: 'Latest patterns' },
+  { key: 'stocks', label: 'Stock list' },
+  { key: 'stats', label: 'Pattern statistics' },
+];
+
+/** The Analyze page. */
+export default function AnalyzeScreen() {
+  const [state, send] = useMachine(analyzeMachine);
+  const [filter, setFilter] = useState<CardFilter>('all');
+  const { context } = state;
+  const { tab, definitions } = context;
+  const retry = (section: AnalyzeTab) => () => send({ type: 'user.retry', section });
+
+  let panel;
+  if (tab === 'latest') {
+    const cards = filterCards(context.cards, filter);
+    const bullish = filterCards(context.cards, 'bullish').length;
+    const bearish = filterCards(context.cards, 'bearish').length;
+    panel = state.matches({ latest: 'loading' }) ? (
+      <Skeleton lines={8} height={22} />
+    ) : state.matches({ latest: 'failed' }) && context.dates.length === 0 ? (
+      <Failed message={context.latestError ?? 'The pattern dates could not be loaded'} onRetry={retry('latest')} />
+    ) : context.dates.length === 0 ? (
+      <Empty>No patterns have been detected yet: they appear here once the market data is analysed.</Empty>
+    ) : (
+      <>
+        <Tabs
+          label="Pattern dates"
+          idPrefix="pattern-date"
+          className="tabs date-tabs"
+          items={context.dates.map((d) => ({
+            key: d.date,
+            label: (
+              <>
+                {shortDate(d.date)} <span className="count">{d.patterncount}</span>
+              </>
+            ),
+          }))}
+          selected={context.date}
+          onSelect={(date) => send({ type: 'user.selectDate', date })}
+        />
+        <div id="pattern-date-panel" role="tabpanel" aria-labelledby={`pattern-date-tab-${context.date ?? ''}`}>
+          {state.matches({ latest: 'loadingDay' }) ? (
+            <Skeleton lines={8} height={22} />
+          ) : state.matches({ latest: 'failed' }) ? (
+            <Failed message={context.latestError ?? 'The patterns could not be loaded'} onRetry={retry('latest')} />
+          ) : context.cards.length === 0 ? (
+            <Empty>No patterns on this date: pick another date.</Empty>
+          ) : (
+            <>
+              <div className="toolbar card-filter" role="group" aria-label="Show">
+                {(
+                  [
+                    ['all', `All (${context.cards.length})`],
+                    ['bullish', `Bullish (${bullish})`],
+                    ['bearish', `Bearish (${bearish})`],
+                  ] as const
+                ).map(([key, label]) => (
+                  <button
+                    key={key}
+                    type="button"
+                    className={filter === key ? 'button primary' : 'button'}
+                    aria-pressed={filter === key}
+                    onClick={() => setFilter(key)}
+                  >
+                    {label}
+                  </button>
+                ))}
+              </div>
+              {cards.length === 0 ? (
+                <Empty>No {filter} patterns on this date: show all of them.</Empty>
+              ) : (
+                <div className="cards pattern-cards">
+                  {cards.map((card) => (
+                    <Card
+                      key={card.symbol}
+                      card={card}
+                      definitions={definitions}
+                      {...(context.prices[card.symbol] ? { price: context.prices[card.symbol] } : {})}
+                    />
+                  ))}
+                </div>
+              )}
+            </>
+          )}
+        </div>
+      </>
+    );
+  } else if (tab === 'stocks') {
+    const shown = context.ranked.slice(0, context.shown);
+    panel =
+      state.matches({ stocks: 'ranking' }) ||
+      (state.matches({ stocks: 'timelines' }) && shown.every((r) => !(r.symbol in context.timelines))) ? (
+        <Skeleton lines={10} height={28} />
+      ) : state.matches({ stocks: 'failed' }) && shown.every((r) => !(r.symbol in context.timelines)) ? (
+        <Failed message={context.stocksError ?? 'The stock list could not be loaded'} onRetry={retry('stocks')} />
+      ) : context.ranked.length === 0 ? (
+        <Empty>No stock had a pattern in the last {RANK_DAYS} trading days.</Empty>
+      ) : (
+        <>
+          <p className="hint">
+            Symbols ranked by the number of days with a pattern in the last {RANK_DAYS} trading days
+            {context.window?.from ? ` (${context.window.from} to ${context.window.to ?? ''})` : ''}.
+          </p>
+          <ol className="ranked">
+            {shown.map((r, i) => (
+              <li key={r.symbol} className="card ranked-row">
+                <span className="rank">{i + 1}</span>
+                <div className="ranked-symbol">
+                  <SymbolChip symbol={r.symbol} />
+                  <span className="hint">{r.count} pattern days</span>
+                </div>
+                <div className="ranked-timeline">
+                  {r.symbol in context.timelines ? (
+                    <Timeline
+                      days={context.timelines[r.symbol] ?? []}
+                      window={context.window}
+                      definitions={definitions}
+                    />
+                  ) : (
+                    <Skeleton lines={1} height={40} />
+                  )}
+                </div>
+              </li>
+            ))}
+          </ol>
+          {state.matches({ stocks: 'failed' }) && (
+            <Failed message={context.stocksError ?? 'More timelines could not be loaded'} onRetry={retry('stocks')} />
+          )}
+          {context.shown < context.ranked.length && (
+            <button
+              type="button"
+              className="button"
+              disabled={!state.matches({ stocks: 'ready' })}
+              onClick={() => send({ type: 'user.showMore' })}
+            >
+              Show more ({context.ranked.length - context.shown} left)
+            </button>
+          )}
+        </>
+      );
+  } else {
+    panel = state.matches({ stats: 'failed' }) ? (
+      <Failed message={context.statsError ?? 'The statistics could not be loaded'} onRetry={retry('stats')} />
+    ) : !state.matches({ stats: 'ready' }) ? (
+      <Skeleton lines={10} height={22} />
+    ) : context.stats.length === 0 ? (
+      <Empty>No pattern has been detected yet, so there is nothing to measure.</Empty>
+    ) : (
+      <>
+        <p className="hint">
+          Over the whole market history: how often each pattern was detected, how often the price then moved its way
+          (hit rate; neutral patterns have none) and the median return 1, 5 and 20 trading days later. Hover a pattern
+          for its definition.
+        </p>
+        <div className="stats-grid">
+          <Grid<StatRow>
+            rowData={statRows(context.stats, definitions)}
+            columnDefs={statColumns}
+            getRowId={(p) => p.data.name}
+            domLayout="autoHeight"
+            tooltipShowDelay={300}
+          />
+        </div>
+      </>
+    );
+  }
+
+  return (
+    <section className="screen analyze">
+      <h1>Analyze</h1>
+      <Tabs
+        label="Analysis"
+        idPrefix="analyze"
+        items={TABS}
+        selected={tab}
+        onSelect={(key) => send({ type: 'user.selectTab', tab: key })}
+      />
+      <div id="analyze-panel" role="tabpanel" aria-labelledby={`analyze-tab-${tab}`}>
+        {panel}
+      </div>
+    </section>
+  );
+}

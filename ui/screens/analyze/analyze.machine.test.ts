@@ -1,0 +1,274 @@
+import { expect } from 'chai';
+import { createActor, fromCallback, fromPromise, waitFor } from 'xstate';
+import type { Quote } from '../../../domain/market/types.ts';
+import {
+  analyzeMachine,
+  changeSince,
+  filterCards,
+  formatPrice,
+  patternLabel,
+  RANK_PAGE,
+  shortDate,
+  statRows,
+  timelinePoints,
+  withQuote,
+  type AnalyzeEvent,
+  type PatternCard,
+  type PatternDate,
+  type PatternDefinition,
+  type PatternStat,
+  type RankedSymbol,
+  type TimelineDay,
+} from './analyze.machine.ts';
+
+const DEFINITIONS: Record<string, PatternDefinition> = {
+  hammer: { name: 'hammer', label: 'Hammer', bullish: true, candles: 1, definition: 'A small body on top.' },
+  doji: { name: 'doji', label: 'Doji', bullish: null, candles: 1, definition: 'A tiny body.' },
+};
+const DATES: PatternDate[] = [
+  { date: '2024-12-31', patterncount: 3 },
+  { date: '2024-12-30', patterncount: 1 },
+];
+const CARDS: Record<string, PatternCard[]> = {
+  '2024-12-31': [
+    { symbol: 'AAPL', date: '2024-12-31', close: 200, patterns: [{ name: 'hammer', bullish: true }] },
+    {
+      symbol: 'XOM',
+      date: '2024-12-31',
+      close: 100,
+      patterns: [
+        { name: 'dark_cloud_cover', bullish: false },
+        { name: 'doji', bullish: null },
+      ],
+    },
+  ],
+  '2024-12-30': [{ symbol: 'MSFT', date: '2024-12-30', close: 400, patterns: [{ name: 'doji', bullish: null }] }],
+};
+const RANKED: RankedSymbol[] = Array.from({ length: 20 }, (_, i) => ({ symbol: `S${i}`, count: 30 - i }));
+
+function quote(symbol: string, price: number, changepct = 0): Quote {
+  return { symbol, price, change: 0, changepct, volume: 0, ts: '2025-01-02T15:00:00Z' };
+}
+
+function analyze(options: { failDates?: number; failStats?: boolean; dates?: PatternDate[] } = {}) {
+  const calls: string[] = [];
+  const subscribed: (readonly string[])[] = [];
+  let push: ((event: AnalyzeEvent) => void) | null = null;
+  let dateLoads = 0;
+  const actor = createActor(
+    analyzeMachine.provide({
+      actors: {
+        loadDates: fromPromise<{ dates: PatternDate[]; definitions: Record<string, PatternDefinition> }>(async () => {
+          dateLoads += 1;
+          if (dateLoads <= (options.failDates ?? 0)) throw new Error('The server could not answer');
+          return Promise.resolve({ dates: options.dates ?? DATES, definitions: DEFINITIONS });
+        }),
+        loadDay: fromPromise<PatternCard[], { date: string }>(async ({ input }) => {
+          calls.push(`day ${input.date}`);
+          return Promise.resolve(CARDS[input.date] ?? []);
+        }),
+        livePrices: fromCallback<AnalyzeEvent, { symbols: readonly string[] }>(({ sendBack, input }) => {
+          subscribed.push(input.symbols);
+          push = sendBack;
+          return () => subscribed.push([]);
+        }),
+        loadRanking: fromPromise<RankedSymbol[]>(async () => {
+          calls.push('ranking');
+          return Promise.resolve(RANKED);
+        }),
+        loadTimelines: fromPromise<
+          { from: string | null; to: string | null; timelines: { symbol: string; days: TimelineDay[] }[] },
+          { symbols: readonly string[] }
+        >(async ({ input }) => {
+          calls.push(`timelines ${input.symbols.length}`);
+          return Promise.resolve({
+            from: '2024-10-04',
+            to: '2024-12-31',
+            timelines: input.symbols.map((symbol) => ({
+              symbol,
+              days: [{ date: '2024-12-02', stockpatterns: [{ name: 'hammer', bullish: true }] }],
+            })),
+          });
+        }),
+        loadStats: fromPromise<PatternStat[]>(async () => {
+          calls.push('stats');
+          if (options.failStats) throw new Error('Too many attempts: wait a moment and try again');
+          return Promise.resolve([
+            {
+              name: 'hammer',
+              label: 'Hammer',
+              bullish: true,
+              count: 10,
+              horizons: [1, 5, 20].map((days) => ({ days, count: 10, hitRate: 0.6, median: 0.01 })),
+            },
+          ]);
+        }),
+      },
+    }),
+  ).start();
+  return { actor, calls, subscribed, push: (e: AnalyzeEvent) => push?.(e) };
+}
+
+describe('analyze machine', () => {
+  it('loads the latest dates, opens the newest and follows the live prices of its stocks', async () => {
+    const { actor, calls, subscribed } = analyze();
+    expect(actor.getSnapshot().matches({ latest: 'loading' })).to.equal(true);
+    await waitFor(actor, (s) => s.matches({ latest: 'ready' }));
+    const { context } = actor.getSnapshot();
+    expect(context.date).to.equal('2024-12-31');
+    expect(context.cards.map((c) => c.symbol)).to.deep.equal(['AAPL', 'XOM']);
+    expect(calls).to.deep.equal(['day 2024-12-31']);
+    expect(subscribed).to.deep.equal([['AAPL', 'XOM']]);
+    expect(actor.getSnapshot().matches({ stocks: 'idle' }), 'other tabs load when opened').to.equal(true);
+  });
+
+  it('updates a card price from a pushed quote, flashing the direction of the move', async () => {
+    const { actor, push } = analyze();
+    await waitFor(actor, (s) => s.matches({ latest: 'ready' }));
+    push({ type: 'server.quote', quote: quote('AAPL', 210) });
+    push({ type: 'server.quote', quote: quote('AAPL', 205) });
+    const price = actor.getSnapshot().context.prices['AAPL'];
+    expect(price).to.include({ price: 205, flash: 'down', seq: 2 });
+    expect(changeSince(200, price?.price)).to.deep.equal({ change: 5, pct: 2.5 });
+  });
+
+  it('switches the date tab: new cards, and the live prices follow the new stocks', async () => {
+    const { actor, subscribed } = analyze();
+    await waitFor(actor, (s) => s.matches({ latest: 'ready' }));
+    actor.send({ type: 'user.selectDate', date: '2024-12-30' });
+    expect(actor.getSnapshot().context.cards).to.deep.equal([]);
+    await waitFor(actor, (s) => s.matches({ latest: 'ready' }));
+    expect(actor.getSnapshot().context.cards.map((c) => c.symbol)).to.deep.equal(['MSFT']);
+    expect(subscribed).to.deep.equal([['AAPL', 'XOM'], [], ['MSFT']]);
+  });
+
+  it('keeps the failure message of the dates, stops loading and retries that section', async () => {
+    const { actor } = analyze({ failDates: 1 });
+    await waitFor(actor, (s) => s.matches({ latest: 'failed' }));
+    expect(actor.getSnapshot().context.latestError).to.equal('The server could not answer');
+    actor.send({ type: 'user.retry', section: 'stats' });
+    expect(actor.getSnapshot().matches({ latest: 'failed' }), 'another section retried').to.equal(true);
+    actor.send({ type: 'user.retry', section: 'latest' });
+    await waitFor(actor, (s) => s.matches({ latest: 'ready' }));
+  });
+
+  it('is ready and empty when no date has patterns', async () => {
+    const { actor } = analyze({ dates: [] });
+    await waitFor(actor, (s) => s.matches({ latest: 'ready' }));
+    expect(actor.getSnapshot().context.cards).to.deep.equal([]);
+    expect(actor.getSnapshot().context.date).to.equal(null);
+  });
+
+  it('loads the stock list when its tab opens: the ranking, then a page of timelines, then more', async () => {
+    const { actor, calls } = analyze();
+    await waitFor(actor, (s) => s.matches({ latest: 'ready' }));
+    actor.send({ type: 'user.selectTab', tab: 'stocks' });
+    expect(actor.getSnapshot().context.tab).to.equal('stocks');
+    await waitFor(actor, (s) => s.matches({ stocks: 'ready' }));
+    expect(actor.getSnapshot().context.shown).to.equal(RANK_PAGE);
+    expect(Object.keys(actor.getSnapshot().context.timelines)).to.have.length(RANK_PAGE);
+    actor.send({ type: 'user.showMore' });
+    await waitFor(actor, (s) => s.matches({ stocks: 'ready' }));
+    expect(actor.getSnapshot().context.shown).to.equal(20);
+    expect(calls.slice(1)).to.deep.equal(['ranking', `timelines ${RANK_PAGE}`, 'timelines 5']);
+    actor.send({ type: 'user.selectTab', tab: 'latest' });
+    actor.send({ type: 'user.selectTab', tab: 'stocks' });
+    expect(
+      calls.filter((c) => c === 'ranking'),
+      'loaded once',
+    ).to.have.length(1);
+    expect(actor.getSnapshot().context.window).to.deep.equal({ from: '2024-10-04', to: '2024-12-31' });
+  });
+
+  it('loads the statistics when their tab opens and keeps their failure with a retry', async () => {
+    const { actor, calls } = analyze({ failStats: true });
+    actor.send({ type: 'user.selectTab', tab: 'stats' });
+    await waitFor(actor, (s) => s.matches({ stats: 'failed' }));
+    expect(actor.getSnapshot().context.statsError).to.equal('Too many attempts: wait a moment and try again');
+    actor.send({ type: 'user.retry', section: 'stats' });
+    await waitFor(actor, (s) => s.matches({ stats: 'failed' }));
+    expect(calls.filter((c) => c === 'stats')).to.have.length(2);
+  });
+
+  it('shows the statistics as grid rows', async () => {
+    const { actor } = analyze();
+    actor.send({ type: 'user.selectTab', tab: 'stats' });
+    await waitFor(actor, (s) => s.matches({ stats: 'ready' }));
+    expect(statRows(actor.getSnapshot().context.stats, DEFINITIONS)).to.deep.equal([
+      {
+        name: 'hammer',
+        label: 'Hammer',
+        direction: 'bullish',
+        count: 10,
+        hit1: 0.6,
+        hit5: 0.6,
+        hit20: 0.6,
+        median1: 0.01,
+        median5: 0.01,
+        median20: 0.01,
+        definition: 'A small body on top.',
+      },
+    ]);
+  });
+});
+
+describe('analyze helpers', () => {
+  it('flashes only when the price moved, and keeps the same map for a repeated quote', () => {
+    const first = withQuote({}, quote('AAPL', 100));
+    expect(first['AAPL']).to.include({ flash: null, seq: 1 });
+    const up = withQuote(first, quote('AAPL', 101));
+    expect(up['AAPL']).to.include({ flash: 'up', seq: 2 });
+    expect(withQuote(up, quote('AAPL', 101))).to.equal(up);
+    expect(withQuote(up, quote('AAPL', 101, 1))['AAPL']).to.include({ flash: null, seq: 3 });
+  });
+
+  it('measures the change since the pattern close, and nothing without a price or close', () => {
+    expect(changeSince(100, 97.5)).to.deep.equal({ change: -2.5, pct: -2.5 });
+    expect(changeSince(null, 10)).to.equal(null);
+    expect(changeSince(10, undefined)).to.equal(null);
+    expect(changeSince(0, 10)).to.equal(null);
+  });
+
+  it('labels patterns from their definitions, else from their names', () => {
+    expect(patternLabel('hammer', DEFINITIONS)).to.equal('Hammer');
+    expect(patternLabel('dark_cloud_cover', DEFINITIONS)).to.equal('Dark cloud cover');
+  });
+
+  it('filters cards by direction', () => {
+    const cards = CARDS['2024-12-31'] ?? [];
+    expect(filterCards(cards, 'all')).to.equal(cards);
+    expect(filterCards(cards, 'bullish').map((c) => c.symbol)).to.deep.equal(['AAPL']);
+    expect(filterCards(cards, 'bearish').map((c) => c.symbol)).to.deep.equal(['XOM']);
+  });
+
+  it('splits a timeline into bullish, bearish and neutral points', () => {
+    const points = timelinePoints(
+      [
+        {
+          date: 'd1',
+          stockpatterns: [
+            { name: 'hammer', bullish: true },
+            { name: 'doji', bullish: null },
+          ],
+        },
+        { date: 'd2', stockpatterns: [{ name: 'dark_cloud_cover', bullish: false }] },
+      ],
+      DEFINITIONS,
+    );
+    expect(points).to.deep.equal({
+      bullish: { x: ['d1'], text: ['Hammer'] },
+      bearish: { x: ['d2'], text: ['Dark cloud cover'] },
+      neutral: { x: ['d1'], text: ['Doji'] },
+    });
+  });
+
+  it('writes prices as they are, with 2 decimals from 1000 up', () => {
+    expect(formatPrice(189.3)).to.equal('189.3');
+    expect(formatPrice(5123.456)).to.equal('5123.46');
+  });
+
+  it('writes a trading day short', () => {
+    expect(shortDate('2024-12-31')).to.equal('Dec 31');
+    expect(shortDate('nope')).to.equal('nope');
+  });
+});

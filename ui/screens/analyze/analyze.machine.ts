@@ -1,0 +1,464 @@
+/**
+ * Analyze (/Analyzer): the latest candlestick patterns by date (a card per stock with its live price and the
+ * change since the pattern), the symbols ranked by pattern days with their timelines, and how each pattern did
+ * afterwards.
+ */
+import { and, assign, fromCallback, fromPromise, setup } from 'xstate';
+import { formatNumber } from '../../../domain/format.ts';
+import type { Quote } from '../../../domain/market/types.ts';
+import { errorMessage, get, seg } from '../../services/api.ts';
+import { live } from '../../services/live.ts';
+
+/** The page's tabs. */
+export type AnalyzeTab = 'latest' | 'stocks' | 'stats';
+
+/** How many of the newest pattern dates are offered as tabs. */
+export const DATE_TABS = 10;
+/** Trading days the stock list ranks pattern days over. */
+export const RANK_DAYS = 60;
+/** Symbols of the stock list shown per page. */
+export const RANK_PAGE = 15;
+/** Most symbols whose prices stream live on the cards (the socket takes 200). */
+export const LIVE_MAX = 180;
+
+/** A detected pattern: its name and direction (null for neutral). */
+export interface PatternHit {
+  readonly name: string;
+  readonly bullish: boolean | null;
+}
+
+/** A date with patterns and how many were detected on it. */
+export interface PatternDate {
+  readonly date: string;
+  readonly patterncount: number;
+}
+
+/** A pattern's written definition. */
+export interface PatternDefinition {
+  readonly name: string;
+  readonly label: string;
+  readonly bullish: boolean | null;
+  readonly candles: number;
+  readonly definition: string;
+}
+
+/** A stock's patterns on one date, with its close that day. */
+export interface PatternCard {
+  readonly symbol: string;
+  readonly date: string;
+  readonly patterns: readonly PatternHit[];
+  /** The close on the pattern day, the base of "change since". */
+  readonly close: number | null;
+}
+
+/** A live price as a card shows it, with the direction of its last move for the flash. */
+export interface LivePrice {
+  readonly price: number;
+  readonly change: number;
+  readonly changepct: number;
+  readonly flash: 'up' | 'down' | null;
+  /** Bumped on every move, so the flash replays. */
+  readonly seq: number;
+}
+
+/** A symbol and its number of pattern days. */
+export interface RankedSymbol {
+  readonly symbol: string;
+  readonly count: number;
+}
+
+/** A pattern day of a timeline. */
+export interface TimelineDay {
+  readonly date: string;
+  readonly stockpatterns: readonly PatternHit[];
+}
+
+/** How a pattern did at one horizon. */
+export interface PatternHorizon {
+  readonly days: number;
+  readonly count: number;
+  readonly hitRate: number | null;
+  readonly median: number | null;
+}
+
+/** How a pattern did afterwards, over the whole market. */
+export interface PatternStat {
+  readonly name: string;
+  readonly label: string;
+  readonly bullish: boolean | null;
+  readonly count: number;
+  readonly horizons: readonly PatternHorizon[];
+}
+
+/** A live price updated by a quote: flashes up or down when the price moved; the same map when nothing did. */
+export function withQuote(
+  prices: Readonly<Record<string, LivePrice>>,
+  quote: Pick<Quote, 'symbol' | 'price' | 'change' | 'changepct'>,
+): Readonly<Record<string, LivePrice>> {
+  const previous = prices[quote.symbol];
+  if (previous !== undefined && previous.price === quote.price && previous.changepct === quote.changepct) return prices;
+  const flash =
+    previous === undefined || previous.price === quote.price ? null : quote.price > previous.price ? 'up' : 'down';
+  return {
+    ...prices,
+    [quote.symbol]: {
+      price: quote.price,
+      change: quote.change,
+      changepct: quote.changepct,
+      flash,
+      seq: (previous?.seq ?? 0) + 1,
+    },
+  };
+}
+
+/** The change from the pattern day's close to the price now, or null when either is unknown. */
+export function changeSince(
+  close: number | null,
+  price: number | null | undefined,
+): { readonly change: number; readonly pct: number } | null {
+  if (close === null || price === null || price === undefined || close <= 0) return null;
+  const change = price - close;
+  return { change: Math.round(change * 100) / 100, pct: Math.round((change / close) * 10000) / 100 };
+}
+
+/** A pattern's label from the definitions, else its name made readable (`morning_star` → `Morning star`). */
+export function patternLabel(name: string, definitions: Readonly<Record<string, PatternDefinition>>): string {
+  const known = definitions[name]?.label;
+  if (known) return known;
+  const words = name.replace(/_/g, ' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/** The direction of a pattern as a word. */
+export function directionOf(bullish: boolean | null): 'bullish' | 'bearish' | 'neutral' {
+  return bullish === true ? 'bullish' : bullish === false ? 'bearish' : 'neutral';
+}
+
+/** Cards filter: every card, or those with at least one pattern of a direction. */
+export type CardFilter = 'all' | 'bullish' | 'bearish';
+
+/** The cards a filter keeps. */
+export function filterCards(cards: readonly PatternCard[], filter: CardFilter): readonly PatternCard[] {
+  if (filter === 'all') return cards;
+  const want = filter === 'bullish';
+  return cards.filter((card) => card.patterns.some((p) => p.bullish === want));
+}
+
+/** The points of a timeline chart by direction: dates and the pattern labels of each. */
+export function timelinePoints(
+  days: readonly TimelineDay[],
+  definitions: Readonly<Record<string, PatternDefinition>>,
+): Record<'bullish' | 'bearish' | 'neutral', { x: string[]; text: string[] }> {
+  const out = {
+    bullish: { x: [] as string[], text: [] as string[] },
+    bearish: { x: [] as string[], text: [] as string[] },
+    neutral: { x: [] as string[], text: [] as string[] },
+  };
+  for (const day of days) {
+    for (const direction of ['bullish', 'bearish', 'neutral'] as const) {
+      const names = day.stockpatterns.filter((p) => directionOf(p.bullish) === direction);
+      if (names.length === 0) continue;
+      out[direction].x.push(day.date);
+      out[direction].text.push(names.map((p) => patternLabel(p.name, definitions)).join(', '));
+    }
+  }
+  return out;
+}
+
+/** A row of the statistics grid. */
+export interface StatRow {
+  readonly name: string;
+  readonly label: string;
+  readonly direction: 'bullish' | 'bearish' | 'neutral';
+  readonly count: number;
+  readonly hit1: number | null;
+  readonly hit5: number | null;
+  readonly hit20: number | null;
+  readonly median1: number | null;
+  readonly median5: number | null;
+  readonly median20: number | null;
+  readonly definition: string;
+}
+
+/** The statistics as grid rows (hit rates and medians as fractions), most frequent pattern first. */
+export function statRows(
+  stats: readonly PatternStat[],
+  definitions: Readonly<Record<string, PatternDefinition>>,
+): StatRow[] {
+  const at = (stat: PatternStat, days: number) => stat.horizons.find((h) => h.days === days);
+  return stats
+    .map((stat) => ({
+      name: stat.name,
+      label: stat.label,
+      direction: directionOf(stat.bullish),
+      count: stat.count,
+      hit1: at(stat, 1)?.hitRate ?? null,
+      hit5: at(stat, 5)?.hitRate ?? null,
+      hit20: at(stat, 20)?.hitRate ?? null,
+      median1: at(stat, 1)?.median ?? null,
+      median5: at(stat, 5)?.median ?? null,
+      median20: at(stat, 20)?.median ?? null,
+      definition: definitions[stat.name]?.definition ?? '',
+    }))
+    .sort((a, b) => b.count - a.count || (a.label < b.label ? -1 : 1));
+}
+
+/** Reads one date's pattern rows and each stock's close that day. */
+export async function fetchPatternDay(date: string): Promise<PatternCard[]> {
+  const rows = await get<{ symbol: string; date: string; stockpatterns: PatternHit[] }[]>(
+    `/api/patterns/bydate/${seg(date)}`,
+  );
+  if (rows.length === 0) return [];
+  const closes = await get<{ symbol: string; close: number | null }[]>(
+    `/api/analysis/closes/${seg(date)}?symbols=${rows.map((r) => encodeURIComponent(r.symbol)).join(',')}`,
+  );
+  const closeOf = new Map(closes.map((c) => [c.symbol, c.close]));
+  return rows.map((r) => ({
+    symbol: r.symbol,
+    date: r.date,
+    patterns: r.stockpatterns,
+    close: closeOf.get(r.symbol) ?? null,
+  }));
+}
+
+/** The page's state. */
+export interface AnalyzeContext {
+  readonly tab: AnalyzeTab;
+  readonly definitions: Readonly<Record<string, PatternDefinition>>;
+  readonly dates: readonly PatternDate[];
+  readonly date: string | null;
+  readonly cards: readonly PatternCard[];
+  readonly prices: Readonly<Record<string, LivePrice>>;
+  readonly latestError: string | null;
+  readonly ranked: readonly RankedSymbol[];
+  readonly shown: number;
+  readonly timelines: Readonly<Record<string, readonly TimelineDay[]>>;
+  readonly window: { readonly from: string | null; readonly to: string | null } | null;
+  readonly stocksError: string | null;
+  readonly stats: readonly PatternStat[];
+  readonly statsError: string | null;
+}
+
+/** Events of the page. */
+export type AnalyzeEvent =
+  | { type: 'user.selectTab'; tab: AnalyzeTab }
+  | { type: 'user.selectDate'; date: string }
+  | { type: 'user.showMore' }
+  | { type: 'user.retry'; section: AnalyzeTab }
+  | { type: 'server.quote'; quote: Quote };
+
+/** The Analyze page's machine. */
+export const analyzeMachine = setup({
+  types: { context: {} as AnalyzeContext, events: {} as AnalyzeEvent },
+  actors: {
+    loadDates: fromPromise(async () => {
+      const [dates, definitions] = await Promise.all([
+        get<PatternDate[]>(`/api/patterns/dates/${DATE_TABS}`),
+        get<PatternDefinition[]>('/api/patterns/definitions'),
+      ]);
+      return { dates, definitions: Object.fromEntries(definitions.map((d) => [d.name, d])) };
+    }),
+    loadDay: fromPromise<PatternCard[], { date: string }>(async ({ input }) => fetchPatternDay(input.date)),
+    livePrices: fromCallback<AnalyzeEvent, { symbols: readonly string[] }>(({ sendBack, input }) =>
+      live.onQuotes(input.symbols.slice(0, LIVE_MAX), (quote) => sendBack({ type: 'server.quote', quote })),
+    ),
+    loadRanking: fromPromise(async () => get<RankedSymbol[]>(`/api/patterns/groupbysym/${RANK_DAYS}`)),
+    loadTimelines: fromPromise<
+      { from: string | null; to: string | null; timelines: { symbol: string; days: TimelineDay[] }[] },
+      { symbols: readonly string[] }
+    >(async ({ input }) =>
+      get(`/api/analysis/timelines/${RANK_DAYS}?symbols=${input.symbols.map(encodeURIComponent).join(',')}`),
+    ),
+    loadStats: fromPromise(async () => get<PatternStat[]>('/api/patterns/stats')),
+  },
+  guards: {
+    retriesLatest: ({ event }) => event.type === 'user.retry' && event.section === 'latest',
+    retriesStocks: ({ event }) => event.type === 'user.retry' && event.section === 'stocks',
+    retriesStats: ({ event }) => event.type === 'user.retry' && event.section === 'stats',
+    hasDates: ({ context }) => context.dates.length > 0,
+    hasRanking: ({ context }) => context.ranked.length > 0,
+    opensStocks: ({ event }) => event.type === 'user.selectTab' && event.tab === 'stocks',
+    opensStats: ({ event }) => event.type === 'user.selectTab' && event.tab === 'stats',
+  },
+}).createMachine({
+  id: 'analyze',
+  type: 'parallel',
+  context: {
+    tab: 'latest',
+    definitions: {},
+    dates: [],
+    date: null,
+    cards: [],
+    prices: {},
+    latestError: null,
+    ranked: [],
+    shown: 0,
+    timelines: {},
+    window: null,
+    stocksError: null,
+    stats: [],
+    statsError: null,
+  },
+  states: {
+    view: {
+      on: { 'user.selectTab': { actions: assign({ tab: ({ event }) => event.tab }) } },
+    },
+    latest: {
+      initial: 'loading',
+      on: {
+        'user.selectDate': {
+          target: '.loadingDay',
+          actions: assign({ date: ({ event }) => event.date, cards: [], prices: {} }),
+        },
+      },
+      states: {
+        loading: {
+          invoke: {
+            src: 'loadDates',
+            onDone: [
+              {
+                guard: ({ event }) => event.output.dates.length > 0,
+                target: 'loadingDay',
+                actions: assign({
+                  dates: ({ event }) => event.output.dates,
+                  definitions: ({ event }) => event.output.definitions,
+                  date: ({ context, event }) => context.date ?? event.output.dates[0]?.date ?? null,
+                  latestError: null,
+                }),
+              },
+              {
+                target: 'ready',
+                actions: assign({ definitions: ({ event }) => event.output.definitions, latestError: null }),
+              },
+            ],
+            onError: { target: 'failed', actions: assign({ latestError: ({ event }) => errorMessage(event.error) }) },
+          },
+        },
+        loadingDay: {
+          invoke: {
+            src: 'loadDay',
+            input: ({ context }) => ({ date: context.date ?? '' }),
+            onDone: { target: 'ready', actions: assign({ cards: ({ event }) => event.output, latestError: null }) },
+            onError: { target: 'failed', actions: assign({ latestError: ({ event }) => errorMessage(event.error) }) },
+          },
+        },
+        ready: {
+          invoke: {
+            src: 'livePrices',
+            input: ({ context }) => ({ symbols: context.cards.map((c) => c.symbol) }),
+          },
+          on: {
+            'server.quote': {
+              actions: assign({ prices: ({ context, event }) => withQuote(context.prices, event.quote) }),
+            },
+          },
+        },
+        failed: {
+          on: {
+            'user.retry': [
+              { guard: and(['retriesLatest', 'hasDates']), target: 'loadingDay' },
+              { guard: 'retriesLatest', target: 'loading' },
+            ],
+          },
+        },
+      },
+    },
+    stocks: {
+      initial: 'idle',
+      states: {
+        idle: {
+          on: { 'user.selectTab': { guard: 'opensStocks', target: 'ranking' } },
+        },
+        ranking: {
+          invoke: {
+            src: 'loadRanking',
+            onDone: {
+              target: 'timelines',
+              actions: assign({
+                ranked: ({ event }) => event.output,
+                shown: ({ event }) => Math.min(RANK_PAGE, event.output.length),
+                stocksError: null,
+              }),
+            },
+            onError: { target: 'failed', actions: assign({ stocksError: ({ event }) => errorMessage(event.error) }) },
+          },
+        },
+        timelines: {
+          always: {
+            guard: ({ context }) => context.ranked.slice(0, context.shown).every((r) => r.symbol in context.timelines),
+            target: 'ready',
+          },
+          invoke: {
+            src: 'loadTimelines',
+            input: ({ context }) => ({
+              symbols: context.ranked
+                .slice(0, context.shown)
+                .map((r) => r.symbol)
+                .filter((s) => !(s in context.timelines)),
+            }),
+            onDone: {
+              target: 'ready',
+              actions: assign({
+                timelines: ({ context, event }) => ({
+                  ...context.timelines,
+                  ...Object.fromEntries(event.output.timelines.map((t) => [t.symbol, t.days])),
+                }),
+                window: ({ event }) => ({ from: event.output.from, to: event.output.to }),
+                stocksError: null,
+              }),
+            },
+            onError: { target: 'failed', actions: assign({ stocksError: ({ event }) => errorMessage(event.error) }) },
+          },
+        },
+        ready: {
+          on: {
+            'user.showMore': {
+              guard: ({ context }) => context.shown < context.ranked.length,
+              target: 'timelines',
+              actions: assign({ shown: ({ context }) => Math.min(context.ranked.length, context.shown + RANK_PAGE) }),
+            },
+          },
+        },
+        failed: {
+          on: {
+            'user.retry': [
+              { guard: and(['retriesStocks', 'hasRanking']), target: 'timelines' },
+              { guard: 'retriesStocks', target: 'ranking' },
+            ],
+          },
+        },
+      },
+    },
+    stats: {
+      initial: 'idle',
+      states: {
+        idle: {
+          on: { 'user.selectTab': { guard: 'opensStats', target: 'loading' } },
+        },
+        loading: {
+          invoke: {
+            src: 'loadStats',
+            onDone: { target: 'ready', actions: assign({ stats: ({ event }) => event.output, statsError: null }) },
+            onError: { target: 'failed', actions: assign({ statsError: ({ event }) => errorMessage(event.error) }) },
+          },
+        },
+        ready: {},
+        failed: {
+          on: { 'user.retry': { guard: 'retriesStats', target: 'loading' } },
+        },
+      },
+    },
+  },
+});
+
+/** A price for display: the number display rule under 1000, else the price with 2 decimals (never `0.01M`). */
+export function formatPrice(price: number): string {
+  return Math.abs(price) < 1000 ? formatNumber(price) : price.toFixed(2);
+}
+
+/** A trading day as a tab shows it: `Dec 31`. */
+export function shortDate(date: string): string {
+  const parsed = new Date(`${date}T12:00:00Z`);
+  if (Number.isNaN(parsed.getTime())) return date;
+  return parsed.toLocaleDateString('en-US', { month: 'short', day: 'numeric', timeZone: 'UTC' });
+}

@@ -1,0 +1,364 @@
+/**
+ * The company statistics screen: the company shown (from `?stock=`, else the first of the portfolio or the
+ * watch list) and the user's list of statistics, each drawn from the fundamentals of that company. Adding,
+ * deleting and modifying a statistic (how many figures, annual or quarterly) shows at once and saves the whole
+ * list; a failed load of the list falls back to the defaults and keeps its message (spec section 8).
+ */
+import { assign, enqueueActions, fromCallback, fromPromise, setup } from 'xstate';
+import {
+  COMPANY_STAT_TYPES,
+  DEFAULT_COMPANY_STATS,
+  type CompanyStat,
+  type CompanyStatPeriod,
+  type CompanyStatType,
+} from '../../../domain/companystats/companystats.ts';
+import type { UniverseHit } from '../../components/symbolSearch.machine.ts';
+import { errorMessage, get, post, seg } from '../../services/api.ts';
+
+/** One figure as `GET /api/fundamentals/{type}/{symbol}/{limit}/{period}` answers it (newest first). */
+export interface FundamentalFigure {
+  /** Last day of the period. */
+  readonly end: string;
+  /** The figure: dollars, or dollars per share for EPS. */
+  readonly val: number;
+  /** Fiscal year. */
+  readonly fy: number;
+  /** Fiscal period: FY, Q1…Q4. */
+  readonly fp: string;
+  /** Where it comes from: `derived` (generated) or `SEC`. */
+  readonly label: string;
+}
+
+/** The figures of one card: loading, loaded, or failed with the message. */
+export type FigureLoad =
+  | { readonly status: 'loading' }
+  | { readonly status: 'ready'; readonly rows: readonly FundamentalFigure[] }
+  | { readonly status: 'failed'; readonly error: string };
+
+/** What the figures loader is asked for. */
+export interface FigureRequest {
+  readonly key: string;
+  readonly symbol: string;
+  readonly stat: CompanyStat;
+}
+
+/** Tells the figures loader to load. */
+export interface LoadFigures {
+  readonly type: 'figures.load';
+  readonly request: FigureRequest;
+}
+
+/** What the company statistics screen holds. */
+export interface CompanyStatsContext {
+  /** The company shown, upper case; null until known. */
+  readonly symbol: string | null;
+  /** Its universe entry, once read (null for an unknown symbol). */
+  readonly company: UniverseHit | null;
+  /** The user's statistics, in the order shown. */
+  readonly stats: readonly CompanyStat[];
+  /** Why the list could not be loaded (the defaults are shown). */
+  readonly statsError: string | null;
+  /** Why the last save failed. */
+  readonly saveError: string | null;
+  /** Whether the list changed since it was last sent. */
+  readonly dirty: boolean;
+  /** The figures by {@link figureKey}. */
+  readonly figures: Readonly<Record<string, FigureLoad>>;
+}
+
+/** Events of the company statistics screen. */
+export type CompanyStatsEvent =
+  | { type: 'user.pickSymbol'; symbol: string }
+  | { type: 'user.addStat'; statType: CompanyStatType }
+  | { type: 'user.removeStat'; statType: CompanyStatType }
+  | { type: 'user.modifyStat'; statType: CompanyStatType; limit?: number; period?: CompanyStatPeriod }
+  | { type: 'user.retry' }
+  | { type: 'user.retryFigures'; statType: CompanyStatType }
+  | { type: 'user.dismissError' }
+  | { type: 'server.figures'; key: string; rows: readonly FundamentalFigure[] }
+  | { type: 'server.figuresFailed'; key: string; error: string };
+
+/** The titles of the statistic types. */
+export const STAT_TITLES: Readonly<Record<CompanyStatType, string>> = {
+  revenue: 'Revenue',
+  grossprofit: 'Gross profit',
+  income: 'Net income',
+  earningspershare: 'Earnings per share',
+};
+
+/** How many figures a card can show; 0 is all. */
+export const STAT_LIMITS: readonly number[] = [0, 4, 8, 12, 20, 40];
+
+/** The cache key of a card's figures. */
+export function figureKey(symbol: string, stat: CompanyStat): string {
+  return `${symbol}/${stat.type}/${stat.limit}/${stat.period}`;
+}
+
+/** The list with a statistic added at the end (all figures, annual), unless it is there already. */
+export function addStat(stats: readonly CompanyStat[], type: CompanyStatType): readonly CompanyStat[] {
+  return stats.some((s) => s.type === type) ? stats : [...stats, { type, limit: 0, period: 'A' }];
+}
+
+/** The list without a statistic; the last one is kept, since a list is never empty. */
+export function removeStat(stats: readonly CompanyStat[], type: CompanyStatType): readonly CompanyStat[] {
+  const rest = stats.filter((s) => s.type !== type);
+  return rest.length === 0 ? stats : rest;
+}
+
+/** The list with a statistic's limit or period changed. */
+export function modifyStat(
+  stats: readonly CompanyStat[],
+  type: CompanyStatType,
+  change: { readonly limit?: number | undefined; readonly period?: CompanyStatPeriod | undefined },
+): readonly CompanyStat[] {
+  return stats.map((s) =>
+    s.type === type ? { type, limit: change.limit ?? s.limit, period: change.period ?? s.period } : s,
+  );
+}
+
+/** The types that can still be added. */
+export function addableTypes(stats: readonly CompanyStat[]): CompanyStatType[] {
+  return COMPANY_STAT_TYPES.filter((type) => !stats.some((s) => s.type === type));
+}
+
+/** The bars of a card, oldest first: `FY 2024` for years, `2024 Q3` for quarters. */
+export function barsOf(rows: readonly FundamentalFigure[]): { x: string[]; y: number[] } {
+  const oldestFirst = [...rows].reverse();
+  return {
+    x: oldestFirst.map((row) => (row.fp === 'FY' ? `FY ${row.fy}` : `${row.fy} ${row.fp}`)),
+    y: oldestFirst.map((row) => row.val),
+  };
+}
+
+/** The company shown when the address names none: the first of the portfolio, else of the watch list, else the largest. */
+export async function chooseDefaultSymbol(): Promise<string> {
+  const portfolio = await get<string[]>('/api/userstkpositions');
+  if (portfolio[0]) return portfolio[0];
+  const watchlist = await get<string[]>('/personalize/watchlist');
+  if (watchlist[0]) return watchlist[0];
+  const [largest] = await get<UniverseHit[]>('/api/universe?limit=1');
+  if (!largest) throw new Error('The universe is empty');
+  return largest.symbol;
+}
+
+/** The company statistics screen's machine. */
+export const companyStatsMachine = setup({
+  types: {
+    context: {} as CompanyStatsContext,
+    events: {} as CompanyStatsEvent,
+    input: {} as { symbol: string | null },
+  },
+  actors: {
+    loadStats: fromPromise<readonly CompanyStat[]>(async () => get<CompanyStat[]>('/personalize/companystats')),
+    saveStats: fromPromise<readonly CompanyStat[], { stats: readonly CompanyStat[] }>(async ({ input }) =>
+      post<CompanyStat[]>('/personalize/companystats', input.stats),
+    ),
+    defaultSymbol: fromPromise<string>(chooseDefaultSymbol),
+    loadCompany: fromPromise<UniverseHit | null, { symbol: string }>(async ({ input, signal }) => {
+      const hits = await get<UniverseHit[]>(`/api/universe?q=${encodeURIComponent(input.symbol)}&limit=5`, signal);
+      return hits.find((hit) => hit.symbol === input.symbol) ?? null;
+    }),
+    figuresLoader: fromCallback<LoadFigures>(({ receive, sendBack }) => {
+      let stopped = false;
+      receive(({ request }) => {
+        const { symbol, stat } = request;
+        get<FundamentalFigure[]>(`/api/fundamentals/${stat.type}/${seg(symbol)}/${stat.limit}/${stat.period}`).then(
+          (rows) => {
+            if (!stopped) sendBack({ type: 'server.figures', key: request.key, rows });
+          },
+          (error: unknown) => {
+            if (!stopped) sendBack({ type: 'server.figuresFailed', key: request.key, error: errorMessage(error) });
+          },
+        );
+      });
+      return () => {
+        stopped = true;
+      };
+    }),
+  },
+  actions: {
+    /** Puts the company in the address (`replace` when it was chosen for the user). */
+    showSymbol: (_, _params: { symbol: string; replace: boolean }) => undefined,
+    /** Asks the loader for the figures of every card not loaded yet (or failed). */
+    requestMissingFigures: enqueueActions(({ context, enqueue }) => {
+      const { symbol } = context;
+      if (!symbol) return;
+      const requests = context.stats
+        .map((stat): FigureRequest => ({ key: figureKey(symbol, stat), symbol, stat }))
+        .filter((request) => {
+          const held = context.figures[request.key];
+          return held === undefined || held.status === 'failed';
+        });
+      if (requests.length === 0) return;
+      const loading: Record<string, FigureLoad> = { ...context.figures };
+      for (const request of requests) loading[request.key] = { status: 'loading' };
+      enqueue.assign({ figures: loading });
+      for (const request of requests) {
+        enqueue.sendTo('figures', { type: 'figures.load', request } satisfies LoadFigures);
+      }
+    }),
+  },
+  guards: {
+    hasSymbol: ({ context }) => context.symbol !== null,
+    dirty: ({ context }) => context.dirty,
+  },
+}).createMachine({
+  id: 'companystats',
+  type: 'parallel',
+  context: ({ input }) => ({
+    symbol: input.symbol ? input.symbol.trim().toUpperCase() : null,
+    company: null,
+    stats: [],
+    statsError: null,
+    saveError: null,
+    dirty: false,
+    figures: {},
+  }),
+  invoke: { id: 'figures', src: 'figuresLoader' },
+  on: {
+    'server.figures': {
+      actions: assign({
+        figures: ({ context, event }) => ({ ...context.figures, [event.key]: { status: 'ready', rows: event.rows } }),
+      }),
+    },
+    'server.figuresFailed': {
+      actions: assign({
+        figures: ({ context, event }) => ({
+          ...context.figures,
+          [event.key]: { status: 'failed', error: event.error },
+        }),
+      }),
+    },
+    'user.retryFigures': { actions: 'requestMissingFigures' },
+  },
+  states: {
+    company: {
+      initial: 'checking',
+      states: {
+        checking: {
+          always: [{ guard: 'hasSymbol', target: 'shown' }, { target: 'choosing' }],
+        },
+        choosing: {
+          invoke: {
+            src: 'defaultSymbol',
+            onDone: {
+              target: 'shown',
+              actions: [
+                assign({ symbol: ({ event }) => event.output }),
+                { type: 'showSymbol', params: ({ event }) => ({ symbol: event.output, replace: true }) },
+                'requestMissingFigures',
+              ],
+            },
+            onError: 'none',
+          },
+        },
+        none: {},
+        shown: {
+          invoke: {
+            src: 'loadCompany',
+            input: ({ context }) => ({ symbol: context.symbol ?? '' }),
+            onDone: { actions: assign({ company: ({ event }) => event.output }) },
+          },
+        },
+      },
+      on: {
+        'user.pickSymbol': {
+          guard: ({ context, event }) =>
+            event.symbol.trim() !== '' && event.symbol.trim().toUpperCase() !== context.symbol,
+          target: '.shown',
+          reenter: true,
+          actions: [
+            assign({ symbol: ({ event }) => event.symbol.trim().toUpperCase(), company: null }),
+            {
+              type: 'showSymbol',
+              params: ({ event }) => ({ symbol: event.symbol.trim().toUpperCase(), replace: false }),
+            },
+            'requestMissingFigures',
+          ],
+        },
+      },
+    },
+    stats: {
+      initial: 'loading',
+      states: {
+        loading: {
+          invoke: {
+            src: 'loadStats',
+            onDone: {
+              target: 'ready',
+              actions: [
+                assign({
+                  stats: ({ event }) => (event.output.length > 0 ? event.output : DEFAULT_COMPANY_STATS),
+                  statsError: null,
+                }),
+                'requestMissingFigures',
+              ],
+            },
+            onError: {
+              target: 'ready',
+              actions: [
+                assign({ stats: DEFAULT_COMPANY_STATS, statsError: ({ event }) => errorMessage(event.error) }),
+                'requestMissingFigures',
+              ],
+            },
+          },
+        },
+        ready: {
+          initial: 'idle',
+          on: {
+            'user.addStat': {
+              actions: [
+                assign({ stats: ({ context, event }) => addStat(context.stats, event.statType), dirty: true }),
+                'requestMissingFigures',
+              ],
+            },
+            'user.removeStat': {
+              guard: ({ context }) => context.stats.length > 1,
+              actions: assign({
+                stats: ({ context, event }) => removeStat(context.stats, event.statType),
+                dirty: true,
+              }),
+            },
+            'user.modifyStat': {
+              actions: [
+                assign({
+                  stats: ({ context, event }) =>
+                    modifyStat(context.stats, event.statType, { limit: event.limit, period: event.period }),
+                  dirty: true,
+                }),
+                'requestMissingFigures',
+              ],
+            },
+            'user.retry': { guard: ({ context }) => context.statsError !== null, target: 'loading' },
+            'user.dismissError': { actions: assign({ saveError: null }) },
+          },
+          states: {
+            idle: {
+              always: { guard: 'dirty', target: 'saving' },
+            },
+            saving: {
+              entry: assign({ dirty: false }),
+              invoke: {
+                src: 'saveStats',
+                input: ({ context }) => ({ stats: context.stats }),
+                onDone: [
+                  { guard: 'dirty', target: 'idle' },
+                  {
+                    target: 'idle',
+                    actions: [assign({ stats: ({ event }) => event.output, saveError: null }), 'requestMissingFigures'],
+                  },
+                ],
+                onError: {
+                  target: 'idle',
+                  actions: assign({
+                    saveError: ({ event }) => `Your statistics could not be saved: ${errorMessage(event.error)}`,
+                  }),
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+});

@@ -1,0 +1,388 @@
+/**
+ * Correlate (/Correlate): choose symbols, a sector or the watch list and a window; a heatmap of return
+ * correlations, the clusters of stocks that move together, and a comparison of two symbols' rebased prices.
+ */
+import { useMachine } from '@xstate/react';
+import { useMemo, useState } from 'react';
+import type { Data } from 'plotly.js';
+import { Chart } from '../../components/Chart.tsx';
+import { Empty, Failed, Skeleton } from '../../components/LoadState.tsx';
+import { SymbolChip } from '../../components/SymbolChip.tsx';
+import { LINE_COLORS } from '../perform/lines.ts';
+import {
+  clusterOrder,
+  clusterSummary,
+  correlateMachine,
+  correlationOf,
+  CORRELATE_CHOSEN_MAX,
+  CORRELATE_MAX,
+  sectorChoices,
+  WINDOWS,
+  type Comparison,
+  type Correlation,
+  type CorrelateSource,
+} from './correlate.machine.ts';
+import { SymbolPicker } from './SymbolPicker.tsx';
+import './correlate.css';
+
+const SOURCES: readonly { readonly source: CorrelateSource; readonly label: string }[] = [
+  { source: 'sector', label: 'A sector' },
+  { source: 'watchlist', label: 'My watch list' },
+  { source: 'symbols', label: 'Chosen symbols' },
+];
+
+/** The heatmap colours: blue for -1, white for 0, red for +1. */
+const COLORSCALE: [number, string][] = [
+  [0, '#2166ac'],
+  [0.25, '#92c5de'],
+  [0.5, '#f7f7f7'],
+  [0.75, '#f4a582'],
+  [1, '#b2182b'],
+];
+
+function Heatmap({
+  result,
+  onPick,
+}: {
+  readonly result: Correlation;
+  readonly onPick: (a: string, b: string) => void;
+}) {
+  const ordered = useMemo(() => clusterOrder(result), [result]);
+  const n = ordered.symbols.length;
+  const data: Data[] = [
+    {
+      type: 'heatmap',
+      x: ordered.symbols,
+      y: ordered.symbols,
+      z: ordered.values,
+      zmin: -1,
+      zmax: 1,
+      colorscale: COLORSCALE,
+      colorbar: { thickness: 12, tickvals: [-1, -0.5, 0, 0.5, 1] },
+      xgap: 1,
+      ygap: 1,
+      hovertemplate: '%{y} and %{x}: %{z:.2f}<extra></extra>',
+      ...(n <= 16 ? { texttemplate: '%{z:.2f}', textfont: { size: 10 } } : {}),
+    },
+  ];
+  return (
+    <Chart
+      data={data}
+      height={Math.min(900, Math.max(380, n * 22 + 110))}
+      label={`Correlation heatmap of ${n} symbols over ${result.window} trading days`}
+      layout={{
+        margin: { l: 64, r: 10, t: 10, b: 64 },
+        xaxis: { type: 'category', tickangle: -60, tickfont: { size: n > 30 ? 9 : 11 } },
+        yaxis: { type: 'category', autorange: 'reversed', tickfont: { size: n > 30 ? 9 : 11 } },
+      }}
+      config={{ displayModeBar: false }}
+      onClick={(event) => {
+        const point = event.points[0];
+        if (point) onPick(String(point.y), String(point.x));
+      }}
+    />
+  );
+}
+
+function ComparisonChart({ comparison, correlation }: { comparison: Comparison; correlation: number | null }) {
+  const data: Data[] = [
+    {
+      type: 'scatter',
+      mode: 'lines',
+      name: comparison.a,
+      x: [...comparison.dates],
+      y: [...comparison.aValues],
+      line: { color: LINE_COLORS[0], width: 2 },
+    },
+    {
+      type: 'scatter',
+      mode: 'lines',
+      name: comparison.b,
+      x: [...comparison.dates],
+      y: [...comparison.bValues],
+      line: { color: LINE_COLORS[1], width: 2 },
+    },
+  ];
+  return (
+    <Chart
+      data={data}
+      height={340}
+      label={`${comparison.a} and ${comparison.b} rebased to 100${correlation === null ? '' : `, correlation ${correlation.toFixed(2)}`}`}
+      layout={{
+        hovermode: 'x unified',
+        legend: { orientation: 'h', y: 1.08 },
+        xaxis: { type: 'date', showgrid: false },
+        yaxis: { title: { text: 'Rebased to 100' }, gridcolor: '#edf0f5' },
+        shapes: [
+          {
+            type: 'line',
+            xref: 'paper',
+            x0: 0,
+            x1: 1,
+            y0: 100,
+            y1: 100,
+            line: { color: '#9aa5b5', width: 1, dash: 'dot' },
+          },
+        ],
+      }}
+      config={{ displayModeBar: false }}
+    />
+  );
+}
+
+function PairForm({
+  symbols,
+  onPick,
+}: {
+  readonly symbols: readonly string[];
+  readonly onPick: (a: string, b: string) => void;
+}) {
+  const [a, setA] = useState('');
+  const [b, setB] = useState('');
+  const first = symbols.includes(a) ? a : (symbols[0] ?? '');
+  const second = symbols.includes(b) && b !== first ? b : (symbols.find((s) => s !== first) ?? '');
+  return (
+    <form
+      className="pair-form"
+      onSubmit={(event) => {
+        event.preventDefault();
+        if (first && second) onPick(first, second);
+      }}
+    >
+      <label>
+        Compare
+        <select value={first} onChange={(event) => setA(event.target.value)}>
+          {symbols.map((s) => (
+            <option key={s}>{s}</option>
+          ))}
+        </select>
+      </label>
+      <label>
+        with
+        <select value={second} onChange={(event) => setB(event.target.value)}>
+          {symbols
+            .filter((s) => s !== first)
+            .map((s) => (
+              <option key={s}>{s}</option>
+            ))}
+        </select>
+      </label>
+      <button type="submit" className="button">
+        Compare
+      </button>
+    </form>
+  );
+}
+
+/** The Correlate page. */
+export default function CorrelateScreen() {
+  const [state, send] = useMachine(correlateMachine);
+  const { context } = state;
+  const { setup, result, error, pair, comparison } = context;
+  const busy = state.matches({ data: 'loading' }) || state.matches({ data: 'correlating' });
+  const failed = state.matches({ data: 'failed' });
+  const incomplete = state.matches({ data: 'incomplete' });
+  const pick = (a: string, b: string) => send({ type: 'user.pickPair', a, b });
+  const summary = useMemo(() => clusterSummary(result?.groups ?? []), [result]);
+  const watchCount = setup?.watchlist.length ?? 0;
+  const capped =
+    (context.source === 'watchlist' && watchCount > CORRELATE_MAX) ||
+    (context.source === 'sector' &&
+      (sectorChoices(setup).find((g) => g.id === context.sectorId)?.symbols.length ?? 0) > CORRELATE_MAX);
+
+  let main;
+  if (failed && (setup === null || result === null)) {
+    main = (
+      <Failed message={error ?? 'The correlations could not be loaded'} onRetry={() => send({ type: 'user.retry' })} />
+    );
+  } else if (incomplete) {
+    main = (
+      <Empty>
+        {context.source === 'watchlist'
+          ? 'Your watch list holds fewer than 2 symbols: add symbols to it, or choose a sector or symbols.'
+          : context.source === 'symbols'
+            ? 'Choose at least 2 symbols: search a symbol or company above.'
+            : 'This sector holds fewer than 2 symbols: choose another sector.'}
+      </Empty>
+    );
+  } else if (result === null) {
+    main = <Skeleton lines={12} height={22} />;
+  } else {
+    main = (
+      <div className={busy ? 'correlate-main analysis-stale' : 'correlate-main'}>
+        <article className="card correlate-heatmap" aria-labelledby="heatmap-title">
+          <h2 id="heatmap-title">
+            Return correlations <span className="hint">{result.window} trading days, click a cell to compare</span>
+          </h2>
+          <Heatmap result={result} onPick={pick} />
+          <PairForm symbols={result.symbols} onPick={pick} />
+        </article>
+        <article className="card correlate-clusters" aria-labelledby="clusters-title">
+          <h2 id="clusters-title">Stocks that move together</h2>
+          {summary.clusters.length === 0 ? (
+            <Empty>No two of these stocks move together closely over this window: try a longer one.</Empty>
+          ) : (
+            <ol className="clusters">
+              {summary.clusters.map((cluster, i) => (
+                <li key={cluster.members.map((m) => m.stock).join(',')} className="cluster">
+                  <div className="cluster-head">
+                    <strong>Cluster {i + 1}</strong>
+                    <span className="hint">
+                      {cluster.members.length} stocks, average correlation {cluster.average.toFixed(2)}
+                    </span>
+                  </div>
+                  <ul className="cluster-members">
+                    {cluster.members.map((m) => (
+                      <li key={m.stock}>
+                        <SymbolChip symbol={m.stock} />
+                        <span className="hint">{m.value.toFixed(2)}</span>
+                      </li>
+                    ))}
+                  </ul>
+                </li>
+              ))}
+            </ol>
+          )}
+          {summary.alone.length > 0 && (
+            <div className="cluster-alone">
+              <strong>Move on their own</strong>
+              <ul className="cluster-members">
+                {summary.alone.map((s) => (
+                  <li key={s}>
+                    <SymbolChip symbol={s} />
+                  </li>
+                ))}
+              </ul>
+            </div>
+          )}
+        </article>
+      </div>
+    );
+  }
+
+  return (
+    <section className="screen correlate">
+      <h1>Correlate</h1>
+      <div className="card correlate-controls">
+        <fieldset className="segmented">
+          <legend>Symbols from</legend>
+          {SOURCES.map(({ source, label }) => (
+            <label key={source} className={context.source === source ? 'segment active' : 'segment'}>
+              <input
+                type="radio"
+                name="correlate-source"
+                value={source}
+                checked={context.source === source}
+                disabled={setup === null}
+                onChange={() => send({ type: 'user.setSource', source })}
+              />
+              {label}
+              {source === 'watchlist' && setup !== null && ` (${watchCount})`}
+              {source === 'symbols' && context.chosen.length > 0 && ` (${context.chosen.length})`}
+            </label>
+          ))}
+        </fieldset>
+        <label>
+          Sector
+          <select
+            value={context.sectorId ?? ''}
+            disabled={setup === null}
+            onChange={(event) => send({ type: 'user.selectSector', sectorId: event.target.value })}
+          >
+            <optgroup label="GICS sectors">
+              {setup?.groups.gics.map((g) => (
+                <option key={g.id} value={g.id}>
+                  {g.name}
+                </option>
+              ))}
+            </optgroup>
+            {setup !== null && setup.groups.mine.length > 0 && (
+              <optgroup label="My sectors">
+                {setup.groups.mine.map((g) => (
+                  <option key={g.id} value={g.id}>
+                    {g.name}
+                  </option>
+                ))}
+              </optgroup>
+            )}
+          </select>
+        </label>
+        <SymbolPicker
+          label="Add a symbol"
+          query={context.query}
+          results={context.results}
+          searching={state.matches({ search: 'searching' }) || state.matches({ search: 'settling' })}
+          chosen={context.chosen}
+          max={CORRELATE_CHOSEN_MAX}
+          onQuery={(query) => send({ type: 'user.search', query })}
+          onPick={(symbol) => send({ type: 'user.addSymbol', symbol })}
+          onRemove={(symbol) => send({ type: 'user.removeSymbol', symbol })}
+        />
+        <fieldset className="segmented">
+          <legend>Window (trading days)</legend>
+          {WINDOWS.map((w) => (
+            <label key={w} className={context.window === w ? 'segment active' : 'segment'}>
+              <input
+                type="radio"
+                name="correlate-window"
+                value={w}
+                checked={context.window === w}
+                onChange={() => send({ type: 'user.setWindow', window: w })}
+              />
+              {w}
+            </label>
+          ))}
+        </fieldset>
+        {busy && result !== null && (
+          <span className="analysis-busy" role="status">
+            Updating…
+          </span>
+        )}
+      </div>
+      {context.searchError && <p className="error">{context.searchError}</p>}
+      {capped && <p className="hint">The first {CORRELATE_MAX} symbols are compared.</p>}
+      {failed && setup !== null && result !== null && (
+        <Failed
+          message={error ?? 'The correlations could not be updated'}
+          onRetry={() => send({ type: 'user.retry' })}
+        />
+      )}
+      {main}
+      {pair !== null && (
+        <article className="card correlate-compare" aria-labelledby="compare-title">
+          <div className="compare-head">
+            <h2 id="compare-title">
+              {pair.a} and {pair.b} rebased to 100
+            </h2>
+            {correlationOf(result, pair.a, pair.b) !== null && (
+              <span className="hint">
+                correlation {(correlationOf(result, pair.a, pair.b) as number).toFixed(2)} over {context.window} trading
+                days
+              </span>
+            )}
+            <SymbolChip symbol={pair.a} />
+            <SymbolChip symbol={pair.b} />
+            <button
+              type="button"
+              className="icon-button small"
+              aria-label="Close the comparison"
+              onClick={() => send({ type: 'user.closeComparison' })}
+            >
+              ×
+            </button>
+          </div>
+          {state.matches({ comparison: 'failed' }) ? (
+            <Failed
+              message={context.compareError ?? 'The prices could not be loaded'}
+              onRetry={() => send({ type: 'user.retryComparison' })}
+            />
+          ) : comparison === null ? (
+            <Skeleton lines={5} height={24} />
+          ) : (
+            <ComparisonChart comparison={comparison} correlation={correlationOf(result, pair.a, pair.b)} />
+          )}
+        </article>
+      )}
+    </section>
+  );
+}

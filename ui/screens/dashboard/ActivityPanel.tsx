@@ -1,0 +1,97 @@
+/**
+ * Component 3: the user's alerts (armed or triggered) and the newest notifications, read again live when an
+ * alert fires or changes.
+ */
+import { useMachine } from '@xstate/react';
+import { useId } from 'react';
+import { Empty, Failed, Skeleton } from '../../components/LoadState.tsx';
+import { SymbolChip } from '../../components/SymbolChip.tsx';
+import type { CardAlert } from './card.machine.ts';
+import { activityMachine, type Activity } from './panels.ts';
+
+/** What an alert waits for, in words. */
+export function alertText(alert: Pick<CardAlert, 'kind' | 'alerttype' | 'threshold' | 'period'>): string {
+  const way = alert.alerttype === 'U' ? 'rises to' : 'falls to';
+  if (alert.kind === 'SMA') {
+    return `${alert.alerttype === 'U' ? 'crosses above' : 'crosses below'} SMA ${alert.period ?? ''}`.trim();
+  }
+  return `${way} ${alert.threshold === null ? '?' : alert.threshold.toFixed(2)}`;
+}
+
+function when(iso: string): string {
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime())
+    ? iso
+    : date.toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'short' });
+}
+
+/** The alerts and notifications panel. */
+export function ActivityPanel() {
+  const [state, send] = useMachine(activityMachine, { input: null });
+  const titleId = useId();
+  const data = state.context.data as Activity | null;
+  let content;
+  if (data === null && (state.matches('loading') || state.matches('refreshing'))) {
+    content = <Skeleton lines={5} />;
+  } else if (state.matches('failed')) {
+    content = (
+      <Failed
+        message={`Your alerts could not be loaded: ${state.context.error ?? ''}`}
+        onRetry={() => send({ type: 'user.retry' })}
+      />
+    );
+  } else if (data) {
+    content = (
+      <div className="dash-columns">
+        <div>
+          <h3>Your alerts</h3>
+          {data.alerts.length === 0 ? (
+            <Empty>No alerts yet: use “Add alert” on a card or click a price chart.</Empty>
+          ) : (
+            <ul className="dash-list">
+              {data.alerts.map((alert) => (
+                <li key={alert.id}>
+                  <SymbolChip symbol={alert.symbol} addable={false} />
+                  <span className={alert.alerttype === 'U' ? 'up' : 'down'} aria-hidden="true">
+                    {alert.alerttype === 'U' ? '▲' : '▼'}
+                  </span>
+                  <span>{alertText(alert)}</span>
+                  <span className={`dash-status ${alert.status}`}>{alert.status}</span>
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
+        <div>
+          <h3>Recent notifications</h3>
+          {data.notifications.length === 0 ? (
+            <Empty>No alert has fired yet.</Empty>
+          ) : (
+            <ul className="dash-list">
+              {data.notifications.map((n) => (
+                <li key={n.id} className={n.read ? '' : 'unread'}>
+                  <SymbolChip symbol={n.symbol} addable={false} />
+                  <span className="bell-type">{n.notificationtype === 2 ? 'SMA' : 'Price'}</span>
+                  <span
+                    className={
+                      n.notifcationmessage.includes('+') ? 'up' : n.notifcationmessage.includes('-') ? 'down' : ''
+                    }
+                  >
+                    {n.notifcationmessage}
+                  </span>
+                  <span className="hint">{when(n.createdt)}</span>
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
+      </div>
+    );
+  }
+  return (
+    <section className="dash-panel" aria-labelledby={titleId}>
+      <h2 id={titleId}>Alerts and notifications</h2>
+      {content}
+    </section>
+  );
+}

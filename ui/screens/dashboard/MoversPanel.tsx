@@ -1,0 +1,59 @@
+/**
+ * Component 4: the universe's top gainers, top losers and most active stocks of the session, as chips that open
+ * the chart and add to the watch list; read again every few seconds.
+ */
+import { useMachine } from '@xstate/react';
+import { useId } from 'react';
+import { Empty, Failed, Skeleton } from '../../components/LoadState.tsx';
+import { SymbolChip } from '../../components/SymbolChip.tsx';
+import { formatNumber } from '../../../domain/format.ts';
+import { signed, tone } from './dashboard.logic.ts';
+import { moversMachine, type Mover, type Movers } from './panels.ts';
+
+function MoverList({ title, movers, volume }: { title: string; movers: readonly Mover[]; volume?: boolean }) {
+  return (
+    <div>
+      <h3>{title}</h3>
+      {movers.length === 0 ? (
+        <Empty>None right now.</Empty>
+      ) : (
+        <ol className="dash-list movers">
+          {movers.map((m) => (
+            <li key={m.symbol} title={m.name}>
+              <SymbolChip symbol={m.symbol} />
+              <span className="mover-price">{m.price.toFixed(2)}</span>
+              <span className={tone(m.changepct)}>{signed(m.changepct)}%</span>
+              {volume && <span className="hint">{formatNumber(m.volume)}</span>}
+            </li>
+          ))}
+        </ol>
+      )}
+    </div>
+  );
+}
+
+/** The movers panel. */
+export function MoversPanel() {
+  const [state, send] = useMachine(moversMachine, { input: null });
+  const titleId = useId();
+  const data = state.context.data as Movers | null;
+  return (
+    <section className="dash-panel" aria-labelledby={titleId}>
+      <h2 id={titleId}>Market movers</h2>
+      {data === null && (state.matches('loading') || state.matches('refreshing')) ? (
+        <Skeleton lines={5} />
+      ) : state.matches('failed') ? (
+        <Failed
+          message={`The movers could not be loaded: ${state.context.error ?? ''}`}
+          onRetry={() => send({ type: 'user.retry' })}
+        />
+      ) : data ? (
+        <div className="dash-columns three">
+          <MoverList title="Gainers" movers={data.gainers} />
+          <MoverList title="Losers" movers={data.losers} />
+          <MoverList title="Most active" movers={data.active} volume />
+        </div>
+      ) : null}
+    </section>
+  );
+}

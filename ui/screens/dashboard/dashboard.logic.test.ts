@@ -1,0 +1,171 @@
+import { expect } from 'chai';
+import type { Quote } from '../../../domain/market/types.ts';
+import {
+  addLayout,
+  addStock,
+  applyQuote,
+  breadth,
+  capList,
+  changeSince,
+  DEFAULT_LAYOUT,
+  EMPTY_LIVE,
+  keepLive,
+  listSource,
+  peRatio,
+  performanceBars,
+  priceRange,
+  removeLayout,
+  shownStocks,
+  signed,
+  sliderLabel,
+  sliderMonths,
+  toggleComponent,
+  tone,
+  TRAIL_MAX,
+} from './dashboard.logic.ts';
+
+function q(symbol: string, price: number, changepct = 0, ts = `t${price}`): Quote {
+  return { symbol, price, change: changepct, changepct, volume: 1, ts };
+}
+
+describe('dashboard rules', () => {
+  describe('layouts', () => {
+    it('toggles a component: appended when absent, removed when present, other layouts untouched', () => {
+      const added = toggleComponent(DEFAULT_LAYOUT, 1, 4);
+      expect(added).to.deep.equal([
+        { layoutId: 1, compId: [1, 4] },
+        { layoutId: 2, compId: [2] },
+        { layoutId: 3, compId: [3] },
+      ]);
+      expect(toggleComponent(added, 1, 1)[0]).to.deep.equal({ layoutId: 1, compId: [4] });
+      expect(toggleComponent(added, 9, 1)).to.deep.equal(added);
+    });
+
+    it('adds a layout with the next free id up to 12, and removes one', () => {
+      let layouts = DEFAULT_LAYOUT;
+      for (let i = 0; i < 12; i += 1) layouts = addLayout(layouts);
+      expect(layouts).to.have.length(12);
+      expect(layouts.at(-1)).to.deep.equal({ layoutId: 12, compId: [] });
+      expect(removeLayout(layouts, 2).map((l) => l.layoutId)).to.not.include(2);
+    });
+  });
+
+  describe('stock list', () => {
+    const portfolio = ['AAPL', 'MSFT'];
+    const watchlist = ['NVDA'];
+
+    it('keeps the first 30 without repeats', () => {
+      const many = [...Array.from({ length: 40 }, (_, i) => `S${i}`), 'S0'];
+      expect(capList(many)).to.have.length(30);
+      expect(capList(['A', 'B', 'A'])).to.deep.equal(['A', 'B']);
+    });
+
+    it('shows the portfolio while no list is saved, else the saved list', () => {
+      expect(shownStocks({ saved: [], portfolio, watchlist })).to.deep.equal(portfolio);
+      expect(shownStocks({ saved: ['XOM'], portfolio, watchlist })).to.deep.equal(['XOM']);
+    });
+
+    it('names the source the list matches', () => {
+      expect(listSource({ saved: [], portfolio, watchlist }, false)).to.equal('portfolio');
+      expect(listSource({ saved: ['AAPL', 'MSFT'], portfolio, watchlist }, false)).to.equal('portfolio');
+      expect(listSource({ saved: ['NVDA'], portfolio, watchlist }, false)).to.equal('watchlist');
+      expect(listSource({ saved: ['NVDA', 'XOM'], portfolio, watchlist }, false)).to.equal('custom');
+      expect(listSource({ saved: ['XOM'], portfolio, watchlist }, true)).to.equal('sector');
+    });
+
+    it('adds a new symbol at the end and refuses a repeat or a 31st', () => {
+      expect(addStock(['A'], 'B')).to.deep.equal({ list: ['A', 'B'] });
+      expect(addStock(['A'], 'A')).to.deep.equal({ refused: 'A is already on the dashboard' });
+      const full = Array.from({ length: 30 }, (_, i) => `S${i}`);
+      expect(addStock(full, 'X')).to.have.property('refused');
+    });
+  });
+
+  describe('slider', () => {
+    it('turns the slider into months from 1 to 60', () => {
+      expect(sliderMonths({ type: 'M', val: 3 })).to.equal(3);
+      expect(sliderMonths({ type: 'Y', val: 2 })).to.equal(24);
+      expect(sliderMonths({ type: 'Y', val: 10 })).to.equal(60);
+      expect(sliderMonths({ type: 'W', val: 5 })).to.equal(2);
+      expect(sliderMonths({ type: 'D', val: 5 })).to.equal(1);
+      expect(sliderLabel({ type: 'M', val: 1 })).to.equal('1 month');
+      expect(sliderLabel({ type: 'M', val: 3 })).to.equal('3 months');
+    });
+  });
+
+  describe('live quotes', () => {
+    it('does not flash the first quote, flashes moves, and not a repeat of the same price', () => {
+      let state = applyQuote(EMPTY_LIVE, q('A', 10));
+      expect(state.flashes).to.deep.equal({});
+      state = applyQuote(state, q('A', 9));
+      expect(state.flashes.A).to.deep.equal({ dir: 'down', seq: 1 });
+      state = applyQuote(state, q('A', 9, 0, 'later'));
+      expect(state.flashes.A).to.deep.equal({ dir: 'down', seq: 1 });
+      expect(state.trails.A?.map((p) => p.price)).to.deep.equal([10, 9, 9]);
+    });
+
+    it('keeps at most the trail limit of prices and drops symbols no longer shown', () => {
+      let state = EMPTY_LIVE;
+      for (let i = 0; i < TRAIL_MAX + 5; i += 1) state = applyQuote(state, q('A', 100 + i));
+      expect(state.trails.A).to.have.length(TRAIL_MAX);
+      state = applyQuote(state, q('B', 1));
+      expect(Object.keys(keepLive(state, ['B']).quotes)).to.deep.equal(['B']);
+    });
+
+    it('counts the breadth of the shown stocks that have a quote', () => {
+      const quotes = { A: q('A', 1, 2), B: q('B', 1, -1), C: q('C', 1, 0) };
+      expect(breadth(['A', 'B', 'C', 'D'], quotes)).to.deep.equal({ up: 1, down: 1, flat: 1, averagePct: 0.33 });
+      expect(breadth([], quotes).averagePct).to.equal(null);
+    });
+  });
+
+  describe('figures', () => {
+    it('signs and tints changes', () => {
+      expect(signed(1.234)).to.equal('+1.23');
+      expect(signed(-0.4)).to.equal('-0.40');
+      expect(signed(0)).to.equal('0.00');
+      expect(tone(2)).to.equal('up');
+      expect(tone(-2)).to.equal('down');
+      expect(tone(0)).to.equal('');
+      expect(tone(undefined)).to.equal('');
+    });
+
+    it('computes the change since a close, and nothing without a close', () => {
+      expect(changeSince(100, 110)).to.deep.equal({ change: 10, pct: 10 });
+      expect(changeSince(200, 150)).to.deep.equal({ change: -50, pct: -25 });
+      expect(changeSince(null, 110)).to.equal(null);
+      expect(changeSince(0, 110)).to.equal(null);
+    });
+
+    it('computes P/E only for positive earnings', () => {
+      expect(peRatio(150, 6)).to.equal(25);
+      expect(peRatio(150, -2)).to.equal(null);
+      expect(peRatio(150, null)).to.equal(null);
+    });
+
+    it('finds the range of bars', () => {
+      expect(
+        priceRange([
+          { low: 5, high: 9 },
+          { low: 3, high: 7 },
+        ]),
+      ).to.deep.equal({ low: 3, high: 9 });
+      expect(priceRange([])).to.equal(null);
+    });
+
+    it('takes the last known % change of each series, highest first', () => {
+      expect(
+        performanceBars([
+          { symbol: 'A', values: [0, 2, null] },
+          { symbol: 'B', values: [0, 5] },
+          { symbol: 'C', values: [null, null] },
+          { symbol: 'D', values: [0, -3] },
+        ]),
+      ).to.deep.equal([
+        { symbol: 'B', pct: 5 },
+        { symbol: 'A', pct: 2 },
+        { symbol: 'D', pct: -3 },
+      ]);
+    });
+  });
+});

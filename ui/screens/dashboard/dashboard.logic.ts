@@ -1,0 +1,264 @@
+/**
+ * The dashboard's pure rules: layouts and their components, the stock list (where it comes from, the cap of
+ * 30, no repeats), the slider's period, live quote updates with their flash, and the figures cards derive.
+ */
+import {
+  DASHBOARD_LAYOUT_LIMIT,
+  DEFAULT_DASHBOARD_LAYOUT,
+  type DashboardLayoutEntry,
+} from '../../../domain/dashboard/layout.ts';
+import {
+  DEFAULT_DASHBOARD_OPTIONS,
+  type DashboardOptions,
+  type DashboardSlider,
+} from '../../../domain/dashboard/options.ts';
+import { DASHBOARD_STOCKS_LIMIT } from '../../../domain/dashboard/stocks.ts';
+import type { Quote } from '../../../domain/market/types.ts';
+
+export type { DashboardOptions };
+
+/** Most stocks the dashboard list holds (spec section 9). */
+export const DASHBOARD_STOCKS_MAX = DASHBOARD_STOCKS_LIMIT;
+
+/** Most layouts a dashboard holds (the server's limit). */
+export const DASHBOARD_LAYOUTS_MAX = DASHBOARD_LAYOUT_LIMIT;
+
+/** Most live prices kept per symbol for the "today" chart of a card. */
+export const TRAIL_MAX = 300;
+
+/** One layout: its id and the component ids it shows, in order. */
+export type LayoutEntry = DashboardLayoutEntry;
+
+/** The layout of a dashboard nobody changed (spec section 3): layout 1 with comp 1, 2 with 2, 3 with 3. */
+export const DEFAULT_LAYOUT: readonly LayoutEntry[] = DEFAULT_DASHBOARD_LAYOUT;
+
+/** The components a layout can show, by id. */
+export const COMPONENTS: readonly { readonly id: number; readonly name: string }[] = Object.freeze([
+  { id: 1, name: 'Performance' },
+  { id: 2, name: 'Stock cards' },
+  { id: 3, name: 'Alerts and notifications' },
+  { id: 4, name: 'Market movers' },
+  { id: 5, name: 'Latest patterns' },
+]);
+
+/** The name of a component id. */
+export function componentName(id: number): string {
+  return COMPONENTS.find((c) => c.id === id)?.name ?? `Component ${id}`;
+}
+
+/** Toggles a component in a layout: added at the end when absent, removed when present (spec section 4). */
+export function toggleComponent(layouts: readonly LayoutEntry[], layoutId: number, compId: number): LayoutEntry[] {
+  return layouts.map((layout) => {
+    if (layout.layoutId !== layoutId) return layout;
+    const present = layout.compId.includes(compId);
+    return { layoutId, compId: present ? layout.compId.filter((c) => c !== compId) : [...layout.compId, compId] };
+  });
+}
+
+/** Adds an empty layout after the others, with the next free id; unchanged at the limit. */
+export function addLayout(layouts: readonly LayoutEntry[]): readonly LayoutEntry[] {
+  if (layouts.length >= DASHBOARD_LAYOUTS_MAX) return layouts;
+  const next = layouts.reduce((max, l) => Math.max(max, l.layoutId), 0) + 1;
+  return [...layouts, { layoutId: next, compId: [] }];
+}
+
+/** Removes a layout. */
+export function removeLayout(layouts: readonly LayoutEntry[], layoutId: number): LayoutEntry[] {
+  return layouts.filter((l) => l.layoutId !== layoutId);
+}
+
+/** The slider of the options: `val` units of `type` (D days, W weeks, M months, Y years). */
+export type Slider = DashboardSlider;
+
+/** The options nobody changed (spec section 3). */
+export const DEFAULT_OPTIONS: DashboardOptions = DEFAULT_DASHBOARD_OPTIONS;
+
+/** Months of history the slider asks for (1 to 60): days and weeks round up to whole months. */
+export function sliderMonths(slider: Slider): number {
+  const months =
+    slider.type === 'M'
+      ? slider.val
+      : slider.type === 'Y'
+        ? slider.val * 12
+        : slider.type === 'W'
+          ? Math.ceil(slider.val / 4)
+          : Math.ceil(slider.val / 21);
+  return Math.min(60, Math.max(1, months));
+}
+
+/** The slider's period in words, e.g. "3 months". */
+export function sliderLabel(slider: Slider): string {
+  const unit = { D: 'day', W: 'week', M: 'month', Y: 'year' }[slider.type];
+  return `${slider.val} ${unit}${slider.val === 1 ? '' : 's'}`;
+}
+
+/** Where the dashboard's stocks come from; `custom` when the list was edited by hand. */
+export type ListSource = 'portfolio' | 'watchlist' | 'sector' | 'custom';
+
+/** The lists a dashboard's stocks can come from. */
+export interface StockLists {
+  /** The dashboard stock list saved on the server; empty means "follow the portfolio" (the default). */
+  readonly saved: readonly string[];
+  /** The portfolio's symbols. */
+  readonly portfolio: readonly string[];
+  /** The watch list. */
+  readonly watchlist: readonly string[];
+}
+
+/** Symbols without repeats, the first {@link DASHBOARD_STOCKS_MAX} kept (spec section 4). */
+export function capList(symbols: readonly string[]): string[] {
+  return [...new Set(symbols)].slice(0, DASHBOARD_STOCKS_MAX);
+}
+
+/** The stocks the dashboard shows: the saved list, or the portfolio's first 30 while none is saved. */
+export function shownStocks(lists: StockLists): string[] {
+  return lists.saved.length > 0 ? capList(lists.saved) : capList(lists.portfolio);
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((s, i) => s === b[i]);
+}
+
+/** Which source the shown list matches: the sector when the sector flag is on, else portfolio, watch list or custom. */
+export function listSource(lists: StockLists, sectorflag: boolean): ListSource {
+  if (sectorflag) return 'sector';
+  if (lists.saved.length === 0 || sameList(capList(lists.saved), capList(lists.portfolio))) return 'portfolio';
+  if (sameList(capList(lists.saved), capList(lists.watchlist))) return 'watchlist';
+  return 'custom';
+}
+
+/** The outcome of adding a symbol to the list: the new list, or why it cannot be added. */
+export type AddOutcome = { readonly list: string[] } | { readonly refused: string };
+
+/** Adds a symbol at the end of the shown list; refused when already there or when the list is full. */
+export function addStock(shown: readonly string[], symbol: string): AddOutcome {
+  if (shown.includes(symbol)) return { refused: `${symbol} is already on the dashboard` };
+  if (shown.length >= DASHBOARD_STOCKS_MAX) {
+    return { refused: `The dashboard holds at most ${DASHBOARD_STOCKS_MAX} stocks: remove one first` };
+  }
+  return { list: [...shown, symbol] };
+}
+
+/** The shown list without a symbol. */
+export function removeStock(shown: readonly string[], symbol: string): string[] {
+  return shown.filter((s) => s !== symbol);
+}
+
+/** A brief colour flash of a price that moved; `seq` changes on every move so the animation restarts. */
+export interface Flash {
+  readonly dir: 'up' | 'down';
+  readonly seq: number;
+}
+
+/** A live price for the "today" chart. */
+export interface TrailPoint {
+  readonly ts: string;
+  readonly price: number;
+}
+
+/** The live state of the shown symbols. */
+export interface LiveState {
+  readonly quotes: Readonly<Record<string, Quote>>;
+  readonly flashes: Readonly<Record<string, Flash>>;
+  readonly trails: Readonly<Record<string, readonly TrailPoint[]>>;
+}
+
+/** No live data yet. */
+export const EMPTY_LIVE: LiveState = Object.freeze({ quotes: {}, flashes: {}, trails: {} });
+
+/**
+ * Applies a streamed quote (spec section 4: it replaces the entry of the same symbol): a move from the price
+ * held flashes up or down; the first quote of a symbol does not flash. The price joins the symbol's trail
+ * unless it repeats the last point.
+ */
+export function applyQuote(state: LiveState, quote: Quote): LiveState {
+  const previous = state.quotes[quote.symbol];
+  const quotes = { ...state.quotes, [quote.symbol]: quote };
+  let flashes = state.flashes;
+  if (previous !== undefined && previous.price !== quote.price) {
+    const seq = (state.flashes[quote.symbol]?.seq ?? 0) + 1;
+    flashes = { ...flashes, [quote.symbol]: { dir: quote.price > previous.price ? 'up' : 'down', seq } };
+  }
+  const trail = state.trails[quote.symbol] ?? [];
+  const last = trail.at(-1);
+  const trails =
+    last !== undefined && last.ts === quote.ts && last.price === quote.price
+      ? state.trails
+      : { ...state.trails, [quote.symbol]: [...trail, { ts: quote.ts, price: quote.price }].slice(-TRAIL_MAX) };
+  return { quotes, flashes, trails };
+}
+
+/** Keeps only the live state of the symbols still shown. */
+export function keepLive(state: LiveState, symbols: readonly string[]): LiveState {
+  const keep = new Set(symbols);
+  const pick = <T>(record: Readonly<Record<string, T>>) =>
+    Object.fromEntries(Object.entries(record).filter(([symbol]) => keep.has(symbol)));
+  return { quotes: pick(state.quotes), flashes: pick(state.flashes), trails: pick(state.trails) };
+}
+
+/** How the shown stocks move today: advancers, decliners, unchanged and the average % change. */
+export interface Breadth {
+  readonly up: number;
+  readonly down: number;
+  readonly flat: number;
+  readonly averagePct: number | null;
+}
+
+/** The breadth of the shown stocks that have a quote. */
+export function breadth(symbols: readonly string[], quotes: Readonly<Record<string, Quote>>): Breadth {
+  const known = symbols.map((s) => quotes[s]).filter((q): q is Quote => q !== undefined);
+  const up = known.filter((q) => q.changepct > 0).length;
+  const down = known.filter((q) => q.changepct < 0).length;
+  const averagePct =
+    known.length === 0 ? null : Math.round((known.reduce((sum, q) => sum + q.changepct, 0) / known.length) * 100) / 100;
+  return { up, down, flat: known.length - up - down, averagePct };
+}
+
+/** The sign of a change, for the green/red tint. */
+export function tone(change: number | null | undefined): 'up' | 'down' | '' {
+  if (change === null || change === undefined || change === 0 || !Number.isFinite(change)) return '';
+  return change > 0 ? 'up' : 'down';
+}
+
+/** A change with its sign and 2 decimals, e.g. `+1.25` or `-0.40`. */
+export function signed(value: number): string {
+  const fixed = Math.abs(value).toFixed(2);
+  return value > 0 ? `+${fixed}` : value < 0 ? `-${fixed}` : fixed;
+}
+
+/** The change and % change from a base price to a price, or null without a usable base. */
+export function changeSince(base: number | null | undefined, price: number): { change: number; pct: number } | null {
+  if (base === null || base === undefined || !(base > 0) || !Number.isFinite(price)) return null;
+  const change = price - base;
+  return { change: Math.round(change * 100) / 100, pct: Math.round((change / base) * 10000) / 100 };
+}
+
+/** Price over earnings per share, or null when earnings are not positive. */
+export function peRatio(price: number, eps: number | null | undefined): number | null {
+  if (eps === null || eps === undefined || !(eps > 0)) return null;
+  return Math.round((price / eps) * 100) / 100;
+}
+
+/** The lowest low and highest high of bars, or null without bars. */
+export function priceRange(bars: readonly { low: number; high: number }[]): { low: number; high: number } | null {
+  if (bars.length === 0) return null;
+  let low = Infinity;
+  let high = -Infinity;
+  for (const bar of bars) {
+    if (bar.low < low) low = bar.low;
+    if (bar.high > high) high = bar.high;
+  }
+  return { low, high };
+}
+
+/** The last % change of each series, highest first; series without a value are left out. */
+export function performanceBars(
+  series: readonly { symbol: string; values: readonly (number | null)[] }[],
+): { symbol: string; pct: number }[] {
+  const out: { symbol: string; pct: number }[] = [];
+  for (const s of series) {
+    const last = [...s.values].reverse().find((v): v is number => v !== null && Number.isFinite(v));
+    if (last !== undefined) out.push({ symbol: s.symbol, pct: last });
+  }
+  return out.sort((a, b) => b.pct - a.pct || (a.symbol < b.symbol ? -1 : 1));
+}

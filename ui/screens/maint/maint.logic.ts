@@ -1,0 +1,257 @@
+/**
+ * The Maint page's pure parts: the answers of the Maint and audit routes, the rebuild check's progress and
+ * summary, the audit event filter and the state cards of a user at a moment.
+ */
+import { USER_CONCERNS } from '../../../domain/concerns.ts';
+
+/** `GET /api/maint/status`. */
+export interface MaintStatus {
+  /** The market data. */
+  readonly market: {
+    readonly asOf: string;
+    readonly symbols: number;
+    readonly bars: number;
+    readonly lastTick: string | null;
+    readonly simulated: boolean;
+    readonly from: string | null;
+    readonly to: string | null;
+    readonly source: 'simulated' | 'imported' | 'mixed';
+    readonly importedSymbols: readonly string[];
+  };
+  /** The tick source and its rate. */
+  readonly ticks: {
+    readonly source: string | null;
+    readonly live: boolean;
+    readonly ticksPerSec: number;
+    readonly ticks: number;
+    readonly armedAlerts: number;
+  };
+  /** Each projection's checkpoint and lag. */
+  readonly projections: readonly ProjectionLag[];
+  /** The head of the log. */
+  readonly events: { readonly head: string };
+}
+
+/** One projection's checkpoint and lag. */
+export interface ProjectionLag {
+  readonly name: string;
+  readonly position: string;
+  readonly behind: boolean;
+  readonly lagEvents: number;
+  readonly lagMs: number;
+}
+
+/** One document that differs between the live read models and the replay. */
+export interface RebuildDifference {
+  readonly collection: string;
+  /** The document key, or null when it is another user's. */
+  readonly key: string | null;
+  readonly kind: 'changed' | 'missing' | 'extra';
+  readonly path: string;
+}
+
+/** `GET /api/maint/rebuild`: the check running or last run. */
+export interface RebuildJob {
+  readonly jobId: string | null;
+  readonly state: 'idle' | 'running' | 'done' | 'failed';
+  readonly processed: number;
+  readonly total: number;
+  readonly differences: readonly RebuildDifference[];
+  readonly differenceCount: number;
+  readonly collections: readonly {
+    readonly collection: string;
+    readonly compared: number;
+    readonly differences: number;
+    readonly skipped: number;
+  }[];
+  readonly head: string | null;
+  readonly eventsPerSec: number | null;
+  readonly error: string | null;
+  readonly startedAt: string | null;
+  readonly finishedAt: string | null;
+}
+
+/** A job that has just been started, before its first poll. */
+export function startedJob(jobId: string): RebuildJob {
+  return {
+    jobId,
+    state: 'running',
+    processed: 0,
+    total: 0,
+    differences: [],
+    differenceCount: 0,
+    collections: [],
+    head: null,
+    eventsPerSec: null,
+    error: null,
+    startedAt: null,
+    finishedAt: null,
+  };
+}
+
+/** The share of a rebuild check done, 0–1 (0 while the total is unknown; 1 once finished). */
+export function rebuildProgress(job: Pick<RebuildJob, 'state' | 'processed' | 'total'>): number {
+  if (job.state === 'done') return 1;
+  if (job.total <= 0) return 0;
+  return Math.min(1, Math.max(0, job.processed / job.total));
+}
+
+/** The sentence of a finished check: the read models match the log, or how many documents differ. */
+export function rebuildSummary(job: RebuildJob): string {
+  if (job.state === 'failed') return `The check failed: ${job.error ?? 'unknown error'}`;
+  if (job.state !== 'done') return '';
+  const compared = job.collections.reduce((sum, c) => sum + c.compared, 0);
+  const scope = `${job.processed} events replayed, ${compared} documents compared in ${job.collections.length} read models`;
+  if (job.differenceCount === 0) return `The read models match the log: ${scope}.`;
+  const shown = job.differences.length < job.differenceCount ? ` (the first ${job.differences.length} listed)` : '';
+  return `${job.differenceCount} document${job.differenceCount === 1 ? '' : 's'} differ from the log${shown}: ${scope}.`;
+}
+
+/** A delay in milliseconds for people: `0 ms`, `850 ms`, `4.2 s`, `3 min 5 s`. */
+export function durationText(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  const minutes = Math.floor(ms / 60_000);
+  return `${minutes} min ${Math.round((ms % 60_000) / 1000)} s`;
+}
+
+/** An account as `GET /api/audit/users` lists it. */
+export interface AuditAccount {
+  readonly username: string;
+  readonly roles: readonly string[];
+  readonly registeredAt: string;
+  readonly lastSignInAt: string | null;
+}
+
+/** An event of a user's history as the audit routes answer it. */
+export interface AuditEvent {
+  readonly id: string;
+  readonly stream: string;
+  readonly type: string;
+  readonly revision: number;
+  readonly position: string;
+  readonly at: string;
+  readonly actor: string | null;
+  readonly data: unknown;
+  /** Whether the event's hash verifies (absent for events without one). */
+  readonly hashOk?: boolean;
+}
+
+/** `GET /api/audit/users/{u}/events`: one page. */
+export interface AuditPage {
+  readonly events: readonly AuditEvent[];
+  readonly next: string | null;
+}
+
+/** `GET /api/audit/users/{u}/state`: each concern's state by name, and what was folded. */
+export type AuditState = {
+  readonly username: string;
+  readonly through: string | null;
+  readonly eventCount: number;
+  readonly at?: string;
+  readonly position?: string;
+} & Readonly<Record<string, unknown>>;
+
+/** `GET /api/audit/users/{u}/verify`. */
+export interface Verification {
+  readonly username: string;
+  readonly intact: boolean;
+  readonly events: number;
+  readonly streams: number;
+  readonly firstBreak: {
+    readonly stream: string;
+    readonly revision: number;
+    readonly eventId: string;
+    readonly reason: string;
+    readonly position: string;
+  } | null;
+  readonly summary: string;
+}
+
+/** The event list's filter: one type (all when empty) and a time range (ISO, open when empty). */
+export interface EventFilter {
+  readonly type: string;
+  readonly from: string;
+  readonly to: string;
+}
+
+/** No filter. */
+export const NO_FILTER: EventFilter = Object.freeze({ type: '', from: '', to: '' });
+
+/** The events a filter keeps, in log order. */
+export function filterEvents(events: readonly AuditEvent[], filter: EventFilter): readonly AuditEvent[] {
+  const from = filter.from === '' ? -Infinity : Date.parse(filter.from);
+  const to = filter.to === '' ? Infinity : Date.parse(filter.to);
+  return events.filter((event) => {
+    if (filter.type !== '' && event.type !== filter.type) return false;
+    const at = Date.parse(event.at);
+    return at >= from && at <= to;
+  });
+}
+
+/** The event types of a history, sorted, each with its count. */
+export function eventTypeCounts(events: readonly AuditEvent[]): readonly { type: string; count: number }[] {
+  const counts = new Map<string, number>();
+  for (const event of events) counts.set(event.type, (counts.get(event.type) ?? 0) + 1);
+  return [...counts].map(([type, count]) => ({ type, count })).sort((a, b) => a.type.localeCompare(b.type));
+}
+
+/** The value of a `datetime-local` field as an ISO instant (the browser's zone), or '' when empty or invalid. */
+export function localToIso(value: string): string {
+  if (value.trim() === '') return '';
+  const time = new Date(value).getTime();
+  return Number.isNaN(time) ? '' : new Date(time).toISOString();
+}
+
+/** An ISO instant as a `datetime-local` field's value in the browser's zone, or ''. */
+export function isoToLocal(iso: string): string {
+  if (iso === '') return '';
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return '';
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(
+    date.getMinutes(),
+  )}:${pad(date.getSeconds())}`;
+}
+
+/** One concern's state as a card shows it. */
+export interface StateCard {
+  /** The concern's name (the key in the state answer). */
+  readonly concern: string;
+  /** How people call it. */
+  readonly label: string;
+  /** The state. */
+  readonly value: unknown;
+  /** Whether the state holds anything (an empty list, object or null does not). */
+  readonly empty: boolean;
+}
+
+const META_KEYS = new Set(['username', 'through', 'eventCount', 'at', 'position']);
+
+function isEmptyValue(value: unknown): boolean {
+  if (value === null || value === undefined) return true;
+  if (Array.isArray(value)) return value.length === 0;
+  if (typeof value === 'object') {
+    const entries = Object.values(value as Record<string, unknown>);
+    return entries.length === 0 || entries.every(isEmptyValue);
+  }
+  return false;
+}
+
+/** The cards of a state answer, in the registry's order, then any concern the registry does not name. */
+export function stateCards(state: AuditState): readonly StateCard[] {
+  const keys = Object.keys(state).filter((key) => !META_KEYS.has(key));
+  const known = USER_CONCERNS.filter((c) => keys.includes(c.concern)).map((c) => ({
+    concern: c.concern,
+    label: c.label,
+  }));
+  const others = keys
+    .filter((key) => !USER_CONCERNS.some((c) => c.concern === key))
+    .map((key) => ({ concern: key, label: key }));
+  return [...known, ...others].map(({ concern, label }) => ({
+    concern,
+    label,
+    value: state[concern],
+    empty: isEmptyValue(state[concern]),
+  }));
+}

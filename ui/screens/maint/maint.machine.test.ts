@@ -1,0 +1,237 @@
+import { expect } from 'chai';
+import { SimulatedClock, createActor, fromPromise, waitFor, type ActorRefFrom } from 'xstate';
+import { ApiError } from '../../services/api.ts';
+import { auditMachine } from './audit.machine.ts';
+import {
+  durationText,
+  rebuildProgress,
+  rebuildSummary,
+  startedJob,
+  type AuditAccount,
+  type MaintStatus,
+  type RebuildJob,
+} from './maint.logic.ts';
+import { REBUILD_POLL_MS, STATUS_POLL_MS, maintMachine } from './maint.machine.ts';
+
+function status(ticks: number): MaintStatus {
+  return {
+    market: {
+      asOf: '2024-12-31',
+      symbols: 325,
+      bars: 408_850,
+      lastTick: null,
+      simulated: true,
+      from: '2020-01-02',
+      to: '2024-12-31',
+      source: 'simulated',
+      importedSymbols: [],
+    },
+    ticks: { source: 'feed', live: true, ticksPerSec: 0, ticks, armedAlerts: 0 },
+    projections: [{ name: 'watchlist', position: '2/2', behind: false, lagEvents: 0, lagMs: 0 }],
+    events: { head: '2/2' },
+  };
+}
+
+function job(state: RebuildJob['state'], processed: number, total: number, differenceCount = 0): RebuildJob {
+  return {
+    ...startedJob('job-1'),
+    state,
+    processed,
+    total,
+    differenceCount,
+    differences: differenceCount
+      ? [{ collection: 'watchlist', key: null, kind: 'changed', path: 'value.symbols[0]' }]
+      : [],
+    collections: [{ collection: 'watchlist', compared: 3, differences: differenceCount, skipped: 0 }],
+  };
+}
+
+type Step<T> = () => T | Promise<T>;
+
+function page(options: {
+  statuses?: Step<MaintStatus>[];
+  rebuilds?: Step<RebuildJob>[];
+  start?: Step<{ jobId: string; state: 'running' }>;
+  users?: Step<AuditAccount[]>;
+}) {
+  const clock = new SimulatedClock();
+  const calls = { status: 0, rebuild: 0, start: 0 };
+  const statuses = options.statuses ?? [() => status(0)];
+  const rebuilds = options.rebuilds ?? [() => job('idle', 0, 0)];
+  const actor = createActor(
+    maintMachine.provide({
+      actors: {
+        loadStatus: fromPromise<MaintStatus>(async () => {
+          const step = statuses[Math.min(calls.status, statuses.length - 1)]!;
+          calls.status += 1;
+          return step();
+        }),
+        readRebuild: fromPromise<RebuildJob>(async () => {
+          const step = rebuilds[Math.min(calls.rebuild, rebuilds.length - 1)]!;
+          calls.rebuild += 1;
+          return step();
+        }),
+        startRebuild: fromPromise(async () => {
+          calls.start += 1;
+          return (options.start ?? (() => ({ jobId: 'job-1', state: 'running' as const })))();
+        }),
+        audit: auditMachine.provide({
+          actors: {
+            loadUsers: fromPromise(async () => (options.users ?? (() => []))()),
+          },
+        }),
+      },
+    }),
+    { clock },
+  );
+  const audit = () => actor.getSnapshot().children.audit as ActorRefFrom<typeof auditMachine>;
+  actor.start();
+  return { actor, clock, calls, audit };
+}
+
+describe('maint machine', () => {
+  it('reads the status, then again every few seconds while open', async () => {
+    const { actor, clock, calls } = page({ statuses: [() => status(1), () => status(2)] });
+    expect(actor.getSnapshot().matches({ status: 'loading' })).to.equal(true);
+    await waitFor(actor, (s) => s.matches({ status: 'ready' }));
+    expect(actor.getSnapshot().context.status?.ticks.ticks).to.equal(1);
+    clock.increment(STATUS_POLL_MS - 1);
+    expect(calls.status).to.equal(1);
+    clock.increment(1);
+    await waitFor(actor, (s) => s.matches({ status: 'ready' }) && s.context.status?.ticks.ticks === 2);
+    expect(calls.status).to.equal(2);
+  });
+
+  it('keeps the status shown when a refresh fails, and says so', async () => {
+    const { actor, clock } = page({
+      statuses: [
+        () => status(1),
+        () => {
+          throw new Error('The server could not answer');
+        },
+        () => status(3),
+      ],
+    });
+    await waitFor(actor, (s) => s.matches({ status: 'ready' }));
+    clock.increment(STATUS_POLL_MS);
+    await waitFor(actor, (s) => s.context.staleError !== null);
+    expect(actor.getSnapshot().context.staleError).to.equal('The server could not answer');
+    expect(actor.getSnapshot().context.status?.ticks.ticks).to.equal(1);
+    clock.increment(STATUS_POLL_MS);
+    await waitFor(actor, (s) => s.context.status?.ticks.ticks === 3);
+    expect(actor.getSnapshot().context.staleError).to.equal(null);
+  });
+
+  it('shows a failed first read with its message and retries', async () => {
+    const { actor, calls } = page({
+      statuses: [
+        () => {
+          throw new Error('Your session has ended: sign in again');
+        },
+        () => status(0),
+      ],
+    });
+    await waitFor(actor, (s) => s.matches({ status: 'failed' }));
+    expect(actor.getSnapshot().context.error).to.equal('Your session has ended: sign in again');
+    actor.send({ type: 'user.retry' });
+    await waitFor(actor, (s) => s.matches({ status: 'ready' }));
+    expect(calls.status).to.equal(2);
+  });
+
+  it('runs the rebuild check and polls it until it is done', async () => {
+    const { actor, clock, calls } = page({
+      rebuilds: [() => job('idle', 0, 0), () => job('running', 500, 1000), () => job('done', 1000, 1000)],
+    });
+    await waitFor(actor, (s) => s.matches({ rebuild: 'idle' }));
+    expect(actor.getSnapshot().context.job, 'no check ran yet').to.equal(null);
+    actor.send({ type: 'user.rebuild' });
+    await waitFor(actor, (s) => s.matches({ rebuild: 'running' }));
+    expect(calls.start).to.equal(1);
+    expect(actor.getSnapshot().context.job).to.include({ jobId: 'job-1', state: 'running', processed: 0 });
+    clock.increment(REBUILD_POLL_MS);
+    await waitFor(actor, (s) => s.context.job?.processed === 500);
+    expect(actor.getSnapshot().matches({ rebuild: { running: 'waiting' } })).to.equal(true);
+    expect(rebuildProgress(actor.getSnapshot().context.job!)).to.equal(0.5);
+    clock.increment(REBUILD_POLL_MS);
+    await waitFor(actor, (s) => s.matches({ rebuild: 'idle' }));
+    expect(actor.getSnapshot().context.job?.state).to.equal('done');
+    expect(rebuildSummary(actor.getSnapshot().context.job!)).to.equal(
+      'The read models match the log: 1000 events replayed, 3 documents compared in 1 read models.',
+    );
+  });
+
+  it('follows a check already running when the page opens, or when starting one answers 409', async () => {
+    const opened = page({ rebuilds: [() => job('running', 10, 100), () => job('done', 100, 100)] });
+    await waitFor(opened.actor, (s) => s.matches({ rebuild: 'running' }));
+    opened.clock.increment(REBUILD_POLL_MS);
+    await waitFor(opened.actor, (s) => s.matches({ rebuild: 'idle' }));
+    expect(opened.actor.getSnapshot().context.job?.state).to.equal('done');
+
+    const conflict = page({
+      rebuilds: [() => job('idle', 0, 0), () => job('done', 7, 7, 2)],
+      start: () => {
+        throw new ApiError(409, 'conflict', 'a rebuild check is already running');
+      },
+    });
+    await waitFor(conflict.actor, (s) => s.matches({ rebuild: 'idle' }));
+    conflict.actor.send({ type: 'user.rebuild' });
+    await waitFor(conflict.actor, (s) => s.matches({ rebuild: 'idle' }) && s.context.job !== null);
+    expect(conflict.actor.getSnapshot().context.job?.differenceCount).to.equal(2);
+    expect(conflict.actor.getSnapshot().context.rebuildError).to.equal(null);
+  });
+
+  it('keeps the message when a check cannot be started', async () => {
+    const { actor } = page({
+      start: () => {
+        throw new Error('The server could not answer');
+      },
+    });
+    await waitFor(actor, (s) => s.matches({ rebuild: 'idle' }));
+    actor.send({ type: 'user.rebuild' });
+    await waitFor(actor, (s) => s.context.rebuildError !== null);
+    expect(actor.getSnapshot().matches({ rebuild: 'idle' })).to.equal(true);
+    expect(actor.getSnapshot().context.rebuildError).to.equal('The server could not answer');
+  });
+
+  it('invokes the audit part, which hides itself from a user who may not audit', async () => {
+    const refused = page({
+      users: () => {
+        throw new ApiError(403, 'forbidden', 'this route is for auditors');
+      },
+    });
+    await waitFor(refused.audit(), (s) => s.matches('forbidden'));
+    const allowed = page({ users: () => [{ username: 'ada', roles: ['user'], registeredAt: '', lastSignInAt: null }] });
+    await waitFor(allowed.audit(), (s) => s.matches('ready'));
+    expect(
+      allowed
+        .audit()
+        .getSnapshot()
+        .context.users.map((u) => u.username),
+    ).to.deep.equal(['ada']);
+  });
+});
+
+describe('maint logic', () => {
+  it('measures the progress of a check, unknown total as 0 and done as 1', () => {
+    expect(rebuildProgress({ state: 'running', processed: 0, total: 0 })).to.equal(0);
+    expect(rebuildProgress({ state: 'running', processed: 250, total: 1000 })).to.equal(0.25);
+    expect(rebuildProgress({ state: 'running', processed: 1200, total: 1000 })).to.equal(1);
+    expect(rebuildProgress({ state: 'done', processed: 0, total: 0 })).to.equal(1);
+  });
+
+  it('says how many documents differ, and how many are listed', () => {
+    const many = { ...job('done', 50, 50, 120), differences: job('done', 0, 0, 1).differences };
+    expect(rebuildSummary(many)).to.equal(
+      '120 documents differ from the log (the first 1 listed): 50 events replayed, 3 documents compared in 1 read models.',
+    );
+    expect(rebuildSummary({ ...job('failed', 1, 1), error: 'disk full' })).to.equal('The check failed: disk full');
+    expect(rebuildSummary(job('running', 1, 2))).to.equal('');
+  });
+
+  it('writes delays for people', () => {
+    expect(durationText(0)).to.equal('0 ms');
+    expect(durationText(999)).to.equal('999 ms');
+    expect(durationText(4200)).to.equal('4.2 s');
+    expect(durationText(185_000)).to.equal('3 min 5 s');
+  });
+});

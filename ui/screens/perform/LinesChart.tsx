@@ -1,0 +1,147 @@
+/**
+ * A multi-line % change chart with its legend: hovering a line (or its legend entry) highlights it, a click
+ * isolates it, a second click opens it, and each line can be removed and brought back. Presentational: the
+ * screen's machine holds the focus.
+ */
+import { useEffect, useMemo, useRef } from 'react';
+import type { PlotHoverEvent, PlotlyHTMLElement, PlotMouseEvent } from 'plotly.js';
+import { Chart } from '../../components/Chart.tsx';
+import { legendEntries, lineTraces, signedPercent, type LineFocus, type LineSeries } from './lines.ts';
+import './lines.css';
+
+/** What the chart shows and what it reports. */
+export interface LinesChartProps {
+  /** Trading days of the values. */
+  readonly dates: readonly string[];
+  /** The lines. */
+  readonly series: readonly LineSeries[];
+  /** Hovered, isolated and removed lines. */
+  readonly focus: LineFocus;
+  /** The accessible name of the chart. */
+  readonly label: string;
+  /** Height of the plot. */
+  readonly height?: number;
+  /** What a second click on a line does, e.g. "Open the AAPL chart". */
+  readonly openLabel: (entry: { key: string; label: string }) => string;
+  /** The pointer entered a line, or left them all (null). */
+  readonly onHover: (key: string | null) => void;
+  /** A click on a line. */
+  readonly onClick: (key: string) => void;
+  /** Opens a line at once (the isolated line's action). */
+  readonly onOpen: (key: string) => void;
+  /** Removes a line. */
+  readonly onRemove: (key: string) => void;
+  /** Ends the isolation. */
+  readonly onShowAll: () => void;
+  /** Brings the removed lines back. */
+  readonly onRestore: () => void;
+}
+
+/** The chart and its legend. */
+export function LinesChart(props: LinesChartProps) {
+  const { dates, series, focus, label, height = 300 } = props;
+  const { data, keys } = useMemo(() => lineTraces(dates, series, focus), [dates, series, focus]);
+  const legend = useMemo(() => legendEntries(series, focus), [series, focus]);
+  const keysRef = useRef(keys);
+  const hoverRef = useRef({ onHover: props.onHover, hovered: focus.hovered });
+  useEffect(() => {
+    keysRef.current = keys;
+    hoverRef.current = { onHover: props.onHover, hovered: focus.hovered };
+  });
+  const wired = useRef(new WeakSet<HTMLElement>());
+  const isolated = focus.isolated === null ? undefined : series.find((s) => s.key === focus.isolated);
+
+  const keyOf = (event: PlotMouseEvent): string | undefined => {
+    const point = event.points[0];
+    return point === undefined ? undefined : keysRef.current[point.curveNumber];
+  };
+  const wireHover = (_figure: unknown, graphDiv: HTMLElement) => {
+    if (wired.current.has(graphDiv)) return;
+    wired.current.add(graphDiv);
+    const plot = graphDiv as PlotlyHTMLElement;
+    plot.on('plotly_hover', (event: PlotHoverEvent) => {
+      const key = keyOf(event);
+      if (key !== undefined && key !== hoverRef.current.hovered) hoverRef.current.onHover(key);
+    });
+    plot.on('plotly_unhover', () => {
+      if (hoverRef.current.hovered !== null) hoverRef.current.onHover(null);
+    });
+  };
+
+  return (
+    <div className="lines-chart">
+      <Chart
+        data={data}
+        height={height}
+        label={label}
+        layout={{
+          showlegend: false,
+          hovermode: 'closest',
+          margin: { l: 52, r: 12, t: 10, b: 32 },
+          xaxis: { type: 'date', showgrid: false },
+          yaxis: { ticksuffix: '%', zeroline: true, zerolinecolor: '#9aa5b5', gridcolor: '#edf0f5' },
+        }}
+        config={{ displayModeBar: false }}
+        onClick={(event) => {
+          const key = keyOf(event);
+          if (key !== undefined) props.onClick(key);
+        }}
+        onInitialized={wireHover}
+      />
+      <div className="lines-status" aria-live="polite">
+        {isolated ? (
+          <>
+            <span>
+              <strong>{isolated.label}</strong> isolated: click it again to open it.
+            </span>
+            <button type="button" className="button small" onClick={() => props.onOpen(isolated.key)}>
+              {props.openLabel(isolated)}
+            </button>
+            <button type="button" className="button small" onClick={props.onShowAll}>
+              Show all
+            </button>
+          </>
+        ) : (
+          <span className="hint">Hover a line to highlight it; click to isolate it, click again to open it.</span>
+        )}
+        {focus.removed.length > 0 && (
+          <button type="button" className="button small" onClick={props.onRestore}>
+            Restore {focus.removed.length} removed
+          </button>
+        )}
+      </div>
+      <ul className="lines-legend" aria-label={`Lines of ${label}`}>
+        {legend.map((entry) => (
+          <li key={entry.key} className={`look-${entry.look}`}>
+            <button
+              type="button"
+              className="line-key"
+              aria-pressed={entry.look === 'isolated'}
+              title={entry.look === 'isolated' ? props.openLabel(entry) : `Isolate ${entry.label}`}
+              onMouseEnter={() => props.onHover(entry.key)}
+              onMouseLeave={() => props.onHover(null)}
+              onFocus={() => props.onHover(entry.key)}
+              onBlur={() => props.onHover(null)}
+              onClick={() => props.onClick(entry.key)}
+            >
+              <span className="swatch" style={{ background: entry.color }} aria-hidden="true" />
+              {entry.label}
+              <span className={entry.last === null ? 'muted' : entry.last >= 0 ? 'up' : 'down'}>
+                {signedPercent(entry.last, 1)}
+              </span>
+            </button>
+            <button
+              type="button"
+              className="icon-button small"
+              aria-label={`Remove ${entry.label}`}
+              title={`Remove ${entry.label}`}
+              onClick={() => props.onRemove(entry.key)}
+            >
+              ×
+            </button>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}

@@ -1,0 +1,376 @@
+/**
+ * The portfolio: the totals (cost basis, market value, P&L and P&L % at live prices) with the allocation by
+ * market value, then a card per symbol with its live price, its lots (per lot and in total) and a form to add
+ * a lot. A symbol search adds a symbol; buttons remove a symbol or a lot.
+ */
+import { useMachine } from '@xstate/react';
+import { useCallback, useId, useMemo, useState, type FormEvent } from 'react';
+import type { Quote } from '../../../domain/market/types.ts';
+import type { LotFields } from '../../../domain/positions/lots.ts';
+import { Chart } from '../../components/Chart.tsx';
+import { Link } from '../../components/Link.tsx';
+import { Empty, LoadState } from '../../components/LoadState.tsx';
+import { PriceFlash } from '../../components/PriceFlash.tsx';
+import { SymbolChip } from '../../components/SymbolChip.tsx';
+import { SymbolSearch } from '../../components/SymbolSearch.tsx';
+import type { UniverseHit } from '../../components/symbolSearch.machine.ts';
+import { formatPercent, formatPrice, formatSigned, signClass } from '../watchlist/quotes.ts';
+import { portfolioMachine } from './portfolio.machine.ts';
+import {
+  allocation,
+  checkLotForm,
+  localDate,
+  lotFigures,
+  sumFigures,
+  symbolFigures,
+  type LotFormErrors,
+  type PositionFigures,
+  type PositionLot,
+} from './positions.ts';
+import './portfolio.css';
+
+function quantity(value: number): string {
+  return value.toLocaleString('en-US', { maximumFractionDigits: 6 });
+}
+
+/** The market cells of a row: market value, P&L and P&L %, coloured by sign. */
+function MarketCells({ figures }: { readonly figures: PositionFigures }) {
+  return (
+    <>
+      <td className="num">
+        <PriceFlash value={figures.marketValue}>{formatPrice(figures.marketValue)}</PriceFlash>
+      </td>
+      <td className={`num ${signClass(figures.pnl) ?? ''}`}>{formatSigned(figures.pnl)}</td>
+      <td className={`num ${signClass(figures.pnlPct) ?? ''}`}>{formatPercent(figures.pnlPct)}</td>
+    </>
+  );
+}
+
+/** The "add a lot" form of a symbol; its fields are checked before anything is sent. */
+function LotForm(props: {
+  readonly symbol: string;
+  readonly price: number | null;
+  readonly onAdd: (lot: LotFields) => void;
+}) {
+  const id = useId();
+  const [date, setDate] = useState(() => localDate(new Date()));
+  const [price, setPrice] = useState('');
+  const [amount, setAmount] = useState('');
+  const [errors, setErrors] = useState<LotFormErrors>({});
+  const today = localDate(new Date());
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const checked = checkLotForm({ date, price, quantity: amount }, today);
+    if (checked.errors) {
+      setErrors(checked.errors);
+      return;
+    }
+    setErrors({});
+    setPrice('');
+    setAmount('');
+    props.onAdd(checked.lot);
+  };
+
+  const field = (name: keyof LotFormErrors) => ({
+    id: `${id}-${name}`,
+    'aria-invalid': errors[name] ? true : undefined,
+    'aria-describedby': errors[name] ? `${id}-${name}-error` : undefined,
+  });
+
+  return (
+    <form className="lot-form" onSubmit={submit} noValidate aria-label={`Add a lot of ${props.symbol}`}>
+      <label htmlFor={`${id}-date`}>
+        Date
+        <input type="date" max={today} value={date} onChange={(e) => setDate(e.target.value)} {...field('date')} />
+      </label>
+      <label htmlFor={`${id}-price`}>
+        Price paid
+        <input
+          type="text"
+          inputMode="decimal"
+          placeholder={props.price === null ? 'e.g. 182.50' : props.price.toFixed(2)}
+          value={price}
+          onChange={(e) => setPrice(e.target.value)}
+          {...field('price')}
+        />
+      </label>
+      <label htmlFor={`${id}-quantity`}>
+        Quantity
+        <input
+          type="text"
+          inputMode="decimal"
+          placeholder="e.g. 10 (−5 short)"
+          value={amount}
+          onChange={(e) => setAmount(e.target.value)}
+          {...field('quantity')}
+        />
+      </label>
+      <button type="submit" className="button primary">
+        Add lot
+      </button>
+      {(['date', 'price', 'quantity'] as const).map((name) =>
+        errors[name] ? (
+          <p key={name} id={`${id}-${name}-error`} className="error lot-form-error" role="alert">
+            {errors[name]}
+          </p>
+        ) : null,
+      )}
+    </form>
+  );
+}
+
+/** One symbol of the portfolio: header with the live price, the lots table and the lot form. */
+function PositionCard(props: {
+  readonly symbol: string;
+  readonly company: UniverseHit | undefined;
+  readonly quote: Quote | undefined;
+  readonly lots: readonly PositionLot[];
+  readonly saving: boolean;
+  readonly onRemoveSymbol: (symbol: string) => void;
+  readonly onAddLot: (symbol: string, lot: LotFields) => void;
+  readonly onRemoveLot: (symbol: string, id: string) => void;
+}) {
+  const { symbol, quote, lots } = props;
+  const price = quote?.price ?? null;
+  const total = symbolFigures(lots, price);
+  const shares = lots.reduce((sum, lot) => sum + lot.position, 0);
+  const titleId = useId();
+  return (
+    <section className="card position-card" aria-labelledby={titleId} data-symbol={symbol}>
+      <header className="position-header">
+        <h2 id={titleId} aria-label={`${symbol} position`}>
+          <SymbolChip symbol={symbol} />
+        </h2>
+        <span className="position-name">{props.company?.name ?? ''}</span>
+        <span className="position-quote" aria-label={`${symbol} price`}>
+          <PriceFlash value={price}>{formatPrice(price)}</PriceFlash>{' '}
+          <span className={signClass(quote?.changepct)}>{formatPercent(quote?.changepct)}</span>
+        </span>
+        <span className="position-links">
+          <Link to={`/CompanyStats?stock=${encodeURIComponent(symbol)}`} aria-label={`Statistics of ${symbol}`}>
+            Statistics
+          </Link>
+          <button
+            type="button"
+            className="icon-button small"
+            aria-label={`Remove ${symbol} from the portfolio`}
+            title="Remove from the portfolio"
+            onClick={() => props.onRemoveSymbol(symbol)}
+          >
+            ✕
+          </button>
+        </span>
+      </header>
+      {lots.length === 0 ? (
+        <p className="empty">No lots yet: add the date, price and quantity of a purchase below.</p>
+      ) : (
+        <div className="lots-scroll">
+          <table className="lots">
+            <caption className="sr-only">Lots of {symbol}</caption>
+            <thead>
+              <tr>
+                <th scope="col">Date</th>
+                <th scope="col" className="num">
+                  Price paid
+                </th>
+                <th scope="col" className="num">
+                  Quantity
+                </th>
+                <th scope="col" className="num">
+                  Cost basis
+                </th>
+                <th scope="col" className="num">
+                  Market value
+                </th>
+                <th scope="col" className="num">
+                  P&amp;L
+                </th>
+                <th scope="col" className="num">
+                  P&amp;L %
+                </th>
+                <th scope="col">
+                  <span className="sr-only">Remove</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {lots.map((lot) => {
+                const figures = lotFigures(lot, price);
+                return (
+                  <tr key={lot.id}>
+                    <td>{lot.date}</td>
+                    <td className="num">{formatPrice(lot.close)}</td>
+                    <td className="num">{quantity(lot.position)}</td>
+                    <td className="num">{formatPrice(figures.costBasis)}</td>
+                    <MarketCells figures={figures} />
+                    <td>
+                      <button
+                        type="button"
+                        className="icon-button small"
+                        aria-label={`Remove the lot of ${quantity(lot.position)} ${symbol} bought ${lot.date}`}
+                        title="Remove this lot"
+                        onClick={() => props.onRemoveLot(symbol, lot.id)}
+                      >
+                        ✕
+                      </button>
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+            <tfoot>
+              <tr aria-label={`${symbol} total`}>
+                <th scope="row">Total</th>
+                <td />
+                <td className="num">{quantity(shares)}</td>
+                <td className="num" data-testid={`${symbol}-cost-basis`}>
+                  {formatPrice(total.costBasis)}
+                </td>
+                <MarketCells figures={total} />
+                <td />
+              </tr>
+            </tfoot>
+          </table>
+        </div>
+      )}
+      <LotForm symbol={symbol} price={price} onAdd={(lot) => props.onAddLot(symbol, lot)} />
+      {props.saving && (
+        <p className="hint" role="status">
+          Saving…
+        </p>
+      )}
+    </section>
+  );
+}
+
+/** The portfolio screen. */
+export default function PortfolioScreen() {
+  const [state, send] = useMachine(portfolioMachine);
+  const { symbols, lots, quotes, companies, pending, error, saveError } = state.context;
+  const held = useMemo(() => new Set(symbols), [symbols]);
+  const addSymbol = useCallback((hit: UniverseHit) => send({ type: 'user.addSymbol', symbol: hit.symbol }), [send]);
+  const removeSymbol = useCallback((symbol: string) => send({ type: 'user.removeSymbol', symbol }), [send]);
+  const addLot = useCallback((symbol: string, lot: LotFields) => send({ type: 'user.addLot', symbol, lot }), [send]);
+  const removeLot = useCallback((symbol: string, id: string) => send({ type: 'user.removeLot', symbol, id }), [send]);
+
+  const prices = useMemo(
+    () => Object.fromEntries(Object.values(quotes).map((q) => [q.symbol, q.price])) as Record<string, number>,
+    [quotes],
+  );
+  const totals = useMemo(
+    () => sumFigures(symbols.map((symbol) => symbolFigures(lots[symbol] ?? [], prices[symbol] ?? null))),
+    [symbols, lots, prices],
+  );
+  const slices = useMemo(() => allocation(symbols, lots, prices), [symbols, lots, prices]);
+
+  return (
+    <section className="screen portfolio" aria-labelledby="portfolio-title">
+      <div className="portfolio-title">
+        <h1 id="portfolio-title">Portfolio</h1>
+        {state.matches('ready') && (
+          <p className="hint" aria-live="polite">
+            {symbols.length === 1 ? '1 symbol' : `${symbols.length} symbols`}
+            {state.matches({ ready: 'saving' }) ? ' · saving…' : ' · values at live prices'}
+          </p>
+        )}
+      </div>
+      <div className="toolbar">
+        <SymbolSearch
+          label="Add a symbol to the portfolio"
+          placeholder="Symbol or company, e.g. AAPL"
+          onPick={addSymbol}
+          marked={held}
+          markedText="in your portfolio"
+        />
+      </div>
+      {saveError && (
+        <div className="failed portfolio-save-error" role="alert">
+          <span>{saveError}</span>
+          <button type="button" className="button" onClick={() => send({ type: 'user.dismissError' })}>
+            Dismiss
+          </button>
+        </div>
+      )}
+      <LoadState
+        loading={state.matches('loading')}
+        error={state.matches('failed') ? (error ?? 'The portfolio could not be loaded') : null}
+        onRetry={() => send({ type: 'user.retry' })}
+        lines={8}
+      >
+        {symbols.length === 0 ? (
+          <Empty>Your portfolio is empty: search a symbol to add it, then add the lots you bought.</Empty>
+        ) : (
+          <>
+            <div className="portfolio-summary">
+              <div className="card portfolio-totals" role="group" aria-label="Portfolio totals">
+                <h2>Total</h2>
+                <dl>
+                  <div>
+                    <dt>Cost basis</dt>
+                    <dd data-testid="total-cost-basis">{formatPrice(totals.costBasis)}</dd>
+                  </div>
+                  <div>
+                    <dt>Market value</dt>
+                    <dd data-testid="total-market-value">
+                      <PriceFlash value={totals.marketValue}>{formatPrice(totals.marketValue)}</PriceFlash>
+                    </dd>
+                  </div>
+                  <div>
+                    <dt>P&amp;L</dt>
+                    <dd className={signClass(totals.pnl)} data-testid="total-pnl">
+                      {formatSigned(totals.pnl)}
+                    </dd>
+                  </div>
+                  <div>
+                    <dt>P&amp;L %</dt>
+                    <dd className={signClass(totals.pnlPct)}>{formatPercent(totals.pnlPct)}</dd>
+                  </div>
+                </dl>
+              </div>
+              <div className="card portfolio-allocation">
+                <h2>Allocation by market value</h2>
+                {slices.length === 0 ? (
+                  <Empty>Add lots to see how your money is spread across symbols.</Empty>
+                ) : (
+                  <Chart
+                    label={`Allocation by market value: ${slices.map((s) => s.symbol).join(', ')}`}
+                    height={240}
+                    data={[
+                      {
+                        type: 'pie',
+                        labels: slices.map((s) => s.symbol),
+                        values: slices.map((s) => s.value),
+                        hole: 0.45,
+                        sort: false,
+                        textinfo: 'label+percent',
+                        hovertemplate: '%{label}: $%{value:,.2f} (%{percent})<extra></extra>',
+                      },
+                    ]}
+                    layout={{ margin: { l: 8, r: 8, t: 8, b: 8 }, showlegend: false }}
+                    config={{ displayModeBar: false }}
+                  />
+                )}
+              </div>
+            </div>
+            <div className="positions">
+              {symbols.map((symbol) => (
+                <PositionCard
+                  key={symbol}
+                  symbol={symbol}
+                  company={companies[symbol]}
+                  quote={quotes[symbol]}
+                  lots={lots[symbol] ?? []}
+                  saving={pending.some((p) => p.symbol === symbol)}
+                  onRemoveSymbol={removeSymbol}
+                  onAddLot={addLot}
+                  onRemoveLot={removeLot}
+                />
+              ))}
+            </div>
+          </>
+        )}
+      </LoadState>
+    </section>
+  );
+}

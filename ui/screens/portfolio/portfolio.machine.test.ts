@@ -1,0 +1,186 @@
+import { expect } from 'chai';
+import { createActor, fromCallback, fromPromise, waitFor } from 'xstate';
+import type { Quote } from '../../../domain/market/types.ts';
+import type { WatchQuotes } from '../watchlist/quotes.ts';
+import {
+  applyAnswer,
+  portfolioMachine,
+  type PortfolioAnswer,
+  type PortfolioChange,
+  type PortfolioEvent,
+  type PortfolioLoad,
+} from './portfolio.machine.ts';
+import type { PositionLot } from './positions.ts';
+
+function quote(symbol: string, price: number, ts = '2026-01-05T15:00:00.000Z'): Quote {
+  return { symbol, price, change: 0, changepct: 0, volume: 1000, ts };
+}
+
+interface FakeServer {
+  symbols: string[];
+  lots: Record<string, PositionLot[]>;
+  failLoad?: string;
+  failSave?: string;
+}
+
+function portfolio(server: FakeServer) {
+  const calls: string[] = [];
+  const watched: (readonly string[])[] = [];
+  const toasts: string[] = [];
+  let sendBack: ((event: PortfolioEvent) => void) | null = null;
+  let nextId = 1;
+  const snapshot = (): PortfolioLoad => ({
+    symbols: [...server.symbols],
+    lots: Object.fromEntries(server.symbols.map((s) => [s, [...(server.lots[s] ?? [])]])),
+  });
+  const actor = createActor(
+    portfolioMachine.provide({
+      actors: {
+        loadPortfolio: fromPromise<PortfolioLoad>(async () => {
+          calls.push('load');
+          if (server.failLoad) throw new Error(server.failLoad);
+          return Promise.resolve({ ...snapshot(), quotes: server.symbols.map((s) => quote(s, 110)) });
+        }),
+        readPortfolio: fromPromise<PortfolioLoad>(async () => {
+          calls.push('read');
+          return Promise.resolve(snapshot());
+        }),
+        saveChange: fromPromise<PortfolioAnswer, PortfolioChange>(async ({ input }) => {
+          calls.push(`${input.kind} ${input.symbol}`);
+          if (server.failSave) throw new Error(server.failSave);
+          const { symbol } = input;
+          switch (input.kind) {
+            case 'addSymbol':
+              if (!server.symbols.includes(symbol)) server.symbols.push(symbol);
+              return Promise.resolve({ symbols: [...server.symbols] });
+            case 'removeSymbol':
+              server.symbols = server.symbols.filter((s) => s !== symbol);
+              delete server.lots[symbol];
+              return Promise.resolve({ symbols: [...server.symbols] });
+            case 'addLot':
+              if (!server.symbols.includes(symbol)) server.symbols.push(symbol);
+              server.lots[symbol] = [...(server.lots[symbol] ?? []), { id: `lot-${nextId++}`, ...input.lot }];
+              return Promise.resolve({ symbol, positions: server.lots[symbol] });
+            case 'removeLot':
+              server.lots[symbol] = (server.lots[symbol] ?? []).filter((l) => l.id !== input.id);
+              return Promise.resolve({ symbol, positions: server.lots[symbol] });
+          }
+        }),
+        quoteFeed: fromCallback<WatchQuotes, { symbols: readonly string[] }>(({ input, receive, sendBack: back }) => {
+          watched.push(input.symbols);
+          sendBack = back;
+          receive((event) => watched.push(event.symbols));
+        }),
+        portfolioChanges: fromCallback(() => undefined),
+      },
+      actions: { tellAlreadyHeld: (_, params: { symbol: string }) => toasts.push(params.symbol) },
+    }),
+  ).start();
+  return { actor, calls, watched, toasts, push: (event: PortfolioEvent) => sendBack?.(event) };
+}
+
+const idle = { ready: 'idle' } as const;
+const settled = (s: { matches: (v: typeof idle) => boolean; context: { pending: readonly unknown[] } }) =>
+  s.matches(idle) && s.context.pending.length === 0;
+const lot = { date: '2025-06-02', close: 100, position: 10 };
+
+describe('portfolio machine', () => {
+  it('loads the symbols, their lots and quotes, and follows the quotes live', async () => {
+    const { actor, watched } = portfolio({ symbols: ['AAPL'], lots: { AAPL: [{ id: 'l1', ...lot }] } });
+    expect(actor.getSnapshot().matches('loading')).to.equal(true);
+    await waitFor(actor, (s) => s.matches(idle));
+    const { context } = actor.getSnapshot();
+    expect(context.symbols).to.deep.equal(['AAPL']);
+    expect(context.lots['AAPL']).to.have.length(1);
+    expect(context.quotes['AAPL']?.price).to.equal(110);
+    expect(watched).to.deep.equal([['AAPL']]);
+  });
+
+  it('keeps the message of a failed load, stops loading and retries', async () => {
+    const server: FakeServer = { symbols: [], lots: {}, failLoad: 'The server could not answer' };
+    const { actor, calls } = portfolio(server);
+    await waitFor(actor, (s) => s.matches('failed'));
+    expect(actor.getSnapshot().context.error).to.equal('The server could not answer');
+    delete server.failLoad;
+    actor.send({ type: 'user.retry' });
+    await waitFor(actor, (s) => s.matches(idle));
+    expect(calls).to.deep.equal(['load', 'load']);
+  });
+
+  it('adds a symbol, ignores one already held, and follows the new quotes', async () => {
+    const { actor, calls, toasts, watched } = portfolio({ symbols: ['AAPL'], lots: {} });
+    await waitFor(actor, (s) => s.matches(idle));
+    actor.send({ type: 'user.addSymbol', symbol: 'MSFT' });
+    actor.send({ type: 'user.addSymbol', symbol: 'MSFT' });
+    actor.send({ type: 'user.addSymbol', symbol: 'AAPL' });
+    await waitFor(actor, settled);
+    expect(actor.getSnapshot().context.symbols).to.deep.equal(['AAPL', 'MSFT']);
+    expect(actor.getSnapshot().context.lots['MSFT']).to.deep.equal([]);
+    expect(calls).to.deep.equal(['load', 'addSymbol MSFT']);
+    expect(toasts).to.deep.equal(['MSFT', 'AAPL']);
+    expect(watched.at(-1)).to.deep.equal(['AAPL', 'MSFT']);
+  });
+
+  it('adds a lot and removes it by id', async () => {
+    const { actor, calls } = portfolio({ symbols: ['AAPL'], lots: {} });
+    await waitFor(actor, (s) => s.matches(idle));
+    actor.send({ type: 'user.addLot', symbol: 'AAPL', lot });
+    expect(actor.getSnapshot().matches({ ready: 'saving' })).to.equal(true);
+    await waitFor(actor, settled);
+    const added = actor.getSnapshot().context.lots['AAPL'];
+    expect(added).to.deep.equal([{ id: 'lot-1', ...lot }]);
+    actor.send({ type: 'user.removeLot', symbol: 'AAPL', id: 'lot-1' });
+    await waitFor(actor, settled);
+    expect(actor.getSnapshot().context.lots['AAPL']).to.deep.equal([]);
+    expect(calls).to.deep.equal(['load', 'addLot AAPL', 'removeLot AAPL']);
+  });
+
+  it('adds the symbol with its first lot when it was not held', async () => {
+    const { actor } = portfolio({ symbols: [], lots: {} });
+    await waitFor(actor, (s) => s.matches(idle));
+    actor.send({ type: 'user.addLot', symbol: 'NVDA', lot });
+    await waitFor(actor, settled);
+    expect(actor.getSnapshot().context.symbols).to.deep.equal(['NVDA']);
+  });
+
+  it('removes a symbol with its lots', async () => {
+    const { actor, watched } = portfolio({ symbols: ['AAPL', 'MSFT'], lots: { AAPL: [{ id: 'l1', ...lot }] } });
+    await waitFor(actor, (s) => s.matches(idle));
+    actor.send({ type: 'user.removeSymbol', symbol: 'AAPL' });
+    await waitFor(actor, settled);
+    expect(actor.getSnapshot().context.symbols).to.deep.equal(['MSFT']);
+    expect(actor.getSnapshot().context.lots).to.not.have.property('AAPL');
+    expect(watched.at(-1)).to.deep.equal(['MSFT']);
+  });
+
+  it('keeps the message of a change that failed and reads the portfolio again', async () => {
+    const server: FakeServer = { symbols: ['AAPL'], lots: {}, failSave: 'body.date 2999-01-01 is in the future' };
+    const { actor, calls } = portfolio(server);
+    await waitFor(actor, (s) => s.matches(idle));
+    actor.send({ type: 'user.addLot', symbol: 'AAPL', lot: { ...lot, date: '2999-01-01' } });
+    await waitFor(actor, (s) => settled(s) && calls.includes('read'));
+    expect(actor.getSnapshot().context.saveError).to.equal(
+      'Could not add the lot of AAPL: body.date 2999-01-01 is in the future',
+    );
+    actor.send({ type: 'user.dismissError' });
+    expect(actor.getSnapshot().context.saveError).to.equal(null);
+  });
+
+  it('takes live quotes and reads the portfolio again when it changed elsewhere', async () => {
+    const server: FakeServer = { symbols: ['AAPL'], lots: {} };
+    const { actor, push, calls } = portfolio(server);
+    await waitFor(actor, (s) => s.matches(idle));
+    push({ type: 'server.quote', quote: quote('AAPL', 120.5, '2026-01-05T15:00:01.000Z') });
+    expect(actor.getSnapshot().context.quotes['AAPL']?.price).to.equal(120.5);
+    server.symbols.push('TSLA');
+    push({ type: 'server.changed' });
+    await waitFor(actor, (s) => s.matches(idle) && calls.includes('read'));
+    expect(actor.getSnapshot().context.symbols).to.deep.equal(['AAPL', 'TSLA']);
+  });
+
+  it('drops the lots of symbols the server no longer lists', () => {
+    const state = { symbols: ['A', 'B'], lots: { A: [], B: [{ id: 'x', ...lot }] } };
+    const next = applyAnswer(state, { kind: 'removeSymbol', symbol: 'B' }, { symbols: ['A'] });
+    expect(next).to.deep.equal({ symbols: ['A'], lots: { A: [] } });
+  });
+});

@@ -1,0 +1,303 @@
+/**
+ * The portfolio screen: the user's symbols, the position lots of each, the companies and live quotes. Adding
+ * a symbol ignores one already held; adding a lot to a symbol not yet held adds the symbol; removing a symbol
+ * removes its lots. Changes are sent to the server one after the other and its answers are the truth. A load
+ * that fails keeps its message and stops loading (spec section 8); a change made elsewhere is read again.
+ */
+import { assign, fromCallback, fromPromise, sendTo, setup } from 'xstate';
+import type { LotFields } from '../../../domain/positions/lots.ts';
+import type { Quote } from '../../../domain/market/types.ts';
+import type { UniverseHit } from '../../components/symbolSearch.machine.ts';
+import { errorMessage, get, post, seg } from '../../services/api.ts';
+import { live } from '../../services/live.ts';
+import { showToast } from '../../services/toast.ts';
+import {
+  companiesBySymbol,
+  liveQuoteFeed,
+  loadQuotes,
+  quoteMapOf,
+  withQuote,
+  type QuoteMap,
+} from '../watchlist/quotes.ts';
+import type { PositionLot } from './positions.ts';
+
+/** A change of the portfolio waiting for the server. */
+export type PortfolioChange =
+  | { readonly kind: 'addSymbol'; readonly symbol: string }
+  | { readonly kind: 'removeSymbol'; readonly symbol: string }
+  | { readonly kind: 'addLot'; readonly symbol: string; readonly lot: LotFields }
+  | { readonly kind: 'removeLot'; readonly symbol: string; readonly id: string };
+
+/** What the server answers to a change: the symbol list, or the lots of the symbol. */
+export type PortfolioAnswer =
+  { readonly symbols: readonly string[] } | { readonly symbol: string; readonly positions: readonly PositionLot[] };
+
+/** The lots of each symbol. */
+export type LotsBySymbol = Readonly<Record<string, readonly PositionLot[]>>;
+
+/** What the portfolio screen holds. */
+export interface PortfolioContext {
+  /** The portfolio's symbols, in the order they were added. */
+  readonly symbols: readonly string[];
+  /** The lots of each symbol. */
+  readonly lots: LotsBySymbol;
+  /** The companies of the universe by symbol. */
+  readonly companies: Readonly<Record<string, UniverseHit>>;
+  /** The latest quote of each symbol. */
+  readonly quotes: QuoteMap;
+  /** Changes sent or to send, oldest first. */
+  readonly pending: readonly PortfolioChange[];
+  /** Whether the portfolio changed on the server since it was read. */
+  readonly stale: boolean;
+  /** Why the portfolio could not be loaded. */
+  readonly error: string | null;
+  /** Why the last change could not be saved. */
+  readonly saveError: string | null;
+}
+
+/** Events of the portfolio screen. */
+export type PortfolioEvent =
+  | { type: 'user.addSymbol'; symbol: string }
+  | { type: 'user.removeSymbol'; symbol: string }
+  | { type: 'user.addLot'; symbol: string; lot: LotFields }
+  | { type: 'user.removeLot'; symbol: string; id: string }
+  | { type: 'user.retry' }
+  | { type: 'user.dismissError' }
+  | { type: 'server.quote'; quote: Quote }
+  | { type: 'server.changed' };
+
+/** What a load answers. */
+export interface PortfolioLoad {
+  readonly symbols: readonly string[];
+  readonly lots: LotsBySymbol;
+  readonly companies?: Readonly<Record<string, UniverseHit>>;
+  readonly quotes?: readonly Quote[];
+}
+
+/** The portfolio after the server answered a change. */
+export function applyAnswer(
+  state: Pick<PortfolioContext, 'symbols' | 'lots'>,
+  change: PortfolioChange,
+  answer: PortfolioAnswer,
+): Pick<PortfolioContext, 'symbols' | 'lots'> {
+  if ('symbols' in answer) {
+    const lots = { ...state.lots };
+    for (const symbol of Object.keys(lots)) if (!answer.symbols.includes(symbol)) delete lots[symbol];
+    for (const symbol of answer.symbols) lots[symbol] ??= [];
+    return { symbols: answer.symbols, lots };
+  }
+  // A lot added to a symbol not held yet adds the symbol on the server too.
+  const symbols =
+    change.kind === 'addLot' && !state.symbols.includes(answer.symbol)
+      ? [...state.symbols, answer.symbol]
+      : state.symbols;
+  return { symbols, lots: { ...state.lots, [answer.symbol]: answer.positions } };
+}
+
+/** A short description of a change, for its failure message. */
+export function describeChange(change: PortfolioChange): string {
+  switch (change.kind) {
+    case 'addSymbol':
+      return `add ${change.symbol}`;
+    case 'removeSymbol':
+      return `remove ${change.symbol}`;
+    case 'addLot':
+      return `add the lot of ${change.symbol}`;
+    case 'removeLot':
+      return `remove the lot of ${change.symbol}`;
+  }
+}
+
+/** The symbols whose quotes the screen follows. */
+function watched(context: Pick<PortfolioContext, 'symbols'>): readonly string[] {
+  return context.symbols;
+}
+
+async function loadLots(symbols: readonly string[]): Promise<LotsBySymbol> {
+  const answers = await Promise.all(
+    symbols.map((symbol) =>
+      get<{ symbol: string; positions: PositionLot[] }>(`/personalize/userPositions/${seg(symbol)}`),
+    ),
+  );
+  return Object.fromEntries(answers.map((answer) => [answer.symbol, answer.positions]));
+}
+
+/** The portfolio screen's machine. */
+export const portfolioMachine = setup({
+  types: { context: {} as PortfolioContext, events: {} as PortfolioEvent },
+  actors: {
+    loadPortfolio: fromPromise<PortfolioLoad>(async () => {
+      const [symbols, universe] = await Promise.all([
+        get<string[]>('/api/userstkpositions'),
+        get<UniverseHit[]>('/api/universe'),
+      ]);
+      const [lots, quotes] = await Promise.all([loadLots(symbols), loadQuotes(symbols)]);
+      return { symbols, lots, companies: companiesBySymbol(universe), quotes };
+    }),
+    readPortfolio: fromPromise<PortfolioLoad>(async () => {
+      const symbols = await get<string[]>('/api/userstkpositions');
+      return { symbols, lots: await loadLots(symbols) };
+    }),
+    saveChange: fromPromise<PortfolioAnswer, PortfolioChange>(async ({ input }) => {
+      const symbol = seg(input.symbol);
+      switch (input.kind) {
+        case 'addSymbol':
+          return { symbols: await post<string[]>('/personalize/userstockportfolio', [input.symbol]) };
+        case 'removeSymbol':
+          return { symbols: await post<string[]>(`/personalize/delstockfromportfolio/${symbol}`) };
+        case 'addLot':
+          return post<{ symbol: string; positions: PositionLot[] }>(`/personalize/userPositions/${symbol}`, input.lot);
+        case 'removeLot':
+          return post<{ symbol: string; positions: PositionLot[] }>(`/personalize/deluserPositions/${symbol}`, {
+            id: input.id,
+          });
+      }
+    }),
+    quoteFeed: liveQuoteFeed,
+    portfolioChanges: fromCallback<PortfolioEvent>(({ sendBack }) =>
+      live.onReadModelChanged((change) => {
+        if (change.name === 'portfolio' || change.name === 'positionlots') sendBack({ type: 'server.changed' });
+      }),
+    ),
+  },
+  actions: {
+    /** Says a symbol is in the portfolio already. */
+    tellAlreadyHeld: (_, params: { symbol: string }) => showToast(`${params.symbol} is already in your portfolio`),
+    watchQuotes: sendTo('quotes', ({ context }) => ({ type: 'quotes.watch', symbols: watched(context) })),
+    enqueue: assign({
+      pending: ({ context, event }) => {
+        switch (event.type) {
+          case 'user.addSymbol':
+          case 'user.removeSymbol':
+            return [
+              ...context.pending,
+              { kind: event.type === 'user.addSymbol' ? 'addSymbol' : 'removeSymbol', symbol: event.symbol } as const,
+            ];
+          case 'user.addLot':
+            return [...context.pending, { kind: 'addLot', symbol: event.symbol, lot: event.lot } as const];
+          case 'user.removeLot':
+            return [...context.pending, { kind: 'removeLot', symbol: event.symbol, id: event.id } as const];
+          default:
+            return context.pending;
+        }
+      },
+    }),
+  },
+  guards: {
+    hasPending: ({ context }) => context.pending.length > 0,
+    stale: ({ context }) => context.stale,
+    held: ({ context, event }) =>
+      event.type === 'user.addSymbol' &&
+      (context.symbols.includes(event.symbol) ||
+        context.pending.some((p) => p.kind === 'addSymbol' && p.symbol === event.symbol)),
+  },
+}).createMachine({
+  id: 'portfolio',
+  initial: 'loading',
+  context: {
+    symbols: [],
+    lots: {},
+    companies: {},
+    quotes: {},
+    pending: [],
+    stale: false,
+    error: null,
+    saveError: null,
+  },
+  states: {
+    loading: {
+      invoke: {
+        src: 'loadPortfolio',
+        onDone: {
+          target: 'ready',
+          actions: assign({
+            symbols: ({ event }) => event.output.symbols,
+            lots: ({ event }) => event.output.lots,
+            companies: ({ event }) => event.output.companies ?? {},
+            quotes: ({ event }) => quoteMapOf(event.output.quotes ?? []),
+            error: null,
+          }),
+        },
+        onError: { target: 'failed', actions: assign({ error: ({ event }) => errorMessage(event.error) }) },
+      },
+    },
+    failed: {
+      on: { 'user.retry': 'loading' },
+    },
+    ready: {
+      invoke: [
+        { id: 'quotes', src: 'quoteFeed', input: ({ context }) => ({ symbols: watched(context) }) },
+        { src: 'portfolioChanges' },
+      ],
+      initial: 'idle',
+      on: {
+        'user.addSymbol': [
+          { guard: 'held', actions: { type: 'tellAlreadyHeld', params: ({ event }) => ({ symbol: event.symbol }) } },
+          { actions: 'enqueue' },
+        ],
+        'user.removeSymbol': {
+          guard: ({ context, event }) => context.symbols.includes(event.symbol),
+          actions: 'enqueue',
+        },
+        'user.addLot': { actions: 'enqueue' },
+        'user.removeLot': { actions: 'enqueue' },
+        'user.dismissError': { actions: assign({ saveError: null }) },
+        'server.quote': { actions: assign({ quotes: ({ context, event }) => withQuote(context.quotes, event.quote) }) },
+        'server.changed': { actions: assign({ stale: true }) },
+      },
+      states: {
+        idle: {
+          always: [
+            { guard: 'hasPending', target: 'saving' },
+            { guard: 'stale', target: 'refreshing' },
+          ],
+        },
+        saving: {
+          invoke: {
+            src: 'saveChange',
+            input: ({ context }) => context.pending[0]!,
+            onDone: {
+              target: 'idle',
+              actions: [
+                assign(({ context, event }) => ({
+                  ...applyAnswer(context, context.pending[0]!, event.output),
+                  pending: context.pending.slice(1),
+                  saveError: null,
+                })),
+                'watchQuotes',
+              ],
+            },
+            onError: {
+              target: 'idle',
+              actions: assign(({ context, event }) => ({
+                pending: context.pending.slice(1),
+                saveError: `Could not ${context.pending[0] ? describeChange(context.pending[0]) : 'save'}: ${errorMessage(
+                  event.error,
+                )}`,
+                stale: true,
+              })),
+            },
+          },
+        },
+        refreshing: {
+          entry: assign({ stale: false }),
+          invoke: {
+            src: 'readPortfolio',
+            onDone: [
+              // Changes still to send were made on what is shown; the next read brings the server's truth.
+              { guard: 'hasPending', target: 'idle', actions: assign({ stale: true }) },
+              {
+                target: 'idle',
+                actions: [
+                  assign({ symbols: ({ event }) => event.output.symbols, lots: ({ event }) => event.output.lots }),
+                  'watchQuotes',
+                ],
+              },
+            ],
+            onError: 'idle',
+          },
+        },
+      },
+    },
+  },
+});

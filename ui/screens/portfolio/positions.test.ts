@@ -1,0 +1,105 @@
+import { expect } from 'chai';
+import { allocation, checkLotForm, localDate, lotFigures, sumFigures, symbolFigures } from './positions.ts';
+
+const today = '2026-01-05';
+
+describe('portfolio positions', () => {
+  it('gives a long lot its cost basis, market value, P&L and P&L %', () => {
+    expect(lotFigures({ date: '2025-01-02', close: 100, position: 10 }, 112.5)).to.deep.equal({
+      costBasis: 1000,
+      marketValue: 1125,
+      pnl: 125,
+      pnlPct: 12.5,
+    });
+  });
+
+  it('gives a short lot a profit when the price falls', () => {
+    expect(lotFigures({ date: '2025-01-02', close: 100, position: -10 }, 90)).to.deep.equal({
+      costBasis: -1000,
+      marketValue: -900,
+      pnl: 100,
+      pnlPct: 10,
+    });
+  });
+
+  it('has no market figures without a price', () => {
+    expect(lotFigures({ date: '2025-01-02', close: 10, position: 3 }, null)).to.deep.equal({
+      costBasis: 30,
+      marketValue: null,
+      pnl: null,
+      pnlPct: null,
+    });
+  });
+
+  it('adds lots up in whole cents, without float noise', () => {
+    const lots = [
+      { date: '2025-01-02', close: 0.1, position: 1 },
+      { date: '2025-01-03', close: 0.2, position: 1 },
+    ];
+    expect(symbolFigures(lots, 0.35)).to.deep.equal({ costBasis: 0.3, marketValue: 0.7, pnl: 0.4, pnlPct: 133.33 });
+  });
+
+  it('counts only priced parts in the market figures of a total', () => {
+    const total = sumFigures([
+      { costBasis: 1000, marketValue: 1100, pnl: 100, pnlPct: 10 },
+      { costBasis: 500, marketValue: null, pnl: null, pnlPct: null },
+    ]);
+    expect(total).to.deep.equal({ costBasis: 1500, marketValue: 1100, pnl: 100, pnlPct: 10 });
+    expect(sumFigures([])).to.deep.equal({ costBasis: 0, marketValue: null, pnl: null, pnlPct: null });
+  });
+
+  it('allocates by absolute market value, largest first, skipping symbols without lots or price', () => {
+    const slices = allocation(
+      ['A', 'B', 'C', 'D'],
+      {
+        A: [{ date: '2025-01-02', close: 10, position: 10 }],
+        B: [{ date: '2025-01-02', close: 10, position: -50 }],
+        C: [],
+        D: [{ date: '2025-01-02', close: 10, position: 1 }],
+      },
+      { A: 20, B: 10, C: 5 },
+    );
+    expect(slices).to.deep.equal([
+      { symbol: 'B', value: 500 },
+      { symbol: 'A', value: 200 },
+    ]);
+  });
+
+  it('accepts a valid lot and reads it as numbers', () => {
+    expect(checkLotForm({ date: '2025-12-31', price: '1,234.50', quantity: '-2.5' }, today)).to.deep.equal({
+      lot: { date: '2025-12-31', close: 1234.5, position: -2.5 },
+      errors: null,
+    });
+  });
+
+  it('names every wrong field with a clear message', () => {
+    expect(checkLotForm({ date: '', price: '', quantity: '' }, today).errors).to.deep.equal({
+      date: 'Date: choose the trade date',
+      price: 'Price: enter the price paid per share',
+      quantity: 'Quantity: enter the number of shares',
+    });
+    expect(checkLotForm({ date: '2026-02-30', price: 'abc', quantity: '0' }, today).errors).to.deep.equal({
+      date: 'Date: must be a calendar date YYYY-MM-DD',
+      price: 'Price: must be a number, e.g. 182.50',
+      quantity: 'Quantity: must not be 0 (negative for a short position)',
+    });
+    expect(checkLotForm({ date: '2026-01-06', price: '1.005', quantity: '1.1234567' }, today).errors).to.deep.equal({
+      date: 'Date: must not be in the future',
+      price: 'Price: at most 2 decimals (whole cents)',
+      quantity: 'Quantity: at most 6 decimals',
+    });
+    expect(checkLotForm({ date: '1899-12-31', price: '-1', quantity: '2000000000' }, today).errors).to.deep.equal({
+      date: 'Date: must be on or after 1900-01-01',
+      price: 'Price: must be more than 0',
+      quantity: 'Quantity: must be at most 1,000,000,000 shares',
+    });
+  });
+
+  it('accepts today, the newest date allowed', () => {
+    expect(checkLotForm({ date: today, price: '1', quantity: '1' }, today).errors).to.equal(null);
+  });
+
+  it('writes a local date as YYYY-MM-DD', () => {
+    expect(localDate(new Date(2026, 0, 5, 23, 30))).to.equal('2026-01-05');
+  });
+});

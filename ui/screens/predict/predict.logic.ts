@@ -1,0 +1,378 @@
+/**
+ * The Predict page's pure parts: the form and the request it makes, the answers of the Predict routes, and the
+ * figures drawn from a fit (the forecast chart, the error table, the coefficient bars).
+ */
+import type { Data, Layout } from 'plotly.js';
+import {
+  DEGREE_RANGE,
+  HORIZON_RANGE,
+  LAG_RETURNS_RANGE,
+  LAMBDA_RANGE,
+  type PredictionModelKind,
+} from '../../../domain/prediction/spec.ts';
+import { PREDICTION_NAME_MAX_LENGTH } from '../../../domain/prediction/predictions.ts';
+import { formatNumber } from '../../../domain/format.ts';
+
+/** The features of a request as the fit route reads them. */
+export interface PredictFeatures {
+  /** Lagged daily returns, 0 for none. */
+  readonly lagReturns: number;
+  /** RSI 14. */
+  readonly rsi: boolean;
+  /** Distance of the close from SMA 50 and SMA 200. */
+  readonly smaDistance: boolean;
+  /** Log volume z-score. */
+  readonly volume: boolean;
+}
+
+/** A fit request, as `POST /api/prediction/fit` takes it. */
+export interface PredictRequest {
+  /** The symbol. */
+  readonly symbol: string;
+  /** Trading days ahead. */
+  readonly horizon: number;
+  /** `ridge` or `poly`. */
+  readonly model: PredictionModelKind;
+  /** Polynomial degree, only with `poly`. */
+  readonly degree?: number;
+  /** The L2 penalty. */
+  readonly lambda: number;
+  /** The features read. */
+  readonly features: PredictFeatures;
+}
+
+/** MAE, RMSE and direction hit rate of one forecaster. */
+export interface ErrorFigures {
+  /** Mean absolute error of the forecast price. */
+  readonly mae: number;
+  /** Root mean square error of the forecast price. */
+  readonly rmse: number;
+  /** Share of forecasts that got the direction right, 0–1. */
+  readonly hitRate: number;
+}
+
+/** The walk-forward figures of a fit beside the naive baseline's. */
+export interface PredictMetrics {
+  /** The model's figures. */
+  readonly model: ErrorFigures;
+  /** The naive baseline's figures (tomorrow = today). */
+  readonly baseline: ErrorFigures;
+  /** Whether the model's RMSE is below the baseline's. */
+  readonly beatsBaseline: boolean;
+  /** The sentence saying so. */
+  readonly verdict: string;
+  /** Out-of-sample forecasts counted. */
+  readonly samples: number;
+}
+
+/** A fit as `POST /api/prediction/fit` answers it. */
+export interface FitResult {
+  /** The symbol. */
+  readonly symbol: string;
+  /** Trading days ahead. */
+  readonly horizon: number;
+  /** The last bar's date. */
+  readonly asOf: string;
+  /** The walk-forward figures. */
+  readonly metrics: PredictMetrics;
+  /** The next `horizon` trading days with the 10%–90% interval. */
+  readonly forecast: readonly { date: string; price: number; low: number; high: number }[];
+  /** The last closes. */
+  readonly history: readonly { date: string; close: number }[];
+  /** The intercept then one weight per feature. */
+  readonly coefficients: readonly { feature: string; weight: number }[];
+}
+
+/** A saved model as `GET /personalize/predictions` lists it. */
+export interface SavedModel {
+  /** The model's id. */
+  readonly id: string;
+  /** Its name. */
+  readonly name: string;
+  /** The symbol. */
+  readonly symbol: string;
+  /** Trading days ahead. */
+  readonly horizon: number;
+  /** `ridge` or `poly`. */
+  readonly model: PredictionModelKind;
+  /** Polynomial degree, only with `poly`. */
+  readonly degree?: number;
+  /** The L2 penalty. */
+  readonly lambda: number;
+  /** The features read. */
+  readonly features: PredictFeatures;
+  /** The walk-forward figures when saved. */
+  readonly metrics: PredictMetrics;
+  /** The last bar's date when saved. */
+  readonly asOf: string;
+  /** When it was saved. */
+  readonly createdt: string;
+}
+
+/** The form as the user fills it; numbers are kept as typed and checked by {@link requestFromForm}. */
+export interface PredictForm {
+  /** The symbol picked. */
+  readonly symbol: string;
+  /** Trading days ahead, as typed. */
+  readonly horizon: string;
+  /** `ridge` or `poly`. */
+  readonly model: PredictionModelKind;
+  /** Polynomial degree (used with `poly`). */
+  readonly degree: number;
+  /** The L2 penalty, as typed. */
+  readonly lambda: string;
+  /** Whether lagged returns are read. */
+  readonly lagOn: boolean;
+  /** How many lagged returns, as typed. */
+  readonly lagK: string;
+  /** RSI 14. */
+  readonly rsi: boolean;
+  /** SMA distance. */
+  readonly smaDistance: boolean;
+  /** Volume. */
+  readonly volume: boolean;
+}
+
+/** The form a page opens with. */
+export const DEFAULT_FORM: PredictForm = Object.freeze({
+  symbol: 'AAPL',
+  horizon: '5',
+  model: 'ridge',
+  degree: DEGREE_RANGE.default,
+  lambda: String(LAMBDA_RANGE.default),
+  lagOn: true,
+  lagK: '5',
+  rsi: true,
+  smaDistance: true,
+  volume: false,
+});
+
+/** Longest name of a saved model. */
+export const MODEL_NAME_MAX = PREDICTION_NAME_MAX_LENGTH;
+
+function wholeIn(text: string, min: number, max: number): number | null {
+  const trimmed = text.trim();
+  if (!/^\d+$/.test(trimmed)) return null;
+  const value = Number(trimmed);
+  return value >= min && value <= max ? value : null;
+}
+
+/** The request a form makes, or what is wrong with it (naming the field as the page labels it). */
+export function requestFromForm(form: PredictForm): { readonly request: PredictRequest } | { readonly error: string } {
+  const symbol = form.symbol.trim().toUpperCase();
+  if (symbol === '') return { error: 'Symbol: pick a symbol' };
+  const horizon = wholeIn(form.horizon, HORIZON_RANGE.min, HORIZON_RANGE.max);
+  if (horizon === null) {
+    return { error: `Horizon: a whole number of days from ${HORIZON_RANGE.min} to ${HORIZON_RANGE.max}` };
+  }
+  const lambdaText = form.lambda.trim();
+  const lambda = lambdaText === '' ? LAMBDA_RANGE.default : Number(lambdaText);
+  if (!Number.isFinite(lambda) || lambda < LAMBDA_RANGE.min || lambda > LAMBDA_RANGE.max) {
+    return { error: `Lambda: a number from ${LAMBDA_RANGE.min} to ${LAMBDA_RANGE.max}` };
+  }
+  let lagReturns = 0;
+  if (form.lagOn) {
+    const k = wholeIn(form.lagK, 1, LAG_RETURNS_RANGE.max);
+    if (k === null) return { error: `Lagged returns: a whole number from 1 to ${LAG_RETURNS_RANGE.max}` };
+    lagReturns = k;
+  }
+  const features: PredictFeatures = {
+    lagReturns,
+    rsi: form.rsi,
+    smaDistance: form.smaDistance,
+    volume: form.volume,
+  };
+  if (lagReturns === 0 && !form.rsi && !form.smaDistance && !form.volume) {
+    return { error: 'Features: choose at least one' };
+  }
+  const degree = Math.min(DEGREE_RANGE.max, Math.max(DEGREE_RANGE.min, Math.round(form.degree)));
+  return {
+    request: {
+      symbol,
+      horizon,
+      model: form.model,
+      ...(form.model === 'poly' ? { degree } : {}),
+      lambda,
+      features,
+    },
+  };
+}
+
+/** The form that fits a saved model again with its parameters. */
+export function formFromModel(model: SavedModel): PredictForm {
+  return {
+    symbol: model.symbol,
+    horizon: String(model.horizon),
+    model: model.model,
+    degree: model.degree ?? DEGREE_RANGE.default,
+    lambda: String(model.lambda),
+    lagOn: model.features.lagReturns > 0,
+    lagK: String(model.features.lagReturns > 0 ? model.features.lagReturns : 5),
+    rsi: model.features.rsi,
+    smaDistance: model.features.smaDistance,
+    volume: model.features.volume,
+  };
+}
+
+/** The request of a saved model. */
+export function requestOfModel(model: SavedModel): PredictRequest {
+  return {
+    symbol: model.symbol,
+    horizon: model.horizon,
+    model: model.model,
+    ...(model.model === 'poly' ? { degree: model.degree ?? DEGREE_RANGE.default } : {}),
+    lambda: model.lambda,
+    features: model.features,
+  };
+}
+
+/** The model in words: `Ridge` or `Polynomial (degree 2)`, with its penalty. */
+export function modelText(request: Pick<PredictRequest, 'model' | 'degree' | 'lambda'>): string {
+  const kind = request.model === 'poly' ? `Polynomial (degree ${request.degree ?? DEGREE_RANGE.default})` : 'Ridge';
+  return `${kind}, λ ${request.lambda}`;
+}
+
+/** The features in words: `5 lagged returns, RSI, SMA distance`. */
+export function featuresText(features: PredictFeatures): string {
+  const parts: string[] = [];
+  if (features.lagReturns > 0) {
+    parts.push(`${features.lagReturns} lagged return${features.lagReturns === 1 ? '' : 's'}`);
+  }
+  if (features.rsi) parts.push('RSI');
+  if (features.smaDistance) parts.push('SMA distance');
+  if (features.volume) parts.push('volume');
+  return parts.join(', ');
+}
+
+/** A share 0–1 as a percentage with one decimal. */
+export function percent(share: number): string {
+  return `${(share * 100).toFixed(1)}%`;
+}
+
+/** One row of the error table: the figure, the model's and the baseline's values, and which is better. */
+export interface ErrorRow {
+  readonly label: string;
+  readonly model: string;
+  readonly baseline: string;
+  /** Which side is better, or `tie`. */
+  readonly better: 'model' | 'baseline' | 'tie';
+}
+
+function betterOf(model: number, baseline: number, higherIsBetter: boolean): ErrorRow['better'] {
+  if (model === baseline) return 'tie';
+  return model > baseline === higherIsBetter ? 'model' : 'baseline';
+}
+
+/** The rows of the error table: MAE, RMSE (lower is better) and the direction hit rate (higher is better). */
+export function errorRows(metrics: PredictMetrics): readonly ErrorRow[] {
+  const { model, baseline } = metrics;
+  return [
+    {
+      label: 'Mean absolute error',
+      model: formatNumber(model.mae),
+      baseline: formatNumber(baseline.mae),
+      better: betterOf(model.mae, baseline.mae, false),
+    },
+    {
+      label: 'Root mean square error',
+      model: formatNumber(model.rmse),
+      baseline: formatNumber(baseline.rmse),
+      better: betterOf(model.rmse, baseline.rmse, false),
+    },
+    {
+      label: 'Direction hit rate',
+      model: percent(model.hitRate),
+      baseline: percent(baseline.hitRate),
+      better: betterOf(model.hitRate, baseline.hitRate, true),
+    },
+  ];
+}
+
+/** A coefficient with its bar: the share of the largest weight (the intercept is not compared). */
+export interface CoefficientBar {
+  readonly feature: string;
+  readonly weight: number;
+  /** |weight| / largest |weight| of the features, 0–1; 0 for the intercept. */
+  readonly share: number;
+}
+
+/** The coefficient bars of a fit. */
+export function coefficientBars(coefficients: FitResult['coefficients']): readonly CoefficientBar[] {
+  const largest = Math.max(0, ...coefficients.filter((c) => c.feature !== 'intercept').map((c) => Math.abs(c.weight)));
+  return coefficients.map((c) => ({
+    feature: c.feature,
+    weight: c.weight,
+    share: c.feature === 'intercept' || largest === 0 ? 0 : Math.abs(c.weight) / largest,
+  }));
+}
+
+/** The forecast chart: the recent closes, the forecast and its 10%–90% band, joined at the last close. */
+export function forecastFigure(result: FitResult): { data: Data[]; layout: Partial<Layout> } {
+  const last = result.history.at(-1);
+  const join = <T>(value: (p: FitResult['forecast'][number]) => T, start: T | undefined): T[] => [
+    ...(start === undefined ? [] : [start]),
+    ...result.forecast.map(value),
+  ];
+  const dates = join((p) => p.date, last?.date);
+  const data: Data[] = [
+    {
+      type: 'scatter',
+      mode: 'lines',
+      name: `${result.symbol} close`,
+      x: result.history.map((h) => h.date),
+      y: result.history.map((h) => h.close),
+      line: { color: '#2563eb', width: 2 },
+      hovertemplate: '%{x}<br>close %{y:.2f}<extra></extra>',
+    },
+    {
+      type: 'scatter',
+      mode: 'lines',
+      name: '10% bound',
+      x: dates,
+      y: join((p) => p.low, last?.close),
+      line: { width: 0, color: 'rgba(234,88,12,0.4)' },
+      showlegend: false,
+      hovertemplate: '%{x}<br>low %{y:.2f}<extra></extra>',
+    },
+    {
+      type: 'scatter',
+      mode: 'lines',
+      name: '10%–90% interval',
+      x: dates,
+      y: join((p) => p.high, last?.close),
+      fill: 'tonexty',
+      fillcolor: 'rgba(234,88,12,0.18)',
+      line: { width: 0, color: 'rgba(234,88,12,0.4)' },
+      hovertemplate: '%{x}<br>high %{y:.2f}<extra></extra>',
+    },
+    {
+      type: 'scatter',
+      mode: 'lines+markers',
+      name: `Forecast (${result.horizon} day${result.horizon === 1 ? '' : 's'})`,
+      x: dates,
+      y: join((p) => p.price, last?.close),
+      line: { color: '#ea580c', width: 2, dash: 'dash' },
+      marker: { size: 5 },
+      hovertemplate: '%{x}<br>forecast %{y:.2f}<extra></extra>',
+    },
+  ];
+  const layout: Partial<Layout> = {
+    xaxis: { type: 'date', showgrid: false },
+    yaxis: { title: { text: 'Price' }, zeroline: false },
+    legend: { orientation: 'h', y: 1.12, x: 0 },
+    hovermode: 'x unified',
+    shapes: [
+      {
+        type: 'line',
+        xref: 'x',
+        yref: 'paper',
+        x0: result.asOf,
+        x1: result.asOf,
+        y0: 0,
+        y1: 1,
+        line: { color: '#98a2b3', width: 1, dash: 'dot' },
+      },
+    ],
+  };
+  return { data, layout };
+}

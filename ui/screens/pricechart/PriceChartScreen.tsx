@@ -1,0 +1,595 @@
+/**
+ * The price chart of one symbol (`/PriceCharts?stock=SYM`): candlesticks and volume, duration picker, SMA
+ * chips, patterns, support and resistance, alert lines (click the chart or type a price to add one, drag a
+ * line to move it, click its label to delete it), compared symbols, live price, snapshot.
+ */
+import { useMachine } from '@xstate/react';
+import type { ClickAnnotationEvent, PlotRelayoutEvent, PlotlyHTMLElement } from 'plotly.js';
+import { useEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
+import { Chart } from '../../components/Chart.tsx';
+import { Empty, Failed, Skeleton } from '../../components/LoadState.tsx';
+import { Link } from '../../components/Link.tsx';
+import { navigate, useLocation } from '../../services/router.ts';
+import { quickAddToWatchlist } from '../../services/watchlist.ts';
+import { shapeMoves, type ChartElement } from './chartElements.ts';
+import {
+  DURATIONS,
+  SMA_COLORS,
+  SMA_PERIODS,
+  alertLabel,
+  defaultDirection,
+  quoteText,
+  type ChartAlert,
+  type Compare,
+  type SmaPeriod,
+} from './chartData.ts';
+import { buildFigure, hasPrices, priceAtPoint, type PixelAxis } from './chartFigure.ts';
+import { cleanSymbol, priceChartMachine, type PriceChartEvent } from './pricechart.machine.ts';
+import './pricechart.css';
+
+const screenMachine = priceChartMachine.provide({
+  actions: { navigate: (_, params) => navigate(params.path) },
+});
+
+type Send = (event: PriceChartEvent) => void;
+
+/** Where a click on the chart asks for an alert's direction. */
+interface Popover {
+  readonly price: number;
+  readonly left: number;
+  readonly top: number;
+}
+
+function elementName(element: ChartElement): string {
+  switch (element.type) {
+    case 'LINE':
+      return `${element.symbol} (normalised)`;
+    case 'AXIS':
+      return `${element.symbol} (right axis)`;
+    case 'IMAGE':
+      return `Patterns (${element.chartdata.points.length})`;
+    default:
+      return element.chartdata.label;
+  }
+}
+
+function OpenSymbolForm({ send, label }: { readonly send: Send; readonly label: string }) {
+  const [text, setText] = useState('');
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (cleanSymbol(text) !== '') send({ type: 'user.openSymbol', symbol: text });
+  };
+  return (
+    <form className="pc-inline-form" onSubmit={submit}>
+      <input
+        aria-label={label}
+        placeholder="Symbol"
+        value={text}
+        maxLength={10}
+        size={8}
+        onChange={(e) => setText(e.target.value.toUpperCase())}
+      />
+      <button type="submit" className="button">
+        Open
+      </button>
+    </form>
+  );
+}
+
+function PriceAlertForm(props: { readonly send: Send; readonly last: number | null; readonly busy: boolean }) {
+  const { send, last, busy } = props;
+  const [text, setText] = useState('');
+  const [direction, setDirection] = useState<'auto' | 'U' | 'D'>('auto');
+  const price = Number(text);
+  const auto = defaultDirection(price, last);
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    send({
+      type: 'user.addAlert',
+      price: text.trim() === '' ? NaN : price,
+      alerttype: direction === 'auto' ? auto : direction,
+    });
+    setText('');
+  };
+  return (
+    <form className="pc-alert-form" onSubmit={submit}>
+      <label>
+        Alert price
+        <input
+          inputMode="decimal"
+          placeholder={last === null ? 'Price' : last.toFixed(2)}
+          value={text}
+          onChange={(e) => setText(e.target.value)}
+        />
+      </label>
+      <label>
+        Direction
+        <select value={direction} onChange={(e) => setDirection(e.target.value as 'auto' | 'U' | 'D')}>
+          <option value="auto">
+            Auto ({text.trim() === '' || !Number.isFinite(price) ? 'by price' : auto === 'U' ? 'up' : 'down'})
+          </option>
+          <option value="U">Up (U)</option>
+          <option value="D">Down (D)</option>
+        </select>
+      </label>
+      <button type="submit" className="button primary" disabled={busy}>
+        Add price alert
+      </button>
+    </form>
+  );
+}
+
+function SmaAlertForm({ send, busy }: { readonly send: Send; readonly busy: boolean }) {
+  const [period, setPeriod] = useState<SmaPeriod>(50);
+  const [direction, setDirection] = useState<'U' | 'D'>('U');
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    send({ type: 'user.addSmaAlert', period, alerttype: direction });
+  };
+  return (
+    <form className="pc-alert-form" onSubmit={submit}>
+      <label>
+        SMA period
+        <select value={period} onChange={(e) => setPeriod(Number(e.target.value) as SmaPeriod)}>
+          {SMA_PERIODS.map((p) => (
+            <option key={p} value={p}>
+              SMA {p}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Crossing
+        <select value={direction} onChange={(e) => setDirection(e.target.value as 'U' | 'D')}>
+          <option value="U">Price rises above (U)</option>
+          <option value="D">Price falls below (D)</option>
+        </select>
+      </label>
+      <button type="submit" className="button" disabled={busy}>
+        Add SMA alert
+      </button>
+    </form>
+  );
+}
+
+function AlertItem(props: { readonly alert: ChartAlert; readonly send: Send; readonly busy: boolean }) {
+  const { alert, send, busy } = props;
+  const [editing, setEditing] = useState(false);
+  const [text, setText] = useState('');
+  const label = alertLabel(alert);
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    send({ type: 'user.moveAlert', id: alert.id, price: text.trim() === '' ? NaN : Number(text) });
+    setEditing(false);
+  };
+  return (
+    <li className={`pc-alert ${alert.status}`}>
+      <span className={alert.alerttype === 'U' ? 'up' : 'down'} aria-hidden="true">
+        {alert.alerttype === 'U' ? '▲' : '▼'}
+      </span>
+      {editing ? (
+        <form className="pc-inline-form" onSubmit={submit}>
+          <input
+            aria-label={`New price of alert ${label}`}
+            inputMode="decimal"
+            autoFocus
+            value={text}
+            size={8}
+            onChange={(e) => setText(e.target.value)}
+            onKeyDown={(e) => {
+              if (e.key === 'Escape') setEditing(false);
+            }}
+          />
+          <button type="submit" className="button" disabled={busy}>
+            Save
+          </button>
+        </form>
+      ) : (
+        <span className="pc-alert-label">
+          {alert.alerttype === 'U' ? 'Up' : 'Down'}{' '}
+          {alert.kind === 'SMA' ? `crossing SMA ${alert.period ?? ''}` : (alert.threshold ?? 0).toFixed(2)}
+        </span>
+      )}
+      <span className={`pc-status ${alert.status}`}>{alert.status}</span>
+      {alert.kind === 'PRICE' && !editing && (
+        <button
+          type="button"
+          className="icon-button small"
+          aria-label={`Move alert ${label}`}
+          title="Change the price"
+          disabled={busy}
+          onClick={() => {
+            setText(alert.threshold?.toFixed(2) ?? '');
+            setEditing(true);
+          }}
+        >
+          ✎
+        </button>
+      )}
+      <button
+        type="button"
+        className="icon-button small"
+        aria-label={`Delete alert ${label}`}
+        title="Delete"
+        disabled={busy}
+        onClick={() => send({ type: 'user.deleteAlert', id: alert.id })}
+      >
+        ✕
+      </button>
+    </li>
+  );
+}
+
+function CompareForm({ send, busy }: { readonly send: Send; readonly busy: boolean }) {
+  const [text, setText] = useState('');
+  const [mode, setMode] = useState<Compare['mode']>('normalized');
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    send({ type: 'user.addCompare', symbol: text, mode });
+    setText('');
+  };
+  return (
+    <form className="pc-alert-form" onSubmit={submit}>
+      <label>
+        Compare symbol
+        <input value={text} placeholder="MSFT" maxLength={10} onChange={(e) => setText(e.target.value.toUpperCase())} />
+      </label>
+      <label>
+        Scale
+        <select value={mode} onChange={(e) => setMode(e.target.value as Compare['mode'])}>
+          <option value="normalized">Normalised</option>
+          <option value="axis">Own axis</option>
+        </select>
+      </label>
+      <button type="submit" className="button" disabled={busy}>
+        Add to chart
+      </button>
+    </form>
+  );
+}
+
+function PriceChart({ symbol }: { readonly symbol: string }) {
+  const [state, send] = useMachine(screenMachine, { input: { symbol } });
+  const { context } = state;
+  const [graph, setGraph] = useState<HTMLElement | null>(null);
+  const [popover, setPopover] = useState<Popover | null>(null);
+  const [redraw, setRedraw] = useState(0);
+  const wrapper = useRef<HTMLDivElement>(null);
+
+  // The revision (in the context) and the local redraw count rebuild the figure, so a line moved in vain
+  // goes back to its price.
+  const figure = useMemo(() => buildFigure(context), [context, redraw]);
+  const current = useRef({ figure, elements: context.elements, last: context.quote?.price ?? null });
+  current.current = {
+    figure,
+    elements: context.elements,
+    last: context.quote?.price ?? context.bars.at(-1)?.close ?? null,
+  };
+
+  useEffect(() => {
+    if (!graph) return;
+    let down: { x: number; y: number } | null = null;
+    const onDown = (event: PointerEvent) => {
+      down = { x: event.clientX, y: event.clientY };
+    };
+    const onClick = (event: MouseEvent) => {
+      const start = down;
+      down = null;
+      if (start && Math.hypot(event.clientX - start.x, event.clientY - start.y) > 4) return;
+      const target = event.target as Element | null;
+      if (target?.closest('.annotation, .legend, .modebar, .shapelayer')) return;
+      const rect = graph.getBoundingClientRect();
+      const layout = (graph as unknown as { _fullLayout?: { xaxis?: PixelAxis; yaxis?: PixelAxis } })._fullLayout;
+      const price = priceAtPoint(layout ?? {}, event.clientX - rect.left, event.clientY - rect.top);
+      if (price === null) return;
+      const box = wrapper.current?.getBoundingClientRect() ?? rect;
+      setPopover({ price, left: event.clientX - box.left, top: event.clientY - box.top });
+    };
+    const onAnnotation = (event: ClickAnnotationEvent) => {
+      const id = current.current.figure.annotationIds[event.index];
+      const element = current.current.elements.find((e) => e.id === id);
+      if (element?.type === 'ALERT') send({ type: 'user.deleteAlert', id: element.id });
+    };
+    graph.addEventListener('pointerdown', onDown, true);
+    graph.addEventListener('click', onClick);
+    const plot = graph as PlotlyHTMLElement & { removeListener?: (name: string, fn: unknown) => void };
+    plot.on('plotly_clickannotation', onAnnotation);
+    return () => {
+      graph.removeEventListener('pointerdown', onDown, true);
+      graph.removeEventListener('click', onClick);
+      plot.removeListener?.('plotly_clickannotation', onAnnotation);
+    };
+  }, [graph, send]);
+
+  const onRelayout = (event: PlotRelayoutEvent) => {
+    const { figure: shown, elements } = current.current;
+    const levels = new Map<string, number>();
+    for (const e of elements) {
+      if ((e.type === 'ALERT' || e.type === 'SAR') && e.chartdata.y !== null) levels.set(e.id, e.chartdata.y);
+    }
+    const moves = shapeMoves(event as Record<string, unknown>, shown.shapeIds, levels);
+    if (moves.length === 0) return;
+    let snapBack = false;
+    for (const move of moves) {
+      const element = elements.find((e) => e.id === move.id);
+      if (element?.type === 'ALERT' && element.charttype === 'price') {
+        send({ type: 'user.moveAlert', id: move.id, price: move.y });
+      } else snapBack = true;
+    }
+    if (snapBack) setRedraw((n) => n + 1);
+  };
+
+  const chooseDirection = (alerttype: 'U' | 'D') => {
+    if (!popover) return;
+    send({ type: 'user.addAlert', price: popover.price, alerttype });
+    setPopover(null);
+  };
+
+  const chartLoading = state.matches({ chart: 'loading' });
+  const chartFailed = state.matches({ chart: 'failed' });
+  const alertsBusy = state.matches({ alerts: 'saving' }) || state.matches({ alerts: 'deleting' });
+  const last = current.current.last;
+  const quote = context.quote ? quoteText(context.quote) : null;
+  const flash = context.flash;
+  const overlays = context.elements.filter((e) => e.type !== 'ALERT');
+  const title = `${symbol} ${context.duration} price chart, ${new Date().toISOString().slice(0, 10)}`;
+
+  return (
+    <section className="screen pricechart">
+      <header className="pc-header">
+        <h1>
+          <span className="pc-symbol">{symbol}</span>
+          {quote ? (
+            <span className="pc-quote" data-testid="chart-quote">
+              <span
+                key={flash?.key ?? 0}
+                className={`pc-price ${quote.tone} ${flash ? `flash-${flash.direction}` : ''}`}
+              >
+                {quote.price}
+              </span>
+              <span className={`pc-change ${quote.tone}`}>{quote.change}</span>
+            </span>
+          ) : (
+            <span className="pc-quote hint">waiting for the live price…</span>
+          )}
+        </h1>
+        <div className="pc-actions">
+          <Link to={`/CompanyStats?stock=${encodeURIComponent(symbol)}`}>Company statistics</Link>
+          <button type="button" className="button" onClick={() => void quickAddToWatchlist(symbol)}>
+            Add to watch list
+          </button>
+          <button
+            type="button"
+            className="button"
+            disabled={!graph || state.matches({ snapshot: 'saving' }) || !hasPrices(context)}
+            onClick={() => graph && send({ type: 'user.saveSnapshot', graph, title })}
+          >
+            {state.matches({ snapshot: 'saving' }) ? 'Saving snapshot…' : 'Save snapshot'}
+          </button>
+          <OpenSymbolForm send={send} label="Open another symbol" />
+        </div>
+        {context.snapshotError && (
+          <p className="error" role="alert">
+            {context.snapshotError}
+          </p>
+        )}
+      </header>
+
+      <div className="toolbar pc-toolbar">
+        <div role="group" aria-label="Duration" className="pc-segmented">
+          {DURATIONS.map((d) => (
+            <button
+              key={d}
+              type="button"
+              className="pc-seg"
+              aria-pressed={context.duration === d}
+              onClick={() => send({ type: 'user.setDuration', duration: d })}
+            >
+              {d}
+            </button>
+          ))}
+        </div>
+        <div role="group" aria-label="Moving averages" className="pc-chips">
+          {SMA_PERIODS.map((p) => (
+            <button
+              key={p}
+              type="button"
+              className="pc-chip"
+              aria-pressed={context.smas.includes(p)}
+              style={{ borderColor: SMA_COLORS[p], ...(context.smas.includes(p) ? { background: SMA_COLORS[p] } : {}) }}
+              disabled={context.duration === '1D'}
+              onClick={() => send({ type: 'user.toggleSma', period: p })}
+            >
+              SMA {p}
+            </button>
+          ))}
+        </div>
+      </div>
+
+      <div className="pc-body">
+        <div className="card pc-chart-card">
+          {chartFailed ? (
+            <Failed
+              message={context.error ?? 'The chart could not be loaded'}
+              onRetry={() => send({ type: 'user.retry' })}
+            />
+          ) : chartLoading && !hasPrices(context) ? (
+            <Skeleton lines={10} height={28} />
+          ) : (
+            <div className="pc-chart-wrap" ref={wrapper} aria-busy={chartLoading}>
+              {chartLoading && <div className="pc-reloading">Loading {context.duration}…</div>}
+              <Chart
+                data={figure.data}
+                layout={figure.layout}
+                config={{ edits: { shapePosition: true }, scrollZoom: false, displayModeBar: true }}
+                height={560}
+                label={`${symbol} candlestick chart with volume, ${context.duration}`}
+                onInitialized={(_figure, div) => setGraph(div)}
+                onRelayout={onRelayout}
+              />
+              {popover && (
+                <div
+                  className="pc-popover"
+                  role="dialog"
+                  aria-label={`Add an alert at ${popover.price.toFixed(2)}`}
+                  style={{ left: popover.left, top: popover.top }}
+                  onKeyDown={(e: KeyboardEvent) => {
+                    if (e.key === 'Escape') setPopover(null);
+                    if (e.key.toLowerCase() === 'u') chooseDirection('U');
+                    if (e.key.toLowerCase() === 'd') chooseDirection('D');
+                  }}
+                >
+                  <p>
+                    Alert at <strong>{popover.price.toFixed(2)}</strong>
+                  </p>
+                  <div className="pc-popover-actions">
+                    <button
+                      type="button"
+                      className={`button ${defaultDirection(popover.price, last) === 'U' ? 'primary' : ''}`}
+                      autoFocus={defaultDirection(popover.price, last) === 'U'}
+                      onClick={() => chooseDirection('U')}
+                    >
+                      ▲ Up (U)
+                    </button>
+                    <button
+                      type="button"
+                      className={`button ${defaultDirection(popover.price, last) === 'D' ? 'primary' : ''}`}
+                      autoFocus={defaultDirection(popover.price, last) === 'D'}
+                      onClick={() => chooseDirection('D')}
+                    >
+                      ▼ Down (D)
+                    </button>
+                    <button
+                      type="button"
+                      className="icon-button small"
+                      aria-label="Cancel"
+                      onClick={() => setPopover(null)}
+                    >
+                      ✕
+                    </button>
+                  </div>
+                </div>
+              )}
+              <p className="hint">
+                Click the chart to add an alert at that price; drag an alert line to move it; click its label to delete
+                it.
+                {context.duration === '1D' &&
+                  ' 1D shows minute candles built from the live quotes since this page opened.'}
+              </p>
+            </div>
+          )}
+        </div>
+
+        <aside className="pc-side">
+          <section className="card" aria-labelledby="pc-alerts-title">
+            <h2 id="pc-alerts-title">Alerts on {symbol}</h2>
+            <PriceAlertForm send={send} last={last} busy={alertsBusy} />
+            <SmaAlertForm send={send} busy={alertsBusy} />
+            {context.alertError && (
+              <p className="error" role="alert">
+                {context.alertError}
+              </p>
+            )}
+            {state.matches({ alerts: 'loading' }) ? (
+              <Skeleton lines={2} />
+            ) : state.matches({ alerts: 'failed' }) ? (
+              <Failed
+                message={context.alertsError ?? 'The alerts could not be loaded'}
+                onRetry={() => send({ type: 'user.retry' })}
+              />
+            ) : context.alerts.length === 0 ? (
+              <Empty>No alerts on {symbol} yet: click the chart at a price, or type one above.</Empty>
+            ) : (
+              <ul className="pc-alerts" aria-label="Alerts">
+                {context.alerts.map((a) => (
+                  <AlertItem key={a.id} alert={a} send={send} busy={alertsBusy} />
+                ))}
+              </ul>
+            )}
+          </section>
+
+          <section className="card" aria-labelledby="pc-compare-title">
+            <h2 id="pc-compare-title">Compare and overlays</h2>
+            <CompareForm send={send} busy={state.matches({ compare: 'adding' })} />
+            {context.compareError && (
+              <p className="error" role="alert">
+                {context.compareError}
+              </p>
+            )}
+            {overlays.length === 0 ? (
+              <Empty>Nothing drawn over the candles yet: add a symbol to compare.</Empty>
+            ) : (
+              <ul className="pc-overlays" aria-label="Chart elements">
+                {overlays.map((e) => {
+                  const hidden = context.removed.includes(e.id);
+                  return (
+                    <li key={e.id} className={hidden ? 'hidden' : ''}>
+                      <span className="pc-swatch" style={{ background: e.color }} aria-hidden="true" />
+                      <span>{elementName(e)}</span>
+                      {hidden ? (
+                        <span className="hint">hidden</span>
+                      ) : (
+                        <button
+                          type="button"
+                          className="icon-button small"
+                          aria-label={`Hide ${elementName(e)}`}
+                          onClick={() => send({ type: 'user.hideElement', id: e.id })}
+                        >
+                          ✕
+                        </button>
+                      )}
+                    </li>
+                  );
+                })}
+              </ul>
+            )}
+            <div className="pc-row">
+              <button
+                type="button"
+                className="button"
+                disabled={
+                  !context.elements.some(
+                    (e) => (e.type === 'LINE' || e.type === 'AXIS') && !context.removed.includes(e.id),
+                  )
+                }
+                onClick={() => send({ type: 'user.hideAdded' })}
+              >
+                Hide added
+              </button>
+              <button
+                type="button"
+                className="button"
+                disabled={context.removed.length === 0}
+                onClick={() => send({ type: 'user.reset' })}
+              >
+                Reset hidden
+              </button>
+            </div>
+          </section>
+        </aside>
+      </div>
+    </section>
+  );
+}
+
+/** The price chart screen: the chart of `?stock=`, or a form to choose a symbol. */
+export default function PriceChartScreen() {
+  const location = useLocation();
+  const symbol = cleanSymbol(location.params.get('stock') ?? '');
+  if (symbol === '') {
+    return (
+      <section className="screen pricechart">
+        <h1>Price chart</h1>
+        <Empty>No symbol chosen: type a symbol to chart it.</Empty>
+        <OpenSymbolForm
+          send={(event) =>
+            event.type === 'user.openSymbol' &&
+            navigate(`/PriceCharts?stock=${encodeURIComponent(cleanSymbol(event.symbol))}`)
+          }
+          label="Symbol to chart"
+        />
+      </section>
+    );
+  }
+  return <PriceChart key={symbol} symbol={symbol} />;
+}

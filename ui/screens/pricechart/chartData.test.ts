@@ -1,0 +1,262 @@
+import { expect } from 'chai';
+import type { Quote } from '../../../domain/market/types.ts';
+import {
+  addQuoteToIntraday,
+  alertElement,
+  applyQuote,
+  barsOfDuration,
+  compareElement,
+  defaultDirection,
+  durationMonths,
+  marketDate,
+  marketMinute,
+  patternElement,
+  quoteText,
+  supportResistance,
+  thresholdProblem,
+  type Bar,
+  type ChartAlert,
+} from './chartData.ts';
+import { buildFigure, intradayCandles, priceAtPoint, volumeTicks } from './chartFigure.ts';
+
+function bar(date: string, close: number, extra: Partial<Bar> = {}): Bar {
+  return {
+    date,
+    open: close,
+    high: close + 1,
+    low: close - 1,
+    close,
+    volume: 1000,
+    SMA_20: null,
+    SMA_50: close - 2,
+    SMA_100: null,
+    SMA_200: null,
+    rsi_14: null,
+    ...extra,
+  };
+}
+
+function quote(price: number, ts: string, change = 1, volume = 5000): Quote {
+  return { symbol: 'AAPL', price, change, changepct: 0.5, volume, ts };
+}
+
+describe('price chart data', () => {
+  it('loads months per duration and shows the last five bars on 5D', () => {
+    expect(durationMonths('1D')).to.equal(1);
+    expect(durationMonths('5D')).to.equal(1);
+    expect(durationMonths('1Y')).to.equal(12);
+    expect(durationMonths('5Y')).to.equal(60);
+    const bars = ['01', '02', '05', '06', '07', '08', '09'].map((d) => bar(`2026-01-${d}`, 10));
+    expect(barsOfDuration('5D', bars).map((b) => b.date)).to.deep.equal([
+      '2026-01-05',
+      '2026-01-06',
+      '2026-01-07',
+      '2026-01-08',
+      '2026-01-09',
+    ]);
+    expect(barsOfDuration('1M', bars)).to.have.length(7);
+  });
+
+  it('reads instants in New York time', () => {
+    expect(marketMinute('2026-01-05T14:31:10Z')).to.equal('2026-01-05 09:31');
+    expect(marketDate('2026-01-06T03:00:00Z'), 'still the 5th in New York').to.equal('2026-01-05');
+    expect(marketDate('not a time')).to.equal(null);
+  });
+
+  it("moves the last bar with a quote of its day and forms today's bar with a later one", () => {
+    const bars = [bar('2026-01-02', 100), bar('2026-01-05', 101)];
+    const same = applyQuote(bars, quote(103.5, '2026-01-05T19:00:00Z'));
+    expect(same).to.have.length(2);
+    expect(same[1]).to.include({ close: 103.5, high: 103.5, low: 100, volume: 5000 });
+    const next = applyQuote(bars, quote(102, '2026-01-06T15:00:00Z', 1));
+    expect(next).to.have.length(3);
+    expect(next[2]).to.include({ date: '2026-01-06', open: 101, close: 102, high: 102, low: 101 });
+    expect(applyQuote(bars, quote(90, '2026-01-01T15:00:00Z')), 'an older quote changes nothing').to.equal(bars);
+    expect(applyQuote([], quote(90, '2026-01-01T15:00:00Z'))).to.deep.equal([]);
+  });
+
+  it('builds minute candles from quotes, with the volume traded in each minute', () => {
+    let candles = addQuoteToIntraday([], quote(100, '2026-01-06T14:30:05Z', 0, 1000));
+    candles = addQuoteToIntraday(candles, quote(101, '2026-01-06T14:30:40Z', 0, 1500));
+    candles = addQuoteToIntraday(candles, quote(99.5, '2026-01-06T14:30:50Z', 0, 1600));
+    candles = addQuoteToIntraday(candles, quote(100.2, '2026-01-06T14:31:10Z', 0, 2000));
+    expect(candles).to.have.length(2);
+    expect(candles[0]).to.include({
+      time: '2026-01-06 09:30',
+      open: 100,
+      high: 101,
+      low: 99.5,
+      close: 99.5,
+      volume: 600,
+    });
+    expect(candles[1]).to.include({ time: '2026-01-06 09:31', open: 99.5, close: 100.2, volume: 400 });
+    const stale = addQuoteToIntraday(candles, quote(1, '2026-01-06T14:00:00Z'));
+    expect(stale, 'an older quote changes nothing').to.equal(candles);
+    const nextDay = addQuoteToIntraday(candles, quote(105, '2026-01-07T14:30:00Z', 0, 10));
+    expect(
+      nextDay.map((c) => c.time),
+      'a new day starts over',
+    ).to.deep.equal(['2026-01-07 09:30']);
+  });
+
+  it('shows the last daily bar on 1D until a quote arrives', () => {
+    const bars = [bar('2026-01-05', 101)];
+    expect(intradayCandles([], bars)[0]).to.include({ time: '2026-01-05 16:00', close: 101 });
+    expect(intradayCandles([], [])).to.deep.equal([]);
+  });
+
+  it('finds support below and resistance above the last close from swing lows and highs', () => {
+    // Closes rise to a swing high of 120 (high 121), fall to a swing low of 95 (low 94), then recover to 110.
+    const closes = [100, 105, 110, 115, 120, 115, 110, 105, 100, 95, 100, 103, 106, 108, 110];
+    const bars = closes.map((c, i) => bar(`2026-02-${String(i + 1).padStart(2, '0')}`, c));
+    const levels = supportResistance(bars, { span: 3 });
+    expect(levels.resistance).to.deep.equal([121]);
+    expect(levels.support).to.deep.equal([94]);
+    const rising = [1, 2, 3, 4, 5, 6, 7, 8].map((c, i) => bar(`2026-03-0${i + 1}`, c * 10));
+    const onlyFallback = supportResistance(rising, { span: 3 });
+    expect(onlyFallback.resistance, 'the top of the window stands in').to.deep.equal([81]);
+    expect(onlyFallback.support).to.deep.equal([9]);
+    expect(supportResistance([])).to.deep.equal({ support: [], resistance: [] });
+  });
+
+  it('merges swing levels within 1% and answers the nearest first', () => {
+    const highs = [100, 100, 110, 100, 100, 110.5, 100, 100, 130, 100, 100, 90];
+    const bars = highs.map((h, i) => bar(`2026-04-${String(i + 1).padStart(2, '0')}`, 90, { high: h, low: 89 }));
+    expect(supportResistance(bars, { span: 2 }).resistance).to.deep.equal([110, 130]);
+  });
+
+  it('draws alerts as lines labelled with direction and threshold, armed and triggered apart', () => {
+    const armed: ChartAlert = {
+      id: 'a1',
+      symbol: 'AAPL',
+      threshold: 191.5,
+      alerttype: 'U',
+      kind: 'PRICE',
+      status: 'armed',
+      createdt: '2026-01-05T00:00:00Z',
+    };
+    const element = alertElement(armed, []);
+    expect(element).to.deep.include({ type: 'ALERT', charttype: 'price', color: '#138a36' });
+    expect(element.chartdata).to.include({ y: 191.5, label: '▲ Up 191.50 ✕', dash: 'dash', clickable: true });
+    const fired = alertElement({ ...armed, alerttype: 'D', status: 'triggered' }, []);
+    expect(fired.chartdata).to.include({ label: '▼ Down 191.50 · triggered ✕', dash: 'dot' });
+    const sma = alertElement({ ...armed, kind: 'SMA', threshold: null, period: 50 }, [bar('2026-01-05', 100)]);
+    expect(sma.chartdata).to.include({ y: 98, label: '▲ Up SMA 50 ✕' });
+  });
+
+  it('marks patterns on their bars with their names', () => {
+    const bars = [bar('2026-01-02', 100), bar('2026-01-05', 101)];
+    const element = patternElement(
+      'AAPL',
+      [
+        { id: 'p1', symbol: 'AAPL', date: '2026-01-05', stockpatterns: [{ name: 'Hammer', bullish: true }] },
+        {
+          id: 'p2',
+          symbol: 'AAPL',
+          date: '2026-01-02',
+          stockpatterns: [
+            { name: 'Doji', bullish: null },
+            { name: 'Engulfing', bullish: false },
+          ],
+        },
+        { id: 'p3', symbol: 'AAPL', date: '2025-12-01', stockpatterns: [{ name: 'Off chart', bullish: true }] },
+      ],
+      bars,
+    );
+    expect(element.type).to.equal('IMAGE');
+    if (element.type !== 'IMAGE') return;
+    expect(element.chartdata.points.map((p) => [p.x, p.text, p.symbol])).to.deep.equal([
+      ['2026-01-02', 'Doji, Engulfing', 'circle'],
+      ['2026-01-05', 'Hammer', 'triangle-up'],
+    ]);
+  });
+
+  it("compares a symbol as a normalised line trimmed to the main series' length", () => {
+    const main = [bar('2026-01-05', 200), bar('2026-01-06', 210)];
+    const other = [bar('2026-01-02', 40), bar('2026-01-05', 50), bar('2026-01-06', 55)];
+    const line = compareElement({ symbol: 'MSFT', mode: 'normalized', color: 'red' }, other, main);
+    expect(line).to.deep.include({ type: 'LINE', normalize: true, color: 'red', id: 'compare-MSFT' });
+    expect(line.chartdata).to.deep.equal({ x: ['2026-01-05', '2026-01-06'], y: [200, 220] });
+    const axis = compareElement({ symbol: 'MSFT', mode: 'axis', color: 'black' }, other, main);
+    expect(axis).to.deep.include({ type: 'AXIS', normalize: false });
+    expect(axis.chartdata).to.deep.equal({ x: ['2026-01-05', '2026-01-06'], y: [50, 55] });
+  });
+
+  it('defaults a new alert to up above the last price and down below it', () => {
+    expect(defaultDirection(101, 100)).to.equal('U');
+    expect(defaultDirection(100, 100)).to.equal('U');
+    expect(defaultDirection(99.99, 100)).to.equal('D');
+    expect(defaultDirection(5, null)).to.equal('U');
+  });
+
+  it('checks a typed threshold', () => {
+    expect(thresholdProblem(0.01)).to.equal(null);
+    expect(thresholdProblem(0)).to.equal('Price: at least 0.01');
+    expect(thresholdProblem(NaN)).to.equal('Price: enter a number');
+    expect(thresholdProblem(1_000_001)).to.equal('Price: at most 1000000');
+  });
+
+  it('writes the header as price, change and % change with their signs', () => {
+    expect(quoteText({ price: 191.5, change: 1.25, changepct: 0.66 })).to.deep.equal({
+      price: '191.50',
+      change: '+1.25 (+0.66%)',
+      tone: 'up',
+    });
+    expect(quoteText({ price: 1500, change: -3, changepct: -0.2 })).to.deep.include({
+      price: '1500.00',
+      change: '-3.00 (-0.20%)',
+      tone: 'down',
+    });
+  });
+
+  it('builds candlesticks, volume on its own axis and the chosen moving averages', () => {
+    const bars = [bar('2026-01-05', 100), bar('2026-01-06', 101)];
+    const figure = buildFigure({
+      symbol: 'AAPL',
+      duration: '3M',
+      bars,
+      intraday: [],
+      elements: [],
+      removed: [],
+      smas: [50],
+    });
+    expect(figure.data.map((d) => d.type)).to.deep.equal(['candlestick', 'bar', 'scatter']);
+    expect(figure.data[1]).to.include({ yaxis: 'y2' });
+    expect(figure.layout.xaxis).to.include({ type: 'category' });
+    const intraday = buildFigure({
+      symbol: 'AAPL',
+      duration: '1D',
+      bars,
+      intraday: [],
+      elements: [],
+      removed: [],
+      smas: [50],
+    });
+    expect(
+      intraday.data.map((d) => d.type),
+      'no averages on 1D',
+    ).to.deep.equal(['candlestick', 'bar']);
+    expect(intraday.layout.xaxis).to.include({ type: 'date' });
+  });
+
+  it('writes volume ticks with the number display rule', () => {
+    expect(volumeTicks([1000, 2_500_000])).to.deep.equal({
+      tickvals: [0, 1_250_000, 2_500_000],
+      ticktext: ['0', '1.25M', '2.50M'],
+    });
+    expect(volumeTicks([])).to.deep.equal({ tickvals: [0], ticktext: ['0'] });
+  });
+
+  it('reads the price under a click on the price axis only', () => {
+    const axis = (offset: number, length: number) => ({
+      _offset: offset,
+      _length: length,
+      p2d: (px: number) => 200 - px / 10,
+    });
+    const axes = { xaxis: axis(50, 500), yaxis: axis(30, 400) };
+    expect(priceAtPoint(axes, 100, 130)).to.equal(190);
+    expect(priceAtPoint(axes, 10, 130), 'left of the plot').to.equal(null);
+    expect(priceAtPoint(axes, 100, 500), 'below the price plot').to.equal(null);
+    expect(priceAtPoint({}, 100, 130)).to.equal(null);
+  });
+});

@@ -1,0 +1,486 @@
+/**
+ * The price chart's data, as pure functions: durations and what they load, live quotes folded into the daily
+ * bars and into today's minute candles, support and resistance from swing highs and lows, and the chart
+ * elements of alerts, levels, patterns and compared symbols.
+ */
+import type { Quote } from '../../../domain/market/types.ts';
+import { normalizeSeries, trimToLength, type ChartElement, type MarkerPoint } from './chartElements.ts';
+
+/** A daily bar as `GET /api/bars/{symbol}` answers it. */
+export interface Bar {
+  readonly date: string;
+  readonly open: number;
+  readonly high: number;
+  readonly low: number;
+  readonly close: number;
+  readonly volume: number;
+  readonly SMA_20: number | null;
+  readonly SMA_50: number | null;
+  readonly SMA_100: number | null;
+  readonly SMA_200: number | null;
+  readonly rsi_14: number | null;
+}
+
+/** A minute candle of today, built from live quotes. */
+export interface Candle {
+  /** The minute, New York wall-clock time `YYYY-MM-DD HH:MM`. */
+  readonly time: string;
+  readonly open: number;
+  readonly high: number;
+  readonly low: number;
+  readonly close: number;
+  /** Shares traded in the minute. */
+  readonly volume: number;
+  /** The session's volume at the candle's last quote. */
+  readonly sessionVolume: number;
+}
+
+/** A pattern row as `GET /api/patterns/recentstkpattern/{stock}/{limitdays}` answers it. */
+export interface PatternRow {
+  readonly id: string;
+  readonly symbol: string;
+  readonly date: string;
+  readonly stockpatterns: readonly { readonly name: string; readonly bullish: boolean | null }[];
+}
+
+/** An alert as the alert routes answer it. */
+export interface ChartAlert {
+  readonly id: string;
+  readonly symbol: string;
+  /** The price threshold (null on SMA alerts). */
+  readonly threshold: number | null;
+  /** `U` fires at or above, `D` at or below. */
+  readonly alerttype: 'U' | 'D';
+  readonly kind: 'PRICE' | 'SMA';
+  readonly period?: number;
+  readonly status: 'armed' | 'triggered';
+  readonly createdt: string;
+}
+
+/** The moving-average periods of the chips and of SMA alerts. */
+export const SMA_PERIODS = [20, 50, 100, 200] as const;
+
+/** A moving-average period. */
+export type SmaPeriod = (typeof SMA_PERIODS)[number];
+
+/** The overlays shown when the chart opens. */
+export const DEFAULT_SMAS: readonly SmaPeriod[] = [50, 200];
+
+/** The colour of each moving-average overlay. */
+export const SMA_COLORS: Readonly<Record<SmaPeriod, string>> = {
+  20: '#f59e0b',
+  50: '#2563eb',
+  100: '#9333ea',
+  200: '#0f766e',
+};
+
+/** The durations of the picker, shortest first. */
+export const DURATIONS = ['1D', '5D', '1M', '3M', '6M', '1Y', '2Y', '5Y'] as const;
+
+/** A duration of the picker. */
+export type Duration = (typeof DURATIONS)[number];
+
+/** The duration the chart opens with (the product's 3-month default). */
+export const DEFAULT_DURATION: Duration = '3M';
+
+const MONTHS: Readonly<Record<Duration, number>> = {
+  '1D': 1,
+  '5D': 1,
+  '1M': 1,
+  '3M': 3,
+  '6M': 6,
+  '1Y': 12,
+  '2Y': 24,
+  '5Y': 60,
+};
+
+const PATTERN_DAYS: Readonly<Record<Duration, number>> = {
+  '1D': 1,
+  '5D': 5,
+  '1M': 23,
+  '3M': 66,
+  '6M': 130,
+  '1Y': 260,
+  '2Y': 520,
+  '5Y': 1250,
+};
+
+/** Whether a text is a duration of the picker. */
+export function isDuration(value: string): value is Duration {
+  return (DURATIONS as readonly string[]).includes(value);
+}
+
+/** Months of daily bars a duration loads (`GET /api/bars/{symbol}?months=N`; 1D and 5D load one month). */
+export function durationMonths(duration: Duration): number {
+  return MONTHS[duration];
+}
+
+/** Trading days of patterns a duration asks for. */
+export function patternDays(duration: Duration): number {
+  return PATTERN_DAYS[duration];
+}
+
+/** The bars a duration shows of those loaded: the last five for 5D, all of them otherwise. */
+export function barsOfDuration(duration: Duration, bars: readonly Bar[]): Bar[] {
+  return duration === '5D' ? trimToLength(bars, 5) : [...bars];
+}
+
+const newYork = new Intl.DateTimeFormat('en-CA', {
+  timeZone: 'America/New_York',
+  year: 'numeric',
+  month: '2-digit',
+  day: '2-digit',
+  hour: '2-digit',
+  minute: '2-digit',
+  hourCycle: 'h23',
+});
+
+/** The New York wall-clock minute of an instant, `YYYY-MM-DD HH:MM`, or null for an invalid time. */
+export function marketMinute(ts: string): string | null {
+  const time = Date.parse(ts);
+  if (Number.isNaN(time)) return null;
+  const parts = Object.fromEntries(newYork.formatToParts(new Date(time)).map((p) => [p.type, p.value]));
+  return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}`;
+}
+
+/** The New York trading date of an instant, `YYYY-MM-DD`, or null for an invalid time. */
+export function marketDate(ts: string): string | null {
+  return marketMinute(ts)?.slice(0, 10) ?? null;
+}
+
+/**
+ * Folds a live quote into the daily bars: a quote of the last bar's day moves its close (and high, low,
+ * volume); a quote of a later day forms today's bar (opening at the previous close); an older quote, or one
+ * that changes nothing, leaves the bars as they are (the same array).
+ */
+export function applyQuote(bars: readonly Bar[], quote: Quote): readonly Bar[] {
+  const last = bars.at(-1);
+  const day = marketDate(quote.ts);
+  if (!last || day === null || day < last.date) return bars;
+  if (day === last.date) {
+    const volume = Math.max(last.volume, quote.volume);
+    if (last.close === quote.price && volume === last.volume) return bars;
+    return [
+      ...bars.slice(0, -1),
+      {
+        ...last,
+        close: quote.price,
+        high: Math.max(last.high, quote.price),
+        low: Math.min(last.low, quote.price),
+        volume,
+      },
+    ];
+  }
+  const open = Math.round((quote.price - quote.change) * 10_000) / 10_000;
+  return [
+    ...bars,
+    {
+      date: day,
+      open,
+      high: Math.max(open, quote.price),
+      low: Math.min(open, quote.price),
+      close: quote.price,
+      volume: quote.volume,
+      SMA_20: null,
+      SMA_50: null,
+      SMA_100: null,
+      SMA_200: null,
+      rsi_14: null,
+    },
+  ];
+}
+
+/** Most minute candles kept for the 1D chart. */
+export const INTRADAY_MAX = 1000;
+
+/**
+ * Folds a live quote into today's minute candles: the quote's minute updates the last candle or starts a new
+ * one (a quote of another day starts over); an older or unchanged quote leaves the list as it is.
+ */
+export function addQuoteToIntraday(candles: readonly Candle[], quote: Quote): readonly Candle[] {
+  const time = marketMinute(quote.ts);
+  if (time === null) return candles;
+  const last = candles.at(-1);
+  if (last && time < last.time) return candles;
+  if (last && time === last.time) {
+    if (last.close === quote.price && last.sessionVolume === quote.volume) return candles;
+    const traded = Math.max(0, quote.volume - last.sessionVolume);
+    return [
+      ...candles.slice(0, -1),
+      {
+        ...last,
+        high: Math.max(last.high, quote.price),
+        low: Math.min(last.low, quote.price),
+        close: quote.price,
+        volume: last.volume + traded,
+        sessionVolume: Math.max(last.sessionVolume, quote.volume),
+      },
+    ];
+  }
+  const sameDay = last !== undefined && last.time.slice(0, 10) === time.slice(0, 10);
+  const kept = sameDay ? candles : [];
+  const open = sameDay ? last.close : quote.price;
+  const traded = sameDay ? Math.max(0, quote.volume - last.sessionVolume) : 0;
+  return trimToLength(
+    [
+      ...kept,
+      {
+        time,
+        open,
+        high: Math.max(open, quote.price),
+        low: Math.min(open, quote.price),
+        close: quote.price,
+        volume: traded,
+        sessionVolume: quote.volume,
+      },
+    ],
+    INTRADAY_MAX,
+  );
+}
+
+/** Support levels below the last close and resistance levels above it, nearest first. */
+export interface Levels {
+  readonly support: readonly number[];
+  readonly resistance: readonly number[];
+}
+
+/** Options of {@link supportResistance}. */
+export interface LevelOptions {
+  /** Bars on each side a swing high (low) must top (undercut). */
+  readonly span?: number;
+  /** Bars looked back. */
+  readonly lookback?: number;
+  /** Levels of each kind answered. */
+  readonly count?: number;
+  /** Levels closer than this fraction of the price count as one. */
+  readonly merge?: number;
+}
+
+const round2 = (value: number): number => Math.round(value * 100) / 100;
+
+function nearestLevels(candidates: readonly number[], count: number, merge: number): number[] {
+  const kept: number[] = [];
+  for (const level of candidates) {
+    if (kept.some((k) => Math.abs(k - level) <= merge * k)) continue;
+    kept.push(level);
+    if (kept.length === count) break;
+  }
+  return kept.map(round2);
+}
+
+/**
+ * Support and resistance from the recent swing highs and lows: a swing high is a bar whose high tops the
+ * `span` bars before it and is not topped by the `span` bars after it (a swing low likewise); resistance is
+ * the swing highs above the last close, support the swing lows below it, nearest first, close levels merged.
+ * Without a swing on one side, the highest high (lowest low) of the window stands in when it is on that side.
+ */
+export function supportResistance(bars: readonly Bar[], options: LevelOptions = {}): Levels {
+  const { span = 3, lookback = 120, count = 2, merge = 0.01 } = options;
+  const window = trimToLength(bars, lookback);
+  const last = window.at(-1);
+  if (!last) return { support: [], resistance: [] };
+  const highs: number[] = [];
+  const lows: number[] = [];
+  for (let i = span; i < window.length - span; i += 1) {
+    const bar = window[i] as Bar;
+    let high = true;
+    let low = true;
+    for (let j = i - span; j <= i + span; j += 1) {
+      if (j === i) continue;
+      const other = window[j] as Bar;
+      if (j < i ? other.high >= bar.high : other.high > bar.high) high = false;
+      if (j < i ? other.low <= bar.low : other.low < bar.low) low = false;
+    }
+    if (high) highs.push(bar.high);
+    if (low) lows.push(bar.low);
+  }
+  const above = highs.filter((h) => h > last.close).sort((a, b) => a - b);
+  const below = lows.filter((l) => l < last.close).sort((a, b) => b - a);
+  const top = Math.max(...window.map((b) => b.high));
+  const bottom = Math.min(...window.map((b) => b.low));
+  return {
+    resistance: nearestLevels(above.length > 0 ? above : top > last.close ? [top] : [], count, merge),
+    support: nearestLevels(below.length > 0 ? below : bottom < last.close ? [bottom] : [], count, merge),
+  };
+}
+
+/** Colours of the chart's own lines. */
+export const LEVEL_COLORS = Object.freeze({
+  support: '#0284c7',
+  resistance: '#b45309',
+  close: '#64748b',
+  up: '#138a36',
+  down: '#c62828',
+  triggered: '#8a94a6',
+});
+
+/** The SAR elements of support and resistance levels. */
+export function levelElements(symbol: string, levels: Levels): ChartElement[] {
+  const make = (kind: 'support' | 'resistance', y: number, i: number): ChartElement => ({
+    symbol,
+    id: `sar-${kind}-${i}`,
+    type: 'SAR',
+    charttype: kind,
+    chartdata: {
+      y,
+      label: `${kind === 'support' ? 'Support' : 'Resistance'} ${y.toFixed(2)}`,
+      dash: 'dot',
+      clickable: false,
+    },
+    color: LEVEL_COLORS[kind],
+    normalize: false,
+  });
+  return [
+    ...levels.support.map((y, i) => make('support', y, i)),
+    ...levels.resistance.map((y, i) => make('resistance', y, i)),
+  ];
+}
+
+/** The SAR element of the previous close, the reference line of the 1D chart. */
+export function closeElement(symbol: string, close: number): ChartElement {
+  return {
+    symbol,
+    id: 'sar-close',
+    type: 'SAR',
+    charttype: 'close',
+    chartdata: { y: close, label: `Previous close ${close.toFixed(2)}`, dash: 'dash', clickable: false },
+    color: LEVEL_COLORS.close,
+    normalize: false,
+  };
+}
+
+/** The label of an alert: direction, threshold (or moving average) and, once fired, "triggered". */
+export function alertLabel(alert: ChartAlert): string {
+  const arrow = alert.alerttype === 'U' ? '▲ Up' : '▼ Down';
+  const what = alert.kind === 'SMA' ? `SMA ${alert.period ?? ''}`.trim() : (alert.threshold ?? 0).toFixed(2);
+  return `${arrow} ${what}${alert.status === 'triggered' ? ' · triggered' : ''}`;
+}
+
+/** The value of a moving average on the last bar that has it, or null. */
+export function lastSma(bars: readonly Bar[], period: number): number | null {
+  const key = `SMA_${period}` as 'SMA_20' | 'SMA_50' | 'SMA_100' | 'SMA_200';
+  for (let i = bars.length - 1; i >= 0; i -= 1) {
+    const value = (bars[i] as Bar)[key];
+    if (typeof value === 'number') return value;
+  }
+  return null;
+}
+
+/**
+ * The ALERT element of an alert: a price alert is a line at its threshold, an SMA alert a label at the
+ * average's last value; armed alerts are green (up) or red (down) and dashed, triggered ones grey and dotted;
+ * the label (threshold, direction, ✕) deletes it when clicked.
+ */
+export function alertElement(alert: ChartAlert, bars: readonly Bar[]): ChartElement {
+  const triggered = alert.status === 'triggered';
+  const y = alert.kind === 'SMA' ? lastSma(bars, alert.period ?? 0) : alert.threshold;
+  return {
+    symbol: alert.symbol,
+    id: alert.id,
+    type: 'ALERT',
+    charttype: alert.kind === 'SMA' ? 'sma' : 'price',
+    chartdata: { y, label: `${alertLabel(alert)} ✕`, dash: triggered ? 'dot' : 'dash', clickable: true },
+    color: triggered ? LEVEL_COLORS.triggered : alert.alerttype === 'U' ? LEVEL_COLORS.up : LEVEL_COLORS.down,
+    normalize: false,
+  };
+}
+
+/** Bars shown with labelled markers; longer charts show pattern names on hover. */
+export const LABELLED_PATTERN_BARS = 130;
+
+/**
+ * The IMAGE element marking each bar that has patterns: above the bar's high, a green triangle up when
+ * they are all bullish, a red triangle down when all bearish, else a grey circle, with the patterns' names.
+ */
+export function patternElement(symbol: string, rows: readonly PatternRow[], bars: readonly Bar[]): ChartElement {
+  const byDate = new Map(bars.map((b) => [b.date, b]));
+  const points: MarkerPoint[] = [];
+  for (const row of [...rows].sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0))) {
+    const bar = byDate.get(row.date);
+    if (!bar || row.stockpatterns.length === 0) continue;
+    const bullish = row.stockpatterns.every((p) => p.bullish === true);
+    const bearish = row.stockpatterns.every((p) => p.bullish === false);
+    points.push({
+      x: row.date,
+      y: round2(bar.high * 1.012),
+      text: row.stockpatterns.map((p) => p.name).join(', '),
+      symbol: bullish ? 'triangle-up' : bearish ? 'triangle-down' : 'circle',
+      color: bullish ? LEVEL_COLORS.up : bearish ? LEVEL_COLORS.down : '#64748b',
+    });
+  }
+  return {
+    symbol,
+    id: 'image-patterns',
+    type: 'IMAGE',
+    charttype: 'pattern',
+    chartdata: { points, labelled: bars.length <= LABELLED_PATTERN_BARS },
+    color: '#64748b',
+    normalize: false,
+  };
+}
+
+/** A symbol added to the chart for comparison. */
+export interface Compare {
+  readonly symbol: string;
+  /** Normalised onto the price axis (LINE) or on its own right axis (AXIS). */
+  readonly mode: 'normalized' | 'axis';
+  readonly color: string;
+}
+
+/**
+ * The LINE (normalised) or AXIS element of a compared symbol: its closes trimmed to the main series' length,
+ * dated like the main series' last bars, and rebased onto the main series' first close when normalised.
+ */
+export function compareElement(compare: Compare, closes: readonly Bar[], main: readonly Bar[]): ChartElement {
+  const trimmed = trimToLength(closes, main.length);
+  const dates = trimToLength(
+    main.map((b) => b.date),
+    trimmed.length,
+  );
+  const values = trimmed.map((b) => b.close);
+  const normalized = compare.mode === 'normalized';
+  const base = main.at(-trimmed.length)?.close ?? main[0]?.close ?? 1;
+  return {
+    symbol: compare.symbol,
+    id: `compare-${compare.symbol}`,
+    type: normalized ? 'LINE' : 'AXIS',
+    charttype: 'compare',
+    chartdata: { x: dates, y: normalized ? normalizeSeries(values, base) : values },
+    color: compare.color,
+    normalize: normalized,
+  };
+}
+
+/** The direction a new price alert defaults to: up (U) at or above the last price, down (D) below. */
+export function defaultDirection(price: number, last: number | null): 'U' | 'D' {
+  return last === null || price >= last ? 'U' : 'D';
+}
+
+/** Highest alert threshold the server accepts. */
+export const THRESHOLD_MAX = 1_000_000;
+
+/** What is wrong with a typed threshold, or null when it can be sent. */
+export function thresholdProblem(price: number): string | null {
+  if (!Number.isFinite(price)) return 'Price: enter a number';
+  if (price < 0.01) return 'Price: at least 0.01';
+  if (price > THRESHOLD_MAX) return `Price: at most ${THRESHOLD_MAX}`;
+  return null;
+}
+
+/**
+ * The header's price line: the price to the cent (a price is never shortened to M or B), the signed change
+ * and the signed % change.
+ */
+export function quoteText(quote: Pick<Quote, 'price' | 'change' | 'changepct'>): {
+  readonly price: string;
+  readonly change: string;
+  readonly tone: 'up' | 'down' | 'flat';
+} {
+  const sign = quote.change > 0 ? '+' : '';
+  const pctSign = quote.changepct > 0 ? '+' : '';
+  return {
+    price: quote.price.toFixed(2),
+    change: `${sign}${quote.change.toFixed(2)} (${pctSign}${quote.changepct.toFixed(2)}%)`,
+    tone: quote.change > 0 ? 'up' : quote.change < 0 ? 'down' : 'flat',
+  };
+}

@@ -1,0 +1,142 @@
+import { expect } from 'chai';
+import {
+  COMPARE_COLORS,
+  addedIds,
+  compareColor,
+  hideElements,
+  normalizeSeries,
+  renderElements,
+  replaceElements,
+  shapeMoves,
+  trimToLength,
+  visibleElements,
+  type ChartElement,
+} from './chartElements.ts';
+
+function level(id: string, type: 'ALERT' | 'SAR', y: number | null, charttype = 'price'): ChartElement {
+  return {
+    symbol: 'AAPL',
+    id,
+    type,
+    charttype,
+    chartdata: { y, label: `${id} label`, dash: 'dash', clickable: type === 'ALERT' },
+    color: 'green',
+    normalize: false,
+  };
+}
+
+function series(id: string, type: 'LINE' | 'AXIS', symbol = 'MSFT'): ChartElement {
+  return {
+    symbol,
+    id,
+    type,
+    charttype: 'compare',
+    chartdata: { x: ['2026-01-02', '2026-01-05'], y: [10, 11] },
+    color: 'red',
+    normalize: type === 'LINE',
+  };
+}
+
+const markers: ChartElement = {
+  symbol: 'AAPL',
+  id: 'image-patterns',
+  type: 'IMAGE',
+  charttype: 'pattern',
+  chartdata: {
+    points: [{ x: '2026-01-02', y: 12, text: 'Hammer', symbol: 'triangle-up', color: 'green' }],
+    labelled: true,
+  },
+  color: 'grey',
+  normalize: false,
+};
+
+describe('chart elements', () => {
+  it('colours added elements red, black, #a7d129, brown, orange, purple, green, then at random', () => {
+    expect([0, 1, 2, 3, 4, 5, 6].map((i) => compareColor(i))).to.deep.equal([
+      'red',
+      'black',
+      '#a7d129',
+      'brown',
+      'orange',
+      'purple',
+      'green',
+    ]);
+    expect(COMPARE_COLORS).to.have.length(7);
+    expect(compareColor(7, () => 0.5)).to.equal('#800000');
+    expect(compareColor(8, () => 0)).to.equal('#000000');
+    expect(compareColor(9)).to.match(/^#[0-9a-f]{6}$/);
+  });
+
+  it('rebases a series onto the main series first value', () => {
+    expect(normalizeSeries([50, 55, 45], 200)).to.deep.equal([200, 220, 180]);
+    expect(normalizeSeries([0, 10, 20], 5), 'skips a leading zero').to.deep.equal([0, 5, 10]);
+    expect(normalizeSeries([], 5)).to.deep.equal([]);
+  });
+
+  it("trims data to the main series' length from the end", () => {
+    expect(trimToLength([1, 2, 3, 4, 5], 3)).to.deep.equal([3, 4, 5]);
+    expect(trimToLength([1, 2], 3)).to.deep.equal([1, 2]);
+    expect(trimToLength([1, 2], 0)).to.deep.equal([]);
+  });
+
+  it('hides added elements by recording their ids, and reset (no ids) brings them back', () => {
+    const elements = [level('a1', 'ALERT', 10), series('compare-MSFT', 'LINE'), series('compare-IBM', 'AXIS', 'IBM')];
+    const removed = hideElements([], addedIds(elements));
+    expect(removed).to.deep.equal(['compare-MSFT', 'compare-IBM']);
+    expect(hideElements(removed, ['compare-MSFT'])).to.deep.equal(removed);
+    expect(visibleElements(elements, removed).map((e) => e.id)).to.deep.equal(['a1']);
+    expect(renderElements(elements, removed).traces).to.have.length(0);
+    expect(visibleElements(elements, []).map((e) => e.id)).to.have.length(3);
+  });
+
+  it('replaces the elements of some types only', () => {
+    const elements = [level('a1', 'ALERT', 10), level('s1', 'SAR', 9)];
+    const next = replaceElements(elements, ['SAR'], [level('s2', 'SAR', 8)]);
+    expect(next.map((e) => e.id)).to.deep.equal(['a1', 's2']);
+  });
+
+  it('renders ALERT and SAR as straight lines with labels, LINE and AXIS as series, IMAGE as markers', () => {
+    const out = renderElements([
+      level('a1', 'ALERT', 190.5),
+      level('s1', 'SAR', 180, 'support'),
+      level('a2', 'ALERT', null),
+      level('a3', 'ALERT', 170, 'sma'),
+      series('compare-MSFT', 'LINE'),
+      series('compare-IBM', 'AXIS', 'IBM'),
+      markers,
+    ]);
+    expect(out.shapeIds).to.deep.equal(['a1', 's1']);
+    expect(out.shapes[0]).to.include({ type: 'line', xref: 'paper', x0: 0, x1: 1, y0: 190.5, y1: 190.5 });
+    expect(out.annotationIds, 'an SMA alert is a label only, an alert without a price is not drawn').to.deep.equal([
+      'a1',
+      's1',
+      'a3',
+    ]);
+    expect(out.annotations[0]).to.include({ text: 'a1 label', captureevents: true, y: 190.5 });
+    expect(out.annotations[1]).to.include({ captureevents: false });
+    expect(out.traces.map((t) => ('name' in t ? t.name : ''))).to.deep.equal(['MSFT', 'IBM (right axis)', 'Patterns']);
+    expect(out.traces[1]).to.include({ yaxis: 'y3' });
+    expect(out.secondAxis).to.equal(true);
+  });
+
+  it('moves a label aside when another one sits at nearly the same price', () => {
+    const out = renderElements([
+      level('s1', 'SAR', 100, 'resistance'),
+      level('s2', 'SAR', 101, 'resistance'),
+      level('s3', 'SAR', 150, 'resistance'),
+      level('a1', 'ALERT', 100.5),
+    ]);
+    expect(out.annotations.map((a) => Math.round((a.x as number) * 100) / 100)).to.deep.equal([0, 0.17, 0, 1]);
+  });
+
+  it('reads the prices of dragged lines from a relayout event', () => {
+    const ids = ['a1', 's1', 'a2'];
+    expect(shapeMoves({ 'shapes[0].y0': 191.234, 'shapes[0].y1': 191.234, 'shapes[0].x0': 0.1 }, ids)).to.deep.equal([
+      { id: 'a1', y: 191.23 },
+    ]);
+    expect(shapeMoves({ 'shapes[2].y1': 50 }, ids)).to.deep.equal([{ id: 'a2', y: 50 }]);
+    expect(shapeMoves({ 'xaxis.range[0]': 1, 'shapes[9].y0': 3 }, ids)).to.deep.equal([]);
+    const tilted = shapeMoves({ 'shapes[0].y0': 190, 'shapes[0].y1': 195 }, ids, new Map([['a1', 190]]));
+    expect(tilted, 'the end that moved').to.deep.equal([{ id: 'a1', y: 195 }]);
+  });
+});

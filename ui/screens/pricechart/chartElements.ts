@@ -1,0 +1,318 @@
+/**
+ * Chart elements: everything drawn over a price chart besides the candles, kept as data
+ * `{symbol, id, type, charttype, chartdata, color, normalize}` and rendered generically into Plotly traces,
+ * shapes and annotations. ALERT and SAR are straight lines at a price, LINE an added series on the price
+ * axis, AXIS a series on a second axis, IMAGE markers such as pattern icons.
+ */
+import type { Annotations, Data, Shape } from 'plotly.js';
+
+/** The kinds of chart element. */
+export type ChartElementType = 'ALERT' | 'SAR' | 'LINE' | 'AXIS' | 'IMAGE';
+
+/** A straight line at a price (ALERT, SAR); `y` null when there is no price to draw it at. */
+export interface LevelData {
+  /** The price of the line, or null when it cannot be placed. */
+  readonly y: number | null;
+  /** The label drawn on the line. */
+  readonly label: string;
+  /** The line's dash. */
+  readonly dash: 'solid' | 'dash' | 'dot';
+  /** Whether the label deletes the element when clicked (alerts). */
+  readonly clickable: boolean;
+}
+
+/** A series of values by date (LINE, AXIS). */
+export interface SeriesData {
+  /** The dates. */
+  readonly x: readonly string[];
+  /** The values, one per date. */
+  readonly y: readonly number[];
+}
+
+/** One marker of an IMAGE element. */
+export interface MarkerPoint {
+  /** The bar's date. */
+  readonly x: string;
+  /** The price the marker sits at. */
+  readonly y: number;
+  /** The text shown with the marker. */
+  readonly text: string;
+  /** The marker's shape. */
+  readonly symbol: 'triangle-up' | 'triangle-down' | 'circle';
+  /** The marker's colour. */
+  readonly color: string;
+}
+
+/** Markers on bars (IMAGE). */
+export interface MarkerData {
+  /** The markers. */
+  readonly points: readonly MarkerPoint[];
+  /** Whether the names are written next to the markers (else shown on hover only). */
+  readonly labelled: boolean;
+}
+
+interface ElementBase {
+  /** The symbol the element belongs to (the compared symbol for LINE and AXIS). */
+  readonly symbol: string;
+  /** Unique within a chart. */
+  readonly id: string;
+  /** What the element shows within its type: `price`, `sma`, `support`, `resistance`, `close`, `compare`, `pattern`. */
+  readonly charttype: string;
+  /** The colour it is drawn in. */
+  readonly color: string;
+  /** Whether its values were rebased onto the main series' scale. */
+  readonly normalize: boolean;
+}
+
+/** One element drawn over the chart. */
+export type ChartElement =
+  | (ElementBase & { readonly type: 'ALERT' | 'SAR'; readonly chartdata: LevelData })
+  | (ElementBase & { readonly type: 'LINE' | 'AXIS'; readonly chartdata: SeriesData })
+  | (ElementBase & { readonly type: 'IMAGE'; readonly chartdata: MarkerData });
+
+/** The colours of the first compared symbols, in order (spec section 9); later ones get a random colour. */
+export const COMPARE_COLORS: readonly string[] = Object.freeze([
+  'red',
+  'black',
+  '#a7d129',
+  'brown',
+  'orange',
+  'purple',
+  'green',
+]);
+
+/** The colour of the `index`-th added element: the spec's sequence, then a random colour from `random`. */
+export function compareColor(index: number, random: () => number = Math.random): string {
+  const fixed = COMPARE_COLORS[index];
+  if (fixed !== undefined) return fixed;
+  const value = Math.floor(random() * 0x1000000) & 0xffffff;
+  return `#${value.toString(16).padStart(6, '0')}`;
+}
+
+/**
+ * Rebases a series onto `base`: each value times `base` over the series' first positive value, rounded to
+ * 4 decimals, so a compared symbol starts where the main series starts. A series without a positive value
+ * is answered unchanged.
+ */
+export function normalizeSeries(values: readonly number[], base: number): number[] {
+  const first = values.find((v) => Number.isFinite(v) && v > 0);
+  if (first === undefined || !Number.isFinite(base)) return [...values];
+  return values.map((v) => Math.round((v / first) * base * 10_000) / 10_000);
+}
+
+/** The last `length` items of a list (the whole list when it is not longer): the main series' length. */
+export function trimToLength<T>(values: readonly T[], length: number): T[] {
+  if (length <= 0) return [];
+  return values.length > length ? values.slice(values.length - length) : [...values];
+}
+
+/** Whether an element was added by the user (a compared series). */
+export function isAdded(element: ChartElement): boolean {
+  return element.type === 'LINE' || element.type === 'AXIS';
+}
+
+/** Records ids as removed (hidden), keeping each once. */
+export function hideElements(removed: readonly string[], ids: readonly string[]): string[] {
+  const out = [...removed];
+  for (const id of ids) if (!out.includes(id)) out.push(id);
+  return out;
+}
+
+/** The ids of every added element, for "hide added elements". */
+export function addedIds(elements: readonly ChartElement[]): string[] {
+  return elements.filter(isAdded).map((e) => e.id);
+}
+
+/** The elements still drawn: those whose id is not recorded as removed. */
+export function visibleElements(elements: readonly ChartElement[], removed: readonly string[]): ChartElement[] {
+  if (removed.length === 0) return [...elements];
+  const gone = new Set(removed);
+  return elements.filter((e) => !gone.has(e.id));
+}
+
+/** Replaces the elements of some types by new ones, keeping the others in place. */
+export function replaceElements(
+  elements: readonly ChartElement[],
+  types: readonly ChartElementType[],
+  next: readonly ChartElement[],
+): ChartElement[] {
+  return [...elements.filter((e) => !types.includes(e.type)), ...next];
+}
+
+/** What a set of elements draws: traces, shapes and annotations, with the element id of each shape and annotation. */
+export interface RenderedElements {
+  /** Traces of LINE, AXIS and IMAGE elements. */
+  readonly traces: Data[];
+  /** Lines of ALERT and SAR elements. */
+  readonly shapes: Partial<Shape>[];
+  /** The element id of each shape, by index. */
+  readonly shapeIds: string[];
+  /** Labels of ALERT and SAR elements. */
+  readonly annotations: Partial<Annotations>[];
+  /** The element id of each annotation, by index. */
+  readonly annotationIds: string[];
+  /** Whether a second price axis (`y3`) is used. */
+  readonly secondAxis: boolean;
+}
+
+interface PlacedLabel {
+  readonly x: number;
+  readonly y: number;
+}
+
+/** Labels whose prices differ by less than this fraction would overlap at the same place. */
+const LABEL_CLEARANCE = 0.025;
+
+/** Horizontal steps (fraction of the plot width) between labels moved aside so they do not overlap. */
+const LABEL_STEP = 0.17;
+
+/**
+ * The x (fraction of the plot width) of a label at price `y`: at the edge of its side, or moved inwards one
+ * step at a time while a label already placed there is at a price too close to it. Records the placement.
+ */
+export function labelSlot(placed: PlacedLabel[], y: number, side: 'left' | 'right'): number {
+  for (let step = 0; ; step += 1) {
+    const x = side === 'left' ? step * LABEL_STEP : 1 - step * LABEL_STEP;
+    const clash = placed.some((p) => p.x === x && Math.abs(p.y - y) <= LABEL_CLEARANCE * Math.max(Math.abs(y), 1e-9));
+    if (!clash || step >= 4) {
+      placed.push({ x, y });
+      return x;
+    }
+  }
+}
+
+/** Renders elements (minus the removed ones) into Plotly traces, shapes and annotations. */
+export function renderElements(elements: readonly ChartElement[], removed: readonly string[] = []): RenderedElements {
+  const traces: Data[] = [];
+  const shapes: Partial<Shape>[] = [];
+  const shapeIds: string[] = [];
+  const annotations: Partial<Annotations>[] = [];
+  const annotationIds: string[] = [];
+  let secondAxis = false;
+  const leftLabels: PlacedLabel[] = [];
+  const rightLabels: PlacedLabel[] = [];
+  for (const element of visibleElements(elements, removed)) {
+    switch (element.type) {
+      case 'ALERT':
+      case 'SAR': {
+        const { y, label, dash, clickable } = element.chartdata;
+        if (y === null || !Number.isFinite(y)) break;
+        const alert = element.type === 'ALERT';
+        if (element.charttype !== 'sma') {
+          shapes.push({
+            type: 'line',
+            xref: 'paper',
+            x0: 0,
+            x1: 1,
+            yref: 'y',
+            y0: y,
+            y1: y,
+            line: { color: element.color, width: alert ? 2 : 1, dash },
+            layer: 'above',
+          });
+          shapeIds.push(element.id);
+        }
+        annotations.push({
+          xref: 'paper',
+          x: labelSlot(alert ? rightLabels : leftLabels, y, alert ? 'right' : 'left'),
+          xanchor: alert ? 'right' : 'left',
+          yref: 'y',
+          y,
+          yanchor: 'bottom',
+          text: label,
+          showarrow: false,
+          font: { color: element.color, size: 11 },
+          bgcolor: 'rgba(255,255,255,0.85)',
+          bordercolor: alert ? element.color : 'rgba(0,0,0,0)',
+          borderwidth: alert ? 1 : 0,
+          borderpad: 2,
+          captureevents: clickable,
+          ...(clickable ? { hovertext: 'Click to delete this alert' } : {}),
+        });
+        annotationIds.push(element.id);
+        break;
+      }
+      case 'LINE':
+      case 'AXIS': {
+        const onAxis = element.type === 'AXIS';
+        secondAxis ||= onAxis;
+        traces.push({
+          type: 'scatter',
+          mode: 'lines',
+          x: [...element.chartdata.x],
+          y: [...element.chartdata.y],
+          name: onAxis ? `${element.symbol} (right axis)` : element.symbol,
+          line: { color: element.color, width: 1.5 },
+          yaxis: onAxis ? 'y3' : 'y',
+          hovertemplate: `${element.symbol} %{y:.2f}<extra></extra>`,
+        });
+        break;
+      }
+      case 'IMAGE': {
+        const { points, labelled } = element.chartdata;
+        if (points.length === 0) break;
+        traces.push({
+          type: 'scatter',
+          mode: labelled ? 'text+markers' : 'markers',
+          x: points.map((p) => p.x),
+          y: points.map((p) => p.y),
+          text: points.map((p) => p.text),
+          textposition: 'top center',
+          textfont: { size: 10, color: points.map((p) => p.color) },
+          marker: { symbol: points.map((p) => p.symbol), color: points.map((p) => p.color), size: 10 },
+          name: 'Patterns',
+          hovertemplate: '%{x}: %{text}<extra></extra>',
+          yaxis: 'y',
+        });
+        break;
+      }
+      default: {
+        const unknown: never = element;
+        throw new Error(`unknown chart element ${JSON.stringify(unknown)}`);
+      }
+    }
+  }
+  return { traces, shapes, shapeIds, annotations, annotationIds, secondAxis };
+}
+
+/** A shape moved by dragging: the element's id and the price it now sits at. */
+export interface ShapeMove {
+  /** The element's id. */
+  readonly id: string;
+  /** The new price. */
+  readonly y: number;
+}
+
+/**
+ * The shapes a Plotly relayout event moved (`shapes[i].y0`, `shapes[i].y1`), as element ids and prices
+ * rounded to the cent. A line dragged whole moves both ends alike; a line tilted by one end is taken at the
+ * end that left the element's previous price (`previous`), or at the middle when that is unknown.
+ */
+export function shapeMoves(
+  event: Readonly<Record<string, unknown>>,
+  shapeIds: readonly string[],
+  previous: ReadonlyMap<string, number> = new Map(),
+): ShapeMove[] {
+  const ends = new Map<number, { y0?: number; y1?: number }>();
+  for (const [key, value] of Object.entries(event)) {
+    const match = /^shapes\[(\d+)\]\.(y0|y1)$/.exec(key);
+    if (!match || typeof value !== 'number' || !Number.isFinite(value)) continue;
+    const index = Number(match[1]);
+    const entry = ends.get(index) ?? {};
+    entry[match[2] as 'y0' | 'y1'] = value;
+    ends.set(index, entry);
+  }
+  const moves: ShapeMove[] = [];
+  for (const [index, { y0, y1 }] of [...ends].sort((a, b) => a[0] - b[0])) {
+    const id = shapeIds[index];
+    if (id === undefined) continue;
+    const before = previous.get(id);
+    let y: number | undefined;
+    if (y0 !== undefined && y1 !== undefined) {
+      if (before !== undefined && Math.abs(y0 - y1) > 1e-9) y = Math.abs(y0 - before) > Math.abs(y1 - before) ? y0 : y1;
+      else y = (y0 + y1) / 2;
+    } else y = y0 ?? y1;
+    if (y !== undefined) moves.push({ id, y: Math.round(y * 100) / 100 });
+  }
+  return moves;
+}

@@ -1,0 +1,159 @@
+/**
+ * The Plotly figure of the price chart, built from the machine's context: candlesticks on the price axis,
+ * volume bars on a subplot below, the moving-average overlays, then the chart elements.
+ */
+import type { Data, Layout } from 'plotly.js';
+import { formatNumber } from '../../../domain/format.ts';
+import { renderElements } from './chartElements.ts';
+import { LEVEL_COLORS, SMA_COLORS, type Bar, type Candle, type SmaPeriod } from './chartData.ts';
+import type { PriceChartContext } from './pricechart.machine.ts';
+
+/** The figure and which element each shape and annotation draws. */
+export interface Figure {
+  readonly data: Data[];
+  readonly layout: Partial<Layout>;
+  readonly shapeIds: readonly string[];
+  readonly annotationIds: readonly string[];
+}
+
+const smaKey = (period: SmaPeriod) => `SMA_${period}` as const;
+
+/** Whether the figure draws anything: daily bars, or on 1D at least one candle. */
+export function hasPrices(context: Pick<PriceChartContext, 'duration' | 'bars' | 'intraday'>): boolean {
+  return context.duration === '1D' ? context.intraday.length > 0 || context.bars.length > 0 : context.bars.length > 0;
+}
+
+/** The 1D candles: today's minute candles, or while none arrived the last daily bar at its close. */
+export function intradayCandles(intraday: readonly Candle[], bars: readonly Bar[]): Candle[] {
+  if (intraday.length > 0) return [...intraday];
+  const last = bars.at(-1);
+  return last
+    ? [
+        {
+          time: `${last.date} 16:00`,
+          open: last.open,
+          high: last.high,
+          low: last.low,
+          close: last.close,
+          volume: last.volume,
+          sessionVolume: last.volume,
+        },
+      ]
+    : [];
+}
+
+/** Volume axis ticks (none, half and the top) written with the product's number display rule. */
+export function volumeTicks(volumes: readonly number[]): { tickvals: number[]; ticktext: string[] } {
+  const top = Math.max(0, ...volumes.filter((v) => Number.isFinite(v)));
+  const tickvals = top > 0 ? [0, top / 2, top] : [0];
+  return { tickvals, ticktext: tickvals.map(formatNumber) };
+}
+
+/** Builds the figure of a chart state. */
+export function buildFigure(
+  context: Pick<PriceChartContext, 'symbol' | 'duration' | 'bars' | 'intraday' | 'elements' | 'removed' | 'smas'>,
+): Figure {
+  const { symbol, duration } = context;
+  const intraday = duration === '1D';
+  const series = intraday
+    ? intradayCandles(context.intraday, context.bars).map((c) => ({ ...c, x: c.time }))
+    : context.bars.map((b) => ({ ...b, x: b.date }));
+  const x = series.map((s) => s.x);
+  const data: Data[] = [
+    {
+      type: 'candlestick',
+      name: symbol,
+      x,
+      open: series.map((s) => s.open),
+      high: series.map((s) => s.high),
+      low: series.map((s) => s.low),
+      close: series.map((s) => s.close),
+      increasing: { line: { color: LEVEL_COLORS.up } },
+      decreasing: { line: { color: LEVEL_COLORS.down } },
+      xaxis: 'x',
+      yaxis: 'y',
+    },
+    {
+      type: 'bar',
+      name: 'Volume',
+      x,
+      y: series.map((s) => s.volume),
+      marker: {
+        color: series.map((s) => (s.close >= s.open ? 'rgba(19,138,54,0.45)' : 'rgba(198,40,40,0.45)')),
+      },
+      yaxis: 'y2',
+      showlegend: false,
+      hovertext: series.map((s) => formatNumber(s.volume)),
+      hovertemplate: 'Volume %{hovertext}<extra></extra>',
+    },
+  ];
+  if (!intraday) {
+    for (const period of context.smas) {
+      const key = smaKey(period);
+      data.push({
+        type: 'scatter',
+        mode: 'lines',
+        name: `SMA ${period}`,
+        x,
+        y: context.bars.map((b) => b[key]),
+        line: { color: SMA_COLORS[period], width: 1.2 },
+        hovertemplate: `SMA ${period} %{y:.2f}<extra></extra>`,
+        yaxis: 'y',
+      });
+    }
+  }
+  const rendered = renderElements(context.elements, context.removed);
+  data.push(...rendered.traces);
+  const layout: Partial<Layout> = {
+    margin: { l: 56, r: rendered.secondAxis ? 56 : 16, t: 36, b: 40 },
+    showlegend: true,
+    legend: { orientation: 'h', x: 0, y: 1.08, font: { size: 11 } },
+    hovermode: 'x',
+    dragmode: 'zoom',
+    uirevision: `${symbol}/${duration}`,
+    xaxis: intraday
+      ? { type: 'date', rangeslider: { visible: false }, showgrid: false }
+      : { type: 'category', rangeslider: { visible: false }, nticks: 8, showgrid: false },
+    yaxis: { domain: [0.26, 1], title: { text: 'Price' }, tickformat: '.2f', fixedrange: false },
+    yaxis2: {
+      domain: [0, 0.2],
+      showgrid: false,
+      ...volumeTicks(series.map((s) => s.volume)),
+    },
+    shapes: rendered.shapes,
+    annotations: rendered.annotations,
+  };
+  if (rendered.secondAxis) {
+    layout.yaxis3 = { overlaying: 'y', side: 'right', showgrid: false, tickformat: '.2f' };
+  }
+  return { data, layout, shapeIds: rendered.shapeIds, annotationIds: rendered.annotationIds };
+}
+
+/** The parts of a Plotly axis that turn a pixel into a value (from the graph's full layout). */
+export interface PixelAxis {
+  /** Pixels from the graph's top (or left) edge to the axis' start. */
+  readonly _offset: number;
+  /** The axis' length in pixels. */
+  readonly _length: number;
+  /** A pixel along the axis to a data value. */
+  readonly p2d: (pixel: number) => unknown;
+}
+
+/**
+ * The price at a point of the graph (pixels from its top-left corner) on the price axis, rounded to the cent;
+ * null outside the price plot area or when the point cannot be read.
+ */
+export function priceAtPoint(
+  axes: { readonly xaxis?: PixelAxis; readonly yaxis?: PixelAxis },
+  left: number,
+  top: number,
+): number | null {
+  const { xaxis, yaxis } = axes;
+  if (!xaxis || !yaxis) return null;
+  const px = left - xaxis._offset;
+  const py = top - yaxis._offset;
+  if (px < 0 || px > xaxis._length || py < 0 || py > yaxis._length) return null;
+  const value = Number(yaxis.p2d(py));
+  if (!Number.isFinite(value) || value <= 0) return null;
+  return Math.round(value * 100) / 100;
+}

@@ -1,0 +1,403 @@
+import { expect } from 'chai';
+import { createActor, fromCallback, fromPromise, waitFor, type SnapshotFrom } from 'xstate';
+import type { Quote } from '../../../domain/market/types.ts';
+import type { Bar, ChartAlert, Duration, PatternRow } from './chartData.ts';
+import {
+  alertRequest,
+  compareProblem,
+  initialContext,
+  priceChartMachine,
+  type AlertRequest,
+  type ChartLoad,
+  type ChartRequest,
+  type CompareLoad,
+  type PriceChartEvent,
+  type SnapshotRequest,
+} from './pricechart.machine.ts';
+
+function bar(date: string, close: number): Bar {
+  return {
+    date,
+    open: close - 0.5,
+    high: close + 1,
+    low: close - 1,
+    close,
+    volume: 1000,
+    SMA_20: close - 1,
+    SMA_50: close - 2,
+    SMA_100: null,
+    SMA_200: null,
+    rsi_14: 50,
+  };
+}
+
+const BARS = Array.from({ length: 30 }, (_, i) => bar(`2026-01-${String(i + 1).padStart(2, '0')}`, 100 + (i % 7)));
+
+function alert(id: string, threshold: number, extra: Partial<ChartAlert> = {}): ChartAlert {
+  return {
+    id,
+    symbol: 'AAPL',
+    threshold,
+    alerttype: 'U',
+    kind: 'PRICE',
+    status: 'armed',
+    createdt: '2026-01-30T00:00:00Z',
+    ...extra,
+  };
+}
+
+interface Options {
+  failChart?: string;
+  failAlerts?: string;
+  alerts?: ChartAlert[];
+  patterns?: PatternRow[];
+  saveFails?: string;
+  /** Holds saves until released. */
+  holdSaves?: boolean;
+}
+
+function chart(options: Options = {}) {
+  const calls: { chart: ChartRequest[]; alerts: number; saves: AlertRequest[]; deletes: string[]; compares: string[] } =
+    { chart: [], alerts: 0, saves: [], deletes: [], compares: [] };
+  const notes: string[] = [];
+  const paths: string[] = [];
+  let push: ((event: PriceChartEvent) => void) | null = null;
+  let failChart = options.failChart;
+  let serverAlerts = options.alerts ?? [];
+  let release: (() => void) | null = null;
+  const actor = createActor(
+    priceChartMachine.provide({
+      actors: {
+        loadChart: fromPromise<ChartLoad, ChartRequest>(async ({ input }) => {
+          calls.chart.push(input);
+          if (failChart) throw new Error(failChart);
+          const bars = input.duration === '5D' ? BARS.slice(-5) : BARS;
+          return Promise.resolve({
+            bars,
+            patterns: options.patterns ?? [],
+            compareBars: Object.fromEntries(input.compares.map((s) => [s, BARS.map((b) => ({ ...b, close: 50 }))])),
+          });
+        }),
+        loadAlerts: fromPromise<ChartAlert[], { symbol: string }>(async () => {
+          calls.alerts += 1;
+          if (options.failAlerts) throw new Error(options.failAlerts);
+          return Promise.resolve(serverAlerts);
+        }),
+        saveAlert: fromPromise<ChartAlert, AlertRequest>(async ({ input }) => {
+          calls.saves.push(input);
+          if (options.holdSaves) await new Promise<void>((resolve) => (release = resolve));
+          if (options.saveFails) throw new Error(options.saveFails);
+          const saved =
+            input.kind === 'SMA'
+              ? alert(`sma-${input.period}`, 0, {
+                  threshold: null,
+                  kind: 'SMA',
+                  period: input.period!,
+                  alerttype: input.alerttype,
+                })
+              : alert(input.id ?? `new-${calls.saves.length}`, input.close!, { alerttype: input.alerttype });
+          serverAlerts = [...serverAlerts.filter((a) => a.id !== saved.id), saved];
+          return saved;
+        }),
+        deleteAlert: fromPromise<{ id: string }, { id: string }>(async ({ input }) => {
+          calls.deletes.push(input.id);
+          serverAlerts = serverAlerts.filter((a) => a.id !== input.id);
+          return Promise.resolve({ id: input.id });
+        }),
+        loadCompare: fromPromise<CompareLoad, { symbol: string; mode: 'normalized' | 'axis'; duration: Duration }>(
+          async ({ input }) => {
+            calls.compares.push(input.symbol);
+            if (input.symbol === 'NOPE') throw new Error('Compare: there is no symbol NOPE');
+            return Promise.resolve({
+              symbol: input.symbol,
+              mode: input.mode,
+              bars: BARS.map((b) => ({ ...b, close: 50 })),
+            });
+          },
+        ),
+        saveSnapshot: fromPromise<{ id: string; title: string }, SnapshotRequest>(async ({ input }) =>
+          Promise.resolve({ id: 's1', title: input.title }),
+        ),
+        liveQuotes: fromCallback<PriceChartEvent, { symbol: string }>(({ sendBack }) => {
+          push = sendBack;
+        }),
+        liveChanges: fromCallback<PriceChartEvent, { symbol: string }>(() => undefined),
+      },
+      actions: {
+        navigate: (_, params: { path: string }) => {
+          paths.push(params.path);
+        },
+        notify: (_, params: { text: string }) => {
+          notes.push(params.text);
+        },
+      },
+    }),
+    { input: { symbol: 'aapl' } },
+  ).start();
+  const ready = () =>
+    waitFor(actor, (s) => s.matches({ chart: 'ready' }) && s.matches({ alerts: 'ready' }), { timeout: 2000 });
+  return {
+    actor,
+    calls,
+    notes,
+    paths,
+    ready,
+    push: (event: PriceChartEvent) => push?.(event),
+    setFailChart: (message: string | undefined) => (failChart = message),
+    release: () => release?.(),
+  };
+}
+
+const ctx = (s: SnapshotFrom<typeof priceChartMachine>) => s.context;
+
+function quote(price: number, ts = '2026-01-30T18:00:00Z'): Quote {
+  return { symbol: 'AAPL', price, change: 1, changepct: 1, volume: 9000, ts };
+}
+
+describe('price chart machine', () => {
+  it('loads the bars, patterns and alerts of the symbol, then is ready with its elements', async () => {
+    const { actor, calls, ready } = chart({
+      alerts: [alert('a1', 120)],
+      patterns: [{ id: 'p', symbol: 'AAPL', date: '2026-01-10', stockpatterns: [{ name: 'Hammer', bullish: true }] }],
+    });
+    expect(actor.getSnapshot().matches({ chart: 'loading' })).to.equal(true);
+    await ready();
+    const c = ctx(actor.getSnapshot());
+    expect(c.symbol).to.equal('AAPL');
+    expect(calls.chart[0]).to.deep.equal({ symbol: 'AAPL', duration: '3M', compares: [] });
+    expect(c.bars).to.have.length(30);
+    const types = c.elements.map((e) => e.type);
+    expect(types).to.include.members(['ALERT', 'SAR', 'IMAGE']);
+    const image = c.elements.find((e) => e.type === 'IMAGE');
+    expect(image?.type === 'IMAGE' && image.chartdata.points.map((p) => p.text)).to.deep.equal(['Hammer']);
+  });
+
+  it('keeps the failure message, stops loading, and retries', async () => {
+    const { actor, calls, setFailChart } = chart({ failChart: 'The chart could not be loaded: Not found' });
+    await waitFor(actor, (s) => s.matches({ chart: 'failed' }));
+    expect(ctx(actor.getSnapshot()).error).to.equal('The chart could not be loaded: Not found');
+    setFailChart(undefined);
+    actor.send({ type: 'user.retry' });
+    await waitFor(actor, (s) => s.matches({ chart: 'ready' }));
+    expect(ctx(actor.getSnapshot()).error).to.equal(null);
+    expect(calls.chart).to.have.length(2);
+  });
+
+  it('keeps the alerts failure apart from the chart and retries it', async () => {
+    const { actor } = chart({ failAlerts: 'Your session has ended: sign in again' });
+    await waitFor(actor, (s) => s.matches({ alerts: 'failed' }) && s.matches({ chart: 'ready' }));
+    expect(ctx(actor.getSnapshot()).alertsError).to.equal(
+      'The alerts could not be loaded: Your session has ended: sign in again',
+    );
+  });
+
+  it('loads again when the duration changes, and not for the same duration', async () => {
+    const { actor, calls, ready } = chart();
+    await ready();
+    actor.send({ type: 'user.setDuration', duration: '3M' });
+    expect(calls.chart).to.have.length(1);
+    actor.send({ type: 'user.setDuration', duration: '5D' });
+    expect(actor.getSnapshot().matches({ chart: 'loading' })).to.equal(true);
+    await ready();
+    expect(calls.chart[1]).to.deep.include({ duration: '5D' });
+    expect(ctx(actor.getSnapshot()).bars).to.have.length(5);
+    actor.send({ type: 'user.setDuration', duration: '1D' });
+    await ready();
+    const sar = ctx(actor.getSnapshot()).elements.filter((e) => e.type === 'SAR');
+    expect(
+      sar.map((e) => e.charttype),
+      'the 1D chart draws the previous close',
+    ).to.deep.equal(['close']);
+  });
+
+  it('toggles the moving-average overlays', async () => {
+    const { actor, ready } = chart();
+    await ready();
+    expect(ctx(actor.getSnapshot()).smas).to.deep.equal([50, 200]);
+    actor.send({ type: 'user.toggleSma', period: 20 });
+    actor.send({ type: 'user.toggleSma', period: 200 });
+    expect(ctx(actor.getSnapshot()).smas).to.deep.equal([20, 50]);
+  });
+
+  it('moves the last candle and the header price with live quotes, flashing up and down', async () => {
+    const { actor, ready, push } = chart();
+    await ready();
+    push({ type: 'server.quote', quote: quote(110) });
+    push({ type: 'server.quote', quote: quote(112) });
+    let c = ctx(actor.getSnapshot());
+    expect(c.quote?.price).to.equal(112);
+    expect(c.flash).to.deep.equal({ direction: 'up', key: 1 });
+    expect(c.bars.at(-1)).to.include({ date: '2026-01-30', close: 112 });
+    push({ type: 'server.quote', quote: quote(111, '2026-01-31T15:00:00Z') });
+    c = ctx(actor.getSnapshot());
+    expect(c.flash).to.deep.equal({ direction: 'down', key: 2 });
+    expect(c.bars.at(-1)).to.include({ date: '2026-01-31', close: 111 });
+    expect(c.intraday.length).to.equal(1);
+    push({ type: 'server.quote', quote: { ...quote(1), symbol: 'MSFT' } });
+    expect(ctx(actor.getSnapshot()).quote?.price, "another symbol's quote is ignored").to.equal(111);
+  });
+
+  it('adds a price alert with the server answer and draws its line', async () => {
+    const { actor, calls, notes, ready } = chart();
+    await ready();
+    actor.send({ type: 'user.addAlert', price: 121.5, alerttype: 'U' });
+    expect(actor.getSnapshot().matches({ alerts: 'saving' })).to.equal(true);
+    await waitFor(actor, (s) => s.matches({ alerts: 'ready' }));
+    expect(calls.saves[0]).to.deep.equal({ symbol: 'AAPL', close: 121.5, alerttype: 'U', kind: 'PRICE' });
+    const c = ctx(actor.getSnapshot());
+    expect(c.alerts.map((a) => a.threshold)).to.deep.equal([121.5]);
+    const line = c.elements.find((e) => e.type === 'ALERT');
+    expect(line?.type === 'ALERT' && line.chartdata).to.include({ y: 121.5, label: '▲ Up 121.50 ✕' });
+    expect(notes[0]).to.equal('Alert ▲ Up 121.50 on AAPL is armed');
+  });
+
+  it('refuses a threshold the server would refuse, without sending it', async () => {
+    const { actor, calls, ready } = chart();
+    await ready();
+    actor.send({ type: 'user.addAlert', price: 0, alerttype: 'D' });
+    expect(ctx(actor.getSnapshot()).alertError).to.equal('Price: at least 0.01');
+    expect(calls.saves).to.have.length(0);
+  });
+
+  it('adds an SMA alert by period and direction', async () => {
+    const { actor, calls, ready } = chart();
+    await ready();
+    actor.send({ type: 'user.addSmaAlert', period: 50, alerttype: 'D' });
+    await waitFor(actor, (s) => s.matches({ alerts: 'ready' }));
+    expect(calls.saves[0]).to.deep.equal({ symbol: 'AAPL', alerttype: 'D', kind: 'SMA', period: 50 });
+    const sma = ctx(actor.getSnapshot()).elements.find((e) => e.type === 'ALERT');
+    expect(sma?.charttype).to.equal('sma');
+  });
+
+  it('moves an alert with update: true and its id, keeping its direction', async () => {
+    const { actor, calls, ready } = chart({ alerts: [alert('a1', 120, { alerttype: 'D', status: 'triggered' })] });
+    await ready();
+    actor.send({ type: 'user.moveAlert', id: 'a1', price: 118.25 });
+    await waitFor(actor, (s) => s.matches({ alerts: 'ready' }));
+    expect(calls.saves[0]).to.deep.equal({
+      symbol: 'AAPL',
+      id: 'a1',
+      update: true,
+      close: 118.25,
+      alerttype: 'D',
+      kind: 'PRICE',
+    });
+    expect(ctx(actor.getSnapshot()).alerts).to.have.length(1);
+    expect(ctx(actor.getSnapshot()).alerts[0]).to.include({ threshold: 118.25, status: 'armed' });
+  });
+
+  it('puts a dragged line back and says why when the move fails', async () => {
+    const { actor, ready } = chart({ alerts: [alert('a1', 120)], saveFails: 'body.close: must be at most 1000000' });
+    await ready();
+    const before = ctx(actor.getSnapshot()).revision;
+    actor.send({ type: 'user.moveAlert', id: 'a1', price: 125 });
+    await waitFor(actor, (s) => s.matches({ alerts: 'ready' }) && s.context.alertError !== null);
+    const c = ctx(actor.getSnapshot());
+    expect(c.alertError).to.equal('The alert could not be saved: body.close: must be at most 1000000');
+    expect(c.revision).to.equal(before + 1);
+    expect(c.alerts[0]?.threshold).to.equal(120);
+  });
+
+  it('deletes an alert and removes it locally; none left leaves an empty list', async () => {
+    const { actor, calls, notes, ready } = chart({ alerts: [alert('a1', 120)] });
+    await ready();
+    actor.send({ type: 'user.deleteAlert', id: 'unknown' });
+    expect(actor.getSnapshot().matches({ alerts: 'ready' })).to.equal(true);
+    actor.send({ type: 'user.deleteAlert', id: 'a1' });
+    expect(actor.getSnapshot().matches({ alerts: 'deleting' })).to.equal(true);
+    await waitFor(actor, (s) => s.matches({ alerts: 'ready' }));
+    expect(calls.deletes).to.deep.equal(['a1']);
+    expect(ctx(actor.getSnapshot()).alerts).to.deep.equal([]);
+    expect(ctx(actor.getSnapshot()).elements.some((e) => e.type === 'ALERT')).to.equal(false);
+    expect(notes).to.include('Alert deleted');
+  });
+
+  it('reads the alerts again when the server says they changed, also after a save that crossed the change', async () => {
+    const { actor, calls, ready, release } = chart({ holdSaves: true });
+    await ready();
+    expect(calls.alerts).to.equal(1);
+    actor.send({ type: 'server.alertsChanged' });
+    await waitFor(actor, (s) => s.matches({ alerts: 'ready' }));
+    expect(calls.alerts).to.equal(2);
+    actor.send({ type: 'user.addAlert', price: 130, alerttype: 'U' });
+    actor.send({ type: 'server.alertsChanged' });
+    expect(ctx(actor.getSnapshot()).alertsStale).to.equal(true);
+    await waitFor(actor, () => calls.saves.length === 1);
+    release();
+    await waitFor(actor, (s) => s.matches({ alerts: 'ready' }) && calls.alerts === 3);
+    expect(ctx(actor.getSnapshot()).alerts.map((a) => a.threshold)).to.deep.equal([130]);
+    expect(ctx(actor.getSnapshot()).alertsStale).to.equal(false);
+  });
+
+  it('compares symbols as normalised lines in the colour sequence, hides them and resets', async () => {
+    const { actor, calls, ready } = chart();
+    await ready();
+    actor.send({ type: 'user.addCompare', symbol: ' msft ', mode: 'normalized' });
+    await waitFor(actor, (s) => s.matches({ compare: 'idle' }) && s.context.compares.length === 1);
+    actor.send({ type: 'user.addCompare', symbol: 'IBM', mode: 'axis' });
+    await waitFor(actor, (s) => s.context.compares.length === 2);
+    let c = ctx(actor.getSnapshot());
+    expect(calls.compares).to.deep.equal(['MSFT', 'IBM']);
+    const added = c.elements.filter((e) => e.type === 'LINE' || e.type === 'AXIS');
+    expect(added.map((e) => [e.symbol, e.type, e.color, e.normalize])).to.deep.equal([
+      ['MSFT', 'LINE', 'red', true],
+      ['IBM', 'AXIS', 'black', false],
+    ]);
+    const line = added[0];
+    expect(line?.type === 'LINE' && line.chartdata.y[0], 'rebased on the first close').to.equal(BARS[0]?.close);
+    actor.send({ type: 'user.hideElement', id: 'compare-MSFT' });
+    expect(ctx(actor.getSnapshot()).removed).to.deep.equal(['compare-MSFT']);
+    actor.send({ type: 'user.hideAdded' });
+    expect(ctx(actor.getSnapshot()).removed).to.deep.equal(['compare-MSFT', 'compare-IBM']);
+    actor.send({ type: 'user.reset' });
+    expect(ctx(actor.getSnapshot()).removed).to.deep.equal([]);
+    actor.send({ type: 'user.setDuration', duration: '1Y' });
+    await ready();
+    expect(calls.chart.at(-1)?.compares, 'a new duration loads the compared symbols too').to.deep.equal([
+      'MSFT',
+      'IBM',
+    ]);
+    c = ctx(actor.getSnapshot());
+    expect(c.elements.filter((e) => e.type === 'LINE' || e.type === 'AXIS')).to.have.length(2);
+  });
+
+  it('refuses to compare the symbol itself, a symbol twice, or one the server does not know', async () => {
+    const { actor, calls, ready } = chart();
+    await ready();
+    actor.send({ type: 'user.addCompare', symbol: 'AAPL', mode: 'normalized' });
+    expect(ctx(actor.getSnapshot()).compareError).to.equal("Compare: AAPL is the chart's own symbol");
+    actor.send({ type: 'user.addCompare', symbol: 'NOPE', mode: 'normalized' });
+    await waitFor(actor, (s) => s.matches({ compare: 'idle' }) && s.context.compareError !== null);
+    expect(ctx(actor.getSnapshot()).compareError).to.equal('Compare: there is no symbol NOPE');
+    expect(calls.compares).to.deep.equal(['NOPE']);
+    expect(compareProblem(initialContext('AAPL'), '')).to.equal('Compare: type a symbol');
+    expect(compareProblem(initialContext('AAPL'), 'bad symbol!')).to.match(/1 to 10 characters/);
+  });
+
+  it('saves a snapshot and says so', async () => {
+    const { actor, notes, ready } = chart();
+    await ready();
+    actor.send({ type: 'user.saveSnapshot', graph: {} as HTMLElement, title: 'AAPL 3M' });
+    expect(actor.getSnapshot().matches({ snapshot: 'saving' })).to.equal(true);
+    await waitFor(actor, (s) => s.matches({ snapshot: 'idle' }));
+    expect(notes).to.include('Snapshot "AAPL 3M" saved to the Art gallery');
+  });
+
+  it('opens another symbol through the navigate action', async () => {
+    const { actor, paths, ready } = chart();
+    await ready();
+    actor.send({ type: 'user.openSymbol', symbol: 'msft' });
+    actor.send({ type: 'user.openSymbol', symbol: 'not a symbol' });
+    expect(paths).to.deep.equal(['/PriceCharts?stock=MSFT']);
+  });
+
+  it('builds the request of each alert action', () => {
+    const context = { ...initialContext('AAPL'), alerts: [alert('a1', 100, { alerttype: 'D' })] };
+    expect(alertRequest(context, { type: 'user.moveAlert', id: 'zz', price: 1 })).to.equal(null);
+    expect(alertRequest(context, { type: 'user.reset' })).to.equal(null);
+    expect(alertRequest(context, { type: 'user.moveAlert', id: 'a1', price: 90 })).to.deep.include({
+      alerttype: 'D',
+      update: true,
+    });
+  });
+});

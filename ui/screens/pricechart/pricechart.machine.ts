@@ -1,0 +1,683 @@
+/**
+ * The price chart of one symbol: daily bars of the chosen duration (or today's minute candles), moving-average
+ * overlays, patterns, support and resistance, the user's alerts on the symbol (add, move, delete), compared
+ * symbols, live quotes, and chart snapshots. Four regions run side by side: the chart, the alerts, the compare
+ * form and the snapshot button.
+ */
+import { assign, fromCallback, fromPromise, setup } from 'xstate';
+import type { Quote } from '../../../domain/market/types.ts';
+import { ApiError, errorMessage, get, post, seg } from '../../services/api.ts';
+import { live } from '../../services/live.ts';
+import { showToast } from '../../services/toast.ts';
+import { addedIds, compareColor, hideElements, type ChartElement } from './chartElements.ts';
+import {
+  DEFAULT_DURATION,
+  DEFAULT_SMAS,
+  addQuoteToIntraday,
+  alertElement,
+  alertLabel,
+  applyQuote,
+  barsOfDuration,
+  closeElement,
+  compareElement,
+  durationMonths,
+  levelElements,
+  patternDays,
+  patternElement,
+  supportResistance,
+  thresholdProblem,
+  type Bar,
+  type Candle,
+  type ChartAlert,
+  type Compare,
+  type Duration,
+  type PatternRow,
+  type SmaPeriod,
+} from './chartData.ts';
+
+/** Most symbols compared on one chart. */
+export const COMPARE_MAX = 10;
+
+/** A brief colour change of the header price after a live update. */
+export interface Flash {
+  readonly direction: 'up' | 'down';
+  /** Changes with every flash, so the same direction twice still replays. */
+  readonly key: number;
+}
+
+/** The chart's state. */
+export interface PriceChartContext {
+  /** The charted symbol. */
+  readonly symbol: string;
+  /** The picked duration. */
+  readonly duration: Duration;
+  /** The daily bars shown (live quotes move the last one). */
+  readonly bars: readonly Bar[];
+  /** Today's minute candles, built from the quotes received while the page is open (the 1D chart). */
+  readonly intraday: readonly Candle[];
+  /** The symbol's pattern rows of the duration. */
+  readonly patterns: readonly PatternRow[];
+  /** The user's alerts on the symbol. */
+  readonly alerts: readonly ChartAlert[];
+  /** Compared symbols, in the order added. */
+  readonly compares: readonly Compare[];
+  /** The compared symbols' bars of the duration. */
+  readonly compareBars: Readonly<Record<string, readonly Bar[]>>;
+  /** What is drawn over the candles, derived from the above. */
+  readonly elements: readonly ChartElement[];
+  /** Ids of the hidden elements. */
+  readonly removed: readonly string[];
+  /** The moving averages overlaid. */
+  readonly smas: readonly SmaPeriod[];
+  /** The last live quote. */
+  readonly quote: Quote | null;
+  /** The header's flash after a price change. */
+  readonly flash: Flash | null;
+  /** Why the chart could not be loaded. */
+  readonly error: string | null;
+  /** Why the alerts could not be loaded. */
+  readonly alertsError: string | null;
+  /** Why the last alert action failed. */
+  readonly alertError: string | null;
+  /** Why the last compare failed. */
+  readonly compareError: string | null;
+  /** Why the last snapshot failed. */
+  readonly snapshotError: string | null;
+  /** The alerts changed on the server while a change of ours was on its way: read them again after it. */
+  readonly alertsStale: boolean;
+  /** Bumped when the chart must be redrawn as it is (a dragged line whose move failed goes back). */
+  readonly revision: number;
+}
+
+/** Events of the chart. */
+export type PriceChartEvent =
+  | { type: 'user.setDuration'; duration: Duration }
+  | { type: 'user.toggleSma'; period: SmaPeriod }
+  | { type: 'user.retry' }
+  | { type: 'user.addAlert'; price: number; alerttype: 'U' | 'D' }
+  | { type: 'user.addSmaAlert'; period: SmaPeriod; alerttype: 'U' | 'D' }
+  | { type: 'user.moveAlert'; id: string; price: number }
+  | { type: 'user.deleteAlert'; id: string }
+  | { type: 'user.addCompare'; symbol: string; mode: Compare['mode'] }
+  | { type: 'user.hideElement'; id: string }
+  | { type: 'user.hideAdded' }
+  | { type: 'user.reset' }
+  | { type: 'user.saveSnapshot'; graph: HTMLElement; title: string }
+  | { type: 'user.openSymbol'; symbol: string }
+  | { type: 'server.quote'; quote: Quote }
+  | { type: 'server.alertsChanged' };
+
+/** What the chart load asks for. */
+export interface ChartRequest {
+  readonly symbol: string;
+  readonly duration: Duration;
+  readonly compares: readonly string[];
+}
+
+/** What the chart load answers. */
+export interface ChartLoad {
+  readonly bars: readonly Bar[];
+  readonly patterns: readonly PatternRow[];
+  readonly compareBars: Readonly<Record<string, readonly Bar[]>>;
+}
+
+/** The body of `POST /personalize/stockalerts`. */
+export interface AlertRequest {
+  readonly symbol: string;
+  readonly alerttype: 'U' | 'D';
+  readonly close?: number;
+  readonly id?: string;
+  readonly update?: boolean;
+  readonly kind?: 'PRICE' | 'SMA';
+  readonly period?: number;
+}
+
+/** What a compare load asks for and answers. */
+export interface CompareLoad {
+  readonly symbol: string;
+  readonly mode: Compare['mode'];
+  readonly bars: readonly Bar[];
+}
+
+/** What a snapshot save asks for. */
+export interface SnapshotRequest {
+  readonly symbol: string;
+  readonly title: string;
+  readonly graph: HTMLElement;
+}
+
+/** The chart's starting state for a symbol. */
+export function initialContext(symbol: string): PriceChartContext {
+  return {
+    symbol,
+    duration: DEFAULT_DURATION,
+    bars: [],
+    intraday: [],
+    patterns: [],
+    alerts: [],
+    compares: [],
+    compareBars: {},
+    elements: [],
+    removed: [],
+    smas: DEFAULT_SMAS,
+    quote: null,
+    flash: null,
+    error: null,
+    alertsError: null,
+    alertError: null,
+    compareError: null,
+    snapshotError: null,
+    alertsStale: false,
+    revision: 0,
+  };
+}
+
+/**
+ * The chart elements of a state: alert lines, then support and resistance (the previous close on 1D), then on
+ * daily durations the patterns and the compared symbols.
+ */
+export function deriveElements(context: Omit<PriceChartContext, 'elements'>): ChartElement[] {
+  const { symbol, bars, duration, quote } = context;
+  const alerts = context.alerts.map((a) => alertElement(a, bars));
+  if (duration === '1D') {
+    const previous = quote ? quote.price - quote.change : bars.at(-1)?.close;
+    return previous === undefined ? alerts : [...alerts, closeElement(symbol, Math.round(previous * 100) / 100)];
+  }
+  const compares = context.compares.flatMap((c) => {
+    const closes = context.compareBars[c.symbol];
+    return closes && closes.length > 0 ? [compareElement(c, closes, bars)] : [];
+  });
+  return [
+    ...alerts,
+    ...levelElements(symbol, supportResistance(bars)),
+    patternElement(symbol, context.patterns, bars),
+    ...compares,
+  ];
+}
+
+/** The context with a patch applied and its elements derived again. */
+export function withPatch(
+  context: PriceChartContext,
+  patch: Partial<Omit<PriceChartContext, 'elements'>>,
+): PriceChartContext {
+  const next = { ...context, ...patch };
+  return { ...next, elements: deriveElements(next) };
+}
+
+/** Replaces the alert of the same id, or appends it. */
+export function upsertAlert(alerts: readonly ChartAlert[], alert: ChartAlert): ChartAlert[] {
+  return alerts.some((a) => a.id === alert.id)
+    ? alerts.map((a) => (a.id === alert.id ? alert : a))
+    : [...alerts, alert];
+}
+
+/** The alerts without one; an empty list once the symbol has none left. */
+export function withoutAlert(alerts: readonly ChartAlert[], id: string): ChartAlert[] {
+  return alerts.filter((a) => a.id !== id);
+}
+
+/** The request of an alert action, or null when the event is not one (or names an unknown alert). */
+export function alertRequest(context: PriceChartContext, event: PriceChartEvent): AlertRequest | null {
+  const { symbol } = context;
+  switch (event.type) {
+    case 'user.addAlert':
+      return { symbol, close: event.price, alerttype: event.alerttype, kind: 'PRICE' };
+    case 'user.addSmaAlert':
+      return { symbol, alerttype: event.alerttype, kind: 'SMA', period: event.period };
+    case 'user.moveAlert': {
+      const alert = context.alerts.find((a) => a.id === event.id);
+      if (!alert || alert.kind !== 'PRICE') return null;
+      return { symbol, id: alert.id, update: true, close: event.price, alerttype: alert.alerttype, kind: 'PRICE' };
+    }
+    default:
+      return null;
+  }
+}
+
+/** A symbol as typed, upper-cased and trimmed. */
+export function cleanSymbol(text: string): string {
+  return text.trim().toUpperCase();
+}
+
+/** What is wrong with a symbol to compare, or null. */
+export function compareProblem(context: PriceChartContext, text: string): string | null {
+  const symbol = cleanSymbol(text);
+  if (symbol === '') return 'Compare: type a symbol';
+  if (!/^[A-Z0-9.-]{1,10}$/.test(symbol)) return 'Compare: a symbol is 1 to 10 characters of A-Z, 0-9, . and -';
+  if (symbol === context.symbol) return `Compare: ${symbol} is the chart's own symbol`;
+  if (context.compares.some((c) => c.symbol === symbol)) return `Compare: ${symbol} is already on the chart`;
+  if (context.compares.length >= COMPARE_MAX) return `Compare: at most ${COMPARE_MAX} symbols`;
+  return null;
+}
+
+/** The message of a failed chart load. */
+export function loadFailure(error: unknown, symbol: string): string {
+  if (error instanceof ApiError && (error.code === 'unknown_symbol' || error.status === 404)) {
+    return `There is no symbol ${symbol}: search for a symbol to chart`;
+  }
+  return `The chart could not be loaded: ${errorMessage(error)}`;
+}
+
+async function fetchBars(symbol: string, duration: Duration, signal: AbortSignal): Promise<Bar[]> {
+  const answer = await get<{ bars: Bar[] }>(`/api/bars/${seg(symbol)}?months=${durationMonths(duration)}`, signal);
+  return barsOfDuration(duration, answer.bars);
+}
+
+/** The price chart's machine; its input is the symbol. */
+export const priceChartMachine = setup({
+  types: {
+    context: {} as PriceChartContext,
+    events: {} as PriceChartEvent,
+    input: {} as { symbol: string },
+  },
+  actors: {
+    loadChart: fromPromise<ChartLoad, ChartRequest>(async ({ input, signal }) => {
+      try {
+        const [bars, patterns, ...others] = await Promise.all([
+          fetchBars(input.symbol, input.duration, signal),
+          input.duration === '1D'
+            ? Promise.resolve([] as PatternRow[])
+            : get<PatternRow[]>(
+                `/api/patterns/recentstkpattern/${seg(input.symbol)}/${patternDays(input.duration)}`,
+                signal,
+              ),
+          ...input.compares.map((s) => fetchBars(s, input.duration, signal)),
+        ]);
+        const compareBars = Object.fromEntries(input.compares.map((s, i) => [s, others[i] ?? []]));
+        return { bars, patterns, compareBars };
+      } catch (error) {
+        throw new Error(loadFailure(error, input.symbol), { cause: error });
+      }
+    }),
+    loadAlerts: fromPromise<ChartAlert[], { symbol: string }>(async ({ input, signal }) =>
+      get<ChartAlert[]>(`/personalize/stockalerts/${seg(input.symbol)}`, signal),
+    ),
+    saveAlert: fromPromise<ChartAlert, AlertRequest>(async ({ input }) =>
+      post<ChartAlert>('/personalize/stockalerts', input),
+    ),
+    deleteAlert: fromPromise<{ id: string }, { id: string }>(async ({ input }) =>
+      post<{ id: string }>(`/personalize/deletealert/${seg(input.id)}`),
+    ),
+    loadCompare: fromPromise<CompareLoad, { symbol: string; mode: Compare['mode']; duration: Duration }>(
+      async ({ input, signal }) => {
+        try {
+          return {
+            symbol: input.symbol,
+            mode: input.mode,
+            bars: await fetchBars(input.symbol, input.duration, signal),
+          };
+        } catch (error) {
+          if (error instanceof ApiError && error.code === 'unknown_symbol') {
+            throw new Error(`Compare: there is no symbol ${input.symbol}`, { cause: error });
+          }
+          throw error;
+        }
+      },
+    ),
+    saveSnapshot: fromPromise<{ id: string; title: string }, SnapshotRequest>(async ({ input }) => {
+      const plotly = (await import('plotly.js-finance-dist-min')).default;
+      const image = await plotly.toImage(input.graph, {
+        format: 'png',
+        width: Math.max(600, input.graph.clientWidth),
+        height: Math.max(360, input.graph.clientHeight),
+      });
+      return post<{ id: string; title: string }>('/personalize/snapshots', {
+        symbol: input.symbol,
+        title: input.title,
+        image,
+      });
+    }),
+    liveQuotes: fromCallback<PriceChartEvent, { symbol: string }>(({ sendBack, input }) =>
+      live.onQuotes([input.symbol], (quote) => sendBack({ type: 'server.quote', quote })),
+    ),
+    liveChanges: fromCallback<PriceChartEvent, { symbol: string }>(({ sendBack, input }) => {
+      const offChange = live.onReadModelChanged((change) => {
+        if (change.name === 'alerts') sendBack({ type: 'server.alertsChanged' });
+      });
+      const offNote = live.onNotification((note) => {
+        if (note.symbol === input.symbol) sendBack({ type: 'server.alertsChanged' });
+      });
+      let wasDown = false;
+      const offStatus = live.onStatus((status) => {
+        if (status === 'disconnected') wasDown = true;
+        else if (status === 'connected' && wasDown) {
+          wasDown = false;
+          sendBack({ type: 'server.alertsChanged' });
+        }
+      });
+      return () => {
+        offChange();
+        offNote();
+        offStatus();
+      };
+    }),
+  },
+  actions: {
+    /** Goes to another page of the app; provided by the screen. */
+    navigate: (_, _params: { path: string }) => undefined,
+    /** Tells the user what happened. */
+    notify: (_, params: { text: string; tone: 'info' | 'error' }) => showToast(params.text, params.tone),
+  },
+  guards: {
+    alertIsValid: ({ context, event }) => {
+      if (event.type === 'user.addAlert' || event.type === 'user.moveAlert') {
+        if (thresholdProblem(event.price) !== null) return false;
+      }
+      return alertRequest(context, event) !== null;
+    },
+    alertIsKnown: ({ context, event }) =>
+      event.type === 'user.deleteAlert' && context.alerts.some((a) => a.id === event.id),
+    compareIsValid: ({ context, event }) =>
+      event.type === 'user.addCompare' && compareProblem(context, event.symbol) === null,
+    alertsStale: ({ context }) => context.alertsStale,
+  },
+}).createMachine({
+  id: 'pricechart',
+  type: 'parallel',
+  context: ({ input }) => initialContext(cleanSymbol(input.symbol)),
+  invoke: [
+    { src: 'liveQuotes', input: ({ context }) => ({ symbol: context.symbol }) },
+    { src: 'liveChanges', input: ({ context }) => ({ symbol: context.symbol }) },
+  ],
+  on: {
+    'server.quote': {
+      guard: ({ context, event }) => event.quote.symbol === context.symbol,
+      actions: assign(({ context, event }) => {
+        const { quote } = event;
+        const previous = context.quote?.price;
+        const flash: Flash | null =
+          previous === undefined || previous === quote.price
+            ? context.flash
+            : { direction: quote.price > previous ? 'up' : 'down', key: (context.flash?.key ?? 0) + 1 };
+        return withPatch(context, {
+          quote,
+          flash,
+          bars: applyQuote(context.bars, quote),
+          intraday: addQuoteToIntraday(context.intraday, quote),
+        });
+      }),
+    },
+    'user.toggleSma': {
+      actions: assign({
+        smas: ({ context, event }) =>
+          context.smas.includes(event.period)
+            ? context.smas.filter((p) => p !== event.period)
+            : [...context.smas, event.period].sort((a, b) => a - b),
+      }),
+    },
+    'user.hideElement': {
+      actions: assign({ removed: ({ context, event }) => hideElements(context.removed, [event.id]) }),
+    },
+    'user.hideAdded': {
+      actions: assign({ removed: ({ context }) => hideElements(context.removed, addedIds(context.elements)) }),
+    },
+    'user.reset': { actions: assign({ removed: [] }) },
+    'user.openSymbol': {
+      guard: ({ event }) => /^[A-Z0-9.-]{1,10}$/.test(cleanSymbol(event.symbol)),
+      actions: {
+        type: 'navigate',
+        params: ({ event }) => ({ path: `/PriceCharts?stock=${encodeURIComponent(cleanSymbol(event.symbol))}` }),
+      },
+    },
+  },
+  states: {
+    chart: {
+      initial: 'loading',
+      states: {
+        loading: {
+          invoke: {
+            src: 'loadChart',
+            input: ({ context }) => ({
+              symbol: context.symbol,
+              duration: context.duration,
+              compares: context.compares.map((c) => c.symbol),
+            }),
+            onDone: {
+              target: 'ready',
+              actions: assign(({ context, event }) =>
+                withPatch(context, {
+                  bars: context.quote ? applyQuote(event.output.bars, context.quote) : event.output.bars,
+                  patterns: event.output.patterns,
+                  compareBars: event.output.compareBars,
+                  error: null,
+                }),
+              ),
+            },
+            onError: { target: 'failed', actions: assign({ error: ({ event }) => errorMessage(event.error) }) },
+          },
+          on: {
+            'user.setDuration': {
+              target: 'loading',
+              reenter: true,
+              actions: assign({ duration: ({ event }) => event.duration }),
+            },
+          },
+        },
+        ready: {
+          on: {
+            'user.setDuration': {
+              guard: ({ context, event }) => event.duration !== context.duration,
+              target: 'loading',
+              actions: assign({ duration: ({ event }) => event.duration }),
+            },
+          },
+        },
+        failed: {
+          on: {
+            'user.retry': 'loading',
+            'user.setDuration': { target: 'loading', actions: assign({ duration: ({ event }) => event.duration }) },
+          },
+        },
+      },
+    },
+    alerts: {
+      initial: 'loading',
+      states: {
+        loading: {
+          invoke: {
+            src: 'loadAlerts',
+            input: ({ context }) => ({ symbol: context.symbol }),
+            onDone: {
+              target: 'ready',
+              actions: assign(({ context, event }) => withPatch(context, { alerts: event.output, alertsError: null })),
+            },
+            onError: {
+              target: 'failed',
+              actions: assign({
+                alertsError: ({ event }) => `The alerts could not be loaded: ${errorMessage(event.error)}`,
+              }),
+            },
+          },
+        },
+        ready: {
+          on: {
+            'user.addAlert': [
+              { guard: 'alertIsValid', target: 'saving' },
+              { actions: assign({ alertError: ({ event }) => thresholdProblem(event.price) }) },
+            ],
+            'user.addSmaAlert': { guard: 'alertIsValid', target: 'saving' },
+            'user.moveAlert': [
+              { guard: 'alertIsValid', target: 'saving' },
+              {
+                actions: assign({
+                  alertError: ({ event }) => thresholdProblem(event.price) ?? 'Only a price alert can be moved',
+                  revision: ({ context }) => context.revision + 1,
+                }),
+              },
+            ],
+            'user.deleteAlert': { guard: 'alertIsKnown', target: 'deleting' },
+            'server.alertsChanged': 'refreshing',
+          },
+        },
+        refreshing: {
+          entry: assign({ alertsStale: false }),
+          invoke: {
+            src: 'loadAlerts',
+            input: ({ context }) => ({ symbol: context.symbol }),
+            onDone: {
+              target: 'ready',
+              actions: assign(({ context, event }) => withPatch(context, { alerts: event.output, alertsError: null })),
+            },
+            onError: {
+              target: 'ready',
+              actions: assign({
+                alertError: ({ event }) => `The alerts could not be read again: ${errorMessage(event.error)}`,
+              }),
+            },
+          },
+          on: { 'server.alertsChanged': { target: 'refreshing', reenter: true } },
+        },
+        saving: {
+          entry: assign({ alertError: null }),
+          invoke: {
+            src: 'saveAlert',
+            input: ({ context, event }) => alertRequest(context, event) as AlertRequest,
+            onDone: [
+              {
+                guard: 'alertsStale',
+                target: 'refreshing',
+                actions: [
+                  assign(({ context, event }) =>
+                    withPatch(context, { alerts: upsertAlert(context.alerts, event.output) }),
+                  ),
+                  { type: 'notify', params: ({ event }) => ({ text: alertSaved(event.output), tone: 'info' }) },
+                ],
+              },
+              {
+                target: 'ready',
+                actions: [
+                  assign(({ context, event }) =>
+                    withPatch(context, { alerts: upsertAlert(context.alerts, event.output) }),
+                  ),
+                  { type: 'notify', params: ({ event }) => ({ text: alertSaved(event.output), tone: 'info' }) },
+                ],
+              },
+            ],
+            onError: {
+              target: 'ready',
+              actions: assign({
+                alertError: ({ event }) => `The alert could not be saved: ${errorMessage(event.error)}`,
+                revision: ({ context }) => context.revision + 1,
+              }),
+            },
+          },
+          on: { 'server.alertsChanged': { actions: assign({ alertsStale: true }) } },
+        },
+        deleting: {
+          entry: assign({ alertError: null }),
+          invoke: {
+            src: 'deleteAlert',
+            input: ({ event }) => ({ id: event.type === 'user.deleteAlert' ? event.id : '' }),
+            onDone: [
+              {
+                guard: 'alertsStale',
+                target: 'refreshing',
+                actions: [
+                  assign(({ context, event }) =>
+                    withPatch(context, { alerts: withoutAlert(context.alerts, event.output.id) }),
+                  ),
+                  { type: 'notify', params: { text: 'Alert deleted', tone: 'info' } },
+                ],
+              },
+              {
+                target: 'ready',
+                actions: [
+                  assign(({ context, event }) =>
+                    withPatch(context, { alerts: withoutAlert(context.alerts, event.output.id) }),
+                  ),
+                  { type: 'notify', params: { text: 'Alert deleted', tone: 'info' } },
+                ],
+              },
+            ],
+            onError: {
+              target: 'ready',
+              actions: assign({
+                alertError: ({ event }) => `The alert could not be deleted: ${errorMessage(event.error)}`,
+              }),
+            },
+          },
+          on: { 'server.alertsChanged': { actions: assign({ alertsStale: true }) } },
+        },
+        failed: {
+          on: { 'user.retry': 'loading', 'server.alertsChanged': 'loading' },
+        },
+      },
+    },
+    compare: {
+      initial: 'idle',
+      states: {
+        idle: {
+          on: {
+            'user.addCompare': [
+              { guard: 'compareIsValid', target: 'adding' },
+              { actions: assign({ compareError: ({ context, event }) => compareProblem(context, event.symbol) }) },
+            ],
+          },
+        },
+        adding: {
+          entry: assign({ compareError: null }),
+          invoke: {
+            src: 'loadCompare',
+            input: ({ context, event }) =>
+              event.type === 'user.addCompare'
+                ? { symbol: cleanSymbol(event.symbol), mode: event.mode, duration: context.duration }
+                : { symbol: '', mode: 'normalized' as const, duration: context.duration },
+            onDone: {
+              target: 'idle',
+              actions: assign(({ context, event }) => {
+                const { symbol, mode, bars } = event.output;
+                const compare: Compare = { symbol, mode, color: compareColor(context.compares.length) };
+                return withPatch(context, {
+                  compares: [...context.compares, compare],
+                  compareBars: { ...context.compareBars, [symbol]: bars },
+                  removed: context.removed.filter((id) => id !== `compare-${symbol}`),
+                });
+              }),
+            },
+            onError: {
+              target: 'idle',
+              actions: assign({ compareError: ({ event }) => errorMessage(event.error) }),
+            },
+          },
+        },
+      },
+    },
+    snapshot: {
+      initial: 'idle',
+      states: {
+        idle: { on: { 'user.saveSnapshot': 'saving' } },
+        saving: {
+          entry: assign({ snapshotError: null }),
+          invoke: {
+            src: 'saveSnapshot',
+            input: ({ context, event }) =>
+              event.type === 'user.saveSnapshot'
+                ? { symbol: context.symbol, title: event.title, graph: event.graph }
+                : ({ symbol: context.symbol, title: '', graph: null } as unknown as SnapshotRequest),
+            onDone: {
+              target: 'idle',
+              actions: {
+                type: 'notify',
+                params: ({ event }) => ({
+                  text: `Snapshot "${event.output.title}" saved to the Art gallery`,
+                  tone: 'info',
+                }),
+              },
+            },
+            onError: {
+              target: 'idle',
+              actions: assign({
+                snapshotError: ({ event }) => `The snapshot could not be saved: ${errorMessage(event.error)}`,
+              }),
+            },
+          },
+        },
+      },
+    },
+  },
+});
+
+/** The confirmation of a saved alert. */
+export function alertSaved(alert: ChartAlert): string {
+  return `Alert ${alertLabel(alert)} on ${alert.symbol} is ${alert.status}`;
+}

@@ -1,0 +1,171 @@
+/**
+ * The clause builder: type, parameter, operator and value (a number, a range, a cap class or another column
+ * such as "SMA 200 > SMA 50"), with an optional label. It only holds the texts being typed; the page's machine
+ * checks the clause with the screener language and keeps the message of a refusal.
+ */
+import { cloneElement, useId, useState, type FormEvent, type ReactElement } from 'react';
+import { ANY_BULLISH_PATTERN, CAP_CLASSES, SMA_PERIODS } from '../../../domain/screener/query.ts';
+import { PATTERNS } from '../../../domain/screener/patterns.ts';
+import { EMPTY_DRAFT, draftToClause, operatorsOf, referencesOf, type ClauseDraft } from './search.logic.ts';
+
+const TYPES: readonly { type: ClauseDraft['type']; text: string }[] = [
+  { type: 'mcap', text: 'Market cap' },
+  { type: 'close', text: 'Close' },
+  { type: 'SMA', text: 'SMA' },
+  { type: 'rsi', text: 'RSI 14' },
+  { type: 'pattern', text: 'Pattern' },
+];
+
+/** A labelled field: the label names its control by id, so the control's name is the label's text alone. */
+function Field({ label, children }: { readonly label: string; readonly children: ReactElement<{ id?: string }> }) {
+  const id = useId();
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      {cloneElement(children, { id })}
+    </div>
+  );
+}
+
+/** Props of {@link ClauseBuilder}. */
+export interface ClauseBuilderProps {
+  /** Why the last clause was refused, or null. */
+  readonly error: string | null;
+  /** Adds the clause the fields spell (raw; the machine validates it). */
+  readonly onAdd: (clause: Record<string, unknown>, label: string) => void;
+}
+
+/** The clause builder form. */
+export function ClauseBuilder({ error, onAdd }: ClauseBuilderProps) {
+  const [draft, setDraft] = useState<ClauseDraft>(EMPTY_DRAFT);
+  const id = useId();
+  const errorId = `${id}-error`;
+  const operators = operatorsOf(draft.type);
+  const references = referencesOf(draft.type, draft.param);
+  const change = (patch: Partial<ClauseDraft>) => setDraft((current) => ({ ...current, ...patch }));
+  const changeType = (type: ClauseDraft['type']) =>
+    change({ type, op: operatorsOf(type)[type === 'pattern' ? 0 : 1]?.op ?? '>', ref: '', value: '', value2: '' });
+  const isClass = draft.type === 'mcap' && (draft.op === 'like' || draft.op === 'not_like');
+  const isRange = draft.op === 'bet';
+  const usesReference = !isRange && references.length > 0;
+  const amountHint = draft.type === 'mcap' ? 'e.g. 10B or 500M' : draft.type === 'rsi' ? '0 to 100' : 'a price';
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    onAdd(draftToClause(draft), draft.label);
+  };
+
+  return (
+    <form className="clause-builder" onSubmit={submit} aria-label="Clause builder">
+      <Field label="Type">
+        <select value={draft.type} onChange={(e) => changeType(e.target.value as ClauseDraft['type'])}>
+          {TYPES.map((t) => (
+            <option key={t.type} value={t.type}>
+              {t.text}
+            </option>
+          ))}
+        </select>
+      </Field>
+      {draft.type === 'SMA' && (
+        <Field label="Period">
+          <select value={draft.param} onChange={(e) => change({ param: e.target.value, ref: '' })}>
+            {SMA_PERIODS.map((p) => (
+              <option key={p} value={String(p)}>
+                {p} days
+              </option>
+            ))}
+          </select>
+        </Field>
+      )}
+      {draft.type === 'pattern' && (
+        <Field label="Pattern">
+          <select value={draft.pattern} onChange={(e) => change({ pattern: e.target.value })}>
+            <option value={ANY_BULLISH_PATTERN}>Any bullish pattern</option>
+            {PATTERNS.map((p) => (
+              <option key={p.name} value={p.name}>
+                {p.label}
+              </option>
+            ))}
+          </select>
+        </Field>
+      )}
+      <Field label="Operator">
+        <select value={draft.op} onChange={(e) => change({ op: e.target.value })}>
+          {operators.map((o) => (
+            <option key={o.op} value={o.op}>
+              {o.text}
+            </option>
+          ))}
+        </select>
+      </Field>
+      {usesReference && (
+        <Field label="Compare with">
+          <select value={draft.ref} onChange={(e) => change({ ref: e.target.value })}>
+            <option value="">A number</option>
+            {references.map((r) => (
+              <option key={r.ref} value={r.ref}>
+                {r.text}
+              </option>
+            ))}
+          </select>
+        </Field>
+      )}
+      {isClass && (
+        <Field label="Cap class">
+          <select value={draft.capClass} onChange={(e) => change({ capClass: e.target.value })}>
+            {CAP_CLASSES.map((c) => (
+              <option key={c} value={c}>
+                {c}
+              </option>
+            ))}
+          </select>
+        </Field>
+      )}
+      {draft.type !== 'pattern' && !isClass && !(usesReference && draft.ref !== '') && (
+        <>
+          <Field label={isRange ? 'From' : 'Value'}>
+            <input
+              value={draft.value}
+              inputMode="decimal"
+              placeholder={amountHint}
+              size={10}
+              aria-invalid={error !== null}
+              aria-describedby={error ? errorId : undefined}
+              onChange={(e) => change({ value: e.target.value })}
+            />
+          </Field>
+          {isRange && (
+            <Field label="To">
+              <input
+                value={draft.value2}
+                inputMode="decimal"
+                placeholder={amountHint}
+                size={10}
+                aria-invalid={error !== null}
+                aria-describedby={error ? errorId : undefined}
+                onChange={(e) => change({ value2: e.target.value })}
+              />
+            </Field>
+          )}
+        </>
+      )}
+      <Field label="Label (optional)">
+        <input
+          value={draft.label}
+          maxLength={100}
+          size={16}
+          placeholder="described for you"
+          onChange={(e) => change({ label: e.target.value })}
+        />
+      </Field>
+      <button type="submit" className="button primary">
+        Add clause
+      </button>
+      {error && (
+        <p id={errorId} className="error clause-error" role="alert">
+          {error}
+        </p>
+      )}
+    </form>
+  );
+}

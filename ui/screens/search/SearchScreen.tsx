@@ -1,0 +1,307 @@
+/**
+ * The Search page (/StockSearch): a screener. Quick-fill over presets and saved queries, a clause builder with
+ * chips to remove by label, results in AG Grid (live while the stream is on), save and delete queries, and the
+ * bottom container with the clicked row's chart; the main container is 90vh, or 78vh with the bottom one.
+ */
+import { useMachine } from '@xstate/react';
+import type {
+  CellKeyDownEvent,
+  ColDef,
+  ICellRendererParams,
+  RowClickedEvent,
+  RowSelectedEvent,
+} from 'ag-grid-community';
+import { useEffect, useId, useMemo, useState, type FormEvent } from 'react';
+import { formatNumber } from '../../../domain/format.ts';
+import { patternInfo } from '../../../domain/screener/patterns.ts';
+import { Grid } from '../../components/Grid.tsx';
+import { Empty, Failed, Skeleton } from '../../components/LoadState.tsx';
+import { SymbolChip } from '../../components/SymbolChip.tsx';
+import { ChartPanel } from './ChartPanel.tsx';
+import { ClauseBuilder } from './ClauseBuilder.tsx';
+import { QuickFill } from './QuickFill.tsx';
+import { ROW_COUNTS, formatPrice, queryColumns, type ResultRow } from './search.logic.ts';
+import { searchMachine } from './search.machine.ts';
+import './search.css';
+
+/** Height of the main container without and with the bottom container (spec section 9). */
+export const MAIN_HEIGHT = { alone: '90vh', withBottom: '78vh' } as const;
+
+function show(value: number | null | undefined): string {
+  return value === null || value === undefined ? 'n/a' : formatNumber(value);
+}
+
+function SymbolCell({ data }: ICellRendererParams<ResultRow>) {
+  return data ? <SymbolChip symbol={data.symbol} /> : null;
+}
+
+function CloseCell({ data }: ICellRendererParams<ResultRow>) {
+  if (!data) return null;
+  const flash = data.flash && data.flashSeq > 0 ? `flash-${data.flash}` : undefined;
+  return (
+    <span key={data.flashSeq} className={`price ${flash ?? ''}`} aria-label={`${data.symbol} close`}>
+      {formatPrice(data.close)}
+    </span>
+  );
+}
+
+function ChangeCell({ data }: ICellRendererParams<ResultRow>) {
+  if (!data) return null;
+  const tone = data.changepct > 0 ? 'up' : data.changepct < 0 ? 'down' : '';
+  const flash = data.flash && data.flashSeq > 0 ? `flash-${data.flash}` : '';
+  return (
+    <span key={data.flashSeq} className={`price ${tone} ${flash}`} aria-label={`${data.symbol} change`}>
+      {data.changepct > 0 ? '+' : ''}
+      {formatNumber(data.changepct)}%
+    </span>
+  );
+}
+
+function patternsText(patterns: readonly string[]): string {
+  return patterns.map((p) => patternInfo(p)?.label ?? p).join(', ');
+}
+
+/** The result columns: the query's columns come first after the name, marked, and SMA 20/100 only when asked for. */
+export function resultColumns(used: ReadonlySet<string>, rows: readonly ResultRow[]): ColDef<ResultRow>[] {
+  const numeric = (field: 'SMA_20' | 'SMA_50' | 'SMA_100' | 'SMA_200' | 'rsi_14', headerName: string) => ({
+    field,
+    headerName,
+    width: 100,
+    type: 'numericColumn',
+    valueFormatter: (p: { value: number | null | undefined }) =>
+      field === 'rsi_14' ? show(p.value) : formatPrice(p.value),
+  });
+  const all: ColDef<ResultRow>[] = [
+    { field: 'close', headerName: 'Close', width: 100, type: 'numericColumn', cellRenderer: CloseCell },
+    { field: 'changepct', headerName: 'Change %', width: 110, type: 'numericColumn', cellRenderer: ChangeCell },
+    {
+      field: 'marketcap',
+      headerName: 'Market cap',
+      width: 120,
+      type: 'numericColumn',
+      valueFormatter: (p) => show(p.value as number),
+    },
+    numeric('SMA_20', 'SMA 20'),
+    numeric('SMA_50', 'SMA 50'),
+    numeric('SMA_100', 'SMA 100'),
+    numeric('SMA_200', 'SMA 200'),
+    numeric('rsi_14', 'RSI 14'),
+    {
+      field: 'patterns',
+      headerName: 'Patterns',
+      flex: 1,
+      minWidth: 140,
+      valueFormatter: (p) => patternsText((p.value as readonly string[] | undefined) ?? []),
+      comparator: (a: readonly string[], b: readonly string[]) => a.length - b.length,
+    },
+  ];
+  const optional = new Set(['SMA_20', 'SMA_100']);
+  const visible = all.filter((col) => {
+    const key = col.field ?? '';
+    if (!optional.has(key)) return true;
+    return used.has(key) && rows.some((r) => r[key as 'SMA_20'] !== undefined);
+  });
+  const marked = visible.map((col) =>
+    used.has(col.field ?? '')
+      ? { ...col, headerClass: 'query-column', cellClass: 'query-column', headerTooltip: 'Used by the query' }
+      : col,
+  );
+  return [
+    { field: 'symbol', headerName: 'Symbol', width: 120, pinned: 'left', cellRenderer: SymbolCell },
+    { field: 'name', headerName: 'Name', flex: 1, minWidth: 180 },
+    ...marked.filter((col) => used.has(col.field ?? '')),
+    { field: 'sector', headerName: 'Sector', width: 170 },
+    ...marked.filter((col) => !used.has(col.field ?? '')),
+  ];
+}
+
+function isControl(target: EventTarget | null | undefined): boolean {
+  return target instanceof Element && target.closest('a, button, input') !== null;
+}
+
+/** The Search page. */
+export default function SearchScreen() {
+  const [state, send] = useMachine(searchMachine);
+  const ctx = state.context;
+  const panelId = useId();
+  const [saveName, setSaveName] = useState('');
+  useEffect(() => setSaveName(ctx.queryName), [ctx.queryName]);
+
+  const bottomShown = state.matches({ bottom: 'shown' });
+  const streaming = state.matches({ stream: 'on' });
+  const used = useMemo(() => queryColumns(ctx.clauses), [ctx.clauses]);
+  const columns = useMemo(() => resultColumns(used, ctx.rows), [used, ctx.rows]);
+  const chartStatus = state.matches({ chart: 'loading' })
+    ? 'loading'
+    : state.matches({ chart: 'ready' })
+      ? 'ready'
+      : state.matches({ chart: 'failed' })
+        ? 'failed'
+        : 'empty';
+
+  const save = (event: FormEvent) => {
+    event.preventDefault();
+    send({ type: 'user.save', name: saveName });
+  };
+
+  return (
+    <section className="screen search-screen">
+      <div
+        className="search-main"
+        role="region"
+        aria-label="Screener"
+        style={{ height: bottomShown ? MAIN_HEIGHT.withBottom : MAIN_HEIGHT.alone }}
+      >
+        <div className="search-header">
+          <h1>Search</h1>
+          <div className="search-switches">
+            <label className="inline">
+              <input
+                type="checkbox"
+                role="switch"
+                checked={streaming}
+                onChange={() => send({ type: 'user.toggleStream' })}
+              />
+              Stream live
+            </label>
+            <label className="inline">
+              Rows
+              <select
+                value={ctx.rowCount}
+                onChange={(e) => send({ type: 'user.setRowCount', count: Number(e.target.value) })}
+              >
+                {ROW_COUNTS.map((n) => (
+                  <option key={n} value={n}>
+                    {n}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <button type="button" className="button" onClick={() => send({ type: 'user.run' })}>
+              Run again
+            </button>
+            <button
+              type="button"
+              className="button"
+              aria-expanded={bottomShown}
+              aria-controls={panelId}
+              onClick={() => send({ type: 'user.toggleBottom' })}
+            >
+              {bottomShown ? 'Hide chart panel' : 'Show chart panel'}
+            </button>
+          </div>
+        </div>
+        <div className="search-top">
+          <QuickFill
+            presets={ctx.presets}
+            saved={ctx.saved}
+            loading={state.matches({ lists: 'loading' })}
+            error={state.matches({ lists: 'failed' }) ? ctx.listsError : null}
+            onRetry={() => send({ type: 'user.retryLists' })}
+            onApply={(name, clauses) => send({ type: 'user.applyQuery', name, clauses })}
+            onAdd={(clauses) => send({ type: 'user.addClauses', clauses })}
+            onDelete={(id) => send({ type: 'user.deleteSaved', id })}
+          />
+          <div className="search-query">
+            <ClauseBuilder
+              error={ctx.clauseError}
+              onAdd={(clause, label) => send({ type: 'user.addClause', clause, label })}
+            />
+            <div className="clause-chips-row">
+              {ctx.clauses.length === 0 ? (
+                <p className="hint">No clauses: every stock matches. Pick a preset or saved query, or add a clause.</p>
+              ) : (
+                <ul className="clause-chips" aria-label="Query clauses">
+                  {ctx.clauses.map((clause) => (
+                    <li key={clause.label} className="clause-chip">
+                      <span>{clause.label}</span>
+                      <button
+                        type="button"
+                        className="icon-button small"
+                        aria-label={`Remove ${clause.label}`}
+                        onClick={() => send({ type: 'user.removeClause', label: clause.label })}
+                      >
+                        ✕
+                      </button>
+                    </li>
+                  ))}
+                  <li>
+                    <button type="button" className="button small" onClick={() => send({ type: 'user.clearQuery' })}>
+                      Clear all
+                    </button>
+                  </li>
+                </ul>
+              )}
+            </div>
+            <form className="save-query" onSubmit={save} aria-label="Save the query">
+              <label className="inline">
+                Query name
+                <input value={saveName} maxLength={80} onChange={(e) => setSaveName(e.target.value)} />
+              </label>
+              <button type="submit" className="button" disabled={state.matches({ saving: 'saving' })}>
+                {state.matches({ saving: 'saving' }) ? 'Saving…' : 'Save query'}
+              </button>
+              {ctx.saveError && (
+                <span className="error" role="alert">
+                  {ctx.saveError}
+                </span>
+              )}
+            </form>
+          </div>
+        </div>
+        <div className="search-results">
+          {state.matches({ results: 'running' }) ? (
+            <Skeleton lines={8} height={22} />
+          ) : state.matches({ results: 'failed' }) ? (
+            <Failed message={ctx.runError ?? 'The query could not be run'} onRetry={() => send({ type: 'user.run' })} />
+          ) : ctx.rows.length === 0 ? (
+            <Empty>No stock matches this query: remove a clause or pick another preset.</Empty>
+          ) : (
+            <>
+              <p className="hint" aria-live="polite">
+                Showing {ctx.rows.length} of {ctx.total} matching stocks
+                {streaming ? ' · live' : ''}. Click a row to chart it.
+              </p>
+              <div className="search-grid">
+                <Grid<ResultRow>
+                  rowData={ctx.rows as ResultRow[]}
+                  columnDefs={columns}
+                  getRowId={(p) => p.data.symbol}
+                  rowSelection={{ mode: 'multiRow', enableClickSelection: false }}
+                  onRowClicked={(e: RowClickedEvent<ResultRow>) => {
+                    if (e.data && !isControl(e.event?.target)) send({ type: 'user.clickRow', symbol: e.data.symbol });
+                  }}
+                  onCellKeyDown={(e: CellKeyDownEvent<ResultRow>) => {
+                    const key = (e.event as KeyboardEvent | null | undefined)?.key;
+                    if (key === 'Enter' && e.data && !isControl(e.event?.target)) {
+                      send({ type: 'user.clickRow', symbol: e.data.symbol });
+                    }
+                  }}
+                  onRowSelected={(e: RowSelectedEvent<ResultRow>) => {
+                    if (e.data && e.source !== 'rowDataChanged') {
+                      send({ type: 'user.selectRow', symbol: e.data.symbol, selected: e.node.isSelected() === true });
+                    }
+                  }}
+                />
+              </div>
+            </>
+          )}
+        </div>
+      </div>
+      {bottomShown && (
+        <ChartPanel
+          id={panelId}
+          symbol={ctx.chartSymbol}
+          status={chartStatus}
+          mode={ctx.chartMode}
+          bars={ctx.bars}
+          points={ctx.chartPoints}
+          error={ctx.chartError}
+          clickContext={ctx.clickContext}
+          onPick={(id) => send({ type: 'user.pickContext', id })}
+          onRetry={() => send({ type: 'user.retryChart' })}
+        />
+      )}
+    </section>
+  );
+}

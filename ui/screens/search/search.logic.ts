@@ -1,0 +1,386 @@
+/**
+ * Pure logic of the screener page: building a clause from the builder's fields, the query list (add one, add
+ * several, remove by label), the quick-fill options, the click-context list of the screener state, live quotes
+ * folded into the result rows, and the columns a query reads.
+ */
+import {
+  ANY_BULLISH_PATTERN,
+  MAX_CLAUSES,
+  columnKeyOf,
+  describeClause,
+  isPatternClause,
+  validateClause,
+  type Clause,
+  type LabelledClause,
+} from '../../../domain/screener/query.ts';
+import type { Quote } from '../../../domain/market/types.ts';
+import { formatNumber } from '../../../domain/format.ts';
+
+/** Rows a run answers by default (spec section 9: screener row count). */
+export const DEFAULT_ROW_COUNT = 50;
+
+/** Row counts the user may choose. */
+export const ROW_COUNTS: readonly number[] = [25, 50, 100, 200];
+
+/** Shortest time between two re-runs of the query while pushes arrive with the stream on, in ms. */
+export const STREAM_RERUN_MS = 5000;
+
+/** Colour of saved queries in the quick-fill list (spec section 4). */
+export const SAVED_QUERY_COLOR = '#FFFFFF';
+
+/** Colour of presets in the quick-fill list (readable on its dark background). */
+export const PRESET_COLOR = '#9ec5ff';
+
+/** Most intraday points kept for the chart of the clicked row. */
+export const MAX_CHART_POINTS = 600;
+
+/**
+ * A price or average for display: the number display rule under 1000 (where it shows the number as is), and
+ * plain thousands with up to 2 decimals above, since a share price is never meant in millions.
+ */
+export function formatPrice(value: number | null | undefined): string {
+  if (value === null || value === undefined || !Number.isFinite(value)) return 'n/a';
+  if (Math.abs(value) < 1000) return formatNumber(value);
+  return value.toLocaleString('en-US', { maximumFractionDigits: 2 });
+}
+
+/** A preset search as `GET /api/screener/presets` answers it. */
+export interface Preset {
+  readonly name: string;
+  readonly query: readonly LabelledClause[];
+}
+
+/** A saved query as `GET /personalize/stockalertquery` answers it. */
+export interface SavedQuery {
+  readonly id: string;
+  readonly queryname: string;
+  readonly query: readonly LabelledClause[];
+  readonly type: string;
+}
+
+/** One row of `POST /api/screener/run` (SMA 20/100 only when the server sends them). */
+export interface ScreenerRow {
+  readonly symbol: string;
+  readonly name: string;
+  readonly sector: string;
+  readonly close: number;
+  readonly changepct: number;
+  readonly marketcap: number;
+  readonly capclass: string;
+  readonly SMA_20?: number | null;
+  readonly SMA_50: number | null;
+  readonly SMA_100?: number | null;
+  readonly SMA_200: number | null;
+  readonly rsi_14: number | null;
+  readonly patterns: readonly string[];
+}
+
+/** The answer of a run. */
+export interface ScreenerResult {
+  readonly rows: readonly ScreenerRow[];
+  readonly total: number;
+}
+
+/** A result row as the grid shows it: the last price move flashes (`flashSeq` restarts the animation). */
+export interface ResultRow extends ScreenerRow {
+  readonly flash: 'up' | 'down' | null;
+  readonly flashSeq: number;
+}
+
+/** What the clause builder holds: the texts of its fields. */
+export interface ClauseDraft {
+  /** `mcap`, `close`, `SMA`, `rsi` or `pattern`. */
+  readonly type: 'mcap' | 'close' | 'SMA' | 'rsi' | 'pattern';
+  /** The SMA period (`20`…`200`); unused by the other types. */
+  readonly param: string;
+  /** `>`, `<`, `bet`, `like` or `not_like`. */
+  readonly op: string;
+  /** The number (or the low end of a range); `10B`, `500M` accepted for market cap. */
+  readonly value: string;
+  /** The high end of a range. */
+  readonly value2: string;
+  /** `''` to compare with a number, else the column compared with: `close`, `SMA:50`, … */
+  readonly ref: string;
+  /** The cap class of `mcap` with `like`/`not_like`. */
+  readonly capClass: string;
+  /** The pattern name (`bullish` for any bullish pattern). */
+  readonly pattern: string;
+  /** The label; empty for the clause's own description. */
+  readonly label: string;
+}
+
+/** The builder's starting fields. */
+export const EMPTY_DRAFT: ClauseDraft = {
+  type: 'rsi',
+  param: '50',
+  op: '<',
+  value: '',
+  value2: '',
+  ref: '',
+  capClass: 'large',
+  pattern: ANY_BULLISH_PATTERN,
+  label: '',
+};
+
+/** The operators a clause type takes, with the words the builder shows. */
+export function operatorsOf(type: ClauseDraft['type']): readonly { op: string; text: string }[] {
+  if (type === 'pattern') {
+    return [
+      { op: 'like', text: 'present' },
+      { op: 'not_like', text: 'absent' },
+    ];
+  }
+  const base = [
+    { op: '>', text: '> above' },
+    { op: '<', text: '< below' },
+    { op: 'bet', text: 'between' },
+  ];
+  if (type === 'mcap') {
+    return [...base, { op: 'like', text: 'is (class)' }, { op: 'not_like', text: 'is not (class)' }];
+  }
+  return base;
+}
+
+/** The columns a close, SMA or RSI clause may be compared with (never its own column). */
+export function referencesOf(type: ClauseDraft['type'], param: string): readonly { ref: string; text: string }[] {
+  if (type !== 'close' && type !== 'SMA') return [];
+  const all = [
+    { ref: 'close', text: 'Close' },
+    { ref: 'SMA:20', text: 'SMA 20' },
+    { ref: 'SMA:50', text: 'SMA 50' },
+    { ref: 'SMA:100', text: 'SMA 100' },
+    { ref: 'SMA:200', text: 'SMA 200' },
+  ];
+  const own = type === 'close' ? 'close' : `SMA:${param}`;
+  return all.filter((option) => option.ref !== own);
+}
+
+/**
+ * A number typed by the user: plain decimals, with `K`, `M`, `B` or `T` for thousands to trillions (`10B`);
+ * blank gives `undefined` and anything else the text itself, so the validator's message shows what was typed.
+ */
+export function parseAmount(text: string): number | string | undefined {
+  const trimmed = text.trim().replace(/,/g, '');
+  if (trimmed.length === 0) return undefined;
+  const match = /^(-?\d+(?:\.\d+)?)\s*([kmbt])?$/i.exec(trimmed);
+  if (!match) return trimmed;
+  const scale = { k: 1e3, m: 1e6, b: 1e9, t: 1e12 }[(match[2] ?? '').toLowerCase() as 'k' | 'm' | 'b' | 't'] ?? 1;
+  return Number(match[1]) * scale;
+}
+
+function refOf(ref: string): Record<string, unknown> {
+  if (ref === 'close') return { ref: 'close' };
+  const [kind, param] = ref.split(':');
+  return param === undefined ? { ref: kind } : { ref: kind, param: Number(param) };
+}
+
+/** The raw clause `{type, param, op, val}` the builder's fields spell, before validation. */
+export function draftToClause(draft: ClauseDraft): Record<string, unknown> {
+  if (draft.type === 'pattern') return { type: `pattern_${draft.pattern}_`, op: draft.op, val: null };
+  const param = draft.type === 'SMA' ? Number(draft.param) : draft.type === 'rsi' ? 14 : undefined;
+  const base: Record<string, unknown> = param === undefined ? { type: draft.type } : { type: draft.type, param };
+  if (draft.op === 'bet') return { ...base, op: 'bet', val: [parseAmount(draft.value), parseAmount(draft.value2)] };
+  if (draft.type === 'mcap' && (draft.op === 'like' || draft.op === 'not_like')) {
+    return { ...base, op: draft.op, val: draft.capClass };
+  }
+  if (draft.ref !== '' && (draft.type === 'close' || draft.type === 'SMA')) {
+    return { ...base, op: draft.op, val: refOf(draft.ref) };
+  }
+  return { ...base, op: draft.op, val: parseAmount(draft.value) };
+}
+
+/** The outcome of checking a clause: the labelled clause, or the message saying which field is wrong. */
+export type ClauseCheck =
+  { readonly ok: true; readonly clause: LabelledClause } | { readonly ok: false; readonly error: string };
+
+/** Checks a raw clause with the screener language (the server's own rules) and labels it. */
+export function checkClause(raw: unknown, label = ''): ClauseCheck {
+  try {
+    const clause = validateClause(raw, 'clause');
+    const text = label.trim();
+    if (text.length > 100) return { ok: false, error: 'clause.label: must be at most 100 characters' };
+    return { ok: true, clause: { label: text.length > 0 ? text : describeClause(clause), query: clause } };
+  } catch (error) {
+    return { ok: false, error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+function sameClause(a: Clause, b: Clause): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/**
+ * Adds one clause: the same condition already present is not added twice, and a label already used by another
+ * condition gets a number (`RSI low (2)`) so that removing by label removes only what the user means.
+ */
+export function addClause(list: readonly LabelledClause[], clause: LabelledClause): readonly LabelledClause[] {
+  if (list.some((item) => sameClause(item.query, clause.query))) return list;
+  let label = clause.label;
+  for (let n = 2; list.some((item) => item.label === label); n += 1) label = `${clause.label} (${n})`;
+  return [...list, { label, query: clause.query }];
+}
+
+/** Adds several clauses in order, each as {@link addClause} does. */
+export function addClauses(
+  list: readonly LabelledClause[],
+  clauses: readonly LabelledClause[],
+): readonly LabelledClause[] {
+  return clauses.reduce<readonly LabelledClause[]>((acc, clause) => addClause(acc, clause), list);
+}
+
+/** Removes the clauses of a label. */
+export function removeByLabel(list: readonly LabelledClause[], label: string): readonly LabelledClause[] {
+  return list.filter((item) => item.label !== label);
+}
+
+/** Why a list of clauses cannot take more, or null. */
+export function clauseLimitError(list: readonly LabelledClause[], adding: number): string | null {
+  return list.length + adding > MAX_CLAUSES ? `query: at most ${MAX_CLAUSES} clauses` : null;
+}
+
+/** One entry of the quick-fill list. */
+export interface QuickFillOption {
+  readonly kind: 'preset' | 'saved';
+  /** The preset's name or the saved query's id. */
+  readonly key: string;
+  readonly name: string;
+  readonly query: readonly LabelledClause[];
+  /** The colour of its text: {@link SAVED_QUERY_COLOR} for saved queries. */
+  readonly color: string;
+}
+
+/** The quick-fill options matching a text (every word, any case, in the name or a clause label): presets first. */
+export function quickFillOptions(
+  presets: readonly Preset[],
+  saved: readonly SavedQuery[],
+  text: string,
+): readonly QuickFillOption[] {
+  const words = text.toLowerCase().split(/\s+/).filter(Boolean);
+  const matches = (name: string, query: readonly LabelledClause[]) => {
+    const haystack = [name, ...query.map((c) => c.label)].join(' ').toLowerCase();
+    return words.every((word) => haystack.includes(word));
+  };
+  return [
+    ...presets
+      .filter((p) => matches(p.name, p.query))
+      .map((p) => ({ kind: 'preset' as const, key: p.name, name: p.name, query: p.query, color: PRESET_COLOR })),
+    ...saved
+      .filter((s) => matches(s.queryname, s.query))
+      .map((s) => ({ kind: 'saved' as const, key: s.id, name: s.queryname, query: s.query, color: SAVED_QUERY_COLOR })),
+  ];
+}
+
+/** Puts a saved query in the list, replacing the one of the same id or the same name (any case). */
+export function upsertSaved(list: readonly SavedQuery[], query: SavedQuery): readonly SavedQuery[] {
+  const key = query.queryname.trim().toLowerCase();
+  const at = list.findIndex((s) => s.id === query.id || s.queryname.trim().toLowerCase() === key);
+  if (at < 0) return [...list, query];
+  return list.map((s, i) => (i === at ? query : s)).filter((s, i) => i === at || s.id !== query.id);
+}
+
+/** An entry of the click-context list: the INTRA_DAY entry, a clicked row or a selected row. */
+export interface ContextEntry {
+  /** `INTRA_DAY`, or the row's symbol. */
+  readonly id: string;
+  readonly kind: 'INTRA_DAY' | 'clicked' | 'selected';
+  /** The row's symbol; null for the INTRA_DAY entry. */
+  readonly symbol: string | null;
+}
+
+/** The id of the click-context list's first entry. */
+export const INTRA_DAY = 'INTRA_DAY';
+
+/** The click-context list a screener starts with: one INTRA_DAY entry. */
+export const INITIAL_CONTEXT: readonly ContextEntry[] = [{ id: INTRA_DAY, kind: 'INTRA_DAY', symbol: null }];
+
+/** A clicked row moves to the front of the list, replacing an entry with the same id. */
+export function withClicked(list: readonly ContextEntry[], symbol: string): readonly ContextEntry[] {
+  return [{ id: symbol, kind: 'clicked', symbol }, ...list.filter((e) => e.id !== symbol)];
+}
+
+/** A selected row goes to the end of the list, replacing an entry with the same id. */
+export function withSelected(list: readonly ContextEntry[], symbol: string): readonly ContextEntry[] {
+  return [...list.filter((e) => e.id !== symbol), { id: symbol, kind: 'selected', symbol }];
+}
+
+/** A row unselected leaves the list (the INTRA_DAY entry stays). */
+export function withoutEntry(list: readonly ContextEntry[], id: string): readonly ContextEntry[] {
+  return id === INTRA_DAY ? list : list.filter((e) => e.id !== id);
+}
+
+/** Result rows of a run with nothing flashing, and the latest streamed quote of each symbol laid over. */
+export function resultRows(
+  rows: readonly ScreenerRow[],
+  quotes: Readonly<Record<string, Quote>>,
+): readonly ResultRow[] {
+  return rows.map((row) => {
+    const quote = quotes[row.symbol];
+    const live = quote ? { close: quote.price, changepct: quote.changepct } : {};
+    return { ...row, ...live, flash: null, flashSeq: 0 };
+  });
+}
+
+/** Folds quotes into the rows: close and change % in place, a flash up or down when the price moved. */
+export function applyQuotes(rows: readonly ResultRow[], quotes: readonly Quote[]): readonly ResultRow[] {
+  if (quotes.length === 0) return rows;
+  const latest = new Map(quotes.map((q) => [q.symbol, q]));
+  let changed = false;
+  const next = rows.map((row) => {
+    const quote = latest.get(row.symbol);
+    if (!quote || (quote.price === row.close && quote.changepct === row.changepct)) return row;
+    changed = true;
+    const flash = quote.price > row.close ? 'up' : quote.price < row.close ? 'down' : row.flash;
+    return {
+      ...row,
+      close: quote.price,
+      changepct: quote.changepct,
+      flash,
+      flashSeq: quote.price === row.close ? row.flashSeq : row.flashSeq + 1,
+    };
+  });
+  return changed ? next : rows;
+}
+
+/** Whether any quote moves the price of a row it belongs to. */
+export function quotesMovePrices(rows: readonly ResultRow[], quotes: readonly Quote[]): boolean {
+  const bySymbol = new Map(rows.map((r) => [r.symbol, r.close]));
+  return quotes.some((q) => bySymbol.has(q.symbol) && bySymbol.get(q.symbol) !== q.price);
+}
+
+/** The keys of the result columns a query reads (`marketcap`, `patterns`, `close`, `SMA_50`, `rsi_14`, …). */
+export function queryColumns(clauses: readonly LabelledClause[]): ReadonlySet<string> {
+  const keys = new Set<string>();
+  for (const { query } of clauses) {
+    if (isPatternClause(query)) {
+      keys.add('patterns');
+      continue;
+    }
+    if (query.type === 'mcap') {
+      keys.add('marketcap');
+      continue;
+    }
+    keys.add(columnKeyOf(query));
+    if (query.op !== 'bet' && typeof query.val === 'object') keys.add(columnKeyOf(query.val));
+  }
+  return keys;
+}
+
+/** Whether two symbol lists hold the same symbols. */
+export function sameSymbols(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  const set = new Set(a);
+  return b.every((s) => set.has(s));
+}
+
+/** An intraday point of the chart. */
+export interface ChartPoint {
+  readonly ts: string;
+  readonly price: number;
+}
+
+/** Appends a quote to the intraday points (a repeat of the last point is skipped), keeping the newest. */
+export function withChartPoint(points: readonly ChartPoint[], quote: Quote): readonly ChartPoint[] {
+  const last = points[points.length - 1];
+  if (last && last.ts === quote.ts && last.price === quote.price) return points;
+  return [...points, { ts: quote.ts, price: quote.price }].slice(-MAX_CHART_POINTS);
+}

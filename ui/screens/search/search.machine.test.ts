@@ -1,0 +1,464 @@
+import { expect } from 'chai';
+import { createActor, fromCallback, fromPromise, waitFor } from 'xstate';
+import type { Quote } from '../../../domain/market/types.ts';
+import { SCREENER_PRESETS, type LabelledClause } from '../../../domain/screener/query.ts';
+import { ApiError } from '../../services/api.ts';
+import {
+  DEFAULT_ROW_COUNT,
+  EMPTY_DRAFT,
+  INITIAL_CONTEXT,
+  SAVED_QUERY_COLOR,
+  STREAM_RERUN_MS,
+  addClause,
+  addClauses,
+  applyQuotes,
+  checkClause,
+  draftToClause,
+  parseAmount,
+  queryColumns,
+  quickFillOptions,
+  removeByLabel,
+  resultRows,
+  upsertSaved,
+  withClicked,
+  withSelected,
+  withoutEntry,
+  type SavedQuery,
+  type ScreenerResult,
+  type ScreenerRow,
+} from './search.logic.ts';
+import { searchMachine, type ChartBar, type RunInput, type SearchEvent } from './search.machine.ts';
+
+function row(symbol: string, close = 100, extra: Partial<ScreenerRow> = {}): ScreenerRow {
+  return {
+    symbol,
+    name: `${symbol} Inc.`,
+    sector: 'Information Technology',
+    close,
+    changepct: 1,
+    marketcap: 5e10,
+    capclass: 'large',
+    SMA_50: 90,
+    SMA_200: 80,
+    rsi_14: 55,
+    patterns: [],
+    ...extra,
+  };
+}
+
+function quote(symbol: string, price: number, ts = '2026-01-02T15:00:00Z'): Quote {
+  return { symbol, price, change: 1, changepct: 2.5, volume: 100, ts };
+}
+
+const rsiLow: LabelledClause = { label: 'RSI low', query: { type: 'rsi', param: 14, op: '<', val: 30 } };
+const saved1: SavedQuery = { id: 'q1', queryname: 'Oversold', query: [rsiLow], type: 'custom' };
+
+interface Options {
+  saved?: SavedQuery[];
+  failLists?: boolean;
+  run?: (input: RunInput) => ScreenerRow[];
+  runError?: Error;
+  failSave?: boolean;
+  failDelete?: boolean;
+  failBars?: boolean;
+}
+
+function screener(options: Options = {}) {
+  const calls: { runs: RunInput[]; saves: unknown[]; deletes: string[]; bars: string[]; streams: string[][] } = {
+    runs: [],
+    saves: [],
+    deletes: [],
+    bars: [],
+    streams: [],
+  };
+  const toasts: string[] = [];
+  let pushQuotes: ((event: SearchEvent) => void) | null = null;
+  let pushChart: ((event: SearchEvent) => void) | null = null;
+  const actor = createActor(
+    searchMachine.provide({
+      actors: {
+        loadLists: fromPromise(async () => {
+          if (options.failLists) throw new ApiError(0, 'network', 'The server cannot be reached');
+          return Promise.resolve({ presets: SCREENER_PRESETS.map((p) => ({ ...p })), saved: options.saved ?? [] });
+        }),
+        loadSaved: fromPromise(async () => Promise.resolve(options.saved ?? [])),
+        runQuery: fromPromise<ScreenerResult, RunInput>(async ({ input }) => {
+          calls.runs.push(input);
+          if (options.runError) throw options.runError;
+          const rows = options.run ? options.run(input) : [row('AAPL'), row('MSFT')];
+          return Promise.resolve({ rows: rows.slice(0, input.limit), total: rows.length });
+        }),
+        saveQuery: fromPromise<SavedQuery, { queryname: string; query: readonly LabelledClause[] }>(
+          async ({ input }) => {
+            calls.saves.push(input);
+            if (options.failSave) throw new ApiError(400, 'invalid_queryname', 'body.queryname: must not be empty');
+            return Promise.resolve({
+              id: 'new-id',
+              queryname: input.queryname,
+              query: [...input.query],
+              type: 'custom',
+            });
+          },
+        ),
+        deleteQuery: fromPromise<unknown, { id: string }>(async ({ input }) => {
+          calls.deletes.push(input.id);
+          if (options.failDelete) throw new ApiError(404, 'not_found', 'params.id: no saved query');
+          return Promise.resolve({ id: input.id, deleted: true });
+        }),
+        loadBars: fromPromise<readonly ChartBar[], { symbol: string }>(async ({ input }) => {
+          calls.bars.push(input.symbol);
+          if (options.failBars) throw new ApiError(404, 'not_found', 'params.symbol: no such symbol');
+          return Promise.resolve([
+            { date: '2026-01-02', open: 1, high: 2, low: 0.5, close: 1.5, volume: 10, SMA_50: null, SMA_200: null },
+          ]);
+        }),
+        liveQuotes: fromCallback<SearchEvent, { symbols: readonly string[] }>(({ sendBack, input }) => {
+          calls.streams.push([...input.symbols]);
+          pushQuotes = sendBack;
+          return () => {
+            pushQuotes = null;
+          };
+        }),
+        chartQuotes: fromCallback<SearchEvent, { symbol: string }>(({ sendBack }) => {
+          pushChart = sendBack;
+        }),
+        liveChanges: fromCallback(() => undefined),
+      },
+      actions: { notify: (_, params: { text: string }) => void toasts.push(params.text) },
+    }),
+  ).start();
+  return {
+    actor,
+    calls,
+    toasts,
+    push: (quotes: Quote[]) => pushQuotes?.({ type: 'server.quotes', quotes }),
+    pushChart: (q: Quote) => pushChart?.({ type: 'server.chartQuote', quote: q }),
+    streaming: () => pushQuotes !== null,
+  };
+}
+
+const ready = (actor: ReturnType<typeof screener>['actor']) =>
+  waitFor(actor, (s) => s.matches({ lists: 'ready', results: 'ready' }));
+
+describe('search machine', () => {
+  it('loads presets and saved queries and runs the empty query for the first 50 rows', async () => {
+    const { actor, calls } = screener({ saved: [saved1] });
+    expect(actor.getSnapshot().matches({ lists: 'loading', results: 'running' })).to.equal(true);
+    await ready(actor);
+    const { context } = actor.getSnapshot();
+    expect(context.presets.map((p) => p.name)).to.have.length(6);
+    expect(context.saved).to.deep.equal([saved1]);
+    expect(calls.runs).to.deep.equal([{ query: [], limit: DEFAULT_ROW_COUNT }]);
+    expect(context.rows.map((r) => r.symbol)).to.deep.equal(['AAPL', 'MSFT']);
+    expect(context.clickContext).to.deep.equal(INITIAL_CONTEXT);
+    expect(actor.getSnapshot().matches({ bottom: 'hidden', stream: 'off', chart: 'empty' })).to.equal(true);
+  });
+
+  it('keeps the failure of the lists and retries on demand', async () => {
+    const { actor } = screener({ failLists: true });
+    await waitFor(actor, (s) => s.matches({ lists: 'failed' }));
+    expect(actor.getSnapshot().context.listsError).to.equal('The server cannot be reached');
+    actor.send({ type: 'user.retryLists' });
+    expect(actor.getSnapshot().matches({ lists: 'loading' })).to.equal(true);
+  });
+
+  it('applies a preset and runs it', async () => {
+    const { actor, calls } = screener();
+    await ready(actor);
+    const preset = SCREENER_PRESETS[4]!;
+    actor.send({ type: 'user.applyQuery', name: preset.name, clauses: preset.query });
+    expect(actor.getSnapshot().matches({ results: 'running' })).to.equal(true);
+    await ready(actor);
+    expect(actor.getSnapshot().context.clauses).to.deep.equal(preset.query);
+    expect(actor.getSnapshot().context.queryName).to.equal('14-day RSI below 30');
+    expect(calls.runs.at(-1)?.query).to.deep.equal(preset.query);
+  });
+
+  it('adds a valid clause, refuses an invalid one with the message naming the field, and removes by label', async () => {
+    const { actor, calls } = screener();
+    await ready(actor);
+    actor.send({ type: 'user.addClause', clause: { type: 'rsi', param: 14, op: '>', val: 150 } });
+    expect(actor.getSnapshot().context.clauseError).to.equal('clause: val must be between 0 and 100 for rsi, got 150');
+    expect(actor.getSnapshot().context.clauses).to.deep.equal([]);
+    expect(calls.runs).to.have.length(1);
+
+    actor.send({
+      type: 'user.addClause',
+      clause: { type: 'SMA', param: 200, op: '>', val: { ref: 'SMA', param: 50 } },
+    });
+    actor.send({ type: 'user.addClause', clause: rsiLow.query, label: 'RSI low' });
+    await ready(actor);
+    const { context } = actor.getSnapshot();
+    expect(context.clauseError).to.equal(null);
+    expect(context.clauses.map((c) => c.label)).to.deep.equal(['SMA(200) > SMA(50)', 'RSI low']);
+    expect(calls.runs.at(-1)?.query).to.have.length(2);
+
+    actor.send({ type: 'user.removeClause', label: 'SMA(200) > SMA(50)' });
+    await ready(actor);
+    expect(actor.getSnapshot().context.clauses).to.deep.equal([rsiLow]);
+    expect(calls.runs.at(-1)?.query).to.deep.equal([rsiLow]);
+  });
+
+  it('adds several clauses at once without duplicates', async () => {
+    const { actor } = screener();
+    await ready(actor);
+    actor.send({ type: 'user.addClause', clause: rsiLow.query, label: 'RSI low' });
+    actor.send({ type: 'user.addClauses', clauses: [...SCREENER_PRESETS[1]!.query, rsiLow] });
+    expect(actor.getSnapshot().context.clauses.map((c) => c.label)).to.deep.equal([
+      'RSI low',
+      'Close below 50-day average',
+    ]);
+  });
+
+  it('keeps the server message of a failed run and runs again when the query changes', async () => {
+    const { actor } = screener({
+      runError: new ApiError(400, 'invalid_query', 'body.query[0] (label "x"): op must be one of >, <, bet for rsi'),
+    });
+    await waitFor(actor, (s) => s.matches({ results: 'failed' }));
+    expect(actor.getSnapshot().context.runError).to.match(/^body\.query\[0\].*op must be/);
+    actor.send({ type: 'user.run' });
+    expect(actor.getSnapshot().matches({ results: 'running' })).to.equal(true);
+  });
+
+  it('changes the row count and runs with it', async () => {
+    const { actor, calls } = screener({ run: () => Array.from({ length: 120 }, (_, i) => row(`S${i}`)) });
+    await ready(actor);
+    expect(actor.getSnapshot().context.rows).to.have.length(50);
+    expect(actor.getSnapshot().context.total).to.equal(120);
+    actor.send({ type: 'user.setRowCount', count: 100 });
+    await ready(actor);
+    expect(calls.runs.at(-1)?.limit).to.equal(100);
+    expect(actor.getSnapshot().context.rows).to.have.length(100);
+  });
+
+  it('saves the query under a name and lists it among the saved ones', async () => {
+    const { actor, calls, toasts } = screener({ saved: [saved1] });
+    await ready(actor);
+    actor.send({ type: 'user.save', name: 'Nothing yet' });
+    expect(actor.getSnapshot().context.saveError).to.equal('Add at least one clause before saving the query');
+    expect(calls.saves).to.deep.equal([]);
+
+    actor.send({ type: 'user.addClause', clause: { type: 'mcap', op: 'like', val: 'large' } });
+    actor.send({ type: 'user.save', name: '  Big caps ' });
+    expect(actor.getSnapshot().matches({ saving: 'saving' })).to.equal(true);
+    await waitFor(actor, (s) => s.matches({ saving: 'idle' }));
+    const { context } = actor.getSnapshot();
+    expect(calls.saves).to.deep.equal([{ queryname: 'Big caps', query: context.clauses }]);
+    expect(context.saved.map((s) => s.queryname)).to.deep.equal(['Oversold', 'Big caps']);
+    expect(context.queryName).to.equal('Big caps');
+    expect(toasts).to.deep.equal(['Saved "Big caps"']);
+  });
+
+  it('keeps the message of a refused save', async () => {
+    const { actor } = screener({ failSave: true });
+    await ready(actor);
+    actor.send({ type: 'user.addClause', clause: rsiLow.query });
+    actor.send({ type: 'user.save', name: 'x' });
+    await waitFor(actor, (s) => s.matches({ saving: 'idle' }) && s.context.saveError !== null);
+    expect(actor.getSnapshot().context.saveError).to.equal('body.queryname: must not be empty');
+  });
+
+  it('deletes a saved query locally at once and on the server, and puts it back if the server refuses', async () => {
+    const ok = screener({ saved: [saved1] });
+    await ready(ok.actor);
+    ok.actor.send({ type: 'user.deleteSaved', id: 'q1' });
+    expect(ok.actor.getSnapshot().context.saved).to.deep.equal([]);
+    await waitFor(ok.actor, (s) => s.matches({ saving: 'idle' }));
+    expect(ok.calls.deletes).to.deep.equal(['q1']);
+    expect(ok.toasts).to.deep.equal(['Deleted "Oversold"']);
+
+    const refused = screener({ saved: [saved1], failDelete: true });
+    await ready(refused.actor);
+    refused.actor.send({ type: 'user.deleteSaved', id: 'q1' });
+    await waitFor(refused.actor, (s) => s.matches({ saving: 'idle' }));
+    expect(refused.actor.getSnapshot().context.saved).to.deep.equal([saved1]);
+    expect(refused.actor.getSnapshot().context.saveError).to.equal('params.id: no saved query');
+  });
+
+  it('streams the result symbols, updates close and change in place with a flash, and stops on toggle', async () => {
+    const { actor, calls, push, streaming } = screener();
+    await ready(actor);
+    actor.send({ type: 'user.toggleStream' });
+    expect(actor.getSnapshot().matches({ stream: { on: 'quiet' } })).to.equal(true);
+    expect(calls.streams).to.deep.equal([['AAPL', 'MSFT']]);
+    push([quote('AAPL', 101.5)]);
+    const aapl = actor.getSnapshot().context.rows.find((r) => r.symbol === 'AAPL');
+    expect(aapl).to.include({ close: 101.5, changepct: 2.5, flash: 'up', flashSeq: 1 });
+    expect(actor.getSnapshot().matches({ stream: { on: 'pending' } })).to.equal(true);
+    actor.send({ type: 'user.toggleStream' });
+    expect(actor.getSnapshot().matches({ stream: 'off' })).to.equal(true);
+    expect(streaming()).to.equal(false);
+    expect(actor.getSnapshot().context.quotes).to.deep.equal({});
+  });
+
+  it('re-runs the query at most once per 5 seconds while prices move, and follows the new members', async function () {
+    this.timeout(STREAM_RERUN_MS + 5000);
+    let members = ['AAPL', 'MSFT'];
+    const { actor, calls, push } = screener({ run: () => members.map((s) => row(s)) });
+    await ready(actor);
+    actor.send({ type: 'user.toggleStream' });
+    const started = Date.now();
+    push([quote('AAPL', 101)]);
+    push([quote('AAPL', 102)]);
+    push([quote('MSFT', 99)]);
+    expect(calls.runs).to.have.length(1);
+    members = ['AAPL', 'NVDA'];
+    await waitFor(actor, () => calls.runs.length === 2, { timeout: STREAM_RERUN_MS + 2000 });
+    expect(Date.now() - started).to.be.at.least(STREAM_RERUN_MS - 50);
+    await waitFor(actor, (s) => s.matches({ results: 'ready' }));
+    const rows = actor.getSnapshot().context.rows;
+    expect(rows.map((r) => r.symbol)).to.deep.equal(['AAPL', 'NVDA']);
+    expect(rows[0]?.close, 'the streamed price is kept over the run').to.equal(102);
+    expect(calls.streams.at(-1)).to.deep.equal(['AAPL', 'NVDA']);
+    expect(actor.getSnapshot().matches({ stream: { on: 'quiet' } })).to.equal(true);
+  });
+
+  it('does not re-run for quotes that move no price', async () => {
+    const { actor, push } = screener();
+    await ready(actor);
+    actor.send({ type: 'user.toggleStream' });
+    push([quote('AAPL', 100)]);
+    expect(actor.getSnapshot().matches({ stream: { on: 'quiet' } })).to.equal(true);
+  });
+
+  it('shows the bottom container on a row click, charts the row and moves it to the front of the context', async () => {
+    const { actor, calls, pushChart } = screener();
+    await ready(actor);
+    actor.send({ type: 'user.toggleBottom' });
+    expect(actor.getSnapshot().matches({ bottom: 'shown' })).to.equal(true);
+    actor.send({ type: 'user.toggleBottom' });
+    expect(actor.getSnapshot().matches({ bottom: 'hidden' })).to.equal(true);
+
+    actor.send({ type: 'user.selectRow', symbol: 'MSFT', selected: true });
+    actor.send({ type: 'user.clickRow', symbol: 'AAPL' });
+    expect(actor.getSnapshot().matches({ bottom: 'shown', chart: 'loading' })).to.equal(true);
+    await waitFor(actor, (s) => s.matches({ chart: 'ready' }));
+    expect(calls.bars).to.deep.equal(['AAPL']);
+    expect(actor.getSnapshot().context.clickContext.map((e) => e.id)).to.deep.equal(['AAPL', 'INTRA_DAY', 'MSFT']);
+
+    pushChart(quote('AAPL', 100.5, '2026-01-02T15:00:01Z'));
+    pushChart(quote('AAPL', 100.7, '2026-01-02T15:00:02Z'));
+    expect(actor.getSnapshot().context.chartPoints.map((p) => p.price)).to.deep.equal([100.5, 100.7]);
+    actor.send({ type: 'user.pickContext', id: 'INTRA_DAY' });
+    expect(actor.getSnapshot().context.chartMode).to.equal('intraday');
+
+    actor.send({ type: 'user.pickContext', id: 'MSFT' });
+    await waitFor(actor, (s) => s.matches({ chart: 'ready' }));
+    expect(actor.getSnapshot().context.chartSymbol).to.equal('MSFT');
+    expect(actor.getSnapshot().context.chartPoints).to.deep.equal([]);
+    expect(actor.getSnapshot().context.clickContext.map((e) => e.id)).to.deep.equal(['MSFT', 'AAPL', 'INTRA_DAY']);
+  });
+
+  it('keeps the message of a failed chart load and retries', async () => {
+    const { actor, calls } = screener({ failBars: true });
+    await ready(actor);
+    actor.send({ type: 'user.clickRow', symbol: 'AAPL' });
+    await waitFor(actor, (s) => s.matches({ chart: 'failed' }));
+    expect(actor.getSnapshot().context.chartError).to.equal('params.symbol: no such symbol');
+    actor.send({ type: 'user.retryChart' });
+    expect(calls.bars).to.deep.equal(['AAPL', 'AAPL']);
+  });
+});
+
+describe('search logic', () => {
+  it('spells the builder fields as clauses of the language, with amounts such as 10B', () => {
+    expect(parseAmount('10B')).to.equal(1e10);
+    expect(parseAmount('2.5m')).to.equal(2.5e6);
+    expect(parseAmount(' 30 ')).to.equal(30);
+    expect(parseAmount('')).to.equal(undefined);
+    expect(parseAmount('lots')).to.equal('lots');
+    expect(draftToClause({ ...EMPTY_DRAFT, type: 'SMA', param: '200', op: '>', ref: 'SMA:50' })).to.deep.equal({
+      type: 'SMA',
+      param: 200,
+      op: '>',
+      val: { ref: 'SMA', param: 50 },
+    });
+    expect(draftToClause({ ...EMPTY_DRAFT, type: 'mcap', op: 'bet', value: '2B', value2: '10B' })).to.deep.equal({
+      type: 'mcap',
+      op: 'bet',
+      val: [2e9, 1e10],
+    });
+    expect(draftToClause({ ...EMPTY_DRAFT, type: 'mcap', op: 'not_like', capClass: 'small' })).to.deep.equal({
+      type: 'mcap',
+      op: 'not_like',
+      val: 'small',
+    });
+    expect(draftToClause({ ...EMPTY_DRAFT, type: 'pattern', pattern: 'hammer', op: 'like' })).to.deep.equal({
+      type: 'pattern_hammer_',
+      op: 'like',
+      val: null,
+    });
+    expect(draftToClause({ ...EMPTY_DRAFT, type: 'rsi', op: '<', value: '30' })).to.deep.equal({
+      type: 'rsi',
+      param: 14,
+      op: '<',
+      val: 30,
+    });
+  });
+
+  it('checks a clause with the language and labels it with its description unless a label is given', () => {
+    expect(checkClause({ type: 'close', op: '<', val: { ref: 'SMA', param: 50 } })).to.deep.equal({
+      ok: true,
+      clause: { label: 'close < SMA(50)', query: { type: 'close', op: '<', val: { ref: 'SMA', param: 50 } } },
+    });
+    expect(checkClause({ type: 'rsi', param: 14, op: 'bet', val: [30, 'x'] })).to.deep.include({ ok: false });
+    const bad = checkClause({ type: 'SMA', param: 50, op: '>', val: { ref: 'SMA', param: 50 } });
+    expect(bad.ok ? '' : bad.error).to.equal("clause: val refers to the clause's own column SMA");
+  });
+
+  it('adds without duplicates, numbers a repeated label, and removes by label', () => {
+    const other: LabelledClause = { label: 'RSI low', query: { type: 'rsi', param: 14, op: '<', val: 20 } };
+    let list = addClause([], rsiLow);
+    list = addClause(list, rsiLow);
+    list = addClause(list, other);
+    expect(list.map((c) => c.label)).to.deep.equal(['RSI low', 'RSI low (2)']);
+    expect(addClauses([], [rsiLow, other, rsiLow])).to.deep.equal(list);
+    expect(removeByLabel(list, 'RSI low (2)')).to.deep.equal([rsiLow]);
+  });
+
+  it('offers presets and saved queries in the quick-fill, saved ones in white, filtered by every word', () => {
+    const presets = SCREENER_PRESETS.map((p) => ({ name: p.name, query: p.query }));
+    const all = quickFillOptions(presets, [saved1], '');
+    expect(all).to.have.length(7);
+    expect(all.at(-1)).to.include({ kind: 'saved', name: 'Oversold', color: SAVED_QUERY_COLOR });
+    expect(all.filter((o) => o.kind === 'preset').every((o) => o.color !== SAVED_QUERY_COLOR)).to.equal(true);
+    expect(quickFillOptions(presets, [saved1], 'rsi 30').map((o) => o.name)).to.deep.equal(['14-day RSI below 30']);
+    expect(quickFillOptions(presets, [saved1], 'OVERSOLD rsi').map((o) => o.name)).to.deep.equal(['Oversold']);
+  });
+
+  it('replaces a saved query of the same id or name', () => {
+    const renamed = { ...saved1, id: 'q2', queryname: 'OVERSOLD' };
+    expect(upsertSaved([saved1], renamed)).to.deep.equal([renamed]);
+    expect(upsertSaved([saved1], { ...saved1, id: 'q3', queryname: 'Other' })).to.have.length(2);
+  });
+
+  it('moves a clicked row to the front and a selected row to the end, replacing an entry of the same id', () => {
+    let list = withClicked(INITIAL_CONTEXT, 'AAPL');
+    list = withSelected(list, 'MSFT');
+    list = withClicked(list, 'MSFT');
+    expect(list.map((e) => `${e.id}:${e.kind}`)).to.deep.equal(['MSFT:clicked', 'AAPL:clicked', 'INTRA_DAY:INTRA_DAY']);
+    list = withSelected(list, 'AAPL');
+    expect(list.map((e) => e.id)).to.deep.equal(['MSFT', 'INTRA_DAY', 'AAPL']);
+    expect(withoutEntry(list, 'AAPL').map((e) => e.id)).to.deep.equal(['MSFT', 'INTRA_DAY']);
+    expect(withoutEntry(list, 'INTRA_DAY')).to.equal(list);
+  });
+
+  it('folds quotes into the rows with the direction of the move, and lays streamed quotes over a run', () => {
+    const rows = resultRows([row('AAPL', 100), row('MSFT', 50)], {});
+    expect(applyQuotes(rows, [quote('AAPL', 100)]).at(0)).to.include({ flash: null, flashSeq: 0 });
+    const down = applyQuotes(rows, [quote('MSFT', 49)]);
+    expect(down[1]).to.include({ close: 49, flash: 'down', flashSeq: 1 });
+    expect(down[0]).to.equal(rows[0]);
+    expect(resultRows([row('AAPL', 100)], { AAPL: quote('AAPL', 120) })[0]).to.include({ close: 120, flash: null });
+  });
+
+  it('names the columns a query reads, references included', () => {
+    const columns = queryColumns([
+      { label: 'a', query: { type: 'SMA', param: 200, op: '>', val: { ref: 'SMA', param: 50 } } },
+      { label: 'b', query: { type: 'mcap', op: 'like', val: 'large' } },
+      { label: 'c', query: { type: 'pattern_hammer_', op: 'like', val: null } },
+      { label: 'd', query: { type: 'rsi', param: 14, op: 'bet', val: [30, 70] } },
+    ]);
+    expect([...columns].sort()).to.deep.equal(['SMA_200', 'SMA_50', 'marketcap', 'patterns', 'rsi_14']);
+  });
+});

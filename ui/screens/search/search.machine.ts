@@ -1,0 +1,557 @@
+/**
+ * The screener page: presets and saved queries for the quick-fill, the query being built, its results (live
+ * while the stream is on, re-run at most every 5 s while prices move), saving and deleting queries, and the
+ * screener state of the spec (the click-context list, the bottom container with the clicked row's chart).
+ */
+import { assign, fromCallback, fromPromise, raise, setup } from 'xstate';
+import type { LabelledClause } from '../../../domain/screener/query.ts';
+import type { Quote } from '../../../domain/market/types.ts';
+import { errorMessage, get, post, seg } from '../../services/api.ts';
+import { live } from '../../services/live.ts';
+import { showToast } from '../../services/toast.ts';
+import {
+  DEFAULT_ROW_COUNT,
+  INITIAL_CONTEXT,
+  INTRA_DAY,
+  STREAM_RERUN_MS,
+  addClause,
+  addClauses,
+  applyQuotes,
+  checkClause,
+  clauseLimitError,
+  quotesMovePrices,
+  removeByLabel,
+  resultRows,
+  sameSymbols,
+  upsertSaved,
+  withChartPoint,
+  withClicked,
+  withSelected,
+  withoutEntry,
+  type ChartPoint,
+  type ContextEntry,
+  type Preset,
+  type ResultRow,
+  type SavedQuery,
+  type ScreenerResult,
+} from './search.logic.ts';
+
+/** A daily bar of `GET /api/bars/{symbol}`. */
+export interface ChartBar {
+  readonly date: string;
+  readonly open: number;
+  readonly high: number;
+  readonly low: number;
+  readonly close: number;
+  readonly volume: number;
+  readonly SMA_50: number | null;
+  readonly SMA_200: number | null;
+}
+
+/** Months of daily bars the bottom chart shows. */
+export const CHART_MONTHS = 3;
+
+/** How long the live feed gathers quotes before handing them to the page, in ms. */
+export const QUOTE_BATCH_MS = 200;
+
+/** The page's state. */
+export interface SearchContext {
+  readonly presets: readonly Preset[];
+  readonly saved: readonly SavedQuery[];
+  /** Why the presets or saved queries could not be loaded. */
+  readonly listsError: string | null;
+  /** The query being built and run. */
+  readonly clauses: readonly LabelledClause[];
+  /** The name of the preset or saved query last applied, offered as the name to save under. */
+  readonly queryName: string;
+  /** Why the last clause could not be added (names the field). */
+  readonly clauseError: string | null;
+  readonly rows: readonly ResultRow[];
+  /** How many stocks matched (the rows hold at most `rowCount`). */
+  readonly total: number;
+  readonly rowCount: number;
+  /** Why the last run failed (the server's message names the clause and field). */
+  readonly runError: string | null;
+  /** Why the last save or delete failed. */
+  readonly saveError: string | null;
+  /** The query being deleted, to put back if the server refuses. */
+  readonly deleting: SavedQuery | null;
+  /** The latest streamed quote of each result symbol while the stream is on. */
+  readonly quotes: Readonly<Record<string, Quote>>;
+  /** The symbols the stream follows. */
+  readonly streamSymbols: readonly string[];
+  /** The click-context list of the screener state. */
+  readonly clickContext: readonly ContextEntry[];
+  /** The symbol charted in the bottom container. */
+  readonly chartSymbol: string | null;
+  readonly chartMode: 'daily' | 'intraday';
+  readonly bars: readonly ChartBar[];
+  readonly chartPoints: readonly ChartPoint[];
+  readonly chartError: string | null;
+}
+
+/** Events of the page. */
+export type SearchEvent =
+  | { type: 'user.retryLists' }
+  | { type: 'user.run' }
+  | { type: 'user.addClause'; clause: unknown; label?: string }
+  | { type: 'user.addClauses'; clauses: readonly LabelledClause[] }
+  | { type: 'user.removeClause'; label: string }
+  | { type: 'user.applyQuery'; name: string; clauses: readonly LabelledClause[] }
+  | { type: 'user.clearQuery' }
+  | { type: 'user.setRowCount'; count: number }
+  | { type: 'user.save'; name: string }
+  | { type: 'user.deleteSaved'; id: string }
+  | { type: 'user.toggleStream' }
+  | { type: 'user.toggleBottom' }
+  | { type: 'user.clickRow'; symbol: string }
+  | { type: 'user.selectRow'; symbol: string; selected: boolean }
+  | { type: 'user.pickContext'; id: string }
+  | { type: 'user.retryChart' }
+  | { type: 'server.quotes'; quotes: readonly Quote[] }
+  | { type: 'server.chartQuote'; quote: Quote }
+  | { type: 'server.queriesChanged' }
+  | { type: 'query.changed' }
+  | { type: 'results.loaded' }
+  | { type: 'stream.rerun' };
+
+/** What a run sends. */
+export interface RunInput {
+  readonly query: readonly LabelledClause[];
+  readonly limit: number;
+}
+
+/** The screener page's machine. */
+export const searchMachine = setup({
+  types: { context: {} as SearchContext, events: {} as SearchEvent },
+  actors: {
+    loadLists: fromPromise(async () => {
+      const [presets, saved] = await Promise.all([
+        get<Preset[]>('/api/screener/presets'),
+        get<SavedQuery[]>('/personalize/stockalertquery'),
+      ]);
+      return { presets, saved };
+    }),
+    loadSaved: fromPromise(async () => get<SavedQuery[]>('/personalize/stockalertquery')),
+    runQuery: fromPromise<ScreenerResult, RunInput>(async ({ input }) =>
+      post<ScreenerResult>('/api/screener/run', { query: input.query, limit: input.limit }),
+    ),
+    saveQuery: fromPromise<SavedQuery, { queryname: string; query: readonly LabelledClause[] }>(async ({ input }) =>
+      post<SavedQuery>('/personalize/stockalertquery', { queryname: input.queryname, query: input.query }),
+    ),
+    deleteQuery: fromPromise<unknown, { id: string }>(async ({ input }) =>
+      post(`/personalize/delstkalertqry/${seg(input.id)}`),
+    ),
+    loadBars: fromPromise<readonly ChartBar[], { symbol: string }>(async ({ input }) => {
+      const answer = await get<{ bars: ChartBar[] }>(`/api/bars/${seg(input.symbol)}?months=${CHART_MONTHS}`);
+      return answer.bars;
+    }),
+    liveQuotes: fromCallback<SearchEvent, { symbols: readonly string[] }>(({ sendBack, input }) => {
+      let batch: Quote[] = [];
+      let timer: ReturnType<typeof setTimeout> | null = null;
+      const flush = () => {
+        timer = null;
+        const quotes = batch;
+        batch = [];
+        if (quotes.length > 0) sendBack({ type: 'server.quotes', quotes });
+      };
+      const off = live.onQuotes(input.symbols, (quote) => {
+        batch.push(quote);
+        timer ??= setTimeout(flush, QUOTE_BATCH_MS);
+      });
+      return () => {
+        off();
+        if (timer) clearTimeout(timer);
+      };
+    }),
+    chartQuotes: fromCallback<SearchEvent, { symbol: string }>(({ sendBack, input }) =>
+      live.onQuotes([input.symbol], (quote) => sendBack({ type: 'server.chartQuote', quote })),
+    ),
+    liveChanges: fromCallback<SearchEvent>(({ sendBack }) =>
+      live.onReadModelChanged((change) => {
+        if (change.name === 'queries') sendBack({ type: 'server.queriesChanged' });
+      }),
+    ),
+  },
+  actions: {
+    /** Tells the user something happened. */
+    notify: (_, params: { text: string }) => showToast(params.text),
+    queryChanged: raise({ type: 'query.changed' }),
+    foldQuotes: assign({
+      rows: ({ context, event }) =>
+        event.type === 'server.quotes' ? applyQuotes(context.rows, event.quotes) : context.rows,
+      quotes: ({ context, event }) => {
+        if (event.type !== 'server.quotes') return context.quotes;
+        const next = { ...context.quotes };
+        for (const quote of event.quotes) next[quote.symbol] = quote;
+        return next;
+      },
+    }),
+  },
+  guards: {
+    clauseIsValid: ({ context, event }) => {
+      if (event.type !== 'user.addClause') return false;
+      const check = checkClause(event.clause, event.label);
+      return check.ok && clauseLimitError(context.clauses, 1) === null;
+    },
+    clausesFit: ({ context, event }) =>
+      event.type === 'user.addClauses' && clauseLimitError(context.clauses, event.clauses.length) === null,
+    hasClauses: ({ context }) => context.clauses.length > 0,
+    pricesMoved: ({ context, event }) => event.type === 'server.quotes' && quotesMovePrices(context.rows, event.quotes),
+    symbolsChanged: ({ context }) =>
+      !sameSymbols(
+        context.streamSymbols,
+        context.rows.map((r) => r.symbol),
+      ),
+    isIntraDay: ({ event }) => event.type === 'user.pickContext' && event.id === INTRA_DAY,
+  },
+}).createMachine({
+  id: 'search',
+  type: 'parallel',
+  context: {
+    presets: [],
+    saved: [],
+    listsError: null,
+    clauses: [],
+    queryName: '',
+    clauseError: null,
+    rows: [],
+    total: 0,
+    rowCount: DEFAULT_ROW_COUNT,
+    runError: null,
+    saveError: null,
+    deleting: null,
+    quotes: {},
+    streamSymbols: [],
+    clickContext: INITIAL_CONTEXT,
+    chartSymbol: null,
+    chartMode: 'daily',
+    bars: [],
+    chartPoints: [],
+    chartError: null,
+  },
+  invoke: { src: 'liveChanges' },
+  on: {
+    'user.addClause': [
+      {
+        guard: 'clauseIsValid',
+        actions: [
+          assign({
+            clauses: ({ context, event }) => {
+              const check = checkClause(event.clause, event.label);
+              return check.ok ? addClause(context.clauses, check.clause) : context.clauses;
+            },
+            clauseError: null,
+          }),
+          'queryChanged',
+        ],
+      },
+      {
+        actions: assign({
+          clauseError: ({ context, event }) => {
+            const check = checkClause(event.clause, event.label);
+            return check.ok ? clauseLimitError(context.clauses, 1) : check.error;
+          },
+        }),
+      },
+    ],
+    'user.addClauses': [
+      {
+        guard: 'clausesFit',
+        actions: [
+          assign({ clauses: ({ context, event }) => addClauses(context.clauses, event.clauses), clauseError: null }),
+          'queryChanged',
+        ],
+      },
+      {
+        actions: assign({
+          clauseError: ({ context, event }) => clauseLimitError(context.clauses, event.clauses.length),
+        }),
+      },
+    ],
+    'user.removeClause': {
+      actions: [
+        assign({ clauses: ({ context, event }) => removeByLabel(context.clauses, event.label), clauseError: null }),
+        'queryChanged',
+      ],
+    },
+    'user.applyQuery': {
+      actions: [
+        assign({
+          clauses: ({ event }) => addClauses([], event.clauses),
+          queryName: ({ event }) => event.name,
+          clauseError: null,
+        }),
+        'queryChanged',
+      ],
+    },
+    'user.clearQuery': {
+      actions: [assign({ clauses: [], queryName: '', clauseError: null }), 'queryChanged'],
+    },
+    'user.setRowCount': {
+      actions: [assign({ rowCount: ({ event }) => Math.max(1, Math.round(event.count)) }), 'queryChanged'],
+    },
+    'user.selectRow': {
+      actions: assign({
+        clickContext: ({ context, event }) =>
+          event.selected
+            ? withSelected(context.clickContext, event.symbol)
+            : withoutEntry(context.clickContext, event.symbol),
+      }),
+    },
+  },
+  states: {
+    lists: {
+      initial: 'loading',
+      states: {
+        loading: {
+          invoke: {
+            src: 'loadLists',
+            onDone: {
+              target: 'ready',
+              actions: assign({
+                presets: ({ event }) => event.output.presets,
+                saved: ({ event }) => event.output.saved,
+                listsError: null,
+              }),
+            },
+            onError: { target: 'failed', actions: assign({ listsError: ({ event }) => errorMessage(event.error) }) },
+          },
+        },
+        ready: {
+          on: { 'server.queriesChanged': 'refreshing' },
+        },
+        refreshing: {
+          invoke: {
+            src: 'loadSaved',
+            onDone: { target: 'ready', actions: assign({ saved: ({ event }) => event.output }) },
+            onError: 'ready',
+          },
+        },
+        failed: {
+          on: { 'user.retryLists': 'loading' },
+        },
+      },
+    },
+    results: {
+      initial: 'running',
+      on: {
+        'query.changed': '.running',
+        'user.run': '.running',
+      },
+      states: {
+        running: {
+          invoke: {
+            src: 'runQuery',
+            input: ({ context }) => ({ query: context.clauses, limit: context.rowCount }),
+            onDone: {
+              target: 'ready',
+              actions: [
+                assign({
+                  rows: ({ context, event }) => resultRows(event.output.rows, context.quotes),
+                  total: ({ event }) => event.output.total,
+                  runError: null,
+                }),
+                raise({ type: 'results.loaded' }),
+              ],
+            },
+            onError: {
+              target: 'failed',
+              actions: assign({ runError: ({ event }) => errorMessage(event.error), rows: [], total: 0 }),
+            },
+          },
+        },
+        ready: {
+          on: { 'stream.rerun': 'refreshing' },
+        },
+        refreshing: {
+          invoke: {
+            src: 'runQuery',
+            input: ({ context }) => ({ query: context.clauses, limit: context.rowCount }),
+            onDone: {
+              target: 'ready',
+              actions: [
+                assign({
+                  rows: ({ context, event }) => resultRows(event.output.rows, context.quotes),
+                  total: ({ event }) => event.output.total,
+                }),
+                raise({ type: 'results.loaded' }),
+              ],
+            },
+            onError: 'ready',
+          },
+        },
+        failed: {},
+      },
+    },
+    saving: {
+      initial: 'idle',
+      states: {
+        idle: {
+          on: {
+            'user.save': [
+              { guard: 'hasClauses', target: 'saving' },
+              { actions: assign({ saveError: 'Add at least one clause before saving the query' }) },
+            ],
+            'user.deleteSaved': {
+              target: 'deleting',
+              actions: assign({
+                deleting: ({ context, event }) => context.saved.find((s) => s.id === event.id) ?? null,
+                saved: ({ context, event }) => context.saved.filter((s) => s.id !== event.id),
+                saveError: null,
+              }),
+            },
+          },
+        },
+        saving: {
+          invoke: {
+            src: 'saveQuery',
+            input: ({ context, event }) => ({
+              queryname: event.type === 'user.save' ? event.name.trim() : context.queryName,
+              query: context.clauses,
+            }),
+            onDone: {
+              target: 'idle',
+              actions: [
+                assign({
+                  saved: ({ context, event }) => upsertSaved(context.saved, event.output),
+                  queryName: ({ event }) => event.output.queryname,
+                  saveError: null,
+                }),
+                { type: 'notify', params: ({ event }) => ({ text: `Saved "${event.output.queryname}"` }) },
+              ],
+            },
+            onError: { target: 'idle', actions: assign({ saveError: ({ event }) => errorMessage(event.error) }) },
+          },
+        },
+        deleting: {
+          invoke: {
+            src: 'deleteQuery',
+            input: ({ context }) => ({ id: context.deleting?.id ?? '' }),
+            onDone: {
+              target: 'idle',
+              actions: [
+                {
+                  type: 'notify',
+                  params: ({ context }) => ({ text: `Deleted "${context.deleting?.queryname ?? ''}"` }),
+                },
+                assign({ deleting: null }),
+              ],
+            },
+            onError: {
+              target: 'idle',
+              actions: assign({
+                saved: ({ context }) =>
+                  context.deleting ? upsertSaved(context.saved, context.deleting) : context.saved,
+                saveError: ({ event }) => errorMessage(event.error),
+                deleting: null,
+              }),
+            },
+          },
+        },
+      },
+    },
+    stream: {
+      initial: 'off',
+      states: {
+        off: {
+          on: { 'user.toggleStream': 'on' },
+        },
+        on: {
+          initial: 'quiet',
+          entry: assign({ streamSymbols: ({ context }) => context.rows.map((r) => r.symbol) }),
+          exit: assign({ quotes: {} }),
+          invoke: { src: 'liveQuotes', input: ({ context }) => ({ symbols: context.streamSymbols }) },
+          on: {
+            'user.toggleStream': 'off',
+            'server.quotes': { actions: 'foldQuotes' },
+            'results.loaded': { guard: 'symbolsChanged', target: 'on', reenter: true },
+          },
+          states: {
+            quiet: {
+              on: {
+                'server.quotes': [
+                  { guard: 'pricesMoved', target: 'pending', actions: 'foldQuotes' },
+                  { actions: 'foldQuotes' },
+                ],
+              },
+            },
+            pending: {
+              after: { [STREAM_RERUN_MS]: { target: 'quiet', actions: raise({ type: 'stream.rerun' }) } },
+            },
+          },
+        },
+      },
+    },
+    bottom: {
+      initial: 'hidden',
+      states: {
+        hidden: {
+          on: { 'user.toggleBottom': 'shown', 'user.clickRow': 'shown' },
+        },
+        shown: {
+          on: { 'user.toggleBottom': 'hidden' },
+        },
+      },
+    },
+    chart: {
+      initial: 'empty',
+      on: {
+        'user.clickRow': {
+          target: '.loading',
+          actions: assign({
+            clickContext: ({ context, event }) => withClicked(context.clickContext, event.symbol),
+            chartSymbol: ({ event }) => event.symbol,
+            chartPoints: [],
+          }),
+        },
+        'user.pickContext': [
+          {
+            guard: 'isIntraDay',
+            actions: assign({
+              chartMode: ({ context }) => (context.chartMode === 'intraday' ? 'daily' : 'intraday'),
+            }),
+          },
+          {
+            target: '.loading',
+            actions: assign({
+              clickContext: ({ context, event }) => withClicked(context.clickContext, event.id),
+              chartSymbol: ({ event }) => event.id,
+              chartPoints: [],
+            }),
+          },
+        ],
+      },
+      states: {
+        empty: {},
+        loading: {
+          invoke: {
+            src: 'loadBars',
+            input: ({ context }) => ({ symbol: context.chartSymbol ?? '' }),
+            onDone: { target: 'ready', actions: assign({ bars: ({ event }) => event.output, chartError: null }) },
+            onError: {
+              target: 'failed',
+              actions: assign({ chartError: ({ event }) => errorMessage(event.error), bars: [] }),
+            },
+          },
+        },
+        ready: {
+          invoke: { src: 'chartQuotes', input: ({ context }) => ({ symbol: context.chartSymbol ?? '' }) },
+          on: {
+            'server.chartQuote': {
+              actions: assign({
+                chartPoints: ({ context, event }) =>
+                  event.quote.symbol === context.chartSymbol
+                    ? withChartPoint(context.chartPoints, event.quote)
+                    : context.chartPoints,
+              }),
+            },
+          },
+        },
+        failed: {
+          on: { 'user.retryChart': 'loading' },
+        },
+      },
+    },
+  },
+});
