@@ -135,6 +135,11 @@ export function apiRoutes(deps: AppDeps): RouteDef<never, never, never>[] {
 export function createApp(deps: AppDeps): Koa {
   const logger = componentLogger(deps.logger, 'gateway');
   const app = new Koa();
+  // A browser that leaves while a file is still streaming is not an error of the server.
+  app.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'ERR_STREAM_PREMATURE_CLOSE' || error.code === 'ECONNRESET' || error.code === 'EPIPE') return;
+    logger.error({ err: error }, 'unhandled application error');
+  });
   const router = new Router();
   const routes = apiRoutes(deps);
   const reference = openApiDocument(routes, deps.version ?? '0.1.0');
