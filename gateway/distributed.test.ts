@@ -179,10 +179,13 @@ describe('distributed mode (Redis, two gateways, an engine and a projections pro
         expect(res.status).to.equal(202, res.text);
       };
 
-      // 1. Created through B, fired by the engine, pushed to the socket on A.
+      // 1. Created through B, fired by the engine, pushed to the socket on A; the quote reaches A's socket too.
       const nvda = await alert('NVDA');
       await until('the engine indexes the alert', async () => ((await armed(engine)) >= 1 ? true : undefined));
+      await new Promise<void>((resolve) => socket.emit('quotes:subscribe', { symbols: ['NVDA'] }, () => resolve()));
+      const quoted = new Promise<Quote>((resolve) => socket.once('quote', resolve));
       await feed(gwB, [{ symbol: 'NVDA', price: nvda }]);
+      expect((await quoted).price).to.equal(nvda);
       await until('the notification reaches gateway A', () => (pushed.length >= 1 ? true : undefined), 10_000);
       expect(pushed[0]).to.include({ symbol: 'NVDA', notificationtype: 1, read: false });
 

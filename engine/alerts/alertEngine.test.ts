@@ -138,7 +138,7 @@ describe('alert engine on the SQLite store', function () {
   }
 
   async function feed(e: AlertEngine, batch: Tick[]): Promise<void> {
-    e.onTicks(batch);
+    void e.onTicks(batch);
     await e.flush();
   }
 
@@ -321,8 +321,8 @@ describe('alert engine on the SQLite store', function () {
     const second = newEngine(stores, { instance: 'b' });
     await second.start();
     await Promise.all([engine.waitFor(position), second.waitFor(position)]);
-    engine.onTicks(ticks('AAPL', 190));
-    second.onTicks(ticks('AAPL', 190));
+    void engine.onTicks(ticks('AAPL', 190));
+    void second.onTicks(ticks('AAPL', 190));
     await Promise.all([engine.flush(), second.flush()]);
     await second.stop();
     expect(await triggered(stores.events, 'u1')).to.have.length(1);
@@ -355,7 +355,7 @@ describe('alert engine on the SQLite store', function () {
 
   it('drops ticks that arrive before it has started, and counts them', function () {
     const idle = newEngine(stores, { instance: 'idle' });
-    idle.onTicks(ticks('AAPL', 190, 191));
+    void idle.onTicks(ticks('AAPL', 190, 191));
     expect(idle.stats()).to.deep.include({ ticks: 0, droppedTicks: 2 });
   });
 
@@ -370,9 +370,9 @@ describe('alert engine on the SQLite store', function () {
         data: { symbol: 'MSFT', threshold: 500 },
       });
       await timed.waitFor(position);
-      timed.onTicks(ticks('AAPL', ...Array.from({ length: 300 }, () => 189)));
+      void timed.onTicks(ticks('AAPL', ...Array.from({ length: 300 }, () => 189)));
       now += 500;
-      timed.onTicks(ticks('MSFT', ...Array.from({ length: 200 }, () => 101)));
+      void timed.onTicks(ticks('MSFT', ...Array.from({ length: 200 }, () => 101)));
       now += 500;
       const stats = timed.stats();
       expect(stats).to.deep.include({ ticks: 500, ticksPerSec: 500, armed: 2, symbols: 2, pending: 0 });

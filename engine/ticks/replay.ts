@@ -193,7 +193,7 @@ export class TickReplay implements TickSource {
   }
 
   private deliver(batch: Tick[]): void {
-    if (batch.length > 0 && !this.stopped) this.listener?.onTicks(batch);
+    if (batch.length > 0 && !this.stopped) void this.listener?.onTicks(batch);
   }
 
   private closeDay(): void {

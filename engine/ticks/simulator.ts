@@ -232,7 +232,7 @@ export class TickSimulator implements TickSource {
   private deliver(batch: Tick[]): void {
     if (batch.length === 0 || this.stopped) return;
     batch.sort((a, b) => a.ts - b.ts || (a.symbol < b.symbol ? -1 : a.symbol > b.symbol ? 1 : 0));
-    this.listener?.onTicks(batch);
+    void this.listener?.onTicks(batch);
   }
 }
 

@@ -83,6 +83,15 @@ describe('dashboard (Chromium)', function () {
     expect(await price.getAttribute('class')).to.contain('flash-up');
     expect(await card.locator('.stock-change').getAttribute('class')).to.contain('up');
 
+    const threshold = (Math.round(moved * 105) / 100).toFixed(2);
+    await card.getByRole('button', { name: 'Add alert' }).click();
+    await card.getByLabel('Alert price').fill(threshold);
+    await card.getByText('Fires when the price rises to it').waitFor();
+    await card.getByRole('button', { name: 'Create alert' }).click();
+    await card.locator('.chart').getByText(`▲ ${threshold}`).waitFor();
+    expect(await card.getByRole('button', { name: 'Alert lines' }).getAttribute('aria-pressed')).to.equal('true');
+    await page.getByRole('region', { name: 'Alerts and notifications' }).getByText(`rises to ${threshold}`).waitFor();
+
     await card.getByRole('button', { name: 'Company' }).click();
     await card.getByText('Market cap').waitFor();
     expect(
@@ -136,8 +145,13 @@ describe('dashboard (Chromium)', function () {
       );
     }
     await page.getByRole('region', { name: 'Latest patterns' }).locator('.dash-list li').first().waitFor();
-    await chartsDrawn(page);
+    await page.getByText(/is on your watch list$/).waitFor({ state: 'detached' });
+    // The whole page in one viewport, so the sticky bottom bar is drawn at the bottom of the picture.
+    const height = await page.evaluate(() => document.documentElement.scrollHeight);
+    await page.setViewportSize({ width: 1400, height });
     await page.evaluate(() => window.scrollTo(0, 0));
+    await chartsDrawn(page);
+    await page.waitForTimeout(300); // the charts follow the new width on the next frames
     await e2e.screenshot(page, 'dashboard');
     expect(errors).to.deep.equal([]);
     await context.close();

@@ -25,6 +25,24 @@ async function tileChange(page: Page, symbol: string): Promise<number | null> {
   }, symbol);
 }
 
+/**
+ * The console errors of a page, each with the address it is about, leaving out those `expected` names by path:
+ * Chromium asks for `/favicon.ico` on its own (the app has none), and a refusal the page asks for on purpose is
+ * logged as a failed load too.
+ */
+function consoleErrors(page: Page, expected: readonly string[] = []): string[] {
+  const errors: string[] = [];
+  const ignored = ['/favicon.ico', ...expected];
+  page.on('console', (message) => {
+    if (message.type() !== 'error') return;
+    const url = message.location().url;
+    if (url && ignored.some((path) => new URL(url).pathname === path)) return;
+    errors.push(`${message.text()} ${url}`);
+  });
+  page.on('pageerror', (error) => errors.push(error.message));
+  return errors;
+}
+
 describe('Predict, Maint and Art (Chromium)', function () {
   this.timeout(240_000);
   let e2e: E2E;
@@ -37,7 +55,8 @@ describe('Predict, Maint and Art (Chromium)', function () {
   });
 
   it('Predict: fits AAPL, shows the errors beside the baseline, the verdict and the forecast, saves and deletes it', async () => {
-    const { page, context, errors } = await e2e.newPage();
+    const { page, context } = await e2e.newPage();
+    const errors = consoleErrors(page);
     await e2e.signUp(page, 'predict');
     await page.getByRole('menuitem', { name: 'Predict', exact: true }).first().click();
     await page.waitForURL('**/Prediction');
@@ -65,6 +84,7 @@ describe('Predict, Maint and Art (Chromium)', function () {
     await page.getByRole('button', { name: 'Save model' }).click();
     const saved = page.getByRole('list', { name: 'Saved models' }).getByRole('listitem');
     await saved.filter({ hasText: 'AAPL five days' }).waitFor();
+    await page.evaluate(() => window.scrollTo(0, 0));
     await e2e.screenshot(page, 'predict');
 
     await page.getByRole('button', { name: 'Fit AAPL five days again' }).click();
@@ -78,9 +98,20 @@ describe('Predict, Maint and Art (Chromium)', function () {
   it("Maint: shows the status and projection lags, runs the rebuild check; an auditor sees another user's events and a verified chain", async () => {
     const target = await e2e.newPage();
     const audited = await e2e.signUp(target.page, 'audited');
+    const added = await target.page.evaluate(async () => {
+      const response = await fetch('/personalize/createwatchlist', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(['AAPL', 'MSFT']),
+      });
+      return response.status;
+    });
+    expect(added).to.equal(200);
     await target.context.close();
 
-    const { page, context, errors } = await e2e.newPage();
+    const { page, context } = await e2e.newPage();
+    // The audit part asks for the user list and hides itself on the 403 a plain user gets.
+    const errors = consoleErrors(page, ['/api/audit/users']);
     const auditor = await e2e.signUp(page, 'auditor');
     await page.goto('/Maint');
     await page.getByTestId('maint-asof').waitFor();
@@ -118,18 +149,28 @@ describe('Predict, Maint and Art (Chromium)', function () {
       .locator('.maint-state[aria-busy=false]')
       .getByRole('heading', { name: /^account$/i })
       .waitFor();
+    expect(await page.locator('.maint-state').getByText('"MSFT"').count(), 'no watch list yet').to.equal(0);
+    await page.keyboard.press('End');
+    await page.getByTestId('maint-moment').getByText('SymbolAddedToWatchlist', { exact: false }).waitFor();
+    await page.locator('.maint-state[aria-busy=false]').getByText('"MSFT"').waitFor();
+    await page
+      .locator('.maint-state[aria-busy=false]')
+      .getByRole('heading', { name: /^account$/i })
+      .waitFor();
 
     await page.getByRole('button', { name: 'Verify hash chain' }).click();
     const verified = page.getByTestId('maint-verify');
     await verified.waitFor();
     expect(await verified.textContent()).to.match(/✓ chain intact: \d+ events in \d+ streams/);
+    await page.evaluate(() => window.scrollTo(0, 0));
     await e2e.screenshot(page, 'maint');
     expect(errors).to.deep.equal([]);
     await context.close();
   });
 
   it('Art: draws the live market map, saves it into the gallery, deletes it, and a tile opens its chart', async () => {
-    const { page, context, errors } = await e2e.newPage();
+    const { page, context } = await e2e.newPage();
+    const errors = consoleErrors(page);
     await e2e.signUp(page, 'art');
     await page.goto('/Art');
     await page.getByText('Your gallery is empty').waitFor();

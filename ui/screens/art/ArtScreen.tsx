@@ -82,13 +82,12 @@ function SnapshotCard(props: {
         </a>
         <button
           type="button"
-          className="icon-button small"
+          className="button"
           aria-label={`Delete snapshot ${snapshot.title}`}
-          title="Delete"
           disabled={deleting}
           onClick={() => send({ type: 'user.deleteSnapshot', id: snapshot.id })}
         >
-          🗑
+          {deleting ? 'Deleting…' : 'Delete'}
         </button>
       </div>
     </li>

@@ -246,6 +246,7 @@ export function marketMapFigure(
           thickness: 12,
           len: 0.8,
           tickvals: [-COLOR_LIMIT, -COLOR_LIMIT / 2, 0, COLOR_LIMIT / 2, COLOR_LIMIT],
+          ticktext: [-COLOR_LIMIT, -COLOR_LIMIT / 2, 0, COLOR_LIMIT / 2, COLOR_LIMIT].map(signedPercent),
         },
         showscale: true,
       },

@@ -164,9 +164,7 @@ export default function CompanyStatsScreen() {
               <span>
                 {company.name} · {company.sector} · market cap ${formatNumber(company.marketcap)}
               </span>
-            ) : state.matches({ company: 'shown' }) ? null : (
-              <span className="hint">Unknown company</span>
-            )}
+            ) : null}
           </p>
         )}
       </div>
@@ -224,6 +222,8 @@ export default function CompanyStatsScreen() {
         <Skeleton lines={8} />
       ) : !symbol ? (
         <Empty>Pick a company above to see its revenue, profit and earnings.</Empty>
+      ) : state.matches({ company: 'unknown' }) ? (
+        <Empty>There is no company {symbol} in the market data: pick one above.</Empty>
       ) : (
         <div className="companystats-cards">
           {stats.map((stat) => (

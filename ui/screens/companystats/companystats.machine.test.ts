@@ -50,14 +50,18 @@ function companyStats(server: FakeServer, symbol: string | null = 'AAPL') {
           return Promise.resolve(server.defaultSymbol ?? 'MSFT');
         }),
         loadCompany: fromPromise<UniverseHit | null, { symbol: string }>(async ({ input }) =>
-          Promise.resolve({
-            symbol: input.symbol,
-            name: `${input.symbol} Corp.`,
-            sector: 'Information Technology',
-            industry: 'Software',
-            marketcap: 1e12,
-            capclass: 'large',
-          }),
+          Promise.resolve(
+            input.symbol === 'NOPE'
+              ? null
+              : {
+                  symbol: input.symbol,
+                  name: `${input.symbol} Corp.`,
+                  sector: 'Information Technology',
+                  industry: 'Software',
+                  marketcap: 1e12,
+                  capclass: 'large',
+                },
+          ),
         ),
         figuresLoader: fromCallback<LoadFigures>(({ receive, sendBack }) => {
           receive(({ request }) => {
@@ -189,6 +193,13 @@ describe('company statistics machine', () => {
     expect(calls).to.include('defaultSymbol');
     expect(shown).to.deep.equal([{ symbol: 'JPM', replace: true }]);
     expect(calls).to.include('figures JPM/revenue/0/A');
+  });
+
+  it('says so when the address names a company the market data does not have', async () => {
+    const { actor } = companyStats({}, 'nope');
+    await waitFor(actor, (s) => s.matches({ company: 'unknown' }));
+    expect(actor.getSnapshot().context.symbol).to.equal('NOPE');
+    expect(actor.getSnapshot().context.company).to.equal(null);
   });
 
   it('keeps the message of figures that failed and loads them again on retry', async () => {

@@ -257,9 +257,13 @@ export const companyStatsMachine = setup({
           invoke: {
             src: 'loadCompany',
             input: ({ context }) => ({ symbol: context.symbol ?? '' }),
-            onDone: { actions: assign({ company: ({ event }) => event.output }) },
+            onDone: [
+              { guard: ({ event }) => event.output === null, target: 'unknown' },
+              { actions: assign({ company: ({ event }) => event.output }) },
+            ],
           },
         },
+        unknown: {},
       },
       on: {
         'user.pickSymbol': {

@@ -22,6 +22,7 @@ import {
   type Correlation,
   type CorrelateSource,
 } from './correlate.machine.ts';
+import { heatmapColumns, heatmapTraces } from './heatmap.ts';
 import { SymbolPicker } from './SymbolPicker.tsx';
 import './correlate.css';
 
@@ -29,15 +30,6 @@ const SOURCES: readonly { readonly source: CorrelateSource; readonly label: stri
   { source: 'sector', label: 'A sector' },
   { source: 'watchlist', label: 'My watch list' },
   { source: 'symbols', label: 'Chosen symbols' },
-];
-
-/** The heatmap colours: blue for -1, white for 0, red for +1. */
-const COLORSCALE: [number, string][] = [
-  [0, '#2166ac'],
-  [0.25, '#92c5de'],
-  [0.5, '#f7f7f7'],
-  [0.75, '#f4a582'],
-  [1, '#b2182b'],
 ];
 
 function Heatmap({
@@ -48,37 +40,36 @@ function Heatmap({
   readonly onPick: (a: string, b: string) => void;
 }) {
   const ordered = useMemo(() => clusterOrder(result), [result]);
+  const data = useMemo(() => heatmapTraces(ordered.symbols, ordered.values), [ordered]);
   const n = ordered.symbols.length;
-  const data: Data[] = [
-    {
-      type: 'heatmap',
-      x: ordered.symbols,
-      y: ordered.symbols,
-      z: ordered.values,
-      zmin: -1,
-      zmax: 1,
-      colorscale: COLORSCALE,
-      colorbar: { thickness: 12, tickvals: [-1, -0.5, 0, 0.5, 1] },
-      xgap: 1,
-      ygap: 1,
-      hovertemplate: '%{y} and %{x}: %{z:.2f}<extra></extra>',
-      ...(n <= 16 ? { texttemplate: '%{z:.2f}', textfont: { size: 10 } } : {}),
-    },
-  ];
+  const ticks = n > 30 ? 9 : 11;
   return (
     <Chart
       data={data}
       height={Math.min(900, Math.max(380, n * 22 + 110))}
       label={`Correlation heatmap of ${n} symbols over ${result.window} trading days`}
       layout={{
+        barmode: 'stack',
+        bargap: 0,
+        showlegend: false,
+        hovermode: 'closest',
         margin: { l: 64, r: 10, t: 10, b: 64 },
-        xaxis: { type: 'category', tickangle: -60, tickfont: { size: n > 30 ? 9 : 11 } },
-        yaxis: { type: 'category', autorange: 'reversed', tickfont: { size: n > 30 ? 9 : 11 } },
+        xaxis: {
+          range: [0, n],
+          ...heatmapColumns(ordered.symbols),
+          tickangle: -60,
+          tickfont: { size: ticks },
+          showgrid: false,
+          zeroline: false,
+          fixedrange: true,
+        },
+        yaxis: { type: 'category', autorange: 'reversed', tickfont: { size: ticks }, fixedrange: true },
       }}
       config={{ displayModeBar: false }}
       onClick={(event) => {
         const point = event.points[0];
-        if (point) onPick(String(point.y), String(point.x));
+        const column = (point?.customdata as unknown as readonly unknown[] | undefined)?.[0];
+        if (point && typeof column === 'string') onPick(String(point.y), column);
       }}
     />
   );

@@ -6,7 +6,7 @@ import { useMachine } from '@xstate/react';
 import { useEffect, useId, useMemo } from 'react';
 import { Empty, Failed, Skeleton } from '../../components/LoadState.tsx';
 import { SymbolChip } from '../../components/SymbolChip.tsx';
-import { shownStocks } from './dashboard.logic.ts';
+import { patternLabel, shownStocks } from './dashboard.logic.ts';
 import { Dashboard, sameItems } from './dashboardActor.ts';
 import { patternsMachine, type LatestPatterns } from './panels.ts';
 
@@ -37,7 +37,7 @@ function PatternList({ symbols }: { readonly symbols: readonly string[] }) {
           <span className="hint">{row.date}</span>
           <span className={row.bullish === true ? 'up' : row.bullish === false ? 'down' : ''}>
             {row.bullish === true ? '▲ ' : row.bullish === false ? '▼ ' : ''}
-            {row.patterns.join(', ')}
+            {row.patterns.map(patternLabel).join(', ')}
           </span>
         </li>
       ))}

@@ -16,6 +16,7 @@ import {
   alertDirection,
   cardMachine,
   FUNDAMENTAL_TYPES,
+  FUNDAMENTAL_YEARS,
   type CardAlert,
   type CardBar,
   type CardMode,
@@ -23,7 +24,7 @@ import {
   type Fundamentals,
   type RecentPattern,
 } from './card.machine.ts';
-import { changeSince, peRatio, signed, sliderMonths, tone, type TrailPoint } from './dashboard.logic.ts';
+import { changeSince, patternLabel, peRatio, signed, sliderMonths, tone, type TrailPoint } from './dashboard.logic.ts';
 import { Dashboard } from './dashboardActor.ts';
 
 const cardLogic = cardMachine.provide({
@@ -160,7 +161,7 @@ function PatternsBody({ patterns, quote }: { readonly patterns: readonly RecentP
             <span className="card-pattern-names">
               {row.patterns.map((p) => (
                 <span key={p.name} className={p.bullish === true ? 'up' : p.bullish === false ? 'down' : ''}>
-                  {p.name}
+                  {patternLabel(p.name)}
                 </span>
               ))}
             </span>
@@ -177,7 +178,7 @@ function PatternsBody({ patterns, quote }: { readonly patterns: readonly RecentP
 function FundamentalsBody({ fundamentals }: { readonly fundamentals: Fundamentals }) {
   const years = [...new Set(FUNDAMENTAL_TYPES.flatMap((t) => fundamentals[t].map((f) => f.fy)))]
     .sort((a, b) => b - a)
-    .slice(0, 3);
+    .slice(0, FUNDAMENTAL_YEARS);
   if (years.length === 0) return <p className="empty">No fundamentals for this company.</p>;
   return (
     <table className="card-table">
@@ -376,6 +377,12 @@ export function StockCard({ symbol }: { readonly symbol: string }) {
               </div>
             )}
             {body}
+            {mode === 'chart' && alertsShown && ctx.alerts.every((a) => a.kind !== 'PRICE') && (
+              <p className="hint">
+                No price alerts on {symbol} yet: “Add alert” creates one
+                {ctx.alerts.length > 0 ? ` (${ctx.alerts.length} SMA alert${ctx.alerts.length === 1 ? '' : 's'})` : ''}.
+              </p>
+            )}
           </div>
         </>
       )}

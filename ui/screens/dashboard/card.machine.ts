@@ -70,7 +70,7 @@ export interface CardAlert {
 }
 
 /** Years of fundamentals the card lists. */
-export const FUNDAMENTAL_YEARS = 4;
+export const FUNDAMENTAL_YEARS = 3;
 
 /** Trading days of recent patterns the card lists. */
 export const RECENT_PATTERN_DAYS = 60;

@@ -11,6 +11,7 @@ import {
   EMPTY_LIVE,
   keepLive,
   listSource,
+  patternLabel,
   peRatio,
   performanceBars,
   priceRange,
@@ -141,6 +142,11 @@ describe('dashboard rules', () => {
       expect(peRatio(150, 6)).to.equal(25);
       expect(peRatio(150, -2)).to.equal(null);
       expect(peRatio(150, null)).to.equal(null);
+    });
+
+    it('labels patterns as people read them', () => {
+      expect(patternLabel('bullish_engulfing')).to.equal('Bullish engulfing');
+      expect(patternLabel('new_shape')).to.equal('new shape');
     });
 
     it('finds the range of bars', () => {

@@ -14,6 +14,7 @@ import {
 } from '../../../domain/dashboard/options.ts';
 import { DASHBOARD_STOCKS_LIMIT } from '../../../domain/dashboard/stocks.ts';
 import type { Quote } from '../../../domain/market/types.ts';
+import { PATTERNS } from '../../../domain/screener/patterns.ts';
 
 export type { DashboardOptions };
 
@@ -261,4 +262,11 @@ export function performanceBars(
     if (last !== undefined) out.push({ symbol: s.symbol, pct: last });
   }
   return out.sort((a, b) => b.pct - a.pct || (a.symbol < b.symbol ? -1 : 1));
+}
+
+const patternLabels: ReadonlyMap<string, string> = new Map(PATTERNS.map((p) => [p.name, p.label]));
+
+/** The label of a pattern name (`bullish_engulfing` → `Bullish engulfing`); an unknown name with its underscores as spaces. */
+export function patternLabel(name: string): string {
+  return patternLabels.get(name) ?? name.replaceAll('_', ' ');
 }

@@ -84,9 +84,9 @@ function dashboard(fakes: Fakes = {}) {
             throw new Error('The portfolio could not be read');
           }
           return Promise.resolve({
-            saved: fakes.saved ?? [],
-            portfolio: fakes.portfolio ?? ['AAPL', 'MSFT'],
-            watchlist: fakes.watchlist ?? ['NVDA', 'AMD'],
+            saved: [...(fakes.saved ?? [])],
+            portfolio: [...(fakes.portfolio ?? ['AAPL', 'MSFT'])],
+            watchlist: [...(fakes.watchlist ?? ['NVDA', 'AMD'])],
           });
         }),
         saveStocks: fromPromise<string[], readonly string[]>(async ({ input }) => {
@@ -324,14 +324,26 @@ describe('dashboard machine', () => {
       expect(actor.getSnapshot().context.listNotice).to.equal('The stock list could not be saved: list refused');
     });
 
-    it('reads the lists again when the server says one changed', async () => {
-      const { actor, ready, calls, listChanged } = dashboard();
+    it('reads the lists again when the server says one changed, keeping the quotes of an unchanged list', async () => {
+      const { actor, ready, calls, listChanged, subscriptions } = dashboard();
       await ready();
       listChanged();
       await waitFor(
         actor,
         (s) => s.matches({ list: 'ready' }) && calls.filter((c) => c.name === 'loadLists').length === 2,
       );
+      expect(subscriptions).to.have.length(1);
+    });
+
+    it('watches the quotes of the new list when a change read again shows other stocks', async () => {
+      const portfolio = ['AAPL'];
+      const { actor, ready, calls, listChanged, subscriptions } = dashboard({ portfolio });
+      await ready();
+      portfolio.push('MSFT');
+      listChanged();
+      await waitFor(actor, () => calls.filter((c) => c.name === 'loadLists').length === 2);
+      await waitFor(actor, (s) => s.matches({ list: 'ready' }));
+      expect(subscriptions).to.deep.equal([['AAPL'], ['AAPL', 'MSFT']]);
     });
   });
 

@@ -524,13 +524,15 @@ export const dashboardMachine = setup({
             src: 'loadLists',
             onDone: {
               target: 'ready',
-              actions: [
-                assign({
-                  lists: ({ event }) => event.output,
-                  confirmedSaved: ({ event }) => event.output.saved,
-                }),
-                enqueueActions(({ enqueue }) => enqueue.raise({ type: 'dashboard.listChanged' })),
-              ],
+              actions: enqueueActions(({ context, event, enqueue }) => {
+                const before = shownStocks(context.lists);
+                const after = shownStocks(event.output);
+                enqueue.assign({ lists: event.output, confirmedSaved: event.output.saved });
+                // Quotes are subscribed again only when the shown stocks changed.
+                if (before.length !== after.length || before.some((s, i) => s !== after[i])) {
+                  enqueue.raise({ type: 'dashboard.listChanged' });
+                }
+              }),
             },
             onError: 'ready',
           },

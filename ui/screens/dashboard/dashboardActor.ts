@@ -1,4 +1,4 @@
-/** The dashboard's actor shared by the parts of the screen through React context, and selector helpers. */
+/** The dashboard's actor, shared by the screen's parts through React context, and a list comparison for selectors. */
 import { createActorContext } from '@xstate/react';
 import { dashboardMachine } from './dashboard.machine.ts';
 

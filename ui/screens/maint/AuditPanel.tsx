@@ -32,12 +32,14 @@ const COLUMNS: ColDef<EventRow>[] = [
     headerName: 'Hash',
     field: 'hashOk',
     width: 80,
+    cellDataType: false,
     valueFormatter: (p) => (p.value === true ? '✓ ok' : p.value === false ? '✗ bad' : '–'),
     cellClass: (p) => (p.value === false ? 'down' : p.value === true ? 'up' : ''),
   },
   {
     headerName: 'Data',
     field: 'data',
+    cellDataType: false,
     flex: 2,
     minWidth: 200,
     sortable: false,
@@ -193,6 +195,7 @@ export function AuditPanel({ actor }: { readonly actor: ActorRefFrom<typeof audi
                     getRowId={(p) => p.data.id}
                     onRowClicked={onRow}
                     rowClassRules={{ 'maint-current': (p) => p.data?.index === context.index }}
+                    domLayout="autoHeight"
                     pagination
                     paginationPageSize={50}
                     paginationPageSizeSelector={false}

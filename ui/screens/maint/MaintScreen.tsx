@@ -28,6 +28,7 @@ const LAG_COLUMNS: ColDef<ProjectionLag>[] = [
     headerName: 'State',
     field: 'behind',
     width: 130,
+    cellDataType: false,
     valueFormatter: (p) => (p.value ? 'behind' : 'up to date'),
     cellClass: (p) => (p.value ? 'down' : 'up'),
   },
@@ -153,7 +154,7 @@ function RebuildCard(props: {
           <p className="hint">
             {job.finishedAt ? `Finished ${new Date(job.finishedAt).toLocaleString()}` : ''}
             {job.head ? `, log head ${job.head}` : ''}
-            {job.eventsPerSec ? `, ${formatNumber(job.eventsPerSec)} events/s` : ''}
+            {job.eventsPerSec ? `, ${Math.round(job.eventsPerSec).toLocaleString()} events/s` : ''}
           </p>
           {job.differences.length > 0 && (
             <table className="maint-differences">
@@ -213,15 +214,13 @@ export default function MaintScreen() {
           <StatusCards status={context.status} statusAt={context.statusAt} />
           <section className="card maint-lags" aria-labelledby="maint-lags-title">
             <h2 id="maint-lags-title">Projection lags</h2>
-            <div role="region" aria-label="Projection lags">
-              <Grid<ProjectionLag>
-                compact
-                rowData={context.status.projections as ProjectionLag[]}
-                columnDefs={LAG_COLUMNS}
-                getRowId={(p) => p.data.name}
-                domLayout="autoHeight"
-              />
-            </div>
+            <Grid<ProjectionLag>
+              compact
+              rowData={context.status.projections as ProjectionLag[]}
+              columnDefs={LAG_COLUMNS}
+              getRowId={(p) => p.data.name}
+              domLayout="autoHeight"
+            />
           </section>
         </>
       )}

@@ -71,7 +71,7 @@ function panel(
           calls.users += 1;
           const users =
             options.users ?? (() => [{ username: 'ada', roles: ['user'], registeredAt: '', lastSignInAt: null }]);
-          return (await Promise.resolve().then(users)) as AuditAccount[];
+          return Promise.resolve().then<AuditAccount[]>(users);
         }),
         loadHistory: fromPromise<History, { username: string }>(async ({ input }) => {
           calls.histories.push(input.username);

@@ -296,13 +296,12 @@ function ModelCard(props: { readonly model: SavedModel; readonly deleting: boole
         <h3>{model.name}</h3>
         <button
           type="button"
-          className="icon-button small"
+          className="button"
           aria-label={`Delete model ${model.name}`}
-          title="Delete"
           disabled={deleting}
           onClick={() => send({ type: 'user.delete', id: model.id })}
         >
-          🗑
+          {deleting ? 'Deleting…' : 'Delete'}
         </button>
       </header>
       <p>

@@ -235,10 +235,10 @@ function CompareForm({ send, busy }: { readonly send: Send; readonly busy: boole
         <input value={text} placeholder="MSFT" maxLength={10} onChange={(e) => setText(e.target.value.toUpperCase())} />
       </label>
       <label>
-        Scale
+        Compare on
         <select value={mode} onChange={(e) => setMode(e.target.value as Compare['mode'])}>
-          <option value="normalized">Normalised</option>
-          <option value="axis">Own axis</option>
+          <option value="normalized">Price axis, normalised</option>
+          <option value="axis">Own axis (right)</option>
         </select>
       </label>
       <button type="submit" className="button" disabled={busy}>
@@ -301,6 +301,16 @@ function PriceChart({ symbol }: { readonly symbol: string }) {
     };
   }, [graph, send]);
 
+  const popoverRef = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (!popover) return;
+    const onPointer = (event: PointerEvent) => {
+      if (!popoverRef.current?.contains(event.target as Node)) setPopover(null);
+    };
+    document.addEventListener('pointerdown', onPointer);
+    return () => document.removeEventListener('pointerdown', onPointer);
+  }, [popover]);
+
   const onRelayout = (event: PlotRelayoutEvent) => {
     const { figure: shown, elements } = current.current;
     const levels = new Map<string, number>();
@@ -331,7 +341,11 @@ function PriceChart({ symbol }: { readonly symbol: string }) {
   const last = current.current.last;
   const quote = context.quote ? quoteText(context.quote) : null;
   const flash = context.flash;
-  const overlays = context.elements.filter((e) => e.type !== 'ALERT');
+  const overlays = context.elements.filter(
+    (e) => e.type !== 'ALERT' && !(e.type === 'IMAGE' && e.chartdata.points.length === 0),
+  );
+  // A symbol whose chart never loaded (unknown, or the server down) shows the failure alone.
+  const unavailable = chartFailed && context.bars.length === 0;
   const title = `${symbol} ${context.duration} price chart, ${new Date().toISOString().slice(0, 10)}`;
 
   return (
@@ -339,7 +353,7 @@ function PriceChart({ symbol }: { readonly symbol: string }) {
       <header className="pc-header">
         <h1>
           <span className="pc-symbol">{symbol}</span>
-          {quote ? (
+          {unavailable ? null : quote ? (
             <span className="pc-quote" data-testid="chart-quote">
               <span
                 key={flash?.key ?? 0}
@@ -406,7 +420,7 @@ function PriceChart({ symbol }: { readonly symbol: string }) {
         </div>
       </div>
 
-      <div className="pc-body">
+      <div className={unavailable ? 'pc-body pc-alone' : 'pc-body'}>
         <div className="card pc-chart-card">
           {chartFailed ? (
             <Failed
@@ -429,6 +443,7 @@ function PriceChart({ symbol }: { readonly symbol: string }) {
               />
               {popover && (
                 <div
+                  ref={popoverRef}
                   className="pc-popover"
                   role="dialog"
                   aria-label={`Add an alert at ${popover.price.toFixed(2)}`}
@@ -480,93 +495,95 @@ function PriceChart({ symbol }: { readonly symbol: string }) {
           )}
         </div>
 
-        <aside className="pc-side">
-          <section className="card" aria-labelledby="pc-alerts-title">
-            <h2 id="pc-alerts-title">Alerts on {symbol}</h2>
-            <PriceAlertForm send={send} last={last} busy={alertsBusy} />
-            <SmaAlertForm send={send} busy={alertsBusy} />
-            {context.alertError && (
-              <p className="error" role="alert">
-                {context.alertError}
-              </p>
-            )}
-            {state.matches({ alerts: 'loading' }) ? (
-              <Skeleton lines={2} />
-            ) : state.matches({ alerts: 'failed' }) ? (
-              <Failed
-                message={context.alertsError ?? 'The alerts could not be loaded'}
-                onRetry={() => send({ type: 'user.retry' })}
-              />
-            ) : context.alerts.length === 0 ? (
-              <Empty>No alerts on {symbol} yet: click the chart at a price, or type one above.</Empty>
-            ) : (
-              <ul className="pc-alerts" aria-label="Alerts">
-                {context.alerts.map((a) => (
-                  <AlertItem key={a.id} alert={a} send={send} busy={alertsBusy} />
-                ))}
-              </ul>
-            )}
-          </section>
+        {!unavailable && (
+          <aside className="pc-side">
+            <section className="card" aria-labelledby="pc-alerts-title">
+              <h2 id="pc-alerts-title">Alerts on {symbol}</h2>
+              <PriceAlertForm send={send} last={last} busy={alertsBusy} />
+              <SmaAlertForm send={send} busy={alertsBusy} />
+              {context.alertError && (
+                <p className="error" role="alert">
+                  {context.alertError}
+                </p>
+              )}
+              {state.matches({ alerts: 'loading' }) ? (
+                <Skeleton lines={2} />
+              ) : state.matches({ alerts: 'failed' }) ? (
+                <Failed
+                  message={context.alertsError ?? 'The alerts could not be loaded'}
+                  onRetry={() => send({ type: 'user.retry' })}
+                />
+              ) : context.alerts.length === 0 ? (
+                <Empty>No alerts on {symbol} yet: click the chart at a price, or type one above.</Empty>
+              ) : (
+                <ul className="pc-alerts" aria-label="Alerts">
+                  {context.alerts.map((a) => (
+                    <AlertItem key={a.id} alert={a} send={send} busy={alertsBusy} />
+                  ))}
+                </ul>
+              )}
+            </section>
 
-          <section className="card" aria-labelledby="pc-compare-title">
-            <h2 id="pc-compare-title">Compare and overlays</h2>
-            <CompareForm send={send} busy={state.matches({ compare: 'adding' })} />
-            {context.compareError && (
-              <p className="error" role="alert">
-                {context.compareError}
-              </p>
-            )}
-            {overlays.length === 0 ? (
-              <Empty>Nothing drawn over the candles yet: add a symbol to compare.</Empty>
-            ) : (
-              <ul className="pc-overlays" aria-label="Chart elements">
-                {overlays.map((e) => {
-                  const hidden = context.removed.includes(e.id);
-                  return (
-                    <li key={e.id} className={hidden ? 'hidden' : ''}>
-                      <span className="pc-swatch" style={{ background: e.color }} aria-hidden="true" />
-                      <span>{elementName(e)}</span>
-                      {hidden ? (
-                        <span className="hint">hidden</span>
-                      ) : (
-                        <button
-                          type="button"
-                          className="icon-button small"
-                          aria-label={`Hide ${elementName(e)}`}
-                          onClick={() => send({ type: 'user.hideElement', id: e.id })}
-                        >
-                          ✕
-                        </button>
-                      )}
-                    </li>
-                  );
-                })}
-              </ul>
-            )}
-            <div className="pc-row">
-              <button
-                type="button"
-                className="button"
-                disabled={
-                  !context.elements.some(
-                    (e) => (e.type === 'LINE' || e.type === 'AXIS') && !context.removed.includes(e.id),
-                  )
-                }
-                onClick={() => send({ type: 'user.hideAdded' })}
-              >
-                Hide added
-              </button>
-              <button
-                type="button"
-                className="button"
-                disabled={context.removed.length === 0}
-                onClick={() => send({ type: 'user.reset' })}
-              >
-                Reset hidden
-              </button>
-            </div>
-          </section>
-        </aside>
+            <section className="card" aria-labelledby="pc-compare-title">
+              <h2 id="pc-compare-title">Compare and overlays</h2>
+              <CompareForm send={send} busy={state.matches({ compare: 'adding' })} />
+              {context.compareError && (
+                <p className="error" role="alert">
+                  {context.compareError}
+                </p>
+              )}
+              {overlays.length === 0 ? (
+                <Empty>Nothing drawn over the candles yet: add a symbol to compare.</Empty>
+              ) : (
+                <ul className="pc-overlays" aria-label="Chart elements">
+                  {overlays.map((e) => {
+                    const hidden = context.removed.includes(e.id);
+                    return (
+                      <li key={e.id} className={hidden ? 'hidden' : ''}>
+                        <span className="pc-swatch" style={{ background: e.color }} aria-hidden="true" />
+                        <span>{elementName(e)}</span>
+                        {hidden ? (
+                          <span className="hint">hidden</span>
+                        ) : (
+                          <button
+                            type="button"
+                            className="icon-button small"
+                            aria-label={`Hide ${elementName(e)}`}
+                            onClick={() => send({ type: 'user.hideElement', id: e.id })}
+                          >
+                            ✕
+                          </button>
+                        )}
+                      </li>
+                    );
+                  })}
+                </ul>
+              )}
+              <div className="pc-row">
+                <button
+                  type="button"
+                  className="button"
+                  disabled={
+                    !context.elements.some(
+                      (e) => (e.type === 'LINE' || e.type === 'AXIS') && !context.removed.includes(e.id),
+                    )
+                  }
+                  onClick={() => send({ type: 'user.hideAdded' })}
+                >
+                  Hide added
+                </button>
+                <button
+                  type="button"
+                  className="button"
+                  disabled={context.removed.length === 0}
+                  onClick={() => send({ type: 'user.reset' })}
+                >
+                  Reset hidden
+                </button>
+              </div>
+            </section>
+          </aside>
+        )}
       </div>
     </section>
   );

@@ -17,7 +17,7 @@ import {
   type Bar,
   type ChartAlert,
 } from './chartData.ts';
-import { buildFigure, intradayCandles, priceAtPoint, volumeTicks } from './chartFigure.ts';
+import { buildFigure, intradayCandles, intradayRange, priceAtPoint, volumeTicks } from './chartFigure.ts';
 
 function bar(date: string, close: number, extra: Partial<Bar> = {}): Bar {
   return {
@@ -103,6 +103,12 @@ describe('price chart data', () => {
     const bars = [bar('2026-01-05', 101)];
     expect(intradayCandles([], bars)[0]).to.include({ time: '2026-01-05 16:00', close: 101 });
     expect(intradayCandles([], [])).to.deep.equal([]);
+    expect(intradayRange([{ time: '2026-01-06 09:30' }])).to.deep.equal(['2026-01-06 09:25', '2026-01-06 10:30']);
+    expect(intradayRange([{ time: '2026-01-06 09:30' }, { time: '2026-01-06 12:00' }])).to.deep.equal([
+      '2026-01-06 09:25',
+      '2026-01-06 12:05',
+    ]);
+    expect(intradayRange([])).to.equal(undefined);
   });
 
   it('finds support below and resistance above the last close from swing lows and highs', () => {
@@ -149,14 +155,14 @@ describe('price chart data', () => {
     const element = patternElement(
       'AAPL',
       [
-        { id: 'p1', symbol: 'AAPL', date: '2026-01-05', stockpatterns: [{ name: 'Hammer', bullish: true }] },
+        { id: 'p1', symbol: 'AAPL', date: '2026-01-05', stockpatterns: [{ name: 'hammer', bullish: true }] },
         {
           id: 'p2',
           symbol: 'AAPL',
           date: '2026-01-02',
           stockpatterns: [
             { name: 'Doji', bullish: null },
-            { name: 'Engulfing', bullish: false },
+            { name: 'bearish_engulfing', bullish: false },
           ],
         },
         { id: 'p3', symbol: 'AAPL', date: '2025-12-01', stockpatterns: [{ name: 'Off chart', bullish: true }] },
@@ -166,8 +172,8 @@ describe('price chart data', () => {
     expect(element.type).to.equal('IMAGE');
     if (element.type !== 'IMAGE') return;
     expect(element.chartdata.points.map((p) => [p.x, p.text, p.symbol])).to.deep.equal([
-      ['2026-01-02', 'Doji, Engulfing', 'circle'],
-      ['2026-01-05', 'Hammer', 'triangle-up'],
+      ['2026-01-02', 'Doji, bearish engulfing', 'circle'],
+      ['2026-01-05', 'hammer', 'triangle-up'],
     ]);
   });
 
@@ -244,7 +250,8 @@ describe('price chart data', () => {
       tickvals: [0, 1_250_000, 2_500_000],
       ticktext: ['0', '1.25M', '2.50M'],
     });
-    expect(volumeTicks([])).to.deep.equal({ tickvals: [0], ticktext: ['0'] });
+    expect(volumeTicks([]), "Plotly's own ticks").to.deep.equal({});
+    expect(volumeTicks([3000])).to.deep.equal({});
   });
 
   it('reads the price under a click on the price axis only', () => {

@@ -385,6 +385,11 @@ export function alertElement(alert: ChartAlert, bars: readonly Bar[]): ChartElem
   };
 }
 
+/** A pattern's name as people read it: `bullish_marubozu` → `bullish marubozu`. */
+export function patternName(name: string): string {
+  return name.replace(/_+/g, ' ').trim();
+}
+
 /** Bars shown with labelled markers; longer charts show pattern names on hover. */
 export const LABELLED_PATTERN_BARS = 130;
 
@@ -403,7 +408,7 @@ export function patternElement(symbol: string, rows: readonly PatternRow[], bars
     points.push({
       x: row.date,
       y: round2(bar.high * 1.012),
-      text: row.stockpatterns.map((p) => p.name).join(', '),
+      text: row.stockpatterns.map((p) => patternName(p.name)).join(', '),
       symbol: bullish ? 'triangle-up' : bearish ? 'triangle-down' : 'circle',
       color: bullish ? LEVEL_COLORS.up : bearish ? LEVEL_COLORS.down : '#64748b',
     });

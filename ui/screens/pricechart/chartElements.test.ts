@@ -138,5 +138,7 @@ describe('chart elements', () => {
     expect(shapeMoves({ 'xaxis.range[0]': 1, 'shapes[9].y0': 3 }, ids)).to.deep.equal([]);
     const tilted = shapeMoves({ 'shapes[0].y0': 190, 'shapes[0].y1': 195 }, ids, new Map([['a1', 190]]));
     expect(tilted, 'the end that moved').to.deep.equal([{ id: 'a1', y: 195 }]);
+    const clicked = shapeMoves({ 'shapes[0].y0': 190.0031, 'shapes[0].y1': 190.0031 }, ids, new Map([['a1', 190]]));
+    expect(clicked, 'a click on a line moves nothing').to.deep.equal([]);
   });
 });

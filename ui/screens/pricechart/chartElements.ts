@@ -286,7 +286,8 @@ export interface ShapeMove {
 /**
  * The shapes a Plotly relayout event moved (`shapes[i].y0`, `shapes[i].y1`), as element ids and prices
  * rounded to the cent. A line dragged whole moves both ends alike; a line tilted by one end is taken at the
- * end that left the element's previous price (`previous`), or at the middle when that is unknown.
+ * end that left the element's previous price (`previous`), or at the middle when that is unknown. A line
+ * that ends where it was (a click on it) is no move.
  */
 export function shapeMoves(
   event: Readonly<Record<string, unknown>>,
@@ -312,7 +313,9 @@ export function shapeMoves(
       if (before !== undefined && Math.abs(y0 - y1) > 1e-9) y = Math.abs(y0 - before) > Math.abs(y1 - before) ? y0 : y1;
       else y = (y0 + y1) / 2;
     } else y = y0 ?? y1;
-    if (y !== undefined) moves.push({ id, y: Math.round(y * 100) / 100 });
+    if (y === undefined) continue;
+    const price = Math.round(y * 100) / 100;
+    if (before === undefined || Math.abs(price - before) >= 0.005) moves.push({ id, y: price });
   }
   return moves;
 }

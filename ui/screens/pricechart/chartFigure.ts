@@ -42,11 +42,37 @@ export function intradayCandles(intraday: readonly Candle[], bars: readonly Bar[
     : [];
 }
 
-/** Volume axis ticks (none, half and the top) written with the product's number display rule. */
-export function volumeTicks(volumes: readonly number[]): { tickvals: number[]; ticktext: string[] } {
+/** Below this top volume the display rule would write every tick as `0.00M`, so Plotly's own ticks are kept. */
+export const VOLUME_RULE_MIN = 10_000;
+
+/**
+ * Volume axis ticks (none, half and the top) written with the product's number display rule; none (Plotly's
+ * own) when the top is under {@link VOLUME_RULE_MIN}, where the rule's `M` would read 0.00M or 0.01M.
+ */
+export function volumeTicks(volumes: readonly number[]): { tickvals?: number[]; ticktext?: string[] } {
   const top = Math.max(0, ...volumes.filter((v) => Number.isFinite(v)));
-  const tickvals = top > 0 ? [0, top / 2, top] : [0];
+  if (top < VOLUME_RULE_MIN) return {};
+  const tickvals = [0, top / 2, top];
   return { tickvals, ticktext: tickvals.map(formatNumber) };
+}
+
+/** The shortest span the 1D chart shows, in minutes, so a few candles are not stretched over the width. */
+export const INTRADAY_MIN_SPAN = 60;
+
+const minuteMs = (time: string): number => Date.parse(`${time.replace(' ', 'T')}:00Z`);
+const minuteText = (ms: number): string => new Date(ms).toISOString().slice(0, 16).replace('T', ' ');
+
+/**
+ * The time range of the 1D chart: from five minutes before the first candle to five minutes after the last,
+ * and at least {@link INTRADAY_MIN_SPAN} minutes from the first; undefined without candles.
+ */
+export function intradayRange(candles: readonly Pick<Candle, 'time'>[]): [string, string] | undefined {
+  const first = candles[0];
+  const last = candles.at(-1);
+  if (!first || !last) return undefined;
+  const start = minuteMs(first.time) - 5 * 60_000;
+  const end = Math.max(minuteMs(last.time) + 5 * 60_000, start + (INTRADAY_MIN_SPAN + 5) * 60_000);
+  return [minuteText(start), minuteText(end)];
 }
 
 /** Builds the figure of a chart state. */
@@ -112,7 +138,12 @@ export function buildFigure(
     dragmode: 'zoom',
     uirevision: `${symbol}/${duration}`,
     xaxis: intraday
-      ? { type: 'date', rangeslider: { visible: false }, showgrid: false }
+      ? {
+          type: 'date',
+          rangeslider: { visible: false },
+          showgrid: false,
+          range: intradayRange(series.map((s) => ({ time: s.x }))),
+        }
       : { type: 'category', rangeslider: { visible: false }, nticks: 8, showgrid: false },
     yaxis: { domain: [0.26, 1], title: { text: 'Price' }, tickformat: '.2f', fixedrange: false },
     yaxis2: {

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { createActor, sendTo, setup } from 'xstate';
 import type { Quote } from '../../../domain/market/types.ts';
+import { flashClass } from '../../components/PriceFlash.tsx';
 import {
   formatPercent,
   formatPrice,
@@ -79,5 +80,13 @@ describe('list screens: live quotes', () => {
     expect(signClass(2)).to.equal('up');
     expect(signClass(-2)).to.equal('down');
     expect(signClass(0)).to.equal(undefined);
+  });
+
+  it('flashes green on a rise, red on a fall, and not at all without a change', () => {
+    expect(flashClass(10, 10.5)).to.equal('flash-up');
+    expect(flashClass(10, 9.5)).to.equal('flash-down');
+    expect(flashClass(10, 10)).to.equal(null);
+    expect(flashClass(null, 10)).to.equal(null);
+    expect(flashClass(10, undefined)).to.equal(null);
   });
 });
