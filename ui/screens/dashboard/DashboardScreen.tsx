@@ -5,6 +5,7 @@
  */
 import { useState } from 'react';
 import { Empty, Skeleton } from '../../components/LoadState.tsx';
+import { Link } from '../../components/Link.tsx';
 import { chartPath, navigate } from '../../services/router.ts';
 import { DASHBOARD_LAYOUTS_MAX, breadth, listSource, shownStocks, signed, sliderLabel } from './dashboard.logic.ts';
 import { dashboardMachine } from './dashboard.machine.ts';
@@ -110,6 +111,17 @@ function DashboardView() {
           <Subheader />
         </div>
         <div className="dash-tools">
+          <nav className="dash-links" aria-label="Your lists">
+            <Link to="/Watchlist" className="button">
+              Watch list
+            </Link>
+            <Link to="/Portfolio" className="button">
+              Portfolio
+            </Link>
+            <Link to="/CompanyStats" className="button">
+              Company statistics
+            </Link>
+          </nav>
           <button
             type="button"
             className="button"

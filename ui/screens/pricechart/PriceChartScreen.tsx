@@ -9,7 +9,7 @@ import { useEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEven
 import { Chart } from '../../components/Chart.tsx';
 import { Empty, Failed, Skeleton } from '../../components/LoadState.tsx';
 import { Link } from '../../components/Link.tsx';
-import { navigate, useLocation } from '../../services/router.ts';
+import { chartPath, navigate, useLocation } from '../../services/router.ts';
 import { quickAddToWatchlist } from '../../services/watchlist.ts';
 import { shapeMoves, type ChartElement } from './chartElements.ts';
 import {
@@ -53,11 +53,12 @@ function elementName(element: ChartElement): string {
   }
 }
 
-function OpenSymbolForm({ send, label }: { readonly send: Send; readonly label: string }) {
+function OpenSymbolForm(props: { readonly onOpen: (symbol: string) => void; readonly label: string }) {
+  const { onOpen, label } = props;
   const [text, setText] = useState('');
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    if (cleanSymbol(text) !== '') send({ type: 'user.openSymbol', symbol: text });
+    if (cleanSymbol(text) !== '') onOpen(text);
   };
   return (
     <form className="pc-inline-form" onSubmit={submit}>
@@ -375,12 +376,15 @@ function PriceChart({ symbol }: { readonly symbol: string }) {
           <button
             type="button"
             className="button"
-            disabled={!graph || state.matches({ snapshot: 'saving' }) || !hasPrices(context)}
+            disabled={!graph || chartFailed || state.matches({ snapshot: 'saving' }) || !hasPrices(context)}
             onClick={() => graph && send({ type: 'user.saveSnapshot', graph, title })}
           >
             {state.matches({ snapshot: 'saving' }) ? 'Saving snapshot…' : 'Save snapshot'}
           </button>
-          <OpenSymbolForm send={send} label="Open another symbol" />
+          <OpenSymbolForm
+            onOpen={(text) => send({ type: 'user.openSymbol', symbol: text })}
+            label="Open another symbol"
+          />
         </div>
         {context.snapshotError && (
           <p className="error" role="alert">
@@ -598,13 +602,7 @@ export default function PriceChartScreen() {
       <section className="screen pricechart">
         <h1>Price chart</h1>
         <Empty>No symbol chosen: type a symbol to chart it.</Empty>
-        <OpenSymbolForm
-          send={(event) =>
-            event.type === 'user.openSymbol' &&
-            navigate(`/PriceCharts?stock=${encodeURIComponent(cleanSymbol(event.symbol))}`)
-          }
-          label="Symbol to chart"
-        />
+        <OpenSymbolForm onOpen={(text) => navigate(chartPath(cleanSymbol(text)))} label="Symbol to chart" />
       </section>
     );
   }
