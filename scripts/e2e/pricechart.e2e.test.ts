@@ -10,18 +10,6 @@ async function traceTypes(page: Page): Promise<string[]> {
   });
 }
 
-/**
- * The console errors of a page, except the browser's own request for /favicon.ico (the app has no icon yet).
- */
-function consoleErrors(page: Page): string[] {
-  const errors: string[] = [];
-  page.on('console', (message) => {
-    if (message.type() === 'error' && !message.location().url.endsWith('/favicon.ico')) errors.push(message.text());
-  });
-  page.on('pageerror', (error) => errors.push(error.message));
-  return errors;
-}
-
 /** The last price of a symbol, read through the page's session. */
 async function lastPrice(page: Page, symbol: string): Promise<number> {
   return page.evaluate(async (s) => {
@@ -42,8 +30,7 @@ describe('price chart (Chromium)', function () {
   });
 
   it('draws candlesticks, adds a typed price alert whose line fires into the bell, and deletes it by its label', async () => {
-    const { page, context } = await e2e.newPage();
-    const errors = consoleErrors(page);
+    const { page, context, errors } = await e2e.newPage();
     await e2e.signUp(page, 'chart');
     await page.goto('/PriceCharts?stock=AAPL');
     await page.locator('.plot-container').first().waitFor();
@@ -74,8 +61,7 @@ describe('price chart (Chromium)', function () {
   });
 
   it('adds an alert by clicking the chart, compares a symbol, hides and resets it', async () => {
-    const { page, context } = await e2e.newPage();
-    const errors = consoleErrors(page);
+    const { page, context, errors } = await e2e.newPage();
     await e2e.signUp(page, 'chart');
     await page.goto('/PriceCharts?stock=AAPL');
     await page.locator('.plot-container').first().waitFor();
