@@ -379,14 +379,25 @@ export function attachRealtime(server: http.Server, deps: RealtimeDeps): Realtim
 
   // Notifications: to this gateway's sockets of the user; a socket still catching up gets it afterwards.
   const deliver = (userId: string, push: NotificationPush): void => {
-    const room = localRooms().get(userRoom(userId));
-    if (!room) return;
+    const room = userRoom(userId);
+    const members = localRooms().get(room);
+    if (!members) return;
     const sockets = io.of('/').sockets;
-    for (const id of room) {
+    let holding = false;
+    for (const id of members) {
       const socket = sockets.get(id);
-      if (!socket) continue;
-      if (socket.data.catchingUp) socket.data.catchingUp.push(push);
-      else socket.emit('notification', push);
+      if (socket?.data.catchingUp) {
+        socket.data.catchingUp.push(push);
+        holding = true;
+      }
+    }
+    // The common case: one packet encoded once for every socket of the user on this gateway.
+    if (!holding) io.local.to(room).emit('notification', push);
+    else {
+      for (const id of members) {
+        const socket = sockets.get(id);
+        if (socket && !socket.data.catchingUp) socket.emit('notification', push);
+      }
     }
   };
   io.on('notification', deliver);

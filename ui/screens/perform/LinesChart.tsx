@@ -23,6 +23,8 @@ export interface LinesChartProps {
   readonly height?: number;
   /** What a second click on a line does, e.g. "Open the AAPL chart". */
   readonly openLabel: (entry: { key: string; label: string }) => string;
+  /** The second click's effect in the hints: "open it" (the default) or "drill into it". */
+  readonly openVerb?: string;
   /** The pointer entered a line, or left them all (null). */
   readonly onHover: (key: string | null) => void;
   /** A click on a line. */
@@ -37,34 +39,41 @@ export interface LinesChartProps {
   readonly onRestore: () => void;
 }
 
+/** The line a Plotly event names: the key its trace carries as `legendgroup`. */
+function keyOfPoint(event: PlotMouseEvent): string | undefined {
+  const group = event.points[0]?.data.legendgroup;
+  return typeof group === 'string' && group !== '' ? group : undefined;
+}
+
 /** The chart and its legend. */
 export function LinesChart(props: LinesChartProps) {
-  const { dates, series, focus, label, height = 300 } = props;
-  const { data, keys } = useMemo(() => lineTraces(dates, series, focus), [dates, series, focus]);
+  const { dates, series, focus, label, height = 300, openVerb = 'open it' } = props;
+  const { data } = useMemo(() => lineTraces(dates, series, focus), [dates, series, focus]);
   const legend = useMemo(() => legendEntries(series, focus), [series, focus]);
-  const keysRef = useRef(keys);
-  const hoverRef = useRef({ onHover: props.onHover, hovered: focus.hovered });
+  const onHoverRef = useRef(props.onHover);
   useEffect(() => {
-    keysRef.current = keys;
-    hoverRef.current = { onHover: props.onHover, hovered: focus.hovered };
+    onHoverRef.current = props.onHover;
   });
+  // The last line reported, so Plotly's repeated hover events (also after a redraw) report a change only once.
+  const lastHover = useRef<string | null>(null);
   const wired = useRef(new WeakSet<HTMLElement>());
   const isolated = focus.isolated === null ? undefined : series.find((s) => s.key === focus.isolated);
 
-  const keyOf = (event: PlotMouseEvent): string | undefined => {
-    const point = event.points[0];
-    return point === undefined ? undefined : keysRef.current[point.curveNumber];
+  const report = (key: string | null) => {
+    if (key === lastHover.current) return;
+    lastHover.current = key;
+    onHoverRef.current(key);
   };
   const wireHover = (_figure: unknown, graphDiv: HTMLElement) => {
     if (wired.current.has(graphDiv)) return;
     wired.current.add(graphDiv);
     const plot = graphDiv as PlotlyHTMLElement;
     plot.on('plotly_hover', (event: PlotHoverEvent) => {
-      const key = keyOf(event);
-      if (key !== undefined && key !== hoverRef.current.hovered) hoverRef.current.onHover(key);
+      const key = keyOfPoint(event);
+      if (key !== undefined) report(key);
     });
     plot.on('plotly_unhover', () => {
-      if (hoverRef.current.hovered !== null) hoverRef.current.onHover(null);
+      report(null);
     });
   };
 
@@ -83,7 +92,7 @@ export function LinesChart(props: LinesChartProps) {
         }}
         config={{ displayModeBar: false }}
         onClick={(event) => {
-          const key = keyOf(event);
+          const key = keyOfPoint(event);
           if (key !== undefined) props.onClick(key);
         }}
         onInitialized={wireHover}
@@ -92,7 +101,7 @@ export function LinesChart(props: LinesChartProps) {
         {isolated ? (
           <>
             <span>
-              <strong>{isolated.label}</strong> isolated: click it again to open it.
+              <strong>{isolated.label}</strong> isolated: click it again to {openVerb}.
             </span>
             <button type="button" className="button small" onClick={() => props.onOpen(isolated.key)}>
               {props.openLabel(isolated)}
@@ -102,7 +111,7 @@ export function LinesChart(props: LinesChartProps) {
             </button>
           </>
         ) : (
-          <span className="hint">Hover a line to highlight it; click to isolate it, click again to open it.</span>
+          <span className="hint">Hover a line to highlight it; click to isolate it, click again to {openVerb}.</span>
         )}
         {focus.removed.length > 0 && (
           <button type="button" className="button small" onClick={props.onRestore}>
@@ -118,10 +127,10 @@ export function LinesChart(props: LinesChartProps) {
               className="line-key"
               aria-pressed={entry.look === 'isolated'}
               title={entry.look === 'isolated' ? props.openLabel(entry) : `Isolate ${entry.label}`}
-              onMouseEnter={() => props.onHover(entry.key)}
-              onMouseLeave={() => props.onHover(null)}
-              onFocus={() => props.onHover(entry.key)}
-              onBlur={() => props.onHover(null)}
+              onMouseEnter={() => report(entry.key)}
+              onMouseLeave={() => report(null)}
+              onFocus={() => report(entry.key)}
+              onBlur={() => report(null)}
               onClick={() => props.onClick(entry.key)}
             >
               <span className="swatch" style={{ background: entry.color }} aria-hidden="true" />

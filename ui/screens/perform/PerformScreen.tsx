@@ -61,6 +61,7 @@ export default function PerformScreen() {
                   label={`Cumulative % change of the ${chart.name} stocks over ${period}`}
                   height={280}
                   openLabel={(line) => `Open the ${line.label} chart`}
+                  openVerb="open its chart"
                   onHover={(key) => send({ type: 'user.hoverLine', chart: chart.id, key })}
                   onClick={(key) => send({ type: 'user.clickLine', chart: chart.id, key })}
                   onOpen={(key) => send({ type: 'user.openLine', chart: chart.id, key })}

@@ -77,6 +77,13 @@ describe('traces and legend of the % change charts', () => {
     expect(aapl?.y).to.deep.equal([0, 2, 5]);
   });
 
+  it('keeps the order of the lines while one is hovered, so the line under the pointer stays put', () => {
+    const { data, keys } = lineTraces(['d1', 'd2', 'd3'], series, hoverLine(NO_FOCUS, 'AAPL'));
+    expect(keys).to.deep.equal(['AAPL', 'MSFT', 'NVDA']);
+    expect((data as { legendgroup: string }[]).map((t) => t.legendgroup)).to.deep.equal(keys);
+    expect((data[0] as { line: { width: number } }).line.width).to.be.above(2);
+  });
+
   it('starts with the spec colour sequence', () => {
     expect([0, 1, 2, 3, 4, 5, 6].map(lineColor)).to.deep.equal([
       'red',

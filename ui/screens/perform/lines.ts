@@ -139,8 +139,8 @@ const WIDTH: Readonly<Record<LineLook, number>> = { normal: 1.6, highlighted: 3.
 const OPACITY: Readonly<Record<LineLook, number>> = { normal: 0.9, highlighted: 1, isolated: 1, dimmed: 0.15 };
 
 /**
- * The Plotly traces of a chart (removed lines left out, the highlighted or isolated line drawn last so it is on
- * top) and the key of each trace, so a click's curve number names its line.
+ * The Plotly traces of a chart (removed lines left out, the isolated line drawn last so it is on top) and the
+ * key of each trace, also in its `legendgroup`, so a hovered or clicked point names its line.
  */
 export function lineTraces(
   dates: readonly string[],
@@ -150,14 +150,15 @@ export function lineTraces(
   const shown = series
     .map((s, i) => ({ s, color: lineColor(i), look: lineLook(focus, s.key) }))
     .filter(({ s }) => !focus.removed.includes(s.key));
-  const front = (look: LineLook) => (look === 'isolated' || look === 'highlighted' ? 1 : 0);
-  shown.sort((a, b) => front(a.look) - front(b.look));
+  // Only the isolated line moves to the top: a hover keeps the order, so the line under the pointer stays put.
+  shown.sort((a, b) => Number(a.look === 'isolated') - Number(b.look === 'isolated'));
   return {
     keys: shown.map(({ s }) => s.key),
     data: shown.map(({ s, color, look }) => ({
       type: 'scatter',
       mode: 'lines',
       name: s.label,
+      legendgroup: s.key,
       x: [...dates],
       y: [...s.values],
       connectgaps: true,
