@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import { comparePositions, type EventData } from '../eventstore/port.ts';
 import { openSqliteEventStore, type SqliteEventStore } from '../eventstore/sqlite.ts';
 import { openSqliteReadModelStore, type SqliteReadModelStore } from '../readmodels/sqlite.ts';
-import { startConsumer } from './runner.ts';
+import { IDLE_CHECKPOINT_MS, startConsumer } from './runner.ts';
 import { countingConsumer } from './testing/countingConsumer.ts';
 
 const worker = fileURLToPath(new URL('./testing/consumerWorker.ts', import.meta.url));
@@ -72,6 +72,24 @@ describe('Checkpointed subscription runner', function () {
     await runner.caughtUp;
     expect(comparePositions(runner.checkpoint(), last.position)).to.equal(0);
     expect((await readModels.readCheckpoint('counter'))?.position).to.deep.equal(last.position);
+    await runner.stop();
+  });
+
+  it('commits a live checkpoint past skipped events later, in one commit, or at once when someone waits', async function () {
+    const runner = await startConsumer(store, readModels, countingConsumer('counter', 'count-'));
+    await runner.caughtUp;
+    const before = runner.checkpoint();
+    let skipped = await store.appendToStream('other-a', events(1));
+    for (let i = 0; i < 4; i += 1) skipped = await store.appendToStream('other-a', events(1));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(comparePositions(runner.checkpoint(), before), 'held back while idle').to.equal(0);
+    await new Promise((resolve) => setTimeout(resolve, IDLE_CHECKPOINT_MS + 50));
+    expect(comparePositions(runner.checkpoint(), skipped.position)).to.equal(0);
+
+    const waited = await store.appendToStream('other-a', events(1));
+    const started = Date.now();
+    await runner.waitFor(waited.position);
+    expect(Date.now() - started, 'a waiter does not wait for the idle delay').to.be.below(IDLE_CHECKPOINT_MS);
     await runner.stop();
   });
 

@@ -76,6 +76,9 @@ export interface ConsumerRunner {
 
 const key = (collection: string, docKey: string): string => `${collection}\u0000${docKey}`;
 
+/** How long (ms) a checkpoint that only passes skipped events may wait before it is committed. */
+export const IDLE_CHECKPOINT_MS = 100;
+
 /**
  * Starts a consumer from its durable checkpoint: it applies each event at most once to its documents,
  * because the documents and the checkpoint past the event are committed in one transaction.
@@ -145,10 +148,26 @@ export async function startConsumer(
   const schedule = (): void => {
     if (scheduled) return;
     scheduled = true;
+    if (idleTimer) {
+      clearTimeout(idleTimer);
+      idleTimer = undefined;
+    }
     setImmediate(() => {
       scheduled = false;
       flush().catch(fail);
     });
+  };
+
+  // A checkpoint past events this consumer skips changes none of its documents and nobody waits for it:
+  // it is committed a little later, together with whatever comes next, instead of one commit per append.
+  let idleTimer: NodeJS.Timeout | undefined;
+  const scheduleIdle = (): void => {
+    if (scheduled || idleTimer) return;
+    idleTimer = setTimeout(() => {
+      idleTimer = undefined;
+      flush().catch(fail);
+    }, IDLE_CHECKPOINT_MS);
+    idleTimer.unref();
   };
 
   // Set right after subscribing; a failure can only be reported once events flow.
@@ -184,7 +203,8 @@ export async function startConsumer(
       onCheckpoint: (position) => {
         if (isAfter(position, seen)) {
           seen = position;
-          schedule();
+          if (pendingEvents > 0 || staged.size > 0 || waiters.length > 0) schedule();
+          else scheduleIdle();
         }
       },
       onError: fail,
@@ -198,10 +218,12 @@ export async function startConsumer(
   return {
     caughtUp,
     checkpoint: () => committed,
-    waitFor: (position) =>
-      comparePositions(committed, position) >= 0
-        ? Promise.resolve()
-        : new Promise<void>((resolve) => waiters.push({ position, resolve })),
+    waitFor: (position) => {
+      if (comparePositions(committed, position) >= 0) return Promise.resolve();
+      // Someone waits: a checkpoint held back for later is committed now.
+      if (idleTimer && !isAfter(position, seen)) schedule();
+      return new Promise<void>((resolve) => waiters.push({ position, resolve }));
+    },
     lag: async () => {
       const head = await events.headPosition();
       const behind = isAfter(head, committed);
@@ -223,6 +245,8 @@ export async function startConsumer(
       };
     },
     stop: async () => {
+      if (idleTimer) clearTimeout(idleTimer);
+      idleTimer = undefined;
       await subscription.stop();
       if (flushing) await flushing;
       if (!failed) await flush();
