@@ -1,0 +1,78 @@
+import { expect } from 'chai';
+import { io as connect, type Socket } from 'socket.io-client';
+import type { ClientToServerEvents, NotificationPush, ServerToClientEvents } from '../../domain/contract/socket.ts';
+import type { Quote } from '../../domain/market/types.ts';
+import { startTestGateway, type TestClient } from '../testing/harness.ts';
+
+type ClientSocket = Socket<ServerToClientEvents, ClientToServerEvents>;
+
+interface ListedNotification {
+  readonly id: string;
+  readonly symbol: string;
+}
+
+function socketOf(url: string, client: TestClient): ClientSocket {
+  const cookie = [...client.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+  return connect(url, { transports: ['websocket'], reconnection: false, forceNew: true, extraHeaders: { cookie } });
+}
+
+describe('alerts on the simulated market (npm start defaults, accelerated clock)', function () {
+  this.timeout(90_000);
+
+  it('fires an alert set just above the price as the simulated price crosses it, once, and keeps it after a restart', async function () {
+    const env = { TICK_SOURCE: 'simulator', MARKET_CLOCK: 'accelerated:1' };
+    const gw = await startTestGateway({ env });
+    let dataKept = false;
+    try {
+      const user = await gw.user('sim');
+      const socket = socketOf(gw.url, user);
+      const pushed: NotificationPush[] = [];
+      socket.on('notification', (n) => pushed.push(n));
+      await new Promise<void>((resolve, reject) => {
+        socket.once('connect', () => resolve());
+        socket.once('connect_error', reject);
+      });
+      // One cent above the price: a random walk in $0.01 steps crosses it within a few ticks.
+      const symbols = ['AAPL', 'MSFT', 'NVDA', 'AMZN', 'TSLA'];
+      const quotes = (await user.get(`/api/quotes?symbols=${symbols.join(',')}`)).body as Quote[];
+      for (const quote of quotes) {
+        const threshold = Math.round(quote.price * 100 + 1) / 100;
+        const created = await user.post('/personalize/stockalerts', {
+          symbol: quote.symbol,
+          close: threshold,
+          alerttype: 'U',
+        });
+        expect(created.status).to.equal(200, created.text);
+      }
+      const started = Date.now();
+      while (pushed.length === 0 && Date.now() - started < 60_000) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(pushed.length, 'a notification pushed on the socket').to.be.greaterThan(0);
+      const first = pushed[0]!;
+      expect(symbols).to.include(first.symbol);
+      expect(first.notificationtype).to.equal(1);
+      expect(first.notifcationmessage).to.include('+');
+      socket.disconnect();
+
+      const listed = (await user.get('/personalize/usernotifications/ALL')).body as ListedNotification[];
+      expect(listed.filter((n) => n.id === first.id)).to.have.length(1);
+
+      await gw.close({ keepData: true });
+      dataKept = true;
+      const again = await startTestGateway({ dataDir: gw.dataDir, env });
+      try {
+        const client = again.client();
+        const login = await client.post('/api/login', { username: user.username, password: 'correct horse' });
+        expect(login.status).to.equal(200);
+        const after = (await client.get('/personalize/usernotifications/ALL')).body as ListedNotification[];
+        expect(after.filter((n) => n.id === first.id)).to.have.length(1);
+        expect(new Set(after.map((n) => n.id)).size).to.equal(after.length);
+      } finally {
+        await again.close();
+      }
+    } finally {
+      if (!dataKept) await gw.close();
+    }
+  });
+});
