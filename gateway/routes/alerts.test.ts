@@ -302,10 +302,7 @@ describe('alert routes', function () {
   for (const [what, input, status, field] of badInputs) {
     it(`refuses ${what} with ${status} naming ${field}, appending nothing`, async function () {
       const user = await gw.user();
-      const res = await user.request('POST', '/personalize/stockalerts', {
-        ...(input.raw !== undefined ? { raw: input.raw } : { body: input.body }),
-        headers: { 'content-type': 'application/json' },
-      });
+      const res = await user.postInput('/personalize/stockalerts', input);
       expect(res.status).to.equal(status, res.text);
       const message = (res.body as { message: string }).message;
       expect(message.startsWith(field), message).to.equal(true);

@@ -22,18 +22,12 @@ describe('analysis routes', function () {
     await gw.close();
   });
 
-  async function body<T>(path: string): Promise<T> {
-    const res = await user.get(path);
-    expect(res.status, `${path}: ${res.text}`).to.equal(200);
-    return res.body as T;
-  }
-
   it("answers each symbol's close on a trading day exactly as its bar of that day", async function () {
     const [aapl, xom] = await Promise.all(
-      ['AAPL', 'XOM'].map(async (s) => (await body<{ bars: Bar[] }>(`/api/bars/${s}?months=1`)).bars),
+      ['AAPL', 'XOM'].map(async (s) => (await user.getOk<{ bars: Bar[] }>(`/api/bars/${s}?months=1`)).bars),
     );
     const day = aapl?.[3]?.date as string;
-    const closes = await body(`/api/analysis/closes/${day}?symbols=AAPL,xom`);
+    const closes = await user.getOk(`/api/analysis/closes/${day}?symbols=AAPL,xom`);
     expect(closes).to.deep.equal([
       { symbol: 'AAPL', date: day, close: aapl?.[3]?.close },
       { symbol: 'XOM', date: day, close: xom?.find((b) => b.date === day)?.close },
@@ -41,26 +35,28 @@ describe('analysis routes', function () {
   });
 
   it('answers the last close before a day without trading, and null before the first bar', async function () {
-    const week = (await body<{ bars: Bar[] }>('/api/bars/MSFT?months=1')).bars;
+    const week = (await user.getOk<{ bars: Bar[] }>('/api/bars/MSFT?months=1')).bars;
     const friday = week.find((b) => new Date(`${b.date}T12:00:00Z`).getUTCDay() === 5) as Bar;
     const saturday = new Date(Date.parse(`${friday.date}T12:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
-    expect(await body(`/api/analysis/closes/${saturday}?symbols=MSFT`)).to.deep.equal([
+    expect(await user.getOk(`/api/analysis/closes/${saturday}?symbols=MSFT`)).to.deep.equal([
       { symbol: 'MSFT', date: friday.date, close: friday.close },
     ]);
-    expect(await body('/api/analysis/closes/1990-01-02?symbols=MSFT')).to.deep.equal([
+    expect(await user.getOk('/api/analysis/closes/1990-01-02?symbols=MSFT')).to.deep.equal([
       { symbol: 'MSFT', date: null, close: null },
     ]);
   });
 
   it("answers each symbol's pattern days of the window, oldest first, the same as the per-symbol route", async function () {
-    const answer = await body<{ from: string; to: string; timelines: { symbol: string; days: Row[] }[] }>(
+    const answer = await user.getOk<{ from: string; to: string; timelines: { symbol: string; days: Row[] }[] }>(
       '/api/analysis/timelines/60?symbols=AAPL,JPM',
     );
     expect(answer.to).to.equal('2024-12-31');
     expect(answer.from < answer.to).to.equal(true);
     expect(answer.timelines.map((t) => t.symbol)).to.deep.equal(['AAPL', 'JPM']);
     for (const { symbol, days } of answer.timelines) {
-      const rows = await body<(Row & { id: string; symbol: string })[]>(`/api/patterns/recentstkpattern/${symbol}/60`);
+      const rows = await user.getOk<(Row & { id: string; symbol: string })[]>(
+        `/api/patterns/recentstkpattern/${symbol}/60`,
+      );
       expect(rows.length).to.be.above(0);
       expect(days).to.deep.equal(rows.reverse().map(({ date, stockpatterns }) => ({ date, stockpatterns })));
       expect(days.every((d) => d.date >= answer.from && d.date <= answer.to)).to.equal(true);
@@ -68,7 +64,7 @@ describe('analysis routes', function () {
   });
 
   it('counts the window in trading days: one day is the last trading day only', async function () {
-    const answer = await body<{ from: string; to: string }>('/api/analysis/timelines/1?symbols=AAPL');
+    const answer = await user.getOk<{ from: string; to: string }>('/api/analysis/timelines/1?symbols=AAPL');
     expect(answer.from).to.equal(answer.to);
   });
 

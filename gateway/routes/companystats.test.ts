@@ -138,10 +138,7 @@ describe('company stats routes', function () {
   for (const [what, input, status, field] of badInputs) {
     it(`refuses ${what} with ${status} naming ${field}, appending nothing`, async function () {
       const user = await gw.user();
-      const res = await user.request('POST', '/personalize/companystats', {
-        ...(input.raw !== undefined ? { raw: input.raw } : { body: input.body }),
-        headers: { 'content-type': 'application/json', ...input.headers },
-      });
+      const res = await user.postInput('/personalize/companystats', input);
       expect(res.status).to.equal(status, res.text);
       const message = (res.body as { message: string }).message;
       expect(message.startsWith(`${field}:`) || message.startsWith(`${field} `)).to.equal(true, message);

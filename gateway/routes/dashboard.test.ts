@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { DASHBOARD_STOCKS_LIMIT } from '../../domain/dashboard/stocks.ts';
 import { loadUniverse } from '../../engine/marketdata/universe.ts';
-import { startTestGateway, type TestClient, type TestGateway } from '../testing/harness.ts';
+import { startTestGateway, type TestGateway, type TestInput } from '../testing/harness.ts';
 
 const DEFAULT_LAYOUT = [
   { layoutId: 1, compId: [1] },
@@ -18,8 +18,6 @@ const DEFAULT_OPTIONS = {
   sectorflag: false,
 };
 
-type BadInput = { raw?: string; body?: unknown; headers?: Record<string, string> };
-
 describe('dashboard routes', function () {
   let gw: TestGateway;
   const known = loadUniverse().map((entry) => entry.symbol);
@@ -34,18 +32,11 @@ describe('dashboard routes', function () {
     return (await gw.running.system.events.readStream(`${concern}-${username}`).catch(() => [])).length;
   }
 
-  async function send(user: TestClient, path: string, input: BadInput) {
-    return user.request('POST', path, {
-      ...(input.raw !== undefined ? { raw: input.raw } : { body: input.body }),
-      headers: { 'content-type': 'application/json', ...input.headers },
-    });
-  }
-
-  function refusesEach(path: string, concern: string, table: [string, BadInput, number, string][]): void {
+  function refusesEach(path: string, concern: string, table: [string, TestInput, number, string][]): void {
     for (const [what, input, status, field] of table) {
       it(`refuses ${what} with ${status} naming ${field}, appending nothing`, async function () {
         const user = await gw.user();
-        const res = await send(user, path, input);
+        const res = await user.postInput(path, input);
         expect(res.status).to.equal(status, res.text);
         const message = (res.body as { message: string }).message;
         expect(message.startsWith(`${field}:`) || message.startsWith(`${field} `)).to.equal(true, message);
@@ -54,7 +45,7 @@ describe('dashboard routes', function () {
     }
   }
 
-  const common: [string, BadInput, number, string][] = [
+  const common: [string, TestInput, number, string][] = [
     ['invalid JSON', { raw: '[{"layoutId"', headers: { 'content-type': 'application/json' } }, 400, 'body'],
     ['a body that is not JSON', { raw: 'layout', headers: { 'content-type': 'text/plain' } }, 415, 'body'],
     ['a huge body', { raw: JSON.stringify(['x'.repeat(70_000)]) }, 413, 'body'],
@@ -311,7 +302,7 @@ describe('dashboard routes', function () {
       expect(await eventCount('dashboardstocks', user.username)).to.equal(2);
     });
 
-    const badLists: [string, BadInput, number, string][] = [
+    const badLists: [string, TestInput, number, string][] = [
       ['a number instead of symbols', { body: 42 }, 400, 'body'],
       ['a symbol of the wrong type', { body: ['NVDA', 7] }, 400, 'body[1]'],
       ['a symbol breaking the rule', { body: ['NVDA', 'BAD SYMBOL!'] }, 400, 'body[1]'],

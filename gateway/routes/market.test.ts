@@ -29,14 +29,8 @@ describe('market routes', function () {
     await gw.close();
   });
 
-  async function body<T>(path: string): Promise<T> {
-    const res = await user.get(path);
-    expect(res.status, `${path}: ${res.text}`).to.equal(200);
-    return res.body as T;
-  }
-
   it('states that the market is simulated from the universe date, with its counts and range', async function () {
-    const status = await body<Record<string, unknown>>('/api/market/status');
+    const status = await user.getOk<Record<string, unknown>>('/api/market/status');
     expect(status).to.deep.equal({
       asOf: '2024-12-31',
       seed: 42,
@@ -63,7 +57,7 @@ describe('market routes', function () {
   });
 
   it('answers the whole universe without parameters, in the contract shape', async function () {
-    const list = await body<Record<string, unknown>[]>('/api/universe');
+    const list = await user.getOk<Record<string, unknown>[]>('/api/universe');
     expect(list).to.have.length(loadUniverse().length);
     for (const entry of list) {
       expect(entry).to.have.all.keys('symbol', 'name', 'sector', 'industry', 'marketcap', 'capclass');
@@ -71,18 +65,18 @@ describe('market routes', function () {
   });
 
   it('searches the universe by text, sector and cap class', async function () {
-    const apple = await body<{ symbol: string }[]>('/api/universe?q=app');
+    const apple = await user.getOk<{ symbol: string }[]>('/api/universe?q=app');
     expect(apple[0]?.symbol).to.equal('AAPL');
-    const energy = await body<{ sector: string; capclass: string }[]>(
+    const energy = await user.getOk<{ sector: string; capclass: string }[]>(
       `/api/universe?sector=${encodeURIComponent('Energy')}&cap=small`,
     );
     expect(energy.length).to.be.above(0);
     expect(energy.every((e) => e.sector === 'Energy' && e.capclass === 'small')).to.equal(true);
-    expect(await body('/api/universe?q=zzzzqqq')).to.deep.equal([]);
+    expect(await user.getOk('/api/universe?q=zzzzqqq')).to.deep.equal([]);
   });
 
   it('lists the 11 GICS sectors with every symbol of the universe once', async function () {
-    const sectors = await body<{ sector: string; symbols: string[] }[]>('/api/sectors');
+    const sectors = await user.getOk<{ sector: string; symbols: string[] }[]>('/api/sectors');
     expect(sectors.map((s) => s.sector)).to.deep.equal([...SECTORS]);
     const universe = new Map(loadUniverse().map((e) => [e.symbol, e]));
     const all = sectors.flatMap((s) => s.symbols);
@@ -93,9 +87,9 @@ describe('market routes', function () {
   });
 
   it('quotes the last close against the previous close, in the order asked, stamped at the New York close', async function () {
-    const quotes = await body<Record<string, unknown>[]>('/api/quotes?symbols=msft,AAPL');
+    const quotes = await user.getOk<Record<string, unknown>[]>('/api/quotes?symbols=msft,AAPL');
     expect(quotes.map((q) => q['symbol'])).to.deep.equal(['MSFT', 'AAPL']);
-    const { bars } = await body<{ bars: ChartBar[] }>('/api/bars/AAPL?months=1');
+    const { bars } = await user.getOk<{ bars: ChartBar[] }>('/api/bars/AAPL?months=1');
     const [prev, last] = bars.slice(-2) as [ChartBar, ChartBar];
     expect(quotes[1]).to.deep.equal({
       symbol: 'AAPL',
@@ -108,7 +102,7 @@ describe('market routes', function () {
   });
 
   it('answers 3 months of bars by default, with SMA and RSI over the whole history', async function () {
-    const res = await body<{ symbol: string; bars: ChartBar[] }>('/api/bars/aapl');
+    const res = await user.getOk<{ symbol: string; bars: ChartBar[] }>('/api/bars/aapl');
     expect(res.symbol).to.equal('AAPL');
     expect(res.bars[0]?.date).to.equal('2024-09-30');
     expect(res.bars.at(-1)?.date).to.equal('2024-12-31');
@@ -125,7 +119,7 @@ describe('market routes', function () {
       'SMA_200',
       'rsi_14',
     );
-    const { bars: all } = await body<{ bars: ChartBar[] }>('/api/bars/AAPL?months=60');
+    const { bars: all } = await user.getOk<{ bars: ChartBar[] }>('/api/bars/AAPL?months=60');
     expect(all[0]?.date).to.equal('2020-01-02');
     const closes = all.map((b) => b.close);
     const last = all.at(-1) as ChartBar;
@@ -137,40 +131,40 @@ describe('market routes', function () {
   });
 
   it('answers fundamentals newest first in the contract shape, by period and limit', async function () {
-    const annual = await body<Record<string, unknown>[]>('/api/fundamentals/revenue/AAPL/0/A');
+    const annual = await user.getOk<Record<string, unknown>[]>('/api/fundamentals/revenue/AAPL/0/A');
     expect(annual.length).to.be.at.least(5);
     for (const row of annual) expect(row).to.have.all.keys('end', 'val', 'fy', 'fp', 'label');
     expect(annual.every((r) => r['fp'] === 'FY' && r['label'] === 'derived')).to.equal(true);
     const ends = annual.map((r) => r['end'] as string);
     expect(ends).to.deep.equal([...ends].sort().reverse());
-    const quarters = await body<{ fp: string }[]>('/api/fundamentals/earningspershare/MSFT/4/q');
+    const quarters = await user.getOk<{ fp: string }[]>('/api/fundamentals/earningspershare/MSFT/4/q');
     expect(quarters).to.have.length(4);
     expect(quarters.every((r) => /^Q[1-4]$/.test(r.fp))).to.equal(true);
   });
 
   it('answers % change series of symbols that start at 0 and end at the change over the window', async function () {
-    const perf = await body<Series>('/api/performance?symbols=AAPL,XOM&months=3');
-    const { bars } = await body<{ bars: ChartBar[] }>('/api/bars/XOM?months=3');
+    const perf = await user.getOk<Series>('/api/performance?symbols=AAPL,XOM&months=3');
+    const { bars } = await user.getOk<{ bars: ChartBar[] }>('/api/bars/XOM?months=3');
     expect(perf.dates).to.deep.equal(bars.map((b) => b.date));
     expect(perf.series.map((s) => s.symbol)).to.deep.equal(['AAPL', 'XOM']);
     for (const s of perf.series) expect(s.values[0]).to.equal(0);
     const first = bars[0]?.close as number;
     const last = bars.at(-1)?.close as number;
     expect(perf.series[1]?.values.at(-1)).to.equal(Math.round((last / first - 1) * 10000) / 100);
-    const long = await body<Series>('/api/performance?symbols=AAPL&months=12');
+    const long = await user.getOk<Series>('/api/performance?symbols=AAPL&months=12');
     expect(long.dates[0]).to.equal('2023-12-29');
   });
 
   it('answers per-sector % change series, each the mean of its symbols', async function () {
-    const perf = await body<Series>('/api/performance/sectors?months=6');
+    const perf = await user.getOk<Series>('/api/performance/sectors?months=6');
     expect(perf.series.map((s) => s.sector)).to.deep.equal([...SECTORS]);
     for (const s of perf.series) {
       expect(s.values).to.have.length(perf.dates.length);
       expect(s.values[0]).to.equal(0);
     }
-    const sectors = await body<{ sector: string; symbols: string[] }[]>('/api/sectors');
+    const sectors = await user.getOk<{ sector: string; symbols: string[] }[]>('/api/sectors');
     const utilities = sectors.find((s) => s.sector === 'Utilities')?.symbols ?? [];
-    const members = await body<Series>(`/api/performance?symbols=${utilities.join(',')}&months=6`);
+    const members = await user.getOk<Series>(`/api/performance?symbols=${utilities.join(',')}&months=6`);
     const expected = mean(members.series.map((s) => s.values.at(-1) as number));
     const got = perf.series.find((s) => s.sector === 'Utilities')?.values.at(-1) as number;
     expect(Math.abs(got - expected)).to.be.below(0.006);
@@ -178,7 +172,7 @@ describe('market routes', function () {
 
   it('answers a symmetric correlation matrix with ones on the diagonal', async function () {
     const stks = ['XOM', 'CVX', 'COP', 'AAPL', 'MSFT', 'DUK', 'SO', 'JPM'];
-    const res = await body<{ symbols: string[]; values: number[][] }>(
+    const res = await user.getOk<{ symbols: string[]; values: number[][] }>(
       `/api/corelation/250/matrix/?stks=${stks.join(',')}`,
     );
     expect(res.symbols).to.deep.equal(stks);
@@ -198,7 +192,7 @@ describe('market routes', function () {
 
   it('groups mutually correlated stocks in the default format, every stock once, with or without the trailing slash', async function () {
     const stks = 'XOM,CVX,COP,EOG,AAPL,DUK,SO,AEP';
-    const groups = await body<{ stock: string; value: number }[][]>(`/api/corelation/500/default/?stks=${stks}`);
+    const groups = await user.getOk<{ stock: string; value: number }[][]>(`/api/corelation/500/default/?stks=${stks}`);
     expect(
       groups
         .flat()
@@ -208,7 +202,7 @@ describe('market routes', function () {
     const utilities = groups.find((g) => g.some((m) => m.stock === 'DUK'));
     expect(utilities?.map((m) => m.stock)).to.include.members(['SO', 'AEP']);
     expect(groups.find((g) => g.some((m) => m.stock === 'AAPL'))).to.deep.equal([{ stock: 'AAPL', value: 0 }]);
-    expect(await body(`/api/corelation/500/default?stks=${stks}`)).to.deep.equal(groups);
+    expect(await user.getOk(`/api/corelation/500/default?stks=${stks}`)).to.deep.equal(groups);
     expect((await user.get('/api/corelation/5/matrix/?stks=AAPL,MSFT')).status).to.equal(200);
     expect((await user.get('/api/corelation/1250/matrix/?stks=AAPL,MSFT')).status).to.equal(200);
   });

@@ -254,10 +254,7 @@ describe('notification routes', function () {
     for (const [what, input, status, field] of badBodies) {
       it(`refuses ${what} with ${status} naming ${field}, appending nothing`, async function () {
         const user = await gw.user();
-        const res = await user.request('POST', '/personalize/readnotifications', {
-          ...(input.raw !== undefined ? { raw: input.raw } : { body: input.body }),
-          headers: { 'content-type': 'application/json' },
-        });
+        const res = await user.postInput('/personalize/readnotifications', input);
         expect(res.status).to.equal(status, res.text);
         const message = (res.body as { message: string }).message;
         expect(message.startsWith(field), message).to.equal(true);

@@ -35,16 +35,10 @@ describe('pattern routes', function () {
     await gw.close();
   });
 
-  async function body<T>(path: string): Promise<T> {
-    const res = await user.get(path);
-    expect(res.status, `${path}: ${res.text}`).to.equal(200);
-    return res.body as T;
-  }
-
   async function history(symbol: string): Promise<DailyBar[]> {
     let bars = histories.get(symbol);
     if (bars === undefined) {
-      const res = await body<{ bars: (DailyBar & Record<string, unknown>)[] }>(`/api/bars/${symbol}?months=60`);
+      const res = await user.getOk<{ bars: (DailyBar & Record<string, unknown>)[] }>(`/api/bars/${symbol}?months=60`);
       bars = res.bars.map(({ date, open, high, low, close, volume }) => ({ date, open, high, low, close, volume }));
       histories.set(symbol, bars);
     }
@@ -62,23 +56,23 @@ describe('pattern routes', function () {
   for (const symbol of ['AAPL', 'XOM', 'DUK']) {
     it(`answers ${symbol}'s rows of the whole history exactly as detectAll finds them on the same bars`, async function () {
       const bars = await history(symbol);
-      const rows = await body<Row[]>(`/api/patterns/recentstkpattern/${symbol}/1250`);
+      const rows = await user.getOk<Row[]>(`/api/patterns/recentstkpattern/${symbol}/1250`);
       expect(rows.length).to.be.above(50);
       expect(rows).to.deep.equal(asRows(symbol, detectAll(bars)).reverse());
     });
   }
 
   it('answers the newest rows by date then symbol, the first being the latest date', async function () {
-    const rows = await body<Row[]>('/api/patterns/all/500');
+    const rows = await user.getOk<Row[]>('/api/patterns/all/500');
     expect(rows).to.have.length(500);
     expect(isNewestFirst(rows)).to.equal(true);
     expect(rows[0]?.date).to.equal('2024-12-31');
     for (const row of rows) expect(row.id).to.equal(`${row.symbol}:${row.date}`);
-    expect(await body('/api/patterns/all/3')).to.deep.equal(rows.slice(0, 3));
+    expect(await user.getOk('/api/patterns/all/3')).to.deep.equal(rows.slice(0, 3));
   });
 
   it('answers the newest dates with patterns and the number of patterns on each', async function () {
-    const dates = await body<{ date: string; patterncount: number }[]>('/api/patterns/dates/5');
+    const dates = await user.getOk<{ date: string; patterncount: number }[]>('/api/patterns/dates/5');
     expect(dates.map((d) => d.date)).to.deep.equal([
       '2024-12-31',
       '2024-12-30',
@@ -87,37 +81,37 @@ describe('pattern routes', function () {
       '2024-12-24',
     ]);
     for (const { date, patterncount } of dates.slice(0, 2)) {
-      const rows = await body<Row[]>(`/api/patterns/bydate/${date}`);
+      const rows = await user.getOk<Row[]>(`/api/patterns/bydate/${date}`);
       expect(patterncount).to.equal(rows.reduce((n, r) => n + r.stockpatterns.length, 0));
     }
   });
 
   it("answers one date's rows by symbol, each as detectAll finds it on that symbol's bars", async function () {
-    const rows = await body<Row[]>('/api/patterns/bydate/2024-11-15');
+    const rows = await user.getOk<Row[]>('/api/patterns/bydate/2024-11-15');
     expect(rows.length).to.be.above(20);
     expect(rows.map((r) => r.symbol)).to.deep.equal(rows.map((r) => r.symbol).sort());
     for (const row of [rows[0], rows[Math.floor(rows.length / 2)], rows.at(-1)] as Row[]) {
       const detection = detectAll(await history(row.symbol)).find((d) => d.date === '2024-11-15');
       expect(row).to.deep.equal(asRows(row.symbol, detection ? [detection] : [])[0]);
     }
-    expect(await body('/api/patterns/bydate/2024-11-16')).to.deep.equal([]);
+    expect(await user.getOk('/api/patterns/bydate/2024-11-16')).to.deep.equal([]);
   });
 
   it('answers the rows of the latest date as the most recent day', async function () {
-    const latest = await body<Row[]>('/api/patterns/mostrecentday');
+    const latest = await user.getOk<Row[]>('/api/patterns/mostrecentday');
     expect(latest.length).to.be.above(0);
-    expect(latest).to.deep.equal(await body('/api/patterns/bydate/2024-12-31'));
+    expect(latest).to.deep.equal(await user.getOk('/api/patterns/bydate/2024-12-31'));
   });
 
   it('ranks symbols by their pattern days of the last N trading days', async function () {
-    const ranked = await body<{ symbol: string; count: number }[]>('/api/patterns/groupbysym/60');
+    const ranked = await user.getOk<{ symbol: string; count: number }[]>('/api/patterns/groupbysym/60');
     expect(ranked.length).to.be.above(100);
     expect(ranked.every((r, i) => i === 0 || (ranked[i - 1] as { count: number }).count >= r.count)).to.equal(true);
     for (const { symbol, count } of [ranked[0], ranked.find((r) => r.symbol === 'AAPL')] as {
       symbol: string;
       count: number;
     }[]) {
-      expect(count).to.equal((await body<Row[]>(`/api/patterns/recentstkpattern/${symbol}/60`)).length);
+      expect(count).to.equal((await user.getOk<Row[]>(`/api/patterns/recentstkpattern/${symbol}/60`)).length);
     }
   });
 
@@ -125,8 +119,8 @@ describe('pattern routes', function () {
     for (const symbol of loadUniverse()
       .slice(0, 12)
       .map((e) => e.symbol)) {
-      const [latest] = await body<Row[]>(`/api/patterns/recentstkpattern/${symbol}/1250`);
-      const groups = await body<
+      const [latest] = await user.getOk<Row[]>(`/api/patterns/recentstkpattern/${symbol}/1250`);
+      const groups = await user.getOk<
         { type: string; bullish: boolean | null; stock: string; date: string; patterns: string[] }[]
       >(`/realtime/stockpatterns/${symbol}`);
       expect(groups.flatMap((g) => g.patterns).sort()).to.deep.equal(latest?.stockpatterns.map((h) => h.name).sort());
@@ -139,9 +133,13 @@ describe('pattern routes', function () {
   });
 
   it("answers a symbol's bars since a date with the change of the close", async function () {
-    const res = await body<{ symbol: string; datefrom: string; bars: DailyBar[]; change: number; changepct: number }>(
-      '/api/patterns/performance/aapl/2024-11-30',
-    );
+    const res = await user.getOk<{
+      symbol: string;
+      datefrom: string;
+      bars: DailyBar[];
+      change: number;
+      changepct: number;
+    }>('/api/patterns/performance/aapl/2024-11-30');
     const bars = (await history('AAPL')).filter((b) => b.date >= '2024-11-30');
     expect(res.symbol).to.equal('AAPL');
     expect(res.datefrom).to.equal('2024-11-30');
@@ -154,7 +152,7 @@ describe('pattern routes', function () {
 
   it('answers how every pattern did over the whole market, as patternPerformance computes it', async function () {
     this.timeout(60_000);
-    const stats = await body<
+    const stats = await user.getOk<
       {
         name: string;
         label: string;
@@ -181,7 +179,7 @@ describe('pattern routes', function () {
 
   it('answers the written definition of every pattern', async function () {
     const definitions =
-      await body<{ name: string; label: string; bullish: boolean | null; candles: number; definition: string }[]>(
+      await user.getOk<{ name: string; label: string; bullish: boolean | null; candles: number; definition: string }[]>(
         '/api/patterns/definitions',
       );
     expect(definitions.map((d) => d.name)).to.deep.equal([...PATTERN_NAMES]);

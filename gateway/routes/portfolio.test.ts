@@ -1,14 +1,12 @@
 import { expect } from 'chai';
 import { isUuid } from '../../domain/ids.ts';
 import { LOTS_PER_SYMBOL_LIMIT } from '../../domain/positions/lots.ts';
-import { startTestGateway, type TestClient, type TestGateway } from '../testing/harness.ts';
+import { startTestGateway, type TestClient, type TestGateway, type TestInput } from '../testing/harness.ts';
 
 interface Positions {
   readonly symbol: string;
   readonly positions: { id: string; date: string; close: number; position: number }[];
 }
-
-type BadInput = { raw?: string; body?: unknown; headers?: Record<string, string> };
 
 const lot = (date = '2024-05-01', close = 170.25, position = 10) => ({ date, close, position });
 
@@ -29,16 +27,9 @@ describe('portfolio routes', function () {
     return (await gw.running.system.events.readStream(`portfolio-${username}`).catch(() => [])).length;
   }
 
-  async function send(user: TestClient, path: string, input: BadInput) {
-    return user.request('POST', path, {
-      ...(input.raw !== undefined ? { raw: input.raw } : { body: input.body }),
-      headers: { 'content-type': 'application/json', ...input.headers },
-    });
-  }
-
   function refusesEach(
     path: string,
-    table: [string, BadInput, number, string][],
+    table: [string, TestInput, number, string][],
     setup?: (user: TestClient) => Promise<void>,
   ): void {
     for (const [what, input, status, field] of table) {
@@ -46,7 +37,7 @@ describe('portfolio routes', function () {
         const user = await gw.user();
         await setup?.(user);
         const before = await eventCount(user.username);
-        const res = await send(user, path, input);
+        const res = await user.postInput(path, input);
         expect(res.status).to.equal(status, res.text);
         const message = (res.body as { message: string }).message;
         expect(message.startsWith(`${field}:`) || message.startsWith(`${field} `)).to.equal(true, message);
@@ -55,7 +46,7 @@ describe('portfolio routes', function () {
     }
   }
 
-  const common: [string, BadInput, number, string][] = [
+  const common: [string, TestInput, number, string][] = [
     ['invalid JSON', { raw: '["AAPL"', headers: { 'content-type': 'application/json' } }, 400, 'body'],
     ['a body that is not JSON', { raw: 'AAPL', headers: { 'content-type': 'text/plain' } }, 415, 'body'],
     ['a huge body', { raw: JSON.stringify(['x'.repeat(70_000)]) }, 413, 'body'],

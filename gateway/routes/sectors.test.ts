@@ -195,10 +195,7 @@ describe('sector routes', function () {
   for (const [what, input, status, field] of badCreates) {
     it(`refuses a new sector with ${what}: ${status} naming ${field}, appending nothing`, async function () {
       const user = await gw.user();
-      const res = await user.request('POST', '/personalize/sectors', {
-        ...(input.raw !== undefined ? { raw: input.raw } : { body: input.body }),
-        headers: { 'content-type': 'application/json', ...input.headers },
-      });
+      const res = await user.postInput('/personalize/sectors', input);
       expect(res.status).to.equal(status, res.text);
       const message = (res.body as { message: string }).message;
       expect(message.startsWith(`${field}:`) || message.startsWith(`${field} `)).to.equal(true, message);

@@ -2,6 +2,7 @@
  * For API tests: the real gateway on port 0 with the embedded adapters in a temporary `DATA_DIR`, and a
  * client with its own cookie jar (one per simulated browser).
  */
+import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -34,6 +35,13 @@ export interface TestResponse {
   readonly headers: Headers;
   readonly body: unknown;
   readonly text: string;
+}
+
+/** A request body as refusal tests write it: `raw` text, or else `body` sent as JSON, with extra headers. */
+export interface TestInput {
+  readonly raw?: string;
+  readonly body?: unknown;
+  readonly headers?: Record<string, string>;
 }
 
 /** One HTTP exchange with node:http, which (unlike fetch) sends any header, `Origin` included. */
@@ -109,6 +117,21 @@ export class TestClient {
   /** POST with a JSON body. */
   post(path: string, body?: unknown, headers?: Record<string, string>): Promise<TestResponse> {
     return this.request('POST', path, { body, ...(headers ? { headers } : {}) });
+  }
+
+  /** POSTs `input`'s raw text, or else its body as JSON, declared JSON unless its headers say otherwise. */
+  postInput(path: string, input: TestInput): Promise<TestResponse> {
+    return this.request('POST', path, {
+      ...(input.raw !== undefined ? { raw: input.raw } : { body: input.body }),
+      headers: { 'content-type': 'application/json', ...input.headers },
+    });
+  }
+
+  /** GETs `path`, expects 200 (naming the path and the answer otherwise) and answers the body. */
+  async getOk<T>(path: string): Promise<T> {
+    const res = await this.get(path);
+    expect(res.status, `${path}: ${res.text}`).to.equal(200);
+    return res.body as T;
   }
 }
 

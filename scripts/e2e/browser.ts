@@ -37,10 +37,15 @@ export interface E2E {
   readonly browser: Browser;
   /** The folder of the web app build this run serves. */
   readonly uiDir: string;
-  /** A new browser context (its own cookies) and page; console errors are collected in `errors`. */
+  /**
+   * A new browser context (its own cookies) and page; console errors (each with the address it is about) and
+   * uncaught exceptions are collected in `errors`, except failed loads of the paths in `expectedErrors`, which the
+   * page asks for knowing they may be refused.
+   */
   newPage(options?: {
     width?: number;
     height?: number;
+    expectedErrors?: readonly string[];
   }): Promise<{ context: BrowserContext; page: Page; errors: string[] }>;
   /** Pushes ticks through the feed route. */
   pushTicks(ticks: readonly { symbol: string; price: number; size?: number }[]): Promise<void>;
@@ -49,6 +54,22 @@ export interface E2E {
   /** Signs a new user up through the page and waits for the dashboard. */
   signUp(page: Page, prefix?: string): Promise<string>;
   close(): Promise<void>;
+}
+
+/**
+ * The console errors of a page, each with the address it is about, and its uncaught exceptions, leaving out the
+ * console errors about the paths in `expected`.
+ */
+function collectErrors(page: Page, expected: readonly string[]): string[] {
+  const errors: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() !== 'error') return;
+    const url = message.location().url;
+    if (url && expected.includes(new URL(url).pathname)) return;
+    errors.push(`${message.text()} ${url}`.trim());
+  });
+  page.on('pageerror', (error) => errors.push(error.message));
+  return errors;
 }
 
 /** Builds the app if needed, starts the gateway and launches Chromium. */
@@ -71,15 +92,10 @@ export async function startE2E(env: Record<string, string> = {}): Promise<E2E> {
     gw,
     browser,
     uiDir,
-    newPage: async ({ width = 1400, height = 900 } = {}) => {
+    newPage: async ({ width = 1400, height = 900, expectedErrors = [] } = {}) => {
       const context = await browser.newContext({ baseURL: gw.url, viewport: { width, height } });
       const page = await context.newPage();
-      const errors: string[] = [];
-      page.on('console', (message) => {
-        if (message.type() === 'error') errors.push(message.text());
-      });
-      page.on('pageerror', (error) => errors.push(error.message));
-      return { context, page, errors };
+      return { context, page, errors: collectErrors(page, expectedErrors) };
     },
     pushTicks: async (ticks) => {
       const answer = await fetch(`${gw.url}/api/feed/ticks`, {

@@ -18,16 +18,6 @@ async function api(page: Page, method: 'GET' | 'POST', path: string, body?: unkn
   );
 }
 
-/** Console errors and uncaught exceptions of a page, except the browser's own request for a favicon the app does not ship. */
-function pageErrors(page: Page): string[] {
-  const errors: string[] = [];
-  page.on('console', (message) => {
-    if (message.type() === 'error' && !message.location().url.endsWith('/favicon.ico')) errors.push(message.text());
-  });
-  page.on('pageerror', (error) => errors.push(error.message));
-  return errors;
-}
-
 /** Waits until every Plotly chart on the page has drawn. */
 async function chartsDrawn(page: Page): Promise<void> {
   await page.waitForFunction(() => {
@@ -48,8 +38,7 @@ describe('dashboard (Chromium)', function () {
   });
 
   it('adds stocks from the search, shows their live cards, and moves a price with a pushed tick', async () => {
-    const { page, context } = await e2e.newPage();
-    const errors = pageErrors(page);
+    const { page, context, errors } = await e2e.newPage();
     await e2e.signUp(page, 'dash');
     await page.getByText('Your dashboard has no stocks yet').waitFor();
 
@@ -107,8 +96,7 @@ describe('dashboard (Chromium)', function () {
   });
 
   it('toggles components in and out of a layout, saved at once, and keeps them after a reload', async () => {
-    const { page, context } = await e2e.newPage();
-    const errors = pageErrors(page);
+    const { page, context, errors } = await e2e.newPage();
     await e2e.signUp(page, 'layout');
     await api(page, 'POST', '/personalize/dashboardstocks', ['AAPL', 'MSFT', 'NVDA', 'JPM', 'XOM']);
     await page.reload();
@@ -158,8 +146,7 @@ describe('dashboard (Chromium)', function () {
   });
 
   it('switches the stock list between the watch list, a sector and the portfolio from the bottom bar', async () => {
-    const { page, context } = await e2e.newPage();
-    const errors = pageErrors(page);
+    const { page, context, errors } = await e2e.newPage();
     await e2e.signUp(page, 'source');
     await api(page, 'POST', '/personalize/createwatchlist', ['MSFT', 'XOM']);
     await page.reload();

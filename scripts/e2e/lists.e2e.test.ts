@@ -15,20 +15,6 @@ function dollars(value: number): string {
   return value.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 }
 
-/**
- * The console errors of a page, each with the resource it names, leaving out the browser's own request for a
- * favicon (the app has none).
- */
-function consoleErrors(page: Page): string[] {
-  const errors: string[] = [];
-  page.on('console', (message) => {
-    if (message.type() !== 'error' || message.location().url.endsWith('/favicon.ico')) return;
-    errors.push(`${message.text()} ${message.location().url}`.trim());
-  });
-  page.on('pageerror', (error) => errors.push(error.message));
-  return errors;
-}
-
 /** Waits for the answer to the next save of the company statistics. */
 function statsSaved(page: Page) {
   return page.waitForResponse(
@@ -49,8 +35,7 @@ describe('watch list, portfolio and company statistics (Chromium)', function () 
   });
 
   it('adds two symbols to the watch list through the search, sees them live, removes one', async () => {
-    const { page, context } = await e2e.newPage();
-    const errors = consoleErrors(page);
+    const { page, context, errors } = await e2e.newPage();
     await e2e.signUp(page, 'watch');
     await page.goto('/Watchlist');
     await page.getByText('Your watch list is empty: search a symbol to add').waitFor();
@@ -108,8 +93,7 @@ describe('watch list, portfolio and company statistics (Chromium)', function () 
   });
 
   it('adds a portfolio symbol and a lot, and values it live at the pushed price', async () => {
-    const { page, context } = await e2e.newPage();
-    const errors = consoleErrors(page);
+    const { page, context, errors } = await e2e.newPage();
     await e2e.signUp(page, 'folio');
     await page.goto('/Portfolio');
     await page.getByText(/Your portfolio is empty/).waitFor();
@@ -178,8 +162,7 @@ describe('watch list, portfolio and company statistics (Chromium)', function () 
   });
 
   it('draws company statistics as bar charts; quarterly, delete and add persist after a reload', async () => {
-    const { page, context } = await e2e.newPage();
-    const errors = consoleErrors(page);
+    const { page, context, errors } = await e2e.newPage();
     await e2e.signUp(page, 'stats');
     await page.goto('/CompanyStats?stock=MSFT');
     const revenue = page.getByRole('region', { name: 'Revenue' });

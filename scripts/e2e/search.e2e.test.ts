@@ -3,18 +3,6 @@ import type { Page } from 'playwright-core';
 import { formatNumber } from '../../domain/format.ts';
 import { startE2E, type E2E } from './browser.ts';
 
-/** The console errors of a page, except the browser's own request for /favicon.ico (the app has no icon). */
-function consoleErrors(page: Page): string[] {
-  const errors: string[] = [];
-  page.on('console', (message) => {
-    if (message.type() === 'error' && !message.location().url.endsWith('/favicon.ico')) {
-      errors.push(`${message.text()} (${message.location().url})`);
-    }
-  });
-  page.on('pageerror', (error) => errors.push(error.message));
-  return errors;
-}
-
 /** The "Showing N of M" counts above the results grid. */
 async function shown(page: Page): Promise<{ rows: number; total: number }> {
   const hint = page.getByText(/Showing \d+ of \d+ matching stocks/);
@@ -56,8 +44,7 @@ describe('search page (Chromium)', function () {
   });
 
   it('runs a preset, adds clauses, refuses a bad one, saves the query in white in the quick-fill and deletes it', async () => {
-    const { page, context } = await e2e.newPage();
-    const errors = consoleErrors(page);
+    const { page, context, errors } = await e2e.newPage();
     await e2e.signUp(page, 'search');
     await page.getByRole('menuitem', { name: 'Search', exact: true }).first().click();
     await page.waitForURL('**/StockSearch');
@@ -117,8 +104,7 @@ describe('search page (Chromium)', function () {
   });
 
   it('shows the bottom container with the clicked row chart at 78vh, hides it at 90vh, and streams prices', async () => {
-    const { page, context } = await e2e.newPage();
-    const errors = consoleErrors(page);
+    const { page, context, errors } = await e2e.newPage();
     await e2e.signUp(page, 'stream');
     await page.goto('/StockSearch');
     await shown(page);

@@ -1,18 +1,5 @@
 import { expect } from 'chai';
-import type { Page } from 'playwright-core';
 import { startE2E, type E2E } from './browser.ts';
-
-/** The console errors of a page, except the browser's own request for /favicon.ico (the app has no icon). */
-function consoleErrors(page: Page): string[] {
-  const errors: string[] = [];
-  page.on('console', (message) => {
-    if (message.type() === 'error' && !message.location().url.endsWith('/favicon.ico')) {
-      errors.push(`${message.text()} (${message.location().url})`);
-    }
-  });
-  page.on('pageerror', (error) => errors.push(error.message));
-  return errors;
-}
 
 describe('sectors page (Chromium)', function () {
   this.timeout(180_000);
@@ -26,8 +13,7 @@ describe('sectors page (Chromium)', function () {
   });
 
   it('creates a sector, adds symbols by search and by list, removes one, renames it, copies a GICS sector and deletes', async () => {
-    const { page, context } = await e2e.newPage();
-    const errors = consoleErrors(page);
+    const { page, context, errors } = await e2e.newPage();
     await e2e.signUp(page, 'sectors');
     await page.getByRole('menuitem', { name: 'Sectors', exact: true }).first().click();
     await page.waitForURL('**/SectorSetUp');

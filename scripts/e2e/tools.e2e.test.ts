@@ -25,24 +25,6 @@ async function tileChange(page: Page, symbol: string): Promise<number | null> {
   }, symbol);
 }
 
-/**
- * The console errors of a page, each with the address it is about, leaving out those `expected` names by path:
- * Chromium asks for `/favicon.ico` on its own (the app has none), and a refusal the page asks for on purpose is
- * logged as a failed load too.
- */
-function consoleErrors(page: Page, expected: readonly string[] = []): string[] {
-  const errors: string[] = [];
-  const ignored = ['/favicon.ico', ...expected];
-  page.on('console', (message) => {
-    if (message.type() !== 'error') return;
-    const url = message.location().url;
-    if (url && ignored.some((path) => new URL(url).pathname === path)) return;
-    errors.push(`${message.text()} ${url}`);
-  });
-  page.on('pageerror', (error) => errors.push(error.message));
-  return errors;
-}
-
 describe('Predict, Maint and Art (Chromium)', function () {
   this.timeout(240_000);
   let e2e: E2E;
@@ -55,8 +37,7 @@ describe('Predict, Maint and Art (Chromium)', function () {
   });
 
   it('Predict: fits AAPL, shows the errors beside the baseline, the verdict and the forecast, saves and deletes it', async () => {
-    const { page, context } = await e2e.newPage();
-    const errors = consoleErrors(page);
+    const { page, context, errors } = await e2e.newPage();
     await e2e.signUp(page, 'predict');
     await page.getByRole('menuitem', { name: 'Predict', exact: true }).first().click();
     await page.waitForURL('**/Prediction');
@@ -109,9 +90,8 @@ describe('Predict, Maint and Art (Chromium)', function () {
     expect(added).to.equal(200);
     await target.context.close();
 
-    const { page, context } = await e2e.newPage();
     // The audit part asks for the user list and hides itself on the 403 a plain user gets.
-    const errors = consoleErrors(page, ['/api/audit/users']);
+    const { page, context, errors } = await e2e.newPage({ expectedErrors: ['/api/audit/users'] });
     const auditor = await e2e.signUp(page, 'auditor');
     await page.goto('/Maint');
     await page.getByTestId('maint-asof').waitFor();
@@ -169,8 +149,7 @@ describe('Predict, Maint and Art (Chromium)', function () {
   });
 
   it('Art: draws the live market map, saves it into the gallery, deletes it, and a tile opens its chart', async () => {
-    const { page, context } = await e2e.newPage();
-    const errors = consoleErrors(page);
+    const { page, context, errors } = await e2e.newPage();
     await e2e.signUp(page, 'art');
     await page.goto('/Art');
     await page.getByText('Your gallery is empty').waitFor();
