@@ -28,6 +28,23 @@ export function Failed({ message, onRetry }: { readonly message: string; readonl
   );
 }
 
+/** A failed change: its message and a button that dismisses it. */
+export function Dismissible(props: {
+  readonly message: string;
+  readonly onDismiss: () => void;
+  readonly className?: string;
+  readonly small?: boolean;
+}) {
+  return (
+    <div className={props.className ? `failed ${props.className}` : 'failed'} role="alert">
+      <span>{props.message}</span>
+      <button type="button" className={props.small ? 'button small' : 'button'} onClick={props.onDismiss}>
+        Dismiss
+      </button>
+    </div>
+  );
+}
+
 /** Shows the skeleton, the failure, or the children. */
 export function LoadState(props: {
   readonly loading: boolean;

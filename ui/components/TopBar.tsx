@@ -2,30 +2,10 @@
  * The top bar: title link to the dashboard, the nine menu items (a dropdown on narrow screens), the bell and
  * the avatar with its Logout menu.
  */
-import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { useEffect, useState, type ReactNode } from 'react';
 import { MENU_ITEMS } from '../app/menu.ts';
 import { Link } from './Link.tsx';
-
-/** A menu button with a popup that closes on Escape and on an outside click. */
-function useDismiss(open: boolean, close: () => void) {
-  const ref = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    if (!open) return;
-    const onKey = (event: KeyboardEvent) => {
-      if (event.key === 'Escape') close();
-    };
-    const onPointer = (event: PointerEvent) => {
-      if (ref.current && !ref.current.contains(event.target as Node)) close();
-    };
-    document.addEventListener('keydown', onKey);
-    document.addEventListener('pointerdown', onPointer);
-    return () => {
-      document.removeEventListener('keydown', onKey);
-      document.removeEventListener('pointerdown', onPointer);
-    };
-  }, [open, close]);
-  return ref;
-}
+import { useDismiss } from './useDismiss.ts';
 
 /** The top bar. */
 export function TopBar(props: {

@@ -8,7 +8,8 @@ import type { PlotMouseEvent } from 'plotly.js';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { formatNumber } from '../../../domain/format.ts';
 import { Chart } from '../../components/Chart.tsx';
-import { Empty, Failed, Skeleton } from '../../components/LoadState.tsx';
+import { DeleteButton } from '../../components/DeleteButton.tsx';
+import { Dismissible, Empty, Failed, Skeleton } from '../../components/LoadState.tsx';
 import { Link } from '../../components/Link.tsx';
 import { PriceFlash } from '../../components/PriceFlash.tsx';
 import { SymbolChip } from '../../components/SymbolChip.tsx';
@@ -80,15 +81,11 @@ function SnapshotCard(props: {
         <a className="button" href={snapshotImagePath(snapshot.id)} download={`${snapshot.title}.png`}>
           Export PNG
         </a>
-        <button
-          type="button"
-          className="button"
-          aria-label={`Delete snapshot ${snapshot.title}`}
-          disabled={deleting}
-          onClick={() => send({ type: 'user.deleteSnapshot', id: snapshot.id })}
-        >
-          {deleting ? 'Deleting…' : 'Delete'}
-        </button>
+        <DeleteButton
+          label={`Delete snapshot ${snapshot.title}`}
+          deleting={deleting}
+          onDelete={() => send({ type: 'user.deleteSnapshot', id: snapshot.id })}
+        />
       </div>
     </li>
   );
@@ -163,12 +160,7 @@ export default function ArtScreen() {
         </button>
       </div>
       {context.actionError && (
-        <div className="failed" role="alert">
-          <span>{context.actionError}</span>
-          <button type="button" className="button" onClick={() => send({ type: 'user.dismissError' })}>
-            Dismiss
-          </button>
-        </div>
+        <Dismissible message={context.actionError} onDismiss={() => send({ type: 'user.dismissError' })} />
       )}
       <section className="card art-map" aria-labelledby="art-map-title">
         <h2 id="art-map-title">Market map</h2>

@@ -5,9 +5,9 @@
  */
 import { useMachine } from '@xstate/react';
 import type { ColDef, ICellRendererParams } from 'ag-grid-community';
-import { useEffect, useRef } from 'react';
 import { Grid } from '../../components/Grid.tsx';
 import { Failed, Skeleton } from '../../components/LoadState.tsx';
+import { useDismiss } from '../../components/useDismiss.ts';
 import { bellMachine, type BellNotification } from './bell.machine.ts';
 
 /** Rows per page of the panel (spec section 9). */
@@ -54,34 +54,13 @@ const columns: ColDef<BellNotification>[] = [
 /** The bell and its panel. */
 export function Bell() {
   const [state, send] = useMachine(bellMachine);
-  const wrapper = useRef<HTMLDivElement>(null);
-  const button = useRef<HTMLButtonElement>(null);
   const open = state.matches({ panel: 'open' });
-
-  useEffect(() => {
-    if (!open) return;
-    const onKey = (event: KeyboardEvent) => {
-      if (event.key === 'Escape') {
-        send({ type: 'user.close' });
-        button.current?.focus();
-      }
-    };
-    const onPointer = (event: PointerEvent) => {
-      if (wrapper.current && !wrapper.current.contains(event.target as Node)) send({ type: 'user.close' });
-    };
-    document.addEventListener('keydown', onKey);
-    document.addEventListener('pointerdown', onPointer);
-    return () => {
-      document.removeEventListener('keydown', onKey);
-      document.removeEventListener('pointerdown', onPointer);
-    };
-  }, [open, send]);
+  const wrapper = useDismiss(open, () => send({ type: 'user.close' }), true);
 
   const { unread, notifications, error } = state.context;
   return (
     <div className="bell" ref={wrapper}>
       <button
-        ref={button}
         type="button"
         className="icon-button"
         aria-label="Notifications"

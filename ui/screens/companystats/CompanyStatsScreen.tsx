@@ -8,7 +8,7 @@ import { useEffect, useId, useState } from 'react';
 import type { CompanyStat, CompanyStatType } from '../../../domain/companystats/companystats.ts';
 import { formatNumber } from '../../../domain/format.ts';
 import { Chart } from '../../components/Chart.tsx';
-import { Empty, Failed, Skeleton } from '../../components/LoadState.tsx';
+import { Dismissible, Empty, Failed, Skeleton } from '../../components/LoadState.tsx';
 import { SymbolChip } from '../../components/SymbolChip.tsx';
 import { SymbolSearch } from '../../components/SymbolSearch.tsx';
 import { navigate, useLocation } from '../../services/router.ts';
@@ -211,12 +211,11 @@ export default function CompanyStatsScreen() {
         </div>
       )}
       {saveError && (
-        <div className="failed companystats-notice" role="alert">
-          <span>{saveError}</span>
-          <button type="button" className="button" onClick={() => send({ type: 'user.dismissError' })}>
-            Dismiss
-          </button>
-        </div>
+        <Dismissible
+          message={saveError}
+          className="companystats-notice"
+          onDismiss={() => send({ type: 'user.dismissError' })}
+        />
       )}
       {state.matches({ company: 'choosing' }) || statsLoading ? (
         <Skeleton lines={8} />

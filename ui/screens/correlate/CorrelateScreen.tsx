@@ -9,6 +9,7 @@ import { Chart } from '../../components/Chart.tsx';
 import { Empty, Failed, Skeleton } from '../../components/LoadState.tsx';
 import { SymbolChip } from '../../components/SymbolChip.tsx';
 import { LINE_COLORS } from '../perform/lines.ts';
+import { SectorSelect } from '../perform/SectorSelect.tsx';
 import {
   clusterOrder,
   clusterSummary,
@@ -273,31 +274,11 @@ export default function CorrelateScreen() {
             </label>
           ))}
         </fieldset>
-        <label>
-          Sector
-          <select
-            value={context.sectorId ?? ''}
-            disabled={setup === null}
-            onChange={(event) => send({ type: 'user.selectSector', sectorId: event.target.value })}
-          >
-            <optgroup label="GICS sectors">
-              {setup?.groups.gics.map((g) => (
-                <option key={g.id} value={g.id}>
-                  {g.name}
-                </option>
-              ))}
-            </optgroup>
-            {setup !== null && setup.groups.mine.length > 0 && (
-              <optgroup label="My sectors">
-                {setup.groups.mine.map((g) => (
-                  <option key={g.id} value={g.id}>
-                    {g.name}
-                  </option>
-                ))}
-              </optgroup>
-            )}
-          </select>
-        </label>
+        <SectorSelect
+          groups={setup?.groups ?? null}
+          sectorId={context.sectorId}
+          onSelect={(sectorId) => send({ type: 'user.selectSector', sectorId })}
+        />
         <SymbolPicker
           label="Add a symbol"
           query={context.query}

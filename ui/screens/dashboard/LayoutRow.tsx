@@ -2,8 +2,9 @@
  * One layout of the dashboard: its components in order, and the menu that toggles each component into or out
  * of it (saved at once) or removes the layout.
  */
-import { useEffect, useId, useRef, useState } from 'react';
+import { useId, useState } from 'react';
 import { Empty } from '../../components/LoadState.tsx';
+import { useDismiss } from '../../components/useDismiss.ts';
 import { ActivityPanel } from './ActivityPanel.tsx';
 import { COMPONENTS, type LayoutEntry } from './dashboard.logic.ts';
 import { Dashboard } from './dashboardActor.ts';
@@ -12,34 +13,10 @@ import { PatternsPanel } from './PatternsPanel.tsx';
 import { PerformancePanel } from './PerformancePanel.tsx';
 import { StockCards } from './StockCards.tsx';
 
-/** Closes a popup on Escape (focus back on its button) and on a click outside it. */
-function useDismiss(open: boolean, close: () => void) {
-  const ref = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    if (!open) return;
-    const onKey = (event: KeyboardEvent) => {
-      if (event.key === 'Escape') {
-        close();
-        ref.current?.querySelector<HTMLButtonElement>('button')?.focus();
-      }
-    };
-    const onPointer = (event: PointerEvent) => {
-      if (ref.current && !ref.current.contains(event.target as Node)) close();
-    };
-    document.addEventListener('keydown', onKey);
-    document.addEventListener('pointerdown', onPointer);
-    return () => {
-      document.removeEventListener('keydown', onKey);
-      document.removeEventListener('pointerdown', onPointer);
-    };
-  }, [open, close]);
-  return ref;
-}
-
 function ComponentMenu({ layout }: { readonly layout: LayoutEntry }) {
   const actor = Dashboard.useActorRef();
   const [open, setOpen] = useState(false);
-  const ref = useDismiss(open, () => setOpen(false));
+  const ref = useDismiss(open, () => setOpen(false), true);
   const popup = useId();
   return (
     <div className="dash-menu" ref={ref}>

@@ -4,17 +4,12 @@
  * shown), and the user's alerts on the symbol (drawn as lines, and a new one added from the card).
  */
 import { assign, fromPromise, setup } from 'xstate';
+import type { DailyBar } from '../../../domain/market/types.ts';
 import { errorMessage, get, post, seg } from '../../services/api.ts';
 import { priceRange } from './dashboard.logic.ts';
 
 /** A daily bar with the indicators the card reads (`GET /api/bars/{symbol}`). */
-export interface CardBar {
-  readonly date: string;
-  readonly open: number;
-  readonly high: number;
-  readonly low: number;
-  readonly close: number;
-  readonly volume: number;
+export interface CardBar extends DailyBar {
   readonly SMA_50: number | null;
   readonly SMA_200: number | null;
 }

@@ -9,6 +9,7 @@ import { chartPath, navigate } from '../../services/router.ts';
 import { SymbolPicker } from '../correlate/SymbolPicker.tsx';
 import { LinesChart } from '../perform/LinesChart.tsx';
 import { MonthsSlider } from '../perform/MonthsSlider.tsx';
+import { SectorSelect } from '../perform/SectorSelect.tsx';
 import { chartTitle, drillMachine, DRILL_CHOSEN_MAX, type DrillMode } from './drill.machine.ts';
 import './drill.css';
 
@@ -103,31 +104,11 @@ export default function DrillScreen() {
               </label>
             ))}
           </fieldset>
-          <label>
-            Sector
-            <select
-              value={context.sectorId ?? ''}
-              disabled={setup === null}
-              onChange={(event) => send({ type: 'user.selectSector', sectorId: event.target.value })}
-            >
-              <optgroup label="GICS sectors">
-                {setup?.groups.gics.map((g) => (
-                  <option key={g.id} value={g.id}>
-                    {g.name}
-                  </option>
-                ))}
-              </optgroup>
-              {setup !== null && setup.groups.mine.length > 0 && (
-                <optgroup label="My sectors">
-                  {setup.groups.mine.map((g) => (
-                    <option key={g.id} value={g.id}>
-                      {g.name}
-                    </option>
-                  ))}
-                </optgroup>
-              )}
-            </select>
-          </label>
+          <SectorSelect
+            groups={setup?.groups ?? null}
+            sectorId={context.sectorId}
+            onSelect={(sectorId) => send({ type: 'user.selectSector', sectorId })}
+          />
           <SymbolPicker
             label="Add a symbol"
             query={context.query}

@@ -9,7 +9,7 @@ import type { Quote } from '../../../domain/market/types.ts';
 import type { LotFields } from '../../../domain/positions/lots.ts';
 import { Chart } from '../../components/Chart.tsx';
 import { Link } from '../../components/Link.tsx';
-import { Empty, LoadState } from '../../components/LoadState.tsx';
+import { Dismissible, Empty, LoadState } from '../../components/LoadState.tsx';
 import { PriceFlash } from '../../components/PriceFlash.tsx';
 import { SymbolChip } from '../../components/SymbolChip.tsx';
 import { SymbolSearch } from '../../components/SymbolSearch.tsx';
@@ -285,12 +285,11 @@ export default function PortfolioScreen() {
         />
       </div>
       {saveError && (
-        <div className="failed portfolio-save-error" role="alert">
-          <span>{saveError}</span>
-          <button type="button" className="button" onClick={() => send({ type: 'user.dismissError' })}>
-            Dismiss
-          </button>
-        </div>
+        <Dismissible
+          message={saveError}
+          className="portfolio-save-error"
+          onDismiss={() => send({ type: 'user.dismissError' })}
+        />
       )}
       <LoadState
         loading={state.matches('loading')}

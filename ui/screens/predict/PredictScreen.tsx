@@ -9,7 +9,8 @@ import { useId, useMemo, useState, type FormEvent } from 'react';
 import { DEGREE_RANGE, HORIZON_RANGE, LAG_RETURNS_RANGE, LAMBDA_RANGE } from '../../../domain/prediction/spec.ts';
 import { formatNumber } from '../../../domain/format.ts';
 import { Chart } from '../../components/Chart.tsx';
-import { Empty, Failed, Skeleton } from '../../components/LoadState.tsx';
+import { DeleteButton } from '../../components/DeleteButton.tsx';
+import { Dismissible, Empty, Failed, Skeleton } from '../../components/LoadState.tsx';
 import { SymbolChip } from '../../components/SymbolChip.tsx';
 import { SymbolSearch } from '../../components/SymbolSearch.tsx';
 import { useLocation } from '../../services/router.ts';
@@ -294,15 +295,11 @@ function ModelCard(props: { readonly model: SavedModel; readonly deleting: boole
     <li className="card predict-model" aria-busy={deleting}>
       <header>
         <h3>{model.name}</h3>
-        <button
-          type="button"
-          className="button"
-          aria-label={`Delete model ${model.name}`}
-          disabled={deleting}
-          onClick={() => send({ type: 'user.delete', id: model.id })}
-        >
-          {deleting ? 'Deleting…' : 'Delete'}
-        </button>
+        <DeleteButton
+          label={`Delete model ${model.name}`}
+          deleting={deleting}
+          onDelete={() => send({ type: 'user.delete', id: model.id })}
+        />
       </header>
       <p>
         <SymbolChip symbol={model.symbol} /> {model.horizon} day{model.horizon === 1 ? '' : 's'} ahead
@@ -384,12 +381,7 @@ export default function PredictScreen() {
             </>
           )}
           {context.actionError && (
-            <div className="failed" role="alert">
-              <span>{context.actionError}</span>
-              <button type="button" className="button" onClick={() => send({ type: 'user.dismissError' })}>
-                Dismiss
-              </button>
-            </div>
+            <Dismissible message={context.actionError} onDismiss={() => send({ type: 'user.dismissError' })} />
           )}
           <section className="predict-saved" aria-labelledby="predict-saved-title">
             <h2 id="predict-saved-title">Saved models</h2>

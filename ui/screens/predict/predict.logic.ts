@@ -83,24 +83,12 @@ export interface FitResult {
   readonly coefficients: readonly { feature: string; weight: number }[];
 }
 
-/** A saved model as `GET /personalize/predictions` lists it. */
-export interface SavedModel {
+/** A saved model as `GET /personalize/predictions` lists it: the request it was fitted with, and more. */
+export interface SavedModel extends PredictRequest {
   /** The model's id. */
   readonly id: string;
   /** Its name. */
   readonly name: string;
-  /** The symbol. */
-  readonly symbol: string;
-  /** Trading days ahead. */
-  readonly horizon: number;
-  /** `ridge` or `poly`. */
-  readonly model: PredictionModelKind;
-  /** Polynomial degree, only with `poly`. */
-  readonly degree?: number;
-  /** The L2 penalty. */
-  readonly lambda: number;
-  /** The features read. */
-  readonly features: PredictFeatures;
   /** The walk-forward figures when saved. */
   readonly metrics: PredictMetrics;
   /** The last bar's date when saved. */

@@ -3,17 +3,11 @@
  * bars and into today's minute candles, support and resistance from swing highs and lows, and the chart
  * elements of alerts, levels, patterns and compared symbols.
  */
-import type { Quote } from '../../../domain/market/types.ts';
+import type { DailyBar, Quote } from '../../../domain/market/types.ts';
 import { normalizeSeries, trimToLength, type ChartElement, type MarkerPoint } from './chartElements.ts';
 
 /** A daily bar as `GET /api/bars/{symbol}` answers it. */
-export interface Bar {
-  readonly date: string;
-  readonly open: number;
-  readonly high: number;
-  readonly low: number;
-  readonly close: number;
-  readonly volume: number;
+export interface Bar extends DailyBar {
   readonly SMA_20: number | null;
   readonly SMA_50: number | null;
   readonly SMA_100: number | null;

@@ -5,7 +5,7 @@
  */
 import { assign, fromCallback, fromPromise, raise, setup } from 'xstate';
 import type { LabelledClause } from '../../../domain/screener/query.ts';
-import type { Quote } from '../../../domain/market/types.ts';
+import type { DailyBar, Quote } from '../../../domain/market/types.ts';
 import { errorMessage, get, post, seg } from '../../services/api.ts';
 import { live } from '../../services/live.ts';
 import { showToast } from '../../services/toast.ts';
@@ -37,13 +37,7 @@ import {
 } from './search.logic.ts';
 
 /** A daily bar of `GET /api/bars/{symbol}`. */
-export interface ChartBar {
-  readonly date: string;
-  readonly open: number;
-  readonly high: number;
-  readonly low: number;
-  readonly close: number;
-  readonly volume: number;
+export interface ChartBar extends DailyBar {
   readonly SMA_50: number | null;
   readonly SMA_200: number | null;
 }

@@ -5,7 +5,7 @@
  */
 import { useMachine } from '@xstate/react';
 import { useId, useState, type FormEvent } from 'react';
-import { Failed, Skeleton } from '../../components/LoadState.tsx';
+import { Dismissible, Failed, Skeleton } from '../../components/LoadState.tsx';
 import { SymbolChip } from '../../components/SymbolChip.tsx';
 import {
   SECTOR_NAME_MAX,
@@ -309,12 +309,7 @@ export default function SectorsScreen() {
         </p>
       </div>
       {ctx.actionError && (
-        <div className="failed" role="alert">
-          <span>{ctx.actionError}</span>
-          <button type="button" className="button small" onClick={() => send({ type: 'user.dismissError' })}>
-            Dismiss
-          </button>
-        </div>
+        <Dismissible message={ctx.actionError} small onDismiss={() => send({ type: 'user.dismissError' })} />
       )}
       <h2 className="sectors-section">Your sectors</h2>
       {ctx.sectors.length === 0 && (

@@ -76,6 +76,16 @@ const CHANGE_EVENTS = new Set<string>([
   'user.delete',
 ]);
 
+/** Each change the user makes is queued, whether the sectors are shown, being read again or being saved. */
+const ENQUEUE_CHANGES = {
+  'user.create': { actions: 'enqueue' },
+  'user.copy': { actions: 'enqueue' },
+  'user.rename': { actions: 'enqueue' },
+  'user.addSymbols': { actions: 'enqueue' },
+  'user.removeSymbol': { actions: 'enqueue' },
+  'user.delete': { actions: 'enqueue' },
+} as const;
+
 /** The change a user event asks for, or why it cannot be made (checked before anything is sent). */
 export function changeFromEvent(
   event: ChangeEvent,
@@ -196,12 +206,7 @@ export const sectorsMachine = setup({
           always: { guard: 'hasQueue', target: 'saving' },
           on: {
             'server.sectorsChanged': 'refreshing',
-            'user.create': { actions: 'enqueue' },
-            'user.copy': { actions: 'enqueue' },
-            'user.rename': { actions: 'enqueue' },
-            'user.addSymbols': { actions: 'enqueue' },
-            'user.removeSymbol': { actions: 'enqueue' },
-            'user.delete': { actions: 'enqueue' },
+            ...ENQUEUE_CHANGES,
             'user.dismissError': { actions: assign({ actionError: null }) },
           },
         },
@@ -212,12 +217,7 @@ export const sectorsMachine = setup({
             onError: 'ready',
           },
           on: {
-            'user.create': { actions: 'enqueue' },
-            'user.copy': { actions: 'enqueue' },
-            'user.rename': { actions: 'enqueue' },
-            'user.addSymbols': { actions: 'enqueue' },
-            'user.removeSymbol': { actions: 'enqueue' },
-            'user.delete': { actions: 'enqueue' },
+            ...ENQUEUE_CHANGES,
           },
         },
         saving: {
@@ -248,12 +248,7 @@ export const sectorsMachine = setup({
             },
           },
           on: {
-            'user.create': { actions: 'enqueue' },
-            'user.copy': { actions: 'enqueue' },
-            'user.rename': { actions: 'enqueue' },
-            'user.addSymbols': { actions: 'enqueue' },
-            'user.removeSymbol': { actions: 'enqueue' },
-            'user.delete': { actions: 'enqueue' },
+            ...ENQUEUE_CHANGES,
             'user.dismissError': { actions: assign({ actionError: null }) },
           },
         },

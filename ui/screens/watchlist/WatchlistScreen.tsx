@@ -9,7 +9,7 @@ import { useCallback, useMemo } from 'react';
 import { formatNumber } from '../../../domain/format.ts';
 import { Grid, gridTheme } from '../../components/Grid.tsx';
 import { Link } from '../../components/Link.tsx';
-import { Empty, LoadState } from '../../components/LoadState.tsx';
+import { Dismissible, Empty, LoadState } from '../../components/LoadState.tsx';
 import { PriceFlash } from '../../components/PriceFlash.tsx';
 import { SymbolChip } from '../../components/SymbolChip.tsx';
 import { SymbolSearch } from '../../components/SymbolSearch.tsx';
@@ -135,14 +135,7 @@ export default function WatchlistScreen() {
           markedText="on your watch list"
         />
       </div>
-      {saveError && (
-        <div className="failed" role="alert">
-          <span>{saveError}</span>
-          <button type="button" className="button" onClick={() => send({ type: 'user.dismissError' })}>
-            Dismiss
-          </button>
-        </div>
-      )}
+      {saveError && <Dismissible message={saveError} onDismiss={() => send({ type: 'user.dismissError' })} />}
       <LoadState
         loading={state.matches('loading')}
         error={state.matches('failed') ? (error ?? 'The watch list could not be loaded') : null}
