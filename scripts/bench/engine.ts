@@ -12,6 +12,7 @@ import { NaiveAlertScan } from '../../engine/alerts/naiveScan.ts';
 import { Random } from '../../engine/marketdata/random.ts';
 import { LiveQuotes, type QuoteSeed } from '../../engine/quotes/liveQuotes.ts';
 import type { Tick } from '../../engine/ticks/tick.ts';
+import { progress } from './child.ts';
 
 /** Figures of one run. */
 export interface EngineBenchResult {
@@ -40,10 +41,6 @@ interface Market {
   readonly seeds: QuoteSeed[];
   readonly alerts: ArmedAlert[];
   readonly ticks: Tick[];
-}
-
-function progress(line: string): void {
-  process.stderr.write(`  ${line}\n`);
 }
 
 /**

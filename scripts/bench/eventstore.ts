@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { START, type EventData } from '../../platform/eventstore/port.ts';
 import { WAL_AUTOCHECKPOINT_PAGES, openSqliteEventStore } from '../../platform/eventstore/sqlite.ts';
+import { progress } from './child.ts';
 
 /** Figures of one run, in operations per second. */
 export interface EventStoreBenchResult {
@@ -37,10 +38,6 @@ function metadata(i: number): Record<string, string> {
 
 function rate(count: number, started: bigint): number {
   return Math.round(count / (Number(process.hrtime.bigint() - started) / 1e9));
-}
-
-function progress(line: string): void {
-  process.stderr.write(`  ${line}\n`);
 }
 
 /** Raw baseline: one autocommitted INSERT per event into the same schema and pragmas, no port around it. */

@@ -4,7 +4,7 @@
  * Koa app answering the same JSON on one route, measured in the same run. Each server runs in a child
  * process of its own; autocannon drives them over loopback from this one. Prints a table, then one JSON line.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import Koa from 'koa';
 import { isMain } from '../scriptIo.ts';
+import { progress, startServerChild, stopChild } from './child.ts';
 
 /** Figures of one route. */
 export interface RouteFigures {
@@ -68,37 +69,11 @@ const ROUTES = ['/personalize/watchlist', '/personalize/usernotifications/ALL'];
 
 const self = fileURLToPath(import.meta.url);
 
-function progress(line: string): void {
-  process.stderr.write(`  ${line}\n`);
-}
-
-/** Starts this file as a server child (`serve gateway|koa`) and resolves with its URL once it listens. */
 function startChild(
   kind: 'gateway' | 'koa',
   env: Record<string, string>,
 ): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', self, 'serve', kind], {
-    env: { ...process.env, ...env },
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString('utf8');
-      const line = out.split('\n')[0];
-      if (out.includes('\n') && line) resolve({ url: (JSON.parse(line) as { url: string }).url, child });
-    });
-    child.once('exit', (code) => reject(new Error(`${kind} server exited with code ${code} before listening`)));
-    child.once('error', reject);
-  });
-}
-
-function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
+  return startServerChild(self, kind, env);
 }
 
 /** Registers and signs in a user, fills the watch list, and answers the session cookie. */

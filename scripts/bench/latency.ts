@@ -14,7 +14,7 @@
  * process of its own that emits to every socket when a tick is posted: the transport's own cost. Prints a
  * table, then one JSON line. `BENCH_TPS` and `BENCH_FANOUT` override the tick rate and the fan-out's sockets.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -28,6 +28,7 @@ import type { Quote } from '../../domain/market/types.ts';
 import { MARKET_DB_FILE } from '../../engine/marketdata/store.ts';
 import { marketTemplate } from '../../gateway/testing/harness.ts';
 import { isMain } from '../scriptIo.ts';
+import { progress, startServerChild, stopChild } from './child.ts';
 import { percentile } from './gateway.ts';
 
 /** Figures of one run. */
@@ -73,37 +74,11 @@ export const P99_BUDGET_MS = 10;
 
 const self = fileURLToPath(import.meta.url);
 
-function progress(line: string): void {
-  process.stderr.write(`  ${line}\n`);
-}
-
-/** Starts this file as a child (`serve gateway|bare|feed`) and resolves with its URL once it listens. */
 function startChild(
   kind: 'gateway' | 'bare' | 'feed',
   env: Record<string, string>,
 ): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', self, 'serve', kind], {
-    env: { ...process.env, ...env },
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString('utf8');
-      const line = out.split('\n')[0];
-      if (out.includes('\n') && line) resolve({ url: (JSON.parse(line) as { url: string }).url, child });
-    });
-    child.once('exit', (code) => reject(new Error(`${kind} server exited with code ${code} before listening`)));
-    child.once('error', reject);
-  });
-}
-
-function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
+  return startServerChild(self, kind, env);
 }
 
 /** Keep-alive HTTP for the feed and the API, so connection set-up stays out of the figures. */

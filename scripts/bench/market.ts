@@ -14,6 +14,7 @@ import { alignReturns, correlationMatrix, naiveCorrelationMatrix } from '../../e
 import { openMarketData } from '../../engine/market/marketData.ts';
 import { detectAll, detectPatterns, type PatternDetection } from '../../engine/patterns/patterns.ts';
 import { naiveScreener, runScreener } from '../../engine/screener/screener.ts';
+import { progress } from './child.ts';
 
 /** Figures of one run. */
 export interface MarketBenchResult {
@@ -48,10 +49,6 @@ const QUERIES: readonly unknown[] = [
     { type: 'mcap', op: '>', val: 5e9 },
   ],
 ];
-
-function progress(line: string): void {
-  process.stderr.write(`  ${line}\n`);
-}
 
 /** Calls `step` (doing `units` units of work per call) for about `ms` after a short warm-up; units per second. */
 function measure(step: (i: number) => number, ms = MEASURE_MS): number {
