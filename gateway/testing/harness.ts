@@ -133,6 +133,14 @@ export class TestClient {
     expect(res.status, `${path}: ${res.text}`).to.equal(200);
     return res.body as T;
   }
+
+  /** GETs `path` and expects a 400 whose message starts with the refused field (`query.stks[1]: …`). */
+  async getRefused(path: string, field: string): Promise<void> {
+    const res = await this.get(path);
+    expect(res.status, res.text).to.equal(400);
+    const escaped = field.replace(/[.[\]]/g, '\\$&');
+    expect((res.body as { message: string }).message).to.match(new RegExp(`^${escaped}: `));
+  }
 }
 
 /** Market databases built once per test process, by seed, copied into each new data folder. */
