@@ -54,10 +54,11 @@ export function webApp(dir: string, isApiPath: (path: string) => boolean): Middl
       return;
     }
     const extension = extname(file);
-    if (extension !== '' && existsSync(file) && statSync(file).isFile()) {
+    const stat = extension === '' ? undefined : statSync(file, { throwIfNoEntry: false });
+    if (stat?.isFile()) {
       ctx.type = TYPES[extension] ?? 'application/octet-stream';
       ctx.set('Cache-Control', relative.startsWith('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
-      ctx.length = statSync(file).size;
+      ctx.length = stat.size;
       ctx.body = createReadStream(file);
       return;
     }
