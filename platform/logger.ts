@@ -1,7 +1,9 @@
 /**
- * Structured JSON logging (pino): one root logger per process, one child per component.
+ * Structured logging (pino): one root logger per process, one child per component. Lines are JSON, one object
+ * per line, except on a terminal, where they are printed readably (time, level, component, message).
  */
 import { pino, type DestinationStream, type Logger as PinoLogger } from 'pino';
+import PinoPretty from 'pino-pretty';
 import type { LogLevel } from './config.ts';
 
 /** The logger type passed to every component. */
@@ -13,9 +15,28 @@ export interface LoggerOptions {
   readonly logLevel?: LogLevel;
   /** Alias of `logLevel`, for callers that build options by hand. */
   readonly level?: LogLevel;
+  /** Readable lines instead of JSON (default: when standard output is a terminal). */
+  readonly pretty?: boolean;
 }
 
-/** Creates the process's root logger, writing one JSON object per line to stdout or to `destination`. */
+/** A stream writing readable lines to standard output, for a person at a terminal. */
+export function prettyStream(destination: NodeJS.WritableStream = process.stdout): DestinationStream {
+  return PinoPretty({
+    colorize: destination === process.stdout && process.stdout.hasColors?.() === true,
+    translateTime: 'SYS:HH:MM:ss',
+    ignore: 'pid,hostname,component',
+    messageFormat: '{if component}[{component}] {end}{msg}',
+    hideObject: false,
+    singleLine: true,
+    destination,
+    sync: true,
+  });
+}
+
+/**
+ * Creates the process's root logger, writing to `destination`, or to standard output: readable lines on a
+ * terminal, one JSON object per line otherwise.
+ */
 export function createLogger(options: LoggerOptions = {}, destination?: DestinationStream): Logger {
   const level = options.logLevel ?? options.level ?? 'info';
   const settings = {
@@ -24,7 +45,8 @@ export function createLogger(options: LoggerOptions = {}, destination?: Destinat
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label: string) => ({ level: label }) },
   };
-  return destination ? pino(settings, destination) : pino(settings);
+  if (destination) return pino(settings, destination);
+  return (options.pretty ?? process.stdout.isTTY === true) ? pino(settings, prettyStream()) : pino(settings);
 }
 
 /** Returns a child logger whose lines carry `component: name`, so one part's lines can be filtered. */

@@ -1,13 +1,16 @@
 /**
  * Runs the mocha suites with the project's reporter and ends with the line `N passed, N failed`.
  * Extra arguments go to mocha; file, directory or glob arguments replace the specs of `.mocharc.json`,
- * e.g. `npm test -- platform/config.test.ts`.
+ * e.g. `npm test -- platform/config.test.ts`. `--unit` runs only the suites that start no service (the inner
+ * loop). Before running, the services the chosen suites start (redis-server, Chromium) are installed when
+ * missing, or the run stops at once naming the command to install them.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ensureServices, servicesFor, specFilesOf } from './testServices.ts';
 
 /** Counts written by the reporter at the end of a run. */
 interface Summary {
@@ -34,7 +37,33 @@ function readSummary(file: string): Summary | null {
   }
 }
 
-async function main(argv: readonly string[]): Promise<number> {
+/** The layers whose suites make the unit run: pure code and adapters, no HTTP server, no browser. */
+const UNIT_SPECS = ['domain', 'engine', 'projections', 'platform', 'ui'];
+
+/** The spec globs of the rc file. */
+function rcSpecs(): string[] {
+  const rc = JSON.parse(fs.readFileSync(rcFile, 'utf8')) as { spec?: string[] };
+  return rc.spec ?? [];
+}
+
+async function main(given: readonly string[]): Promise<number> {
+  const unit = given.includes('--unit');
+  let argv = given.filter((arg) => arg !== '--unit');
+  const chosen = argv.filter(isSpecArgument);
+  const files = specFilesOf(root, chosen.length > 0 ? chosen : unit ? UNIT_SPECS : rcSpecs());
+  const needed = servicesFor(files);
+  if (unit) {
+    // The unit run: every chosen spec that starts no service, named one by one.
+    const serviceFree = files.filter((file) => servicesFor([file]).length === 0);
+    argv = [...argv.filter((arg) => !isSpecArgument(arg)), ...serviceFree.map((file) => path.relative(root, file))];
+  } else {
+    const readiness = ensureServices(needed, process.env, (line) => process.stderr.write(`${line}\n`));
+    if (!readiness.ready) {
+      process.stderr.write(`${readiness.message}\n`);
+      process.stdout.write('0 passed, 1 failed\n');
+      return 1;
+    }
+  }
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'stockpulse-test-'));
   const summaryFile = path.join(work, 'summary.json');
   const args = [mochaBin, '--reporter', reporter, '--reporter-option', `summary=${summaryFile}`];
