@@ -204,6 +204,25 @@ async function pushTicks(running: RunningGateway, ticks: readonly TestTick[]): P
   return fired;
 }
 
+/** The data folders this process made and has not removed yet. */
+const dataDirs = new Set<string>();
+let removalArranged = false;
+
+/** Removes, when the process exits, every data folder a test left behind (one that failed before closing). */
+function removeLeftDataDirs(): void {
+  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
+  dataDirs.clear();
+}
+
+/** A fresh temporary data folder, removed at the latest when the process exits. */
+function makeDataDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'sp-gw-'));
+  if (!removalArranged) process.once('exit', removeLeftDataDirs);
+  removalArranged = true;
+  dataDirs.add(dir);
+  return dir;
+}
+
 /**
  * Starts the gateway in a fresh temporary folder (or `dataDir`, to restart on the same data); a fresh folder
  * gets a copy of the market database built once per process for its seed.
@@ -211,7 +230,7 @@ async function pushTicks(running: RunningGateway, ticks: readonly TestTick[]): P
 export async function startTestGateway(
   options: { dataDir?: string; env?: Record<string, string> } = {},
 ): Promise<TestGateway> {
-  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'sp-gw-'));
+  const dataDir = options.dataDir ?? makeDataDir();
   if (options.dataDir === undefined) {
     copyFileSync(marketTemplate(loadConfig({ ...options.env }).marketSeed), join(dataDir, MARKET_DB_FILE));
   }
@@ -249,7 +268,10 @@ export async function startTestGateway(
     },
     close: async ({ keepData = false } = {}) => {
       await running.close();
-      if (!keepData) rmSync(dataDir, { recursive: true, force: true });
+      if (!keepData) {
+        rmSync(dataDir, { recursive: true, force: true });
+        dataDirs.delete(dataDir);
+      }
     },
   };
 }
