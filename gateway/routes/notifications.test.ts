@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import type { SmaPeriod } from '../../domain/screener/query.ts';
 import { STOCKPULSE_NAMESPACE, uuidV5 } from '../../domain/ids.ts';
 import type { EngineTrigger } from '../../engine/alerts/alertEngine.ts';
+import { comparePositions, parsePosition } from '../../platform/eventstore/port.ts';
 import { startTestGateway, type TestClient, type TestGateway } from '../testing/harness.ts';
 import type { AlertAnswer } from './alerts.ts';
 import type { NotificationAnswer } from './notifications.ts';
@@ -107,6 +108,17 @@ describe('notification routes', function () {
         },
       ]);
       expect(res.headers.get('x-read-model-position')).to.match(/^\d+\/\d+$/);
+    });
+
+    it('marks the list with a position at or past every trigger it holds, even an empty list', async function () {
+      const user = await gw.user();
+      const empty = await user.get('/personalize/usernotifications/ALL');
+      expect(empty.headers.get('x-read-model-position')).to.match(/^\d+\/\d+$/);
+      const { trigger } = await notify(user);
+      const listed = await user.get('/personalize/usernotifications/ALL');
+      const position = parsePosition(listed.headers.get('x-read-model-position') ?? '');
+      expect(position, 'a position').to.not.equal(null);
+      expect(comparePositions(position!, trigger.position!)).to.be.at.least(0);
     });
 
     it('answers an empty list to a new user', async function () {
