@@ -13,5 +13,7 @@ export const SESSIONS_FILE = 'sessions.db';
  * stays the caller's to close), else the SQLite file in `DATA_DIR`.
  */
 export function openSessionStore(config: Pick<Config, 'dataDir'>, redis: RedisClient | null): SessionStore {
-  return redis ? new RedisSessionStore(redis, undefined, false) : openSqliteSessionStore(join(config.dataDir, SESSIONS_FILE));
+  return redis
+    ? new RedisSessionStore(redis, undefined, false)
+    : openSqliteSessionStore(join(config.dataDir, SESSIONS_FILE));
 }
