@@ -6,20 +6,20 @@
 import fs from 'node:fs';
 import { loadConfig, type Config } from '../platform/config.ts';
 import { createLogger, type Logger } from '../platform/logger.ts';
-import { startAll } from './roles/all.ts';
+import { startAllRole } from './roles/all.ts';
 import { startEngineRole } from './roles/engine.ts';
 import { startGatewayRole } from './roles/gateway.ts';
 import { startProjectionsRole } from './roles/projections.ts';
 import type { RunningGateway } from './roles/serve.ts';
 
-export type { RunningGateway, System } from './roles/serve.ts';
+export type { RunningGateway } from './roles/serve.ts';
 
 /** Longest wait for open connections and ports to close before the process exits anyway. */
 const SHUTDOWN_GRACE_MS = 10_000;
 
 /** The composition of each role. */
 const ROLES: Readonly<Record<Config['role'], (config: Config, logger: Logger) => Promise<RunningGateway>>> = {
-  all: startAll,
+  all: startAllRole,
   gateway: startGatewayRole,
   engine: startEngineRole,
   projections: startProjectionsRole,

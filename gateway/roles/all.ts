@@ -8,7 +8,7 @@ import { openPorts, openRedisTickBus, runEngine, runProjections, runQuoteFeed, s
 import { serveApi, systemOf, type RunningGateway } from './serve.ts';
 
 /** Starts every part and serves the API and Socket.IO on `PORT`. */
-export function startAll(config: Config, logger: Logger): Promise<RunningGateway> {
+export function startAllRole(config: Config, logger: Logger): Promise<RunningGateway> {
   return starting(async (stops) => {
     const ports = await openPorts(config, logger, stops, { cacheReadModels: true });
     const projections = await runProjections(ports, logger, stops);

@@ -93,7 +93,11 @@ export async function openPorts(
   const redis = config.redisUrl
     ? await connectRedis(config.redisUrl, (error) => logger.error({ err: error }, 'redis connection error'))
     : null;
-  if (redis) stops.add(async () => (redis.isOpen ? void (await redis.quit()) : undefined));
+  if (redis) {
+    stops.add(async () => {
+      if (redis.isOpen) await redis.quit();
+    });
+  }
   const storedReadModels = openReadModelStore(config, redis);
   const readModels = options.cacheReadModels ? cacheReadModels(storedReadModels) : storedReadModels;
   stops.add(() => readModels.close());
