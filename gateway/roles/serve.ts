@@ -92,12 +92,6 @@ export function systemOf(config: Config, logger: Logger, ports: Ports, parts: Pa
     feed: parts.bus && config.feedToken !== null ? { token: config.feedToken, bus: parts.bus } : undefined,
     health: { projections, engine: parts.engine },
     dataDir: config.dataDir,
-    // A check replays into a scratch store of its own, in memory, and only reads the live read models.
-    rebuildChecks: new RebuildChecks({
-      events,
-      readModels,
-      scratchReadModels: () => openSqliteReadModelStore({ file: ':memory:' }),
-    }),
   };
   return {
     events,
@@ -171,16 +165,22 @@ async function listening(
 
 /** Serves the API and Socket.IO (roles `all` and `gateway`). */
 export async function serveApi(config: Config, logger: Logger, stops: Stops, system: System): Promise<RunningGateway> {
-  let realtime: Realtime | null = null;
   const health = {
     projections: system.projections,
     engine: system.engine,
-    sockets: () => realtime?.socketCount() ?? 0,
+    sockets: () => realtime.socketCount(),
   };
+  // A rebuild check of the Maint page replays into a scratch store of its own, in memory; the live read models
+  // are only read.
+  const rebuildChecks = new RebuildChecks({
+    events: system.events,
+    readModels: system.readModels,
+    scratchReadModels: () => openSqliteReadModelStore({ file: ':memory:' }),
+  });
   // The application first: Socket.IO, attached after, takes its own path and hands the rest to it.
-  const server = serverOf(createApp({ ...system.appDeps, health }), stops);
+  const server = serverOf(createApp({ ...system.appDeps, health, rebuildChecks }), stops);
   const live = system.liveQuotes;
-  const attached = attachRealtime(server, {
+  const realtime = attachRealtime(server, {
     sessions: system.appDeps.sessions,
     symbols: system.appDeps.symbols,
     quotes: () => system.market.quotes,
@@ -192,8 +192,7 @@ export async function serveApi(config: Config, logger: Logger, stops: Stops, sys
     onReadModelCommit: (listener) => system.onReadModelCommit(listener),
     redis: system.redis,
   });
-  realtime = attached;
-  stops.add(() => attached.close());
+  stops.add(() => realtime.close());
   return listening(config, logger, stops, server, { system, realtime, relay: null });
 }
 
