@@ -86,6 +86,7 @@ function slicedStore(store: ReadModelStore): ReadModelStore {
 /** Runs rebuild checks one at a time and remembers the last one. */
 export class RebuildChecks {
   private job: RebuildJob | null = null;
+  private running: Promise<void> = Promise.resolve();
 
   constructor(private readonly deps: RebuildCheckDeps) {}
 
@@ -118,8 +119,13 @@ export class RebuildChecks {
       finishedAt: null,
     };
     this.job = job;
-    void this.run(job);
+    this.running = this.run(job);
     return job;
+  }
+
+  /** Resolves once the check under way, if any, has finished (done or failed). */
+  settled(): Promise<void> {
+    return this.running;
   }
 
   private async run(job: RebuildJob): Promise<void> {
