@@ -2,6 +2,7 @@
 import js from '@eslint/js';
 import { defineConfig, globalIgnores } from 'eslint/config';
 import tseslint from 'typescript-eslint';
+import { layering } from './scripts/lint/layering.js';
 
 /** Globals of Node's CommonJS modules, for the few `.cjs` files. */
 const nodeCommonJsGlobals = {
@@ -16,7 +17,8 @@ const nodeCommonJsGlobals = {
 };
 
 export default defineConfig(
-  globalIgnores(['node_modules/', 'dist/', 'var/', 'ui/dist/', 'coverage/', '.tmp/']),
+  // The lint fixtures break the layering on purpose: scripts/lint.test.ts lints them with the layering alone.
+  globalIgnores(['node_modules/', 'dist/', 'var/', 'ui/dist/', 'coverage/', '.tmp/', 'scripts/lint/fixtures/']),
   js.configs.recommended,
   tseslint.configs.recommendedTypeChecked,
   {
@@ -32,6 +34,7 @@ export default defineConfig(
       '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false } }],
     },
   },
+  ...layering,
   {
     files: ['**/*.js', '**/*.cjs', '**/*.mjs'],
     extends: [tseslint.configs.disableTypeChecked],

@@ -10,6 +10,7 @@ import type { MarketData } from '../engine/market/marketData.ts';
 import { componentLogger, type Logger } from '../platform/logger.ts';
 import type { ReadModelStore } from '../platform/readmodels/port.ts';
 import type { SessionStore } from '../platform/sessions/port.ts';
+import type { RebuildChecks } from '../projections/rebuildChecks.ts';
 import { MemoryRateLimiter, signInLimits, type RateLimiter } from './auth/rateLimit.ts';
 import { authRoutes } from './auth/routes.ts';
 import { loadSession } from './auth/session.ts';
@@ -69,6 +70,8 @@ export interface AppDeps {
   readonly dataDir?: string;
   /** The built web app's folder; `UI_DIR` or `ui/dist` when absent. */
   readonly uiDir?: string;
+  /** The rebuild checks of the Maint page; those routes answer 503 without them. */
+  readonly rebuildChecks?: RebuildChecks;
 }
 
 /** Path prefixes owned by the API: unknown routes under them answer 404 JSON. */
@@ -126,7 +129,13 @@ export function apiRoutes(deps: AppDeps): RouteDef<never, never, never>[] {
     ...screenerRoutes({ market: deps.market }),
     ...sectorsRoutes({ commands, readModels: deps.readModels, symbols: deps.symbols, gics: deps.market }),
     ...snapshotsRoutes({ commands, readModels: deps.readModels, symbols: deps.symbols, dataDir: deps.dataDir }),
-    ...maintRoutes({ events: deps.events, readModels: deps.readModels, market: deps.market, health: deps.health }),
+    ...maintRoutes({
+      events: deps.events,
+      readModels: deps.readModels,
+      market: deps.market,
+      health: deps.health,
+      rebuildChecks: deps.rebuildChecks,
+    }),
     ...predictionRoutes({ commands, readModels: deps.readModels, market: deps.market }),
   ] as RouteDef<never, never, never>[];
 }

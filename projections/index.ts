@@ -57,10 +57,13 @@ export interface RunningProjections {
   stop(): Promise<void>;
 }
 
+/** Called after a projection committed documents up to a position. */
+export type ReadModelCommitListener = (name: string, position: LogPosition, writes: readonly DocumentWrite[]) => void;
+
 /** Options of {@link startProjections}. */
 export interface StartProjectionsOptions {
   /** Called after each commit of a projection, e.g. to push `readmodel:changed`. */
-  readonly onCommit?: (name: string, position: LogPosition, writes: readonly DocumentWrite[]) => void;
+  readonly onCommit?: ReadModelCommitListener;
   /** Called when a projection fails. */
   readonly onError?: (name: string, error: Error) => void;
 }

@@ -1,11 +1,11 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { expect } from 'chai';
 import { startTestGateway } from '../gateway/testing/harness.ts';
 import { progressBar, runRebuild } from './rebuild.ts';
 import type { ScriptIo } from './scriptIo.ts';
 import { runScript } from './testing/runScript.ts';
+import { openSqliteFile } from '../platform/testing/sqliteFile.ts';
 
 function capture(): ScriptIo & { lines: string[]; errors: string[]; bars: string[] } {
   const lines: string[] = [];
@@ -41,7 +41,7 @@ describe('npm run rebuild', function () {
   });
 
   it('prints the corrupted document with its first differing path and exits 1', async function () {
-    const db = new Database(join(dataDir, 'readmodels.db'));
+    const db = openSqliteFile(join(dataDir, 'readmodels.db'));
     const row = db.prepare("SELECT doc FROM documents WHERE collection = 'watchlist' AND key = ?").get(username) as {
       doc: string;
     };

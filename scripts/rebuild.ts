@@ -7,7 +7,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DATA_FILES } from '../gateway/system.ts';
+import { READ_MODELS_FILE } from '../platform/readmodels/index.ts';
 import { loadConfig, type Config } from '../platform/config.ts';
 import { formatPosition, isAfter, openEventStore } from '../platform/eventstore/index.ts';
 import type { ReadModelStore } from '../platform/readmodels/port.ts';
@@ -61,7 +61,7 @@ export async function runRebuild(
     return 2;
   }
   const config = loadConfig(env);
-  const liveFile = join(config.dataDir, DATA_FILES.readModels);
+  const liveFile = join(config.dataDir, READ_MODELS_FILE);
   if (config.redisUrl === null && !existsSync(liveFile)) {
     io.err(`rebuild refused: no live read models at ${liveFile}`);
     return 2;
@@ -72,7 +72,7 @@ export async function runRebuild(
     throw error;
   });
   const work = mkdtempSync(join(tmpdir(), 'sp-rebuild-'));
-  const fresh = openSqliteReadModelStore({ file: join(work, DATA_FILES.readModels) });
+  const fresh = openSqliteReadModelStore({ file: join(work, READ_MODELS_FILE) });
   try {
     const started = process.hrtime.bigint();
     let drawn = -Infinity;

@@ -1,6 +1,5 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { expect } from 'chai';
 import { startTestGateway } from '../gateway/testing/harness.ts';
 import { eventHash } from '../platform/audit/hashChain.ts';
@@ -8,6 +7,7 @@ import type { EventMetadata } from '../platform/eventstore/port.ts';
 import { runScript } from './testing/runScript.ts';
 import { runVerify } from './verify.ts';
 import type { ScriptIo } from './scriptIo.ts';
+import { openSqliteFile } from '../platform/testing/sqliteFile.ts';
 
 function capture(): ScriptIo & { lines: string[]; errors: string[] } {
   const lines: string[] = [];
@@ -33,7 +33,7 @@ describe('npm run verify', function () {
   });
 
   function tamper(sql: string, ...params: unknown[]): { id: string } {
-    const db = new Database(join(dataDir, 'events.db'));
+    const db = openSqliteFile(join(dataDir, 'events.db'));
     try {
       const row = db
         .prepare('SELECT id FROM events WHERE stream = ? AND revision = 2')
@@ -76,7 +76,7 @@ describe('npm run verify', function () {
   });
 
   it('names the next event when an altered event got a freshly computed hash of its own', async function () {
-    const db = new Database(join(dataDir, 'events.db'));
+    const db = openSqliteFile(join(dataDir, 'events.db'));
     const stream = `watchlist-${username}`;
     const row = db.prepare('SELECT type, metadata FROM events WHERE stream = ? AND revision = 1').get(stream) as {
       type: string;

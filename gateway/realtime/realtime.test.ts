@@ -4,7 +4,7 @@ import type { Quote } from '../../engine/market/quotes.ts';
 import { parsePosition } from '../../platform/eventstore/port.ts';
 import type { NotificationAnswer } from '../routes/notifications.ts';
 import { startTestGateway, type TestClient, type TestGateway } from '../testing/harness.ts';
-import { QUOTE_INTERVAL_MS } from './realtime.ts';
+import { QUOTE_INTERVAL_MS } from './throttle.ts';
 import type {
   ClientToServerEvents,
   NotificationPush,

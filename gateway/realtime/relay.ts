@@ -5,11 +5,11 @@
  * `readmodel:changed`.
  */
 import { Server } from 'socket.io';
-import { formatPosition } from '../../platform/eventstore/port.ts';
 import type { RedisClient } from '../../platform/redis.ts';
+import type { ReadModelCommitListener } from '../../projections/index.ts';
 import type { EngineTrigger } from '../../engine/alerts/alertEngine.ts';
-import type { System } from '../system.ts';
-import { notificationOf, redisAdapter, userRoom, type RealtimeServer } from './realtime.ts';
+import { changeOf, notificationOf, usersOf } from './fanOut.ts';
+import { redisAdapter, userRoom, type RealtimeServer } from './server.ts';
 
 /** What the relay forwards. */
 export interface RelayDeps {
@@ -18,7 +18,7 @@ export interface RelayDeps {
   /** Triggers of the engine this process runs, when it runs one. */
   readonly triggers: ((listener: (trigger: EngineTrigger) => void) => () => void) | null;
   /** Commits of the projections this process runs, when it runs them. */
-  readonly onReadModelCommit?: System['onReadModelCommit'];
+  readonly onReadModelCommit?: ((listener: ReadModelCommitListener) => () => void) | undefined;
 }
 
 /** A running relay. */
@@ -34,10 +34,8 @@ export function startRelay(deps: RelayDeps): Relay {
     io.serverSideEmit('notification', trigger.userId, notificationOf(trigger));
   });
   const stopCommits = deps.onReadModelCommit?.((name, position, writes) => {
-    const users = new Set<string>();
-    for (const write of writes) users.add(write.key.split('/', 1)[0]!);
-    const change = { name, position: formatPosition(position) };
-    for (const userId of users) io.to(userRoom(userId)).emit('readmodel:changed', change);
+    const change = changeOf(name, position);
+    for (const userId of usersOf(writes)) io.to(userRoom(userId)).emit('readmodel:changed', change);
   });
   return {
     close: async () => {

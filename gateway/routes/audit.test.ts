@@ -1,9 +1,9 @@
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { expect } from 'chai';
 import { USER_CONCERNS } from '../../domain/concerns.ts';
-import { grantRole } from '../../scripts/grant.ts';
+import { grantRole } from '../auth/grant.ts';
 import { startTestGateway, type TestClient, type TestGateway } from '../testing/harness.ts';
+import { openSqliteFile } from '../../platform/testing/sqliteFile.ts';
 
 type Client = TestClient & { readonly username: string };
 
@@ -283,7 +283,7 @@ describe('audit routes', function () {
     expect(intact.body).to.deep.include({ intact: true, events: 5, streams: 2, firstBreak: null });
     expect((intact.body as { summary: string }).summary).to.equal('chain intact: 5 events in 2 streams');
 
-    const db = new Database(join(gw.dataDir, 'events.db'));
+    const db = openSqliteFile(join(gw.dataDir, 'events.db'));
     db.prepare('UPDATE events SET data = ? WHERE stream = ? AND revision = 1').run(
       JSON.stringify({ symbol: 'TSLA' }),
       `watchlist-${ada.username}`,

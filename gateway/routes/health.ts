@@ -6,7 +6,7 @@ import type Router from '@koa/router';
 import type { EventStore } from '../../platform/eventstore/port.ts';
 import type { ConsumerLag } from '../../platform/subscriptions/runner.ts';
 import type { RunningProjections } from '../../projections/index.ts';
-import type { RunningEngine } from '../system.ts';
+import type { RunningEngine } from '../../engine/running.ts';
 
 /** What the health routes look at; a part this process does not run is null. */
 export interface HealthDeps {

@@ -1,15 +1,15 @@
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { expect } from 'chai';
 import { STOCKPULSE_NAMESPACE, uuidV5 } from '../../domain/ids.ts';
 import { formatPosition, type EventData } from '../../platform/eventstore/port.ts';
 import { openSqliteEventStore } from '../../platform/eventstore/sqlite.ts';
 import { openSqliteReadModelStore } from '../../platform/readmodels/sqlite.ts';
 import { ALL_PROJECTIONS } from '../../projections/index.ts';
-import { grantRole } from '../../scripts/grant.ts';
+import { grantRole } from '../auth/grant.ts';
 import type { RouteRequest } from '../http/route.ts';
 import { startTestGateway, type TestClient, type TestGateway } from '../testing/harness.ts';
 import { maintRoutes } from './maint.ts';
+import { openSqliteFile } from '../../platform/testing/sqliteFile.ts';
 
 interface Status {
   market: { asOf: string; symbols: number; bars: number; lastTick: string | null; simulated: boolean };
@@ -260,7 +260,7 @@ describe('maint routes', function () {
       const bob = await gw.user('bob');
       await ada.post('/personalize/createwatchlist', ['NVDA']);
       await bob.post('/personalize/createwatchlist', ['XOM']);
-      const db = new Database(join(gw.dataDir, 'readmodels.db'));
+      const db = openSqliteFile(join(gw.dataDir, 'readmodels.db'));
       for (const username of [ada.username, bob.username]) {
         const row = db
           .prepare('SELECT doc FROM documents WHERE collection = ? AND key = ?')

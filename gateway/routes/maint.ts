@@ -1,24 +1,17 @@
 /**
  * Maint routes, for every signed-in user: the status of the market data, the tick source and the projections,
- * and a rebuild check that replays the whole log into scratch read models and compares them with the live ones
- * (as `npm run rebuild` does) without writing to the live read models. One check runs at a time per process;
- * its replay yields to the event loop between pages, so the gateway keeps answering while it runs.
+ * and the rebuild check of `projections/rebuildChecks.ts` (the whole log replayed into scratch read models and
+ * compared with the live ones, which are only read): started, and its progress and differences read.
  */
-import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { MarketData } from '../../engine/market/marketData.ts';
 import { START, formatPosition, type EventStore } from '../../platform/eventstore/port.ts';
 import type { ReadModelStore } from '../../platform/readmodels/port.ts';
-import { openSqliteReadModelStore } from '../../platform/readmodels/sqlite.ts';
 import { measureLag, type ConsumerLag } from '../../platform/subscriptions/runner.ts';
 import { ALL_PROJECTIONS } from '../../projections/index.ts';
 import { projectionConsumer, type Projection } from '../../projections/projection.ts';
-import {
-  compareReadModels,
-  rebuildReadModels,
-  type CollectionComparison,
-  type DocumentDifference,
-} from '../../projections/rebuild.ts';
+import type { DocumentDifference } from '../../projections/rebuild.ts';
+import type { RebuildChecks } from '../../projections/rebuildChecks.ts';
 import { ApiError } from '../errors.ts';
 import { defineRoute } from '../http/route.ts';
 import type { HealthDeps } from './health.ts';
@@ -35,17 +28,9 @@ export interface MaintDeps {
   readonly health?: HealthDeps | undefined;
   /** The projections checked (every projection when absent). */
   readonly projections?: readonly Projection<unknown>[];
-  /** Opens the scratch store a rebuild check replays into (an in-memory SQLite store when absent). */
-  readonly scratchReadModels?: () => ReadModelStore;
-  /** Events read per slice of a rebuild check's replay (1000 when absent). */
-  readonly rebuildPageSize?: number;
+  /** The rebuild checks of this process; the rebuild routes answer 503 without them. */
+  readonly rebuildChecks?: Pick<RebuildChecks, 'start' | 'current'> | undefined;
 }
-
-/** Most differences a rebuild check keeps and answers; `differenceCount` tells how many there were. */
-export const REBUILD_DIFFERENCES_KEPT = 100;
-
-/** The states of a rebuild check. */
-export type RebuildState = 'idle' | 'running' | 'done' | 'failed';
 
 /** One difference as the API answers it. */
 export interface DifferenceAnswer {
@@ -63,136 +48,13 @@ export interface DifferenceAnswer {
   readonly rebuilt?: unknown;
 }
 
-/** A rebuild check as it runs and when it has finished. */
-interface RebuildJob {
-  readonly jobId: string;
-  state: Exclude<RebuildState, 'idle'>;
-  processed: number;
-  total: number;
-  differences: DocumentDifference[];
-  differenceCount: number;
-  collections: CollectionComparison[];
-  head: string | null;
-  eventsPerSec: number | null;
-  error: string | null;
-  readonly startedAt: string;
-  finishedAt: string | null;
-}
-
-const pause = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
-/** The event store as the replay reads it: each page is read in a turn of the event loop of its own. */
-function slicedEvents(events: EventStore): EventStore {
-  return {
-    appendToStream: (stream, data, options) => events.appendToStream(stream, data, options),
-    readStream: (stream, options) => events.readStream(stream, options),
-    readAll: async (options) => {
-      await pause();
-      return events.readAll(options);
-    },
-    subscribeToAll: (handlers, options) => events.subscribeToAll(handlers, options),
-    headPosition: () => events.headPosition(),
-    close: () => events.close(),
-  };
-}
-
-/** A read-model store whose lists and commits each start in a turn of the event loop of their own. */
-function slicedStore(store: ReadModelStore): ReadModelStore {
-  return {
-    get: (collection, key) => store.get(collection, key),
-    list: async (collection, options) => {
-      await pause();
-      return store.list(collection, options);
-    },
-    readCheckpoint: (consumer) => store.readCheckpoint(consumer),
-    listCheckpoints: () => store.listCheckpoints(),
-    commit: async (consumer, checkpoint, writes) => {
-      await pause();
-      return store.commit(consumer, checkpoint, writes);
-    },
-    reset: (consumer, collections) => store.reset(consumer, collections),
-    close: () => store.close(),
-  };
-}
-
-/** Runs rebuild checks one at a time and remembers the last one. */
-export class RebuildChecks {
-  private job: RebuildJob | null = null;
-
-  constructor(private readonly deps: MaintDeps) {}
-
-  /** The check running or last run, or null when none ran in this process. */
-  current(): Readonly<RebuildJob> | null {
-    return this.job;
-  }
-
-  /** Starts a check; refuses with 409 while one runs. */
-  start(): Readonly<RebuildJob> {
-    const running = this.job;
-    if (running?.state === 'running') {
-      throw new ApiError(
-        409,
-        'conflict',
-        `a rebuild check is already running: job ${running.jobId}, started ${running.startedAt}, ${running.processed} of ${running.total} events replayed`,
-      );
-    }
-    const job: RebuildJob = {
-      jobId: randomUUID(),
-      state: 'running',
-      processed: 0,
-      total: 0,
-      differences: [],
-      differenceCount: 0,
-      collections: [],
-      head: null,
-      eventsPerSec: null,
-      error: null,
-      startedAt: new Date().toISOString(),
-      finishedAt: null,
-    };
-    this.job = job;
-    void this.run(job);
-    return job;
-  }
-
-  private async run(job: RebuildJob): Promise<void> {
-    const projections = this.deps.projections ?? ALL_PROJECTIONS;
-    let scratch: ReadModelStore | undefined;
-    try {
-      await pause();
-      scratch = (this.deps.scratchReadModels ?? (() => openSqliteReadModelStore({ file: ':memory:' })))();
-      const result = await rebuildReadModels(slicedEvents(this.deps.events), slicedStore(scratch), projections, {
-        pageSize: this.deps.rebuildPageSize ?? 1000,
-        onProgress: ({ events, position, head }) => {
-          job.processed = events;
-          // On the embedded store a position counts the events before it; elsewhere the share read estimates it.
-          job.total =
-            position.commit > 0 ? Math.max(events, Math.round((events * head.commit) / position.commit)) : events;
-        },
-      });
-      job.processed = result.events;
-      job.total = result.events;
-      job.head = formatPosition(result.head);
-      job.eventsPerSec = result.eventsPerSec;
-      const comparison = await compareReadModels(
-        slicedStore(this.deps.readModels),
-        slicedStore(scratch),
-        result.head,
-        projections,
-      );
-      job.collections = [...comparison.collections];
-      job.differenceCount = comparison.differences.length;
-      job.differences = comparison.differences.slice(0, REBUILD_DIFFERENCES_KEPT);
-      job.state = 'done';
-    } catch (error) {
-      job.error = error instanceof Error ? error.message : String(error);
-      job.state = 'failed';
-    } finally {
-      job.finishedAt = new Date().toISOString();
-      await scratch?.close().catch(() => undefined);
-    }
-  }
-}
+/** The rebuild checks of a process that runs none. */
+const noRebuildChecks: Pick<RebuildChecks, 'start' | 'current'> = {
+  start: () => {
+    throw new ApiError(503, 'unavailable', 'rebuild checks are not run by this process');
+  },
+  current: () => null,
+};
 
 /** A difference as shown to a caller: another user's document key and contents only to auditors. */
 export function differenceAnswer(difference: DocumentDifference, userId: string, auditor: boolean): DifferenceAnswer {
@@ -275,7 +137,7 @@ const rebuildAnswer = z.object({
 /** The Maint routes. */
 export function maintRoutes(deps: MaintDeps) {
   const projections = deps.projections ?? ALL_PROJECTIONS;
-  const checks = new RebuildChecks(deps);
+  const checks = deps.rebuildChecks ?? noRebuildChecks;
 
   /** Each projection's lag: from the runners of this process, else from the checkpoints in the shared store. */
   const projectionLags = async () => {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
-import { grantRole } from '../grant.ts';
+import { grantRole } from '../../gateway/auth/grant.ts';
 import { startE2E, type E2E } from './browser.ts';
 
 /** The traces of the first Plotly graph inside `scope`. */

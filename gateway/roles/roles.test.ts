@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { connectRedis } from '../platform/redis.ts';
-import { startTestRedis, type TestRedis } from '../platform/testing/redisServer.ts';
-import { marketTemplate, startTestGateway } from './testing/harness.ts';
+import { connectRedis } from '../../platform/redis.ts';
+import { startTestRedis, type TestRedis } from '../../platform/testing/redisServer.ts';
+import { marketTemplate, startTestGateway } from '../testing/harness.ts';
 
 const TOKEN = 'feed-token-0123456789abcdef';
 const AUTH = { authorization: `Bearer ${TOKEN}` };

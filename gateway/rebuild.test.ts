@@ -1,11 +1,11 @@
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { expect } from 'chai';
-import { startTestGateway, type TestGateway } from '../gateway/testing/harness.ts';
+import { startTestGateway, type TestGateway } from './testing/harness.ts';
 import { comparePositions, type LogPosition } from '../platform/eventstore/port.ts';
 import { openSqliteReadModelStore, type SqliteReadModelStore } from '../platform/readmodels/sqlite.ts';
-import { ALL_PROJECTIONS } from './index.ts';
-import { compareReadModels, firstDifference, rebuildReadModels } from './rebuild.ts';
+import { ALL_PROJECTIONS } from '../projections/index.ts';
+import { compareReadModels, firstDifference, rebuildReadModels } from '../projections/rebuild.ts';
+import { openSqliteFile } from '../platform/testing/sqliteFile.ts';
 
 describe('rebuild of the read models', function () {
   let gw: TestGateway;
@@ -33,7 +33,7 @@ describe('rebuild of the read models', function () {
 
   /** Changes the live read-model file behind the running gateway's back, as a disk fault or a stray edit would. */
   function corrupt(sql: string, ...params: unknown[]): void {
-    const db = new Database(join(gw.dataDir, 'readmodels.db'));
+    const db = openSqliteFile(join(gw.dataDir, 'readmodels.db'));
     db.prepare(sql).run(...params);
     db.close();
   }

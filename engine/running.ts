@@ -1,0 +1,168 @@
+/**
+ * The running live engine of a process (roles `all` and `engine`): the tick source publishes on the tick bus,
+ * the alert engine evaluates the ticks against the armed alerts and appends each trigger once, and the live
+ * quotes follow the ticks.
+ */
+import { hostname } from 'node:os';
+import type { Config } from '../platform/config.ts';
+import type { EventStore } from '../platform/eventstore/port.ts';
+import type { Logger } from '../platform/logger.ts';
+import type { ReadModelStore } from '../platform/readmodels/port.ts';
+import { createInProcessTickBus } from '../platform/bus/inProcess.ts';
+import type { TickBus } from '../platform/bus/port.ts';
+import { AlertEngine, type EngineTrigger } from './alerts/alertEngine.ts';
+import type { MarketData } from './market/marketData.ts';
+import type { LiveQuotes } from './quotes/liveQuotes.ts';
+import { seedQuotes, serveQuotes } from './quotes/quoteFeed.ts';
+import { parseMarketClockMode } from './ticks/marketClock.ts';
+import type { TickSource } from './ticks/port.ts';
+import { readTickCsv, TickReplay } from './ticks/replay.ts';
+import { simulatedSymbols, TickSimulator } from './ticks/simulator.ts';
+
+/** The started live engine: tick source → tick bus → live quotes and alert engine. */
+export interface RunningEngine {
+  /** Where ticks are published (the tick source and the feed route) and read (the alert engine). */
+  readonly bus: TickBus;
+  /** The live quotes, the market's quote source. */
+  readonly quotes: LiveQuotes;
+  /** The alert engine. */
+  readonly alerts: AlertEngine;
+  /** Which source produces ticks. */
+  readonly source: Config['tickSource'];
+  /** Calls `listener` once per durable trigger (deduplicated by event id); returns the unsubscribe. */
+  onTrigger(listener: (trigger: EngineTrigger) => void): () => void;
+  /** Whether ticks can flow: the source is started (the feed is always live) and the bus is open. */
+  live(): boolean;
+  /** Stops the source, the alert engine (settling the triggers under way) and the bus. */
+  stop(): Promise<void>;
+}
+
+/** Event ids of the latest triggers remembered to report each once. */
+const REPORTED_TRIGGERS_KEPT = 10_000;
+
+/** The group of the engines on the tick bus: they split the symbols between them. */
+export const ENGINE_GROUP = 'engines';
+
+/** The name of this engine among the engines of the Redis tick bus: `ENGINE_NAME`, else from the host name. */
+export function engineNameOf(config: Config, host: string = hostname()): string {
+  return (
+    config.engineName ??
+    (host
+      .toLowerCase()
+      .replace(/[^a-z0-9]/g, '')
+      .slice(0, 32) ||
+      'engine')
+  );
+}
+
+/** Where the engine reads ticks, when another part owns the bus. */
+export interface EngineBus {
+  /** The bus (Redis Streams). */
+  readonly bus: TickBus;
+  /** The engine's stable member name in {@link ENGINE_GROUP}; it also names its index in the read models. */
+  readonly member: string;
+}
+
+/**
+ * Starts the live engine: the alert engine catches up with the log, then reads the ticks, and the tick source
+ * (if any) starts publishing on the bus. Without `shared` the bus is in-process and the engine's live quotes,
+ * which then see every tick, become the market's quotes; with a shared Redis bus the engine is a member of
+ * {@link ENGINE_GROUP} and evaluates only the symbols it owns.
+ */
+export async function startEngine(
+  config: Config,
+  events: EventStore,
+  readModels: ReadModelStore,
+  market: MarketData,
+  logger: Logger,
+  shared?: EngineBus,
+): Promise<RunningEngine> {
+  const bus =
+    shared?.bus ?? createInProcessTickBus({ onError: (error) => logger.error({ err: error }, 'tick listener failed') });
+  const { quotes, bars } = seedQuotes(market);
+  const triggerListeners = new Set<(trigger: EngineTrigger) => void>();
+  // Two engines racing on one alert may both report it: the event id tells them apart.
+  const reported = new Set<string>();
+  const onTriggered = (trigger: EngineTrigger): void => {
+    if (reported.has(trigger.eventId)) return;
+    reported.add(trigger.eventId);
+    if (reported.size > REPORTED_TRIGGERS_KEPT) reported.delete(reported.values().next().value!);
+    for (const listener of triggerListeners) {
+      try {
+        listener(trigger);
+      } catch (error) {
+        logger.error({ err: error }, 'trigger listener failed');
+      }
+    }
+  };
+  const alerts = new AlertEngine({
+    events,
+    readModels,
+    quotes,
+    ...(shared ? { instance: shared.member } : {}),
+    onTriggered,
+    onError: (error) => logger.error({ err: error }, 'alert engine error'),
+  });
+  await alerts.start();
+  const stopServing = shared ? () => undefined : serveQuotes(market, quotes);
+  const subscription = bus.subscribe(alerts, shared ? { group: ENGINE_GROUP, member: shared.member } : {});
+  try {
+    await subscription.ready;
+  } catch (error) {
+    stopServing();
+    await alerts.stop();
+    throw error;
+  }
+  let source: TickSource | null = null;
+  if (config.tickSource === 'simulator') {
+    const { symbols: simulated, after } = simulatedSymbols(bars);
+    source = new TickSimulator({
+      symbols: simulated,
+      seed: config.marketSeed,
+      after,
+      market: parseMarketClockMode(config.marketClock),
+    });
+  } else if (config.tickSource === 'replay' && config.replayFile !== null) {
+    source = new TickReplay(readTickCsv(config.replayFile), { speed: 1 });
+  }
+  let live = config.tickSource === 'feed';
+  let open = true;
+  const publishFailed = (error: unknown): void => {
+    if (open) logger.error({ err: error }, 'tick publish failed');
+  };
+  source?.start({
+    onTicks: (batch) => void bus.publish(batch).catch(publishFailed),
+    onDayClosed: (day) => void bus.publishDayClosed(day).catch(publishFailed),
+  });
+  live ||= source !== null;
+  logger.info(
+    {
+      source: config.tickSource,
+      symbols: market.companies.length,
+      armed: alerts.stats().armed,
+      bus: shared ? 'redis' : 'in-process',
+      ...(shared ? { member: shared.member } : {}),
+    },
+    'engine started',
+  );
+  return {
+    bus,
+    quotes,
+    alerts,
+    source: config.tickSource,
+    live: () => live && open,
+    onTrigger: (listener) => {
+      triggerListeners.add(listener);
+      return () => triggerListeners.delete(listener);
+    },
+    stop: async () => {
+      open = false;
+      live = false;
+      stopServing();
+      await source?.stop();
+      await subscription.unsubscribe();
+      await alerts.stop();
+      if (!shared) await bus.close();
+    },
+  };
+}

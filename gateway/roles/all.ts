@@ -1,0 +1,28 @@
+/**
+ * `ROLE=all` (the default): the whole of StockPulse in one process — the projections, the live engine, the API
+ * and Socket.IO.
+ */
+import type { Config } from '../../platform/config.ts';
+import type { Logger } from '../../platform/logger.ts';
+import { openPorts, openRedisTickBus, runEngine, runProjections, runQuoteFeed, starting } from './parts.ts';
+import { serveApi, systemOf, type RunningGateway } from './serve.ts';
+
+/** Starts every part and serves the API and Socket.IO on `PORT`. */
+export function startAllRole(config: Config, logger: Logger): Promise<RunningGateway> {
+  return starting(async (stops) => {
+    const ports = await openPorts(config, logger, stops, { cacheReadModels: true });
+    const projections = await runProjections(ports, logger, stops);
+    // With Redis, the engine is one member of the engines' group and sees only its share of the ticks, so the
+    // gateway reads every tick into live quotes of its own; alone, the engine's bus and quotes are the process's.
+    const redisBus = ports.redis ? openRedisTickBus(ports.redis, logger, stops) : null;
+    const engine = await runEngine(config, ports, logger, stops, redisBus);
+    const feed = redisBus ? await runQuoteFeed(redisBus, ports.market, stops) : null;
+    const system = systemOf(config, logger, ports, {
+      projections,
+      engine,
+      bus: redisBus ?? engine.bus,
+      liveQuotes: feed?.quotes ?? engine.quotes,
+    });
+    return serveApi(config, logger, stops, system);
+  });
+}

@@ -1,0 +1,25 @@
+/**
+ * `ROLE=engine`: the live engine (alert evaluation; the simulator or replay if configured) without the API.
+ * With Redis it reads the shared tick bus as a member of the engines' group and its triggers reach the
+ * gateways' sockets through the relay.
+ */
+import type { Config } from '../../platform/config.ts';
+import type { Logger } from '../../platform/logger.ts';
+import { openPorts, openRedisTickBus, runEngine, starting } from './parts.ts';
+import { serveHealth, systemOf, type RunningGateway } from './serve.ts';
+
+/** Starts the engine and serves the health routes on `PORT`. */
+export function startEngineRole(config: Config, logger: Logger): Promise<RunningGateway> {
+  return starting(async (stops) => {
+    const ports = await openPorts(config, logger, stops, { cacheReadModels: false });
+    const redisBus = ports.redis ? openRedisTickBus(ports.redis, logger, stops) : null;
+    const engine = await runEngine(config, ports, logger, stops, redisBus);
+    const system = systemOf(config, logger, ports, {
+      projections: null,
+      engine,
+      bus: redisBus ?? engine.bus,
+      liveQuotes: null,
+    });
+    return serveHealth(config, logger, stops, system);
+  });
+}

@@ -1,0 +1,180 @@
+/**
+ * The steps the roles share: open the ports, run the projections, the engine and the quote feed. Each step
+ * registers its stop with the role's {@link Stops} as soon as it has started.
+ */
+import { startEngine, engineNameOf, type RunningEngine } from '../../engine/running.ts';
+import { openMarketData, type MarketData } from '../../engine/market/marketData.ts';
+import { marketProgress } from '../../engine/market/marketProgress.ts';
+import { startQuoteFeed, type QuoteFeed } from '../../engine/quotes/quoteFeed.ts';
+import type { TickBus } from '../../platform/bus/port.ts';
+import { createRedisTickBus } from '../../platform/bus/redisStreams.ts';
+import type { Config } from '../../platform/config.ts';
+import { openEventStore } from '../../platform/eventstore/index.ts';
+import type { EventStore } from '../../platform/eventstore/port.ts';
+import { componentLogger, type Logger } from '../../platform/logger.ts';
+import { openReadModelStore } from '../../platform/readmodels/index.ts';
+import type { ReadModelStore } from '../../platform/readmodels/port.ts';
+import { connectRedis, type RedisClient } from '../../platform/redis.ts';
+import { openSessionStore } from '../../platform/sessions/index.ts';
+import type { SessionStore } from '../../platform/sessions/port.ts';
+import { startProjections, type ReadModelCommitListener, type RunningProjections } from '../../projections/index.ts';
+import { cacheSessions } from '../auth/sessionCache.ts';
+import { cacheReadModels } from '../readModelCache.ts';
+
+/** What a role started, stopped last started first: on close, or when a later step of the start fails. */
+export class Stops {
+  private readonly stops: (() => void | Promise<void>)[] = [];
+
+  /** Registers the stop of a part that has just started. */
+  add(stop: () => void | Promise<void>): void {
+    this.stops.push(stop);
+  }
+
+  /** Runs every stop, last registered first; after all have run, rethrows the first failure. */
+  async run(): Promise<void> {
+    const failures: unknown[] = [];
+    for (let stop = this.stops.pop(); stop; stop = this.stops.pop()) {
+      try {
+        await stop();
+      } catch (error) {
+        failures.push(error);
+      }
+    }
+    if (failures.length > 0) throw failures[0];
+  }
+}
+
+/** Runs a role's start with its {@link Stops}; when a step fails, stops what had started and rethrows. */
+export async function starting<T>(start: (stops: Stops) => Promise<T>): Promise<T> {
+  const stops = new Stops();
+  try {
+    return await start(stops);
+  } catch (error) {
+    await stops.run().catch(() => undefined);
+    throw error;
+  }
+}
+
+/** The ports every role opens, each the adapter the configuration names. */
+export interface Ports {
+  /** The market data (built on first start, reused after). */
+  readonly market: MarketData;
+  /** The event log: SQLite in `DATA_DIR`, or EventStoreDB with `EVENTSTORE_URL`. */
+  readonly events: EventStore;
+  /** The Redis connection, when `REDIS_URL` is set (read models, sessions, the tick bus and Socket.IO share it). */
+  readonly redis: RedisClient | null;
+  /** The read models: SQLite in `DATA_DIR`, or Redis. */
+  readonly readModels: ReadModelStore;
+  /** Sessions: SQLite in `DATA_DIR`, or Redis; looked up through a one-second cache. */
+  readonly sessions: SessionStore;
+}
+
+/**
+ * Opens the ports. `cacheReadModels` is for a process that runs the projections: it commits every document it
+ * serves, so it can keep them in memory.
+ */
+export async function openPorts(
+  config: Config,
+  logger: Logger,
+  stops: Stops,
+  options: { readonly cacheReadModels: boolean },
+): Promise<Ports> {
+  // Built on first start (seconds), reused after; opened first so that a failure leaves nothing else open.
+  const marketLogger = componentLogger(logger, 'market');
+  const market = openMarketData({
+    dataDir: config.dataDir,
+    seed: config.marketSeed,
+    logger: marketLogger,
+    onProgress: marketProgress(config, marketLogger),
+  });
+  stops.add(() => market.close());
+  const events = await openEventStore(config);
+  stops.add(() => events.close());
+  const redis = config.redisUrl
+    ? await connectRedis(config.redisUrl, (error) => logger.error({ err: error }, 'redis connection error'))
+    : null;
+  if (redis) {
+    stops.add(async () => {
+      if (redis.isOpen) await redis.quit();
+    });
+  }
+  const storedReadModels = openReadModelStore(config, redis);
+  const readModels = options.cacheReadModels ? cacheReadModels(storedReadModels) : storedReadModels;
+  stops.add(() => readModels.close());
+  // Every authenticated request looks its session up: a one-second cache keeps that off the store.
+  const sessions = cacheSessions(openSessionStore(config, redis));
+  stops.add(() => sessions.close());
+  return { market, events, redis, readModels, sessions };
+}
+
+/** The running projections and the commits they make. */
+export interface ProjectionsPart {
+  /** The projections. */
+  readonly projections: RunningProjections;
+  /** Calls `listener` after each commit of a projection; returns the unsubscribe. */
+  onReadModelCommit(listener: ReadModelCommitListener): () => void;
+}
+
+/** Starts every projection and waits until they have caught up with the log. */
+export async function runProjections(ports: Ports, logger: Logger, stops: Stops): Promise<ProjectionsPart> {
+  const commitListeners = new Set<ReadModelCommitListener>();
+  const projections = await startProjections(ports.events, ports.readModels, undefined, {
+    onError: (name, error) => logger.error({ err: error, projection: name }, 'projection stopped'),
+    onCommit: (name, position, writes) => {
+      for (const listener of commitListeners) {
+        try {
+          listener(name, position, writes);
+        } catch (error) {
+          logger.error({ err: error, projection: name }, 'read model listener failed');
+        }
+      }
+    },
+  });
+  stops.add(() => projections.stop());
+  await projections.caughtUp;
+  return {
+    projections,
+    onReadModelCommit: (listener) => {
+      commitListeners.add(listener);
+      return () => commitListeners.delete(listener);
+    },
+  };
+}
+
+/** The tick bus on Redis Streams, shared by every process of the deployment. */
+export function openRedisTickBus(redis: RedisClient, logger: Logger, stops: Stops): TickBus {
+  const busLogger = componentLogger(logger, 'bus');
+  const bus = createRedisTickBus(redis, { onError: (error) => busLogger.error({ err: error }, 'tick bus error') });
+  stops.add(() => bus.close());
+  return bus;
+}
+
+/**
+ * Starts the live engine: on the shared Redis bus as a member of the engines' group under its `ENGINE_NAME`,
+ * or, without one, on an in-process bus of its own whose live quotes become the market's.
+ */
+export async function runEngine(
+  config: Config,
+  ports: Ports,
+  logger: Logger,
+  stops: Stops,
+  sharedBus: TickBus | null,
+): Promise<RunningEngine> {
+  const engine = await startEngine(
+    config,
+    ports.events,
+    ports.readModels,
+    ports.market,
+    componentLogger(logger, 'engine'),
+    sharedBus ? { bus: sharedBus, member: engineNameOf(config) } : undefined,
+  );
+  stops.add(() => engine.stop());
+  return engine;
+}
+
+/** Reads every tick of the shared bus into live quotes that become the market's quotes. */
+export async function runQuoteFeed(bus: TickBus, market: MarketData, stops: Stops): Promise<QuoteFeed> {
+  const feed = await startQuoteFeed(bus, market);
+  stops.add(() => feed.stop());
+  return feed;
+}
