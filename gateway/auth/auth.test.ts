@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import { grantRole } from '../../scripts/grant.ts';
+import { grantRole } from './grant.ts';
 import { startTestGateway, type TestGateway } from '../testing/harness.ts';
 
 function name(): string {
