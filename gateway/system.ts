@@ -24,13 +24,10 @@ import { progressBar, renderProgress, type ProgressBar } from '../platform/progr
 import { AlertEngine, type EngineTrigger } from '../engine/alerts/alertEngine.ts';
 import type { Quote, QuoteSource } from '../engine/market/quotes.ts';
 import { LiveQuotes } from '../engine/quotes/liveQuotes.ts';
-import { parseMarketClockMode } from '../engine/ticks/marketClock.ts';
-import type { TickSource } from '../engine/ticks/port.ts';
-import { readTickCsv, TickReplay } from '../engine/ticks/replay.ts';
-import { simulatedSymbols, TickSimulator } from '../engine/ticks/simulator.ts';
 import { createInProcessTickBus } from '../platform/bus/inProcess.ts';
 import type { TickBus } from '../platform/bus/port.ts';
 import { createRedisTickBus } from '../platform/bus/redisStreams.ts';
+import { dayCloseClaims, openTickSource } from './tickSources.ts';
 
 /** File names inside `DATA_DIR`. */
 export const DATA_FILES = Object.freeze({ readModels: 'readmodels.db', sessions: 'sessions.db' });
@@ -165,6 +162,8 @@ export interface EngineBus {
   readonly bus: TickBus;
   /** The engine's stable member name in {@link ENGINE_GROUP}; it also names its index in the read models. */
   readonly member: string;
+  /** The shared Redis, where the engines claim each day close once. */
+  readonly redis?: RedisClient;
 }
 
 /**
@@ -217,28 +216,18 @@ export async function startEngine(
     await alerts.stop();
     throw error;
   }
-  let source: TickSource | null = null;
-  if (config.tickSource === 'simulator') {
-    const { symbols: simulated, after } = simulatedSymbols(bars);
-    source = new TickSimulator({
-      symbols: simulated,
-      seed: config.marketSeed,
-      after,
-      market: parseMarketClockMode(config.marketClock),
-    });
-  } else if (config.tickSource === 'replay' && config.replayFile !== null) {
-    source = new TickReplay(readTickCsv(config.replayFile), { speed: 1 });
-  }
+  // Every source's days close by the calendar, the feed's too (its closer reads the bus).
+  const { source } = openTickSource(config, bus, bars, dayCloseClaims(config, shared?.redis ?? null), logger);
   let live = config.tickSource === 'feed';
   let open = true;
   const publishFailed = (error: unknown): void => {
     if (open) logger.error({ err: error }, 'tick publish failed');
   };
-  source?.start({
+  source.start({
     onTicks: (batch) => void bus.publish(batch).catch(publishFailed),
     onDayClosed: (day) => void bus.publishDayClosed(day).catch(publishFailed),
   });
-  live ||= source !== null;
+  live ||= config.tickSource !== 'replay' || config.replayFile !== null;
   logger.info(
     {
       source: config.tickSource,
@@ -263,7 +252,7 @@ export async function startEngine(
       open = false;
       live = false;
       stopServing();
-      await source?.stop();
+      await source.stop();
       await subscription.unsubscribe();
       await alerts.stop();
       if (!shared) await bus.close();
@@ -382,7 +371,7 @@ export async function openSystem(config: Config, logger: Logger): Promise<System
           readModels,
           market,
           componentLogger(logger, 'engine'),
-          redisBus ? { bus: redisBus, member: engineNameOf(config) } : undefined,
+          redisBus && redis ? { bus: redisBus, member: engineNameOf(config), redis } : undefined,
         )
       : null;
     // A gateway serves every symbol's quotes: with Redis its engine (if any) sees only its share of the ticks.
