@@ -27,7 +27,8 @@ import { LiveQuotes } from '../engine/quotes/liveQuotes.ts';
 import { createInProcessTickBus } from '../platform/bus/inProcess.ts';
 import type { TickBus } from '../platform/bus/port.ts';
 import { createRedisTickBus } from '../platform/bus/redisStreams.ts';
-import { dayCloseClaims, openTickSource } from './tickSources.ts';
+import { dayCloseClaims, openTickSource, readModelDemand } from './tickSources.ts';
+import type { ProviderHealth } from '../engine/ticks/providerStream.ts';
 
 /** File names inside `DATA_DIR`. */
 export const DATA_FILES = Object.freeze({ readModels: 'readmodels.db', sessions: 'sessions.db' });
@@ -80,6 +81,8 @@ export interface RunningEngine {
   onTrigger(listener: (trigger: EngineTrigger) => void): () => void;
   /** Whether ticks can flow: the source is started (the feed is always live) and the bus is open. */
   live(): boolean;
+  /** A provider stream's health (connected, authenticated, not stale, with the reason), when one runs. */
+  readonly sourceHealth?: () => ProviderHealth;
   /** Stops the source, the alert engine (settling the triggers under way) and the bus. */
   stop(): Promise<void>;
 }
@@ -217,7 +220,14 @@ export async function startEngine(
     throw error;
   }
   // Every source's days close by the calendar, the feed's too (its closer reads the bus).
-  const { source } = openTickSource(config, bus, bars, dayCloseClaims(config, shared?.redis ?? null), logger);
+  const { source, health: sourceHealth } = openTickSource(
+    config,
+    bus,
+    bars,
+    dayCloseClaims(config, shared?.redis ?? null),
+    logger,
+    { demand: readModelDemand(readModels) },
+  );
   let live = config.tickSource === 'feed';
   let open = true;
   const publishFailed = (error: unknown): void => {
@@ -243,7 +253,8 @@ export async function startEngine(
     quotes,
     alerts,
     source: config.tickSource,
-    live: () => live && open,
+    live: () => live && open && (sourceHealth?.().ok ?? true),
+    ...(sourceHealth ? { sourceHealth } : {}),
     onTrigger: (listener) => {
       triggerListeners.add(listener);
       return () => triggerListeners.delete(listener);

@@ -13,7 +13,20 @@ import {
   type DayCloser,
 } from '../engine/ticks/dayCloser.ts';
 import { marketClockOf, parseMarketClockMode, regularMarketClock } from '../engine/ticks/marketClock.ts';
+import { alpacaProtocol } from '../engine/ticks/alpaca.ts';
+import { finnhubProtocol } from '../engine/ticks/finnhub.ts';
 import type { TickSource } from '../engine/ticks/port.ts';
+import {
+  ProviderStream,
+  type ProviderHealth,
+  type ProviderStreamOptions,
+  type SymbolDemand,
+} from '../engine/ticks/providerStream.ts';
+import type { AlertsState } from '../domain/alerts/alerts.ts';
+import type { WatchlistState } from '../domain/watchlist/watchlist.ts';
+import type { ReadModelStore } from '../platform/readmodels/port.ts';
+import type { StoredDocument } from '../projections/projection.ts';
+import type { PositionLotsDocument } from '../projections/positions/positions.projection.ts';
 import { readTickCsv, TickReplay } from '../engine/ticks/replay.ts';
 import { simulatedSymbols, TickSimulator } from '../engine/ticks/simulator.ts';
 import type { TickBus } from '../platform/bus/port.ts';
@@ -30,6 +43,38 @@ export interface OpenedTickSource {
   readonly source: TickSource;
   /** The closer (what it closed, the session it watches). */
   readonly closer: DayCloser;
+  /** A provider stream's health (connection, authentication, staleness), for `/readyz` and `/metrics`. */
+  readonly health?: () => ProviderHealth;
+}
+
+/** What a provider stream needs besides the configuration (tests pass a clock and short waits). */
+export interface ProviderWiring {
+  /** The symbols to carry. */
+  readonly demand: SymbolDemand;
+  /** Stream options: clock, backoff, staleness. */
+  readonly stream?: Omit<ProviderStreamOptions, 'demand'>;
+}
+
+/**
+ * The symbols users need, from the read models: those on a watch list, with an armed alert, or held. Read
+ * again on each refresh of the stream, so a change is followed within the refresh period.
+ */
+export function readModelDemand(readModels: ReadModelStore): SymbolDemand {
+  return {
+    symbols: async () => {
+      const [watchlists, alerts, lots] = await Promise.all([
+        readModels.list<StoredDocument<WatchlistState>>('watchlist'),
+        readModels.list<StoredDocument<AlertsState>>('alerts'),
+        readModels.list<StoredDocument<PositionLotsDocument>>('positionlots'),
+      ]);
+      const symbols = new Set<string>();
+      for (const { doc } of watchlists) for (const symbol of doc.value.symbols) symbols.add(symbol);
+      for (const { doc } of alerts)
+        for (const alert of doc.value.alerts) if (alert.status === 'armed') symbols.add(alert.symbol);
+      for (const { doc } of lots) if (doc.value.positions.length > 0) symbols.add(doc.value.symbol);
+      return symbols;
+    },
+  };
 }
 
 /** Who closes each date: Redis `SET NX` when engines share a Redis, else a marker file in `DATA_DIR`. */
@@ -58,6 +103,7 @@ export function openTickSource(
   bars: ReadonlyMap<string, readonly DailyBar[]>,
   claims: DayCloseClaims,
   logger: Logger,
+  provider?: ProviderWiring,
 ): OpenedTickSource {
   const lastPrices: [string, number][] = [];
   for (const [symbol, list] of bars) {
@@ -89,5 +135,38 @@ export function openTickSource(
     void replay.done.then(() => rolled.closer.finish());
     return rolled;
   }
-  return rollByCalendar(bus, null, { sessions: regularMarketClock(lastDate(bars)), claims, lastPrices, onError });
+  const sessions = regularMarketClock(lastDate(bars));
+  const protocol = config.alpaca
+    ? alpacaProtocol(config.alpaca)
+    : config.finnhub
+      ? finnhubProtocol(config.finnhub)
+      : null;
+  if (protocol !== null) {
+    if (provider === undefined) throw new Error(`the ${protocol.name} stream needs the symbols to carry`);
+    let reported: string | null = null;
+    const stream = new ProviderStream(protocol, {
+      sessions,
+      ...provider.stream,
+      onHealth: (health) => {
+        provider.stream?.onHealth?.(health);
+        const summary = `${health.state}: ${health.reason ?? ''}`;
+        if (summary === reported) return;
+        reported = summary;
+        const fields = { provider: health.provider, state: health.state, reason: health.reason };
+        if (health.ok) logger.info(fields, 'market data stream');
+        else logger.warn(fields, 'market data stream');
+      },
+      demand: provider.demand,
+    });
+    const clock = provider.stream?.clock;
+    const rolled = rollByCalendar(bus, stream, {
+      sessions,
+      claims,
+      lastPrices,
+      onError,
+      ...(clock ? { clock } : {}),
+    });
+    return { ...rolled, health: () => stream.health() };
+  }
+  return rollByCalendar(bus, null, { sessions, claims, lastPrices, onError });
 }
