@@ -1,15 +1,21 @@
 import { expect } from 'chai';
 import { EventEmitter } from 'node:events';
-import { createInProcessTickBus } from '../../platform/bus/inProcess.ts';
 import { loadConfig } from '../../platform/config.ts';
 import { createLogger } from '../../platform/logger.ts';
-import { memoryDayCloseClaims, rollByCalendar } from './dayCloser.ts';
+import { memoryDayCloseClaims } from './dayCloser.ts';
 import { alpacaProtocol } from './alpaca.ts';
 import { ManualClock } from './clock.ts';
 import { newYorkInstant, regularMarketClock } from './marketClock.ts';
 import { ProviderStream, type ProviderHealth } from './providerStream.ts';
-import { EnginePath, LoopbackProvider, until, type ProviderConnection } from './providerTesting.ts';
-import type { Tick } from './tick.ts';
+import {
+  calendarStreamSubject,
+  EnginePath,
+  LoopbackProvider,
+  until,
+  watchStream,
+  type ProviderConnection,
+  type WatchedStream,
+} from './providerTesting.ts';
 import { tickSourceContract } from './tickSource.contract.ts';
 import { openTickSource } from '../../gateway/tickSources.ts';
 
@@ -47,35 +53,12 @@ function trade(symbol: string, price: number, at: string, size = 100): Record<st
   return { T: 't', S: symbol, i: 1, x: 'V', p: price, s: size, t: at, c: ['@'], z: 'C' };
 }
 
-/** A stream under test with its health changes as events. */
-function streamOn(
-  url: string,
-  demand: () => string[],
-  options: { key?: string; clock?: ManualClock } = {},
-): { stream: ProviderStream; events: EventEmitter; ticks: Tick[]; healths: ProviderHealth[] } {
-  const events = new EventEmitter();
-  const ticks: Tick[] = [];
-  const healths: ProviderHealth[] = [];
-  const stream = new ProviderStream(
+/** An Alpaca stream under test, with short waits. */
+function streamOn(url: string, demand: () => string[], options: { key?: string } = {}): WatchedStream {
+  return watchStream(
     alpacaProtocol({ keyId: options.key ?? KEY, secretKey: SECRET, feed: 'iex', streamUrl: url }),
-    {
-      demand: { symbols: demand },
-      backoffMs: { initial: 5, max: 20 },
-      refreshMs: 20,
-      onHealth: (h) => {
-        healths.push(h);
-        events.emit('event');
-      },
-      ...(options.clock ? { clock: options.clock } : {}),
-    },
+    demand,
   );
-  stream.start({
-    onTicks: (batch) => {
-      ticks.push(...batch);
-      events.emit('event');
-    },
-  });
-  return { stream, events, ticks, healths };
 }
 
 describe('Alpaca market data stream', function () {
@@ -266,50 +249,10 @@ describe('Alpaca stream through the engine', function () {
 tickSourceContract('Alpaca stream closed by the calendar', async () => {
   const server = alpacaServer();
   await server.listening();
-  const clock = new ManualClock(newYorkInstant('2025-01-03', 15, 0));
-  const sessions = regularMarketClock('2025-01-02');
-  const events = new EventEmitter();
-  const stream = new ProviderStream(
-    alpacaProtocol({ keyId: KEY, secretKey: SECRET, feed: 'sip', streamUrl: server.url }),
-    { demand: { symbols: () => ['AAPL', 'KO'] }, clock, staleMs: 1e12, onHealth: () => events.emit('event') },
+  const at = (ms: number): string => new Date(ms).toISOString();
+  return calendarStreamSubject(
+    server,
+    (url) => alpacaProtocol({ keyId: KEY, secretKey: SECRET, feed: 'sip', streamUrl: url }),
+    (rows) => server.send(rows.map(([symbol, price, size, ts]) => trade(symbol, price, at(ts), size))),
   );
-  const { source, closer } = rollByCalendar(createInProcessTickBus(), stream, {
-    sessions,
-    clock,
-    claims: memoryDayCloseClaims(),
-    lastPrices: [
-      ['AAPL', 243],
-      ['KO', 62],
-    ],
-  });
-  let received = 0;
-  const counting = {
-    start: (listener: Parameters<typeof source.start>[0]) =>
-      source.start({
-        onTicks: (batch) => {
-          received += batch.length;
-          events.emit('event');
-          return listener.onTicks(batch);
-        },
-        onDayClosed: (day) => listener.onDayClosed?.(day),
-      }),
-    stop: async () => {
-      await source.stop();
-      await server.close();
-    },
-  };
-  return {
-    source: counting,
-    run: async () => {
-      if (stream.health().state === 'stopped') return;
-      await until(() => stream.health().subscribed === 2, [server, events], 'the subscription');
-      server.send([trade('AAPL', 243.1, '2025-01-03T20:00:01Z'), trade('KO', 62.2, '2025-01-03T20:30:00Z', 7)]);
-      server.send([trade('AAPL', 242.9, '2025-01-03T20:59:00Z', 30)]);
-      await until(() => received === 3, [events], 'the first day');
-      clock.advanceTo(newYorkInstant('2025-01-06', 9, 0));
-      await closer.settled();
-      server.send([trade('AAPL', 244, '2025-01-06T14:31:00Z')]);
-      await until(() => received === 4, [events], 'the next day');
-    },
-  };
 });

@@ -21,6 +21,12 @@ import type { ReadModelStore } from '../../platform/readmodels/port.ts';
 import { openSqliteReadModelStore } from '../../platform/readmodels/sqlite.ts';
 import { AlertEngine } from '../alerts/alertEngine.ts';
 import { LiveQuotes, type QuoteSeed } from '../quotes/liveQuotes.ts';
+import { ManualClock } from './clock.ts';
+import { memoryDayCloseClaims, rollByCalendar } from './dayCloser.ts';
+import { newYorkInstant, regularMarketClock } from './marketClock.ts';
+import { ProviderStream, type ProviderHealth, type ProviderProtocol } from './providerStream.ts';
+import type { Tick, TickListener } from './tick.ts';
+import type { TickSourceSubject } from './tickSource.contract.ts';
 
 /** Resolves once `check()` holds, checking again on each event of `emitters`; rejects after `timeoutMs`. */
 export async function until(
@@ -195,4 +201,100 @@ export class EnginePath extends EventEmitter {
     await this.events.close();
     rmSync(this.dir, { recursive: true, force: true });
   }
+}
+
+/** A started provider stream, what it delivered, and its health changes (each also an `event`). */
+export interface WatchedStream {
+  readonly stream: ProviderStream;
+  readonly events: EventEmitter;
+  readonly ticks: Tick[];
+  readonly healths: ProviderHealth[];
+}
+
+/** Starts a stream of `protocol` carrying `demand()`, with waits of a few milliseconds. */
+export function watchStream(protocol: ProviderProtocol, demand: () => string[]): WatchedStream {
+  const events = new EventEmitter();
+  const ticks: Tick[] = [];
+  const healths: ProviderHealth[] = [];
+  const stream = new ProviderStream(protocol, {
+    demand: { symbols: demand },
+    backoffMs: { initial: 5, max: 20 },
+    refreshMs: 20,
+    onHealth: (h) => {
+      healths.push(h);
+      events.emit('event');
+    },
+  });
+  stream.start({
+    onTicks: (batch) => {
+      ticks.push(...batch);
+      events.emit('event');
+    },
+  });
+  return { stream, events, ticks, healths };
+}
+
+/** A trade a test server sends: symbol, price, size, time (ms). */
+export type TradeRow = [string, number, number, number];
+
+/**
+ * The tick-source contract's subject for a provider stream closed by the calendar: AAPL and KO trade on
+ * Friday 2025-01-03 before the close, the clock passes the weekend, AAPL trades on Monday.
+ */
+export function calendarStreamSubject(
+  server: LoopbackProvider,
+  protocolAt: (url: string) => ProviderProtocol,
+  sendTrades: (rows: TradeRow[]) => void,
+): TickSourceSubject {
+  const clock = new ManualClock(newYorkInstant('2025-01-03', 15, 0));
+  const sessions = regularMarketClock('2025-01-02');
+  const events = new EventEmitter();
+  const stream = new ProviderStream(protocolAt(server.url), {
+    demand: { symbols: () => ['AAPL', 'KO'] },
+    clock,
+    staleMs: 1e12,
+    onHealth: () => events.emit('event'),
+  });
+  const { source, closer } = rollByCalendar(createInProcessTickBus(), stream, {
+    sessions,
+    clock,
+    claims: memoryDayCloseClaims(),
+    lastPrices: [
+      ['AAPL', 243],
+      ['KO', 62],
+    ],
+  });
+  let received = 0;
+  const counted = {
+    start: (listener: TickListener) =>
+      source.start({
+        onTicks: (batch) => {
+          received += batch.length;
+          events.emit('event');
+          return listener.onTicks(batch);
+        },
+        onDayClosed: (day) => listener.onDayClosed?.(day),
+      }),
+    stop: async () => {
+      await source.stop();
+      await server.close();
+    },
+  };
+  return {
+    source: counted,
+    run: async () => {
+      if (stream.health().state === 'stopped') return;
+      await until(() => stream.health().subscribed === 2, [server, events], 'the subscription');
+      sendTrades([
+        ['AAPL', 243.1, 100, Date.parse('2025-01-03T20:00:01Z')],
+        ['KO', 62.2, 7, Date.parse('2025-01-03T20:30:00Z')],
+      ]);
+      sendTrades([['AAPL', 242.9, 30, Date.parse('2025-01-03T20:59:00Z')]]);
+      await until(() => received === 3, [events], 'the first day');
+      clock.advanceTo(newYorkInstant('2025-01-06', 9, 0));
+      await closer.settled();
+      sendTrades([['AAPL', 244, 100, Date.parse('2025-01-06T14:31:00Z')]]);
+      await until(() => received === 4, [events], 'the next day');
+    },
+  };
 }
