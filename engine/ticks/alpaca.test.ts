@@ -8,12 +8,12 @@ import { ManualClock } from './clock.ts';
 import { newYorkInstant, regularMarketClock } from './marketClock.ts';
 import { ProviderStream, type ProviderHealth } from './providerStream.ts';
 import {
+  loopbackAlpaca,
+  type AlpacaServer,
   calendarStreamSubject,
   EnginePath,
-  LoopbackProvider,
   until,
   watchStream,
-  type ProviderConnection,
   type WatchedStream,
 } from './providerTesting.ts';
 import { tickSourceContract } from './tickSource.contract.ts';
@@ -22,31 +22,8 @@ import { openTickSource } from '../../gateway/tickSources.ts';
 const KEY = 'PKTESTKEY';
 const SECRET = 'test-secret';
 
-/** A loopback server speaking the Alpaca market data v2 stream protocol. */
-function alpacaServer(): LoopbackProvider & { subscriptions: (c?: ProviderConnection) => string[] } {
-  const subs = new Map<ProviderConnection, Set<string>>();
-  const server = new LoopbackProvider({
-    onConnection: (c) => c.socket.send(JSON.stringify([{ T: 'success', msg: 'connected' }])),
-    onMessage: (c, message) => {
-      const m = message as { action: string; key?: string; secret?: string; trades?: string[] };
-      const reply = (value: unknown): void => c.socket.send(JSON.stringify([value]));
-      if (m.action === 'auth') {
-        if (m.key === KEY && m.secret === SECRET) reply({ T: 'success', msg: 'authenticated' });
-        else {
-          reply({ T: 'error', code: 402, msg: 'auth failed' });
-          c.socket.close();
-        }
-        return;
-      }
-      const set = subs.get(c) ?? new Set<string>();
-      subs.set(c, set);
-      if (m.action === 'subscribe') for (const s of m.trades ?? []) set.add(s);
-      else if (m.action === 'unsubscribe') for (const s of m.trades ?? []) set.delete(s);
-      else return reply({ T: 'error', code: 400, msg: 'invalid syntax' });
-      reply({ T: 'subscription', trades: [...set].sort(), quotes: [], bars: [] });
-    },
-  });
-  return Object.assign(server, { subscriptions: (c = server.current) => [...(subs.get(c) ?? [])].sort() });
+function alpacaServer(): AlpacaServer {
+  return loopbackAlpaca(KEY, SECRET);
 }
 
 function trade(symbol: string, price: number, at: string, size = 100): Record<string, unknown> {

@@ -298,3 +298,33 @@ export function calendarStreamSubject(
     },
   };
 }
+
+/** A loopback server speaking the Alpaca market data v2 stream protocol, with each connection's subscriptions. */
+export type AlpacaServer = LoopbackProvider & { subscriptions: (c?: ProviderConnection) => string[] };
+
+/** A loopback Alpaca stream accepting one key and secret (a 402 and a close for others). */
+export function loopbackAlpaca(key: string, secret: string): AlpacaServer {
+  const subs = new Map<ProviderConnection, Set<string>>();
+  const server = new LoopbackProvider({
+    onConnection: (c) => c.socket.send(JSON.stringify([{ T: 'success', msg: 'connected' }])),
+    onMessage: (c, message) => {
+      const m = message as { action: string; key?: string; secret?: string; trades?: string[] };
+      const reply = (value: unknown): void => c.socket.send(JSON.stringify([value]));
+      if (m.action === 'auth') {
+        if (m.key === key && m.secret === secret) reply({ T: 'success', msg: 'authenticated' });
+        else {
+          reply({ T: 'error', code: 402, msg: 'auth failed' });
+          c.socket.close();
+        }
+        return;
+      }
+      const set = subs.get(c) ?? new Set<string>();
+      subs.set(c, set);
+      if (m.action === 'subscribe') for (const s of m.trades ?? []) set.add(s);
+      else if (m.action === 'unsubscribe') for (const s of m.trades ?? []) set.delete(s);
+      else return reply({ T: 'error', code: 400, msg: 'invalid syntax' });
+      reply({ T: 'subscription', trades: [...set].sort(), quotes: [], bars: [] });
+    },
+  });
+  return Object.assign(server, { subscriptions: (c = server.current) => [...(subs.get(c) ?? [])].sort() });
+}
