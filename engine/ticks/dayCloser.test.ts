@@ -293,6 +293,21 @@ describe('feed-mode day close by the calendar', function () {
     expect(closes.map((d) => d.date)).to.not.include('2026-12-25');
   });
 
+  it('closes as soon as a tick past the close arrives, but not on a tick stamped in the future', async function () {
+    startRoll(memoryDayCloseClaims());
+    await feed('2026-11-25', ['MSFT', 98, 10, 0]);
+    await closer.settled();
+    expect(closes, 'a tick stamped tomorrow').to.deep.equal([]);
+    await feed('2026-11-24', ['MSFT', 99, 15, 0]);
+    clock.advanceTo(newYorkInstant('2026-11-24', 16, 0) + 200);
+    await feed('2026-11-24', ['MSFT', 99.5, 16, 0]);
+    await closer.settled();
+    expect(closes.map((d) => d.date)).to.deep.equal(['2026-11-24']);
+    expect(closes[0]!.bars.find((b) => b.symbol === 'MSFT')).to.deep.include({ close: 99, volume: 100 });
+    await advanceTo('2026-11-24', 16, 5);
+    expect(closes, 'once').to.have.length(1);
+  });
+
   it('closes each date once across two engines sharing the claims, and not again after a restart', async function () {
     const claimsDir = join(dir, 'day-closes');
     startRoll(fileDayCloseClaims(claimsDir));

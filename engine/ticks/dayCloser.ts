@@ -15,6 +15,9 @@ import type { TickSource } from './port.ts';
 import type { TickBus, TickSubscription } from '../../platform/bus/port.ts';
 import type { Tick, TickListener } from './tick.ts';
 
+/** How far ahead of the clock (ms) a tick's time may be and still close a session on the wall clock. */
+const FUTURE_TOLERANCE_MS = 5000;
+
 /** Decides which process closes a date: the first to claim it. */
 export interface DayCloseClaims {
   /** True for the first claim of `date` (the caller closes it), false once it has been claimed. */
@@ -133,15 +136,10 @@ export class DayCloser {
   /** Takes a batch of ticks: adds them to the session's bars and passes them on, after any close they follow. */
   ticks(batch: readonly Tick[]): void {
     if (this.stopped || !this.listener || batch.length === 0) return;
-    if (this.time === 'wall') {
-      this.observe(batch);
-      this.emit(() => this.listener?.onTicks(batch));
-      return;
-    }
     let from = 0;
     for (let i = 0; i < batch.length; i++) {
       const tick = batch[i]!;
-      if (this.open !== undefined && tick.ts >= this.open.end) {
+      if (this.crosses(tick)) {
         if (i > from) this.emitTicks(batch.slice(from, i));
         from = i;
         this.closeSession();
@@ -155,7 +153,20 @@ export class DayCloser {
   /** Adds ticks that reached the listener another way (the bus) to the session's bars, without passing them on. */
   observe(batch: readonly Tick[]): void {
     if (this.stopped) return;
-    for (const tick of batch) this.add(tick);
+    for (const tick of batch) {
+      if (this.crosses(tick)) this.closeSession();
+      this.open ??= this.options.sessions.sessionAt(tick.ts);
+      this.add(tick);
+    }
+  }
+
+  /**
+   * Whether a tick is past the open session's end: it closes the session before the timer does. On the wall
+   * clock only a tick no later than now counts, so a tick stamped in the future cannot close a day early.
+   */
+  private crosses(tick: Tick): boolean {
+    if (this.open === undefined || tick.ts < this.open.end) return false;
+    return this.time === 'ticks' || tick.ts <= this.clock.now() + FUTURE_TOLERANCE_MS;
   }
 
   /** Closes the open session now, if it had ticks (the end of a replay). */
@@ -198,9 +209,7 @@ export class DayCloser {
     const wait = Math.max(0, this.open.end + this.graceMs - this.clock.now());
     this.timer = this.clock.setTimeout(() => {
       this.timer = undefined;
-      if (this.stopped) return;
-      this.closeSession();
-      this.schedule();
+      if (!this.stopped) this.closeSession();
     }, wait);
   }
 
@@ -211,6 +220,10 @@ export class DayCloser {
     this.bars = new DayBars();
     this.open =
       this.time === 'wall' ? this.options.sessions.sessionAt(Math.max(this.clock.now(), session.end)) : undefined;
+    if (this.time === 'wall' && !this.stopped) {
+      if (this.timer) this.clock.clearTimeout(this.timer);
+      this.schedule();
+    }
     this.inFlight += 1;
     this.chain = this.chain
       .then(async () => {
