@@ -90,7 +90,10 @@ export interface ProviderStreamOptions {
   readonly refreshMs?: number;
   /** First and longest wait (ms) before reconnecting (defaults 1000 and 60000); each wait has jitter. */
   readonly backoffMs?: { readonly initial: number; readonly max: number };
-  /** A stream with no message for this long (ms) during a session is stale and reconnected (default 60000). */
+  /**
+   * A stream with no message (nor an answer to the WebSocket pings sent every quarter of it) for this long (ms)
+   * during a session is stale and reconnected (default 60000).
+   */
   readonly staleMs?: number;
   /** When the market is open (stale streams count only then); default always. */
   readonly sessions?: MarketClock;
@@ -283,6 +286,9 @@ export class ProviderStream implements TickSource {
       }
       if (received.length > 0) this.deliver(received);
     });
+    socket.on('pong', () => {
+      if (current()) this.lastMessageAt = this.clock.now();
+    });
     socket.on('unexpected-response', (_request, response) => {
       const status = response.statusCode ?? 0;
       if (status === 401 || status === 403) {
@@ -364,7 +370,10 @@ export class ProviderStream implements TickSource {
     void this.listener?.onTicks(ordered);
   }
 
-  /** Every quarter of `staleMs`: a live stream silent for `staleMs` while the market is open is reconnected. */
+  /**
+   * Every quarter of `staleMs`: pings the provider (its pong counts as a message), and reconnects a live
+   * stream that has been silent for `staleMs` while the market is open.
+   */
   private watchStale(): void {
     this.timers.stale = this.clock.setTimeout(
       () => {
@@ -379,6 +388,9 @@ export class ProviderStream implements TickSource {
             `stale: no message for ${Math.round((now - this.lastMessageAt!) / 1000)} s during the session`,
           );
           this.socket?.terminate();
+        } else if (this.state === 'live' && this.socket?.readyState === WebSocket.OPEN) {
+          // A quiet market is not a dead stream: a pong counts as a message.
+          this.socket.ping();
         }
         this.watchStale();
       },
