@@ -1,19 +1,7 @@
-import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { alertsDecider, type AlertTriggeredData } from '../../domain/alerts/alerts.ts';
 import type { DailyBar } from '../../domain/market/types.ts';
 import { createInProcessTickBus } from '../../platform/bus/inProcess.ts';
-import type { TickBus } from '../../platform/bus/port.ts';
-import { handleCommand } from '../../platform/commandHandler.ts';
-import { StreamNotFoundError, type EventStore } from '../../platform/eventstore/port.ts';
-import { openSqliteEventStore } from '../../platform/eventstore/sqlite.ts';
-import type { ReadModelStore } from '../../platform/readmodels/port.ts';
-import { openSqliteReadModelStore } from '../../platform/readmodels/sqlite.ts';
-import { AlertEngine } from '../alerts/alertEngine.ts';
-import { LiveQuotes } from '../quotes/liveQuotes.ts';
 import { ManualClock } from './clock.ts';
 import {
   DayCloser,
@@ -24,6 +12,7 @@ import {
 } from './dayCloser.ts';
 import { acceleratedMarketClock, newYorkInstant, regularMarketClock } from './marketClock.ts';
 import { isEarlyClose } from './nyseCalendar.ts';
+import { EnginePath } from './providerTesting.ts';
 import { parseTickCsv, TickReplay } from './replay.ts';
 import { TickSimulator } from './simulator.ts';
 import type { ClosedDay, Tick } from './tick.ts';
@@ -151,23 +140,8 @@ function seeds(): { symbol: string; bars: DailyBar[] }[] {
   ];
 }
 
-async function triggered(events: EventStore, userId: string): Promise<AlertTriggeredData[]> {
-  try {
-    const all = await events.readStream(`alerts-${userId}`);
-    return all.filter((e) => e.type === 'AlertTriggered').map((e) => e.data as AlertTriggeredData);
-  } catch (error) {
-    if (error instanceof StreamNotFoundError) return [];
-    throw error;
-  }
-}
-
 describe('feed-mode day close by the calendar', function () {
-  let dir: string;
-  let events: EventStore;
-  let readModels: ReadModelStore;
-  let bus: TickBus;
-  let quotes: LiveQuotes;
-  let alerts: AlertEngine;
+  let engine: EnginePath;
   let clock: ManualClock;
   let closes: ClosedDay[];
   let stopRoll: () => Promise<void>;
@@ -175,7 +149,7 @@ describe('feed-mode day close by the calendar', function () {
 
   /** Starts the closer the way the composition root does in feed mode: it reads the bus, publishes closes. */
   function startRoll(claims: DayCloseClaims, after = '2026-11-20'): void {
-    const rolled = rollByCalendar(bus, null, {
+    const rolled = rollByCalendar(engine.bus, null, {
       sessions: regularMarketClock(after),
       clock,
       claims,
@@ -185,7 +159,7 @@ describe('feed-mode day close by the calendar', function () {
       ],
     });
     closer = rolled.closer;
-    rolled.source.start({ onTicks: () => undefined, onDayClosed: (day) => void bus.publishDayClosed(day) });
+    rolled.source.start({ onTicks: () => undefined, onDayClosed: (day) => void engine.bus.publishDayClosed(day) });
     stopRoll = () => rolled.source.stop();
   }
 
@@ -197,8 +171,8 @@ describe('feed-mode day close by the calendar', function () {
       size: 100,
       ts: newYorkInstant(date, hour, minute),
     }));
-    await bus.publish(ticks);
-    await alerts.flush();
+    await engine.bus.publish(ticks);
+    await engine.alerts.flush();
   }
 
   async function advanceTo(date: string, hour: number, minute: number): Promise<void> {
@@ -207,51 +181,21 @@ describe('feed-mode day close by the calendar', function () {
   }
 
   beforeEach(async function () {
-    dir = mkdtempSync(join(tmpdir(), 'sp-dayclose-'));
-    events = openSqliteEventStore({ file: join(dir, 'events.db') });
-    readModels = openSqliteReadModelStore({ file: join(dir, 'readmodels.db') });
-    bus = createInProcessTickBus();
-    quotes = new LiveQuotes(seeds());
-    alerts = new AlertEngine({ events, readModels, quotes });
-    await alerts.start();
-    await bus.subscribe(alerts).ready;
+    engine = await EnginePath.start(seeds());
     closes = [];
-    await bus.subscribe({ onTicks: () => undefined, onDayClosed: (day) => closes.push(day) }).ready;
+    await engine.bus.subscribe({ onTicks: () => undefined, onDayClosed: (day) => closes.push(day) }).ready;
     // Tuesday 2026-11-24, 10:00 New York.
     clock = new ManualClock(newYorkInstant('2026-11-24', 10, 0));
   });
 
   afterEach(async function () {
     await stopRoll();
-    await alerts.stop();
-    await bus.close();
-    await readModels.close();
-    await events.close();
-    rmSync(dir, { recursive: true, force: true });
+    await engine.close();
   });
 
   it('closes at 16:00 New York, moves the previous close and the SMA, and fires an SMA alert on the new average', async function () {
     startRoll(memoryDayCloseClaims());
-    const alertId = randomUUID();
-    const created = await handleCommand(
-      events,
-      alertsDecider,
-      'alerts-u1',
-      {
-        type: 'CreateAlert',
-        data: {
-          alertId,
-          symbol: 'MSFT',
-          kind: 'SMA',
-          alerttype: 'U',
-          threshold: null,
-          period: 20,
-          at: '2026-11-24T15:00:00.000Z',
-        },
-      } as never,
-      { commandId: randomUUID(), userId: 'u1', at: '2026-11-24T15:00:00.000Z', actor: 'user:u1' },
-    );
-    await alerts.waitFor(created.position!);
+    const alertId = await engine.createAlert('u1', { symbol: 'MSFT', kind: 'SMA', alerttype: 'U', period: 20 });
     await feed('2026-11-24', ['MSFT', 97, 11, 0], ['MSFT', 95, 15, 30]);
     await advanceTo('2026-11-24', 15, 59);
     expect(closes, 'not before 16:00').to.deep.equal([]);
@@ -263,10 +207,10 @@ describe('feed-mode day close by the calendar', function () {
     ]);
     // The new 20-day level is (18 × 100 + 95) / 19 = 99.74: 99.73 stays below it, 99.74 crosses it.
     await feed('2026-11-25', ['MSFT', 99.73, 9, 31]);
-    expect(quotes.quote('MSFT')).to.deep.include({ prevClose: 95, change: 4.73 });
-    expect(await triggered(events, 'u1')).to.deep.equal([]);
+    expect(engine.quotes.quote('MSFT')).to.deep.include({ prevClose: 95, change: 4.73 });
+    expect(await engine.triggered('u1')).to.deep.equal([]);
     await feed('2026-11-25', ['MSFT', 99.74, 9, 32]);
-    const fired = await triggered(events, 'u1');
+    const fired = await engine.triggered('u1');
     expect(fired).to.have.length(1);
     expect(fired[0]).to.deep.include({ alertId, kind: 'SMA', price: 99.74 });
     expect(fired[0]!.sma).to.be.closeTo((18 * 100 + 95) / 19, 0.001);
@@ -309,7 +253,7 @@ describe('feed-mode day close by the calendar', function () {
   });
 
   it('closes each date once across two engines sharing the claims, and not again after a restart', async function () {
-    const claimsDir = join(dir, 'day-closes');
+    const claimsDir = join(engine.dir, 'day-closes');
     startRoll(fileDayCloseClaims(claimsDir));
     const first = { stop: stopRoll, closer };
     startRoll(fileDayCloseClaims(claimsDir));

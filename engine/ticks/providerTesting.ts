@@ -142,7 +142,8 @@ export class EnginePath extends EventEmitter {
   private readonly readModels: ReadModelStore;
 
   constructor(
-    private readonly dir: string,
+    /** The folder of its files. */
+    readonly dir: string,
     seeds: readonly QuoteSeed[],
   ) {
     super();
