@@ -38,6 +38,11 @@ export interface ProviderHealth {
   readonly lastMessageAt: number | null;
 }
 
+/** One line for people: `alpaca-iex auth-failed: authentication failed: 402 auth failed`, `finnhub live`. */
+export function describeProviderHealth(health: ProviderHealth): string {
+  return `${health.provider} ${health.state}${health.reason ? `: ${health.reason}` : ''}`;
+}
+
 /** The symbols the stream should carry, asked again every `refreshMs`. */
 export interface SymbolDemand {
   /** Every symbol users need now (any case; invalid ones are skipped). */

@@ -3,6 +3,7 @@
  * answers, the projections have caught up, the tick source is live) and `/metrics` (Prometheus text format).
  */
 import type Router from '@koa/router';
+import { describeProviderHealth } from '../../engine/ticks/providerStream.ts';
 import type { EventStore } from '../../platform/eventstore/port.ts';
 import type { ConsumerLag } from '../../platform/subscriptions/runner.ts';
 import type { RunningProjections } from '../../projections/index.ts';
@@ -53,8 +54,7 @@ function tickSourceCheck(engine: HealthDeps['engine']): Check {
   if (!engine) return { ok: true, detail: 'not run by this process' };
   const provider = engine.sourceHealth?.();
   if (provider) {
-    const detail = `${provider.provider} ${provider.state}${provider.reason ? `: ${provider.reason}` : ''}`;
-    return { ok: engine.live(), detail };
+    return { ok: engine.live(), detail: describeProviderHealth(provider) };
   }
   return engine.live() ? { ok: true, detail: engine.source } : { ok: false, detail: `${engine.source} stopped` };
 }

@@ -6,6 +6,7 @@ const KEY = 'PKHEALTHKEY';
 const SECRET = 'health-secret';
 
 describe('health of a provider stream (TICK_SOURCE=alpaca)', function () {
+  this.timeout(60_000);
   let server: AlpacaServer;
   let gw: TestGateway | undefined;
 
@@ -47,6 +48,12 @@ describe('health of a provider stream (TICK_SOURCE=alpaca)', function () {
     );
     expect(metrics).to.match(/^stockpulse_tick_source_live\{source="alpaca"\} 0$/m);
     expect(metrics).to.not.include(SECRET);
+    const ops = await gw.user('ops');
+    expect(((await ops.get('/api/maint/status')).body as { ticks: unknown }).ticks).to.deep.include({
+      source: 'alpaca',
+      live: false,
+      health: 'alpaca-iex auth-failed: authentication failed: 402 auth failed',
+    });
     expect((await gw.client().get('/healthz')).status).to.equal(200);
     expect((await gw.client().get('/api/quote/AAPL')).status).to.be.below(500);
   });
