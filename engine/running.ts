@@ -14,10 +14,9 @@ import { AlertEngine, type EngineTrigger } from './alerts/alertEngine.ts';
 import type { MarketData } from './market/marketData.ts';
 import type { LiveQuotes } from './quotes/liveQuotes.ts';
 import { seedQuotes, serveQuotes } from './quotes/quoteFeed.ts';
-import { parseMarketClockMode } from './ticks/marketClock.ts';
-import type { TickSource } from './ticks/port.ts';
-import { readTickCsv, TickReplay } from './ticks/replay.ts';
-import { simulatedSymbols, TickSimulator } from './ticks/simulator.ts';
+import type { RedisClient } from '../platform/redis.ts';
+import type { ProviderHealth, SymbolDemand } from './ticks/providerStream.ts';
+import { dayCloseClaims, openTickSource } from './ticks/sources.ts';
 
 /** The started live engine: tick source → tick bus → live quotes and alert engine. */
 export interface RunningEngine {
@@ -33,6 +32,8 @@ export interface RunningEngine {
   onTrigger(listener: (trigger: EngineTrigger) => void): () => void;
   /** Whether ticks can flow: the source is started (the feed is always live) and the bus is open. */
   live(): boolean;
+  /** A provider stream's health (connected, authenticated, not stale, with the reason), when one runs. */
+  readonly sourceHealth?: () => ProviderHealth;
   /** Stops the source, the alert engine (settling the triggers under way) and the bus. */
   stop(): Promise<void>;
 }
@@ -61,6 +62,8 @@ export interface EngineBus {
   readonly bus: TickBus;
   /** The engine's stable member name in {@link ENGINE_GROUP}; it also names its index in the read models. */
   readonly member: string;
+  /** The shared Redis, where the engines claim each day close once. */
+  readonly redis?: RedisClient;
 }
 
 /**
@@ -76,6 +79,7 @@ export async function startEngine(
   market: MarketData,
   logger: Logger,
   shared?: EngineBus,
+  demand?: SymbolDemand,
 ): Promise<RunningEngine> {
   const bus =
     shared?.bus ?? createInProcessTickBus({ onError: (error) => logger.error({ err: error }, 'tick listener failed') });
@@ -113,28 +117,25 @@ export async function startEngine(
     await alerts.stop();
     throw error;
   }
-  let source: TickSource | null = null;
-  if (config.tickSource === 'simulator') {
-    const { symbols: simulated, after } = simulatedSymbols(bars);
-    source = new TickSimulator({
-      symbols: simulated,
-      seed: config.marketSeed,
-      after,
-      market: parseMarketClockMode(config.marketClock),
-    });
-  } else if (config.tickSource === 'replay' && config.replayFile !== null) {
-    source = new TickReplay(readTickCsv(config.replayFile), { speed: 1 });
-  }
+  // Every source's days close by the calendar, the feed's too (its closer reads the bus).
+  const { source, health: sourceHealth } = openTickSource(
+    config,
+    bus,
+    bars,
+    dayCloseClaims(config, shared?.redis ?? null),
+    logger,
+    demand ? { demand } : undefined,
+  );
   let live = config.tickSource === 'feed';
   let open = true;
   const publishFailed = (error: unknown): void => {
     if (open) logger.error({ err: error }, 'tick publish failed');
   };
-  source?.start({
+  source.start({
     onTicks: (batch) => void bus.publish(batch).catch(publishFailed),
     onDayClosed: (day) => void bus.publishDayClosed(day).catch(publishFailed),
   });
-  live ||= source !== null;
+  live ||= config.tickSource !== 'replay' || config.replayFile !== null;
   logger.info(
     {
       source: config.tickSource,
@@ -150,7 +151,8 @@ export async function startEngine(
     quotes,
     alerts,
     source: config.tickSource,
-    live: () => live && open,
+    live: () => live && open && (sourceHealth?.().ok ?? true),
+    ...(sourceHealth ? { sourceHealth } : {}),
     onTrigger: (listener) => {
       triggerListeners.add(listener);
       return () => triggerListeners.delete(listener);
@@ -159,7 +161,7 @@ export async function startEngine(
       open = false;
       live = false;
       stopServing();
-      await source?.stop();
+      await source.stop();
       await subscription.unsubscribe();
       await alerts.stop();
       if (!shared) await bus.close();

@@ -123,7 +123,51 @@ describe('loadConfig', () => {
     }
     it('refuses other sources, naming the allowed ones', () => {
       const err = refusal({ TICK_SOURCE: 'random' });
-      expect(err.message).to.equal('TICK_SOURCE must be one of simulator, replay, feed, got "random"');
+      expect(err.message).to.equal('TICK_SOURCE must be one of simulator, replay, feed, alpaca, finnhub, got "random"');
+    });
+  });
+
+  describe('provider streams', () => {
+    const alpaca = { TICK_SOURCE: 'alpaca', ALPACA_KEY_ID: 'PKKEY', ALPACA_SECRET_KEY: 'secret' };
+    it('reads the Alpaca key, secret and feed, with the public stream URL of the feed', () => {
+      expect(loadConfig(alpaca).alpaca).to.deep.equal({
+        keyId: 'PKKEY',
+        secretKey: 'secret',
+        feed: 'iex',
+        streamUrl: 'wss://stream.data.alpaca.markets/v2/iex',
+      });
+      expect(loadConfig({ ...alpaca, ALPACA_FEED: 'sip' }).alpaca?.streamUrl).to.equal(
+        'wss://stream.data.alpaca.markets/v2/sip',
+      );
+      expect(loadConfig({ ...alpaca, ALPACA_STREAM_URL: 'ws://127.0.0.1:9000' }).alpaca?.streamUrl).to.equal(
+        'ws://127.0.0.1:9000',
+      );
+    });
+    it('refuses an Alpaca source without its key or secret, naming the variable and never the other value', () => {
+      expect(refusal({ TICK_SOURCE: 'alpaca', ALPACA_SECRET_KEY: 'secret' })).to.deep.include({
+        variable: 'ALPACA_KEY_ID',
+        message: 'ALPACA_KEY_ID must be set when TICK_SOURCE=alpaca',
+      });
+      expect(refusal({ TICK_SOURCE: 'alpaca', ALPACA_KEY_ID: 'PKKEY' }).variable).to.equal('ALPACA_SECRET_KEY');
+      expect(refusal({ ...alpaca, ALPACA_FEED: 'otc' }).variable).to.equal('ALPACA_FEED');
+      expect(refusal({ ...alpaca, ALPACA_STREAM_URL: 'https://example.com' }).variable).to.equal('ALPACA_STREAM_URL');
+      const spaced = refusal({ ...alpaca, ALPACA_SECRET_KEY: 'se cret' });
+      expect(spaced.variable).to.equal('ALPACA_SECRET_KEY');
+      expect(spaced.message).to.not.include('se cret');
+    });
+    it('reads the Finnhub token and stream URL, and refuses a Finnhub source without a token', () => {
+      expect(loadConfig({ TICK_SOURCE: 'finnhub', FINNHUB_TOKEN: 'tok' }).finnhub).to.deep.equal({
+        token: 'tok',
+        streamUrl: 'wss://ws.finnhub.io',
+      });
+      expect(refusal({ TICK_SOURCE: 'finnhub' }).variable).to.equal('FINNHUB_TOKEN');
+      expect(refusal({ TICK_SOURCE: 'finnhub', FINNHUB_TOKEN: 'tok', FINNHUB_STREAM_URL: 'x' }).variable).to.equal(
+        'FINNHUB_STREAM_URL',
+      );
+    });
+    it('ignores provider variables for another source', () => {
+      const config = loadConfig({ ALPACA_KEY_ID: 'PKKEY', FINNHUB_TOKEN: 'tok' });
+      expect([config.alpaca, config.finnhub]).to.deep.equal([null, null]);
     });
   });
 

@@ -7,7 +7,7 @@ import path from 'node:path';
 export type Role = 'all' | 'gateway' | 'engine' | 'projections';
 
 /** Where market ticks come from. */
-export type TickSource = 'simulator' | 'replay' | 'feed';
+export type TickSource = 'simulator' | 'replay' | 'feed' | 'alpaca' | 'finnhub';
 
 /** Log levels accepted by the logger (pino's levels plus `silent`). */
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -37,10 +37,34 @@ export interface Config {
    * for one derived from the host name; a restarted engine resumes under its name.
    */
   readonly engineName: string | null;
+  /** The Alpaca market data stream, when `TICK_SOURCE=alpaca`. */
+  readonly alpaca: AlpacaConfig | null;
+  /** The Finnhub trade stream, when `TICK_SOURCE=finnhub`. */
+  readonly finnhub: FinnhubConfig | null;
   /** Seed of the deterministic market generator. */
   readonly marketSeed: number;
   /** Minimum level of log lines written. */
   readonly logLevel: LogLevel;
+}
+
+/** The Alpaca market data v2 stream: `ALPACA_KEY_ID`, `ALPACA_SECRET_KEY`, `ALPACA_FEED`, `ALPACA_STREAM_URL`. */
+export interface AlpacaConfig {
+  /** API key id. */
+  readonly keyId: string;
+  /** API secret key. */
+  readonly secretKey: string;
+  /** `iex` (free plan) or `sip` (every US exchange, paid plan). */
+  readonly feed: 'iex' | 'sip';
+  /** The stream URL (default `wss://stream.data.alpaca.markets/v2/<feed>`). */
+  readonly streamUrl: string;
+}
+
+/** Finnhub's trade WebSocket: `FINNHUB_TOKEN`, `FINNHUB_STREAM_URL`. */
+export interface FinnhubConfig {
+  /** API token. */
+  readonly token: string;
+  /** The stream URL, without the token (default `wss://ws.finnhub.io`). */
+  readonly streamUrl: string;
 }
 
 /** A configuration value was refused; the message names the variable and what it allows. */
@@ -59,7 +83,7 @@ export class ConfigError extends Error {
 export const ROLES: readonly Role[] = Object.freeze(['all', 'gateway', 'engine', 'projections']);
 
 /** Tick sources in the order they are documented. */
-export const TICK_SOURCES: readonly TickSource[] = Object.freeze(['simulator', 'replay', 'feed']);
+export const TICK_SOURCES: readonly TickSource[] = Object.freeze(['simulator', 'replay', 'feed', 'alpaca', 'finnhub']);
 
 /** Accepted log levels. */
 export const LOG_LEVELS: readonly LogLevel[] = Object.freeze([
@@ -168,6 +192,32 @@ function replayFile(env: Env): string | null {
   return path.resolve(raw);
 }
 
+const WS_SCHEMES = ['ws://', 'wss://'];
+
+/** A provider secret: required when its source is chosen; the message never shows it. */
+function secret(env: Env, name: string, source: TickSource): string | null {
+  const raw = read(env, name);
+  if (read(env, 'TICK_SOURCE') !== source) return null;
+  if (raw === undefined) throw new ConfigError(name, `${name} must be set when TICK_SOURCE=${source}`);
+  if (/\s/.test(raw)) throw new ConfigError(name, `${name} must not contain spaces (${raw.length} characters given)`);
+  return raw;
+}
+
+function alpaca(env: Env): AlpacaConfig | null {
+  const keyId = secret(env, 'ALPACA_KEY_ID', 'alpaca');
+  const secretKey = secret(env, 'ALPACA_SECRET_KEY', 'alpaca');
+  if (keyId === null || secretKey === null) return null;
+  const feed = oneOf(env, 'ALPACA_FEED', ['iex', 'sip'] as const, 'iex');
+  const streamUrl = url(env, 'ALPACA_STREAM_URL', WS_SCHEMES) ?? `wss://stream.data.alpaca.markets/v2/${feed}`;
+  return { keyId, secretKey, feed, streamUrl };
+}
+
+function finnhub(env: Env): FinnhubConfig | null {
+  const token = secret(env, 'FINNHUB_TOKEN', 'finnhub');
+  if (token === null) return null;
+  return { token, streamUrl: url(env, 'FINNHUB_STREAM_URL', WS_SCHEMES) ?? 'wss://ws.finnhub.io' };
+}
+
 /**
  * Reads and validates the configuration from environment variables.
  * @throws ConfigError naming the first variable with a value that is not allowed.
@@ -184,6 +234,8 @@ export function loadConfig(env: Env = process.env): Config {
     replayFile: replayFile(env),
     feedToken: token(env, 'FEED_TOKEN'),
     engineName: engineName(env),
+    alpaca: alpaca(env),
+    finnhub: finnhub(env),
     marketSeed: integer(env, 'MARKET_SEED', 42, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, 'an integer'),
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
   });

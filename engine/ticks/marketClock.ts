@@ -4,6 +4,7 @@
  * back, so the market moves at any hour for demos. New York time comes from `Intl`, daylight saving included.
  */
 import { isTradingDay, isValidDate, nextTradingDay } from '../marketdata/calendar.ts';
+import { sessionClose } from './nyseCalendar.ts';
 
 /** The exchange's time zone. */
 export const NEW_YORK = 'America/New_York';
@@ -93,9 +94,10 @@ export function newYorkInstant(date: string, hour: number, minute: number): numb
   return guess - offset;
 }
 
-/** The regular session of a trading day. */
+/** The session of a trading day: 09:30 to 16:00 New York, or to 13:00 on an early close. */
 export function regularSession(date: string): Session {
-  const { open, close } = REGULAR_SESSION;
+  const { open } = REGULAR_SESSION;
+  const close = sessionClose(date);
   return {
     date,
     start: newYorkInstant(date, open.hour, open.minute),

@@ -40,6 +40,8 @@ export interface SimulatorOptions {
   readonly clock?: Clock;
   /** Regular sessions on the wall clock (default) or accelerated demo sessions. */
   readonly market?: MarketClockMode;
+  /** The sessions to trade in, shared with whatever closes the days (overrides `market`). */
+  readonly sessions?: MarketClock;
   /** How often a batch of the ticks due is delivered, in real ms (default 50). */
   readonly stepMs?: number;
 }
@@ -171,7 +173,8 @@ export class TickSimulator implements TickSource {
     if (this.listener) throw new Error('the simulator is already started');
     this.listener = listener;
     const origin = this.clock.now();
-    this.market = marketClockOf(this.options.market ?? { mode: 'regular' }, origin, this.options.after);
+    this.market =
+      this.options.sessions ?? marketClockOf(this.options.market ?? { mode: 'regular' }, origin, this.options.after);
     this.session = this.market.sessionAt(origin);
     for (const path of this.paths) path.begin(this.session, origin);
     this.schedule(origin);

@@ -18,6 +18,7 @@ import { connectRedis, type RedisClient } from '../../platform/redis.ts';
 import { openSessionStore } from '../../platform/sessions/index.ts';
 import type { SessionStore } from '../../platform/sessions/port.ts';
 import { startProjections, type ReadModelCommitListener, type RunningProjections } from '../../projections/index.ts';
+import { readModelDemand } from '../../projections/demand.ts';
 import { cacheSessions } from '../auth/sessionCache.ts';
 import { cacheReadModels } from '../readModelCache.ts';
 
@@ -166,7 +167,10 @@ export async function runEngine(
     ports.readModels,
     ports.market,
     componentLogger(logger, 'engine'),
-    sharedBus ? { bus: sharedBus, member: engineNameOf(config) } : undefined,
+    sharedBus
+      ? { bus: sharedBus, member: engineNameOf(config), ...(ports.redis ? { redis: ports.redis } : {}) }
+      : undefined,
+    readModelDemand(ports.readModels),
   );
   stops.add(() => engine.stop());
   return engine;

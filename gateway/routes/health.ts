@@ -3,6 +3,7 @@
  * answers, the projections have caught up, the tick source is live) and `/metrics` (Prometheus text format).
  */
 import type Router from '@koa/router';
+import { describeProviderHealth } from '../../engine/ticks/providerStream.ts';
 import type { EventStore } from '../../platform/eventstore/port.ts';
 import type { ConsumerLag } from '../../platform/subscriptions/runner.ts';
 import type { RunningProjections } from '../../projections/index.ts';
@@ -13,7 +14,8 @@ export interface HealthDeps {
   /** The projections, when this process runs them. */
   readonly projections: Pick<RunningProjections, 'caughtUp' | 'lags'> | null;
   /** The live engine, when this process runs it. */
-  readonly engine: Pick<RunningEngine, 'live' | 'alerts' | 'source'> | null;
+  readonly engine:
+    (Pick<RunningEngine, 'live' | 'alerts' | 'source'> & Pick<Partial<RunningEngine>, 'sourceHealth'>) | null;
   /** Connected sockets, when this process serves Socket.IO. */
   readonly sockets?: (() => number) | undefined;
 }
@@ -50,6 +52,10 @@ async function projectionsCheck(projections: HealthDeps['projections']): Promise
 
 function tickSourceCheck(engine: HealthDeps['engine']): Check {
   if (!engine) return { ok: true, detail: 'not run by this process' };
+  const provider = engine.sourceHealth?.();
+  if (provider) {
+    return { ok: engine.live(), detail: describeProviderHealth(provider) };
+  }
   return engine.live() ? { ok: true, detail: engine.source } : { ok: false, detail: `${engine.source} stopped` };
 }
 
@@ -74,6 +80,30 @@ export function renderMetrics(
     metric('stockpulse_tick_source_live', 'gauge', 'Whether the tick source is live (1) or not (0).', [
       [`{source="${label(engine.source)}"}`, engine.live() ? 1 : 0],
     ]);
+    const provider = engine.sourceHealth?.();
+    if (provider) {
+      const p = `{provider="${label(provider.provider)}"}`;
+      metric('stockpulse_provider_up', 'gauge', 'Whether the provider stream is connected, authenticated and fresh.', [
+        [
+          `{provider="${label(provider.provider)}",state="${provider.state}",reason="${label(provider.reason ?? '')}"}`,
+          provider.ok ? 1 : 0,
+        ],
+      ]);
+      metric('stockpulse_provider_trades_total', 'counter', 'Trades received from the provider.', [
+        [p, provider.trades],
+      ]);
+      metric('stockpulse_provider_bad_messages_total', 'counter', 'Provider messages skipped as unreadable.', [
+        [p, provider.badMessages],
+      ]);
+      metric('stockpulse_provider_errors_total', 'counter', 'Errors the provider reported.', [[p, provider.errors]]);
+      metric('stockpulse_provider_reconnects_total', 'counter', 'Reconnections to the provider.', [
+        [p, provider.reconnects],
+      ]);
+      metric('stockpulse_provider_symbols', 'gauge', 'Symbols wanted by users and subscribed on the stream.', [
+        [`{provider="${label(provider.provider)}",set="wanted"}`, provider.wanted],
+        [`{provider="${label(provider.provider)}",set="subscribed"}`, provider.subscribed],
+      ]);
+    }
     metric('stockpulse_ticks_total', 'counter', 'Ticks evaluated by the alert engine.', [['', s.ticks]]);
     metric('stockpulse_ticks_per_second', 'gauge', 'Ticks evaluated per second over the last second.', [
       ['', s.ticksPerSec],

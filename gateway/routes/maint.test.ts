@@ -176,7 +176,14 @@ describe('maint routes', function () {
           },
         }).find((r) => r.path === '/api/maint/status')!;
         const status = (await route.handle({} as RouteRequest<never, never, never>)) as Status;
-        expect(status.ticks).to.deep.equal({ source: null, live: false, ticksPerSec: 0, ticks: 0, armedAlerts: 0 });
+        expect(status.ticks).to.deep.equal({
+          source: null,
+          live: false,
+          health: null,
+          ticksPerSec: 0,
+          ticks: 0,
+          armedAlerts: 0,
+        });
         expect(status.events.head).to.equal('5/5');
         const watchlist = status.projections.find((p) => p.name === 'watchlist')!;
         expect(watchlist).to.deep.include({ position: '2/2', behind: true, lagEvents: 3 });

@@ -15,6 +15,13 @@ import type { RebuildChecks } from '../../projections/rebuildChecks.ts';
 import { ApiError } from '../errors.ts';
 import { defineRoute } from '../http/route.ts';
 import type { HealthDeps } from './health.ts';
+import { describeProviderHealth } from '../../engine/ticks/providerStream.ts';
+
+/** The provider stream's health line, when the engine runs one. */
+function providerHealthOf(engine: HealthDeps['engine']): string | null {
+  const health = engine?.sourceHealth?.();
+  return health ? describeProviderHealth(health) : null;
+}
 
 /** What the Maint routes need. */
 export interface MaintDeps {
@@ -85,6 +92,8 @@ const statusAnswer = z.object({
   ticks: z.object({
     source: z.string().nullable(),
     live: z.boolean(),
+    /** A provider stream's state and reason (`alpaca-iex auth-failed: …`); null for other sources. */
+    health: z.string().nullable(),
     ticksPerSec: z.number(),
     ticks: z.number(),
     armedAlerts: z.number(),
@@ -202,6 +211,7 @@ export function maintRoutes(deps: MaintDeps) {
           ticks: {
             source: engine?.source ?? null,
             live: engine?.live() ?? false,
+            health: providerHealthOf(engine),
             ticksPerSec: stats?.ticksPerSec ?? 0,
             ticks: stats?.ticks ?? 0,
             armedAlerts: stats?.armed ?? 0,

@@ -78,6 +78,14 @@ function StatusCards({ status, statusAt }: { readonly status: MaintStatus; reado
           <dd data-testid="maint-tick-source">{ticks.source ?? 'none in this process'}</dd>
           <dt>Live</dt>
           <dd className={ticks.live ? 'up' : 'down'}>{ticks.live ? 'yes' : 'no'}</dd>
+          {ticks.health !== null && (
+            <>
+              <dt>Stream</dt>
+              <dd className={ticks.live ? 'up' : 'down'} data-testid="maint-stream-health">
+                {ticks.health}
+              </dd>
+            </>
+          )}
           <dt>Rate</dt>
           <dd>
             <PriceFlash value={ticks.ticksPerSec}>{ticks.ticksPerSec.toFixed(1)} ticks/s</PriceFlash>

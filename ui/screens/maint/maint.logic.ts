@@ -22,6 +22,8 @@ export interface MaintStatus {
   readonly ticks: {
     readonly source: string | null;
     readonly live: boolean;
+    /** A provider stream's state and reason; null for other sources. */
+    readonly health: string | null;
     readonly ticksPerSec: number;
     readonly ticks: number;
     readonly armedAlerts: number;

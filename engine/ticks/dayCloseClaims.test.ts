@@ -1,0 +1,31 @@
+import { expect } from 'chai';
+import { connectRedis, type RedisClient } from '../../platform/redis.ts';
+import { startTestRedis, type TestRedis } from '../../platform/testing/redisServer.ts';
+import { redisDayCloseClaims } from './dayCloser.ts';
+
+describe('day close claims on Redis', function () {
+  let redis: TestRedis;
+  let clients: RedisClient[];
+
+  before(async function () {
+    redis = await startTestRedis();
+    clients = [await connectRedis(redis.url), await connectRedis(redis.url)];
+  });
+
+  after(async function () {
+    for (const client of clients) await client.quit();
+    await redis.stop();
+  });
+
+  it('lets exactly one of two engines claim a date, each date on its own, with an expiry', async function () {
+    const [a, b] = clients.map((client) => redisDayCloseClaims(client, 'test:dayclose:'));
+    const first = await Promise.all([a!.claim('2026-11-24'), b!.claim('2026-11-24')]);
+    expect(first.filter(Boolean)).to.have.length(1);
+    expect(await a!.claim('2026-11-24')).to.equal(false);
+    expect(await b!.claim('2026-11-25')).to.equal(true);
+    const ttl = await clients[0]!.ttl('test:dayclose:2026-11-24');
+    expect(ttl)
+      .to.be.greaterThan(86_400)
+      .and.at.most(60 * 86_400);
+  });
+});
