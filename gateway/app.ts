@@ -19,6 +19,7 @@ import { jsonBody } from './http/body.ts';
 import { routeDispatcher } from './http/dispatch.ts';
 import { mountRoutes, openApiDocument, type RouteDef } from './http/route.ts';
 import type { SymbolDirectory } from './http/schemas.ts';
+import type { OriginPolicy } from './http/origin.ts';
 import { sameOrigin } from './http/security.ts';
 import { configuredUiDir, webApp } from './http/static.ts';
 import { auditRoutes } from './routes/audit.ts';
@@ -69,6 +70,8 @@ export interface AppDeps {
   readonly dataDir?: string;
   /** The built web app's folder; `UI_DIR` or `ui/dist` when absent. */
   readonly uiDir?: string;
+  /** The app's own origin and whether a proxy's headers are believed; the request's origin, no proxy, when absent. */
+  readonly origin?: OriginPolicy;
 }
 
 /** Path prefixes owned by the API: unknown routes under them answer 404 JSON. */
@@ -135,6 +138,9 @@ export function apiRoutes(deps: AppDeps): RouteDef<never, never, never>[] {
 export function createApp(deps: AppDeps): Koa {
   const logger = componentLogger(deps.logger, 'gateway');
   const app = new Koa();
+  // Behind one TLS proxy: the client address is the last `X-Forwarded-For` entry, the one the proxy appended.
+  app.proxy = deps.origin?.trustProxy ?? false;
+  app.maxIpsCount = 1;
   // A browser that leaves while a file is still streaming is not an error of the server.
   app.on('error', (error: NodeJS.ErrnoException) => {
     if (error.code === 'ERR_STREAM_PREMATURE_CLOSE' || error.code === 'ECONNRESET' || error.code === 'EPIPE') return;
@@ -156,7 +162,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(securityHeaders());
   app.use(errorMapper(logger));
   app.use(apiNotFound());
-  app.use(sameOrigin());
+  app.use(sameOrigin(deps.origin));
   app.use(feedIngestion(deps.feed, deps.symbols));
   app.use(jsonBody());
   app.use(loadSession(deps.sessions));

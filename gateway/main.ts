@@ -86,6 +86,7 @@ export async function startGateway(env: NodeJS.ProcessEnv = process.env, logger?
       logger: log,
       onReadModelCommit,
       redis: system.redis,
+      origin: system.appDeps.origin,
     });
   }
   const relay = !servesApi && system.redis ? startRelay({ redis: system.redis, triggers, onReadModelCommit }) : null;

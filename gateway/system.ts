@@ -407,6 +407,7 @@ export async function openSystem(config: Config, logger: Logger): Promise<System
     feed: bus && config.feedToken !== null ? { token: config.feedToken, bus } : undefined,
     health: { projections, engine },
     dataDir: config.dataDir,
+    origin: { publicOrigin: config.publicOrigin, trustProxy: config.trustProxy },
   };
   return {
     events,

@@ -167,6 +167,41 @@ describe('loadConfig', () => {
     });
   });
 
+  describe('PUBLIC_ORIGIN', () => {
+    it('is unset by default and keeps the origin of an http or https URL', () => {
+      expect(loadConfig({}).publicOrigin).to.equal(null);
+      expect(loadConfig({ PUBLIC_ORIGIN: 'https://Stocks.example.com' }).publicOrigin).to.equal(
+        'https://stocks.example.com',
+      );
+      expect(loadConfig({ PUBLIC_ORIGIN: 'http://localhost:3000/' }).publicOrigin).to.equal('http://localhost:3000');
+    });
+    for (const bad of [
+      'stocks.example.com',
+      'ftp://stocks.example.com',
+      'https://stocks.example.com/app',
+      'https://a@b.c',
+    ]) {
+      it(`refuses ${JSON.stringify(bad)}, naming the variable`, () => {
+        const err = refusal({ PUBLIC_ORIGIN: bad });
+        expect(err.variable).to.equal('PUBLIC_ORIGIN');
+        expect(err.message).to.match(/^PUBLIC_ORIGIN must be an origin/);
+      });
+    }
+  });
+
+  describe('TRUST_PROXY', () => {
+    it('is off by default and reads true or false', () => {
+      expect(loadConfig({}).trustProxy).to.equal(false);
+      expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).to.equal(true);
+      expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).to.equal(false);
+    });
+    it('refuses other values, naming the variable', () => {
+      const err = refusal({ TRUST_PROXY: 'yes' });
+      expect(err.variable).to.equal('TRUST_PROXY');
+      expect(err.message).to.equal('TRUST_PROXY must be true or false, got "yes"');
+    });
+  });
+
   describe('FEED_TOKEN', () => {
     it('accepts a token of 16 characters or more', () => {
       expect(loadConfig({ FEED_TOKEN: '0123456789abcdef' }).feedToken).to.equal('0123456789abcdef');

@@ -41,6 +41,16 @@ export interface Config {
   readonly marketSeed: number;
   /** Minimum level of log lines written. */
   readonly logLevel: LogLevel;
+  /**
+   * The origin browsers reach the app at (`https://stocks.example.com`), or `null` to take it from each request's
+   * `Host`; state-changing requests and socket handshakes from any other `Origin` are refused.
+   */
+  readonly publicOrigin: string | null;
+  /**
+   * Whether a TLS proxy in front sets `X-Forwarded-For`/`-Proto`/`-Host`: the client address and protocol are
+   * taken from them (and cookies marked Secure over HTTPS); off, those headers are ignored.
+   */
+  readonly trustProxy: boolean;
 }
 
 /** A configuration value was refused; the message names the variable and what it allows. */
@@ -168,6 +178,30 @@ function replayFile(env: Env): string | null {
   return path.resolve(raw);
 }
 
+function publicOrigin(env: Env): string | null {
+  const raw = read(env, 'PUBLIC_ORIGIN');
+  if (raw === undefined) return null;
+  const allowed = 'an origin such as https://stocks.example.com (scheme, host and port only)';
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    refuse('PUBLIC_ORIGIN', allowed, raw);
+  }
+  const bare = parsed.pathname === '/' && parsed.search === '' && parsed.hash === '' && parsed.username === '';
+  if (!['http:', 'https:'].includes(parsed.protocol) || !bare || parsed.password !== '') {
+    refuse('PUBLIC_ORIGIN', allowed, raw);
+  }
+  return parsed.origin;
+}
+
+function flag(env: Env, name: string): boolean {
+  const raw = read(env, name);
+  if (raw === undefined) return false;
+  if (raw !== 'true' && raw !== 'false') refuse(name, 'true or false', raw);
+  return raw === 'true';
+}
+
 /**
  * Reads and validates the configuration from environment variables.
  * @throws ConfigError naming the first variable with a value that is not allowed.
@@ -186,5 +220,7 @@ export function loadConfig(env: Env = process.env): Config {
     engineName: engineName(env),
     marketSeed: integer(env, 'MARKET_SEED', 42, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, 'an integer'),
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
+    publicOrigin: publicOrigin(env),
+    trustProxy: flag(env, 'TRUST_PROXY'),
   });
 }

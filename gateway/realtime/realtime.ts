@@ -39,7 +39,9 @@ import { notificationReadsProjection } from '../../projections/notifications/not
 import { readDocument } from '../../projections/projection.ts';
 import type { EngineTrigger } from '../../engine/alerts/alertEngine.ts';
 import { SESSION_COOKIE } from '../auth/session.ts';
+import type { OriginPolicy } from '../http/origin.ts';
 import { validationError } from '../http/route.ts';
+import { foreignOrigin } from './handshakeOrigin.ts';
 import { symbolSchema, type SymbolDirectory } from '../http/schemas.ts';
 import type { System } from '../system.ts';
 import type {
@@ -104,6 +106,8 @@ export interface RealtimeDeps {
   readonly onReadModelCommit?: System['onReadModelCommit'];
   /** Redis, to share notifications and read-model changes with the other gateways; null in one process. */
   readonly redis?: RedisClient | null;
+  /** Which browser origins may open a socket (the rule of state-changing requests); the request's own when absent. */
+  readonly origin?: OriginPolicy | undefined;
 }
 
 /** The running realtime server. */
@@ -284,6 +288,11 @@ export function attachRealtime(server: http.Server, deps: RealtimeDeps): Realtim
   });
 
   io.use((socket, next) => {
+    const foreign = foreignOrigin(socket.request, deps.origin);
+    if (foreign) {
+      next(foreign);
+      return;
+    }
     const token = cookieValue(socket.request.headers.cookie, SESSION_COOKIE);
     if (!token) {
       next(new Error('unauthorized: sign in first'));
