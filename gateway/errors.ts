@@ -24,6 +24,7 @@ export const ERROR_CODES: Readonly<Record<number, string>> = Object.freeze({
   409: 'conflict',
   413: 'payload_too_large',
   415: 'unsupported_media_type',
+  422: 'unprocessable',
   429: 'rate_limited',
   500: 'internal',
   501: 'not_implemented',

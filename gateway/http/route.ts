@@ -8,10 +8,12 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import type { CommandMeta } from '../../domain/decider.ts';
 import { uuidV5, STOCKPULSE_NAMESPACE } from '../../domain/ids.ts';
+import { IdempotencyKeyReusedError } from '../../platform/commandHandler.ts';
 import { formatPosition, type LogPosition } from '../../platform/eventstore/port.ts';
 import type { Session } from '../../platform/sessions/port.ts';
 import { ApiError } from '../errors.ts';
 import { refuseLargeBody, settleBody } from './body.ts';
+import { idempotencyKeyOf, keyReused, requestFingerprint } from './idempotency.ts';
 
 /** Who may call a route: anyone, a signed-in user, or a signed-in auditor. */
 export type Access = 'public' | 'user' | 'auditor';
@@ -95,15 +97,9 @@ function parse<T>(schema: z.ZodType<T> | undefined, value: unknown, where: strin
   return result.data;
 }
 
-/** Idempotency keys: 1–200 visible ASCII characters. */
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
-
 function commandIdOf(ctx: Context, userId: string): string {
-  const key = ctx.get('idempotency-key');
+  const key = idempotencyKeyOf(ctx);
   if (!key) return randomUUID();
-  if (!IDEMPOTENCY_KEY.test(key)) {
-    throw new ApiError(400, 'bad_request', 'Idempotency-Key: 1-200 visible ASCII characters');
-  }
   return uuidV5(`${userId}/${key}`, STOCKPULSE_NAMESPACE);
 }
 
@@ -124,6 +120,7 @@ function lazyMeta(ctx: Context, userId: string): () => CommandMeta {
       at: new Date().toISOString(),
       actor: `user:${userId}`,
       correlationId: requestIdOf(ctx),
+      ...(idempotencyKeyOf(ctx) !== undefined ? { requestHash: requestFingerprint(ctx) } : {}),
     });
 }
 
@@ -145,11 +142,16 @@ export function routeHandler(definition: RouteDef<never, never, never>): (ctx: C
       throw new ApiError(403, 'forbidden', 'this route is for auditors');
     }
     await settleBody(ctx, route.bodyLimit);
+    if (route.method !== 'GET') idempotencyKeyOf(ctx);
     const userId = session?.userId ?? '';
     const params = parse(route.params, ctx.params, 'params');
     const query = route.query ? parse(route.query, { ...ctx.query }, 'query') : undefined;
     const body = parse(route.body, ctx.request.body, 'body');
-    const result = await route.handle({ params, query, body, session, userId, ctx, meta: lazyMeta(ctx, userId) });
+    const result = await route
+      .handle({ params, query, body, session, userId, ctx, meta: lazyMeta(ctx, userId) })
+      .catch((error: unknown) => {
+        throw error instanceof IdempotencyKeyReusedError ? keyReused(ctx) : error;
+      });
     ctx.status = route.status ?? 200;
     ctx.body = result;
   };
