@@ -10,7 +10,9 @@ import type { MarketData } from '../engine/market/marketData.ts';
 import { componentLogger, type Logger } from '../platform/logger.ts';
 import type { ReadModelStore } from '../platform/readmodels/port.ts';
 import type { SessionStore } from '../platform/sessions/port.ts';
-import { MemoryRateLimiter, signInLimits, type RateLimiter } from './auth/rateLimit.ts';
+import { createAuthLimiter, type AuthLimiter } from './auth/limits.ts';
+import { memoryLimiters } from './auth/rateLimit.ts';
+import { loadConfig } from '../platform/config.ts';
 import { authRoutes } from './auth/routes.ts';
 import { loadSession } from './auth/session.ts';
 import { CommandService, type ReadModelSync } from './commands.ts';
@@ -58,8 +60,8 @@ export interface AppDeps {
   readonly symbols: SymbolDirectory;
   /** The market data: universe, bars, quotes, patterns and the analyses over them. */
   readonly market: MarketData;
-  /** Sign-in rate limiter; in-process when absent. */
-  readonly rateLimiter?: RateLimiter;
+  /** Registration and sign-in limits; the default limits in this process's memory when absent. */
+  readonly authLimiter?: AuthLimiter;
   /** Version shown in the API reference. */
   readonly version?: string;
   /** The feed ingestion route's token and tick bus; the route is off (404) without it. */
@@ -111,9 +113,9 @@ function apiNotFound(): Middleware {
 /** Every API route, in the order of the reference. */
 export function apiRoutes(deps: AppDeps): RouteDef<never, never, never>[] {
   const commands = new CommandService(deps.events, deps.readModelSync);
-  const rateLimiter = deps.rateLimiter ?? new MemoryRateLimiter(signInLimits);
+  const limiter = deps.authLimiter ?? createAuthLimiter(loadConfig({}).authLimits, memoryLimiters);
   return [
-    ...authRoutes({ events: deps.events, commands, sessions: deps.sessions, rateLimiter }),
+    ...authRoutes({ events: deps.events, commands, sessions: deps.sessions, limiter }),
     ...watchlistRoutes({ commands, readModels: deps.readModels, symbols: deps.symbols }),
     ...alertsRoutes({ commands, readModels: deps.readModels, symbols: deps.symbols }),
     ...notificationsRoutes({ commands, readModels: deps.readModels }),

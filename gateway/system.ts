@@ -2,6 +2,8 @@
  * Opens every port the configuration names and starts the parts of the system the role runs. `main.ts`
  * listens on top of it; tests use it with a temporary `DATA_DIR` and port 0.
  */
+import { createAuthLimiter } from './auth/limits.ts';
+import { memoryLimiters, redisLimiters } from './auth/rateLimit.ts';
 import { join } from 'node:path';
 import { openMarketData, type MarketData, type MarketPhase, type MarketProgress } from '../engine/market/marketData.ts';
 import type { Config } from '../platform/config.ts';
@@ -408,6 +410,7 @@ export async function openSystem(config: Config, logger: Logger): Promise<System
     health: { projections, engine },
     dataDir: config.dataDir,
     origin: { publicOrigin: config.publicOrigin, trustProxy: config.trustProxy },
+    authLimiter: createAuthLimiter(config.authLimits, redis ? redisLimiters(redis) : memoryLimiters),
   };
   return {
     events,

@@ -202,6 +202,45 @@ describe('loadConfig', () => {
     });
   });
 
+  describe('registration and sign-in limits', () => {
+    it('default to 10 registrations per address and 500 in all per hour, 5 free failures, 100 per address', () => {
+      expect(loadConfig({}).authLimits).to.deep.equal({
+        registrationsPerAddress: 10,
+        registrationsPerHour: 500,
+        signInFreeFailures: 5,
+        signInFailuresPerAddress: 100,
+      });
+    });
+    it('reads each from its variable', () => {
+      const limits = loadConfig({
+        REGISTRATIONS_PER_ADDRESS: '3',
+        REGISTRATIONS_PER_HOUR: '40',
+        SIGNIN_FREE_FAILURES: '2',
+        SIGNIN_FAILURES_PER_ADDRESS: '9',
+      }).authLimits;
+      expect(limits).to.deep.equal({
+        registrationsPerAddress: 3,
+        registrationsPerHour: 40,
+        signInFreeFailures: 2,
+        signInFailuresPerAddress: 9,
+      });
+    });
+    for (const name of [
+      'REGISTRATIONS_PER_ADDRESS',
+      'REGISTRATIONS_PER_HOUR',
+      'SIGNIN_FREE_FAILURES',
+      'SIGNIN_FAILURES_PER_ADDRESS',
+    ]) {
+      it(`refuses 0 and words for ${name}, naming it`, () => {
+        for (const bad of ['0', 'many']) {
+          const err = refusal({ [name]: bad });
+          expect(err.variable).to.equal(name);
+          expect(err.message).to.match(new RegExp(`^${name} must be an integer 1-`));
+        }
+      });
+    }
+  });
+
   describe('FEED_TOKEN', () => {
     it('accepts a token of 16 characters or more', () => {
       expect(loadConfig({ FEED_TOKEN: '0123456789abcdef' }).feedToken).to.equal('0123456789abcdef');

@@ -12,6 +12,18 @@ export type TickSource = 'simulator' | 'replay' | 'feed';
 /** Log levels accepted by the logger (pino's levels plus `silent`). */
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
+/** Limits on account creation and sign-in, per client address and overall. */
+export interface AuthLimits {
+  /** Registrations one address may make per hour (`REGISTRATIONS_PER_ADDRESS`). */
+  readonly registrationsPerAddress: number;
+  /** Registrations per hour from all addresses together (`REGISTRATIONS_PER_HOUR`). */
+  readonly registrationsPerHour: number;
+  /** Wrong passwords for one account from one address before each further one waits longer (`SIGNIN_FREE_FAILURES`). */
+  readonly signInFreeFailures: number;
+  /** Wrong passwords one address may send per hour, all accounts together (`SIGNIN_FAILURES_PER_ADDRESS`). */
+  readonly signInFailuresPerAddress: number;
+}
+
 /** The validated, frozen configuration of one process. */
 export interface Config {
   /** TCP port the gateway listens on (0 picks a free port). */
@@ -51,6 +63,8 @@ export interface Config {
    * taken from them (and cookies marked Secure over HTTPS); off, those headers are ignored.
    */
   readonly trustProxy: boolean;
+  /** Limits on registration and sign-in. */
+  readonly authLimits: AuthLimits;
 }
 
 /** A configuration value was refused; the message names the variable and what it allows. */
@@ -222,5 +236,11 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     publicOrigin: publicOrigin(env),
     trustProxy: flag(env, 'TRUST_PROXY'),
+    authLimits: Object.freeze({
+      registrationsPerAddress: integer(env, 'REGISTRATIONS_PER_ADDRESS', 10, 1, 1_000_000, 'an integer 1-1000000'),
+      registrationsPerHour: integer(env, 'REGISTRATIONS_PER_HOUR', 500, 1, 1_000_000, 'an integer 1-1000000'),
+      signInFreeFailures: integer(env, 'SIGNIN_FREE_FAILURES', 5, 1, 1000, 'an integer 1-1000'),
+      signInFailuresPerAddress: integer(env, 'SIGNIN_FAILURES_PER_ADDRESS', 100, 1, 1_000_000, 'an integer 1-1000000'),
+    }),
   });
 }
