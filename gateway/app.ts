@@ -17,6 +17,7 @@ import { authRoutes } from './auth/routes.ts';
 import { loadSession } from './auth/session.ts';
 import { CommandService, type ReadModelSync } from './commands.ts';
 import { ApiError, errorMapper, notFound } from './errors.ts';
+import { isClientGone } from './http/aborted.ts';
 import { jsonBody } from './http/body.ts';
 import { routeDispatcher } from './http/dispatch.ts';
 import { mountRoutes, openApiDocument, type RouteDef } from './http/route.ts';
@@ -145,7 +146,7 @@ export function createApp(deps: AppDeps): Koa {
   app.maxIpsCount = 1;
   // A browser that leaves while a file is still streaming is not an error of the server.
   app.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'ERR_STREAM_PREMATURE_CLOSE' || error.code === 'ECONNRESET' || error.code === 'EPIPE') return;
+    if (isClientGone(error)) return;
     logger.error({ err: error }, 'unhandled application error');
   });
   const router = new Router();

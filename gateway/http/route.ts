@@ -14,6 +14,7 @@ import type { Session } from '../../platform/sessions/port.ts';
 import { ApiError } from '../errors.ts';
 import { refuseLargeBody, settleBody } from './body.ts';
 import { idempotencyKeyOf, keyReused, requestFingerprint } from './idempotency.ts';
+import { restateNotFound } from './paramErrors.ts';
 
 /** Who may call a route: anyone, a signed-in user, or a signed-in auditor. */
 export type Access = 'public' | 'user' | 'auditor';
@@ -150,7 +151,9 @@ export function routeHandler(definition: RouteDef<never, never, never>): (ctx: C
     const result = await route
       .handle({ params, query, body, session, userId, ctx, meta: lazyMeta(ctx, userId) })
       .catch((error: unknown) => {
-        throw error instanceof IdempotencyKeyReusedError ? keyReused(ctx) : error;
+        throw error instanceof IdempotencyKeyReusedError
+          ? keyReused(ctx)
+          : restateNotFound(error, ctx.params as Record<string, string> | undefined);
       });
     ctx.status = route.status ?? 200;
     ctx.body = result;

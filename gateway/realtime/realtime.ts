@@ -42,6 +42,7 @@ import { SESSION_COOKIE } from '../auth/session.ts';
 import type { OriginPolicy } from '../http/origin.ts';
 import { validationError } from '../http/route.ts';
 import { foreignOrigin } from './handshakeOrigin.ts';
+import { pastSocketCap, socketCapRefusal } from './socketCap.ts';
 import { symbolSchema, type SymbolDirectory } from '../http/schemas.ts';
 import type { System } from '../system.ts';
 import type {
@@ -309,6 +310,11 @@ export function attachRealtime(server: http.Server, deps: RealtimeDeps): Realtim
           next(new Error('unauthorized: sign in first'));
           return;
         }
+        const capped = socketCapRefusal(io.of('/').adapter.rooms, userRoom(session.userId));
+        if (capped) {
+          next(capped);
+          return;
+        }
         socket.data.userId = session.userId;
         socket.data.symbols = new Set();
         socket.data.since = since;
@@ -346,6 +352,10 @@ export function attachRealtime(server: http.Server, deps: RealtimeDeps): Realtim
 
   io.on('connection', (socket: RealtimeSocket) => {
     void socket.join(userRoom(socket.data.userId));
+    if (pastSocketCap(io.of('/').adapter.rooms, userRoom(socket.data.userId))) {
+      socket.disconnect(true);
+      return;
+    }
     if (socket.data.since) catchUp(socket, socket.data.since);
     const answer = (ack: unknown, value: QuotesAck): void => {
       if (typeof ack === 'function') (ack as (answer: QuotesAck) => void)(value);

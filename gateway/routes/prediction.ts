@@ -3,6 +3,7 @@
  * baseline, and save, list and delete a user's models.
  */
 import { z } from 'zod';
+import { PLAIN_TEXT_MESSAGE, isPlainText } from '../../domain/text.ts';
 import { isDomainError, type DomainError } from '../../domain/decider.ts';
 import { STOCKPULSE_NAMESPACE, isUuid, uuidV5 } from '../../domain/ids.ts';
 import {
@@ -95,6 +96,7 @@ const saveBody = z.object(
   {
     name: z
       .string({ error: 'must be a text' })
+      .refine(isPlainText, PLAIN_TEXT_MESSAGE)
       .trim()
       .min(1, 'must not be empty')
       .max(PREDICTION_NAME_MAX_LENGTH, `must be at most ${PREDICTION_NAME_MAX_LENGTH} characters`),
