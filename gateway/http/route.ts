@@ -16,8 +16,8 @@ import { refuseLargeBody, settleBody } from './body.ts';
 import { idempotencyKeyOf, keyReused, requestFingerprint } from './idempotency.ts';
 import { restateNotFound } from './paramErrors.ts';
 
-/** Who may call a route: anyone, a signed-in user, or a signed-in auditor. */
-export type Access = 'public' | 'user' | 'auditor';
+/** Who may call a route: anyone, a signed-in user, or a signed-in auditor or operator. */
+export type Access = 'public' | 'user' | 'auditor' | 'operator';
 
 /** What a route handler receives: validated input and the caller. */
 export interface RouteRequest<P, Q, B> {
@@ -139,8 +139,8 @@ export function routeHandler(definition: RouteDef<never, never, never>): (ctx: C
     refuseLargeBody(ctx, route.bodyLimit);
     const session = (ctx.state.session as Session | null | undefined) ?? null;
     if (route.access !== 'public' && !session) throw new ApiError(401, 'unauthorized', 'sign in first');
-    if (route.access === 'auditor' && !session?.roles.includes('auditor')) {
-      throw new ApiError(403, 'forbidden', 'this route is for auditors');
+    if ((route.access === 'auditor' || route.access === 'operator') && !session?.roles.includes(route.access)) {
+      throw new ApiError(403, 'forbidden', `this route is for ${route.access}s`);
     }
     await settleBody(ctx, route.bodyLimit);
     if (route.method !== 'GET') idempotencyKeyOf(ctx);
@@ -198,7 +198,9 @@ export function openApiDocument(routes: readonly RouteDef<never, never, never>[]
     const errors = {
       '400': { description: 'bad input; the message names the field' },
       ...(route.access !== 'public' ? { '401': { description: 'no session' } } : {}),
-      ...(route.access === 'auditor' ? { '403': { description: 'not an auditor' } } : {}),
+      ...(route.access === 'auditor' || route.access === 'operator'
+        ? { '403': { description: `not an ${route.access}` } }
+        : {}),
       ...(route.bodyLimit !== undefined ? { '413': { description: `body larger than ${route.bodyLimit} bytes` } } : {}),
     };
     paths[path] ??= {};

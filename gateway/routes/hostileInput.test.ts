@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import { io as connect, type Socket } from 'socket.io-client';
 import { PLAIN_TEXT_MESSAGE } from '../../domain/text.ts';
 import { MAX_SOCKETS_PER_USER } from '../realtime/socketCap.ts';
+import { MAX_PARALLEL_FITS_PER_USER } from './prediction.ts';
 import { startTestGateway, type TestClient, type TestGateway } from '../testing/harness.ts';
 
 const HOSTILE_TEXTS: readonly (readonly [string, string])[] = [
@@ -152,6 +153,38 @@ describe('hostile input on the personal routes', function () {
       // A socket past the cap that raced through the handshake is disconnected right after it connects.
       for (let i = 0; i < 100 && stillOpen() > MAX_SOCKETS_PER_USER; i++) await new Promise((r) => setTimeout(r, 10));
       expect(stillOpen()).to.equal(MAX_SOCKETS_PER_USER);
+    });
+  });
+
+  describe('expensive work', function () {
+    it(`runs at most ${MAX_PARALLEL_FITS_PER_USER} prediction fits of one user at once; others answer 429, and other users still fit`, async function () {
+      const user = await gw.user();
+      const other = await gw.user();
+      const specs = Array.from({ length: 8 }, (_, i) => ({
+        ...weekly,
+        horizon: i + 1,
+        features: { lagReturns: 5, rsi: true, volume: true },
+      }));
+      const [answers, others] = await Promise.all([
+        Promise.all(specs.map((spec) => user.post('/api/prediction/fit', spec))),
+        other.post('/api/prediction/fit', { ...weekly, horizon: 9 }),
+      ]);
+      expect(others.status, others.text).to.equal(200);
+      const statuses = answers.map((res) => res.status);
+      expect(
+        statuses.every((status) => status === 200 || status === 429),
+        statuses.join(','),
+      ).to.equal(true);
+      expect(statuses.filter((status) => status === 200).length).to.be.at.least(MAX_PARALLEL_FITS_PER_USER);
+      const refused = answers.filter((res) => res.status === 429);
+      expect(refused.length, statuses.join(',')).to.be.at.least(1);
+      for (const res of refused) {
+        expect(res.headers.get('retry-after')).to.equal('1');
+        expect(res.body).to.deep.equal({
+          error: 'rate_limited',
+          message: `too many prediction fits at once: at most ${MAX_PARALLEL_FITS_PER_USER} per user`,
+        });
+      }
     });
   });
 });
