@@ -3,6 +3,7 @@
  * listens on top of it; tests use it with a temporary `DATA_DIR` and port 0.
  */
 import { createAuthLimiter } from './auth/limits.ts';
+import { startSealer } from '../platform/audit/seals.ts';
 import { memoryLimiters, redisLimiters } from './auth/rateLimit.ts';
 import { join } from 'node:path';
 import { openMarketData, type MarketData, type MarketPhase, type MarketProgress } from '../engine/market/marketData.ts';
@@ -369,6 +370,10 @@ export async function openSystem(config: Config, logger: Logger): Promise<System
       })
     : null;
   if (projections) await projections.caughtUp;
+  // The process running the projections seals the log (one per log).
+  const sealer = runsProjections
+    ? startSealer(events, { onError: (error) => logger.error({ err: error }, 'sealing the log failed') })
+    : null;
   const busLogger = componentLogger(logger, 'bus');
   const redisBus = redis
     ? createRedisTickBus(redis, { onError: (error) => busLogger.error({ err: error }, 'tick bus error') })
@@ -394,6 +399,7 @@ export async function openSystem(config: Config, logger: Logger): Promise<System
     await engine?.stop();
     await redisBus?.close();
     await projections?.stop();
+    await sealer?.stop();
     throw error;
   }
   const bus: TickBus | null = redisBus ?? engine?.bus ?? null;
@@ -432,6 +438,7 @@ export async function openSystem(config: Config, logger: Logger): Promise<System
       await quoteFeed?.stop();
       await redisBus?.close();
       await projections?.stop();
+      await sealer?.stop();
       await events.close();
       await readModels.close();
       await sessions.close();

@@ -6,6 +6,7 @@
  */
 import { fold, type CommandMeta, type Decider, type DomainEvent } from '../domain/decider.ts';
 import { eventIdFor } from '../domain/ids.ts';
+import { chainKeyOf } from './audit/chainKey.ts';
 import { chainEvents } from './audit/hashChain.ts';
 import {
   StreamNotFoundError,
@@ -147,6 +148,7 @@ export async function handleCommand<C, E extends DomainEvent, S>(
       stream,
       last,
       events.map((event, i) => ({ id: eventIdFor(idKey, i), type: event.type, data: event.data, metadata })),
+      chainKeyOf(store),
     );
     try {
       const appended = await store.appendToStream(stream, toAppend, { expectedRevision });

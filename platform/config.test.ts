@@ -241,6 +241,18 @@ describe('loadConfig', () => {
     }
   });
 
+  describe('CHAIN_KEY', () => {
+    it('is unset by default and accepts a secret of 32 characters or more', () => {
+      expect(loadConfig({}).chainKey).to.equal(null);
+      expect(loadConfig({ CHAIN_KEY: 'k'.repeat(32) }).chainKey).to.equal('k'.repeat(32));
+    });
+    it('refuses a shorter secret without echoing it', () => {
+      const err = refusal({ CHAIN_KEY: 'too-short-secret' });
+      expect(err.variable).to.equal('CHAIN_KEY');
+      expect(err.message).to.equal('CHAIN_KEY must be at least 32 characters, got 16');
+    });
+  });
+
   describe('FEED_TOKEN', () => {
     it('accepts a token of 16 characters or more', () => {
       expect(loadConfig({ FEED_TOKEN: '0123456789abcdef' }).feedToken).to.equal('0123456789abcdef');

@@ -65,6 +65,11 @@ export interface Config {
   readonly trustProxy: boolean;
   /** Limits on registration and sign-in. */
   readonly authLimits: AuthLimits;
+  /**
+   * The secret that keys the log's hash chain and signs its seals (`CHAIN_KEY`), or `null` for the key generated
+   * into {@link Config.dataDir} on first start; every process writing to one log needs the same.
+   */
+  readonly chainKey: string | null;
 }
 
 /** A configuration value was refused; the message names the variable and what it allows. */
@@ -150,15 +155,18 @@ function url(env: Env, name: string, schemes: readonly string[]): string | null 
   return raw;
 }
 
-function token(env: Env, name: string): string | null {
+function token(env: Env, name: string, minLength = MIN_FEED_TOKEN_LENGTH): string | null {
   const raw = read(env, name);
   if (raw === undefined) return null;
-  if (raw.length < MIN_FEED_TOKEN_LENGTH) {
+  if (raw.length < minLength) {
     // The token is a secret: the message gives only its length.
-    throw new ConfigError(name, `${name} must be at least ${MIN_FEED_TOKEN_LENGTH} characters, got ${raw.length}`);
+    throw new ConfigError(name, `${name} must be at least ${minLength} characters, got ${raw.length}`);
   }
   return raw;
 }
+
+/** Shortest accepted `CHAIN_KEY`. */
+export const MIN_CHAIN_KEY_LENGTH = 32;
 
 /** Accepted `ENGINE_NAME` values. */
 export const ENGINE_NAME_PATTERN = /^[a-z0-9]{1,32}$/;
@@ -242,5 +250,6 @@ export function loadConfig(env: Env = process.env): Config {
       signInFreeFailures: integer(env, 'SIGNIN_FREE_FAILURES', 5, 1, 1000, 'an integer 1-1000'),
       signInFailuresPerAddress: integer(env, 'SIGNIN_FAILURES_PER_ADDRESS', 100, 1, 1_000_000, 'an integer 1-1000000'),
     }),
+    chainKey: token(env, 'CHAIN_KEY', MIN_CHAIN_KEY_LENGTH),
   });
 }

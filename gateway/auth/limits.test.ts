@@ -34,6 +34,8 @@ describe('registration and sign-in limits', function () {
   describe('behind a trusted proxy', function () {
     let gw: TestGateway;
     before(async function () {
+      // The market is built once per test process; on a busy machine that outlasts a test's time.
+      this.timeout(180_000);
       gw = await startTestGateway({
         env: {
           TRUST_PROXY: 'true',
@@ -68,6 +70,8 @@ describe('registration and sign-in limits', function () {
 describe('sign-in delays', function () {
   let gw: TestGateway;
   before(async function () {
+    // The market is built once per test process; on a busy machine that outlasts a test's time.
+    this.timeout(180_000);
     gw = await startTestGateway({ env: { TRUST_PROXY: 'true', SIGNIN_FAILURES_PER_ADDRESS: '8' } });
   });
   after(async function () {
@@ -138,6 +142,8 @@ describe('sign-in delays', function () {
 describe('without a trusted proxy', function () {
   let gw: TestGateway;
   before(async function () {
+    // The market is built once per test process; on a busy machine that outlasts a test's time.
+    this.timeout(180_000);
     gw = await startTestGateway();
   });
   after(async function () {
@@ -168,6 +174,8 @@ describe('sign-in delays in Redis', function () {
   let redis: TestRedis;
   const clients: RedisClient[] = [];
   before(async function () {
+    // The market is built once per test process; on a busy machine that outlasts a test's time.
+    this.timeout(180_000);
     redis = await startTestRedis();
   });
   after(async function () {

@@ -14,6 +14,8 @@ describe('a client that aborts its upload', function () {
   let running: RunningGateway;
   let dataDir: string;
   before(async function () {
+    // The market is built once per test process; on a busy machine that outlasts a test's time.
+    this.timeout(180_000);
     dataDir = mkdtempSync(join(tmpdir(), 'sp-abort-'));
     copyFileSync(marketTemplate(42), join(dataDir, MARKET_DB_FILE));
     const destination = new Writable({

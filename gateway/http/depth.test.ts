@@ -19,6 +19,8 @@ describe('JSON nesting limit', function () {
   describe('over HTTP', function () {
     let gw: TestGateway;
     before(async function () {
+      // The market is built once per test process; on a busy machine that outlasts a test's time.
+      this.timeout(180_000);
       gw = await startTestGateway({ env: { FEED_TOKEN } });
     });
     after(async function () {

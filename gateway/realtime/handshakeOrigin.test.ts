@@ -32,6 +32,8 @@ describe('socket handshake Origin check', function () {
   describe('without a public origin', function () {
     let gw: TestGateway;
     before(async function () {
+      // The market is built once per test process; on a busy machine that outlasts a test's time.
+      this.timeout(180_000);
       gw = await startTestGateway();
     });
     after(async function () {
@@ -63,6 +65,8 @@ describe('socket handshake Origin check', function () {
   describe(`with PUBLIC_ORIGIN=${PUBLIC_ORIGIN}`, function () {
     let gw: TestGateway;
     before(async function () {
+      // The market is built once per test process; on a busy machine that outlasts a test's time.
+      this.timeout(180_000);
       gw = await startTestGateway({ env: { PUBLIC_ORIGIN } });
     });
     after(async function () {

@@ -32,6 +32,8 @@ const NAMED: readonly { path: string; field: string; body: (text: string) => unk
 describe('hostile input on the personal routes', function () {
   let gw: TestGateway;
   before(async function () {
+    // The market is built once per test process; on a busy machine that outlasts a test's time.
+    this.timeout(180_000);
     gw = await startTestGateway();
   });
   after(async function () {
