@@ -65,4 +65,9 @@ export interface CommandMeta {
   readonly causationId?: string;
   /** Who issued the command. */
   readonly actor: Actor;
+  /**
+   * Fingerprint of the request that carried the idempotency key, when one did: a retry with the same key must
+   * carry the same request.
+   */
+  readonly requestHash?: string;
 }

@@ -11,15 +11,19 @@ import { componentLogger, type Logger } from '../platform/logger.ts';
 import type { ReadModelStore } from '../platform/readmodels/port.ts';
 import type { SessionStore } from '../platform/sessions/port.ts';
 import type { RebuildChecks } from '../projections/rebuildChecks.ts';
-import { MemoryRateLimiter, signInLimits, type RateLimiter } from './auth/rateLimit.ts';
+import { createAuthLimiter, type AuthLimiter } from './auth/limits.ts';
+import { memoryLimiters } from './auth/rateLimit.ts';
+import { loadConfig } from '../platform/config.ts';
 import { authRoutes } from './auth/routes.ts';
 import { loadSession } from './auth/session.ts';
 import { CommandService, type ReadModelSync } from './commands.ts';
 import { ApiError, errorMapper, notFound } from './errors.ts';
+import { isClientGone } from './http/aborted.ts';
 import { jsonBody } from './http/body.ts';
 import { routeDispatcher } from './http/dispatch.ts';
 import { mountRoutes, openApiDocument, type RouteDef } from './http/route.ts';
 import type { SymbolDirectory } from './http/schemas.ts';
+import type { OriginPolicy } from './http/origin.ts';
 import { sameOrigin } from './http/security.ts';
 import { configuredUiDir, webApp } from './http/static.ts';
 import { auditRoutes } from './routes/audit.ts';
@@ -58,8 +62,8 @@ export interface AppDeps {
   readonly symbols: SymbolDirectory;
   /** The market data: universe, bars, quotes, patterns and the analyses over them. */
   readonly market: MarketData;
-  /** Sign-in rate limiter; in-process when absent. */
-  readonly rateLimiter?: RateLimiter;
+  /** Registration and sign-in limits; the default limits in this process's memory when absent. */
+  readonly authLimiter?: AuthLimiter;
   /** Version shown in the API reference. */
   readonly version?: string;
   /** The feed ingestion route's token and tick bus; the route is off (404) without it. */
@@ -72,6 +76,8 @@ export interface AppDeps {
   readonly uiDir?: string;
   /** The rebuild checks of the Maint page; those routes answer 503 without them. */
   readonly rebuildChecks?: RebuildChecks;
+  /** The app's own origin and whether a proxy's headers are believed; the request's origin, no proxy, when absent. */
+  readonly origin?: OriginPolicy;
 }
 
 /** Path prefixes owned by the API: unknown routes under them answer 404 JSON. */
@@ -111,9 +117,9 @@ function apiNotFound(): Middleware {
 /** Every API route, in the order of the reference. */
 export function apiRoutes(deps: AppDeps): RouteDef<never, never, never>[] {
   const commands = new CommandService(deps.events, deps.readModelSync);
-  const rateLimiter = deps.rateLimiter ?? new MemoryRateLimiter(signInLimits);
+  const limiter = deps.authLimiter ?? createAuthLimiter(loadConfig({}).authLimits, memoryLimiters);
   return [
-    ...authRoutes({ events: deps.events, commands, sessions: deps.sessions, rateLimiter }),
+    ...authRoutes({ events: deps.events, commands, sessions: deps.sessions, limiter }),
     ...watchlistRoutes({ commands, readModels: deps.readModels, symbols: deps.symbols }),
     ...alertsRoutes({ commands, readModels: deps.readModels, symbols: deps.symbols }),
     ...notificationsRoutes({ commands, readModels: deps.readModels }),
@@ -144,9 +150,12 @@ export function apiRoutes(deps: AppDeps): RouteDef<never, never, never>[] {
 export function createApp(deps: AppDeps): Koa {
   const logger = componentLogger(deps.logger, 'gateway');
   const app = new Koa();
+  // Behind one TLS proxy: the client address is the last `X-Forwarded-For` entry, the one the proxy appended.
+  app.proxy = deps.origin?.trustProxy ?? false;
+  app.maxIpsCount = 1;
   // A browser that leaves while a file is still streaming is not an error of the server.
   app.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'ERR_STREAM_PREMATURE_CLOSE' || error.code === 'ECONNRESET' || error.code === 'EPIPE') return;
+    if (isClientGone(error)) return;
     logger.error({ err: error }, 'unhandled application error');
   });
   const router = new Router();
@@ -165,7 +174,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(securityHeaders());
   app.use(errorMapper(logger));
   app.use(apiNotFound());
-  app.use(sameOrigin());
+  app.use(sameOrigin(deps.origin));
   app.use(feedIngestion(deps.feed, deps.symbols));
   app.use(jsonBody());
   app.use(loadSession(deps.sessions));

@@ -6,6 +6,7 @@ import type { Middleware } from 'koa';
 import { isDomainError } from '../domain/decider.ts';
 import { WrongExpectedRevisionError } from '../platform/eventstore/port.ts';
 import type { Logger } from '../platform/logger.ts';
+import { isClientGone } from './http/aborted.ts';
 
 /** HTTP status of a domain refusal by its code; any other code is bad input (400). */
 export const DOMAIN_ERROR_STATUS: Readonly<Record<string, number>> = Object.freeze({
@@ -24,6 +25,7 @@ export const ERROR_CODES: Readonly<Record<number, string>> = Object.freeze({
   409: 'conflict',
   413: 'payload_too_large',
   415: 'unsupported_media_type',
+  422: 'unprocessable',
   429: 'rate_limited',
   500: 'internal',
   501: 'not_implemented',
@@ -90,6 +92,12 @@ export function errorMapper(logger: Logger): Middleware {
     try {
       await next();
     } catch (err) {
+      if (isClientGone(err) && ctx.req.destroyed) {
+        logger.info({ method: ctx.method, path: ctx.path }, 'client closed the connection before its request was read');
+        ctx.status = 400;
+        ctx.body = { error: 'bad_request', message: 'body: the connection closed before it was all sent' };
+        return;
+      }
       const { status, body } = toErrorAnswer(err);
       if (status >= 500) logger.error({ err, method: ctx.method, path: ctx.path }, 'request failed');
       ctx.status = status;

@@ -6,6 +6,7 @@
  */
 import { fold, type CommandMeta, type Decider, type DomainEvent } from '../domain/decider.ts';
 import { eventIdFor } from '../domain/ids.ts';
+import { chainKeyOf } from './audit/chainKey.ts';
 import { chainEvents } from './audit/hashChain.ts';
 import {
   StreamNotFoundError,
@@ -40,6 +41,14 @@ export interface CommandOutcome<E, S> {
 
 const DEFAULT_MAX_RETRIES = 3;
 
+/** A command id (idempotency key) already recorded for another request: the new one is refused, not replayed. */
+export class IdempotencyKeyReusedError extends Error {
+  override readonly name = 'IdempotencyKeyReusedError';
+  constructor(readonly eventId: string) {
+    super(`the command of event ${eventId} was recorded for another request`);
+  }
+}
+
 async function readWholeStream(store: EventStore, stream: string): Promise<RecordedEvent[]> {
   try {
     return await store.readStream(stream);
@@ -62,10 +71,15 @@ function replayedOutcome<C, E extends DomainEvent, S>(
   decider: Decider<C, E, S>,
   recorded: readonly RecordedEvent[],
   idKey: string,
+  requestHash: string | undefined,
 ): CommandOutcome<E, S> | null {
   const first = eventIdFor(idKey, 0);
   const start = recorded.findIndex((event) => event.id === first);
   if (start < 0) return null;
+  const recordedHash = recorded[start]!.metadata.requestHash;
+  if (requestHash !== undefined && recordedHash !== undefined && recordedHash !== requestHash) {
+    throw new IdempotencyKeyReusedError(recorded[start]!.id);
+  }
   let end = start + 1;
   while (end < recorded.length && recorded[end]!.id === eventIdFor(idKey, end - start)) end++;
   const last = recorded[end - 1]!;
@@ -90,6 +104,7 @@ function metadataOf(meta: CommandMeta): EventMetadata {
     causationId: meta.causationId ?? meta.commandId,
     actor: meta.actor,
     at: meta.at,
+    ...(meta.requestHash !== undefined ? { requestHash: meta.requestHash } : {}),
   };
 }
 
@@ -114,7 +129,7 @@ export async function handleCommand<C, E extends DomainEvent, S>(
   const idKey = `${stream}/${meta.commandId}`;
   for (let attempt = 0; ; attempt++) {
     const recorded = await readWholeStream(store, stream);
-    const replayed = replayedOutcome(decider, recorded, idKey);
+    const replayed = replayedOutcome(decider, recorded, idKey, meta.requestHash);
     if (replayed) return replayed;
 
     const history = recorded.filter((event) => !isSystemEventType(event.type));
@@ -133,6 +148,7 @@ export async function handleCommand<C, E extends DomainEvent, S>(
       stream,
       last,
       events.map((event, i) => ({ id: eventIdFor(idKey, i), type: event.type, data: event.data, metadata })),
+      chainKeyOf(store),
     );
     try {
       const appended = await store.appendToStream(stream, toAppend, { expectedRevision });

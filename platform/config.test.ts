@@ -211,6 +211,92 @@ describe('loadConfig', () => {
     });
   });
 
+  describe('PUBLIC_ORIGIN', () => {
+    it('is unset by default and keeps the origin of an http or https URL', () => {
+      expect(loadConfig({}).publicOrigin).to.equal(null);
+      expect(loadConfig({ PUBLIC_ORIGIN: 'https://Stocks.example.com' }).publicOrigin).to.equal(
+        'https://stocks.example.com',
+      );
+      expect(loadConfig({ PUBLIC_ORIGIN: 'http://localhost:3000/' }).publicOrigin).to.equal('http://localhost:3000');
+    });
+    for (const bad of [
+      'stocks.example.com',
+      'ftp://stocks.example.com',
+      'https://stocks.example.com/app',
+      'https://a@b.c',
+    ]) {
+      it(`refuses ${JSON.stringify(bad)}, naming the variable`, () => {
+        const err = refusal({ PUBLIC_ORIGIN: bad });
+        expect(err.variable).to.equal('PUBLIC_ORIGIN');
+        expect(err.message).to.match(/^PUBLIC_ORIGIN must be an origin/);
+      });
+    }
+  });
+
+  describe('TRUST_PROXY', () => {
+    it('is off by default and reads true or false', () => {
+      expect(loadConfig({}).trustProxy).to.equal(false);
+      expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).to.equal(true);
+      expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).to.equal(false);
+    });
+    it('refuses other values, naming the variable', () => {
+      const err = refusal({ TRUST_PROXY: 'yes' });
+      expect(err.variable).to.equal('TRUST_PROXY');
+      expect(err.message).to.equal('TRUST_PROXY must be true or false, got "yes"');
+    });
+  });
+
+  describe('registration and sign-in limits', () => {
+    it('default to 10 registrations per address and 500 in all per hour, 5 free failures, 100 per address', () => {
+      expect(loadConfig({}).authLimits).to.deep.equal({
+        registrationsPerAddress: 10,
+        registrationsPerHour: 500,
+        signInFreeFailures: 5,
+        signInFailuresPerAddress: 100,
+      });
+    });
+    it('reads each from its variable', () => {
+      const limits = loadConfig({
+        REGISTRATIONS_PER_ADDRESS: '3',
+        REGISTRATIONS_PER_HOUR: '40',
+        SIGNIN_FREE_FAILURES: '2',
+        SIGNIN_FAILURES_PER_ADDRESS: '9',
+      }).authLimits;
+      expect(limits).to.deep.equal({
+        registrationsPerAddress: 3,
+        registrationsPerHour: 40,
+        signInFreeFailures: 2,
+        signInFailuresPerAddress: 9,
+      });
+    });
+    for (const name of [
+      'REGISTRATIONS_PER_ADDRESS',
+      'REGISTRATIONS_PER_HOUR',
+      'SIGNIN_FREE_FAILURES',
+      'SIGNIN_FAILURES_PER_ADDRESS',
+    ]) {
+      it(`refuses 0 and words for ${name}, naming it`, () => {
+        for (const bad of ['0', 'many']) {
+          const err = refusal({ [name]: bad });
+          expect(err.variable).to.equal(name);
+          expect(err.message).to.match(new RegExp(`^${name} must be an integer 1-`));
+        }
+      });
+    }
+  });
+
+  describe('CHAIN_KEY', () => {
+    it('is unset by default and accepts a secret of 32 characters or more', () => {
+      expect(loadConfig({}).chainKey).to.equal(null);
+      expect(loadConfig({ CHAIN_KEY: 'k'.repeat(32) }).chainKey).to.equal('k'.repeat(32));
+    });
+    it('refuses a shorter secret without echoing it', () => {
+      const err = refusal({ CHAIN_KEY: 'too-short-secret' });
+      expect(err.variable).to.equal('CHAIN_KEY');
+      expect(err.message).to.equal('CHAIN_KEY must be at least 32 characters, got 16');
+    });
+  });
+
   describe('FEED_TOKEN', () => {
     it('accepts a token of 16 characters or more', () => {
       expect(loadConfig({ FEED_TOKEN: '0123456789abcdef' }).feedToken).to.equal('0123456789abcdef');

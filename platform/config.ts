@@ -12,6 +12,18 @@ export type TickSource = 'simulator' | 'replay' | 'feed' | 'alpaca' | 'finnhub';
 /** Log levels accepted by the logger (pino's levels plus `silent`). */
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
+/** Limits on account creation and sign-in, per client address and overall. */
+export interface AuthLimits {
+  /** Registrations one address may make per hour (`REGISTRATIONS_PER_ADDRESS`). */
+  readonly registrationsPerAddress: number;
+  /** Registrations per hour from all addresses together (`REGISTRATIONS_PER_HOUR`). */
+  readonly registrationsPerHour: number;
+  /** Wrong passwords for one account from one address before each further one waits longer (`SIGNIN_FREE_FAILURES`). */
+  readonly signInFreeFailures: number;
+  /** Wrong passwords one address may send per hour, all accounts together (`SIGNIN_FAILURES_PER_ADDRESS`). */
+  readonly signInFailuresPerAddress: number;
+}
+
 /** The validated, frozen configuration of one process. */
 export interface Config {
   /** TCP port the gateway listens on (0 picks a free port). */
@@ -45,6 +57,23 @@ export interface Config {
   readonly marketSeed: number;
   /** Minimum level of log lines written. */
   readonly logLevel: LogLevel;
+  /**
+   * The origin browsers reach the app at (`https://stocks.example.com`), or `null` to take it from each request's
+   * `Host`; state-changing requests and socket handshakes from any other `Origin` are refused.
+   */
+  readonly publicOrigin: string | null;
+  /**
+   * Whether a TLS proxy in front sets `X-Forwarded-For`/`-Proto`/`-Host`: the client address and protocol are
+   * taken from them (and cookies marked Secure over HTTPS); off, those headers are ignored.
+   */
+  readonly trustProxy: boolean;
+  /** Limits on registration and sign-in. */
+  readonly authLimits: AuthLimits;
+  /**
+   * The secret that keys the log's hash chain and signs its seals (`CHAIN_KEY`), or `null` for the key generated
+   * into {@link Config.dataDir} on first start; every process writing to one log needs the same.
+   */
+  readonly chainKey: string | null;
 }
 
 /** The Alpaca market data v2 stream: `ALPACA_KEY_ID`, `ALPACA_SECRET_KEY`, `ALPACA_FEED`, `ALPACA_STREAM_URL`. */
@@ -150,15 +179,18 @@ function url(env: Env, name: string, schemes: readonly string[]): string | null 
   return raw;
 }
 
-function token(env: Env, name: string): string | null {
+function token(env: Env, name: string, minLength = MIN_FEED_TOKEN_LENGTH): string | null {
   const raw = read(env, name);
   if (raw === undefined) return null;
-  if (raw.length < MIN_FEED_TOKEN_LENGTH) {
+  if (raw.length < minLength) {
     // The token is a secret: the message gives only its length.
-    throw new ConfigError(name, `${name} must be at least ${MIN_FEED_TOKEN_LENGTH} characters, got ${raw.length}`);
+    throw new ConfigError(name, `${name} must be at least ${minLength} characters, got ${raw.length}`);
   }
   return raw;
 }
+
+/** Shortest accepted `CHAIN_KEY`. */
+export const MIN_CHAIN_KEY_LENGTH = 32;
 
 /** Accepted `ENGINE_NAME` values. */
 export const ENGINE_NAME_PATTERN = /^[a-z0-9]{1,32}$/;
@@ -218,6 +250,30 @@ function finnhub(env: Env): FinnhubConfig | null {
   return { token, streamUrl: url(env, 'FINNHUB_STREAM_URL', WS_SCHEMES) ?? 'wss://ws.finnhub.io' };
 }
 
+function publicOrigin(env: Env): string | null {
+  const raw = read(env, 'PUBLIC_ORIGIN');
+  if (raw === undefined) return null;
+  const allowed = 'an origin such as https://stocks.example.com (scheme, host and port only)';
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    refuse('PUBLIC_ORIGIN', allowed, raw);
+  }
+  const bare = parsed.pathname === '/' && parsed.search === '' && parsed.hash === '' && parsed.username === '';
+  if (!['http:', 'https:'].includes(parsed.protocol) || !bare || parsed.password !== '') {
+    refuse('PUBLIC_ORIGIN', allowed, raw);
+  }
+  return parsed.origin;
+}
+
+function flag(env: Env, name: string): boolean {
+  const raw = read(env, name);
+  if (raw === undefined) return false;
+  if (raw !== 'true' && raw !== 'false') refuse(name, 'true or false', raw);
+  return raw === 'true';
+}
+
 /**
  * Reads and validates the configuration from environment variables.
  * @throws ConfigError naming the first variable with a value that is not allowed.
@@ -238,5 +294,14 @@ export function loadConfig(env: Env = process.env): Config {
     finnhub: finnhub(env),
     marketSeed: integer(env, 'MARKET_SEED', 42, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, 'an integer'),
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
+    publicOrigin: publicOrigin(env),
+    trustProxy: flag(env, 'TRUST_PROXY'),
+    authLimits: Object.freeze({
+      registrationsPerAddress: integer(env, 'REGISTRATIONS_PER_ADDRESS', 10, 1, 1_000_000, 'an integer 1-1000000'),
+      registrationsPerHour: integer(env, 'REGISTRATIONS_PER_HOUR', 500, 1, 1_000_000, 'an integer 1-1000000'),
+      signInFreeFailures: integer(env, 'SIGNIN_FREE_FAILURES', 5, 1, 1000, 'an integer 1-1000'),
+      signInFailuresPerAddress: integer(env, 'SIGNIN_FAILURES_PER_ADDRESS', 100, 1, 1_000_000, 'an integer 1-1000000'),
+    }),
+    chainKey: token(env, 'CHAIN_KEY', MIN_CHAIN_KEY_LENGTH),
   });
 }

@@ -62,7 +62,7 @@ describe('npm run grant', function () {
 
   const refusals: [string, string[], RegExp][] = [
     ['an unknown user', ['nosuchuser', 'auditor'], /^grant refused: no user "nosuchuser"$/],
-    ['an unknown role', ['USER', 'admin'], /^grant refused: unknown role "admin"; roles are user, auditor$/],
+    ['an unknown role', ['USER', 'admin'], /^grant refused: unknown role "admin"; roles are user, auditor, operator$/],
     ['a missing role', ['USER'], /^usage: npm run grant -- <username> <role>/],
     ['extra arguments', ['USER', 'auditor', 'more'], /^usage: /],
   ];

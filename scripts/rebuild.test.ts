@@ -34,9 +34,9 @@ describe('npm run rebuild', function () {
     const run = await runScript('rebuild', [], { DATA_DIR: dataDir });
     expect(run.code).to.equal(0, run.stderr + run.stdout);
     expect(run.stdout).to.match(
-      /^replayed 4 events up to 4\/4 through \d+ projections in \d+\.\d\d s: [\d,]+ events\/s$/m,
+      /^replayed 5 events up to 5\/5 through \d+ projections in \d+\.\d\d s: [\d,]+ events\/s$/m,
     );
-    expect(run.stdout).to.match(/^watchlist\s+1\s+0\s+0\s+4\/4$/m);
+    expect(run.stdout).to.match(/^watchlist\s+1\s+0\s+0\s+5\/5$/m);
     expect(run.stdout).to.match(/^read models match the log: \d+ documents in \d+ collections$/m);
   });
 
@@ -63,7 +63,7 @@ describe('npm run rebuild', function () {
   it('draws a progress bar while it replays', async function () {
     const io = capture();
     expect(await runRebuild([], { DATA_DIR: dataDir }, io)).to.equal(0);
-    expect(io.bars.some((b) => b.startsWith('[##############################] 100%  4 events'))).to.equal(
+    expect(io.bars.some((b) => b.startsWith('[##############################] 100%  5 events'))).to.equal(
       true,
       io.bars.join('\n'),
     );

@@ -4,6 +4,7 @@
  * or a wrong command line exits 2.
  */
 import { USERNAME_PATTERN } from '../domain/accounts/accounts.ts';
+import { loadSeals } from '../platform/audit/seals.ts';
 import { loadConfig } from '../platform/config.ts';
 import { openEventStore } from '../platform/eventstore/index.ts';
 import { loadUserHistory } from '../projections/audit/userHistory.ts';
@@ -32,7 +33,7 @@ export async function runVerify(
       io.err(`verify refused: no user ${JSON.stringify(username)}`);
       return 2;
     }
-    const result = verifyUserHistory(history);
+    const result = verifyUserHistory(history, await loadSeals(events));
     io.out(describeVerification(result));
     return result.intact ? 0 : 1;
   } finally {

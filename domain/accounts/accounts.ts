@@ -7,11 +7,14 @@ import { DomainError, type Decider, type DomainEvent } from '../decider.ts';
 /** The concern name of account streams (`account-<username>`). */
 export const ACCOUNT_CONCERN = 'account';
 
-/** Roles a user may hold: every account is a `user`; an `auditor` may also read other users' histories. */
-export type Role = 'user' | 'auditor';
+/**
+ * Roles a user may hold: every account is a `user`; an `auditor` may also read other users' histories; an
+ * `operator` may start maintenance jobs.
+ */
+export type Role = 'user' | 'auditor' | 'operator';
 
-/** The roles that exist, in order of privilege. */
-export const ROLES: readonly Role[] = Object.freeze(['user', 'auditor']);
+/** The roles that exist. */
+export const ROLES: readonly Role[] = Object.freeze(['user', 'auditor', 'operator']);
 
 /** The username rule of the API: 3–32 characters of `a-z 0-9 _ . -`. */
 export const USERNAME_PATTERN = /^[a-z0-9_.-]{3,32}$/;
@@ -81,7 +84,7 @@ function decide(command: AccountCommand, state: AccountState): AccountEvent[] {
     case 'GrantRole':
       requireRegistered(state);
       if (!ROLES.includes(command.data.role))
-        throw new DomainError('invalid_role', 'role: must be user or auditor', 'role');
+        throw new DomainError('invalid_role', `role: must be one of ${ROLES.join(', ')}`, 'role');
       if (state.roles.includes(command.data.role)) return [];
       return [{ type: 'RoleGranted', data: { role: command.data.role, grantedBy: command.data.grantedBy } }];
     default: {

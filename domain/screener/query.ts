@@ -5,6 +5,7 @@
  */
 import { DomainError } from '../decider.ts';
 import { formatNumber } from '../format.ts';
+import { PLAIN_TEXT_MESSAGE, isPlainText } from '../text.ts';
 import { type CapClass } from '../market/types.ts';
 import { PATTERN_NAMES, isPatternName, patternInfo, type PatternName } from './patterns.ts';
 
@@ -356,6 +357,7 @@ function parseLabel(label: unknown, place: Place): string {
   if (text.length === 0 || text.length > MAX_LABEL_LENGTH) {
     refuse(place, 'label', `label must be a text of 1 to ${MAX_LABEL_LENGTH} characters, got ${show(label)}`);
   }
+  if (!isPlainText(text)) refuse(place, 'label', `label ${PLAIN_TEXT_MESSAGE}`);
   return text;
 }
 

@@ -18,7 +18,7 @@ import type { SessionStore } from '../../platform/sessions/port.ts';
 import type { CommandService } from '../commands.ts';
 import { ApiError } from '../errors.ts';
 import { defineRoute } from '../http/route.ts';
-import type { RateLimiter } from './rateLimit.ts';
+import { refuseIfWaiting, type AuthLimiter } from './limits.ts';
 import { SESSION_COOKIE, SESSION_TTL_MS, clearSessionCookies, setSessionCookies } from './session.ts';
 
 /** What the session routes need. */
@@ -26,7 +26,7 @@ export interface AuthDeps {
   readonly events: EventStore;
   readonly commands: CommandService;
   readonly sessions: SessionStore;
-  readonly rateLimiter: RateLimiter;
+  readonly limiter: AuthLimiter;
 }
 
 const accountConcern = { concern: ACCOUNT_CONCERN, decider: accountDecider };
@@ -56,19 +56,6 @@ async function readAccount(events: EventStore, username: string) {
   }
 }
 
-async function refuseIfLimited(
-  limiter: RateLimiter,
-  keys: readonly string[],
-  ctx: { set(h: string, v: string): void },
-) {
-  const waits = await Promise.all(keys.map((k) => limiter.retryAfter(k)));
-  const wait = Math.max(...waits);
-  if (wait > 0) {
-    ctx.set('Retry-After', String(wait));
-    throw new ApiError(429, 'rate_limited', `too many failed sign-ins; try again in ${wait} s`);
-  }
-}
-
 /** The session routes. */
 export function authRoutes(deps: AuthDeps) {
   return [
@@ -81,7 +68,8 @@ export function authRoutes(deps: AuthDeps) {
       body: credentials,
       response: userAnswer,
       status: 201,
-      handle: async ({ body, meta }) => {
+      handle: async ({ body, ctx, meta }) => {
+        refuseIfWaiting(ctx, await deps.limiter.register(ctx.ip), 'too many registrations');
         const passwordHash = await hashPassword(body.password);
         await deps.commands.execute(
           accountConcern,
@@ -101,15 +89,14 @@ export function authRoutes(deps: AuthDeps) {
       response: userAnswer,
       handle: async ({ body, ctx, meta }) => {
         const username = body.username.toLowerCase();
-        const keys = [`account:${username}`, `address:${ctx.ip}`];
-        await refuseIfLimited(deps.rateLimiter, keys, ctx);
+        refuseIfWaiting(ctx, await deps.limiter.signInWait(username, ctx.ip), 'too many failed sign-ins');
         const account = await readAccount(deps.events, username);
         const ok = await verifyPassword(body.password, account.passwordHash ?? (await dummyHash()));
         if (!ok || account.username === null) {
-          await Promise.all(keys.map((k) => deps.rateLimiter.fail(k)));
+          await deps.limiter.signInFailed(username, ctx.ip);
           throw new ApiError(401, 'unauthorized', 'username or password is wrong');
         }
-        await deps.rateLimiter.reset(keys[0]!);
+        await deps.limiter.signInSucceeded(username, ctx.ip);
         await deps.commands.execute(
           accountConcern,
           { type: 'SignIn', data: { address: ctx.ip } },

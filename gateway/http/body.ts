@@ -6,6 +6,7 @@
  */
 import type { Context, Middleware } from 'koa';
 import { ApiError } from '../errors.ts';
+import { refuseDeepJson } from './depth.ts';
 
 /** Largest request body accepted, in bytes, unless a route allows more. */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -92,6 +93,7 @@ function parseJson(isJson: boolean, text: string): unknown {
   if (!isJson) {
     throw new ApiError(415, 'unsupported_media_type', 'body: must be JSON (Content-Type: application/json)');
   }
+  refuseDeepJson(text);
   try {
     return JSON.parse(text) as unknown;
   } catch {

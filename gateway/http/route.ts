@@ -8,13 +8,16 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import type { CommandMeta } from '../../domain/decider.ts';
 import { uuidV5, STOCKPULSE_NAMESPACE } from '../../domain/ids.ts';
+import { IdempotencyKeyReusedError } from '../../platform/commandHandler.ts';
 import { formatPosition, type LogPosition } from '../../platform/eventstore/port.ts';
 import type { Session } from '../../platform/sessions/port.ts';
 import { ApiError } from '../errors.ts';
 import { refuseLargeBody, settleBody } from './body.ts';
+import { idempotencyKeyOf, keyReused, requestFingerprint } from './idempotency.ts';
+import { restateNotFound } from './paramErrors.ts';
 
-/** Who may call a route: anyone, a signed-in user, or a signed-in auditor. */
-export type Access = 'public' | 'user' | 'auditor';
+/** Who may call a route: anyone, a signed-in user, or a signed-in auditor or operator. */
+export type Access = 'public' | 'user' | 'auditor' | 'operator';
 
 /** What a route handler receives: validated input and the caller. */
 export interface RouteRequest<P, Q, B> {
@@ -95,15 +98,9 @@ function parse<T>(schema: z.ZodType<T> | undefined, value: unknown, where: strin
   return result.data;
 }
 
-/** Idempotency keys: 1–200 visible ASCII characters. */
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
-
 function commandIdOf(ctx: Context, userId: string): string {
-  const key = ctx.get('idempotency-key');
+  const key = idempotencyKeyOf(ctx);
   if (!key) return randomUUID();
-  if (!IDEMPOTENCY_KEY.test(key)) {
-    throw new ApiError(400, 'bad_request', 'Idempotency-Key: 1-200 visible ASCII characters');
-  }
   return uuidV5(`${userId}/${key}`, STOCKPULSE_NAMESPACE);
 }
 
@@ -124,6 +121,7 @@ function lazyMeta(ctx: Context, userId: string): () => CommandMeta {
       at: new Date().toISOString(),
       actor: `user:${userId}`,
       correlationId: requestIdOf(ctx),
+      ...(idempotencyKeyOf(ctx) !== undefined ? { requestHash: requestFingerprint(ctx) } : {}),
     });
 }
 
@@ -141,15 +139,22 @@ export function routeHandler(definition: RouteDef<never, never, never>): (ctx: C
     refuseLargeBody(ctx, route.bodyLimit);
     const session = (ctx.state.session as Session | null | undefined) ?? null;
     if (route.access !== 'public' && !session) throw new ApiError(401, 'unauthorized', 'sign in first');
-    if (route.access === 'auditor' && !session?.roles.includes('auditor')) {
-      throw new ApiError(403, 'forbidden', 'this route is for auditors');
+    if ((route.access === 'auditor' || route.access === 'operator') && !session?.roles.includes(route.access)) {
+      throw new ApiError(403, 'forbidden', `this route is for ${route.access}s`);
     }
     await settleBody(ctx, route.bodyLimit);
+    if (route.method !== 'GET') idempotencyKeyOf(ctx);
     const userId = session?.userId ?? '';
     const params = parse(route.params, ctx.params, 'params');
     const query = route.query ? parse(route.query, { ...ctx.query }, 'query') : undefined;
     const body = parse(route.body, ctx.request.body, 'body');
-    const result = await route.handle({ params, query, body, session, userId, ctx, meta: lazyMeta(ctx, userId) });
+    const result = await route
+      .handle({ params, query, body, session, userId, ctx, meta: lazyMeta(ctx, userId) })
+      .catch((error: unknown) => {
+        throw error instanceof IdempotencyKeyReusedError
+          ? keyReused(ctx)
+          : restateNotFound(error, ctx.params as Record<string, string> | undefined);
+      });
     ctx.status = route.status ?? 200;
     ctx.body = result;
   };
@@ -193,7 +198,9 @@ export function openApiDocument(routes: readonly RouteDef<never, never, never>[]
     const errors = {
       '400': { description: 'bad input; the message names the field' },
       ...(route.access !== 'public' ? { '401': { description: 'no session' } } : {}),
-      ...(route.access === 'auditor' ? { '403': { description: 'not an auditor' } } : {}),
+      ...(route.access === 'auditor' || route.access === 'operator'
+        ? { '403': { description: `not an ${route.access}` } }
+        : {}),
       ...(route.bodyLimit !== undefined ? { '413': { description: `body larger than ${route.bodyLimit} bytes` } } : {}),
     };
     paths[path] ??= {};

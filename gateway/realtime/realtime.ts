@@ -25,7 +25,10 @@ import type { RedisClient } from '../../platform/redis.ts';
 import type { SessionStore } from '../../platform/sessions/port.ts';
 import type { ReadModelCommitListener } from '../../projections/index.ts';
 import type { EngineTrigger } from '../../engine/alerts/alertEngine.ts';
+import type { OriginPolicy } from '../http/origin.ts';
 import { validationError } from '../http/route.ts';
+import { foreignOrigin } from './handshakeOrigin.ts';
+import { pastSocketCap, socketCapRefusal } from './socketCap.ts';
 import { symbolSchema, type SymbolDirectory } from '../http/schemas.ts';
 import type { QuotesAck } from '../../domain/contract/socket.ts';
 import { authenticateSockets } from './auth.ts';
@@ -59,6 +62,8 @@ export interface RealtimeDeps {
   readonly onReadModelCommit?: ((listener: ReadModelCommitListener) => () => void) | undefined;
   /** Redis, to share notifications and read-model changes with the other gateways; null in one process. */
   readonly redis?: RedisClient | null;
+  /** Which browser origins may open a socket (the rule of state-changing requests); the request's own when absent. */
+  readonly origin?: OriginPolicy | undefined;
 }
 
 /** The running realtime server. */
@@ -85,7 +90,9 @@ export function attachRealtime(server: http.Server, deps: RealtimeDeps): Realtim
     serveClient: false,
     ...(redis ? { adapter: redisAdapter(redis) } : {}),
   });
+  io.use((socket, next) => next(foreignOrigin(socket.request, deps.origin) ?? undefined));
   io.use(authenticateSockets(deps.sessions));
+  io.use((socket, next) => next(socketCapRefusal(io.of('/').adapter.rooms, userRoom(socket.data.userId)) ?? undefined));
 
   const parse = (request: unknown): { symbols: string[] } | { message: string } => {
     const parsed = quotesRequestSchema.safeParse(request);
@@ -97,6 +104,10 @@ export function attachRealtime(server: http.Server, deps: RealtimeDeps): Realtim
 
   io.on('connection', (socket: RealtimeSocket) => {
     void socket.join(userRoom(socket.data.userId));
+    if (pastSocketCap(io.of('/').adapter.rooms, userRoom(socket.data.userId))) {
+      socket.disconnect(true);
+      return;
+    }
     if (socket.data.since) catchUp(socket, socket.data.since, deps);
     const answer = (ack: unknown, value: QuotesAck): void => {
       if (typeof ack === 'function') (ack as (answer: QuotesAck) => void)(value);

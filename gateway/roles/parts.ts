@@ -19,6 +19,7 @@ import { openSessionStore } from '../../platform/sessions/index.ts';
 import type { SessionStore } from '../../platform/sessions/port.ts';
 import { startProjections, type ReadModelCommitListener, type RunningProjections } from '../../projections/index.ts';
 import { readModelDemand } from '../../projections/demand.ts';
+import { startSealer } from '../../platform/audit/seals.ts';
 import { cacheSessions } from '../auth/sessionCache.ts';
 import { cacheReadModels } from '../readModelCache.ts';
 
@@ -133,6 +134,11 @@ export async function runProjections(ports: Ports, logger: Logger, stops: Stops)
   });
   stops.add(() => projections.stop());
   await projections.caughtUp;
+  // The process running the projections seals the log (one per log).
+  const sealer = startSealer(ports.events, {
+    onError: (error) => logger.error({ err: error }, 'sealing the log failed'),
+  });
+  stops.add(() => sealer.stop());
   return {
     projections,
     onReadModelCommit: (listener) => {

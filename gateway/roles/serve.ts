@@ -17,6 +17,8 @@ import type { RedisClient } from '../../platform/redis.ts';
 import { checkpointSync, type ReadModelCommitListener, type RunningProjections } from '../../projections/index.ts';
 import { RebuildChecks } from '../../projections/rebuildChecks.ts';
 import { createApp, type AppDeps } from '../app.ts';
+import { createAuthLimiter } from '../auth/limits.ts';
+import { memoryLimiters, redisLimiters } from '../auth/rateLimit.ts';
 import { createHealthApp } from '../healthApp.ts';
 import { attachRealtime, type Realtime } from '../realtime/realtime.ts';
 import { startRelay, type Relay } from '../realtime/relay.ts';
@@ -92,6 +94,8 @@ export function systemOf(config: Config, logger: Logger, ports: Ports, parts: Pa
     feed: parts.bus && config.feedToken !== null ? { token: config.feedToken, bus: parts.bus } : undefined,
     health: { projections, engine: parts.engine },
     dataDir: config.dataDir,
+    origin: { publicOrigin: config.publicOrigin, trustProxy: config.trustProxy },
+    authLimiter: createAuthLimiter(config.authLimits, ports.redis ? redisLimiters(ports.redis) : memoryLimiters),
   };
   return {
     events,
@@ -191,6 +195,7 @@ export async function serveApi(config: Config, logger: Logger, stops: Stops, sys
     logger,
     onReadModelCommit: (listener) => system.onReadModelCommit(listener),
     redis: system.redis,
+    origin: system.appDeps.origin,
   });
   stops.add(() => realtime.close());
   return listening(config, logger, stops, server, { system, realtime, relay: null });

@@ -11,6 +11,7 @@ import { USER_CONCERNS, type UserConcern } from '../../domain/concerns.ts';
 import { parsePosition, type EventStore } from '../../platform/eventstore/port.ts';
 import type { ReadModelStore } from '../../platform/readmodels/port.ts';
 import { accountsProjection, type AccountDocument } from '../../projections/accounts/accounts.projection.ts';
+import { loadSeals } from '../../platform/audit/seals.ts';
 import { historyPage, loadUserHistory, type UserHistory } from '../../projections/audit/userHistory.ts';
 import { userStateAt, type StateCut } from '../../projections/audit/userState.ts';
 import { describeVerification, verifyUserHistory } from '../../projections/audit/verifyUser.ts';
@@ -263,7 +264,7 @@ export function auditRoutes(deps: AuditDeps) {
         summary: z.string(),
       }),
       handle: async ({ params, meta }) => {
-        const result = verifyUserHistory(await historyOf(params.username));
+        const result = verifyUserHistory(await historyOf(params.username), await loadSeals(deps.events));
         await record(
           {
             type: 'VerifyUserChain',

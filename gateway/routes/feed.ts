@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { TICK_PRICE_MAX, priceCents } from '../../engine/ticks/tick.ts';
 import type { Tick, TickBus } from '../../platform/bus/port.ts';
 import { ApiError } from '../errors.ts';
+import { refuseDeepJson } from '../http/depth.ts';
 import { validationError } from '../http/route.ts';
 import { symbolSchema, type SymbolDirectory } from '../http/schemas.ts';
 
@@ -87,6 +88,7 @@ export function feedIngestion(feed: FeedDeps | undefined, symbols: SymbolDirecto
     if (ctx.is('application/json') !== 'application/json') {
       throw new ApiError(415, 'unsupported_media_type', 'body: must be JSON (Content-Type: application/json)');
     }
+    refuseDeepJson(text);
     let raw: unknown;
     try {
       raw = JSON.parse(text) as unknown;

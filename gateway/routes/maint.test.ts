@@ -57,6 +57,14 @@ async function bulkEvents(gw: TestGateway, count: number): Promise<void> {
   await gw.running.system.projections!.waitFor(head, ['SymbolAddedToWatchlist'], 30_000);
 }
 
+/** A signed-in user who holds the operator role. */
+async function operator(gw: TestGateway, prefix?: string): Promise<TestClient & { readonly username: string }> {
+  const user = await gw.user(prefix);
+  await grantRole(gw.running.system.events, user.username, 'operator');
+  await user.post('/api/login', { username: user.username, password: 'correct horse' });
+  return user;
+}
+
 async function untilFinished(client: TestClient): Promise<{ job: Job; seen: Job[] }> {
   const seen: Job[] = [];
   for (;;) {
@@ -133,6 +141,15 @@ describe('maint routes', function () {
       expect((await anonymous.get('/api/maint/status')).status).to.equal(401);
       expect((await anonymous.get('/api/maint/rebuild')).status).to.equal(401);
       expect((await anonymous.post('/api/maint/rebuild')).status).to.equal(401);
+    });
+
+    it('refuses to start a rebuild check for a user who is not an operator, and starts nothing', async function () {
+      const user = await gw.user();
+      const before = ((await user.get('/api/maint/rebuild')).body as Job).jobId;
+      const res = await user.post('/api/maint/rebuild');
+      expect(res.status, res.text).to.equal(403);
+      expect(res.body).to.deep.equal({ error: 'forbidden', message: 'this route is for operators' });
+      expect(((await user.get('/api/maint/rebuild')).body as Job).jobId).to.equal(before);
     });
 
     it('lists the routes in the API reference', async function () {
@@ -226,7 +243,7 @@ describe('maint routes', function () {
 
     it('replays the whole log in slices while the gateway keeps answering, one check at a time, and finds no difference', async function () {
       await bulkEvents(gw, 30_000);
-      const user = await gw.user();
+      const user = await operator(gw);
       await user.post('/personalize/createwatchlist', ['NVDA', 'AAPL']);
       const started = await user.post('/api/maint/rebuild');
       expect(started.status).to.equal(202, started.text);
@@ -263,7 +280,7 @@ describe('maint routes', function () {
     });
 
     it("reports a damaged document, showing another user's key and contents only to auditors", async function () {
-      const ada = await gw.user('ada');
+      const ada = await operator(gw, 'ada');
       const bob = await gw.user('bob');
       await ada.post('/personalize/createwatchlist', ['NVDA']);
       await bob.post('/personalize/createwatchlist', ['XOM']);

@@ -225,9 +225,9 @@ export function maintRoutes(deps: MaintDeps) {
       method: 'POST',
       path: '/api/maint/rebuild',
       summary:
-        'Start a rebuild check: the whole log replayed into scratch read models and compared with the live ones, which are only read; 409 while one runs',
+        'Start a rebuild check (operators only): the whole log replayed into scratch read models and compared with the live ones, which are only read; 409 while one runs',
       tag: 'maint',
-      access: 'user',
+      access: 'operator',
       status: 202,
       response: z.object({ jobId: z.string(), state: z.literal('running') }),
       handle: async () => {

@@ -3,6 +3,7 @@
  * baseline, and save, list and delete a user's models.
  */
 import { z } from 'zod';
+import { PLAIN_TEXT_MESSAGE, isPlainText } from '../../domain/text.ts';
 import { isDomainError, type DomainError } from '../../domain/decider.ts';
 import { STOCKPULSE_NAMESPACE, isUuid, uuidV5 } from '../../domain/ids.ts';
 import {
@@ -32,6 +33,7 @@ import { predictionsProjection } from '../../projections/predictions/predictions
 import { readDocument } from '../../projections/projection.ts';
 import type { CommandService } from '../commands.ts';
 import { ApiError, DOMAIN_ERROR_STATUS, notFound } from '../errors.ts';
+import { PerUserConcurrency } from '../http/concurrency.ts';
 import { defineRoute, markPosition } from '../http/route.ts';
 import { symbolSchema } from '../http/schemas.ts';
 import { requireSymbol } from './market.ts';
@@ -48,6 +50,9 @@ export interface PredictionDeps {
 
 /** Fits kept per gateway, so saving a request just fitted does not fit it again. */
 export const FIT_CACHE_SIZE = 32;
+
+/** Fits one user may run at once; one more is refused with 429. */
+export const MAX_PARALLEL_FITS_PER_USER = 2;
 
 const concern = { concern: PREDICTIONS_CONCERN, decider: predictionsDecider };
 
@@ -95,6 +100,7 @@ const saveBody = z.object(
   {
     name: z
       .string({ error: 'must be a text' })
+      .refine(isPlainText, PLAIN_TEXT_MESSAGE)
       .trim()
       .min(1, 'must not be empty')
       .max(PREDICTION_NAME_MAX_LENGTH, `must be at most ${PREDICTION_NAME_MAX_LENGTH} characters`),
@@ -199,6 +205,7 @@ function specInput(body: z.infer<typeof fitBody>): PredictionSpecInput {
 export function predictionRoutes(deps: PredictionDeps) {
   const { market } = deps;
   const fits = new Map<string, PredictionResult>();
+  const fitting = new PerUserConcurrency(MAX_PARALLEL_FITS_PER_USER, 'prediction fits');
 
   /** Checks a request against the domain's rules and the universe, naming the field as the body spells it. */
   function checkedSpec(body: z.infer<typeof fitBody>): PredictionSpec {
@@ -236,7 +243,7 @@ export function predictionRoutes(deps: PredictionDeps) {
       access: 'user',
       body: fitBody,
       response: fitAnswer,
-      handle: async ({ body }) => fit(checkedSpec(body)),
+      handle: async ({ body, ctx, userId }) => fitting.run(ctx, userId, () => fit(checkedSpec(body))),
     }),
     defineRoute({
       method: 'POST',
@@ -246,7 +253,7 @@ export function predictionRoutes(deps: PredictionDeps) {
       access: 'user',
       body: saveBody,
       response: modelAnswer,
-      handle: async ({ body, userId, meta }) => {
+      handle: async ({ body, ctx, userId, meta }) => {
         const name = refusingInBody(() => parsePredictionName(body.name));
         const spec = checkedSpec(body);
         const m = meta();
@@ -266,7 +273,7 @@ export function predictionRoutes(deps: PredictionDeps) {
             );
           }
         }
-        const result = await fit(spec);
+        const result = await fitting.run(ctx, userId, () => fit(spec));
         const outcome = await deps.commands
           .execute(
             concern,

@@ -2,6 +2,7 @@
  * Saved-query routes: save (or replace by name), list and delete a user's screener queries.
  */
 import { z } from 'zod';
+import { PLAIN_TEXT_MESSAGE, isPlainText } from '../../domain/text.ts';
 import { isDomainError } from '../../domain/decider.ts';
 import { STOCKPULSE_NAMESPACE, isUuid, uuidV5 } from '../../domain/ids.ts';
 import {
@@ -65,6 +66,7 @@ const saveBody = z.union(
     z.object({
       queryname: z
         .string()
+        .refine(isPlainText, PLAIN_TEXT_MESSAGE)
         .trim()
         .min(1, 'must not be empty')
         .max(QUERYNAME_MAX_LENGTH, `must be at most ${QUERYNAME_MAX_LENGTH} characters`)
@@ -72,6 +74,7 @@ const saveBody = z.union(
       query: clauses,
       type: z
         .string()
+        .refine(isPlainText, PLAIN_TEXT_MESSAGE)
         .trim()
         .min(1, 'must not be empty')
         .max(QUERY_TYPE_MAX_LENGTH, `must be at most ${QUERY_TYPE_MAX_LENGTH} characters`)

@@ -70,9 +70,9 @@ describe('sector routes', function () {
     const removed = await user.post(`/personalize/sectors/${id}/delsymbol/nvda`);
     expect((removed.body as SectorAnswer).symbols).to.deep.equal(['AMD', 'INTC']);
     const absent = await user.post(`/personalize/sectors/${id}/delsymbol/NVDA`);
-    expect(absent.status).to.equal(200);
-    expect((absent.body as SectorAnswer).symbols).to.deep.equal(['AMD', 'INTC']);
-    expect((await user.get('/personalize/sectors')).body).to.deep.equal([absent.body]);
+    expect(absent.status).to.equal(404);
+    expect((absent.body as { message: string }).message).to.equal('params.symbol: NVDA is not on the sector');
+    expect((await user.get('/personalize/sectors')).body).to.deep.equal([removed.body]);
 
     const deleted = await user.post(`/personalize/delsector/${id}`);
     expect(deleted.status).to.equal(200);

@@ -3,6 +3,7 @@
  * universe), rename, add and remove symbols, delete. Each change is one command on `sectors-<userId>`.
  */
 import { z } from 'zod';
+import { PLAIN_TEXT_MESSAGE, isPlainText } from '../../domain/text.ts';
 import { DomainError, isDomainError } from '../../domain/decider.ts';
 import { STOCKPULSE_NAMESPACE, isUuid, uuidV5 } from '../../domain/ids.ts';
 import { SECTORS, type Sector } from '../../domain/market/types.ts';
@@ -22,6 +23,7 @@ import { readDocument } from '../../projections/projection.ts';
 import { sectorsProjection } from '../../projections/sectors/sectors.projection.ts';
 import type { CommandService } from '../commands.ts';
 import { notFound } from '../errors.ts';
+import { refuseAbsentSymbol } from '../http/paramErrors.ts';
 import { defineRoute, markPosition } from '../http/route.ts';
 import { requireKnown, symbolList, symbolParams, symbolSchema, type SymbolDirectory } from '../http/schemas.ts';
 
@@ -54,6 +56,7 @@ const sectorAnswer = z.object({
 
 const name = z
   .string({ error: 'must be a text' })
+  .refine(isPlainText, PLAIN_TEXT_MESSAGE)
   .trim()
   .min(1, 'must not be empty')
   .max(SECTOR_NAME_MAX_LENGTH, `must be at most ${SECTOR_NAME_MAX_LENGTH} characters`);
@@ -82,7 +85,7 @@ async function execute(
   commands: CommandService,
   command: SectorsCommand,
   meta: CommandMeta,
-): Promise<{ state: SectorsState }> {
+): Promise<{ state: SectorsState; events: readonly unknown[] }> {
   try {
     return await commands.execute(concern, command, meta);
   } catch (error) {
@@ -230,6 +233,7 @@ export function sectorsRoutes(deps: SectorsDeps) {
           { type: 'RemoveSymbolFromSector', data: { sectorId, symbol: params.symbol } },
           meta(),
         );
+        refuseAbsentSymbol(outcome, params.symbol, 'sector');
         return sectorOf(outcome.state, sectorId);
       },
     }),

@@ -8,6 +8,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { PLAIN_TEXT_MESSAGE, isPlainText } from '../../domain/text.ts';
 import { isDomainError } from '../../domain/decider.ts';
 import { STOCKPULSE_NAMESPACE, isUuid, uuidV5 } from '../../domain/ids.ts';
 import {
@@ -204,6 +205,7 @@ export function snapshotsRoutes(deps: SnapshotsDeps) {
         symbol: symbolSchema.nullish(),
         title: z
           .string({ error: 'must be a text' })
+          .refine(isPlainText, PLAIN_TEXT_MESSAGE)
           .trim()
           .min(1, 'must not be empty')
           .max(SNAPSHOT_TITLE_MAX_LENGTH, `must be at most ${SNAPSHOT_TITLE_MAX_LENGTH} characters`),

@@ -12,6 +12,7 @@ import type { ReadModelStore } from '../../platform/readmodels/port.ts';
 import { readDocument } from '../../projections/projection.ts';
 import { watchlistProjection } from '../../projections/watchlist/watchlist.projection.ts';
 import type { CommandService } from '../commands.ts';
+import { refuseAbsentSymbol } from '../http/paramErrors.ts';
 import { defineRoute, markPosition } from '../http/route.ts';
 import { requireKnown, symbolList, symbolParams, type SymbolDirectory } from '../http/schemas.ts';
 
@@ -75,6 +76,7 @@ export function watchlistRoutes(deps: WatchlistDeps) {
           { type: 'RemoveSymbolFromWatchlist', data: { symbol: params.symbol } },
           meta(),
         );
+        refuseAbsentSymbol(outcome, params.symbol, 'watch list');
         return outcome.state.symbols;
       },
     }),

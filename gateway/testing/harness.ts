@@ -240,6 +240,9 @@ export async function startTestGateway(
     DATA_DIR: dataDir,
     LOG_LEVEL: 'silent',
     TICK_SOURCE: 'feed',
+    // Every test user registers from the loopback address.
+    REGISTRATIONS_PER_ADDRESS: '1000000',
+    REGISTRATIONS_PER_HOUR: '1000000',
     ...options.env,
   });
   const url = running.url.replace('localhost', '127.0.0.1');

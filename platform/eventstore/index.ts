@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { loadChainKey, useChainKey } from '../audit/chainKey.ts';
 import type { Config } from '../config.ts';
 import type { EventStore } from './port.ts';
 
@@ -8,14 +9,21 @@ export * from './port.ts';
 export const EVENTS_FILE = 'events.db';
 
 /**
- * Opens the configured event store: EventStoreDB when `EVENTSTORE_URL` is set, else the SQLite log in
- * `DATA_DIR`. Each adapter is loaded only when chosen, so the embedded mode never loads the gRPC client.
+ * Opens the configured event store, with the log's chain key (`platform/audit/chainKey.ts`): EventStoreDB when
+ * `EVENTSTORE_URL` is set, else the SQLite log in `DATA_DIR`. Each adapter is loaded only when chosen, so the embedded mode never loads the gRPC client.
  */
-export async function openEventStore(config: Pick<Config, 'eventStoreUrl' | 'dataDir'>): Promise<EventStore> {
+export async function openEventStore(
+  config: Pick<Config, 'eventStoreUrl' | 'dataDir' | 'chainKey'>,
+): Promise<EventStore> {
+  const key = loadChainKey(config);
+  let store: EventStore;
   if (config.eventStoreUrl !== null) {
     const { createEsdbEventStore } = await import('./esdb.ts');
-    return createEsdbEventStore(config.eventStoreUrl);
+    store = createEsdbEventStore(config.eventStoreUrl);
+  } else {
+    const { openSqliteEventStore } = await import('./sqlite.ts');
+    store = openSqliteEventStore({ file: join(config.dataDir, EVENTS_FILE) });
   }
-  const { openSqliteEventStore } = await import('./sqlite.ts');
-  return openSqliteEventStore({ file: join(config.dataDir, EVENTS_FILE) });
+  useChainKey(store, key);
+  return store;
 }

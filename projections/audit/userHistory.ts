@@ -6,6 +6,7 @@
 import { ACCOUNT_CONCERN } from '../../domain/accounts/accounts.ts';
 import { USER_CONCERNS, type UserConcern } from '../../domain/concerns.ts';
 import { streamName } from '../../domain/ids.ts';
+import { chainKeyOf } from '../../platform/audit/chainKey.ts';
 import { GENESIS_HASH, eventHash } from '../../platform/audit/hashChain.ts';
 import {
   StreamNotFoundError,
@@ -36,6 +37,8 @@ export interface UserHistory {
   readonly streams: readonly UserStream[];
   /** Every event of those streams in log order. */
   readonly events: readonly RecordedEvent[];
+  /** The log's chain key, which keyed hashes are checked with (none for a log without one). */
+  readonly chainKey?: Buffer | undefined;
 }
 
 /** An event as the audit routes answer it: where it is, who did it when, and whether its hash verifies. */
@@ -114,7 +117,7 @@ export async function loadUserHistory(
     : (await readWholeStream(store, streamName(ACCOUNT_CONCERN, username))).length > 0;
   if (!exists) return null;
   const events = streams.flatMap((s) => s.events).sort((a, b) => comparePositions(a.position, b.position));
-  return { username, streams, events };
+  return { username, streams, events, chainKey: chainKeyOf(store) };
 }
 
 /**
@@ -132,7 +135,7 @@ export function hashMarks(history: UserHistory): Map<string, boolean> {
         const ok =
           event.revision === expectedRevision &&
           event.metadata.prevHash === prevHash &&
-          eventHash(event.streamId, event.revision, event.type, event.data, event.metadata) === hash;
+          eventHash(event.streamId, event.revision, event.type, event.data, event.metadata, history.chainKey) === hash;
         marks.set(event.id, ok);
       }
       prevHash = hash;

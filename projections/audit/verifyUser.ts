@@ -3,7 +3,8 @@
  * in log order.
  */
 import { verifyStream, type ChainBreak } from '../../platform/audit/hashChain.ts';
-import { comparePositions, formatPosition, type LogPosition } from '../../platform/eventstore/port.ts';
+import { checkSealed, type Seals } from '../../platform/audit/seals.ts';
+import { START, comparePositions, formatPosition, type LogPosition } from '../../platform/eventstore/port.ts';
 import type { UserHistory } from './userHistory.ts';
 
 /** A break with the log position of the event where it is found. */
@@ -26,24 +27,33 @@ export interface UserVerification {
   readonly firstBreak: LocatedBreak | null;
 }
 
-/** Verifies every stream of a user's history; the first break is the one earliest in the log. */
-export function verifyUserHistory(history: UserHistory): UserVerification {
+/**
+ * Verifies every stream of a user's history, against the log's seals when given (a stream shorter than its last
+ * seal, or rewritten before it, is a break too); the first break is the one earliest in the log.
+ */
+export function verifyUserHistory(history: UserHistory, seals?: Seals): UserVerification {
   let first: { found: ChainBreak; position: LogPosition } | null = null;
   let streams = 0;
-  for (const { events } of history.streams) {
-    if (events.length === 0) continue;
-    streams += 1;
-    const found = verifyStream(events);
-    if (!found) continue;
-    const position = events.find((e) => e.id === found.eventId)!.position;
+  const consider = (found: ChainBreak, position: LogPosition): void => {
     if (!first || comparePositions(position, first.position) < 0) first = { found, position };
+  };
+  if (seals?.broken) consider(seals.broken, START);
+  const check = { key: history.chainKey, keyedSince: seals?.keyedSince ?? null };
+  for (const { stream, events } of history.streams) {
+    if (events.length > 0) streams += 1;
+    const found = verifyStream(events, check) ?? (seals ? checkSealed(stream, events, seals) : null);
+    if (!found) continue;
+    const position =
+      events.find((e) => e.id === found.eventId)?.position ?? seals?.heads.get(stream)?.position ?? START;
+    consider(found, position);
   }
+  const located = first as { found: ChainBreak; position: LogPosition } | null;
   return {
     username: history.username,
-    intact: first === null,
+    intact: located === null,
     events: history.events.length,
     streams,
-    firstBreak: first ? { ...first.found, position: formatPosition(first.position) } : null,
+    firstBreak: located ? { ...located.found, position: formatPosition(located.position) } : null,
   };
 }
 

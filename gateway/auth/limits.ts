@@ -1,0 +1,91 @@
+/**
+ * Limits on registration and sign-in.
+ *
+ * Registration: at most `registrationsPerAddress` accounts per address per hour and `registrationsPerHour`
+ * from all addresses together.
+ *
+ * Sign-in: wrong passwords are counted per (account, address) and per address, not per account, so nobody can
+ * keep a user out by guessing from elsewhere, and users behind one address do not lock each other out. After
+ * `signInFreeFailures` wrong passwords for one account from one address, each further one makes that address
+ * wait twice as long before its next try for that account (2 s, 4 s, … up to 15 min); the right password from
+ * an address that has not failed signs in. An address that sends `signInFailuresPerAddress` wrong passwords in
+ * an hour, whatever the accounts, waits for the hour to end. A success forgets the (account, address) failures.
+ */
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { AuthLimits } from '../../platform/config.ts';
+import { ApiError } from '../errors.ts';
+import { secondsOf, take, type LimiterFactory } from './rateLimit.ts';
+
+/** Longest wait a run of wrong passwords earns, in seconds. */
+export const MAX_SIGN_IN_DELAY_S = 15 * 60;
+
+/** How long wrong passwords for one account from one address are remembered, in seconds. */
+const FAILURE_MEMORY_S = 24 * 60 * 60;
+
+/** The limits applied to the session routes. */
+export interface AuthLimiter {
+  /** Counts a registration from `address`; answers 0, or the seconds to wait when over a limit. */
+  register(address: string): Promise<number>;
+  /** Seconds before `account` may be tried from `address`, or 0. */
+  signInWait(account: string, address: string): Promise<number>;
+  /** Records a wrong password for `account` from `address`. */
+  signInFailed(account: string, address: string): Promise<void>;
+  /** Forgets the wrong passwords for `account` from `address`. */
+  signInSucceeded(account: string, address: string): Promise<void>;
+}
+
+/** The wait, in seconds, after the `failures`-th wrong password for one account from one address. */
+export function signInDelay(failures: number, freeFailures: number): number {
+  if (failures < freeFailures) return 0;
+  return Math.min(MAX_SIGN_IN_DELAY_S, 2 ** (failures - freeFailures + 1));
+}
+
+async function waitOf(limiter: RateLimiterAbstract, key: string): Promise<number> {
+  const res = await limiter.get(key);
+  return res && res.remainingPoints <= 0 && res.msBeforeNext > 0 ? secondsOf(res) : 0;
+}
+
+/** The registration and sign-in limits on the system's counters. */
+export function createAuthLimiter(limits: AuthLimits, limiters: LimiterFactory): AuthLimiter {
+  const hour = 60 * 60;
+  const registrationsByAddress = limiters({
+    name: 'register-address',
+    points: limits.registrationsPerAddress,
+    durationS: hour,
+  });
+  const registrations = limiters({ name: 'register-all', points: limits.registrationsPerHour, durationS: hour });
+  const failuresByPair = limiters({
+    name: 'signin-pair',
+    points: Number.MAX_SAFE_INTEGER,
+    durationS: FAILURE_MEMORY_S,
+  });
+  const delayByPair = limiters({ name: 'signin-delay', points: 1, durationS: MAX_SIGN_IN_DELAY_S });
+  const failuresByAddress = limiters({
+    name: 'signin-address',
+    points: limits.signInFailuresPerAddress,
+    durationS: hour,
+  });
+  const pair = (account: string, address: string): string => `${account}/${address}`;
+  return {
+    register: async (address) => (await take(registrationsByAddress, address)) || take(registrations, 'all'),
+    signInWait: async (account, address) =>
+      Math.max(await waitOf(delayByPair, pair(account, address)), await waitOf(failuresByAddress, address)),
+    signInFailed: async (account, address) => {
+      const key = pair(account, address);
+      const [counted] = await Promise.all([failuresByPair.penalty(key), failuresByAddress.penalty(address)]);
+      const delay = signInDelay(counted.consumedPoints, limits.signInFreeFailures);
+      if (delay > 0) await delayByPair.block(key, delay);
+    },
+    signInSucceeded: async (account, address) => {
+      const key = pair(account, address);
+      await Promise.all([failuresByPair.delete(key), delayByPair.delete(key)]);
+    },
+  };
+}
+
+/** Answers 429 with `Retry-After` when `wait` is above 0. */
+export function refuseIfWaiting(ctx: { set(header: string, value: string): void }, wait: number, what: string): void {
+  if (wait <= 0) return;
+  ctx.set('Retry-After', String(wait));
+  throw new ApiError(429, 'rate_limited', `${what}; try again in ${wait} s`);
+}

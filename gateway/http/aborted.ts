@@ -1,0 +1,19 @@
+/**
+ * A client that goes away before sending its whole request (a closed tab, a cancelled upload) is not a failure
+ * of the server: it is logged once, at info level, and never as an error.
+ */
+
+/** Errors Node reports when the client closed the connection before the request was read or the answer sent. */
+const CLIENT_GONE = new Set([
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ERR_STREAM_PREMATURE_CLOSE',
+  'HPE_INVALID_EOF_STATE',
+]);
+
+/** Whether `error` says the client closed the connection early. */
+export function isClientGone(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && CLIENT_GONE.has(code);
+}

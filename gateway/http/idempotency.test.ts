@@ -1,0 +1,69 @@
+import { expect } from 'chai';
+import { grantRole } from '../auth/grant.ts';
+import { startTestGateway, type TestGateway } from '../testing/harness.ts';
+
+describe('Idempotency-Key', function () {
+  let gw: TestGateway;
+  before(async function () {
+    // The market is built once per test process; on a busy machine that outlasts a test's time.
+    this.timeout(180_000);
+    gw = await startTestGateway();
+  });
+  after(async function () {
+    await gw.close();
+  });
+
+  it('refuses the key reused with another body with 422 naming the key, and keeps the first request', async function () {
+    const user = await gw.user();
+    const headers = { 'Idempotency-Key': 'alert-1' };
+    const first = await user.post('/personalize/stockalerts', { symbol: 'AAPL', close: 190, alerttype: 'U' }, headers);
+    expect(first.status, first.text).to.equal(200);
+    const other = await user.post('/personalize/stockalerts', { symbol: 'MSFT', close: 10, alerttype: 'D' }, headers);
+    expect(other.status, other.text).to.equal(422);
+    expect(other.body).to.deep.equal({
+      error: 'idempotency_key_reused',
+      message: 'Idempotency-Key: alert-1 was already used with a different request',
+    });
+    const alerts = (await user.get('/personalize/stockalerts')).body as { symbol: string }[];
+    expect(alerts.map((a) => a.symbol)).to.deep.equal(['AAPL']);
+  });
+
+  it('refuses the key reused on another path of the same list', async function () {
+    const user = await gw.user();
+    const headers = { 'Idempotency-Key': 'watch-1' };
+    expect((await user.post('/personalize/createwatchlist', ['NVDA'], headers)).status).to.equal(200);
+    const other = await user.post('/personalize/delstkwatchlist/NVDA', undefined, headers);
+    expect(other.status, other.text).to.equal(422);
+    expect((await user.get('/personalize/watchlist')).body).to.deep.equal(['NVDA']);
+  });
+
+  it('replays the same request, with its object keys in another order, as before', async function () {
+    const user = await gw.user();
+    const headers = { 'Idempotency-Key': 'alert-2' };
+    const first = await user.post('/personalize/stockalerts', { symbol: 'AAPL', close: 190, alerttype: 'U' }, headers);
+    const again = await user.post('/personalize/stockalerts', { alerttype: 'U', close: 190, symbol: 'AAPL' }, headers);
+    expect(again.status, again.text).to.equal(200);
+    expect(again.body).to.deep.equal(first.body);
+  });
+
+  it('refuses a malformed key with 400 on every state-changing route', async function () {
+    // An operator may call every POST route.
+    const user = await gw.user();
+    await grantRole(gw.running.system.events, user.username, 'operator');
+    await user.post('/api/login', { username: user.username, password: 'correct horse' });
+    const reference = (await user.get('/api/docs')).body as { paths: Record<string, Record<string, unknown>> };
+    const posts = Object.entries(reference.paths)
+      .filter(([, methods]) => 'post' in methods)
+      .map(([path]) => path.replace(/\{[^}]+\}/g, 'AAPL'));
+    expect(posts.length).to.be.greaterThan(20);
+    for (const key of ['has spaces', 'x'.repeat(201), 'tab\there']) {
+      for (const path of posts) {
+        const res = await user.post(path, {}, { 'Idempotency-Key': key });
+        expect(res.status, `${path}: ${res.text}`).to.equal(400);
+        expect((res.body as { message: string }).message, path).to.equal(
+          'Idempotency-Key: 1-200 visible ASCII characters',
+        );
+      }
+    }
+  });
+});

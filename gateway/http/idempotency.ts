@@ -1,0 +1,42 @@
+/**
+ * `Idempotency-Key`: a client retrying a request sends the same key, and the command is not issued twice. The key
+ * is checked on every state-changing request, and a key already used for another request (another method, path
+ * or body) is refused with a 422 naming the key rather than answered with the first request's result.
+ */
+import { createHash } from 'node:crypto';
+import type { Context } from 'koa';
+import { canonicalJson } from '../../platform/audit/hashChain.ts';
+import { ApiError } from '../errors.ts';
+
+/** The header's name. */
+export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
+
+/** Idempotency keys: 1–200 visible ASCII characters. */
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
+
+/** The request's idempotency key, or undefined when it has none; a malformed key is refused with a 400. */
+export function idempotencyKeyOf(ctx: Context): string | undefined {
+  const key = ctx.get(IDEMPOTENCY_HEADER);
+  if (!key) return undefined;
+  if (!IDEMPOTENCY_KEY.test(key)) {
+    throw new ApiError(400, 'bad_request', `${IDEMPOTENCY_HEADER}: 1-200 visible ASCII characters`);
+  }
+  return key;
+}
+
+/** What makes two requests the same request: method, path and body (object keys in any order). */
+export function requestFingerprint(ctx: Context): string {
+  const body: unknown = ctx.request.body;
+  return createHash('sha256')
+    .update(`${ctx.method} ${ctx.path}\n${canonicalJson(body ?? null)}`)
+    .digest('base64url');
+}
+
+/** The refusal of a key already used for another request. */
+export function keyReused(ctx: Context): ApiError {
+  return new ApiError(
+    422,
+    'idempotency_key_reused',
+    `${IDEMPOTENCY_HEADER}: ${ctx.get(IDEMPOTENCY_HEADER)} was already used with a different request`,
+  );
+}

@@ -1,0 +1,93 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import type { CommandMeta } from '../../domain/decider.ts';
+import { streamName } from '../../domain/ids.ts';
+import { WATCHLIST_CONCERN, watchlistDecider, type WatchlistCommand } from '../../domain/watchlist/watchlist.ts';
+import { handleCommand } from '../commandHandler.ts';
+import { loadConfig } from '../config.ts';
+import { openEventStore } from '../eventstore/index.ts';
+import type { EventStore } from '../eventstore/port.ts';
+import { openSqliteEventStore } from '../eventstore/sqlite.ts';
+import { CHAIN_KEY_FILE, chainKeyOf, loadChainKey, useChainKey } from './chainKey.ts';
+import { KEYED_CHAIN, verifyStream } from './hashChain.ts';
+import { SEALS_STREAM, checkSealed, loadSeals, startSealer } from './seals.ts';
+
+const add = (...symbols: string[]): WatchlistCommand => ({ type: 'AddSymbolsToWatchlist', data: { symbols } });
+
+function meta(userId: string): CommandMeta {
+  return { commandId: randomUUID(), userId, at: '2026-01-05T15:00:00.000Z', actor: `user:${userId}` };
+}
+
+describe('chain key and seals', function () {
+  let dir: string;
+  const stores: EventStore[] = [];
+  beforeEach(function () {
+    dir = mkdtempSync(join(tmpdir(), 'sp-seals-'));
+  });
+  afterEach(async function () {
+    for (const store of stores.splice(0)) await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function open(env: Record<string, string> = {}): Promise<EventStore> {
+    const store = await openEventStore(loadConfig({ DATA_DIR: dir, ...env }));
+    stores.push(store);
+    return store;
+  }
+
+  it('generates the key into DATA_DIR once, readable by its owner only, and reads it back', async function () {
+    const first = loadChainKey(loadConfig({ DATA_DIR: dir }));
+    const again = loadChainKey(loadConfig({ DATA_DIR: dir }));
+    expect(first.equals(again)).to.equal(true);
+    expect(readFileSync(join(dir, CHAIN_KEY_FILE), 'utf8')).to.match(/^[0-9a-f]{64}$/);
+    expect(statSync(join(dir, CHAIN_KEY_FILE)).mode & 0o777).to.equal(0o600);
+    const configured = loadChainKey(loadConfig({ DATA_DIR: dir, CHAIN_KEY: 'c'.repeat(40) }));
+    expect(configured.toString('utf8')).to.equal('c'.repeat(40));
+    expect(chainKeyOf(await open())?.equals(first)).to.equal(true);
+  });
+
+  it('keeps verifying the plain chain of events written before the log had a key, and keys the events after', async function () {
+    const stream = streamName(WATCHLIST_CONCERN, 'ada');
+    // Written as an older version did: no key, plain SHA-256.
+    const legacy = openSqliteEventStore({ file: join(dir, 'events.db') });
+    await handleCommand(legacy, watchlistDecider, stream, add('AAPL', 'NVDA'), meta('ada'));
+    await legacy.close();
+
+    const store = await open();
+    const sealer = startSealer(store, { intervalMs: 3_600_000 });
+    await sealer.sealNow();
+    await handleCommand(store, watchlistDecider, stream, add('MSFT'), meta('ada'));
+    await sealer.sealNow();
+    await sealer.stop();
+
+    const events = await store.readStream(stream);
+    expect(events.map((e) => e.metadata.chain ?? 'plain')).to.deep.equal(['plain', 'plain', KEYED_CHAIN]);
+    const seals = await loadSeals(store);
+    expect(seals.broken).to.equal(null);
+    expect(seals.heads.get(stream)).to.include({ revision: 2 });
+    expect(verifyStream(events, { key: chainKeyOf(store), keyedSince: seals.keyedSince })).to.equal(null);
+    expect(checkSealed(stream, events, seals)).to.equal(null);
+  });
+
+  it('seals only when something changed, chaining the seals with the key', async function () {
+    const store = await open();
+    const sealer = startSealer(store, { intervalMs: 3_600_000 });
+    await sealer.sealNow();
+    await sealer.sealNow();
+    await handleCommand(store, watchlistDecider, streamName(WATCHLIST_CONCERN, 'bob'), add('IBM'), meta('bob'));
+    await sealer.sealNow();
+    await sealer.stop();
+    const seals = await store.readStream(SEALS_STREAM);
+    expect(seals.map((s) => Object.keys((s.data as { heads: object }).heads))).to.deep.equal([[], ['watchlist-bob']]);
+    expect(verifyStream(seals, { key: chainKeyOf(store) })).to.equal(null);
+    const forger = openSqliteEventStore({ file: join(dir, 'other.db') });
+    useChainKey(forger, Buffer.from('f'.repeat(40)));
+    stores.push(forger);
+    expect(verifyStream(seals, { key: chainKeyOf(forger) })?.reason).to.equal(
+      'hash does not match the event: it was altered',
+    );
+  });
+});
