@@ -1,14 +1,8 @@
 /**
  * Session routes of the API contract: register, login, logout, logged-in status.
  */
-import { z } from 'zod';
-import {
-  ACCOUNT_CONCERN,
-  USERNAME_PATTERN,
-  accountDecider,
-  initialOf,
-  type AccountEvent,
-} from '../../domain/accounts/accounts.ts';
+import { authApi } from '../../domain/contract/auth.ts';
+import { ACCOUNT_CONCERN, accountDecider, initialOf, type AccountEvent } from '../../domain/accounts/accounts.ts';
 import { fold } from '../../domain/decider.ts';
 import { streamName } from '../../domain/ids.ts';
 import { StreamNotFoundError, type EventStore } from '../../platform/eventstore/port.ts';
@@ -29,18 +23,6 @@ export interface AuthDeps {
 }
 
 const accountConcern = { concern: ACCOUNT_CONCERN, decider: accountDecider };
-
-const credentials = z.object({
-  username: z.string().regex(USERNAME_PATTERN, 'must be 3-32 characters of a-z 0-9 _ . -'),
-  password: z.string().min(8, 'must be at least 8 characters').max(128, 'must be at most 128 characters'),
-});
-
-const loginBody = z.object({
-  username: z.string().min(1, 'is required').max(64, 'is too long'),
-  password: z.string().min(1, 'is required').max(128, 'must be at most 128 characters'),
-});
-
-const userAnswer = z.object({ username: z.string(), initial: z.string() });
 
 async function readAccount(events: EventStore, username: string) {
   try {
@@ -72,14 +54,7 @@ async function refuseIfLimited(
 export function authRoutes(deps: AuthDeps) {
   return [
     defineRoute({
-      method: 'POST',
-      path: '/api/register',
-      summary: 'Create an account',
-      tag: 'session',
-      access: 'public',
-      body: credentials,
-      response: userAnswer,
-      status: 201,
+      ...authApi.postRegister,
       handle: async ({ body, meta }) => {
         const passwordHash = await hashPassword(body.password);
         await deps.commands.execute(
@@ -91,13 +66,7 @@ export function authRoutes(deps: AuthDeps) {
       },
     }),
     defineRoute({
-      method: 'POST',
-      path: '/api/login',
-      summary: 'Sign in; sets the session cookie and the initial cookie',
-      tag: 'session',
-      access: 'public',
-      body: loginBody,
-      response: userAnswer,
+      ...authApi.postLogin,
       handle: async ({ body, ctx, meta }) => {
         const username = body.username.toLowerCase();
         const keys = [`account:${username}`, `address:${ctx.ip}`];
@@ -120,21 +89,11 @@ export function authRoutes(deps: AuthDeps) {
       },
     }),
     defineRoute({
-      method: 'GET',
-      path: '/api/loggedinstatus',
-      summary: 'Whether the caller has a session (never 401)',
-      tag: 'session',
-      access: 'public',
-      response: z.boolean(),
+      ...authApi.getLoggedinstatus,
       handle: ({ session }) => Promise.resolve(session !== null),
     }),
     defineRoute({
-      method: 'POST',
-      path: '/api/logout',
-      summary: 'End the session and clear the initial cookie',
-      tag: 'session',
-      access: 'user',
-      response: z.literal(true),
+      ...authApi.postLogout,
       handle: async ({ ctx, meta }) => {
         await deps.commands.execute(accountConcern, { type: 'SignOut', data: {} }, meta());
         const token = ctx.cookies.get(SESSION_COOKIE);

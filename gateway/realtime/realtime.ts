@@ -13,7 +13,6 @@
 import type http from 'node:http';
 import { createAdapter } from '@socket.io/redis-streams-adapter';
 import { Server, type Socket } from 'socket.io';
-import { z } from 'zod';
 import type { Quote, QuoteSource } from '../../engine/market/quotes.ts';
 import { ALERTS_CONCERN, type AlertTriggered, type AlertTriggeredData } from '../../domain/alerts/alerts.ts';
 import { streamName } from '../../domain/ids.ts';
@@ -40,13 +39,15 @@ import { readDocument } from '../../projections/projection.ts';
 import type { EngineTrigger } from '../../engine/alerts/alertEngine.ts';
 import { SESSION_COOKIE } from '../auth/session.ts';
 import { validationError } from '../http/route.ts';
-import { symbolSchema, type SymbolDirectory } from '../http/schemas.ts';
+import type { SymbolDirectory } from '../http/schemas.ts';
 import type { System } from '../system.ts';
-import type {
-  ClientToServerEvents,
-  NotificationPush,
-  QuotesAck,
-  ServerToClientEvents,
+import {
+  MAX_WATCHED_SYMBOLS,
+  quotesRequest,
+  type ClientToServerEvents,
+  type NotificationPush,
+  type QuotesAck,
+  type ServerToClientEvents,
 } from '../../domain/contract/socket.ts';
 
 /** What the server keeps per socket. */
@@ -73,8 +74,7 @@ export type RealtimeServer = Server<ClientToServerEvents, ServerToClientEvents, 
 /** Shortest interval between two quotes of one symbol (4 per second). */
 export const QUOTE_INTERVAL_MS = 250;
 
-/** Most symbols one socket may watch. */
-export const MAX_WATCHED_SYMBOLS = 200;
+export { MAX_WATCHED_SYMBOLS } from '../../domain/contract/socket.ts';
 
 /** Most missed notifications sent to a reconnecting socket (the newest; older ones are in the GET route). */
 export const MAX_CATCH_UP = 200;
@@ -195,13 +195,6 @@ export async function missedNotifications(
   }));
 }
 
-const quotesRequestSchema = z.object({
-  symbols: z
-    .array(symbolSchema)
-    .min(1, 'must name at least one symbol')
-    .max(MAX_WATCHED_SYMBOLS, `must name at most ${MAX_WATCHED_SYMBOLS} symbols`),
-});
-
 /** The value of one cookie in a `Cookie` header. */
 function cookieValue(header: string | undefined, name: string): string | undefined {
   for (const part of (header ?? '').split(';')) {
@@ -311,7 +304,7 @@ export function attachRealtime(server: http.Server, deps: RealtimeDeps): Realtim
   });
 
   const parse = (request: unknown): { symbols: string[] } | { message: string } => {
-    const parsed = quotesRequestSchema.safeParse(request);
+    const parsed = quotesRequest.safeParse(request);
     if (!parsed.success) return { message: validationError('symbols', parsed.error).message.replace(/^symbols\./, '') };
     const unknown = parsed.data.symbols.findIndex((s) => !deps.symbols.has(s));
     if (unknown >= 0) return { message: `symbols[${unknown}]: unknown symbol ${parsed.data.symbols[unknown]}` };
