@@ -28,8 +28,8 @@ export const THRESHOLD_MESSAGES = {
   above_maximum: `must be at most ${ALERT_THRESHOLD_MAX}`,
 } as const;
 
-/** The body of `POST /personalize/stockalerts` as a caller sends it. */
-export type AlertRequest = z.input<typeof alertBody>;
+/** The body of `POST /personalize/stockalerts` in its checked form (upper-case codes), as the web app sends it. */
+export type AlertRequest = z.output<typeof alertBody>;
 
 const upperCase = <const T extends readonly [string, ...string[]]>(values: T) =>
   z.string().trim().toUpperCase().pipe(z.enum(values));

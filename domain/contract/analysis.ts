@@ -43,3 +43,8 @@ export const analysisApi = {
     }),
   }),
 };
+
+/** The pattern timelines of symbols, as `GET /api/analysis/timelines/{limitDays}` answers them. */
+export type PatternTimelines = z.infer<typeof analysisApi.getAnalysisTimelinesByLimitDays.response>;
+/** A pattern day of a timeline. */
+export type TimelineDay = PatternTimelines['timelines'][number]['days'][number];

@@ -164,3 +164,14 @@ export const auditApi = {
     }),
   }),
 };
+
+/** An account as `GET /api/audit/users` lists it. */
+export type AuditAccount = z.infer<typeof account>;
+/** An event of a user's history as the audit routes answer it. */
+export type AuditEvent = z.infer<typeof auditedEvent>;
+/** `GET /api/audit/users/{u}/events`: one page. */
+export type AuditPage = z.infer<typeof auditApi.getAuditUsersByUsernameEvents.response>;
+/** `GET /api/audit/users/{u}/state`: each concern's state by name, and what was folded. */
+export type AuditState = z.infer<typeof auditApi.getAuditUsersByUsernameState.response>;
+/** `GET /api/audit/users/{u}/verify`. */
+export type Verification = z.infer<typeof auditApi.getAuditUsersByUsernameVerify.response>;

@@ -1,5 +1,6 @@
 /**
- * The maint routes of the API: request and answer schemas, shared by the gateway and the web app.
+ * The Maint routes of the API: the system's status, and the check that rebuilds every read model from the log
+ * and compares it with the live one.
  */
 import { z } from 'zod';
 import { route } from './route.ts';
@@ -101,3 +102,12 @@ export const maintApi = {
     response: rebuildAnswer,
   }),
 };
+
+/** `GET /api/maint/status` as the API answers it. */
+export type MaintStatus = z.infer<typeof statusAnswer>;
+/** One projection's checkpoint and lag. */
+export type ProjectionLag = MaintStatus['projections'][number];
+/** `GET /api/maint/rebuild`: the check running or last run. */
+export type RebuildJob = z.infer<typeof rebuildAnswer>;
+/** One document that differs between the live read models and the replay. */
+export type RebuildDifference = z.infer<typeof differenceSchema>;

@@ -63,6 +63,15 @@ export const chartBar = z.object({
 
 const percentValues = z.array(nullableNumber);
 
+/** A member of a cluster of correlated stocks, with its average correlation to the others. */
+export const clusterMember = z.object({ stock: z.string(), value: z.number() });
+
+/** Groups of mutually correlated stocks (`format` `default`). */
+export const correlationGroups = z.array(z.array(clusterMember));
+
+/** The correlation matrix of the symbols, in their order (`format` `matrix`). */
+export const correlationMatrix = z.object({ symbols: z.array(z.string()), values: z.array(z.array(z.number())) });
+
 /** One fundamental figure. */
 export const fundamentalFigure = z.object({
   end: z.string(),
@@ -190,10 +199,7 @@ export const marketApi = {
       format: z.enum(['default', 'matrix'], { error: 'must be default or matrix' }),
     }),
     query: z.object({ stks: commaSymbols(CORRELATION_SYMBOLS.min, CORRELATION_SYMBOLS.max) }),
-    response: z.union([
-      z.array(z.array(z.object({ stock: z.string(), value: z.number() }))),
-      z.object({ symbols: z.array(z.string()), values: z.array(z.array(z.number())) }),
-    ]),
+    response: z.union([correlationGroups, correlationMatrix]),
   }),
 };
 
@@ -207,3 +213,5 @@ export type FundamentalFigure = z.infer<typeof fundamentalFigure>;
 export type MarketStatus = z.infer<typeof marketApi.getMarketStatus.response>;
 /** A GICS sector with its symbols, as `GET /api/sectors` answers it. */
 export type GicsSector = z.infer<typeof marketApi.getSectors.response>[number];
+/** A member of a correlation cluster as the API answers it. */
+export type ClusterMember = z.infer<typeof clusterMember>;

@@ -181,3 +181,5 @@ export type RankedSymbol = z.infer<typeof patternsApi.getPatternsGroupbysymByLim
 export type PatternStat = z.infer<typeof patternsApi.getPatternsStats.response>[number];
 /** A pattern's definition, as `GET /api/patterns/definitions` answers it. */
 export type PatternDefinition = z.infer<typeof patternsApi.getPatternsDefinitions.response>[number];
+/** How a pattern did at one horizon. */
+export type PatternHorizon = PatternStat['horizons'][number];

@@ -43,7 +43,7 @@ export const screenerApi = {
     summary: 'The six preset searches of the product, as queries of the screener language',
     tag: 'screener',
     access: 'user',
-    response: z.array(z.object({ name: z.string(), query: z.array(labelledClause) })),
+    response: z.array(z.object({ name: z.string(), query: z.array(labelledClause).readonly() })),
   }),
   postScreenerRun: route({
     method: 'POST',

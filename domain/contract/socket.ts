@@ -24,7 +24,8 @@ export const quotesRequest = z.object({
   symbols: z
     .array(symbolSchema)
     .min(1, 'must name at least one symbol')
-    .max(MAX_WATCHED_SYMBOLS, `must name at most ${MAX_WATCHED_SYMBOLS} symbols`),
+    .max(MAX_WATCHED_SYMBOLS, `must name at most ${MAX_WATCHED_SYMBOLS} symbols`)
+    .readonly(),
 });
 
 /** A subscription request as a client sends it. */

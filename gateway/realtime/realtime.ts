@@ -308,7 +308,7 @@ export function attachRealtime(server: http.Server, deps: RealtimeDeps): Realtim
     if (!parsed.success) return { message: validationError('symbols', parsed.error).message.replace(/^symbols\./, '') };
     const unknown = parsed.data.symbols.findIndex((s) => !deps.symbols.has(s));
     if (unknown >= 0) return { message: `symbols[${unknown}]: unknown symbol ${parsed.data.symbols[unknown]}` };
-    return { symbols: parsed.data.symbols };
+    return { symbols: [...parsed.data.symbols] };
   };
 
   /** Sends a reconnecting socket what it missed, then what was pushed meanwhile, each once. */

@@ -3,8 +3,9 @@
  * few seconds while the page is open, and the rebuild check (started, polled while it runs, its result kept).
  * The audit part is its own machine, invoked as the child `audit`.
  */
+import { maintApi } from '../../../domain/contract/maint.ts';
 import { assign, fromPromise, setup } from 'xstate';
-import { ApiError, errorMessage, get, post } from '../../services/api.ts';
+import { ApiError, call, errorMessage } from '../../services/api.ts';
 import { auditMachine } from './audit.machine.ts';
 import { startedJob, type MaintStatus, type RebuildJob } from './maint.logic.ts';
 
@@ -39,9 +40,9 @@ export const maintMachine = setup({
     events: {} as MaintEvent,
   },
   actors: {
-    loadStatus: fromPromise<MaintStatus>(async ({ signal }) => get<MaintStatus>('/api/maint/status', signal)),
-    readRebuild: fromPromise<RebuildJob>(async ({ signal }) => get<RebuildJob>('/api/maint/rebuild', signal)),
-    startRebuild: fromPromise(async () => post<{ jobId: string; state: 'running' }>('/api/maint/rebuild')),
+    loadStatus: fromPromise<MaintStatus>(async ({ signal }) => call(maintApi.getMaintStatus, { signal })),
+    readRebuild: fromPromise<RebuildJob>(async ({ signal }) => call(maintApi.getMaintRebuild, { signal })),
+    startRebuild: fromPromise(async () => call(maintApi.postMaintRebuild)),
     audit: auditMachine,
   },
   delays: { statusPoll: STATUS_POLL_MS, rebuildPoll: REBUILD_POLL_MS },
