@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { dateSchema, symbolSchema, wholeNumber } from './common.ts';
+import { chartBar } from './market.ts';
 import { route } from './route.ts';
 
 /** Most rows one request asks for. */
@@ -106,16 +107,7 @@ export const patternsApi = {
     response: z.object({
       symbol: z.string(),
       datefrom: z.string(),
-      bars: z.array(
-        z.object({
-          date: z.string(),
-          open: z.number(),
-          high: z.number(),
-          low: z.number(),
-          close: z.number(),
-          volume: z.number(),
-        }),
-      ),
+      bars: z.array(chartBar.pick({ date: true, open: true, high: true, low: true, close: true, volume: true })),
       change: z.number(),
       changepct: z.number(),
     }),
