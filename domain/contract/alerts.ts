@@ -1,7 +1,7 @@
 /**
  * The alert routes of the API: create, change (re-arm), delete and read price and moving-average alerts.
  */
-import { z } from 'zod';
+import { z } from './zod.ts';
 import { ALERT_SMA_PERIODS, ALERT_THRESHOLD_MAX, thresholdProblem } from '../alerts/alerts.ts';
 import { deletedAnswer, idParams, symbolParams, symbolSchema } from './common.ts';
 import { route } from './route.ts';

@@ -1,7 +1,7 @@
 /**
  * The analysis routes of the API: closes of symbols on a date, and pattern timelines of symbols.
  */
-import { z } from 'zod';
+import { z } from './zod.ts';
 import { commaSymbols, dateSchema, wholeNumber } from './common.ts';
 import { PATTERN_DAYS_MAX, patternHit as hit } from './patterns.ts';
 import { route } from './route.ts';

@@ -2,7 +2,7 @@
  * The audit routes of the API (auditors only): the accounts, a user's history, their state at a time or
  * position, and the check of their hash chains.
  */
-import { z } from 'zod';
+import { z } from './zod.ts';
 import { ROLES, USERNAME_PATTERN } from '../accounts/accounts.ts';
 import { LOG_POSITION_PATTERN } from './common.ts';
 import { route } from './route.ts';

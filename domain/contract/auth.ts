@@ -1,7 +1,7 @@
 /**
  * The session routes of the API: register, login, logout, logged-in status.
  */
-import { z } from 'zod';
+import { z } from './zod.ts';
 import { USERNAME_PATTERN } from '../accounts/accounts.ts';
 import { route } from './route.ts';
 

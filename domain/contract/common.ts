@@ -1,7 +1,7 @@
 /**
  * Schemas many routes share: symbols and lists of them, whole numbers and dates in a path or query string, ids.
  */
-import { z } from 'zod';
+import { z } from './zod.ts';
 import { SYMBOL_PATTERN } from '../symbol.ts';
 
 /** The symbol rule of the API: 1–10 of `A-Z 0-9 . -` (lower case accepted and upper-cased). */

@@ -1,7 +1,7 @@
 /**
  * The companystats routes of the API: request and answer schemas, shared by the gateway and the web app.
  */
-import { z } from 'zod';
+import { z } from './zod.ts';
 import { COMPANY_STAT_LIMIT_MAX, COMPANY_STAT_PERIODS, COMPANY_STAT_TYPES } from '../companystats/companystats.ts';
 import { route } from './route.ts';
 

@@ -1,7 +1,7 @@
 /**
  * The dashboard routes of the API: request and answer schemas, shared by the gateway and the web app.
  */
-import { z } from 'zod';
+import { z } from './zod.ts';
 import { DASHBOARD_COMPONENT_MAX, DASHBOARD_COMPONENT_MIN, DASHBOARD_LAYOUT_LIMIT } from '../dashboard/layout.ts';
 import {
   DASHBOARD_SECTOR_MAX,

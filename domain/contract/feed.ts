@@ -2,7 +2,7 @@
  * The feed ingestion route of the API: an external feed handler pushes ticks with the bearer feed token; they
  * go on the tick bus to the engine.
  */
-import { z } from 'zod';
+import { z } from './zod.ts';
 import { ALERT_THRESHOLD_MAX, toCents } from '../alerts/alerts.ts';
 import { symbolSchema } from './common.ts';
 import { route } from './route.ts';

@@ -1,7 +1,7 @@
 /**
  * The routes every process answers without a session: liveness, readiness, metrics, and the API reference.
  */
-import { z } from 'zod';
+import { z } from './zod.ts';
 import { route } from './route.ts';
 
 const check = z.object({ ok: z.boolean(), detail: z.string().optional() });

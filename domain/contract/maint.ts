@@ -2,7 +2,7 @@
  * The Maint routes of the API: the system's status, and the check that rebuilds every read model from the log
  * and compares it with the live one.
  */
-import { z } from 'zod';
+import { z } from './zod.ts';
 import { route } from './route.ts';
 
 const marketStatus = z.object({

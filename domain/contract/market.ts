@@ -2,7 +2,7 @@
  * The market data routes of the API: the market's status, the universe and its sectors, quotes, daily bars with
  * indicators, fundamentals, cumulative % change series of symbols and sectors, and return correlations.
  */
-import { z } from 'zod';
+import { z } from './zod.ts';
 import { FUNDAMENTAL_TYPES, SECTORS, type Quote } from '../market/types.ts';
 import { CAP_CLASSES } from '../screener/query.ts';
 import { commaSymbols, symbolSchema, wholeNumber } from './common.ts';

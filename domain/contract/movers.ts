@@ -1,7 +1,7 @@
 /**
  * The market movers route of the API: the universe's top gainers, top losers and most active symbols.
  */
-import { z } from 'zod';
+import { z } from './zod.ts';
 import { wholeNumber } from './common.ts';
 import { quoteAnswer } from './market.ts';
 import { route } from './route.ts';

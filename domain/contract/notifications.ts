@@ -1,7 +1,7 @@
 /**
  * The notification routes of the API: the user's notifications, the unread count, marking them read.
  */
-import { z } from 'zod';
+import { z } from './zod.ts';
 import { isUuid } from '../ids.ts';
 import { MARK_READ_LIMIT, NOTIFICATION_TYPE } from '../notifications/notifications.ts';
 import { route } from './route.ts';

@@ -3,7 +3,7 @@
  * counts, one date's rows, a symbol's recent rows, symbols ranked by pattern days, a symbol's bars since a date,
  * how every pattern did afterwards, and the written definitions.
  */
-import { z } from 'zod';
+import { z } from './zod.ts';
 import { dateSchema, symbolSchema, wholeNumber } from './common.ts';
 import { chartBar } from './market.ts';
 import { route } from './route.ts';

@@ -1,7 +1,7 @@
 /**
  * The portfolio routes of the API: request and answer schemas, shared by the gateway and the web app.
  */
-import { z } from 'zod';
+import { z } from './zod.ts';
 import {
   LOTS_PER_SYMBOL_LIMIT,
   LOT_POSITION_DECIMALS,

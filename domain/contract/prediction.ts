@@ -1,7 +1,7 @@
 /**
  * The prediction routes of the API: request and answer schemas, shared by the gateway and the web app.
  */
-import { z } from 'zod';
+import { z } from './zod.ts';
 import { PREDICTIONS_LIMIT, PREDICTION_NAME_MAX_LENGTH } from '../prediction/predictions.ts';
 import { DEGREE_RANGE, HORIZON_RANGE, LAG_RETURNS_RANGE, LAMBDA_RANGE, PREDICTION_MODELS } from '../prediction/spec.ts';
 import { deletedAnswer, idParams, symbolSchema } from './common.ts';

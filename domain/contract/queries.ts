@@ -1,7 +1,7 @@
 /**
  * The saved-query routes of the API: save (replacing one of the same name), list and delete screener queries.
  */
-import { z } from 'zod';
+import { z } from './zod.ts';
 import { QUERYNAME_MAX_LENGTH, QUERY_TYPE_MAX_LENGTH } from '../queries/queries.ts';
 import { labelledClause } from './screener.ts';
 import { deletedAnswer, idParams } from './common.ts';

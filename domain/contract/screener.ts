@@ -2,7 +2,7 @@
  * The screener routes of the API: the preset searches, and a run of a query of the screener language over the
  * latest row of every stock.
  */
-import { z } from 'zod';
+import { z } from './zod.ts';
 import { MAX_CLAUSES, SCREENER_ROW_COUNT, SORT_FIELDS, type LabelledClause } from '../screener/query.ts';
 import { route } from './route.ts';
 

@@ -2,7 +2,7 @@
  * The user-defined sector routes of the API: create, copy a GICS sector, rename, add and remove symbols,
  * delete, read.
  */
-import { z } from 'zod';
+import { z } from './zod.ts';
 import { SECTOR_NAME_MAX_LENGTH, SECTOR_SYMBOLS_LIMIT } from '../sectors/sectors.ts';
 import { deletedAnswer, idParams, symbolList, symbolParams, symbolSchema } from './common.ts';
 import { route } from './route.ts';

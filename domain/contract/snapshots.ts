@@ -1,7 +1,7 @@
 /**
  * The snapshots routes of the API: request and answer schemas, shared by the gateway and the web app.
  */
-import { z } from 'zod';
+import { z } from './zod.ts';
 import { SNAPSHOT_MAX_BYTES, SNAPSHOT_TITLE_MAX_LENGTH } from '../snapshots/snapshots.ts';
 import { deletedAnswer, idParams, symbolSchema } from './common.ts';
 import { route } from './route.ts';

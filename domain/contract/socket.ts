@@ -2,7 +2,7 @@
  * The Socket.IO contract of api.md: the payloads as zod schemas and the event maps built from them, shared by
  * the server and the web app so both sides agree on every payload.
  */
-import { z } from 'zod';
+import { z } from './zod.ts';
 import { quoteAnswer } from './market.ts';
 import { notificationAnswer } from './notifications.ts';
 import { symbolSchema } from './common.ts';

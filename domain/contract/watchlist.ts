@@ -1,7 +1,7 @@
 /**
  * The watch-list routes of the API: add (merged without duplicates), remove, read.
  */
-import { z } from 'zod';
+import { z } from './zod.ts';
 import { WATCHLIST_LIMIT } from '../watchlist/watchlist.ts';
 import { symbolList, symbolParams } from './common.ts';
 import { route } from './route.ts';
