@@ -5,6 +5,9 @@
 import Koa from 'koa';
 import type { Middleware } from 'koa';
 import Router from '@koa/router';
+import { feedApi } from '../domain/contract/feed.ts';
+import { docsApi, healthApi } from '../domain/contract/health.ts';
+import type { RouteContract } from '../domain/contract/route.ts';
 import type { EventStore } from '../platform/eventstore/port.ts';
 import type { MarketData } from '../engine/market/marketData.ts';
 import { componentLogger, type Logger } from '../platform/logger.ts';
@@ -20,6 +23,7 @@ import { CommandService, type ReadModelSync } from './commands.ts';
 import { ApiError, errorMapper, notFound } from './errors.ts';
 import { isClientGone } from './http/aborted.ts';
 import { jsonBody } from './http/body.ts';
+import { mountApiReference } from './http/docs.ts';
 import { routeDispatcher } from './http/dispatch.ts';
 import { mountRoutes, openApiDocument, type RouteDef } from './http/route.ts';
 import type { SymbolDirectory } from './http/schemas.ts';
@@ -146,6 +150,13 @@ export function apiRoutes(deps: AppDeps): RouteDef<never, never, never>[] {
   ] as RouteDef<never, never, never>[];
 }
 
+/** Routes mounted outside {@link apiRoutes} (health, the reference itself, the feed middleware), for the reference. */
+const documentedElsewhere: readonly RouteContract[] = [
+  ...Object.values(healthApi),
+  ...Object.values(docsApi),
+  feedApi.postFeedTicks,
+];
+
 /** Builds the Koa application without listening, so tests can mount it on a server of their own. */
 export function createApp(deps: AppDeps): Koa {
   const logger = componentLogger(deps.logger, 'gateway');
@@ -160,15 +171,13 @@ export function createApp(deps: AppDeps): Koa {
   });
   const router = new Router();
   const routes = apiRoutes(deps);
-  const reference = openApiDocument(routes, deps.version ?? '0.1.0');
+  const reference = openApiDocument([...routes, ...documentedElsewhere], deps.version ?? '0.1.0');
 
   router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };
   });
   mountHealthRoutes(router, deps.events, deps.health);
-  router.get('/api/docs', (ctx) => {
-    ctx.body = reference;
-  });
+  mountApiReference(router, reference);
   mountRoutes(router, routes);
 
   app.use(securityHeaders());

@@ -10,6 +10,7 @@ import {
   armedAlerts,
   formatCents,
   priceAlertFires,
+  thresholdProblem,
   toCents,
   triggerCommandId,
   type AlertInput,
@@ -388,6 +389,20 @@ describe('alert thresholds in cents', () => {
   it('never fires an SMA alert on a price threshold, nor on a price that is not a number', () => {
     expect(priceAlertFires({ alerttype: 'U', thresholdCents: null }, 1000)).to.equal(false);
     expect(priceAlertFires({ alerttype: 'U', thresholdCents: 100 }, Number.NaN)).to.equal(false);
+  });
+});
+
+describe('the threshold rule', () => {
+  it('accepts 0.01 to the highest threshold, the cent rounding included, and names what breaks it', () => {
+    expect(thresholdProblem(0.01)).to.equal(null);
+    expect(thresholdProblem(0.005), 'rounds to 0.01').to.equal(null);
+    expect(thresholdProblem(ALERT_THRESHOLD_MAX)).to.equal(null);
+    expect(thresholdProblem(0.004), 'rounds to 0.00').to.equal('below_minimum');
+    expect(thresholdProblem(0)).to.equal('below_minimum');
+    expect(thresholdProblem(-5)).to.equal('below_minimum');
+    expect(thresholdProblem(ALERT_THRESHOLD_MAX + 0.01)).to.equal('above_maximum');
+    expect(thresholdProblem(Number.NaN)).to.equal('not_a_number');
+    expect(thresholdProblem(Number.POSITIVE_INFINITY)).to.equal('not_a_number');
   });
 });
 

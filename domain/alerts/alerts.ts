@@ -188,6 +188,20 @@ export function formatCents(cents: number): string {
   return `${sign}${Math.trunc(abs / 100)}.${String(abs % 100).padStart(2, '0')}`;
 }
 
+/** What breaks the threshold rule of a price alert. */
+export type ThresholdProblem = 'not_a_number' | 'below_minimum' | 'above_maximum';
+
+/**
+ * The threshold rule of a price alert, for the server and the chart alike: a finite number, at least 0.01 once
+ * kept to the cent, at most {@link ALERT_THRESHOLD_MAX}; null when the threshold may be used.
+ */
+export function thresholdProblem(threshold: number): ThresholdProblem | null {
+  if (!Number.isFinite(threshold)) return 'not_a_number';
+  if (threshold <= 0 || toCents(threshold) < 1) return 'below_minimum';
+  if (threshold > ALERT_THRESHOLD_MAX) return 'above_maximum';
+  return null;
+}
+
 /** Whether a price alert's condition holds at a price: `U` at or above the threshold, `D` at or below, in cents. */
 export function priceAlertFires(alert: Pick<Alert, 'alerttype' | 'thresholdCents'>, price: number): boolean {
   if (alert.thresholdCents === null || !Number.isFinite(price)) return false;
@@ -289,24 +303,17 @@ function parseDefinition(input: AlertInput): AlertDefinition {
     };
   }
   const threshold = input.threshold;
-  if (typeof threshold !== 'number' || !Number.isFinite(threshold) || threshold <= 0) {
-    throw new DomainError(
-      'invalid_threshold',
-      `threshold must be a number above 0, got ${String(threshold)}`,
-      'threshold',
-    );
+  const problem = typeof threshold === 'number' ? thresholdProblem(threshold) : 'not_a_number';
+  if (problem !== null) {
+    const message =
+      problem === 'above_maximum'
+        ? `threshold ${String(threshold)} is above the highest threshold ${ALERT_THRESHOLD_MAX}`
+        : problem === 'below_minimum' && (threshold as number) > 0
+          ? `threshold ${String(threshold)} rounds to 0.00; at least 0.01`
+          : `threshold must be a number above 0, got ${String(threshold)}`;
+    throw new DomainError('invalid_threshold', message, 'threshold');
   }
-  if (threshold > ALERT_THRESHOLD_MAX) {
-    throw new DomainError(
-      'invalid_threshold',
-      `threshold ${threshold} is above the highest threshold ${ALERT_THRESHOLD_MAX}`,
-      'threshold',
-    );
-  }
-  const thresholdCents = toCents(threshold);
-  if (thresholdCents < 1) {
-    throw new DomainError('invalid_threshold', `threshold ${threshold} rounds to 0.00; at least 0.01`, 'threshold');
-  }
+  const thresholdCents = toCents(threshold as number);
   return {
     symbol,
     kind: 'PRICE',

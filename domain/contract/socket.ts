@@ -1,53 +1,62 @@
 /**
- * The Socket.IO event maps of api.md, shared by the server and the UI so both sides agree on every payload.
+ * The Socket.IO contract of api.md: the payloads as zod schemas and the event maps built from them, shared by
+ * the server and the web app so both sides agree on every payload.
  */
-import type { Quote } from '../market/types.ts';
+import { z } from './zod.ts';
+import { quoteAnswer } from './market.ts';
+import { notificationAnswer } from './notifications.ts';
+import { symbolSchema } from './common.ts';
+
+/** Most symbols one socket may watch at once. */
+export const MAX_WATCHED_SYMBOLS = 200;
 
 /** A notification as `GET /personalize/usernotifications/{type}` answers it, plus its log position. */
-export interface NotificationPush {
-  /** The notification's id (the trigger event's id). */
-  readonly id: string;
-  /** The alert's symbol. */
-  readonly symbol: string;
-  /** 1 = Price, 2 = SMA. */
-  readonly notificationtype: number;
-  /** The message (the spec's spelling). */
-  readonly notifcationmessage: string;
-  /** When it fired (ISO 8601). */
-  readonly createdt: string;
-  /** Whether it was read (a pushed notification is new). */
-  readonly read: boolean;
+export const notificationPush = notificationAnswer.extend({
   /** The trigger's log position (`commit/prepare`), for catching up after a reconnect. */
-  readonly position: string;
-}
+  position: z.string(),
+});
 
-/** The acknowledgement of `quotes:subscribe` and `quotes:unsubscribe`. */
-export type QuotesAck =
-  | { readonly ok: true; readonly symbols: readonly string[]; readonly quotes: readonly Quote[] }
-  | { readonly ok: false; readonly message: string };
+/** A pushed notification. */
+export type NotificationPush = z.infer<typeof notificationPush>;
 
 /** What a client subscribes to or unsubscribes from. */
-export interface QuotesRequest {
-  /** The symbols. */
-  readonly symbols: readonly string[];
-}
+export const quotesRequest = z.object({
+  symbols: z
+    .array(symbolSchema)
+    .min(1, 'must name at least one symbol')
+    .max(MAX_WATCHED_SYMBOLS, `must name at most ${MAX_WATCHED_SYMBOLS} symbols`)
+    .readonly(),
+});
+
+/** A subscription request as a client sends it. */
+export type QuotesRequest = z.input<typeof quotesRequest>;
+
+/** The acknowledgement of `quotes:subscribe` and `quotes:unsubscribe`. */
+export const quotesAck = z.union([
+  z.object({ ok: z.literal(true), symbols: z.array(z.string()), quotes: z.array(quoteAnswer) }),
+  z.object({ ok: z.literal(false), message: z.string() }),
+]);
+
+/** An acknowledgement of a subscription change. */
+export type QuotesAck = z.infer<typeof quotesAck>;
+
+/** A read model that changed, and the log position it now includes (`commit/prepare`). */
+export const readModelChange = z.object({ name: z.string(), position: z.string() });
+
+/** A read model change as pushed. */
+export type ReadModelChange = z.infer<typeof readModelChange>;
+
+/** A pushed quote (the entry replaces the one of the same symbol). */
+export type QuotePush = z.infer<typeof quoteAnswer>;
 
 /** Events the server sends. */
 export interface ServerToClientEvents {
   /** A symbol's quote changed (the entry replaces the one of the same symbol); at most 4 per second per symbol. */
-  quote: (quote: Quote) => void;
+  quote: (quote: QuotePush) => void;
   /** An alert of this user fired; sent once the trigger is durable and in the notifications read model. */
   notification: (notification: NotificationPush) => void;
   /** A read model of this user changed: screens showing it can read it again. */
   'readmodel:changed': (change: ReadModelChange) => void;
-}
-
-/** A read model that changed, and the log position it now includes (`commit/prepare`). */
-export interface ReadModelChange {
-  /** The projection's name. */
-  readonly name: string;
-  /** The position committed. */
-  readonly position: string;
 }
 
 /** Events the client sends. */
@@ -57,3 +66,10 @@ export interface ClientToServerEvents {
   /** Stop watching symbols; the acknowledgement carries the symbols still watched. */
   'quotes:unsubscribe': (request: QuotesRequest, ack: (answer: QuotesAck) => void) => void;
 }
+
+/** The schemas of the server's pushes, by event name, for a client that checks what it receives. */
+export const serverPushes = {
+  quote: quoteAnswer,
+  notification: notificationPush,
+  'readmodel:changed': readModelChange,
+} as const;

@@ -20,6 +20,12 @@ export const SECTORS = [
 /** One of the 11 GICS sectors. */
 export type Sector = (typeof SECTORS)[number];
 
+/** The fundamental figures the app shows (the spec's company-stats types). */
+export const FUNDAMENTAL_TYPES = Object.freeze(['revenue', 'grossprofit', 'income', 'earningspershare'] as const);
+
+/** One of {@link FUNDAMENTAL_TYPES}. */
+export type FundamentalType = (typeof FUNDAMENTAL_TYPES)[number];
+
 /** Market-cap class of the spec: large above 10 B, mid 2–10 B, small below 2 B (US dollars). */
 export type CapClass = 'large' | 'mid' | 'small';
 

@@ -442,3 +442,20 @@ export const SCREENER_PRESETS: readonly { readonly name: string; readonly query:
     query: [{ label: '14-day RSI above 80', query: { type: 'rsi', param: RSI_PERIOD, op: '>', val: 80 } }],
   },
 ];
+
+/** Rows a screener answer holds unless told otherwise (the spec's screener row count). */
+export const SCREENER_ROW_COUNT = 50;
+
+/** The columns an answer can be sorted by. */
+export const SORT_FIELDS = [
+  'symbol',
+  'name',
+  'sector',
+  'close',
+  'changepct',
+  'marketcap',
+  'capclass',
+  'SMA_50',
+  'SMA_200',
+  'rsi_14',
+] as const;

@@ -3,16 +3,12 @@
  * from the universe's market cap with sector price-to-sales ratios and margins, so that EPS × shares ≈ net
  * income. They are labelled `derived`; figures imported from SEC company facts replace them.
  */
-import type { Sector, UniverseEntry } from '../../domain/market/types.ts';
+import type { FundamentalType, Sector, UniverseEntry } from '../../domain/market/types.ts';
 import { dayNumber } from './calendar.ts';
 import { streamOf } from './random.ts';
 import { UNIVERSE_DATE } from './universe.ts';
 
-/** The fundamental figures the app shows (the spec's company-stats types). */
-export const FUNDAMENTAL_TYPES = Object.freeze(['revenue', 'grossprofit', 'income', 'earningspershare'] as const);
-
-/** One of {@link FUNDAMENTAL_TYPES}. */
-export type FundamentalType = (typeof FUNDAMENTAL_TYPES)[number];
+export { FUNDAMENTAL_TYPES, type FundamentalType } from '../../domain/market/types.ts';
 
 /** `A` for fiscal years, `Q` for fiscal quarters. */
 export type FundamentalPeriod = 'A' | 'Q';

@@ -17,8 +17,9 @@ import {
   type LabelledClause,
 } from '../../domain/screener/query.ts';
 
-/** Rows a screener answer holds unless told otherwise (the spec's screener row count). */
-export const SCREENER_ROW_COUNT = 50;
+import { SCREENER_ROW_COUNT, SORT_FIELDS } from '../../domain/screener/query.ts';
+
+export { SCREENER_ROW_COUNT, SORT_FIELDS };
 
 /** The indicator values of a stock's latest bar the screener reads; `null` where the history is too short. */
 export interface ScreenerIndicators {
@@ -91,20 +92,6 @@ export interface ScreenerResult {
   /** How many rows matched before the cut. */
   readonly total: number;
 }
-
-/** The columns an answer can be sorted by. */
-export const SORT_FIELDS = [
-  'symbol',
-  'name',
-  'sector',
-  'close',
-  'changepct',
-  'marketcap',
-  'capclass',
-  'SMA_50',
-  'SMA_200',
-  'rsi_14',
-] as const;
 
 /** A column an answer can be sorted by. */
 export type SortField = (typeof SORT_FIELDS)[number];

@@ -3,13 +3,13 @@
  * here with the checks every source applies and the conversion of a price to integer cents.
  */
 import { toCents } from '../../domain/alerts/alerts.ts';
+import { TICK_PRICE_MAX } from '../../domain/contract/feed.ts';
 import { SYMBOL_PATTERN } from '../../domain/symbol.ts';
 
 export type { ClosedDay, SymbolBar, Tick, TickListener } from '../../platform/bus/port.ts';
 import type { Tick } from '../../platform/bus/port.ts';
 
-/** Highest price a tick may carry, in dollars (the alerts' highest threshold). */
-export const TICK_PRICE_MAX = 1_000_000;
+export { TICK_PRICE_MAX };
 
 /**
  * A price in integer cents, exactly as {@link toCents} rounds it (half up on the decimal form), without its

@@ -1,15 +1,8 @@
 /**
  * Session routes of the API contract: register, login, logout, logged-in status.
  */
-import { z } from 'zod';
-import {
-  ACCOUNT_CONCERN,
-  USERNAME_PATTERN,
-  accountDecider,
-  initialOf,
-  type AccountEvent,
-} from '../../domain/accounts/accounts.ts';
-import { sessionAnswer } from '../../domain/contract/session.ts';
+import { authApi } from '../../domain/contract/auth.ts';
+import { ACCOUNT_CONCERN, accountDecider, initialOf, type AccountEvent } from '../../domain/accounts/accounts.ts';
 import { fold } from '../../domain/decider.ts';
 import { streamName } from '../../domain/ids.ts';
 import { StreamNotFoundError, type EventStore } from '../../platform/eventstore/port.ts';
@@ -31,18 +24,6 @@ export interface AuthDeps {
 
 const accountConcern = { concern: ACCOUNT_CONCERN, decider: accountDecider };
 
-const credentials = z.object({
-  username: z.string().regex(USERNAME_PATTERN, 'must be 3-32 characters of a-z 0-9 _ . -'),
-  password: z.string().min(8, 'must be at least 8 characters').max(128, 'must be at most 128 characters'),
-});
-
-const loginBody = z.object({
-  username: z.string().min(1, 'is required').max(64, 'is too long'),
-  password: z.string().min(1, 'is required').max(128, 'must be at most 128 characters'),
-});
-
-const userAnswer = z.object({ username: z.string(), initial: z.string() });
-
 async function readAccount(events: EventStore, username: string) {
   try {
     const recorded = await events.readStream(streamName(ACCOUNT_CONCERN, username));
@@ -60,14 +41,7 @@ async function readAccount(events: EventStore, username: string) {
 export function authRoutes(deps: AuthDeps) {
   return [
     defineRoute({
-      method: 'POST',
-      path: '/api/register',
-      summary: 'Create an account',
-      tag: 'session',
-      access: 'public',
-      body: credentials,
-      response: userAnswer,
-      status: 201,
+      ...authApi.postRegister,
       handle: async ({ body, ctx, meta }) => {
         refuseIfWaiting(ctx, await deps.limiter.register(ctx.ip), 'too many registrations');
         const passwordHash = await hashPassword(body.password);
@@ -80,13 +54,7 @@ export function authRoutes(deps: AuthDeps) {
       },
     }),
     defineRoute({
-      method: 'POST',
-      path: '/api/login',
-      summary: 'Sign in; sets the session cookie and the initial cookie',
-      tag: 'session',
-      access: 'public',
-      body: loginBody,
-      response: userAnswer,
+      ...authApi.postLogin,
       handle: async ({ body, ctx, meta }) => {
         const username = body.username.toLowerCase();
         refuseIfWaiting(ctx, await deps.limiter.signInWait(username, ctx.ip), 'too many failed sign-ins');
@@ -108,21 +76,11 @@ export function authRoutes(deps: AuthDeps) {
       },
     }),
     defineRoute({
-      method: 'GET',
-      path: '/api/loggedinstatus',
-      summary: 'Whether the caller has a session (never 401)',
-      tag: 'session',
-      access: 'public',
-      response: z.boolean(),
+      ...authApi.getLoggedinstatus,
       handle: ({ session }) => Promise.resolve(session !== null),
     }),
     defineRoute({
-      method: 'GET',
-      path: '/api/session',
-      summary: "The caller's session: signed in or not, the user name and the roles it holds (never 401)",
-      tag: 'session',
-      access: 'public',
-      response: sessionAnswer,
+      ...authApi.getSession,
       handle: ({ session }) =>
         Promise.resolve({
           signedIn: session !== null,
@@ -131,12 +89,7 @@ export function authRoutes(deps: AuthDeps) {
         }),
     }),
     defineRoute({
-      method: 'POST',
-      path: '/api/logout',
-      summary: 'End the session and clear the initial cookie',
-      tag: 'session',
-      access: 'user',
-      response: z.literal(true),
+      ...authApi.postLogout,
       handle: async ({ ctx, meta }) => {
         await deps.commands.execute(accountConcern, { type: 'SignOut', data: {} }, meta());
         const token = ctx.cookies.get(SESSION_COOKIE);

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { z } from 'zod';
+import type { RouteContract } from '../../domain/contract/route.ts';
 import type { CommandMeta } from '../../domain/decider.ts';
 import { uuidV5, STOCKPULSE_NAMESPACE } from '../../domain/ids.ts';
 import { IdempotencyKeyReusedError } from '../../platform/commandHandler.ts';
@@ -16,8 +17,7 @@ import { refuseLargeBody, settleBody } from './body.ts';
 import { idempotencyKeyOf, keyReused, requestFingerprint } from './idempotency.ts';
 import { restateNotFound } from './paramErrors.ts';
 
-/** Who may call a route: anyone, a signed-in user, or a signed-in auditor or operator. */
-export type Access = 'public' | 'user' | 'auditor' | 'operator';
+export type { Access } from '../../domain/contract/route.ts';
 
 /** What a route handler receives: validated input and the caller. */
 export interface RouteRequest<P, Q, B> {
@@ -37,28 +37,17 @@ export interface RouteRequest<P, Q, B> {
   readonly ctx: Context;
 }
 
-/** One route of the API. */
-export interface RouteDef<P = unknown, Q = unknown, B = unknown> {
-  /** HTTP method. */
-  readonly method: 'GET' | 'POST';
-  /** Path with `:name` parameters, as @koa/router writes it. */
-  readonly path: string;
-  /** One line on what it does. */
-  readonly summary: string;
-  /** Group in the reference. */
-  readonly tag: string;
-  /** Who may call it. */
-  readonly access: Access;
+/** One route of the API: its contract from `domain/contract/`, and the work it does. */
+export interface RouteDef<P = unknown, Q = unknown, B = unknown> extends Omit<
+  RouteContract,
+  'params' | 'query' | 'body'
+> {
   /** Path parameters. */
   readonly params?: z.ZodType<P>;
   /** Query parameters. */
   readonly query?: z.ZodType<Q>;
   /** Request body. */
   readonly body?: z.ZodType<B>;
-  /** What a success answers (documentation). */
-  readonly response: z.ZodType;
-  /** Status of a success (200 unless said). */
-  readonly status?: number;
   /** Largest body this route accepts, in bytes, when more than the global limit of `http/body.ts`. */
   readonly bodyLimit?: number;
   /** Does the work. */
@@ -172,9 +161,9 @@ export function mountRoutes(router: Router, routes: readonly RouteDef<never, nev
 }
 
 /** The OpenAPI 3.1 document of the routes, built from the same schemas that validate requests. */
-export function openApiDocument(routes: readonly RouteDef<never, never, never>[], version: string): object {
+export function openApiDocument(routes: readonly RouteContract[], version: string): object {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const route of routes as readonly RouteDef[]) {
+  for (const route of routes as readonly (RouteContract & { readonly bodyLimit?: number })[]) {
     const path = route.path.replace(/:([A-Za-z_]+)/g, '{$1}');
     const parameters: object[] = [];
     for (const [where, schema] of [
@@ -197,7 +186,8 @@ export function openApiDocument(routes: readonly RouteDef<never, never, never>[]
     }
     const errors = {
       '400': { description: 'bad input; the message names the field' },
-      ...(route.access !== 'public' ? { '401': { description: 'no session' } } : {}),
+      ...(route.access === 'feed' ? { '401': { description: 'no valid bearer feed token' } } : {}),
+      ...(route.access !== 'public' && route.access !== 'feed' ? { '401': { description: 'no session' } } : {}),
       ...(route.access === 'auditor' || route.access === 'operator'
         ? { '403': { description: `not an ${route.access}` } }
         : {}),
@@ -207,7 +197,8 @@ export function openApiDocument(routes: readonly RouteDef<never, never, never>[]
     paths[path][route.method.toLowerCase()] = {
       summary: route.summary,
       tags: [route.tag],
-      ...(route.access !== 'public' ? { security: [{ session: [] }] } : {}),
+      ...(route.access === 'feed' ? { security: [{ feedToken: [] }] } : {}),
+      ...(route.access !== 'public' && route.access !== 'feed' ? { security: [{ session: [] }] } : {}),
       ...(parameters.length ? { parameters } : {}),
       ...(route.body
         ? {
@@ -222,7 +213,11 @@ export function openApiDocument(routes: readonly RouteDef<never, never, never>[]
       responses: {
         [String(route.status ?? 200)]: {
           description: 'success',
-          content: { 'application/json': { schema: z.toJSONSchema(route.response, { unrepresentable: 'any' }) } },
+          content: {
+            [route.contentType ?? 'application/json']: {
+              schema: z.toJSONSchema(route.response, { unrepresentable: 'any' }),
+            },
+          },
         },
         ...errors,
       },
@@ -231,7 +226,12 @@ export function openApiDocument(routes: readonly RouteDef<never, never, never>[]
   return {
     openapi: '3.1.0',
     info: { title: 'StockPulse API', version },
-    components: { securitySchemes: { session: { type: 'apiKey', in: 'cookie', name: 'sid' } } },
+    components: {
+      securitySchemes: {
+        session: { type: 'apiKey', in: 'cookie', name: 'sid' },
+        feedToken: { type: 'http', scheme: 'bearer' },
+      },
+    },
     paths,
   };
 }

@@ -1,23 +1,9 @@
-import { ApiError } from '../errors.ts';
 /**
- * Schemas shared by many routes.
+ * What the gateway checks beyond the schemas of `domain/contract/`: that a symbol is one the universe knows.
  */
-import { z } from 'zod';
+import { ApiError } from '../errors.ts';
 
-/** The symbol rule of the API: 1–10 of `A-Z 0-9 . -` (lower case accepted and upper-cased). */
-export const symbolSchema = z
-  .string()
-  .trim()
-  .toUpperCase()
-  .regex(/^[A-Z0-9][A-Z0-9.-]{0,9}$/, 'must be 1-10 characters of A-Z 0-9 . -');
-
-/** `{symbol}` path parameter. */
-export const symbolParams = z.object({ symbol: symbolSchema });
-
-/** A list of symbols, at most `max`. */
-export function symbolList(max: number) {
-  return z.array(symbolSchema).min(1, 'must name at least one symbol').max(max, `must name at most ${max} symbols`);
-}
+export { symbolSchema } from '../../domain/contract/common.ts';
 
 /** Which symbols exist (the universe), so routes can refuse unknown ones naming the field. */
 export interface SymbolDirectory {

@@ -16,7 +16,6 @@
  */
 import type http from 'node:http';
 import { Server } from 'socket.io';
-import { z } from 'zod';
 import type { Quote, QuoteSource } from '../../engine/market/quotes.ts';
 import type { EventStore } from '../../platform/eventstore/port.ts';
 import type { Logger } from '../../platform/logger.ts';
@@ -29,16 +28,15 @@ import type { OriginPolicy } from '../http/origin.ts';
 import { validationError } from '../http/route.ts';
 import { foreignOrigin } from './handshakeOrigin.ts';
 import { pastSocketCap, socketCapRefusal } from './socketCap.ts';
-import { symbolSchema, type SymbolDirectory } from '../http/schemas.ts';
-import type { QuotesAck } from '../../domain/contract/socket.ts';
+import type { SymbolDirectory } from '../http/schemas.ts';
+import { MAX_WATCHED_SYMBOLS, quotesRequest, type QuotesAck } from '../../domain/contract/socket.ts';
 import { authenticateSockets } from './auth.ts';
 import { catchUp } from './catchUp.ts';
 import { startFanOut } from './fanOut.ts';
 import { quoteRoom, redisAdapter, userRoom, type RealtimeServer, type RealtimeSocket } from './server.ts';
 import { QuoteThrottle } from './throttle.ts';
 
-/** Most symbols one socket may watch. */
-export const MAX_WATCHED_SYMBOLS = 200;
+export { MAX_WATCHED_SYMBOLS } from '../../domain/contract/socket.ts';
 
 /** What the realtime server needs. */
 export interface RealtimeDeps {
@@ -76,13 +74,6 @@ export interface Realtime {
   close(): Promise<void>;
 }
 
-const quotesRequestSchema = z.object({
-  symbols: z
-    .array(symbolSchema)
-    .min(1, 'must name at least one symbol')
-    .max(MAX_WATCHED_SYMBOLS, `must name at most ${MAX_WATCHED_SYMBOLS} symbols`),
-});
-
 /** Attaches Socket.IO to the gateway's HTTP server. */
 export function attachRealtime(server: http.Server, deps: RealtimeDeps): Realtime {
   const redis = deps.redis ?? null;
@@ -95,11 +86,11 @@ export function attachRealtime(server: http.Server, deps: RealtimeDeps): Realtim
   io.use((socket, next) => next(socketCapRefusal(io.of('/').adapter.rooms, userRoom(socket.data.userId)) ?? undefined));
 
   const parse = (request: unknown): { symbols: string[] } | { message: string } => {
-    const parsed = quotesRequestSchema.safeParse(request);
+    const parsed = quotesRequest.safeParse(request);
     if (!parsed.success) return { message: validationError('symbols', parsed.error).message.replace(/^symbols\./, '') };
     const unknown = parsed.data.symbols.findIndex((s) => !deps.symbols.has(s));
     if (unknown >= 0) return { message: `symbols[${unknown}]: unknown symbol ${parsed.data.symbols[unknown]}` };
-    return { symbols: parsed.data.symbols };
+    return { symbols: [...parsed.data.symbols] };
   };
 
   io.on('connection', (socket: RealtimeSocket) => {

@@ -1,17 +1,10 @@
 /**
  * Alert routes: create, change (re-arm), delete and read a user's price and moving-average alerts.
  */
+import { alertsApi } from '../../domain/contract/alerts.ts';
 import type { Context } from 'koa';
-import { z } from 'zod';
-import {
-  ALERTS_CONCERN,
-  ALERT_SMA_PERIODS,
-  ALERT_THRESHOLD_MAX,
-  alertsDecider,
-  toCents,
-  type Alert,
-  type AlertsState,
-} from '../../domain/alerts/alerts.ts';
+import { ALERTS_CONCERN, alertsDecider, type Alert, type AlertsState } from '../../domain/alerts/alerts.ts';
+import { type AlertAnswer } from '../../domain/contract/alerts.ts';
 import { STOCKPULSE_NAMESPACE, isUuid, uuidV5 } from '../../domain/ids.ts';
 import type { ReadModelStore } from '../../platform/readmodels/port.ts';
 import { alertsProjection } from '../../projections/alerts/alerts.projection.ts';
@@ -19,8 +12,7 @@ import { readDocument } from '../../projections/projection.ts';
 import type { CommandService } from '../commands.ts';
 import { notFound } from '../errors.ts';
 import { defineRoute, markPosition } from '../http/route.ts';
-import { symbolParams, symbolSchema, type SymbolDirectory } from '../http/schemas.ts';
-import { requireKnown } from '../http/schemas.ts';
+import { requireKnown, type SymbolDirectory } from '../http/schemas.ts';
 
 /** What the alert routes need. */
 export interface AlertsDeps {
@@ -34,65 +26,7 @@ export interface AlertsDeps {
 
 const concern = { concern: ALERTS_CONCERN, decider: alertsDecider };
 
-/** An alert as the API answers it; `period` only on SMA alerts, `threshold` null on them. */
-const alertAnswer = z.object({
-  id: z.string(),
-  symbol: z.string(),
-  threshold: z.number().nullable(),
-  alerttype: z.enum(['U', 'D']),
-  kind: z.enum(['PRICE', 'SMA']),
-  period: z.number().optional(),
-  status: z.enum(['armed', 'triggered']),
-  createdt: z.string(),
-});
-
-/** What the API answers for an alert. */
-export type AlertAnswer = z.infer<typeof alertAnswer>;
-
-const upperCase = <const T extends readonly [string, ...string[]]>(values: T) =>
-  z.string().trim().toUpperCase().pipe(z.enum(values));
-
-/**
- * The chart's alert data: `close` is the threshold of a price alert (required, above 0, at most 1,000,000; kept
- * to the cent) and is accepted but ignored on an SMA alert, which needs `period` instead.
- */
-const alertBody = z
-  .object({
-    symbol: symbolSchema,
-    close: z.number().nullish(),
-    alerttype: upperCase(['U', 'D']),
-    id: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters').nullish(),
-    update: z.boolean().nullish(),
-    kind: upperCase(['PRICE', 'SMA']).nullish(),
-    period: z.number().nullish(),
-  })
-  .superRefine((body, ctx) => {
-    if (body.update === true && (body.id === null || body.id === undefined)) {
-      ctx.addIssue({ code: 'custom', path: ['id'], message: 'is required with update: true' });
-    }
-    if (body.kind === 'SMA') {
-      if (typeof body.period !== 'number' || !(ALERT_SMA_PERIODS as readonly number[]).includes(body.period)) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['period'],
-          message: `must be one of ${ALERT_SMA_PERIODS.join(', ')} for an SMA alert`,
-        });
-      }
-      return;
-    }
-    const close = body.close;
-    if (close === null || close === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['close'], message: 'is required for a price alert (the threshold)' });
-    } else if (close <= 0 || toCents(close) < 1) {
-      ctx.addIssue({ code: 'custom', path: ['close'], message: 'must be at least 0.01' });
-    } else if (close > ALERT_THRESHOLD_MAX) {
-      ctx.addIssue({ code: 'custom', path: ['close'], message: `must be at most ${ALERT_THRESHOLD_MAX}` });
-    }
-  });
-
-const idParams = z.object({
-  id: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
-});
+export type { AlertAnswer };
 
 /** An alert in the API's shape. */
 export function alertView(alert: Alert): AlertAnswer {
@@ -117,13 +51,7 @@ export function alertsRoutes(deps: AlertsDeps) {
   };
   return [
     defineRoute({
-      method: 'POST',
-      path: '/personalize/stockalerts',
-      summary: 'Create an alert, or with update: true and an id change one and re-arm it; close is the price threshold',
-      tag: 'alerts',
-      access: 'user',
-      body: alertBody,
-      response: alertAnswer,
+      ...alertsApi.postStockalerts,
       handle: async ({ body, meta }) => {
         requireKnown(deps.symbols, [body.symbol], 'body.symbol');
         const m = meta();
@@ -151,33 +79,16 @@ export function alertsRoutes(deps: AlertsDeps) {
       },
     }),
     defineRoute({
-      method: 'GET',
-      path: '/personalize/stockalerts',
-      summary: "All the user's alerts, oldest first",
-      tag: 'alerts',
-      access: 'user',
-      response: z.array(alertAnswer),
+      ...alertsApi.getStockalerts,
       handle: async ({ userId, ctx }) => (await readAlerts(userId, ctx)).map(alertView),
     }),
     defineRoute({
-      method: 'GET',
-      path: '/personalize/stockalerts/:symbol',
-      summary: "The user's alerts on one symbol, oldest first",
-      tag: 'alerts',
-      access: 'user',
-      params: symbolParams,
-      response: z.array(alertAnswer),
+      ...alertsApi.getStockalertsBySymbol,
       handle: async ({ params, userId, ctx }) =>
         (await readAlerts(userId, ctx)).filter((a) => a.symbol === params.symbol).map(alertView),
     }),
     defineRoute({
-      method: 'POST',
-      path: '/personalize/deletealert/:id',
-      summary: "Delete one of the user's alerts",
-      tag: 'alerts',
-      access: 'user',
-      params: idParams,
-      response: z.object({ id: z.string(), deleted: z.literal(true) }),
+      ...alertsApi.postDeletealertById,
       handle: async ({ params, meta }) => {
         const alertId = params.id.toLowerCase();
         if (!isUuid(alertId)) throw notFound(`params.id: no alert ${JSON.stringify(params.id)}`);

@@ -3,8 +3,7 @@
  * time), that user's state at any past moment, and the verification of the user's hash chains. Every read
  * is itself recorded on the auditor's stream `audit-<auditor>`.
  */
-import { z } from 'zod';
-import { ROLES, USERNAME_PATTERN } from '../../domain/accounts/accounts.ts';
+import { auditApi } from '../../domain/contract/audit.ts';
 import { AUDIT_CONCERN, auditDecider, type AuditCommand } from '../../domain/audit/audit.ts';
 import type { CommandMeta } from '../../domain/decider.ts';
 import { USER_CONCERNS, type UserConcern } from '../../domain/concerns.ts';
@@ -29,108 +28,7 @@ export interface AuditDeps {
   readonly concerns?: readonly UserConcern[];
 }
 
-/** Most events in one page of a history. */
-export const AUDIT_PAGE_MAX = 500;
-/** Events in a page when `limit` is not given. */
-export const AUDIT_PAGE_DEFAULT = 100;
-/** Most accounts in one answer of the user list. */
-export const USER_LIST_MAX = 1000;
-
 const auditConcern = { concern: AUDIT_CONCERN, decider: auditDecider };
-
-/** A date, or a date and time with `Z` or an offset; a time without a zone would depend on the server. */
-const ISO_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
-const isoTime = z
-  .string()
-  .refine(
-    (s) => ISO_TIME.test(s) && !Number.isNaN(Date.parse(s)),
-    'must be an ISO 8601 time with a zone, e.g. 2026-01-31T14:30:00Z',
-  );
-const position = z
-  .string()
-  .refine((s) => parsePosition(s) !== null, 'must be a log position commit/prepare, e.g. 1042/1042');
-const eventTypes = z
-  .union([z.string(), z.array(z.string())])
-  .transform((v) =>
-    (Array.isArray(v) ? v : [v])
-      .flatMap((s) => s.split(','))
-      .map((s) => s.trim())
-      .filter((s) => s.length > 0),
-  )
-  .pipe(
-    z
-      .array(z.string().regex(/^[A-Z][A-Za-z0-9]{0,99}$/, 'must be an event type, e.g. SymbolAddedToWatchlist'))
-      .max(50, 'must name at most 50 event types'),
-  );
-
-const usernameParams = z.object({
-  username: z.string().regex(USERNAME_PATTERN, 'must be 3-32 characters of a-z 0-9 _ . -'),
-});
-
-const eventsQuery = z
-  .strictObject({
-    type: eventTypes.optional(),
-    from: isoTime.optional(),
-    to: isoTime.optional(),
-    limit: z.coerce
-      .number({ error: 'must be a whole number' })
-      .int('must be a whole number')
-      .min(1, 'must be at least 1')
-      .max(AUDIT_PAGE_MAX, `must be at most ${AUDIT_PAGE_MAX}`)
-      .default(AUDIT_PAGE_DEFAULT),
-    after: position.optional(),
-  })
-  .refine((q) => q.from === undefined || q.to === undefined || Date.parse(q.from) <= Date.parse(q.to), {
-    message: 'must not be before from',
-    path: ['to'],
-  });
-
-const stateQuery = z
-  .strictObject({ at: isoTime.optional(), position: position.optional() })
-  .refine((q) => q.at === undefined || q.position === undefined, {
-    message: 'give either at or position, not both',
-    path: ['position'],
-  });
-
-const usersQuery = z.strictObject({
-  prefix: z
-    .string()
-    .regex(/^[a-z0-9_.-]{0,32}$/, 'must be up to 32 characters of a-z 0-9 _ . -')
-    .optional(),
-  limit: z.coerce
-    .number({ error: 'must be a whole number' })
-    .int('must be a whole number')
-    .min(1, 'must be at least 1')
-    .max(USER_LIST_MAX, `must be at most ${USER_LIST_MAX}`)
-    .default(USER_LIST_MAX),
-});
-
-const auditedEvent = z.object({
-  id: z.string(),
-  stream: z.string(),
-  type: z.string(),
-  revision: z.number(),
-  position: z.string(),
-  at: z.string(),
-  actor: z.string().nullable(),
-  data: z.unknown(),
-  hashOk: z.boolean().optional(),
-});
-
-const chainBreak = z.object({
-  stream: z.string(),
-  revision: z.number(),
-  eventId: z.string(),
-  reason: z.string(),
-  position: z.string(),
-});
-
-const account = z.object({
-  username: z.string(),
-  roles: z.array(z.enum(ROLES as [string, ...string[]])),
-  registeredAt: z.string(),
-  lastSignInAt: z.string().nullable(),
-});
 
 /** The audit routes. */
 export function auditRoutes(deps: AuditDeps) {
@@ -148,13 +46,7 @@ export function auditRoutes(deps: AuditDeps) {
 
   return [
     defineRoute({
-      method: 'GET',
-      path: '/api/audit/users',
-      summary: 'The accounts, for the auditor to pick a user (optionally those whose name starts with prefix)',
-      tag: 'audit',
-      access: 'auditor',
-      query: usersQuery,
-      response: z.array(account),
+      ...auditApi.getAuditUsers,
       handle: async ({ query, meta }) => {
         const docs = await deps.readModels.list<StoredDocument<AccountDocument>>(accountsProjection.name, {
           ...(query.prefix ? { prefix: query.prefix } : {}),
@@ -170,15 +62,7 @@ export function auditRoutes(deps: AuditDeps) {
       },
     }),
     defineRoute({
-      method: 'GET',
-      path: '/api/audit/users/:username/events',
-      summary:
-        "A page of one user's events in log order, filtered by type(s) and time; next is the after of the next page",
-      tag: 'audit',
-      access: 'auditor',
-      params: usernameParams,
-      query: eventsQuery,
-      response: z.object({ events: z.array(auditedEvent), next: z.string().nullable() }),
+      ...auditApi.getAuditUsersByUsernameEvents,
       handle: async ({ params, query, meta }) => {
         const history = await historyOf(params.username);
         const page = historyPage(history, {
@@ -206,23 +90,7 @@ export function auditRoutes(deps: AuditDeps) {
       },
     }),
     defineRoute({
-      method: 'GET',
-      path: '/api/audit/users/:username/state',
-      summary:
-        "One user's state at a time (at) or log position (position), each concern folded with its own decider; now when neither",
-      tag: 'audit',
-      access: 'auditor',
-      params: usernameParams,
-      query: stateQuery,
-      response: z
-        .object({
-          username: z.string(),
-          at: z.string().optional(),
-          position: z.string().optional(),
-          through: z.string().nullable(),
-          eventCount: z.number(),
-        })
-        .catchall(z.unknown()),
+      ...auditApi.getAuditUsersByUsernameState,
       handle: async ({ params, query, meta }) => {
         const history = await historyOf(params.username);
         const cut: StateCut = query.at
@@ -249,20 +117,7 @@ export function auditRoutes(deps: AuditDeps) {
       },
     }),
     defineRoute({
-      method: 'GET',
-      path: '/api/audit/users/:username/verify',
-      summary: "Walks the hash chain of each of one user's streams and names the first break",
-      tag: 'audit',
-      access: 'auditor',
-      params: usernameParams,
-      response: z.object({
-        username: z.string(),
-        intact: z.boolean(),
-        events: z.number(),
-        streams: z.number(),
-        firstBreak: chainBreak.nullable(),
-        summary: z.string(),
-      }),
+      ...auditApi.getAuditUsersByUsernameVerify,
       handle: async ({ params, meta }) => {
         const result = verifyUserHistory(await historyOf(params.username), await loadSeals(deps.events));
         await record(

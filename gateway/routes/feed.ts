@@ -7,19 +7,17 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Middleware } from 'koa';
-import { z } from 'zod';
-import { TICK_PRICE_MAX, priceCents } from '../../engine/ticks/tick.ts';
+import { FEED_MAX_TICKS, feedApi, feedBody } from '../../domain/contract/feed.ts';
 import type { Tick, TickBus } from '../../platform/bus/port.ts';
 import { ApiError } from '../errors.ts';
 import { refuseDeepJson } from '../http/depth.ts';
 import { validationError } from '../http/route.ts';
-import { symbolSchema, type SymbolDirectory } from '../http/schemas.ts';
+import type { SymbolDirectory } from '../http/schemas.ts';
 
 /** The path of the feed route. */
-export const FEED_PATH = '/api/feed/ticks';
+export const FEED_PATH = feedApi.postFeedTicks.path;
 
-/** Most ticks in one request. */
-export const FEED_MAX_TICKS = 5000;
+export { FEED_MAX_TICKS };
 
 /** Largest feed request body, in bytes (5,000 ticks with long fields fit). */
 export const FEED_MAX_BODY_BYTES = 1024 * 1024;
@@ -31,24 +29,6 @@ export interface FeedDeps {
   /** Where accepted ticks are published. */
   readonly bus: Pick<TickBus, 'publish'>;
 }
-
-/** One tick as a feed sends it. */
-const feedTickSchema = z.object({
-  symbol: symbolSchema,
-  price: z
-    .number()
-    .positive()
-    .max(TICK_PRICE_MAX)
-    .refine((p) => priceCents(p) >= 1, 'must be at least 0.01'),
-  size: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
-  ts: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
-});
-
-/** The body of the feed route. */
-export const feedBodySchema = z
-  .array(feedTickSchema)
-  .min(1, 'must hold at least one tick')
-  .max(FEED_MAX_TICKS, `must hold at most ${FEED_MAX_TICKS} ticks`);
 
 function digest(text: string): Buffer {
   return createHash('sha256').update(text).digest();
@@ -95,7 +75,7 @@ export function feedIngestion(feed: FeedDeps | undefined, symbols: SymbolDirecto
     } catch {
       throw new ApiError(400, 'bad_request', 'body: not valid JSON');
     }
-    const parsed = feedBodySchema.safeParse(raw);
+    const parsed = feedBody.safeParse(raw);
     if (!parsed.success) throw validationError('body', parsed.error);
     const at = now();
     const ticks: Tick[] = parsed.data.map((t, i) => {

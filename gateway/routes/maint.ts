@@ -3,7 +3,7 @@
  * and the rebuild check of `projections/rebuildChecks.ts` (the whole log replayed into scratch read models and
  * compared with the live ones, which are only read): started, and its progress and differences read.
  */
-import { z } from 'zod';
+import { maintApi } from '../../domain/contract/maint.ts';
 import type { MarketData } from '../../engine/market/marketData.ts';
 import { START, formatPosition, type EventStore } from '../../platform/eventstore/port.ts';
 import type { ReadModelStore } from '../../platform/readmodels/port.ts';
@@ -75,74 +75,6 @@ function projectionName(consumer: string): string {
   return consumer.startsWith('projection:') ? consumer.slice('projection:'.length) : consumer;
 }
 
-const marketStatus = z.object({
-  asOf: z.string(),
-  symbols: z.number(),
-  bars: z.number(),
-  lastTick: z.string().nullable(),
-  simulated: z.boolean(),
-  from: z.string().nullable(),
-  to: z.string().nullable(),
-  source: z.enum(['simulated', 'imported', 'mixed']),
-  importedSymbols: z.array(z.string()),
-});
-
-const statusAnswer = z.object({
-  market: marketStatus,
-  ticks: z.object({
-    source: z.string().nullable(),
-    live: z.boolean(),
-    /** A provider stream's state and reason (`alpaca-iex auth-failed: …`); null for other sources. */
-    health: z.string().nullable(),
-    ticksPerSec: z.number(),
-    ticks: z.number(),
-    armedAlerts: z.number(),
-  }),
-  projections: z.array(
-    z.object({
-      name: z.string(),
-      position: z.string(),
-      behind: z.boolean(),
-      lagEvents: z.number(),
-      lagMs: z.number(),
-    }),
-  ),
-  events: z.object({ head: z.string() }),
-});
-
-const differenceSchema = z.object({
-  collection: z.string(),
-  key: z.string().nullable(),
-  kind: z.enum(['changed', 'missing', 'extra']),
-  path: z.string(),
-  live: z.unknown().optional(),
-  rebuilt: z.unknown().optional(),
-});
-
-const rebuildAnswer = z.object({
-  jobId: z.string().nullable(),
-  state: z.enum(['idle', 'running', 'done', 'failed']),
-  processed: z.number(),
-  total: z.number(),
-  differences: z.array(differenceSchema),
-  differenceCount: z.number(),
-  collections: z.array(
-    z.object({
-      collection: z.string(),
-      compared: z.number(),
-      differences: z.number(),
-      skipped: z.number(),
-      liveCheckpoint: z.string().nullable(),
-      liveBehind: z.boolean(),
-    }),
-  ),
-  head: z.string().nullable(),
-  eventsPerSec: z.number().nullable(),
-  error: z.string().nullable(),
-  startedAt: z.string().nullable(),
-  finishedAt: z.string().nullable(),
-});
-
 /** The Maint routes. */
 export function maintRoutes(deps: MaintDeps) {
   const projections = deps.projections ?? ALL_PROJECTIONS;
@@ -184,13 +116,7 @@ export function maintRoutes(deps: MaintDeps) {
 
   return [
     defineRoute({
-      method: 'GET',
-      path: '/api/maint/status',
-      summary:
-        'Operations status: market data (as-of date, symbols, bars, last tick, simulated or imported), tick source and rate, each projection with its checkpoint and lag, and the head of the log',
-      tag: 'maint',
-      access: 'user',
-      response: statusAnswer,
+      ...maintApi.getMaintStatus,
       handle: async () => {
         const status = deps.market.status();
         const engine = deps.health?.engine ?? null;
@@ -222,27 +148,14 @@ export function maintRoutes(deps: MaintDeps) {
       },
     }),
     defineRoute({
-      method: 'POST',
-      path: '/api/maint/rebuild',
-      summary:
-        'Start a rebuild check (operators only): the whole log replayed into scratch read models and compared with the live ones, which are only read; 409 while one runs',
-      tag: 'maint',
-      access: 'operator',
-      status: 202,
-      response: z.object({ jobId: z.string(), state: z.literal('running') }),
+      ...maintApi.postMaintRebuild,
       handle: async () => {
         const job = checks.start();
         return Promise.resolve({ jobId: job.jobId, state: 'running' as const });
       },
     }),
     defineRoute({
-      method: 'GET',
-      path: '/api/maint/rebuild',
-      summary:
-        "The rebuild check running or last run: state, events replayed of the total, and the documents that differ (another user's key and contents shown to auditors only)",
-      tag: 'maint',
-      access: 'user',
-      response: rebuildAnswer,
+      ...maintApi.getMaintRebuild,
       handle: async ({ session, userId }) => {
         const job = checks.current();
         if (!job) {

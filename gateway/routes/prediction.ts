@@ -2,30 +2,23 @@
  * Predict routes: fit a forecasting model on a symbol's daily bars with walk-forward validation beside the naive
  * baseline, and save, list and delete a user's models.
  */
-import { z } from 'zod';
-import { PLAIN_TEXT_MESSAGE, isPlainText } from '../../domain/text.ts';
+import {
+  predictionApi,
+  type PredictionModelAnswer,
+  type PredictionFitRequest,
+} from '../../domain/contract/prediction.ts';
 import { isDomainError, type DomainError } from '../../domain/decider.ts';
 import { STOCKPULSE_NAMESPACE, isUuid, uuidV5 } from '../../domain/ids.ts';
 import {
   PREDICTIONS_CONCERN,
   PREDICTIONS_LIMIT,
-  PREDICTION_NAME_MAX_LENGTH,
   parsePredictionName,
   predictionNameKey,
   predictionsDecider,
   type PredictionsState,
   type SavedPredictionModel,
 } from '../../domain/prediction/predictions.ts';
-import {
-  DEGREE_RANGE,
-  HORIZON_RANGE,
-  LAG_RETURNS_RANGE,
-  LAMBDA_RANGE,
-  PREDICTION_MODELS,
-  parsePredictionSpec,
-  type PredictionSpec,
-  type PredictionSpecInput,
-} from '../../domain/prediction/spec.ts';
+import { parsePredictionSpec, type PredictionSpec, type PredictionSpecInput } from '../../domain/prediction/spec.ts';
 import type { MarketData } from '../../engine/market/marketData.ts';
 import { fitPredictionAsync, type PredictionResult } from '../../engine/prediction/predict.ts';
 import type { ReadModelStore } from '../../platform/readmodels/port.ts';
@@ -35,7 +28,6 @@ import type { CommandService } from '../commands.ts';
 import { ApiError, DOMAIN_ERROR_STATUS, notFound } from '../errors.ts';
 import { PerUserConcurrency } from '../http/concurrency.ts';
 import { defineRoute, markPosition } from '../http/route.ts';
-import { symbolSchema } from '../http/schemas.ts';
 import { requireSymbol } from './market.ts';
 
 /** What the Predict routes need. */
@@ -56,109 +48,10 @@ export const MAX_PARALLEL_FITS_PER_USER = 2;
 
 const concern = { concern: PREDICTIONS_CONCERN, decider: predictionsDecider };
 
-function wholeNumber(min: number, max: number) {
-  const message = `must be a whole number from ${min} to ${max}`;
-  return z.number({ error: message }).int(message).min(min, message).max(max, message);
-}
-
-const flag = z.boolean({ error: 'must be true or false' }).optional();
-
-const featuresSchema = z.strictObject(
-  {
-    lagReturns: wholeNumber(LAG_RETURNS_RANGE.min, LAG_RETURNS_RANGE.max)
-      .optional()
-      .describe('lagged daily log returns, 0 (none) to 10'),
-    rsi: flag.describe('RSI 14'),
-    smaDistance: flag.describe('close / SMA 50 − 1 and close / SMA 200 − 1'),
-    volume: flag.describe('log volume z-score against the 20 days before'),
-  },
-  { error: 'must be an object {lagReturns?, rsi?, smaDistance?, volume?}' },
-);
-
-const lambdaMessage = `must be a number from ${LAMBDA_RANGE.min} to ${LAMBDA_RANGE.max}`;
-
-/** The request of a fit; `degree` only with `poly`, at least one feature. */
-const specFields = {
-  symbol: symbolSchema,
-  horizon: wholeNumber(HORIZON_RANGE.min, HORIZON_RANGE.max).describe('trading days ahead'),
-  model: z.enum(PREDICTION_MODELS, { error: `must be one of ${PREDICTION_MODELS.join(', ')}` }),
-  degree: wholeNumber(DEGREE_RANGE.min, DEGREE_RANGE.max)
-    .nullish()
-    .describe(`polynomial degree, only with poly (${DEGREE_RANGE.default} when absent)`),
-  lambda: z
-    .number({ error: lambdaMessage })
-    .min(LAMBDA_RANGE.min, lambdaMessage)
-    .max(LAMBDA_RANGE.max, lambdaMessage)
-    .nullish()
-    .describe(`L2 penalty per sample on standardised features (${LAMBDA_RANGE.default} when absent)`),
-  features: featuresSchema,
-};
-
-const fitBody = z.object(specFields, { error: 'must be {symbol, horizon, model, degree?, lambda?, features}' });
-
-const saveBody = z.object(
-  {
-    name: z
-      .string({ error: 'must be a text' })
-      .refine(isPlainText, PLAIN_TEXT_MESSAGE)
-      .trim()
-      .min(1, 'must not be empty')
-      .max(PREDICTION_NAME_MAX_LENGTH, `must be at most ${PREDICTION_NAME_MAX_LENGTH} characters`),
-    ...specFields,
-  },
-  { error: 'must be {name, symbol, horizon, model, degree?, lambda?, features}' },
-);
-
-const errorFigures = z.object({ mae: z.number(), rmse: z.number(), hitRate: z.number() });
-
-const metricsAnswer = z.object({
-  model: errorFigures,
-  baseline: errorFigures,
-  beatsBaseline: z.boolean(),
-  verdict: z.string(),
-  samples: z.number(),
-});
-
-const featuresAnswer = z.object({
-  lagReturns: z.number(),
-  rsi: z.boolean(),
-  smaDistance: z.boolean(),
-  volume: z.boolean(),
-});
-
-const fitAnswer = z.object({
-  symbol: z.string(),
-  horizon: z.number(),
-  asOf: z.string(),
-  metrics: metricsAnswer,
-  forecast: z.array(z.object({ date: z.string(), price: z.number(), low: z.number(), high: z.number() })),
-  history: z.array(z.object({ date: z.string(), close: z.number() })),
-  coefficients: z.array(z.object({ feature: z.string(), weight: z.number() })),
-});
-
-const modelAnswer = z.object({
-  id: z.string(),
-  name: z.string(),
-  symbol: z.string(),
-  horizon: z.number(),
-  model: z.enum(PREDICTION_MODELS),
-  degree: z.number().optional(),
-  lambda: z.number(),
-  features: featuresAnswer,
-  metrics: metricsAnswer,
-  asOf: z.string(),
-  createdt: z.string(),
-});
-
-const idParams = z.object({
-  id: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
-});
-
-/** A saved model as the API answers it. */
-export type PredictionModelAnswer = z.infer<typeof modelAnswer>;
-
 /** A fit as the API answers it. */
 export type PredictionFitAnswer = PredictionResult;
+
+export type { PredictionModelAnswer };
 
 /** A saved model in the API's shape: the model id as `id`, `degree` only for a polynomial model. */
 export function predictionModelView(saved: SavedPredictionModel): PredictionModelAnswer {
@@ -190,7 +83,8 @@ function refusingInBody<T>(run: () => T): T {
   }
 }
 
-function specInput(body: z.infer<typeof fitBody>): PredictionSpecInput {
+/** The Predict routes. */
+function specInput(body: PredictionFitRequest): PredictionSpecInput {
   return {
     symbol: body.symbol,
     horizon: body.horizon,
@@ -201,14 +95,14 @@ function specInput(body: z.infer<typeof fitBody>): PredictionSpecInput {
   };
 }
 
-/** The Predict routes. */
+/** The prediction routes. */
 export function predictionRoutes(deps: PredictionDeps) {
   const { market } = deps;
   const fits = new Map<string, PredictionResult>();
   const fitting = new PerUserConcurrency(MAX_PARALLEL_FITS_PER_USER, 'prediction fits');
 
   /** Checks a request against the domain's rules and the universe, naming the field as the body spells it. */
-  function checkedSpec(body: z.infer<typeof fitBody>): PredictionSpec {
+  function checkedSpec(body: PredictionFitRequest): PredictionSpec {
     const spec = refusingInBody(() => parsePredictionSpec(specInput(body)));
     requireSymbol(market, spec.symbol, 'body.symbol');
     return spec;
@@ -235,24 +129,11 @@ export function predictionRoutes(deps: PredictionDeps) {
 
   return [
     defineRoute({
-      method: 'POST',
-      path: '/api/prediction/fit',
-      summary:
-        "Fit a forecasting model on a symbol's daily bars: walk-forward validation (expanding window) with the model's and the naive baseline's MAE, RMSE and direction hit rate, whether it beats the baseline and a sentence saying so; the next horizon days' forecast with a 10%-90% interval from the out-of-sample errors; the last 120 closes; the final weights per standard deviation",
-      tag: 'predict',
-      access: 'user',
-      body: fitBody,
-      response: fitAnswer,
+      ...predictionApi.postPredictionFit,
       handle: async ({ body, ctx, userId }) => fitting.run(ctx, userId, () => fit(checkedSpec(body))),
     }),
     defineRoute({
-      method: 'POST',
-      path: '/personalize/predictions',
-      summary: `Fit a forecasting model and save it under a name (1-${PREDICTION_NAME_MAX_LENGTH} characters, unique regardless of case: 409 if taken) with its walk-forward figures; at most ${PREDICTIONS_LIMIT} per user; answers the saved model`,
-      tag: 'predict',
-      access: 'user',
-      body: saveBody,
-      response: modelAnswer,
+      ...predictionApi.postPredictions,
       handle: async ({ body, ctx, userId, meta }) => {
         const name = refusingInBody(() => parsePredictionName(body.name));
         const spec = checkedSpec(body);
@@ -292,12 +173,7 @@ export function predictionRoutes(deps: PredictionDeps) {
       },
     }),
     defineRoute({
-      method: 'GET',
-      path: '/personalize/predictions',
-      summary: "The user's saved forecasting models, newest first",
-      tag: 'predict',
-      access: 'user',
-      response: z.array(modelAnswer),
+      ...predictionApi.getPredictions,
       handle: async ({ userId, ctx }) => {
         const doc = await readDocument<PredictionsState>(deps.readModels, predictionsProjection, userId);
         markPosition(ctx, doc?.position);
@@ -305,13 +181,7 @@ export function predictionRoutes(deps: PredictionDeps) {
       },
     }),
     defineRoute({
-      method: 'POST',
-      path: '/personalize/delprediction/:id',
-      summary: "Delete one of the user's saved forecasting models",
-      tag: 'predict',
-      access: 'user',
-      params: idParams,
-      response: z.object({ id: z.string(), deleted: z.literal(true) }),
+      ...predictionApi.postDelpredictionById,
       handle: async ({ params, meta }) => {
         const modelId = params.id.toLowerCase();
         if (!isUuid(modelId)) throw notFound(`params.id: no saved model ${JSON.stringify(params.id)}`);

@@ -1,14 +1,12 @@
 /**
  * Saved-query routes: save (or replace by name), list and delete a user's screener queries.
  */
-import { z } from 'zod';
-import { PLAIN_TEXT_MESSAGE, isPlainText } from '../../domain/text.ts';
+import { queriesApi } from '../../domain/contract/queries.ts';
+import { type QueryAnswer } from '../../domain/contract/queries.ts';
 import { isDomainError } from '../../domain/decider.ts';
 import { STOCKPULSE_NAMESPACE, isUuid, uuidV5 } from '../../domain/ids.ts';
 import {
   QUERIES_CONCERN,
-  QUERYNAME_MAX_LENGTH,
-  QUERY_TYPE_MAX_LENGTH,
   findQueryByName,
   normaliseQuery,
   queriesDecider,
@@ -16,7 +14,6 @@ import {
   type QueriesState,
   type SavedQuery,
 } from '../../domain/queries/queries.ts';
-import { MAX_CLAUSES, type LabelledClause } from '../../domain/screener/query.ts';
 import type { ReadModelStore } from '../../platform/readmodels/port.ts';
 import { readDocument } from '../../projections/projection.ts';
 import { queriesProjection } from '../../projections/queries/queries.projection.ts';
@@ -34,59 +31,7 @@ export interface QueriesDeps {
 
 const concern = { concern: QUERIES_CONCERN, decider: queriesDecider };
 
-const queryAnswer = z.object({
-  id: z.string(),
-  queryname: z.string(),
-  query: z.array(z.object({ label: z.string(), query: z.record(z.string(), z.unknown()) })),
-  type: z.string(),
-});
-
-/** A saved query as the API answers it: the clauses as a list, not a string. */
-export interface QueryAnswer {
-  /** The query id. */
-  readonly id: string;
-  /** Its name. */
-  readonly queryname: string;
-  /** Its labelled clauses. */
-  readonly query: readonly LabelledClause[];
-  /** Its type. */
-  readonly type: string;
-}
-
-/** The clauses; each is checked by the screener query language, whose refusal names the clause. */
-const clauses = z
-  .array(z.unknown())
-  .min(1, 'must hold at least one clause')
-  .max(MAX_CLAUSES, `must hold at most ${MAX_CLAUSES} clauses`);
-
-/** `{queryname, query, type?}`, or the bare clause list (the name is then made from the labels). */
-const saveBody = z.union(
-  [
-    clauses,
-    z.object({
-      queryname: z
-        .string()
-        .refine(isPlainText, PLAIN_TEXT_MESSAGE)
-        .trim()
-        .min(1, 'must not be empty')
-        .max(QUERYNAME_MAX_LENGTH, `must be at most ${QUERYNAME_MAX_LENGTH} characters`)
-        .nullish(),
-      query: clauses,
-      type: z
-        .string()
-        .refine(isPlainText, PLAIN_TEXT_MESSAGE)
-        .trim()
-        .min(1, 'must not be empty')
-        .max(QUERY_TYPE_MAX_LENGTH, `must be at most ${QUERY_TYPE_MAX_LENGTH} characters`)
-        .nullish(),
-    }),
-  ],
-  'must be {queryname, query, type?} or a list of clauses',
-);
-
-const idParams = z.object({
-  id: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
-});
+export type { QueryAnswer };
 
 /** A saved query in the API's shape. */
 export function queryView(saved: SavedQuery): QueryAnswer {
@@ -116,13 +61,7 @@ function normalised(input: Parameters<typeof normaliseQuery>[0], bareList: boole
 export function queriesRoutes(deps: QueriesDeps) {
   return [
     defineRoute({
-      method: 'POST',
-      path: '/personalize/stockalertquery',
-      summary: 'Save a screener query; saving under a name already used (any case) replaces that query',
-      tag: 'saved queries',
-      access: 'user',
-      body: saveBody,
-      response: queryAnswer,
+      ...queriesApi.postStockalertquery,
       handle: async ({ body, meta }) => {
         const bareList = Array.isArray(body);
         const input = bareList
@@ -145,12 +84,7 @@ export function queriesRoutes(deps: QueriesDeps) {
       },
     }),
     defineRoute({
-      method: 'GET',
-      path: '/personalize/stockalertquery',
-      summary: "The user's saved queries, oldest first",
-      tag: 'saved queries',
-      access: 'user',
-      response: z.array(queryAnswer),
+      ...queriesApi.getStockalertquery,
       handle: async ({ userId, ctx }) => {
         const doc = await readDocument<QueriesState>(deps.readModels, queriesProjection, userId);
         markPosition(ctx, doc?.position);
@@ -158,13 +92,7 @@ export function queriesRoutes(deps: QueriesDeps) {
       },
     }),
     defineRoute({
-      method: 'POST',
-      path: '/personalize/delstkalertqry/:id',
-      summary: "Delete one of the user's saved queries",
-      tag: 'saved queries',
-      access: 'user',
-      params: idParams,
-      response: z.object({ id: z.string(), deleted: z.literal(true) }),
+      ...queriesApi.postDelstkalertqryById,
       handle: async ({ params, meta }) => {
         const queryId = params.id.toLowerCase();
         if (!isUuid(queryId)) throw notFound(`params.id: no saved query ${JSON.stringify(params.id)}`);

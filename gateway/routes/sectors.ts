@@ -2,14 +2,12 @@
  * User-defined sector routes (the Sectors page): list, create (or copy one of the 11 GICS sectors of the
  * universe), rename, add and remove symbols, delete. Each change is one command on `sectors-<userId>`.
  */
-import { z } from 'zod';
-import { PLAIN_TEXT_MESSAGE, isPlainText } from '../../domain/text.ts';
+import { sectorsApi, type SectorAnswer } from '../../domain/contract/sectors.ts';
 import { DomainError, isDomainError } from '../../domain/decider.ts';
 import { STOCKPULSE_NAMESPACE, isUuid, uuidV5 } from '../../domain/ids.ts';
-import { SECTORS, type Sector } from '../../domain/market/types.ts';
+import { type Sector } from '../../domain/market/types.ts';
 import {
   SECTORS_CONCERN,
-  SECTOR_NAME_MAX_LENGTH,
   SECTOR_SYMBOLS_LIMIT,
   findSector,
   sectorsDecider,
@@ -25,7 +23,7 @@ import type { CommandService } from '../commands.ts';
 import { notFound } from '../errors.ts';
 import { refuseAbsentSymbol } from '../http/paramErrors.ts';
 import { defineRoute, markPosition } from '../http/route.ts';
-import { requireKnown, symbolList, symbolParams, symbolSchema, type SymbolDirectory } from '../http/schemas.ts';
+import { requireKnown, type SymbolDirectory } from '../http/schemas.ts';
 
 /** The GICS sectors of the universe, each with its symbols (largest market cap first). */
 export interface GicsSectors {
@@ -46,31 +44,6 @@ export interface SectorsDeps {
 }
 
 const concern = { concern: SECTORS_CONCERN, decider: sectorsDecider };
-
-const sectorAnswer = z.object({
-  id: z.string(),
-  name: z.string(),
-  symbols: z.array(z.string()),
-  createdt: z.string(),
-});
-
-const name = z
-  .string({ error: 'must be a text' })
-  .refine(isPlainText, PLAIN_TEXT_MESSAGE)
-  .trim()
-  .min(1, 'must not be empty')
-  .max(SECTOR_NAME_MAX_LENGTH, `must be at most ${SECTOR_NAME_MAX_LENGTH} characters`);
-
-const symbols = symbolList(SECTOR_SYMBOLS_LIMIT);
-
-const idParams = z.object({
-  id: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
-});
-
-/** A sector as the API answers it. */
-export function sectorView(sector: UserSector): z.infer<typeof sectorAnswer> {
-  return { id: sector.id, name: sector.name, symbols: [...sector.symbols], createdt: sector.createdt };
-}
 
 /** Where each command field sits in the request, for refusals that name it as the client sent it. */
 const REQUEST_FIELDS: Readonly<Record<string, string>> = {
@@ -108,8 +81,13 @@ function sectorIdOf(id: string): string {
   return sectorId;
 }
 
+/** A sector as the API answers it. */
+export function sectorView(sector: UserSector): SectorAnswer {
+  return { id: sector.id, name: sector.name, symbols: [...sector.symbols], createdt: sector.createdt };
+}
+
 /** The sector of an outcome's state, which the command just created or changed. */
-function sectorOf(state: SectorsState, sectorId: string): z.infer<typeof sectorAnswer> {
+function sectorOf(state: SectorsState, sectorId: string): SectorAnswer {
   const sector = findSector(state, sectorId);
   if (!sector) throw notFound(`params.id: no sector ${sectorId}`);
   return sectorView(sector);
@@ -128,12 +106,7 @@ export function sectorsRoutes(deps: SectorsDeps) {
   };
   return [
     defineRoute({
-      method: 'GET',
-      path: '/personalize/sectors',
-      summary: "The user's sectors with their symbols, oldest first",
-      tag: 'sectors',
-      access: 'user',
-      response: z.array(sectorAnswer),
+      ...sectorsApi.getSectors,
       handle: async ({ userId, ctx }) => {
         const doc = await readDocument<SectorsState>(deps.readModels, sectorsProjection, userId);
         markPosition(ctx, doc?.position);
@@ -141,19 +114,7 @@ export function sectorsRoutes(deps: SectorsDeps) {
       },
     }),
     defineRoute({
-      method: 'POST',
-      path: '/personalize/sectors',
-      summary: `Create a sector: a name of 1-${SECTOR_NAME_MAX_LENGTH} characters unique among the user's sectors (any case; 409 when taken) and up to ${SECTOR_SYMBOLS_LIMIT} symbols of the universe`,
-      tag: 'sectors',
-      access: 'user',
-      body: z.object({
-        name,
-        symbols: z
-          .array(symbolSchema)
-          .max(SECTOR_SYMBOLS_LIMIT, `must name at most ${SECTOR_SYMBOLS_LIMIT} symbols`)
-          .optional(),
-      }),
-      response: sectorAnswer,
+      ...sectorsApi.postSectors,
       handle: async ({ body, meta }) => {
         const list = body.symbols ?? [];
         requireKnown(deps.symbols, list, 'body.symbols');
@@ -161,17 +122,7 @@ export function sectorsRoutes(deps: SectorsDeps) {
       },
     }),
     defineRoute({
-      method: 'POST',
-      path: '/personalize/sectors/copy',
-      summary:
-        'Create a sector from one of the 11 GICS sectors of the universe, with its symbols (largest market cap first), named after it unless a name is given',
-      tag: 'sectors',
-      access: 'user',
-      body: z.object({
-        gics: z.enum(SECTORS, { error: `must be one of ${SECTORS.join(', ')}` }),
-        name: name.optional(),
-      }),
-      response: sectorAnswer,
+      ...sectorsApi.postSectorsCopy,
       handle: async ({ body, meta }) => {
         const gics = deps.gics.sectors().find((s) => s.sector === body.gics);
         const list = (gics?.symbols ?? []).slice(0, SECTOR_SYMBOLS_LIMIT);
@@ -179,14 +130,7 @@ export function sectorsRoutes(deps: SectorsDeps) {
       },
     }),
     defineRoute({
-      method: 'POST',
-      path: '/personalize/sectors/:id/rename',
-      summary: "Rename one of the user's sectors (409 when another of them has the name, in any case)",
-      tag: 'sectors',
-      access: 'user',
-      params: idParams,
-      body: z.object({ name }),
-      response: sectorAnswer,
+      ...sectorsApi.postSectorsByIdRename,
       handle: async ({ params, body, meta }) => {
         const sectorId = sectorIdOf(params.id);
         const outcome = await execute(
@@ -198,14 +142,7 @@ export function sectorsRoutes(deps: SectorsDeps) {
       },
     }),
     defineRoute({
-      method: 'POST',
-      path: '/personalize/sectors/:id/symbols',
-      summary: `Add symbols to one of the user's sectors, merged without duplicates (at most ${SECTOR_SYMBOLS_LIMIT}); answers the sector`,
-      tag: 'sectors',
-      access: 'user',
-      params: idParams,
-      body: z.union([symbols, z.object({ symbols })]),
-      response: sectorAnswer,
+      ...sectorsApi.postSectorsByIdSymbols,
       handle: async ({ params, body, meta }) => {
         const sectorId = sectorIdOf(params.id);
         const list = Array.isArray(body) ? body : body.symbols;
@@ -219,13 +156,7 @@ export function sectorsRoutes(deps: SectorsDeps) {
       },
     }),
     defineRoute({
-      method: 'POST',
-      path: '/personalize/sectors/:id/delsymbol/:symbol',
-      summary: "Remove a symbol from one of the user's sectors; answers the sector after removal",
-      tag: 'sectors',
-      access: 'user',
-      params: idParams.extend(symbolParams.shape),
-      response: sectorAnswer,
+      ...sectorsApi.postSectorsByIdDelsymbolBySymbol,
       handle: async ({ params, meta }) => {
         const sectorId = sectorIdOf(params.id);
         const outcome = await execute(
@@ -238,13 +169,7 @@ export function sectorsRoutes(deps: SectorsDeps) {
       },
     }),
     defineRoute({
-      method: 'POST',
-      path: '/personalize/delsector/:id',
-      summary: "Delete one of the user's sectors",
-      tag: 'sectors',
-      access: 'user',
-      params: idParams,
-      response: z.object({ id: z.string(), deleted: z.literal(true) }),
+      ...sectorsApi.postDelsectorById,
       handle: async ({ params, meta }) => {
         const sectorId = sectorIdOf(params.id);
         await execute(deps.commands, { type: 'DeleteSector', data: { sectorId } }, meta());

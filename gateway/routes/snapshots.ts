@@ -4,17 +4,15 @@
  * file and renamed into place, so a crash never leaves a partial image; the log holds only the snapshot's
  * description (id, title, symbol, size, SHA-256). An image no snapshot refers to any more is removed.
  */
+import { snapshotsApi, PNG_DATA_URL_PREFIX, type SnapshotAnswer } from '../../domain/contract/snapshots.ts';
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from 'zod';
-import { PLAIN_TEXT_MESSAGE, isPlainText } from '../../domain/text.ts';
 import { isDomainError } from '../../domain/decider.ts';
 import { STOCKPULSE_NAMESPACE, isUuid, uuidV5 } from '../../domain/ids.ts';
 import {
   SNAPSHOTS_CONCERN,
   SNAPSHOT_MAX_BYTES,
-  SNAPSHOT_TITLE_MAX_LENGTH,
   findSnapshot,
   snapshotsDecider,
   type Snapshot,
@@ -31,7 +29,7 @@ import type { CommandService } from '../commands.ts';
 import { ApiError, notFound } from '../errors.ts';
 import { MAX_BODY_BYTES } from '../http/body.ts';
 import { defineRoute, markPosition } from '../http/route.ts';
-import { symbolSchema, type SymbolDirectory } from '../http/schemas.ts';
+import { type SymbolDirectory } from '../http/schemas.ts';
 
 /** What the snapshot routes need. */
 export interface SnapshotsDeps {
@@ -45,8 +43,11 @@ export interface SnapshotsDeps {
   readonly dataDir?: string | undefined;
 }
 
-/** The prefix of the image data URL a save carries. */
-export const PNG_DATA_URL_PREFIX = 'data:image/png;base64,';
+/** A snapshot as the API answers it. */
+export function snapshotView(snapshot: Snapshot): SnapshotAnswer {
+  const { id, symbol, title, createdt, bytes, sha256 } = snapshot;
+  return { id, symbol, title, createdt, bytes, sha256 };
+}
 
 /** The first eight bytes of every PNG file. */
 export const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
@@ -63,25 +64,6 @@ export const SNAPSHOT_IMAGE_CACHE_CONTROL = 'private, max-age=31536000, immutabl
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 const concern = { concern: SNAPSHOTS_CONCERN, decider: snapshotsDecider };
-
-const snapshotAnswer = z.object({
-  id: z.string(),
-  symbol: z.string().nullable(),
-  title: z.string(),
-  createdt: z.string(),
-  bytes: z.number(),
-  sha256: z.string(),
-});
-
-const idParams = z.object({
-  id: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
-});
-
-/** A snapshot as the API answers it. */
-export function snapshotView(snapshot: Snapshot): z.infer<typeof snapshotAnswer> {
-  const { id, symbol, title, createdt, bytes, sha256 } = snapshot;
-  return { id, symbol, title, createdt, bytes, sha256 };
-}
 
 /** Images kept content-addressed in one folder, each under its SHA-256. */
 export class SnapshotImageStore {
@@ -195,25 +177,8 @@ export function snapshotsRoutes(deps: SnapshotsDeps) {
 
   return [
     defineRoute({
-      method: 'POST',
-      path: '/personalize/snapshots',
-      summary: `Save a chart snapshot: a PNG image as a data URL (data:image/png;base64,…; at most ${SNAPSHOT_MAX_BYTES} bytes decoded, else 413), a title of 1-${SNAPSHOT_TITLE_MAX_LENGTH} characters and optionally the symbol charted`,
-      tag: 'snapshots',
-      access: 'user',
+      ...snapshotsApi.postSnapshots,
       bodyLimit: SNAPSHOT_BODY_LIMIT,
-      body: z.object({
-        symbol: symbolSchema.nullish(),
-        title: z
-          .string({ error: 'must be a text' })
-          .refine(isPlainText, PLAIN_TEXT_MESSAGE)
-          .trim()
-          .min(1, 'must not be empty')
-          .max(SNAPSHOT_TITLE_MAX_LENGTH, `must be at most ${SNAPSHOT_TITLE_MAX_LENGTH} characters`),
-        image: z
-          .string({ error: 'must be a text' })
-          .startsWith(PNG_DATA_URL_PREFIX, `must be a PNG data URL (${PNG_DATA_URL_PREFIX}…)`),
-      }),
-      response: snapshotAnswer,
       handle: async ({ body, meta }) => {
         const symbol = body.symbol ?? null;
         if (symbol !== null && !deps.symbols.has(symbol)) {
@@ -248,12 +213,7 @@ export function snapshotsRoutes(deps: SnapshotsDeps) {
       },
     }),
     defineRoute({
-      method: 'GET',
-      path: '/personalize/snapshots',
-      summary: "The user's chart snapshots, newest first, without their images",
-      tag: 'snapshots',
-      access: 'user',
-      response: z.array(snapshotAnswer),
+      ...snapshotsApi.getSnapshots,
       handle: async ({ userId, ctx }) => {
         const doc = await readDocument<SnapshotsState>(deps.readModels, snapshotsProjection, userId);
         markPosition(ctx, doc?.position);
@@ -261,14 +221,7 @@ export function snapshotsRoutes(deps: SnapshotsDeps) {
       },
     }),
     defineRoute({
-      method: 'GET',
-      path: '/personalize/snapshots/:id/image',
-      summary:
-        "The PNG image of one of the user's snapshots (image/png, cached privately for a year: it never changes)",
-      tag: 'snapshots',
-      access: 'user',
-      params: idParams,
-      response: z.string().describe('the PNG bytes, as image/png'),
+      ...snapshotsApi.getSnapshotsByIdImage,
       handle: async ({ params, userId, ctx }) => {
         const snapshot = await userSnapshot(userId, snapshotIdOf(params.id));
         const bytes = await imageStore().get(snapshot.sha256);
@@ -280,13 +233,7 @@ export function snapshotsRoutes(deps: SnapshotsDeps) {
       },
     }),
     defineRoute({
-      method: 'POST',
-      path: '/personalize/delsnapshot/:id',
-      summary: "Delete one of the user's chart snapshots (its image goes once no snapshot refers to it)",
-      tag: 'snapshots',
-      access: 'user',
-      params: idParams,
-      response: z.object({ id: z.string(), deleted: z.literal(true) }),
+      ...snapshotsApi.postDelsnapshotById,
       handle: async ({ params, meta }) => {
         const snapshotId = snapshotIdOf(params.id);
         const store = imageStore();

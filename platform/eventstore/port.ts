@@ -3,6 +3,7 @@
  * for them. Adapters: SQLite (embedded, `sqlite.ts`) and EventStoreDB (`esdb.ts`). Both pass
  * `eventStore.contract.ts`.
  */
+import { LOG_POSITION_PATTERN } from '../../domain/contract/common.ts';
 
 /**
  * A place in the global log. EventStoreDB positions are sparse `{commit, prepare}` pairs (byte offsets
@@ -36,7 +37,7 @@ export function formatPosition(p: LogPosition): string {
 
 /** Parses {@link formatPosition}'s output; returns `null` for anything else. */
 export function parsePosition(text: string): LogPosition | null {
-  const m = /^(-1|\d{1,16})\/(-1|\d{1,16})$/.exec(text);
+  const m = LOG_POSITION_PATTERN.exec(text);
   if (!m) return null;
   return { commit: Number(m[1]), prepare: Number(m[2]) };
 }

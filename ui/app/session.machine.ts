@@ -3,7 +3,9 @@
  * status of the live connection for the banner. Navigation is a named action the root provides.
  */
 import { assign, fromCallback, fromPromise, setup } from 'xstate';
-import { get, post } from '../services/api.ts';
+import { authApi } from '../../domain/contract/auth.ts';
+import { marketApi, type MarketStatus as MarketStatusAnswer } from '../../domain/contract/market.ts';
+import { call } from '../services/api.ts';
 import { readInitial } from '../services/cookies.ts';
 import { live, type LiveStatus } from '../services/live.ts';
 
@@ -17,13 +19,8 @@ export interface SessionContext {
   readonly market: MarketStatus | null;
 }
 
-/** What `/api/market/status` says about the data source. */
-export interface MarketStatus {
-  /** The date the universe's figures are as of. */
-  readonly asOf: string;
-  /** Simulated, imported or mixed data. */
-  readonly source: 'simulated' | 'imported' | 'mixed';
-}
+/** What the header shows of the market's status (`GET /api/market/status`). */
+export type MarketStatus = Pick<MarketStatusAnswer, 'asOf' | 'source'>;
 
 /** Events of the session actor. */
 export type SessionEvent =
@@ -42,12 +39,12 @@ export const sessionMachine = setup({
   types: { context: {} as SessionContext, events: {} as SessionEvent },
   actors: {
     checkSignedIn: fromPromise(async () => {
-      const signedIn = await get<boolean>('/api/loggedinstatus');
+      const signedIn = await call(authApi.getLoggedinstatus);
       return { signedIn: signedIn === true, initial: readInitial() };
     }),
-    loadMarketStatus: fromPromise(async () => get<MarketStatus>('/api/market/status')),
+    loadMarketStatus: fromPromise<MarketStatus>(async () => call(marketApi.getMarketStatus)),
     signOut: fromPromise(async () => {
-      await post<boolean>('/api/logout');
+      await call(authApi.postLogout);
     }),
     liveStatus: fromCallback<SessionEvent>(({ sendBack }) => {
       live.connect();

@@ -4,24 +4,10 @@
  * coming, the first match once it arrives). A pick is emitted as `picked` for the screen to act on.
  */
 import { assign, emit, fromPromise, setup } from 'xstate';
-import type { CapClass, Sector } from '../../domain/market/types.ts';
-import { errorMessage, get } from '../services/api.ts';
+import { marketApi, type UniverseHit } from '../../domain/contract/market.ts';
+import { call, errorMessage } from '../services/api.ts';
 
-/** A company of the universe as `GET /api/universe` answers it. */
-export interface UniverseHit {
-  /** Ticker. */
-  readonly symbol: string;
-  /** Company name. */
-  readonly name: string;
-  /** GICS sector. */
-  readonly sector: Sector;
-  /** GICS industry. */
-  readonly industry: string;
-  /** Market capitalisation in dollars. */
-  readonly marketcap: number;
-  /** Cap class of the market capitalisation. */
-  readonly capclass: CapClass;
-}
+export type { UniverseHit };
 
 /** Most matches the search lists. */
 export const SYMBOL_SEARCH_LIMIT = 8;
@@ -84,7 +70,7 @@ export const symbolSearchMachine = setup({
   },
   actors: {
     searchUniverse: fromPromise<UniverseHit[], { text: string }>(async ({ input, signal }) =>
-      get<UniverseHit[]>(`/api/universe?q=${encodeURIComponent(input.text)}&limit=${SYMBOL_SEARCH_LIMIT}`, signal),
+      call(marketApi.getUniverse, { query: { q: input.text, limit: SYMBOL_SEARCH_LIMIT }, signal }),
     ),
   },
   delays: { debounce: SYMBOL_SEARCH_DEBOUNCE_MS },

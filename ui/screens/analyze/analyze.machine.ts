@@ -3,10 +3,20 @@
  * change since the pattern), the symbols ranked by pattern days with their timelines, and how each pattern did
  * afterwards.
  */
+import { analysisApi, type TimelineDay } from '../../../domain/contract/analysis.ts';
+import {
+  patternsApi,
+  type PatternDate,
+  type PatternDefinition,
+  type PatternHit,
+  type PatternHorizon,
+  type PatternStat,
+  type RankedSymbol,
+} from '../../../domain/contract/patterns.ts';
 import { and, assign, fromCallback, fromPromise, setup } from 'xstate';
 import { formatNumber } from '../../../domain/format.ts';
 import type { Quote } from '../../../domain/market/types.ts';
-import { errorMessage, get, seg } from '../../services/api.ts';
+import { call, errorMessage } from '../../services/api.ts';
 import { live } from '../../services/live.ts';
 
 /** The page's tabs. */
@@ -20,27 +30,6 @@ export const RANK_DAYS = 60;
 export const RANK_PAGE = 15;
 /** Most symbols whose prices stream live on the cards (the socket takes 200). */
 export const LIVE_MAX = 180;
-
-/** A detected pattern: its name and direction (null for neutral). */
-export interface PatternHit {
-  readonly name: string;
-  readonly bullish: boolean | null;
-}
-
-/** A date with patterns and how many were detected on it. */
-export interface PatternDate {
-  readonly date: string;
-  readonly patterncount: number;
-}
-
-/** A pattern's written definition. */
-export interface PatternDefinition {
-  readonly name: string;
-  readonly label: string;
-  readonly bullish: boolean | null;
-  readonly candles: number;
-  readonly definition: string;
-}
 
 /** A stock's patterns on one date, with its close that day. */
 export interface PatternCard {
@@ -61,34 +50,7 @@ export interface LivePrice {
   readonly seq: number;
 }
 
-/** A symbol and its number of pattern days. */
-export interface RankedSymbol {
-  readonly symbol: string;
-  readonly count: number;
-}
-
-/** A pattern day of a timeline. */
-export interface TimelineDay {
-  readonly date: string;
-  readonly stockpatterns: readonly PatternHit[];
-}
-
-/** How a pattern did at one horizon. */
-export interface PatternHorizon {
-  readonly days: number;
-  readonly count: number;
-  readonly hitRate: number | null;
-  readonly median: number | null;
-}
-
-/** How a pattern did afterwards, over the whole market. */
-export interface PatternStat {
-  readonly name: string;
-  readonly label: string;
-  readonly bullish: boolean | null;
-  readonly count: number;
-  readonly horizons: readonly PatternHorizon[];
-}
+export type { PatternDate, PatternDefinition, PatternHit, PatternHorizon, PatternStat, RankedSymbol, TimelineDay };
 
 /** A live price updated by a quote: flashes up or down when the price moved; the same map when nothing did. */
 export function withQuote(
@@ -205,13 +167,12 @@ export function statRows(
 
 /** Reads one date's pattern rows and each stock's close that day. */
 export async function fetchPatternDay(date: string): Promise<PatternCard[]> {
-  const rows = await get<{ symbol: string; date: string; stockpatterns: PatternHit[] }[]>(
-    `/api/patterns/bydate/${seg(date)}`,
-  );
+  const rows = await call(patternsApi.getPatternsBydateByDate, { params: { date } });
   if (rows.length === 0) return [];
-  const closes = await get<{ symbol: string; close: number | null }[]>(
-    `/api/analysis/closes/${seg(date)}?symbols=${rows.map((r) => encodeURIComponent(r.symbol)).join(',')}`,
-  );
+  const closes = await call(analysisApi.getAnalysisClosesByDate, {
+    params: { date },
+    query: { symbols: rows.map((r) => r.symbol).join(',') },
+  });
   const closeOf = new Map(closes.map((c) => [c.symbol, c.close]));
   return rows.map((r) => ({
     symbol: r.symbol,
@@ -253,8 +214,8 @@ export const analyzeMachine = setup({
   actors: {
     loadDates: fromPromise(async () => {
       const [dates, definitions] = await Promise.all([
-        get<PatternDate[]>(`/api/patterns/dates/${DATE_TABS}`),
-        get<PatternDefinition[]>('/api/patterns/definitions'),
+        call(patternsApi.getPatternsDatesByLimitDays, { params: { limitDays: DATE_TABS } }),
+        call(patternsApi.getPatternsDefinitions),
       ]);
       return { dates, definitions: Object.fromEntries(definitions.map((d) => [d.name, d])) };
     }),
@@ -262,14 +223,19 @@ export const analyzeMachine = setup({
     livePrices: fromCallback<AnalyzeEvent, { symbols: readonly string[] }>(({ sendBack, input }) =>
       live.onQuotes(input.symbols.slice(0, LIVE_MAX), (quote) => sendBack({ type: 'server.quote', quote })),
     ),
-    loadRanking: fromPromise(async () => get<RankedSymbol[]>(`/api/patterns/groupbysym/${RANK_DAYS}`)),
+    loadRanking: fromPromise<RankedSymbol[]>(async () =>
+      call(patternsApi.getPatternsGroupbysymByLimitDays, { params: { limitDays: RANK_DAYS } }),
+    ),
     loadTimelines: fromPromise<
       { from: string | null; to: string | null; timelines: { symbol: string; days: TimelineDay[] }[] },
       { symbols: readonly string[] }
     >(async ({ input }) =>
-      get(`/api/analysis/timelines/${RANK_DAYS}?symbols=${input.symbols.map(encodeURIComponent).join(',')}`),
+      call(analysisApi.getAnalysisTimelinesByLimitDays, {
+        params: { limitDays: RANK_DAYS },
+        query: { symbols: input.symbols.join(',') },
+      }),
     ),
-    loadStats: fromPromise(async () => get<PatternStat[]>('/api/patterns/stats')),
+    loadStats: fromPromise<PatternStat[]>(async () => call(patternsApi.getPatternsStats)),
   },
   guards: {
     retriesLatest: ({ event }) => event.type === 'user.retry' && event.section === 'latest',

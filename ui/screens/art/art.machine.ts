@@ -4,9 +4,12 @@
  * PNG into the gallery), and the gallery of the user's chart snapshots (listed, deleted, read again when they
  * change elsewhere).
  */
+import { marketApi } from '../../../domain/contract/market.ts';
+import { fillPath } from '../../../domain/contract/route.ts';
+import { snapshotsApi, type SnapshotAnswer } from '../../../domain/contract/snapshots.ts';
 import { assign, fromCallback, fromPromise, setup } from 'xstate';
 import type { Quote } from '../../../domain/market/types.ts';
-import { errorMessage, get, post, seg } from '../../services/api.ts';
+import { call, errorMessage } from '../../services/api.ts';
 import { live } from '../../services/live.ts';
 import { showToast } from '../../services/toast.ts';
 import { splitForLive, withQuotes, type MapCompany, type MapQuote } from './treemap.ts';
@@ -18,18 +21,11 @@ export const POLL_MS = 5000;
 export const LIVE_BATCH_MS = 500;
 
 /** A chart snapshot as `GET /personalize/snapshots` lists it. */
-export interface Snapshot {
-  readonly id: string;
-  readonly symbol: string | null;
-  readonly title: string;
-  readonly createdt: string;
-  readonly bytes: number;
-  readonly sha256: string;
-}
+export type Snapshot = SnapshotAnswer;
 
 /** The image of a snapshot. */
 export function snapshotImagePath(id: string): string {
-  return `/personalize/snapshots/${seg(id)}/image`;
+  return fillPath(snapshotsApi.getSnapshotsByIdImage.path, { id });
 }
 
 /** A quote of the map, with the time it was priced. */
@@ -82,14 +78,14 @@ export const artMachine = setup({
   types: { context: {} as ArtContext, events: {} as ArtEvent },
   actors: {
     loadMap: fromPromise(async () => {
-      const companies = await get<MapCompany[]>('/api/universe');
+      const companies: MapCompany[] = await call(marketApi.getUniverse);
       const quotes = companies.length
-        ? await get<Quote[]>(`/api/quotes?symbols=${companies.map((c) => c.symbol).join(',')}`)
+        ? await call(marketApi.getQuotes, { query: { symbols: companies.map((c) => c.symbol).join(',') } })
         : [];
       return { companies, quotes };
     }),
     loadQuotes: fromPromise<Quote[], { symbols: readonly string[] }>(async ({ input, signal }) =>
-      input.symbols.length ? get<Quote[]>(`/api/quotes?symbols=${input.symbols.join(',')}`, signal) : [],
+      input.symbols.length ? call(marketApi.getQuotes, { query: { symbols: input.symbols.join(',') }, signal }) : [],
     ),
     liveQuotes: fromCallback<ArtEvent, { symbols: readonly string[] }>(({ sendBack, input }) => {
       const pending = new Map<string, Quote>();
@@ -105,14 +101,14 @@ export const artMachine = setup({
         off();
       };
     }),
-    loadGallery: fromPromise(async () => get<Snapshot[]>('/personalize/snapshots')),
+    loadGallery: fromPromise<Snapshot[]>(async () => call(snapshotsApi.getSnapshots)),
     exportMap: fromPromise<Snapshot, MapExport>(async ({ input }) => {
       const plotly = (await import('plotly.js-finance-dist-min')).default;
       const image = await plotly.toImage(input.graph, { format: 'png', ...EXPORT_SIZE });
-      return post<Snapshot>('/personalize/snapshots', { title: input.title, image });
+      return call(snapshotsApi.postSnapshots, { body: { title: input.title, image } });
     }),
     deleteSnapshot: fromPromise<{ id: string }, { id: string }>(async ({ input }) =>
-      post<{ id: string; deleted: true }>(`/personalize/delsnapshot/${seg(input.id)}`),
+      call(snapshotsApi.postDelsnapshotById, { params: { id: input.id } }),
     ),
     liveChanges: fromCallback<ArtEvent>(({ sendBack }) =>
       live.onReadModelChanged((change) => {

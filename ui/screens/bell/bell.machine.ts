@@ -2,9 +2,10 @@
  * The notifications bell: the unread count (live from the socket), the panel with the newest notifications,
  * and "opening marks them read".
  */
+import { notificationsApi } from '../../../domain/contract/notifications.ts';
 import { assign, fromCallback, fromPromise, setup } from 'xstate';
 import type { NotificationPush } from '../../../domain/contract/socket.ts';
-import { errorMessage, get, getPositioned, post } from '../../services/api.ts';
+import { call, callPositioned, errorMessage } from '../../services/api.ts';
 import { live } from '../../services/live.ts';
 
 /** A notification as the bell lists it. */
@@ -41,16 +42,19 @@ export function withNotification(
 export const bellMachine = setup({
   types: { context: {} as BellContext, events: {} as BellEvent },
   actors: {
-    loadNotifications: fromPromise(async () => {
+    loadNotifications: fromPromise<{ notifications: BellNotification[]; unread: number }>(async () => {
       const [listed, count] = await Promise.all([
-        getPositioned<BellNotification[]>(`/personalize/usernotifications/ALL?limit=${BELL_LOAD_LIMIT}`),
-        get<{ unread: number }>('/personalize/usernotifications/unreadcount'),
+        callPositioned(notificationsApi.getUsernotificationsByType, {
+          params: { type: 'ALL' },
+          query: { limit: BELL_LOAD_LIMIT },
+        }),
+        call(notificationsApi.getUsernotificationsUnreadcount),
       ]);
       // The live connection catches up from here after a reconnect, even before its first push.
       if (listed.position) live.notePosition(listed.position);
       return { notifications: listed.body, unread: count.unread };
     }),
-    markAllRead: fromPromise(async () => post<{ unread: number }>('/personalize/readnotifications', { all: true })),
+    markAllRead: fromPromise(async () => call(notificationsApi.postReadnotifications, { body: { all: true } })),
     liveNotifications: fromCallback<BellEvent>(({ sendBack }) => {
       const offPush = live.onNotification((notification) => sendBack({ type: 'server.notification', notification }));
       const offChange = live.onReadModelChanged((change) => {

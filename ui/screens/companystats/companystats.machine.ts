@@ -13,21 +13,13 @@ import {
   type CompanyStatType,
 } from '../../../domain/companystats/companystats.ts';
 import type { UniverseHit } from '../../components/symbolSearch.machine.ts';
-import { errorMessage, get, post, seg } from '../../services/api.ts';
+import { companystatsApi } from '../../../domain/contract/companystats.ts';
+import { marketApi, type FundamentalFigure } from '../../../domain/contract/market.ts';
+import { portfolioApi } from '../../../domain/contract/portfolio.ts';
+import { watchlistApi } from '../../../domain/contract/watchlist.ts';
+import { call, errorMessage } from '../../services/api.ts';
 
-/** One figure as `GET /api/fundamentals/{type}/{symbol}/{limit}/{period}` answers it (newest first). */
-export interface FundamentalFigure {
-  /** Last day of the period. */
-  readonly end: string;
-  /** The figure: dollars, or dollars per share for EPS. */
-  readonly val: number;
-  /** Fiscal year. */
-  readonly fy: number;
-  /** Fiscal period: FY, Q1…Q4. */
-  readonly fp: string;
-  /** Where it comes from: `derived` (generated) or `SEC`. */
-  readonly label: string;
-}
+export type { FundamentalFigure };
 
 /** The figures of one card: loading, loaded, or failed with the message. */
 export type FigureLoad =
@@ -132,11 +124,11 @@ export function barsOf(rows: readonly FundamentalFigure[]): { x: string[]; y: nu
 
 /** The company shown when the address names none: the first of the portfolio, else of the watch list, else the largest. */
 export async function chooseDefaultSymbol(): Promise<string> {
-  const portfolio = await get<string[]>('/api/userstkpositions');
+  const portfolio = await call(portfolioApi.getUserstkpositions);
   if (portfolio[0]) return portfolio[0];
-  const watchlist = await get<string[]>('/personalize/watchlist');
+  const watchlist = await call(watchlistApi.getWatchlist);
   if (watchlist[0]) return watchlist[0];
-  const [largest] = await get<UniverseHit[]>('/api/universe?limit=1');
+  const [largest] = await call(marketApi.getUniverse, { query: { limit: 1 } });
   if (!largest) throw new Error('The universe is empty');
   return largest.symbol;
 }
@@ -149,20 +141,22 @@ export const companyStatsMachine = setup({
     input: {} as { symbol: string | null },
   },
   actors: {
-    loadStats: fromPromise<readonly CompanyStat[]>(async () => get<CompanyStat[]>('/personalize/companystats')),
+    loadStats: fromPromise<readonly CompanyStat[]>(async () => call(companystatsApi.getCompanystats)),
     saveStats: fromPromise<readonly CompanyStat[], { stats: readonly CompanyStat[] }>(async ({ input }) =>
-      post<CompanyStat[]>('/personalize/companystats', input.stats),
+      call(companystatsApi.postCompanystats, { body: input.stats }),
     ),
     defaultSymbol: fromPromise<string>(chooseDefaultSymbol),
     loadCompany: fromPromise<UniverseHit | null, { symbol: string }>(async ({ input, signal }) => {
-      const hits = await get<UniverseHit[]>(`/api/universe?q=${encodeURIComponent(input.symbol)}&limit=5`, signal);
+      const hits = await call(marketApi.getUniverse, { query: { q: input.symbol, limit: 5 }, signal });
       return hits.find((hit) => hit.symbol === input.symbol) ?? null;
     }),
     figuresLoader: fromCallback<LoadFigures>(({ receive, sendBack }) => {
       let stopped = false;
       receive(({ request }) => {
         const { symbol, stat } = request;
-        get<FundamentalFigure[]>(`/api/fundamentals/${stat.type}/${seg(symbol)}/${stat.limit}/${stat.period}`).then(
+        call(marketApi.getFundamentalsByTypeBySymbolByLimitByPeriod, {
+          params: { type: stat.type, symbol, limit: stat.limit, period: stat.period },
+        }).then(
           (rows) => {
             if (!stopped) sendBack({ type: 'server.figures', key: request.key, rows });
           },

@@ -3,8 +3,10 @@
  * of trading days, as a heatmap and as clusters of stocks that move together; a cell opens the comparison of
  * the two symbols' prices rebased to 100.
  */
+import { marketApi, type ChartBar, type ClusterMember } from '../../../domain/contract/market.ts';
+import { watchlistApi } from '../../../domain/contract/watchlist.ts';
 import { assign, fromCallback, fromPromise, setup } from 'xstate';
-import { errorMessage, get, seg } from '../../services/api.ts';
+import { call, errorMessage } from '../../services/api.ts';
 import { live } from '../../services/live.ts';
 import { fetchSectorGroups, type SectorGroup, type SectorGroups } from '../perform/perform.machine.ts';
 import { searchUniverse, SEARCH_SETTLE_MS, withoutSymbol, withSymbol, type UniverseHit } from './universeSearch.ts';
@@ -33,11 +35,7 @@ export interface CorrelateSetup {
   readonly watchlist: readonly string[];
 }
 
-/** A member of a cluster with its average correlation to the others. */
-export interface ClusterMember {
-  readonly stock: string;
-  readonly value: number;
-}
+export type { ClusterMember };
 
 /** The correlations of a set of symbols over a window. */
 export interface Correlation {
@@ -57,10 +55,7 @@ export interface Comparison {
 }
 
 /** A daily close. */
-export interface CloseBar {
-  readonly date: string;
-  readonly close: number;
-}
+export type CloseBar = Pick<ChartBar, 'date' | 'close'>;
 
 /** Values rebased so the first is `base` (100): each value times base over the first. */
 export function rebase(values: readonly number[], base = 100): number[] {
@@ -195,11 +190,13 @@ export function initialSource(setup: CorrelateSetup): CorrelateSource {
 
 /** Reads both answers of the correlation route: the matrix and the clusters. */
 export async function fetchCorrelation(symbols: readonly string[], window: number): Promise<Correlation> {
-  const stks = symbols.map(encodeURIComponent).join(',');
+  const query = { stks: symbols.join(',') };
   const [matrix, groups] = await Promise.all([
-    get<{ symbols: string[]; values: number[][] }>(`/api/corelation/${window}/matrix?stks=${stks}`),
-    get<ClusterMember[][]>(`/api/corelation/${window}/default?stks=${stks}`),
+    call(marketApi.getCorelationByDurByFormat, { params: { dur: window, format: 'matrix' }, query }),
+    call(marketApi.getCorelationByDurByFormat, { params: { dur: window, format: 'default' }, query }),
   ]);
+  if (Array.isArray(matrix) || !Array.isArray(groups))
+    throw new Error('The correlation answer has an unexpected shape');
   return { window, symbols: matrix.symbols, values: matrix.values, groups };
 }
 
@@ -207,7 +204,7 @@ export async function fetchCorrelation(symbols: readonly string[], window: numbe
 export async function fetchComparison(a: string, b: string, window: number): Promise<Comparison> {
   const months = monthsFor(window);
   const [aBars, bBars] = await Promise.all(
-    [a, b].map(async (s) => (await get<{ bars: CloseBar[] }>(`/api/bars/${seg(s)}?months=${months}`)).bars),
+    [a, b].map(async (s) => (await call(marketApi.getBarsBySymbol, { params: { symbol: s }, query: { months } })).bars),
   );
   return rebasedPair(a, aBars ?? [], b, bBars ?? [], window);
 }
@@ -217,7 +214,7 @@ export const correlateMachine = setup({
   types: { context: {} as CorrelateContext, events: {} as CorrelateEvent },
   actors: {
     loadSetup: fromPromise<CorrelateSetup>(async () => {
-      const [groups, watchlist] = await Promise.all([fetchSectorGroups(), get<string[]>('/personalize/watchlist')]);
+      const [groups, watchlist] = await Promise.all([fetchSectorGroups(), call(watchlistApi.getWatchlist)]);
       return { groups, watchlist };
     }),
     correlate: fromPromise<Correlation, { symbols: readonly string[]; window: number }>(async ({ input }) =>

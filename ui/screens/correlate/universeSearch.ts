@@ -2,14 +2,11 @@
  * Universe search for the symbol pickers of the analysis pages (Drill, Correlate): the request, and the
  * machine states that debounce it.
  */
-import { get } from '../../services/api.ts';
+import { marketApi, type UniverseHit as UniverseEntry } from '../../../domain/contract/market.ts';
+import { call } from '../../services/api.ts';
 
-/** A company the search found. */
-export interface UniverseHit {
-  readonly symbol: string;
-  readonly name: string;
-  readonly sector: string;
-}
+/** A company the search found: its symbol, name and sector. */
+export type UniverseHit = Pick<UniverseEntry, 'symbol' | 'name' | 'sector'>;
 
 /** Most suggestions one search shows. */
 export const SEARCH_LIMIT = 8;
@@ -19,10 +16,7 @@ export const SEARCH_SETTLE_MS = 200;
 
 /** Searches the universe by symbol prefix or a word of the name. */
 export async function searchUniverse(query: string, signal?: AbortSignal): Promise<UniverseHit[]> {
-  const hits = await get<UniverseHit[]>(
-    `/api/universe?q=${encodeURIComponent(query.trim())}&limit=${SEARCH_LIMIT}`,
-    signal,
-  );
+  const hits = await call(marketApi.getUniverse, { query: { q: query.trim(), limit: SEARCH_LIMIT }, signal });
   return hits.map(({ symbol, name, sector }) => ({ symbol, name, sector }));
 }
 

@@ -3,16 +3,17 @@
  * 200-day SMA), the body mode (chart, company info, recent patterns, fundamentals, each loaded when first
  * shown), and the user's alerts on the symbol (drawn as lines, and a new one added from the card).
  */
+import { alertsApi, type AlertAnswer } from '../../../domain/contract/alerts.ts';
+import { marketApi, type ChartBar, type FundamentalFigure } from '../../../domain/contract/market.ts';
+import { patternsApi } from '../../../domain/contract/patterns.ts';
 import { assign, fromPromise, setup } from 'xstate';
-import type { DailyBar } from '../../../domain/market/types.ts';
-import { errorMessage, get, post, seg } from '../../services/api.ts';
+import { thresholdProblem } from '../../../domain/alerts/alerts.ts';
+import { FUNDAMENTAL_TYPES, type DailyBar, type FundamentalType } from '../../../domain/market/types.ts';
+import { call, errorMessage } from '../../services/api.ts';
 import { priceRange } from './dashboard.logic.ts';
 
 /** A daily bar with the indicators the card reads (`GET /api/bars/{symbol}`). */
-export interface CardBar extends DailyBar {
-  readonly SMA_50: number | null;
-  readonly SMA_200: number | null;
-}
+export type CardBar = Pick<ChartBar, keyof DailyBar | 'SMA_50' | 'SMA_200'>;
 
 /** What the company-info body shows (the price-dependent figures are computed from the live quote). */
 export interface CompanyInfo {
@@ -36,33 +37,16 @@ export interface RecentPattern {
   readonly close: number | null;
 }
 
-/** The fundamental figures the card lists. */
-export const FUNDAMENTAL_TYPES = Object.freeze(['revenue', 'grossprofit', 'income', 'earningspershare'] as const);
+export { FUNDAMENTAL_TYPES, type FundamentalType };
 
-/** A fundamental figure type. */
-export type FundamentalType = (typeof FUNDAMENTAL_TYPES)[number];
-
-/** One fundamental figure (`GET /api/fundamentals/...`). */
-export interface Fundamental {
-  readonly end: string;
-  readonly val: number;
-  readonly fy: number;
-  readonly fp: string;
-}
+/** One fundamental figure (`GET /api/fundamentals/...`), as much as the card lists. */
+export type Fundamental = Pick<FundamentalFigure, 'end' | 'val' | 'fy' | 'fp'>;
 
 /** The latest fiscal years of each fundamental type. */
 export type Fundamentals = Readonly<Record<FundamentalType, readonly Fundamental[]>>;
 
-/** A user's alert on the symbol (`GET /personalize/stockalerts/{symbol}`). */
-export interface CardAlert {
-  readonly id: string;
-  readonly symbol: string;
-  readonly threshold: number | null;
-  readonly alerttype: 'U' | 'D';
-  readonly kind: 'PRICE' | 'SMA';
-  readonly period?: number;
-  readonly status: 'armed' | 'triggered';
-}
+/** A user's alert on the symbol (`GET /personalize/stockalerts/{symbol}`), as much as the card draws. */
+export type CardAlert = Omit<AlertAnswer, 'createdt'>;
 
 /** Years of fundamentals the card lists. */
 export const FUNDAMENTAL_YEARS = 3;
@@ -110,11 +94,6 @@ export function closesByDate(bars: readonly { date: string; close: number }[]): 
   return new Map(bars.map((b) => [b.date, b.close]));
 }
 
-interface PatternRow {
-  readonly date: string;
-  readonly stockpatterns: readonly { readonly name: string; readonly bullish: boolean | null }[];
-}
-
 /** The card's machine; its input is the symbol and the months of the slider. */
 export const cardMachine = setup({
   types: {
@@ -124,17 +103,21 @@ export const cardMachine = setup({
   },
   actors: {
     loadBars: fromPromise<CardBar[], { symbol: string; months: number }>(async ({ input, signal }) => {
-      const answer = await get<{ bars: CardBar[] }>(`/api/bars/${seg(input.symbol)}?months=${input.months}`, signal);
+      const answer = await call(marketApi.getBarsBySymbol, {
+        params: { symbol: input.symbol },
+        query: { months: input.months },
+        signal,
+      });
       return answer.bars;
     }),
     loadInfo: fromPromise<CompanyInfo, string>(async ({ input, signal }) => {
       const [companies, eps, year] = await Promise.all([
-        get<{ symbol: string; name: string; sector: string; industry: string; marketcap: number }[]>(
-          `/api/universe?q=${seg(input)}&limit=5`,
+        call(marketApi.getUniverse, { query: { q: input, limit: 5 }, signal }),
+        call(marketApi.getFundamentalsByTypeBySymbolByLimitByPeriod, {
+          params: { type: 'earningspershare', symbol: input, limit: 1, period: 'A' },
           signal,
-        ),
-        get<Fundamental[]>(`/api/fundamentals/earningspershare/${seg(input)}/1/A`, signal),
-        get<{ bars: CardBar[] }>(`/api/bars/${seg(input)}?months=12`, signal),
+        }),
+        call(marketApi.getBarsBySymbol, { params: { symbol: input }, query: { months: 12 }, signal }),
       ]);
       const company = companies.find((c) => c.symbol === input);
       return {
@@ -148,36 +131,37 @@ export const cardMachine = setup({
       };
     }),
     loadPatterns: fromPromise<RecentPattern[], string>(async ({ input, signal }) => {
-      const rows = await get<PatternRow[]>(
-        `/api/patterns/recentstkpattern/${seg(input)}/${RECENT_PATTERN_DAYS}`,
+      const rows = await call(patternsApi.getPatternsRecentstkpatternByStockByLimitdays, {
+        params: { stock: input, limitdays: RECENT_PATTERN_DAYS },
         signal,
-      );
+      });
       const oldest = rows.at(-1);
       if (oldest === undefined) return [];
-      const since = await get<{ bars: { date: string; close: number }[] }>(
-        `/api/patterns/performance/${seg(input)}/${seg(oldest.date)}`,
+      const since = await call(patternsApi.getPatternsPerformanceByStockByDatefrom, {
+        params: { stock: input, datefrom: oldest.date },
         signal,
-      );
+      });
       const closes = closesByDate(since.bars);
       return rows.map((row) => ({ date: row.date, patterns: row.stockpatterns, close: closes.get(row.date) ?? null }));
     }),
     loadFundamentals: fromPromise<Fundamentals, string>(async ({ input, signal }) => {
       const lists = await Promise.all(
         FUNDAMENTAL_TYPES.map((type) =>
-          get<Fundamental[]>(`/api/fundamentals/${type}/${seg(input)}/${FUNDAMENTAL_YEARS}/A`, signal),
+          call(marketApi.getFundamentalsByTypeBySymbolByLimitByPeriod, {
+            params: { type, symbol: input, limit: FUNDAMENTAL_YEARS, period: 'A' },
+            signal,
+          }),
         ),
       );
       return Object.fromEntries(FUNDAMENTAL_TYPES.map((type, i) => [type, lists[i] ?? []])) as unknown as Fundamentals;
     }),
     loadAlerts: fromPromise<CardAlert[], string>(async ({ input, signal }) =>
-      get<CardAlert[]>(`/personalize/stockalerts/${seg(input)}`, signal),
+      call(alertsApi.getStockalertsBySymbol, { params: { symbol: input }, signal }),
     ),
     createAlert: fromPromise<CardAlert, { symbol: string; threshold: number; alerttype: 'U' | 'D' }>(
       async ({ input }) =>
-        post<CardAlert>('/personalize/stockalerts', {
-          symbol: input.symbol,
-          close: input.threshold,
-          alerttype: input.alerttype,
+        call(alertsApi.postStockalerts, {
+          body: { symbol: input.symbol, close: input.threshold, alerttype: input.alerttype },
         }),
     ),
   },
@@ -189,8 +173,7 @@ export const cardMachine = setup({
     hasInfo: ({ context }) => context.info !== null,
     hasPatterns: ({ context }) => context.patterns !== null,
     hasFundamentals: ({ context }) => context.fundamentals !== null,
-    validAlert: ({ event }) =>
-      event.type === 'user.addAlert' && event.threshold > 0 && Number.isFinite(event.threshold),
+    validAlert: ({ event }) => event.type === 'user.addAlert' && thresholdProblem(event.threshold) === null,
     monthsChanged: ({ context, event }) => event.type === 'parent.months' && event.months !== context.months,
   },
 }).createMachine({

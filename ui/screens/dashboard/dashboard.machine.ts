@@ -5,7 +5,11 @@
  */
 import { assign, enqueueActions, fromCallback, fromPromise, setup, stateIn } from 'xstate';
 import type { Quote } from '../../../domain/market/types.ts';
-import { errorMessage, get, post, seg } from '../../services/api.ts';
+import { dashboardApi } from '../../../domain/contract/dashboard.ts';
+import { marketApi, type GicsSector, type UniverseHit as UniverseEntry } from '../../../domain/contract/market.ts';
+import { portfolioApi } from '../../../domain/contract/portfolio.ts';
+import { watchlistApi } from '../../../domain/contract/watchlist.ts';
+import { call, errorMessage } from '../../services/api.ts';
 import { live } from '../../services/live.ts';
 import {
   addLayout,
@@ -29,18 +33,10 @@ import {
 } from './dashboard.logic.ts';
 
 /** A GICS sector with its symbols, largest market cap first (`GET /api/sectors`). */
-export interface SectorEntry {
-  readonly sector: string;
-  readonly symbols: readonly string[];
-}
+export type SectorEntry = GicsSector;
 
-/** A company found by the symbol search (`GET /api/universe?q=`). */
-export interface UniverseHit {
-  readonly symbol: string;
-  readonly name: string;
-  readonly sector: string;
-  readonly marketcap: number;
-}
+/** A company found by the symbol search (`GET /api/universe?q=`): what the card lists of it. */
+export type UniverseHit = Pick<UniverseEntry, 'symbol' | 'name' | 'sector' | 'marketcap'>;
 
 /** Companies the symbol search lists at most. */
 export const SEARCH_LIMIT = 8;
@@ -186,28 +182,28 @@ function isListEvent(event: DashboardEvent): event is ListEvent {
 export const dashboardMachine = setup({
   types: { context: {} as DashboardContext, events: {} as DashboardEvent },
   actors: {
-    loadLayout: fromPromise(async () => get<LayoutEntry[]>('/personalize/dashboard')),
+    loadLayout: fromPromise<LayoutEntry[]>(async () => call(dashboardApi.getDashboard)),
     saveLayout: fromPromise<LayoutEntry[], readonly LayoutEntry[]>(async ({ input }) =>
-      post<LayoutEntry[]>('/personalize/dashboard', input),
+      call(dashboardApi.postDashboard, { body: input }),
     ),
-    loadOptions: fromPromise(async () => get<DashboardOptions>('/personalize/dashboardoptions')),
+    loadOptions: fromPromise<DashboardOptions>(async () => call(dashboardApi.getDashboardoptions)),
     saveOptions: fromPromise<DashboardOptions, DashboardOptions>(async ({ input }) =>
-      post<DashboardOptions>('/personalize/dashboardoptions', input),
+      call(dashboardApi.postDashboardoptions, { body: input }),
     ),
     loadLists: fromPromise<StockLists>(async () => {
       const [saved, portfolio, watchlist] = await Promise.all([
-        get<string[]>('/personalize/dashboardstocks'),
-        get<string[]>('/api/userstkpositions'),
-        get<string[]>('/personalize/watchlist'),
+        call(dashboardApi.getDashboardstocks),
+        call(portfolioApi.getUserstkpositions),
+        call(watchlistApi.getWatchlist),
       ]);
       return { saved, portfolio, watchlist };
     }),
     saveStocks: fromPromise<string[], readonly string[]>(async ({ input }) =>
-      post<string[]>('/personalize/dashboardstocks', input),
+      call(dashboardApi.postDashboardstocks, { body: input }),
     ),
-    loadSectors: fromPromise(async () => get<SectorEntry[]>('/api/sectors')),
+    loadSectors: fromPromise<SectorEntry[]>(async () => call(marketApi.getSectors)),
     searchUniverse: fromPromise<UniverseHit[], string>(async ({ input, signal }) =>
-      get<UniverseHit[]>(`/api/universe?q=${seg(input)}&limit=${SEARCH_LIMIT}`, signal),
+      call(marketApi.getUniverse, { query: { q: input, limit: SEARCH_LIMIT }, signal }),
     ),
     liveQuotes: fromCallback<DashboardEvent, { symbols: readonly string[] }>(({ sendBack, input }) => {
       if (input.symbols.length === 0) return undefined;

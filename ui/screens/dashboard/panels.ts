@@ -2,9 +2,12 @@
  * The machines of the dashboard's panels (components 1, 3, 4 and 5), each a {@link panelWith} with the
  * request it makes and what tells it to read again.
  */
-import type { NotificationPush } from '../../../domain/contract/socket.ts';
-import type { Quote } from '../../../domain/market/types.ts';
-import { get, seg } from '../../services/api.ts';
+import { alertsApi } from '../../../domain/contract/alerts.ts';
+import { marketApi } from '../../../domain/contract/market.ts';
+import { moversApi, type Mover, type Movers } from '../../../domain/contract/movers.ts';
+import { notificationsApi, type NotificationAnswer } from '../../../domain/contract/notifications.ts';
+import { patternsApi, type LatestPatterns } from '../../../domain/contract/patterns.ts';
+import { call } from '../../services/api.ts';
 import { live } from '../../services/live.ts';
 import type { CardAlert } from './card.machine.ts';
 import { performanceBars } from './dashboard.logic.ts';
@@ -25,15 +28,15 @@ export interface PerformanceBar {
 /** Component 1: the % change of each shown stock over the slider's period, highest first. */
 export const performanceMachine = panelWith<PerformanceInput, PerformanceBar[]>(async (input, signal) => {
   if (input.symbols.length === 0) return [];
-  const answer = await get<{ series: { symbol: string; values: (number | null)[] }[] }>(
-    `/api/performance?symbols=${input.symbols.map(seg).join(',')}&months=${input.months}`,
+  const answer = await call(marketApi.getPerformance, {
+    query: { symbols: input.symbols.join(','), months: input.months },
     signal,
-  );
+  });
   return performanceBars(answer.series);
 });
 
 /** A notification as the activity panel lists it. */
-export type ActivityNotification = Omit<NotificationPush, 'position'>;
+export type ActivityNotification = NotificationAnswer;
 
 /** Component 3's document: the user's alerts and the newest notifications. */
 export interface Activity {
@@ -51,8 +54,12 @@ export const ACTIVITY_READ_MODELS: readonly string[] = Object.freeze(['alerts', 
 export const activityMachine = panelWith<null, Activity>(
   async (_input, signal) => {
     const [alerts, notifications] = await Promise.all([
-      get<CardAlert[]>('/personalize/stockalerts', signal),
-      get<ActivityNotification[]>(`/personalize/usernotifications/ALL?limit=${ACTIVITY_NOTIFICATIONS}`, signal),
+      call(alertsApi.getStockalerts, { signal }),
+      call(notificationsApi.getUsernotificationsByType, {
+        params: { type: 'ALL' },
+        query: { limit: ACTIVITY_NOTIFICATIONS },
+        signal,
+      }),
     ]);
     return { alerts, notifications };
   },
@@ -68,17 +75,7 @@ export const activityMachine = panelWith<null, Activity>(
   },
 );
 
-/** A mover: a quote with the company name (`GET /api/market/movers`). */
-export interface Mover extends Quote {
-  readonly name: string;
-}
-
-/** Component 4's document. */
-export interface Movers {
-  readonly gainers: readonly Mover[];
-  readonly losers: readonly Mover[];
-  readonly active: readonly Mover[];
-}
+export type { LatestPatterns, Mover, Movers };
 
 /** Movers per list. */
 export const MOVERS_SHOWN = 5;
@@ -88,21 +85,12 @@ export const MOVERS_REFRESH_MS = 15_000;
 
 /** Component 4: gainers, losers and most active of the universe, read again every few seconds. */
 export const moversMachine = panelWith<null, Movers>(
-  async (_input, signal) => get<Movers>(`/api/market/movers?limit=${MOVERS_SHOWN}`, signal),
+  async (_input, signal) => call(moversApi.getMarketMovers, { query: { limit: MOVERS_SHOWN }, signal }),
   (notify) => {
     const timer = setInterval(notify, MOVERS_REFRESH_MS);
     return () => clearInterval(timer);
   },
 );
-
-/** A stock's latest patterns of one direction (`GET /realtime/stockpatterns/{symbol}`). */
-export interface LatestPatterns {
-  readonly type: 'bullish' | 'bearish' | 'neutral';
-  readonly bullish: boolean | null;
-  readonly stock: string;
-  readonly date: string;
-  readonly patterns: readonly string[];
-}
 
 /** The latest patterns of stocks, newest date first, then by symbol and direction. */
 export function sortLatestPatterns(groups: readonly LatestPatterns[]): LatestPatterns[] {
@@ -119,7 +107,7 @@ export function sortLatestPatterns(groups: readonly LatestPatterns[]): LatestPat
 export const patternsMachine = panelWith<{ readonly symbols: readonly string[] }, LatestPatterns[]>(
   async (input, signal) => {
     const lists = await Promise.all(
-      input.symbols.map((symbol) => get<LatestPatterns[]>(`/realtime/stockpatterns/${seg(symbol)}`, signal)),
+      input.symbols.map((symbol) => call(patternsApi.getRealtimeStockpatternsBySymbol, { params: { symbol }, signal })),
     );
     return sortLatestPatterns(lists.flat());
   },

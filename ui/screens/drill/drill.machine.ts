@@ -3,8 +3,10 @@
  * every sector (one line each), one sector's stocks, or symbols chosen from the universe. A second click on a
  * stock opens its chart; on a sector line it drills into that sector's stocks.
  */
+import { marketApi } from '../../../domain/contract/market.ts';
+import { portfolioApi } from '../../../domain/contract/portfolio.ts';
 import { and, assign, fromCallback, fromPromise, setup } from 'xstate';
-import { errorMessage, get } from '../../services/api.ts';
+import { call, errorMessage } from '../../services/api.ts';
 import { live } from '../../services/live.ts';
 import {
   clampMonths,
@@ -62,9 +64,7 @@ export interface DrillLines {
 /** Reads the lines of a request. */
 export async function fetchLines(request: LinesRequest): Promise<DrillLines> {
   if (request.kind === 'sectors') {
-    const answer = await get<{ dates: string[]; series: { sector: string; values: (number | null)[] }[] }>(
-      `/api/performance/sectors?months=${request.months}`,
-    );
+    const answer = await call(marketApi.getPerformanceSectors, { query: { months: request.months } });
     return {
       kind: 'sectors',
       months: request.months,
@@ -163,7 +163,7 @@ export const drillMachine = setup({
   types: { context: {} as DrillContext, events: {} as DrillEvent },
   actors: {
     loadSetup: fromPromise<DrillSetup>(async () => {
-      const [positions, groups] = await Promise.all([get<string[]>('/api/userstkpositions'), fetchSectorGroups()]);
+      const [positions, groups] = await Promise.all([call(portfolioApi.getUserstkpositions), fetchSectorGroups()]);
       return { positions, groups };
     }),
     loadLines: fromPromise<DrillLines, LinesRequest>(async ({ input }) => fetchLines(input)),

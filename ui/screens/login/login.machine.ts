@@ -2,8 +2,9 @@
  * The sign-in page: sign in or create an account on one form, errors shown in place, no page reload. A new
  * account is signed in at once.
  */
+import { authApi, type SignedIn } from '../../../domain/contract/auth.ts';
 import { assign, fromPromise, setup } from 'xstate';
-import { ApiError, errorMessage, post } from '../../services/api.ts';
+import { ApiError, call, errorMessage } from '../../services/api.ts';
 
 /** Which action the form performs. */
 export type LoginMode = 'signIn' | 'register';
@@ -15,10 +16,7 @@ export interface Credentials {
 }
 
 /** What the sign-in answers. */
-export interface SignedIn {
-  readonly username: string;
-  readonly initial: string;
-}
+export type { SignedIn };
 
 /** The page's state. */
 export interface LoginContext {
@@ -61,8 +59,8 @@ export const loginMachine = setup({
   actors: {
     signIn: fromPromise<SignedIn, Credentials & { mode: LoginMode }>(async ({ input }) => {
       const credentials = { username: input.username, password: input.password };
-      if (input.mode === 'register') await post('/api/register', credentials);
-      return post<SignedIn>('/api/login', credentials);
+      if (input.mode === 'register') await call(authApi.postRegister, { body: credentials });
+      return call(authApi.postLogin, { body: credentials });
     }),
   },
   actions: {

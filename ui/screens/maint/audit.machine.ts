@@ -3,8 +3,9 @@
  * hides the part), the user picked, that user's whole event history (read page by page), the state at the
  * moment the time slider points to, and the hash-chain verification.
  */
+import { auditApi } from '../../../domain/contract/audit.ts';
 import { assign, fromPromise, setup } from 'xstate';
-import { ApiError, errorMessage, get, seg } from '../../services/api.ts';
+import { answerAt, ApiError, call, errorMessage, urlOf } from '../../services/api.ts';
 import {
   NO_FILTER,
   type AuditAccount,
@@ -69,8 +70,12 @@ export async function readHistory(username: string, readPage: (path: string) => 
   const events: AuditEvent[] = [];
   let after: string | null = null;
   for (let page = 0; page < HISTORY_MAX_PAGES; page += 1) {
-    const query: string = after === null ? '' : `&after=${encodeURIComponent(after)}`;
-    const answer = await readPage(`/api/audit/users/${seg(username)}/events?limit=${HISTORY_PAGE_SIZE}${query}`);
+    const answer = await readPage(
+      urlOf(auditApi.getAuditUsersByUsernameEvents, {
+        params: { username },
+        query: { limit: HISTORY_PAGE_SIZE, after: after ?? undefined },
+      }),
+    );
     events.push(...answer.events);
     if (answer.next === null) return { events, truncated: false };
     after = answer.next;
@@ -94,18 +99,19 @@ const cleared = {
 export const auditMachine = setup({
   types: { context: {} as AuditContext, events: {} as AuditPanelEvent },
   actors: {
-    loadUsers: fromPromise(async () => get<AuditAccount[]>('/api/audit/users')),
+    loadUsers: fromPromise<AuditAccount[]>(async () => call(auditApi.getAuditUsers)),
     loadHistory: fromPromise<History, { username: string }>(async ({ input, signal }) =>
-      readHistory(input.username, (path) => get<AuditPage>(path, signal)),
+      readHistory(input.username, (path) => answerAt(auditApi.getAuditUsersByUsernameEvents, path, { signal })),
     ),
     loadState: fromPromise<AuditState, { username: string; position: string }>(async ({ input, signal }) =>
-      get<AuditState>(
-        `/api/audit/users/${seg(input.username)}/state?position=${encodeURIComponent(input.position)}`,
+      call(auditApi.getAuditUsersByUsernameState, {
+        params: { username: input.username },
+        query: { position: input.position },
         signal,
-      ),
+      }),
     ),
     verifyChain: fromPromise<Verification, { username: string }>(async ({ input }) =>
-      get<Verification>(`/api/audit/users/${seg(input.username)}/verify`),
+      call(auditApi.getAuditUsersByUsernameVerify, { params: { username: input.username } }),
     ),
   },
   delays: { slider: SLIDER_DEBOUNCE_MS },

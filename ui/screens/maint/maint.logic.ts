@@ -3,75 +3,10 @@
  * summary, the audit event filter and the state cards of a user at a moment.
  */
 import { USER_CONCERNS } from '../../../domain/concerns.ts';
+import type { AuditAccount, AuditEvent, AuditPage, AuditState, Verification } from '../../../domain/contract/audit.ts';
+import type { MaintStatus, ProjectionLag, RebuildDifference, RebuildJob } from '../../../domain/contract/maint.ts';
 
-/** `GET /api/maint/status`. */
-export interface MaintStatus {
-  /** The market data. */
-  readonly market: {
-    readonly asOf: string;
-    readonly symbols: number;
-    readonly bars: number;
-    readonly lastTick: string | null;
-    readonly simulated: boolean;
-    readonly from: string | null;
-    readonly to: string | null;
-    readonly source: 'simulated' | 'imported' | 'mixed';
-    readonly importedSymbols: readonly string[];
-  };
-  /** The tick source and its rate. */
-  readonly ticks: {
-    readonly source: string | null;
-    readonly live: boolean;
-    /** A provider stream's state and reason; null for other sources. */
-    readonly health: string | null;
-    readonly ticksPerSec: number;
-    readonly ticks: number;
-    readonly armedAlerts: number;
-  };
-  /** Each projection's checkpoint and lag. */
-  readonly projections: readonly ProjectionLag[];
-  /** The head of the log. */
-  readonly events: { readonly head: string };
-}
-
-/** One projection's checkpoint and lag. */
-export interface ProjectionLag {
-  readonly name: string;
-  readonly position: string;
-  readonly behind: boolean;
-  readonly lagEvents: number;
-  readonly lagMs: number;
-}
-
-/** One document that differs between the live read models and the replay. */
-export interface RebuildDifference {
-  readonly collection: string;
-  /** The document key, or null when it is another user's. */
-  readonly key: string | null;
-  readonly kind: 'changed' | 'missing' | 'extra';
-  readonly path: string;
-}
-
-/** `GET /api/maint/rebuild`: the check running or last run. */
-export interface RebuildJob {
-  readonly jobId: string | null;
-  readonly state: 'idle' | 'running' | 'done' | 'failed';
-  readonly processed: number;
-  readonly total: number;
-  readonly differences: readonly RebuildDifference[];
-  readonly differenceCount: number;
-  readonly collections: readonly {
-    readonly collection: string;
-    readonly compared: number;
-    readonly differences: number;
-    readonly skipped: number;
-  }[];
-  readonly head: string | null;
-  readonly eventsPerSec: number | null;
-  readonly error: string | null;
-  readonly startedAt: string | null;
-  readonly finishedAt: string | null;
-}
+export type { MaintStatus, ProjectionLag, RebuildDifference, RebuildJob };
 
 /** A job that has just been started, before its first poll. */
 export function startedJob(jobId: string): RebuildJob {
@@ -117,58 +52,7 @@ export function durationText(ms: number): string {
   return `${minutes} min ${Math.round((ms % 60_000) / 1000)} s`;
 }
 
-/** An account as `GET /api/audit/users` lists it. */
-export interface AuditAccount {
-  readonly username: string;
-  readonly roles: readonly string[];
-  readonly registeredAt: string;
-  readonly lastSignInAt: string | null;
-}
-
-/** An event of a user's history as the audit routes answer it. */
-export interface AuditEvent {
-  readonly id: string;
-  readonly stream: string;
-  readonly type: string;
-  readonly revision: number;
-  readonly position: string;
-  readonly at: string;
-  readonly actor: string | null;
-  readonly data: unknown;
-  /** Whether the event's hash verifies (absent for events without one). */
-  readonly hashOk?: boolean;
-}
-
-/** `GET /api/audit/users/{u}/events`: one page. */
-export interface AuditPage {
-  readonly events: readonly AuditEvent[];
-  readonly next: string | null;
-}
-
-/** `GET /api/audit/users/{u}/state`: each concern's state by name, and what was folded. */
-export type AuditState = {
-  readonly username: string;
-  readonly through: string | null;
-  readonly eventCount: number;
-  readonly at?: string;
-  readonly position?: string;
-} & Readonly<Record<string, unknown>>;
-
-/** `GET /api/audit/users/{u}/verify`. */
-export interface Verification {
-  readonly username: string;
-  readonly intact: boolean;
-  readonly events: number;
-  readonly streams: number;
-  readonly firstBreak: {
-    readonly stream: string;
-    readonly revision: number;
-    readonly eventId: string;
-    readonly reason: string;
-    readonly position: string;
-  } | null;
-  readonly summary: string;
-}
+export type { AuditAccount, AuditEvent, AuditPage, AuditState, Verification };
 
 /** The event list's filter: one type (all when empty) and a time range (ISO, open when empty). */
 export interface EventFilter {

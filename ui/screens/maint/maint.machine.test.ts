@@ -43,7 +43,16 @@ function job(state: RebuildJob['state'], processed: number, total: number, diffe
     differences: differenceCount
       ? [{ collection: 'watchlist', key: null, kind: 'changed', path: 'value.symbols[0]' }]
       : [],
-    collections: [{ collection: 'watchlist', compared: 3, differences: differenceCount, skipped: 0 }],
+    collections: [
+      {
+        collection: 'watchlist',
+        compared: 3,
+        differences: differenceCount,
+        skipped: 0,
+        liveCheckpoint: '1/1',
+        liveBehind: false,
+      },
+    ],
   };
 }
 

@@ -3,9 +3,11 @@
  * few seconds while the page is open, and the rebuild check (started, polled while it runs, its result kept).
  * The audit part is its own machine, invoked as the child `audit` once the session says the user is an auditor.
  */
+import { maintApi } from '../../../domain/contract/maint.ts';
 import { assign, fromPromise, setup } from 'xstate';
+import { authApi } from '../../../domain/contract/auth.ts';
 import type { SessionAnswer } from '../../../domain/contract/session.ts';
-import { ApiError, errorMessage, get, post } from '../../services/api.ts';
+import { ApiError, call, errorMessage } from '../../services/api.ts';
 import { auditMachine } from './audit.machine.ts';
 import { startedJob, type MaintStatus, type RebuildJob } from './maint.logic.ts';
 
@@ -41,10 +43,10 @@ export const maintMachine = setup({
     children: {} as { audit: 'audit' },
   },
   actors: {
-    loadStatus: fromPromise<MaintStatus>(async ({ signal }) => get<MaintStatus>('/api/maint/status', signal)),
-    readRebuild: fromPromise<RebuildJob>(async ({ signal }) => get<RebuildJob>('/api/maint/rebuild', signal)),
-    startRebuild: fromPromise(async () => post<{ jobId: string; state: 'running' }>('/api/maint/rebuild')),
-    loadSession: fromPromise<SessionAnswer>(async ({ signal }) => get<SessionAnswer>('/api/session', signal)),
+    loadStatus: fromPromise<MaintStatus>(async ({ signal }) => call(maintApi.getMaintStatus, { signal })),
+    readRebuild: fromPromise<RebuildJob>(async ({ signal }) => call(maintApi.getMaintRebuild, { signal })),
+    startRebuild: fromPromise(async () => call(maintApi.postMaintRebuild)),
+    loadSession: fromPromise<SessionAnswer>(async ({ signal }) => call(authApi.getSession, { signal })),
     audit: auditMachine,
   },
   delays: { statusPoll: STATUS_POLL_MS, rebuildPoll: REBUILD_POLL_MS },

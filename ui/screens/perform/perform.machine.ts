@@ -3,8 +3,10 @@
  * line a stock's cumulative % change over the slider's months; lines are highlighted, isolated, opened and
  * removed per chart.
  */
+import { PERFORMANCE_MAX, marketApi } from '../../../domain/contract/market.ts';
+import { sectorsApi } from '../../../domain/contract/sectors.ts';
 import { assign, fromCallback, fromPromise, setup } from 'xstate';
-import { errorMessage, get } from '../../services/api.ts';
+import { call, errorMessage } from '../../services/api.ts';
 import { live } from '../../services/live.ts';
 import {
   clampMonths,
@@ -38,14 +40,11 @@ export interface SectorGroups {
 }
 
 /** Most symbols one performance request names (the route's limit). */
-export const PERFORMANCE_BATCH = 100;
+export const PERFORMANCE_BATCH = PERFORMANCE_MAX;
 
 /** Reads the GICS sectors of the universe and the user's own sectors. */
 export async function fetchSectorGroups(): Promise<SectorGroups> {
-  const [gics, mine] = await Promise.all([
-    get<{ sector: string; symbols: string[] }[]>('/api/sectors'),
-    get<{ id: string; name: string; symbols: string[] }[]>('/personalize/sectors'),
-  ]);
+  const [gics, mine] = await Promise.all([call(marketApi.getSectors), call(sectorsApi.getSectors)]);
   return {
     gics: gics.map((g) => ({ id: `gics:${g.sector}`, name: g.sector, symbols: g.symbols, mine: false })),
     mine: mine.map((s) => ({ id: `mine:${s.id}`, name: s.name, symbols: s.symbols, mine: true })),
@@ -73,9 +72,7 @@ export function batches<T>(list: readonly T[], size: number): T[][] {
 export async function fetchPerformance(symbols: readonly string[], months: number): Promise<PerformanceData> {
   const answers = await Promise.all(
     batches(symbols, PERFORMANCE_BATCH).map((batch) =>
-      get<{ dates: string[]; series: { symbol: string; values: (number | null)[] }[] }>(
-        `/api/performance?symbols=${batch.map(encodeURIComponent).join(',')}&months=${months}`,
-      ),
+      call(marketApi.getPerformance, { query: { symbols: batch.join(','), months } }),
     ),
   );
   const values: Record<string, readonly (number | null)[]> = {};

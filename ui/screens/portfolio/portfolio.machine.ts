@@ -4,11 +4,13 @@
  * removes its lots. Changes are sent to the server one after the other and its answers are the truth. A load
  * that fails keeps its message and stops loading (spec section 8); a change made elsewhere is read again.
  */
+import { marketApi } from '../../../domain/contract/market.ts';
+import { portfolioApi } from '../../../domain/contract/portfolio.ts';
 import { assign, fromCallback, fromPromise, sendTo, setup } from 'xstate';
 import type { LotFields } from '../../../domain/positions/lots.ts';
 import type { Quote } from '../../../domain/market/types.ts';
 import type { UniverseHit } from '../../components/symbolSearch.machine.ts';
-import { errorMessage, get, post, seg } from '../../services/api.ts';
+import { call, errorMessage } from '../../services/api.ts';
 import { live } from '../../services/live.ts';
 import { showToast } from '../../services/toast.ts';
 import {
@@ -115,9 +117,7 @@ function watched(context: Pick<PortfolioContext, 'symbols'>): readonly string[] 
 
 async function loadLots(symbols: readonly string[]): Promise<LotsBySymbol> {
   const answers = await Promise.all(
-    symbols.map((symbol) =>
-      get<{ symbol: string; positions: PositionLot[] }>(`/personalize/userPositions/${seg(symbol)}`),
-    ),
+    symbols.map((symbol) => call(portfolioApi.getUserPositionsBySymbol, { params: { symbol } })),
   );
   return Object.fromEntries(answers.map((answer) => [answer.symbol, answer.positions]));
 }
@@ -128,29 +128,27 @@ export const portfolioMachine = setup({
   actors: {
     loadPortfolio: fromPromise<PortfolioLoad>(async () => {
       const [symbols, universe] = await Promise.all([
-        get<string[]>('/api/userstkpositions'),
-        get<UniverseHit[]>('/api/universe'),
+        call(portfolioApi.getUserstkpositions),
+        call(marketApi.getUniverse),
       ]);
       const [lots, quotes] = await Promise.all([loadLots(symbols), loadQuotes(symbols)]);
       return { symbols, lots, companies: companiesBySymbol(universe), quotes };
     }),
     readPortfolio: fromPromise<PortfolioLoad>(async () => {
-      const symbols = await get<string[]>('/api/userstkpositions');
+      const symbols = await call(portfolioApi.getUserstkpositions);
       return { symbols, lots: await loadLots(symbols) };
     }),
     saveChange: fromPromise<PortfolioAnswer, PortfolioChange>(async ({ input }) => {
-      const symbol = seg(input.symbol);
+      const params = { symbol: input.symbol };
       switch (input.kind) {
         case 'addSymbol':
-          return { symbols: await post<string[]>('/personalize/userstockportfolio', [input.symbol]) };
+          return { symbols: await call(portfolioApi.postUserstockportfolio, { body: [input.symbol] }) };
         case 'removeSymbol':
-          return { symbols: await post<string[]>(`/personalize/delstockfromportfolio/${symbol}`) };
+          return { symbols: await call(portfolioApi.postDelstockfromportfolioBySymbol, { params }) };
         case 'addLot':
-          return post<{ symbol: string; positions: PositionLot[] }>(`/personalize/userPositions/${symbol}`, input.lot);
+          return call(portfolioApi.postUserPositionsBySymbol, { params, body: input.lot });
         case 'removeLot':
-          return post<{ symbol: string; positions: PositionLot[] }>(`/personalize/deluserPositions/${symbol}`, {
-            id: input.id,
-          });
+          return call(portfolioApi.postDeluserPositionsBySymbol, { params, body: { id: input.id } });
       }
     }),
     quoteFeed: liveQuoteFeed,

@@ -10,92 +10,27 @@ import {
   LAMBDA_RANGE,
   type PredictionModelKind,
 } from '../../../domain/prediction/spec.ts';
+import type { PredictionFit, PredictionModelAnswer } from '../../../domain/contract/prediction.ts';
 import { PREDICTION_NAME_MAX_LENGTH } from '../../../domain/prediction/predictions.ts';
 import { formatNumber } from '../../../domain/format.ts';
 
+/** A saved model as `GET /personalize/predictions` lists it: the request it was fitted with, and more. */
+export type SavedModel = PredictionModelAnswer;
+
 /** The features of a request as the fit route reads them. */
-export interface PredictFeatures {
-  /** Lagged daily returns, 0 for none. */
-  readonly lagReturns: number;
-  /** RSI 14. */
-  readonly rsi: boolean;
-  /** Distance of the close from SMA 50 and SMA 200. */
-  readonly smaDistance: boolean;
-  /** Log volume z-score. */
-  readonly volume: boolean;
-}
+export type PredictFeatures = SavedModel['features'];
 
-/** A fit request, as `POST /api/prediction/fit` takes it. */
-export interface PredictRequest {
-  /** The symbol. */
-  readonly symbol: string;
-  /** Trading days ahead. */
-  readonly horizon: number;
-  /** `ridge` or `poly`. */
-  readonly model: PredictionModelKind;
-  /** Polynomial degree, only with `poly`. */
-  readonly degree?: number;
-  /** The L2 penalty. */
-  readonly lambda: number;
-  /** The features read. */
-  readonly features: PredictFeatures;
-}
-
-/** MAE, RMSE and direction hit rate of one forecaster. */
-export interface ErrorFigures {
-  /** Mean absolute error of the forecast price. */
-  readonly mae: number;
-  /** Root mean square error of the forecast price. */
-  readonly rmse: number;
-  /** Share of forecasts that got the direction right, 0–1. */
-  readonly hitRate: number;
-}
-
-/** The walk-forward figures of a fit beside the naive baseline's. */
-export interface PredictMetrics {
-  /** The model's figures. */
-  readonly model: ErrorFigures;
-  /** The naive baseline's figures (tomorrow = today). */
-  readonly baseline: ErrorFigures;
-  /** Whether the model's RMSE is below the baseline's. */
-  readonly beatsBaseline: boolean;
-  /** The sentence saying so. */
-  readonly verdict: string;
-  /** Out-of-sample forecasts counted. */
-  readonly samples: number;
-}
+/** A fit request, as `POST /api/prediction/fit` takes it (and a saved model keeps it). */
+export type PredictRequest = Pick<SavedModel, 'symbol' | 'horizon' | 'model' | 'degree' | 'lambda' | 'features'>;
 
 /** A fit as `POST /api/prediction/fit` answers it. */
-export interface FitResult {
-  /** The symbol. */
-  readonly symbol: string;
-  /** Trading days ahead. */
-  readonly horizon: number;
-  /** The last bar's date. */
-  readonly asOf: string;
-  /** The walk-forward figures. */
-  readonly metrics: PredictMetrics;
-  /** The next `horizon` trading days with the 10%–90% interval. */
-  readonly forecast: readonly { date: string; price: number; low: number; high: number }[];
-  /** The last closes. */
-  readonly history: readonly { date: string; close: number }[];
-  /** The intercept then one weight per feature. */
-  readonly coefficients: readonly { feature: string; weight: number }[];
-}
+export type FitResult = PredictionFit;
 
-/** A saved model as `GET /personalize/predictions` lists it: the request it was fitted with, and more. */
-export interface SavedModel extends PredictRequest {
-  /** The model's id. */
-  readonly id: string;
-  /** Its name. */
-  readonly name: string;
-  /** The walk-forward figures when saved. */
-  readonly metrics: PredictMetrics;
-  /** The last bar's date when saved. */
-  readonly asOf: string;
-  /** When it was saved. */
-  readonly createdt: string;
-}
+/** The walk-forward figures of a fit beside the naive baseline's. */
+export type PredictMetrics = FitResult['metrics'];
+
+/** MAE, RMSE and direction hit rate of one forecaster. */
+export type ErrorFigures = PredictMetrics['model'];
 
 /** The form as the user fills it; numbers are kept as typed and checked by {@link requestFromForm}. */
 export interface PredictForm {

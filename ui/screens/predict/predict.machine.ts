@@ -3,8 +3,9 @@
  * baseline, run on the server), and the user's saved models (save the model shown, delete one, open one to fit it
  * again with its parameters). The saved list is read again when it changes elsewhere.
  */
+import { predictionApi } from '../../../domain/contract/prediction.ts';
 import { assign, fromCallback, fromPromise, setup } from 'xstate';
-import { errorMessage, get, post, request, seg } from '../../services/api.ts';
+import { call, errorMessage } from '../../services/api.ts';
 import { live } from '../../services/live.ts';
 import { showToast } from '../../services/toast.ts';
 import {
@@ -83,14 +84,14 @@ export const predictMachine = setup({
   },
   actors: {
     fitModel: fromPromise<FitResult, PredictRequest>(async ({ input, signal }) =>
-      request<FitResult>('POST', '/api/prediction/fit', { body: input, signal }),
+      call(predictionApi.postPredictionFit, { body: input, signal }),
     ),
-    loadModels: fromPromise(async () => get<SavedModel[]>('/personalize/predictions')),
+    loadModels: fromPromise<SavedModel[]>(async () => call(predictionApi.getPredictions)),
     saveModel: fromPromise<SavedModel, SaveRequest>(async ({ input }) =>
-      post<SavedModel>('/personalize/predictions', input),
+      call(predictionApi.postPredictions, { body: input }),
     ),
     deleteModel: fromPromise<{ id: string }, { id: string }>(async ({ input }) =>
-      post<{ id: string; deleted: true }>(`/personalize/delprediction/${seg(input.id)}`),
+      call(predictionApi.postDelpredictionById, { params: { id: input.id } }),
     ),
     liveChanges: fromCallback<PredictEvent>(({ sendBack }) =>
       live.onReadModelChanged((change) => {

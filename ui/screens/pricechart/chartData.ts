@@ -3,17 +3,20 @@
  * bars and into today's minute candles, support and resistance from swing highs and lows, and the chart
  * elements of alerts, levels, patterns and compared symbols.
  */
-import type { DailyBar, Quote } from '../../../domain/market/types.ts';
+import {
+  ALERT_THRESHOLD_MAX,
+  thresholdProblem as alertThresholdProblem,
+  type ThresholdProblem,
+} from '../../../domain/alerts/alerts.ts';
+import type { AlertAnswer } from '../../../domain/contract/alerts.ts';
+import type { ChartBar } from '../../../domain/contract/market.ts';
+import type { PatternRowAnswer } from '../../../domain/contract/patterns.ts';
+import type { Quote } from '../../../domain/market/types.ts';
+import { SMA_PERIODS, type SmaPeriod } from '../../../domain/screener/query.ts';
 import { normalizeSeries, trimToLength, type ChartElement, type MarkerPoint } from './chartElements.ts';
 
 /** A daily bar as `GET /api/bars/{symbol}` answers it. */
-export interface Bar extends DailyBar {
-  readonly SMA_20: number | null;
-  readonly SMA_50: number | null;
-  readonly SMA_100: number | null;
-  readonly SMA_200: number | null;
-  readonly rsi_14: number | null;
-}
+export type Bar = ChartBar;
 
 /** A minute candle of today, built from live quotes. */
 export interface Candle {
@@ -30,32 +33,12 @@ export interface Candle {
 }
 
 /** A pattern row as `GET /api/patterns/recentstkpattern/{stock}/{limitdays}` answers it. */
-export interface PatternRow {
-  readonly id: string;
-  readonly symbol: string;
-  readonly date: string;
-  readonly stockpatterns: readonly { readonly name: string; readonly bullish: boolean | null }[];
-}
+export type PatternRow = PatternRowAnswer;
 
 /** An alert as the alert routes answer it. */
-export interface ChartAlert {
-  readonly id: string;
-  readonly symbol: string;
-  /** The price threshold (null on SMA alerts). */
-  readonly threshold: number | null;
-  /** `U` fires at or above, `D` at or below. */
-  readonly alerttype: 'U' | 'D';
-  readonly kind: 'PRICE' | 'SMA';
-  readonly period?: number;
-  readonly status: 'armed' | 'triggered';
-  readonly createdt: string;
-}
+export type ChartAlert = AlertAnswer;
 
-/** The moving-average periods of the chips and of SMA alerts. */
-export const SMA_PERIODS = [20, 50, 100, 200] as const;
-
-/** A moving-average period. */
-export type SmaPeriod = (typeof SMA_PERIODS)[number];
+export { SMA_PERIODS, type SmaPeriod };
 
 /** The overlays shown when the chart opens. */
 export const DEFAULT_SMAS: readonly SmaPeriod[] = [50, 200];
@@ -455,15 +438,17 @@ export function defaultDirection(price: number, last: number | null): 'U' | 'D' 
   return last === null || price >= last ? 'U' : 'D';
 }
 
-/** Highest alert threshold the server accepts. */
-export const THRESHOLD_MAX = 1_000_000;
+/** What the alert form says of a threshold that breaks the alert threshold rule of the domain. */
+const THRESHOLD_TEXT: Readonly<Record<ThresholdProblem, string>> = {
+  not_a_number: 'Price: enter a number',
+  below_minimum: 'Price: at least 0.01',
+  above_maximum: `Price: at most ${ALERT_THRESHOLD_MAX}`,
+};
 
 /** What is wrong with a typed threshold, or null when it can be sent. */
 export function thresholdProblem(price: number): string | null {
-  if (!Number.isFinite(price)) return 'Price: enter a number';
-  if (price < 0.01) return 'Price: at least 0.01';
-  if (price > THRESHOLD_MAX) return `Price: at most ${THRESHOLD_MAX}`;
-  return null;
+  const problem = alertThresholdProblem(price);
+  return problem === null ? null : THRESHOLD_TEXT[problem];
 }
 
 /**

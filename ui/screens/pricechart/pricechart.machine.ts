@@ -4,9 +4,13 @@
  * symbols, live quotes, and chart snapshots. Four regions run side by side: the chart, the alerts, the compare
  * form and the snapshot button.
  */
+import { alertsApi, type AlertRequest } from '../../../domain/contract/alerts.ts';
+import { marketApi } from '../../../domain/contract/market.ts';
+import { patternsApi } from '../../../domain/contract/patterns.ts';
+import { snapshotsApi } from '../../../domain/contract/snapshots.ts';
 import { assign, fromCallback, fromPromise, setup } from 'xstate';
 import type { Quote } from '../../../domain/market/types.ts';
-import { ApiError, errorMessage, get, post, seg } from '../../services/api.ts';
+import { ApiError, call, errorMessage } from '../../services/api.ts';
 import { live } from '../../services/live.ts';
 import { showToast } from '../../services/toast.ts';
 import { addedIds, compareColor, hideElements, type ChartElement } from './chartElements.ts';
@@ -121,16 +125,7 @@ export interface ChartLoad {
   readonly compareBars: Readonly<Record<string, readonly Bar[]>>;
 }
 
-/** The body of `POST /personalize/stockalerts`. */
-export interface AlertRequest {
-  readonly symbol: string;
-  readonly alerttype: 'U' | 'D';
-  readonly close?: number;
-  readonly id?: string;
-  readonly update?: boolean;
-  readonly kind?: 'PRICE' | 'SMA';
-  readonly period?: number;
-}
+export type { AlertRequest };
 
 /** What a compare load asks for and answers. */
 export interface CompareLoad {
@@ -259,7 +254,11 @@ export function loadFailure(error: unknown, symbol: string): string {
 }
 
 async function fetchBars(symbol: string, duration: Duration, signal: AbortSignal): Promise<Bar[]> {
-  const answer = await get<{ bars: Bar[] }>(`/api/bars/${seg(symbol)}?months=${durationMonths(duration)}`, signal);
+  const answer = await call(marketApi.getBarsBySymbol, {
+    params: { symbol },
+    query: { months: durationMonths(duration) },
+    signal,
+  });
   return barsOfDuration(duration, answer.bars);
 }
 
@@ -277,10 +276,10 @@ export const priceChartMachine = setup({
           fetchBars(input.symbol, input.duration, signal),
           input.duration === '1D'
             ? Promise.resolve([] as PatternRow[])
-            : get<PatternRow[]>(
-                `/api/patterns/recentstkpattern/${seg(input.symbol)}/${patternDays(input.duration)}`,
+            : call(patternsApi.getPatternsRecentstkpatternByStockByLimitdays, {
+                params: { stock: input.symbol, limitdays: patternDays(input.duration) },
                 signal,
-              ),
+              }),
           ...input.compares.map((s) => fetchBars(s, input.duration, signal)),
         ]);
         const compareBars = Object.fromEntries(input.compares.map((s, i) => [s, others[i] ?? []]));
@@ -290,13 +289,13 @@ export const priceChartMachine = setup({
       }
     }),
     loadAlerts: fromPromise<ChartAlert[], { symbol: string }>(async ({ input, signal }) =>
-      get<ChartAlert[]>(`/personalize/stockalerts/${seg(input.symbol)}`, signal),
+      call(alertsApi.getStockalertsBySymbol, { params: { symbol: input.symbol }, signal }),
     ),
     saveAlert: fromPromise<ChartAlert, AlertRequest>(async ({ input }) =>
-      post<ChartAlert>('/personalize/stockalerts', input),
+      call(alertsApi.postStockalerts, { body: input }),
     ),
     deleteAlert: fromPromise<{ id: string }, { id: string }>(async ({ input }) =>
-      post<{ id: string }>(`/personalize/deletealert/${seg(input.id)}`),
+      call(alertsApi.postDeletealertById, { params: { id: input.id } }),
     ),
     loadCompare: fromPromise<CompareLoad, { symbol: string; mode: Compare['mode']; duration: Duration }>(
       async ({ input, signal }) => {
@@ -321,11 +320,7 @@ export const priceChartMachine = setup({
         width: Math.max(600, input.graph.clientWidth),
         height: Math.max(360, input.graph.clientHeight),
       });
-      return post<{ id: string; title: string }>('/personalize/snapshots', {
-        symbol: input.symbol,
-        title: input.title,
-        image,
-      });
+      return call(snapshotsApi.postSnapshots, { body: { symbol: input.symbol, title: input.title, image } });
     }),
     liveQuotes: fromCallback<PriceChartEvent, { symbol: string }>(({ sendBack, input }) =>
       live.onQuotes([input.symbol], (quote) => sendBack({ type: 'server.quote', quote })),

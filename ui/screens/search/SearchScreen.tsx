@@ -61,9 +61,9 @@ function patternsText(patterns: readonly string[]): string {
   return patterns.map((p) => patternInfo(p)?.label ?? p).join(', ');
 }
 
-/** The result columns: the query's columns come first after the name, marked, and SMA 20/100 only when asked for. */
-export function resultColumns(used: ReadonlySet<string>, rows: readonly ResultRow[]): ColDef<ResultRow>[] {
-  const numeric = (field: 'SMA_20' | 'SMA_50' | 'SMA_100' | 'SMA_200' | 'rsi_14', headerName: string) => ({
+/** The result columns: the query's columns come first after the name, marked. */
+export function resultColumns(used: ReadonlySet<string>): ColDef<ResultRow>[] {
+  const numeric = (field: 'SMA_50' | 'SMA_200' | 'rsi_14', headerName: string) => ({
     field,
     headerName,
     width: 100,
@@ -81,9 +81,7 @@ export function resultColumns(used: ReadonlySet<string>, rows: readonly ResultRo
       type: 'numericColumn',
       valueFormatter: (p) => show(p.value as number),
     },
-    numeric('SMA_20', 'SMA 20'),
     numeric('SMA_50', 'SMA 50'),
-    numeric('SMA_100', 'SMA 100'),
     numeric('SMA_200', 'SMA 200'),
     numeric('rsi_14', 'RSI 14'),
     {
@@ -95,13 +93,7 @@ export function resultColumns(used: ReadonlySet<string>, rows: readonly ResultRo
       comparator: (a: readonly string[], b: readonly string[]) => a.length - b.length,
     },
   ];
-  const optional = new Set(['SMA_20', 'SMA_100']);
-  const visible = all.filter((col) => {
-    const key = col.field ?? '';
-    if (!optional.has(key)) return true;
-    return used.has(key) && rows.some((r) => r[key as 'SMA_20'] !== undefined);
-  });
-  const marked = visible.map((col) =>
+  const marked = all.map((col) =>
     used.has(col.field ?? '')
       ? { ...col, headerClass: 'query-column', cellClass: 'query-column', headerTooltip: 'Used by the query' }
       : col,
@@ -130,7 +122,7 @@ export default function SearchScreen() {
   const bottomShown = state.matches({ bottom: 'shown' });
   const streaming = state.matches({ stream: 'on' });
   const used = useMemo(() => queryColumns(ctx.clauses), [ctx.clauses]);
-  const columns = useMemo(() => resultColumns(used, ctx.rows), [used, ctx.rows]);
+  const columns = useMemo(() => resultColumns(used), [used]);
   const chartStatus = state.matches({ chart: 'loading' })
     ? 'loading'
     : state.matches({ chart: 'ready' })

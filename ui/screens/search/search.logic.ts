@@ -13,6 +13,8 @@ import {
   type Clause,
   type LabelledClause,
 } from '../../../domain/screener/query.ts';
+import type { QueryAnswer } from '../../../domain/contract/queries.ts';
+import type { Preset, ScreenerResult } from '../../../domain/contract/screener.ts';
 import type { Quote } from '../../../domain/market/types.ts';
 import { formatNumber } from '../../../domain/format.ts';
 
@@ -44,42 +46,13 @@ export function formatPrice(value: number | null | undefined): string {
   return value.toLocaleString('en-US', { maximumFractionDigits: 2 });
 }
 
-/** A preset search as `GET /api/screener/presets` answers it. */
-export interface Preset {
-  readonly name: string;
-  readonly query: readonly LabelledClause[];
-}
+export type { Preset, ScreenerResult };
 
 /** A saved query as `GET /personalize/stockalertquery` answers it. */
-export interface SavedQuery {
-  readonly id: string;
-  readonly queryname: string;
-  readonly query: readonly LabelledClause[];
-  readonly type: string;
-}
+export type SavedQuery = QueryAnswer;
 
-/** One row of `POST /api/screener/run` (SMA 20/100 only when the server sends them). */
-export interface ScreenerRow {
-  readonly symbol: string;
-  readonly name: string;
-  readonly sector: string;
-  readonly close: number;
-  readonly changepct: number;
-  readonly marketcap: number;
-  readonly capclass: string;
-  readonly SMA_20?: number | null;
-  readonly SMA_50: number | null;
-  readonly SMA_100?: number | null;
-  readonly SMA_200: number | null;
-  readonly rsi_14: number | null;
-  readonly patterns: readonly string[];
-}
-
-/** The answer of a run. */
-export interface ScreenerResult {
-  readonly rows: readonly ScreenerRow[];
-  readonly total: number;
-}
+/** One row of `POST /api/screener/run`. */
+export type ScreenerRow = ScreenerResult['rows'][number];
 
 /** A result row as the grid shows it: the last price move flashes (`flashSeq` restarts the animation). */
 export interface ResultRow extends ScreenerRow {

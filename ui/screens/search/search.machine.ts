@@ -3,10 +3,13 @@
  * while the stream is on, re-run at most every 5 s while prices move), saving and deleting queries, and the
  * screener state of the spec (the click-context list, the bottom container with the clicked row's chart).
  */
+import { marketApi, type ChartBar as ChartBarAnswer } from '../../../domain/contract/market.ts';
+import { queriesApi } from '../../../domain/contract/queries.ts';
+import { screenerApi } from '../../../domain/contract/screener.ts';
 import { assign, fromCallback, fromPromise, raise, setup } from 'xstate';
 import type { LabelledClause } from '../../../domain/screener/query.ts';
 import type { DailyBar, Quote } from '../../../domain/market/types.ts';
-import { errorMessage, get, post, seg } from '../../services/api.ts';
+import { call, errorMessage } from '../../services/api.ts';
 import { live } from '../../services/live.ts';
 import { showToast } from '../../services/toast.ts';
 import {
@@ -36,11 +39,8 @@ import {
   type ScreenerResult,
 } from './search.logic.ts';
 
-/** A daily bar of `GET /api/bars/{symbol}`. */
-export interface ChartBar extends DailyBar {
-  readonly SMA_50: number | null;
-  readonly SMA_200: number | null;
-}
+/** A daily bar of `GET /api/bars/{symbol}`, as much as the bottom chart draws. */
+export type ChartBar = Pick<ChartBarAnswer, keyof DailyBar | 'SMA_50' | 'SMA_200'>;
 
 /** Months of daily bars the bottom chart shows. */
 export const CHART_MONTHS = 3;
@@ -119,25 +119,28 @@ export interface RunInput {
 export const searchMachine = setup({
   types: { context: {} as SearchContext, events: {} as SearchEvent },
   actors: {
-    loadLists: fromPromise(async () => {
+    loadLists: fromPromise<{ presets: Preset[]; saved: SavedQuery[] }>(async () => {
       const [presets, saved] = await Promise.all([
-        get<Preset[]>('/api/screener/presets'),
-        get<SavedQuery[]>('/personalize/stockalertquery'),
+        call(screenerApi.getScreenerPresets),
+        call(queriesApi.getStockalertquery),
       ]);
       return { presets, saved };
     }),
-    loadSaved: fromPromise(async () => get<SavedQuery[]>('/personalize/stockalertquery')),
+    loadSaved: fromPromise<SavedQuery[]>(async () => call(queriesApi.getStockalertquery)),
     runQuery: fromPromise<ScreenerResult, RunInput>(async ({ input }) =>
-      post<ScreenerResult>('/api/screener/run', { query: input.query, limit: input.limit }),
+      call(screenerApi.postScreenerRun, { body: { query: input.query, limit: input.limit } }),
     ),
     saveQuery: fromPromise<SavedQuery, { queryname: string; query: readonly LabelledClause[] }>(async ({ input }) =>
-      post<SavedQuery>('/personalize/stockalertquery', { queryname: input.queryname, query: input.query }),
+      call(queriesApi.postStockalertquery, { body: { queryname: input.queryname, query: input.query } }),
     ),
     deleteQuery: fromPromise<unknown, { id: string }>(async ({ input }) =>
-      post(`/personalize/delstkalertqry/${seg(input.id)}`),
+      call(queriesApi.postDelstkalertqryById, { params: { id: input.id } }),
     ),
     loadBars: fromPromise<readonly ChartBar[], { symbol: string }>(async ({ input }) => {
-      const answer = await get<{ bars: ChartBar[] }>(`/api/bars/${seg(input.symbol)}?months=${CHART_MONTHS}`);
+      const answer = await call(marketApi.getBarsBySymbol, {
+        params: { symbol: input.symbol },
+        query: { months: CHART_MONTHS },
+      });
       return answer.bars;
     }),
     liveQuotes: fromCallback<SearchEvent, { symbols: readonly string[] }>(({ sendBack, input }) => {

@@ -3,42 +3,30 @@
  * list, the checks made before sending (name length and uniqueness, symbol syntax), and the words of the
  * confirmations.
  */
+import type { GicsSector, UniverseHit } from '../../../domain/contract/market.ts';
+import type { SectorAnswer } from '../../../domain/contract/sectors.ts';
+import { SECTOR_SYMBOLS_LIMIT } from '../../../domain/sectors/sectors.ts';
+import type { Sector } from '../../../domain/market/types.ts';
 import { isSymbol } from '../../../domain/symbol.ts';
 
 /** Longest sector name (the server's rule). */
 export const SECTOR_NAME_MAX = 40;
 
 /** Most symbols one sector holds (the server's rule). */
-export const SECTOR_SYMBOLS_MAX = 100;
+export const SECTOR_SYMBOLS_MAX = SECTOR_SYMBOLS_LIMIT;
 
 /** A user-defined sector as `GET /personalize/sectors` answers it. */
-export interface UserSector {
-  readonly id: string;
-  readonly name: string;
-  readonly symbols: readonly string[];
-  readonly createdt: string;
-}
+export type UserSector = SectorAnswer;
 
-/** One of the universe's GICS sectors as `GET /api/sectors` answers it. */
-export interface GicsSector {
-  readonly sector: string;
-  readonly symbols: readonly string[];
-}
+export type { GicsSector };
 
 /** A company of the universe as `GET /api/universe` answers it. */
-export interface UniverseEntry {
-  readonly symbol: string;
-  readonly name: string;
-  readonly sector: string;
-  readonly industry: string;
-  readonly marketcap: number;
-  readonly capclass: string;
-}
+export type UniverseEntry = UniverseHit;
 
 /** A change the user asks for; each is one command (one event) on the server. */
 export type SectorChange =
   | { readonly kind: 'create'; readonly name: string; readonly symbols: readonly string[] }
-  | { readonly kind: 'copy'; readonly gics: string }
+  | { readonly kind: 'copy'; readonly gics: Sector }
   | { readonly kind: 'rename'; readonly id: string; readonly name: string }
   | { readonly kind: 'addSymbols'; readonly id: string; readonly symbols: readonly string[] }
   | { readonly kind: 'removeSymbol'; readonly id: string; readonly symbol: string }

@@ -3,8 +3,11 @@
  * the order the user made them (each one command on the server), a universe search to add symbols, and a
  * re-read when the sectors change elsewhere.
  */
+import type { Sector } from '../../../domain/market/types.ts';
+import { marketApi } from '../../../domain/contract/market.ts';
+import { sectorsApi } from '../../../domain/contract/sectors.ts';
 import { assign, fromCallback, fromPromise, setup } from 'xstate';
-import { errorMessage, get, post, seg } from '../../services/api.ts';
+import { call, errorMessage } from '../../services/api.ts';
 import { live } from '../../services/live.ts';
 import { showToast } from '../../services/toast.ts';
 import {
@@ -52,7 +55,7 @@ export interface SectorsContext {
 export type SectorsEvent =
   | { type: 'user.retry' }
   | { type: 'user.create'; name: string; symbols: string }
-  | { type: 'user.copy'; gics: string }
+  | { type: 'user.copy'; gics: Sector }
   | { type: 'user.rename'; id: string; name: string }
   | { type: 'user.addSymbols'; id: string; symbols: string }
   | { type: 'user.removeSymbol'; id: string; symbol: string }
@@ -124,17 +127,17 @@ export function changeFromEvent(
 export async function sendChange(change: SectorChange): Promise<ChangeAnswer> {
   switch (change.kind) {
     case 'create':
-      return post<UserSector>('/personalize/sectors', { name: change.name, symbols: change.symbols });
+      return call(sectorsApi.postSectors, { body: { name: change.name, symbols: change.symbols } });
     case 'copy':
-      return post<UserSector>('/personalize/sectors/copy', { gics: change.gics });
+      return call(sectorsApi.postSectorsCopy, { body: { gics: change.gics } });
     case 'rename':
-      return post<UserSector>(`/personalize/sectors/${seg(change.id)}/rename`, { name: change.name });
+      return call(sectorsApi.postSectorsByIdRename, { params: { id: change.id }, body: { name: change.name } });
     case 'addSymbols':
-      return post<UserSector>(`/personalize/sectors/${seg(change.id)}/symbols`, { symbols: change.symbols });
+      return call(sectorsApi.postSectorsByIdSymbols, { params: { id: change.id }, body: { symbols: change.symbols } });
     case 'removeSymbol':
-      return post<UserSector>(`/personalize/sectors/${seg(change.id)}/delsymbol/${seg(change.symbol)}`);
+      return call(sectorsApi.postSectorsByIdDelsymbolBySymbol, { params: { id: change.id, symbol: change.symbol } });
     case 'delete':
-      return post<{ id: string; deleted: true }>(`/personalize/delsector/${seg(change.id)}`);
+      return call(sectorsApi.postDelsectorById, { params: { id: change.id } });
   }
 }
 
@@ -144,17 +147,14 @@ const NO_SEARCH: SectorSearch = { sectorId: null, text: '', results: [], error: 
 export const sectorsMachine = setup({
   types: { context: {} as SectorsContext, events: {} as SectorsEvent },
   actors: {
-    loadAll: fromPromise(async () => {
-      const [sectors, gics] = await Promise.all([
-        get<UserSector[]>('/personalize/sectors'),
-        get<GicsSector[]>('/api/sectors'),
-      ]);
+    loadAll: fromPromise<{ sectors: UserSector[]; gics: GicsSector[] }>(async () => {
+      const [sectors, gics] = await Promise.all([call(sectorsApi.getSectors), call(marketApi.getSectors)]);
       return { sectors, gics };
     }),
-    loadSectors: fromPromise(async () => get<UserSector[]>('/personalize/sectors')),
+    loadSectors: fromPromise<UserSector[]>(async () => call(sectorsApi.getSectors)),
     applyChange: fromPromise<ChangeAnswer, SectorChange>(async ({ input }) => sendChange(input)),
     searchUniverse: fromPromise<readonly UniverseEntry[], { text: string }>(async ({ input }) =>
-      get<UniverseEntry[]>(`/api/universe?q=${encodeURIComponent(input.text)}&limit=${SEARCH_LIMIT}`),
+      call(marketApi.getUniverse, { query: { q: input.text, limit: SEARCH_LIMIT } }),
     ),
     liveChanges: fromCallback<SectorsEvent>(({ sendBack }) =>
       live.onReadModelChanged((change) => {

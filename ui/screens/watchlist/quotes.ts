@@ -2,10 +2,11 @@
  * Live quotes for the list screens (watch list, portfolio): the quotes held by symbol, the socket feed as a
  * callback actor whose symbols can change, the companies by symbol, and the number formats of prices and changes.
  */
+import { marketApi } from '../../../domain/contract/market.ts';
 import { fromCallback } from 'xstate';
 import type { Quote } from '../../../domain/market/types.ts';
 import type { UniverseHit } from '../../components/symbolSearch.machine.ts';
-import { get, seg } from '../../services/api.ts';
+import { call } from '../../services/api.ts';
 import { live, type LiveConnection } from '../../services/live.ts';
 
 /** The quotes a screen holds, by symbol. */
@@ -71,7 +72,7 @@ export function companiesBySymbol(hits: readonly UniverseHit[]): Readonly<Record
 /** The quotes of symbols, none when there are no symbols. */
 export async function loadQuotes(symbols: readonly string[]): Promise<Quote[]> {
   if (symbols.length === 0) return [];
-  return get<Quote[]>(`/api/quotes?symbols=${symbols.map(seg).join(',')}`);
+  return call(marketApi.getQuotes, { query: { symbols: symbols.join(',') } });
 }
 
 const money = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });

@@ -3,10 +3,12 @@
  * duplicates and removing filters the symbol out; both show at once and are sent to the server one after the
  * other, the server's answer being the truth. A change made elsewhere (another tab) is read again.
  */
+import { marketApi } from '../../../domain/contract/market.ts';
+import { watchlistApi } from '../../../domain/contract/watchlist.ts';
 import { assign, fromCallback, fromPromise, sendTo, setup } from 'xstate';
 import type { Quote } from '../../../domain/market/types.ts';
 import type { UniverseHit } from '../../components/symbolSearch.machine.ts';
-import { errorMessage, get, post, seg } from '../../services/api.ts';
+import { call, errorMessage } from '../../services/api.ts';
 import { live } from '../../services/live.ts';
 import { showToast } from '../../services/toast.ts';
 import { companiesBySymbol, liveQuoteFeed, loadQuotes, quoteMapOf, withQuote, type QuoteMap } from './quotes.ts';
@@ -97,17 +99,14 @@ export const watchlistMachine = setup({
   types: { context: {} as WatchlistContext, events: {} as WatchlistEvent },
   actors: {
     loadWatchlist: fromPromise<WatchlistLoad>(async () => {
-      const [symbols, universe] = await Promise.all([
-        get<string[]>('/personalize/watchlist'),
-        get<UniverseHit[]>('/api/universe'),
-      ]);
+      const [symbols, universe] = await Promise.all([call(watchlistApi.getWatchlist), call(marketApi.getUniverse)]);
       return { symbols, companies: companiesBySymbol(universe), quotes: await loadQuotes(symbols) };
     }),
-    readWatchlist: fromPromise<readonly string[]>(async () => get<string[]>('/personalize/watchlist')),
+    readWatchlist: fromPromise<readonly string[]>(async () => call(watchlistApi.getWatchlist)),
     saveChange: fromPromise<readonly string[], WatchlistChange>(async ({ input }) =>
       input.kind === 'add'
-        ? post<string[]>('/personalize/createwatchlist', [input.symbol])
-        : post<string[]>(`/personalize/delstkwatchlist/${seg(input.symbol)}`),
+        ? call(watchlistApi.postCreatewatchlist, { body: [input.symbol] })
+        : call(watchlistApi.postDelstkwatchlistBySymbol, { params: { symbol: input.symbol } }),
     ),
     quoteFeed: liveQuoteFeed,
     listChanges: fromCallback<WatchlistEvent>(({ sendBack }) =>

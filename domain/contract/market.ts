@@ -1,0 +1,217 @@
+/**
+ * The market data routes of the API: the market's status, the universe and its sectors, quotes, daily bars with
+ * indicators, fundamentals, cumulative % change series of symbols and sectors, and return correlations.
+ */
+import { z } from './zod.ts';
+import { FUNDAMENTAL_TYPES, SECTORS, type Quote } from '../market/types.ts';
+import { CAP_CLASSES } from '../screener/query.ts';
+import { commaSymbols, symbolSchema, wholeNumber } from './common.ts';
+import { route } from './route.ts';
+
+/** Most symbols one quotes request names. */
+export const QUOTES_MAX = 500;
+/** Most symbols one performance request names. */
+export const PERFORMANCE_MAX = 100;
+/** Months of history a chart or a performance series spans, at least and at most. */
+export const MONTHS_RANGE = { min: 1, max: 60, default: 3 } as const;
+/** Trading days of returns a correlation spans, at least and at most. */
+export const CORRELATION_DAYS = { min: 5, max: 1250 } as const;
+/** Symbols a correlation compares, at least and at most. */
+export const CORRELATION_SYMBOLS = { min: 2, max: 100 } as const;
+/** Most fundamental figures one request asks for (0 asks for all). */
+export const FUNDAMENTALS_LIMIT_MAX = 1000;
+
+const months = wholeNumber(MONTHS_RANGE.min, MONTHS_RANGE.max).default(MONTHS_RANGE.default);
+
+const nullableNumber = z.number().nullable();
+
+/** A company of the universe. */
+
+export const universeEntry = z.object({
+  symbol: z.string(),
+  name: z.string(),
+  sector: z.enum(SECTORS),
+  industry: z.string(),
+  marketcap: z.number(),
+  capclass: z.enum(CAP_CLASSES as ['large', 'mid', 'small']),
+});
+
+/** A symbol's quote: price, change and % change since the previous close, session volume, time. */
+export const quoteAnswer = z.object({
+  symbol: z.string(),
+  price: z.number(),
+  change: z.number(),
+  changepct: z.number(),
+  volume: z.number(),
+  ts: z.string(),
+}) satisfies z.ZodType<Quote>;
+
+/** A daily bar with its moving averages and RSI (null before enough history). */
+export const chartBar = z.object({
+  date: z.string(),
+  open: z.number(),
+  high: z.number(),
+  low: z.number(),
+  close: z.number(),
+  volume: z.number(),
+  SMA_20: nullableNumber,
+  SMA_50: nullableNumber,
+  SMA_100: nullableNumber,
+  SMA_200: nullableNumber,
+  rsi_14: nullableNumber,
+});
+
+const percentValues = z.array(nullableNumber);
+
+/** A member of a cluster of correlated stocks, with its average correlation to the others. */
+export const clusterMember = z.object({ stock: z.string(), value: z.number() });
+
+/** Groups of mutually correlated stocks (`format` `default`). */
+export const correlationGroups = z.array(z.array(clusterMember));
+
+/** The correlation matrix of the symbols, in their order (`format` `matrix`). */
+export const correlationMatrix = z.object({ symbols: z.array(z.string()), values: z.array(z.array(z.number())) });
+
+/** One fundamental figure. */
+export const fundamentalFigure = z.object({
+  end: z.string(),
+  val: z.number(),
+  fy: z.number(),
+  fp: z.string(),
+  label: z.string(),
+});
+
+/** The market routes. */
+export const marketApi = {
+  getMarketStatus: route({
+    method: 'GET',
+    path: '/api/market/status',
+    summary:
+      'Where the market data comes from: the universe date it is as of (simulated since), seed, counts, date range, and the symbols whose bars were imported',
+    tag: 'market',
+    access: 'user',
+    response: z.object({
+      asOf: z.string(),
+      seed: z.number().nullable(),
+      symbols: z.number(),
+      bars: z.number(),
+      from: z.string().nullable(),
+      to: z.string().nullable(),
+      source: z.enum(['simulated', 'imported', 'mixed']),
+      importedSymbols: z.array(z.string()),
+    }),
+  }),
+  getUniverse: route({
+    method: 'GET',
+    path: '/api/universe',
+    summary:
+      'Search the universe: q matches a symbol prefix or a word of the name; sector and cap filter; without q every company that passes the filters',
+    tag: 'market',
+    access: 'user',
+    query: z.object({
+      q: z.string().trim().max(50, 'must be at most 50 characters').optional(),
+      sector: z.enum(SECTORS, { error: `must be one of ${SECTORS.join(', ')}` }).optional(),
+      cap: z.enum(['large', 'mid', 'small'], { error: 'must be one of large, mid, small' }).optional(),
+      limit: wholeNumber(1, 1000).optional(),
+    }),
+    response: z.array(universeEntry),
+  }),
+  getSectors: route({
+    method: 'GET',
+    path: '/api/sectors',
+    summary: 'The 11 GICS sectors with their symbols, largest market cap first',
+    tag: 'market',
+    access: 'user',
+    response: z.array(z.object({ sector: z.enum(SECTORS), symbols: z.array(z.string()) })),
+  }),
+  getQuotes: route({
+    method: 'GET',
+    path: '/api/quotes',
+    summary: 'The quotes of symbols: price, change and % change since the previous close, volume, time',
+    tag: 'market',
+    access: 'user',
+    query: z.object({ symbols: commaSymbols(1, QUOTES_MAX) }),
+    response: z.array(quoteAnswer),
+  }),
+  getBarsBySymbol: route({
+    method: 'GET',
+    path: '/api/bars/:symbol',
+    summary: "A symbol's daily bars of the last N months (1-60, default 3) with SMA 20/50/100/200 and RSI 14",
+    tag: 'market',
+    access: 'user',
+    params: z.object({ symbol: symbolSchema }),
+    query: z.object({ months }),
+    response: z.object({ symbol: z.string(), bars: z.array(chartBar) }),
+  }),
+  getFundamentalsByTypeBySymbolByLimitByPeriod: route({
+    method: 'GET',
+    path: '/api/fundamentals/:type/:symbol/:limit/:period',
+    summary:
+      'Fundamental figures of a symbol, newest first: type revenue, grossprofit, income or earningspershare; limit 0 for all; period A (years) or Q (quarters)',
+    tag: 'market',
+    access: 'user',
+    params: z.object({
+      type: z.enum(FUNDAMENTAL_TYPES, { error: `must be one of ${FUNDAMENTAL_TYPES.join(', ')}` }),
+      symbol: symbolSchema,
+      limit: wholeNumber(0, FUNDAMENTALS_LIMIT_MAX),
+      period: z
+        .string()
+        .toUpperCase()
+        .pipe(z.enum(['A', 'Q'], { error: 'must be A or Q' })),
+    }),
+    response: z.array(fundamentalFigure),
+  }),
+  getPerformance: route({
+    method: 'GET',
+    path: '/api/performance',
+    summary:
+      'The cumulative % change of each symbol over the last N months (1-60, default 3), every series starting at 0 on the first date',
+    tag: 'market',
+    access: 'user',
+    query: z.object({ symbols: commaSymbols(1, PERFORMANCE_MAX), months }),
+    response: z.object({
+      dates: z.array(z.string()),
+      series: z.array(z.object({ symbol: z.string(), values: percentValues })),
+    }),
+  }),
+  getPerformanceSectors: route({
+    method: 'GET',
+    path: '/api/performance/sectors',
+    summary:
+      'Per GICS sector, the average cumulative % change of its symbols over the last N months (1-60, default 3), starting at 0',
+    tag: 'market',
+    access: 'user',
+    query: z.object({ months }),
+    response: z.object({
+      dates: z.array(z.string()),
+      series: z.array(z.object({ sector: z.string(), values: percentValues })),
+    }),
+  }),
+  getCorelationByDurByFormat: route({
+    method: 'GET',
+    path: '/api/corelation/:dur/:format',
+    summary:
+      'Correlation of daily returns over the last dur trading days (5-1250) of 2-100 symbols (stks=A,B,C): format default answers groups of mutually correlated stocks, matrix the correlation matrix',
+    tag: 'market',
+    access: 'user',
+    params: z.object({
+      dur: wholeNumber(CORRELATION_DAYS.min, CORRELATION_DAYS.max),
+      format: z.enum(['default', 'matrix'], { error: 'must be default or matrix' }),
+    }),
+    query: z.object({ stks: commaSymbols(CORRELATION_SYMBOLS.min, CORRELATION_SYMBOLS.max) }),
+    response: z.union([correlationGroups, correlationMatrix]),
+  }),
+};
+
+/** A company of the universe as the API answers it. */
+export type UniverseHit = z.infer<typeof universeEntry>;
+/** A daily bar as `GET /api/bars/{symbol}` answers it. */
+export type ChartBar = z.infer<typeof chartBar>;
+/** A fundamental figure as `GET /api/fundamentals/…` answers it. */
+export type FundamentalFigure = z.infer<typeof fundamentalFigure>;
+/** The market's status as the API answers it. */
+export type MarketStatus = z.infer<typeof marketApi.getMarketStatus.response>;
+/** A GICS sector with its symbols, as `GET /api/sectors` answers it. */
+export type GicsSector = z.infer<typeof marketApi.getSectors.response>[number];
+/** A member of a correlation cluster as the API answers it. */
+export type ClusterMember = z.infer<typeof clusterMember>;

@@ -1,0 +1,104 @@
+/**
+ * The notification routes of the API: the user's notifications, the unread count, marking them read.
+ */
+import { z } from './zod.ts';
+import { isUuid } from '../ids.ts';
+import { MARK_READ_LIMIT, NOTIFICATION_TYPE } from '../notifications/notifications.ts';
+import { route } from './route.ts';
+
+/** Most notifications one page may hold, and the default page size. */
+export const NOTIFICATION_PAGE = Object.freeze({ max: 200, default: 50 });
+
+/** A notification as the API answers it. */
+export const notificationAnswer = z.object({
+  id: z.string(),
+  symbol: z.string(),
+  notificationtype: z.union([z.literal(NOTIFICATION_TYPE.PRICE), z.literal(NOTIFICATION_TYPE.SMA)]),
+  notifcationmessage: z.string(),
+  createdt: z.string(),
+  read: z.boolean(),
+});
+
+/** A notification as the API answers it. */
+export type NotificationAnswer = z.infer<typeof notificationAnswer>;
+
+const unreadAnswer = z.object({ unread: z.number().int() });
+
+const isoTime = z.iso.datetime({ offset: true });
+
+/** `ALL`, `PRICE` or `1`, `SMA` or `2` (any case), as the notification types they select. */
+const typeParams = z.object({
+  type: z
+    .string()
+    .trim()
+    .toUpperCase()
+    .pipe(z.enum(['ALL', 'PRICE', 'SMA', '1', '2'], 'must be ALL, PRICE (or 1) or SMA (or 2)'))
+    .transform((type) =>
+      type === 'ALL' ? null : type === 'PRICE' || type === '1' ? NOTIFICATION_TYPE.PRICE : NOTIFICATION_TYPE.SMA,
+    ),
+});
+
+const pageQuery = z.object({
+  limit: z.coerce
+    .number()
+    .int('must be a whole number')
+    .min(1, 'must be at least 1')
+    .max(NOTIFICATION_PAGE.max, `must be at most ${NOTIFICATION_PAGE.max}`)
+    .default(NOTIFICATION_PAGE.default),
+  before: z
+    .string()
+    .trim()
+    .refine((v) => isUuid(v) || isoTime.safeParse(v).success, 'must be a notification id or an ISO 8601 time')
+    .optional(),
+});
+
+const readBody = z
+  .object({
+    ids: z
+      .array(z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'))
+      .min(1, 'must name at least one notification')
+      .max(MARK_READ_LIMIT, `must name at most ${MARK_READ_LIMIT} notifications`)
+      .optional(),
+    all: z.boolean().optional(),
+  })
+  .superRefine((body, ctx) => {
+    if (body.all === true && body.ids !== undefined) {
+      ctx.addIssue({ code: 'custom', path: [], message: 'give either ids or all: true, not both' });
+    } else if (body.all === false && body.ids === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['all'], message: 'must be true to mark every notification read' });
+    } else if (body.all === undefined && body.ids === undefined) {
+      ctx.addIssue({ code: 'custom', path: [], message: 'must be {ids: [...]} or {all: true}' });
+    }
+  });
+
+/** The notifications routes. */
+export const notificationsApi = {
+  getUsernotificationsUnreadcount: route({
+    method: 'GET',
+    path: '/personalize/usernotifications/unreadcount',
+    summary: "How many of the user's notifications are unread (the bell's badge)",
+    tag: 'notifications',
+    access: 'user',
+    response: unreadAnswer,
+  }),
+  getUsernotificationsByType: route({
+    method: 'GET',
+    path: '/personalize/usernotifications/:type',
+    summary:
+      "The user's notifications, newest first: type ALL, PRICE (1) or SMA (2); limit 1-200 (50), before an id or time",
+    tag: 'notifications',
+    access: 'user',
+    params: typeParams,
+    query: pageQuery,
+    response: z.array(notificationAnswer),
+  }),
+  postReadnotifications: route({
+    method: 'POST',
+    path: '/personalize/readnotifications',
+    summary: 'Mark notifications read, by id or all; answers how many are still unread',
+    tag: 'notifications',
+    access: 'user',
+    body: readBody,
+    response: unreadAnswer,
+  }),
+};
