@@ -224,7 +224,7 @@ export default function MaintScreen() {
             <h2 id="maint-lags-title">Projection lags</h2>
             <Grid<ProjectionLag>
               compact
-              rowData={context.status.projections as ProjectionLag[]}
+              rowData={context.status.projections}
               columnDefs={LAG_COLUMNS}
               getRowId={(p) => p.data.name}
               domLayout="autoHeight"
