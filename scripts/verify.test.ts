@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { expect } from 'chai';
@@ -26,6 +27,9 @@ describe('npm run verify', function () {
     username = user.username;
     dataDir = gw.dataDir;
     await gw.close({ keepData: true });
+  });
+  afterEach(function () {
+    rmSync(dataDir, { recursive: true, force: true });
   });
 
   function tamper(sql: string, ...params: unknown[]): { id: string } {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
+import { grantRole } from '../../scripts/grant.ts';
 import { startTestGateway, type TestGateway } from '../testing/harness.ts';
 
 function name(): string {
@@ -87,6 +88,31 @@ describe('session routes', function () {
     expect(res.headers.getSetCookie().some((c) => /^initial=;/.test(c))).to.equal(true);
     expect(user.cookies.has('initial')).to.equal(false);
     expect((await user.get('/api/loggedinstatus')).body).to.equal(false);
+  });
+
+  it('answers the session with its roles, an auditor once signed in again after the grant, and never 401', async function () {
+    const anonymous = await gw.client().get('/api/session');
+    expect(anonymous.status).to.equal(200);
+    expect(anonymous.body).to.deep.equal({ signedIn: false, username: null, roles: [] });
+    const user = await gw.user();
+    expect((await user.get('/api/session')).body).to.deep.equal({
+      signedIn: true,
+      username: user.username,
+      roles: ['user'],
+    });
+    await grantRole(gw.running.system.events, user.username, 'auditor');
+    expect(((await user.get('/api/session')).body as { roles: string[] }).roles).to.deep.equal(['user']);
+    expect((await user.post('/api/login', { username: user.username, password: 'correct horse' })).status).to.equal(
+      200,
+    );
+    expect((await user.get('/api/session')).body).to.deep.equal({
+      signedIn: true,
+      username: user.username,
+      roles: ['user', 'auditor'],
+    });
+    expect((await user.get('/api/loggedinstatus')).body, 'the status answer is unchanged').to.equal(true);
+    await user.post('/api/logout');
+    expect((await user.get('/api/session')).body).to.deep.equal({ signedIn: false, username: null, roles: [] });
   });
 
   it('keeps a stolen token useless after logout', async function () {

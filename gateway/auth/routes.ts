@@ -9,6 +9,7 @@ import {
   initialOf,
   type AccountEvent,
 } from '../../domain/accounts/accounts.ts';
+import { sessionAnswer } from '../../domain/contract/session.ts';
 import { fold } from '../../domain/decider.ts';
 import { streamName } from '../../domain/ids.ts';
 import { StreamNotFoundError, type EventStore } from '../../platform/eventstore/port.ts';
@@ -127,6 +128,20 @@ export function authRoutes(deps: AuthDeps) {
       access: 'public',
       response: z.boolean(),
       handle: ({ session }) => Promise.resolve(session !== null),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/session',
+      summary: "The caller's session: signed in or not, the user name and the roles it holds (never 401)",
+      tag: 'session',
+      access: 'public',
+      response: sessionAnswer,
+      handle: ({ session }) =>
+        Promise.resolve({
+          signedIn: session !== null,
+          username: session?.userId ?? null,
+          roles: session ? [...session.roles] : [],
+        }),
     }),
     defineRoute({
       method: 'POST',

@@ -50,6 +50,15 @@ function next<T>(socket: ClientSocket, event: 'quote' | 'notification' | 'readmo
   });
 }
 
+/**
+ * A round trip on the socket: Socket.IO delivers one socket's packets in order, so once the answer to a request
+ * sent now is back, everything the server sent the socket before has arrived too.
+ */
+async function roundTrip(socket: ClientSocket): Promise<void> {
+  const answer = await subscribe(socket, ['AAPL']);
+  expect(answer.ok).to.equal(true);
+}
+
 function until(predicate: () => boolean, ms = 3000): Promise<void> {
   const started = Date.now();
   return new Promise((resolve, reject) => {
@@ -176,7 +185,8 @@ describe('realtime (Socket.IO)', function () {
         read: false,
       },
     ]);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Whatever was pushed for the trigger and the commits went out before these round trips came back.
+    await roundTrip(bobSocket);
     expect(bobGot).to.deep.equal([]);
     expect(elapsedMs).to.be.below(1000);
   });
@@ -213,7 +223,7 @@ describe('realtime (Socket.IO)', function () {
     back.on('notification', (n) => missed.push(n));
     await connected(back);
     await until(() => missed.length >= 2);
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await roundTrip(back);
     expect(missed.map((n) => n.symbol)).to.deep.equal(['XOM', 'KO']);
     expect(new Set(missed.map((n) => n.id)).size).to.equal(2);
     for (const n of missed)
@@ -229,7 +239,9 @@ describe('realtime (Socket.IO)', function () {
     upToDate.on('notification', (n) => none.push(n));
     await Promise.all([connected(fresh), connected(upToDate)]);
     await until(() => all.length >= 3);
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    // Every catch-up has been sent once no socket of the server is catching up any more.
+    await until(() => [...gw.running.realtime!.io.of('/').sockets.values()].every((s) => s.data.catchingUp === null));
+    await Promise.all([roundTrip(fresh), roundTrip(upToDate)]);
     expect(all.map((n) => n.symbol)).to.deep.equal(['MSFT', 'XOM', 'KO']);
     expect(none).to.deep.equal([]);
     expect(seen.map((n) => n.id)).to.deep.equal([last.id]);

@@ -27,7 +27,12 @@ describe('alerts on the simulated market (npm start defaults, accelerated clock)
       const user = await gw.user('sim');
       const socket = socketOf(gw.url, user);
       const pushed: NotificationPush[] = [];
-      socket.on('notification', (n) => pushed.push(n));
+      const firstPush = new Promise<void>((resolve) =>
+        socket.on('notification', (n) => {
+          pushed.push(n);
+          resolve();
+        }),
+      );
       await new Promise<void>((resolve, reject) => {
         socket.once('connect', () => resolve());
         socket.once('connect_error', reject);
@@ -44,10 +49,7 @@ describe('alerts on the simulated market (npm start defaults, accelerated clock)
         });
         expect(created.status).to.equal(200, created.text);
       }
-      const started = Date.now();
-      while (pushed.length === 0 && Date.now() - started < 60_000) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      await firstPush;
       expect(pushed.length, 'a notification pushed on the socket').to.be.greaterThan(0);
       const first = pushed[0]!;
       expect(symbols).to.include(first.symbol);

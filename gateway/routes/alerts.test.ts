@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import { ALERTS_LIMIT, alertsDecider, type AlertsCommand } from '../../domain/alerts/alerts.ts';
 import { STOCKPULSE_NAMESPACE, uuidV5 } from '../../domain/ids.ts';
+import type { EngineTrigger } from '../../engine/alerts/alertEngine.ts';
 import { CommandService } from '../commands.ts';
 import { startTestGateway, type TestGateway } from '../testing/harness.ts';
-import { triggerAlert, type AlertAnswer } from './alerts.ts';
+import type { AlertAnswer } from './alerts.ts';
 
-const AT = '2025-03-03T15:30:00.000Z';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 describe('alert routes', function () {
@@ -14,6 +14,7 @@ describe('alert routes', function () {
   before(async function () {
     gw = await startTestGateway();
     commands = new CommandService(gw.running.system.events, gw.running.system.projections!);
+    await gw.openDay(['AAPL']);
   });
   after(async function () {
     await gw.close();
@@ -31,8 +32,12 @@ describe('alert routes', function () {
     return res.body as AlertAnswer;
   }
 
-  const fire = (username: string, alertId: string, at = new Date().toISOString()) =>
-    triggerAlert(commands, username, { alertId, price: 191.5, changepct: 1.25, at });
+  /** Fires a price alert as production does, with a tick across its threshold; answers the user's triggers. */
+  async function fire(username: string, alert: AlertAnswer, ts?: number): Promise<EngineTrigger[]> {
+    const price = alert.alerttype === 'U' ? alert.threshold! + 1.5 : alert.threshold! - 1.5;
+    const triggers = await gw.pushTicks([{ symbol: alert.symbol, price, ...(ts === undefined ? {} : { ts }) }]);
+    return triggers.filter((t) => t.userId === username);
+  }
 
   describe('creating', function () {
     it('creates a price alert and answers it in the contract shape', async function () {
@@ -143,7 +148,7 @@ describe('alert routes', function () {
     it('re-arms a triggered alert', async function () {
       const user = await gw.user();
       const alert = await createAlert(user, { symbol: 'AAPL', close: 190, alerttype: 'U' });
-      await fire(user.username, alert.id);
+      await fire(user.username, alert);
       expect((await user.get('/personalize/stockalerts/AAPL')).body).to.deep.equal([{ ...alert, status: 'triggered' }]);
       const rearmed = await createAlert(user, {
         symbol: 'AAPL',
@@ -241,26 +246,33 @@ describe('alert routes', function () {
   });
 
   describe('firing (the engine side)', function () {
-    it('marks a fired alert triggered; a retried or repeated trigger appends nothing', async function () {
+    it('marks a fired alert triggered; a later tick across the threshold appends nothing', async function () {
       const user = await gw.user();
       const alert = await createAlert(user, { symbol: 'AAPL', close: 190, alerttype: 'U' });
-      const at = '2025-03-03T15:30:00.000Z';
-      const outcome = await fire(user.username, alert.id, at);
-      expect(outcome.events.map((e) => e.type)).to.deep.equal(['AlertTriggered']);
-      expect((await fire(user.username, alert.id, at)).replayed).to.equal(true);
-      expect((await fire(user.username, alert.id, '2025-03-03T15:31:00.000Z')).events).to.deep.equal([]);
+      const ts = Date.parse('2025-03-03T15:30:00.000Z');
+      const [trigger, ...more] = await fire(user.username, alert, ts);
+      expect(more).to.deep.equal([]);
+      expect(trigger!.event.data).to.include({ alertId: alert.id, price: 191.5, at: '2025-03-03T15:30:00.000Z' });
+      expect(await fire(user.username, alert, ts + 60_000)).to.deep.equal([]);
       expect(await events(user.username)).to.deep.equal(['AlertCreated', 'AlertTriggered']);
       expect(((await user.get('/personalize/stockalerts')).body as AlertAnswer[])[0]!.status).to.equal('triggered');
     });
 
     it('records the notification text with the sign of the direction', async function () {
       const user = await gw.user();
-      const alert = await createAlert(user, { symbol: 'AAPL', close: 180, alerttype: 'D' });
-      await triggerAlert(commands, user.username, { alertId: alert.id, price: 179.9, changepct: 0.4, at: AT });
+      // The price falls below the threshold while it is still up on the day.
+      const prevClose = gw.running.system.liveQuotes!.quote('AAPL')!.prevClose!;
+      const threshold = Math.round(prevClose * 101) / 100;
+      const alert = await createAlert(user, { symbol: 'AAPL', close: threshold, alerttype: 'D' });
+      const price = Math.round(prevClose * 100.4) / 100;
+      const triggers = (await gw.pushTicks([{ symbol: 'AAPL', price }])).filter((t) => t.userId === user.username);
+      expect(triggers.map((t) => t.event.data.alertId)).to.deep.equal([alert.id]);
+      const changepct = triggers[0]!.event.data.changepct;
+      expect(changepct).to.be.closeTo(0.4, 0.01);
       const recorded = await gw.running.system.events.readStream(`alerts-${user.username}`);
       const data = recorded.at(-1)!.data as { message: string; notificationtype: number };
       expect(data).to.include({
-        message: 'AAPL fell below 180.00 (-, though up 0.40% on the day)',
+        message: `AAPL fell below ${threshold.toFixed(2)} (-, though up ${changepct.toFixed(2)}% on the day)`,
         notificationtype: 1,
       });
       expect(recorded.at(-1)!.metadata).to.include({ actor: 'engine', userId: user.username });

@@ -10,12 +10,9 @@ import {
   alertsDecider,
   toCents,
   type Alert,
-  type AlertsEvent,
   type AlertsState,
-  type TriggerAlert,
 } from '../../domain/alerts/alerts.ts';
 import { STOCKPULSE_NAMESPACE, isUuid, uuidV5 } from '../../domain/ids.ts';
-import type { CommandOutcome } from '../../platform/commandHandler.ts';
 import type { ReadModelStore } from '../../platform/readmodels/port.ts';
 import { alertsProjection } from '../../projections/alerts/alerts.projection.ts';
 import { readDocument } from '../../projections/projection.ts';
@@ -109,23 +106,6 @@ export function alertView(alert: Alert): AlertAnswer {
     status: alert.status,
     createdt: alert.createdt,
   };
-}
-
-/**
- * Fires an alert through the command side, as the engine does (actor `engine`); `commandId` defaults to one
- * derived from the alert and the time, so calling it again with the same trigger appends nothing.
- */
-export function triggerAlert(
-  commands: CommandService,
-  userId: string,
-  trigger: TriggerAlert['data'],
-  commandId: string = uuidV5(`alert-trigger/${trigger.alertId}/${trigger.at}`, STOCKPULSE_NAMESPACE),
-): Promise<CommandOutcome<AlertsEvent, AlertsState>> {
-  return commands.execute(
-    concern,
-    { type: 'TriggerAlert', data: trigger },
-    { commandId, userId, at: trigger.at, actor: 'engine' },
-  );
 }
 
 /** The alert routes. */

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import type { EngineTrigger } from '../../engine/alerts/alertEngine.ts';
 import { startTestGateway, type TestClient, type TestGateway } from '../testing/harness.ts';
 import { FEED_MAX_TICKS, FEED_PATH } from './feed.ts';
 
@@ -30,15 +31,24 @@ async function notifications(client: TestClient): Promise<NotificationAnswer[]> 
   return res.body as NotificationAnswer[];
 }
 
-/** Polls until `check` holds or `ms` pass, answering the last value read. */
-async function eventually<T>(read: () => Promise<T>, check: (value: T) => boolean, ms = 3000): Promise<T> {
-  const until = Date.now() + ms;
-  let value = await read();
-  while (!check(value) && Date.now() < until) {
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    value = await read();
-  }
-  return value;
+/** Resolves with the next trigger the engine appends, once the read models include it. */
+async function nextTrigger(gw: TestGateway): Promise<EngineTrigger> {
+  const { engine, projections } = gw.running.system;
+  const trigger = await new Promise<EngineTrigger>((resolve) => {
+    const stop = engine!.onTrigger((t) => {
+      stop();
+      resolve(t);
+    });
+  });
+  await projections!.waitFor(trigger.position!, ['AlertTriggered']);
+  return trigger;
+}
+
+/** Resolves once the engine has settled every trigger under way and the read models include the whole log. */
+async function settled(gw: TestGateway): Promise<void> {
+  const { engine, events, projections } = gw.running.system;
+  await engine!.alerts.flush();
+  await projections!.waitFor(await events.headPosition(), ['AlertTriggered']);
 }
 
 describe('feed ingestion route', function () {
@@ -133,18 +143,16 @@ describe('feed ingestion route', function () {
     const below = await gw.client().post(FEED_PATH, [{ symbol: 'AAPL', price: threshold - 0.01 }], AUTH);
     expect(below.status).to.equal(202);
     const atThreshold = [{ symbol: 'AAPL', price: threshold, size: 100 }];
+    const trigger = nextTrigger(gw);
     expect((await gw.client().post(FEED_PATH, atThreshold, AUTH)).status).to.equal(202);
-    const fired = await eventually(
-      () => notifications(user),
-      (list) => list.length > 0,
-    );
+    expect((await trigger).userId).to.equal(user.username);
+    const fired = await notifications(user);
     expect(fired).to.have.length(1);
     expect(fired[0]).to.include({ symbol: 'AAPL', notificationtype: 1 });
     expect(fired[0]!.notifcationmessage).to.include('+');
 
     expect((await gw.client().post(FEED_PATH, atThreshold, AUTH)).status).to.equal(202);
-    await gw.running.system.engine!.alerts.flush();
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await settled(gw);
     expect(await notifications(user)).to.have.length(1);
 
     const dataDir = gw.dataDir;
@@ -153,7 +161,7 @@ describe('feed ingestion route', function () {
     const again = gw.client();
     Object.assign(again, { cookies: user.cookies });
     expect((await gw.client().post(FEED_PATH, atThreshold, AUTH)).status).to.equal(202);
-    await gw.running.system.engine!.alerts.flush();
+    await settled(gw);
     const afterRestart = await notifications(again);
     expect(afterRestart).to.have.length(1);
     expect(afterRestart[0]!.id).to.equal(fired[0]!.id);

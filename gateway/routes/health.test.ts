@@ -71,11 +71,13 @@ describe('the simulator source', function () {
     const gw = await startTestGateway({ env: { TICK_SOURCE: 'simulator', MARKET_CLOCK: 'accelerated:1' } });
     try {
       const client = gw.client();
-      let text = '';
-      for (let i = 0; i < 100 && !/^stockpulse_ticks_total [1-9]/m.test(text); i++) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        text = (await client.get('/metrics')).text;
-      }
+      // The first ticks of the simulator, seen on the bus after the engine (subscribed first) counted them.
+      let firstTicks!: () => void;
+      const ticked = new Promise<void>((resolve) => (firstTicks = resolve));
+      const subscription = gw.running.system.bus!.subscribe({ onTicks: () => firstTicks() });
+      await ticked;
+      await subscription.unsubscribe();
+      const text = (await client.get('/metrics')).text;
       expect(text).to.match(/^stockpulse_ticks_total [1-9]\d*$/m);
       expect(text).to.match(/^stockpulse_tick_source_live\{source="simulator"\} 1$/m);
       expect((await client.get('/readyz')).status).to.equal(200);

@@ -105,13 +105,27 @@ describe('maint routes', function () {
 
     it('shows the time of the last tick once ticks flow', async function () {
       const user = await gw.user();
-      const engine = gw.running.system.engine!;
       const ts = Date.parse('2025-03-10T15:30:00.000Z');
-      await engine.bus.publish([{ symbol: 'NVDA', price: 150.25, size: 10, ts }]);
-      for (let i = 0; i < 200 && engine.alerts.stats().ticks === 0; i++) await new Promise((r) => setTimeout(r, 5));
+      await gw.pushTicks([{ symbol: 'NVDA', price: 150.25, size: 10, ts }]);
       const status = (await user.get('/api/maint/status')).body as Status;
       expect(status.market.lastTick).to.be.a('string');
       expect(Date.parse(status.market.lastTick!)).to.be.at.least(ts);
+    });
+
+    it("shows no projection behind right after an auditor's read, an event no projection applies", async function () {
+      const auditor = await gw.user('aud');
+      await grantRole(gw.running.system.events, auditor.username, 'auditor');
+      expect(
+        (await auditor.post('/api/login', { username: auditor.username, password: 'correct horse' })).status,
+      ).to.equal(200);
+      const read = await auditor.get(`/api/audit/users/${auditor.username}/events`);
+      expect(read.status).to.equal(200, read.text);
+      const head = await gw.running.system.events.headPosition();
+      const last = (await gw.running.system.events.readAll()).at(-1);
+      expect(last!.streamId).to.equal(`audit-${auditor.username}`);
+      const status = (await auditor.get('/api/maint/status')).body as Status;
+      expect(status.events.head).to.equal(formatPosition(head));
+      expect(status.projections.filter((p) => p.behind || p.lagEvents > 0).map((p) => p.name)).to.deep.equal([]);
     });
 
     it('refuses the Maint routes without a session', async function () {
@@ -167,10 +181,12 @@ describe('maint routes', function () {
         const watchlist = status.projections.find((p) => p.name === 'watchlist')!;
         expect(watchlist).to.deep.include({ position: '2/2', behind: true, lagEvents: 3 });
         expect(watchlist.lagMs).to.be.at.least(0);
+        // None of the events is an alert event: the alerts projection has nothing to apply.
         expect(status.projections.find((p) => p.name === 'alerts')).to.deep.include({
           position: '-1/-1',
-          behind: true,
-          lagEvents: 5,
+          behind: false,
+          lagEvents: 0,
+          lagMs: 0,
         });
       } finally {
         await events.close();

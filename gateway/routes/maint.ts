@@ -7,16 +7,10 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { MarketData } from '../../engine/market/marketData.ts';
-import {
-  START,
-  comparePositions,
-  formatPosition,
-  isAfter,
-  type EventStore,
-  type LogPosition,
-} from '../../platform/eventstore/port.ts';
+import { START, formatPosition, type EventStore } from '../../platform/eventstore/port.ts';
 import type { ReadModelStore } from '../../platform/readmodels/port.ts';
 import { openSqliteReadModelStore } from '../../platform/readmodels/sqlite.ts';
+import { measureLag, type ConsumerLag } from '../../platform/subscriptions/runner.ts';
 import { ALL_PROJECTIONS } from '../../projections/index.ts';
 import { projectionConsumer, type Projection } from '../../projections/projection.ts';
 import {
@@ -46,9 +40,6 @@ export interface MaintDeps {
   /** Events read per slice of a rebuild check's replay (1000 when absent). */
   readonly rebuildPageSize?: number;
 }
-
-/** Most events counted per projection for `lagEvents`; a projection further behind shows this number. */
-export const LAG_EVENTS_COUNTED = 10_000;
 
 /** Most differences a rebuild check keeps and answers; `differenceCount` tells how many there were. */
 export const REBUILD_DIFFERENCES_KEPT = 100;
@@ -215,14 +206,6 @@ function projectionName(consumer: string): string {
   return consumer.startsWith('projection:') ? consumer.slice('projection:'.length) : consumer;
 }
 
-interface LagInput {
-  readonly name: string;
-  readonly checkpoint: LogPosition;
-  readonly head: LogPosition;
-  readonly behind: boolean;
-  readonly lagMs: number;
-}
-
 const marketStatus = z.object({
   asOf: z.string(),
   symbols: z.number(),
@@ -295,41 +278,24 @@ export function maintRoutes(deps: MaintDeps) {
   const checks = new RebuildChecks(deps);
 
   /** Each projection's lag: from the runners of this process, else from the checkpoints in the shared store. */
-  const lagInputs = async (head: LogPosition): Promise<LagInput[]> => {
+  const projectionLags = async () => {
     const running = deps.health?.projections;
-    if (running) return running.lags();
-    const checkpoints = await deps.readModels.listCheckpoints();
-    return Promise.all(
-      projections.map(async (projection) => {
-        const name = projectionConsumer(projection).name;
-        const checkpoint = checkpoints.get(name)?.position ?? START;
-        const behind = isAfter(head, checkpoint);
-        let lagMs = 0;
-        if (behind) {
-          const [next] = await deps.events.readAll({ fromPosition: checkpoint, maxCount: 1 });
-          if (next) lagMs = Math.max(0, Date.now() - Date.parse(next.created));
-        }
-        return { name, checkpoint, head, behind, lagMs };
-      }),
-    );
-  };
-
-  const projectionLags = async (head: LogPosition) => {
-    const lags = await lagInputs(head);
-    const behind = lags.filter((lag) => lag.behind);
-    // One read from the furthest-behind checkpoint counts the events each projection has still to apply.
-    const from = behind.reduce<LogPosition | null>(
-      (min, lag) => (min === null || comparePositions(lag.checkpoint, min) < 0 ? lag.checkpoint : min),
-      null,
-    );
-    const tail = from === null ? [] : await deps.events.readAll({ fromPosition: from, maxCount: LAG_EVENTS_COUNTED });
+    let lags: readonly Omit<ConsumerLag, 'applied'>[];
+    if (running) lags = await running.lags();
+    else {
+      const checkpoints = await deps.readModels.listCheckpoints();
+      lags = await Promise.all(
+        projections.map((projection) => {
+          const consumer = projectionConsumer(projection);
+          return measureLag(deps.events, consumer, checkpoints.get(consumer.name)?.position ?? START);
+        }),
+      );
+    }
     return lags.map((lag) => ({
       name: projectionName(lag.name),
       position: formatPosition(lag.checkpoint),
       behind: lag.behind,
-      lagEvents: lag.behind
-        ? tail.filter((event) => isAfter(event.position, lag.checkpoint) && !isAfter(event.position, lag.head)).length
-        : 0,
+      lagEvents: lag.pending,
       lagMs: lag.lagMs,
     }));
   };
@@ -378,7 +344,7 @@ export function maintRoutes(deps: MaintDeps) {
             ticks: stats?.ticks ?? 0,
             armedAlerts: stats?.armed ?? 0,
           },
-          projections: await projectionLags(head),
+          projections: await projectionLags(),
           events: { head: formatPosition(head) },
         };
       },

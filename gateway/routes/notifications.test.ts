@@ -1,18 +1,24 @@
 import { expect } from 'chai';
+import type { SmaPeriod } from '../../domain/screener/query.ts';
 import { STOCKPULSE_NAMESPACE, uuidV5 } from '../../domain/ids.ts';
-import { CommandService } from '../commands.ts';
+import type { EngineTrigger } from '../../engine/alerts/alertEngine.ts';
+import { comparePositions, parsePosition } from '../../platform/eventstore/port.ts';
 import { startTestGateway, type TestClient, type TestGateway } from '../testing/harness.ts';
-import { triggerAlert, type AlertAnswer } from './alerts.ts';
+import type { AlertAnswer } from './alerts.ts';
 import type { NotificationAnswer } from './notifications.ts';
 
 type User = TestClient & { readonly username: string };
 
+/** The symbols the tests fire alerts on. */
+const SYMBOLS = ['AAPL', 'MSFT', 'NVDA', 'XOM'];
+
+const cents = (price: number): number => Math.round(price * 100) / 100;
+
 describe('notification routes', function () {
   let gw: TestGateway;
-  let commands: CommandService;
   before(async function () {
     gw = await startTestGateway();
-    commands = new CommandService(gw.running.system.events, gw.running.system.projections!);
+    await gw.openDay(SYMBOLS);
   });
   after(async function () {
     await gw.close();
@@ -23,32 +29,59 @@ describe('notification routes', function () {
     return recorded.map((e) => e.type);
   }
 
+  /** The previous close a symbol's change on the day is measured from. */
+  function prevClose(symbol: string, on: TestGateway = gw): number {
+    const close = on.running.system.liveQuotes?.quote(symbol)?.prevClose;
+    if (close === null || close === undefined) throw new Error(`no previous close of ${symbol}`);
+    return close;
+  }
+
+  /** Pushes ticks and answers the one trigger of `user` they fired. */
+  async function fired(user: User, ticks: Parameters<TestGateway['pushTicks']>[0], on = gw): Promise<EngineTrigger> {
+    const triggers = (await on.pushTicks(ticks)).filter((t) => t.userId === user.username);
+    expect(triggers, 'one trigger of the user').to.have.length(1);
+    return triggers[0]!;
+  }
+
   let minute = 0;
-  /** Creates an alert through the API and fires it as the engine does; answers the notification id. */
+  /**
+   * Creates an alert through the API and fires it as production does, with a tick at a price `changepct` away
+   * from the previous close (a price alert's threshold is a dollar short of it); answers the notification id,
+   * its time, the threshold and the trigger.
+   */
   async function notify(
     user: User,
-    alert: { symbol?: string; close?: number; alerttype?: 'U' | 'D'; kind?: 'PRICE' | 'SMA'; period?: number } = {},
+    alert: { symbol?: string; alerttype?: 'U' | 'D'; kind?: 'PRICE' | 'SMA'; period?: SmaPeriod } = {},
     changepct = 1.25,
-  ): Promise<{ id: string; at: string }> {
+  ): Promise<{ id: string; at: string; threshold: number; trigger: EngineTrigger }> {
+    const symbol = alert.symbol ?? 'AAPL';
+    const alerttype = alert.alerttype ?? 'U';
+    const ts = Date.UTC(2025, 2, 3, 15, minute++);
+    let price = cents(prevClose(symbol) * (1 + changepct / 100));
+    const threshold = cents(alerttype === 'U' ? price - 1 : price + 1);
+    const ticks = [{ symbol, price, ts }];
+    if (alert.kind === 'SMA') {
+      // An SMA alert fires when the price crosses its average: a tick on the other side first, then across.
+      const sma = gw.running.system.engine!.quotes.sma(symbol, alert.period ?? 50)!;
+      price = cents(alerttype === 'U' ? sma * 1.2 : sma * 0.8);
+      ticks.splice(
+        0,
+        1,
+        { symbol, price: cents(alerttype === 'U' ? sma * 0.8 : sma * 1.2), ts },
+        { symbol, price, ts },
+      );
+    }
     const res = await user.post('/personalize/stockalerts', {
-      symbol: alert.symbol ?? 'AAPL',
-      close: alert.close ?? 190,
-      alerttype: alert.alerttype ?? 'U',
+      symbol,
+      close: threshold,
+      alerttype,
       kind: alert.kind ?? 'PRICE',
       ...(alert.period !== undefined ? { period: alert.period } : {}),
     });
     expect(res.status).to.equal(200, res.text);
-    const at = new Date(Date.UTC(2025, 2, 3, 15, minute++)).toISOString();
-    const outcome = await triggerAlert(commands, user.username, {
-      alertId: (res.body as AlertAnswer).id,
-      price: 191,
-      changepct,
-      at,
-      sma: alert.kind === 'SMA' ? 187.32 : null,
-    });
-    expect(outcome.events).to.have.length(1);
-    const recorded = await gw.running.system.events.readStream(`alerts-${user.username}`);
-    return { id: recorded.at(-1)!.id, at };
+    const trigger = await fired(user, ticks);
+    expect(trigger.event.data.alertId).to.equal((res.body as AlertAnswer).id);
+    return { id: trigger.eventId, at: new Date(ts).toISOString(), threshold, trigger };
   }
 
   const list = async (user: User, path = '/personalize/usernotifications/ALL') =>
@@ -59,7 +92,9 @@ describe('notification routes', function () {
   describe('listing', function () {
     it('lists a fired alert right after the trigger, in the contract shape', async function () {
       const user = await gw.user();
-      const { id, at } = await notify(user);
+      const { id, at, threshold, trigger } = await notify(user);
+      const changepct = trigger.event.data.changepct;
+      expect(changepct).to.be.closeTo(1.25, 0.01);
       const res = await user.get('/personalize/usernotifications/ALL');
       expect(res.status).to.equal(200, res.text);
       expect(res.body).to.deep.equal([
@@ -67,12 +102,23 @@ describe('notification routes', function () {
           id,
           symbol: 'AAPL',
           notificationtype: 1,
-          notifcationmessage: 'AAPL rose above 190.00 (+1.25% on the day)',
+          notifcationmessage: `AAPL rose above ${threshold.toFixed(2)} (+${changepct.toFixed(2)}% on the day)`,
           createdt: at,
           read: false,
         },
       ]);
       expect(res.headers.get('x-read-model-position')).to.match(/^\d+\/\d+$/);
+    });
+
+    it('marks the list with a position at or past every trigger it holds, even an empty list', async function () {
+      const user = await gw.user();
+      const empty = await user.get('/personalize/usernotifications/ALL');
+      expect(empty.headers.get('x-read-model-position')).to.match(/^\d+\/\d+$/);
+      const { trigger } = await notify(user);
+      const listed = await user.get('/personalize/usernotifications/ALL');
+      const position = parsePosition(listed.headers.get('x-read-model-position') ?? '');
+      expect(position, 'a position').to.not.equal(null);
+      expect(comparePositions(position!, trigger.position!)).to.be.at.least(0);
     });
 
     it('answers an empty list to a new user', async function () {
@@ -84,8 +130,8 @@ describe('notification routes', function () {
     it('lists newest first and filters by type: ALL, PRICE or 1, SMA or 2, any case', async function () {
       const user = await gw.user();
       const price1 = await notify(user, { symbol: 'AAPL' });
-      const sma = await notify(user, { symbol: 'MSFT', kind: 'SMA', period: 50, alerttype: 'D' }, -0.84);
-      const price2 = await notify(user, { symbol: 'NVDA', alerttype: 'D', close: 100 }, -2.1);
+      const sma = await notify(user, { symbol: 'MSFT', kind: 'SMA', period: 50, alerttype: 'D' });
+      const price2 = await notify(user, { symbol: 'NVDA', alerttype: 'D' }, -2.1);
       const ids = (items: NotificationAnswer[]) => items.map((n) => n.id);
       expect(ids(await list(user))).to.deep.equal([price2.id, sma.id, price1.id]);
       expect(ids(await list(user, '/personalize/usernotifications/all'))).to.deep.equal([price2.id, sma.id, price1.id]);
@@ -94,16 +140,16 @@ describe('notification routes', function () {
       }
       for (const type of ['SMA', '2']) {
         const items = await list(user, `/personalize/usernotifications/${type}`);
-        expect(items.map((n) => [n.id, n.notificationtype, n.notifcationmessage])).to.deep.equal([
-          [sma.id, 2, 'MSFT crossed below its 50-day SMA 187.32 (-0.84% on the day)'],
-        ]);
+        expect(items.map((n) => [n.id, n.notificationtype])).to.deep.equal([[sma.id, 2]]);
+        const level = sma.trigger.event.data.sma!.toFixed(2);
+        expect(items[0]!.notifcationmessage).to.match(new RegExp(`^MSFT crossed below its 50-day SMA ${level} \\(`));
       }
     });
 
     it('pages with limit and before (a notification id or an ISO time)', async function () {
       const user = await gw.user();
       const made = [];
-      for (let i = 0; i < 4; i++) made.push(await notify(user, { close: 100 + i }));
+      for (let i = 0; i < 4; i++) made.push(await notify(user, {}, 1 + i / 10));
       const [n0, n1, n2, n3] = made;
       const ids = (items: NotificationAnswer[]) => items.map((n) => n.id);
       expect(ids(await list(user, '/personalize/usernotifications/ALL?limit=2'))).to.deep.equal([n3!.id, n2!.id]);
@@ -118,19 +164,13 @@ describe('notification routes', function () {
     it('defaults to 50 a page and allows 200', async function () {
       const user = await gw.user();
       const many = 52;
-      const alertIds: string[] = [];
+      const price = cents(prevClose('AAPL') * 1.01);
       for (let i = 0; i < many; i++) {
-        const res = await user.post('/personalize/stockalerts', { symbol: 'AAPL', close: 100 + i, alerttype: 'U' });
-        alertIds.push((res.body as AlertAnswer).id);
+        const res = await user.post('/personalize/stockalerts', { symbol: 'AAPL', close: price - i, alerttype: 'U' });
+        expect(res.status).to.equal(200, res.text);
       }
-      for (const [i, alertId] of alertIds.entries()) {
-        await triggerAlert(commands, user.username, {
-          alertId,
-          price: 500,
-          changepct: 1,
-          at: new Date(Date.UTC(2025, 2, 3, 10, i)).toISOString(),
-        });
-      }
+      const triggers = await gw.pushTicks([{ symbol: 'AAPL', price }]);
+      expect(triggers.filter((t) => t.userId === user.username)).to.have.length(many);
       expect(await list(user)).to.have.length(50);
       expect(await list(user, '/personalize/usernotifications/ALL?limit=200')).to.have.length(many);
     });
@@ -267,7 +307,7 @@ describe('notification routes', function () {
     const ada = await gw.user('ada');
     const bob = await gw.user('bob');
     const adas = await notify(ada, { symbol: 'AAPL' });
-    const bobs = await notify(bob, { symbol: 'XOM', close: 100 });
+    const bobs = await notify(bob, { symbol: 'XOM' });
     expect((await list(ada)).map((n) => n.id)).to.deep.equal([adas.id]);
     expect((await list(bob)).map((n) => n.id)).to.deep.equal([bobs.id]);
     const res = await bob.post('/personalize/readnotifications', { ids: [bobs.id, adas.id] });
@@ -289,11 +329,12 @@ describe('notification routes', function () {
 
   it('keeps notifications and what was read across a restart', async function () {
     const gw2 = await startTestGateway();
+    await gw2.openDay(['AAPL']);
     const user = await gw2.user();
-    const res = await user.post('/personalize/stockalerts', { symbol: 'AAPL', close: 190, alerttype: 'U' });
-    const commands2 = new CommandService(gw2.running.system.events, gw2.running.system.projections!);
-    const alertId = (res.body as AlertAnswer).id;
-    await triggerAlert(commands2, user.username, { alertId, price: 191, changepct: 1, at: '2025-03-03T15:00:00.000Z' });
+    const price = cents(prevClose('AAPL', gw2) * 1.01);
+    const res = await user.post('/personalize/stockalerts', { symbol: 'AAPL', close: price - 1, alerttype: 'U' });
+    expect(res.status).to.equal(200, res.text);
+    await fired(user, [{ symbol: 'AAPL', price }], gw2);
     await user.post('/personalize/readnotifications', { all: true });
     const before = (await user.get('/personalize/usernotifications/ALL')).body as NotificationAnswer[];
     expect(before).to.have.length(1);

@@ -20,7 +20,7 @@ import {
   notificationReadsProjection,
   notificationsProjection,
 } from '../../projections/notifications/notifications.projection.ts';
-import { readDocument, type StoredDocument } from '../../projections/projection.ts';
+import { projectionConsumer, readDocument, type StoredDocument } from '../../projections/projection.ts';
 import type { CommandService } from '../commands.ts';
 import { notFound } from '../errors.ts';
 import { defineRoute, markPosition } from '../http/route.ts';
@@ -125,6 +125,16 @@ function unreadCount(state: NotificationsState, notifications: readonly StoredNo
   return notifications.filter((n) => !isRead(state, n)).length;
 }
 
+/**
+ * How far the notifications read model is known to reach before it is read: every trigger up to the answer is in
+ * what is read next, so a client that reconnects with it (`auth.since`) is sent exactly the triggers after.
+ * Before the projection's first checkpoint, the start of the log.
+ */
+async function notificationsReach(readModels: ReadModelStore): Promise<LogPosition> {
+  const checkpoint = await readModels.readCheckpoint(projectionConsumer(notificationsProjection).name);
+  return checkpoint?.position ?? { commit: 0, prepare: 0 };
+}
+
 function markNewest(ctx: Context, ...positions: (LogPosition | undefined)[]): void {
   const known = positions.filter((p): p is LogPosition => p !== undefined);
   markPosition(ctx, known.sort(comparePositions).at(-1));
@@ -160,11 +170,13 @@ export function notificationsRoutes(deps: NotificationsDeps) {
       query: pageQuery,
       response: z.array(notificationAnswer),
       handle: async ({ params, query, userId, ctx }) => {
+        const reach = await notificationsReach(deps.readModels);
         const [all, read] = await Promise.all([
           listNotifications(deps.readModels, userId),
           readState(deps.readModels, userId),
         ]);
-        markNewest(ctx, all[0]?.position, read.position);
+        // The newest position the list reflects, with no trigger before it missing: what a tab catches up from.
+        markNewest(ctx, all[0]?.position, reach);
         let page = all;
         if (query.before !== undefined) {
           if (isUuid(query.before)) {

@@ -8,6 +8,7 @@ import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import http from 'node:http';
 import { join } from 'node:path';
+import type { EngineTrigger } from '../../engine/alerts/alertEngine.ts';
 import { openMarketData } from '../../engine/market/marketData.ts';
 import { MARKET_DB_FILE } from '../../engine/marketdata/store.ts';
 import { loadConfig } from '../../platform/config.ts';
@@ -25,8 +26,27 @@ export interface TestGateway {
   client(): TestClient;
   /** A new user, registered and signed in, with its client. */
   user(prefix?: string): Promise<TestClient & { readonly username: string }>;
+  /**
+   * Publishes ticks on the tick bus, as the feed route and the tick sources do, once the engine's alert index
+   * includes every alert created so far; resolves when the engine has evaluated them and the read models hold
+   * the notifications they fired, answering those triggers in the order they were appended.
+   */
+  pushTicks(ticks: readonly TestTick[]): Promise<EngineTrigger[]>;
+  /**
+   * Opens the trading day of `symbols` with a tick at each one's last close, so that the change on the day of
+   * the ticks that follow is measured from that close (the quote's `prevClose`).
+   */
+  openDay(symbols: readonly string[]): Promise<void>;
   /** Stops the gateway; `keepData` leaves the folder for a restart. */
   close(options?: { keepData?: boolean }): Promise<void>;
+}
+
+/** A tick as a test pushes it; `ts` defaults to now, `size` to 0. */
+export interface TestTick {
+  readonly symbol: string;
+  readonly price: number;
+  readonly size?: number;
+  readonly ts?: number;
 }
 
 /** An answer as a test reads it. */
@@ -162,6 +182,47 @@ export function marketTemplate(seed: number): string {
   return file;
 }
 
+/** See {@link TestGateway.pushTicks}. */
+async function pushTicks(running: RunningGateway, ticks: readonly TestTick[]): Promise<EngineTrigger[]> {
+  const { engine, events, projections } = running.system;
+  if (!engine) throw new Error('this gateway runs no engine');
+  await engine.alerts.waitFor(await events.headPosition());
+  const fired: EngineTrigger[] = [];
+  const stop = engine.onTrigger((trigger) => fired.push(trigger));
+  try {
+    const at = Date.now();
+    // The in-process bus calls the engine before `publish` resolves; `flush` settles the appends it started.
+    await engine.bus.publish(
+      ticks.map((t) => ({ symbol: t.symbol, price: t.price, size: t.size ?? 0, ts: t.ts ?? at })),
+    );
+    await engine.alerts.flush();
+  } finally {
+    stop();
+  }
+  const last = fired.at(-1)?.position;
+  if (last && projections) await projections.waitFor(last, ['AlertTriggered']);
+  return fired;
+}
+
+/** The data folders this process made and has not removed yet. */
+const dataDirs = new Set<string>();
+let removalArranged = false;
+
+/** Removes, when the process exits, every data folder a test left behind (one that failed before closing). */
+function removeLeftDataDirs(): void {
+  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
+  dataDirs.clear();
+}
+
+/** A fresh temporary data folder, removed at the latest when the process exits. */
+function makeDataDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'sp-gw-'));
+  if (!removalArranged) process.once('exit', removeLeftDataDirs);
+  removalArranged = true;
+  dataDirs.add(dir);
+  return dir;
+}
+
 /**
  * Starts the gateway in a fresh temporary folder (or `dataDir`, to restart on the same data); a fresh folder
  * gets a copy of the market database built once per process for its seed.
@@ -169,7 +230,7 @@ export function marketTemplate(seed: number): string {
 export async function startTestGateway(
   options: { dataDir?: string; env?: Record<string, string> } = {},
 ): Promise<TestGateway> {
-  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'sp-gw-'));
+  const dataDir = options.dataDir ?? makeDataDir();
   if (options.dataDir === undefined) {
     copyFileSync(marketTemplate(loadConfig({ ...options.env }).marketSeed), join(dataDir, MARKET_DB_FILE));
   }
@@ -196,9 +257,21 @@ export async function startTestGateway(
       if (login.status !== 200) throw new Error(`login ${username}: ${login.status} ${login.text}`);
       return Object.assign(client, { username });
     },
+    pushTicks: (ticks) => pushTicks(running, ticks),
+    openDay: async (symbols) => {
+      const quotes = running.system.liveQuotes;
+      if (!quotes) throw new Error('this gateway serves no live quotes');
+      await pushTicks(
+        running,
+        quotes.quotes(symbols).map((q) => ({ symbol: q.symbol, price: q.price })),
+      );
+    },
     close: async ({ keepData = false } = {}) => {
       await running.close();
-      if (!keepData) rmSync(dataDir, { recursive: true, force: true });
+      if (!keepData) {
+        rmSync(dataDir, { recursive: true, force: true });
+        dataDirs.delete(dataDir);
+      }
     },
   };
 }

@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import { comparePositions, type EventData } from '../eventstore/port.ts';
 import { openSqliteEventStore, type SqliteEventStore } from '../eventstore/sqlite.ts';
 import { openSqliteReadModelStore, type SqliteReadModelStore } from '../readmodels/sqlite.ts';
-import { IDLE_CHECKPOINT_MS, startConsumer } from './runner.ts';
+import { IDLE_CHECKPOINT_MS, measureLag, startConsumer } from './runner.ts';
 import { countingConsumer } from './testing/countingConsumer.ts';
 
 const worker = fileURLToPath(new URL('./testing/consumerWorker.ts', import.meta.url));
@@ -139,6 +139,24 @@ describe('Checkpointed subscription runner', function () {
     expect(done.applied).to.equal(3);
     expect(done.checkpoint).to.deep.equal(await store.headPosition());
     await runner.stop();
+  });
+
+  it('is not behind when the only events past its checkpoint are ones it skips, and counts those it takes', async function () {
+    const runner = await startConsumer(store, readModels, countingConsumer('counter', 'count-'));
+    await runner.caughtUp;
+    const before = runner.checkpoint();
+    await store.appendToStream('other-a', events(2));
+    // Right after the append: the checkpoint past skipped events is committed later, and nothing is to apply.
+    const skipped = await runner.lag();
+    expect(comparePositions(skipped.head, before)).to.be.above(0);
+    expect(skipped).to.deep.include({ behind: false, pending: 0, lagMs: 0 });
+
+    await runner.stop();
+    await store.appendToStream('count-a', events(3));
+    await store.appendToStream('other-b', events(4));
+    const stopped = await measureLag(store, countingConsumer('counter', 'count-'), runner.checkpoint());
+    expect(stopped).to.deep.include({ behind: true, pending: 3 });
+    expect(stopped.lagMs).to.be.at.least(0);
   });
 
   it('applies each event at most once when its process is killed with -9 mid-stream', async function () {

@@ -2,6 +2,7 @@ import {
   START,
   comparePositions,
   isAfter,
+  matchesFilter,
   type EventStore,
   type LogPosition,
   type RecordedEvent,
@@ -42,12 +43,59 @@ export interface ConsumerLag {
   readonly checkpoint: LogPosition;
   /** The last position of the log. */
   readonly head: LogPosition;
-  /** Whether the log holds events past the checkpoint. */
+  /**
+   * Whether the log holds events past the checkpoint that the consumer takes; events it skips leave nothing to
+   * apply, so a consumer with only those past its checkpoint is not behind.
+   */
   readonly behind: boolean;
-  /** Age in ms of the oldest event not yet committed by the consumer (0 when not behind). */
+  /** How many events past the checkpoint it still has to apply, among the next {@link LAG_SCAN_EVENTS} of the log. */
+  readonly pending: number;
+  /** Age in ms of the oldest event it still has to apply (0 when not behind). */
   readonly lagMs: number;
   /** Events applied since the runner started. */
   readonly applied: number;
+}
+
+/** Most events read past a checkpoint to find those a consumer still has to apply. */
+export const LAG_SCAN_EVENTS = 10_000;
+
+/**
+ * How far a consumer whose durable checkpoint is `checkpoint` is behind the log: the events past it that its
+ * `filter` takes, counted among the next {@link LAG_SCAN_EVENTS}. When none of those is its own but the log
+ * goes on past them, it is behind by an unknown count, aged from the first event read.
+ */
+export async function measureLag(
+  events: EventStore,
+  consumer: Pick<Consumer, 'name' | 'filter'>,
+  checkpoint: LogPosition,
+  now: () => number = Date.now,
+): Promise<Omit<ConsumerLag, 'applied'>> {
+  const head = await events.headPosition();
+  let pending = 0;
+  let oldest: string | undefined;
+  let unknown = false;
+  if (isAfter(head, checkpoint)) {
+    const tail = await events.readAll({ fromPosition: checkpoint, maxCount: LAG_SCAN_EVENTS });
+    for (const event of tail) {
+      if (isAfter(event.position, head)) break;
+      if (!matchesFilter(event.streamId, event.type, consumer.filter)) continue;
+      oldest ??= event.created;
+      pending += 1;
+    }
+    const last = tail.at(-1);
+    if (pending === 0 && tail.length === LAG_SCAN_EVENTS && last && isAfter(head, last.position)) {
+      unknown = true;
+      oldest = tail[0]!.created;
+    }
+  }
+  return {
+    name: consumer.name,
+    checkpoint,
+    head,
+    behind: pending > 0 || unknown,
+    pending,
+    lagMs: oldest === undefined ? 0 : Math.max(0, now() - Date.parse(oldest)),
+  };
 }
 
 /** Options of {@link startConsumer}. */
@@ -224,26 +272,7 @@ export async function startConsumer(
       if (idleTimer && !isAfter(position, seen)) schedule();
       return new Promise<void>((resolve) => waiters.push({ position, resolve }));
     },
-    lag: async () => {
-      const head = await events.headPosition();
-      const behind = isAfter(head, committed);
-      let lagMs = 0;
-      if (behind) {
-        const [next] = await events.readAll({
-          fromPosition: committed,
-          maxCount: 1,
-        });
-        if (next) lagMs = Math.max(0, Date.now() - Date.parse(next.created));
-      }
-      return {
-        name: consumer.name,
-        checkpoint: committed,
-        head,
-        behind,
-        lagMs,
-        applied,
-      };
-    },
+    lag: async () => ({ ...(await measureLag(events, consumer, committed)), applied }),
     stop: async () => {
       if (idleTimer) clearTimeout(idleTimer);
       idleTimer = undefined;

@@ -75,30 +75,37 @@ function collectErrors(page: Page, expected: readonly string[]): string[] {
 /** Builds the app if needed, starts the gateway and launches Chromium. */
 export async function startE2E(env: Record<string, string> = {}): Promise<E2E> {
   const uiDir = mkdtempSync(join(tmpdir(), 'sp-ui-'));
-  await buildUi(uiDir);
   const previousUiDir = process.env.UI_DIR;
-  process.env.UI_DIR = uiDir;
-  let gw: TestGateway;
+  let gw: TestGateway | undefined;
+  let browser: Browser;
   try {
+    await buildUi(uiDir);
+    process.env.UI_DIR = uiDir;
     gw = await startTestGateway({ env: { FEED_TOKEN: E2E_FEED_TOKEN, ...env } });
+    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: [...CHROMIUM_ARGS] });
+  } catch (error) {
+    // Nothing is left behind when the build, the gateway or the browser fails to start.
+    await gw?.close();
+    rmSync(uiDir, { recursive: true, force: true });
+    throw error;
   } finally {
     if (previousUiDir === undefined) delete process.env.UI_DIR;
     else process.env.UI_DIR = previousUiDir;
   }
-  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: [...CHROMIUM_ARGS] });
+  const started = gw;
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   let counter = 0;
   return {
-    gw,
+    gw: started,
     browser,
     uiDir,
     newPage: async ({ width = 1400, height = 900, expectedErrors = [] } = {}) => {
-      const context = await browser.newContext({ baseURL: gw.url, viewport: { width, height } });
+      const context = await browser.newContext({ baseURL: started.url, viewport: { width, height } });
       const page = await context.newPage();
       return { context, page, errors: collectErrors(page, expectedErrors) };
     },
     pushTicks: async (ticks) => {
-      const answer = await fetch(`${gw.url}/api/feed/ticks`, {
+      const answer = await fetch(`${started.url}/api/feed/ticks`, {
         method: 'POST',
         headers: { authorization: `Bearer ${E2E_FEED_TOKEN}`, 'content-type': 'application/json' },
         body: JSON.stringify(ticks),
@@ -122,7 +129,7 @@ export async function startE2E(env: Record<string, string> = {}): Promise<E2E> {
     },
     close: async () => {
       await browser.close();
-      await gw.close();
+      await started.close();
       rmSync(uiDir, { recursive: true, force: true });
     },
   };

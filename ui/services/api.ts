@@ -33,6 +33,8 @@ export interface RequestOptions {
   readonly idempotencyKey?: string;
   /** Cancels the request. */
   readonly signal?: AbortSignal;
+  /** Sees the headers of a successful answer. */
+  readonly onHeaders?: (headers: Headers) => void;
 }
 
 function describeFailure(status: number): string {
@@ -82,7 +84,24 @@ export async function request<T>(method: 'GET' | 'POST', path: string, options: 
       Number.isFinite(retry) && retry > 0 ? retry : undefined,
     );
   }
+  options.onHeaders?.(response.headers);
   return body as T;
+}
+
+/** Header telling which log position a read-model answer reflects. */
+export const POSITION_HEADER = 'X-Read-Model-Position';
+
+/** GET a JSON document of a read model, with the log position it reflects (null when the answer names none). */
+export async function getPositioned<T>(
+  path: string,
+  signal?: AbortSignal,
+): Promise<{ readonly body: T; readonly position: string | null }> {
+  let position: string | null = null;
+  const body = await request<T>('GET', path, {
+    ...(signal ? { signal } : {}),
+    onHeaders: (headers) => (position = headers.get(POSITION_HEADER)),
+  });
+  return { body, position };
 }
 
 /** GET a JSON document. */

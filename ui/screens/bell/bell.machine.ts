@@ -4,7 +4,7 @@
  */
 import { assign, fromCallback, fromPromise, setup } from 'xstate';
 import type { NotificationPush } from '../../../domain/contract/socket.ts';
-import { errorMessage, get, post } from '../../services/api.ts';
+import { errorMessage, get, getPositioned, post } from '../../services/api.ts';
 import { live } from '../../services/live.ts';
 
 /** A notification as the bell lists it. */
@@ -42,11 +42,13 @@ export const bellMachine = setup({
   types: { context: {} as BellContext, events: {} as BellEvent },
   actors: {
     loadNotifications: fromPromise(async () => {
-      const [notifications, count] = await Promise.all([
-        get<BellNotification[]>(`/personalize/usernotifications/ALL?limit=${BELL_LOAD_LIMIT}`),
+      const [listed, count] = await Promise.all([
+        getPositioned<BellNotification[]>(`/personalize/usernotifications/ALL?limit=${BELL_LOAD_LIMIT}`),
         get<{ unread: number }>('/personalize/usernotifications/unreadcount'),
       ]);
-      return { notifications, unread: count.unread };
+      // The live connection catches up from here after a reconnect, even before its first push.
+      if (listed.position) live.notePosition(listed.position);
+      return { notifications: listed.body, unread: count.unread };
     }),
     markAllRead: fromPromise(async () => post<{ unread: number }>('/personalize/readnotifications', { all: true })),
     liveNotifications: fromCallback<BellEvent>(({ sendBack }) => {

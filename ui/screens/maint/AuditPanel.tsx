@@ -48,7 +48,14 @@ const COLUMNS: ColDef<EventRow>[] = [
   },
 ];
 
-/** The audit part; renders nothing for a user who may not audit. */
+/** What a user who may not audit sees in place of the audit part. */
+export function AuditorsOnly() {
+  return (
+    <p className="hint">The audit trail of users (events, state at a moment, hash chains) is shown to auditors.</p>
+  );
+}
+
+/** The audit part; a user who may not audit sees {@link AuditorsOnly}. */
 export function AuditPanel({ actor }: { readonly actor: ActorRefFrom<typeof auditMachine> }) {
   const state = useSelector(actor, (s) => s);
   const { context } = state;
@@ -61,11 +68,7 @@ export function AuditPanel({ actor }: { readonly actor: ActorRefFrom<typeof audi
   }, [context.events, context.filter]);
   const types = useMemo(() => eventTypeCounts(context.events), [context.events]);
 
-  if (state.matches('forbidden')) {
-    return (
-      <p className="hint">The audit trail of users (events, state at a moment, hash chains) is shown to auditors.</p>
-    );
-  }
+  if (state.matches('forbidden')) return <AuditorsOnly />;
 
   const onRow = (event: RowClickedEvent<EventRow>) => {
     if (event.data) send({ type: 'user.moveSlider', index: event.data.index });

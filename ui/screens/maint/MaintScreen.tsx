@@ -9,7 +9,7 @@ import { formatNumber } from '../../../domain/format.ts';
 import { Grid } from '../../components/Grid.tsx';
 import { Failed, Skeleton } from '../../components/LoadState.tsx';
 import { PriceFlash } from '../../components/PriceFlash.tsx';
-import { AuditPanel } from './AuditPanel.tsx';
+import { AuditPanel, AuditorsOnly } from './AuditPanel.tsx';
 import {
   durationText,
   rebuildProgress,
@@ -232,6 +232,7 @@ export default function MaintScreen() {
         send={send}
       />
       {audit && <AuditPanel actor={audit} />}
+      {state.matches({ audit: 'notAuditor' }) && <AuditorsOnly />}
     </section>
   );
 }

@@ -12,6 +12,7 @@ import {
   type RebuildJob,
 } from './maint.logic.ts';
 import { REBUILD_POLL_MS, STATUS_POLL_MS, maintMachine } from './maint.machine.ts';
+import type { SessionAnswer } from '../../../domain/contract/session.ts';
 
 function status(ticks: number): MaintStatus {
   return {
@@ -53,9 +54,11 @@ function page(options: {
   rebuilds?: Step<RebuildJob>[];
   start?: Step<{ jobId: string; state: 'running' }>;
   users?: Step<AuditAccount[]>;
+  session?: Step<SessionAnswer>;
 }) {
   const clock = new SimulatedClock();
-  const calls = { status: 0, rebuild: 0, start: 0 };
+  const calls = { status: 0, rebuild: 0, start: 0, session: 0, users: 0 };
+  const session = options.session ?? (() => ({ signedIn: true, username: 'ada', roles: ['user', 'auditor'] }));
   const statuses = options.statuses ?? [() => status(0)];
   const rebuilds = options.rebuilds ?? [() => job('idle', 0, 0)];
   const actor = createActor(
@@ -75,9 +78,16 @@ function page(options: {
           calls.start += 1;
           return (options.start ?? (() => ({ jobId: 'job-1', state: 'running' as const })))();
         }),
+        loadSession: fromPromise<SessionAnswer>(async () => {
+          calls.session += 1;
+          return session();
+        }),
         audit: auditMachine.provide({
           actors: {
-            loadUsers: fromPromise(async () => (options.users ?? (() => []))()),
+            loadUsers: fromPromise(async () => {
+              calls.users += 1;
+              return (options.users ?? (() => []))();
+            }),
           },
         }),
       },
@@ -193,21 +203,46 @@ describe('maint machine', () => {
     expect(actor.getSnapshot().context.rebuildError).to.equal('The server could not answer');
   });
 
-  it('invokes the audit part, which hides itself from a user who may not audit', async () => {
-    const refused = page({
+  it('invokes the audit part for an auditor, as the session says', async () => {
+    const { actor, audit, calls } = page({
+      users: () => [{ username: 'ada', roles: ['user', 'auditor'], registeredAt: '', lastSignInAt: null }],
+    });
+    await waitFor(actor, (s) => s.matches({ audit: 'auditor' }));
+    await waitFor(audit(), (s) => s.matches('ready'));
+    expect(calls).to.include({ session: 1, users: 1 });
+  });
+
+  it("shows no audit part to a user the session names no auditor, without asking the auditors' routes", async () => {
+    const { actor, calls } = page({
+      session: () => ({ signedIn: true, username: 'bob', roles: ['user'] }),
       users: () => {
         throw new ApiError(403, 'forbidden', 'this route is for auditors');
       },
     });
-    await waitFor(refused.audit(), (s) => s.matches('forbidden'));
-    const allowed = page({ users: () => [{ username: 'ada', roles: ['user'], registeredAt: '', lastSignInAt: null }] });
-    await waitFor(allowed.audit(), (s) => s.matches('ready'));
-    expect(
-      allowed
-        .audit()
-        .getSnapshot()
-        .context.users.map((u) => u.username),
-    ).to.deep.equal(['ada']);
+    await waitFor(actor, (s) => s.matches({ audit: 'notAuditor' }));
+    expect(actor.getSnapshot().children.audit).to.equal(undefined);
+    await waitFor(actor, (s) => s.matches({ status: 'ready' }));
+    expect(calls).to.include({ session: 1, users: 0 });
+  });
+
+  it('leaves the audit part out when the session cannot be read, and shows the rest', async () => {
+    const { actor, calls } = page({
+      session: () => {
+        throw new ApiError(0, 'network', 'The server cannot be reached');
+      },
+    });
+    await waitFor(actor, (s) => s.matches({ audit: 'notAuditor' }) && s.matches({ status: 'ready' }));
+    expect(calls.users).to.equal(0);
+  });
+
+  it("keeps the audit part hidden if the auditors' routes refuse the user after all", async () => {
+    const { actor, audit } = page({
+      users: () => {
+        throw new ApiError(403, 'forbidden', 'this route is for auditors');
+      },
+    });
+    await waitFor(actor, (s) => s.matches({ audit: 'auditor' }));
+    await waitFor(audit(), (s) => s.matches('forbidden'));
   });
 });
 

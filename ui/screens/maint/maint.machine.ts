@@ -1,9 +1,10 @@
 /**
  * The Maint page: the operations status (market data, tick source and rate, projection lags) read again every
  * few seconds while the page is open, and the rebuild check (started, polled while it runs, its result kept).
- * The audit part is its own machine, invoked as the child `audit`.
+ * The audit part is its own machine, invoked as the child `audit` once the session says the user is an auditor.
  */
 import { assign, fromPromise, setup } from 'xstate';
+import type { SessionAnswer } from '../../../domain/contract/session.ts';
 import { ApiError, errorMessage, get, post } from '../../services/api.ts';
 import { auditMachine } from './audit.machine.ts';
 import { startedJob, type MaintStatus, type RebuildJob } from './maint.logic.ts';
@@ -37,24 +38,43 @@ export const maintMachine = setup({
   types: {
     context: {} as MaintContext,
     events: {} as MaintEvent,
+    children: {} as { audit: 'audit' },
   },
   actors: {
     loadStatus: fromPromise<MaintStatus>(async ({ signal }) => get<MaintStatus>('/api/maint/status', signal)),
     readRebuild: fromPromise<RebuildJob>(async ({ signal }) => get<RebuildJob>('/api/maint/rebuild', signal)),
     startRebuild: fromPromise(async () => post<{ jobId: string; state: 'running' }>('/api/maint/rebuild')),
+    loadSession: fromPromise<SessionAnswer>(async ({ signal }) => get<SessionAnswer>('/api/session', signal)),
     audit: auditMachine,
   },
   delays: { statusPoll: STATUS_POLL_MS, rebuildPoll: REBUILD_POLL_MS },
   guards: {
     jobRunning: ({ event }) => 'output' in event && (event.output as RebuildJob).state === 'running',
     alreadyRunning: ({ event }) => 'error' in event && event.error instanceof ApiError && event.error.status === 409,
+    isAuditor: ({ event }) => 'output' in event && (event.output as SessionAnswer).roles.includes('auditor'),
   },
 }).createMachine({
   id: 'maint',
   type: 'parallel',
   context: { status: null, statusAt: null, error: null, staleError: null, job: null, rebuildError: null },
-  invoke: { id: 'audit', src: 'audit' },
   states: {
+    audit: {
+      initial: 'checking',
+      states: {
+        checking: {
+          invoke: {
+            src: 'loadSession',
+            onDone: [{ guard: 'isAuditor', target: 'auditor' }, { target: 'notAuditor' }],
+            // Without the session's answer the audit part is not shown: the rest of the page works on.
+            onError: 'notAuditor',
+          },
+        },
+        auditor: {
+          invoke: { id: 'audit', src: 'audit' },
+        },
+        notAuditor: {},
+      },
+    },
     status: {
       initial: 'loading',
       states: {
