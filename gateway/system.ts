@@ -4,6 +4,7 @@
  */
 import { join } from 'node:path';
 import { openMarketData, type MarketData, type MarketPhase, type MarketProgress } from '../engine/market/marketData.ts';
+import { marketEndDate } from '../engine/market/marketDate.ts';
 import type { Config } from '../platform/config.ts';
 import { openEventStore } from '../platform/eventstore/index.ts';
 import type { EventStore, LogPosition } from '../platform/eventstore/port.ts';
@@ -332,6 +333,7 @@ export async function openSystem(config: Config, logger: Logger): Promise<System
   const market = openMarketData({
     dataDir: config.dataDir,
     seed: config.marketSeed,
+    endDate: marketEndDate(config.marketAsOf, Date.now()),
     logger: marketLogger,
     onProgress: marketProgress(config, marketLogger),
   });

@@ -237,6 +237,20 @@ describe('loadConfig', () => {
     }
   });
 
+  describe('MARKET_AS_OF', () => {
+    it('is unset by default (the wall clock) and accepts a calendar date', () => {
+      expect(loadConfig({}).marketAsOf).to.equal(null);
+      expect(loadConfig({ MARKET_AS_OF: '2025-03-14' }).marketAsOf).to.equal('2025-03-14');
+    });
+    for (const bad of ['2025-02-30', '14/03/2025', 'today']) {
+      it(`refuses ${JSON.stringify(bad)}`, () => {
+        expect(refusal({ MARKET_AS_OF: bad }).message).to.equal(
+          `MARKET_AS_OF must be a YYYY-MM-DD date, got ${JSON.stringify(bad)}`,
+        );
+      });
+    }
+  });
+
   describe('LOG_LEVEL', () => {
     for (const level of ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const) {
       it(`accepts ${level}`, () => expect(loadConfig({ LOG_LEVEL: level }).logLevel).to.equal(level));

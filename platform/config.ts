@@ -43,6 +43,11 @@ export interface Config {
   readonly finnhub: FinnhubConfig | null;
   /** Seed of the deterministic market generator. */
   readonly marketSeed: number;
+  /**
+   * `MARKET_AS_OF`: the day the simulated market's history ends on (`YYYY-MM-DD`; a day the exchange is closed
+   * means the trading day before), or `null` for the last session closed by the wall clock.
+   */
+  readonly marketAsOf: string | null;
   /** Minimum level of log lines written. */
   readonly logLevel: LogLevel;
 }
@@ -182,6 +187,14 @@ function marketClock(env: Env): string {
   return raw;
 }
 
+function calendarDate(env: Env, name: string): string | null {
+  const raw = read(env, name);
+  if (raw === undefined) return null;
+  const ms = /^\d{4}-\d{2}-\d{2}$/.test(raw) ? Date.parse(`${raw}T00:00:00Z`) : Number.NaN;
+  if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== raw) refuse(name, 'a YYYY-MM-DD date', raw);
+  return raw;
+}
+
 function replayFile(env: Env): string | null {
   const raw = read(env, 'TICK_FILE');
   if (raw === undefined) {
@@ -237,6 +250,7 @@ export function loadConfig(env: Env = process.env): Config {
     alpaca: alpaca(env),
     finnhub: finnhub(env),
     marketSeed: integer(env, 'MARKET_SEED', 42, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, 'an integer'),
+    marketAsOf: calendarDate(env, 'MARKET_AS_OF'),
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
   });
 }

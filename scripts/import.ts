@@ -8,8 +8,9 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { marketEndDate } from '../engine/market/marketDate.ts';
 import { ImportError, importBarsCsv, importCompanyFacts, symbolFromFileName } from '../engine/marketdata/import.ts';
-import { MARKET_DB_FILE, buildMarketIfEmpty, openMarketStore } from '../engine/marketdata/store.ts';
+import { MARKET_DB_FILE, buildMarket, openMarketStore } from '../engine/marketdata/store.ts';
 import { loadUniverse } from '../engine/marketdata/universe.ts';
 import { ConfigError, loadConfig } from '../platform/config.ts';
 import { progressBar } from '../platform/progress.ts';
@@ -56,12 +57,13 @@ function main(argv: readonly string[]): number {
   const store = openMarketStore({ file: path.join(config.dataDir, MARKET_DB_FILE) });
   try {
     const build = progressBar('building market data');
-    const built = buildMarketIfEmpty(store, {
+    const built = buildMarket(store, {
       seed: config.marketSeed,
       universe,
+      endDate: marketEndDate(config.marketAsOf, Date.now()),
       onProgress: (done, total) => build.update(done, total),
     });
-    if (built.built > 0) build.finish();
+    if (built.built + built.extended > 0) build.finish();
 
     const bar = progressBar(`importing ${path.basename(command.file)}`);
     const onProgress = (done: number, total: number) => bar.update(done, total);

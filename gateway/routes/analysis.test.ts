@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { startTestGateway, type TestClient, type TestGateway } from '../testing/harness.ts';
+import { startTestGateway, TEST_MARKET_DATE, type TestClient, type TestGateway } from '../testing/harness.ts';
 
 interface Bar {
   date: string;
@@ -15,6 +15,8 @@ describe('analysis routes', function () {
   let gw: TestGateway;
   let user: TestClient;
   before(async function () {
+    // The market is built once per test process; on a busy machine that outlasts a test's time.
+    this.timeout(180_000);
     gw = await startTestGateway();
     user = await gw.user();
   });
@@ -50,7 +52,7 @@ describe('analysis routes', function () {
     const answer = await user.getOk<{ from: string; to: string; timelines: { symbol: string; days: Row[] }[] }>(
       '/api/analysis/timelines/60?symbols=AAPL,JPM',
     );
-    expect(answer.to).to.equal('2024-12-31');
+    expect(answer.to).to.equal(TEST_MARKET_DATE);
     expect(answer.from < answer.to).to.equal(true);
     expect(answer.timelines.map((t) => t.symbol)).to.deep.equal(['AAPL', 'JPM']);
     for (const { symbol, days } of answer.timelines) {

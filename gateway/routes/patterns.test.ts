@@ -4,7 +4,7 @@ import { PATTERN_NAMES, PATTERNS } from '../../domain/screener/patterns.ts';
 import { loadUniverse } from '../../engine/marketdata/universe.ts';
 import { detectAll, type PatternDetection } from '../../engine/patterns/patterns.ts';
 import { HORIZONS, patternPerformance } from '../../engine/patterns/performance.ts';
-import { startTestGateway, type TestClient, type TestGateway } from '../testing/harness.ts';
+import { startTestGateway, TEST_MARKET_DATE, type TestClient, type TestGateway } from '../testing/harness.ts';
 
 interface Row {
   id: string;
@@ -66,7 +66,7 @@ describe('pattern routes', function () {
     const rows = await user.getOk<Row[]>('/api/patterns/all/500');
     expect(rows).to.have.length(500);
     expect(isNewestFirst(rows)).to.equal(true);
-    expect(rows[0]?.date).to.equal('2024-12-31');
+    expect(rows[0]?.date).to.equal(TEST_MARKET_DATE);
     for (const row of rows) expect(row.id).to.equal(`${row.symbol}:${row.date}`);
     expect(await user.getOk('/api/patterns/all/3')).to.deep.equal(rows.slice(0, 3));
   });
@@ -74,11 +74,11 @@ describe('pattern routes', function () {
   it('answers the newest dates with patterns and the number of patterns on each', async function () {
     const dates = await user.getOk<{ date: string; patterncount: number }[]>('/api/patterns/dates/5');
     expect(dates.map((d) => d.date)).to.deep.equal([
-      '2024-12-31',
-      '2024-12-30',
-      '2024-12-27',
-      '2024-12-26',
-      '2024-12-24',
+      TEST_MARKET_DATE,
+      '2025-03-13',
+      '2025-03-12',
+      '2025-03-11',
+      '2025-03-10',
     ]);
     for (const { date, patterncount } of dates.slice(0, 2)) {
       const rows = await user.getOk<Row[]>(`/api/patterns/bydate/${date}`);
@@ -100,7 +100,7 @@ describe('pattern routes', function () {
   it('answers the rows of the latest date as the most recent day', async function () {
     const latest = await user.getOk<Row[]>('/api/patterns/mostrecentday');
     expect(latest.length).to.be.above(0);
-    expect(latest).to.deep.equal(await user.getOk('/api/patterns/bydate/2024-12-31'));
+    expect(latest).to.deep.equal(await user.getOk(`/api/patterns/bydate/${TEST_MARKET_DATE}`));
   });
 
   it('ranks symbols by their pattern days of the last N trading days', async function () {
@@ -201,7 +201,7 @@ describe('pattern routes', function () {
     ['recent rows of an unknown symbol', '/api/patterns/recentstkpattern/ZZZZZZ/10', 'params.stock'],
     ['recent rows of no days', '/api/patterns/recentstkpattern/AAPL/0', 'params.limitdays'],
     ['recent rows of too many days', '/api/patterns/recentstkpattern/AAPL/1251', 'params.limitdays'],
-    ['performance from after the last bar', '/api/patterns/performance/AAPL/2025-02-03', 'params.datefrom'],
+    ['performance from after the last bar', '/api/patterns/performance/AAPL/2025-03-17', 'params.datefrom'],
     ['performance from a text', '/api/patterns/performance/AAPL/yesterday', 'params.datefrom'],
     ['performance of an unknown symbol', '/api/patterns/performance/ZZZZZZ/2024-01-02', 'params.stock'],
     ['a ranking over too many days', '/api/patterns/groupbysym/1251', 'params.limitDays'],

@@ -163,6 +163,12 @@ export class TestClient {
   }
 }
 
+/**
+ * The day the test market's history ends on (`MARKET_AS_OF` of every test gateway), fixed so that no test
+ * depends on the real date; after the universe date, so tests see a history that runs on past it.
+ */
+export const TEST_MARKET_DATE = '2025-03-14';
+
 /** Market databases built once per test process, by seed, copied into each new data folder. */
 const marketTemplates = new Map<number, string>();
 
@@ -175,7 +181,7 @@ export function marketTemplate(seed: number): string {
   if (file === undefined) {
     const dir = mkdtempSync(join(tmpdir(), 'sp-market-template-'));
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-    openMarketData({ dataDir: dir, seed }).close();
+    openMarketData({ dataDir: dir, seed, endDate: TEST_MARKET_DATE }).close();
     file = join(dir, MARKET_DB_FILE);
     marketTemplates.set(seed, file);
   }
@@ -240,6 +246,7 @@ export async function startTestGateway(
     DATA_DIR: dataDir,
     LOG_LEVEL: 'silent',
     TICK_SOURCE: 'feed',
+    MARKET_AS_OF: TEST_MARKET_DATE,
     ...options.env,
   });
   const url = running.url.replace('localhost', '127.0.0.1');
