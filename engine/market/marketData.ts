@@ -19,6 +19,7 @@ import {
   openMarketStore,
   type BarDigest,
   type MarketStore,
+  type ProviderSymbol,
   type StoredAnalysis,
   type StoredPatternRow,
 } from '../marketdata/store.ts';
@@ -175,6 +176,7 @@ const CHART_CACHE_SIZE = 32;
 /** The market data service; see the module comment. */
 export class MarketData {
   private readonly bySymbol: ReadonlyMap<string, UniverseEntry>;
+  private readonly listed: ReadonlyMap<string, ProviderSymbol>;
   private readonly snapshots = new Map<string, SymbolSnapshot>();
   private readonly series = new Map<string, Series>();
   private readonly marketStatus: MarketDataStatus;
@@ -199,6 +201,13 @@ export class MarketData {
     patternRows?: readonly StoredPatternRow[],
   ) {
     this.bySymbol = new Map(companies.map((e) => [e.symbol, e]));
+    // Symbols outside the universe whose bars were imported from a provider.
+    this.listed = new Map(
+      store
+        .providerSymbols()
+        .filter((p) => !this.bySymbol.has(p.symbol) && digests.some((d) => d.symbol === p.symbol))
+        .map((p) => [p.symbol, p]),
+    );
     const calendars: (readonly string[])[] = [];
     const union = new Set<string>();
     for (const stored of analyses) {
@@ -238,9 +247,19 @@ export class MarketData {
     return this.marketStatus;
   }
 
-  /** Whether a symbol is a company of the universe. */
+  /** Whether a symbol is a company of the universe, or one outside it whose bars were imported from a provider. */
   has(symbol: string): boolean {
-    return this.bySymbol.has(symbol);
+    return this.bySymbol.has(symbol) || this.listed.has(symbol);
+  }
+
+  /** Every symbol with quotes: the universe's, then those imported from a provider outside it. */
+  symbols(): string[] {
+    return [...this.companies.map((c) => c.symbol), ...this.listed.keys()];
+  }
+
+  /** A symbol outside the universe imported from a provider: its name and sector as far as they are known. */
+  listedSymbol(symbol: string): ProviderSymbol | undefined {
+    return this.listed.get(symbol);
   }
 
   /** A company of the universe. */

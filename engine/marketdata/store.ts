@@ -67,6 +67,18 @@ export interface MarketStatus {
   readonly asOf: string | null;
 }
 
+/** A symbol whose bars come from a market data provider, with its company as far as it is known. */
+export interface ProviderSymbol {
+  /** Ticker. */
+  readonly symbol: string;
+  /** The provider its bars come from, e.g. `alpaca`. */
+  readonly provider: string;
+  /** Company name (the symbol itself when unknown). */
+  readonly name: string;
+  /** GICS sector, or null when unknown. */
+  readonly sector: Sector | null;
+}
+
 /** Options of {@link openMarketStore}. */
 export interface MarketStoreOptions {
   /** Path of the database file (created with its folder when missing); `:memory:` for a private one. */
@@ -223,6 +235,12 @@ function prepareStatements(db: Database.Database) {
       'SELECT symbol, date, patterns, r1, r5, r20 FROM pattern_rows ORDER BY symbol, date',
     ),
     metaValue: db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?'),
+    providerSymbols: db.prepare<[], ProviderSymbol>(
+      'SELECT symbol, provider, name, sector FROM provider_symbols ORDER BY symbol',
+    ),
+    putProviderSymbol: db.prepare(
+      `INSERT OR REPLACE INTO provider_symbols (symbol, provider, name, sector) VALUES (@symbol, @provider, @name, @sector)`,
+    ),
   };
 }
 
@@ -279,6 +297,14 @@ export class MarketStore {
         symbol TEXT PRIMARY KEY,
         bar_source TEXT CHECK (bar_source IN ('generated', 'imported')),
         cik INTEGER
+      ) WITHOUT ROWID;
+    `);
+    this.db.exec(`
+      CREATE TABLE IF NOT EXISTS provider_symbols (
+        symbol TEXT PRIMARY KEY,
+        provider TEXT NOT NULL,
+        name TEXT NOT NULL,
+        sector TEXT
       ) WITHOUT ROWID;
     `);
     // Derived from the bars, kept so that a restart reuses them: see engine/market.
@@ -502,6 +528,16 @@ export class MarketStore {
   /** Sets a value of the store's key-value metadata. */
   setMetaValue(key: string, value: string): void {
     this.stmt.setMeta.run(key, value);
+  }
+
+  /** The symbols whose bars come from a provider, by symbol. */
+  providerSymbols(): ProviderSymbol[] {
+    return this.stmt.providerSymbols.all();
+  }
+
+  /** Records that a symbol's bars come from a provider, with its company. */
+  putProviderSymbol(entry: ProviderSymbol): void {
+    this.stmt.putProviderSymbol.run({ ...entry });
   }
 
   /** Closes the database. */

@@ -1,0 +1,258 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { expect } from 'chai';
+import { ProviderError, type AlpacaDataOptions } from './alpacaBars.ts';
+import { importProviderBars, refreshProviderBars } from './providerImport.ts';
+import { openMarketStore, type MarketStore } from './store.ts';
+import { loadUniverse } from './universe.ts';
+
+/** A daily bar as Alpaca answers it: `t` is midnight New York in UTC. */
+function row(date: string, close: number, extra: Record<string, unknown> = {}) {
+  return {
+    t: `${date}T05:00:00Z`,
+    o: close - 1,
+    h: close + 1,
+    l: close - 2,
+    c: close,
+    v: 1_000_000,
+    n: 12_000,
+    vw: close - 0.5,
+    ...extra,
+  };
+}
+
+interface Answer {
+  readonly status?: number;
+  readonly headers?: Record<string, string>;
+  readonly body: unknown;
+}
+
+/** A loopback server speaking `GET /v2/stocks/bars`: it answers the queued answers in turn and keeps the requests. */
+class FakeAlpaca {
+  readonly requests: URL[] = [];
+  readonly keys: (string | undefined)[] = [];
+  private answers: Answer[] = [];
+  private server: Server | undefined;
+  url = '';
+
+  async start(): Promise<void> {
+    this.server = createServer((req: IncomingMessage, res: ServerResponse) => {
+      const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+      this.requests.push(url);
+      this.keys.push(req.headers['apca-api-key-id'] as string | undefined);
+      const answer = this.answers.shift();
+      if (url.pathname !== '/v2/stocks/bars' || answer === undefined) {
+        res.writeHead(404, { 'content-type': 'application/json' }).end('{"message":"not found"}');
+        return;
+      }
+      res.writeHead(answer.status ?? 200, { 'content-type': 'application/json', ...answer.headers });
+      res.end(JSON.stringify(answer.body));
+    });
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  answer(...answers: Answer[]): void {
+    this.answers.push(...answers);
+  }
+
+  async stop(): Promise<void> {
+    await new Promise((resolve) => this.server?.close(resolve));
+  }
+}
+
+const UNIVERSE = loadUniverse();
+
+describe('importing daily bars from Alpaca', function () {
+  let alpaca: FakeAlpaca;
+  let store: MarketStore;
+  let api: AlpacaDataOptions;
+  beforeEach(async function () {
+    alpaca = new FakeAlpaca();
+    await alpaca.start();
+    api = { keyId: 'key-id', secretKey: 'secret', baseUrl: alpaca.url };
+    store = openMarketStore({ file: ':memory:' });
+  });
+  afterEach(async function () {
+    store.close();
+    await alpaca.stop();
+  });
+
+  it('reads every page, waits out a 429, and writes each symbol marked imported', async function () {
+    alpaca.answer(
+      { body: { bars: { AAPL: [row('2025-03-10', 220), row('2025-03-11', 221)] }, next_page_token: 'QUFQTHwy' } },
+      { status: 429, headers: { 'retry-after': '0' }, body: { message: 'too many requests' } },
+      {
+        body: {
+          bars: { AAPL: [row('2025-03-12', 222)], ZZZT: [row('2025-03-11', 5.5), row('2025-03-12', 5.75)] },
+          next_page_token: null,
+        },
+      },
+    );
+    const fetched: [number, number][] = [];
+    const written: [number, number][] = [];
+    const results = await importProviderBars(store, {
+      api,
+      symbols: ['AAPL', 'ZZZT'],
+      from: '2025-03-10',
+      universe: UNIVERSE,
+      onFetch: (done, total) => fetched.push([done, total]),
+      onWrite: (done, total) => written.push([done, total]),
+      now: () => Date.parse('2025-03-13T12:00:00Z'),
+    });
+    expect(results).to.deep.equal([
+      { symbol: 'AAPL', bars: 3, from: '2025-03-10', to: '2025-03-12', listed: false },
+      { symbol: 'ZZZT', bars: 2, from: '2025-03-11', to: '2025-03-12', listed: true },
+    ]);
+    expect(alpaca.requests).to.have.length(3);
+    const first = alpaca.requests[0]!.searchParams;
+    expect(Object.fromEntries(first)).to.deep.include({
+      symbols: 'AAPL,ZZZT',
+      timeframe: '1Day',
+      start: '2025-03-10',
+      feed: 'iex',
+    });
+    expect(first.has('page_token')).to.equal(false);
+    expect(alpaca.requests[2]!.searchParams.get('page_token')).to.equal('QUFQTHwy');
+    expect(alpaca.keys.every((k) => k === 'key-id')).to.equal(true);
+    expect(store.bars('AAPL')).to.deep.equal([
+      { date: '2025-03-10', open: 219, high: 221, low: 218, close: 220, volume: 1_000_000 },
+      { date: '2025-03-11', open: 220, high: 222, low: 219, close: 221, volume: 1_000_000 },
+      { date: '2025-03-12', open: 221, high: 223, low: 220, close: 222, volume: 1_000_000 },
+    ]);
+    expect(store.meta().barSources).to.deep.equal({ AAPL: 'imported', ZZZT: 'imported' });
+    expect(store.providerSymbols()).to.deep.equal([
+      { symbol: 'AAPL', provider: 'alpaca', name: 'Apple Inc.', sector: 'Information Technology' },
+      { symbol: 'ZZZT', provider: 'alpaca', name: 'ZZZT', sector: null },
+    ]);
+    expect(fetched.at(-1)).to.deep.equal([5, 5]);
+    expect(written).to.deep.equal([
+      [0, 2],
+      [1, 2],
+      [2, 2],
+    ]);
+  });
+
+  it('takes the name and sector of a symbol outside the universe from the import', async function () {
+    alpaca.answer({ body: { bars: { ZZZT: [row('2025-03-11', 5.5)] }, next_page_token: null } });
+    await importProviderBars(store, {
+      api,
+      symbols: ['ZZZT'],
+      from: '2025-03-10',
+      universe: UNIVERSE,
+      company: { name: 'Zed Tools Inc.', sector: 'Industrials' },
+    });
+    expect(store.providerSymbols()).to.deep.equal([
+      { symbol: 'ZZZT', provider: 'alpaca', name: 'Zed Tools Inc.', sector: 'Industrials' },
+    ]);
+  });
+
+  it('waits until X-RateLimit-Reset when a 429 gives no Retry-After', async function () {
+    const reset = Math.floor(Date.now() / 1000);
+    alpaca.answer(
+      { status: 429, headers: { 'x-ratelimit-reset': String(reset) }, body: { message: 'too many requests' } },
+      { body: { bars: { AAPL: [row('2025-03-11', 221)] }, next_page_token: null } },
+    );
+    const results = await importProviderBars(store, { api, symbols: ['AAPL'], from: '2025-03-11', universe: UNIVERSE });
+    expect(results[0]?.bars).to.equal(1);
+    expect(alpaca.requests).to.have.length(2);
+  });
+
+  /** Imports AAPL and MSFT over two pages whose second is `page2`, expecting a refusal matching `message`. */
+  async function refused(page2: unknown, message: RegExp): Promise<void> {
+    store.replaceBars('MSFT', [{ date: '2025-01-02', open: 1, high: 2, low: 1, close: 1.5, volume: 10 }], 'generated');
+    const before = store.bars('MSFT');
+    alpaca.answer({ body: { bars: { AAPL: [row('2025-03-10', 220)] }, next_page_token: 'next' } }, { body: page2 });
+    let error: unknown;
+    try {
+      await importProviderBars(store, { api, symbols: ['AAPL', 'MSFT'], from: '2025-03-10', universe: UNIVERSE });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).to.be.instanceOf(ProviderError);
+    expect((error as Error).message).to.match(message);
+    expect(store.bars('AAPL')).to.deep.equal([]);
+    expect(store.bars('MSFT')).to.deep.equal(before);
+  }
+
+  it('refuses a bad row naming its page, row and field, and writes nothing', async function () {
+    await refused(
+      { bars: { MSFT: [row('2025-03-10', 380), row('2025-03-11', 381, { h: -1 })] }, next_page_token: null },
+      /^page 2: bars\.MSFT\[1\]\.h: must be a positive number$/,
+    );
+  });
+
+  it('refuses a row whose high is below its close, naming the row', async function () {
+    await refused(
+      { bars: { MSFT: [row('2025-03-10', 380, { h: 300 })] }, next_page_token: null },
+      /^page 2: bars\.MSFT\[0\] \(2025-03-10\): high is below open or close$/,
+    );
+  });
+
+  it('refuses a row without a time, and rows out of order', async function () {
+    await refused(
+      { bars: { MSFT: [{ ...row('2025-03-10', 380), t: 'yesterday' }] }, next_page_token: null },
+      /^page 2: bars\.MSFT\[0\]\.t: must be an RFC 3339 time$/,
+    );
+    alpaca.answer({
+      body: { bars: { AAPL: [row('2025-03-11', 220), row('2025-03-10', 219)] }, next_page_token: null },
+    });
+    const error = await importProviderBars(store, {
+      api,
+      symbols: ['AAPL'],
+      from: '2025-03-10',
+      universe: UNIVERSE,
+    }).catch((e: unknown) => e);
+    expect((error as Error).message).to.match(/^page 1: bars\.AAPL\[1\] \(2025-03-10\): date is not after 2025-03-11$/);
+  });
+
+  it('refuses a symbol the provider has no bars of', async function () {
+    alpaca.answer({ body: { bars: { AAPL: [row('2025-03-10', 220)] }, next_page_token: null } });
+    const error = await importProviderBars(store, {
+      api,
+      symbols: ['AAPL', 'NOPEX'],
+      from: '2025-03-10',
+      universe: UNIVERSE,
+    }).catch((e: unknown) => e);
+    expect((error as Error).message).to.equal('NOPEX: the provider has no daily bars from 2025-03-10');
+    expect(store.bars('AAPL')).to.deep.equal([]);
+  });
+
+  it('names the refusal of the provider, with a hint on the keys for a 403', async function () {
+    alpaca.answer({ status: 403, body: { message: 'forbidden' } });
+    const error = await importProviderBars(store, {
+      api,
+      symbols: ['AAPL'],
+      from: '2025-03-10',
+      universe: UNIVERSE,
+    }).catch((e: unknown) => e);
+    expect((error as Error).message).to.equal(
+      'page 1: the provider answered 403: forbidden (check ALPACA_KEY_ID and ALPACA_SECRET_KEY)',
+    );
+  });
+
+  it('refreshes the last day and adds the days after it, for the provider symbols only', async function () {
+    alpaca.answer({
+      body: { bars: { AAPL: [row('2025-03-10', 220), row('2025-03-11', 221)] }, next_page_token: null },
+    });
+    await importProviderBars(store, { api, symbols: ['AAPL'], from: '2025-03-10', universe: UNIVERSE });
+    store.replaceBars('MSFT', [{ date: '2025-03-11', open: 1, high: 2, low: 1, close: 1.5, volume: 10 }], 'generated');
+    // The last day's bar was taken during the session; after the close the provider has its final figures.
+    alpaca.answer({
+      body: { bars: { AAPL: [row('2025-03-11', 225), row('2025-03-12', 226)] }, next_page_token: null },
+    });
+    const result = await refreshProviderBars(store, api, '2025-03-12');
+    expect(result).to.deep.equal({ symbols: 1, bars: 2 });
+    expect(Object.fromEntries(alpaca.requests.at(-1)!.searchParams)).to.deep.include({
+      symbols: 'AAPL',
+      start: '2025-03-11',
+      end: '2025-03-12',
+    });
+    expect(store.bars('AAPL').map((b) => [b.date, b.close])).to.deep.equal([
+      ['2025-03-10', 220],
+      ['2025-03-11', 225],
+      ['2025-03-12', 226],
+    ]);
+    expect(store.bars('MSFT')).to.have.length(1);
+  });
+});
