@@ -48,6 +48,8 @@ export interface Config {
    * means the trading day before), or `null` for the last session closed by the wall clock.
    */
   readonly marketAsOf: string | null;
+  /** The Alpaca market data REST API's base URL (`ALPACA_DATA_URL`): daily bars, imported and refreshed. */
+  readonly alpacaDataUrl: string;
   /** Minimum level of log lines written. */
   readonly logLevel: LogLevel;
 }
@@ -206,6 +208,7 @@ function replayFile(env: Env): string | null {
 }
 
 const WS_SCHEMES = ['ws://', 'wss://'];
+const HTTP_SCHEMES = ['http://', 'https://'];
 
 /** A provider secret: required when its source is chosen; the message never shows it. */
 function secret(env: Env, name: string, source: TickSource): string | null {
@@ -231,6 +234,37 @@ function finnhub(env: Env): FinnhubConfig | null {
   return { token, streamUrl: url(env, 'FINNHUB_STREAM_URL', WS_SCHEMES) ?? 'wss://ws.finnhub.io' };
 }
 
+/** The Alpaca market data REST API of the bars import: both keys required, whatever the tick source. */
+export interface AlpacaDataConfig {
+  /** API key id (`ALPACA_KEY_ID`). */
+  readonly keyId: string;
+  /** API secret key (`ALPACA_SECRET_KEY`). */
+  readonly secretKey: string;
+  /** `ALPACA_FEED`: `iex` (default) or `sip`. */
+  readonly feed: 'iex' | 'sip';
+  /** `ALPACA_DATA_URL` (default `https://data.alpaca.markets`). */
+  readonly baseUrl: string;
+}
+
+/**
+ * Reads the Alpaca REST API settings of the bars import from environment variables.
+ * @throws ConfigError naming a missing key or a value that is not allowed.
+ */
+export function loadAlpacaDataConfig(env: Env = process.env): AlpacaDataConfig {
+  const key = (name: string): string => {
+    const raw = read(env, name);
+    if (raw === undefined) throw new ConfigError(name, `${name} must be set to import bars from Alpaca`);
+    if (/\s/.test(raw)) throw new ConfigError(name, `${name} must not contain spaces (${raw.length} characters given)`);
+    return raw;
+  };
+  return Object.freeze({
+    keyId: key('ALPACA_KEY_ID'),
+    secretKey: key('ALPACA_SECRET_KEY'),
+    feed: oneOf(env, 'ALPACA_FEED', ['iex', 'sip'] as const, 'iex'),
+    baseUrl: url(env, 'ALPACA_DATA_URL', HTTP_SCHEMES) ?? 'https://data.alpaca.markets',
+  });
+}
+
 /**
  * Reads and validates the configuration from environment variables.
  * @throws ConfigError naming the first variable with a value that is not allowed.
@@ -251,6 +285,7 @@ export function loadConfig(env: Env = process.env): Config {
     finnhub: finnhub(env),
     marketSeed: integer(env, 'MARKET_SEED', 42, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, 'an integer'),
     marketAsOf: calendarDate(env, 'MARKET_AS_OF'),
+    alpacaDataUrl: url(env, 'ALPACA_DATA_URL', HTTP_SCHEMES) ?? 'https://data.alpaca.markets',
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
   });
 }
