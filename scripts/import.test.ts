@@ -27,7 +27,7 @@ function runImport(
   return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
 }
 
-/** Trading days of the week before the test market's date, as Alpaca rows of a symbol around `price`. */
+/** Five trading days as Alpaca rows of a symbol, closing from `price` up. */
 function week(price: number) {
   return ['2025-03-10', '2025-03-11', '2025-03-12', '2025-03-13', '2025-03-14'].map((d, i) => alpacaRow(d, price + i));
 }
@@ -37,10 +37,6 @@ describe('npm run import -- provider alpaca', function () {
   let alpaca: FakeAlpaca;
   let dataDir: string;
   let env: Record<string, string>;
-  before(function () {
-    // The market is built once per test process; on a busy machine that outlasts a test's time.
-    marketTemplate(42);
-  });
   beforeEach(async function () {
     alpaca = new FakeAlpaca();
     await alpaca.start();

@@ -15,8 +15,6 @@ describe('analysis routes', function () {
   let gw: TestGateway;
   let user: TestClient;
   before(async function () {
-    // The market is built once per test process; on a busy machine that outlasts a test's time.
-    this.timeout(180_000);
     gw = await startTestGateway();
     user = await gw.user();
   });

@@ -98,16 +98,16 @@ describe('market routes', function () {
       change: Math.round((last.close - prev.close) * 10000) / 10000,
       changepct: Math.round(((last.close - prev.close) / prev.close) * 10000) / 100,
       volume: last.volume,
-      // 16:00 New York on the market date, daylight saving time.
-      ts: '2025-03-14T20:00:00.000Z',
+      // 16:00 New York on the market date, standard time.
+      ts: '2025-02-24T21:00:00.000Z',
     });
   });
 
   it('answers 3 months of bars by default, with SMA and RSI over the whole history', async function () {
     const res = await user.getOk<{ symbol: string; bars: ChartBar[] }>('/api/bars/aapl');
     expect(res.symbol).to.equal('AAPL');
-    // Three months before Friday 2025-03-14 is a Saturday: the window starts on the Friday before.
-    expect(res.bars[0]?.date).to.equal('2024-12-13');
+    // Three months before Monday 2025-02-24 is a Sunday: the window starts on the Friday before.
+    expect(res.bars[0]?.date).to.equal('2024-11-22');
     expect(res.bars.at(-1)?.date).to.equal(TEST_MARKET_DATE);
     expect(res.bars[0]).to.have.all.keys(
       'date',
@@ -123,13 +123,13 @@ describe('market routes', function () {
       'rsi_14',
     );
     const { bars: all } = await user.getOk<{ bars: ChartBar[] }>('/api/bars/AAPL?months=60');
-    expect(all[0]?.date).to.equal('2020-03-13');
+    expect(all[0]?.date).to.equal('2020-02-24');
     const closes = all.map((b) => b.close);
     const last = all.at(-1) as ChartBar;
     expect(last.SMA_50).to.be.closeTo(mean(closes.slice(-50)), 1e-9);
     expect(last.SMA_200).to.be.closeTo(mean(closes.slice(-200)), 1e-9);
     // The history starts on 2020-01-02: its 200th bar is the first with an SMA 200.
-    const first = 199 - tradingDays('2020-01-02', '2020-03-12').length;
+    const first = 199 - tradingDays('2020-01-02', '2020-02-21').length;
     expect(all[first - 1]?.SMA_200).to.equal(null);
     const history = gw.running.system.market.store.bars('AAPL');
     expect(all[first]?.SMA_200).to.be.closeTo(mean(history.slice(0, 200).map((b) => b.close)), 1e-9);
@@ -158,7 +158,7 @@ describe('market routes', function () {
     const last = bars.at(-1)?.close as number;
     expect(perf.series[1]?.values.at(-1)).to.equal(Math.round((last / first - 1) * 10000) / 100);
     const long = await user.getOk<Series>('/api/performance?symbols=AAPL&months=12');
-    expect(long.dates[0]).to.equal('2024-03-14');
+    expect(long.dates[0]).to.equal('2024-02-23');
   });
 
   it('answers per-sector % change series, each the mean of its symbols', async function () {
