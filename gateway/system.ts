@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import { openMarketData, type MarketData, type MarketPhase, type MarketProgress } from '../engine/market/marketData.ts';
 import { marketEndDate } from '../engine/market/marketDate.ts';
+import { refreshBarsAtClose } from '../engine/marketdata/providerRefresh.ts';
 import type { Config } from '../platform/config.ts';
 import { openEventStore } from '../platform/eventstore/index.ts';
 import type { EventStore, LogPosition } from '../platform/eventstore/port.ts';
@@ -326,6 +327,27 @@ function marketProgress(config: Config, logger: Logger): MarketProgress | undefi
   };
 }
 
+/**
+ * With a provider configured (`TICK_SOURCE=alpaca`), the engine refreshes the bars of the symbols imported from
+ * it after each session close; null otherwise.
+ */
+function refreshProviderBarsAtClose(
+  config: Config,
+  bus: TickBus,
+  market: MarketData,
+  logger: Logger,
+): { stop(): Promise<void> } | null {
+  if (config.alpaca === null) return null;
+  const { keyId, secretKey, feed } = config.alpaca;
+  return refreshBarsAtClose({
+    bus,
+    store: market.store,
+    api: { keyId, secretKey, feed, baseUrl: config.alpacaDataUrl },
+    onRefreshed: (date, result) => logger.info({ date, ...result }, `provider bars refreshed for ${date}`),
+    onError: (date, error) => logger.warn({ date, err: error }, `provider bars not refreshed for ${date}`),
+  });
+}
+
 /** Opens the ports and starts the projections (roles `all` and `projections`). */
 export async function openSystem(config: Config, logger: Logger): Promise<System> {
   // Built on first start (seconds), reused after; opened first so that a failure leaves nothing else open.
@@ -397,6 +419,9 @@ export async function openSystem(config: Config, logger: Logger): Promise<System
     throw error;
   }
   const bus: TickBus | null = redisBus ?? engine?.bus ?? null;
+  const barRefresh = engine
+    ? refreshProviderBarsAtClose(config, engine.bus, market, componentLogger(logger, 'market'))
+    : null;
   const liveQuotes = quoteFeed?.quotes ?? (redisBus ? null : (engine?.quotes ?? null));
   const appDeps: AppDeps = {
     logger,
@@ -426,6 +451,7 @@ export async function openSystem(config: Config, logger: Logger): Promise<System
       return () => commitListeners.delete(listener);
     },
     close: async () => {
+      await barRefresh?.stop();
       await engine?.stop();
       await quoteFeed?.stop();
       await redisBus?.close();

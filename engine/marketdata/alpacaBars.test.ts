@@ -1,7 +1,9 @@
 import { expect } from 'chai';
+import { createInProcessTickBus } from '../../platform/bus/inProcess.ts';
 import { ProviderError, type AlpacaDataOptions } from './alpacaBars.ts';
 import { FakeAlpaca, alpacaRow as row } from './alpacaTesting.ts';
 import { importProviderBars, refreshProviderBars } from './providerImport.ts';
+import { refreshBarsAtClose } from './providerRefresh.ts';
 import { openMarketStore, type MarketStore } from './store.ts';
 import { loadUniverse } from './universe.ts';
 
@@ -198,5 +200,60 @@ describe('importing daily bars from Alpaca', function () {
       ['2025-03-12', 226],
     ]);
     expect(store.bars('MSFT')).to.have.length(1);
+  });
+});
+
+describe('refreshing the provider bars at each session close', function () {
+  it('rewrites the closed day from the provider when the day closes on the bus, and reports a failure', async function () {
+    const alpaca = new FakeAlpaca();
+    await alpaca.start();
+    const store = openMarketStore({ file: ':memory:' });
+    const bus = createInProcessTickBus();
+    const done: string[] = [];
+    const failed: string[] = [];
+    let settle: () => void = () => undefined;
+    const refreshed = (n: number) =>
+      new Promise<void>((resolve) => (settle = () => done.length + failed.length >= n && resolve()));
+    const api = { keyId: 'key-id', secretKey: 'secret', baseUrl: alpaca.url };
+    const refresher = refreshBarsAtClose({
+      bus,
+      store,
+      api,
+      onRefreshed: (date, result) => {
+        done.push(`${date}: ${result.bars}`);
+        settle();
+      },
+      onError: (date, error) => {
+        failed.push(`${date}: ${(error as Error).message}`);
+        settle();
+      },
+    });
+    try {
+      await refresher.ready;
+      alpaca.answer({ body: { bars: { ZZZT: [row('2025-03-10', 10)] }, next_page_token: null } });
+      await importProviderBars(store, { api, symbols: ['ZZZT'], from: '2025-03-10', universe: UNIVERSE });
+
+      alpaca.answer({ body: { bars: { ZZZT: [row('2025-03-11', 11)] }, next_page_token: null } });
+      const first = refreshed(1);
+      await bus.publishDayClosed({ date: '2025-03-11', bars: [] });
+      await first;
+      expect(done).to.deep.equal(['2025-03-11: 1']);
+      expect(store.bars('ZZZT').map((b) => [b.date, b.close])).to.deep.equal([
+        ['2025-03-10', 10],
+        ['2025-03-11', 11],
+      ]);
+
+      alpaca.answer({ status: 500, body: { message: 'internal error' } });
+      const second = refreshed(2);
+      await bus.publishDayClosed({ date: '2025-03-12', bars: [] });
+      await second;
+      expect(failed).to.deep.equal(['2025-03-12: page 1: the provider answered 500: internal error']);
+      expect(store.bars('ZZZT')).to.have.length(2);
+    } finally {
+      await refresher.stop();
+      await bus.close();
+      store.close();
+      await alpaca.stop();
+    }
   });
 });
