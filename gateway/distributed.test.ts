@@ -16,7 +16,7 @@ import type { ClientToServerEvents, NotificationPush, ServerToClientEvents } fro
 import type { Quote } from '../domain/market/types.ts';
 import { MARKET_DB_FILE } from '../engine/marketdata/store.ts';
 import { startTestRedis, type TestRedis } from '../platform/testing/redisServer.ts';
-import { marketTemplate, TestClient } from './testing/harness.ts';
+import { marketTemplate, TEST_MARKET_DATE, TestClient } from './testing/harness.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const TOKEN = 'feed-token-distributed-0123';
@@ -72,6 +72,7 @@ describe('distributed mode (Redis, two gateways, an engine and a projections pro
         FEED_TOKEN: TOKEN,
         TICK_SOURCE: 'feed',
         ENGINE_NAME: 'engine1',
+        MARKET_AS_OF: TEST_MARKET_DATE,
         LOG_LEVEL: 'warn',
       },
       stdio: ['ignore', 'pipe', 'pipe'],

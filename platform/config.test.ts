@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { expect } from 'chai';
-import { ConfigError, loadConfig, type Config } from './config.ts';
+import { ConfigError, loadAlpacaDataConfig, loadConfig, type Config } from './config.ts';
 
 function refusal(env: Record<string, string>): ConfigError {
   try {
@@ -321,6 +321,42 @@ describe('loadConfig', () => {
         );
       });
     }
+  });
+
+  describe('MARKET_AS_OF', () => {
+    it('is unset by default (the wall clock) and accepts a calendar date', () => {
+      expect(loadConfig({}).marketAsOf).to.equal(null);
+      expect(loadConfig({ MARKET_AS_OF: '2025-03-14' }).marketAsOf).to.equal('2025-03-14');
+    });
+    for (const bad of ['2025-02-30', '14/03/2025', 'today']) {
+      it(`refuses ${JSON.stringify(bad)}`, () => {
+        expect(refusal({ MARKET_AS_OF: bad }).message).to.equal(
+          `MARKET_AS_OF must be a YYYY-MM-DD date, got ${JSON.stringify(bad)}`,
+        );
+      });
+    }
+  });
+
+  describe('ALPACA_DATA_URL and the bars import settings', () => {
+    it('defaults to Alpaca and takes an http(s) URL', () => {
+      expect(loadConfig({}).alpacaDataUrl).to.equal('https://data.alpaca.markets');
+      expect(loadConfig({ ALPACA_DATA_URL: 'http://127.0.0.1:9' }).alpacaDataUrl).to.equal('http://127.0.0.1:9');
+      expect(refusal({ ALPACA_DATA_URL: 'ftp://x' }).message).to.equal(
+        'ALPACA_DATA_URL must be a URL starting with http://, https://, got "ftp://x"',
+      );
+    });
+    it('needs both keys for the import, whatever the tick source', () => {
+      expect(loadAlpacaDataConfig({ ALPACA_KEY_ID: 'k', ALPACA_SECRET_KEY: 's' })).to.deep.equal({
+        keyId: 'k',
+        secretKey: 's',
+        feed: 'iex',
+        baseUrl: 'https://data.alpaca.markets',
+      });
+      expect(() => loadAlpacaDataConfig({ ALPACA_KEY_ID: 'k' })).to.throw(
+        ConfigError,
+        'ALPACA_SECRET_KEY must be set to import bars from Alpaca',
+      );
+    });
   });
 
   describe('LOG_LEVEL', () => {

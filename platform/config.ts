@@ -55,6 +55,13 @@ export interface Config {
   readonly finnhub: FinnhubConfig | null;
   /** Seed of the deterministic market generator. */
   readonly marketSeed: number;
+  /**
+   * `MARKET_AS_OF`: the day the simulated market's history ends on (`YYYY-MM-DD`; a day the exchange is closed
+   * means the trading day before), or `null` for the last session closed by the wall clock.
+   */
+  readonly marketAsOf: string | null;
+  /** The Alpaca market data REST API's base URL (`ALPACA_DATA_URL`): daily bars, imported and refreshed. */
+  readonly alpacaDataUrl: string;
   /** Minimum level of log lines written. */
   readonly logLevel: LogLevel;
   /**
@@ -214,6 +221,14 @@ function marketClock(env: Env): string {
   return raw;
 }
 
+function calendarDate(env: Env, name: string): string | null {
+  const raw = read(env, name);
+  if (raw === undefined) return null;
+  const ms = /^\d{4}-\d{2}-\d{2}$/.test(raw) ? Date.parse(`${raw}T00:00:00Z`) : Number.NaN;
+  if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 10) !== raw) refuse(name, 'a YYYY-MM-DD date', raw);
+  return raw;
+}
+
 function replayFile(env: Env): string | null {
   const raw = read(env, 'TICK_FILE');
   if (raw === undefined) {
@@ -225,6 +240,7 @@ function replayFile(env: Env): string | null {
 }
 
 const WS_SCHEMES = ['ws://', 'wss://'];
+const HTTP_SCHEMES = ['http://', 'https://'];
 
 /** A provider secret: required when its source is chosen; the message never shows it. */
 function secret(env: Env, name: string, source: TickSource): string | null {
@@ -274,6 +290,37 @@ function flag(env: Env, name: string): boolean {
   return raw === 'true';
 }
 
+/** The Alpaca market data REST API of the bars import: both keys required, whatever the tick source. */
+export interface AlpacaDataConfig {
+  /** API key id (`ALPACA_KEY_ID`). */
+  readonly keyId: string;
+  /** API secret key (`ALPACA_SECRET_KEY`). */
+  readonly secretKey: string;
+  /** `ALPACA_FEED`: `iex` (default) or `sip`. */
+  readonly feed: 'iex' | 'sip';
+  /** `ALPACA_DATA_URL` (default `https://data.alpaca.markets`). */
+  readonly baseUrl: string;
+}
+
+/**
+ * Reads the Alpaca REST API settings of the bars import from environment variables.
+ * @throws ConfigError naming a missing key or a value that is not allowed.
+ */
+export function loadAlpacaDataConfig(env: Env = process.env): AlpacaDataConfig {
+  const key = (name: string): string => {
+    const raw = read(env, name);
+    if (raw === undefined) throw new ConfigError(name, `${name} must be set to import bars from Alpaca`);
+    if (/\s/.test(raw)) throw new ConfigError(name, `${name} must not contain spaces (${raw.length} characters given)`);
+    return raw;
+  };
+  return Object.freeze({
+    keyId: key('ALPACA_KEY_ID'),
+    secretKey: key('ALPACA_SECRET_KEY'),
+    feed: oneOf(env, 'ALPACA_FEED', ['iex', 'sip'] as const, 'iex'),
+    baseUrl: url(env, 'ALPACA_DATA_URL', HTTP_SCHEMES) ?? 'https://data.alpaca.markets',
+  });
+}
+
 /**
  * Reads and validates the configuration from environment variables.
  * @throws ConfigError naming the first variable with a value that is not allowed.
@@ -293,6 +340,8 @@ export function loadConfig(env: Env = process.env): Config {
     alpaca: alpaca(env),
     finnhub: finnhub(env),
     marketSeed: integer(env, 'MARKET_SEED', 42, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, 'an integer'),
+    marketAsOf: calendarDate(env, 'MARKET_AS_OF'),
+    alpacaDataUrl: url(env, 'ALPACA_DATA_URL', HTTP_SCHEMES) ?? 'https://data.alpaca.markets',
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     publicOrigin: publicOrigin(env),
     trustProxy: flag(env, 'TRUST_PROXY'),

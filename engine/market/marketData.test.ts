@@ -14,6 +14,8 @@ import type { Quote } from './quotes.ts';
 const SYMBOLS = ['AAPL', 'MSFT', 'NVDA', 'XOM', 'CVX', 'DUK', 'JPM', 'KO'];
 const UNIVERSE = loadUniverse().filter((e) => SYMBOLS.includes(e.symbol));
 const SEED = 42;
+/** The day the market's history ends on: after the universe date, so the history runs on past it. */
+const END = '2025-03-14';
 
 describe('MarketData', function () {
   let templateDir: string;
@@ -28,7 +30,7 @@ describe('MarketData', function () {
   }
 
   function open(dataDir: string): MarketData {
-    return openMarketData({ dataDir, seed: SEED, universe: UNIVERSE });
+    return openMarketData({ dataDir, seed: SEED, universe: UNIVERSE, endDate: END });
   }
 
   function histories(market: MarketData): Map<string, DailyBar[]> {
@@ -52,6 +54,7 @@ describe('MarketData', function () {
       dataDir: dir,
       seed: SEED,
       universe: UNIVERSE,
+      endDate: END,
       batchSize: 3,
       onProgress: (phase, done, total) => seen.push(`${phase} ${done}/${total}`),
     });
@@ -64,17 +67,37 @@ describe('MarketData', function () {
     }
   });
 
+  it('extends the history on a later day to what a build to that day holds, and re-analyses it', function () {
+    const dir = copyOfMarket();
+    const later = '2025-04-17';
+    const extended = openMarketData({ dataDir: dir, seed: SEED, universe: UNIVERSE, endDate: later });
+    const scratchDir = mkdtempSync(path.join(os.tmpdir(), 'sp-market-'));
+    dirs.push(scratchDir);
+    const scratch = openMarketData({ dataDir: scratchDir, seed: SEED, universe: UNIVERSE, endDate: later });
+    try {
+      expect(extended.report).to.include({ built: 0, extended: SYMBOLS.length, analysed: SYMBOLS.length });
+      expect(extended.status()).to.include({ asOf: later, to: later });
+      // Good Friday 2025-04-18 is a holiday: the history gains the 24 trading days after 2025-03-14.
+      expect(extended.calendar.length - extended.calendar.indexOf(END) - 1).to.equal(24);
+      expect(histories(extended)).to.deep.equal(histories(scratch));
+      expect(extended.patternPerformance()).to.deep.equal(scratch.patternPerformance());
+    } finally {
+      extended.close();
+      scratch.close();
+    }
+  });
+
   it('reuses the stored analysis on a second start', function () {
     const market = open(copyOfMarket());
     try {
-      expect(market.report).to.include({ built: 0, analysed: 0 });
+      expect(market.report).to.include({ built: 0, extended: 0, analysed: 0 });
       expect(market.status()).to.deep.equal({
-        asOf: '2024-12-31',
+        asOf: END,
         seed: SEED,
         symbols: SYMBOLS.length,
         bars: market.calendar.length * SYMBOLS.length,
         from: market.calendar[0],
-        to: '2024-12-31',
+        to: END,
         source: 'simulated',
         importedSymbols: [],
       });
@@ -173,8 +196,9 @@ describe('MarketData', function () {
       const bars = market.store.bars('NVDA');
       const rows = computeIndicators(bars);
       const chart = market.chartBars('NVDA', 3);
-      expect(chart[0]?.date).to.equal('2024-09-30');
-      expect(chart.at(-1)?.date).to.equal('2024-12-31');
+      // Three months before Friday 2025-03-14 is Saturday 2024-12-14: the window starts on the Friday before.
+      expect(chart[0]?.date).to.equal('2024-12-13');
+      expect(chart.at(-1)?.date).to.equal(END);
       const at = bars.length - chart.length;
       chart.forEach((bar, i) => {
         const row = rows[at + i];
@@ -187,7 +211,8 @@ describe('MarketData', function () {
           rsi_14: row?.rsi_14,
         });
       });
-      expect(market.chartBars('NVDA', 60)).to.have.length(bars.length);
+      expect(market.chartBars('NVDA', 60)[0]?.date).to.equal('2020-03-13');
+      expect(market.chartBars('NVDA', 120)).to.have.length(bars.length);
     } finally {
       market.close();
     }
@@ -197,7 +222,7 @@ describe('MarketData', function () {
     const market = open(copyOfMarket());
     try {
       const { dates, series } = market.performance(['XOM', 'CVX'], 3);
-      expect(dates[0]).to.equal('2024-09-30');
+      expect(dates[0]).to.equal('2024-12-13');
       const xom = market.store.bars('XOM', { from: dates[0] });
       expect(series[0]?.values[0]).to.equal(0);
       const last = xom.at(-1)?.close as number;
@@ -257,7 +282,8 @@ describe('MarketData', function () {
         change: Math.round((last.close - prev.close) * 10000) / 10000,
         changepct: Math.round(((last.close - prev.close) / prev.close) * 10000) / 100,
         volume: last.volume,
-        ts: '2024-12-31T21:00:00.000Z',
+        // 16:00 New York, daylight saving time.
+        ts: '2025-03-14T20:00:00.000Z',
       });
       expect(market.quotes.quotes(['MSFT', 'NOPE', 'AAPL']).map((q) => q.symbol)).to.deep.equal(['MSFT', 'AAPL']);
       const live: Quote = { symbol: 'AAPL', price: 300, change: 1, changepct: 0.5, volume: 1, ts: 'now' };

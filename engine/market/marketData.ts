@@ -1,5 +1,6 @@
 /**
- * The market data service: opens the market store of `DATA_DIR`, builds it on first start, analyses every
+ * The market data service: opens the market store of `DATA_DIR`, builds it on first start (and extends it to
+ * the last closed session on a later day), analyses every
  * symbol's history (indicators of the latest bar, patterns of every bar with their forward returns) and stores
  * the analysis beside the bars, so a restart reuses it; then answers what the market and analysis routes need.
  */
@@ -13,11 +14,12 @@ import type { GroupMember, SymbolHistory } from '../analysis/correlation.ts';
 import { computeIndicators, type IndicatorRow } from '../indicators/indicators.ts';
 import type { FundamentalPeriod, FundamentalType } from '../marketdata/fundamentals.ts';
 import {
-  buildMarketIfEmpty,
+  buildMarket,
   MARKET_DB_FILE,
   openMarketStore,
   type BarDigest,
   type MarketStore,
+  type ProviderSymbol,
   type StoredAnalysis,
   type StoredPatternRow,
 } from '../marketdata/store.ts';
@@ -26,6 +28,7 @@ import { BULLISH_PATTERN_NAMES } from '../../domain/screener/patterns.ts';
 import type { PatternPerformance } from '../patterns/performance.ts';
 import type { ScreenerInput } from '../screener/screener.ts';
 import { analyseBars, analysisVersion, seriesOf, toStored, type SymbolSnapshot } from './analysis.ts';
+import { lastClosedSession } from './marketDate.ts';
 import { PatternIndex } from './patternIndex.ts';
 import { LastCloseQuotes, type QuoteSource } from './quotes.ts';
 import { monthWindowStart, percentChanges, round } from './series.ts';
@@ -42,6 +45,11 @@ export interface MarketDataOptions {
   readonly dataDir: string;
   /** Seed of the generated market. */
   readonly seed: number;
+  /**
+   * The last trading day of the generated history (default the last session closed by the wall clock): a
+   * store that ends earlier is extended to it.
+   */
+  readonly endDate?: string;
   /** The companies (the shipped universe by default). */
   readonly universe?: readonly UniverseEntry[];
   /** Called as symbols are built and analysed. */
@@ -57,7 +65,7 @@ export type MarketSource = 'simulated' | 'imported' | 'mixed';
 
 /** The state of the market data, as `GET /api/market/status` answers it. */
 export interface MarketDataStatus {
-  /** The date the shipped universe's figures refer to; the market is simulated after it. */
+  /** The last trading day of the generated history (the shipped universe's figures anchor its close on 2024-12-31). */
   readonly asOf: string;
   /** Seed of the generated bars, or null when none were generated. */
   readonly seed: number | null;
@@ -77,8 +85,10 @@ export interface MarketDataStatus {
 
 /** What opening did: symbols built and analysed, and the time of each step in ms. */
 export interface OpenReport {
-  /** Symbols whose bars were generated. */
+  /** Symbols whose bars were generated from scratch. */
   readonly built: number;
+  /** Symbols whose generated bars were extended with the days since the store's last build. */
+  readonly extended: number;
   /** Symbols whose analysis was (re)computed. */
   readonly analysed: number;
   /** Milliseconds of building, analysing and loading. */
@@ -166,6 +176,7 @@ const CHART_CACHE_SIZE = 32;
 /** The market data service; see the module comment. */
 export class MarketData {
   private readonly bySymbol: ReadonlyMap<string, UniverseEntry>;
+  private readonly listed: ReadonlyMap<string, ProviderSymbol>;
   private readonly snapshots = new Map<string, SymbolSnapshot>();
   private readonly series = new Map<string, Series>();
   private readonly marketStatus: MarketDataStatus;
@@ -190,6 +201,13 @@ export class MarketData {
     patternRows?: readonly StoredPatternRow[],
   ) {
     this.bySymbol = new Map(companies.map((e) => [e.symbol, e]));
+    // Symbols outside the universe whose bars were imported from a provider.
+    this.listed = new Map(
+      store
+        .providerSymbols()
+        .filter((p) => !this.bySymbol.has(p.symbol) && digests.some((d) => d.symbol === p.symbol))
+        .map((p) => [p.symbol, p]),
+    );
     const calendars: (readonly string[])[] = [];
     const union = new Set<string>();
     for (const stored of analyses) {
@@ -229,9 +247,19 @@ export class MarketData {
     return this.marketStatus;
   }
 
-  /** Whether a symbol is a company of the universe. */
+  /** Whether a symbol is a company of the universe, or one outside it whose bars were imported from a provider. */
   has(symbol: string): boolean {
-    return this.bySymbol.has(symbol);
+    return this.bySymbol.has(symbol) || this.listed.has(symbol);
+  }
+
+  /** Every symbol with quotes: the universe's, then those imported from a provider outside it. */
+  symbols(): string[] {
+    return [...this.companies.map((c) => c.symbol), ...this.listed.keys()];
+  }
+
+  /** A symbol outside the universe imported from a provider: its name and sector as far as they are known. */
+  listedSymbol(symbol: string): ProviderSymbol | undefined {
+    return this.listed.get(symbol);
   }
 
   /** A company of the universe. */
@@ -478,11 +506,12 @@ export function openMarketData(options: MarketDataOptions): MarketData {
   try {
     const universe = options.universe ?? loadUniverse();
     const t0 = performance.now();
-    const built = buildMarketIfEmpty(store, {
+    const { built, extended } = buildMarket(store, {
       seed: options.seed,
       universe,
+      endDate: options.endDate ?? lastClosedSession(Date.now()),
       onProgress: (done, total) => options.onProgress?.('build', done, total),
-    }).built;
+    });
     const t1 = performance.now();
 
     const version = analysisVersion();
@@ -514,6 +543,7 @@ export function openMarketData(options: MarketDataOptions): MarketData {
     if (stale.length > 0 && fresh === undefined) fresh = store.patternRows();
     const report: OpenReport = {
       built,
+      extended,
       analysed: stale.length,
       ms: { build: Math.round(t1 - t0), analyse: Math.round(t2 - t1), load: 0 },
     };
@@ -521,8 +551,8 @@ export function openMarketData(options: MarketDataOptions): MarketData {
     const t3 = performance.now();
     report.ms.load = Math.round(t3 - t2);
     options.logger?.info(
-      { built, analysed: stale.length, symbols: digests.length, ms: report.ms },
-      `market data ready: ${digests.length} symbols, ${built} built, ${stale.length} analysed, in ${((t3 - t0) / 1000).toFixed(2)} s`,
+      { built, extended, analysed: stale.length, symbols: digests.length, asOf: store.meta().asOf, ms: report.ms },
+      `market data ready: ${digests.length} symbols, ${built} built, ${extended} extended, ${stale.length} analysed, in ${((t3 - t0) / 1000).toFixed(2)} s`,
     );
     return market;
   } catch (error) {

@@ -79,6 +79,40 @@ describe('generateHistory', () => {
     expect(bars.at(-1)).to.include({ date: '2023-06-30', close: 187.42 });
   });
 
+  it('goes on past the universe date: a later end date only adds days, from the universe close', () => {
+    const year = generateHistory(UNIVERSE, { seed: 42, endDate: '2025-12-31' });
+    const quarter = generateHistory(UNIVERSE, { seed: 42, endDate: '2025-03-31' });
+    for (const e of UNIVERSE) {
+      const bars = year.get(e.symbol)!;
+      const until = history.get(e.symbol)!.length;
+      expect(bars.slice(0, until), e.symbol).to.deep.equal(history.get(e.symbol));
+      expect(bars.slice(0, quarter.get(e.symbol)!.length), e.symbol).to.deep.equal(quarter.get(e.symbol));
+      expect(bars.slice(until).map((b) => b.date)).to.deep.equal(tradingDays('2025-01-01', '2025-12-31'));
+      // The first day after opens near the universe close: an overnight gap, not a jump to another price.
+      expect(Math.abs(Math.log(bars[until]!.open / e.close))).to.be.below(0.1);
+      expect(bars.at(-1)!.close).to.not.equal(e.close);
+    }
+  });
+
+  it('moves past the universe date as before it, with a like daily volatility', () => {
+    const universe = loadUniverse().filter((e) => e.sector === 'Information Technology');
+    const all = generateHistory(universe, { seed: 42, endDate: '2026-12-31' });
+    const logReturns = (bars: readonly DailyBar[]) => bars.slice(1).map((b, i) => Math.log(b.close / bars[i]!.close));
+    const sd = (xs: readonly number[]) => {
+      const m = xs.reduce((a, b) => a + b, 0) / xs.length;
+      return Math.sqrt(xs.reduce((a, b) => a + (b - m) ** 2, 0) / xs.length);
+    };
+    const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    const before: number[] = [];
+    const after: number[] = [];
+    for (const bars of all.values()) {
+      const at = bars.findIndex((b) => b.date > UNIVERSE_DATE);
+      before.push(sd(logReturns(bars.slice(at - 500, at))));
+      after.push(sd(logReturns(bars.slice(at - 1))));
+    }
+    expect(median(after) / median(before)).to.be.within(0.75, 1.33);
+  });
+
   it('refuses a seed or a length that is not a whole number', () => {
     expect(() => generateHistory(UNIVERSE, { seed: 1.5 })).to.throw(RangeError, /seed/);
     expect(() => generateHistory(UNIVERSE, { seed: 1, years: 0 })).to.throw(RangeError, /years/);

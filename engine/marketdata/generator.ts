@@ -59,9 +59,13 @@ export const MARKET_PROFILE = Object.freeze({
 export interface GenerateOptions {
   /** Global seed; each symbol's stream is seeded from it and the symbol. */
   readonly seed: number;
-  /** Last trading day of the history, whose close is the universe's close (default the universe date). */
+  /**
+   * Last trading day of the history (default the universe date). Up to the universe date the history ends on it
+   * at the universe's close; after it, the history runs on from the universe date's close, one trading day
+   * after another, so a later end date only adds days to the history of an earlier one.
+   */
   readonly endDate?: string;
-  /** Calendar years of history before `endDate` (default 5). */
+  /** Calendar years of history before `endDate`, or before the universe date when `endDate` is after it (default 5). */
   readonly years?: number;
 }
 
@@ -118,6 +122,11 @@ const TUNING = {
  * path of every seed; 8 was chosen because with it the default seed's last day matches every screener preset.
  */
 const FACTOR_EPOCH = 8;
+/**
+ * Version of the streams of the days after the universe date (the shared factors' and each symbol's). At 1 the
+ * default seed's market rises about as real markets do on average over the two years after the universe date.
+ */
+const FORWARD_EPOCH = 1;
 
 /** Dispersion (log scale) of a stock's volatility around its sector's median. */
 const VOL_DISPERSION = 0.18;
@@ -126,6 +135,9 @@ const TURNOVER = { large: 0.006, mid: 0.009, small: 0.011 } as const;
 /** Standard deviation of log volume, and the weight of the standardised absolute return in it. */
 const LOG_VOLUME_SD = 0.45;
 const VOLUME_LOAD = 0.45;
+
+/** Deviation of a report-day jump, in units of the idiosyncratic part's deviation. */
+const JUMP_SD = Math.sqrt((TUNING.jumpShare * TUNING.reportEvery) / (1 - TUNING.jumpShare));
 
 /** A price rounded to the $0.01 tick, never below one tick. */
 export function roundCents(price: number): number {
@@ -199,6 +211,8 @@ export function sectorLoadings(universe: readonly UniverseEntry[]): Map<Sector, 
 interface Series {
   readonly x: Float64Array;
   readonly h: Float64Array;
+  /** The raw (unscaled) conditional variance of the day after the last, where a continuation starts. */
+  readonly next: number;
 }
 
 /** Reaction, persistence and tail of one GARCH(1,1) part. */
@@ -208,13 +222,15 @@ interface GarchParams {
   readonly nu: number;
 }
 
-/** A GARCH(1,1) series with unit-variance Student-t innovations, scaled day by day by `scale`. */
-function garch(rng: Random, days: number, params: GarchParams, scale?: Float64Array): Series {
+/**
+ * A GARCH(1,1) series with unit-variance Student-t innovations, scaled day by day by `scale`, from the raw
+ * conditional variance `variance` (1, the unconditional one, for a new series).
+ */
+function garch(rng: Random, days: number, params: GarchParams, scale?: Float64Array, variance = 1): Series {
   const { alpha, beta, nu } = params;
   const x = new Float64Array(days);
   const h = new Float64Array(days);
   const omega = 1 - alpha - beta;
-  let variance = 1;
   for (let t = 0; t < days; t++) {
     const shock = Math.sqrt(variance) * rng.unitStudentT(nu);
     const m = scale ? scale[t]! : 1;
@@ -222,7 +238,7 @@ function garch(rng: Random, days: number, params: GarchParams, scale?: Float64Ar
     h[t] = m * m * variance;
     variance = omega + alpha * shock * shock + beta * variance;
   }
-  return { x, h };
+  return { x, h, next: variance };
 }
 
 function mean(xs: Float64Array): number {
@@ -231,8 +247,15 @@ function mean(xs: Float64Array): number {
   return s / xs.length;
 }
 
-/** Shifts and scales a series in place to the given sample mean and unit sample deviation. */
-function standardize(series: Series, targetMean = 0): void {
+/** The affine map `x → (x − mean) / sd + target` that {@link standardize} applied. */
+interface Standardization {
+  readonly mean: number;
+  readonly sd: number;
+  readonly target: number;
+}
+
+/** Shifts and scales a series in place to the given sample mean and unit sample deviation; answers the map. */
+function standardize(series: Series, targetMean = 0): Standardization {
   const { x, h } = series;
   const m = mean(x);
   let ss = 0;
@@ -241,6 +264,16 @@ function standardize(series: Series, targetMean = 0): void {
   for (let t = 0; t < x.length; t++) {
     x[t] = (x[t]! - m) / sd + targetMean;
     h[t] = h[t]! / (sd * sd);
+  }
+  return { mean: m, sd, target: targetMean };
+}
+
+/** Applies a {@link Standardization} found on an earlier stretch to a continuation of the series, in place. */
+function restandardize(series: Series, map: Standardization): void {
+  const { x, h } = series;
+  for (let t = 0; t < x.length; t++) {
+    x[t] = (x[t]! - map.mean) / map.sd + map.target;
+    h[t] = h[t]! / (map.sd * map.sd);
   }
 }
 
@@ -259,11 +292,9 @@ function orthogonalize(x: Float64Array, on: readonly Float64Array[]): void {
   }
 }
 
-/** Which days of a history the market is stressed (a two-state Markov chain). */
-function regimePath(seed: number, days: number): Uint8Array {
-  const rng = streamOf(seed, `regime@${FACTOR_EPOCH}`);
+/** Which days of a history the market is stressed (a two-state Markov chain), from the state of the day before. */
+function regimePath(rng: Random, days: number, state = false): Uint8Array {
   const stressed = new Uint8Array(days);
-  let state = false;
   for (let t = 0; t < days; t++) {
     state = state ? !rng.chance(TUNING.regime.toCalm) : rng.chance(TUNING.regime.toStress);
     stressed[t] = state ? 1 : 0;
@@ -276,33 +307,41 @@ function regimeScale(stressed: Uint8Array, calm: number, stress: number): Float6
   return Float64Array.from(stressed, (s) => (s === 1 ? stress : calm));
 }
 
-/** The market factor: GARCH-t scaled by the regime, plus the regime's drift, at mean `marketDrift`. */
-function marketFactor(seed: number, stressed: Uint8Array): Series {
+/** The market factor before standardizing: GARCH-t scaled by the regime, plus the regime's drift. */
+function rawMarketFactor(rng: Random, stressed: Uint8Array, variance = 1): Series {
   const { calmVol, stressVol, stressDrift } = TUNING.regime;
   const scale = regimeScale(stressed, calmVol, stressVol);
-  const series = garch(
-    streamOf(seed, `market@${FACTOR_EPOCH}`),
-    stressed.length,
-    { ...TUNING.garch.market, nu: TUNING.nu.market },
-    scale,
-  );
+  const series = garch(rng, stressed.length, { ...TUNING.garch.market, nu: TUNING.nu.market }, scale, variance);
   for (let t = 0; t < stressed.length; t++) {
     if (stressed[t] === 1) series.x[t] = series.x[t]! + stressDrift * calmVol;
   }
-  standardize(series, TUNING.marketDrift);
   return series;
 }
 
-/** A slowly varying volatility multiplier: the exponential of a stationary AR(1) with mean one. */
-function volatilityLevel(rng: Random, days: number, persistence: number, sd: number): Float64Array {
-  const out = new Float64Array(days);
+/**
+ * A slowly varying volatility multiplier: the exponential of a stationary AR(1) with mean one; answers the
+ * multipliers and the last log-level.
+ */
+function volatilityLevel(
+  rng: Random,
+  days: number,
+  persistence: number,
+  sd: number,
+): { levels: Float64Array; last: number } {
+  const levels = new Float64Array(days);
   const innovation = sd * Math.sqrt(1 - persistence * persistence);
   let level = sd * rng.normal();
   for (let t = 0; t < days; t++) {
     level = persistence * level + innovation * rng.normal();
-    out[t] = Math.exp(level - sd * sd);
+    levels[t] = Math.exp(level - sd * sd);
   }
-  return out;
+  return { levels, last: level };
+}
+
+/** How far past the open–close body a day's high (or low) reaches, in log terms, for a uniform draw's log. */
+function excursion(kappa: number, dev: number, body: number, logU: number): number {
+  const sd = kappa * dev;
+  return (-body + Math.sqrt(body * body - 2 * sd * sd * logU)) / 2;
 }
 
 /** Bisection (on a log scale) of a non-decreasing function for the argument where it reaches `target`. */
@@ -362,8 +401,31 @@ interface SharedFactors {
   readonly seed: number;
 }
 
-/** The bars of one symbol. */
-function symbolHistory(entry: UniverseEntry, shared: SharedFactors): DailyBar[] {
+/** Where a symbol's path stands after its last generated day: what its continuation starts from. */
+interface SymbolState {
+  /** Days generated so far (the index of the next day). */
+  readonly days: number;
+  /** The day of the first report jump; one follows every `reportEvery` days. */
+  readonly reportPhase: number;
+  readonly alpha: number;
+  readonly wm: number;
+  readonly ws: number;
+  readonly wi: number;
+  readonly idioMean: number;
+  readonly kappa: number;
+  readonly absMean: number;
+  readonly absSd: number;
+  readonly baseVolume: number;
+  readonly noiseWeight: number;
+  readonly drift: number;
+  readonly level: number;
+  readonly idioVariance: number;
+  readonly noise: number;
+  readonly close: number;
+}
+
+/** The bars of one symbol, laid backward from the universe's close, and where its path stands after them. */
+function symbolHistory(entry: UniverseEntry, shared: SharedFactors): { bars: DailyBar[]; state: SymbolState } {
   const { days, market, seed } = shared;
   const n = days.length;
   const rng = streamOf(seed, entry.symbol);
@@ -384,13 +446,13 @@ function symbolHistory(entry: UniverseEntry, shared: SharedFactors): DailyBar[] 
   }
 
   // Idiosyncratic part: GARCH-t plus a jump overnight before each quarterly report day.
-  const level = volatilityLevel(rng, n, TUNING.volLevel.persistence, TUNING.volLevel.sd);
+  const { levels: level, last: lastLevel } = volatilityLevel(rng, n, TUNING.volLevel.persistence, TUNING.volLevel.sd);
   for (let t = 0; t < n; t++) level[t] = level[t]! * shared.otherScale[t]!;
   const idio = garch(rng, n, { ...TUNING.garch.idio, nu: TUNING.nu.idio }, level);
   const jumps = new Float64Array(n);
-  const jumpSd = Math.sqrt((TUNING.jumpShare * TUNING.reportEvery) / (1 - TUNING.jumpShare));
-  for (let t = rng.int(TUNING.reportEvery); t < n; t += TUNING.reportEvery) {
-    jumps[t] = jumpSd * rng.unitStudentT(TUNING.nu.idio);
+  const reportPhase = rng.int(TUNING.reportEvery);
+  for (let t = reportPhase; t < n; t += TUNING.reportEvery) {
+    jumps[t] = JUMP_SD * rng.unitStudentT(TUNING.nu.idio);
   }
   for (let t = 0; t < n; t++) idio.x[t] = idio.x[t]! + jumps[t]!;
   const parts = sector ? [market.x, sector.x] : [market.x];
@@ -435,13 +497,10 @@ function symbolHistory(entry: UniverseEntry, shared: SharedFactors): DailyBar[] 
     logDown[t] = Math.log(rng.uniform());
     body[t] = Math.abs(Math.log(close[t]! / open[t]!));
   }
-  const excursion = (kappa: number, t: number, logU: number): number => {
-    const sd = kappa * dev[t]!;
-    return (-body[t]! + Math.sqrt(body[t]! * body[t]! - 2 * sd * sd * logU)) / 2;
-  };
-  const highOf = (kappa: number, t: number) => Math.max(open[t]!, close[t]!) * Math.exp(excursion(kappa, t, logUp[t]!));
+  const highOf = (kappa: number, t: number) =>
+    Math.max(open[t]!, close[t]!) * Math.exp(excursion(kappa, dev[t]!, body[t]!, logUp[t]!));
   const lowOf = (kappa: number, t: number) =>
-    Math.min(open[t]!, close[t]!) * Math.exp(-excursion(kappa, t, logDown[t]!));
+    Math.min(open[t]!, close[t]!) * Math.exp(-excursion(kappa, dev[t]!, body[t]!, logDown[t]!));
   const scratch = new Float64Array(n);
   const medianRange = (kappa: number): number => {
     for (let t = 0; t < n; t++) scratch[t] = (highOf(kappa, t) - lowOf(kappa, t)) / close[t]!;
@@ -478,32 +537,140 @@ function symbolHistory(entry: UniverseEntry, shared: SharedFactors): DailyBar[] 
       volume: Math.max(100, Math.round(volume)),
     };
   }
+  const state: SymbolState = {
+    days: n,
+    reportPhase,
+    alpha,
+    wm,
+    ws,
+    wi,
+    idioMean,
+    kappa,
+    absMean,
+    absSd,
+    baseVolume,
+    noiseWeight,
+    drift,
+    level: lastLevel,
+    idioVariance: idio.next,
+    noise,
+    close: entry.close,
+  };
+  return { bars, state };
+}
+
+/** The shared factors of the days after the universe date. */
+interface ForwardFactors {
+  readonly market: Series;
+  readonly sectors: ReadonlyMap<Sector, Series>;
+  readonly otherScale: Float64Array;
+  readonly days: readonly string[];
+  readonly seed: number;
+}
+
+/**
+ * The bars of the days after a symbol's generated history, drawn forward one day after another from where its
+ * path stands (its own stream, the same model), so that a longer continuation starts with a shorter one.
+ */
+function continueSymbol(entry: UniverseEntry, state: SymbolState, forward: ForwardFactors): DailyBar[] {
+  const rng = streamOf(forward.seed, `${entry.symbol}+@${FORWARD_EPOCH}`);
+  const sector = forward.sectors.get(entry.sector);
+  const { persistence, sd: trendSd } = TUNING.trend;
+  const levelSd = TUNING.volLevel.sd;
+  const levelInnovation = levelSd * Math.sqrt(1 - TUNING.volLevel.persistence ** 2);
+  const { alpha: ga, beta: gb } = TUNING.garch.idio;
+  let { drift, level, idioVariance: variance, noise, close: previous } = state;
+  const bars: DailyBar[] = [];
+  for (let k = 0; k < forward.days.length; k++) {
+    drift = persistence * drift + (trendSd / TRADING_DAYS_PER_YEAR) * Math.sqrt(1 - persistence ** 2) * rng.normal();
+    level = TUNING.volLevel.persistence * level + levelInnovation * rng.normal();
+    const scale = Math.exp(level - levelSd * levelSd) * forward.otherScale[k]!;
+    const shock = Math.sqrt(variance) * rng.unitStudentT(TUNING.nu.idio);
+    const idioH = scale * scale * variance;
+    variance = 1 - ga - gb + ga * shock * shock + gb * variance;
+    const isReport = (state.days + k - state.reportPhase) % TUNING.reportEvery === 0;
+    const jump = isReport ? JUMP_SD * rng.unitStudentT(TUNING.nu.idio) : 0;
+    const s = sector ? state.ws * sector.x[k]! : 0;
+    const hs = sector ? state.ws * state.ws * sector.h[k]! : 0;
+    const r =
+      state.alpha + drift + state.wm * forward.market.x[k]! + s + state.wi * (scale * shock + jump - state.idioMean);
+    const dev = Math.sqrt(state.wm * state.wm * forward.market.h[k]! + hs + state.wi * state.wi * idioH);
+    const jumpR = state.wi * jump;
+    const close = previous * Math.exp(r);
+    const open = previous * Math.exp(TUNING.gapLoad * (r - jumpR) + jumpR + TUNING.gapNoise * dev * rng.normal());
+    previous = close;
+    const body = Math.abs(Math.log(close / open));
+    const high = Math.max(open, close) * Math.exp(excursion(state.kappa, dev, body, Math.log(rng.uniform())));
+    const low = Math.min(open, close) * Math.exp(-excursion(state.kappa, dev, body, Math.log(rng.uniform())));
+    noise = 0.6 * noise + 0.8 * rng.normal();
+    const z = (Math.abs(r) - state.absMean) / state.absSd;
+    const volume = Math.exp(state.baseVolume + LOG_VOLUME_SD * (VOLUME_LOAD * z + state.noiseWeight * noise));
+    const o = roundCents(open);
+    const c = roundCents(close);
+    bars.push({
+      date: forward.days[k]!,
+      open: o,
+      high: Math.max(roundCents(high), o, c),
+      low: Math.min(roundCents(low), o, c),
+      close: c,
+      volume: Math.max(100, Math.round(volume)),
+    });
+  }
   return bars;
 }
 
 /**
- * Generates the daily bars of every symbol of a universe: deterministic for a seed, with the last bar on
- * `endDate` closing at the universe's close.
+ * Generates the daily bars of every symbol of a universe: deterministic for a seed and an end date. Up to the
+ * universe date the history ends on `endDate` at the universe's close; after it, the universe date's bar is
+ * the universe's close and the days after are drawn forward from it, so that the history to a later date is
+ * the history to an earlier one with days added.
  */
 export function generateHistory(universe: readonly UniverseEntry[], options: GenerateOptions): Map<string, DailyBar[]> {
   const years = options.years ?? 5;
   if (!Number.isSafeInteger(options.seed)) throw new RangeError(`seed must be an integer, got ${options.seed}`);
   if (!Number.isInteger(years) || years < 1) throw new RangeError(`years must be a positive integer, got ${years}`);
-  const days = historyDays(options.endDate ?? UNIVERSE_DATE, years);
-  const stressed = regimePath(options.seed, days.length);
-  const market = marketFactor(options.seed, stressed);
+  const endDate = options.endDate ?? UNIVERSE_DATE;
+  const anchor = endDate < UNIVERSE_DATE ? endDate : UNIVERSE_DATE;
+  const days = historyDays(anchor, years);
+  const ahead = endDate > anchor ? tradingDays(addDays(anchor, 1), endDate) : [];
+  const { seed } = options;
+  const stressed = regimePath(streamOf(seed, `regime@${FACTOR_EPOCH}`), days.length);
+  const market = rawMarketFactor(streamOf(seed, `market@${FACTOR_EPOCH}`), stressed);
+  const marketMap = standardize(market, TUNING.marketDrift);
   const otherScale = regimeScale(stressed, 1, TUNING.regime.stressOther);
   const loadings = sectorLoadings(universe);
+  const sectorParams = { ...TUNING.garch.sector, nu: TUNING.nu.sector };
   const sectors = new Map<Sector, Series>();
+  const sectorMaps = new Map<Sector, Standardization>();
   for (const s of loadings.keys()) {
-    const params = { ...TUNING.garch.sector, nu: TUNING.nu.sector };
-    const series = garch(streamOf(options.seed, `sector:${s}@${FACTOR_EPOCH}`), days.length, params, otherScale);
+    const series = garch(streamOf(seed, `sector:${s}@${FACTOR_EPOCH}`), days.length, sectorParams, otherScale);
     orthogonalize(series.x, [market.x]);
-    standardize(series);
+    sectorMaps.set(s, standardize(series));
     sectors.set(s, series);
   }
-  const shared: SharedFactors = { market, sectors, loadings, otherScale, days, seed: options.seed };
+  const shared: SharedFactors = { market, sectors, loadings, otherScale, days, seed };
+
+  let forward: ForwardFactors | undefined;
+  if (ahead.length > 0) {
+    const stressedAhead = regimePath(streamOf(seed, `regime+@${FORWARD_EPOCH}`), ahead.length, stressed.at(-1) === 1);
+    const marketAhead = rawMarketFactor(streamOf(seed, `market+@${FORWARD_EPOCH}`), stressedAhead, market.next);
+    restandardize(marketAhead, marketMap);
+    const scaleAhead = regimeScale(stressedAhead, 1, TUNING.regime.stressOther);
+    const sectorsAhead = new Map<Sector, Series>();
+    for (const [s, back] of sectors) {
+      const rng = streamOf(seed, `sector+:${s}@${FORWARD_EPOCH}`);
+      const series = garch(rng, ahead.length, sectorParams, scaleAhead, back.next);
+      restandardize(series, sectorMaps.get(s)!);
+      sectorsAhead.set(s, series);
+    }
+    forward = { market: marketAhead, sectors: sectorsAhead, otherScale: scaleAhead, days: ahead, seed };
+  }
+
   const out = new Map<string, DailyBar[]>();
-  for (const entry of universe) out.set(entry.symbol, symbolHistory(entry, shared));
+  for (const entry of universe) {
+    const { bars, state } = symbolHistory(entry, shared);
+    if (forward) bars.push(...continueSymbol(entry, state, forward));
+    out.set(entry.symbol, bars);
+  }
   return out;
 }

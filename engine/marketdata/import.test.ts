@@ -10,7 +10,7 @@ import {
   parseCompanyFacts,
   symbolFromFileName,
 } from './import.ts';
-import { buildMarketIfEmpty, openMarketStore, type MarketStore } from './store.ts';
+import { buildMarket, openMarketStore, type MarketStore } from './store.ts';
 
 function fixture(name: string): string {
   return readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8');
@@ -175,7 +175,7 @@ describe('imports into the store', () => {
   let store: MarketStore;
   beforeEach(() => {
     store = openMarketStore({ file: ':memory:' });
-    buildMarketIfEmpty(store, { seed: 42, universe: UNIVERSE, now: () => new Date('2025-01-02T00:00:00Z') });
+    buildMarket(store, { seed: 42, universe: UNIVERSE, now: () => new Date('2025-01-02T00:00:00Z') });
   });
   afterEach(() => store.close());
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { capClassOf, type DailyBar, type Sector, type UniverseEntry } from '../../domain/market/types.ts';
 import type { FundamentalFact } from './fundamentals.ts';
-import { buildMarketIfEmpty, openMarketStore, type MarketStore } from './store.ts';
+import { buildMarket, openMarketStore, type MarketStore } from './store.ts';
 
 function entry(symbol: string, sector: Sector, shares: number, close: number): UniverseEntry {
   const marketcap = shares * close;
@@ -142,7 +142,7 @@ describe('MarketStore', () => {
   });
 });
 
-describe('buildMarketIfEmpty', () => {
+describe('buildMarket', () => {
   let dir: string;
   let store: MarketStore;
   const at = new Date('2025-01-02T08:00:00Z');
@@ -157,14 +157,14 @@ describe('buildMarketIfEmpty', () => {
 
   it('builds bars and derived fundamentals of every symbol in batches, with progress', () => {
     const progress: [number, number][] = [];
-    const result = buildMarketIfEmpty(store, {
+    const result = buildMarket(store, {
       seed: 42,
       universe: UNIVERSE,
       batchSize: 2,
       onProgress: (done, total) => progress.push([done, total]),
       now: () => at,
     });
-    expect(result).to.deep.equal({ built: 3, keptImported: 0 });
+    expect(result).to.deep.equal({ built: 3, extended: 0, keptImported: 0 });
     expect(progress).to.deep.equal([
       [0, 3],
       [2, 3],
@@ -182,24 +182,24 @@ describe('buildMarketIfEmpty', () => {
   });
 
   it('does nothing when already built with the same seed', () => {
-    buildMarketIfEmpty(store, { seed: 42, universe: UNIVERSE, now: () => at });
+    buildMarket(store, { seed: 42, universe: UNIVERSE, now: () => at });
     const before = store.bars('BBB');
     let calls = 0;
-    const again = buildMarketIfEmpty(store, { seed: 42, universe: UNIVERSE, onProgress: () => calls++ });
-    expect(again).to.deep.equal({ built: 0, keptImported: 0 });
+    const again = buildMarket(store, { seed: 42, universe: UNIVERSE, onProgress: () => calls++ });
+    expect(again).to.deep.equal({ built: 0, extended: 0, keptImported: 0 });
     expect(calls).to.equal(0);
     expect(store.bars('BBB')).to.deep.equal(before);
     expect(store.meta().builtAt).to.equal('2025-01-02T08:00:00.000Z');
   });
 
   it('rebuilds for another seed but keeps imported bars and SEC figures', () => {
-    buildMarketIfEmpty(store, { seed: 42, universe: UNIVERSE, now: () => at });
+    buildMarket(store, { seed: 42, universe: UNIVERSE, now: () => at });
     const imported = [bar('2024-12-30', 20), bar('2024-12-31', 21)];
     store.replaceBars('AAA', imported, 'imported');
     store.replaceFundamentals('AAA', [fact('revenue', '2024-12-31', 99, 'SEC')]);
     const bbb = store.bars('BBB');
-    const result = buildMarketIfEmpty(store, { seed: 7, universe: UNIVERSE, now: () => at });
-    expect(result).to.deep.equal({ built: 2, keptImported: 1 });
+    const result = buildMarket(store, { seed: 7, universe: UNIVERSE, now: () => at });
+    expect(result).to.deep.equal({ built: 2, extended: 0, keptImported: 1 });
     expect(store.bars('AAA')).to.deep.equal(imported);
     expect(store.fundamentals('revenue', 'AAA', 0, 'A').map((r) => r.label)).to.deep.equal(['SEC']);
     expect(store.fundamentals('income', 'AAA', 0, 'A')).to.have.length(6);
@@ -207,9 +207,90 @@ describe('buildMarketIfEmpty', () => {
     expect(store.meta().seed).to.equal(7);
   });
 
+  /** Every bar and fundamental figure of the universe in a store. */
+  function contents(of: MarketStore) {
+    return UNIVERSE.map((e) => ({
+      bars: of.bars(e.symbol),
+      revenue: of.fundamentals('revenue', e.symbol, 0, 'Q'),
+      income: of.fundamentals('income', e.symbol, 0, 'A'),
+    }));
+  }
+
+  it('extends a store on a later day to exactly what a build to that day holds', () => {
+    buildMarket(store, { seed: 42, universe: UNIVERSE, endDate: '2025-03-14', now: () => at });
+    const before = store.bars('AAA');
+    const progress: [number, number][] = [];
+    const later = new Date('2025-08-01T12:00:00Z');
+    const result = buildMarket(store, {
+      seed: 42,
+      universe: UNIVERSE,
+      endDate: '2025-07-31',
+      batchSize: 2,
+      onProgress: (done, total) => progress.push([done, total]),
+      now: () => later,
+    });
+    expect(result).to.deep.equal({ built: 0, extended: 3, keptImported: 0 });
+    expect(progress).to.deep.equal([
+      [0, 3],
+      [2, 3],
+      [3, 3],
+    ]);
+    expect(store.bars('AAA').slice(0, before.length)).to.deep.equal(before);
+    expect(store.status()).to.include({ to: '2025-07-31', asOf: '2025-07-31' });
+    expect(store.meta().builtAt).to.equal(later.toISOString());
+
+    const scratch = openMarketStore({ file: ':memory:' });
+    try {
+      buildMarket(scratch, { seed: 42, universe: UNIVERSE, endDate: '2025-07-31', now: () => at });
+      expect(contents(store)).to.deep.equal(contents(scratch));
+    } finally {
+      scratch.close();
+    }
+  });
+
+  it('keeps the universe date at the universe close and every stored bar when extending', () => {
+    buildMarket(store, { seed: 42, universe: UNIVERSE, now: () => at });
+    expect(store.bars('CCC', { to: '2024-12-31', limit: 1 })[0]?.close).to.equal(9.99);
+    buildMarket(store, { seed: 42, universe: UNIVERSE, endDate: '2025-01-10', now: () => at });
+    expect(store.bars('CCC', { to: '2024-12-31', limit: 1 })[0]?.close).to.equal(9.99);
+    expect(store.bars('CCC', { from: '2025-01-01' }).map((b) => b.date)).to.deep.equal([
+      '2025-01-02',
+      '2025-01-03',
+      '2025-01-06',
+      '2025-01-07',
+      '2025-01-08',
+      // The calendar holds no unscheduled closing (the exchange closed on 2025-01-09 for a day of mourning).
+      '2025-01-09',
+      '2025-01-10',
+    ]);
+  });
+
+  it('goes on from the close of a day rolled from live ticks, and never extends imported bars', () => {
+    buildMarket(store, { seed: 42, universe: UNIVERSE, endDate: '2025-03-14', now: () => at });
+    const generated = store.bars('AAA', { limit: 1 })[0]!;
+    // The day rolled live closed 10% above the generated close.
+    store.appendBar('AAA', { ...generated, high: generated.high * 1.1, close: generated.close * 1.1 });
+    const imported = [bar('2025-03-13', 20), bar('2025-03-14', 21)];
+    store.replaceBars('BBB', imported, 'imported');
+    const result = buildMarket(store, { seed: 42, universe: UNIVERSE, endDate: '2025-03-21', now: () => at });
+    expect(result).to.deep.equal({ built: 0, extended: 2, keptImported: 1 });
+    expect(store.bars('BBB')).to.deep.equal(imported);
+
+    const scratch = openMarketStore({ file: ':memory:' });
+    try {
+      buildMarket(scratch, { seed: 42, universe: UNIVERSE, endDate: '2025-03-21', now: () => at });
+      const plain = scratch.bars('AAA', { from: '2025-03-15' });
+      const rolled = store.bars('AAA', { from: '2025-03-15' });
+      expect(rolled.map((b) => b.date)).to.deep.equal(plain.map((b) => b.date));
+      rolled.forEach((b, i) => expect(b.close).to.be.closeTo(plain[i]!.close * 1.1, 0.011));
+    } finally {
+      scratch.close();
+    }
+  });
+
   it('adds only the symbols missing from a store built with the same seed', () => {
-    buildMarketIfEmpty(store, { seed: 42, universe: UNIVERSE.slice(0, 2), now: () => at });
-    const result = buildMarketIfEmpty(store, { seed: 42, universe: UNIVERSE, now: () => at });
+    buildMarket(store, { seed: 42, universe: UNIVERSE.slice(0, 2), now: () => at });
+    const result = buildMarket(store, { seed: 42, universe: UNIVERSE, now: () => at });
     expect(result.built).to.equal(1);
     expect(store.allSymbols()).to.deep.equal(['AAA', 'BBB', 'CCC']);
   });

@@ -16,7 +16,7 @@ import {
   type FundamentalSource,
   type FundamentalType,
 } from './fundamentals.ts';
-import { generateHistory } from './generator.ts';
+import { generateHistory, roundCents } from './generator.ts';
 import { UNIVERSE_DATE } from './universe.ts';
 
 /** File name of the market database inside the data directory. */
@@ -65,6 +65,18 @@ export interface MarketStatus {
   readonly seed: number | null;
   /** The date the generated history ends on, or null before the first build. */
   readonly asOf: string | null;
+}
+
+/** A symbol whose bars come from a market data provider, with its company as far as it is known. */
+export interface ProviderSymbol {
+  /** Ticker. */
+  readonly symbol: string;
+  /** The provider its bars come from, e.g. `alpaca`. */
+  readonly provider: string;
+  /** Company name (the symbol itself when unknown). */
+  readonly name: string;
+  /** GICS sector, or null when unknown. */
+  readonly sector: Sector | null;
 }
 
 /** Options of {@link openMarketStore}. */
@@ -223,6 +235,12 @@ function prepareStatements(db: Database.Database) {
       'SELECT symbol, date, patterns, r1, r5, r20 FROM pattern_rows ORDER BY symbol, date',
     ),
     metaValue: db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?'),
+    providerSymbols: db.prepare<[], ProviderSymbol>(
+      'SELECT symbol, provider, name, sector FROM provider_symbols ORDER BY symbol',
+    ),
+    putProviderSymbol: db.prepare(
+      `INSERT OR REPLACE INTO provider_symbols (symbol, provider, name, sector) VALUES (@symbol, @provider, @name, @sector)`,
+    ),
   };
 }
 
@@ -279,6 +297,14 @@ export class MarketStore {
         symbol TEXT PRIMARY KEY,
         bar_source TEXT CHECK (bar_source IN ('generated', 'imported')),
         cik INTEGER
+      ) WITHOUT ROWID;
+    `);
+    this.db.exec(`
+      CREATE TABLE IF NOT EXISTS provider_symbols (
+        symbol TEXT PRIMARY KEY,
+        provider TEXT NOT NULL,
+        name TEXT NOT NULL,
+        sector TEXT
       ) WITHOUT ROWID;
     `);
     // Derived from the bars, kept so that a restart reuses them: see engine/market.
@@ -359,6 +385,16 @@ export class MarketStore {
       this.stmt.deleteBars.run(symbol);
       for (const b of bars) this.stmt.putBar.run(symbol, b.date, b.open, b.high, b.low, b.close, b.volume);
       this.stmt.setBarSource.run(symbol, source);
+    });
+  }
+
+  /** Adds bars of days after a symbol's last bar, in one transaction; a bar not after the one before is refused. */
+  appendBars(symbol: string, bars: readonly DailyBar[]): void {
+    const last = this.stmt.lastDate.get(symbol)?.date;
+    checkBars(symbol, bars, last);
+    this.transaction(() => {
+      for (const b of bars) this.stmt.putBar.run(symbol, b.date, b.open, b.high, b.low, b.close, b.volume);
+      if (last === undefined) this.stmt.setBarSource.run(symbol, 'generated');
     });
   }
 
@@ -494,6 +530,16 @@ export class MarketStore {
     this.stmt.setMeta.run(key, value);
   }
 
+  /** The symbols whose bars come from a provider, by symbol. */
+  providerSymbols(): ProviderSymbol[] {
+    return this.stmt.providerSymbols.all();
+  }
+
+  /** Records that a symbol's bars come from a provider, with its company. */
+  putProviderSymbol(entry: ProviderSymbol): void {
+    this.stmt.putProviderSymbol.run({ ...entry });
+  }
+
   /** Closes the database. */
   close(): void {
     this.db.close();
@@ -505,7 +551,7 @@ export function openMarketStore(options: MarketStoreOptions): MarketStore {
   return new MarketStore(options);
 }
 
-/** Options of {@link buildMarketIfEmpty}. */
+/** Options of {@link buildMarket}. */
 export interface BuildOptions {
   /** Seed of the generator. */
   readonly seed: number;
@@ -521,53 +567,103 @@ export interface BuildOptions {
   readonly now?: () => Date;
 }
 
-/** What {@link buildMarketIfEmpty} did. */
+/** What {@link buildMarket} did. */
 export interface BuildResult {
-  /** Symbols whose generated bars and fundamentals were written (0 when the store was already built). */
+  /** Symbols whose generated bars and fundamentals were written from scratch. */
   readonly built: number;
+  /** Symbols whose generated bars were extended to the end date (their derived fundamentals rewritten). */
+  readonly extended: number;
   /** Symbols left alone because their bars were imported. */
   readonly keptImported: number;
 }
 
+/** A bar with every price multiplied by `ratio`, on $0.01 ticks, still consistent. */
+function scaledBar(bar: DailyBar, ratio: number): DailyBar {
+  const open = roundCents(bar.open * ratio);
+  const close = roundCents(bar.close * ratio);
+  return {
+    date: bar.date,
+    open,
+    high: Math.max(roundCents(bar.high * ratio), open, close),
+    low: Math.min(roundCents(bar.low * ratio), open, close),
+    close,
+    volume: bar.volume,
+  };
+}
+
 /**
- * Generates and writes, one transaction per batch with progress, the bars and derived fundamentals of every
- * universe symbol the store lacks (all but imported ones when it was built with another seed), so that a store
- * already built with the same seed is left as it is.
+ * The generated bars after a symbol's last stored bar. When that bar is not the generated one (a day rolled from
+ * live ticks), the bars after it are scaled to go on from its close.
  */
-export function buildMarketIfEmpty(store: MarketStore, options: BuildOptions): BuildResult {
+function barsAfter(last: DailyBar, generated: readonly DailyBar[]): DailyBar[] {
+  const at = generated.findIndex((b) => b.date > last.date);
+  if (at < 0) return [];
+  const anchor = generated[at - 1];
+  const ratio = anchor?.date === last.date && anchor.close !== last.close ? last.close / anchor.close : 1;
+  const after = generated.slice(at);
+  return ratio === 1 ? after : after.map((b) => scaledBar(b, ratio));
+}
+
+/** Writes a symbol's derived fundamentals to `endDate`, leaving the types imported from the SEC alone. */
+function writeDerivedFundamentals(store: MarketStore, entry: UniverseEntry, seed: number, endDate: string): void {
+  const fromSec = new Set(store.fundamentalTypesFrom(entry.symbol, 'SEC'));
+  const derivedTypes = FUNDAMENTAL_TYPES.filter((t) => !fromSec.has(t));
+  const facts = generateFundamentals(entry, { seed, endDate }).filter((f) => derivedTypes.includes(f.type));
+  store.replaceFundamentals(entry.symbol, facts, derivedTypes);
+}
+
+/**
+ * Brings the generated market to `endDate`, one transaction per batch of symbols with progress: generates the
+ * bars and derived fundamentals of every universe symbol the store lacks (all but imported ones when it was
+ * built with another seed), and extends the generated symbols whose bars end before `endDate` with the missing
+ * days, so that a store extended to a date holds what one built to that date from scratch holds. Bars already
+ * stored are kept; a store already at `endDate` with the same seed is left as it is.
+ */
+export function buildMarket(store: MarketStore, options: BuildOptions): BuildResult {
   const meta = store.meta();
+  const endDate = options.endDate ?? UNIVERSE_DATE;
   const sameSeed = meta.seed === options.seed;
   const imported = options.universe.filter((e) => meta.barSources[e.symbol] === 'imported');
   const targets = options.universe.filter((e) => {
     const source = meta.barSources[e.symbol];
     return sameSeed ? source === undefined : source !== 'imported';
   });
-  if (sameSeed && targets.length === 0) return { built: 0, keptImported: imported.length };
+  const lastBars = new Map<string, DailyBar>();
+  if (sameSeed) {
+    for (const e of options.universe) {
+      const last = meta.barSources[e.symbol] === 'generated' ? store.bars(e.symbol, { limit: 1 })[0] : undefined;
+      if (last !== undefined && last.date < endDate) lastBars.set(e.symbol, last);
+    }
+  }
+  const extend = options.universe.filter((e) => lastBars.has(e.symbol));
+  if (sameSeed && targets.length === 0 && extend.length === 0) {
+    return { built: 0, extended: 0, keptImported: imported.length };
+  }
 
-  const endDate = options.endDate ?? UNIVERSE_DATE;
   store.replaceUniverse(options.universe);
   const history = generateHistory(options.universe, { seed: options.seed, endDate });
+  const work = [
+    ...targets.map((entry) => ({ entry, last: undefined })),
+    ...extend.map((entry) => ({ entry, last: lastBars.get(entry.symbol) })),
+  ];
   const batchSize = Math.max(1, options.batchSize ?? 25);
-  options.onProgress?.(0, targets.length);
-  for (let at = 0; at < targets.length; at += batchSize) {
-    const batch = targets.slice(at, at + batchSize);
+  options.onProgress?.(0, work.length);
+  for (let at = 0; at < work.length; at += batchSize) {
+    const batch = work.slice(at, at + batchSize);
     store.transaction(() => {
-      for (const entry of batch) {
-        store.replaceBars(entry.symbol, history.get(entry.symbol) ?? [], 'generated');
-        const fromSec = new Set(store.fundamentalTypesFrom(entry.symbol, 'SEC'));
-        const derivedTypes = FUNDAMENTAL_TYPES.filter((t) => !fromSec.has(t));
-        const facts = generateFundamentals(entry, { seed: options.seed, endDate }).filter((f) =>
-          derivedTypes.includes(f.type),
-        );
-        store.replaceFundamentals(entry.symbol, facts, derivedTypes);
+      for (const { entry, last } of batch) {
+        const bars = history.get(entry.symbol) ?? [];
+        if (last === undefined) store.replaceBars(entry.symbol, bars, 'generated');
+        else store.appendBars(entry.symbol, barsAfter(last, bars));
+        writeDerivedFundamentals(store, entry, options.seed, endDate);
       }
     });
-    options.onProgress?.(Math.min(at + batchSize, targets.length), targets.length);
+    options.onProgress?.(Math.min(at + batchSize, work.length), work.length);
   }
   store.setBuildMeta({
     seed: options.seed,
     builtAt: (options.now ?? (() => new Date()))().toISOString(),
-    asOf: endDate,
+    asOf: sameSeed && meta.asOf !== null && meta.asOf > endDate ? meta.asOf : endDate,
   });
-  return { built: targets.length, keptImported: imported.length };
+  return { built: targets.length, extended: extend.length, keptImported: imported.length };
 }

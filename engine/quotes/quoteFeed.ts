@@ -41,7 +41,7 @@ export function seedQuotes(market: MarketData): {
   quotes: LiveQuotes;
   bars: ReturnType<MarketData['store']['lastBars']>;
 } {
-  const symbols = market.companies.map((c) => c.symbol);
+  const symbols = market.symbols();
   const bars = market.store.lastBars(symbols, SEED_DAYS);
   return { quotes: new LiveQuotes(symbols.map((symbol) => ({ symbol, bars: bars.get(symbol) ?? [] }))), bars };
 }

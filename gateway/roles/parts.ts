@@ -5,6 +5,8 @@
 import { startEngine, engineNameOf, type RunningEngine } from '../../engine/running.ts';
 import { openMarketData, type MarketData } from '../../engine/market/marketData.ts';
 import { marketProgress } from '../../engine/market/marketProgress.ts';
+import { marketEndDate } from '../../engine/market/marketDate.ts';
+import { refreshBarsAtClose } from '../../engine/marketdata/providerRefresh.ts';
 import { startQuoteFeed, type QuoteFeed } from '../../engine/quotes/quoteFeed.ts';
 import type { TickBus } from '../../platform/bus/port.ts';
 import { createRedisTickBus } from '../../platform/bus/redisStreams.ts';
@@ -86,6 +88,7 @@ export async function openPorts(
   const market = openMarketData({
     dataDir: config.dataDir,
     seed: config.marketSeed,
+    endDate: marketEndDate(config.marketAsOf, Date.now()),
     logger: marketLogger,
     onProgress: marketProgress(config, marketLogger),
   });
@@ -179,7 +182,30 @@ export async function runEngine(
     readModelDemand(ports.readModels),
   );
   stops.add(() => engine.stop());
+  const barRefresh = refreshProviderBarsAtClose(config, engine.bus, ports.market, componentLogger(logger, 'market'));
+  if (barRefresh) stops.add(() => barRefresh.stop());
   return engine;
+}
+
+/**
+ * With a provider configured (`TICK_SOURCE=alpaca`), the engine refreshes the bars of the symbols imported from
+ * it after each session close; null otherwise.
+ */
+function refreshProviderBarsAtClose(
+  config: Config,
+  bus: TickBus,
+  market: MarketData,
+  logger: Logger,
+): { stop(): Promise<void> } | null {
+  if (config.alpaca === null) return null;
+  const { keyId, secretKey, feed } = config.alpaca;
+  return refreshBarsAtClose({
+    bus,
+    store: market.store,
+    api: { keyId, secretKey, feed, baseUrl: config.alpacaDataUrl },
+    onRefreshed: (date, result) => logger.info({ date, ...result }, `provider bars refreshed for ${date}`),
+    onError: (date, error) => logger.warn({ date, err: error }, `provider bars not refreshed for ${date}`),
+  });
 }
 
 /** Reads every tick of the shared bus into live quotes that become the market's quotes. */

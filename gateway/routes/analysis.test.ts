@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { startTestGateway, type TestClient, type TestGateway } from '../testing/harness.ts';
+import { startTestGateway, TEST_MARKET_DATE, type TestClient, type TestGateway } from '../testing/harness.ts';
 
 interface Bar {
   date: string;
@@ -50,7 +50,7 @@ describe('analysis routes', function () {
     const answer = await user.getOk<{ from: string; to: string; timelines: { symbol: string; days: Row[] }[] }>(
       '/api/analysis/timelines/60?symbols=AAPL,JPM',
     );
-    expect(answer.to).to.equal('2024-12-31');
+    expect(answer.to).to.equal(TEST_MARKET_DATE);
     expect(answer.from < answer.to).to.equal(true);
     expect(answer.timelines.map((t) => t.symbol)).to.deep.equal(['AAPL', 'JPM']);
     for (const { symbol, days } of answer.timelines) {

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { SECTORS, type DailyBar } from '../../domain/market/types.ts';
 import { loadUniverse } from '../../engine/marketdata/universe.ts';
-import { startTestGateway, type TestClient, type TestGateway } from '../testing/harness.ts';
+import { tradingDays } from '../../engine/marketdata/calendar.ts';
+import { startTestGateway, TEST_MARKET_DATE, type TestClient, type TestGateway } from '../testing/harness.ts';
 
 interface ChartBar extends DailyBar {
   SMA_20: number | null;
@@ -29,15 +30,15 @@ describe('market routes', function () {
     await gw.close();
   });
 
-  it('states that the market is simulated from the universe date, with its counts and range', async function () {
+  it("states the simulated market's date, with its counts and range", async function () {
     const status = await user.getOk<Record<string, unknown>>('/api/market/status');
     expect(status).to.deep.equal({
-      asOf: '2024-12-31',
+      asOf: TEST_MARKET_DATE,
       seed: 42,
       symbols: loadUniverse().length,
       bars: status['bars'],
       from: '2020-01-02',
-      to: '2024-12-31',
+      to: TEST_MARKET_DATE,
       source: 'simulated',
       importedSymbols: [],
     });
@@ -97,15 +98,17 @@ describe('market routes', function () {
       change: Math.round((last.close - prev.close) * 10000) / 10000,
       changepct: Math.round(((last.close - prev.close) / prev.close) * 10000) / 100,
       volume: last.volume,
-      ts: '2024-12-31T21:00:00.000Z',
+      // 16:00 New York on the market date, standard time.
+      ts: '2025-02-24T21:00:00.000Z',
     });
   });
 
   it('answers 3 months of bars by default, with SMA and RSI over the whole history', async function () {
     const res = await user.getOk<{ symbol: string; bars: ChartBar[] }>('/api/bars/aapl');
     expect(res.symbol).to.equal('AAPL');
-    expect(res.bars[0]?.date).to.equal('2024-09-30');
-    expect(res.bars.at(-1)?.date).to.equal('2024-12-31');
+    // Three months before Monday 2025-02-24 is a Sunday: the window starts on the Friday before.
+    expect(res.bars[0]?.date).to.equal('2024-11-22');
+    expect(res.bars.at(-1)?.date).to.equal(TEST_MARKET_DATE);
     expect(res.bars[0]).to.have.all.keys(
       'date',
       'open',
@@ -120,13 +123,16 @@ describe('market routes', function () {
       'rsi_14',
     );
     const { bars: all } = await user.getOk<{ bars: ChartBar[] }>('/api/bars/AAPL?months=60');
-    expect(all[0]?.date).to.equal('2020-01-02');
+    expect(all[0]?.date).to.equal('2020-02-24');
     const closes = all.map((b) => b.close);
     const last = all.at(-1) as ChartBar;
     expect(last.SMA_50).to.be.closeTo(mean(closes.slice(-50)), 1e-9);
     expect(last.SMA_200).to.be.closeTo(mean(closes.slice(-200)), 1e-9);
-    expect(all[198]?.SMA_200).to.equal(null);
-    expect(all[199]?.SMA_200).to.be.closeTo(mean(closes.slice(0, 200)), 1e-9);
+    // The history starts on 2020-01-02: its 200th bar is the first with an SMA 200.
+    const first = 199 - tradingDays('2020-01-02', '2020-02-21').length;
+    expect(all[first - 1]?.SMA_200).to.equal(null);
+    const history = gw.running.system.market.store.bars('AAPL');
+    expect(all[first]?.SMA_200).to.be.closeTo(mean(history.slice(0, 200).map((b) => b.close)), 1e-9);
     expect(res.bars.at(-1)).to.deep.equal(last);
   });
 
@@ -152,7 +158,7 @@ describe('market routes', function () {
     const last = bars.at(-1)?.close as number;
     expect(perf.series[1]?.values.at(-1)).to.equal(Math.round((last / first - 1) * 10000) / 100);
     const long = await user.getOk<Series>('/api/performance?symbols=AAPL&months=12');
-    expect(long.dates[0]).to.equal('2023-12-29');
+    expect(long.dates[0]).to.equal('2024-02-23');
   });
 
   it('answers per-sector % change series, each the mean of its symbols', async function () {

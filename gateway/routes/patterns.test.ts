@@ -4,7 +4,7 @@ import { PATTERN_NAMES, PATTERNS } from '../../domain/screener/patterns.ts';
 import { loadUniverse } from '../../engine/marketdata/universe.ts';
 import { detectAll, type PatternDetection } from '../../engine/patterns/patterns.ts';
 import { HORIZONS, patternPerformance } from '../../engine/patterns/performance.ts';
-import { startTestGateway, type TestClient, type TestGateway } from '../testing/harness.ts';
+import { startTestGateway, TEST_MARKET_DATE, type TestClient, type TestGateway } from '../testing/harness.ts';
 
 interface Row {
   id: string;
@@ -35,11 +35,22 @@ describe('pattern routes', function () {
     await gw.close();
   });
 
+  /** A symbol's whole history: the bars route's longest window, preceded by the stored bars before it. */
   async function history(symbol: string): Promise<DailyBar[]> {
     let bars = histories.get(symbol);
     if (bars === undefined) {
       const res = await user.getOk<{ bars: (DailyBar & Record<string, unknown>)[] }>(`/api/bars/${symbol}?months=60`);
-      bars = res.bars.map(({ date, open, high, low, close, volume }) => ({ date, open, high, low, close, volume }));
+      const window = res.bars.map(({ date, open, high, low, close, volume }) => ({
+        date,
+        open,
+        high,
+        low,
+        close,
+        volume,
+      }));
+      const stored = gw.running.system.market.store.bars(symbol);
+      bars = [...stored.filter((b) => b.date < window[0]!.date), ...window];
+      expect(bars).to.deep.equal(stored);
       histories.set(symbol, bars);
     }
     return bars;
@@ -54,11 +65,17 @@ describe('pattern routes', function () {
     }));
 
   for (const symbol of ['AAPL', 'XOM', 'DUK']) {
-    it(`answers ${symbol}'s rows of the whole history exactly as detectAll finds them on the same bars`, async function () {
+    it(`answers ${symbol}'s rows of the last 1250 days exactly as detectAll finds them on the same bars`, async function () {
       const bars = await history(symbol);
       const rows = await user.getOk<Row[]>(`/api/patterns/recentstkpattern/${symbol}/1250`);
       expect(rows.length).to.be.above(50);
-      expect(rows).to.deep.equal(asRows(symbol, detectAll(bars)).reverse());
+      // The last 1250 trading days of the market, which are this symbol's last 1250 bars.
+      const since = bars.at(-1250)!.date;
+      expect(rows).to.deep.equal(
+        asRows(symbol, detectAll(bars))
+          .filter((r) => r.date >= since)
+          .reverse(),
+      );
     });
   }
 
@@ -66,7 +83,7 @@ describe('pattern routes', function () {
     const rows = await user.getOk<Row[]>('/api/patterns/all/500');
     expect(rows).to.have.length(500);
     expect(isNewestFirst(rows)).to.equal(true);
-    expect(rows[0]?.date).to.equal('2024-12-31');
+    expect(rows[0]?.date).to.equal(TEST_MARKET_DATE);
     for (const row of rows) expect(row.id).to.equal(`${row.symbol}:${row.date}`);
     expect(await user.getOk('/api/patterns/all/3')).to.deep.equal(rows.slice(0, 3));
   });
@@ -74,11 +91,12 @@ describe('pattern routes', function () {
   it('answers the newest dates with patterns and the number of patterns on each', async function () {
     const dates = await user.getOk<{ date: string; patterncount: number }[]>('/api/patterns/dates/5');
     expect(dates.map((d) => d.date)).to.deep.equal([
-      '2024-12-31',
-      '2024-12-30',
-      '2024-12-27',
-      '2024-12-26',
-      '2024-12-24',
+      TEST_MARKET_DATE,
+      // Presidents' Day, 2025-02-17, is a holiday.
+      '2025-02-21',
+      '2025-02-20',
+      '2025-02-19',
+      '2025-02-18',
     ]);
     for (const { date, patterncount } of dates.slice(0, 2)) {
       const rows = await user.getOk<Row[]>(`/api/patterns/bydate/${date}`);
@@ -100,7 +118,7 @@ describe('pattern routes', function () {
   it('answers the rows of the latest date as the most recent day', async function () {
     const latest = await user.getOk<Row[]>('/api/patterns/mostrecentday');
     expect(latest.length).to.be.above(0);
-    expect(latest).to.deep.equal(await user.getOk('/api/patterns/bydate/2024-12-31'));
+    expect(latest).to.deep.equal(await user.getOk(`/api/patterns/bydate/${TEST_MARKET_DATE}`));
   });
 
   it('ranks symbols by their pattern days of the last N trading days', async function () {
@@ -201,7 +219,7 @@ describe('pattern routes', function () {
     ['recent rows of an unknown symbol', '/api/patterns/recentstkpattern/ZZZZZZ/10', 'params.stock'],
     ['recent rows of no days', '/api/patterns/recentstkpattern/AAPL/0', 'params.limitdays'],
     ['recent rows of too many days', '/api/patterns/recentstkpattern/AAPL/1251', 'params.limitdays'],
-    ['performance from after the last bar', '/api/patterns/performance/AAPL/2025-02-03', 'params.datefrom'],
+    ['performance from after the last bar', '/api/patterns/performance/AAPL/2025-03-17', 'params.datefrom'],
     ['performance from a text', '/api/patterns/performance/AAPL/yesterday', 'params.datefrom'],
     ['performance of an unknown symbol', '/api/patterns/performance/ZZZZZZ/2024-01-02', 'params.stock'],
     ['a ranking over too many days', '/api/patterns/groupbysym/1251', 'params.limitDays'],

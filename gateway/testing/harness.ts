@@ -163,6 +163,12 @@ export class TestClient {
   }
 }
 
+/**
+ * The day the test market's history ends on (`MARKET_AS_OF` of every test gateway), fixed so that no test
+ * depends on the real date; after the universe date, so tests see a history that runs on past it.
+ */
+export const TEST_MARKET_DATE = '2025-02-24';
+
 /** Market databases built once per test process, by seed, copied into each new data folder. */
 const marketTemplates = new Map<number, string>();
 
@@ -175,11 +181,20 @@ export function marketTemplate(seed: number): string {
   if (file === undefined) {
     const dir = mkdtempSync(join(tmpdir(), 'sp-market-template-'));
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-    openMarketData({ dataDir: dir, seed }).close();
+    openMarketData({ dataDir: dir, seed, endDate: TEST_MARKET_DATE }).close();
     file = join(dir, MARKET_DB_FILE);
     marketTemplates.set(seed, file);
   }
   return file;
+}
+
+// Under mocha, the default market is built before the first test, with the time a busy machine needs, rather
+// than inside whichever test starts the first gateway.
+if (typeof before === 'function') {
+  before(function () {
+    this.timeout(300_000);
+    marketTemplate(loadConfig({}).marketSeed);
+  });
 }
 
 /** See {@link TestGateway.pushTicks}. */
@@ -243,6 +258,7 @@ export async function startTestGateway(
     // Every test user registers from the loopback address.
     REGISTRATIONS_PER_ADDRESS: '1000000',
     REGISTRATIONS_PER_HOUR: '1000000',
+    MARKET_AS_OF: TEST_MARKET_DATE,
     ...options.env,
   });
   const url = running.url.replace('localhost', '127.0.0.1');

@@ -26,7 +26,7 @@ import { io as connect, type Socket } from 'socket.io-client';
 import type { NotificationPush } from '../../domain/contract/socket.ts';
 import type { Quote } from '../../domain/market/types.ts';
 import { MARKET_DB_FILE } from '../../engine/marketdata/store.ts';
-import { marketTemplate } from '../../gateway/testing/harness.ts';
+import { marketTemplate, TEST_MARKET_DATE } from '../../gateway/testing/harness.ts';
 import { isMain } from '../scriptIo.ts';
 import { progress, startServerChild, stopChild } from './child.ts';
 import { percentile } from './gateway.ts';
@@ -250,6 +250,7 @@ export async function benchLatency(): Promise<LatencyBenchResult> {
       LOG_LEVEL: 'silent',
       TICK_SOURCE: 'feed',
       FEED_TOKEN: TOKEN,
+      MARKET_AS_OF: TEST_MARKET_DATE,
     });
     children.push(gateway.child);
     const url = gateway.url;
