@@ -51,9 +51,11 @@ describe('Idempotency-Key', function () {
     const user = await gw.user();
     await grantRole(gw.running.system.events, user.username, 'operator');
     await user.post('/api/login', { username: user.username, password: 'correct horse' });
-    const reference = (await user.get('/api/docs')).body as { paths: Record<string, Record<string, unknown>> };
+    type Operation = { security?: Record<string, unknown>[] };
+    const reference = (await user.get('/api/docs')).body as { paths: Record<string, Record<string, Operation>> };
+    // The feed route takes a bearer token and ticks, not commands: it has no idempotency key.
     const posts = Object.entries(reference.paths)
-      .filter(([, methods]) => 'post' in methods)
+      .filter(([, methods]) => methods['post'] && !methods['post'].security?.some((s) => 'feedToken' in s))
       .map(([path]) => path.replace(/\{[^}]+\}/g, 'AAPL'));
     expect(posts.length).to.be.greaterThan(20);
     for (const key of ['has spaces', 'x'.repeat(201), 'tab\there']) {
