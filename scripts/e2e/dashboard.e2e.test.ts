@@ -51,6 +51,15 @@ describe('dashboard (Chromium)', function () {
     await search.press('Enter');
     const card = page.getByRole('article', { name: 'AAPL card' });
     await card.waitFor();
+    // The card shows at once; the list is saved a moment later.
+    await page.waitForFunction(
+      async () => {
+        const answer = await fetch('/personalize/dashboardstocks', { credentials: 'same-origin' });
+        return JSON.stringify(await answer.json()) === '["NVDA","AAPL"]';
+      },
+      undefined,
+      { polling: 100, timeout: 10_000 },
+    );
     expect(await api(page, 'GET', '/personalize/dashboardstocks')).to.deep.equal(['NVDA', 'AAPL']);
 
     const quotes = (await api(page, 'GET', '/api/quotes?symbols=AAPL')) as { price: number }[];
