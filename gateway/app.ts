@@ -17,6 +17,7 @@ import { loadSession } from './auth/session.ts';
 import { CommandService, type ReadModelSync } from './commands.ts';
 import { ApiError, errorMapper, notFound } from './errors.ts';
 import { jsonBody } from './http/body.ts';
+import { compression } from './http/compression.ts';
 import { routeDispatcher } from './http/dispatch.ts';
 import { mountRoutes, openApiDocument, type RouteDef } from './http/route.ts';
 import type { SymbolDirectory } from './http/schemas.ts';
@@ -164,6 +165,7 @@ export function createApp(deps: AppDeps): Koa {
   mountRoutes(router, routes);
 
   app.use(securityHeaders());
+  app.use(compression());
   app.use(errorMapper(logger));
   app.use(apiNotFound());
   app.use(sameOrigin());
