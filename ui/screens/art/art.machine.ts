@@ -107,7 +107,7 @@ export const artMachine = setup({
     }),
     loadGallery: fromPromise(async () => get<Snapshot[]>('/personalize/snapshots')),
     exportMap: fromPromise<Snapshot, MapExport>(async ({ input }) => {
-      const plotly = (await import('plotly.js-finance-dist-min')).default;
+      const plotly = (await import('../../components/plotly.ts')).default;
       const image = await plotly.toImage(input.graph, { format: 'png', ...EXPORT_SIZE });
       return post<Snapshot>('/personalize/snapshots', { title: input.title, image });
     }),
