@@ -18,6 +18,7 @@ import { CommandService, type ReadModelSync } from './commands.ts';
 import { ApiError, errorMapper, notFound } from './errors.ts';
 import { jsonBody } from './http/body.ts';
 import { compression } from './http/compression.ts';
+import { httpMetrics } from './http/metrics.ts';
 import { routeDispatcher } from './http/dispatch.ts';
 import { mountRoutes, openApiDocument, type RouteDef } from './http/route.ts';
 import type { SymbolDirectory } from './http/schemas.ts';
@@ -158,13 +159,20 @@ export function createApp(deps: AppDeps): Koa {
   router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };
   });
-  mountHealthRoutes(router, deps.events, deps.health);
+  const metrics = httpMetrics(isApiPath);
+  mountHealthRoutes(router, deps.events, {
+    projections: null,
+    engine: null,
+    ...deps.health,
+    standard: () => metrics.text(),
+  });
   router.get('/api/docs', (ctx) => {
     ctx.body = reference;
   });
   mountRoutes(router, routes);
 
   app.use(securityHeaders());
+  app.use(metrics.middleware);
   app.use(compression());
   app.use(errorMapper(logger));
   app.use(apiNotFound());
