@@ -19,6 +19,7 @@ import { ApiError, errorMapper, notFound } from './errors.ts';
 import { jsonBody } from './http/body.ts';
 import { compression } from './http/compression.ts';
 import { httpMetrics } from './http/metrics.ts';
+import { requestLog } from './http/requestLog.ts';
 import { routeDispatcher } from './http/dispatch.ts';
 import { mountRoutes, openApiDocument, type RouteDef } from './http/route.ts';
 import type { SymbolDirectory } from './http/schemas.ts';
@@ -171,6 +172,7 @@ export function createApp(deps: AppDeps): Koa {
   });
   mountRoutes(router, routes);
 
+  app.use(requestLog(logger));
   app.use(securityHeaders());
   app.use(metrics.middleware);
   app.use(compression());
