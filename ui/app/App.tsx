@@ -2,20 +2,18 @@
  * The shell: the session decides between the sign-in page and the app; the app is the top bar, the
  * connection banner and the screen of the current path.
  */
-import { lazy, Suspense, useEffect } from 'react';
+import { Suspense, useEffect } from 'react';
 import { Failed, Skeleton } from '../components/LoadState.tsx';
 import { ConnectionBanner } from '../components/ConnectionBanner.tsx';
 import { Toasts } from '../components/Toasts.tsx';
 import { TopBar } from '../components/TopBar.tsx';
 import { Link } from '../components/Link.tsx';
+import { Bell } from '../screens/bell/Bell.tsx';
 import { navigate, useLocation } from '../services/router.ts';
 import { LoginScreen } from '../screens/login/LoginScreen.tsx';
 import { MarketLabel } from './MarketLabel.tsx';
 import { screenOf } from './routes.ts';
 import { Session } from './sessionContext.ts';
-
-// The bell's panel is a grid: loaded after sign-in, so the sign-in page carries no grid code.
-const Bell = lazy(() => import('../screens/bell/Bell.tsx').then((module) => ({ default: module.Bell })));
 
 function NotFound({ path }: { readonly path: string }) {
   return (
@@ -55,16 +53,7 @@ function SignedInApp() {
       <a className="skip-link" href="#main">
         Skip to content
       </a>
-      <TopBar
-        path={path}
-        initial={initial}
-        bell={
-          <Suspense fallback={null}>
-            <Bell />
-          </Suspense>
-        }
-        onLogout={() => actor.send({ type: 'user.logout' })}
-      />
+      <TopBar path={path} initial={initial} bell={<Bell />} onLogout={() => actor.send({ type: 'user.logout' })} />
       <ConnectionBanner status={live} />
       <main id="main" tabIndex={-1}>
         <Suspense fallback={<Skeleton lines={8} />}>
