@@ -4,6 +4,8 @@ import { startE2E, type E2E } from './browser.ts';
 
 /** The sign-in page's budget of bytes transferred (headers and compressed bodies). */
 const LOGIN_BUDGET_BYTES = 150 * 1024;
+/** The dashboard's budget from navigation to a usable screen, on loopback. */
+const DASHBOARD_BUDGET_MS = 1000;
 /** Strings only AG Grid's and Plotly's code contain. */
 const GRID_MARKER = 'ag-root-wrapper';
 const CHART_MARKER = 'modebar-btn';
@@ -58,6 +60,50 @@ describe('page weight and loading time (Chromium)', function () {
       if (text.length >= 1024) expect(encoding, url).to.equal('br');
     }
     expect(errors).to.deep.equal([]);
+    await context.close();
+  });
+
+  it('makes the dashboard of a user with stocks usable within 1 s of navigation', async () => {
+    const { page, context } = await e2e.newPage();
+    await e2e.signUp(page, 'load');
+    const added = await page.evaluate(async () => {
+      const response = await fetch('/personalize/dashboardstocks', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(['AAPL', 'NVDA']),
+      });
+      return response.status;
+    });
+    expect(added).to.equal(200);
+    // A fresh browser context with the same session: nothing cached, as on a first visit.
+    const cold = await e2e.browser.newContext({
+      baseURL: e2e.gw.url,
+      viewport: { width: 1400, height: 900 },
+      storageState: await context.storageState(),
+    });
+    const fresh = await cold.newPage();
+    await fresh.goto('/Dashboard');
+    // Usable: a card shows its price and the symbol search takes input. The page itself notes the moment (at
+    // each frame), so the test's own round trips do not count.
+    const usable = await fresh.waitForFunction(
+      () => {
+        const price = document.querySelector('[data-testid="price-AAPL"]')?.textContent ?? '';
+        const search = document.querySelector<HTMLInputElement>('.add-card input[type="search"]');
+        return /\d/.test(price) && search && !search.disabled ? performance.now() : false;
+      },
+      null,
+      { polling: 'raf' },
+    );
+    const interactiveMs = (await usable.jsonValue()) as number;
+    await fresh.getByRole('article', { name: 'AAPL card' }).getByTestId('price-AAPL').waitFor();
+    await fresh.getByLabel('Symbol or company').waitFor();
+    await fresh.waitForLoadState('networkidle');
+    const { bytes } = await loaded(fresh);
+    console.log(
+      `      /Dashboard: interactive after ${interactiveMs.toFixed(0)} ms, ${(bytes / 1024).toFixed(1)} kB transferred`,
+    );
+    expect(interactiveMs).to.be.below(DASHBOARD_BUDGET_MS);
+    await cold.close();
     await context.close();
   });
 });
