@@ -38,7 +38,10 @@ describe('health routes', function () {
     expect(res.status).to.equal(200);
     expect(res.headers.get('content-type')).to.equal(PROMETHEUS_CONTENT_TYPE);
     // Blank lines between metrics are allowed by the format.
-    for (const line of res.text.trim().split('\n').filter((l) => l !== '')) {
+    for (const line of res.text
+      .trim()
+      .split('\n')
+      .filter((l) => l !== '')) {
       expect(line).to.match(
         /^(# (HELP|TYPE) [a-z_][a-z0-9_]* .+|[a-z_][a-z0-9_]*(\{[a-z_]+="[^"]*"(,[a-z_]+="[^"]*")*\})? (-?[\d.e+-]+|NaN|[+-]Inf))$/i,
         line,
