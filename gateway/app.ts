@@ -23,7 +23,10 @@ import { CommandService, type ReadModelSync } from './commands.ts';
 import { ApiError, errorMapper, notFound } from './errors.ts';
 import { isClientGone } from './http/aborted.ts';
 import { jsonBody } from './http/body.ts';
+import { compression } from './http/compression.ts';
 import { mountApiReference } from './http/docs.ts';
+import { httpMetrics } from './http/metrics.ts';
+import { requestLog } from './http/requestLog.ts';
 import { routeDispatcher } from './http/dispatch.ts';
 import { mountRoutes, openApiDocument, type RouteDef } from './http/route.ts';
 import type { SymbolDirectory } from './http/schemas.ts';
@@ -99,9 +102,10 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze(
 });
 
 function securityHeaders(): Middleware {
-  return async (ctx, next) => {
+  // Not async: a pass-through that awaits nothing adds no promise of its own to every request.
+  return (ctx, next) => {
     ctx.set(SECURITY_HEADERS);
-    await next();
+    return next();
   };
 }
 
@@ -176,11 +180,20 @@ export function createApp(deps: AppDeps): Koa {
   router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };
   });
-  mountHealthRoutes(router, deps.events, deps.health);
+  const metrics = httpMetrics(isApiPath);
+  mountHealthRoutes(router, deps.events, {
+    projections: null,
+    engine: null,
+    ...deps.health,
+    standard: () => metrics.text(),
+  });
   mountApiReference(router, reference);
   mountRoutes(router, routes);
 
+  app.use(requestLog(logger));
   app.use(securityHeaders());
+  app.use(metrics.middleware);
+  app.use(compression());
   app.use(errorMapper(logger));
   app.use(apiNotFound());
   app.use(sameOrigin(deps.origin));

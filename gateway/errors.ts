@@ -38,6 +38,8 @@ export interface ErrorBody {
   readonly error: string;
   /** What is wrong, naming the field when there is one. */
   readonly message: string;
+  /** The request's id (also in its `X-Request-Id` header and log line), to quote when reporting a failure. */
+  readonly requestId?: string;
 }
 
 /** An error a route throws on purpose; the mapping middleware answers it with its status, code and message. */
@@ -86,7 +88,10 @@ export function toErrorAnswer(err: unknown): { status: number; body: ErrorBody }
   return { status: answer, body: { error: ERROR_CODES[answer] ?? 'internal', message: 'internal error' } };
 }
 
-/** Middleware catching every error below it and answering `{error, message}` JSON; 5xx are logged. */
+/**
+ * Middleware catching every error below it and answering `{error, message, requestId}` JSON (the id when the
+ * request has one, see `http/requestLog.ts`); 5xx are logged with it.
+ */
 export function errorMapper(logger: Logger): Middleware {
   return async (ctx, next) => {
     try {
@@ -99,9 +104,10 @@ export function errorMapper(logger: Logger): Middleware {
         return;
       }
       const { status, body } = toErrorAnswer(err);
-      if (status >= 500) logger.error({ err, method: ctx.method, path: ctx.path }, 'request failed');
+      const requestId = (ctx.state as { requestId?: string }).requestId;
+      if (status >= 500) logger.error({ err, requestId, method: ctx.method, path: ctx.path }, 'request failed');
       ctx.status = status;
-      ctx.body = body;
+      ctx.body = requestId === undefined ? body : { ...body, requestId };
     }
   };
 }

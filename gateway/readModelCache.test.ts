@@ -17,6 +17,10 @@ function counting(store: ReadModelStore): ReadModelStore & { reads: number } {
     wrapped.reads += 1;
     return store.list(collection, options);
   };
+  wrapped.readCheckpoint = (consumer) => {
+    wrapped.reads += 1;
+    return store.readCheckpoint(consumer);
+  };
   return wrapped;
 }
 
@@ -106,5 +110,21 @@ describe('read-model cache', function () {
     await cached.commit('q', checkpoint(7), writes);
     expect(await cached.readCheckpoint('q')).to.deep.equal(checkpoint(7));
     expect((await cached.listCheckpoints()).get('q')).to.deep.equal(checkpoint(7));
+  });
+
+  it('reads a checkpoint from the store once, until a commit or reset of its consumer', async function () {
+    expect(await cached.readCheckpoint('p')).to.deep.equal(checkpoint(1));
+    expect(await cached.readCheckpoint('p')).to.deep.equal(checkpoint(1));
+    expect(await cached.readCheckpoint('none')).to.equal(null);
+    expect(await cached.readCheckpoint('none')).to.equal(null);
+    expect(store.reads).to.equal(2);
+    await cached.commit('q', checkpoint(9), []);
+    expect(await cached.readCheckpoint('p')).to.deep.equal(checkpoint(1));
+    expect(store.reads).to.equal(2);
+    await cached.commit('p', checkpoint(2), []);
+    expect(await cached.readCheckpoint('p')).to.deep.equal(checkpoint(2));
+    await cached.reset('p', ['watchlist']);
+    expect(await cached.readCheckpoint('p')).to.equal(null);
+    expect(store.reads).to.equal(4);
   });
 });

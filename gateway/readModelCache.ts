@@ -15,7 +15,7 @@ export interface ReadModelCacheOptions {
 
 /**
  * Wraps a read-model store with a cache of documents and of `list` answers, kept as JSON text so every caller
- * gets its own copy. Only for a process whose projections commit through this wrapper: documents written by
+ * gets its own copy, and of checkpoints (a route telling how far a projection reached reads one per request). Only for a process whose projections commit through this wrapper: documents written by
  * another process are not seen until this process's runners commit them too.
  */
 export function cacheReadModels(store: ReadModelStore, options: ReadModelCacheOptions = {}): ReadModelStore {
@@ -23,6 +23,8 @@ export function cacheReadModels(store: ReadModelStore, options: ReadModelCacheOp
   // JSON text of a document, or null when the store has none.
   const docs = new Map<string, string | null>();
   const lists = new Map<string, { collection: string; entries: { key: string; text: string }[] }>();
+  // Checkpoints by consumer (null when it has none): a commit or reset through this wrapper is the only writer.
+  const checkpoints = new Map<string, Checkpoint | null>();
   // Bumped around every write, so a read that overlapped one is answered but not remembered.
   let generation = 0;
 
@@ -56,7 +58,14 @@ export function cacheReadModels(store: ReadModelStore, options: ReadModelCacheOp
       }
       return found;
     },
-    readCheckpoint: (consumer: string) => store.readCheckpoint(consumer),
+    readCheckpoint: async (consumer: string) => {
+      const hit = checkpoints.get(consumer);
+      if (hit !== undefined) return hit && copyCheckpoint(hit);
+      const seen = generation;
+      const found = await store.readCheckpoint(consumer);
+      if (seen === generation) remember(checkpoints, consumer, found && copyCheckpoint(found));
+      return found;
+    },
     listCheckpoints: () => store.listCheckpoints(),
     commit: async (consumer: string, checkpoint: Checkpoint, writes: readonly DocumentWrite[]) => {
       generation += 1;
@@ -64,6 +73,7 @@ export function cacheReadModels(store: ReadModelStore, options: ReadModelCacheOp
         await store.commit(consumer, checkpoint, writes);
       } finally {
         generation += 1;
+        checkpoints.delete(consumer);
         forget(
           new Set(writes.map((w) => w.collection)),
           writes.map((w) => `${w.collection}\u0000${w.key}`),
@@ -78,12 +88,18 @@ export function cacheReadModels(store: ReadModelStore, options: ReadModelCacheOp
         generation += 1;
         docs.clear();
         lists.clear();
+        checkpoints.clear();
       }
     },
     close: () => {
+      checkpoints.clear();
       docs.clear();
       lists.clear();
       return store.close();
     },
   };
+}
+
+function copyCheckpoint(checkpoint: Checkpoint): Checkpoint {
+  return { ...checkpoint, position: { ...checkpoint.position } };
 }

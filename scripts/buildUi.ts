@@ -1,11 +1,12 @@
 /**
  * Builds the web app into `ui/dist` when its sources changed since the last build (or always with
- * `--force`), and prints the entry chunk's gzip size. `npm start` runs it first; tests call `ensureUiBuilt`.
+ * `--force`), writes a Brotli (`.br`) and a gzip (`.gz`) copy of every text file the gateway serves compressed,
+ * and prints the chunks' gzip sizes. `npm start` runs it first; tests call `ensureUiBuilt`.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { gzipSync } from 'node:zlib';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const uiDir = join(root, 'ui');
@@ -55,6 +56,34 @@ export async function ensureUiBuilt(options: { force?: boolean; quiet?: boolean 
   return true;
 }
 
+/** Files worth compressing: text, at least this many bytes. */
+const COMPRESSIBLE = new Set(['.js', '.css', '.html', '.svg', '.json', '.map', '.txt']);
+/** Smaller files are sent as they are: compression would save less than a packet. */
+export const PRECOMPRESS_MIN_BYTES = 1024;
+
+/**
+ * Writes `<file>.br` (Brotli at its highest quality) and `<file>.gz` (gzip level 9) next to every compressible
+ * file of `dir` of at least {@link PRECOMPRESS_MIN_BYTES}, for the gateway to send as they are.
+ */
+export function precompress(dir: string): void {
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    const path = join(entry.parentPath, entry.name);
+    if (!entry.isFile() || !COMPRESSIBLE.has(extname(entry.name))) continue;
+    const content = readFileSync(path);
+    if (content.length < PRECOMPRESS_MIN_BYTES) continue;
+    writeFileSync(
+      `${path}.br`,
+      brotliCompressSync(content, {
+        params: {
+          [constants.BROTLI_PARAM_QUALITY]: constants.BROTLI_MAX_QUALITY,
+          [constants.BROTLI_PARAM_SIZE_HINT]: content.length,
+        },
+      }),
+    );
+    writeFileSync(`${path}.gz`, gzipSync(content, { level: 9 }));
+  }
+}
+
 /** Builds the app into `outDir` (tests build into a folder of their own, so parallel runs never collide). */
 export async function buildUi(outDir: string, quiet = true): Promise<void> {
   const { build } = await import('vite');
@@ -63,6 +92,7 @@ export async function buildUi(outDir: string, quiet = true): Promise<void> {
     logLevel: quiet ? 'warn' : 'info',
     build: { outDir, emptyOutDir: true },
   });
+  precompress(outDir);
 }
 
 async function main(): Promise<void> {

@@ -18,6 +18,11 @@ const session = sessionMachine.provide({
   },
 });
 
+// The dashboard is where a signed-in visit lands: its chunk is fetched while the session is being checked.
+if (['/', '/dashboard'].includes(window.location.pathname.toLowerCase())) {
+  void import('./screens/dashboard/DashboardScreen.tsx');
+}
+
 const root = document.getElementById('root');
 if (!root) throw new Error('the page has no #root element');
 createRoot(root).render(

@@ -12,6 +12,8 @@ const gateway = process.env.GATEWAY_URL ?? 'http://127.0.0.1:3000';
 export default defineConfig({
   root,
   plugins: [react()],
+  // Plotly's source modules (ui/components/plotly.ts) read Node's `global`.
+  define: { global: 'globalThis' },
   build: {
     outDir: 'dist',
     emptyOutDir: true,

@@ -36,6 +36,8 @@ function answer(ctx: Context, layer: Layer, path: string, next: () => Promise<un
   if (rest.length > 0 || !isRouteHandler(handle)) return null;
   const params = layer.paramNames.length > 0 ? layer.params(path, layer.captures(path), {}) : {};
   ctx.params = params;
+  // What the router would set: the route's path, for the request metrics.
+  (ctx as { _matchedRoute?: string })._matchedRoute = String(layer.path);
   (ctx.request as { params?: Record<string, string> }).params = params;
   return (handle as (ctx: Context, next: () => Promise<unknown>) => Promise<unknown>)(ctx, next);
 }

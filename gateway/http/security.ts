@@ -9,7 +9,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * without an `Origin` (non-browser clients) pass; browsers always send one on POST.
  */
 export function sameOrigin(policy: OriginPolicy = DIRECT): Middleware {
-  return async (ctx, next) => {
+  return (ctx, next) => {
     if (!SAFE_METHODS.has(ctx.method)) {
       const origin = ctx.get('origin');
       // Koa 3's ctx.origin echoes the Origin header, so the server's own origin is built from the request.
@@ -17,6 +17,6 @@ export function sameOrigin(policy: OriginPolicy = DIRECT): Middleware {
         throw new ApiError(403, 'forbidden', `Origin ${origin} may not change state here`);
       }
     }
-    await next();
+    return next();
   };
 }

@@ -4,8 +4,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { brotliCompressSync, brotliDecompressSync, gunzipSync, gzipSync } from 'node:zlib';
 import Koa from 'koa';
 import { webApp } from './static.ts';
+
+const bigAsset = `export const rows = ${JSON.stringify(Array.from({ length: 2000 }, (_, i) => ({ row: i })))};`;
 
 async function serve(dir: string): Promise<{ url: string; close: () => Promise<void> }> {
   const app = new Koa();
@@ -39,6 +42,23 @@ function get(url: string, path: string): Promise<{ status: number; type: string;
   });
 }
 
+/** Fetches `path` with an `Accept-Encoding`, answering the headers and the bytes as sent. */
+function getEncoded(
+  url: string,
+  path: string,
+  acceptEncoding: string,
+): Promise<{ headers: http.IncomingHttpHeaders; bytes: Buffer }> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(`${url}${path}`, { headers: { 'accept-encoding': acceptEncoding } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ headers: res.headers, bytes: Buffer.concat(chunks) }));
+      })
+      .on('error', reject);
+  });
+}
+
 describe('web app files', function () {
   let root: string;
   let dir: string;
@@ -51,6 +71,10 @@ describe('web app files', function () {
     writeFileSync(join(dir, 'index.html'), '<!doctype html><title>app</title>');
     writeFileSync(join(dir, 'assets', 'index-abc.js'), 'console.log(1)');
     writeFileSync(join(root, 'secret.txt'), 'not for the web');
+    // A build's compressed copies of a larger asset, as scripts/buildUi.ts writes them.
+    writeFileSync(join(dir, 'assets', 'big-abc.js'), bigAsset);
+    writeFileSync(join(dir, 'assets', 'big-abc.js.br'), brotliCompressSync(bigAsset));
+    writeFileSync(join(dir, 'assets', 'big-abc.js.gz'), gzipSync(bigAsset));
     server = await serve(dir);
   });
   after(async function () {
@@ -80,6 +104,30 @@ describe('web app files', function () {
     const escaped = await get(server.url, '/..%2fsecret.txt');
     expect(escaped.status).to.equal(404);
     expect(escaped.text).not.to.include('not for the web');
+  });
+
+  it('sends the Brotli copy to a browser accepting it, else the gzip copy, else the file itself', async function () {
+    const br = await getEncoded(server.url, '/assets/big-abc.js', 'gzip, deflate, br');
+    expect(br.headers['content-encoding']).to.equal('br');
+    expect(br.headers.vary).to.equal('Accept-Encoding');
+    expect(br.headers['cache-control']).to.equal('public, max-age=31536000, immutable');
+    expect(Number(br.headers['content-length']))
+      .to.equal(br.bytes.length)
+      .and.be.below(bigAsset.length / 10);
+    expect(brotliDecompressSync(br.bytes).toString('utf8')).to.equal(bigAsset);
+    const gz = await getEncoded(server.url, '/assets/big-abc.js', 'gzip');
+    expect(gz.headers['content-encoding']).to.equal('gzip');
+    expect(gunzipSync(gz.bytes).toString('utf8')).to.equal(bigAsset);
+    const plain = await getEncoded(server.url, '/assets/big-abc.js', 'identity');
+    expect(plain.headers['content-encoding']).to.equal(undefined);
+    expect(plain.headers.vary).to.equal('Accept-Encoding');
+    expect(plain.bytes.toString('utf8')).to.equal(bigAsset);
+  });
+
+  it('sends a file without compressed copies as it is', async function () {
+    const res = await getEncoded(server.url, '/assets/index-abc.js', 'br');
+    expect(res.headers['content-encoding']).to.equal(undefined);
+    expect(res.bytes.toString('utf8')).to.equal('console.log(1)');
   });
 
   it('says how to build the app when it is not built', async function () {

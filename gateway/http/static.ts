@@ -1,11 +1,12 @@
 /**
  * Serves the built web app (`ui/dist`): hashed assets cached for a year, any other page path answered with
- * `index.html` so the app's own router shows the screen. API paths never reach it.
+ * `index.html` so the app's own router shows the screen. API paths never reach it. A text file the build
+ * compressed (`<file>.br`, `<file>.gz`, see `scripts/buildUi.ts`) is sent compressed to a browser that accepts it.
  */
-import { createReadStream, existsSync, statSync } from 'node:fs';
+import { createReadStream, statSync } from 'node:fs';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Middleware, Next } from 'koa';
+import type { Context, Middleware, Next } from 'koa';
 
 /** Where `vite build` writes the app. */
 export const DEFAULT_UI_DIR = resolve(fileURLToPath(new URL('../../ui/dist', import.meta.url)));
@@ -28,6 +29,37 @@ const TYPES: Readonly<Record<string, string>> = Object.freeze({
   '.map': 'application/json',
   '.txt': 'text/plain; charset=utf-8',
 });
+
+/** The encodings of the build's compressed copies, by preference, with the suffix of their files. */
+const ENCODINGS: readonly (readonly [encoding: string, suffix: string])[] = [
+  ['br', '.br'],
+  ['gzip', '.gz'],
+];
+
+/** Types of which the build writes compressed copies. */
+const COMPRESSIBLE = new Set(['.html', '.js', '.css', '.svg', '.json', '.map', '.txt']);
+
+/**
+ * Answers `file` (of `size` bytes): its compressed copy when the request accepts that encoding and the build
+ * wrote one, else the file itself; either way marked as varying with `Accept-Encoding` when it has copies.
+ */
+function sendFile(ctx: Context, file: string, size: number, type: string): void {
+  ctx.type = type;
+  if (COMPRESSIBLE.has(extname(file))) {
+    ctx.vary('Accept-Encoding');
+    for (const [encoding, suffix] of ENCODINGS) {
+      if (ctx.acceptsEncodings(encoding) !== encoding) continue;
+      const copy = statSync(file + suffix, { throwIfNoEntry: false });
+      if (!copy?.isFile()) continue;
+      ctx.set('Content-Encoding', encoding);
+      ctx.length = copy.size;
+      ctx.body = createReadStream(file + suffix);
+      return;
+    }
+  }
+  ctx.length = size;
+  ctx.body = createReadStream(file);
+}
 
 const NOT_BUILT = `<!doctype html><meta charset="utf-8"><title>StockPulse</title>
 <p>The web app is not built yet: run <code>npm run build:ui</code> (or <code>npm start</code>, which builds it) and reload.</p>`;
@@ -56,24 +88,22 @@ export function webApp(dir: string, isApiPath: (path: string) => boolean): Middl
     const extension = extname(file);
     const stat = extension === '' ? undefined : statSync(file, { throwIfNoEntry: false });
     if (stat?.isFile()) {
-      ctx.type = TYPES[extension] ?? 'application/octet-stream';
       ctx.set('Cache-Control', relative.startsWith('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
-      ctx.length = stat.size;
-      ctx.body = createReadStream(file);
+      sendFile(ctx, file, stat.size, TYPES[extension] ?? 'application/octet-stream');
       return;
     }
     if (extension !== '' && extension !== '.html') {
       await next();
       return;
     }
-    if (!existsSync(indexFile)) {
+    const index = statSync(indexFile, { throwIfNoEntry: false });
+    if (!index?.isFile()) {
       ctx.status = 503;
       ctx.type = 'text/html; charset=utf-8';
       ctx.body = NOT_BUILT;
       return;
     }
-    ctx.type = 'text/html; charset=utf-8';
     ctx.set('Cache-Control', 'no-cache');
-    ctx.body = createReadStream(indexFile);
+    sendFile(ctx, indexFile, index.size, 'text/html; charset=utf-8');
   };
 }

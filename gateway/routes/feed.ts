@@ -6,7 +6,7 @@
  * {@link FEED_MAX_TICKS} ticks is larger than the general body limit.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { FEED_MAX_TICKS, feedApi, feedBody } from '../../domain/contract/feed.ts';
 import type { Tick, TickBus } from '../../platform/bus/port.ts';
 import { ApiError } from '../errors.ts';
@@ -54,11 +54,8 @@ async function readBody(stream: AsyncIterable<Buffer>, declared: number): Promis
  */
 export function feedIngestion(feed: FeedDeps | undefined, symbols: SymbolDirectory, now = Date.now): Middleware {
   const expected = feed ? digest(`Bearer ${feed.token}`) : undefined;
-  return async (ctx, next) => {
-    if (!feed || !expected || ctx.path !== FEED_PATH) {
-      await next();
-      return;
-    }
+  if (!feed || !expected) return (_ctx, next) => next();
+  const ingest = async (ctx: Context): Promise<void> => {
     if (ctx.method !== 'POST') throw new ApiError(405, 'method_not_allowed', 'method not allowed on this route');
     if (!timingSafeEqual(digest(ctx.get('authorization')), expected)) {
       ctx.set('WWW-Authenticate', 'Bearer');
@@ -87,4 +84,6 @@ export function feedIngestion(feed: FeedDeps | undefined, symbols: SymbolDirecto
     ctx.status = 202;
     ctx.body = { accepted: ticks.length };
   };
+  // Not async on the way through: every other request passes without a promise of this middleware's own.
+  return (ctx, next) => (ctx.path === FEED_PATH ? ingest(ctx) : next());
 }

@@ -33,17 +33,42 @@ describe('health routes', function () {
       .client()
       .post('/api/feed/ticks', [{ symbol: 'AAPL', price: 123.45 }], { authorization: `Bearer ${TOKEN}` });
     expect(feed.status).to.equal(202);
+    expect((await gw.client().get('/healthz')).status).to.equal(200);
     const res = await gw.client().get('/metrics');
     expect(res.status).to.equal(200);
     expect(res.headers.get('content-type')).to.equal(PROMETHEUS_CONTENT_TYPE);
-    for (const line of res.text.trim().split('\n')) {
-      expect(line).to.match(/^(# (HELP|TYPE) [a-z_]+ .+|[a-z_]+(\{[a-z]+="[^"]*"\})? -?[\d.e+-]+)$/, line);
+    // Blank lines between metrics are allowed by the format.
+    for (const line of res.text
+      .trim()
+      .split('\n')
+      .filter((l) => l !== '')) {
+      expect(line).to.match(
+        /^(# (HELP|TYPE) [a-z_][a-z0-9_]* .+|[a-z_][a-z0-9_]*(\{[a-z_]+="[^"]*"(,[a-z_]+="[^"]*")*\})? (-?[\d.e+-]+|NaN|[+-]Inf))$/i,
+        line,
+      );
     }
     expect(res.text).to.match(/^stockpulse_ticks_total 1$/m);
     expect(res.text).to.match(/^stockpulse_tick_source_live\{source="feed"\} 1$/m);
     expect(res.text).to.match(/^stockpulse_alert_triggers_total\{outcome="appended"\} 0$/m);
     expect(res.text).to.match(/^stockpulse_tick_evaluation_seconds_total [\d.e+-]+$/m);
     expect(res.text).to.match(/^stockpulse_projection_lag_seconds\{projection="[^"]+"\} [\d.e+-]+$/m);
+    // prom-client's default process metrics, and the request durations by method, route and status.
+    for (const name of [
+      'process_cpu_user_seconds_total',
+      'process_resident_memory_bytes',
+      'nodejs_heap_size_used_bytes',
+      'nodejs_eventloop_lag_seconds',
+      'nodejs_gc_duration_seconds',
+      'http_request_duration_seconds',
+    ]) {
+      expect(res.text).to.include(`# TYPE ${name} `);
+    }
+    expect(res.text).to.match(
+      /^http_request_duration_seconds_count\{method="GET",route="\/healthz",status="200"\} [1-9]\d*$/m,
+    );
+    expect(res.text).to.match(
+      /^http_request_duration_seconds_bucket\{le="\+Inf",method="GET",route="\/healthz",status="200"\}/m,
+    );
   });
 
   it('answers /readyz 503 naming what is not ready', async function () {

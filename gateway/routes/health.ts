@@ -18,6 +18,8 @@ export interface HealthDeps {
     (Pick<RunningEngine, 'live' | 'alerts' | 'source'> & Pick<Partial<RunningEngine>, 'sourceHealth'>) | null;
   /** Connected sockets, when this process serves Socket.IO. */
   readonly sockets?: (() => number) | undefined;
+  /** The standard metrics (process, HTTP) in the Prometheus text format, printed after the app's own. */
+  readonly standard?: (() => Promise<string>) | undefined;
 }
 
 /** A projection whose oldest uncommitted event is older than this (ms) is not caught up. */
@@ -157,6 +159,7 @@ export function mountHealthRoutes(router: Router, events: EventStore, deps: Heal
   router.get('/metrics', async (ctx) => {
     const lags = health.projections ? await health.projections.lags() : [];
     ctx.type = PROMETHEUS_CONTENT_TYPE;
-    ctx.body = renderMetrics(health.engine, lags, health.sockets);
+    const standard = health.standard ? await health.standard() : '';
+    ctx.body = `${renderMetrics(health.engine, lags, health.sockets)}${standard}`;
   });
 }

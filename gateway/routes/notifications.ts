@@ -62,13 +62,16 @@ function unreadCount(state: NotificationsState, notifications: readonly StoredNo
   return notifications.filter((n) => !isRead(state, n)).length;
 }
 
+/** The name of the notifications projection's checkpoint. */
+const NOTIFICATIONS_CONSUMER = projectionConsumer(notificationsProjection).name;
+
 /**
  * How far the notifications read model is known to reach before it is read: every trigger up to the answer is in
  * what is read next, so a client that reconnects with it (`auth.since`) is sent exactly the triggers after.
  * Before the projection's first checkpoint, the start of the log.
  */
 async function notificationsReach(readModels: ReadModelStore): Promise<LogPosition> {
-  const checkpoint = await readModels.readCheckpoint(projectionConsumer(notificationsProjection).name);
+  const checkpoint = await readModels.readCheckpoint(NOTIFICATIONS_CONSUMER);
   return checkpoint?.position ?? { commit: 0, prepare: 0 };
 }
 

@@ -3,19 +3,27 @@
  * print their URL as the first JSON line of stdout once they listen, so a bench and its baseline run side by side.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
 
 /** Writes a progress line to stderr. */
 export function progress(line: string): void {
   process.stderr.write(`  ${line}\n`);
 }
 
-/** Starts `file serve <kind>` with tsx and resolves with the URL its first stdout line announces. */
+/**
+ * Starts `file serve <kind>` with tsx and resolves with the URL its first stdout line announces. With
+ * `BENCH_CPU_PROF=<folder>` in the environment, each server child writes a V8 CPU profile there when it stops
+ * (open it in Chrome's DevTools, Performance tab).
+ */
 export function startServerChild(
   file: string,
   kind: string,
   env: Record<string, string>,
 ): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', file, 'serve', kind], {
+  const profile = process.env.BENCH_CPU_PROF;
+  // One folder per kind: the main thread and tsx's loader thread each write a profile of their own.
+  const profiling = profile ? ['--cpu-prof', `--cpu-prof-dir=${join(profile, kind)}`] : [];
+  const child = spawn(process.execPath, [...profiling, '--import', 'tsx', file, 'serve', kind], {
     env: { ...process.env, ...env },
     stdio: ['pipe', 'pipe', 'inherit'],
   });

@@ -13,15 +13,15 @@ async function traces(page: Page, scope: string): Promise<{ type?: string; fill?
   }, scope);
 }
 
-/** Today's % change the market map shows for a symbol (from the tile's data), or null. */
+/** Today's % change the market map shows for a symbol (the colour of its treemap node), or null. */
 async function tileChange(page: Page, symbol: string): Promise<number | null> {
   return page.evaluate((s) => {
     const graph = document.querySelector('[data-testid=art-map] .js-plotly-plot') as unknown as {
-      data?: { customdata?: unknown[][]; marker?: { color?: number[] } }[];
+      data?: { ids?: string[]; marker?: { colors?: number[] } }[];
     } | null;
-    const bar = graph?.data?.[0];
-    const index = (bar?.customdata ?? []).findIndex((row) => row[0] === s);
-    return index < 0 ? null : (bar?.marker?.color?.[index] ?? null);
+    const map = graph?.data?.[0];
+    const index = (map?.ids ?? []).indexOf(s);
+    return index < 0 ? null : (map?.marker?.colors?.[index] ?? null);
   }, symbol);
 }
 
@@ -160,10 +160,19 @@ describe('Predict, Maint and Art (Chromium)', function () {
     await page.goto('/Art');
     await page.getByText('Your gallery is empty').waitFor();
     await page.locator('[data-testid=art-map] .js-plotly-plot').waitFor();
-    const [bars] = await traces(page, '[data-testid=art-map]');
-    expect(bars?.type).to.equal('bar');
-    expect(bars?.x).to.have.length(325);
-    expect(await page.locator('[data-testid=art-map] .bars .point').count()).to.equal(325);
+    const [map] = await traces(page, '[data-testid=art-map]');
+    expect(map?.type).to.equal('treemap');
+    const nodes = await page.evaluate(() => {
+      const graph = document.querySelector('[data-testid=art-map] .js-plotly-plot') as unknown as {
+        data?: { parents?: string[] }[];
+      } | null;
+      const parents = graph?.data?.[0]?.parents ?? [];
+      return { all: parents.length, sectors: parents.filter((p) => p === 'market').length };
+    });
+    expect(nodes.sectors).to.be.above(5);
+    // The market, its sectors and the 325 companies, each node drawn as a slice by Plotly.
+    expect(nodes.all).to.equal(1 + nodes.sectors + 325);
+    expect(await page.locator('[data-testid=art-map] .treemaplayer g.slice').count()).to.equal(nodes.all);
 
     await page.getByTestId('connection-banner').waitFor({ state: 'detached' });
     const price = await page.evaluate(async () => {
@@ -175,11 +184,10 @@ describe('Predict, Maint and Art (Chromium)', function () {
     await page.waitForFunction(
       (previous) => {
         const graph = document.querySelector('[data-testid=art-map] .js-plotly-plot') as unknown as {
-          data?: { customdata?: unknown[][]; marker?: { color?: number[] } }[];
+          data?: { ids?: string[]; marker?: { colors?: number[] } }[];
         } | null;
-        const bar = graph?.data?.[0];
-        const index = (bar?.customdata ?? []).findIndex((row) => row[0] === 'AAPL');
-        const now = bar?.marker?.color?.[index];
+        const map = graph?.data?.[0];
+        const now = map?.marker?.colors?.[(map.ids ?? []).indexOf('AAPL')];
         return typeof now === 'number' && now !== previous && now > 0;
       },
       before,
@@ -205,11 +213,11 @@ describe('Predict, Maint and Art (Chromium)', function () {
     await card.getByRole('button', { name: /^Delete snapshot Market map/ }).click();
     await page.getByText('Your gallery is empty').waitFor();
 
-    const tile = page.locator('[data-testid=art-map] .bars .point').first();
+    const tile = page.locator('[data-testid=art-map] .treemaplayer g.slice').filter({ hasText: /^AAPL[+-]/ });
     const box = await tile.boundingBox();
-    if (!box) throw new Error('no tile');
+    if (!box) throw new Error('no AAPL tile');
     await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
-    await page.waitForURL(/\/PriceCharts\?stock=[A-Z]+/);
+    await page.waitForURL(/\/PriceCharts\?stock=AAPL/);
     expect(errors).to.deep.equal([]);
     await context.close();
   });

@@ -1,16 +1,14 @@
 /**
- * A Plotly chart, loaded on demand: the Plotly bundle is its own chunk, fetched the first time a screen
- * draws a chart, so screens without charts never pay for it.
+ * A Plotly chart, loaded on demand: the app's Plotly bundle (`plotly.ts`, the core and the traces the app
+ * draws) is its own chunk, fetched the first time a screen draws a chart, so screens without charts never pay
+ * for it.
  */
 import { lazy, Suspense } from 'react';
 import type { Config, Data, Layout, PlotMouseEvent, PlotRelayoutEvent } from 'plotly.js';
 import { Skeleton } from './LoadState.tsx';
 
 const Plot = lazy(async () => {
-  const [factoryModule, plotly] = await Promise.all([
-    import('react-plotly.js/factory'),
-    import('plotly.js-finance-dist-min'),
-  ]);
+  const [factoryModule, plotly] = await Promise.all([import('react-plotly.js/factory'), import('./plotly.ts')]);
   const factory = factoryModule.default;
   return { default: factory(plotly.default) };
 });

@@ -19,7 +19,6 @@ import {
   COLOR_LIMIT,
   LIVE_SYMBOLS_MAX,
   marketMapFigure,
-  marketMapLayout,
   movers,
   signedPercent,
   type MapCompany,
@@ -135,16 +134,16 @@ export default function ArtScreen() {
   const [drawn, setDrawn] = useState(false);
   const [open, setOpen] = useState<Snapshot | null>(null);
   const closeFull = useCallback(() => setOpen(null), []);
-  const layout = useMemo(() => marketMapLayout(context.companies), [context.companies]);
-  const figure = useMemo(() => marketMapFigure(layout, context.quotes), [layout, context.quotes]);
+  const figure = useMemo(() => marketMapFigure(context.companies, context.quotes), [context.companies, context.quotes]);
+  const sectorCount = useMemo(() => new Set(context.companies.map((c) => c.sector)).size, [context.companies]);
   const moves = useMemo(() => movers(context.companies, context.quotes), [context.companies, context.quotes]);
   const saving = state.matches({ map: { ready: { export: 'saving' } } });
   const mapReady = state.matches({ map: 'ready' });
 
   const onClick = (event: PlotMouseEvent) => {
-    const point = event.points[0];
-    const symbol = point ? layout.tiles[point.pointIndex]?.symbol : undefined;
-    if (symbol) send({ type: 'user.openTile', symbol });
+    // A company's tile opens its chart; a click on a sector zooms into it (Plotly's own).
+    const symbol = (event.points[0]?.customdata as unknown as readonly unknown[] | undefined)?.[0];
+    if (typeof symbol === 'string' && symbol !== '') send({ type: 'user.openTile', symbol });
   };
   const saveMap = () => {
     if (!graph.current) return;
@@ -166,8 +165,8 @@ export default function ArtScreen() {
         <h2 id="art-map-title">Market map</h2>
         <p className="hint">
           Each tile is a company sized by market cap and grouped by sector, coloured by today's change (red down, green
-          up, full colour at ±{COLOR_LIMIT}%). Click a tile to open its chart. The {LIVE_SYMBOLS_MAX} largest companies
-          update live; the others every 5 seconds.
+          up, full colour at ±{COLOR_LIMIT}%). Click a sector to zoom into it, a tile to open its chart. The{' '}
+          {LIVE_SYMBOLS_MAX} largest companies update live; the others every 5 seconds.
         </p>
         {state.matches({ map: 'loading' }) ? (
           <Skeleton lines={10} height={40} />
@@ -176,7 +175,7 @@ export default function ArtScreen() {
             message={context.error ?? 'The market map could not be loaded'}
             onRetry={() => send({ type: 'user.retry' })}
           />
-        ) : layout.tiles.length === 0 ? (
+        ) : context.companies.length === 0 ? (
           <Empty>The universe has no companies to map.</Empty>
         ) : (
           <div data-testid="art-map">
@@ -185,7 +184,7 @@ export default function ArtScreen() {
               layout={figure.layout}
               config={{ displayModeBar: false, scrollZoom: false }}
               height={620}
-              label={`Market map of ${layout.tiles.length} companies in ${layout.sectors.length} sectors, coloured by today's change`}
+              label={`Market map of ${context.companies.length} companies in ${sectorCount} sectors, coloured by today's change`}
               onClick={onClick}
               onInitialized={(_, div) => {
                 graph.current = div;

@@ -103,7 +103,7 @@ export const artMachine = setup({
     }),
     loadGallery: fromPromise<Snapshot[]>(async () => call(snapshotsApi.getSnapshots)),
     exportMap: fromPromise<Snapshot, MapExport>(async ({ input }) => {
-      const plotly = (await import('plotly.js-finance-dist-min')).default;
+      const plotly = (await import('../../components/plotly.ts')).default;
       const image = await plotly.toImage(input.graph, { format: 'png', ...EXPORT_SIZE });
       return call(snapshotsApi.postSnapshots, { body: { title: input.title, image } });
     }),

@@ -4,52 +4,13 @@
  * closes it; opening it marks them read.
  */
 import { useMachine } from '@xstate/react';
-import type { ColDef, ICellRendererParams } from 'ag-grid-community';
-import { Grid } from '../../components/Grid.tsx';
+import { lazy, Suspense } from 'react';
 import { Failed, Skeleton } from '../../components/LoadState.tsx';
 import { useDismiss } from '../../components/useDismiss.ts';
-import { bellMachine, type BellNotification } from './bell.machine.ts';
+import { bellMachine } from './bell.machine.ts';
 
-/** Rows per page of the panel (spec section 9). */
-export const BELL_PAGE_SIZE = 15;
-
-/** The label of a notification type. */
-export function notificationTypeLabel(type: number): string {
-  return type === 1 ? 'Price' : type === 2 ? 'SMA' : `Type ${type}`;
-}
-
-/** The direction a message reads: `+` up, `-` down. */
-export function messageDirection(message: string): 'up' | 'down' | null {
-  if (message.includes('+')) return 'up';
-  if (message.includes('-')) return 'down';
-  return null;
-}
-
-function AlertCell({ data }: ICellRendererParams<BellNotification>) {
-  if (!data) return null;
-  const direction = messageDirection(data.notifcationmessage);
-  return (
-    <span className="bell-alert">
-      {direction === 'up' && (
-        <span className="indicator up" role="img" aria-label="up">
-          ▲
-        </span>
-      )}
-      {direction === 'down' && (
-        <span className="indicator down" role="img" aria-label="down">
-          ▼
-        </span>
-      )}
-      <span className="bell-type">{notificationTypeLabel(data.notificationtype)}</span>
-      <span>{data.notifcationmessage}</span>
-    </span>
-  );
-}
-
-const columns: ColDef<BellNotification>[] = [
-  { headerName: 'Stock', field: 'symbol', width: 90 },
-  { headerName: 'Alert', field: 'notifcationmessage', flex: 1, cellRenderer: AlertCell, minWidth: 260 },
-];
+// The panel's grid is loaded when the panel first shows notifications, so no page carries grid code for the bell.
+const BellGrid = lazy(() => import('./BellGrid.tsx'));
 
 /** The bell and its panel. */
 export function Bell() {
@@ -109,18 +70,9 @@ export function Bell() {
           ) : notifications.length === 0 ? (
             <p className="empty">No alerts have fired yet. Create a price or SMA alert from a chart.</p>
           ) : (
-            <div className="bell-grid">
-              <Grid<BellNotification>
-                compact
-                rowData={notifications as BellNotification[]}
-                columnDefs={columns}
-                getRowId={(p) => p.data.id}
-                pagination
-                paginationPageSize={BELL_PAGE_SIZE}
-                paginationPageSizeSelector={false}
-                domLayout="autoHeight"
-              />
-            </div>
+            <Suspense fallback={<Skeleton lines={4} />}>
+              <BellGrid notifications={notifications} />
+            </Suspense>
           )}
         </div>
       )}

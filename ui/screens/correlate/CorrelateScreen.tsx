@@ -23,7 +23,7 @@ import {
   type Correlation,
   type CorrelateSource,
 } from './correlate.machine.ts';
-import { heatmapColumns, heatmapTraces } from './heatmap.ts';
+import { heatmapTraces } from './heatmap.ts';
 import { SymbolPicker } from './SymbolPicker.tsx';
 import './correlate.css';
 
@@ -50,14 +50,11 @@ function Heatmap({
       height={Math.min(900, Math.max(380, n * 22 + 110))}
       label={`Correlation heatmap of ${n} symbols over ${result.window} trading days`}
       layout={{
-        barmode: 'stack',
-        bargap: 0,
         showlegend: false,
         hovermode: 'closest',
         margin: { l: 64, r: 10, t: 10, b: 64 },
         xaxis: {
-          range: [0, n],
-          ...heatmapColumns(ordered.symbols),
+          type: 'category',
           tickangle: -60,
           tickfont: { size: ticks },
           showgrid: false,
@@ -69,8 +66,7 @@ function Heatmap({
       config={{ displayModeBar: false }}
       onClick={(event) => {
         const point = event.points[0];
-        const column = (point?.customdata as unknown as readonly unknown[] | undefined)?.[0];
-        if (point && typeof column === 'string') onPick(String(point.y), column);
+        if (point && typeof point.x === 'string' && typeof point.y === 'string') onPick(point.y, point.x);
       }}
     />
   );

@@ -1,17 +1,17 @@
 import { expect } from 'chai';
-import { heatmapColumns, heatmapTraces, HEATMAP_TEXT_MAX } from './heatmap.ts';
+import { heatmapTraces, HEATMAP_TEXT_MAX } from './heatmap.ts';
 
-interface BarTrace {
+interface HeatmapTrace {
   type: string;
-  orientation: string;
+  x: string[];
   y: string[];
-  x: number[];
-  customdata: [string, number][];
-  marker: { color: number[]; cmin: number; cmax: number; showscale: boolean; colorbar?: unknown };
-  text?: string[];
+  z: number[][];
+  zmin: number;
+  zmax: number;
+  texttemplate?: string;
 }
 
-describe('correlation heatmap traces', () => {
+describe('correlation heatmap trace', () => {
   const symbols = ['A', 'B', 'C'];
   const values = [
     [1, 0.5, -0.25],
@@ -19,31 +19,28 @@ describe('correlation heatmap traces', () => {
     [-0.25, 0.1, 1],
   ];
 
-  it('draws one stacked bar trace per column, each cell of width 1 coloured by its correlation', () => {
-    const traces = heatmapTraces(symbols, values) as unknown as BarTrace[];
-    expect(traces).to.have.length(3);
-    const c = traces[2] as BarTrace;
-    expect(c).to.include({ type: 'bar', orientation: 'h' });
-    expect(c.y).to.deep.equal(['A', 'B', 'C']);
-    expect(c.x).to.deep.equal([1, 1, 1]);
-    expect(c.marker.color).to.deep.equal([-0.25, 0.1, 1]);
-    expect(c.customdata[0]).to.deep.equal(['C', -0.25]);
-    expect([c.marker.cmin, c.marker.cmax]).to.deep.equal([-1, 1]);
-    expect(c.text).to.deep.equal(['-0.25', '0.10', '1.00']);
+  it('is one heatmap trace whose cell (row i, column j) is the correlation of i with j, from -1 to +1', () => {
+    const traces = heatmapTraces(symbols, values) as unknown as HeatmapTrace[];
+    expect(traces).to.have.length(1);
+    const [trace] = traces;
+    expect(trace!.type).to.equal('heatmap');
+    expect(trace!.x).to.deep.equal(symbols);
+    expect(trace!.y).to.deep.equal(symbols);
+    expect(trace!.z).to.deep.equal(values);
+    expect([trace!.zmin, trace!.zmax]).to.deep.equal([-1, 1]);
   });
 
-  it('shows the colour bar once and leaves the values out of large matrices', () => {
-    const traces = heatmapTraces(symbols, values) as unknown as BarTrace[];
-    expect(traces.map((t) => t.marker.showscale)).to.deep.equal([true, false, false]);
+  it('leaves a missing value empty (NaN) rather than zero', () => {
+    const [trace] = heatmapTraces(['A', 'B'], [[1], [0.3, 1]]) as unknown as HeatmapTrace[];
+    expect(trace!.z[0]![1]).to.be.NaN;
+    expect(trace!.z[1]).to.deep.equal([0.3, 1]);
+  });
+
+  it('writes the values in the cells only while they fit', () => {
+    const [small] = heatmapTraces(symbols, values) as unknown as HeatmapTrace[];
+    expect(small!.texttemplate).to.equal('%{z:.2f}');
     const many = Array.from({ length: HEATMAP_TEXT_MAX + 1 }, (_, i) => `S${i}`);
-    const big = heatmapTraces(
-      many,
-      many.map(() => many.map(() => 0)),
-    ) as unknown as BarTrace[];
-    expect(big[0]?.text).to.equal(undefined);
-  });
-
-  it('labels the columns at the middle of their cells', () => {
-    expect(heatmapColumns(symbols)).to.deep.equal({ tickvals: [0.5, 1.5, 2.5], ticktext: ['A', 'B', 'C'] });
+    const [large] = heatmapTraces(many, []) as unknown as HeatmapTrace[];
+    expect(large!.texttemplate).to.equal(undefined);
   });
 });

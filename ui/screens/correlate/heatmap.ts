@@ -1,7 +1,6 @@
 /**
- * The correlation heatmap drawn with Plotly bars (the app's Plotly bundle has no heatmap trace): one stacked
- * horizontal bar trace per column, each bar one cell of width 1 coloured by its correlation; each point's
- * customdata is `[column symbol, correlation]`.
+ * The correlation heatmap: one Plotly `heatmap` trace, rows and columns the symbols, each cell the correlation
+ * of its row with its column, on a blue-white-red scale from -1 to +1.
  */
 import type { Data } from 'plotly.js';
 
@@ -17,44 +16,23 @@ export const HEATMAP_COLORSCALE: [number, string][] = [
 /** Matrices up to this size show each cell's value. */
 export const HEATMAP_TEXT_MAX = 16;
 
-/**
- * The traces of a correlation matrix: trace `j` is column `j`, its
- * bar on row `i` the correlation of row `i` with column `j`; the first trace carries the colour bar.
- */
+/** The heatmap trace of a correlation matrix: `z[i][j]` is the correlation of row `i` with column `j`. */
 export function heatmapTraces(symbols: readonly string[], values: readonly (readonly number[])[]): Data[] {
-  const showText = symbols.length <= HEATMAP_TEXT_MAX;
-  return symbols.map((column, j) => {
-    const z = symbols.map((_, i) => values[i]?.[j] ?? Number.NaN);
-    return {
-      type: 'bar',
-      orientation: 'h',
-      name: column,
+  const z = symbols.map((_, i) => symbols.map((__, j) => values[i]?.[j] ?? Number.NaN));
+  return [
+    {
+      type: 'heatmap',
+      x: [...symbols],
       y: [...symbols],
-      x: symbols.map(() => 1),
-      customdata: z.map((v) => [column, v]),
-      marker: {
-        color: z,
-        colorscale: HEATMAP_COLORSCALE,
-        cmin: -1,
-        cmax: 1,
-        showscale: j === 0,
-        line: { color: '#ffffff', width: symbols.length > 40 ? 0 : 0.5 },
-        ...(j === 0 ? { colorbar: { thickness: 12, tickvals: [-1, -0.5, 0, 0.5, 1], len: 0.9 } } : {}),
-      },
-      ...(showText
-        ? {
-            text: z.map((v) => (Number.isFinite(v) ? v.toFixed(2) : '')),
-            textposition: 'inside',
-            insidetextanchor: 'middle',
-            textfont: { size: 10 },
-          }
-        : { textposition: 'none' }),
-      hovertemplate: '%{y} and %{customdata[0]}: %{customdata[1]:.2f}<extra></extra>',
-    };
-  });
-}
-
-/** The x axis of the heatmap: the column symbols at the middle of their cells. */
-export function heatmapColumns(symbols: readonly string[]): { tickvals: number[]; ticktext: string[] } {
-  return { tickvals: symbols.map((_, j) => j + 0.5), ticktext: [...symbols] };
+      z,
+      zmin: -1,
+      zmax: 1,
+      colorscale: HEATMAP_COLORSCALE,
+      xgap: symbols.length > 40 ? 0 : 1,
+      ygap: symbols.length > 40 ? 0 : 1,
+      colorbar: { thickness: 12, tickvals: [-1, -0.5, 0, 0.5, 1], len: 0.9 },
+      ...(symbols.length <= HEATMAP_TEXT_MAX ? { texttemplate: '%{z:.2f}', textfont: { size: 10 } } : {}),
+      hovertemplate: '%{y} and %{x}: %{z:.2f}<extra></extra>',
+    },
+  ];
 }

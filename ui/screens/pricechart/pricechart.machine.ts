@@ -314,7 +314,7 @@ export const priceChartMachine = setup({
       },
     ),
     saveSnapshot: fromPromise<{ id: string; title: string }, SnapshotRequest>(async ({ input }) => {
-      const plotly = (await import('plotly.js-finance-dist-min')).default;
+      const plotly = (await import('../../components/plotly.ts')).default;
       const image = await plotly.toImage(input.graph, {
         format: 'png',
         width: Math.max(600, input.graph.clientWidth),

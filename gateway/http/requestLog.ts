@@ -1,0 +1,44 @@
+/**
+ * Request logs (pino-http): one line per answered request (method, path, status, time), at `error` for a 5xx,
+ * `warn` for a 4xx and `info` otherwise, each carrying the request's id. The id is made here, returned in the
+ * `X-Request-Id` header, kept as the request's id for the commands it issues (`requestIdOf` in `route.ts`) and
+ * written in every error answer (`errors.ts`).
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Middleware } from 'koa';
+import { pinoHttp } from 'pino-http';
+import type { Logger } from '../../platform/logger.ts';
+
+/** The header that tells the client the id of its request. */
+export const REQUEST_ID_HEADER = 'X-Request-Id';
+
+/** Logs every request through `logger` and gives it an id; put it first, so every answer carries the id. */
+export function requestLog(logger: Logger): Middleware {
+  const log = pinoHttp({
+    logger,
+    // The id the middleware below put in the answer's header.
+    genReqId: (_req: IncomingMessage, res: ServerResponse) => {
+      const id = res.getHeader(REQUEST_ID_HEADER);
+      return typeof id === 'string' ? id : randomUUID();
+    },
+    customLogLevel: (_req, res, error) =>
+      error || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info',
+    customSuccessMessage: (req, res, ms) => `${req.method} ${req.url} ${res.statusCode} ${Math.round(ms)} ms`,
+    customErrorMessage: (req, res) => `${req.method} ${req.url} ${res.statusCode} failed`,
+    // The line names the request; headers and cookies (the session) stay out of the log.
+    serializers: {
+      req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
+      res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+    },
+  });
+  // A logger that writes nothing (level `silent`) gets no request logger at all: the ids stay.
+  const logging = logger.isLevelEnabled('error');
+  return (ctx, next) => {
+    const id = randomUUID();
+    (ctx.state as { requestId?: string }).requestId = id;
+    ctx.set(REQUEST_ID_HEADER, id);
+    if (logging) log(ctx.req, ctx.res);
+    return next();
+  };
+}
