@@ -16,7 +16,7 @@ import type { LiveQuotes } from './quotes/liveQuotes.ts';
 import { seedQuotes, serveQuotes } from './quotes/quoteFeed.ts';
 import type { RedisClient } from '../platform/redis.ts';
 import type { ProviderHealth, SymbolDemand } from './ticks/providerStream.ts';
-import { dayCloseClaims, openTickSource } from './ticks/sources.ts';
+import { configuredFeed, dayCloseClaims, openTickSource } from './ticks/sources.ts';
 
 /** The started live engine: tick source → tick bus → live quotes and alert engine. */
 export interface RunningEngine {
@@ -83,7 +83,7 @@ export async function startEngine(
 ): Promise<RunningEngine> {
   const bus =
     shared?.bus ?? createInProcessTickBus({ onError: (error) => logger.error({ err: error }, 'tick listener failed') });
-  const { quotes, bars } = seedQuotes(market);
+  const { quotes, bars } = seedQuotes(market, configuredFeed(config));
   const triggerListeners = new Set<(trigger: EngineTrigger) => void>();
   // Two engines racing on one alert may both report it: the event id tells them apart.
   const reported = new Set<string>();

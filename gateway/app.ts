@@ -136,7 +136,7 @@ export function apiRoutes(deps: AppDeps): RouteDef<never, never, never>[] {
     ...dashboardRoutes({ commands, readModels: deps.readModels, symbols: deps.symbols }),
     ...companyStatsRoutes({ commands, readModels: deps.readModels }),
     ...portfolioRoutes({ commands, readModels: deps.readModels, symbols: deps.symbols }),
-    ...marketRoutes({ market: deps.market }),
+    ...marketRoutes({ market: deps.market, engine: deps.health?.engine }),
     ...moversRoutes({ market: deps.market }),
     ...patternsRoutes({ market: deps.market }),
     ...analysisRoutes({ market: deps.market }),

@@ -3,6 +3,7 @@
  * and compares it with the live one.
  */
 import { z } from './zod.ts';
+import { liveFeedAnswer } from './market.ts';
 import { route } from './route.ts';
 
 const marketStatus = z.object({
@@ -24,6 +25,8 @@ const statusAnswer = z.object({
     live: z.boolean(),
     /** A provider stream's state and reason (`alpaca-iex auth-failed: …`); null for other sources. */
     health: z.string().nullable(),
+    /** The live feed: its name, delay and health; null when this process runs no engine. */
+    feed: liveFeedAnswer.nullable(),
     ticksPerSec: z.number(),
     ticks: z.number(),
     armedAlerts: z.number(),

@@ -3,6 +3,7 @@
  * indicators, fundamentals, cumulative % change series of symbols and sectors, and return correlations.
  */
 import { z } from './zod.ts';
+import { DATA_FEEDS, QUOTE_SOURCES } from '../market/feeds.ts';
 import { FUNDAMENTAL_TYPES, SECTORS, type Quote } from '../market/types.ts';
 import { CAP_CLASSES } from '../screener/query.ts';
 import { commaSymbols, symbolSchema, wholeNumber } from './common.ts';
@@ -36,7 +37,7 @@ export const universeEntry = z.object({
   capclass: z.enum(CAP_CLASSES as ['large', 'mid', 'small']),
 });
 
-/** A symbol's quote: price, change and % change since the previous close, session volume, time. */
+/** A symbol's quote: price, change and % change since the previous close, session volume, time and source. */
 export const quoteAnswer = z.object({
   symbol: z.string(),
   price: z.number(),
@@ -44,6 +45,7 @@ export const quoteAnswer = z.object({
   changepct: z.number(),
   volume: z.number(),
   ts: z.string(),
+  source: z.enum(QUOTE_SOURCES),
 }) satisfies z.ZodType<Quote>;
 
 /** A daily bar with its moving averages and RSI (null before enough history). */
@@ -81,13 +83,24 @@ export const fundamentalFigure = z.object({
   label: z.string(),
 });
 
+/** The live feed of the engine this process runs: its name, delay and health. */
+export const liveFeedAnswer = z.object({
+  source: z.enum(DATA_FEEDS),
+  name: z.string(),
+  delay: z.string(),
+  /** Whether prices can arrive now. */
+  ok: z.boolean(),
+  /** The feed's state in words (`live`, `stopped`, `alpaca-iex auth-failed: …`). */
+  health: z.string(),
+});
+
 /** The market routes. */
 export const marketApi = {
   getMarketStatus: route({
     method: 'GET',
     path: '/api/market/status',
     summary:
-      'Where the market data comes from: the universe date it is as of (simulated since), seed, counts, date range, and the symbols whose bars were imported',
+      'Where the market data comes from: the universe date it is as of (simulated since), seed, counts, date range, the symbols whose bars were imported, and the live feed (name, delay, health; null when this process runs no engine)',
     tag: 'market',
     access: 'user',
     response: z.object({
@@ -99,6 +112,7 @@ export const marketApi = {
       to: z.string().nullable(),
       source: z.enum(['simulated', 'imported', 'mixed']),
       importedSymbols: z.array(z.string()),
+      feed: liveFeedAnswer.nullable(),
     }),
   }),
   getUniverse: route({
@@ -211,6 +225,8 @@ export type ChartBar = z.infer<typeof chartBar>;
 export type FundamentalFigure = z.infer<typeof fundamentalFigure>;
 /** The market's status as the API answers it. */
 export type MarketStatus = z.infer<typeof marketApi.getMarketStatus.response>;
+/** The live feed of `GET /api/market/status`. */
+export type LiveFeed = z.infer<typeof liveFeedAnswer>;
 /** A GICS sector with its symbols, as `GET /api/sectors` answers it. */
 export type GicsSector = z.infer<typeof marketApi.getSectors.response>[number];
 /** A member of a correlation cluster as the API answers it. */

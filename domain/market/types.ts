@@ -1,6 +1,7 @@
 /**
  * Market data types shared by the engine, the projections, the gateway and the UI.
  */
+import type { QuoteOrigin } from './feeds.ts';
 
 /** The 11 GICS sectors, as spelled in the universe. */
 export const SECTORS = [
@@ -91,4 +92,6 @@ export interface Quote {
   readonly volume: number;
   /** ISO instant of the price. */
   readonly ts: string;
+  /** Where the price comes from: the live feed, or `close` for a daily close. */
+  readonly source: QuoteOrigin;
 }

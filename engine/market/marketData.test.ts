@@ -284,9 +284,18 @@ describe('MarketData', function () {
         volume: last.volume,
         // 16:00 New York, daylight saving time.
         ts: '2025-03-14T20:00:00.000Z',
+        source: 'close',
       });
       expect(market.quotes.quotes(['MSFT', 'NOPE', 'AAPL']).map((q) => q.symbol)).to.deep.equal(['MSFT', 'AAPL']);
-      const live: Quote = { symbol: 'AAPL', price: 300, change: 1, changepct: 0.5, volume: 1, ts: 'now' };
+      const live: Quote = {
+        symbol: 'AAPL',
+        price: 300,
+        change: 1,
+        changepct: 0.5,
+        volume: 1,
+        ts: 'now',
+        source: 'feed',
+      };
       market.useQuoteSource({ quote: (s) => (s === 'AAPL' ? live : undefined), quotes: () => [live] });
       expect(market.screenerInputs().map((r) => [r.symbol, r.close])).to.deep.equal([['AAPL', 300]]);
     } finally {

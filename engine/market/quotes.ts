@@ -27,6 +27,7 @@ export function quoteOfSnapshot(symbol: string, snapshot: SymbolSnapshot): Quote
     changepct: previous > 0 ? round((change / previous) * 100, 2) : 0,
     volume: snapshot.volume,
     ts: closeInstant(snapshot.date),
+    source: 'close',
   };
 }
 

@@ -26,6 +26,20 @@ const CLOSES = Array.from(
 );
 
 describe('live quotes', function () {
+  it("names a tick's feed and time on its quote, and the close after the day closes", function () {
+    const quotes = new LiveQuotes([{ symbol: 'AAPL', bars: barsOf([190, 200]) }], 'alpaca-sip');
+    expect(quotes.quote('AAPL')?.source).to.equal('close');
+    quotes.applyTick(tick('AAPL', 201, 300, 1500));
+    expect(quotes.quote('AAPL')).to.include({ source: 'alpaca-sip', ts: new Date(T0 + 1500).toISOString() });
+    quotes.roll({
+      date: '2026-01-05',
+      bars: [{ symbol: 'AAPL', date: '2026-01-05', open: 200, high: 201, low: 200, close: 201, volume: 300 }],
+    });
+    expect(quotes.quote('AAPL')?.source).to.equal('close');
+    quotes.applyTick(tick('AAPL', 202, 10, 90_000_000));
+    expect(quotes.quote('AAPL')).to.include({ source: 'alpaca-sip', ts: new Date(T0 + 90_000_000).toISOString() });
+  });
+
   it('starts each symbol from its latest finished day, as the last-close quotes do', function () {
     const bars = barsOf([190, 192.5]);
     const quotes = new LiveQuotes([{ symbol: 'AAPL', bars }]);
@@ -36,6 +50,7 @@ describe('live quotes', function () {
       changepct: 1.32,
       volume: 1001,
       ts: closeInstant(bars[1]!.date),
+      source: 'close',
       prevClose: 190,
       high: 193.5,
       low: 191.5,
@@ -54,6 +69,7 @@ describe('live quotes', function () {
       changepct: -0.25,
       volume: 550,
       ts: new Date(T0 + 2000).toISOString(),
+      source: 'feed',
       prevClose: 200,
       high: 201,
       low: 198.75,

@@ -4,6 +4,7 @@
  * keeps its indicators with the live price as today's forming close, and the sums of its last finished closes
  * in cents that decide exactly whether the price is at, above or below a moving average.
  */
+import type { DataFeed } from '../../domain/market/feeds.ts';
 import type { DailyBar } from '../../domain/market/types.ts';
 import type { SmaPeriod } from '../../domain/screener/query.ts';
 import { LiveIndicators, SMA_PERIODS, type IndicatorRow } from '../indicators/indicators.ts';
@@ -57,6 +58,8 @@ class Entry implements PriceMove {
   low = NaN;
   volume = 0;
   ts = 0;
+  /** Whether the price is a tick's (else a daily close's). */
+  ticked = false;
   /** Whether the indicators lag behind the last price. */
   dirty = false;
   snapshot: LiveQuote | undefined;
@@ -104,7 +107,7 @@ class Entry implements PriceMove {
     return round(((this.cents - this.prevCloseCents) / this.prevCloseCents) * 100, 2);
   }
 
-  quote(): LiveQuote {
+  quote(feed: DataFeed): LiveQuote {
     if (this.snapshot) return this.snapshot;
     const hasPrev = this.prevCloseCents > 0;
     this.snapshot = Object.freeze({
@@ -114,6 +117,7 @@ class Entry implements PriceMove {
       changepct: this.changePct(),
       volume: this.volume,
       ts: new Date(this.ts).toISOString(),
+      source: this.ticked ? feed : 'close',
       prevClose: hasPrev ? this.prevCloseCents / 100 : null,
       high: this.high / 100,
       low: this.low / 100,
@@ -133,6 +137,8 @@ export interface FromStoreOptions {
    * exponential ones (EMA, MACD, RSI) agree with a whole-history computation to about 1e-12.
    */
   readonly days?: number;
+  /** The feed the ticks come from (default `feed`). */
+  readonly feed?: DataFeed;
 }
 
 /** The live quotes of every symbol, a {@link QuoteSource}. */
@@ -140,8 +146,14 @@ export class LiveQuotes implements QuoteSource {
   private readonly entries = new Map<string, Entry>();
   private readonly listeners: ((symbol: string) => void)[] = [];
 
-  /** Starts each symbol from its finished bars: its quote is the latest day's until the first tick. */
-  constructor(seeds: Iterable<QuoteSeed> = []) {
+  /**
+   * Starts each symbol from its finished bars: its quote is the latest day's until the first tick. A tick's
+   * quote names `feed` as its source, a daily close's `close`.
+   */
+  constructor(
+    seeds: Iterable<QuoteSeed> = [],
+    private readonly feed: DataFeed = 'feed',
+  ) {
     for (const seed of seeds) this.entries.set(seed.symbol, new Entry(seed.symbol, seed.bars));
   }
 
@@ -149,7 +161,10 @@ export class LiveQuotes implements QuoteSource {
   static fromStore(store: Pick<MarketStore, 'lastBars' | 'allSymbols'>, options: FromStoreOptions = {}): LiveQuotes {
     const symbols = options.symbols ?? store.allSymbols();
     const bars = store.lastBars(symbols, options.days ?? 400);
-    return new LiveQuotes(symbols.map((symbol) => ({ symbol, bars: bars.get(symbol) ?? [] })));
+    return new LiveQuotes(
+      symbols.map((symbol) => ({ symbol, bars: bars.get(symbol) ?? [] })),
+      options.feed,
+    );
   }
 
   /**
@@ -178,6 +193,7 @@ export class LiveQuotes implements QuoteSource {
       entry.volume += tick.size;
     }
     entry.ts = tick.ts;
+    entry.ticked = true;
     entry.dirty = true;
     entry.snapshot = undefined;
     if (this.listeners.length > 0) this.notify(tick.symbol);
@@ -215,6 +231,7 @@ export class LiveQuotes implements QuoteSource {
       entry.cents = close;
       entry.nextPrevCloseCents = close;
       entry.rolled = true;
+      entry.ticked = false;
       entry.snapshot = undefined;
       if (this.listeners.length > 0) this.notify(bar.symbol);
     }
@@ -223,7 +240,7 @@ export class LiveQuotes implements QuoteSource {
   /** The quote of a symbol (a frozen snapshot, replaced on its next tick), or undefined when it has none. */
   quote(symbol: string): LiveQuote | undefined {
     const entry = this.entries.get(symbol);
-    return entry === undefined || Number.isNaN(entry.cents) ? undefined : entry.quote();
+    return entry === undefined || Number.isNaN(entry.cents) ? undefined : entry.quote(this.feed);
   }
 
   /** The quotes of the symbols that have one, in the order asked. */

@@ -3,6 +3,7 @@
  * made the market's quote source (REST, screener, Socket.IO). The engine serves its own; a gateway whose
  * engines run elsewhere reads every tick of the shared bus into a quote feed of its own.
  */
+import type { DataFeed } from '../../domain/market/feeds.ts';
 import type { MarketData } from '../market/marketData.ts';
 import type { Quote, QuoteSource } from '../market/quotes.ts';
 import type { TickBus } from '../../platform/bus/port.ts';
@@ -17,6 +18,7 @@ function apiQuotes(quotes: LiveQuotes): QuoteSource {
     changepct: q.changepct,
     volume: q.volume,
     ts: q.ts,
+    source: q.source,
   });
   return {
     quote: (symbol) => {
@@ -37,13 +39,22 @@ const QUOTE_REFRESH_MS = 1000;
 const SEED_DAYS = 400;
 
 /** Live quotes seeded with the market's last closes, and those bars (the simulator's volatility). */
-export function seedQuotes(market: MarketData): {
+export function seedQuotes(
+  market: MarketData,
+  feed: DataFeed,
+): {
   quotes: LiveQuotes;
   bars: ReturnType<MarketData['store']['lastBars']>;
 } {
   const symbols = market.symbols();
   const bars = market.store.lastBars(symbols, SEED_DAYS);
-  return { quotes: new LiveQuotes(symbols.map((symbol) => ({ symbol, bars: bars.get(symbol) ?? [] }))), bars };
+  return {
+    quotes: new LiveQuotes(
+      symbols.map((symbol) => ({ symbol, bars: bars.get(symbol) ?? [] })),
+      feed,
+    ),
+    bars,
+  };
 }
 
 /** Makes live quotes the market's quote source (REST, screener), refreshed at most once a second; answers the stop. */
@@ -74,8 +85,8 @@ export interface QuoteFeed {
 }
 
 /** Reads every tick and day close of the bus into live quotes that become the market's quotes. */
-export async function startQuoteFeed(bus: TickBus, market: MarketData): Promise<QuoteFeed> {
-  const { quotes } = seedQuotes(market);
+export async function startQuoteFeed(bus: TickBus, market: MarketData, feed: DataFeed): Promise<QuoteFeed> {
+  const { quotes } = seedQuotes(market, feed);
   const subscription = bus.subscribe({
     onTicks: (ticks) => quotes.apply(ticks),
     onDayClosed: (day) => quotes.roll(day),

@@ -154,7 +154,10 @@ export class EnginePath extends EventEmitter {
       events: this.events,
       readModels: this.readModels,
       quotes: this.quotes,
-      onTriggered: () => this.emit('event'),
+      onTriggered: (trigger) => {
+        this.emit('trigger', trigger);
+        this.emit('event');
+      },
     });
   }
 

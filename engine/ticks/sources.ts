@@ -3,6 +3,7 @@
  * of a tick CSV, or (for the feed route and other producers on the bus) a closer that reads the bus.
  */
 import { join } from 'node:path';
+import { dataFeedOf, type DataFeed } from '../../domain/market/feeds.ts';
 import type { DailyBar } from '../../domain/market/types.ts';
 import {
   fileDayCloseClaims,
@@ -48,6 +49,11 @@ export interface ProviderWiring {
   readonly demand: SymbolDemand;
   /** Stream options: clock, backoff, staleness. */
   readonly stream?: Omit<ProviderStreamOptions, 'demand'>;
+}
+
+/** The feed a configuration's ticks come from (`TICK_SOURCE`, and `ALPACA_FEED` for Alpaca). */
+export function configuredFeed(config: Pick<Config, 'tickSource' | 'alpaca'>): DataFeed {
+  return dataFeedOf(config.tickSource, config.alpaca?.feed ?? null);
 }
 
 /** Who closes each date: Redis `SET NX` when engines share a Redis, else a marker file in `DATA_DIR`. */

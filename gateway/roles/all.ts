@@ -2,6 +2,7 @@
  * `ROLE=all` (the default): the whole of StockPulse in one process — the projections, the live engine, the API
  * and Socket.IO.
  */
+import { configuredFeed } from '../../engine/ticks/sources.ts';
 import type { Config } from '../../platform/config.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { openPorts, openRedisTickBus, runEngine, runProjections, runQuoteFeed, starting } from './parts.ts';
@@ -16,7 +17,7 @@ export function startAllRole(config: Config, logger: Logger): Promise<RunningGat
     // gateway reads every tick into live quotes of its own; alone, the engine's bus and quotes are the process's.
     const redisBus = ports.redis ? openRedisTickBus(ports.redis, logger, stops) : null;
     const engine = await runEngine(config, ports, logger, stops, redisBus);
-    const feed = redisBus ? await runQuoteFeed(redisBus, ports.market, stops) : null;
+    const feed = redisBus ? await runQuoteFeed(redisBus, ports.market, stops, configuredFeed(config)) : null;
     const system = systemOf(config, logger, ports, {
       projections,
       engine,

@@ -7,6 +7,7 @@ import { openMarketData, type MarketData } from '../../engine/market/marketData.
 import { marketProgress } from '../../engine/market/marketProgress.ts';
 import { marketEndDate } from '../../engine/market/marketDate.ts';
 import { refreshBarsAtClose } from '../../engine/marketdata/providerRefresh.ts';
+import type { DataFeed } from '../../domain/market/feeds.ts';
 import { startQuoteFeed, type QuoteFeed } from '../../engine/quotes/quoteFeed.ts';
 import type { TickBus } from '../../platform/bus/port.ts';
 import { createRedisTickBus } from '../../platform/bus/redisStreams.ts';
@@ -209,8 +210,13 @@ function refreshProviderBarsAtClose(
 }
 
 /** Reads every tick of the shared bus into live quotes that become the market's quotes. */
-export async function runQuoteFeed(bus: TickBus, market: MarketData, stops: Stops): Promise<QuoteFeed> {
-  const feed = await startQuoteFeed(bus, market);
+export async function runQuoteFeed(
+  bus: TickBus,
+  market: MarketData,
+  stops: Stops,
+  source: DataFeed,
+): Promise<QuoteFeed> {
+  const feed = await startQuoteFeed(bus, market, source);
   stops.add(() => feed.stop());
   return feed;
 }

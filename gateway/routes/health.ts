@@ -3,6 +3,8 @@
  * answers, the projections have caught up, the tick source is live) and `/metrics` (Prometheus text format).
  */
 import type Router from '@koa/router';
+import type { LiveFeed } from '../../domain/contract/market.ts';
+import { DATA_FEEDS, FEED_DESCRIPTIONS, dataFeedOf, type DataFeed } from '../../domain/market/feeds.ts';
 import { describeProviderHealth } from '../../engine/ticks/providerStream.ts';
 import type { EventStore } from '../../platform/eventstore/port.ts';
 import type { ConsumerLag } from '../../platform/subscriptions/runner.ts';
@@ -59,6 +61,24 @@ function tickSourceCheck(engine: HealthDeps['engine']): Check {
     return { ok: engine.live(), detail: describeProviderHealth(provider) };
   }
   return engine.live() ? { ok: true, detail: engine.source } : { ok: false, detail: `${engine.source} stopped` };
+}
+
+function isDataFeed(name: string): name is DataFeed {
+  return (DATA_FEEDS as readonly string[]).includes(name);
+}
+
+/**
+ * The live feed of the engine this process runs, with its name, delay and health (a provider stream's state
+ * and reason); null when the process runs no engine.
+ */
+export function liveFeedOf(engine: HealthDeps['engine'] | undefined): LiveFeed | null {
+  if (!engine) return null;
+  const provider = engine.sourceHealth?.();
+  const source = provider && isDataFeed(provider.provider) ? provider.provider : dataFeedOf(engine.source);
+  const { ok, detail } = tickSourceCheck(engine);
+  const live = provider ? ok && provider.ok : ok;
+  const health = provider ? (detail ?? '') : live ? 'live' : 'stopped';
+  return { source, ...FEED_DESCRIPTIONS[source], ok: live, health };
 }
 
 /** A Prometheus label value, escaped. */

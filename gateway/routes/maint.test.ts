@@ -197,6 +197,7 @@ describe('maint routes', function () {
           source: null,
           live: false,
           health: null,
+          feed: null,
           ticksPerSec: 0,
           ticks: 0,
           armedAlerts: 0,

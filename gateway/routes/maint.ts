@@ -14,7 +14,7 @@ import type { DocumentDifference } from '../../projections/rebuild.ts';
 import type { RebuildChecks } from '../../projections/rebuildChecks.ts';
 import { ApiError } from '../errors.ts';
 import { defineRoute } from '../http/route.ts';
-import type { HealthDeps } from './health.ts';
+import { liveFeedOf, type HealthDeps } from './health.ts';
 import { describeProviderHealth } from '../../engine/ticks/providerStream.ts';
 
 /** The provider stream's health line, when the engine runs one. */
@@ -138,6 +138,7 @@ export function maintRoutes(deps: MaintDeps) {
             source: engine?.source ?? null,
             live: engine?.live() ?? false,
             health: providerHealthOf(engine),
+            feed: liveFeedOf(engine),
             ticksPerSec: stats?.ticksPerSec ?? 0,
             ticks: stats?.ticks ?? 0,
             armedAlerts: stats?.armed ?? 0,

@@ -41,8 +41,26 @@ describe('market routes', function () {
       to: TEST_MARKET_DATE,
       source: 'simulated',
       importedSymbols: [],
+      feed: { source: 'feed', name: 'Feed', delay: 'as the producer sends them', ok: true, health: 'live' },
     });
     expect(status['bars']).to.be.above(loadUniverse().length * 1250);
+  });
+
+  it('names the simulator as the live feed of a simulated session, and its quotes as closes until a tick', async function () {
+    const simulated = await startTestGateway({ dataDir: gw.dataDir, env: { TICK_SOURCE: 'simulator' } });
+    try {
+      const other = await simulated.user();
+      const status = await other.getOk<{ feed: unknown }>('/api/market/status');
+      expect(status.feed).to.deep.equal({
+        source: 'simulated',
+        name: 'Simulated',
+        delay: 'no delay, simulated in real time',
+        ok: true,
+        health: 'live',
+      });
+    } finally {
+      await simulated.close({ keepData: true });
+    }
   });
 
   it('reuses the market built once for the test run, and a restart on the same data reuses it again', async function () {
@@ -100,6 +118,7 @@ describe('market routes', function () {
       volume: last.volume,
       // 16:00 New York on the market date, standard time.
       ts: '2025-02-24T21:00:00.000Z',
+      source: 'close',
     });
   });
 

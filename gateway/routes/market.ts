@@ -7,11 +7,14 @@ import type { MarketData } from '../../engine/market/marketData.ts';
 import { ApiError } from '../errors.ts';
 import { defineRoute } from '../http/route.ts';
 import { requireKnown } from '../http/schemas.ts';
+import { liveFeedOf, type HealthDeps } from './health.ts';
 
 /** What the market routes need. */
 export interface MarketDeps {
   /** The market data service. */
   readonly market: MarketData;
+  /** The engine this process runs, whose feed the status names (none when absent). */
+  readonly engine?: HealthDeps['engine'] | undefined;
 }
 
 /** Refuses a symbol outside the universe, naming the field. */
@@ -25,7 +28,7 @@ export function marketRoutes(deps: MarketDeps) {
   return [
     defineRoute({
       ...marketApi.getMarketStatus,
-      handle: async () => Promise.resolve(market.status()),
+      handle: async () => Promise.resolve({ ...market.status(), feed: liveFeedOf(deps.engine) }),
     }),
     defineRoute({
       ...marketApi.getUniverse,

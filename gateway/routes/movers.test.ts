@@ -14,6 +14,7 @@ function mover(symbol: string, changepct: number, volume: number): Mover {
     changepct,
     volume,
     ts: '2026-01-02T21:00:00Z',
+    source: 'feed',
   };
 }
 

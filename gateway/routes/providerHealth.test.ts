@@ -54,6 +54,13 @@ describe('health of a provider stream (TICK_SOURCE=alpaca)', function () {
       live: false,
       health: 'alpaca-iex auth-failed: authentication failed: 402 auth failed',
     });
+    expect(((await ops.get('/api/market/status')).body as { feed: unknown }).feed).to.deep.equal({
+      source: 'alpaca-iex',
+      name: 'Alpaca IEX',
+      delay: 'real-time, IEX trades only',
+      ok: false,
+      health: 'alpaca-iex auth-failed: authentication failed: 402 auth failed',
+    });
     expect((await gw.client().get('/healthz')).status).to.equal(200);
     expect((await gw.client().get('/api/quote/AAPL')).status).to.be.below(500);
   });

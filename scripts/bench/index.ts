@@ -11,6 +11,7 @@ const benches: Record<string, () => Promise<boolean>> = {
   market: async () => import('./market.ts').then((m) => m.report(m.benchMarket())),
   engine: async () => import('./engine.ts').then((m) => m.report(m.benchEngine())),
   latency: async () => import('./latency.ts').then(async (m) => m.report(await m.benchLatency())),
+  ingest: async () => import('./ingest.ts').then(async (m) => m.report(await m.benchIngest())),
 };
 
 const names = process.argv.slice(2);

@@ -96,7 +96,11 @@ describe('Predict, Maint and Art (Chromium)', function () {
     await page.goto('/Maint');
     await page.getByTestId('maint-asof').waitFor();
     expect(await page.getByTestId('maint-asof').textContent()).to.match(/^\d{4}-\d{2}-\d{2}$/);
-    expect(await page.getByTestId('maint-tick-source').textContent()).to.equal('feed');
+    expect(await page.getByTestId('maint-tick-source').textContent()).to.equal('Feed');
+    expect(await page.getByTestId('maint-feed-health').textContent()).to.equal('live');
+    expect(await page.getByTestId('market-label').textContent()).to.match(
+      /^Feed prices \(as the producer sends them\), live · /,
+    );
     const lags = page.getByRole('region', { name: 'Projection lags' });
     await lags.getByText('watchlist', { exact: true }).waitFor();
     expect(await lags.getByText('up to date').count()).to.be.greaterThan(5);

@@ -1,13 +1,15 @@
-/** The small label that says the market is simulated, and as of which date its data is. */
+/** The small label that says where the prices come from (feed, delay, health) and as of which date the bars are. */
+import { marketLabelText } from './marketLabel.ts';
 import { Session } from './sessionContext.ts';
 
-/** "simulated market, data as of <date>" in simulated mode; nothing otherwise. */
+/** The footer naming the live feed and the market's data; nothing when there is nothing to say. */
 export function MarketLabel() {
   const status = Session.useSelector((s) => s.context.market);
-  if (!status || status.source === 'imported') return null;
+  const text = marketLabelText(status);
+  if (text === null) return null;
   return (
-    <footer className="market-label" data-testid="market-label">
-      {status.source === 'simulated' ? 'simulated market' : 'partly simulated market'}, data as of {status.asOf}
+    <footer className={`market-label${status?.feed?.ok === false ? ' down' : ''}`} data-testid="market-label">
+      {text}
     </footer>
   );
 }

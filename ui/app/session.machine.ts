@@ -20,7 +20,7 @@ export interface SessionContext {
 }
 
 /** What the header shows of the market's status (`GET /api/market/status`). */
-export type MarketStatus = Pick<MarketStatusAnswer, 'asOf' | 'source'>;
+export type MarketStatus = Pick<MarketStatusAnswer, 'asOf' | 'source' | 'feed'>;
 
 /** Events of the session actor. */
 export type SessionEvent =

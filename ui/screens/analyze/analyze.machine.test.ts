@@ -47,7 +47,7 @@ const CARDS: Record<string, PatternCard[]> = {
 const RANKED: RankedSymbol[] = Array.from({ length: 20 }, (_, i) => ({ symbol: `S${i}`, count: 30 - i }));
 
 function quote(symbol: string, price: number, changepct = 0): Quote {
-  return { symbol, price, change: 0, changepct, volume: 0, ts: '2025-01-02T15:00:00Z' };
+  return { symbol, price, change: 0, changepct, volume: 0, ts: '2025-01-02T15:00:00Z', source: 'simulated' };
 }
 
 function analyze(options: { failDates?: number; failStats?: boolean; dates?: PatternDate[] } = {}) {

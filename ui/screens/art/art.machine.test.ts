@@ -15,7 +15,7 @@ const COMPANIES: MapCompany[] = Array.from({ length: 210 }, (_, i) => ({
 }));
 
 function quote(symbol: string, price: number, changepct: number, ts = '2026-01-02T15:00:00.000Z'): Quote {
-  return { symbol, price, change: 0, changepct, volume: 0, ts };
+  return { symbol, price, change: 0, changepct, volume: 0, ts, source: 'simulated' };
 }
 
 function snapshot(id: string, title: string): Snapshot {

@@ -26,7 +26,7 @@ import {
 } from './dashboard.logic.ts';
 
 function q(symbol: string, price: number, changepct = 0, ts = `t${price}`): Quote {
-  return { symbol, price, change: changepct, changepct, volume: 1, ts };
+  return { symbol, price, change: changepct, changepct, volume: 1, ts, source: 'simulated' };
 }
 
 describe('dashboard rules', () => {

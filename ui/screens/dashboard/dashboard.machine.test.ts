@@ -22,7 +22,7 @@ const SECTORS: SectorEntry[] = [
 ];
 
 function quote(symbol: string, price: number, ts = '2026-01-02T15:00:00Z'): Quote {
-  return { symbol, price, change: 1, changepct: 0.5, volume: 1000, ts };
+  return { symbol, price, change: 1, changepct: 0.5, volume: 1000, ts, source: 'simulated' };
 }
 
 /** Resolves when the test says so, to hold a request open. */

@@ -75,10 +75,20 @@ function StatusCards({ status, statusAt }: { readonly status: MaintStatus; reado
         <h2 id="maint-ticks">Ticks</h2>
         <dl className="maint-facts">
           <dt>Source</dt>
-          <dd data-testid="maint-tick-source">{ticks.source ?? 'none in this process'}</dd>
+          <dd data-testid="maint-tick-source">{ticks.feed?.name ?? ticks.source ?? 'none in this process'}</dd>
+          {ticks.feed !== null && (
+            <>
+              <dt>Delay</dt>
+              <dd data-testid="maint-feed-delay">{ticks.feed.delay}</dd>
+              <dt>Health</dt>
+              <dd className={ticks.feed.ok ? 'up' : 'down'} data-testid="maint-feed-health">
+                {ticks.feed.health}
+              </dd>
+            </>
+          )}
           <dt>Live</dt>
           <dd className={ticks.live ? 'up' : 'down'}>{ticks.live ? 'yes' : 'no'}</dd>
-          {ticks.health !== null && (
+          {ticks.feed === null && ticks.health !== null && (
             <>
               <dt>Stream</dt>
               <dd className={ticks.live ? 'up' : 'down'} data-testid="maint-stream-health">

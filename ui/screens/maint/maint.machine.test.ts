@@ -27,7 +27,15 @@ function status(ticks: number): MaintStatus {
       source: 'simulated',
       importedSymbols: [],
     },
-    ticks: { source: 'feed', live: true, health: null, ticksPerSec: 0, ticks, armedAlerts: 0 },
+    ticks: {
+      source: 'feed',
+      live: true,
+      health: null,
+      feed: { source: 'feed', name: 'Feed', delay: 'as the producer sends them', ok: true, health: 'live' },
+      ticksPerSec: 0,
+      ticks,
+      armedAlerts: 0,
+    },
     projections: [{ name: 'watchlist', position: '2/2', behind: false, lagEvents: 0, lagMs: 0 }],
     events: { head: '2/2' },
   };

@@ -13,7 +13,7 @@ import {
 import type { PositionLot } from './positions.ts';
 
 function quote(symbol: string, price: number, ts = '2026-01-05T15:00:00.000Z'): Quote {
-  return { symbol, price, change: 0, changepct: 0, volume: 1000, ts };
+  return { symbol, price, change: 0, changepct: 0, volume: 1000, ts, source: 'simulated' };
 }
 
 interface FakeServer {

@@ -37,7 +37,7 @@ function bar(date: string, close: number, extra: Partial<Bar> = {}): Bar {
 }
 
 function quote(price: number, ts: string, change = 1, volume = 5000): Quote {
-  return { symbol: 'AAPL', price, change, changepct: 0.5, volume, ts };
+  return { symbol: 'AAPL', price, change, changepct: 0.5, volume, ts, source: 'simulated' };
 }
 
 describe('price chart data', () => {

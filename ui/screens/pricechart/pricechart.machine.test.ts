@@ -151,7 +151,7 @@ function chart(options: Options = {}) {
 const ctx = (s: SnapshotFrom<typeof priceChartMachine>) => s.context;
 
 function quote(price: number, ts = '2026-01-30T18:00:00Z'): Quote {
-  return { symbol: 'AAPL', price, change: 1, changepct: 1, volume: 9000, ts };
+  return { symbol: 'AAPL', price, change: 1, changepct: 1, volume: 9000, ts, source: 'simulated' };
 }
 
 describe('price chart machine', () => {

@@ -47,7 +47,7 @@ function row(symbol: string, close = 100, extra: Partial<ScreenerRow> = {}): Scr
 }
 
 function quote(symbol: string, price: number, ts = '2026-01-02T15:00:00Z'): Quote {
-  return { symbol, price, change: 1, changepct: 2.5, volume: 100, ts };
+  return { symbol, price, change: 1, changepct: 2.5, volume: 100, ts, source: 'simulated' };
 }
 
 const rsiLow: LabelledClause = { label: 'RSI low', query: { type: 'rsi', param: 14, op: '<', val: 30 } };

@@ -42,6 +42,7 @@ const quote = (symbol: string, price: number): Quote => ({
   changepct: 0,
   volume: 0,
   ts: '2026-01-05T15:00:00.000Z',
+  source: 'simulated',
 });
 
 describe('list screens: live quotes', () => {

@@ -18,7 +18,7 @@ function company(symbol: string, name = `${symbol} Inc.`): UniverseHit {
 }
 
 function quote(symbol: string, price: number, ts = '2026-01-05T15:00:00.000Z'): Quote {
-  return { symbol, price, change: 1.5, changepct: 0.75, volume: 1_250_000, ts };
+  return { symbol, price, change: 1.5, changepct: 0.75, volume: 1_250_000, ts, source: 'simulated' };
 }
 
 interface FakeServer {

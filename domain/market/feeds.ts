@@ -1,0 +1,49 @@
+/**
+ * Where live prices come from: the simulator, a replayed tick file, the feed route (or another producer on the
+ * bus), or a provider stream (Alpaca's IEX or SIP feed, Finnhub), each with the name and the delay people see.
+ */
+
+/** Every data feed. */
+export const DATA_FEEDS = ['simulated', 'replay', 'feed', 'alpaca-iex', 'alpaca-sip', 'finnhub'] as const;
+
+/** One of {@link DATA_FEEDS}. */
+export type DataFeed = (typeof DATA_FEEDS)[number];
+
+/** Where a quote's price comes from: a live feed, or the last daily close (before the first tick, after a close). */
+export const QUOTE_SOURCES = [...DATA_FEEDS, 'close'] as const;
+
+/** One of {@link QUOTE_SOURCES}. */
+export type QuoteOrigin = (typeof QUOTE_SOURCES)[number];
+
+/** A feed as people read it. */
+export interface FeedDescription {
+  /** Its name, e.g. `Alpaca IEX`. */
+  readonly name: string;
+  /** How late its prices are, e.g. `real-time, IEX trades only`. */
+  readonly delay: string;
+}
+
+/** The name and delay of each feed. */
+export const FEED_DESCRIPTIONS: Readonly<Record<DataFeed, FeedDescription>> = Object.freeze({
+  simulated: { name: 'Simulated', delay: 'no delay, simulated in real time' },
+  replay: { name: 'Replay', delay: 'replayed ticks' },
+  feed: { name: 'Feed', delay: 'as the producer sends them' },
+  'alpaca-iex': { name: 'Alpaca IEX', delay: 'real-time, IEX trades only' },
+  'alpaca-sip': { name: 'Alpaca SIP', delay: 'real-time, consolidated' },
+  finnhub: { name: 'Finnhub', delay: 'real-time' },
+});
+
+/** The tick sources a configuration names (`TICK_SOURCE`). */
+export type TickSourceName = 'simulator' | 'replay' | 'feed' | 'alpaca' | 'finnhub';
+
+/** The feed of a configured tick source; Alpaca's depends on its `ALPACA_FEED` (IEX unless SIP). */
+export function dataFeedOf(source: TickSourceName, alpacaFeed: 'iex' | 'sip' | null = null): DataFeed {
+  switch (source) {
+    case 'simulator':
+      return 'simulated';
+    case 'alpaca':
+      return alpacaFeed === 'sip' ? 'alpaca-sip' : 'alpaca-iex';
+    default:
+      return source;
+  }
+}

@@ -1,0 +1,29 @@
+import { expect } from 'chai';
+import { FEED_DESCRIPTIONS } from '../../domain/market/feeds.ts';
+import { marketLabelText } from './marketLabel.ts';
+
+describe('market label', () => {
+  it('names the live feed, its delay and health, then where the bars come from', () => {
+    const feed = {
+      source: 'alpaca-iex' as const,
+      ...FEED_DESCRIPTIONS['alpaca-iex'],
+      ok: false,
+      health: 'alpaca-iex stale: no message for 60 s',
+    };
+    expect(marketLabelText({ asOf: '2026-11-24', source: 'mixed', feed })).to.equal(
+      'Alpaca IEX prices (real-time, IEX trades only), alpaca-iex stale: no message for 60 s · partly simulated market, data as of 2026-11-24',
+    );
+    const simulated = { source: 'simulated' as const, ...FEED_DESCRIPTIONS.simulated, ok: true, health: 'live' };
+    expect(marketLabelText({ asOf: '2026-11-24', source: 'simulated', feed: simulated })).to.equal(
+      'Simulated prices (no delay, simulated in real time), live · simulated market, data as of 2026-11-24',
+    );
+  });
+
+  it('says only where the bars come from without a feed, and nothing of an imported market without one', () => {
+    expect(marketLabelText({ asOf: '2026-11-24', source: 'simulated', feed: null })).to.equal(
+      'simulated market, data as of 2026-11-24',
+    );
+    expect(marketLabelText({ asOf: '2026-11-24', source: 'imported', feed: null })).to.equal(null);
+    expect(marketLabelText(null)).to.equal(null);
+  });
+});
