@@ -39,7 +39,7 @@ describe('JSON nesting limit', function () {
         const user = await gw.user();
         const res = await user.postInput(path, { raw: deep });
         expect(res.status, res.text).to.equal(400);
-        expect(res.body).to.deep.equal({
+        expect(res.body).to.include({
           error: 'bad_request',
           message: `body: nested deeper than ${MAX_JSON_DEPTH} levels`,
         });

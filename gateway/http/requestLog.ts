@@ -1,6 +1,6 @@
 /**
  * Request logs (pino-http): one line per answered request (method, path, status, time), at `error` for a 5xx,
- * `warn` for a 4xx and `info` otherwise, each carrying the request's id. The id is made here, returned in the
+ * `warn` for a 4xx and `info` otherwise (none for a client that aborted its upload), each carrying the request's id. The id is made here, returned in the
  * `X-Request-Id` header, kept as the request's id for the commands it issues (`requestIdOf` in `route.ts`) and
  * written in every error answer (`errors.ts`).
  */
@@ -22,8 +22,15 @@ export function requestLog(logger: Logger): Middleware {
       const id = res.getHeader(REQUEST_ID_HEADER);
       return typeof id === 'string' ? id : randomUUID();
     },
-    customLogLevel: (_req, res, error) =>
-      error || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info',
+    // A client that left before its request was read is logged once, at info, by `aborted.ts`.
+    customLogLevel: (req, res, error) =>
+      req.readableAborted
+        ? 'silent'
+        : error || res.statusCode >= 500
+          ? 'error'
+          : res.statusCode >= 400
+            ? 'warn'
+            : 'info',
     customSuccessMessage: (req, res, ms) => `${req.method} ${req.url} ${res.statusCode} ${Math.round(ms)} ms`,
     customErrorMessage: (req, res) => `${req.method} ${req.url} ${res.statusCode} failed`,
     // The line names the request; headers and cookies (the session) stay out of the log.

@@ -76,7 +76,7 @@ describe('hostile input on the personal routes', function () {
       await user.post('/personalize/createwatchlist', ['NVDA']);
       const res = await user.post('/personalize/delstkwatchlist/AAPL');
       expect(res.status, res.text).to.equal(404);
-      expect(res.body).to.deep.equal({ error: 'not_found', message: 'params.symbol: AAPL is not on the watch list' });
+      expect(res.body).to.include({ error: 'not_found', message: 'params.symbol: AAPL is not on the watch list' });
       expect((await user.get('/personalize/watchlist')).body).to.deep.equal(['NVDA']);
     });
 
@@ -182,7 +182,7 @@ describe('hostile input on the personal routes', function () {
       expect(refused.length, statuses.join(',')).to.be.at.least(1);
       for (const res of refused) {
         expect(res.headers.get('retry-after')).to.equal('1');
-        expect(res.body).to.deep.equal({
+        expect(res.body).to.include({
           error: 'rate_limited',
           message: `too many prediction fits at once: at most ${MAX_PARALLEL_FITS_PER_USER} per user`,
         });

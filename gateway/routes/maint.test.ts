@@ -148,7 +148,7 @@ describe('maint routes', function () {
       const before = ((await user.get('/api/maint/rebuild')).body as Job).jobId;
       const res = await user.post('/api/maint/rebuild');
       expect(res.status, res.text).to.equal(403);
-      expect(res.body).to.deep.equal({ error: 'forbidden', message: 'this route is for operators' });
+      expect(res.body).to.include({ error: 'forbidden', message: 'this route is for operators' });
       expect(((await user.get('/api/maint/rebuild')).body as Job).jobId).to.equal(before);
     });
 
