@@ -1,0 +1,37 @@
+import { expect } from 'chai';
+import type { RecordedEvent } from '../platform/eventstore/port.ts';
+import { openSqliteReadModelStore } from '../platform/readmodels/sqlite.ts';
+import { dashboardStocksProjection } from './dashboard/dashboard.projection.ts';
+import { readModelDemand } from './demand.ts';
+import { portfolioProjection } from './portfolio/portfolio.projection.ts';
+import { projectionConsumer, type Projection } from './projection.ts';
+import { applyToDocuments, recorded } from './testing/inMemory.ts';
+import { watchlistProjection } from './watchlist/watchlist.projection.ts';
+
+describe('symbols users need (provider stream demand)', function () {
+  it('takes the symbols of dashboards, watch lists and portfolios from the read models, each once', async function () {
+    const store = openSqliteReadModelStore({ file: ':memory:' });
+    try {
+      const write = async <D>(projection: Projection<D>, events: RecordedEvent[]): Promise<void> => {
+        const docs = await applyToDocuments(projection, events);
+        await store.commit(
+          projectionConsumer(projection).name,
+          { position: events.at(-1)!.position, version: projection.version },
+          [...docs].map(([key, doc]) => ({ collection: projection.name, key, doc })),
+        );
+      };
+      await write(dashboardStocksProjection, [recorded('u1', 'DashboardStocksSet', { symbols: ['NVDA', 'AAPL'] })]);
+      await write(watchlistProjection, [
+        recorded('u2', 'SymbolAddedToWatchlist', { symbol: 'MSFT' }),
+        recorded('u2', 'SymbolAddedToWatchlist', { symbol: 'AAPL' }),
+        recorded('u2', 'SymbolRemovedFromWatchlist', { symbol: 'MSFT' }),
+      ]);
+      await write(portfolioProjection, [recorded('u3', 'SymbolAddedToPortfolio', { symbol: 'KO' })]);
+
+      const symbols = await readModelDemand(store).symbols();
+      expect([...symbols].sort()).to.deep.equal(['AAPL', 'KO', 'NVDA']);
+    } finally {
+      await store.close();
+    }
+  });
+});
