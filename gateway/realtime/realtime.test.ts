@@ -129,6 +129,7 @@ describe('realtime (Socket.IO)', function () {
       'change',
       'changepct',
       'price',
+      'source',
       'symbol',
       'ts',
       'volume',
