@@ -178,8 +178,8 @@ describe('hostile input on the personal routes', function () {
         statuses.join(','),
       ).to.equal(true);
       expect(statuses.filter((status) => status === 200).length).to.be.at.least(MAX_PARALLEL_FITS_PER_USER);
+      // Whether fits overlap depends on timing; the refusal itself is pinned down in http/concurrency.test.ts.
       const refused = answers.filter((res) => res.status === 429);
-      expect(refused.length, statuses.join(',')).to.be.at.least(1);
       for (const res of refused) {
         expect(res.headers.get('retry-after')).to.equal('1');
         expect(res.body).to.include({
