@@ -151,13 +151,17 @@ describe('analysis pages: Perform, Drill, Analyze, Correlate (Chromium)', functi
     await page.getByRole('combobox', { name: /^Sector/ }).selectOption({ label: 'Energy' });
     await page.getByRole('img', { name: `Correlation heatmap of ${energy} symbols over 60 trading days` }).waitFor();
     await settled(page);
-    // One Plotly heatmap trace, a row and a column per symbol, drawn as a heatmap (one image of cells).
-    const heatmap = await page.evaluate(() => {
-      const graph = document.querySelector('.correlate-heatmap .js-plotly-plot') as unknown as {
-        data?: { type?: string; z?: number[][] }[];
-      } | null;
-      return (graph?.data ?? []).map(({ type, z }) => ({ type, rows: z?.length, columns: z?.[0]?.length }));
-    });
+    // One Plotly heatmap trace, a row and a column per symbol, drawn as a heatmap (one image of cells); the chart
+    // code loads lazily, so the traces are read once Plotly has drawn the sector's matrix.
+    const heatmap = await (
+      await page.waitForFunction((rows) => {
+        const graph = document.querySelector('.correlate-heatmap .js-plotly-plot') as unknown as {
+          data?: { type?: string; z?: number[][] }[];
+        } | null;
+        const traces = (graph?.data ?? []).map(({ type, z }) => ({ type, rows: z?.length, columns: z?.[0]?.length }));
+        return traces.length > 0 && traces[0]!.rows === rows ? traces : false;
+      }, energy)
+    ).jsonValue();
     expect(heatmap).to.deep.equal([{ type: 'heatmap', rows: energy, columns: energy }]);
     expect(await page.locator('.correlate-heatmap .hm image').count()).to.equal(1);
     await page.getByRole('heading', { name: 'Stocks that move together' }).waitFor();
