@@ -3,6 +3,7 @@
  * the live ones (as `npm run rebuild` does) without writing to the live read models. One check runs at a time
  * per process; its replay yields to the event loop between pages, so the process keeps answering while it runs.
  */
+import { rebuildNotStarted } from '../domain/contract/maint.ts';
 import { randomUUID } from 'node:crypto';
 import { DomainError } from '../domain/decider.ts';
 import { formatPosition, type EventStore } from '../platform/eventstore/port.ts';
@@ -107,16 +108,8 @@ export class RebuildChecks {
     const job: RebuildJob = {
       jobId: randomUUID(),
       state: 'running',
-      processed: 0,
-      total: 0,
-      differences: [],
-      differenceCount: 0,
-      collections: [],
-      head: null,
-      eventsPerSec: null,
-      error: null,
+      ...rebuildNotStarted(),
       startedAt: new Date().toISOString(),
-      finishedAt: null,
     };
     this.job = job;
     this.running = this.run(job);

@@ -114,5 +114,20 @@ export type MaintStatus = z.infer<typeof statusAnswer>;
 export type ProjectionLag = MaintStatus['projections'][number];
 /** `GET /api/maint/rebuild`: the check running or last run. */
 export type RebuildJob = z.infer<typeof rebuildAnswer>;
+
+/** The figures of a rebuild check that has replayed nothing yet (or of none at all), each call a fresh copy. */
+export function rebuildNotStarted() {
+  return {
+    processed: 0,
+    total: 0,
+    differences: [] as never[],
+    differenceCount: 0,
+    collections: [] as never[],
+    head: null,
+    eventsPerSec: null,
+    error: null,
+    finishedAt: null,
+  };
+}
 /** One document that differs between the live read models and the replay. */
 export type RebuildDifference = z.infer<typeof differenceSchema>;

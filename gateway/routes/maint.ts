@@ -3,7 +3,7 @@
  * and the rebuild check of `projections/rebuildChecks.ts` (the whole log replayed into scratch read models and
  * compared with the live ones, which are only read): started, and its progress and differences read.
  */
-import { maintApi } from '../../domain/contract/maint.ts';
+import { maintApi, rebuildNotStarted } from '../../domain/contract/maint.ts';
 import type { MarketData } from '../../engine/market/marketData.ts';
 import { START, formatPosition, type EventStore } from '../../platform/eventstore/port.ts';
 import type { ReadModelStore } from '../../platform/readmodels/port.ts';
@@ -163,16 +163,8 @@ export function maintRoutes(deps: MaintDeps) {
           return {
             jobId: null,
             state: 'idle' as const,
-            processed: 0,
-            total: 0,
-            differences: [],
-            differenceCount: 0,
-            collections: [],
-            head: null,
-            eventsPerSec: null,
-            error: null,
+            ...rebuildNotStarted(),
             startedAt: null,
-            finishedAt: null,
           };
         }
         const auditor = session?.roles.includes('auditor') ?? false;

@@ -4,7 +4,13 @@
  */
 import { USER_CONCERNS } from '../../../domain/concerns.ts';
 import type { AuditAccount, AuditEvent, AuditPage, AuditState, Verification } from '../../../domain/contract/audit.ts';
-import type { MaintStatus, ProjectionLag, RebuildDifference, RebuildJob } from '../../../domain/contract/maint.ts';
+import {
+  rebuildNotStarted,
+  type MaintStatus,
+  type ProjectionLag,
+  type RebuildDifference,
+  type RebuildJob,
+} from '../../../domain/contract/maint.ts';
 
 export type { MaintStatus, ProjectionLag, RebuildDifference, RebuildJob };
 
@@ -13,16 +19,8 @@ export function startedJob(jobId: string): RebuildJob {
   return {
     jobId,
     state: 'running',
-    processed: 0,
-    total: 0,
-    differences: [],
-    differenceCount: 0,
-    collections: [],
-    head: null,
-    eventsPerSec: null,
-    error: null,
+    ...rebuildNotStarted(),
     startedAt: null,
-    finishedAt: null,
   };
 }
 
