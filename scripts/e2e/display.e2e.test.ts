@@ -199,6 +199,7 @@ describe('display: dark theme, CSV export of grids, times in the chosen zone (Ch
     const updated = page.getByTestId('maint-updated');
     await updated.waitFor();
     expect(await updated.textContent()).to.match(/^\d{2}:\d{2}:\d{2} ET \(every/);
+    expect(await page.getByTestId('market-label').textContent()).to.match(/ · times in ET$/);
     const lastTick: string | null = await page.evaluate(
       async () =>
         ((await (await fetch('/api/maint/status')).json()) as { market: { lastTick: string | null } }).market.lastTick,
@@ -217,6 +218,7 @@ describe('display: dark theme, CSV export of grids, times in the chosen zone (Ch
     const tokyo = `${new Date(Date.parse(lastTick!) + 9 * 3_600_000).toISOString().slice(0, 19).replace('T', ' ')} GMT+9`;
     await tickRow.getByText(tokyo, { exact: true }).waitFor();
     await updated.getByText(/^\d{2}:\d{2}:\d{2} GMT\+9 \(every/).waitFor();
+    expect(await page.getByTestId('market-label').textContent()).to.match(/ · times in GMT\+9$/);
 
     await page.reload();
     await tickRow.getByText(tokyo, { exact: true }).waitFor();

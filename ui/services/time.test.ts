@@ -5,6 +5,7 @@ import {
   formatRecent,
   formatTime,
   fromFieldValue,
+  plotTime,
   todayStamp,
   toFieldValue,
   wallClock,
@@ -64,6 +65,12 @@ describe('time formatting', () => {
       time: '23:59:59',
       label: 'ET',
     });
+  });
+
+  it("gives charts the zone's wall-clock reading, which Plotly draws as it is", () => {
+    expect(plotTime('2026-07-01T16:05:09.000Z', 'market')).to.equal('2026-07-01 12:05:09');
+    expect(plotTime('2026-07-01T16:05:09.000Z', 'Asia/Tokyo')).to.equal('2026-07-02 01:05:09');
+    expect(plotTime('nonsense', 'market')).to.equal(null);
   });
 
   it('shows the time alone for today and the date too otherwise', () => {

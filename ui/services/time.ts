@@ -4,7 +4,8 @@
  *
  * API: `formatDateTime(at)` → `2026-11-25 14:05 ET`, `formatTime(at)` → `14:05:03 ET`, `formatRecent(at)` (the
  * time alone when it is today, else the date and time), `formatDate(at)` → `2026-11-25`, `zoneLabel(at)`,
- * `wallClock(at)` (the parts, for chart axes), `todayStamp()` (file names), and for `datetime-local` fields
+ * `wallClock(at)` (the parts), `plotTime(at)` (a chart's x value: Plotly draws dates as wall-clock
+ * readings, without zones), `todayStamp()` (file names), and for `datetime-local` fields
  * `toFieldValue(iso)` / `fromFieldValue(text)`. `at` is an ISO string, epoch milliseconds or a Date. Each takes
  * an optional zone last: `'market'`, `'local'` or an IANA zone id; without it, the viewer's setting
  * (`preferences.get().timeZone`). Components call `usePreferences()` to render again when the setting changes;
@@ -135,6 +136,12 @@ export function formatRecent(
   return clock.date === wallClock(now, zone)?.date
     ? formatTime(at, zone, { seconds: false })
     : formatDateTime(at, zone);
+}
+
+/** The instant as the zone's wall-clock reading `YYYY-MM-DD HH:MM:SS`, which Plotly draws as it is; null if invalid. */
+export function plotTime(at: Instant | null | undefined, zone: Zone = preferences.get().timeZone): string | null {
+  const clock = wallClock(at, zone);
+  return clock && `${clock.date} ${clock.time}`;
 }
 
 /** Today's date in the zone, `2026-11-25` (file names). */

@@ -6,6 +6,8 @@ import type { Data } from 'plotly.js';
 import { Chart } from '../../components/Chart.tsx';
 import { Failed, Skeleton } from '../../components/LoadState.tsx';
 import { SymbolChip } from '../../components/SymbolChip.tsx';
+import { usePreferences } from '../../services/preferences.ts';
+import { plotTime, zoneLabel } from '../../services/time.ts';
 import { INTRA_DAY, type ChartPoint, type ContextEntry } from './search.logic.ts';
 import { CHART_MONTHS, type ChartBar } from './search.machine.ts';
 
@@ -81,6 +83,7 @@ function ContextList({
 }
 
 function PanelChart(props: ChartPanelProps) {
+  const { timeZone } = usePreferences();
   if (props.status === 'empty' || !props.symbol) {
     return (
       <p className="empty">Click a row of the results to chart it here; tick rows to keep them in the list above.</p>
@@ -107,12 +110,19 @@ function PanelChart(props: ChartPanelProps) {
             type: 'scatter',
             mode: 'lines+markers',
             name: props.symbol,
-            x: props.points.map((p) => p.ts),
+            x: props.points.map((p) => plotTime(p.ts, timeZone)),
             y: props.points.map((p) => p.price),
             line: { color: '#2563eb' },
           },
         ]}
-        layout={{ showlegend: false }}
+        layout={{
+          showlegend: false,
+          margin: { l: 48, r: 16, t: 24, b: 48 },
+          xaxis: {
+            title: { text: `Time (${zoneLabel(Date.now(), timeZone)})`, font: { size: 11 } },
+            hoverformat: `%H:%M:%S ${zoneLabel(Date.now(), timeZone)}`,
+          },
+        }}
       />
     );
   }
