@@ -27,7 +27,7 @@ export const BASE_LAYOUT = Object.freeze({
 
 /** The colours of a theme's charts. */
 const CHART_COLOURS: Record<Theme, { ink: string; muted: string; grid: string; line: string; hover: string }> = {
-  light: { ink: '#1b2430', muted: '#5d6b7d', grid: '#e5e9f0', line: '#c9d1dc', hover: '#ffffff' },
+  light: { ink: '#1b2430', muted: '#5d6b7d', grid: '#edf0f5', line: '#c9d1dc', hover: '#ffffff' },
   dark: { ink: '#e6edf3', muted: '#9aa7b6', grid: '#2a313b', line: '#3d4652', hover: '#1f2630' },
 };
 

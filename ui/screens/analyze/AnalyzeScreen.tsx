@@ -123,7 +123,6 @@ function Timeline({
           tickvals: [-1, 0, 1],
           ticktext: ['Bear', 'Neutral', 'Bull'],
           tickfont: { size: 9 },
-          gridcolor: '#edf0f5',
           fixedrange: true,
         },
         hovermode: 'closest',

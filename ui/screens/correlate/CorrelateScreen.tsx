@@ -100,7 +100,7 @@ function ComparisonChart({ comparison, correlation }: { comparison: Comparison; 
         hovermode: 'x unified',
         legend: { orientation: 'h', y: 1.08 },
         xaxis: { type: 'date', showgrid: false },
-        yaxis: { title: { text: 'Rebased to 100' }, gridcolor: '#edf0f5' },
+        yaxis: { title: { text: 'Rebased to 100' } },
         shapes: [
           {
             type: 'line',

@@ -32,7 +32,7 @@ function PerformanceChart({ input, period }: { readonly input: PerformanceInput;
     ];
     const layout: Partial<Layout> = {
       margin: { l: 48, r: 12, t: 18, b: 40 },
-      yaxis: { ticksuffix: '%', zeroline: true, zerolinecolor: '#9aa5b4', gridcolor: '#eef1f5' },
+      yaxis: { ticksuffix: '%', zeroline: true, zerolinecolor: '#9aa5b4' },
       xaxis: { type: 'category', tickfont: { size: 11 } },
       bargap: 0.25,
     };

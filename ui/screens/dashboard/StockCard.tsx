@@ -97,7 +97,7 @@ const CardChart = memo(function CardChart(props: {
       showlegend: false,
       hovermode: 'x',
       xaxis: { showgrid: false, tickfont: { size: 10 }, nticks: 4 },
-      yaxis: { tickfont: { size: 10 }, gridcolor: '#eef1f5', nticks: 4 },
+      yaxis: { tickfont: { size: 10 }, nticks: 4 },
       shapes,
       annotations: priceAlerts.map((a) => ({
         xref: 'paper',

@@ -88,7 +88,7 @@ export function LinesChart(props: LinesChartProps) {
           hovermode: 'closest',
           margin: { l: 52, r: 12, t: 10, b: 32 },
           xaxis: { type: 'date', showgrid: false },
-          yaxis: { ticksuffix: '%', zeroline: true, zerolinecolor: '#9aa5b5', gridcolor: '#edf0f5' },
+          yaxis: { ticksuffix: '%', zeroline: true, zerolinecolor: '#9aa5b5' },
         }}
         config={{ displayModeBar: false }}
         onClick={(event) => {
