@@ -14,13 +14,12 @@ export const SESSION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
  */
 export function readSession(ctx: Context, sessions: SessionStore): Promise<void> | undefined {
   const token = ctx.cookies.get(SESSION_COOKIE);
-  if (!token) {
-    ctx.state.session = null;
-    return undefined;
-  }
-  return sessions.get(token).then((session) => {
-    ctx.state.session = session;
-  });
+  ctx.state.session = null;
+  return token ? setSession(ctx, sessions, token) : undefined;
+}
+
+async function setSession(ctx: Context, sessions: SessionStore, token: string): Promise<void> {
+  ctx.state.session = await sessions.get(token);
 }
 
 /** The session loaded for this request. */

@@ -75,16 +75,18 @@ export function refuseLargeBody(ctx: Context, routeLimit: number | undefined): v
 
 /**
  * Reads a body that {@link readBody} left unread (declared larger than the global limit) once
- * {@link refuseLargeBody} let it through, up to `routeLimit` bytes; does nothing for a body already read.
+ * {@link refuseLargeBody} let it through, up to `routeLimit` bytes; does nothing, and answers undefined, for a
+ * body already read.
  */
-export async function settleBody(ctx: Context, routeLimit: number | undefined): Promise<void> {
+export function settleBody(ctx: Context, routeLimit: number | undefined): Promise<void> | undefined {
   const pending = deferred.get(ctx);
-  if (!pending) return;
+  // Nothing to wait for, so most requests get no promise here.
+  if (!pending) return undefined;
   deferred.delete(ctx);
   const limit = routeLimit ?? pending.limit;
   if (pending.declared > limit) throw tooLarge(limit);
   Object.defineProperty(ctx.request, 'body', { configurable: true, writable: true, value: undefined });
-  await readJson(ctx, limit);
+  return readJson(ctx, limit);
 }
 
 function parseJson(isJson: boolean, text: string): unknown {

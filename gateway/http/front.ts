@@ -66,7 +66,7 @@ export function front(parts: FrontParts): Middleware {
   const timed = async (ctx: Context, next: Next): Promise<void> => {
     const res = ctx.res;
     for (const [name, value] of headers) res.setHeader(name, value);
-    const start = process.hrtime.bigint();
+    const start = performance.now();
     try {
       await (acceptsCompression(ctx) ? compressing(ctx, () => guarded(ctx, next)) : guarded(ctx, next));
     } finally {

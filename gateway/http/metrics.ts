@@ -9,14 +9,15 @@
  * bucket counts. The text is the same Prometheus format prom-client writes (`le` first, cumulative buckets).
  */
 import { collectDefaultMetrics, Registry } from 'prom-client';
-import type { Context, Middleware } from 'koa';
+import type { Context } from 'koa';
 
 /** An application's HTTP metrics and their text. */
 export interface HttpMetrics {
-  /** Times every request below it; put it outside the error mapping, so error answers count with their status. */
-  readonly middleware: Middleware;
-  /** Counts one answered request that started at `startNs` (`process.hrtime.bigint()`). */
-  observe(ctx: Context, startNs: bigint): void;
+  /**
+   * Counts one answered request that started at `startMs` (`performance.now()`); call it outside the error
+   * mapping, so error answers count with their status (see `front.ts`).
+   */
+  observe(ctx: Context, startMs: number): void;
   /** The default process metrics and the request durations, in the Prometheus text format. */
   text(): Promise<string>;
 }
@@ -107,19 +108,11 @@ export function httpMetrics(isApiPath: (path: string) => boolean): HttpMetrics {
     'Time from a request to its answer, by method, route and status.',
   );
   const processMetrics = defaultMetrics();
-  const observe = (ctx: Context, startNs: bigint): void => {
-    const seconds = Number(process.hrtime.bigint() - startNs) / 1e9;
+  const observe = (ctx: Context, startMs: number): void => {
+    const seconds = (performance.now() - startMs) / 1000;
     duration.observe(ctx.method, routeOf(ctx, isApiPath), ctx.status, seconds);
   };
   return {
-    middleware: async (ctx, next) => {
-      const start = process.hrtime.bigint();
-      try {
-        await next();
-      } finally {
-        observe(ctx, start);
-      }
-    },
     observe,
     text: async () => `${(await processMetrics.metrics()).trimEnd()}\n${duration.text()}`,
   };
