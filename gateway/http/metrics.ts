@@ -4,9 +4,10 @@
  * `/metrics` prints them after the engine and projection figures (see `routes/health.ts`).
  *
  * The request-duration histogram is counted here rather than by prom-client's `Histogram`: its `observe` builds
- * a label object, validates it and hashes its sorted keys on every request, which measured about 2 µs of the
- * 40–70 µs a GET read-model route costs (`npm run bench -- gateway`); here one string key finds the series'
- * bucket counts. The text is the same Prometheus format prom-client writes (`le` first, cumulative buckets).
+ * a label object, validates it and hashes its sorted keys on every request, 0.9% of the gateway's CPU profile
+ * samples in `npm run bench -- gateway` (about 4.7 µs a request with the profiler on), against 0.8 µs for this
+ * one; here one string key finds the series' bucket counts. The text is the same Prometheus format prom-client
+ * writes (`le` first, cumulative buckets).
  */
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { Context } from 'koa';
