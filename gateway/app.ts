@@ -3,7 +3,6 @@
  * `main.ts` (or a test) owns the server.
  */
 import Koa from 'koa';
-import type { Middleware } from 'koa';
 import Router from '@koa/router';
 import { feedApi } from '../domain/contract/feed.ts';
 import { docsApi, healthApi } from '../domain/contract/health.ts';
@@ -18,20 +17,16 @@ import { createAuthLimiter, type AuthLimiter } from './auth/limits.ts';
 import { memoryLimiters } from './auth/rateLimit.ts';
 import { loadConfig } from '../platform/config.ts';
 import { authRoutes } from './auth/routes.ts';
-import { loadSession } from './auth/session.ts';
 import { CommandService, type ReadModelSync } from './commands.ts';
-import { ApiError, errorMapper, notFound } from './errors.ts';
+import { ApiError } from './errors.ts';
 import { isClientGone } from './http/aborted.ts';
-import { jsonBody } from './http/body.ts';
-import { compression } from './http/compression.ts';
 import { mountApiReference } from './http/docs.ts';
 import { httpMetrics } from './http/metrics.ts';
-import { requestLog } from './http/requestLog.ts';
+import { front } from './http/front.ts';
 import { routeDispatcher } from './http/dispatch.ts';
 import { mountRoutes, openApiDocument, type RouteDef } from './http/route.ts';
 import type { SymbolDirectory } from './http/schemas.ts';
-import type { OriginPolicy } from './http/origin.ts';
-import { sameOrigin } from './http/security.ts';
+import { DIRECT, type OriginPolicy } from './http/origin.ts';
 import { configuredUiDir, webApp } from './http/static.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { alertsRoutes } from './routes/alerts.ts';
@@ -50,7 +45,7 @@ import { snapshotsRoutes } from './routes/snapshots.ts';
 import { maintRoutes } from './routes/maint.ts';
 import { predictionRoutes } from './routes/prediction.ts';
 import { moversRoutes } from './routes/movers.ts';
-import { feedIngestion, type FeedDeps } from './routes/feed.ts';
+import { feedRoute, type FeedDeps } from './routes/feed.ts';
 import { mountHealthRoutes, type HealthDeps } from './routes/health.ts';
 
 /** Everything the application needs from the composition root. */
@@ -101,25 +96,8 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze(
     "style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:",
 });
 
-function securityHeaders(): Middleware {
-  // Not async: a pass-through that awaits nothing adds no promise of its own to every request.
-  return (ctx, next) => {
-    ctx.set(SECURITY_HEADERS);
-    return next();
-  };
-}
-
 function isApiPath(path: string): boolean {
   return API_PREFIXES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
-}
-
-function apiNotFound(): Middleware {
-  return async (ctx, next) => {
-    await next();
-    if (ctx.body === undefined && ctx.status === 404 && isApiPath(ctx.path)) {
-      throw notFound(`no route ${ctx.method} ${ctx.path}`);
-    }
-  };
 }
 
 /** Every API route, in the order of the reference. */
@@ -190,16 +168,19 @@ export function createApp(deps: AppDeps): Koa {
   mountApiReference(router, reference);
   mountRoutes(router, routes);
 
-  app.use(requestLog(logger));
-  app.use(securityHeaders());
-  app.use(metrics.middleware);
-  app.use(compression());
-  app.use(errorMapper(logger));
-  app.use(apiNotFound());
-  app.use(sameOrigin(deps.origin));
-  app.use(feedIngestion(deps.feed, deps.symbols));
-  app.use(jsonBody());
-  app.use(loadSession(deps.sessions));
+  // Request id and log, security headers, metrics, compression, error mapping, API 404, cross-site check, feed
+  // route, JSON body and session, in this order (see http/front.ts).
+  app.use(
+    front({
+      logger,
+      headers: SECURITY_HEADERS,
+      metrics,
+      origin: deps.origin ?? DIRECT,
+      feed: feedRoute(deps.feed, deps.symbols),
+      sessions: deps.sessions,
+      isApiPath,
+    }),
+  );
   // Picks the same route as the router, without the router's per-request work (see http/dispatch.ts).
   app.use(routeDispatcher(router));
   app.use(router.routes());

@@ -2,7 +2,7 @@
  * The one place where failures become HTTP answers: `{error, message}` bodies with the status codes of the
  * API contract, and never a 500 for bad input.
  */
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { isDomainError } from '../domain/decider.ts';
 import { WrongExpectedRevisionError } from '../platform/eventstore/port.ts';
 import type { Logger } from '../platform/logger.ts';
@@ -97,17 +97,22 @@ export function errorMapper(logger: Logger): Middleware {
     try {
       await next();
     } catch (err) {
-      if (isClientGone(err) && ctx.req.destroyed) {
-        logger.info({ method: ctx.method, path: ctx.path }, 'client closed the connection before its request was read');
-        ctx.status = 400;
-        ctx.body = { error: 'bad_request', message: 'body: the connection closed before it was all sent' };
-        return;
-      }
-      const { status, body } = toErrorAnswer(err);
-      const requestId = (ctx.state as { requestId?: string }).requestId;
-      if (status >= 500) logger.error({ err, requestId, method: ctx.method, path: ctx.path }, 'request failed');
-      ctx.status = status;
-      ctx.body = requestId === undefined ? body : { ...body, requestId };
+      answerError(ctx, err, logger);
     }
   };
+}
+
+/** Answers a request that failed with `err`, as {@link errorMapper} does. */
+export function answerError(ctx: Context, err: unknown, logger: Logger): void {
+  if (isClientGone(err) && ctx.req.destroyed) {
+    logger.info({ method: ctx.method, path: ctx.path }, 'client closed the connection before its request was read');
+    ctx.status = 400;
+    ctx.body = { error: 'bad_request', message: 'body: the connection closed before it was all sent' };
+    return;
+  }
+  const { status, body } = toErrorAnswer(err);
+  const requestId = (ctx.state as { requestId?: string }).requestId;
+  if (status >= 500) logger.error({ err, requestId, method: ctx.method, path: ctx.path }, 'request failed');
+  ctx.status = status;
+  ctx.body = requestId === undefined ? body : { ...body, requestId };
 }

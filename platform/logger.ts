@@ -2,6 +2,7 @@
  * Structured logging (pino): one root logger per process, one child per component. Lines are JSON, one object
  * per line, except on a terminal, where they are printed readably (time, level, component, message).
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { pino, type DestinationStream, type Logger as PinoLogger } from 'pino';
 import PinoPretty from 'pino-pretty';
 import type { LogLevel } from './config.ts';
@@ -33,6 +34,26 @@ export function prettyStream(destination: NodeJS.WritableStream = process.stdout
   });
 }
 
+/** What every line written while a piece of work runs carries, e.g. the id of the request being handled. */
+export interface LogContext {
+  readonly requestId: string;
+}
+
+const logContexts = new AsyncLocalStorage<LogContext>();
+
+/**
+ * Runs `work` so that every line a logger of {@link createLogger} writes meanwhile, in this call and in what it
+ * awaits or schedules, carries `context`.
+ */
+export function withLogContext<T>(context: LogContext, work: () => T): T {
+  return logContexts.run(context, work);
+}
+
+/** The context of the work running now, if any. */
+export function currentLogContext(): LogContext | undefined {
+  return logContexts.getStore();
+}
+
 /**
  * Creates the process's root logger, writing to `destination`, or to standard output: readable lines on a
  * terminal, one JSON object per line otherwise.
@@ -44,6 +65,11 @@ export function createLogger(options: LoggerOptions = {}, destination?: Destinat
     base: { pid: process.pid },
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label: string) => ({ level: label }) },
+    // A fresh object each line: pino merges the line's own fields into it.
+    mixin: () => {
+      const context = logContexts.getStore();
+      return context ? { requestId: context.requestId } : {};
+    },
   };
   if (destination) return pino(settings, destination);
   return (options.pretty ?? process.stdout.isTTY === true) ? pino(settings, prettyStream()) : pino(settings);

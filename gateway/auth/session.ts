@@ -1,4 +1,4 @@
-import type { Context, Middleware } from 'koa';
+import type { Context } from 'koa';
 import type { Session, SessionStore } from '../../platform/sessions/port.ts';
 
 /** Name of the HttpOnly session cookie. */
@@ -8,13 +8,18 @@ export const INITIAL_COOKIE = 'initial';
 /** How long a session lasts. */
 export const SESSION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
-/** Loads the caller's session from the cookie into `ctx.state.session` (null when none or expired). */
-export function loadSession(sessions: SessionStore): Middleware {
-  return async (ctx, next) => {
-    const token = ctx.cookies.get(SESSION_COOKIE);
-    ctx.state.session = token ? await sessions.get(token) : null;
-    await next();
-  };
+/**
+ * Loads the caller's session from the cookie into `ctx.state.session` (null when none or expired); answers
+ * undefined, with nothing to wait for, when the request has no session cookie.
+ */
+export function readSession(ctx: Context, sessions: SessionStore): Promise<void> | undefined {
+  const token = ctx.cookies.get(SESSION_COOKIE);
+  ctx.state.session = null;
+  return token ? setSession(ctx, sessions, token) : undefined;
+}
+
+async function setSession(ctx: Context, sessions: SessionStore, token: string): Promise<void> {
+  ctx.state.session = await sessions.get(token);
 }
 
 /** The session loaded for this request. */

@@ -4,7 +4,7 @@
  * definition) reads it itself, after its access check, with {@link settleBody}; for any other route
  * {@link refuseLargeBody} answers 413, and so does any other reader of the body.
  */
-import type { Context, Middleware } from 'koa';
+import type { Context } from 'koa';
 import { ApiError } from '../errors.ts';
 import { refuseDeepJson } from './depth.ts';
 
@@ -37,35 +37,33 @@ async function readJson(ctx: Context, limit: number): Promise<void> {
   if (text.trim() !== '') ctx.request.body = parseJson(ctx.is('application/json') === 'application/json', text);
 }
 
-/** Reads and parses JSON bodies of POST, PUT, PATCH and DELETE requests; refuses other media types. */
-export function jsonBody(limit = MAX_BODY_BYTES): Middleware {
-  return async (ctx, next) => {
-    if (!['POST', 'PUT', 'PATCH', 'DELETE'].includes(ctx.method)) {
-      await next();
-      return;
-    }
-    const declared = Number(ctx.get('content-length') || '0');
-    if (declared > limit) {
-      deferred.set(ctx, { declared, limit });
-      // Whoever reads the body of such a request, other than a route allowing it, gets the 413.
-      Object.defineProperty(ctx.request, 'body', {
-        configurable: true,
-        get: () => {
-          throw tooLarge(limit);
-        },
-      });
-      await next();
-      return;
-    }
-    await readJson(ctx, limit);
-    await next();
-  };
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * Reads and parses the JSON body of a POST, PUT, PATCH or DELETE request, refusing other media types; answers
+ * undefined, with nothing to wait for, for any other method and for a body left to its route.
+ */
+export function readBody(ctx: Context, limit = MAX_BODY_BYTES): Promise<void> | undefined {
+  if (!BODY_METHODS.has(ctx.method)) return undefined;
+  const declared = Number(ctx.get('content-length') || '0');
+  if (declared > limit) {
+    deferred.set(ctx, { declared, limit });
+    // Whoever reads the body of such a request, other than a route allowing it, gets the 413.
+    Object.defineProperty(ctx.request, 'body', {
+      configurable: true,
+      get: () => {
+        throw tooLarge(limit);
+      },
+    });
+    return undefined;
+  }
+  return readJson(ctx, limit);
 }
 
 /**
  * For a route allowing bodies up to `routeLimit` bytes (none beyond the global limit when undefined): answers 413
- * when the request's body was left unread by {@link jsonBody} and is larger than the route allows. Call it before
- * anything else the route does, so a body too large is refused first, as {@link jsonBody} refuses it.
+ * when the request's body was left unread by {@link readBody} and is larger than the route allows. Call it before
+ * anything else the route does, so a body too large is refused first, as {@link readBody} refuses it.
  */
 export function refuseLargeBody(ctx: Context, routeLimit: number | undefined): void {
   const pending = deferred.get(ctx);
@@ -76,17 +74,19 @@ export function refuseLargeBody(ctx: Context, routeLimit: number | undefined): v
 }
 
 /**
- * Reads a body that {@link jsonBody} left unread (declared larger than the global limit) once
- * {@link refuseLargeBody} let it through, up to `routeLimit` bytes; does nothing for a body already read.
+ * Reads a body that {@link readBody} left unread (declared larger than the global limit) once
+ * {@link refuseLargeBody} let it through, up to `routeLimit` bytes; does nothing, and answers undefined, for a
+ * body already read.
  */
-export async function settleBody(ctx: Context, routeLimit: number | undefined): Promise<void> {
+export function settleBody(ctx: Context, routeLimit: number | undefined): Promise<void> | undefined {
   const pending = deferred.get(ctx);
-  if (!pending) return;
+  // Nothing to wait for, so most requests get no promise here.
+  if (!pending) return undefined;
   deferred.delete(ctx);
   const limit = routeLimit ?? pending.limit;
   if (pending.declared > limit) throw tooLarge(limit);
   Object.defineProperty(ctx.request, 'body', { configurable: true, writable: true, value: undefined });
-  await readJson(ctx, limit);
+  return readJson(ctx, limit);
 }
 
 function parseJson(isJson: boolean, text: string): unknown {

@@ -3,7 +3,7 @@
  * koa-compress. The built web app's files are compressed at build time and sent as they are (see `static.ts`).
  */
 import compress from 'koa-compress';
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { constants } from 'node:zlib';
 
 /** Smaller answers are sent as they are: compression would save less than a packet. */
@@ -18,14 +18,21 @@ const ENCODED = /\b(?:br|gzip)\b/i;
  * benchmarks) skips it entirely, so it costs them nothing.
  */
 export function compression(): Middleware {
-  const compressing: Middleware = compress({
+  const compressing = compressAnswers();
+  return (ctx, next) => (acceptsCompression(ctx) ? (compressing(ctx, next) as Promise<void>) : next());
+}
+
+/** Whether the request accepts an encoding {@link compressAnswers} answers with. */
+export function acceptsCompression(ctx: Context): boolean {
+  return ENCODED.test(ctx.get('accept-encoding'));
+}
+
+/** The compressing middleware of {@link compression}, for requests that {@link acceptsCompression}. */
+export function compressAnswers(): Middleware {
+  return compress({
     threshold: COMPRESS_THRESHOLD_BYTES,
     br: { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } },
     gzip: { level: 6 },
     deflate: false,
   });
-  return (ctx, next) => {
-    if (!ENCODED.test(ctx.get('accept-encoding'))) return next();
-    return compressing(ctx, next) as Promise<void>;
-  };
 }

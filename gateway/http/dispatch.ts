@@ -32,8 +32,8 @@ function tableFor(router: Router, method: string): MethodTable {
 }
 
 function answer(ctx: Context, layer: Layer, path: string, next: () => Promise<unknown>): Promise<unknown> | null {
-  const [handle, ...rest] = layer.stack;
-  if (rest.length > 0 || !isRouteHandler(handle)) return null;
+  const handle = layer.stack[0];
+  if (layer.stack.length !== 1 || !isRouteHandler(handle)) return null;
   const params = layer.paramNames.length > 0 ? layer.params(path, layer.captures(path), {}) : {};
   ctx.params = params;
   // What the router would set: the route's path, for the request metrics.

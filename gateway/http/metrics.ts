@@ -2,14 +2,23 @@
  * Standard metrics with prom-client: the process's default metrics (CPU, memory, heap, event-loop lag, GC,
  * handles), once per process, and each application's HTTP request durations by method, route and status.
  * `/metrics` prints them after the engine and projection figures (see `routes/health.ts`).
+ *
+ * The request-duration histogram is counted here rather than by prom-client's `Histogram`: its `observe` builds
+ * a label object, validates it and hashes its sorted keys on every request, 0.9% of the gateway's CPU profile
+ * samples in `npm run bench -- gateway` (about 4.7 µs a request with the profiler on), against 0.8 µs for this
+ * one; here one string key finds the series' bucket counts. The text is the same Prometheus format prom-client
+ * writes (`le` first, cumulative buckets).
  */
-import { collectDefaultMetrics, Histogram, Registry } from 'prom-client';
-import type { Context, Middleware } from 'koa';
+import { collectDefaultMetrics, Registry } from 'prom-client';
+import type { Context } from 'koa';
 
 /** An application's HTTP metrics and their text. */
 export interface HttpMetrics {
-  /** Times every request below it; put it outside the error mapping, so error answers count with their status. */
-  readonly middleware: Middleware;
+  /**
+   * Counts one answered request that started at `startMs` (`performance.now()`); call it outside the error
+   * mapping, so error answers count with their status (see `front.ts`).
+   */
+  observe(ctx: Context, startMs: number): void;
   /** The default process metrics and the request durations, in the Prometheus text format. */
   text(): Promise<string>;
 }
@@ -32,27 +41,80 @@ function routeOf(ctx: Context, isApiPath: (path: string) => boolean): string {
   return isApiPath(ctx.path) ? 'unmatched' : 'web app';
 }
 
+/** Upper bounds of the request-duration buckets, in seconds. */
+export const DURATION_BUCKETS: readonly number[] = Object.freeze([
+  0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5,
+]);
+
+/** One series of the histogram: its labels as written, its bucket counts (not cumulative), sum and count. */
+interface Series {
+  readonly labels: string;
+  readonly counts: Float64Array;
+  sum: number;
+  count: number;
+}
+
+function labelValue(text: string): string {
+  return text.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
+}
+
+/** A histogram of durations by method, route and status, in the Prometheus text format. */
+export class DurationHistogram {
+  private readonly series = new Map<string, Series>();
+
+  constructor(
+    private readonly name: string,
+    private readonly help: string,
+    private readonly buckets: readonly number[] = DURATION_BUCKETS,
+  ) {}
+
+  /** Counts one duration of `seconds`. */
+  observe(method: string, route: string, status: number, seconds: number): void {
+    const key = `${method} ${status} ${route}`;
+    let series = this.series.get(key);
+    if (!series) {
+      const labels = `method="${labelValue(method)}",route="${labelValue(route)}",status="${status}"`;
+      series = { labels, counts: new Float64Array(this.buckets.length), sum: 0, count: 0 };
+      this.series.set(key, series);
+    }
+    const buckets = this.buckets;
+    let i = 0;
+    while (i < buckets.length && seconds > buckets[i]!) i++;
+    if (i < buckets.length) series.counts[i]! += 1;
+    series.sum += seconds;
+    series.count += 1;
+  }
+
+  /** The histogram in the Prometheus text format. */
+  text(): string {
+    const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} histogram`];
+    for (const { labels, counts, sum, count } of this.series.values()) {
+      let cumulative = 0;
+      this.buckets.forEach((bound, i) => {
+        cumulative += counts[i]!;
+        lines.push(`${this.name}_bucket{le="${bound}",${labels}} ${cumulative}`);
+      });
+      lines.push(`${this.name}_bucket{le="+Inf",${labels}} ${count}`);
+      lines.push(`${this.name}_sum{${labels}} ${sum}`);
+      lines.push(`${this.name}_count{${labels}} ${count}`);
+    }
+    return `${lines.join('\n')}\n`;
+  }
+}
+
 /** HTTP metrics of one application; `isApiPath` tells API paths no route matched from pages of the web app. */
 export function httpMetrics(isApiPath: (path: string) => boolean): HttpMetrics {
-  const registry = new Registry();
-  const duration = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'Time from a request to its answer, by method, route and status.',
-    labelNames: ['method', 'route', 'status'] as const,
-    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
-    registers: [registry],
-  });
+  const duration = new DurationHistogram(
+    'http_request_duration_seconds',
+    'Time from a request to its answer, by method, route and status.',
+  );
   const processMetrics = defaultMetrics();
+  const observe = (ctx: Context, startMs: number): void => {
+    const seconds = (performance.now() - startMs) / 1000;
+    duration.observe(ctx.method, routeOf(ctx, isApiPath), ctx.status, seconds);
+  };
   return {
-    middleware: async (ctx, next) => {
-      const start = process.hrtime.bigint();
-      try {
-        await next();
-      } finally {
-        const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-        duration.observe({ method: ctx.method, route: routeOf(ctx, isApiPath), status: String(ctx.status) }, seconds);
-      }
-    },
-    text: async () => `${(await processMetrics.metrics()).trimEnd()}\n${(await registry.metrics()).trimEnd()}\n`,
+    observe,
+    text: async () => `${(await processMetrics.metrics()).trimEnd()}\n${duration.text()}`,
   };
 }

@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
-import { createLogger } from '../../platform/logger.ts';
+import { setTimeout as delay } from 'node:timers/promises';
+import { componentLogger, createLogger, type Logger } from '../../platform/logger.ts';
 import { ApiError, errorMapper } from '../errors.ts';
 import { requestLog, REQUEST_ID_HEADER } from './requestLog.ts';
 
@@ -35,6 +36,7 @@ function capture() {
         settle();
       },
     },
+    all: () => lines,
     linesAbout: (id: string, count: number) =>
       new Promise<Line[]>((resolve) => {
         waiting.push({ id, count, resolve });
@@ -47,16 +49,25 @@ describe('request logs and ids', function () {
   let server: http.Server;
   let url: string;
   let log: ReturnType<typeof capture>;
+  let logger: Logger;
 
   before(async function () {
     log = capture();
-    const logger = createLogger({ level: 'info' }, log.destination);
+    logger = createLogger({ level: 'info' }, log.destination);
+    const worker = componentLogger(logger, 'worker');
     const app = new Koa();
     app.use(requestLog(logger));
     app.use(errorMapper(logger));
-    app.use((ctx) => {
+    app.use(async (ctx) => {
       if (ctx.path === '/bad') throw new ApiError(400, 'bad_request', 'query.limit: too large');
       if (ctx.path === '/boom') throw new Error('database password is hunter2');
+      if (ctx.path === '/work') {
+        // Lines written after a timer and after a callback-style step, by a logger made before any request.
+        await delay(Number(ctx.query.ms));
+        worker.info({ step: 'timer', n: ctx.query.n }, 'working');
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        worker.warn({ step: 'immediate', n: ctx.query.n }, 'still working');
+      }
       ctx.body = { ok: true };
     });
     server = http.createServer(app.callback());
@@ -99,6 +110,40 @@ describe('request logs and ids', function () {
     const lines = await log.linesAbout(id, 2);
     expect(lines.map((l) => l.level)).to.deep.equal(['error', 'error']);
     expect(lines.map((l) => l.msg)).to.include('request failed');
+  });
+
+  it('writes the id in every line logged while the request is handled', async function () {
+    const res = await fetch(`${url}/work?ms=5&n=1`);
+    const id = res.headers.get(REQUEST_ID_HEADER) ?? '';
+    expect(id).to.match(UUID);
+    const lines = await log.linesAbout(id, 3);
+    const work = lines.filter((l) => l.req === undefined);
+    expect(work.map((l) => [l.msg, l.requestId, (l as { component?: string }).component])).to.deep.equal([
+      ['working', id, 'worker'],
+      ['still working', id, 'worker'],
+    ]);
+  });
+
+  it('keeps the ids of requests handled at the same time apart', async function () {
+    // The first request to start finishes last, so their steps interleave.
+    const answers = await Promise.all(
+      [30, 20, 10, 0].map((ms, n) =>
+        fetch(`${url}/work?ms=${ms}&n=${n}`).then((r) => r.headers.get(REQUEST_ID_HEADER)),
+      ),
+    );
+    expect(new Set(answers).size).to.equal(4);
+    for (const [n, id] of answers.entries()) {
+      const lines = await log.linesAbout(id ?? '', 3);
+      const work = lines.filter((l) => l.req === undefined) as (Line & { n?: string })[];
+      expect(work.map((l) => l.n)).to.deep.equal([String(n), String(n)]);
+    }
+  });
+
+  it('writes no request id in a line logged outside any request', function () {
+    componentLogger(logger, 'worker').info('between requests');
+    const between = log.all().find((l) => l.msg === 'between requests');
+    expect(between).to.include({ level: 'info' });
+    expect(between).to.not.have.property('requestId');
   });
 
   it('keeps the ids with a logger that writes nothing', async function () {

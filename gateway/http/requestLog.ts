@@ -2,19 +2,31 @@
  * Request logs (pino-http): one line per answered request (method, path, status, time), at `error` for a 5xx,
  * `warn` for a 4xx and `info` otherwise (none for a client that aborted its upload), each carrying the request's id. The id is made here, returned in the
  * `X-Request-Id` header, kept as the request's id for the commands it issues (`requestIdOf` in `route.ts`) and
- * written in every error answer (`errors.ts`).
+ * written in every error answer (`errors.ts`). Every other line written while the request is handled, by any
+ * logger of `createLogger`, carries it as `requestId` (`withLogContext` in `platform/logger.ts`).
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { pinoHttp } from 'pino-http';
-import type { Logger } from '../../platform/logger.ts';
+import { withLogContext, type Logger } from '../../platform/logger.ts';
 
 /** The header that tells the client the id of its request. */
 export const REQUEST_ID_HEADER = 'X-Request-Id';
 
-/** Logs every request through `logger` and gives it an id; put it first, so every answer carries the id. */
-export function requestLog(logger: Logger): Middleware {
+/** What starts every request: its id and its log line. */
+export interface RequestLogger {
+  /** Gives the request its id (`ctx.state.requestId`, the answer's header) and starts its log line; answers the id. */
+  begin(ctx: Context): string;
+  /**
+   * Runs the rest of the request so every line logged meanwhile carries its id. With a logger that writes
+   * nothing it just runs it: there is no line to mark, and the context would cost every promise of the request.
+   */
+  within<T>(id: string, work: () => T): T;
+}
+
+/** The request logger of `logger`. */
+export function requestLogger(logger: Logger): RequestLogger {
   const log = pinoHttp({
     logger,
     // The id the middleware below put in the answer's header.
@@ -41,11 +53,20 @@ export function requestLog(logger: Logger): Middleware {
   });
   // A logger that writes nothing (level `silent`) gets no request logger at all: the ids stay.
   const logging = logger.isLevelEnabled('error');
-  return (ctx, next) => {
-    const id = randomUUID();
-    (ctx.state as { requestId?: string }).requestId = id;
-    ctx.set(REQUEST_ID_HEADER, id);
-    if (logging) log(ctx.req, ctx.res);
-    return next();
+  return {
+    begin: (ctx) => {
+      const id = randomUUID();
+      (ctx.state as { requestId?: string }).requestId = id;
+      ctx.res.setHeader(REQUEST_ID_HEADER, id);
+      if (logging) log(ctx.req, ctx.res);
+      return id;
+    },
+    within: logging ? (id, work) => withLogContext({ requestId: id }, work) : (_id, work) => work(),
   };
+}
+
+/** Logs every request through `logger` and gives it an id; put it first, so every answer carries the id. */
+export function requestLog(logger: Logger): Middleware {
+  const requests = requestLogger(logger);
+  return (ctx, next) => requests.within(requests.begin(ctx), next);
 }

@@ -131,19 +131,21 @@ export function routeHandler(definition: RouteDef<never, never, never>): (ctx: C
     if ((route.access === 'auditor' || route.access === 'operator') && !session?.roles.includes(route.access)) {
       throw new ApiError(403, 'forbidden', `this route is for ${route.access}s`);
     }
-    await settleBody(ctx, route.bodyLimit);
+    const settling = settleBody(ctx, route.bodyLimit);
+    if (settling) await settling;
     if (route.method !== 'GET') idempotencyKeyOf(ctx);
     const userId = session?.userId ?? '';
     const params = parse(route.params, ctx.params, 'params');
     const query = route.query ? parse(route.query, { ...ctx.query }, 'query') : undefined;
     const body = parse(route.body, ctx.request.body, 'body');
-    const result = await route
-      .handle({ params, query, body, session, userId, ctx, meta: lazyMeta(ctx, userId) })
-      .catch((error: unknown) => {
-        throw error instanceof IdempotencyKeyReusedError
-          ? keyReused(ctx)
-          : restateNotFound(error, ctx.params as Record<string, string> | undefined);
-      });
+    let result: unknown;
+    try {
+      result = await route.handle({ params, query, body, session, userId, ctx, meta: lazyMeta(ctx, userId) });
+    } catch (error) {
+      throw error instanceof IdempotencyKeyReusedError
+        ? keyReused(ctx)
+        : restateNotFound(error, ctx.params as Record<string, string> | undefined);
+    }
     ctx.status = route.status ?? 200;
     ctx.body = result;
   };

@@ -2,11 +2,11 @@
  * Feed ingestion (`POST /api/feed/ticks`, api.md): an external feed handler pushes ticks with the bearer
  * `FEED_TOKEN`; they go on the tick bus to the engine. Without a token the route does not exist (404).
  *
- * It is a middleware placed before the general JSON body reader, because a batch of up to
+ * It runs in the front of every request (`http/front.ts`) before the general JSON body reader, because a batch of up to
  * {@link FEED_MAX_TICKS} ticks is larger than the general body limit.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Context, Middleware } from 'koa';
+import type { Context } from 'koa';
 import { FEED_MAX_TICKS, feedApi, feedBody } from '../../domain/contract/feed.ts';
 import type { Tick, TickBus } from '../../platform/bus/port.ts';
 import { ApiError } from '../errors.ts';
@@ -49,13 +49,18 @@ async function readBody(stream: AsyncIterable<Buffer>, declared: number): Promis
 }
 
 /**
- * The feed route as a middleware: bearer token, then the body (JSON, validated naming the field, known
- * symbols only), then the ticks on the bus; answers 202 `{accepted}`. Without `feed` it passes through.
+ * The feed route, for a request to {@link FEED_PATH} of any method: bearer token, then the body (JSON,
+ * validated naming the field, known symbols only), then the ticks on the bus; answers 202 `{accepted}`. Null
+ * when the route is off (no `feed`).
  */
-export function feedIngestion(feed: FeedDeps | undefined, symbols: SymbolDirectory, now = Date.now): Middleware {
-  const expected = feed ? digest(`Bearer ${feed.token}`) : undefined;
-  if (!feed || !expected) return (_ctx, next) => next();
-  const ingest = async (ctx: Context): Promise<void> => {
+export function feedRoute(
+  feed: FeedDeps | undefined,
+  symbols: SymbolDirectory,
+  now = Date.now,
+): ((ctx: Context) => Promise<void>) | null {
+  if (!feed) return null;
+  const expected = digest(`Bearer ${feed.token}`);
+  return async (ctx: Context): Promise<void> => {
     if (ctx.method !== 'POST') throw new ApiError(405, 'method_not_allowed', 'method not allowed on this route');
     if (!timingSafeEqual(digest(ctx.get('authorization')), expected)) {
       ctx.set('WWW-Authenticate', 'Bearer');
@@ -84,6 +89,4 @@ export function feedIngestion(feed: FeedDeps | undefined, symbols: SymbolDirecto
     ctx.status = 202;
     ctx.body = { accepted: ticks.length };
   };
-  // Not async on the way through: every other request passes without a promise of this middleware's own.
-  return (ctx, next) => (ctx.path === FEED_PATH ? ingest(ctx) : next());
 }

@@ -37,7 +37,7 @@ const BUDGET_TICKS_PER_SEC = 1_000_000;
 const BUDGET_RATIO = 100;
 const PERIODS: readonly SmaPeriod[] = [20, 50, 100, 200];
 
-interface Market {
+export interface Market {
   readonly seeds: QuoteSeed[];
   readonly alerts: ArmedAlert[];
   readonly ticks: Tick[];
@@ -46,9 +46,10 @@ interface Market {
 /**
  * 500 symbols priced 10 to 500 dollars whose history rose from 80% to 90% of today's price (so every moving
  * average is well below it); 200 alerts each, 85% price alerts 5% to 50% away (1% of them within 0.5% to 3%, so
- * some fire), 15% SMA alerts; ticks that wander within about 3% of each price.
+ * some fire), 15% SMA alerts; ticks that wander within about 3% of each price. `alertCount` and `tickCount`
+ * size it (`npm run bench -- scale`).
  */
-function buildMarket(): Market {
+export function buildMarket(alertCount = ALERTS, tickCount = TICKS): Market {
   const rng = new Random('bench-engine');
   const seeds: QuoteSeed[] = [];
   const alerts: ArmedAlert[] = [];
@@ -65,7 +66,7 @@ function buildMarket(): Market {
     }
     seeds.push({ symbol, bars });
   }
-  for (let i = 0; i < ALERTS; i++) {
+  for (let i = 0; i < alertCount; i++) {
     const s = i % SYMBOLS;
     const symbol = seeds[s]!.symbol;
     const userId = `u${rng.int(20_000)}`;
@@ -88,9 +89,9 @@ function buildMarket(): Market {
     });
   }
   const prices = [...base];
-  const ticks: Tick[] = new Array<Tick>(TICKS);
+  const ticks: Tick[] = new Array<Tick>(tickCount);
   const t0 = Date.parse('2025-01-02T14:30:00Z');
-  for (let i = 0; i < TICKS; i++) {
+  for (let i = 0; i < tickCount; i++) {
     const s = rng.int(SYMBOLS);
     const step = Math.round(base[s]! * 0.0002 * (2 * rng.uniform() - 1));
     let next = prices[s]! + step;
@@ -102,14 +103,14 @@ function buildMarket(): Market {
   return { seeds, alerts, ticks };
 }
 
-interface Run {
+export interface Run {
   readonly evaluated: number;
   readonly ms: number;
   /** `tickNumber:key` of every alert fired, for the comparison. */
   readonly fired: string[];
 }
 
-function indexedRun(market: Market, passes: number): Run {
+export function indexedRun(market: Market, passes: number): Run {
   const quotes = new LiveQuotes(market.seeds);
   const index = new AlertIndex((symbol, period) => quotes.smaBase(symbol, period));
   for (const alert of market.alerts) index.add(alert);

@@ -236,8 +236,22 @@ async function startFeed(
   };
 }
 
+/** Options of {@link benchLatency}, for `npm run bench -- scale`. */
+export interface LatencyOptions {
+  /**
+   * Sockets connected during the notification measurement (default 200): the 200 of the users with alerts,
+   * the rest of further users without alerts, 10 each.
+   */
+  readonly sockets?: number;
+  /** Only the notification measurement: the fan-out and baseline figures are NaN. */
+  readonly notificationsOnly?: boolean;
+}
+
 /** Runs the benchmark and returns its figures. */
-export async function benchLatency(): Promise<LatencyBenchResult> {
+export async function benchLatency(options: LatencyOptions = {}): Promise<LatencyBenchResult> {
+  const idleUsers = Math.ceil(
+    Math.max(0, (options.sockets ?? USERS * SOCKETS_PER_USER) - USERS * SOCKETS_PER_USER) / SOCKETS_PER_USER,
+  );
   const dataDir = mkdtempSync(join(tmpdir(), 'sp-bench-latency-'));
   const children: ChildProcess[] = [];
   const sockets: Socket[] = [];
@@ -251,6 +265,8 @@ export async function benchLatency(): Promise<LatencyBenchResult> {
       TICK_SOURCE: 'feed',
       FEED_TOKEN: TOKEN,
       MARKET_AS_OF: TEST_MARKET_DATE,
+      REGISTRATIONS_PER_ADDRESS: '1000000',
+      REGISTRATIONS_PER_HOUR: '1000000',
     });
     children.push(gateway.child);
     const url = gateway.url;
@@ -295,6 +311,17 @@ export async function benchLatency(): Promise<LatencyBenchResult> {
       userSockets.push(await openMany(url, [cookies[u]!], SOCKETS_PER_USER));
       sockets.push(...userSockets[u]!);
     }
+    if (idleUsers > 0) {
+      progress(`${idleUsers} more users without alerts, ${idleUsers * SOCKETS_PER_USER} more sockets`);
+      const idle: string[] = [];
+      for (let u = 0; u < idleUsers; u += 20) {
+        const wave = Array.from({ length: Math.min(20, idleUsers - u) }, (_, j) =>
+          user(url, `idle${u + j}x${Date.now().toString(36)}`),
+        );
+        idle.push(...(await Promise.all(wave)));
+      }
+      sockets.push(...(await openMany(url, idle, idleUsers * SOCKETS_PER_USER)));
+    }
 
     // 1. Notifications under load.
     const samples: number[] = [];
@@ -329,6 +356,26 @@ export async function benchLatency(): Promise<LatencyBenchResult> {
     while (samples.length < expected && Date.now() < deadline) await sleep(20);
     const ticksPerSec = await load.stop();
     if (samples.length < expected) progress(`only ${samples.length} of ${expected} notifications arrived`);
+    const notifications = {
+      bench: 'latency' as const,
+      p50Ms: round2(percentile(samples, 50)),
+      p99Ms: round2(percentile(samples, 99)),
+      ticksPerSec,
+      samples: samples.length,
+      sockets: sockets.length,
+    };
+    if (options.notificationsOnly) {
+      return {
+        ...notifications,
+        fanoutSockets: 0,
+        fanoutP99Ms: NaN,
+        fanoutP50Ms: NaN,
+        baselineP50Ms: NaN,
+        baselineP99Ms: NaN,
+        baselineFanoutP99Ms: NaN,
+        ratioToBaseline: NaN,
+      };
+    }
 
     // 2. Quote fan-out.
     progress(`fan-out: ${FANOUT_SOCKETS} sockets watching ${FANOUT_SYMBOL}, ${FANOUT_ROUNDS} rounds`);
@@ -361,9 +408,7 @@ export async function benchLatency(): Promise<LatencyBenchResult> {
     const baseline = await bareBaseline(bare.url);
 
     return {
-      bench: 'latency',
-      p50Ms: round2(percentile(samples, 50)),
-      p99Ms: round2(percentile(samples, 99)),
+      ...notifications,
       fanoutSockets: FANOUT_SOCKETS,
       fanoutP99Ms: round2(percentile(fanout, 99)),
       fanoutP50Ms: round2(percentile(fanout, 50)),
@@ -371,9 +416,6 @@ export async function benchLatency(): Promise<LatencyBenchResult> {
       baselineP99Ms: round2(percentile(baseline.single, 99)),
       baselineFanoutP99Ms: round2(percentile(baseline.fanout, 99)),
       ratioToBaseline: round2(percentile(samples, 99) / percentile(baseline.single, 99)),
-      ticksPerSec,
-      samples: samples.length,
-      sockets: USERS * SOCKETS_PER_USER,
     };
   } finally {
     for (const s of sockets) s.disconnect();

@@ -1,0 +1,79 @@
+/**
+ * The front of every request, in one middleware instead of ten: the request's id and log line, the security
+ * headers, the request metrics, compression, the error mapping, the 404 of unknown API paths, the cross-site
+ * check, the feed route, the JSON body and the session, each step a function of its own module
+ * (`requestLog.ts`, `metrics.ts`, `compression.ts`, `errors.ts`, `security.ts`, `feed.ts`, `body.ts`,
+ * `session.ts`). As a chain of middleware, each added a promise, a bound `next` and an async frame to every
+ * request: merged, CPU per watch-list request fell from 66 to 59 µs (bare Koa 35 µs, `/proc` ticks over 40,000
+ * requests; see the gateway README). Steps with nothing to wait for (a GET has no body, a request without a
+ * cookie no session) add no promise.
+ */
+import type { Context, Middleware, Next } from 'koa';
+import type { Logger } from '../../platform/logger.ts';
+import type { SessionStore } from '../../platform/sessions/port.ts';
+import { readSession } from '../auth/session.ts';
+import { answerError, notFound } from '../errors.ts';
+import { FEED_PATH } from '../routes/feed.ts';
+import { readBody } from './body.ts';
+import { acceptsCompression, compressAnswers } from './compression.ts';
+import type { HttpMetrics } from './metrics.ts';
+import type { OriginPolicy } from './origin.ts';
+import { requestLogger } from './requestLog.ts';
+import { refuseCrossSite } from './security.ts';
+
+/** What the front needs. */
+export interface FrontParts {
+  /** Where request lines and failures are logged. */
+  readonly logger: Logger;
+  /** Headers set on every answer, errors included. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** Where each request's duration is counted. */
+  readonly metrics: HttpMetrics;
+  /** Which origins may change state. */
+  readonly origin: OriginPolicy;
+  /** The feed route, or null when it is off. */
+  readonly feed: ((ctx: Context) => Promise<void>) | null;
+  /** Where sessions are looked up. */
+  readonly sessions: SessionStore;
+  /** Whether a path belongs to the API (an unanswered one is a JSON 404). */
+  readonly isApiPath: (path: string) => boolean;
+}
+
+/** The front middleware; put it first, so every answer, errors included, carries the id and the headers. */
+export function front(parts: FrontParts): Middleware {
+  const { logger, metrics, origin, feed, sessions, isApiPath } = parts;
+  const requests = requestLogger(logger);
+  const headers = Object.entries(parts.headers);
+  const compressing = compressAnswers();
+
+  // Below the metrics and compression: everything that can refuse or fail, and the error mapping.
+  const guarded = async (ctx: Context, next: Next): Promise<void> => {
+    try {
+      refuseCrossSite(ctx, origin);
+      if (feed !== null && ctx.path === FEED_PATH) return await feed(ctx);
+      const reading = readBody(ctx);
+      if (reading) await reading;
+      const loading = readSession(ctx, sessions);
+      if (loading) await loading;
+      await next();
+      if (ctx.body === undefined && ctx.status === 404 && isApiPath(ctx.path)) {
+        throw notFound(`no route ${ctx.method} ${ctx.path}`);
+      }
+    } catch (err) {
+      answerError(ctx, err, logger);
+    }
+  };
+
+  const timed = async (ctx: Context, next: Next): Promise<void> => {
+    const res = ctx.res;
+    for (const [name, value] of headers) res.setHeader(name, value);
+    const start = performance.now();
+    try {
+      await (acceptsCompression(ctx) ? compressing(ctx, () => guarded(ctx, next)) : guarded(ctx, next));
+    } finally {
+      metrics.observe(ctx, start);
+    }
+  };
+
+  return (ctx, next) => requests.within(requests.begin(ctx), () => timed(ctx, next));
+}
