@@ -27,8 +27,8 @@ const ok = (label: string, query: Clause) => ({ label, query });
 
 describe('screener query language', () => {
   describe('accepts', () => {
-    it('the six presets of the spec unchanged', () => {
-      expect(SCREENER_PRESETS.map((p) => p.name)).to.deep.equal([
+    it('the six presets of the spec unchanged, first', () => {
+      expect(SCREENER_PRESETS.slice(0, 6).map((p) => p.name)).to.deep.equal([
         'Bullish Patterns',
         'Close below 50-day average',
         '200-day average above 50-day average',
@@ -158,8 +158,8 @@ describe('screener query language', () => {
       },
       {
         why: 'an unknown type',
-        query: [labelled('x', { type: 'volume', op: '>', val: 1 })],
-        message: 'query[0] (label "x"): type must be one of mcap, close, SMA, rsi or pattern_<name>_, got "volume"',
+        query: [labelled('x', { type: 'turnover', op: '>', val: 1 })],
+        message: 'query[0] (label "x"): type must be one of mcap, close, SMA, rsi, volume, relvolume,',
         field: 'query[0].query.type',
       },
       {

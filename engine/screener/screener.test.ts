@@ -3,6 +3,7 @@ import { DomainError } from '../../domain/decider.ts';
 import { capClassOf } from '../../domain/market/types.ts';
 import { BULLISH_PATTERN_NAMES, PATTERN_NAMES } from '../../domain/screener/patterns.ts';
 import { SCREENER_PRESETS, validateQuery, type LabelledClause } from '../../domain/screener/query.ts';
+import { NO_METRICS } from './metrics.ts';
 import {
   SCREENER_ROW_COUNT,
   compileQuery,
@@ -24,6 +25,8 @@ function stock(
     symbol,
     name: `${symbol} Inc.`,
     sector: 'Industrials',
+    industry: null,
+    metrics: NO_METRICS,
     close: 100,
     changepct: 0,
     capclass: capClassOf(marketcap),
@@ -184,6 +187,7 @@ describe('screener', () => {
         symbol: 'AAA',
         name: 'AAA Inc.',
         sector: 'Industrials',
+        industry: null,
         close: 100,
         changepct: 0,
         marketcap: 5e9,
@@ -192,13 +196,14 @@ describe('screener', () => {
         SMA_200: 2,
         rsi_14: 3,
         patterns: ['hammer'],
+        ...NO_METRICS,
       });
     });
 
     it('refuses a limit or sort it cannot follow', () => {
       expect(() => runScreener(rows, [], { limit: -1 })).to.throw(DomainError, /limit must be a whole number/);
       expect(() => runScreener(rows, [], { limit: 2.5 })).to.throw(DomainError);
-      const bad = { field: 'volume', dir: 'asc' } as unknown as { field: 'symbol'; dir: 'asc' };
+      const bad = { field: 'turnover', dir: 'asc' } as unknown as { field: 'symbol'; dir: 'asc' };
       expect(() => runScreener(rows, [], { sort: bad })).to.throw(DomainError, /sort.field must be one of/);
     });
   });

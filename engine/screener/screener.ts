@@ -5,9 +5,13 @@
  */
 import { DomainError } from '../../domain/decider.ts';
 import { type CapClass } from '../../domain/market/types.ts';
+import type { MetricKey } from '../../domain/screener/metrics.ts';
 import {
   columnKeyOf,
+  isCategoryClause,
+  isMetricClause,
   isPatternClause,
+  metricKeyOf,
   patternNameOf,
   validateQuery,
   wantsPatternPresent,
@@ -17,9 +21,11 @@ import {
   type LabelledClause,
 } from '../../domain/screener/query.ts';
 
-import { SCREENER_ROW_COUNT, SORT_FIELDS } from '../../domain/screener/query.ts';
+import { SCREENER_ROW_COUNT, SORT_FIELDS, type SortField } from '../../domain/screener/query.ts';
+import type { ScreenerMetrics } from './metrics.ts';
 
-export { SCREENER_ROW_COUNT, SORT_FIELDS };
+export { SCREENER_ROW_COUNT, SORT_FIELDS, type SortField };
+export type { ScreenerMetrics };
 
 /** The indicator values of a stock's latest bar the screener reads; `null` where the history is too short. */
 export interface ScreenerIndicators {
@@ -43,6 +49,8 @@ export interface ScreenerInput {
   readonly name: string;
   /** GICS sector. */
   readonly sector: string;
+  /** GICS industry, or null where unknown. */
+  readonly industry: string | null;
   /** Latest price (the forming close during the session). */
   readonly close: number;
   /** Change since the previous close, in percent. */
@@ -57,16 +65,20 @@ export interface ScreenerInput {
   readonly patterns: readonly string[];
   /** Whether any bullish pattern was detected on the latest bar. */
   readonly bullishPatterns: boolean;
+  /** The metric columns at the latest price (`metrics.ts`). */
+  readonly metrics: ScreenerMetrics;
 }
 
-/** One row of a screener answer, as the API returns it. */
-export interface ScreenerRow {
+/** One row of a screener answer, as the API returns it: its columns and every metric column. */
+export interface ScreenerRow extends ScreenerMetrics {
   /** Ticker. */
   readonly symbol: string;
   /** Company name. */
   readonly name: string;
   /** GICS sector. */
   readonly sector: string;
+  /** GICS industry, or null where unknown. */
+  readonly industry: string | null;
   /** Latest price. */
   readonly close: number;
   /** Change since the previous close, in percent. */
@@ -92,9 +104,6 @@ export interface ScreenerResult {
   /** How many rows matched before the cut. */
   readonly total: number;
 }
-
-/** A column an answer can be sorted by. */
-export type SortField = (typeof SORT_FIELDS)[number];
 
 /** Sort order of an answer: a column and a direction; missing values (`null`) always come last. */
 export interface ScreenerSort {
@@ -170,7 +179,24 @@ function between(get: Getter, [low, high]: readonly [number, number]): Predicate
   };
 }
 
+function metricGetter(key: MetricKey): Getter {
+  if (key === 'changepct') return (row) => row.changepct;
+  return (row) => row.metrics[key];
+}
+
 function compileClause(clause: Clause): Predicate {
+  if (isCategoryClause(clause)) {
+    const wanted = clause.val.toLowerCase();
+    const is: Predicate =
+      clause.type === 'sector'
+        ? (row) => row.sector === clause.val
+        : (row) => row.industry !== null && row.industry.toLowerCase() === wanted;
+    return clause.op === '=' ? is : (row) => !is(row);
+  }
+  if (isMetricClause(clause)) {
+    const get = metricGetter(metricKeyOf(clause));
+    return clause.op === 'bet' ? between(get, clause.val) : compareWith(get, clause.op, clause.val);
+  }
   if (isPatternClause(clause)) {
     const name = patternNameOf(clause.type);
     const present: Predicate = name === 'bullish' ? (row) => row.bullishPatterns : (row) => row.patterns.includes(name);
@@ -197,9 +223,37 @@ function compileClause(clause: Clause): Predicate {
   return clause.op === 'bet' ? between(get, clause.val) : compareWith(get, clause.op, clause.val);
 }
 
-/** Compiles a validated query once into one predicate: every clause must hold (an empty query matches all). */
-export function compileQuery(query: ScreenerQuery): (row: ScreenerInput) => boolean {
-  const predicates = query.map((item) => compileClause('query' in item ? item.query : item));
+/** Rows of a universe sampled to estimate how many rows each clause lets through. */
+const SELECTIVITY_SAMPLE = 64;
+
+/**
+ * Orders predicates by the share of sampled rows each lets through, fewest first (the order of the query on a
+ * tie), so that a row fails on its first clause as often as the sample says it can.
+ */
+function bySelectivity(predicates: Predicate[], rows: readonly ScreenerInput[]): Predicate[] {
+  if (predicates.length < 2 || rows.length === 0) return predicates;
+  const step = Math.max(1, Math.floor(rows.length / SELECTIVITY_SAMPLE));
+  const passes = predicates.map((predicate, index) => {
+    let count = 0;
+    for (let i = 0; i < rows.length; i += step) if (predicate(rows[i] as ScreenerInput)) count += 1;
+    return { predicate, index, count };
+  });
+  passes.sort((a, b) => a.count - b.count || a.index - b.index);
+  return passes.map((p) => p.predicate);
+}
+
+/**
+ * Compiles a validated query once into one predicate: every clause must hold (an empty query matches all); given
+ * the rows it will run over, the clauses are tried most selective first.
+ */
+export function compileQuery(
+  query: ScreenerQuery,
+  rows: readonly ScreenerInput[] = [],
+): (row: ScreenerInput) => boolean {
+  const predicates = bySelectivity(
+    query.map((item) => compileClause('query' in item ? item.query : item)),
+    rows,
+  );
   const count = predicates.length;
   if (count === 0) return () => true;
   if (count === 1) return predicates[0] as Predicate;
@@ -216,6 +270,7 @@ function sortKeyOf(field: SortField): (row: ScreenerInput) => number | string | 
     case 'symbol':
     case 'name':
     case 'sector':
+    case 'industry':
     case 'close':
     case 'changepct':
     case 'marketcap':
@@ -226,6 +281,8 @@ function sortKeyOf(field: SortField): (row: ScreenerInput) => number | string | 
     case 'SMA_200':
     case 'rsi_14':
       return (row) => row.indicators[field];
+    default:
+      return (row) => row.metrics[field];
   }
 }
 
@@ -279,6 +336,7 @@ function toRow(row: ScreenerInput): ScreenerRow {
     symbol: row.symbol,
     name: row.name,
     sector: row.sector,
+    industry: row.industry,
     close: row.close,
     changepct: row.changepct,
     marketcap: row.marketcap,
@@ -287,6 +345,7 @@ function toRow(row: ScreenerInput): ScreenerRow {
     SMA_200: row.indicators.SMA_200,
     rsi_14: row.indicators.rsi_14,
     patterns: row.patterns,
+    ...row.metrics,
   };
 }
 
@@ -301,7 +360,7 @@ export function runScreener(
   options: ScreenerOptions = {},
 ): ScreenerResult {
   const { limit, sort } = checkOptions(options);
-  const matches = compileQuery(query);
+  const matches = compileQuery(query, rows);
   const matched = rows.filter(matches);
   matched.sort(comparatorOf(sort));
   return { rows: matched.slice(0, limit).map(toRow), total: matched.length };
@@ -309,11 +368,17 @@ export function runScreener(
 
 /** Reads a column of a row by its key, the generic way. */
 function lookUp(row: ScreenerInput, key: string): unknown {
+  if (key in row.metrics) return (row.metrics as unknown as Record<string, unknown>)[key];
   if (key in row.indicators) return (row.indicators as unknown as Record<string, unknown>)[key];
   return (row as unknown as Record<string, unknown>)[key];
 }
 
 function naiveHolds(row: ScreenerInput, clause: Clause): boolean {
+  if (isCategoryClause(clause)) {
+    const value = lookUp(row, clause.type);
+    const is = typeof value === 'string' && value.toLowerCase() === clause.val.toLowerCase();
+    return clause.op === '=' ? is : !is;
+  }
   if (isPatternClause(clause)) {
     const name = patternNameOf(clause.type);
     const present = name === 'bullish' ? row.bullishPatterns : row.patterns.includes(name);
@@ -322,7 +387,8 @@ function naiveHolds(row: ScreenerInput, clause: Clause): boolean {
   if (clause.type === 'mcap' && (clause.op === 'like' || clause.op === 'not_like')) {
     return (lookUp(row, 'capclass') === clause.val) === (clause.op === 'like');
   }
-  const value = lookUp(row, clause.type === 'mcap' ? 'marketcap' : columnKeyOf(clause));
+  const key = clause.type === 'mcap' ? 'marketcap' : isMetricClause(clause) ? metricKeyOf(clause) : columnKeyOf(clause);
+  const value = lookUp(row, key);
   if (typeof value !== 'number') return false;
   if (clause.op === 'bet') {
     const [low, high] = clause.val;
