@@ -192,6 +192,14 @@ export const METRICS: readonly MetricInfo[] = [
     nonNegative: true,
     definition: 'the standard deviation (population) of the last 20 daily close-to-close returns, in percent a day',
   },
+  {
+    type: 'sma_cross',
+    label: 'SMA 50/200 cross (days)',
+    unit: 'days',
+    nonNegative: false,
+    definition:
+      'trading days since the 50-day SMA crossed the 200-day SMA, signed: k > 0 when the 50-day is above and was last at or below it k bars before the latest (1: crossed on the latest bar, a golden cross), −k when it is below and was last at or above it k bars before (a death cross), 0 when they are equal; unknown without a cross since both are known',
+  },
 ];
 
 const metricByType: ReadonlyMap<string, MetricInfo> = new Map(METRICS.map((m) => [m.type, m]));
