@@ -7,6 +7,7 @@ import {
   DEFAULT_ROW_COUNT,
   EMPTY_DRAFT,
   INITIAL_CONTEXT,
+  METRIC_COLUMNS,
   SAVED_QUERY_COLOR,
   STREAM_RERUN_MS,
   addClause,
@@ -42,8 +43,10 @@ function row(symbol: string, close = 100, extra: Partial<ScreenerRow> = {}): Scr
     SMA_200: 80,
     rsi_14: 55,
     patterns: [],
+    industry: 'Software',
+    ...Object.fromEntries(METRIC_COLUMNS.map((key) => [key, null])),
     ...extra,
-  };
+  } as ScreenerRow;
 }
 
 function quote(symbol: string, price: number, ts = '2026-01-02T15:00:00Z'): Quote {
@@ -146,7 +149,7 @@ describe('search machine', () => {
     expect(actor.getSnapshot().matches({ lists: 'loading', results: 'running' })).to.equal(true);
     await ready(actor);
     const { context } = actor.getSnapshot();
-    expect(context.presets.map((p) => p.name)).to.have.length(6);
+    expect(context.presets.map((p) => p.name)).to.have.length(SCREENER_PRESETS.length);
     expect(context.saved).to.deep.equal([saved1]);
     expect(calls.runs).to.deep.equal([{ query: [], limit: DEFAULT_ROW_COUNT }]);
     expect(context.rows.map((r) => r.symbol)).to.deep.equal(['AAPL', 'MSFT']);
@@ -419,7 +422,7 @@ describe('search logic', () => {
   it('offers presets and saved queries in the quick-fill, saved ones in white, filtered by every word', () => {
     const presets = SCREENER_PRESETS.map((p) => ({ name: p.name, query: p.query }));
     const all = quickFillOptions(presets, [saved1], '');
-    expect(all).to.have.length(7);
+    expect(all).to.have.length(SCREENER_PRESETS.length + 1);
     expect(all.at(-1)).to.include({ kind: 'saved', name: 'Oversold', color: SAVED_QUERY_COLOR });
     expect(all.filter((o) => o.kind === 'preset').every((o) => o.color !== SAVED_QUERY_COLOR)).to.equal(true);
     expect(quickFillOptions(presets, [saved1], 'rsi 30').map((o) => o.name)).to.deep.equal(['14-day RSI below 30']);
