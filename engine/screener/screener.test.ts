@@ -309,7 +309,7 @@ describe('screener', () => {
       ];
       expect(run(...clauses)).to.deep.equal(['JPM']);
       expect(run(...[...clauses].reverse())).to.deep.equal(['JPM']);
-      const compiled = compileQuery(q(...clauses), rows);
+      const compiled = compileQuery(q(...clauses));
       expect(rows.filter(compiled).map((r) => r.symbol)).to.deep.equal(['JPM']);
     });
 

@@ -1,7 +1,9 @@
 /**
  * The screener: runs a validated query of the screener language over the latest row of every stock, the clauses
- * ANDed, and returns the matching rows sorted and cut to the row count. The query is compiled once into one
- * predicate of specialised closures; {@link naiveScreener} is the plain baseline it is measured against.
+ * ANDed, and returns the matching rows sorted and cut to the row count. A run scans the universe's columns of
+ * typed arrays (`table.ts`, built once per rows array), clause by clause, the most selective first;
+ * {@link compileQuery} is the same query as a predicate of one row; {@link naiveScreener} is the plain baseline
+ * both are measured against.
  */
 import { DomainError } from '../../domain/decider.ts';
 import { type CapClass } from '../../domain/market/types.ts';
@@ -22,52 +24,14 @@ import {
 } from '../../domain/screener/query.ts';
 
 import { SCREENER_ROW_COUNT, SORT_FIELDS, type SortField } from '../../domain/screener/query.ts';
+import type { ScreenerInput } from './input.ts';
 import type { ScreenerMetrics } from './metrics.ts';
+import { matchingIndices, sortedIndices, tableOf } from './table.ts';
+
+export type { ScreenerIndicators, ScreenerInput } from './input.ts';
 
 export { SCREENER_ROW_COUNT, SORT_FIELDS, type SortField };
 export type { ScreenerMetrics };
-
-/** The indicator values of a stock's latest bar the screener reads; `null` where the history is too short. */
-export interface ScreenerIndicators {
-  /** SMA of the last 20 closes. */
-  readonly SMA_20: number | null;
-  /** SMA of the last 50 closes. */
-  readonly SMA_50: number | null;
-  /** SMA of the last 100 closes. */
-  readonly SMA_100: number | null;
-  /** SMA of the last 200 closes. */
-  readonly SMA_200: number | null;
-  /** Wilder's RSI of 14 days. */
-  readonly rsi_14: number | null;
-}
-
-/** What the screener knows of one stock: its universe entry, latest quote, indicators and latest-bar patterns. */
-export interface ScreenerInput {
-  /** Ticker. */
-  readonly symbol: string;
-  /** Company name. */
-  readonly name: string;
-  /** GICS sector. */
-  readonly sector: string;
-  /** GICS industry, or null where unknown. */
-  readonly industry: string | null;
-  /** Latest price (the forming close during the session). */
-  readonly close: number;
-  /** Change since the previous close, in percent. */
-  readonly changepct: number;
-  /** Market capitalisation in dollars. */
-  readonly marketcap: number;
-  /** Cap class of the market capitalisation. */
-  readonly capclass: CapClass;
-  /** Indicators of the latest bar. */
-  readonly indicators: ScreenerIndicators;
-  /** Names of the patterns detected on the latest bar. */
-  readonly patterns: readonly string[];
-  /** Whether any bullish pattern was detected on the latest bar. */
-  readonly bullishPatterns: boolean;
-  /** The metric columns at the latest price (`metrics.ts`). */
-  readonly metrics: ScreenerMetrics;
-}
 
 /** One row of a screener answer, as the API returns it: its columns and every metric column. */
 export interface ScreenerRow extends ScreenerMetrics {
@@ -223,37 +187,12 @@ function compileClause(clause: Clause): Predicate {
   return clause.op === 'bet' ? between(get, clause.val) : compareWith(get, clause.op, clause.val);
 }
 
-/** Rows of a universe sampled to estimate how many rows each clause lets through. */
-const SELECTIVITY_SAMPLE = 64;
-
 /**
- * Orders predicates by the share of sampled rows each lets through, fewest first (the order of the query on a
- * tie), so that a row fails on its first clause as often as the sample says it can.
+ * Compiles a validated query once into one predicate over a single row: every clause must hold (an empty query
+ * matches all). A run over a universe scans its columns instead (`table.ts`).
  */
-function bySelectivity(predicates: Predicate[], rows: readonly ScreenerInput[]): Predicate[] {
-  if (predicates.length < 2 || rows.length === 0) return predicates;
-  const step = Math.max(1, Math.floor(rows.length / SELECTIVITY_SAMPLE));
-  const passes = predicates.map((predicate, index) => {
-    let count = 0;
-    for (let i = 0; i < rows.length; i += step) if (predicate(rows[i] as ScreenerInput)) count += 1;
-    return { predicate, index, count };
-  });
-  passes.sort((a, b) => a.count - b.count || a.index - b.index);
-  return passes.map((p) => p.predicate);
-}
-
-/**
- * Compiles a validated query once into one predicate: every clause must hold (an empty query matches all); given
- * the rows it will run over, the clauses are tried most selective first.
- */
-export function compileQuery(
-  query: ScreenerQuery,
-  rows: readonly ScreenerInput[] = [],
-): (row: ScreenerInput) => boolean {
-  const predicates = bySelectivity(
-    query.map((item) => compileClause('query' in item ? item.query : item)),
-    rows,
-  );
+export function compileQuery(query: ScreenerQuery): (row: ScreenerInput) => boolean {
+  const predicates = query.map((item) => compileClause('query' in item ? item.query : item));
   const count = predicates.length;
   if (count === 0) return () => true;
   if (count === 1) return predicates[0] as Predicate;
@@ -265,51 +204,11 @@ export function compileQuery(
 
 const CAP_RANK: Readonly<Record<CapClass, number>> = { small: 0, mid: 1, large: 2 };
 
-function sortKeyOf(field: SortField): (row: ScreenerInput) => number | string | null {
-  switch (field) {
-    case 'symbol':
-    case 'name':
-    case 'sector':
-    case 'industry':
-    case 'close':
-    case 'changepct':
-    case 'marketcap':
-      return (row) => row[field];
-    case 'capclass':
-      return (row) => CAP_RANK[row.capclass];
-    case 'SMA_50':
-    case 'SMA_200':
-    case 'rsi_14':
-      return (row) => row.indicators[field];
-    default:
-      return (row) => row.metrics[field];
-  }
-}
-
 function compareKeys(a: number | string, b: number | string): number {
   if (typeof a === 'number' && typeof b === 'number') return a - b;
   const x = String(a);
   const y = String(b);
   return x < y ? -1 : x > y ? 1 : 0;
-}
-
-/** Orders rows by a column (missing values last whatever the direction), ties by symbol ascending. */
-function comparatorOf(sort: ScreenerSort): (a: ScreenerInput, b: ScreenerInput) => number {
-  const key = sortKeyOf(sort.field);
-  const sign = sort.dir === 'asc' ? 1 : -1;
-  return (a, b) => {
-    const x = key(a);
-    const y = key(b);
-    if (x === null || y === null || Number.isNaN(x) || Number.isNaN(y)) {
-      const xMissing = x === null || Number.isNaN(x);
-      const yMissing = y === null || Number.isNaN(y);
-      if (xMissing !== yMissing) return xMissing ? 1 : -1;
-    } else {
-      const order = compareKeys(x, y);
-      if (order !== 0) return sign * order;
-    }
-    return compareKeys(a.symbol, b.symbol);
-  };
 }
 
 function checkOptions(options: ScreenerOptions): { limit: number; sort: ScreenerSort } {
@@ -349,6 +248,18 @@ function toRow(row: ScreenerInput): ScreenerRow {
   };
 }
 
+const answerRows = new WeakMap<ScreenerInput, ScreenerRow>();
+
+/** The answer row of a stock's row, made once per row (rows are replaced, not changed, when quotes move). */
+function answerRowOf(row: ScreenerInput): ScreenerRow {
+  let answer = answerRows.get(row);
+  if (answer === undefined) {
+    answer = toRow(row);
+    answerRows.set(row, answer);
+  }
+  return answer;
+}
+
 /**
  * Runs a validated query over the stocks' rows: the rows where every clause holds (a comparison with a missing
  * indicator never holds; `>`/`<` are strict, `bet` inclusive), sorted (market cap descending by default), the
@@ -360,10 +271,13 @@ export function runScreener(
   options: ScreenerOptions = {},
 ): ScreenerResult {
   const { limit, sort } = checkOptions(options);
-  const matches = compileQuery(query, rows);
-  const matched = rows.filter(matches);
-  matched.sort(comparatorOf(sort));
-  return { rows: matched.slice(0, limit).map(toRow), total: matched.length };
+  const table = tableOf(rows);
+  const matched = matchingIndices(
+    table,
+    query.map((item) => ('query' in item ? item.query : item)),
+  );
+  const page = sortedIndices(table, rows, matched, { ...sort, limit });
+  return { rows: Array.from(page, (i) => answerRowOf(rows[i] as ScreenerInput)), total: matched.length };
 }
 
 /** Reads a column of a row by its key, the generic way. */
