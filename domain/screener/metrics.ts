@@ -51,25 +51,6 @@ export type CategoryType = (typeof CATEGORY_TYPES)[number];
 /** The key of a metric column in a screener row (`perf_1M`, `price_vs_sma_50`, `relvolume`, …). */
 export type MetricKey = PlainMetricType | `perf_${PerfPeriod}` | `price_vs_sma_${PriceSmaPeriod}`;
 
-/** Every metric column key, in display order. */
-export const METRIC_KEYS: readonly MetricKey[] = [
-  'changepct',
-  'volume',
-  'relvolume',
-  'gap',
-  ...PERF_PERIODS.map((p): MetricKey => `perf_${p}`),
-  'high52',
-  'low52',
-  ...PRICE_SMA_PERIODS.map((p): MetricKey => `price_vs_sma_${p}`),
-  'pe',
-  'eps_growth',
-  'div_yield',
-  'beta',
-  'atr',
-  'volatility',
-  'sma_cross',
-];
-
 /** What a numeric clause type reads: a label, its unit, whether it can be negative, and its written definition. */
 export interface MetricInfo {
   /** The clause type. */
@@ -201,6 +182,13 @@ export const METRICS: readonly MetricInfo[] = [
       'trading days since the 50-day SMA crossed the 200-day SMA, signed: k > 0 when the 50-day is above and was last at or below it k bars before the latest (1: crossed on the latest bar, a golden cross), −k when it is below and was last at or above it k bars before (a death cross), 0 when they are equal; unknown without a cross since both are known',
   },
 ];
+
+/** Every metric column key, in the order of {@link METRICS} (`perf` and `price_vs_sma` one per period). */
+export const METRIC_KEYS: readonly MetricKey[] = METRICS.flatMap(({ type }): MetricKey[] => {
+  if (type === 'perf') return PERF_PERIODS.map((p): MetricKey => `perf_${p}`);
+  if (type === 'price_vs_sma') return PRICE_SMA_PERIODS.map((p): MetricKey => `price_vs_sma_${p}`);
+  return [type];
+});
 
 const metricByType: ReadonlyMap<string, MetricInfo> = new Map(METRICS.map((m) => [m.type, m]));
 

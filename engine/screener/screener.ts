@@ -24,7 +24,7 @@ import {
 } from '../../domain/screener/query.ts';
 
 import { SCREENER_ROW_COUNT, SORT_FIELDS, type SortField } from '../../domain/screener/query.ts';
-import type { ScreenerInput } from './input.ts';
+import type { ScreenerIndicators, ScreenerInput } from './input.ts';
 import type { ScreenerMetrics } from './metrics.ts';
 import { matchingIndices, sortedIndices, tableOf } from './table.ts';
 
@@ -33,33 +33,15 @@ export type { ScreenerIndicators, ScreenerInput } from './input.ts';
 export { SCREENER_ROW_COUNT, SORT_FIELDS, type SortField };
 export type { ScreenerMetrics };
 
-/** One row of a screener answer, as the API returns it: its columns and every metric column. */
-export interface ScreenerRow extends ScreenerMetrics {
-  /** Ticker. */
-  readonly symbol: string;
-  /** Company name. */
-  readonly name: string;
-  /** GICS sector. */
-  readonly sector: string;
-  /** GICS industry, or null where unknown. */
-  readonly industry: string | null;
-  /** Latest price. */
-  readonly close: number;
-  /** Change since the previous close, in percent. */
-  readonly changepct: number;
-  /** Market capitalisation in dollars. */
-  readonly marketcap: number;
-  /** Cap class. */
-  readonly capclass: CapClass;
-  /** SMA of 50 days. */
-  readonly SMA_50: number | null;
-  /** SMA of 200 days. */
-  readonly SMA_200: number | null;
-  /** RSI of 14 days. */
-  readonly rsi_14: number | null;
-  /** Names of the patterns on the latest bar. */
-  readonly patterns: readonly string[];
-}
+/** One row of a screener answer, as the API returns it: the stock's columns, its main indicators, every metric. */
+export interface ScreenerRow
+  extends
+    ScreenerMetrics,
+    Pick<
+      ScreenerInput,
+      'symbol' | 'name' | 'sector' | 'industry' | 'close' | 'changepct' | 'marketcap' | 'capclass' | 'patterns'
+    >,
+    Pick<ScreenerIndicators, 'SMA_50' | 'SMA_200' | 'rsi_14'> {}
 
 /** A screener answer: the first `limit` matching rows in order, and how many matched in all. */
 export interface ScreenerResult {

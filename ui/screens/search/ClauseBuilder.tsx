@@ -52,6 +52,33 @@ function Field({ label, children }: { readonly label: string; readonly children:
   );
 }
 
+/** A labelled choice among texts. */
+function Choice({
+  label,
+  value,
+  options,
+  text = (option) => option,
+  onPick,
+}: {
+  readonly label: string;
+  readonly value: string;
+  readonly options: readonly string[];
+  readonly text?: (option: string) => string;
+  readonly onPick: (option: string) => void;
+}) {
+  return (
+    <Field label={label}>
+      <select value={value} onChange={(e) => onPick(e.target.value)}>
+        {options.map((option) => (
+          <option key={option} value={option}>
+            {text(option)}
+          </option>
+        ))}
+      </select>
+    </Field>
+  );
+}
+
 /** Props of {@link ClauseBuilder}. */
 export interface ClauseBuilderProps {
   /** Why the last clause was refused, or null. */
@@ -111,26 +138,16 @@ export function ClauseBuilder({ error, onAdd }: ClauseBuilderProps) {
         </Field>
       )}
       {draft.type === 'perf' && (
-        <Field label="Period">
-          <select value={draft.param} onChange={(e) => change({ param: e.target.value })}>
-            {PERF_PERIODS.map((p) => (
-              <option key={p} value={p}>
-                {p}
-              </option>
-            ))}
-          </select>
-        </Field>
+        <Choice label="Period" value={draft.param} options={PERF_PERIODS} onPick={(param) => change({ param })} />
       )}
       {draft.type === 'price_vs_sma' && (
-        <Field label="Average">
-          <select value={draft.param} onChange={(e) => change({ param: e.target.value })}>
-            {PRICE_SMA_PERIODS.map((p) => (
-              <option key={p} value={String(p)}>
-                SMA {p}
-              </option>
-            ))}
-          </select>
-        </Field>
+        <Choice
+          label="Average"
+          value={draft.param}
+          options={PRICE_SMA_PERIODS.map(String)}
+          text={(p) => `SMA ${p}`}
+          onPick={(param) => change({ param })}
+        />
       )}
       {draft.type === 'pattern' && (
         <Field label="Pattern">
@@ -177,15 +194,7 @@ export function ClauseBuilder({ error, onAdd }: ClauseBuilderProps) {
         </Field>
       )}
       {draft.type === 'sector' && (
-        <Field label="Sector">
-          <select value={draft.value} onChange={(e) => change({ value: e.target.value })}>
-            {SECTORS.map((sector) => (
-              <option key={sector} value={sector}>
-                {sector}
-              </option>
-            ))}
-          </select>
-        </Field>
+        <Choice label="Sector" value={draft.value} options={SECTORS} onPick={(value) => change({ value })} />
       )}
       {draft.type === 'industry' && (
         <Field label="Industry">
