@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { METRIC_KEYS } from '../../domain/screener/metrics.ts';
+import { METRIC_KEYS, metricKeyDefinition } from '../../domain/screener/metrics.ts';
 import { BULLISH_PATTERN_NAMES, PATTERNS } from '../../domain/screener/patterns.ts';
 import { SCREENER_PRESETS, SPEC_PRESETS } from '../../domain/screener/query.ts';
 import { loadUniverse } from '../../engine/marketdata/universe.ts';
@@ -175,6 +175,13 @@ describe('screener routes', function () {
       );
     });
   }
+
+  it('describes every metric of the answer rows in the API reference', async function () {
+    const doc = JSON.stringify((await gw.client().get('/api/docs')).body);
+    for (const key of METRIC_KEYS) {
+      expect(doc, key).to.include(JSON.stringify(metricKeyDefinition(key)).slice(1, -1));
+    }
+  });
 
   it('answers 401 without a session', async function () {
     const client = gw.client();
