@@ -3,6 +3,7 @@
  * latest row of every stock.
  */
 import { z } from './zod.ts';
+import { CATEGORY_DEFINITIONS, METRIC_KEYS, metricKeyDefinition, type MetricKey } from '../screener/metrics.ts';
 import { MAX_CLAUSES, SCREENER_ROW_COUNT, SORT_FIELDS, type LabelledClause } from '../screener/query.ts';
 import { route } from './route.ts';
 
@@ -35,12 +36,26 @@ const runBody = z.object(
   { error: 'must be {query, limit?, sort?}' },
 );
 
+type RowMetricKey = Exclude<MetricKey, 'changepct'>;
+
+/** The metric columns of a result row, each described by its definition. */
+const metricFields = Object.fromEntries(
+  METRIC_KEYS.filter((key) => key !== 'changepct').map((key) => [
+    key,
+    z
+      .number()
+      .nullable()
+      .describe(`${metricKeyDefinition(key)}; null when unknown`),
+  ]),
+) as { [K in RowMetricKey]: z.ZodNullable<z.ZodNumber> };
+
 /** The screener routes. */
 export const screenerApi = {
   getScreenerPresets: route({
     method: 'GET',
     path: '/api/screener/presets',
-    summary: 'The six preset searches of the product, as queries of the screener language',
+    summary:
+      'The preset searches, as queries of the screener language: the six of the product, then the signals (Top Gainers, Top Losers, New High, New Low, Most Volatile, Most Active, Unusual Volume, Overbought, Oversold, Golden Cross, Death Cross) and one per candlestick pattern',
     tag: 'screener',
     access: 'user',
     response: z.array(z.object({ name: z.string(), query: z.array(labelledClause).readonly() })),
@@ -48,7 +63,7 @@ export const screenerApi = {
   postScreenerRun: route({
     method: 'POST',
     path: '/api/screener/run',
-    summary: `Run a query (clauses ANDed; an empty list matches every stock) over the latest row of every stock: the first limit rows (default ${SCREENER_ROW_COUNT}) in the sort order (market cap, largest first, by default), and how many matched`,
+    summary: `Run a query (clauses ANDed; an empty list matches every stock) over the latest row of every stock: the first limit rows (default ${SCREENER_ROW_COUNT}) in the sort order (market cap, largest first, by default), and how many matched. Clause types: mcap, close, SMA, rsi, pattern_<name>_, the categories sector and industry (op = or not_like), and the metrics (op >, < or bet) whose definitions the row fields give`,
     tag: 'screener',
     access: 'user',
     body: runBody,
@@ -57,15 +72,17 @@ export const screenerApi = {
         z.object({
           symbol: z.string(),
           name: z.string(),
-          sector: z.string(),
+          sector: z.string().describe(CATEGORY_DEFINITIONS.sector),
+          industry: z.string().nullable().describe(CATEGORY_DEFINITIONS.industry),
           close: z.number(),
-          changepct: z.number(),
+          changepct: z.number().describe(metricKeyDefinition('changepct')),
           marketcap: z.number(),
           capclass: z.string(),
           SMA_50: z.number().nullable(),
           SMA_200: z.number().nullable(),
           rsi_14: z.number().nullable(),
           patterns: z.array(z.string()),
+          ...metricFields,
         }),
       ),
       total: z.number(),

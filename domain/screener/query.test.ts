@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { DomainError } from '../decider.ts';
-import { PATTERN_NAMES } from './patterns.ts';
+import { PERF_PERIODS, PLAIN_METRIC_TYPES, PRICE_SMA_PERIODS } from './metrics.ts';
+import { PATTERNS, PATTERN_NAMES } from './patterns.ts';
 import {
   MAX_CLAUSES,
   SCREENER_PRESETS,
@@ -27,8 +28,8 @@ const ok = (label: string, query: Clause) => ({ label, query });
 
 describe('screener query language', () => {
   describe('accepts', () => {
-    it('the six presets of the spec unchanged', () => {
-      expect(SCREENER_PRESETS.map((p) => p.name)).to.deep.equal([
+    it('the six presets of the spec unchanged, first', () => {
+      expect(SCREENER_PRESETS.slice(0, 6).map((p) => p.name)).to.deep.equal([
         'Bullish Patterns',
         'Close below 50-day average',
         '200-day average above 50-day average',
@@ -69,6 +70,64 @@ describe('screener query language', () => {
         ok('close over sma', { type: 'close', op: '>', val: { ref: 'SMA', param: 200 } }),
         ok('rsi', { type: 'rsi', param: 14, op: 'bet', val: [30, 70] }),
       ]);
+    });
+
+    it('every metric type against numbers and ranges, perf and price_vs_sma with their period', () => {
+      for (const type of PLAIN_METRIC_TYPES) {
+        expect(validateClause({ type, param: '', op: '>', val: 1.5, extra: true })).to.deep.equal({
+          type,
+          op: '>',
+          val: 1.5,
+        });
+        expect(validateClause({ type, op: 'bet', val: [0, 2] })).to.deep.equal({ type, op: 'bet', val: [0, 2] });
+      }
+      for (const param of PERF_PERIODS) {
+        expect(validateClause({ type: 'perf', param, op: '<', val: -10 })).to.deep.equal({
+          type: 'perf',
+          param,
+          op: '<',
+          val: -10,
+        });
+      }
+      for (const param of PRICE_SMA_PERIODS) {
+        expect(validateClause({ type: 'price_vs_sma', param, op: 'bet', val: [-5, 5] })).to.deep.equal({
+          type: 'price_vs_sma',
+          param,
+          op: 'bet',
+          val: [-5, 5],
+        });
+      }
+    });
+
+    it('sector and industry with = and not_like, the industry trimmed', () => {
+      expect(validateClause({ type: 'sector', op: '=', val: 'Energy' })).to.deep.equal({
+        type: 'sector',
+        op: '=',
+        val: 'Energy',
+      });
+      expect(validateClause({ type: 'industry', op: 'not_like', val: '  Banks ' })).to.deep.equal({
+        type: 'industry',
+        op: 'not_like',
+        val: 'Banks',
+      });
+    });
+
+    it('every preset as its own query, the signals after the six', () => {
+      expect(SCREENER_PRESETS.slice(6).map((p) => p.name)).to.include.members([
+        'Top Gainers',
+        'Top Losers',
+        'New High',
+        'New Low',
+        'Most Volatile',
+        'Most Active',
+        'Unusual Volume',
+        'Overbought',
+        'Oversold',
+        'Golden Cross',
+        'Death Cross',
+        ...PATTERNS.map((p) => p.label),
+      ]);
+      expect(new Set(SCREENER_PRESETS.map((p) => p.name)).size).to.equal(SCREENER_PRESETS.length);
     });
 
     it('rsi without param as the 14-day RSI, and blank params where none is used', () => {
@@ -140,6 +199,68 @@ describe('screener query language', () => {
   });
 
   describe('refuses, naming the clause', () => {
+    const metricCases = [
+      {
+        why: 'a perf clause of an unknown period',
+        query: [labelled('p', { type: 'perf', param: '2W', op: '>', val: 1 })],
+        message: 'query[0] (label "p"): param must be one of 1W, 1M, 3M, 6M, YTD, 1Y for perf, got "2W"',
+        field: 'query[0].query.param',
+      },
+      {
+        why: 'a price_vs_sma clause of period 100',
+        query: [labelled('s', { type: 'price_vs_sma', param: 100, op: '>', val: 1 })],
+        message: 'param must be one of 20, 50, 200 for price_vs_sma, got 100',
+        field: 'query[0].query.param',
+      },
+      {
+        why: 'a param on a metric without one',
+        query: [labelled('v', { type: 'volume', param: 20, op: '>', val: 1 })],
+        message: 'param is not used by volume',
+        field: 'query[0].query.param',
+      },
+      {
+        why: 'a metric with a category operator',
+        query: [labelled('b', { type: 'beta', op: '=', val: 1 })],
+        message: 'op must be one of >, <, bet for beta, got "="',
+        field: 'query[0].query.op',
+      },
+      {
+        why: 'a metric compared with a text',
+        query: [labelled('pe', { type: 'pe', op: '<', val: 'low' })],
+        message: 'val must be a number for pe with <, got "low"',
+        field: 'query[0].query.val',
+      },
+      {
+        why: 'a negative bound on a metric that cannot be negative',
+        query: [labelled('atr', { type: 'atr', op: 'bet', val: [-1, 2] })],
+        message: 'val must be at or above 0 for atr ($), got -1',
+        field: 'query[0].query.val',
+      },
+      {
+        why: 'an unknown sector',
+        query: [labelled('t', { type: 'sector', op: '=', val: 'Tech' })],
+        message: 'val must be one of the sectors Communication Services',
+        field: 'query[0].query.val',
+      },
+      {
+        why: 'an empty industry',
+        query: [labelled('i', { type: 'industry', op: '=', val: '  ' })],
+        message: 'val must be an industry name of 1 to 100 characters',
+        field: 'query[0].query.val',
+      },
+      {
+        why: 'a category with a comparison',
+        query: [labelled('s', { type: 'sector', op: '>', val: 'Energy' })],
+        message: 'op must be one of =, not_like for sector, got ">"',
+        field: 'query[0].query.op',
+      },
+      {
+        why: 'a param on a category',
+        query: [labelled('s', { type: 'industry', param: 1, op: '=', val: 'Banks' })],
+        message: 'param is not used by industry',
+        field: 'query[0].query.param',
+      },
+    ];
     const cases: readonly {
       readonly why: string;
       readonly query: unknown;
@@ -158,8 +279,8 @@ describe('screener query language', () => {
       },
       {
         why: 'an unknown type',
-        query: [labelled('x', { type: 'volume', op: '>', val: 1 })],
-        message: 'query[0] (label "x"): type must be one of mcap, close, SMA, rsi or pattern_<name>_, got "volume"',
+        query: [labelled('x', { type: 'turnover', op: '>', val: 1 })],
+        message: 'query[0] (label "x"): type must be one of mcap, close, SMA, rsi, volume, relvolume,',
         field: 'query[0].query.type',
       },
       {
@@ -296,7 +417,7 @@ describe('screener query language', () => {
       },
     ];
 
-    for (const { why, query, message, field } of cases) {
+    for (const { why, query, message, field } of [...cases, ...metricCases]) {
       it(why, () => {
         const error = refusal(query);
         expect(error.code).to.equal('invalid_query');
@@ -321,6 +442,9 @@ describe('screener query language', () => {
   describe('describes clauses', () => {
     it('in a few words each', () => {
       expect(describeClause({ type: 'SMA', param: 200, op: '>', val: { ref: 'close' } })).to.equal('SMA(200) > close');
+      expect(describeClause({ type: 'perf', param: '3M', op: '>', val: 10 })).to.equal('perf(3M) > 10%');
+      expect(describeClause({ type: 'relvolume', op: 'bet', val: [1, 2] })).to.equal('relvolume between 1 and 2');
+      expect(describeClause({ type: 'sector', op: 'not_like', val: 'Energy' })).to.equal('sector is not Energy');
       expect(describeClause({ type: 'rsi', param: 14, op: 'bet', val: [30, 70] })).to.equal(
         'RSI(14) between 30 and 70',
       );

@@ -6,8 +6,22 @@
 import { DomainError } from '../decider.ts';
 import { formatNumber } from '../format.ts';
 import { PLAIN_TEXT_MESSAGE, isPlainText } from '../text.ts';
-import { type CapClass } from '../market/types.ts';
-import { PATTERN_NAMES, isPatternName, patternInfo, type PatternName } from './patterns.ts';
+import { SECTORS, type CapClass, type Sector } from '../market/types.ts';
+import {
+  CATEGORY_TYPES,
+  METRIC_KEYS,
+  METRIC_TYPES,
+  PERF_PERIODS,
+  PRICE_SMA_PERIODS,
+  metricInfo,
+  type CategoryType,
+  type MetricKey,
+  type MetricType,
+  type PerfPeriod,
+  type PlainMetricType,
+  type PriceSmaPeriod,
+} from './metrics.ts';
+import { PATTERNS, PATTERN_NAMES, isPatternName, patternInfo, type PatternName } from './patterns.ts';
 
 /** Periods of the simple moving averages the screener knows (`SMA_20` … `SMA_200`). */
 export const SMA_PERIODS = [20, 50, 100, 200] as const;
@@ -76,8 +90,26 @@ export type PatternClause = { readonly type: PatternClauseType } & (
   { readonly op: 'like' | 'not_like'; readonly val: null } | { readonly op: '>'; readonly val: 0 }
 );
 
+/** How a metric clause compares its column: strictly above or below a number, or within a range. */
+export type NumberComparison =
+  { readonly op: '>' | '<'; readonly val: number } | { readonly op: 'bet'; readonly val: NumberRange };
+
+/** The column a metric clause reads: a plain metric, `perf` of a period, or `price_vs_sma` of a period. */
+export type MetricSelector =
+  | { readonly type: PlainMetricType }
+  | { readonly type: 'perf'; readonly param: PerfPeriod }
+  | { readonly type: 'price_vs_sma'; readonly param: PriceSmaPeriod };
+
+/** A clause on a metric column (`volume`, `perf` 1M, `pe`, …): a number or a range, see `metrics.ts`. */
+export type MetricClause = MetricSelector & NumberComparison;
+
+/** A clause on a category: the sector or the industry is (`=`) or is not (`not_like`) the value. */
+export type CategoryClause =
+  | { readonly type: 'sector'; readonly op: '=' | 'not_like'; readonly val: Sector }
+  | { readonly type: 'industry'; readonly op: '=' | 'not_like'; readonly val: string };
+
 /** One validated condition of a screener query. */
-export type Clause = McapClause | ColumnClause | PatternClause;
+export type Clause = McapClause | ColumnClause | PatternClause | MetricClause | CategoryClause;
 
 /** A clause with the label the user sees (and removes it by). */
 export interface LabelledClause {
@@ -104,6 +136,23 @@ export function columnKeyOf(column: ColumnSelector | ColumnRef): ColumnKey {
   return `rsi_${RSI_PERIOD}`;
 }
 
+/** Whether a clause is on a metric column (`volume`, `perf`, `pe`, …). */
+export function isMetricClause(clause: Clause): clause is MetricClause {
+  return (METRIC_TYPES as readonly string[]).includes(clause.type);
+}
+
+/** Whether a clause is on a category (`sector`, `industry`). */
+export function isCategoryClause(clause: Clause): clause is CategoryClause {
+  return (CATEGORY_TYPES as readonly string[]).includes(clause.type);
+}
+
+/** The row key of the metric column a metric clause reads (`perf_1M`, `price_vs_sma_50`, `pe`, …). */
+export function metricKeyOf(clause: MetricSelector): MetricKey {
+  if (clause.type === 'perf') return `perf_${clause.param}`;
+  if (clause.type === 'price_vs_sma') return `price_vs_sma_${clause.param}`;
+  return clause.type;
+}
+
 /** Whether a clause is a pattern clause (`pattern_<name>_` or `pattern_bullish_`). */
 export function isPatternClause(clause: Clause): clause is PatternClause {
   return clause.type.startsWith('pattern_');
@@ -123,6 +172,8 @@ const COLUMN_TYPES = ['close', 'SMA', 'rsi'] as const;
 const COLUMN_OPS = ['>', '<', 'bet'] as const;
 const MCAP_OPS = ['>', '<', 'bet', 'like', 'not_like'] as const;
 const PATTERN_OPS = ['like', 'not_like', '>'] as const;
+const CATEGORY_OPS = ['=', 'not_like'] as const;
+const CLAUSE_TYPES_TEXT = `mcap, close, SMA, rsi, ${[...METRIC_TYPES, ...CATEGORY_TYPES].join(', ')} or pattern_<name>_`;
 
 /** Where a clause sits, for messages (`query[2] (label "RSI low")`) and field paths (`query[2].query`). */
 interface Place {
@@ -297,6 +348,58 @@ function parsePatternType(type: string, place: Place): PatternClauseType | null 
   );
 }
 
+function parseMetricSelector(type: MetricType, param: unknown, place: Place): MetricSelector {
+  if (type === 'perf') {
+    if (oneOf(PERF_PERIODS, param)) return { type, param };
+    return refuse(place, 'param', `param must be one of ${PERF_PERIODS.join(', ')} for perf, got ${show(param)}`);
+  }
+  if (type === 'price_vs_sma') {
+    if (finite(param) && (PRICE_SMA_PERIODS as readonly number[]).includes(param)) {
+      return { type, param: param as PriceSmaPeriod };
+    }
+    return refuse(
+      place,
+      'param',
+      `param must be one of ${PRICE_SMA_PERIODS.join(', ')} for price_vs_sma, got ${show(param)}`,
+    );
+  }
+  if (!isBlank(param)) refuse(place, 'param', `param is not used by ${type}; leave it out, got ${show(param)}`);
+  return { type };
+}
+
+function parseMetricClause(type: MetricType, param: unknown, op: unknown, val: unknown, place: Place): MetricClause {
+  const selector = parseMetricSelector(type, param, place);
+  if (!oneOf(COLUMN_OPS, op)) {
+    refuse(place, 'op', `op must be one of ${COLUMN_OPS.join(', ')} for ${type}, got ${show(op)}`);
+  }
+  const { nonNegative, unit } = metricInfo(type);
+  const inRange = (n: number): string | null =>
+    !nonNegative || n >= 0 ? null : `val must be at or above 0 for ${type} (${unit}), got ${n}`;
+  if (op === 'bet') return { ...selector, op, val: parseRange(val, place, type, inRange) };
+  if (!finite(val)) return refuse(place, 'val', `val must be a number for ${type} with ${op}, got ${show(val)}`);
+  const problem = inRange(val);
+  if (problem !== null) refuse(place, 'val', problem);
+  return { ...selector, op, val };
+}
+
+function parseCategoryClause(type: CategoryType, param: unknown, op: unknown, val: unknown, place: Place): Clause {
+  if (!isBlank(param)) refuse(place, 'param', `param is not used by ${type}; leave it out, got ${show(param)}`);
+  if (!oneOf(CATEGORY_OPS, op)) {
+    refuse(place, 'op', `op must be one of ${CATEGORY_OPS.join(', ')} for ${type}, got ${show(op)}`);
+  }
+  if (type === 'sector') {
+    if (!oneOf(SECTORS, val))
+      refuse(place, 'val', `val must be one of the sectors ${SECTORS.join(', ')}, got ${show(val)}`);
+    return { type, op, val };
+  }
+  const text = typeof val === 'string' ? val.trim() : '';
+  if (text.length === 0 || text.length > MAX_LABEL_LENGTH) {
+    refuse(place, 'val', `val must be an industry name of 1 to ${MAX_LABEL_LENGTH} characters, got ${show(val)}`);
+  }
+  if (!isPlainText(text)) refuse(place, 'val', `val ${PLAIN_TEXT_MESSAGE}`);
+  return { type, op, val: text };
+}
+
 function parseClauseAt(input: unknown, place: Place): Clause {
   if (!isRecord(input)) return refuse(place, '', `must be a clause {type, param, op, val}, got ${show(input)}`);
   const { type, param, op, val } = input;
@@ -306,9 +409,11 @@ function parseClauseAt(input: unknown, place: Place): Clause {
     return parseMcap(op, val, place);
   }
   if (oneOf(COLUMN_TYPES, type)) return parseColumnClause(type, param, op, val, place);
+  if (oneOf(METRIC_TYPES, type)) return parseMetricClause(type, param, op, val, place);
+  if (oneOf(CATEGORY_TYPES, type)) return parseCategoryClause(type, param, op, val, place);
   const patternType = parsePatternType(type, place);
   if (patternType !== null) return parsePatternClause(patternType, param, op, val, place);
-  return refuse(place, 'type', `type must be one of mcap, close, SMA, rsi or pattern_<name>_, got ${show(type)}`);
+  return refuse(place, 'type', `type must be one of ${CLAUSE_TYPES_TEXT}, got ${show(type)}`);
 }
 
 /**
@@ -329,6 +434,16 @@ function describeColumn(column: ColumnSelector | ColumnRef): string {
 
 /** A short human label for a clause, e.g. `close < SMA(50)`, `RSI(14) between 30 and 70`, `mcap is large`. */
 export function describeClause(clause: Clause): string {
+  if (isCategoryClause(clause)) return `${clause.type} ${clause.op === '=' ? 'is' : 'is not'} ${clause.val}`;
+  if (isMetricClause(clause)) {
+    const info = metricInfo(clause.type);
+    const name = 'param' in clause ? `${clause.type}(${clause.param})` : clause.type;
+    const unit = info.unit === '%' ? '%' : '';
+    const number = (n: number): string => (info.unit === 'shares' ? formatNumber(n) : String(n));
+    if (clause.op === 'bet')
+      return `${name} between ${number(clause.val[0])}${unit} and ${number(clause.val[1])}${unit}`;
+    return `${name} ${clause.op} ${number(clause.val)}${unit}`;
+  }
   if (isPatternClause(clause)) {
     const name = patternNameOf(clause.type);
     const what = name === ANY_BULLISH_PATTERN ? 'any bullish pattern' : (patternInfo(name)?.label ?? name);
@@ -403,8 +518,16 @@ export function validateQuery(input: unknown, options: ValidateQueryOptions = {}
   });
 }
 
-/** The six preset searches of the product, as queries of this language. */
-export const SCREENER_PRESETS: readonly { readonly name: string; readonly query: readonly LabelledClause[] }[] = [
+/** A preset search: a name and its query. */
+export interface ScreenerPreset {
+  /** The name the quick-fill shows. */
+  readonly name: string;
+  /** The query, as a user could type it. */
+  readonly query: readonly LabelledClause[];
+}
+
+/** The six preset searches of the product spec, as queries of this language. */
+export const SPEC_PRESETS: readonly ScreenerPreset[] = [
   {
     name: 'Bullish Patterns',
     query: [
@@ -443,11 +566,37 @@ export const SCREENER_PRESETS: readonly { readonly name: string; readonly query:
   },
 ];
 
+/** One preset of a single clause, labelled like its name. */
+function single(name: string, query: Clause): ScreenerPreset {
+  return { name, query: [{ label: name, query }] };
+}
+
+/**
+ * The signals: one-click searches beside the spec's six, each a query of this language (thresholds on the
+ * metrics of `metrics.ts`), then one per candlestick pattern on the latest bar.
+ */
+export const SIGNAL_PRESETS: readonly ScreenerPreset[] = [
+  single('Top Gainers', { type: 'changepct', op: '>', val: 3 }),
+  single('Top Losers', { type: 'changepct', op: '<', val: -3 }),
+  single('New High', { type: 'high52', op: '>', val: 0 }),
+  single('New Low', { type: 'low52', op: '<', val: 0 }),
+  single('Most Volatile', { type: 'volatility', op: '>', val: 3 }),
+  single('Most Active', { type: 'volume', op: '>', val: 20_000_000 }),
+  single('Unusual Volume', { type: 'relvolume', op: '>', val: 2 }),
+  single('Overbought', { type: 'rsi', param: RSI_PERIOD, op: '>', val: 70 }),
+  single('Oversold', { type: 'rsi', param: RSI_PERIOD, op: '<', val: 30 }),
+  single('Golden Cross', { type: 'sma_cross', op: 'bet', val: [1, 5] }),
+  single('Death Cross', { type: 'sma_cross', op: 'bet', val: [-5, -1] }),
+  ...PATTERNS.map((p) => single(p.label, { type: `pattern_${p.name}_`, op: 'like', val: null })),
+];
+
+/** Every preset search: the spec's six, then the signals. */
+export const SCREENER_PRESETS: readonly ScreenerPreset[] = [...SPEC_PRESETS, ...SIGNAL_PRESETS];
+
 /** Rows a screener answer holds unless told otherwise (the spec's screener row count). */
 export const SCREENER_ROW_COUNT = 50;
 
-/** The columns an answer can be sorted by. */
-export const SORT_FIELDS = [
+const BASE_SORT_FIELDS = [
   'symbol',
   'name',
   'sector',
@@ -459,3 +608,13 @@ export const SORT_FIELDS = [
   'SMA_200',
   'rsi_14',
 ] as const;
+
+/** A column an answer can be sorted by. */
+export type SortField = (typeof BASE_SORT_FIELDS)[number] | 'industry' | MetricKey;
+
+/** The columns an answer can be sorted by. */
+export const SORT_FIELDS = [
+  ...BASE_SORT_FIELDS,
+  'industry',
+  ...METRIC_KEYS.filter((key) => key !== 'changepct'),
+] as unknown as readonly [SortField, ...SortField[]];

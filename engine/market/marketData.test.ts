@@ -302,4 +302,62 @@ describe('MarketData', function () {
       market.close();
     }
   });
+
+  it('gives the screener each stock’s metrics from its stored bars and fundamentals, moved by the live price', function () {
+    const market = open(copyOfMarket());
+    try {
+      const rows = new Map(market.screenerInputs().map((r) => [r.symbol, r]));
+      for (const [symbol, bars] of histories(market)) {
+        const row = rows.get(symbol);
+        if (row === undefined) throw new Error(`no screener row of ${symbol}`);
+        const n = bars.length;
+        const last = bars[n - 1] as DailyBar;
+        const previous = bars[n - 2] as DailyBar;
+        const year = bars.slice(n - 253, n - 1);
+        const averageVolume = bars.slice(n - 21, n - 1).reduce((sum, b) => sum + b.volume, 0) / 20;
+        const [eps] = market.fundamentals('earningspershare', symbol, 1, 'A');
+        expect(row.industry, symbol).to.equal(UNIVERSE.find((e) => e.symbol === symbol)?.industry);
+        expect(row.metrics.volume, symbol).to.equal(last.volume);
+        expect(row.metrics.gap, symbol).to.be.closeTo((last.open / previous.close - 1) * 100, 1e-9);
+        expect(row.metrics.relvolume, symbol).to.be.closeTo(last.volume / averageVolume, 1e-9);
+        expect(row.metrics.high52, symbol).to.be.closeTo(
+          (last.close / Math.max(...year.map((b) => b.high)) - 1) * 100,
+          1e-9,
+        );
+        expect(row.metrics.low52, symbol).to.be.closeTo(
+          (last.close / Math.min(...year.map((b) => b.low)) - 1) * 100,
+          1e-9,
+        );
+        expect(row.metrics.perf_1W, symbol).to.be.closeTo(
+          (last.close / (bars[n - 6] as DailyBar).close - 1) * 100,
+          1e-9,
+        );
+        expect(row.metrics.pe, symbol).to.equal(eps !== undefined && eps.val > 0 ? last.close / eps.val : null);
+        const { SMA_50, SMA_200 } = row.indicators;
+        if (row.metrics.sma_cross !== null && SMA_50 !== null && SMA_200 !== null && SMA_50 !== SMA_200) {
+          expect(Math.sign(row.metrics.sma_cross), symbol).to.equal(Math.sign(SMA_50 - SMA_200));
+        }
+      }
+      const bars = market.store.bars('AAPL');
+      const n = bars.length;
+      const before = rows.get('AAPL');
+      const live: Quote = {
+        symbol: 'AAPL',
+        price: 300,
+        change: 1,
+        changepct: 0.5,
+        volume: 7,
+        ts: 'now',
+        source: 'feed',
+      };
+      market.useQuoteSource({ quote: (s) => (s === 'AAPL' ? live : undefined), quotes: () => [live] });
+      const [moved] = market.screenerInputs();
+      expect(moved?.metrics.perf_1W).to.be.closeTo((300 / (bars[n - 6] as DailyBar).close - 1) * 100, 1e-9);
+      expect(moved?.metrics.volume).to.equal(7);
+      expect(moved?.metrics.gap).to.equal(before?.metrics.gap);
+      expect(moved?.metrics.beta).to.equal(before?.metrics.beta);
+    } finally {
+      market.close();
+    }
+  });
 });

@@ -27,6 +27,17 @@ import { loadUniverse, searchUniverse, UNIVERSE_DATE, type UniverseQuery } from 
 import { BULLISH_PATTERN_NAMES } from '../../domain/screener/patterns.ts';
 import type { PatternPerformance } from '../patterns/performance.ts';
 import type { ScreenerInput } from '../screener/screener.ts';
+import {
+  BASE_BARS,
+  barBases,
+  betaOf,
+  marketReturns,
+  metricsAt,
+  modelledDividend,
+  perfBases,
+  smaCrossOf,
+  type MetricBases,
+} from '../screener/metrics.ts';
 import { analyseBars, analysisVersion, seriesOf, toStored, type SymbolSnapshot } from './analysis.ts';
 import { lastClosedSession } from './marketDate.ts';
 import { PatternIndex } from './patternIndex.ts';
@@ -184,6 +195,7 @@ export class MarketData {
   private readonly chartCache = new Map<string, ChartColumns>();
   private quoteSource: QuoteSource;
   private screenerCache: { source: QuoteSource; rows: ScreenerInput[] } | undefined;
+  private metricBases: ReadonlyMap<string, MetricBases> | undefined;
   private patternIndex: PatternIndex | undefined;
   /** The market's trading days (every symbol's days together), oldest first. */
   readonly calendar: readonly string[];
@@ -393,21 +405,27 @@ export class MarketData {
       .map(({ end, val, fy, fp, label }) => ({ end, val, fy, fp, label }));
   }
 
-  /** What the screener reads of every company with bars: quote, indicators and latest-bar patterns. */
+  /**
+   * What the screener reads of every company with bars: quote, indicators, latest-bar patterns and the metric
+   * columns at the quote's price (their bases computed once, on first use).
+   */
   screenerInputs(): readonly ScreenerInput[] {
     const source = this.quoteSource;
     if (this.screenerCache?.source === source) return this.screenerCache.rows;
+    const bases = this.screenerBases();
     const rows: ScreenerInput[] = [];
     for (const entry of this.companies) {
       const snapshot = this.snapshots.get(entry.symbol);
+      const base = bases.get(entry.symbol);
       const quote = source.quote(entry.symbol);
-      if (snapshot === undefined || quote === undefined) continue;
+      if (snapshot === undefined || base === undefined || quote === undefined) continue;
       const marketcap = entry.shares * quote.price;
       const { SMA_20, SMA_50, SMA_100, SMA_200, rsi_14 } = snapshot.indicators;
       rows.push({
         symbol: entry.symbol,
         name: entry.name,
         sector: entry.sector,
+        industry: entry.industry.trim() === '' ? null : entry.industry,
         close: quote.price,
         changepct: quote.changepct,
         marketcap,
@@ -415,10 +433,39 @@ export class MarketData {
         indicators: { SMA_20, SMA_50, SMA_100, SMA_200, rsi_14 },
         patterns: snapshot.patterns,
         bullishPatterns: snapshot.patterns.some((name) => BULLISH.has(name)),
+        metrics: metricsAt(base, quote.price, quote.volume),
       });
     }
     this.screenerCache = { source, rows };
     return rows;
+  }
+
+  /** The metric bases of every company with bars: its last bars, close series, fundamentals and the market's beta. */
+  private screenerBases(): ReadonlyMap<string, MetricBases> {
+    if (this.metricBases !== undefined) return this.metricBases;
+    const symbols = this.companies.map((e) => e.symbol).filter((symbol) => this.snapshots.has(symbol));
+    const lastBars = this.store.lastBars(symbols, BASE_BARS);
+    const market = marketReturns(symbols.flatMap((symbol) => this.series.get(symbol) ?? []));
+    const bases = new Map<string, MetricBases>();
+    for (const entry of this.companies) {
+      const snapshot = this.snapshots.get(entry.symbol);
+      const series = this.series.get(entry.symbol);
+      if (snapshot === undefined || series === undefined) continue;
+      const [eps, previousEps] = this.store.fundamentals('earningspershare', entry.symbol, 2, 'A').map((f) => f.val);
+      const { SMA_20, SMA_50, SMA_200 } = snapshot.indicators;
+      bases.set(entry.symbol, {
+        ...barBases(lastBars.get(entry.symbol) ?? []),
+        perfBase: perfBases(series.dates, series.closes),
+        sma: { 20: SMA_20, 50: SMA_50, 200: SMA_200 },
+        beta: betaOf(series, market),
+        smaCross: smaCrossOf(series.closes),
+        eps: eps ?? null,
+        previousEps: previousEps ?? null,
+        dividend: modelledDividend(entry.sector, eps ?? null),
+      });
+    }
+    this.metricBases = bases;
+    return bases;
   }
 
   /** The pattern days of the whole market, indexed (read from the store on first use). */

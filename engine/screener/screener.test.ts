@@ -3,6 +3,7 @@ import { DomainError } from '../../domain/decider.ts';
 import { capClassOf } from '../../domain/market/types.ts';
 import { BULLISH_PATTERN_NAMES, PATTERN_NAMES } from '../../domain/screener/patterns.ts';
 import { SCREENER_PRESETS, validateQuery, type LabelledClause } from '../../domain/screener/query.ts';
+import { NO_METRICS } from './metrics.ts';
 import {
   SCREENER_ROW_COUNT,
   compileQuery,
@@ -10,6 +11,7 @@ import {
   runScreener,
   type ScreenerIndicators,
   type ScreenerInput,
+  type ScreenerMetrics,
 } from './screener.ts';
 
 const NO_INDICATORS: ScreenerIndicators = { SMA_20: null, SMA_50: null, SMA_100: null, SMA_200: null, rsi_14: null };
@@ -24,6 +26,8 @@ function stock(
     symbol,
     name: `${symbol} Inc.`,
     sector: 'Industrials',
+    industry: null,
+    metrics: NO_METRICS,
     close: 100,
     changepct: 0,
     capclass: capClassOf(marketcap),
@@ -59,6 +63,10 @@ function universe(count: number, seed: number): ScreenerInput[] {
       changepct: Math.round((next() - 0.5) * 1000) / 100,
       marketcap: Math.round(next() ** 3 * 5e11),
       sector: ['Energy', 'Utilities', 'Financials'][i % 3] ?? 'Energy',
+      industry: [null, 'Banks', 'Electric Utilities', 'Oil, Gas & Consumable Fuels'][i % 4] ?? null,
+      metrics: Object.fromEntries(
+        Object.keys(NO_METRICS).map((key) => [key, maybe(Math.round((next() - 0.3) * 10_000) / 100)]),
+      ) as unknown as ScreenerMetrics,
       patterns,
       indicators: {
         SMA_20: maybe(close * (0.9 + next() * 0.2)),
@@ -184,6 +192,7 @@ describe('screener', () => {
         symbol: 'AAA',
         name: 'AAA Inc.',
         sector: 'Industrials',
+        industry: null,
         close: 100,
         changepct: 0,
         marketcap: 5e9,
@@ -192,14 +201,169 @@ describe('screener', () => {
         SMA_200: 2,
         rsi_14: 3,
         patterns: ['hammer'],
+        ...NO_METRICS,
       });
     });
 
     it('refuses a limit or sort it cannot follow', () => {
       expect(() => runScreener(rows, [], { limit: -1 })).to.throw(DomainError, /limit must be a whole number/);
       expect(() => runScreener(rows, [], { limit: 2.5 })).to.throw(DomainError);
-      const bad = { field: 'volume', dir: 'asc' } as unknown as { field: 'symbol'; dir: 'asc' };
+      const bad = { field: 'turnover', dir: 'asc' } as unknown as { field: 'symbol'; dir: 'asc' };
       expect(() => runScreener(rows, [], { sort: bad })).to.throw(DomainError, /sort.field must be one of/);
+    });
+  });
+
+  describe('metric and category clauses', () => {
+    const m = (metrics: Partial<ScreenerMetrics>): ScreenerMetrics => ({ ...NO_METRICS, ...metrics });
+    const rows = [
+      stock('XOM', {
+        sector: 'Energy',
+        industry: 'Oil, Gas & Consumable Fuels',
+        changepct: 2,
+        metrics: m({ volume: 30e6, relvolume: 2.5, gap: 1.5, perf_1M: 10, perf_YTD: -5, high52: -1, low52: 40 }),
+      }),
+      stock('JPM', {
+        sector: 'Financials',
+        industry: 'Banks',
+        changepct: -1,
+        metrics: m({ volume: 10e6, relvolume: 0.8, gap: -0.5, perf_1M: -3, high52: 0.5, low52: 60, pe: 12 }),
+      }),
+      stock('NEE', {
+        sector: 'Utilities',
+        industry: 'Electric Utilities',
+        metrics: m({ price_vs_sma_50: 4, price_vs_sma_200: -2, pe: 25, eps_growth: 8, div_yield: 3.2, beta: 0.4 }),
+      }),
+      stock('NVDA', {
+        sector: 'Information Technology',
+        metrics: m({ price_vs_sma_50: 12, pe: 60, eps_growth: 90, div_yield: 0, beta: 1.8, atr: 6, volatility: 3.5 }),
+      }),
+      stock('NEW'),
+    ];
+    const run = (...clauses: unknown[]): string[] => symbols(runScreener(rows, q(...clauses)).rows);
+
+    it('volume and relative volume', () => {
+      expect(run({ type: 'volume', op: '>', val: 20e6 })).to.deep.equal(['XOM']);
+      expect(run({ type: 'relvolume', op: 'bet', val: [0.8, 2] })).to.deep.equal(['JPM']);
+    });
+
+    it('change and gap', () => {
+      expect(run({ type: 'changepct', op: '<', val: 0 })).to.deep.equal(['JPM']);
+      expect(run({ type: 'gap', op: '>', val: 1 })).to.deep.equal(['XOM']);
+    });
+
+    it('performance of a period', () => {
+      expect(run({ type: 'perf', param: '1M', op: '>', val: 0 })).to.deep.equal(['XOM']);
+      expect(run({ type: 'perf', param: 'YTD', op: '<', val: 0 })).to.deep.equal(['XOM']);
+      expect(run({ type: 'perf', param: '1Y', op: '<', val: 1000 })).to.deep.equal([]);
+    });
+
+    it('52-week high and low distances', () => {
+      expect(run({ type: 'high52', op: '>', val: 0 })).to.deep.equal(['JPM']);
+      expect(run({ type: 'low52', op: 'bet', val: [40, 50] })).to.deep.equal(['XOM']);
+    });
+
+    it('price against a moving average', () => {
+      expect(run({ type: 'price_vs_sma', param: 50, op: '>', val: 4 })).to.deep.equal(['NVDA']);
+      expect(run({ type: 'price_vs_sma', param: 50, op: 'bet', val: [0, 4] })).to.deep.equal(['NEE']);
+      expect(run({ type: 'price_vs_sma', param: 200, op: '<', val: 0 })).to.deep.equal(['NEE']);
+    });
+
+    it('fundamentals: P/E, EPS growth, dividend yield', () => {
+      expect(run({ type: 'pe', op: '<', val: 30 })).to.deep.equal(['JPM', 'NEE']);
+      expect(run({ type: 'eps_growth', op: '>', val: 50 })).to.deep.equal(['NVDA']);
+      expect(run({ type: 'div_yield', op: '>', val: 0 })).to.deep.equal(['NEE']);
+      expect(run({ type: 'div_yield', op: 'bet', val: [0, 0] })).to.deep.equal(['NVDA']);
+    });
+
+    it('risk: beta, ATR and volatility', () => {
+      expect(run({ type: 'beta', op: '<', val: 1 })).to.deep.equal(['NEE']);
+      expect(run({ type: 'atr', op: '>', val: 5 })).to.deep.equal(['NVDA']);
+      expect(run({ type: 'volatility', op: 'bet', val: [3.5, 10] })).to.deep.equal(['NVDA']);
+    });
+
+    it('sector is, or is not, a value', () => {
+      expect(run({ type: 'sector', op: '=', val: 'Energy' })).to.deep.equal(['XOM']);
+      expect(run({ type: 'sector', op: 'not_like', val: 'Industrials' })).to.deep.equal(['JPM', 'NEE', 'NVDA', 'XOM']);
+    });
+
+    it('industry without regard to case; an unknown industry is never equal', () => {
+      expect(run({ type: 'industry', op: '=', val: 'banks' })).to.deep.equal(['JPM']);
+      expect(run({ type: 'industry', op: 'not_like', val: 'Banks' })).to.deep.equal(['NEE', 'NEW', 'NVDA', 'XOM']);
+    });
+
+    it('a missing metric never holds, whatever the operator', () => {
+      for (const clause of [
+        { type: 'pe', op: '>', val: -1e9 },
+        { type: 'pe', op: '<', val: 1e9 },
+        { type: 'pe', op: 'bet', val: [-1e9, 1e9] },
+      ]) {
+        expect(run(clause)).to.not.include('NEW');
+      }
+    });
+
+    it('combines clauses, most selective first, with the same answer', () => {
+      const clauses = [
+        { type: 'sector', op: 'not_like', val: 'Energy' },
+        { type: 'pe', op: '<', val: 50 },
+        { type: 'perf', param: '1M', op: '<', val: 0 },
+      ];
+      expect(run(...clauses)).to.deep.equal(['JPM']);
+      expect(run(...[...clauses].reverse())).to.deep.equal(['JPM']);
+      const compiled = compileQuery(q(...clauses));
+      expect(rows.filter(compiled).map((r) => r.symbol)).to.deep.equal(['JPM']);
+    });
+
+    it('sorts by a metric, missing values last', () => {
+      const answer = runScreener(rows, [], { sort: { field: 'pe', dir: 'desc' } });
+      expect(symbols(answer.rows)).to.deep.equal(['NVDA', 'NEE', 'JPM', 'NEW', 'XOM']);
+    });
+  });
+
+  describe('signal presets', () => {
+    const m = (metrics: Partial<ScreenerMetrics>): ScreenerMetrics => ({ ...NO_METRICS, ...metrics });
+    const rows = [
+      stock('UP', { changepct: 3.01, metrics: m({ high52: 0.01, volume: 20_000_001, relvolume: 2.01 }) }),
+      stock('EDGE', {
+        changepct: 3,
+        indicators: { rsi_14: 70 },
+        metrics: m({ high52: 0, low52: 0, volatility: 3, volume: 20e6, relvolume: 2, sma_cross: 6 }),
+      }),
+      stock('DOWN', {
+        changepct: -3.5,
+        indicators: { rsi_14: 29.9 },
+        metrics: m({ low52: -0.2, volatility: 3.2, sma_cross: -5 }),
+      }),
+      stock('HOT', { indicators: { rsi_14: 70.1 }, metrics: m({ sma_cross: 1 }), patterns: ['hammer'] }),
+      stock('COLD', { indicators: { rsi_14: 30 }, metrics: m({ sma_cross: -6 }), patterns: ['bearish_engulfing'] }),
+      stock('LATE', { metrics: m({ sma_cross: 5 }) }),
+    ];
+    const expected: Record<string, string[]> = {
+      'Top Gainers': ['UP'],
+      'Top Losers': ['DOWN'],
+      'New High': ['UP'],
+      'New Low': ['DOWN'],
+      'Most Volatile': ['DOWN'],
+      'Most Active': ['UP'],
+      'Unusual Volume': ['UP'],
+      Overbought: ['HOT'],
+      Oversold: ['DOWN'],
+      'Golden Cross': ['HOT', 'LATE'],
+      'Death Cross': ['DOWN'],
+      Hammer: ['HOT'],
+      'Bearish engulfing': ['COLD'],
+      Doji: [],
+    };
+    for (const [name, want] of Object.entries(expected)) {
+      it(`${name}: ${want.join(', ') || 'none'}, the boundary left out`, () => {
+        const answer = runScreener(rows, preset(name), { sort: { field: 'symbol', dir: 'asc' } });
+        expect(symbols(answer.rows)).to.deep.equal([...want].sort());
+      });
+    }
+
+    it('offers one preset per candlestick pattern', () => {
+      for (const name of PATTERN_NAMES) {
+        expect(SCREENER_PRESETS.some((p) => p.query.some((c) => c.query.type === `pattern_${name}_`))).to.equal(true);
+      }
     });
   });
 
@@ -224,6 +388,25 @@ describe('screener', () => {
         { type: 'mcap', op: 'bet', val: [1e9, 2e11] },
         { type: 'pattern_hammer_', op: '>', val: 0 },
       ],
+      [
+        { type: 'sector', op: '=', val: 'Energy' },
+        { type: 'perf', param: '3M', op: '>', val: 0 },
+        { type: 'price_vs_sma', param: 200, op: 'bet', val: [-10, 40] },
+        { type: 'volume', op: '>', val: 5 },
+        { type: 'relvolume', op: '<', val: 50 },
+      ],
+      [
+        { type: 'industry', op: 'not_like', val: 'BANKS' },
+        { type: 'pe', op: 'bet', val: [0, 30] },
+        { type: 'beta', op: '>', val: -5 },
+        { type: 'atr', op: '>', val: 1 },
+        { type: 'volatility', op: '<', val: 60 },
+        { type: 'gap', op: '<', val: 10 },
+        { type: 'high52', op: '<', val: 0 },
+        { type: 'div_yield', op: '>', val: 0 },
+        { type: 'eps_growth', op: '>', val: -20 },
+        { type: 'sma_cross', op: 'bet', val: [-40, 60] },
+      ],
     ];
     for (const raw of queries) {
       for (const sort of [
@@ -231,6 +414,8 @@ describe('screener', () => {
         { field: 'changepct', dir: 'asc' },
         { field: 'SMA_50', dir: 'desc' },
         { field: 'capclass', dir: 'asc' },
+        { field: 'perf_1M', dir: 'desc' },
+        { field: 'industry', dir: 'asc' },
       ] as const) {
         const options = { limit: 40, ...(sort === undefined ? {} : { sort }) };
         expect(runScreener(rows, validateQuery(raw, { allowEmpty: true }), options)).to.deep.equal(

@@ -1,13 +1,19 @@
 /**
  * The screener: runs a validated query of the screener language over the latest row of every stock, the clauses
- * ANDed, and returns the matching rows sorted and cut to the row count. The query is compiled once into one
- * predicate of specialised closures; {@link naiveScreener} is the plain baseline it is measured against.
+ * ANDed, and returns the matching rows sorted and cut to the row count. A run scans the universe's columns of
+ * typed arrays (`table.ts`, built once per rows array), clause by clause, the most selective first;
+ * {@link compileQuery} is the same query as a predicate of one row; {@link naiveScreener} is the plain baseline
+ * both are measured against.
  */
 import { DomainError } from '../../domain/decider.ts';
 import { type CapClass } from '../../domain/market/types.ts';
+import type { MetricKey } from '../../domain/screener/metrics.ts';
 import {
   columnKeyOf,
+  isCategoryClause,
+  isMetricClause,
   isPatternClause,
+  metricKeyOf,
   patternNameOf,
   validateQuery,
   wantsPatternPresent,
@@ -17,73 +23,25 @@ import {
   type LabelledClause,
 } from '../../domain/screener/query.ts';
 
-import { SCREENER_ROW_COUNT, SORT_FIELDS } from '../../domain/screener/query.ts';
+import { SCREENER_ROW_COUNT, SORT_FIELDS, type SortField } from '../../domain/screener/query.ts';
+import type { ScreenerIndicators, ScreenerInput } from './input.ts';
+import type { ScreenerMetrics } from './metrics.ts';
+import { matchingIndices, sortedIndices, tableOf } from './table.ts';
 
-export { SCREENER_ROW_COUNT, SORT_FIELDS };
+export type { ScreenerIndicators, ScreenerInput } from './input.ts';
 
-/** The indicator values of a stock's latest bar the screener reads; `null` where the history is too short. */
-export interface ScreenerIndicators {
-  /** SMA of the last 20 closes. */
-  readonly SMA_20: number | null;
-  /** SMA of the last 50 closes. */
-  readonly SMA_50: number | null;
-  /** SMA of the last 100 closes. */
-  readonly SMA_100: number | null;
-  /** SMA of the last 200 closes. */
-  readonly SMA_200: number | null;
-  /** Wilder's RSI of 14 days. */
-  readonly rsi_14: number | null;
-}
+export { SCREENER_ROW_COUNT, SORT_FIELDS, type SortField };
+export type { ScreenerMetrics };
 
-/** What the screener knows of one stock: its universe entry, latest quote, indicators and latest-bar patterns. */
-export interface ScreenerInput {
-  /** Ticker. */
-  readonly symbol: string;
-  /** Company name. */
-  readonly name: string;
-  /** GICS sector. */
-  readonly sector: string;
-  /** Latest price (the forming close during the session). */
-  readonly close: number;
-  /** Change since the previous close, in percent. */
-  readonly changepct: number;
-  /** Market capitalisation in dollars. */
-  readonly marketcap: number;
-  /** Cap class of the market capitalisation. */
-  readonly capclass: CapClass;
-  /** Indicators of the latest bar. */
-  readonly indicators: ScreenerIndicators;
-  /** Names of the patterns detected on the latest bar. */
-  readonly patterns: readonly string[];
-  /** Whether any bullish pattern was detected on the latest bar. */
-  readonly bullishPatterns: boolean;
-}
-
-/** One row of a screener answer, as the API returns it. */
-export interface ScreenerRow {
-  /** Ticker. */
-  readonly symbol: string;
-  /** Company name. */
-  readonly name: string;
-  /** GICS sector. */
-  readonly sector: string;
-  /** Latest price. */
-  readonly close: number;
-  /** Change since the previous close, in percent. */
-  readonly changepct: number;
-  /** Market capitalisation in dollars. */
-  readonly marketcap: number;
-  /** Cap class. */
-  readonly capclass: CapClass;
-  /** SMA of 50 days. */
-  readonly SMA_50: number | null;
-  /** SMA of 200 days. */
-  readonly SMA_200: number | null;
-  /** RSI of 14 days. */
-  readonly rsi_14: number | null;
-  /** Names of the patterns on the latest bar. */
-  readonly patterns: readonly string[];
-}
+/** One row of a screener answer, as the API returns it: the stock's columns, its main indicators, every metric. */
+export interface ScreenerRow
+  extends
+    ScreenerMetrics,
+    Pick<
+      ScreenerInput,
+      'symbol' | 'name' | 'sector' | 'industry' | 'close' | 'changepct' | 'marketcap' | 'capclass' | 'patterns'
+    >,
+    Pick<ScreenerIndicators, 'SMA_50' | 'SMA_200' | 'rsi_14'> {}
 
 /** A screener answer: the first `limit` matching rows in order, and how many matched in all. */
 export interface ScreenerResult {
@@ -92,9 +50,6 @@ export interface ScreenerResult {
   /** How many rows matched before the cut. */
   readonly total: number;
 }
-
-/** A column an answer can be sorted by. */
-export type SortField = (typeof SORT_FIELDS)[number];
 
 /** Sort order of an answer: a column and a direction; missing values (`null`) always come last. */
 export interface ScreenerSort {
@@ -170,7 +125,24 @@ function between(get: Getter, [low, high]: readonly [number, number]): Predicate
   };
 }
 
+function metricGetter(key: MetricKey): Getter {
+  if (key === 'changepct') return (row) => row.changepct;
+  return (row) => row.metrics[key];
+}
+
 function compileClause(clause: Clause): Predicate {
+  if (isCategoryClause(clause)) {
+    const wanted = clause.val.toLowerCase();
+    const is: Predicate =
+      clause.type === 'sector'
+        ? (row) => row.sector === clause.val
+        : (row) => row.industry !== null && row.industry.toLowerCase() === wanted;
+    return clause.op === '=' ? is : (row) => !is(row);
+  }
+  if (isMetricClause(clause)) {
+    const get = metricGetter(metricKeyOf(clause));
+    return clause.op === 'bet' ? between(get, clause.val) : compareWith(get, clause.op, clause.val);
+  }
   if (isPatternClause(clause)) {
     const name = patternNameOf(clause.type);
     const present: Predicate = name === 'bullish' ? (row) => row.bullishPatterns : (row) => row.patterns.includes(name);
@@ -197,7 +169,10 @@ function compileClause(clause: Clause): Predicate {
   return clause.op === 'bet' ? between(get, clause.val) : compareWith(get, clause.op, clause.val);
 }
 
-/** Compiles a validated query once into one predicate: every clause must hold (an empty query matches all). */
+/**
+ * Compiles a validated query once into one predicate over a single row: every clause must hold (an empty query
+ * matches all). A run over a universe scans its columns instead (`table.ts`).
+ */
 export function compileQuery(query: ScreenerQuery): (row: ScreenerInput) => boolean {
   const predicates = query.map((item) => compileClause('query' in item ? item.query : item));
   const count = predicates.length;
@@ -211,48 +186,11 @@ export function compileQuery(query: ScreenerQuery): (row: ScreenerInput) => bool
 
 const CAP_RANK: Readonly<Record<CapClass, number>> = { small: 0, mid: 1, large: 2 };
 
-function sortKeyOf(field: SortField): (row: ScreenerInput) => number | string | null {
-  switch (field) {
-    case 'symbol':
-    case 'name':
-    case 'sector':
-    case 'close':
-    case 'changepct':
-    case 'marketcap':
-      return (row) => row[field];
-    case 'capclass':
-      return (row) => CAP_RANK[row.capclass];
-    case 'SMA_50':
-    case 'SMA_200':
-    case 'rsi_14':
-      return (row) => row.indicators[field];
-  }
-}
-
 function compareKeys(a: number | string, b: number | string): number {
   if (typeof a === 'number' && typeof b === 'number') return a - b;
   const x = String(a);
   const y = String(b);
   return x < y ? -1 : x > y ? 1 : 0;
-}
-
-/** Orders rows by a column (missing values last whatever the direction), ties by symbol ascending. */
-function comparatorOf(sort: ScreenerSort): (a: ScreenerInput, b: ScreenerInput) => number {
-  const key = sortKeyOf(sort.field);
-  const sign = sort.dir === 'asc' ? 1 : -1;
-  return (a, b) => {
-    const x = key(a);
-    const y = key(b);
-    if (x === null || y === null || Number.isNaN(x) || Number.isNaN(y)) {
-      const xMissing = x === null || Number.isNaN(x);
-      const yMissing = y === null || Number.isNaN(y);
-      if (xMissing !== yMissing) return xMissing ? 1 : -1;
-    } else {
-      const order = compareKeys(x, y);
-      if (order !== 0) return sign * order;
-    }
-    return compareKeys(a.symbol, b.symbol);
-  };
 }
 
 function checkOptions(options: ScreenerOptions): { limit: number; sort: ScreenerSort } {
@@ -279,6 +217,7 @@ function toRow(row: ScreenerInput): ScreenerRow {
     symbol: row.symbol,
     name: row.name,
     sector: row.sector,
+    industry: row.industry,
     close: row.close,
     changepct: row.changepct,
     marketcap: row.marketcap,
@@ -287,7 +226,20 @@ function toRow(row: ScreenerInput): ScreenerRow {
     SMA_200: row.indicators.SMA_200,
     rsi_14: row.indicators.rsi_14,
     patterns: row.patterns,
+    ...row.metrics,
   };
+}
+
+const answerRows = new WeakMap<ScreenerInput, ScreenerRow>();
+
+/** The answer row of a stock's row, made once per row (rows are replaced, not changed, when quotes move). */
+function answerRowOf(row: ScreenerInput): ScreenerRow {
+  let answer = answerRows.get(row);
+  if (answer === undefined) {
+    answer = toRow(row);
+    answerRows.set(row, answer);
+  }
+  return answer;
 }
 
 /**
@@ -301,19 +253,28 @@ export function runScreener(
   options: ScreenerOptions = {},
 ): ScreenerResult {
   const { limit, sort } = checkOptions(options);
-  const matches = compileQuery(query);
-  const matched = rows.filter(matches);
-  matched.sort(comparatorOf(sort));
-  return { rows: matched.slice(0, limit).map(toRow), total: matched.length };
+  const table = tableOf(rows);
+  const matched = matchingIndices(
+    table,
+    query.map((item) => ('query' in item ? item.query : item)),
+  );
+  const page = sortedIndices(table, rows, matched, { ...sort, limit });
+  return { rows: Array.from(page, (i) => answerRowOf(rows[i] as ScreenerInput)), total: matched.length };
 }
 
 /** Reads a column of a row by its key, the generic way. */
 function lookUp(row: ScreenerInput, key: string): unknown {
+  if (key in row.metrics) return (row.metrics as unknown as Record<string, unknown>)[key];
   if (key in row.indicators) return (row.indicators as unknown as Record<string, unknown>)[key];
   return (row as unknown as Record<string, unknown>)[key];
 }
 
 function naiveHolds(row: ScreenerInput, clause: Clause): boolean {
+  if (isCategoryClause(clause)) {
+    const value = lookUp(row, clause.type);
+    const is = typeof value === 'string' && value.toLowerCase() === clause.val.toLowerCase();
+    return clause.op === '=' ? is : !is;
+  }
   if (isPatternClause(clause)) {
     const name = patternNameOf(clause.type);
     const present = name === 'bullish' ? row.bullishPatterns : row.patterns.includes(name);
@@ -322,7 +283,8 @@ function naiveHolds(row: ScreenerInput, clause: Clause): boolean {
   if (clause.type === 'mcap' && (clause.op === 'like' || clause.op === 'not_like')) {
     return (lookUp(row, 'capclass') === clause.val) === (clause.op === 'like');
   }
-  const value = lookUp(row, clause.type === 'mcap' ? 'marketcap' : columnKeyOf(clause));
+  const key = clause.type === 'mcap' ? 'marketcap' : isMetricClause(clause) ? metricKeyOf(clause) : columnKeyOf(clause);
+  const value = lookUp(row, key);
   if (typeof value !== 'number') return false;
   if (clause.op === 'bet') {
     const [low, high] = clause.val;

@@ -53,6 +53,28 @@ describe('saved query routes', function () {
       expect(await events(user.username)).to.deep.equal(['QuerySaved']);
     });
 
+    it('saves the metric and category clauses, and they run as saved', async function () {
+      const user = await gw.user();
+      const clauses = [
+        { label: 'Banks', query: { type: 'industry', op: '=', val: 'Banks' } },
+        { label: 'Up a year', query: { type: 'perf', param: '1Y', op: '>', val: 0 } },
+        { label: 'Above SMA 200', query: { type: 'price_vs_sma', param: 200, op: 'bet', val: [0, 50] } },
+        { label: 'Not utilities', query: { type: 'sector', op: 'not_like', val: 'Utilities' } },
+      ];
+      const saved = await save(user, { queryname: 'Rising banks', query: clauses });
+      expect(saved.query).to.deep.equal(clauses);
+      const listed = (await list(user)).find((q) => q.id === saved.id);
+      const run = await user.post('/api/screener/run', { query: listed?.query, limit: 1000 });
+      expect(run.status, run.text).to.equal(200);
+      const rows = (run.body as { rows: { industry: string; perf_1Y: number; price_vs_sma_200: number }[] }).rows;
+      expect(rows.length).to.be.above(0);
+      for (const row of rows) {
+        expect(row.industry).to.equal('Banks');
+        expect(row.perf_1Y).to.be.above(0);
+        expect(row.price_vs_sma_200).to.be.within(0, 50);
+      }
+    });
+
     it('gives a query without type the type custom, and normalises its clauses', async function () {
       const user = await gw.user();
       const saved = await save(user, {
@@ -204,7 +226,7 @@ describe('saved query routes', function () {
     ],
     [
       'a clause of an unknown type',
-      { body: { queryname: 'x', query: [{ label: 'pe', query: { type: 'pe', op: '<', val: 3 } }] } },
+      { body: { queryname: 'x', query: [{ label: 'peg', query: { type: 'peg', op: '<', val: 3 } }] } },
       400,
       'body.query[0]',
     ],

@@ -1,6 +1,6 @@
 /**
- * Screener routes: the six preset searches of the product, and a run of a query of the screener language over
- * the latest row of every stock.
+ * Screener routes: the preset searches (the six of the product, then the signals), and a run of a query of the
+ * screener language over the latest row of every stock.
  */
 import { screenerApi } from '../../domain/contract/screener.ts';
 import { isDomainError } from '../../domain/decider.ts';

@@ -15,6 +15,13 @@ import { openMarketData } from '../../engine/market/marketData.ts';
 import { detectAll, detectPatterns, type PatternDetection } from '../../engine/patterns/patterns.ts';
 import { naiveScreener, runScreener } from '../../engine/screener/screener.ts';
 import { progress } from './child.ts';
+import {
+  SYNTHETIC_SYMBOLS,
+  TEN_CLAUSE_BUDGET,
+  benchTenClauses,
+  syntheticUniverse,
+  type TenClauseFigures,
+} from './screenerQueries.ts';
 
 /** Figures of one run. */
 export interface MarketBenchResult {
@@ -28,6 +35,10 @@ export interface MarketBenchResult {
   readonly correlationPerSec: number;
   readonly correlationNaivePerSec: number;
   readonly correlationRatio: number;
+  /** The ten-clause query over the simulated universe. */
+  readonly tenClauseUniverse: TenClauseFigures;
+  /** The ten-clause query over the synthetic universe of 5,000 symbols. */
+  readonly tenClauseSynthetic: TenClauseFigures;
 }
 
 /** How long each side of a comparison runs, after its warm-up. */
@@ -98,6 +109,10 @@ export function benchMarket(): MarketBenchResult {
         return 1;
       });
 
+      progress(`ten-clause query over ${rows.length} stocks and ${SYNTHETIC_SYMBOLS} synthetic ones`);
+      const tenClauseUniverse = benchTenClauses(rows, measure);
+      const tenClauseSynthetic = benchTenClauses(syntheticUniverse(SYNTHETIC_SYMBOLS), measure);
+
       const histories = market.companies.map((e) => market.store.bars(e.symbol));
       const sample = histories[0] ?? [];
       if (JSON.stringify(detectAll(sample)) !== JSON.stringify(naivePatternScan(sample))) {
@@ -142,6 +157,8 @@ export function benchMarket(): MarketBenchResult {
         correlationPerSec: round(correlationPerSec, 1),
         correlationNaivePerSec: round(correlationNaivePerSec, 1),
         correlationRatio: round(correlationPerSec / correlationNaivePerSec, 1),
+        tenClauseUniverse,
+        tenClauseSynthetic,
       };
     } finally {
       market.close();
@@ -184,6 +201,15 @@ export function report(r: MarketBenchResult): boolean {
     met &&= ratio > 1;
     console.log(
       `${name.padEnd(40)} ${value.toLocaleString('en-US').padStart(12)} ${baseline.toLocaleString('en-US').padStart(12)} ${ratio.toFixed(1).padStart(8)}   ${compared}`,
+    );
+  }
+  for (const [what, f] of [
+    ['universe', r.tenClauseUniverse],
+    ['synthetic', r.tenClauseSynthetic],
+  ] as const) {
+    met &&= f.ratio >= TEN_CLAUSE_BUDGET;
+    console.log(
+      `${`10-clause runs/s (${what}, ${f.symbols})`.padEnd(40)} ${f.runsPerSec.toLocaleString('en-US').padStart(12)} ${f.naiveRunsPerSec.toLocaleString('en-US').padStart(12)} ${f.ratio.toFixed(1).padStart(8)}   runScreener vs naive, ${f.matched} matched, budget ≥ ${TEN_CLAUSE_BUDGET}×`,
     );
   }
   console.log(JSON.stringify(r));

@@ -103,6 +103,61 @@ describe('search page (Chromium)', function () {
     await context.close();
   });
 
+  it('builds sector and performance clauses, shows their columns, and offers the signals', async () => {
+    const { page, context, errors } = await e2e.newPage();
+    await e2e.signUp(page, 'search-metrics');
+    await page.getByRole('menuitem', { name: 'Search', exact: true }).first().click();
+    await page.waitForURL('**/StockSearch');
+    await shown(page);
+    const presets = page.getByRole('list', { name: 'Presets and saved queries' });
+    for (const name of ['Top Gainers', 'Unusual Volume', 'Golden Cross', 'Bullish engulfing']) {
+      await presets.getByRole('button', { name, exact: true }).waitFor();
+    }
+
+    const builder = page.getByRole('form', { name: 'Clause builder' });
+    await builder.getByLabel('Type', { exact: true }).selectOption('sector');
+    await builder.getByLabel('Operator', { exact: true }).selectOption('=');
+    await builder.getByLabel('Sector', { exact: true }).selectOption('Energy');
+    await builder.getByRole('button', { name: 'Add clause' }).click();
+    await page.getByRole('button', { name: 'Remove sector is Energy' }).waitFor();
+
+    await builder.getByLabel('Type', { exact: true }).selectOption('perf');
+    await builder.getByLabel('Period', { exact: true }).selectOption('1M');
+    await builder.getByLabel('Operator', { exact: true }).selectOption('bet');
+    await builder.getByLabel('From', { exact: true }).fill('-1000');
+    await builder.getByLabel('To', { exact: true }).fill('1000');
+    await builder.getByRole('button', { name: 'Add clause' }).click();
+    await page.getByRole('button', { name: 'Remove perf(1M) between -1000% and 1000%' }).waitFor();
+    await page.getByRole('grid').getByRole('columnheader', { name: 'Performance 1M %' }).waitFor();
+
+    const answer = await page.evaluate(async () => {
+      const res = await fetch('/api/screener/run', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          query: [
+            { type: 'sector', op: '=', val: 'Energy' },
+            { type: 'perf', param: '1M', op: 'bet', val: [-1000, 1000] },
+          ],
+          limit: 1000,
+        }),
+      });
+      return (await res.json()) as { rows: { symbol: string; sector: string }[]; total: number };
+    });
+    expect(answer.total).to.be.above(0);
+    expect(answer.rows.every((r) => r.sector === 'Energy')).to.equal(true);
+    expect((await shown(page)).total).to.equal(answer.total);
+    expect(answer.rows.map((r) => r.symbol)).to.include.members(await gridSymbols(page));
+
+    await builder.getByLabel('Type', { exact: true }).selectOption('atr');
+    await builder.getByLabel('Operator', { exact: true }).selectOption('<');
+    await builder.getByLabel('Value', { exact: true }).fill('-1');
+    await builder.getByRole('button', { name: 'Add clause' }).click();
+    await builder.getByRole('alert').getByText('clause: val must be at or above 0 for atr ($), got -1').waitFor();
+    expect(errors).to.deep.equal([]);
+    await context.close();
+  });
+
   it('shows the bottom container with the clicked row chart at 78vh, hides it at 90vh, and streams prices', async () => {
     const { page, context, errors } = await e2e.newPage();
     await e2e.signUp(page, 'stream');

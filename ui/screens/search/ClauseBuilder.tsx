@@ -4,17 +4,42 @@
  * checks the clause with the screener language and keeps the message of a refusal.
  */
 import { cloneElement, useId, useState, type FormEvent, type ReactElement } from 'react';
+import { SECTORS } from '../../../domain/market/types.ts';
+import { METRICS, PERF_PERIODS, PRICE_SMA_PERIODS, metricInfo } from '../../../domain/screener/metrics.ts';
 import { ANY_BULLISH_PATTERN, CAP_CLASSES, SMA_PERIODS } from '../../../domain/screener/query.ts';
 import { PATTERNS } from '../../../domain/screener/patterns.ts';
-import { EMPTY_DRAFT, draftToClause, operatorsOf, referencesOf, type ClauseDraft } from './search.logic.ts';
+import {
+  EMPTY_DRAFT,
+  defaultParamOf,
+  draftToClause,
+  isCategoryType,
+  isMetricType,
+  operatorsOf,
+  referencesOf,
+  type ClauseDraft,
+} from './search.logic.ts';
 
-const TYPES: readonly { type: ClauseDraft['type']; text: string }[] = [
+const TYPES: readonly { type: ClauseDraft['type']; text: string; title?: string }[] = [
   { type: 'mcap', text: 'Market cap' },
   { type: 'close', text: 'Close' },
   { type: 'SMA', text: 'SMA' },
   { type: 'rsi', text: 'RSI 14' },
   { type: 'pattern', text: 'Pattern' },
+  { type: 'sector', text: 'Sector' },
+  { type: 'industry', text: 'Industry' },
+  ...METRICS.map((m) => ({ type: m.type, text: m.label, title: m.definition })),
 ];
+
+/** The hint of the value field of a type. */
+function amountHintOf(type: ClauseDraft['type']): string {
+  if (type === 'mcap') return 'e.g. 10B or 500M';
+  if (type === 'rsi') return '0 to 100';
+  if (isMetricType(type)) {
+    const { unit } = metricInfo(type);
+    return unit === '%' ? 'percent' : unit === 'shares' ? 'e.g. 5M' : unit === 'days' ? 'trading days' : 'a number';
+  }
+  return 'a price';
+}
 
 /** A labelled field: the label names its control by id, so the control's name is the label's text alone. */
 function Field({ label, children }: { readonly label: string; readonly children: ReactElement<{ id?: string }> }) {
@@ -24,6 +49,33 @@ function Field({ label, children }: { readonly label: string; readonly children:
       <label htmlFor={id}>{label}</label>
       {cloneElement(children, { id })}
     </div>
+  );
+}
+
+/** A labelled choice among texts. */
+function Choice({
+  label,
+  value,
+  options,
+  text = (option) => option,
+  onPick,
+}: {
+  readonly label: string;
+  readonly value: string;
+  readonly options: readonly string[];
+  readonly text?: (option: string) => string;
+  readonly onPick: (option: string) => void;
+}) {
+  return (
+    <Field label={label}>
+      <select value={value} onChange={(e) => onPick(e.target.value)}>
+        {options.map((option) => (
+          <option key={option} value={option}>
+            {text(option)}
+          </option>
+        ))}
+      </select>
+    </Field>
   );
 }
 
@@ -44,11 +96,19 @@ export function ClauseBuilder({ error, onAdd }: ClauseBuilderProps) {
   const references = referencesOf(draft.type, draft.param);
   const change = (patch: Partial<ClauseDraft>) => setDraft((current) => ({ ...current, ...patch }));
   const changeType = (type: ClauseDraft['type']) =>
-    change({ type, op: operatorsOf(type)[type === 'pattern' ? 0 : 1]?.op ?? '>', ref: '', value: '', value2: '' });
+    change({
+      type,
+      op: operatorsOf(type)[type === 'pattern' || isCategoryType(type) ? 0 : 1]?.op ?? '>',
+      param: defaultParamOf(type),
+      ref: '',
+      value: type === 'sector' ? SECTORS[0] : '',
+      value2: '',
+    });
   const isClass = draft.type === 'mcap' && (draft.op === 'like' || draft.op === 'not_like');
+  const isCategory = isCategoryType(draft.type);
   const isRange = draft.op === 'bet';
   const usesReference = !isRange && references.length > 0;
-  const amountHint = draft.type === 'mcap' ? 'e.g. 10B or 500M' : draft.type === 'rsi' ? '0 to 100' : 'a price';
+  const amountHint = amountHintOf(draft.type);
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -60,7 +120,7 @@ export function ClauseBuilder({ error, onAdd }: ClauseBuilderProps) {
       <Field label="Type">
         <select value={draft.type} onChange={(e) => changeType(e.target.value as ClauseDraft['type'])}>
           {TYPES.map((t) => (
-            <option key={t.type} value={t.type}>
+            <option key={t.type} value={t.type} title={t.title}>
               {t.text}
             </option>
           ))}
@@ -76,6 +136,18 @@ export function ClauseBuilder({ error, onAdd }: ClauseBuilderProps) {
             ))}
           </select>
         </Field>
+      )}
+      {draft.type === 'perf' && (
+        <Choice label="Period" value={draft.param} options={PERF_PERIODS} onPick={(param) => change({ param })} />
+      )}
+      {draft.type === 'price_vs_sma' && (
+        <Choice
+          label="Average"
+          value={draft.param}
+          options={PRICE_SMA_PERIODS.map(String)}
+          text={(p) => `SMA ${p}`}
+          onPick={(param) => change({ param })}
+        />
       )}
       {draft.type === 'pattern' && (
         <Field label="Pattern">
@@ -121,7 +193,23 @@ export function ClauseBuilder({ error, onAdd }: ClauseBuilderProps) {
           </select>
         </Field>
       )}
-      {draft.type !== 'pattern' && !isClass && !(usesReference && draft.ref !== '') && (
+      {draft.type === 'sector' && (
+        <Choice label="Sector" value={draft.value} options={SECTORS} onPick={(value) => change({ value })} />
+      )}
+      {draft.type === 'industry' && (
+        <Field label="Industry">
+          <input
+            value={draft.value}
+            maxLength={100}
+            size={22}
+            placeholder="e.g. Semiconductors"
+            aria-invalid={error !== null}
+            aria-describedby={error ? errorId : undefined}
+            onChange={(e) => change({ value: e.target.value })}
+          />
+        </Field>
+      )}
+      {draft.type !== 'pattern' && !isCategory && !isClass && !(usesReference && draft.ref !== '') && (
         <>
           <Field label={isRange ? 'From' : 'Value'}>
             <input

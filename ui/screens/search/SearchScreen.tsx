@@ -13,6 +13,7 @@ import type {
 } from 'ag-grid-community';
 import { useEffect, useId, useMemo, useState, type FormEvent } from 'react';
 import { formatNumber } from '../../../domain/format.ts';
+import { metricInfo, type MetricType } from '../../../domain/screener/metrics.ts';
 import { patternInfo } from '../../../domain/screener/patterns.ts';
 import { Grid } from '../../components/Grid.tsx';
 import { Empty, Failed, Skeleton } from '../../components/LoadState.tsx';
@@ -20,7 +21,7 @@ import { SymbolChip } from '../../components/SymbolChip.tsx';
 import { ChartPanel } from './ChartPanel.tsx';
 import { ClauseBuilder } from './ClauseBuilder.tsx';
 import { QuickFill } from './QuickFill.tsx';
-import { ROW_COUNTS, formatPrice, queryColumns, type ResultRow } from './search.logic.ts';
+import { METRIC_COLUMNS, ROW_COUNTS, formatPrice, queryColumns, type ResultRow } from './search.logic.ts';
 import { searchMachine } from './search.machine.ts';
 import './search.css';
 
@@ -55,6 +56,33 @@ function ChangeCell({ data }: ICellRendererParams<ResultRow>) {
       {formatNumber(data.changepct)}%
     </span>
   );
+}
+
+/** The metric type and header of a metric column key (`perf_1M` → perf, `Performance % 1M`). */
+function metricHeader(key: (typeof METRIC_COLUMNS)[number]): { type: MetricType; header: string } {
+  const [type, param] = key.startsWith('perf_')
+    ? (['perf', key.slice('perf_'.length)] as const)
+    : key.startsWith('price_vs_sma_')
+      ? (['price_vs_sma', key.slice('price_vs_sma_'.length)] as const)
+      : ([key as MetricType, ''] as const);
+  const { label } = metricInfo(type);
+  return { type, header: param === '' ? label : `${label.replace(' %', '')} ${param} %` };
+}
+
+/** The columns of the metrics a query reads; the others stay out of the grid. */
+function metricColumns(used: ReadonlySet<string>): ColDef<ResultRow>[] {
+  return METRIC_COLUMNS.filter((key) => used.has(key)).map((key) => {
+    const { type, header } = metricHeader(key);
+    const { definition } = metricInfo(type);
+    return {
+      field: key,
+      headerName: header,
+      headerTooltip: definition,
+      width: 130,
+      type: 'numericColumn',
+      valueFormatter: (p: { value: number | null | undefined }) => show(p.value),
+    };
+  });
 }
 
 function patternsText(patterns: readonly string[]): string {
@@ -92,17 +120,29 @@ export function resultColumns(used: ReadonlySet<string>): ColDef<ResultRow>[] {
       valueFormatter: (p) => patternsText((p.value as readonly string[] | undefined) ?? []),
       comparator: (a: readonly string[], b: readonly string[]) => a.length - b.length,
     },
+    ...metricColumns(used),
+    ...(used.has('industry') ? [{ field: 'industry', headerName: 'Industry', width: 200 } as ColDef<ResultRow>] : []),
   ];
   const marked = all.map((col) =>
     used.has(col.field ?? '')
-      ? { ...col, headerClass: 'query-column', cellClass: 'query-column', headerTooltip: 'Used by the query' }
+      ? {
+          ...col,
+          headerClass: 'query-column',
+          cellClass: 'query-column',
+          headerTooltip: col.headerTooltip ?? 'Used by the query',
+        }
       : col,
   );
   return [
     { field: 'symbol', headerName: 'Symbol', width: 120, pinned: 'left', cellRenderer: SymbolCell },
     { field: 'name', headerName: 'Name', flex: 1, minWidth: 180 },
     ...marked.filter((col) => used.has(col.field ?? '')),
-    { field: 'sector', headerName: 'Sector', width: 170 },
+    {
+      field: 'sector',
+      headerName: 'Sector',
+      width: 170,
+      ...(used.has('sector') ? { headerClass: 'query-column', cellClass: 'query-column' } : {}),
+    },
     ...marked.filter((col) => !used.has(col.field ?? '')),
   ];
 }

@@ -4,11 +4,22 @@
  * folded into the result rows, and the columns a query reads.
  */
 import {
+  CATEGORY_TYPES,
+  METRIC_KEYS,
+  METRIC_TYPES,
+  type CategoryType,
+  type MetricKey,
+  type MetricType,
+} from '../../../domain/screener/metrics.ts';
+import {
   ANY_BULLISH_PATTERN,
   MAX_CLAUSES,
   columnKeyOf,
   describeClause,
+  isCategoryClause,
+  isMetricClause,
   isPatternClause,
+  metricKeyOf,
   validateClause,
   type Clause,
   type LabelledClause,
@@ -60,15 +71,33 @@ export interface ResultRow extends ScreenerRow {
   readonly flashSeq: number;
 }
 
+/** The clause types the builder offers: the language's, with `pattern` for any `pattern_<name>_`. */
+export type DraftType = 'mcap' | 'close' | 'SMA' | 'rsi' | 'pattern' | MetricType | CategoryType;
+
+/** Whether a draft type is a metric clause type (`volume`, `perf`, …). */
+export function isMetricType(type: DraftType): type is MetricType {
+  return (METRIC_TYPES as readonly string[]).includes(type);
+}
+
+/** Whether a draft type is a category clause type (`sector`, `industry`). */
+export function isCategoryType(type: DraftType): type is CategoryType {
+  return (CATEGORY_TYPES as readonly string[]).includes(type);
+}
+
+/** The parameter a type starts with when picked in the builder (`50` for averages, `1M` for performance). */
+export function defaultParamOf(type: DraftType): string {
+  return type === 'perf' ? '1M' : '50';
+}
+
 /** What the clause builder holds: the texts of its fields. */
 export interface ClauseDraft {
-  /** `mcap`, `close`, `SMA`, `rsi` or `pattern`. */
-  readonly type: 'mcap' | 'close' | 'SMA' | 'rsi' | 'pattern';
-  /** The SMA period (`20`…`200`); unused by the other types. */
+  /** The clause type (`pattern` for any pattern). */
+  readonly type: DraftType;
+  /** The SMA period (`20`…`200`), or the period of `perf` (`1W`…`1Y`) or `price_vs_sma` (`20`, `50`, `200`). */
   readonly param: string;
-  /** `>`, `<`, `bet`, `like` or `not_like`. */
+  /** `>`, `<`, `bet`, `like`, `not_like` or `=`. */
   readonly op: string;
-  /** The number (or the low end of a range); `10B`, `500M` accepted for market cap. */
+  /** The number (or the low end of a range; `10B`, `500M` accepted), or the sector or industry of a category. */
   readonly value: string;
   /** The high end of a range. */
   readonly value2: string;
@@ -97,6 +126,12 @@ export const EMPTY_DRAFT: ClauseDraft = {
 
 /** The operators a clause type takes, with the words the builder shows. */
 export function operatorsOf(type: ClauseDraft['type']): readonly { op: string; text: string }[] {
+  if (isCategoryType(type)) {
+    return [
+      { op: '=', text: '= is' },
+      { op: 'not_like', text: 'is not' },
+    ];
+  }
   if (type === 'pattern') {
     return [
       { op: 'like', text: 'present' },
@@ -150,6 +185,13 @@ function refOf(ref: string): Record<string, unknown> {
 /** The raw clause `{type, param, op, val}` the builder's fields spell, before validation. */
 export function draftToClause(draft: ClauseDraft): Record<string, unknown> {
   if (draft.type === 'pattern') return { type: `pattern_${draft.pattern}_`, op: draft.op, val: null };
+  if (isCategoryType(draft.type)) return { type: draft.type, op: draft.op, val: draft.value };
+  if (isMetricType(draft.type)) {
+    const param = draft.type === 'perf' ? draft.param : draft.type === 'price_vs_sma' ? Number(draft.param) : undefined;
+    const base: Record<string, unknown> = param === undefined ? { type: draft.type } : { type: draft.type, param };
+    if (draft.op === 'bet') return { ...base, op: 'bet', val: [parseAmount(draft.value), parseAmount(draft.value2)] };
+    return { ...base, op: draft.op, val: parseAmount(draft.value) };
+  }
   const param = draft.type === 'SMA' ? Number(draft.param) : draft.type === 'rsi' ? 14 : undefined;
   const base: Record<string, unknown> = param === undefined ? { type: draft.type } : { type: draft.type, param };
   if (draft.op === 'bet') return { ...base, op: 'bet', val: [parseAmount(draft.value), parseAmount(draft.value2)] };
@@ -320,10 +362,18 @@ export function quotesMovePrices(rows: readonly ResultRow[], quotes: readonly Qu
   return quotes.some((q) => bySymbol.has(q.symbol) && bySymbol.get(q.symbol) !== q.price);
 }
 
-/** The keys of the result columns a query reads (`marketcap`, `patterns`, `close`, `SMA_50`, `rsi_14`, …). */
+/** The keys of the result columns a query reads (`marketcap`, `patterns`, `close`, `SMA_50`, `perf_1M`, …). */
 export function queryColumns(clauses: readonly LabelledClause[]): ReadonlySet<string> {
   const keys = new Set<string>();
   for (const { query } of clauses) {
+    if (isCategoryClause(query)) {
+      keys.add(query.type);
+      continue;
+    }
+    if (isMetricClause(query)) {
+      keys.add(metricKeyOf(query));
+      continue;
+    }
     if (isPatternClause(query)) {
       keys.add('patterns');
       continue;
@@ -337,6 +387,11 @@ export function queryColumns(clauses: readonly LabelledClause[]): ReadonlySet<st
   }
   return keys;
 }
+
+/** The metric columns a result row may show, besides the change (its own column). */
+export const METRIC_COLUMNS: readonly Exclude<MetricKey, 'changepct'>[] = METRIC_KEYS.filter(
+  (key): key is Exclude<MetricKey, 'changepct'> => key !== 'changepct',
+);
 
 /** Whether two symbol lists hold the same symbols. */
 export function sameSymbols(a: readonly string[], b: readonly string[]): boolean {

@@ -7,6 +7,7 @@ import {
   DEFAULT_ROW_COUNT,
   EMPTY_DRAFT,
   INITIAL_CONTEXT,
+  METRIC_COLUMNS,
   SAVED_QUERY_COLOR,
   STREAM_RERUN_MS,
   addClause,
@@ -14,6 +15,7 @@ import {
   applyQuotes,
   checkClause,
   draftToClause,
+  operatorsOf,
   parseAmount,
   queryColumns,
   quickFillOptions,
@@ -42,8 +44,10 @@ function row(symbol: string, close = 100, extra: Partial<ScreenerRow> = {}): Scr
     SMA_200: 80,
     rsi_14: 55,
     patterns: [],
+    industry: 'Software',
+    ...Object.fromEntries(METRIC_COLUMNS.map((key) => [key, null])),
     ...extra,
-  };
+  } as ScreenerRow;
 }
 
 function quote(symbol: string, price: number, ts = '2026-01-02T15:00:00Z'): Quote {
@@ -146,7 +150,7 @@ describe('search machine', () => {
     expect(actor.getSnapshot().matches({ lists: 'loading', results: 'running' })).to.equal(true);
     await ready(actor);
     const { context } = actor.getSnapshot();
-    expect(context.presets.map((p) => p.name)).to.have.length(6);
+    expect(context.presets.map((p) => p.name)).to.have.length(SCREENER_PRESETS.length);
     expect(context.saved).to.deep.equal([saved1]);
     expect(calls.runs).to.deep.equal([{ query: [], limit: DEFAULT_ROW_COUNT }]);
     expect(context.rows.map((r) => r.symbol)).to.deep.equal(['AAPL', 'MSFT']);
@@ -419,7 +423,7 @@ describe('search logic', () => {
   it('offers presets and saved queries in the quick-fill, saved ones in white, filtered by every word', () => {
     const presets = SCREENER_PRESETS.map((p) => ({ name: p.name, query: p.query }));
     const all = quickFillOptions(presets, [saved1], '');
-    expect(all).to.have.length(7);
+    expect(all).to.have.length(SCREENER_PRESETS.length + 1);
     expect(all.at(-1)).to.include({ kind: 'saved', name: 'Oversold', color: SAVED_QUERY_COLOR });
     expect(all.filter((o) => o.kind === 'preset').every((o) => o.color !== SAVED_QUERY_COLOR)).to.equal(true);
     expect(quickFillOptions(presets, [saved1], 'rsi 30').map((o) => o.name)).to.deep.equal(['14-day RSI below 30']);
@@ -460,5 +464,35 @@ describe('search logic', () => {
       { label: 'd', query: { type: 'rsi', param: 14, op: 'bet', val: [30, 70] } },
     ]);
     expect([...columns].sort()).to.deep.equal(['SMA_200', 'SMA_50', 'marketcap', 'patterns', 'rsi_14']);
+  });
+
+  it('maps metric and category clauses to their columns', () => {
+    const columns = queryColumns([
+      { label: 'a', query: { type: 'perf', param: '1M', op: '>', val: 0 } },
+      { label: 'b', query: { type: 'price_vs_sma', param: 200, op: '<', val: 0 } },
+      { label: 'c', query: { type: 'relvolume', op: '>', val: 2 } },
+      { label: 'd', query: { type: 'industry', op: '=', val: 'Banks' } },
+      { label: 'e', query: { type: 'changepct', op: '<', val: -3 } },
+    ]);
+    expect([...columns].sort()).to.deep.equal(['changepct', 'industry', 'perf_1M', 'price_vs_sma_200', 'relvolume']);
+  });
+
+  it('builds metric and category clauses from the builder fields, checked by the language', () => {
+    const perf = draftToClause({ ...EMPTY_DRAFT, type: 'perf', param: 'YTD', op: 'bet', value: '-5', value2: '10' });
+    expect(perf).to.deep.equal({ type: 'perf', param: 'YTD', op: 'bet', val: [-5, 10] });
+    const vsSma = draftToClause({ ...EMPTY_DRAFT, type: 'price_vs_sma', param: '50', op: '>', value: '2' });
+    expect(vsSma).to.deep.equal({ type: 'price_vs_sma', param: 50, op: '>', val: 2 });
+    const volume = draftToClause({ ...EMPTY_DRAFT, type: 'volume', op: '>', value: '5M' });
+    expect(volume).to.deep.equal({ type: 'volume', op: '>', val: 5e6 });
+    const sector = draftToClause({ ...EMPTY_DRAFT, type: 'sector', op: 'not_like', value: 'Energy' });
+    expect(sector).to.deep.equal({ type: 'sector', op: 'not_like', val: 'Energy' });
+    expect(checkClause(sector)).to.deep.equal({
+      ok: true,
+      clause: { label: 'sector is not Energy', query: { type: 'sector', op: 'not_like', val: 'Energy' } },
+    });
+    const refused = checkClause(draftToClause({ ...EMPTY_DRAFT, type: 'atr', op: '>', value: '-1' }));
+    expect(refused).to.deep.equal({ ok: false, error: 'clause: val must be at or above 0 for atr ($), got -1' });
+    expect(operatorsOf('industry').map((o) => o.op)).to.deep.equal(['=', 'not_like']);
+    expect(operatorsOf('beta').map((o) => o.op)).to.deep.equal(['>', '<', 'bet']);
   });
 });
