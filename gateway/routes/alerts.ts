@@ -5,6 +5,7 @@ import { alertsApi } from '../../domain/contract/alerts.ts';
 import type { Context } from 'koa';
 import { ALERTS_CONCERN, alertsDecider, type Alert, type AlertsState } from '../../domain/alerts/alerts.ts';
 import { type AlertAnswer } from '../../domain/contract/alerts.ts';
+import { conditionText } from '../../domain/alerts/conditions.ts';
 import { STOCKPULSE_NAMESPACE, isUuid, uuidV5 } from '../../domain/ids.ts';
 import type { ReadModelStore } from '../../platform/readmodels/port.ts';
 import { alertsProjection } from '../../projections/alerts/alerts.projection.ts';
@@ -39,6 +40,12 @@ export function alertView(alert: Alert): AlertAnswer {
     ...(alert.kind === 'SMA' && alert.period !== null ? { period: alert.period } : {}),
     status: alert.status,
     createdt: alert.createdt,
+    condition: alert.condition,
+    conditiontext: conditionText(alert.condition),
+    frequency: alert.frequency,
+    expires: alert.expires,
+    lastfired: alert.lastFired,
+    triggercount: alert.triggerCount,
   };
 }
 

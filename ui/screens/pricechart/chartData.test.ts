@@ -140,6 +140,12 @@ describe('price chart data', () => {
       kind: 'PRICE',
       status: 'armed',
       createdt: '2026-01-05T00:00:00Z',
+      condition: { op: 'greater_than', source: 'price', value: 191.5, lower: null, upper: null, bars: null },
+      conditiontext: 'Price is at or above 191.50',
+      frequency: 'once',
+      expires: null,
+      lastfired: null,
+      triggercount: 0,
     };
     const element = alertElement(armed, []);
     expect(element).to.deep.include({ type: 'ALERT', charttype: 'price', color: '#138a36' });

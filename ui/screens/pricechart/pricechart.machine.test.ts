@@ -42,6 +42,12 @@ function alert(id: string, threshold: number, extra: Partial<ChartAlert> = {}): 
     kind: 'PRICE',
     status: 'armed',
     createdt: '2026-01-30T00:00:00Z',
+    condition: { op: 'greater_than', source: 'price', value: threshold, lower: null, upper: null, bars: null },
+    conditiontext: `Price is at or above ${threshold.toFixed(2)}`,
+    frequency: 'once',
+    expires: null,
+    lastfired: null,
+    triggercount: 0,
     ...extra,
   };
 }
