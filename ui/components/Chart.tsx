@@ -1,10 +1,13 @@
 /**
  * A Plotly chart, loaded on demand: the app's Plotly bundle (`plotly.ts`, the core and the traces the app
  * draws) is its own chunk, fetched the first time a screen draws a chart, so screens without charts never pay
- * for it.
+ * for it. Charts follow the app's theme: a Plotly template ({@link chartTemplate}) gives the text, grid, axis
+ * and hover colours of the light or dark theme to every axis a screen's layout does not colour itself, over a
+ * transparent background (the card's).
  */
 import { lazy, Suspense } from 'react';
-import type { Config, Data, Layout, PlotMouseEvent, PlotRelayoutEvent } from 'plotly.js';
+import type { Config, Data, Layout, PlotMouseEvent, PlotRelayoutEvent, Template } from 'plotly.js';
+import { usePreferences, type Theme } from '../services/preferences.ts';
 import { Skeleton } from './LoadState.tsx';
 
 const Plot = lazy(async () => {
@@ -21,6 +24,29 @@ export const BASE_LAYOUT = Object.freeze({
   font: { family: 'system-ui, sans-serif', size: 12 },
   autosize: true,
 });
+
+/** The colours of a theme's charts. */
+const CHART_COLOURS: Record<Theme, { ink: string; muted: string; grid: string; line: string; hover: string }> = {
+  light: { ink: '#1b2430', muted: '#5d6b7d', grid: '#e5e9f0', line: '#c9d1dc', hover: '#ffffff' },
+  dark: { ink: '#e6edf3', muted: '#9aa7b6', grid: '#2a313b', line: '#3d4652', hover: '#1f2630' },
+};
+
+/** The Plotly template of a theme: defaults every layout of the app takes unless it sets its own. */
+export function chartTemplate(theme: Theme): Template {
+  const c = CHART_COLOURS[theme];
+  const axis = { gridcolor: c.grid, linecolor: c.line, zerolinecolor: c.line, tickcolor: c.line, color: c.muted };
+  return {
+    layout: {
+      font: { color: c.ink },
+      xaxis: axis,
+      yaxis: axis,
+      legend: { font: { color: c.ink } },
+      hoverlabel: { bgcolor: c.hover, bordercolor: c.line, font: { color: c.ink } },
+    },
+  };
+}
+
+const TEMPLATES: Record<Theme, Template> = { light: chartTemplate('light'), dark: chartTemplate('dark') };
 
 /** What a chart draws, typed with the plotly.js types (the React wrapper types them as unknown). */
 export interface ChartProps {
@@ -47,6 +73,7 @@ export interface ChartProps {
 /** A chart filling its container's width at the given height. */
 export function Chart(props: ChartProps) {
   const { height = 320, label, ...plot } = props;
+  const { resolvedTheme } = usePreferences();
   return (
     <div className="chart" role="img" aria-label={label ?? 'Chart'} style={{ height }}>
       <Suspense fallback={<Skeleton lines={Math.max(2, Math.round(Number(height) / 60) || 4)} height={24} />}>
@@ -55,7 +82,7 @@ export function Chart(props: ChartProps) {
           style={{ width: '100%', height: '100%' }}
           {...plot}
           config={{ displaylogo: false, responsive: true, ...plot.config }}
-          layout={{ ...BASE_LAYOUT, ...plot.layout }}
+          layout={{ ...BASE_LAYOUT, template: TEMPLATES[resolvedTheme], ...plot.layout }}
         />
       </Suspense>
     </div>

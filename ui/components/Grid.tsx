@@ -1,32 +1,107 @@
 /**
  * AG Grid with the app's modules and theme registered once. Every table of the app goes through it.
+ *
+ * API: `<Grid rowData columnDefs … />` takes AG Grid's props, plus `compact` (the bell's denser theme) and
+ * `exportName` (the stem of the CSV file; by default the screen's name and its `stock` parameter). Each grid
+ * has an "Export CSV" button writing the displayed columns (those with a field or a value getter) of the
+ * filtered, sorted rows with their formatted values, to `<stem>-<date>.csv`. The theme follows the app's
+ * (light or dark, from `data-ag-theme-mode` on `<html>`), and cells are formatted again when the viewer
+ * switches between market and local time, so value formatters may call `ui/services/time.ts` directly.
  */
 import { AgGridReact, type AgGridReactProps } from 'ag-grid-react';
-import { AllCommunityModule, ModuleRegistry, themeQuartz } from 'ag-grid-community';
+import { AllCommunityModule, ModuleRegistry, themeQuartz, type Column } from 'ag-grid-community';
+import { useEffect, useRef } from 'react';
+import { preferences } from '../services/preferences.ts';
+import { todayStamp } from '../services/time.ts';
 
 ModuleRegistry.registerModules([AllCommunityModule]);
 
-/** The app's grid theme. */
-export const gridTheme = themeQuartz.withParams({
-  fontFamily: 'inherit',
-  fontSize: 13,
-  headerFontWeight: 600,
-  spacing: 6,
-  accentColor: '#2563eb',
-});
+/** The app's grid theme, with the dark colours of the app's dark theme. */
+export const gridTheme = themeQuartz
+  .withParams({
+    fontFamily: 'inherit',
+    fontSize: 13,
+    headerFontWeight: 600,
+    spacing: 6,
+    accentColor: '#2563eb',
+  })
+  .withParams(
+    {
+      backgroundColor: '#161b22',
+      foregroundColor: '#e6edf3',
+      headerBackgroundColor: '#1f2630',
+      borderColor: '#30363d',
+      accentColor: '#4c8dff',
+      oddRowBackgroundColor: '#161b22',
+      chromeBackgroundColor: '#1f2630',
+    },
+    'dark',
+  );
 
 /** The compact variant (the bell's panel). */
 export const compactGridTheme = gridTheme.withParams({ spacing: 3, fontSize: 12, rowHeight: 28, headerHeight: 30 });
 
-/** A grid; `compact` selects the compact theme. */
-export function Grid<Row>(props: AgGridReactProps<Row> & { readonly compact?: boolean }) {
-  const { compact, ...rest } = props;
+/** A file name stem for a screen: its path and the `stock` it shows, if any (`PriceCharts-XOM`). */
+export function exportStem(pathname: string, search: string): string {
+  const screen = pathname.split('/').filter(Boolean).join('-') || 'StockPulse';
+  const stock = new URLSearchParams(search).get('stock');
+  return [screen, stock].filter(Boolean).join('-');
+}
+
+/** `<stem>-<YYYY-MM-DD>.csv`, with characters a file name cannot hold replaced. */
+export function exportFileName(stem: string, date: string): string {
+  const safe = stem.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^_+|_+$/g, '') || 'table';
+  return `${safe}-${date}.csv`;
+}
+
+/** The columns a CSV holds: the displayed ones that show data (a field or a value getter), not the buttons. */
+export function exportedColumns(columns: readonly Column[]): Column[] {
+  return columns.filter((column) => {
+    const def = column.getColDef();
+    return def.field !== undefined || def.valueGetter !== undefined;
+  });
+}
+
+/** A grid; `compact` selects the compact theme, `exportName` the CSV file's stem. */
+export function Grid<Row>(props: AgGridReactProps<Row> & { readonly compact?: boolean; readonly exportName?: string }) {
+  const { compact, exportName, ...rest } = props;
+  const grid = useRef<AgGridReact<Row>>(null);
+
+  useEffect(
+    () =>
+      preferences.subscribe(() => {
+        const api = grid.current?.api;
+        if (api && !api.isDestroyed()) api.refreshCells({ force: true });
+      }),
+    [],
+  );
+
+  const exportCsv = () => {
+    const api = grid.current?.api;
+    if (!api || api.isDestroyed()) return;
+    const stem = exportName ?? exportStem(window.location.pathname, window.location.search);
+    api.exportDataAsCsv({
+      fileName: exportFileName(stem, todayStamp()),
+      columnKeys: exportedColumns(api.getAllDisplayedColumns()),
+    });
+  };
+
   return (
-    <AgGridReact<Row>
-      theme={compact ? compactGridTheme : gridTheme}
-      suppressDragLeaveHidesColumns
-      {...rest}
-      defaultColDef={{ suppressHeaderMenuButton: true, sortable: true, resizable: true, ...rest.defaultColDef }}
-    />
+    <div className="grid-frame">
+      <div className="grid-tools">
+        <button type="button" className="button grid-export" onClick={exportCsv} title="Download the rows shown as CSV">
+          Export CSV
+        </button>
+      </div>
+      <div className="grid-body">
+        <AgGridReact<Row>
+          ref={grid}
+          theme={compact ? compactGridTheme : gridTheme}
+          suppressDragLeaveHidesColumns
+          {...rest}
+          defaultColDef={{ suppressHeaderMenuButton: true, sortable: true, resizable: true, ...rest.defaultColDef }}
+        />
+      </div>
+    </div>
   );
 }

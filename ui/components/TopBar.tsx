@@ -1,11 +1,55 @@
 /**
  * The top bar: title link to the dashboard, the nine menu items (a dropdown on narrow screens), the bell and
- * the avatar with its Logout menu.
+ * the avatar with its menu: the theme (System, Light, Dark), the time zone times are shown in (Market, Local)
+ * and Logout.
  */
 import { useEffect, useState, type ReactNode } from 'react';
 import { MENU_ITEMS } from '../app/menu.ts';
+import {
+  preferences,
+  THEME_CHOICES,
+  TIME_ZONE_CHOICES,
+  usePreferences,
+  type ThemeChoice,
+  type TimeZoneChoice,
+} from '../services/preferences.ts';
+import { zoneLabel } from '../services/time.ts';
 import { Link } from './Link.tsx';
 import { useDismiss } from './useDismiss.ts';
+
+const THEME_LABELS: Record<ThemeChoice, string> = { system: 'System', light: 'Light', dark: 'Dark' };
+
+/** A group of exclusive choices in a menu. */
+function ChoiceGroup<T extends string>(props: {
+  readonly label: string;
+  readonly choices: readonly T[];
+  readonly chosen: T;
+  readonly labelOf: (choice: T) => string;
+  readonly onChoose: (choice: T) => void;
+  /** Focus the chosen item when the menu opens. */
+  readonly autoFocus?: boolean;
+}) {
+  return (
+    <div className="menu-group" role="group" aria-label={props.label}>
+      <span className="menu-group-label" aria-hidden="true">
+        {props.label}
+      </span>
+      {props.choices.map((choice) => (
+        <button
+          key={choice}
+          type="button"
+          role="menuitemradio"
+          aria-checked={choice === props.chosen}
+          className="menu-link"
+          autoFocus={props.autoFocus === true && choice === props.chosen}
+          onClick={() => props.onChoose(choice)}
+        >
+          {props.labelOf(choice)}
+        </button>
+      ))}
+    </div>
+  );
+}
 
 /** The top bar. */
 export function TopBar(props: {
@@ -19,6 +63,11 @@ export function TopBar(props: {
   const menuRef = useDismiss(menuOpen, () => setMenuOpen(false));
   const accountRef = useDismiss(accountOpen, () => setAccountOpen(false));
   useEffect(() => setMenuOpen(false), [props.path]);
+  const shown = usePreferences();
+  const zoneText = (choice: TimeZoneChoice) =>
+    choice === 'market'
+      ? `Market time (${zoneLabel(Date.now(), 'market')})`
+      : `Local time (${zoneLabel(Date.now(), 'local')})`;
 
   const links = MENU_ITEMS.map((item) => (
     <Link
@@ -82,11 +131,25 @@ export function TopBar(props: {
           </button>
           {accountOpen && (
             <div className="dropdown right" role="menu" aria-label="Account">
+              <ChoiceGroup
+                label="Theme"
+                choices={THEME_CHOICES}
+                chosen={shown.theme}
+                labelOf={(choice) => THEME_LABELS[choice]}
+                onChoose={preferences.setTheme}
+                autoFocus
+              />
+              <ChoiceGroup
+                label="Times in"
+                choices={TIME_ZONE_CHOICES}
+                chosen={shown.timeZone}
+                labelOf={zoneText}
+                onChoose={preferences.setTimeZone}
+              />
               <button
                 type="button"
                 role="menuitem"
-                className="menu-link"
-                autoFocus
+                className="menu-link menu-logout"
                 onClick={() => {
                   setAccountOpen(false);
                   props.onLogout();

@@ -13,7 +13,9 @@ import { Dismissible, Empty, Failed, Skeleton } from '../../components/LoadState
 import { Link } from '../../components/Link.tsx';
 import { PriceFlash } from '../../components/PriceFlash.tsx';
 import { SymbolChip } from '../../components/SymbolChip.tsx';
+import { usePreferences } from '../../services/preferences.ts';
 import { chartPath, navigate } from '../../services/router.ts';
+import { formatDateTime } from '../../services/time.ts';
 import { artMachine, snapshotImagePath, type ArtEvent, type Snapshot } from './art.machine.ts';
 import {
   COLOR_LIMIT,
@@ -64,6 +66,7 @@ function SnapshotCard(props: {
   readonly send: Send;
 }) {
   const { snapshot, deleting, onOpen, send } = props;
+  const { timeZone } = usePreferences();
   return (
     <li className="card art-snapshot" aria-busy={deleting}>
       <button type="button" className="art-thumb" onClick={onOpen} aria-label={`Open ${snapshot.title} full size`}>
@@ -73,7 +76,7 @@ function SnapshotCard(props: {
         <h3>{snapshot.title}</h3>
         <p className="hint">
           {snapshot.symbol ? <SymbolChip symbol={snapshot.symbol} addable={false} /> : 'Market map'} ·{' '}
-          {new Date(snapshot.createdt).toLocaleString()} · {formatNumber(Math.round(snapshot.bytes / 1024))} KB
+          {formatDateTime(snapshot.createdt, timeZone)} · {formatNumber(Math.round(snapshot.bytes / 1024))} KB
         </p>
       </div>
       <div className="art-snapshot-actions">
@@ -147,7 +150,7 @@ export default function ArtScreen() {
   };
   const saveMap = () => {
     if (!graph.current) return;
-    send({ type: 'user.saveMap', graph: graph.current, title: `Market map ${new Date().toLocaleString()}` });
+    send({ type: 'user.saveMap', graph: graph.current, title: `Market map ${formatDateTime(Date.now())}` });
   };
 
   return (

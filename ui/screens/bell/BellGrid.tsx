@@ -1,6 +1,10 @@
-/** The bell panel's grid: compact, 15 rows a page, Price/SMA with green up and red down indicators. */
+/**
+ * The bell panel's grid: compact, 15 rows a page, Price/SMA with green up and red down indicators, and when each
+ * alert fired (in the zone the viewer picked).
+ */
 import type { ColDef, ICellRendererParams } from 'ag-grid-community';
 import { Grid } from '../../components/Grid.tsx';
+import { formatRecent } from '../../services/time.ts';
 import type { BellNotification } from './bell.machine.ts';
 
 /** Rows per page of the panel (spec section 9). */
@@ -41,7 +45,8 @@ function AlertCell({ data }: ICellRendererParams<BellNotification>) {
 
 const columns: ColDef<BellNotification>[] = [
   { headerName: 'Stock', field: 'symbol', width: 90 },
-  { headerName: 'Alert', field: 'notifcationmessage', flex: 1, cellRenderer: AlertCell, minWidth: 260 },
+  { headerName: 'Alert', field: 'notifcationmessage', flex: 1, cellRenderer: AlertCell, minWidth: 220 },
+  { headerName: 'Time', field: 'createdt', width: 150, valueFormatter: (p) => formatRecent(p.value as string) },
 ];
 
 /** The notifications of the panel as a grid. */
@@ -50,6 +55,7 @@ export default function BellGrid({ notifications }: { readonly notifications: re
     <div className="bell-grid">
       <Grid<BellNotification>
         compact
+        exportName="notifications"
         rowData={notifications as BellNotification[]}
         columnDefs={columns}
         getRowId={(p) => p.data.id}

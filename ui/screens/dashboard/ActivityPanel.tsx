@@ -6,6 +6,8 @@ import { useMachine } from '@xstate/react';
 import { useId } from 'react';
 import { Empty, Failed, Skeleton } from '../../components/LoadState.tsx';
 import { SymbolChip } from '../../components/SymbolChip.tsx';
+import { usePreferences } from '../../services/preferences.ts';
+import { formatRecent } from '../../services/time.ts';
 import type { CardAlert } from './card.machine.ts';
 import { activityMachine, type Activity } from './panels.ts';
 
@@ -18,17 +20,11 @@ export function alertText(alert: Pick<CardAlert, 'kind' | 'alerttype' | 'thresho
   return `${way} ${alert.threshold === null ? '?' : alert.threshold.toFixed(2)}`;
 }
 
-function when(iso: string): string {
-  const date = new Date(iso);
-  return Number.isNaN(date.getTime())
-    ? iso
-    : date.toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'short' });
-}
-
 /** The alerts and notifications panel. */
 export function ActivityPanel() {
   const [state, send] = useMachine(activityMachine, { input: null });
   const titleId = useId();
+  const { timeZone } = usePreferences();
   const data = state.context.data as Activity | null;
   let content;
   if (data === null && (state.matches('loading') || state.matches('refreshing'))) {
@@ -79,7 +75,7 @@ export function ActivityPanel() {
                   >
                     {n.notifcationmessage}
                   </span>
-                  <span className="hint">{when(n.createdt)}</span>
+                  <span className="hint">{formatRecent(n.createdt, timeZone)}</span>
                 </li>
               ))}
             </ul>

@@ -11,14 +11,16 @@ import { Grid } from '../../components/Grid.tsx';
 import { Empty, Failed, Skeleton } from '../../components/LoadState.tsx';
 import type { auditMachine } from './audit.machine.ts';
 import { JsonTree } from './JsonTree.tsx';
-import { eventTypeCounts, filterEvents, isoToLocal, localToIso, stateCards, type AuditEvent } from './maint.logic.ts';
+import { usePreferences } from '../../services/preferences.ts';
+import { formatDateTime, fromFieldValue, toFieldValue, zoneLabel } from '../../services/time.ts';
+import { eventTypeCounts, filterEvents, stateCards, type AuditEvent } from './maint.logic.ts';
 
 /** A row of the event grid: the event and its index in the whole history. */
 interface EventRow extends AuditEvent {
   readonly index: number;
 }
 
-const timeText = (iso: string) => new Date(iso).toLocaleString();
+const timeText = (iso: string) => formatDateTime(iso, undefined, { seconds: true });
 
 const COLUMNS: ColDef<EventRow>[] = [
   { headerName: '#', field: 'index', width: 70, valueFormatter: (p) => String((p.value as number) + 1) },
@@ -61,6 +63,7 @@ export function AuditPanel({ actor }: { readonly actor: ActorRefFrom<typeof audi
   const { context } = state;
   const send = actor.send;
   const id = useId();
+  const { timeZone } = usePreferences();
   const rows = useMemo<EventRow[]>(() => {
     const indexed = context.events.map((event, index) => ({ ...event, index }));
     const kept = new Set(filterEvents(context.events, context.filter).map((e) => e.id));
@@ -161,23 +164,27 @@ export function AuditPanel({ actor }: { readonly actor: ActorRefFrom<typeof audi
                   </select>
                 </label>
                 <label htmlFor={`${id}-from`}>
-                  From
+                  From ({zoneLabel(context.filter.from || Date.now(), timeZone)})
                   <input
                     id={`${id}-from`}
                     type="datetime-local"
                     step={1}
-                    value={isoToLocal(context.filter.from)}
-                    onChange={(e) => send({ type: 'user.filter', patch: { from: localToIso(e.target.value) } })}
+                    value={toFieldValue(context.filter.from, timeZone)}
+                    onChange={(e) =>
+                      send({ type: 'user.filter', patch: { from: fromFieldValue(e.target.value, timeZone) } })
+                    }
                   />
                 </label>
                 <label htmlFor={`${id}-to`}>
-                  To
+                  To ({zoneLabel(context.filter.to || Date.now(), timeZone)})
                   <input
                     id={`${id}-to`}
                     type="datetime-local"
                     step={1}
-                    value={isoToLocal(context.filter.to)}
-                    onChange={(e) => send({ type: 'user.filter', patch: { to: localToIso(e.target.value) } })}
+                    value={toFieldValue(context.filter.to, timeZone)}
+                    onChange={(e) =>
+                      send({ type: 'user.filter', patch: { to: fromFieldValue(e.target.value, timeZone) } })
+                    }
                   />
                 </label>
                 <button type="button" className="button" onClick={() => send({ type: 'user.clearFilter' })}>
@@ -193,6 +200,7 @@ export function AuditPanel({ actor }: { readonly actor: ActorRefFrom<typeof audi
                 <div className="maint-events" role="region" aria-label={`Events of ${context.selected ?? ''}`}>
                   <Grid<EventRow>
                     compact
+                    exportName={`audit-${context.selected ?? ''}`}
                     rowData={rows}
                     columnDefs={COLUMNS}
                     getRowId={(p) => p.data.id}

@@ -9,6 +9,8 @@ import { formatNumber } from '../../../domain/format.ts';
 import { Grid } from '../../components/Grid.tsx';
 import { Failed, Skeleton } from '../../components/LoadState.tsx';
 import { PriceFlash } from '../../components/PriceFlash.tsx';
+import { usePreferences } from '../../services/preferences.ts';
+import { formatDateTime, formatTime } from '../../services/time.ts';
 import { AuditPanel, AuditorsOnly } from './AuditPanel.tsx';
 import {
   durationText,
@@ -49,6 +51,7 @@ function sourceText(market: MaintStatus['market']): string {
 }
 
 function StatusCards({ status, statusAt }: { readonly status: MaintStatus; readonly statusAt: number | null }) {
+  const { timeZone } = usePreferences();
   const { market, ticks } = status;
   return (
     <div className="cards maint-status">
@@ -68,7 +71,7 @@ function StatusCards({ status, statusAt }: { readonly status: MaintStatus; reado
           <dt>Range</dt>
           <dd>{market.from && market.to ? `${market.from} – ${market.to}` : 'no bars'}</dd>
           <dt>Last tick</dt>
-          <dd>{market.lastTick ? new Date(market.lastTick).toLocaleString() : 'no tick yet'}</dd>
+          <dd>{market.lastTick ? formatDateTime(market.lastTick, timeZone, { seconds: true }) : 'no tick yet'}</dd>
         </dl>
       </article>
       <article className="card" aria-labelledby="maint-ticks">
@@ -118,8 +121,8 @@ function StatusCards({ status, statusAt }: { readonly status: MaintStatus; reado
             {status.projections.length}, {status.projections.filter((p) => p.behind).length} behind
           </dd>
           <dt>Updated</dt>
-          <dd>
-            {statusAt ? new Date(statusAt).toLocaleTimeString() : '–'} (every {STATUS_POLL_MS / 1000} s)
+          <dd data-testid="maint-updated">
+            {statusAt ? formatTime(statusAt, timeZone) : '–'} (every {STATUS_POLL_MS / 1000} s)
           </dd>
         </dl>
       </article>
@@ -136,6 +139,7 @@ function RebuildCard(props: {
 }) {
   const { job, running, busy, error, send } = props;
   const share = job ? rebuildProgress(job) : 0;
+  const { timeZone } = usePreferences();
   return (
     <section className="card maint-rebuild" aria-labelledby="maint-rebuild-title">
       <h2 id="maint-rebuild-title">Rebuild check</h2>
@@ -170,7 +174,7 @@ function RebuildCard(props: {
             {rebuildSummary(job)}
           </p>
           <p className="hint">
-            {job.finishedAt ? `Finished ${new Date(job.finishedAt).toLocaleString()}` : ''}
+            {job.finishedAt ? `Finished ${formatDateTime(job.finishedAt, timeZone, { seconds: true })}` : ''}
             {job.head ? `, log head ${job.head}` : ''}
             {job.eventsPerSec ? `, ${Math.round(job.eventsPerSec).toLocaleString()} events/s` : ''}
           </p>
@@ -234,6 +238,7 @@ export default function MaintScreen() {
             <h2 id="maint-lags-title">Projection lags</h2>
             <Grid<ProjectionLag>
               compact
+              exportName="projections"
               rowData={context.status.projections}
               columnDefs={LAG_COLUMNS}
               getRowId={(p) => p.data.name}

@@ -13,8 +13,6 @@ import {
   NO_FILTER,
   eventTypeCounts,
   filterEvents,
-  isoToLocal,
-  localToIso,
   stateCards,
   type AuditAccount,
   type AuditEvent,
@@ -257,14 +255,6 @@ describe('audit logic', () => {
       { type: 'SymbolAddedToWatchlist', count: 2 },
       { type: 'SymbolRemovedFromWatchlist', count: 1 },
     ]);
-  });
-
-  it('turns datetime-local values into instants and back', () => {
-    const iso = localToIso('2026-01-02T09:30:15');
-    expect(iso).to.match(/^2026-01-0[12]T\d{2}:\d{2}:15\.000Z$/);
-    expect(isoToLocal(iso)).to.equal('2026-01-02T09:30:15');
-    expect(localToIso('')).to.equal('');
-    expect(localToIso('not a time')).to.equal('');
   });
 
   it('makes a card per concern in the registry order, naming it and marking empty states', () => {

@@ -80,24 +80,6 @@ export function eventTypeCounts(events: readonly AuditEvent[]): readonly { type:
   return [...counts].map(([type, count]) => ({ type, count })).sort((a, b) => a.type.localeCompare(b.type));
 }
 
-/** The value of a `datetime-local` field as an ISO instant (the browser's zone), or '' when empty or invalid. */
-export function localToIso(value: string): string {
-  if (value.trim() === '') return '';
-  const time = new Date(value).getTime();
-  return Number.isNaN(time) ? '' : new Date(time).toISOString();
-}
-
-/** An ISO instant as a `datetime-local` field's value in the browser's zone, or ''. */
-export function isoToLocal(iso: string): string {
-  if (iso === '') return '';
-  const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return '';
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(
-    date.getMinutes(),
-  )}:${pad(date.getSeconds())}`;
-}
-
 /** One concern's state as a card shows it. */
 export interface StateCard {
   /** The concern's name (the key in the state answer). */

@@ -13,7 +13,9 @@ import { DeleteButton } from '../../components/DeleteButton.tsx';
 import { Dismissible, Empty, Failed, Skeleton } from '../../components/LoadState.tsx';
 import { SymbolChip } from '../../components/SymbolChip.tsx';
 import { SymbolSearch } from '../../components/SymbolSearch.tsx';
+import { usePreferences } from '../../services/preferences.ts';
 import { useLocation } from '../../services/router.ts';
+import { formatDateTime } from '../../services/time.ts';
 import {
   MODEL_NAME_MAX,
   coefficientBars,
@@ -291,6 +293,7 @@ function SaveForm({ send, saving }: { readonly send: Send; readonly saving: bool
 function ModelCard(props: { readonly model: SavedModel; readonly deleting: boolean; readonly send: Send }) {
   const { model, deleting, send } = props;
   const { metrics } = model;
+  const { timeZone } = usePreferences();
   return (
     <li className="card predict-model" aria-busy={deleting}>
       <header>
@@ -313,7 +316,7 @@ function ModelCard(props: { readonly model: SavedModel; readonly deleting: boole
         {metrics.beatsBaseline ? ' (beats the baseline)' : ' (does not beat the baseline)'}
       </p>
       <p className="hint">
-        Saved {new Date(model.createdt).toLocaleString()}, data as of {model.asOf}
+        Saved {formatDateTime(model.createdt, timeZone)}, data as of {model.asOf}
       </p>
       <button
         type="button"

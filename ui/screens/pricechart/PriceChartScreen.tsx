@@ -10,6 +10,7 @@ import { Chart } from '../../components/Chart.tsx';
 import { Empty, Failed, Skeleton } from '../../components/LoadState.tsx';
 import { Link } from '../../components/Link.tsx';
 import { chartPath, navigate, useLocation } from '../../services/router.ts';
+import { todayStamp } from '../../services/time.ts';
 import { quickAddToWatchlist } from '../../services/watchlist.ts';
 import { shapeMoves, type ChartElement } from './chartElements.ts';
 import {
@@ -347,7 +348,7 @@ function PriceChart({ symbol }: { readonly symbol: string }) {
   );
   // A symbol whose chart never loaded (unknown, or the server down) shows the failure alone.
   const unavailable = chartFailed && context.bars.length === 0;
-  const title = `${symbol} ${context.duration} price chart, ${new Date().toISOString().slice(0, 10)}`;
+  const title = `${symbol} ${context.duration} price chart, ${todayStamp()}`;
 
   return (
     <section className="screen pricechart">

@@ -14,6 +14,7 @@ import type { PatternRowAnswer } from '../../../domain/contract/patterns.ts';
 import type { Quote } from '../../../domain/market/types.ts';
 import { SMA_PERIODS, type SmaPeriod } from '../../../domain/screener/query.ts';
 import { normalizeSeries, trimToLength, type ChartElement, type MarkerPoint } from './chartElements.ts';
+import { wallClock } from '../../services/time.ts';
 
 /** A daily bar as `GET /api/bars/{symbol}` answers it. */
 export type Bar = ChartBar;
@@ -102,22 +103,10 @@ export function barsOfDuration(duration: Duration, bars: readonly Bar[]): Bar[] 
   return duration === '5D' ? trimToLength(bars, 5) : [...bars];
 }
 
-const newYork = new Intl.DateTimeFormat('en-CA', {
-  timeZone: 'America/New_York',
-  year: 'numeric',
-  month: '2-digit',
-  day: '2-digit',
-  hour: '2-digit',
-  minute: '2-digit',
-  hourCycle: 'h23',
-});
-
 /** The New York wall-clock minute of an instant, `YYYY-MM-DD HH:MM`, or null for an invalid time. */
 export function marketMinute(ts: string): string | null {
-  const time = Date.parse(ts);
-  if (Number.isNaN(time)) return null;
-  const parts = Object.fromEntries(newYork.formatToParts(new Date(time)).map((p) => [p.type, p.value]));
-  return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}`;
+  const clock = wallClock(ts, 'market');
+  return clock && `${clock.date} ${clock.time.slice(0, 5)}`;
 }
 
 /** The New York trading date of an instant, `YYYY-MM-DD`, or null for an invalid time. */

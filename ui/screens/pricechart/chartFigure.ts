@@ -7,6 +7,7 @@ import { formatNumber } from '../../../domain/format.ts';
 import { renderElements } from './chartElements.ts';
 import { LEVEL_COLORS, SMA_COLORS, type Bar, type Candle, type SmaPeriod } from './chartData.ts';
 import type { PriceChartContext } from './pricechart.machine.ts';
+import { MARKET_LABEL } from '../../services/time.ts';
 
 /** The figure and which element each shape and annotation draws. */
 export interface Figure {
@@ -143,6 +144,8 @@ export function buildFigure(
           rangeslider: { visible: false },
           showgrid: false,
           range: intradayRange(series.map((s) => ({ time: s.x }))),
+          // The candles are New York minutes (marketMinute).
+          hoverformat: `%Y-%m-%d %H:%M ${MARKET_LABEL}`,
         }
       : { type: 'category', rangeslider: { visible: false }, nticks: 8, showgrid: false },
     yaxis: { domain: [0.26, 1], title: { text: 'Price' }, tickformat: '.2f', fixedrange: false },

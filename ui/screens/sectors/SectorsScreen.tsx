@@ -6,6 +6,8 @@
 import { useMachine } from '@xstate/react';
 import { useId, useState, type FormEvent } from 'react';
 import { Dismissible, Failed, Skeleton } from '../../components/LoadState.tsx';
+import { usePreferences } from '../../services/preferences.ts';
+import { formatDate } from '../../services/time.ts';
 import { SymbolChip } from '../../components/SymbolChip.tsx';
 import {
   SECTOR_NAME_MAX,
@@ -32,6 +34,7 @@ interface CardProps {
 function SectorCard({ sector, busy, search, searching, send }: CardProps) {
   const [renaming, setRenaming] = useState(false);
   const [newName, setNewName] = useState(sector.name);
+  const { timeZone } = usePreferences();
   const [confirming, setConfirming] = useState(false);
   const [text, setText] = useState('');
   const id = useId();
@@ -198,7 +201,7 @@ function SectorCard({ sector, busy, search, searching, send }: CardProps) {
         )}
       </form>
       <footer className="hint">
-        {sector.symbols.length} symbols · created {sector.createdt.slice(0, 10)}
+        {sector.symbols.length} symbols · created {formatDate(sector.createdt, timeZone)}
         {busy ? ' · saving…' : ''}
       </footer>
     </article>
