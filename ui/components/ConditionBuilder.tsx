@@ -44,6 +44,35 @@ export interface ConditionBuilderProps {
   readonly children?: ReactNode;
 }
 
+/** A labelled select of one of a few choices (an operator, a frequency). */
+export function ChoiceSelect<T extends string>(props: {
+  readonly label: string;
+  readonly value: T;
+  readonly choices: readonly T[];
+  readonly labelOf: (choice: T) => string;
+  readonly onChange: (choice: T) => void;
+  readonly invalid?: boolean;
+  readonly autoFocus?: boolean;
+}) {
+  return (
+    <label>
+      {props.label}
+      <select
+        aria-invalid={props.invalid === true}
+        autoFocus={props.autoFocus}
+        value={props.value}
+        onChange={(e) => props.onChange(e.target.value as T)}
+      >
+        {props.choices.map((choice) => (
+          <option key={choice} value={choice}>
+            {props.labelOf(choice)}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
 function Operand(props: {
   readonly label: string;
   readonly field: string;
@@ -166,20 +195,14 @@ export function ConditionBuilder(props: ConditionBuilderProps) {
         )}
       </div>
       <div className="cb-row">
-        <label>
-          Operator
-          <select
-            aria-invalid={invalid('condition.op')}
-            value={draft.op}
-            onChange={(e) => change({ op: e.target.value as ConditionDraft['op'] })}
-          >
-            {OPS.map((op) => (
-              <option key={op} value={op}>
-                {OP_LABELS[op]}
-              </option>
-            ))}
-          </select>
-        </label>
+        <ChoiceSelect
+          label="Operator"
+          value={draft.op}
+          choices={OPS}
+          labelOf={(op) => OP_LABELS[op]}
+          invalid={invalid('condition.op')}
+          onChange={(op) => change({ op })}
+        />
         {fields === 'level' && (
           <Operand
             label="Level"
@@ -236,20 +259,14 @@ export function ConditionBuilder(props: ConditionBuilderProps) {
         )}
       </div>
       <div className="cb-row">
-        <label>
-          Frequency
-          <select
-            aria-invalid={invalid('frequency')}
-            value={draft.frequency}
-            onChange={(e) => change({ frequency: e.target.value as ConditionDraft['frequency'] })}
-          >
-            {ALERT_FREQUENCIES.map((f) => (
-              <option key={f} value={f}>
-                {FREQUENCY_TEXT[f]}
-              </option>
-            ))}
-          </select>
-        </label>
+        <ChoiceSelect
+          label="Frequency"
+          value={draft.frequency}
+          choices={ALERT_FREQUENCIES}
+          labelOf={(f) => FREQUENCY_TEXT[f]}
+          invalid={invalid('frequency')}
+          onChange={(frequency) => change({ frequency })}
+        />
         <label htmlFor={`${ids}-expires`}>
           Expires ({zoneLabel()}, empty: never)
           <input

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { createActor, fromCallback, fromPromise, waitFor } from 'xstate';
 import type { AlertAnswer, AlertTriggerAnswer } from '../../../domain/contract/alerts.ts';
-import { conditionText, type AlertCondition } from '../../../domain/alerts/conditions.ts';
+import { conditionText, parseCondition, type AlertCondition } from '../../../domain/alerts/conditions.ts';
 import { ApiError } from '../../services/api.ts';
 import type { AlertBody } from '../../components/conditionDraft.ts';
 import {
@@ -66,14 +66,7 @@ function manager(server: FakeServer) {
         saveAlert: fromPromise<AlertAnswer, AlertBody>(async ({ input }) => {
           calls.push(`save ${input.update === true ? `update ${input.id ?? ''}` : 'new'}`);
           if (server.refuseSave) throw new ApiError(400, 'bad_request', server.refuseSave);
-          const condition = {
-            source: 'price',
-            value: null,
-            lower: null,
-            upper: null,
-            bars: null,
-            ...input.condition,
-          } as AlertCondition;
+          const condition = parseCondition(input.condition) as AlertCondition;
           const saved = alert(input.id ?? `a${server.alerts.length + 1}`, input.symbol, condition, {
             frequency: input.frequency ?? 'once',
           });
