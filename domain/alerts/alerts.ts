@@ -147,7 +147,8 @@ export type ExpireAlert = DomainEvent<'ExpireAlert', { readonly alertId: string;
 
 /**
  * Fires an armed alert (issued by the engine); decides nothing when the alert is gone, not armed, expired at
- * `at`, already fired on `day` (once per bar, once per bar close) or already fired `firing` times (every time).
+ * `at`, already fired on `day` (once per bar, once per bar close), or (every time) when `firing` is not past
+ * the firings recorded or `at` is not after the last firing (a replayed tick).
  */
 export type TriggerAlert = DomainEvent<
   'TriggerAlert',
@@ -653,7 +654,9 @@ function decideTrigger(command: TriggerAlert, state: AlertsState): AlertsEvent[]
       if (day === null || alert.lastFiredDay === day) return [];
       break;
     case 'every_time':
-      if (firing !== alert.firings + 1) return [];
+      // A later firing than the last, on a later tick: a retried or replayed trigger decides nothing.
+      if (firing === null || firing <= alert.firings) return [];
+      if (alert.lastFired !== null && atMs <= Date.parse(alert.lastFired)) return [];
       break;
     default:
       break;
@@ -683,7 +686,7 @@ function decideTrigger(command: TriggerAlert, state: AlertsState): AlertsEvent[]
         frequency: alert.frequency,
         value,
         day: alert.frequency === 'once_per_bar' || alert.frequency === 'once_per_bar_close' ? day : null,
-        firing: alert.firings + 1,
+        firing: alert.frequency === 'every_time' && firing !== null ? firing : alert.firings + 1,
       },
     },
   ];
@@ -816,7 +819,7 @@ function evolve(state: AlertsState, event: AlertsEvent): AlertsState {
         ...alert,
         status: alert.frequency === 'once' ? 'triggered' : alert.status,
         updatedt: event.data.at,
-        firings: alert.firings + 1,
+        firings: Math.max(alert.firings + 1, event.data.firing ?? 0),
         triggerCount: alert.triggerCount + 1,
         lastFired: event.data.at,
         lastFiredDay: event.data.day ?? alert.lastFiredDay,

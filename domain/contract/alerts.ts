@@ -163,7 +163,7 @@ const alertBody = z
       return;
     }
     if (body.alerttype === null || body.alerttype === undefined) {
-      refuse('condition', 'is required (or the price alert fields close and alerttype)');
+      refuse('alerttype', 'is required (U or D) for a price or SMA alert; or send a condition');
       return;
     }
     if (body.kind === 'SMA') {
