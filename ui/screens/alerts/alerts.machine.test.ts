@@ -270,6 +270,19 @@ describe('alert manager machine', () => {
     expect(actor.getSnapshot().context.history).to.equal(null);
   });
 
+  it('closes the history of a deleted alert without reading it again', async () => {
+    const server: FakeServer = { alerts: [alert('a1', 'AAPL', CHANNEL), alert('a2', 'MSFT', RSI)] };
+    const { actor, calls, push } = manager(server);
+    await waitFor(actor, (s) => s.matches(idle));
+    actor.send({ type: 'user.showHistory', id: 'a1' });
+    await waitFor(actor, (s) => s.matches({ ready: { history: 'shown' } }));
+    actor.send({ type: 'user.delete', ids: ['a1'] });
+    push({ type: 'server.changed' });
+    await waitFor(actor, (s) => s.matches({ ready: { list: 'idle', history: 'closed' } }) && calls.length === 4);
+    expect(actor.getSnapshot().context.historyId).to.equal(null);
+    expect(calls).to.deep.equal(['load', 'history a1', 'delete a1', 'load']);
+  });
+
   it('reads the list after an action when it changed meanwhile', async () => {
     const server: FakeServer = { alerts: [alert('a1', 'AAPL', CHANNEL)] };
     const { actor, calls, push } = manager(server);

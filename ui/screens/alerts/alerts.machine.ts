@@ -5,7 +5,7 @@
  * truth; a change made elsewhere (the chart, another tab, a firing) reads the list again.
  */
 import { alertsApi, type AlertAnswer, type AlertTriggerAnswer } from '../../../domain/contract/alerts.ts';
-import { assertEvent, assign, fromCallback, fromPromise, setup } from 'xstate';
+import { assertEvent, assign, enqueueActions, fromCallback, fromPromise, not, setup, stateIn } from 'xstate';
 import { bodyProblem, refusalField, type AlertBody, type FieldProblem } from '../../components/conditionDraft.ts';
 import { call, errorMessage } from '../../services/api.ts';
 import { live } from '../../services/live.ts';
@@ -318,14 +318,17 @@ export const alertsMachine = setup({
                 onDone: {
                   target: 'idle',
                   actions: [
+                    enqueueActions(({ context, event, enqueue }) => {
+                      if (context.historyId !== null && event.output.deleted.includes(context.historyId)) {
+                        enqueue.raise({ type: 'user.closeHistory' });
+                      }
+                    }),
                     assign(({ context, event }) => {
                       const gone = new Set(event.output.deleted);
                       const { failed } = event.output;
                       return {
                         alerts: context.alerts.filter((a) => !gone.has(a.id)),
                         selected: context.selected.filter((id) => !gone.has(id)),
-                        historyId: context.historyId !== null && gone.has(context.historyId) ? null : context.historyId,
-                        history: context.history !== null && gone.has(context.history.id) ? null : context.history,
                         editor:
                           context.editor.mode === 'edit' && gone.has(context.editor.id)
                             ? { mode: 'closed' as const }
@@ -388,7 +391,8 @@ export const alertsMachine = setup({
               },
             },
             shown: {
-              on: { 'server.changed': 'loading' },
+              // A change while deleting is the deletion itself: the history of a deleted alert is closed after it.
+              on: { 'server.changed': { guard: not(stateIn({ ready: { list: 'deleting' } })), target: 'loading' } },
             },
             failed: {},
           },
