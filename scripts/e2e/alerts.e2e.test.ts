@@ -64,6 +64,7 @@ describe('alerts (Chromium)', function () {
     await page.locator('.plot-container').getByText(`${words} ✕`).waitFor();
     await page.getByRole('list', { name: 'Alerts' }).getByText(words).waitFor();
     expect(await shapes(page)).to.deep.include({ type: 'rect', y0: lower, y1: upper });
+    await e2e.screenshot(page, 'pricechart-channel');
 
     // Outside, then inside twice: it fires once, on entering.
     const below = cents(lower - Math.max(0.5, (upper - lower) / 2));

@@ -11,7 +11,7 @@ import type { AlertAnswer } from '../../../domain/contract/alerts.ts';
 import { NOTIFICATION_TYPE_NAMES, type NotificationType } from '../../../domain/notifications/notifications.ts';
 import { ConditionBuilder } from '../../components/ConditionBuilder.tsx';
 import { draftOf, newDraft } from '../../components/conditionDraft.ts';
-import { Grid } from '../../components/Grid.tsx';
+import { Grid, gridTheme } from '../../components/Grid.tsx';
 import { Dismissible, Empty, Failed, LoadState, Skeleton } from '../../components/LoadState.tsx';
 import { SymbolChip } from '../../components/SymbolChip.tsx';
 import { usePreferences } from '../../services/preferences.ts';
@@ -88,35 +88,38 @@ const time = ({ value }: ValueFormatterParams<AlertAnswer, string | null>) =>
   value === null || value === undefined ? '–' : formatDateTime(value);
 
 const columns: ColDef<AlertAnswer>[] = [
-  { headerName: 'Symbol', field: 'symbol', width: 110, cellRenderer: SymbolCell, suppressKeyboardEvent: tabWithinCell },
-  { headerName: 'Condition', field: 'conditiontext', flex: 1, minWidth: 240 },
+  { headerName: 'Symbol', field: 'symbol', width: 100, cellRenderer: SymbolCell, suppressKeyboardEvent: tabWithinCell },
+  { headerName: 'Condition', field: 'conditiontext', flex: 1, minWidth: 260 },
   {
     headerName: 'Frequency',
     field: 'frequency',
-    width: 150,
+    width: 140,
     valueFormatter: ({ value }: ValueFormatterParams<AlertAnswer, AlertAnswer['frequency']>) =>
       value ? FREQUENCY_TEXT[value] : '',
   },
   {
     headerName: 'Expires',
     field: 'expires',
-    width: 170,
+    width: 150,
     valueFormatter: ({ value }: ValueFormatterParams<AlertAnswer, string | null>) =>
       value === null || value === undefined ? 'Never' : formatDateTime(value),
   },
-  { headerName: 'Status', field: 'status', width: 110, cellRenderer: StatusCell },
+  { headerName: 'Status', field: 'status', width: 100, cellRenderer: StatusCell },
   { headerName: 'Last fired', field: 'lastfired', width: 170, valueFormatter: time, sort: 'desc' },
-  { headerName: 'Triggers', field: 'triggercount', width: 100, type: 'rightAligned' },
+  { headerName: 'Triggers', field: 'triggercount', width: 95, type: 'rightAligned' },
   {
     headerName: '',
     colId: 'actions',
-    width: 280,
+    width: 240,
     sortable: false,
     resizable: false,
     cellRenderer: ActionsCell,
     suppressKeyboardEvent: tabWithinCell,
   },
 ];
+
+/** The app's grid theme without the empty space an auto-height grid keeps under a few rows. */
+const alertsTheme = gridTheme.withParams({ autoHeightMinBodyHeight: 0 });
 
 /** The type name of a trigger (Price, SMA, EMA, RSI, Volume, Change %). */
 function typeName(type: number): string {
@@ -224,6 +227,7 @@ export default function AlertsScreen() {
         ) : (
           <div className="al-grid" role="region" aria-label="Alerts">
             <Grid<AlertAnswer>
+              theme={alertsTheme}
               rowData={rows}
               columnDefs={columns}
               getRowId={(p) => p.data.id}
