@@ -35,6 +35,10 @@ describe('alerts (Chromium)', function () {
   it('creates a channel alert with two clicks on the chart, fires it once by feed ticks, and shows it in the bell and in its history', async () => {
     const { page, context, errors } = await e2e.newPage();
     await e2e.signUp(page, 'channel');
+    await page.getByRole('button', { name: 'Account' }).click();
+    await page.getByRole('menuitem', { name: 'Alerts' }).click();
+    await page.waitForURL('**/Alerts');
+    await page.getByText('No alerts yet').waitFor();
     await page.goto('/PriceCharts?stock=AAPL');
     await page.locator('.plot-container').first().waitFor();
     await page.getByTestId('chart-quote').waitFor();
