@@ -13,6 +13,9 @@ export const DOMAIN_ERROR_STATUS: Readonly<Record<string, number>> = Object.free
   not_found: 404,
   taken: 409,
   conflict: 409,
+  not_armed: 409,
+  not_paused: 409,
+  expired: 409,
 });
 
 /** Machine-readable error codes by HTTP status, as answered in the `error` field. */

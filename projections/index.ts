@@ -4,7 +4,7 @@
 import { comparePositions, type EventStore, type LogPosition } from '../platform/eventstore/port.ts';
 import type { DocumentWrite, ReadModelStore } from '../platform/readmodels/port.ts';
 import { startConsumer, type ConsumerLag, type ConsumerRunner } from '../platform/subscriptions/runner.ts';
-import { alertsProjection } from './alerts/alerts.projection.ts';
+import { alertHistoryProjection, alertsProjection } from './alerts/alerts.projection.ts';
 import { accountsProjection } from './accounts/accounts.projection.ts';
 import { notificationReadsProjection, notificationsProjection } from './notifications/notifications.projection.ts';
 import { companyStatsProjection } from './companystats/companystats.projection.ts';
@@ -27,6 +27,7 @@ export const ALL_PROJECTIONS: readonly Projection<unknown>[] = [
   accountsProjection,
   watchlistProjection,
   alertsProjection,
+  alertHistoryProjection,
   notificationsProjection,
   notificationReadsProjection,
   queriesProjection,

@@ -17,8 +17,12 @@ import {
   type AlertMessageInput,
   type AlertsCommand,
   type AlertsEvent,
+  type AlertCreatedData,
   type AlertTriggeredData,
+  type AlertUpdatedData,
 } from './alerts.ts';
+import { priceCondition, smaCondition } from './conditions.ts';
+import type { SmaPeriod } from '../screener/query.ts';
 
 const AT = '2025-03-03T15:00:00.000Z';
 const LATER = '2025-03-04T15:00:00.000Z';
@@ -47,9 +51,18 @@ const trigger = (alertId: string, price = 191, changepct = 1.25, sma: number | n
   data: { alertId, price, changepct, at: LATER, sma },
 });
 
+/** A price or SMA definition with the condition, frequency and expiry the decider writes beside its fields. */
+function withCondition<T extends Record<string, unknown>>(data: T): T {
+  const alerttype = data.alerttype as 'U' | 'D';
+  const condition =
+    data.kind === 'SMA'
+      ? smaCondition(alerttype, data.period as SmaPeriod)
+      : priceCondition(alerttype, data.threshold as number);
+  return { condition, frequency: 'once', expires: null, ...data };
+}
 const created = (alertId = A1, over: Record<string, unknown> = {}): AlertsEvent => ({
   type: 'AlertCreated',
-  data: {
+  data: withCondition({
     alertId,
     symbol: 'AAPL',
     kind: 'PRICE',
@@ -59,11 +72,11 @@ const created = (alertId = A1, over: Record<string, unknown> = {}): AlertsEvent 
     period: null,
     createdt: AT,
     ...over,
-  },
+  }) as AlertCreatedData,
 });
 const updated = (over: Record<string, unknown> = {}): AlertsEvent => ({
   type: 'AlertUpdated',
-  data: {
+  data: withCondition({
     alertId: A1,
     symbol: 'AAPL',
     kind: 'PRICE',
@@ -73,7 +86,7 @@ const updated = (over: Record<string, unknown> = {}): AlertsEvent => ({
     period: null,
     updatedt: LATER,
     ...over,
-  },
+  }) as AlertUpdatedData,
 });
 const smaCreated = (alertId = A1, alerttype: 'U' | 'D' = 'U', period = 50): AlertsEvent =>
   created(alertId, { kind: 'SMA', alerttype, threshold: null, thresholdCents: null, period });
@@ -93,6 +106,11 @@ const triggered = (over: Partial<AlertTriggeredData> = {}): AlertsEvent => ({
     notificationtype: 1,
     message: 'AAPL rose above 190.00 (+1.25% on the day)',
     at: LATER,
+    condition: priceCondition('U', 190),
+    frequency: 'once',
+    value: null,
+    day: null,
+    firing: 1,
     ...over,
   },
 });
@@ -283,6 +301,7 @@ describe('alerts decider', () => {
             sma: 187.321,
             notificationtype: 2,
             message: 'AAPL crossed above its 50-day SMA 187.32 (+0.84% on the day)',
+            condition: smaCondition('U', 50),
           }),
         ]);
     });

@@ -1,13 +1,33 @@
 /**
- * Price and moving-average alerts: a user arms an alert on a symbol; the engine fires it once (`AlertTriggered`,
- * which carries the notification's type and message) until the user changes it, which re-arms it.
- * Thresholds are compared in integer cents, so no float equality trap decides whether an alert fires.
+ * Alerts: a user arms a condition on a symbol (an operator, a source series and its levels; see
+ * `conditions.ts`), with a frequency and an optional expiry; the engine fires it (`AlertTriggered`, which
+ * carries the notification's type and message) as often as its frequency allows, and expires it
+ * (`AlertExpired`). The user may pause and resume it, and a change re-arms it. The old price and
+ * moving-average alerts are conditions too (`greater_than`/`less_than` the price, `crossing_up`/`crossing_down`
+ * its SMA) and keep their fields and messages. Price thresholds are compared in integer cents, so no float
+ * equality trap decides whether an alert fires.
  */
 import { DomainError, type Decider, type DomainEvent } from '../decider.ts';
 import { STOCKPULSE_NAMESPACE, isUuid, uuidV5 } from '../ids.ts';
 import { NOTIFICATION_TYPE, type NotificationType } from '../notifications/notifications.ts';
 import { SMA_PERIODS, type SmaPeriod } from '../screener/query.ts';
 import { parseSymbol } from '../symbol.ts';
+import {
+  conditionNotificationType,
+  conditionOperands,
+  conditionText,
+  isConditionProblem,
+  parseCondition,
+  parseExpires,
+  parseFrequency,
+  priceCondition,
+  smaCondition,
+  sourceKind,
+  sourcePeriod,
+  type AlertCondition,
+  type AlertFrequency,
+  type ConditionProblem,
+} from './conditions.ts';
 
 /** The concern name of alert streams (`alerts-<userId>`). */
 export const ALERTS_CONCERN = 'alerts';
@@ -24,25 +44,37 @@ export const ALERT_SMA_PERIODS: readonly SmaPeriod[] = SMA_PERIODS;
 /** `U` fires on the way up (at or above), `D` on the way down (at or below). */
 export type AlertDirection = 'U' | 'D';
 
-/** `PRICE` compares the price with a fixed threshold; `SMA` with the symbol's simple moving average. */
-export type AlertKind = 'PRICE' | 'SMA';
+/**
+ * `PRICE`: the price at or above (`U`) or at or below (`D`) a threshold, once; `SMA`: the price crossing its
+ * simple moving average, once; `CONDITION`: any other condition or frequency.
+ */
+export type AlertKind = 'PRICE' | 'SMA' | 'CONDITION';
 
-/** Whether an alert still waits for its condition (`armed`) or has fired (`triggered`). */
-export type AlertStatus = 'armed' | 'triggered';
+/**
+ * `armed` waits for its condition (repeating alerts stay armed after firing), `triggered` has fired (once),
+ * `paused` was paused by the user, `expired` passed its expiry.
+ */
+export type AlertStatus = 'armed' | 'triggered' | 'paused' | 'expired';
 
 /** What the user sets on an alert. */
 export interface AlertDefinition {
   /** The symbol watched. */
   readonly symbol: string;
-  /** Price or moving-average alert. */
+  /** What it watches. */
+  readonly condition: AlertCondition;
+  /** How often it may fire. */
+  readonly frequency: AlertFrequency;
+  /** When it stops (ISO 8601), or null for open-ended. */
+  readonly expires: string | null;
+  /** Price, moving-average or other alert (the older alerts' fields below describe the first two). */
   readonly kind: AlertKind;
-  /** Direction: `U` up, `D` down. */
-  readonly alerttype: AlertDirection;
-  /** Price alerts: the threshold in dollars, rounded to the cent; null for SMA alerts. */
+  /** Price and SMA alerts: direction, `U` up, `D` down; null for other conditions. */
+  readonly alerttype: AlertDirection | null;
+  /** Price alerts: the threshold in dollars, rounded to the cent; null otherwise. */
   readonly threshold: number | null;
-  /** Price alerts: the threshold in integer cents, what the engine compares; null for SMA alerts. */
+  /** Price alerts: the threshold in integer cents; null otherwise. */
   readonly thresholdCents: number | null;
-  /** SMA alerts: the moving-average period in days; null for price alerts. */
+  /** SMA alerts: the moving-average period in days; null otherwise. */
   readonly period: SmaPeriod | null;
 }
 
@@ -56,24 +88,41 @@ export interface Alert extends AlertDefinition {
   readonly createdt: string;
   /** When it was last created, changed or fired (ISO 8601). */
   readonly updatedt: string;
-  /** How many times it was armed (1 on creation, one more per change); keys the engine's trigger command id. */
+  /** How many times it was armed (1 on creation, one more per change or resume); keys the trigger command id. */
   readonly arming: number;
+  /** How many times it fired in its current arming (keys the command id of `every_time` triggers). */
+  readonly firings: number;
+  /** How many times it fired in all. */
+  readonly triggerCount: number;
+  /** When it last fired (ISO 8601), or null. */
+  readonly lastFired: string | null;
+  /** The trading day (`YYYY-MM-DD`) of its last firing in this arming, or null: once per bar fires once a day. */
+  readonly lastFiredDay: string | null;
 }
 
-/** The alert fields a create or update command carries, as the user sent them. */
+/**
+ * The alert fields a create or update command carries, as the user sent them: a `condition` (with
+ * `frequency` and `expires`), or the older price and SMA fields (`kind`, `alerttype`, `threshold`, `period`).
+ */
 export interface AlertInput {
   /** The alert id: new (derived from the command id) on create, existing on update. */
   readonly alertId: string;
   /** The symbol; case does not matter. */
   readonly symbol: string;
-  /** Price or moving-average alert. */
-  readonly kind: AlertKind;
-  /** Direction. */
-  readonly alerttype: AlertDirection;
-  /** The price threshold in dollars; required for price alerts, ignored for SMA alerts. */
-  readonly threshold: number | null;
-  /** The moving-average period; required for SMA alerts, ignored for price alerts. */
-  readonly period: number | null;
+  /** The condition (see `parseCondition`); when absent the older fields below say what the alert is. */
+  readonly condition?: unknown;
+  /** `once` (default), `once_per_bar`, `once_per_bar_close` or `every_time`. */
+  readonly frequency?: unknown;
+  /** An ISO time, or null/absent for open-ended. */
+  readonly expires?: unknown;
+  /** Without a condition: price or moving-average alert. */
+  readonly kind?: 'PRICE' | 'SMA' | null;
+  /** Without a condition: direction. */
+  readonly alerttype?: AlertDirection | null;
+  /** Without a condition: the price threshold in dollars; required for price alerts, ignored for SMA alerts. */
+  readonly threshold?: number | null;
+  /** Without a condition: the moving-average period; required for SMA alerts, ignored for price alerts. */
+  readonly period?: number | null;
   /** When the command was issued (ISO 8601). */
   readonly at: string;
 }
@@ -87,7 +136,20 @@ export type UpdateAlert = DomainEvent<'UpdateAlert', AlertInput>;
 /** Deletes an alert. */
 export type DeleteAlert = DomainEvent<'DeleteAlert', { readonly alertId: string }>;
 
-/** Fires an armed alert (issued by the engine); decides nothing when the alert is gone or already fired. */
+/** Pauses an armed alert: it does not fire until resumed. */
+export type PauseAlert = DomainEvent<'PauseAlert', { readonly alertId: string; readonly at: string }>;
+
+/** Resumes a paused alert, re-arming it (its crossing state starts afresh). */
+export type ResumeAlert = DomainEvent<'ResumeAlert', { readonly alertId: string; readonly at: string }>;
+
+/** Expires an alert whose expiry has passed at `at` (issued by the engine); decides nothing otherwise. */
+export type ExpireAlert = DomainEvent<'ExpireAlert', { readonly alertId: string; readonly at: string }>;
+
+/**
+ * Fires an armed alert (issued by the engine); decides nothing when the alert is gone, not armed, expired at
+ * `at`, already fired on `day` (once per bar, once per bar close), or (every time) when `firing` is not past
+ * the firings recorded or `at` is not after the last firing (a replayed tick).
+ */
 export type TriggerAlert = DomainEvent<
   'TriggerAlert',
   {
@@ -101,14 +163,28 @@ export type TriggerAlert = DomainEvent<
     readonly at: string;
     /** SMA alerts: the moving average that was crossed, for the message. */
     readonly sma?: number | null;
+    /** The source's value that met the condition (for the history and the message). */
+    readonly value?: number | null;
+    /** Once per bar (close): the trading day `YYYY-MM-DD` it fires for. */
+    readonly day?: string | null;
+    /** Every time: which firing of this arming this is (1, 2, …). */
+    readonly firing?: number | null;
   }
 >;
 
 /** Every command of the alerts concern. */
-export type AlertsCommand = CreateAlert | UpdateAlert | DeleteAlert | TriggerAlert;
+export type AlertsCommand =
+  CreateAlert | UpdateAlert | DeleteAlert | PauseAlert | ResumeAlert | ExpireAlert | TriggerAlert;
+
+/**
+ * The definition an event carries: `condition`, `frequency` and `expires` are absent on events written before
+ * conditions existed, which are read as the price or SMA alert their older fields describe.
+ */
+export type AlertEventDefinition = Omit<AlertDefinition, 'condition' | 'frequency' | 'expires'> &
+  Partial<Pick<AlertDefinition, 'condition' | 'frequency' | 'expires'>>;
 
 /** The payload of {@link AlertCreated}. */
-export interface AlertCreatedData extends AlertDefinition {
+export interface AlertCreatedData extends AlertEventDefinition {
   /** The new alert's id. */
   readonly alertId: string;
   /** When it was created. */
@@ -116,7 +192,7 @@ export interface AlertCreatedData extends AlertDefinition {
 }
 
 /** The payload of {@link AlertUpdated}: the alert's whole new definition. */
-export interface AlertUpdatedData extends AlertDefinition {
+export interface AlertUpdatedData extends AlertEventDefinition {
   /** The alert's id. */
   readonly alertId: string;
   /** When it was changed. */
@@ -132,7 +208,7 @@ export interface AlertTriggeredData {
   /** Price or SMA alert. */
   readonly kind: AlertKind;
   /** Its direction. */
-  readonly alerttype: AlertDirection;
+  readonly alerttype: AlertDirection | null;
   /** Price alerts: the threshold in dollars; null for SMA alerts. */
   readonly threshold: number | null;
   /** SMA alerts: the period; null for price alerts. */
@@ -143,12 +219,22 @@ export interface AlertTriggeredData {
   readonly changepct: number;
   /** SMA alerts: the moving average crossed, when the engine gave it; null otherwise. */
   readonly sma: number | null;
-  /** 1 = Price, 2 = SMA. */
+  /** 1 Price, 2 SMA, 3 EMA, 4 RSI, 5 Volume, 6 Change % (see `conditionNotificationType`). */
   readonly notificationtype: NotificationType;
-  /** The notification text, built by {@link alertMessage}. */
+  /** The notification text, built by {@link alertMessage} or {@link conditionMessage}. */
   readonly message: string;
   /** When it fired (ISO 8601). */
   readonly at: string;
+  /** The condition that fired (absent on events written before conditions existed). */
+  readonly condition?: AlertCondition;
+  /** Its frequency. */
+  readonly frequency?: AlertFrequency;
+  /** The source's value that met the condition, or null. */
+  readonly value?: number | null;
+  /** Once per bar (close): the trading day it fired for; null otherwise. */
+  readonly day?: string | null;
+  /** Which firing of the arming this is (1 for a once alert). */
+  readonly firing?: number;
 }
 
 /** An alert was created, armed. */
@@ -160,11 +246,42 @@ export type AlertUpdated = DomainEvent<'AlertUpdated', AlertUpdatedData>;
 /** An alert was deleted. */
 export type AlertDeleted = DomainEvent<'AlertDeleted', { readonly alertId: string; readonly symbol: string }>;
 
-/** An armed alert fired; it stays `triggered` until the user changes it. */
+/** An armed alert fired; a `once` alert stays `triggered` until the user changes it, others stay armed. */
 export type AlertTriggered = DomainEvent<'AlertTriggered', AlertTriggeredData>;
 
+/** What the pause, resume and expiry events carry. */
+export interface AlertStatusChangeData {
+  /** The alert's id. */
+  readonly alertId: string;
+  /** Its symbol. */
+  readonly symbol: string;
+  /** When (ISO 8601). */
+  readonly at: string;
+}
+
+/** The user paused an alert. */
+export type AlertPaused = DomainEvent<'AlertPaused', AlertStatusChangeData>;
+
+/** The user resumed a paused alert; it is armed afresh. */
+export type AlertResumed = DomainEvent<'AlertResumed', AlertStatusChangeData>;
+
+/** An alert passed its expiry; it no longer fires. */
+export type AlertExpired = DomainEvent<'AlertExpired', AlertStatusChangeData>;
+
 /** Every event of the alerts concern. */
-export type AlertsEvent = AlertCreated | AlertUpdated | AlertDeleted | AlertTriggered;
+export type AlertsEvent =
+  AlertCreated | AlertUpdated | AlertDeleted | AlertTriggered | AlertPaused | AlertResumed | AlertExpired;
+
+/** Every event type of the alerts concern, for consumers that read them all. */
+export const ALERT_EVENT_TYPES: readonly AlertsEvent['type'][] = [
+  'AlertCreated',
+  'AlertUpdated',
+  'AlertDeleted',
+  'AlertTriggered',
+  'AlertPaused',
+  'AlertResumed',
+  'AlertExpired',
+];
 
 /** A user's alerts, oldest first. */
 export interface AlertsState {
@@ -209,7 +326,7 @@ export function priceAlertFires(alert: Pick<Alert, 'alerttype' | 'thresholdCents
   return alert.alerttype === 'U' ? cents >= alert.thresholdCents : cents <= alert.thresholdCents;
 }
 
-/** The notification type of an alert kind: 1 for price alerts, 2 for SMA alerts. */
+/** The notification type of an alert kind: 1 for price alerts, 2 for SMA alerts (others: their condition's). */
 export function notificationTypeOf(kind: AlertKind): NotificationType {
   return kind === 'SMA' ? NOTIFICATION_TYPE.SMA : NOTIFICATION_TYPE.PRICE;
 }
@@ -221,7 +338,7 @@ export interface AlertMessageInput {
   /** Price or SMA alert. */
   readonly kind: AlertKind;
   /** Direction. */
-  readonly alerttype: AlertDirection;
+  readonly alerttype: AlertDirection | null;
   /** Price alerts: the threshold in cents. */
   readonly thresholdCents: number | null;
   /** SMA alerts: the period. */
@@ -259,22 +376,160 @@ export function alertMessage(input: AlertMessageInput): string {
   return `${head} (${tail})`;
 }
 
+/** What {@link conditionMessage} needs to know of a fired alert. */
+export interface ConditionMessageInput {
+  /** The symbol. */
+  readonly symbol: string;
+  /** The condition. */
+  readonly condition: AlertCondition;
+  /** The price when it fired. */
+  readonly price: number;
+  /** The source's value when it fired, or null. */
+  readonly value: number | null;
+  /** The day's change in percent. */
+  readonly changepct: number;
+}
+
+/**
+ * The notification text of a condition other than the price and SMA alerts: the condition in words, the
+ * source's value when it is not the price, the price and the day's signed change, e.g.
+ * `AAPL RSI(14) is at or below 30: 28.41 at 182.50 (-2.10% on the day)`.
+ */
+export function conditionMessage(input: ConditionMessageInput): string {
+  const head = conditionText(input.condition, input.symbol);
+  const kind = sourceKind(input.condition.source);
+  const value =
+    kind === 'price' || input.value === null || !Number.isFinite(input.value)
+      ? ''
+      : ` ${kind === 'volume' ? Math.round(input.value).toLocaleString('en-US') : input.value.toFixed(2)}${kind === 'changepct' ? '%' : ''} at`;
+  const hundredths = Number.isFinite(input.changepct) ? toCents(Math.abs(input.changepct)) : 0;
+  const sign = hundredths === 0 ? '' : input.changepct > 0 ? '+' : '-';
+  return `${head}:${value} ${formatCents(toCents(input.price))} (${sign}${formatCents(hundredths)}% on the day)`;
+}
+
 /** The alerts still waiting for their condition, for the engine's index. */
 export function armedAlerts(state: AlertsState): readonly Alert[] {
   return state.alerts.filter((alert) => alert.status === 'armed');
 }
 
-/**
- * The command id under which the engine fires an alert in its current arming: a retried or replayed trigger
- * derives the same id, so it appends nothing new.
- */
-export function triggerCommandId(alert: Pick<Alert, 'id' | 'arming'>): string {
-  return uuidV5(`alert-trigger/${alert.id}/${alert.arming}`, STOCKPULSE_NAMESPACE);
+/** Which firing of an alert a trigger is: its arming, and for repeating frequencies the day or the firing count. */
+export interface TriggerKey {
+  /** The alert's id. */
+  readonly id: string;
+  /** Its arming. */
+  readonly arming: number;
+  /** Once per bar (close): the trading day. */
+  readonly day?: string | null;
+  /** Every time: the firing count in the arming (1, 2, …). */
+  readonly firing?: number | null;
 }
 
-function parseDefinition(input: AlertInput): AlertDefinition {
-  const symbol = parseSymbol(input.symbol, 'symbol');
-  if (input.kind !== 'PRICE' && input.kind !== 'SMA') {
+/**
+ * The command id under which the engine fires an alert: the alert and its arming, plus the trading day for
+ * `once_per_bar` and `once_per_bar_close` or the firing count for `every_time`. A retried or replayed trigger
+ * derives the same id, so it appends nothing new, and a restart the same day cannot fire a once-per-bar alert
+ * again.
+ */
+export function triggerCommandId(key: TriggerKey): string {
+  const suffix =
+    key.day !== undefined && key.day !== null
+      ? `/day/${key.day}`
+      : key.firing !== undefined && key.firing !== null
+        ? `/firing/${key.firing}`
+        : '';
+  return uuidV5(`alert-trigger/${key.id}/${key.arming}${suffix}`, STOCKPULSE_NAMESPACE);
+}
+
+/** The command id under which the engine expires an alert in an arming. */
+export function expireCommandId(alert: Pick<Alert, 'id' | 'arming'>): string {
+  return uuidV5(`alert-expire/${alert.id}/${alert.arming}`, STOCKPULSE_NAMESPACE);
+}
+
+/** Whether an alert has passed its expiry at an instant (ms since the epoch). */
+export function isExpiredAt(alert: Pick<AlertDefinition, 'expires'>, ms: number): boolean {
+  return alert.expires !== null && Date.parse(alert.expires) <= ms;
+}
+
+/**
+ * The older alert fields of a condition: a price alert (`greater_than`/`less_than` a price, once), an SMA alert
+ * (the price `crossing_up`/`crossing_down` its SMA, once) or `CONDITION` for anything else.
+ */
+export function legacyFields(
+  condition: AlertCondition,
+  frequency: AlertFrequency,
+): Pick<AlertDefinition, 'kind' | 'alerttype' | 'threshold' | 'thresholdCents' | 'period'> {
+  if (frequency === 'once' && condition.source === 'price') {
+    const { op, value } = condition;
+    if ((op === 'greater_than' || op === 'less_than') && typeof value === 'number') {
+      const thresholdCents = toCents(value);
+      return {
+        kind: 'PRICE',
+        alerttype: op === 'greater_than' ? 'U' : 'D',
+        threshold: thresholdCents / 100,
+        thresholdCents,
+        period: null,
+      };
+    }
+    if (
+      (op === 'crossing_up' || op === 'crossing_down') &&
+      typeof value === 'object' &&
+      value !== null &&
+      sourceKind(value.ref) === 'sma'
+    ) {
+      return {
+        kind: 'SMA',
+        alerttype: op === 'crossing_up' ? 'U' : 'D',
+        threshold: null,
+        thresholdCents: null,
+        period: sourcePeriod(value.ref) as SmaPeriod,
+      };
+    }
+  }
+  return { kind: 'CONDITION', alerttype: null, threshold: null, thresholdCents: null, period: null };
+}
+
+function conditionError(problem: ConditionProblem): DomainError {
+  const code =
+    problem.field === 'frequency'
+      ? 'invalid_frequency'
+      : problem.field === 'expires'
+        ? 'invalid_expires'
+        : 'invalid_condition';
+  return new DomainError(code, `${problem.field}: ${problem.message}`, problem.field);
+}
+
+/** Price levels are kept to the cent, under the price alerts' threshold rule. */
+function normaliseCondition(condition: AlertCondition): AlertCondition {
+  const kind = sourceKind(condition.source);
+  if (kind !== 'price' && kind !== 'sma' && kind !== 'ema') return condition;
+  const cents = (field: 'value' | 'lower' | 'upper'): number | { readonly ref: AlertCondition['source'] } | null => {
+    const operand = condition[field];
+    if (typeof operand !== 'number' || condition.bars !== null) return operand;
+    const problem = thresholdProblem(operand);
+    if (problem !== null) {
+      throw conditionError({
+        field: `condition.${field}`,
+        message:
+          problem === 'above_maximum'
+            ? `must be at most ${ALERT_THRESHOLD_MAX}`
+            : 'must be at least 0.01 (a price in dollars)',
+      });
+    }
+    return toCents(operand) / 100;
+  };
+  const next = { ...condition, value: cents('value'), lower: cents('lower'), upper: cents('upper') };
+  if (typeof next.lower === 'number' && typeof next.upper === 'number' && !(next.lower < next.upper)) {
+    throw conditionError({
+      field: 'condition.upper',
+      message: `must be above lower (${next.lower}) once kept to the cent`,
+    });
+  }
+  return next;
+}
+
+function parseLegacyCondition(input: AlertInput): AlertCondition {
+  const kind = input.kind ?? 'PRICE';
+  if (kind !== 'PRICE' && kind !== 'SMA') {
     throw new DomainError('invalid_kind', `kind must be PRICE or SMA, got ${JSON.stringify(input.kind)}`, 'kind');
   }
   if (input.alerttype !== 'U' && input.alerttype !== 'D') {
@@ -284,7 +539,7 @@ function parseDefinition(input: AlertInput): AlertDefinition {
       'alerttype',
     );
   }
-  if (input.kind === 'SMA') {
+  if (kind === 'SMA') {
     const period = input.period;
     if (typeof period !== 'number' || !(ALERT_SMA_PERIODS as readonly number[]).includes(period)) {
       throw new DomainError(
@@ -293,14 +548,7 @@ function parseDefinition(input: AlertInput): AlertDefinition {
         'period',
       );
     }
-    return {
-      symbol,
-      kind: 'SMA',
-      alerttype: input.alerttype,
-      threshold: null,
-      thresholdCents: null,
-      period: period as SmaPeriod,
-    };
+    return smaCondition(input.alerttype, period as SmaPeriod);
   }
   const threshold = input.threshold;
   const problem = typeof threshold === 'number' ? thresholdProblem(threshold) : 'not_a_number';
@@ -313,15 +561,24 @@ function parseDefinition(input: AlertInput): AlertDefinition {
           : `threshold must be a number above 0, got ${String(threshold)}`;
     throw new DomainError('invalid_threshold', message, 'threshold');
   }
-  const thresholdCents = toCents(threshold as number);
-  return {
-    symbol,
-    kind: 'PRICE',
-    alerttype: input.alerttype,
-    threshold: thresholdCents / 100,
-    thresholdCents,
-    period: null,
-  };
+  return priceCondition(input.alerttype, toCents(threshold as number) / 100);
+}
+
+function parseDefinition(input: AlertInput): AlertDefinition {
+  const symbol = parseSymbol(input.symbol, 'symbol');
+  let condition: AlertCondition;
+  if (input.condition === undefined || input.condition === null) {
+    condition = parseLegacyCondition(input);
+  } else {
+    const parsed = parseCondition(input.condition);
+    if (isConditionProblem(parsed)) throw conditionError(parsed);
+    condition = normaliseCondition(parsed);
+  }
+  const frequency = parseFrequency(input.frequency);
+  if (isConditionProblem(frequency)) throw conditionError(frequency);
+  const expires = parseExpires(input.expires);
+  if (isConditionProblem(expires)) throw conditionError(expires);
+  return { symbol, condition, frequency, expires, ...legacyFields(condition, frequency) };
 }
 
 function parseAlertId(alertId: unknown): string {
@@ -331,13 +588,18 @@ function parseAlertId(alertId: unknown): string {
   return alertId.toLowerCase();
 }
 
+function parseAt(at: unknown): number {
+  const ms = typeof at === 'string' ? Date.parse(at) : NaN;
+  if (!Number.isFinite(ms)) throw new DomainError('invalid_at', `at must be an ISO time, got ${String(at)}`, 'at');
+  return ms;
+}
+
 function sameDefinition(a: AlertDefinition, b: AlertDefinition): boolean {
   return (
     a.symbol === b.symbol &&
-    a.kind === b.kind &&
-    a.alerttype === b.alerttype &&
-    a.thresholdCents === b.thresholdCents &&
-    a.period === b.period
+    JSON.stringify(a.condition) === JSON.stringify(b.condition) &&
+    a.frequency === b.frequency &&
+    a.expires === b.expires
   );
 }
 
@@ -351,11 +613,91 @@ function requireAlert(state: AlertsState, alertId: string): Alert {
   return alert;
 }
 
+function requireFutureExpiry(definition: AlertDefinition, at: string): void {
+  if (definition.expires !== null && Date.parse(definition.expires) <= parseAt(at)) {
+    throw new DomainError('invalid_expires', `expires: ${definition.expires} is not after now (${at})`, 'expires');
+  }
+}
+
+function checkNumber(value: unknown, field: string, positive: boolean): void {
+  if (typeof value !== 'number' || !Number.isFinite(value) || (positive && value <= 0)) {
+    throw new DomainError(
+      `invalid_${field}`,
+      `${field} must be a ${positive ? 'number above 0' : 'number'}, got ${String(value)}`,
+      field,
+    );
+  }
+}
+
+function decideTrigger(command: TriggerAlert, state: AlertsState): AlertsEvent[] {
+  const { price, changepct, at } = command.data;
+  const sma = command.data.sma ?? null;
+  const value = command.data.value ?? null;
+  const day = command.data.day ?? null;
+  const firing = command.data.firing ?? null;
+  checkNumber(price, 'price', true);
+  checkNumber(changepct, 'changepct', false);
+  if (sma !== null) checkNumber(sma, 'sma', true);
+  if (value !== null) checkNumber(value, 'value', false);
+  if (day !== null && (typeof day !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(day))) {
+    throw new DomainError('invalid_day', `day must be YYYY-MM-DD, got ${String(day)}`, 'day');
+  }
+  if (firing !== null && (typeof firing !== 'number' || !Number.isSafeInteger(firing) || firing < 1)) {
+    throw new DomainError('invalid_firing', `firing must be a whole number from 1, got ${String(firing)}`, 'firing');
+  }
+  const atMs = parseAt(at);
+  const alert = findAlert(state, parseAlertId(command.data.alertId));
+  if (!alert || alert.status !== 'armed' || isExpiredAt(alert, atMs)) return [];
+  switch (alert.frequency) {
+    case 'once_per_bar':
+    case 'once_per_bar_close':
+      if (day === null || alert.lastFiredDay === day) return [];
+      break;
+    case 'every_time':
+      // A later firing than the last, on a later tick: a retried or replayed trigger decides nothing.
+      if (firing === null || firing <= alert.firings) return [];
+      if (alert.lastFired !== null && atMs <= Date.parse(alert.lastFired)) return [];
+      break;
+    default:
+      break;
+  }
+  const isSma = alert.kind === 'SMA';
+  const message =
+    alert.kind === 'CONDITION'
+      ? conditionMessage({ symbol: alert.symbol, condition: alert.condition, price, value, changepct })
+      : alertMessage({ ...alert, sma: isSma ? sma : null, changepct });
+  return [
+    {
+      type: 'AlertTriggered',
+      data: {
+        alertId: alert.id,
+        symbol: alert.symbol,
+        kind: alert.kind,
+        alerttype: alert.alerttype,
+        threshold: alert.threshold,
+        period: alert.period,
+        price,
+        changepct,
+        sma: isSma ? sma : null,
+        notificationtype: conditionNotificationType(alert.condition),
+        message,
+        at,
+        condition: alert.condition,
+        frequency: alert.frequency,
+        value,
+        day: alert.frequency === 'once_per_bar' || alert.frequency === 'once_per_bar_close' ? day : null,
+        firing: alert.frequency === 'every_time' && firing !== null ? firing : alert.firings + 1,
+      },
+    },
+  ];
+}
+
 function decide(command: AlertsCommand, state: AlertsState): AlertsEvent[] {
   switch (command.type) {
     case 'CreateAlert': {
       const alertId = parseAlertId(command.data.alertId);
       const definition = parseDefinition(command.data);
+      requireFutureExpiry(definition, command.data.at);
       if (findAlert(state, alertId)) {
         throw new DomainError('taken', `alertId ${alertId}: an alert with this id exists`, 'alertId');
       }
@@ -367,6 +709,7 @@ function decide(command: AlertsCommand, state: AlertsState): AlertsEvent[] {
     case 'UpdateAlert': {
       const alertId = parseAlertId(command.data.alertId);
       const definition = parseDefinition(command.data);
+      requireFutureExpiry(definition, command.data.at);
       const alert = requireAlert(state, alertId);
       if (alert.status === 'armed' && sameDefinition(alert, definition)) return [];
       return [{ type: 'AlertUpdated', data: { alertId, ...definition, updatedt: command.data.at } }];
@@ -375,40 +718,35 @@ function decide(command: AlertsCommand, state: AlertsState): AlertsEvent[] {
       const alert = requireAlert(state, parseAlertId(command.data.alertId));
       return [{ type: 'AlertDeleted', data: { alertId: alert.id, symbol: alert.symbol } }];
     }
-    case 'TriggerAlert': {
-      const { price, changepct, at } = command.data;
-      const sma = command.data.sma ?? null;
-      if (typeof price !== 'number' || !Number.isFinite(price) || price <= 0) {
-        throw new DomainError('invalid_price', `price must be a number above 0, got ${String(price)}`, 'price');
+    case 'PauseAlert': {
+      const alert = requireAlert(state, parseAlertId(command.data.alertId));
+      parseAt(command.data.at);
+      if (alert.status === 'paused') return [];
+      if (alert.status !== 'armed') {
+        throw new DomainError('not_armed', `alertId ${alert.id}: the alert is ${alert.status}, not armed`, 'alertId');
       }
-      if (typeof changepct !== 'number' || !Number.isFinite(changepct)) {
-        throw new DomainError('invalid_changepct', `changepct must be a number, got ${String(changepct)}`, 'changepct');
-      }
-      if (sma !== null && (typeof sma !== 'number' || !Number.isFinite(sma) || sma <= 0)) {
-        throw new DomainError('invalid_sma', `sma must be a number above 0, got ${String(sma)}`, 'sma');
-      }
-      const alert = findAlert(state, parseAlertId(command.data.alertId));
-      if (!alert || alert.status !== 'armed') return [];
-      return [
-        {
-          type: 'AlertTriggered',
-          data: {
-            alertId: alert.id,
-            symbol: alert.symbol,
-            kind: alert.kind,
-            alerttype: alert.alerttype,
-            threshold: alert.threshold,
-            period: alert.period,
-            price,
-            changepct,
-            sma: alert.kind === 'SMA' ? sma : null,
-            notificationtype: notificationTypeOf(alert.kind),
-            message: alertMessage({ ...alert, sma: alert.kind === 'SMA' ? sma : null, changepct }),
-            at,
-          },
-        },
-      ];
+      return [{ type: 'AlertPaused', data: { alertId: alert.id, symbol: alert.symbol, at: command.data.at } }];
     }
+    case 'ResumeAlert': {
+      const alert = requireAlert(state, parseAlertId(command.data.alertId));
+      const atMs = parseAt(command.data.at);
+      if (alert.status === 'armed') return [];
+      if (alert.status !== 'paused') {
+        throw new DomainError('not_paused', `alertId ${alert.id}: the alert is ${alert.status}, not paused`, 'alertId');
+      }
+      if (isExpiredAt(alert, atMs)) {
+        throw new DomainError('expired', `expires: the alert expired at ${alert.expires ?? ''}`, 'expires');
+      }
+      return [{ type: 'AlertResumed', data: { alertId: alert.id, symbol: alert.symbol, at: command.data.at } }];
+    }
+    case 'ExpireAlert': {
+      const alert = findAlert(state, parseAlertId(command.data.alertId));
+      const atMs = parseAt(command.data.at);
+      if (!alert || alert.status === 'expired' || !isExpiredAt(alert, atMs)) return [];
+      return [{ type: 'AlertExpired', data: { alertId: alert.id, symbol: alert.symbol, at: command.data.at } }];
+    }
+    case 'TriggerAlert':
+      return decideTrigger(command, state);
     default: {
       const _exhaustive: never = command;
       throw new DomainError(
@@ -420,14 +758,20 @@ function decide(command: AlertsCommand, state: AlertsState): AlertsEvent[] {
   }
 }
 
-function definitionOf(data: AlertDefinition): AlertDefinition {
+/** The definition an event carries; events written before conditions existed are read as price or SMA alerts. */
+function definitionOf(data: AlertEventDefinition): AlertDefinition {
+  const condition =
+    data.condition ??
+    (data.kind === 'SMA'
+      ? smaCondition(data.alerttype ?? 'U', data.period ?? 50)
+      : priceCondition(data.alerttype ?? 'U', data.threshold ?? 0));
+  const frequency = data.frequency ?? 'once';
   return {
     symbol: data.symbol,
-    kind: data.kind,
-    alerttype: data.alerttype,
-    threshold: data.threshold,
-    thresholdCents: data.thresholdCents,
-    period: data.period,
+    condition,
+    frequency,
+    expires: data.expires ?? null,
+    ...legacyFields(condition, frequency),
   };
 }
 
@@ -439,6 +783,9 @@ function replaceAlert(state: AlertsState, alertId: string, change: (alert: Alert
   return { alerts };
 }
 
+/** A fresh arming: armed, with no firing yet. */
+const rearmed = { status: 'armed', firings: 0, lastFiredDay: null } as const;
+
 function evolve(state: AlertsState, event: AlertsEvent): AlertsState {
   switch (event.type) {
     case 'AlertCreated': {
@@ -446,10 +793,12 @@ function evolve(state: AlertsState, event: AlertsEvent): AlertsState {
       const alert: Alert = {
         id: event.data.alertId,
         ...definitionOf(event.data),
-        status: 'armed',
+        ...rearmed,
         createdt: event.data.createdt,
         updatedt: event.data.createdt,
         arming: 1,
+        triggerCount: 0,
+        lastFired: null,
       };
       return { alerts: [...state.alerts, alert] };
     }
@@ -457,7 +806,7 @@ function evolve(state: AlertsState, event: AlertsEvent): AlertsState {
       return replaceAlert(state, event.data.alertId, (alert) => ({
         ...alert,
         ...definitionOf(event.data),
-        status: 'armed',
+        ...rearmed,
         updatedt: event.data.updatedt,
         arming: alert.arming + 1,
       }));
@@ -468,7 +817,30 @@ function evolve(state: AlertsState, event: AlertsEvent): AlertsState {
     case 'AlertTriggered':
       return replaceAlert(state, event.data.alertId, (alert) => ({
         ...alert,
-        status: 'triggered',
+        status: alert.frequency === 'once' ? 'triggered' : alert.status,
+        updatedt: event.data.at,
+        firings: Math.max(alert.firings + 1, event.data.firing ?? 0),
+        triggerCount: alert.triggerCount + 1,
+        lastFired: event.data.at,
+        lastFiredDay: event.data.day ?? alert.lastFiredDay,
+      }));
+    case 'AlertPaused':
+      return replaceAlert(state, event.data.alertId, (alert) => ({
+        ...alert,
+        status: 'paused',
+        updatedt: event.data.at,
+      }));
+    case 'AlertResumed':
+      return replaceAlert(state, event.data.alertId, (alert) => ({
+        ...alert,
+        ...rearmed,
+        updatedt: event.data.at,
+        arming: alert.arming + 1,
+      }));
+    case 'AlertExpired':
+      return replaceAlert(state, event.data.alertId, (alert) => ({
+        ...alert,
+        status: 'expired',
         updatedt: event.data.at,
       }));
     default: {
@@ -480,11 +852,14 @@ function evolve(state: AlertsState, event: AlertsEvent): AlertsState {
 }
 
 /**
- * The alerts' rules: validation of symbol, kind, direction, threshold (0 < t <= 1,000,000, in cents) and SMA
- * period, at most {@link ALERTS_LIMIT} per user, and an alert fires once per arming.
+ * The alerts' rules: validation of symbol, condition (see `parseCondition`), frequency, expiry and the older
+ * price and SMA fields, at most {@link ALERTS_LIMIT} per user; an alert fires as its frequency allows (once per
+ * arming, once per trading day, or once per firing count), pauses, resumes (re-armed) and expires.
  */
 export const alertsDecider: Decider<AlertsCommand, AlertsEvent, AlertsState> = {
   initialState: Object.freeze({ alerts: Object.freeze([]) }),
   decide,
   evolve,
 };
+
+export { conditionOperands };

@@ -3,7 +3,7 @@
  */
 import { z } from './zod.ts';
 import { isUuid } from '../ids.ts';
-import { MARK_READ_LIMIT, NOTIFICATION_TYPE } from '../notifications/notifications.ts';
+import { MARK_READ_LIMIT, NOTIFICATION_TYPE, type NotificationType } from '../notifications/notifications.ts';
 import { route } from './route.ts';
 
 /** Most notifications one page may hold, and the default page size. */
@@ -13,7 +13,15 @@ export const NOTIFICATION_PAGE = Object.freeze({ max: 200, default: 50 });
 export const notificationAnswer = z.object({
   id: z.string(),
   symbol: z.string(),
-  notificationtype: z.union([z.literal(NOTIFICATION_TYPE.PRICE), z.literal(NOTIFICATION_TYPE.SMA)]),
+  /** 1 Price, 2 SMA, 3 EMA, 4 RSI, 5 Volume, 6 Change % (names in `NOTIFICATION_TYPE_NAMES`). */
+  notificationtype: z.union([
+    z.literal(NOTIFICATION_TYPE.PRICE),
+    z.literal(NOTIFICATION_TYPE.SMA),
+    z.literal(NOTIFICATION_TYPE.EMA),
+    z.literal(NOTIFICATION_TYPE.RSI),
+    z.literal(NOTIFICATION_TYPE.VOLUME),
+    z.literal(NOTIFICATION_TYPE.CHANGE),
+  ]),
   notifcationmessage: z.string(),
   createdt: z.string(),
   read: z.boolean(),
@@ -26,16 +34,29 @@ const unreadAnswer = z.object({ unread: z.number().int() });
 
 const isoTime = z.iso.datetime({ offset: true });
 
-/** `ALL`, `PRICE` or `1`, `SMA` or `2` (any case), as the notification types they select. */
+/** The notification types a filter may name, by name or number (any case). */
+const TYPE_FILTERS: Readonly<Record<string, NotificationType | null>> = Object.freeze({
+  ALL: null,
+  PRICE: NOTIFICATION_TYPE.PRICE,
+  SMA: NOTIFICATION_TYPE.SMA,
+  EMA: NOTIFICATION_TYPE.EMA,
+  RSI: NOTIFICATION_TYPE.RSI,
+  VOLUME: NOTIFICATION_TYPE.VOLUME,
+  CHANGE: NOTIFICATION_TYPE.CHANGE,
+  ...Object.fromEntries(Object.values(NOTIFICATION_TYPE).map((type) => [String(type), type])),
+});
+
+/** `ALL`, a type's name (`PRICE`, `SMA`, `EMA`, `RSI`, `VOLUME`, `CHANGE`) or its number (1–6), any case. */
 const typeParams = z.object({
   type: z
     .string()
     .trim()
     .toUpperCase()
-    .pipe(z.enum(['ALL', 'PRICE', 'SMA', '1', '2'], 'must be ALL, PRICE (or 1) or SMA (or 2)'))
-    .transform((type) =>
-      type === 'ALL' ? null : type === 'PRICE' || type === '1' ? NOTIFICATION_TYPE.PRICE : NOTIFICATION_TYPE.SMA,
-    ),
+    .refine(
+      (type) => Object.hasOwn(TYPE_FILTERS, type),
+      'must be ALL, PRICE (or 1), SMA (or 2), EMA (or 3), RSI (or 4), VOLUME (or 5) or CHANGE (or 6)',
+    )
+    .transform((type) => TYPE_FILTERS[type] ?? null),
 });
 
 const pageQuery = z.object({

@@ -9,11 +9,24 @@ import { isUuid } from '../ids.ts';
 /** The concern name of notification read-state streams (`notifications-<userId>`). */
 export const NOTIFICATIONS_CONCERN = 'notifications';
 
-/** Notification types of the product: 1 = Price, 2 = SMA. */
-export const NOTIFICATION_TYPE = Object.freeze({ PRICE: 1, SMA: 2 } as const);
+/**
+ * Notification types of the product, by the series that decided the alert: 1 = Price, 2 = SMA, 3 = EMA,
+ * 4 = RSI, 5 = Volume, 6 = Change % (the day's change).
+ */
+export const NOTIFICATION_TYPE = Object.freeze({ PRICE: 1, SMA: 2, EMA: 3, RSI: 4, VOLUME: 5, CHANGE: 6 } as const);
 
-/** A notification type: 1 (Price) or 2 (SMA). */
+/** A notification type: 1 (Price), 2 (SMA), 3 (EMA), 4 (RSI), 5 (Volume) or 6 (Change %). */
 export type NotificationType = (typeof NOTIFICATION_TYPE)[keyof typeof NOTIFICATION_TYPE];
+
+/** The name the bell shows for each notification type. */
+export const NOTIFICATION_TYPE_NAMES: Readonly<Record<NotificationType, string>> = Object.freeze({
+  1: 'Price',
+  2: 'SMA',
+  3: 'EMA',
+  4: 'RSI',
+  5: 'Volume',
+  6: 'Change %',
+});
 
 /** Most ids one mark-as-read command may name. */
 export const MARK_READ_LIMIT = 200;

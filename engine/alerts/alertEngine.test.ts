@@ -10,6 +10,7 @@ import {
   type AlertTriggeredData,
   type AlertsEvent,
 } from '../../domain/alerts/alerts.ts';
+import { priceCondition } from '../../domain/alerts/conditions.ts';
 import { eventIdFor } from '../../domain/ids.ts';
 import type { DailyBar } from '../../domain/market/types.ts';
 import type { Notification } from '../../domain/notifications/notifications.ts';
@@ -305,6 +306,122 @@ describe('alert engine on the SQLite store', function () {
     expect(await triggered(stores.events, 'u2')).to.have.length(1);
   });
 
+  describe('conditions and frequencies', function () {
+    const NEXT_DAY = Date.parse('2025-01-03T15:00:00.000Z');
+    const at = (ts: number, symbol: string, ...prices: number[]): Tick[] =>
+      prices.map((price, i) => ({ symbol, price, size: 100, ts: ts + i * 1000 }));
+
+    async function create(data: Partial<AlertInput>): Promise<string> {
+      const { alertId, position } = await alertCommand(stores.events, 'u1', { type: 'CreateAlert', data });
+      await engine.waitFor(position);
+      return alertId;
+    }
+
+    it('fires a channel alert every time the price enters, each firing under its own command id', async function () {
+      const alertId = await create({
+        condition: { op: 'entering_channel', lower: 190, upper: 191 },
+        frequency: 'every_time',
+      });
+      await feed(engine, ticks('AAPL', 189.5, 190.5, 192, 190.8, 189));
+      const events = await triggered(stores.events, 'u1');
+      expect(events.map((e) => [e.data.price, e.data.value, e.data.firing])).to.deep.equal([
+        [190.5, 190.5, 1],
+        [190.8, 190.8, 2],
+      ]);
+      expect(events.map((e) => e.metadata.commandId)).to.deep.equal([
+        triggerCommandId({ id: alertId, arming: 1, firing: 1 }),
+        triggerCommandId({ id: alertId, arming: 1, firing: 2 }),
+      ]);
+      expect(events[0]!.data.message).to.equal(
+        'AAPL price enters the channel 190.00 – 191.00: 190.50 (+0.53% on the day)',
+      );
+      // The same ticks again (a redelivered batch) append nothing.
+      await feed(engine, ticks('AAPL', 189.5, 190.5, 192, 190.8, 189));
+      expect(await triggered(stores.events, 'u1')).to.have.length(2);
+    });
+
+    it('fires a once-per-bar alert once a day, not again after a restart the same day, and again the next day', async function () {
+      const alertId = await create({ condition: { op: 'greater_than', value: 190 }, frequency: 'once_per_bar' });
+      await feed(engine, ticks('AAPL', 190.5, 189, 191));
+      await engine.stop();
+      await stores.close();
+      stores = openStores(dir);
+      engine = newEngine();
+      await engine.start();
+      await feed(engine, at(T0 + 60_000, 'AAPL', 192, 193));
+      expect(await triggered(stores.events, 'u1')).to.have.length(1);
+      await feed(engine, at(NEXT_DAY, 'AAPL', 194));
+      const events = await triggered(stores.events, 'u1');
+      expect(events.map((e) => e.data.day)).to.deep.equal(['2025-01-02', '2025-01-03']);
+      expect(events[1]!.metadata.commandId).to.equal(triggerCommandId({ id: alertId, arming: 1, day: '2025-01-03' }));
+    });
+
+    it('evaluates a once-per-bar-close alert on the closing bar only', async function () {
+      await create({ condition: { op: 'greater_than', value: 190 }, frequency: 'once_per_bar_close' });
+      await feed(engine, ticks('AAPL', 195));
+      expect(await triggered(stores.events, 'u1')).to.have.length(0);
+      engine.onDayClosed({
+        date: '2025-01-02',
+        bars: [{ symbol: 'AAPL', date: '2025-01-02', open: 189, high: 195, low: 189, close: 191, volume: 100 }],
+      });
+      await engine.flush();
+      const [event, ...more] = await triggered(stores.events, 'u1');
+      expect(more).to.deep.equal([]);
+      expect(event!.data).to.deep.include({ price: 191, day: '2025-01-02', at: '2025-01-02T21:00:00.000Z' });
+    });
+
+    it('fires an RSI alert with its value, as notification type 4', async function () {
+      await create({ condition: { op: 'less_than', source: 'rsi:14', value: 30 } });
+      await feed(engine, ticks('AAPL', 189.5, 150));
+      const [event] = await triggered(stores.events, 'u1');
+      expect(event!.data.notificationtype).to.equal(4);
+      expect(event!.data.value).to.be.below(30);
+      expect(event!.data.message).to.match(
+        /^AAPL RSI\(14\) is at or below 30: \d+\.\d\d at 150\.00 \(-20\.84% on the day\)$/,
+      );
+    });
+
+    it('expires an alert past its expiry with an event of its own, instead of firing it', async function () {
+      const soon = new Date(T0 + 5_000).toISOString();
+      const later = new Date(T0 + 3_600_000).toISOString();
+      const a = await create({ condition: { op: 'greater_than', value: 190 }, expires: soon });
+      const b = await create({ condition: { op: 'less_than', value: 100 }, expires: later });
+      await feed(engine, at(T0 + 10_000, 'AAPL', 191));
+      await engine.expire(T0 + 3_600_000);
+      const recorded = await stores.events.readStream('alerts-u1');
+      expect(recorded.map((e) => [e.type, (e.data as { alertId: string }).alertId])).to.deep.equal([
+        ['AlertCreated', a],
+        ['AlertCreated', b],
+        ['AlertExpired', a],
+        ['AlertExpired', b],
+      ]);
+      expect(await triggered(stores.events, 'u1')).to.have.length(0);
+      expect(engine.armedOf('AAPL')).to.deep.equal([]);
+      expect(engine.stats().expired).to.equal(2);
+    });
+
+    it('does not fire a paused alert, and fires it once resumed', async function () {
+      const alertId = await create({ condition: { op: 'crossing_up', value: 190 } });
+      const pause = async (type: 'PauseAlert' | 'ResumeAlert') => {
+        const outcome = await handleCommand(
+          stores.events,
+          alertsDecider,
+          'alerts-u1',
+          { type, data: { alertId, at: AT } },
+          { commandId: randomUUID(), userId: 'u1', at: AT, actor: 'user:u1' },
+        );
+        await engine.waitFor(outcome.position!);
+      };
+      await pause('PauseAlert');
+      await feed(engine, ticks('AAPL', 189, 191));
+      expect(engine.armedOf('AAPL')).to.deep.equal([]);
+      await pause('ResumeAlert');
+      await feed(engine, ticks('AAPL', 189, 191));
+      const events = await triggered(stores.events, 'u1');
+      expect(events.map((e) => e.metadata.commandId)).to.deep.equal([triggerCommandId({ id: alertId, arming: 2 })]);
+    });
+  });
+
   it("appends every alert one tick fires for one user, one after the other on the user's stream", async function () {
     let last: LogPosition | undefined;
     for (let i = 0; i < 25; i++)
@@ -433,6 +550,12 @@ describe('the trigger decider', function () {
             notificationtype: 1,
             message: 'AAPL rose above 190.00 (+0.50% on the day)',
             at: AT,
+            // Events written before conditions existed are read as the price alert they describe.
+            condition: priceCondition('U', 190),
+            frequency: 'once',
+            value: null,
+            day: null,
+            firing: 1,
           },
         },
       ]);
@@ -457,6 +580,12 @@ describe('the trigger decider', function () {
             notificationtype: 1,
             message: 'AAPL rose above 200.00 (+0.50% on the day)',
             at: AT,
+            // Events written before conditions existed are read as the price alert they describe.
+            condition: priceCondition('U', 200),
+            frequency: 'once',
+            value: null,
+            day: null,
+            firing: 1,
           },
         },
       ]);

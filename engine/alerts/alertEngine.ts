@@ -12,17 +12,21 @@
  */
 import {
   ALERTS_CONCERN,
+  ALERT_EVENT_TYPES,
   alertsDecider,
+  expireCommandId,
   triggerCommandId,
   type Alert,
   type AlertTriggered,
   type AlertsCommand,
   type AlertsEvent,
   type AlertsState,
+  type ExpireAlert,
   type TriggerAlert,
 } from '../../domain/alerts/alerts.ts';
 import type { CommandMeta, Decider } from '../../domain/decider.ts';
 import { eventIdFor, streamName } from '../../domain/ids.ts';
+import type { SmaPeriod } from '../../domain/screener/query.ts';
 import { handleCommand } from '../../platform/commandHandler.ts';
 import type { EventStore, LogPosition, RecordedEvent } from '../../platform/eventstore/port.ts';
 import type { ReadModelStore } from '../../platform/readmodels/port.ts';
@@ -33,27 +37,26 @@ import {
   type ConsumerRunner,
   type ConsumerTx,
 } from '../../platform/subscriptions/runner.ts';
+import { closeInstant } from '../market/series.ts';
 import type { LiveQuotes } from '../quotes/liveQuotes.ts';
-import type { ClosedDay, Tick, TickListener } from '../ticks/tick.ts';
+import { priceCents, type ClosedDay, type Tick, type TickListener } from '../ticks/tick.ts';
 import { AlertIndex, alertKey, armedAlertOf, type ArmedAlert } from './alertIndex.ts';
 import { evaluateTicks } from './evaluate.ts';
+import { TradingDays } from './tradingDay.ts';
 
 /** The consumer name of the engine's index (plus `:<instance>` when several engines share a read-model store). */
 export const ALERT_ENGINE_CONSUMER = 'engine:alerts';
 
 /** Version of the index documents; a change rebuilds them from the whole log. */
-export const ALERT_ENGINE_VERSION = 1;
+export const ALERT_ENGINE_VERSION = 2;
 
 /** The collection of the index documents (plus `-<instance>`). */
 export const ALERT_ENGINE_COLLECTION = 'enginealerts';
 
 const STREAM_PREFIX = `${ALERTS_CONCERN}-`;
-const ALERT_EVENT_TYPES: readonly AlertsEvent['type'][] = [
-  'AlertCreated',
-  'AlertUpdated',
-  'AlertDeleted',
-  'AlertTriggered',
-];
+
+/** How often the engine looks for alerts past their expiry, in milliseconds. */
+export const EXPIRY_CHECK_MS = 1000;
 
 /** The durable document of one alert: what the index needs, and the arming count an update continues from. */
 export interface IndexedAlertDocument {
@@ -97,6 +100,8 @@ export interface AlertEngineOptions {
   readonly now?: () => number;
   /** Concurrency conflicts retried per trigger (default 10). */
   readonly maxRetries?: number;
+  /** How often to look for expired alerts (default {@link EXPIRY_CHECK_MS}); 0 only when told (`expire`). */
+  readonly expiryCheckMs?: number;
 }
 
 /** Figures for `/metrics`. */
@@ -123,6 +128,8 @@ export interface AlertEngineStats {
     readonly unchanged: number;
     readonly failed: number;
   };
+  /** Alerts expired by the engine. */
+  readonly expired: number;
   /** Triggers whose append is under way. */
   readonly pending: number;
 }
@@ -149,7 +156,14 @@ const NAME_PATTERN = /^[a-z0-9]{1,32}$/;
 
 /** Evaluates ticks against the armed alerts of every user and fires them exactly once per arming. */
 export class AlertEngine implements TickListener {
+  /** The alerts evaluated on every tick. */
   private readonly index: AlertIndex;
+  /** The `once_per_bar_close` alerts, evaluated on each day's closing bar. */
+  private readonly closing: AlertIndex;
+  private readonly days = new TradingDays();
+  /** Armed and paused alerts with an expiry: `[ms, key, arming]`, soonest last. */
+  private expiries: [number, string, number][] = [];
+  private expiryTimer: ReturnType<typeof setInterval> | undefined;
   private readonly docs = new Map<string, IndexedAlertDocument>();
   /** `<key>#<arming>` of the triggers being appended: kept out of the index until the append settles. */
   private readonly inFlight = new Set<string>();
@@ -163,7 +177,7 @@ export class AlertEngine implements TickListener {
   private running = false;
   /** The triggers fired by the batch being evaluated. */
   private batchTasks: Promise<void>[] | null = null;
-  private counts = { ticks: 0, dropped: 0, fired: 0, appended: 0, replayed: 0, unchanged: 0, failed: 0 };
+  private counts = { ticks: 0, dropped: 0, fired: 0, appended: 0, replayed: 0, unchanged: 0, failed: 0, expired: 0 };
   private evaluationMs = 0;
   private windowStart = 0;
   private windowTicks = 0;
@@ -176,7 +190,75 @@ export class AlertEngine implements TickListener {
     this.name = options.instance ? `${ALERT_ENGINE_CONSUMER}:${options.instance}` : ALERT_ENGINE_CONSUMER;
     this.collection = options.instance ? `${ALERT_ENGINE_COLLECTION}-${options.instance}` : ALERT_ENGINE_COLLECTION;
     this.now = options.now ?? Date.now;
-    this.index = new AlertIndex((symbol, period) => options.quotes.smaBase(symbol, period));
+    this.index = new AlertIndex((symbol) => options.quotes.history(symbol));
+    this.closing = new AlertIndex((symbol) => options.quotes.history(symbol));
+  }
+
+  private indexOf(alert: { readonly frequency: string }): AlertIndex {
+    return alert.frequency === 'once_per_bar_close' ? this.closing : this.index;
+  }
+
+  private arm(userId: string, alert: Alert): void {
+    const armed = armedAlertOf(userId, alert);
+    this.indexOf(alert).add(armed);
+  }
+
+  private disarm(key: string): void {
+    this.index.remove(key);
+    this.closing.remove(key);
+  }
+
+  private watchExpiry(userId: string, alert: Alert): void {
+    if (alert.expires === null || (alert.status !== 'armed' && alert.status !== 'paused')) return;
+    const entry: [number, string, number] = [Date.parse(alert.expires), alertKey(userId, alert.id), alert.arming];
+    let lo = 0;
+    let hi = this.expiries.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.expiries[mid]![0] > entry[0]) lo = mid + 1;
+      else hi = mid;
+    }
+    this.expiries.splice(lo, 0, entry);
+  }
+
+  /**
+   * Expires every armed or paused alert whose expiry is at or before `nowMs` (default the engine's clock), with
+   * `ExpireAlert` under a command id of the alert and its arming; resolves once the appends are done.
+   */
+  async expire(nowMs = this.now()): Promise<void> {
+    const tasks: Promise<void>[] = [];
+    while (this.expiries.length > 0 && this.expiries.at(-1)![0] <= nowMs) {
+      const [ms, key, arming] = this.expiries.pop()!;
+      const doc = this.docs.get(key);
+      if (doc === undefined || doc.alert.arming !== arming) continue;
+      if (doc.alert.status !== 'armed' && doc.alert.status !== 'paused') continue;
+      this.disarm(key);
+      tasks.push(this.expireAlert(doc, Math.max(ms, nowMs)));
+    }
+    await Promise.all(tasks);
+  }
+
+  private expireAlert(doc: IndexedAlertDocument, atMs: number): Promise<void> {
+    const { alert, userId } = doc;
+    const stream = streamName(ALERTS_CONCERN, userId);
+    const at = new Date(atMs).toISOString();
+    const command: ExpireAlert = { type: 'ExpireAlert', data: { alertId: alert.id, at } };
+    const meta: CommandMeta = { commandId: expireCommandId(alert), userId, at, actor: 'engine' };
+    const task = this.serialised(stream, () =>
+      handleCommand(this.options.events, alertsDecider, stream, command, meta, {
+        maxRetries: this.options.maxRetries ?? 10,
+      }),
+    )
+      .then((outcome) => {
+        if (outcome.events.some((e) => e.type === 'AlertExpired')) this.counts.expired += 1;
+      })
+      .catch((error: unknown) => {
+        this.options.onError?.(error instanceof Error ? error : new Error(String(error)));
+        this.watchExpiry(userId, alert);
+      })
+      .finally(() => this.pending.delete(task));
+    this.pending.add(task);
+    return task;
   }
 
   /**
@@ -190,7 +272,8 @@ export class AlertEngine implements TickListener {
     if (checkpoint?.version === ALERT_ENGINE_VERSION) {
       for (const { key, doc } of await readModels.list<IndexedAlertDocument>(this.collection)) {
         this.docs.set(key, doc);
-        if (doc.alert.status === 'armed') this.index.add(armedAlertOf(doc.userId, doc.alert));
+        if (doc.alert.status === 'armed') this.arm(doc.userId, doc.alert);
+        this.watchExpiry(doc.userId, doc.alert);
       }
     }
     this.runner = await startConsumer(events, readModels, this.consumer(), {
@@ -199,6 +282,11 @@ export class AlertEngine implements TickListener {
     await this.runner.caughtUp;
     this.windowStart = this.now();
     this.running = true;
+    const every = this.options.expiryCheckMs ?? EXPIRY_CHECK_MS;
+    if (every > 0) {
+      this.expiryTimer = setInterval(() => void this.expire(), every);
+      this.expiryTimer.unref();
+    }
   }
 
   /**
@@ -215,7 +303,7 @@ export class AlertEngine implements TickListener {
     const tasks: Promise<void>[] = [];
     this.batchTasks = tasks;
     try {
-      evaluateTicks(ticks, this.options.quotes, this.index, this.onFire, this.fired);
+      evaluateTicks(ticks, this.options.quotes, this.index, this.days, this.onFire, this.fired);
     } finally {
       this.batchTasks = null;
     }
@@ -226,10 +314,32 @@ export class AlertEngine implements TickListener {
     return tasks.length === 0 ? undefined : Promise.all(tasks).then(() => undefined);
   }
 
-  /** Ends a trading day: the quotes roll, and the SMA alerts compare with the moved averages. */
+  /**
+   * Ends a trading day: the `once_per_bar_close` alerts are evaluated on each symbol's closing bar, then the
+   * quotes roll and every indicator series and moving level moves on. The triggers are appended in the
+   * background (`flush` waits for them).
+   */
   onDayClosed(day: ClosedDay): void {
-    this.options.quotes.roll(day);
-    this.index.refreshSmaBases();
+    const { quotes } = this.options;
+    if (this.running && this.closing.size > 0) {
+      const ts = Date.parse(closeInstant(day.date));
+      try {
+        for (const bar of day.bars) {
+          const prevClose = quotes.quote(bar.symbol)?.prevClose;
+          const cents = priceCents(bar.close);
+          const prevCloseCents = prevClose === null || prevClose === undefined ? NaN : priceCents(prevClose);
+          if (this.closing.evaluate(bar.symbol, cents, bar.volume, prevCloseCents, day.date, this.fired) > 0) {
+            const tick: Tick = { symbol: bar.symbol, price: bar.close, size: 0, ts };
+            for (const alert of this.fired) this.fire(alert, tick, cents);
+          }
+        }
+      } finally {
+        this.fired.length = 0;
+      }
+    }
+    quotes.roll(day);
+    this.index.roll();
+    this.closing.roll();
   }
 
   /** Resolves when every trigger fired so far has been appended (or has failed). */
@@ -252,6 +362,8 @@ export class AlertEngine implements TickListener {
   /** Stops evaluating, waits for the triggers under way, and stops the consumer (committing what it applied). */
   async stop(): Promise<void> {
     this.running = false;
+    if (this.expiryTimer !== undefined) clearInterval(this.expiryTimer);
+    this.expiryTimer = undefined;
     await this.flush();
     await this.runner?.stop();
   }
@@ -263,7 +375,7 @@ export class AlertEngine implements TickListener {
 
   /** The armed alerts of a symbol (for inspection). */
   armedOf(symbol: string): ArmedAlert[] {
-    return this.index.alertsOf(symbol);
+    return [...this.index.alertsOf(symbol), ...this.closing.alertsOf(symbol)];
   }
 
   /** Figures for `/metrics`. */
@@ -276,7 +388,7 @@ export class AlertEngine implements TickListener {
       evaluationSeconds: this.evaluationMs / 1000,
       evaluationMicrosPerTick: c.ticks > 0 ? (this.evaluationMs * 1000) / c.ticks : 0,
       droppedTicks: c.dropped,
-      armed: this.index.size,
+      armed: this.index.size + this.closing.size,
       symbols: this.index.symbolCount,
       triggers: {
         fired: c.fired,
@@ -285,6 +397,7 @@ export class AlertEngine implements TickListener {
         unchanged: c.unchanged,
         failed: c.failed,
       },
+      expired: c.expired,
       pending: this.pending.size,
     };
   }
@@ -316,8 +429,8 @@ export class AlertEngine implements TickListener {
           data: event.data,
         } as AlertsEvent);
         const alert = state.alerts.find((a) => a.id === alertId);
-        this.index.remove(key);
         if (alert === undefined) {
+          this.disarm(key);
           if (before !== undefined) {
             this.docs.delete(key);
             tx.delete(this.collection, key);
@@ -327,9 +440,13 @@ export class AlertEngine implements TickListener {
         const doc: IndexedAlertDocument = { userId, alert };
         this.docs.set(key, doc);
         tx.put(this.collection, key, doc);
-        if (alert.status === 'armed' && !this.inFlight.has(`${key}#${alert.arming}`)) {
-          this.index.add(armedAlertOf(userId, alert));
-        }
+        // A repeating alert that fired stays where it is: the index already counted the firing.
+        const same =
+          before !== undefined && before.alert.arming === alert.arming && before.alert.status === alert.status;
+        if (same && event.type === 'AlertTriggered') return;
+        this.disarm(key);
+        if (alert.status === 'armed' && !this.inFlight.has(`${key}#${alert.arming}`)) this.arm(userId, alert);
+        if (!same) this.watchExpiry(userId, alert);
       },
     };
   }
@@ -337,11 +454,30 @@ export class AlertEngine implements TickListener {
   private readonly onFire = (alert: ArmedAlert, tick: Tick, cents: number): void => this.fire(alert, tick, cents);
 
   private fire(alert: ArmedAlert, tick: Tick, cents: number): void {
+    if (tick.ts >= alert.expiresMs) {
+      // Past its expiry: it stops with an event of its own instead.
+      const doc = this.docs.get(alert.key);
+      this.disarm(alert.key);
+      if (doc !== undefined && doc.alert.arming === alert.arming) {
+        const task = this.expireAlert(doc, tick.ts);
+        this.batchTasks?.push(task);
+      }
+      return;
+    }
     this.counts.fired += 1;
+    const once = alert.frequency === 'once';
     const flight = `${alert.key}#${alert.arming}`;
-    this.inFlight.add(flight);
+    if (once) this.inFlight.add(flight);
     const { quotes, events } = this.options;
     const at = new Date(tick.ts).toISOString();
+    const perBar = alert.frequency === 'once_per_bar' || alert.frequency === 'once_per_bar_close';
+    const day = perBar ? alert.firedOn : null;
+    const firing = alert.frequency === 'every_time' ? alert.firings : null;
+    const smaRef = alert.condition.value;
+    const smaPeriod =
+      alert.condition.source === 'price' && typeof smaRef === 'object' && smaRef?.ref.startsWith('sma:')
+        ? (Number(smaRef.ref.slice(4)) as SmaPeriod)
+        : null;
     const command: TriggerAlert = {
       type: 'TriggerAlert',
       data: {
@@ -349,11 +485,14 @@ export class AlertEngine implements TickListener {
         price: cents / 100,
         changepct: quotes.changePct(alert.symbol),
         at,
-        sma: alert.kind === 'SMA' && alert.period !== null ? quotes.sma(alert.symbol, alert.period) : null,
+        sma: smaPeriod === null ? null : quotes.sma(alert.symbol, smaPeriod),
+        value: Number.isFinite(alert.firedValue) ? alert.firedValue : null,
+        day,
+        firing,
       },
     };
     const meta: CommandMeta = {
-      commandId: triggerCommandId({ id: alert.alertId, arming: alert.arming }),
+      commandId: triggerCommandId({ id: alert.alertId, arming: alert.arming, day, firing }),
       userId: alert.userId,
       at,
       actor: 'engine',
@@ -379,12 +518,13 @@ export class AlertEngine implements TickListener {
         this.options.onError?.(error instanceof Error ? error : new Error(String(error)));
         // Armed again, so a later tick retries under the same command id.
         const doc = this.docs.get(alert.key);
-        if (doc?.alert.status === 'armed' && doc.alert.arming === alert.arming && !this.index.has(alert.key)) {
-          this.index.add(alert);
+        const index = this.indexOf(alert);
+        if (once && doc?.alert.status === 'armed' && doc.alert.arming === alert.arming && !index.has(alert.key)) {
+          index.add(alert);
         }
       })
       .finally(() => {
-        this.inFlight.delete(flight);
+        if (once) this.inFlight.delete(flight);
         this.pending.delete(task);
       });
     this.pending.add(task);

@@ -1,104 +1,104 @@
 import { expect } from 'chai';
-import { SMA } from 'trading-signals';
+import fc from 'fast-check';
 import { toCents } from '../../domain/alerts/alerts.ts';
-import type { SmaPeriod } from '../../domain/screener/query.ts';
-import { Random } from '../marketdata/random.ts';
-import { AlertIndex, alertKey, type ArmedAlert } from './alertIndex.ts';
+import {
+  ALERT_FREQUENCIES,
+  ALERT_OPS,
+  CHANNEL_OPS,
+  MOVING_OPS,
+  type AlertCondition,
+  type AlertFrequency,
+  type AlertOp,
+  type AlertOperand,
+  type AlertSource,
+} from '../../domain/alerts/conditions.ts';
+import type { SymbolHistory } from '../quotes/liveQuotes.ts';
+import { AlertIndex, alertKey, newArmedAlert, type ArmedAlert } from './alertIndex.ts';
 import { NaiveAlertScan } from './naiveScan.ts';
 
-function price(id: string, symbol: string, alerttype: 'U' | 'D', threshold: number, userId = 'u1'): ArmedAlert {
-  return {
-    key: alertKey(userId, id),
-    userId,
-    alertId: id,
-    symbol,
-    kind: 'PRICE',
-    alerttype,
-    thresholdCents: toCents(threshold),
-    period: null,
-    arming: 1,
-  };
+/** A condition with the fields its operator does not use left null. */
+function cond(op: AlertOp, fields: Partial<AlertCondition> = {}): AlertCondition {
+  return { op, source: 'price', value: null, lower: null, upper: null, bars: null, ...fields };
 }
 
-function sma(id: string, symbol: string, alerttype: 'U' | 'D', period: SmaPeriod, userId = 'u1'): ArmedAlert {
-  return {
-    key: alertKey(userId, id),
-    userId,
+function alert(id: string, symbol: string, condition: AlertCondition, frequency: AlertFrequency = 'once'): ArmedAlert {
+  return newArmedAlert({
+    key: alertKey('u1', id),
+    userId: 'u1',
     alertId: id,
     symbol,
-    kind: 'SMA',
-    alerttype,
-    thresholdCents: null,
-    period,
+    condition,
+    frequency,
     arming: 1,
-  };
+    expiresMs: Infinity,
+  });
 }
 
-/** Finished closes for a symbol's moving averages: the base of each period is the sum of the last period − 1. */
-type Closes = Record<string, readonly number[]>;
+/** Mutable finished days per symbol, closes in dollars as a test writes them. */
+class Histories {
+  private readonly days = new Map<string, { closes: number[]; volumes: number[] }>();
+
+  set(symbol: string, closes: readonly number[], volume = 1000): void {
+    this.days.set(symbol, { closes: closes.map(toCents), volumes: closes.map(() => volume) });
+  }
+
+  close(symbol: string, cents: number, volume: number): void {
+    const days = this.days.get(symbol) ?? { closes: [], volumes: [] };
+    days.closes.push(cents);
+    days.volumes.push(volume);
+    this.days.set(symbol, days);
+  }
+
+  lookup = (symbol: string): SymbolHistory | undefined => this.days.get(symbol);
+
+  prevClose(symbol: string): number {
+    return this.days.get(symbol)?.closes.at(-1) ?? NaN;
+  }
+}
+
+/** A tick of a scenario: `[symbol, price]`, optionally the day's volume so far and the trading day. */
+type ScenarioTick = readonly [string, number, number?, string?];
 
 interface Then {
-  /** The alert ids fired over the ticks, in firing order. */
-  thenFired(ids: readonly string[]): void;
-  /** No alert fires. */
-  thenNothing(): void;
   /** The ids fired by each tick. */
   thenFiredPerTick(ids: readonly (readonly string[])[]): void;
+  /** The ids fired over all the ticks, in order. */
+  thenFired(ids: readonly string[]): void;
 }
 
-interface Scenario {
-  /** The finished daily closes of symbols, for SMA alerts. */
-  withCloses(closes: Closes): Scenario;
-  /** The last price of a symbol before the ticks (otherwise it has none). */
-  from(symbol: string, price: number): Scenario;
-  /** Something done to the index before the ticks. */
-  after(change: (index: AlertIndex) => void): Scenario;
-  /** The ticks: `[symbol, price]` in order. */
-  when(...ticks: [string, number][]): Then;
-}
-
-/** Given armed alerts, when ticks, then the alerts that fire. */
-function given(...alerts: ArmedAlert[]): Scenario {
-  let closes: Closes = {};
-  const last = new Map<string, number>();
-  const changes: ((index: AlertIndex) => void)[] = [];
-  const scenario: Scenario = {
-    withCloses(c) {
-      closes = c;
+/** Given armed alerts (and the symbols' finished closes), when ticks, then the alerts that fire. */
+function given(...alerts: ArmedAlert[]) {
+  const histories = new Histories();
+  const scenario = {
+    withCloses(symbol: string, closes: readonly number[]) {
+      histories.set(symbol, closes);
       return scenario;
     },
-    from(symbol, p) {
-      last.set(symbol, toCents(p));
-      return scenario;
-    },
-    after(change) {
-      changes.push(change);
-      return scenario;
-    },
-    when(...ticks) {
+    when(...ticks: ScenarioTick[]): Then {
       const run = (): string[][] => {
-        const base = (symbol: string, period: number): number | null => {
-          const c = closes[symbol] ?? [];
-          return c.length < period - 1 ? null : c.slice(-(period - 1)).reduce((s, x) => s + toCents(x), 0);
-        };
-        const index = new AlertIndex(base);
-        for (const alert of alerts) index.add(alert);
-        for (const change of changes) change(index);
-        const prices = new Map(last);
-        return ticks.map(([symbol, p]) => {
+        const index = new AlertIndex(histories.lookup);
+        const naive = new NaiveAlertScan([], histories.lookup);
+        for (const a of alerts) {
+          index.add({ ...a });
+          naive.add({ ...a });
+        }
+        return ticks.map(([symbol, price, volume = 0, day = '2025-03-03']) => {
           const out: ArmedAlert[] = [];
-          const cents = toCents(p);
-          const fired = index.evaluate(symbol, prices.get(symbol) ?? NaN, cents, out);
-          expect(fired).to.equal(out.length);
-          prices.set(symbol, cents);
-          for (const alert of out) expect(index.has(alert.key), `${alert.alertId} left the index`).to.be.false;
-          return out.map((alert) => alert.alertId);
+          const reference: ArmedAlert[] = [];
+          const cents = toCents(price);
+          index.evaluate(symbol, cents, volume, histories.prevClose(symbol), day, out);
+          naive.evaluate(symbol, cents, volume, histories.prevClose(symbol), day, reference);
+          // Every scenario is also a check against the reference evaluator.
+          expect(out.map((a) => a.alertId)).to.deep.equal(
+            reference.map((a) => a.alertId),
+            `${symbol} ${price}`,
+          );
+          return out.map((a) => a.alertId);
         });
       };
       return {
-        thenFired: (ids) => expect(run().flat()).to.deep.equal(ids),
-        thenNothing: () => expect(run().flat()).to.deep.equal([]),
         thenFiredPerTick: (ids) => expect(run()).to.deep.equal(ids),
+        thenFired: (ids) => expect(run().flat()).to.deep.equal(ids),
       };
     },
   };
@@ -108,331 +108,341 @@ function given(...alerts: ArmedAlert[]): Scenario {
 const flat = (value: number, days: number): number[] => Array.from({ length: days }, () => value);
 
 describe('alert index', function () {
-  describe('price alerts, up', function () {
-    it('fires on the first tick exactly at the threshold', function () {
-      given(price('a', 'AAPL', 'U', 190))
-        .from('AAPL', 189.5)
-        .when(['AAPL', 189.99], ['AAPL', 190])
-        .thenFiredPerTick([[], ['a']]);
+  describe('greater than and less than (the price alerts)', function () {
+    it('fires greater_than on the first tick at the level, to the cent, and only once', function () {
+      given(alert('a', 'AAPL', cond('greater_than', { value: 190 })))
+        .when(['AAPL', 189.99], ['AAPL', 190], ['AAPL', 189], ['AAPL', 191])
+        .thenFiredPerTick([[], ['a'], [], []]);
     });
 
-    it('fires on a tick above the threshold', function () {
-      given(price('a', 'AAPL', 'U', 190))
-        .when(['AAPL', 190.01])
+    it('fires greater_than on the first tick after arming when it already holds', function () {
+      given(alert('a', 'AAPL', cond('greater_than', { value: 190 })))
+        .when(['AAPL', 250])
         .thenFired(['a']);
     });
 
-    it('does not fire a cent below', function () {
-      given(price('a', 'AAPL', 'U', 190))
-        .when(['AAPL', 189.99], ['AAPL', 100])
-        .thenNothing();
-    });
-
-    it('fires once: later ticks above do not fire it again', function () {
-      given(price('a', 'AAPL', 'U', 190))
-        .when(['AAPL', 191], ['AAPL', 189], ['AAPL', 192])
-        .thenFiredPerTick([['a'], [], []]);
-    });
-
-    it('fires at once every alert at or below the price, lowest threshold first, and keeps those above', function () {
-      given(
-        price('a', 'AAPL', 'U', 190),
-        price('b', 'AAPL', 'U', 185),
-        price('c', 'AAPL', 'U', 195),
-        price('d', 'AAPL', 'U', 190.5),
-      )
-        .when(['AAPL', 190.5], ['AAPL', 194.99], ['AAPL', 195])
-        .thenFiredPerTick([['b', 'a', 'd'], [], ['c']]);
-    });
-
-    it('fires every alert of one threshold, whoever owns it', function () {
-      given(price('a', 'AAPL', 'U', 190, 'u1'), price('a', 'AAPL', 'U', 190, 'u2'), price('b', 'AAPL', 'U', 190, 'u3'))
-        .when(['AAPL', 190])
-        .thenFired(['b', 'a', 'a']);
-    });
-
-    it('compares the threshold in cents as the alert rounded it: 190.005 is 190.01', function () {
-      given(price('a', 'AAPL', 'U', 190.005))
-        .when(['AAPL', 190], ['AAPL', 190.01])
-        .thenFiredPerTick([[], ['a']]);
-    });
-
-    it('fires on the first tick when the price is already above at arming', function () {
-      given(price('a', 'AAPL', 'U', 100))
-        .from('AAPL', 150)
-        .when(['AAPL', 150])
-        .thenFired(['a']);
-    });
-  });
-
-  describe('price alerts, down', function () {
-    it('fires on the first tick exactly at the threshold', function () {
-      given(price('a', 'AAPL', 'D', 180))
+    it('fires less_than at or below the level, not a cent above', function () {
+      given(alert('a', 'AAPL', cond('less_than', { value: 180 })))
         .when(['AAPL', 180.01], ['AAPL', 180])
         .thenFiredPerTick([[], ['a']]);
     });
-
-    it('fires every alert at or above the price, highest threshold first, and keeps those below', function () {
-      given(price('a', 'AAPL', 'D', 180), price('b', 'AAPL', 'D', 185), price('c', 'AAPL', 'D', 170))
-        .when(['AAPL', 180], ['AAPL', 170.01], ['AAPL', 169])
-        .thenFiredPerTick([['b', 'a'], [], ['c']]);
-    });
-
-    it('leaves the up alerts of the symbol alone', function () {
-      given(price('up', 'AAPL', 'U', 200), price('down', 'AAPL', 'D', 180))
-        .when(['AAPL', 179])
-        .thenFired(['down']);
-    });
   });
 
-  describe('arming and disarming', function () {
-    it("ignores another symbol's ticks", function () {
-      given(price('a', 'AAPL', 'U', 190))
-        .when(['MSFT', 500], ['BRK.B', 1000])
-        .thenNothing();
+  describe('crossings', function () {
+    it('crossing_up: the first tick only sets the previous value; fires when below then at or above', function () {
+      given(alert('a', 'AAPL', cond('crossing_up', { value: 190 })))
+        .when(['AAPL', 191], ['AAPL', 189], ['AAPL', 190])
+        .thenFiredPerTick([[], [], ['a']]);
     });
 
-    it('does not fire a removed alert', function () {
-      given(price('a', 'AAPL', 'U', 190), price('b', 'AAPL', 'U', 190))
-        .after((index) => expect(index.remove(alertKey('u1', 'a'))?.alertId).to.equal('a'))
-        .when(['AAPL', 191])
-        .thenFired(['b']);
+    it('crossing_up does not fire from exactly the level upward', function () {
+      given(alert('a', 'AAPL', cond('crossing_up', { value: 190 }), 'every_time'))
+        .when(['AAPL', 189], ['AAPL', 190], ['AAPL', 191], ['AAPL', 190], ['AAPL', 189.99], ['AAPL', 190])
+        .thenFiredPerTick([[], ['a'], [], [], [], ['a']]);
     });
 
-    it('answers nothing when removing an alert that is not armed', function () {
-      given(price('a', 'AAPL', 'U', 190))
-        .after((index) => expect(index.remove(alertKey('u1', 'zzz'))).to.equal(undefined))
-        .when(['AAPL', 191])
-        .thenFired(['a']);
-    });
-
-    it('moves an updated alert: the new threshold fires, the old one does not', function () {
-      given(price('a', 'AAPL', 'U', 190))
-        .after((index) => index.add({ ...price('a', 'AAPL', 'D', 150), arming: 2 }))
-        .when(['AAPL', 191], ['AAPL', 150])
+    it('crossing_down fires when above then at or below', function () {
+      given(alert('a', 'AAPL', cond('crossing_down', { value: 190 })))
+        .when(['AAPL', 190.5], ['AAPL', 190])
         .thenFiredPerTick([[], ['a']]);
     });
 
-    it('moves an alert updated to another symbol', function () {
-      given(price('a', 'AAPL', 'U', 190))
-        .after((index) => index.add({ ...price('a', 'MSFT', 'U', 190), arming: 2 }))
-        .when(['AAPL', 191], ['MSFT', 191])
+    it('crossing fires every time either way with every_time', function () {
+      given(alert('a', 'AAPL', cond('crossing', { value: 190 }), 'every_time'))
+        .when(['AAPL', 189], ['AAPL', 191], ['AAPL', 192], ['AAPL', 188], ['AAPL', 195])
+        .thenFiredPerTick([[], ['a'], [], ['a'], ['a']]);
+    });
+
+    it('a price crossing its 50-day SMA is decided at the exact average', function () {
+      // 49 closes of 100 and a forming close p: the SMA is (4900 + p) / 50, at or below p exactly when p >= 100.
+      given(alert('a', 'AAPL', cond('crossing_up', { value: { ref: 'sma:50' } })))
+        .withCloses('AAPL', flat(100, 49))
+        .when(['AAPL', 99.99], ['AAPL', 100])
         .thenFiredPerTick([[], ['a']]);
     });
 
-    it('fires a re-armed alert again', function () {
-      const alert = price('a', 'AAPL', 'U', 190);
-      const index = new AlertIndex();
-      index.add(alert);
-      const out: ArmedAlert[] = [];
-      index.evaluate('AAPL', NaN, 19100, out);
-      index.add({ ...alert, arming: 2 });
-      index.evaluate('AAPL', 19100, 19100, out);
-      expect(out.map((a) => a.arming)).to.deep.equal([1, 2]);
-      expect(index.size).to.equal(0);
-    });
-
-    it('removes the right one of several alerts with the same threshold', function () {
-      const alerts = ['a', 'b', 'c', 'd'].map((id) => price(id, 'AAPL', 'D', 180));
-      given(...alerts)
-        .after((index) => index.remove(alertKey('u1', 'c')))
-        .after((index) => index.remove(alertKey('u1', 'a')))
-        .when(['AAPL', 170])
-        .thenFired(['d', 'b']);
-    });
-
-    it('refuses a price alert without a threshold in cents and an SMA alert without a known period', function () {
-      const index = new AlertIndex();
-      expect(() => index.add({ ...price('a', 'AAPL', 'U', 1), thresholdCents: 1.5 })).to.throw(/whole cents/);
-      expect(() => index.add({ ...sma('s', 'AAPL', 'U', 20), period: 30 as SmaPeriod })).to.throw(/period/);
-      expect(index.size).to.equal(0);
+    it('the golden cross: sma:50 crossing up sma:200', function () {
+      given(alert('g', 'AAPL', cond('crossing_up', { source: 'sma:50', value: { ref: 'sma:200' } })))
+        .withCloses('AAPL', [...flat(110, 150), ...flat(100, 49)])
+        .when(['AAPL', 90], ['AAPL', 500], ['AAPL', 2000])
+        .thenFiredPerTick([[], [], ['g']]);
     });
   });
 
-  describe('SMA alerts', function () {
-    // 19 closes of 100.00: the SMA(20) with a forming close p is (1900 + p) / 20, equal to p exactly at 100.00.
-    const closes = { AAPL: flat(100, 19) };
+  describe('channels', function () {
+    const channel = (op: AlertOp, frequency: AlertFrequency = 'once') =>
+      alert(op, 'AAPL', cond(op, { lower: 180, upper: 190 }), frequency);
 
-    it('fires up when the previous price was below the average and this one is exactly at it', function () {
-      given(sma('s', 'AAPL', 'U', 20))
-        .withCloses(closes)
-        .from('AAPL', 99.99)
-        .when(['AAPL', 100])
-        .thenFired(['s']);
+    it('entering_channel fires coming in from below or above, bounds included, not on its first tick', function () {
+      given(channel('entering_channel', 'every_time'))
+        .when(['AAPL', 185], ['AAPL', 179], ['AAPL', 180], ['AAPL', 195], ['AAPL', 190], ['AAPL', 170], ['AAPL', 200])
+        .thenFiredPerTick([[], [], ['entering_channel'], [], ['entering_channel'], [], []]);
     });
 
-    it('fires up when the price jumps from below to above', function () {
-      given(sma('s', 'AAPL', 'U', 20))
-        .withCloses(closes)
-        .from('AAPL', 90)
-        .when(['AAPL', 120])
-        .thenFired(['s']);
+    it('exiting_channel fires leaving on either side', function () {
+      given(channel('exiting_channel', 'every_time'))
+        .when(['AAPL', 185], ['AAPL', 179.99], ['AAPL', 185], ['AAPL', 190.01], ['AAPL', 200])
+        .thenFiredPerTick([[], ['exiting_channel'], [], ['exiting_channel'], []]);
     });
 
-    it('does not fire up from exactly at the average to above: the previous price was not below', function () {
-      given(sma('s', 'AAPL', 'U', 20))
-        .withCloses(closes)
-        .from('AAPL', 100)
-        .when(['AAPL', 100.01])
-        .thenNothing();
+    it('inside_channel fires on the first tick inside; outside_channel on the first outside', function () {
+      given(channel('inside_channel'), channel('outside_channel'))
+        .when(['AAPL', 185], ['AAPL', 200])
+        .thenFiredPerTick([['inside_channel'], ['outside_channel']]);
     });
 
-    it('does not fire up while the price stays below, nor while it stays above', function () {
-      given(sma('s', 'AAPL', 'U', 20))
-        .withCloses(closes)
-        .from('AAPL', 99)
-        .when(['AAPL', 99.5], ['AAPL', 99.99])
-        .thenNothing();
-      given(sma('s', 'AAPL', 'U', 20))
-        .withCloses(closes)
-        .from('AAPL', 101)
-        .when(['AAPL', 102], ['AAPL', 100.5])
-        .thenNothing();
+    it('outside_channel with every_time does not fire again jumping over the channel', function () {
+      given(channel('outside_channel', 'every_time'))
+        .when(['AAPL', 170], ['AAPL', 200], ['AAPL', 185], ['AAPL', 170])
+        .thenFiredPerTick([['outside_channel'], [], [], ['outside_channel']]);
+    });
+  });
+
+  describe('moving', function () {
+    it('moving_up: at least the amount above the close before the window (1 bar: the last close)', function () {
+      given(alert('a', 'AAPL', cond('moving_up', { value: 5, bars: 1 })))
+        .withCloses('AAPL', [90, 100])
+        .when(['AAPL', 104.99], ['AAPL', 105])
+        .thenFiredPerTick([[], ['a']]);
     });
 
-    it('fires down when the previous price was above and this one is exactly at the average', function () {
-      given(sma('s', 'AAPL', 'D', 20))
-        .withCloses(closes)
-        .from('AAPL', 100.01)
-        .when(['AAPL', 100])
-        .thenFired(['s']);
+    it('moving_down_pct over 2 bars: at least the percent below the close two bars back', function () {
+      given(alert('a', 'AAPL', cond('moving_down_pct', { value: 10, bars: 2 })))
+        .withCloses('AAPL', [200, 100, 150])
+        .when(['AAPL', 90.01], ['AAPL', 90])
+        .thenFiredPerTick([[], ['a']]);
+    });
+  });
+
+  describe('indicator sources', function () {
+    it('RSI(14) at or below 30 after a run of losses', function () {
+      const closes = Array.from({ length: 20 }, (_, i) => 100 + (i % 2 === 0 ? 1 : -1));
+      given(alert('r', 'AAPL', cond('less_than', { source: 'rsi:14', value: 30 })))
+        .withCloses('AAPL', closes)
+        .when(['AAPL', 99], ['AAPL', 80])
+        .thenFiredPerTick([[], ['r']]);
     });
 
-    it('does not fire down from exactly at the average to below', function () {
-      given(sma('s', 'AAPL', 'D', 20))
-        .withCloses(closes)
-        .from('AAPL', 100)
-        .when(['AAPL', 99.99])
-        .thenNothing();
-    });
-
-    it('fires at the exact average where floating-point averages miss it (49 closes of 190.07, down)', function () {
-      const s = new SMA(50);
-      let avg: number | null = null;
-      for (let i = 0; i < 50; i++) avg = s.add(190.07);
-      expect(avg, 'the float average is below 190.07').to.be.below(190.07);
-      given(sma('s', 'XYZ', 'D', 50))
-        .withCloses({ XYZ: flat(190.07, 49) })
-        .from('XYZ', 190.08)
-        .when(['XYZ', 190.07])
-        .thenFired(['s']);
-    });
-
-    it('fires at the exact average where floating-point averages miss it (49 closes of 1.10, up)', function () {
-      const s = new SMA(50);
-      let avg: number | null = null;
-      for (let i = 0; i < 50; i++) avg = s.add(1.1);
-      expect(avg, 'the float average is above 1.10').to.be.above(1.1);
-      given(sma('s', 'XYZ', 'U', 50))
-        .withCloses({ XYZ: flat(1.1, 49) })
-        .from('XYZ', 1.09)
-        .when(['XYZ', 1.1])
-        .thenFired(['s']);
-    });
-
-    it('crosses where the average with the forming close says, not at the average of the finished days', function () {
-      // Closes 18 × 100.00 and 100.01: the level is 1900.01 / 19 = 100.0005…, so 100.00 is below and 100.01 at or above.
-      const c = { AAPL: [...flat(100, 18), 100.01] };
-      given(sma('s', 'AAPL', 'U', 20))
-        .withCloses(c)
-        .from('AAPL', 99)
-        .when(['AAPL', 100], ['AAPL', 100.01])
-        .thenFiredPerTick([[], ['s']]);
-    });
-
-    it('fires every alert of the period and direction together, and only those', function () {
-      const c = { AAPL: [...flat(80, 150), ...flat(100, 49)] };
-      // SMA(50) level 100, SMA(200) level (150 × 80 + 49 × 100) / 199 ≈ 84.9: a move from 95 to 100 crosses only the 50.
+    it("volume greater than a number of shares, and the day's change in percent", function () {
       given(
-        sma('a', 'AAPL', 'U', 50),
-        sma('b', 'AAPL', 'U', 50, 'u2'),
-        sma('c', 'AAPL', 'U', 200),
-        sma('d', 'AAPL', 'D', 50),
+        alert('v', 'AAPL', cond('greater_than', { source: 'volume', value: 1_000_000 })),
+        alert('c', 'AAPL', cond('crossing_down', { source: 'changepct', value: -2 })),
       )
-        .withCloses(c)
-        .from('AAPL', 95)
+        .withCloses('AAPL', [100])
+        .when(['AAPL', 99, 500_000], ['AAPL', 97.99, 1_000_000])
+        .thenFiredPerTick([[], ['v', 'c']]);
+    });
+
+    it('an EMA is unknown until the history is long enough, so nothing fires', function () {
+      given(alert('e', 'AAPL', cond('greater_than', { source: 'ema:20', value: 1 })))
+        .withCloses('AAPL', flat(100, 5))
         .when(['AAPL', 100])
-        .thenFired(['a', 'b']);
-    });
-
-    it('never fires without enough finished closes for the period', function () {
-      given(sma('s', 'AAPL', 'U', 50))
-        .withCloses({ AAPL: flat(100, 48) })
-        .from('AAPL', 1)
-        .when(['AAPL', 1000])
-        .thenNothing();
-    });
-
-    it('never fires on the first tick of a symbol without a previous price', function () {
-      given(sma('s', 'AAPL', 'U', 20))
-        .withCloses(closes)
-        .when(['AAPL', 120], ['AAPL', 130])
-        .thenNothing();
-    });
-
-    it('reads the moved averages after a day close', function () {
-      let days = flat(100, 19);
-      const index = new AlertIndex((_symbol, period) =>
-        days.length < period - 1 ? null : days.slice(-(period - 1)).reduce((s, x) => s + toCents(x), 0),
-      );
-      index.add(sma('s', 'AAPL', 'U', 20));
-      days = [...days.slice(1), 120];
-      index.refreshSmaBases();
-      const out: ArmedAlert[] = [];
-      // The level is now (18 × 100 + 120) / 19 ≈ 101.05: 100 → 101 stays below, 101 → 101.06 crosses.
-      index.evaluate('AAPL', 10000, 10100, out);
-      expect(out).to.have.length(0);
-      index.evaluate('AAPL', 10100, 10106, out);
-      expect(out.map((a) => a.alertId)).to.deep.equal(['s']);
+        .thenFired([]);
     });
   });
 
-  it('fires exactly what a scan of every alert fires, over random alerts and prices', function () {
-    const rng = new Random('alert-index-vs-scan');
-    const symbols = ['AAA', 'BBB', 'CCC', 'DDD'];
-    const closes = new Map(symbols.map((s) => [s, Array.from({ length: 199 }, () => 9000 + rng.int(2000))]));
-    const base = (symbol: string, period: number): number =>
-      closes
-        .get(symbol)!
-        .slice(-(period - 1))
-        .reduce((s, x) => s + x, 0);
-    const alerts: ArmedAlert[] = [];
-    for (let i = 0; i < 2000; i++) {
-      const symbol = symbols[rng.int(symbols.length)]!;
-      const alerttype = rng.chance(0.5) ? 'U' : 'D';
-      if (rng.chance(0.2)) {
-        alerts.push(sma(`s${i}`, symbol, alerttype, ([20, 50, 100, 200] as const)[rng.int(4)]!, `u${i % 7}`));
-      } else {
-        alerts.push({ ...price(`p${i}`, symbol, alerttype, 1, `u${i % 7}`), thresholdCents: 8000 + rng.int(4000) });
-      }
+  describe('frequencies', function () {
+    it('once_per_bar fires at most once a trading day, and again the next day while it holds', function () {
+      given(alert('a', 'AAPL', cond('greater_than', { value: 190 }), 'once_per_bar'))
+        .when(
+          ['AAPL', 191, 0, '2025-03-03'],
+          ['AAPL', 189, 0, '2025-03-03'],
+          ['AAPL', 192, 0, '2025-03-03'],
+          ['AAPL', 193, 0, '2025-03-04'],
+          ['AAPL', 194, 0, '2025-03-04'],
+        )
+        .thenFiredPerTick([['a'], [], [], ['a'], []]);
+    });
+
+    it('every_time fires a level condition again only after it stopped holding', function () {
+      given(alert('a', 'AAPL', cond('greater_than', { value: 190 }), 'every_time'))
+        .when(['AAPL', 191], ['AAPL', 192], ['AAPL', 189], ['AAPL', 190])
+        .thenFiredPerTick([['a'], [], [], ['a']]);
+    });
+
+    it('a repeating alert that fired before a restart must stop holding before it fires again', function () {
+      const restored = alert('a', 'AAPL', cond('greater_than', { value: 190 }), 'every_time');
+      restored.firings = 3;
+      restored.lastTruth = true;
+      given(restored)
+        .when(['AAPL', 191], ['AAPL', 189], ['AAPL', 191])
+        .thenFiredPerTick([[], [], ['a']]);
+    });
+
+    it('a once-per-bar alert that fired today before a restart does not fire again today', function () {
+      const restored = alert('a', 'AAPL', cond('greater_than', { value: 190 }), 'once_per_bar');
+      restored.firedDay = '2025-03-03';
+      given(restored)
+        .when(['AAPL', 191, 0, '2025-03-03'], ['AAPL', 192, 0, '2025-03-04'])
+        .thenFiredPerTick([[], ['a']]);
+    });
+  });
+
+  it('disarms, re-arms and moves alerts; a fired once alert leaves the index', function () {
+    const index = new AlertIndex();
+    const a = alert('a', 'AAPL', cond('greater_than', { value: 190 }));
+    const b = alert('b', 'AAPL', cond('less_than', { value: 100 }));
+    index.add(a);
+    index.add(b);
+    expect(index.remove(b.key)).to.equal(b);
+    const out: ArmedAlert[] = [];
+    index.evaluate('AAPL', 9000, 0, NaN, '2025-03-03', out);
+    expect(out).to.deep.equal([]);
+    index.add(alert('a', 'AAPL', cond('less_than', { value: 95 })));
+    index.evaluate('AAPL', 9400, 0, NaN, '2025-03-03', out);
+    expect(out.map((x) => x.alertId)).to.deep.equal(['a']);
+    expect(index.size).to.equal(0);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// The index against the reference evaluator, on random alerts and random ticks.
+
+const SOURCES: readonly AlertSource[] = ['price', 'sma:20', 'sma:50', 'ema:5', 'rsi:14', 'volume', 'changepct'];
+const PRICE_LIKE = new Set<AlertSource>(['price', 'sma:20', 'sma:50', 'ema:5']);
+const SYMBOLS = ['AAA', 'BBB'];
+
+/** A constant level near the series' values in the walk below, in the user's unit. */
+function levelArb(source: AlertSource): fc.Arbitrary<number> {
+  if (PRICE_LIKE.has(source)) return fc.integer({ min: 9_700, max: 10_300 }).map((c) => c / 100);
+  if (source === 'rsi:14') return fc.integer({ min: 10, max: 90 });
+  if (source === 'volume') return fc.integer({ min: 0, max: 4_000 });
+  return fc.integer({ min: -300, max: 300 }).map((c) => c / 100);
+}
+
+function operandArb(source: AlertSource): fc.Arbitrary<AlertOperand> {
+  const refs = SOURCES.filter((s) => s !== source && PRICE_LIKE.has(s) === PRICE_LIKE.has(source));
+  return refs.length === 0
+    ? levelArb(source)
+    : fc.oneof(
+        { weight: 3, arbitrary: levelArb(source) },
+        { weight: 1, arbitrary: fc.constantFrom(...refs).map((ref) => ({ ref })) },
+      );
+}
+
+const conditionArb: fc.Arbitrary<AlertCondition> = fc
+  .tuple(fc.constantFrom(...ALERT_OPS), fc.constantFrom(...SOURCES))
+  .chain(([op, source]) => {
+    if (CHANNEL_OPS.includes(op)) {
+      return fc.tuple(operandArb(source), operandArb(source)).map(([a, b]) => {
+        const [lower, upper] = typeof a === 'number' && typeof b === 'number' ? (a < b ? [a, b] : [b, a + 1]) : [a, b];
+        return cond(op, { source, lower, upper });
+      });
     }
-    const index = new AlertIndex(base);
-    for (const alert of alerts) index.add(alert);
-    const scan = new NaiveAlertScan(alerts, base);
-    const prices = new Map(symbols.map((s) => [s, 10_000]));
-    let total = 0;
-    for (let t = 0; t < 20_000; t++) {
-      const symbol = symbols[rng.int(symbols.length)]!;
-      const prev = prices.get(symbol)!;
-      const next = Math.max(1, prev + rng.int(41) - 20);
-      prices.set(symbol, next);
-      const a: ArmedAlert[] = [];
-      const b: ArmedAlert[] = [];
-      index.evaluate(symbol, prev, next, a);
-      scan.evaluate(symbol, prev, next, b);
-      expect(a.map((x) => x.key).sort(), `tick ${t}`).to.deep.equal(b.map((x) => x.key).sort());
-      total += a.length;
-      if (rng.chance(0.01)) {
-        // Re-arm a few fired alerts at new thresholds, as users do.
-        const again = { ...alerts[rng.int(alerts.length)]!, arming: 2 };
-        if (again.kind === 'PRICE') {
-          const moved = { ...again, thresholdCents: next + rng.int(400) - 200 };
-          index.add(moved);
-          scan.add(moved);
-        }
-      }
+    if (MOVING_OPS.includes(op)) {
+      const amount = PRICE_LIKE.has(source)
+        ? fc.integer({ min: 1, max: 300 }).map((c) => c / 100)
+        : fc.integer({ min: 1, max: 2_000 }).map((c) => c / 100);
+      return fc.tuple(amount, fc.integer({ min: 1, max: 3 })).map(([value, bars]) => cond(op, { source, value, bars }));
     }
-    expect(total).to.be.above(500);
-    expect(index.size).to.equal(scan.size);
+    return operandArb(source).map((value) => cond(op, { source, value }));
+  });
+
+const alertArb = fc.record({
+  symbol: fc.constantFrom(...SYMBOLS),
+  condition: conditionArb,
+  frequency: fc.constantFrom(...ALERT_FREQUENCIES),
+});
+
+type Step =
+  | { readonly kind: 'tick'; readonly symbol: number; readonly step: number; readonly shares: number }
+  | { readonly kind: 'close' }
+  | { readonly kind: 'day' }
+  | { readonly kind: 'rearm'; readonly alert: number };
+
+const stepArb: fc.Arbitrary<Step> = fc.oneof(
+  {
+    weight: 40,
+    arbitrary: fc.record({
+      kind: fc.constant('tick' as const),
+      symbol: fc.integer({ min: 0, max: SYMBOLS.length - 1 }),
+      step: fc.integer({ min: -60, max: 60 }),
+      shares: fc.integer({ min: 0, max: 300 }),
+    }),
+  },
+  { weight: 2, arbitrary: fc.constant({ kind: 'close' as const }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'day' as const }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('rearm' as const), alert: fc.nat() }) },
+);
+
+describe('alert index against the reference evaluator', function () {
+  it('fires exactly what the reference fires, with the same values, for every operator, source and frequency', function () {
+    this.timeout(120_000);
+    let totalFired = 0;
+    const firedOps = new Set<string>();
+    fc.assert(
+      fc.property(
+        fc.array(alertArb, { minLength: 10, maxLength: 40 }),
+        fc.array(stepArb, { minLength: 100, maxLength: 400 }),
+        fc.array(fc.integer({ min: -150, max: 150 }), { minLength: 25, maxLength: 25 }),
+        (specs, steps, history) => {
+          const histories = new Histories();
+          for (const symbol of SYMBOLS) {
+            histories.set(
+              symbol,
+              history.map((d, i) => 100 + d / 100 + (i % 3) * 0.1),
+            );
+          }
+          const made = specs.map((spec, i) => ({ ...spec, id: `a${i}` }));
+          const fresh = (i: number, arming: number): ArmedAlert => ({
+            ...alert(made[i]!.id, made[i]!.symbol, made[i]!.condition, made[i]!.frequency),
+            arming,
+          });
+          const index = new AlertIndex(histories.lookup);
+          const naive = new NaiveAlertScan([], histories.lookup);
+          made.forEach((_, i) => {
+            index.add(fresh(i, 1));
+            naive.add(fresh(i, 1));
+          });
+          const prices = SYMBOLS.map(() => 10_000);
+          const volumes = SYMBOLS.map(() => 0);
+          let day = 1;
+          let arming = 1;
+          steps.forEach((step, t) => {
+            if (step.kind === 'close' || step.kind === 'day') {
+              if (step.kind === 'close') {
+                SYMBOLS.forEach((symbol, s) => histories.close(symbol, prices[s]!, volumes[s]!));
+                index.roll();
+                naive.roll();
+              }
+              day += 1;
+              volumes.fill(0);
+              return;
+            }
+            if (step.kind === 'rearm') {
+              arming += 1;
+              const i = step.alert % made.length;
+              index.add(fresh(i, arming));
+              naive.add(fresh(i, arming));
+              return;
+            }
+            const symbol = SYMBOLS[step.symbol]!;
+            prices[step.symbol] = Math.max(9_500, Math.min(10_500, prices[step.symbol]! + step.step));
+            volumes[step.symbol] = volumes[step.symbol]! + step.shares;
+            const dayText = `2025-01-${String(day % 28).padStart(2, '0')}`;
+            const cents = prices[step.symbol]!;
+            const prevClose = histories.prevClose(symbol);
+            const out: ArmedAlert[] = [];
+            const reference: ArmedAlert[] = [];
+            const values: number[] = [];
+            index.evaluate(symbol, cents, volumes[step.symbol]!, prevClose, dayText, out);
+            naive.evaluate(symbol, cents, volumes[step.symbol]!, prevClose, dayText, reference, values);
+            const got = out.map((a) => `${a.alertId}@${a.firedValue}`).sort();
+            const want = reference.map((a, k) => `${a.alertId}@${values[k]}`).sort();
+            expect(got, `step ${t}`).to.deep.equal(want);
+            totalFired += out.length;
+            for (const a of out) firedOps.add(`${a.condition.op}/${a.frequency}`);
+          });
+          expect(index.size).to.equal(naive.size);
+        },
+      ),
+      { numRuns: 300, seed: 14 },
+    );
+    // The random alerts did fire, under every operator.
+    expect(totalFired).to.be.above(1000);
+    for (const op of ALERT_OPS) {
+      for (const frequency of ALERT_FREQUENCIES)
+        expect(firedOps.has(`${op}/${frequency}`), `${op}/${frequency}`).to.equal(true);
+    }
   });
 });

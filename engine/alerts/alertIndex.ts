@@ -1,17 +1,33 @@
 /**
- * The armed-alert index: the alerts waiting for their condition, organised per symbol so that a tick costs
- * O(1 + fired) for price alerts and O(periods) for SMA alerts, whatever the number of alerts.
+ * The armed-alert index: the alerts waiting for their condition, organised per symbol and source so that a tick
+ * costs O(1 + flips) per source watched, whatever the number of alerts.
  *
- * Per symbol, `U` price alerts are kept sorted by threshold descending and `D` alerts ascending, so the alerts a
- * price meets are always at the end of their array: a tick compares the price with the last threshold, pops
- * while it fires and stops at the first that does not (an insert or a removal is a binary search and a splice).
- * SMA alerts are grouped by period and direction; all alerts of a group share one condition, so a crossing
- * fires the whole group. Prices and thresholds are integer cents; the moving-average test is integer too.
+ * - **Ladders** (a constant level, or a channel of constant bounds; the moving operators, whose level is
+ *   constant through a day): per symbol and source, the levels sorted ascending in two arrays, one for the
+ *   predicates `v ≥ level` and one for `v ≤ level`, each with a cursor at the last value. A tick moves the
+ *   cursors from the previous value to the new one; only the levels between the two change truth (flip), and
+ *   each operator decides from its flips (see `semantics.ts`): `crossing_up` fires when `v ≥ level` flips
+ *   true, `entering_channel` when `v ≥ lower` flips true below the upper bound, and so on.
+ * - **Groups** (a level or a bound that is another series, e.g. the price crossing its 50-day SMA): alerts
+ *   with the same condition share it; a tick evaluates each group once.
+ *
+ * Per alert the index keeps what its frequency needs: the firing count (`every_time`), the day of its last
+ * firing (`once_per_bar`, which fires again the next day when the condition still holds), and whether the
+ * condition held (`every_time` must see it false before firing again). A new alert waits for its first tick,
+ * which only sets its previous value for the edge operators (crossing, entering, exiting) and fires the level
+ * operators (greater, less, inside, outside, moving) when they hold.
  */
-import type { Alert, AlertDirection, AlertKind } from '../../domain/alerts/alerts.ts';
-import { SMA_PERIODS, type SmaPeriod } from '../../domain/screener/query.ts';
+import type { Alert } from '../../domain/alerts/alerts.ts';
+import {
+  conditionKey,
+  type AlertCondition,
+  type AlertFrequency,
+  type AlertOp,
+} from '../../domain/alerts/conditions.ts';
+import { ConditionProbe, edgeOf, isEdgeOp, truthOf } from './semantics.ts';
+import { FeedBook, fromUnits, toUnits, type HistoryLookup, type SourceFeed } from './series.ts';
 
-/** An alert as the index holds it. */
+/** An alert as the index holds it; the fields below `expiresMs` are the index's own state. */
 export interface ArmedAlert {
   /** `<userId>/<alertId>`: unique over every user. */
   readonly key: string;
@@ -21,16 +37,32 @@ export interface ArmedAlert {
   readonly alertId: string;
   /** The symbol watched. */
   readonly symbol: string;
-  /** Price or SMA alert. */
-  readonly kind: AlertKind;
-  /** `U` up, `D` down. */
-  readonly alerttype: AlertDirection;
-  /** Price alerts: the threshold in cents; null for SMA alerts. */
-  readonly thresholdCents: number | null;
-  /** SMA alerts: the period; null for price alerts. */
-  readonly period: SmaPeriod | null;
+  /** What it watches. */
+  readonly condition: AlertCondition;
+  /** How often it may fire. */
+  readonly frequency: AlertFrequency;
   /** Which arming of the alert this is (keys the trigger's command id). */
   readonly arming: number;
+  /** When it expires (ms since the epoch), Infinity when never. */
+  readonly expiresMs: number;
+  /** Firings in this arming (an `every_time` trigger's command id has the next one). */
+  firings: number;
+  /** The trading day of its last firing in this arming, or null. */
+  firedDay: string | null;
+  /** Whether the condition held at its last evaluation. */
+  lastTruth: boolean;
+  /** When fired: the source's value then (dollars for price-like series). */
+  firedValue: number;
+  /** When fired: the trading day it fired on. */
+  firedOn: string;
+  /** Index state: the level (or lower bound) in the source's unit. */
+  lo: number;
+  /** Index state: the upper bound. */
+  hi: number;
+  /** Index state: where it is (0 nowhere, 1 waiting for its first tick, 2 evaluated). */
+  place: number;
+  /** Index state: whether it waits for the next day's first tick to fire again (once per bar). */
+  reviving: boolean;
 }
 
 /** The index key of a user's alert. */
@@ -38,53 +70,88 @@ export function alertKey(userId: string, alertId: string): string {
   return `${userId}/${alertId}`;
 }
 
-/** The index entry of a user's alert. */
+/** The index entry of a user's alert, its frequency state rebuilt from the alert the log folded. */
 export function armedAlertOf(userId: string, alert: Alert): ArmedAlert {
-  return {
+  return newArmedAlert({
     key: alertKey(userId, alert.id),
     userId,
     alertId: alert.id,
     symbol: alert.symbol,
-    kind: alert.kind,
-    alerttype: alert.alerttype,
-    thresholdCents: alert.thresholdCents,
-    period: alert.period,
+    condition: alert.condition,
+    frequency: alert.frequency,
     arming: alert.arming,
+    expiresMs: alert.expires === null ? Infinity : Date.parse(alert.expires),
+    firings: alert.firings,
+    firedDay: alert.lastFiredDay,
+  });
+}
+
+/** A fresh index entry (every field in one order, so every entry has one shape). */
+export function newArmedAlert(
+  fields: Pick<
+    ArmedAlert,
+    'key' | 'userId' | 'alertId' | 'symbol' | 'condition' | 'frequency' | 'arming' | 'expiresMs'
+  > &
+    Partial<Pick<ArmedAlert, 'firings' | 'firedDay'>>,
+): ArmedAlert {
+  const firings = fields.firings ?? 0;
+  return {
+    key: fields.key,
+    userId: fields.userId,
+    alertId: fields.alertId,
+    symbol: fields.symbol,
+    condition: fields.condition,
+    frequency: fields.frequency,
+    arming: fields.arming,
+    expiresMs: fields.expiresMs,
+    firings,
+    firedDay: fields.firedDay ?? null,
+    // A repeating alert that fired before a restart is taken to still hold: it fires again once it became false.
+    lastTruth: firings > 0,
+    firedValue: NaN,
+    firedOn: '',
+    lo: NaN,
+    hi: NaN,
+    place: 0,
+    reviving: false,
   };
 }
 
-/**
- * Where the index reads a symbol's moving-average level: the sum in cents of its last `period − 1` finished
- * closes, or null when it has fewer (see `LiveQuotes.smaBase`).
- */
-export type SmaBaseLookup = (symbol: string, period: SmaPeriod) => number | null;
+const NOWHERE = 0;
+const WAITING = 1;
+const EVALUATED = 2;
 
-const PERIOD_SLOT = new Map<number, number>(SMA_PERIODS.map((period, i) => [period, i]));
-
-class Book {
-  /** `U` thresholds, descending (the lowest, first to fire, last), with their alerts. */
-  readonly upTh: number[] = [];
-  readonly up: ArmedAlert[] = [];
-  /** `D` thresholds, ascending (the highest, first to fire, last), with their alerts. */
-  readonly downTh: number[] = [];
-  readonly down: ArmedAlert[] = [];
-  /** SMA groups at `2 × slot` (U) and `2 × slot + 1` (D), slot = index of the period in SMA_PERIODS. */
-  readonly sma: ArmedAlert[][] = SMA_PERIODS.flatMap(() => [[], []]);
-  /** Per slot: the sum in cents of the last `period − 1` finished closes, or NaN. */
-  readonly bases: number[] = SMA_PERIODS.map(() => NaN);
-  smaCount = 0;
+/** Whether a condition's levels are all constants (or a moving level), so it goes on a ladder. */
+export function isLadderCondition(condition: AlertCondition): boolean {
+  return [condition.value, condition.lower, condition.upper].every((o) => o === null || typeof o === 'number');
 }
 
-/** First index of a descending array whose value is below `t` (insert after equal ones). */
-function afterDescending(values: readonly number[], t: number): number {
-  let lo = 0;
-  let hi = values.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (values[mid]! >= t) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+function perBar(frequency: AlertFrequency): boolean {
+  return frequency === 'once_per_bar' || frequency === 'once_per_bar_close';
+}
+
+/** Whether the operator watches `v ≥ lo`. */
+function usesGe(op: AlertOp): boolean {
+  return (
+    op === 'greater_than' ||
+    op === 'crossing_up' ||
+    op === 'moving_up' ||
+    op === 'moving_up_pct' ||
+    op === 'crossing' ||
+    op.endsWith('_channel')
+  );
+}
+
+/** Whether the operator watches `v ≤ level` (its level: `hi` for channels, `lo` otherwise). */
+function usesLe(op: AlertOp): boolean {
+  return (
+    op === 'less_than' ||
+    op === 'crossing_down' ||
+    op === 'moving_down' ||
+    op === 'moving_down_pct' ||
+    op === 'crossing' ||
+    op.endsWith('_channel')
+  );
 }
 
 /** First index of an ascending array whose value is above `t` (insert after equal ones). */
@@ -99,25 +166,359 @@ function afterAscending(values: readonly number[], t: number): number {
   return lo;
 }
 
-/** Removes `alert` from a sorted pair of arrays; `end` is where the run of its threshold ends. */
-function removeFrom(thresholds: number[], alerts: ArmedAlert[], alert: ArmedAlert, end: number): boolean {
-  for (let i = end - 1; i >= 0 && thresholds[i] === alert.thresholdCents; i--) {
-    if (alerts[i] === alert) {
-      thresholds.splice(i, 1);
-      alerts.splice(i, 1);
-      return true;
-    }
+/** First index of an ascending array whose value is at or above `t`. */
+function atOrAfterAscending(values: readonly number[], t: number): number {
+  let lo = 0;
+  let hi = values.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (values[mid]! < t) lo = mid + 1;
+    else hi = mid;
   }
-  return false;
+  return lo;
 }
 
-/** The armed alerts of every user, per symbol. */
+/** What the index's structures share: the firing of one alert, by its frequency. */
+abstract class Slot {
+  /** Alerts waiting for their first tick. */
+  waiting: ArmedAlert[] = [];
+  /** Once-per-bar level alerts that held when they last fired or were muted: re-evaluated on a new day. */
+  revive: ArmedAlert[] = [];
+  day = '';
+
+  constructor(protected readonly index: AlertIndex) {}
+
+  abstract insert(alert: ArmedAlert): void;
+  abstract delete(alert: ArmedAlert): void;
+
+  /** Fires an alert that met its condition on `day`, if its frequency allows; answers whether it fired. */
+  protected fireIfAllowed(alert: ArmedAlert, value: number, day: string, out: ArmedAlert[]): boolean {
+    if (perBar(alert.frequency)) {
+      if (alert.firedDay === day) {
+        this.markRevive(alert);
+        return false;
+      }
+      alert.firedDay = day;
+      if (!isEdgeOp(alert.condition.op)) this.markRevive(alert);
+    }
+    alert.firings += 1;
+    alert.firedValue = fromUnits(alert.condition.source, value);
+    alert.firedOn = day;
+    out.push(alert);
+    if (alert.frequency === 'once') this.index.doom(alert);
+    return true;
+  }
+
+  protected markRevive(alert: ArmedAlert): void {
+    if (!alert.reviving && !isEdgeOp(alert.condition.op)) {
+      alert.reviving = true;
+      this.revive.push(alert);
+    }
+  }
+
+  /** A first evaluation (new alert, or a new day for a muted one): level operators fire when they hold. */
+  protected evaluateOnce(alert: ArmedAlert, truth: boolean, value: number, day: string, out: ArmedAlert[]): void {
+    if (!isEdgeOp(alert.condition.op) && truth) {
+      const allowed = alert.frequency === 'every_time' ? !alert.lastTruth : true;
+      if (allowed) this.fireIfAllowed(alert, value, day, out);
+    }
+    alert.lastTruth = truth;
+  }
+
+  /** On a new day, the muted once-per-bar alerts are evaluated again. */
+  protected takeRevive(day: string): ArmedAlert[] | null {
+    if (day === this.day) return null;
+    this.day = day;
+    if (this.revive.length === 0) return null;
+    const revive = this.revive;
+    this.revive = [];
+    for (const alert of revive) alert.reviving = false;
+    return revive;
+  }
+}
+
+/** One symbol's source with the alerts of constant levels on it. */
+class Ladder extends Slot {
+  last = NaN;
+  readonly geLv: number[] = [];
+  readonly geAl: ArmedAlert[] = [];
+  /** How many `geLv` are at or below `last` (hold). */
+  geCut = 0;
+  readonly leLv: number[] = [];
+  readonly leAl: ArmedAlert[] = [];
+  /** How many `leLv` are below `last` (do not hold). */
+  leCut = 0;
+  /** The moving alerts, whose level is set again at each day close. */
+  readonly movers = new Set<ArmedAlert>();
+  private p = NaN;
+  private n = NaN;
+  private tickDay = '';
+  private out: ArmedAlert[] = [];
+
+  constructor(
+    index: AlertIndex,
+    readonly feed: SourceFeed,
+  ) {
+    super(index);
+  }
+
+  /** Sets an alert's levels; false when a moving level is not known yet. */
+  level(alert: ArmedAlert): boolean {
+    const c = alert.condition;
+    if (c.bars !== null) {
+      alert.lo = this.feed.movingLevel(c.op, c.value as number, c.bars);
+      return !Number.isNaN(alert.lo);
+    }
+    alert.lo = toUnits(c.source, (c.value ?? c.lower) as number);
+    alert.hi = c.upper === null ? NaN : toUnits(c.source, c.upper as number);
+    return true;
+  }
+
+  insert(alert: ArmedAlert): void {
+    const op = alert.condition.op;
+    const last = this.last;
+    if (usesGe(op)) {
+      const at = afterAscending(this.geLv, alert.lo);
+      this.geLv.splice(at, 0, alert.lo);
+      this.geAl.splice(at, 0, alert);
+      if (alert.lo <= last) this.geCut += 1;
+    }
+    if (usesLe(op)) {
+      const level = op.endsWith('_channel') ? alert.hi : alert.lo;
+      const at = afterAscending(this.leLv, level);
+      this.leLv.splice(at, 0, level);
+      this.leAl.splice(at, 0, alert);
+      if (level < last) this.leCut += 1;
+    }
+    alert.place = EVALUATED;
+  }
+
+  delete(alert: ArmedAlert): void {
+    const op = alert.condition.op;
+    if (usesGe(op)) {
+      const i = this.find(this.geLv, this.geAl, alert.lo, alert);
+      if (i >= 0) {
+        this.geLv.splice(i, 1);
+        this.geAl.splice(i, 1);
+        if (i < this.geCut) this.geCut -= 1;
+      }
+    }
+    if (usesLe(op)) {
+      const i = this.find(this.leLv, this.leAl, op.endsWith('_channel') ? alert.hi : alert.lo, alert);
+      if (i >= 0) {
+        this.leLv.splice(i, 1);
+        this.leAl.splice(i, 1);
+        if (i < this.leCut) this.leCut -= 1;
+      }
+    }
+  }
+
+  private find(levels: readonly number[], alerts: readonly ArmedAlert[], level: number, alert: ArmedAlert): number {
+    for (let i = atOrAfterAscending(levels, level); i < levels.length && levels[i] === level; i++) {
+      if (alerts[i] === alert) return i;
+    }
+    return alerts.indexOf(alert);
+  }
+
+  /** Evaluates the source's new value `n` on `day`. */
+  evaluate(n: number, day: string, out: ArmedAlert[]): void {
+    if (Number.isNaN(n)) return;
+    const p = this.last;
+    const geLv = this.geLv;
+    const leLv = this.leLv;
+    if (Number.isNaN(p)) {
+      this.geCut = afterAscending(geLv, n);
+      this.leCut = atOrAfterAscending(leLv, n);
+    } else if (n !== p) {
+      this.p = p;
+      this.n = n;
+      this.tickDay = day;
+      this.out = out;
+      if (n > p) {
+        let i = this.geCut;
+        if (i < geLv.length && geLv[i]! <= n) {
+          do this.flip(this.geAl[i]!, true, true);
+          while (++i < geLv.length && geLv[i]! <= n);
+          this.geCut = i;
+        }
+        i = this.leCut;
+        if (i < leLv.length && leLv[i]! < n) {
+          do this.flip(this.leAl[i]!, false, false);
+          while (++i < leLv.length && leLv[i]! < n);
+          this.leCut = i;
+        }
+      } else {
+        let i = this.geCut - 1;
+        if (i >= 0 && geLv[i]! > n) {
+          do this.flip(this.geAl[i]!, true, false);
+          while (--i >= 0 && geLv[i]! > n);
+          this.geCut = i + 1;
+        }
+        i = this.leCut - 1;
+        if (i >= 0 && leLv[i]! >= n) {
+          do this.flip(this.leAl[i]!, false, true);
+          while (--i >= 0 && leLv[i]! >= n);
+          this.leCut = i + 1;
+        }
+      }
+    }
+    this.last = n;
+    if (this.revive.length > 0 || day !== this.day) {
+      const revive = this.takeRevive(day);
+      if (revive !== null) {
+        for (const alert of revive) {
+          if (alert.place === EVALUATED) this.reevaluate(alert, n, day, out);
+        }
+      }
+    }
+    if (this.waiting.length > 0) this.admit(n, day, out);
+  }
+
+  private reevaluate(alert: ArmedAlert, n: number, day: string, out: ArmedAlert[]): void {
+    if (truthOf(alert.condition.op, n, alert.lo, alert.hi)) this.fireIfAllowed(alert, n, day, out);
+  }
+
+  /** The alerts waiting for their first tick get it. */
+  private admit(n: number, day: string, out: ArmedAlert[]): void {
+    const waiting = this.waiting;
+    this.waiting = [];
+    for (const alert of waiting) {
+      if (alert.place !== WAITING) continue;
+      if (Number.isNaN(alert.lo) && !this.level(alert)) {
+        this.waiting.push(alert);
+        continue;
+      }
+      const op = alert.condition.op;
+      this.evaluateOnce(alert, truthOf(op, n, alert.lo, alert.hi), n, day, out);
+      if (alert.place === WAITING) this.insert(alert);
+    }
+  }
+
+  /** A level's predicate changed truth (`ge`: `v ≥ level`, else `v ≤ level`). */
+  private flip(alert: ArmedAlert, ge: boolean, nowTrue: boolean): void {
+    const op = alert.condition.op;
+    let fires: boolean;
+    switch (op) {
+      case 'inside_channel':
+      case 'entering_channel':
+        fires = nowTrue && (ge ? this.n <= alert.hi : this.n >= alert.lo);
+        break;
+      case 'outside_channel':
+      case 'exiting_channel':
+        fires = !nowTrue && (ge ? this.p <= alert.hi : this.p >= alert.lo);
+        break;
+      default:
+        fires = nowTrue;
+    }
+    if (fires && alert.place === EVALUATED) this.fireIfAllowed(alert, this.n, this.tickDay, this.out);
+  }
+
+  /** After a day close: the feed's constants moved; moving alerts take their new level on their next tick. */
+  roll(): void {
+    for (const alert of this.movers) {
+      if (alert.place !== EVALUATED) {
+        alert.lo = NaN;
+        continue;
+      }
+      alert.lastTruth = Number.isNaN(this.last)
+        ? alert.lastTruth
+        : truthOf(alert.condition.op, this.last, alert.lo, alert.hi);
+      this.delete(alert);
+      alert.lo = NaN;
+      alert.place = WAITING;
+      this.waiting.push(alert);
+    }
+  }
+}
+
+/** The alerts of one symbol that share one condition whose levels are other series. */
+class Group extends Slot {
+  members: ArmedAlert[] = [];
+  private hasPrev = false;
+  private prevTruth = false;
+  private pv = NaN;
+  private plo = NaN;
+  private phi = NaN;
+
+  constructor(
+    index: AlertIndex,
+    readonly probe: ConditionProbe,
+    private readonly sourceFeed: SourceFeed,
+  ) {
+    super(index);
+  }
+
+  insert(alert: ArmedAlert): void {
+    this.members.push(alert);
+    alert.place = EVALUATED;
+  }
+
+  delete(alert: ArmedAlert): void {
+    const at = this.members.indexOf(alert);
+    if (at >= 0) this.members.splice(at, 1);
+  }
+
+  evaluate(cents: number, volume: number, prevCloseCents: number, day: string, out: ArmedAlert[]): void {
+    const probe = this.probe;
+    if (!probe.read(cents, volume, prevCloseCents)) return;
+    const op = probe.condition.op;
+    const { v, lo, hi } = probe;
+    const truth = truthOf(op, v, lo, hi);
+    const value = this.sourceFeed.value(cents, volume, prevCloseCents);
+    const newDay = day !== this.day;
+    if (this.members.length > 0 && this.hasPrev) {
+      if (isEdgeOp(op)) {
+        if (edgeOf(op, this.pv, this.plo, this.phi, v, lo, hi)) {
+          for (const alert of [...this.members]) this.fireIfAllowed(alert, value, day, out);
+        }
+      } else {
+        const flipped = truth && !this.prevTruth;
+        if (flipped || (truth && newDay)) {
+          for (const alert of [...this.members]) {
+            if (flipped || perBar(alert.frequency)) this.fireIfAllowed(alert, value, day, out);
+          }
+        }
+      }
+    }
+    this.day = day;
+    this.revive.length = 0;
+    if (this.waiting.length > 0) {
+      const waiting = this.waiting;
+      this.waiting = [];
+      for (const alert of waiting) {
+        if (alert.place !== WAITING) continue;
+        this.evaluateOnce(alert, truth, value, day, out);
+        if (alert.place === WAITING) this.insert(alert);
+      }
+    }
+    this.hasPrev = true;
+    this.prevTruth = truth;
+    this.pv = v;
+    this.plo = lo;
+    this.phi = hi;
+  }
+}
+
+class Book {
+  readonly ladders: Ladder[] = [];
+  readonly ladderBySource = new Map<string, Ladder>();
+  readonly groups: Group[] = [];
+  readonly groupByKey = new Map<string, Group>();
+  readonly alerts = new Set<ArmedAlert>();
+}
+
+/** The armed alerts of every user, per symbol and source. */
 export class AlertIndex {
   private readonly books = new Map<string, Book>();
   private readonly byKey = new Map<string, ArmedAlert>();
+  private readonly slots = new Map<ArmedAlert, Ladder | Group>();
+  private readonly feeds: FeedBook;
+  private doomed: ArmedAlert[] = [];
 
-  /** An empty index reading moving-average levels from `smaBase`. */
-  constructor(private readonly smaBase: SmaBaseLookup = () => null) {}
+  /** An empty index reading each symbol's finished days from `history`. */
+  constructor(history: HistoryLookup = () => undefined) {
+    this.feeds = new FeedBook(history);
+  }
 
   /** How many alerts are armed. */
   get size(): number {
@@ -139,29 +540,42 @@ export class AlertIndex {
     return this.byKey.get(key);
   }
 
-  /** Arms an alert, replacing the one of the same key (an update moves it). */
+  /** Arms an alert, replacing the one of the same key; it waits for its symbol's next tick. */
   add(alert: ArmedAlert): void {
     if (this.byKey.has(alert.key)) this.remove(alert.key);
-    if (alert.kind === 'PRICE' && (alert.thresholdCents === null || !Number.isSafeInteger(alert.thresholdCents))) {
-      throw new RangeError(`alert ${alert.key}: a price alert needs a threshold in whole cents`);
-    }
-    if (alert.kind === 'SMA' && (alert.period === null || !PERIOD_SLOT.has(alert.period))) {
-      throw new RangeError(`alert ${alert.key}: an SMA alert needs a period of ${SMA_PERIODS.join(', ')}`);
-    }
     const book = this.bookOf(alert.symbol);
-    const t = alert.thresholdCents!;
-    if (alert.kind === 'SMA') {
-      book.sma[2 * PERIOD_SLOT.get(alert.period!)! + (alert.alerttype === 'U' ? 0 : 1)]!.push(alert);
-      book.smaCount += 1;
-    } else if (alert.alerttype === 'U') {
-      const at = afterDescending(book.upTh, t);
-      book.upTh.splice(at, 0, t);
-      book.up.splice(at, 0, alert);
+    const condition = alert.condition;
+    let slot: Ladder | Group;
+    if (isLadderCondition(condition)) {
+      let ladder = book.ladderBySource.get(condition.source);
+      if (ladder === undefined) {
+        ladder = new Ladder(this, this.feeds.feed(alert.symbol, condition.source));
+        book.ladderBySource.set(condition.source, ladder);
+        book.ladders.push(ladder);
+      }
+      alert.lo = NaN;
+      ladder.level(alert);
+      if (condition.bars !== null) ladder.movers.add(alert);
+      slot = ladder;
     } else {
-      const at = afterAscending(book.downTh, t);
-      book.downTh.splice(at, 0, t);
-      book.down.splice(at, 0, alert);
+      const key = conditionKey(condition);
+      let group = book.groupByKey.get(key);
+      if (group === undefined) {
+        group = new Group(
+          this,
+          new ConditionProbe(condition, alert.symbol, this.feeds),
+          this.feeds.feed(alert.symbol, condition.source),
+        );
+        book.groupByKey.set(key, group);
+        book.groups.push(group);
+      }
+      slot = group;
     }
+    alert.place = WAITING;
+    alert.reviving = false;
+    slot.waiting.push(alert);
+    this.slots.set(alert, slot);
+    book.alerts.add(alert);
     this.byKey.set(alert.key, alert);
   }
 
@@ -170,66 +584,59 @@ export class AlertIndex {
     const alert = this.byKey.get(key);
     if (alert === undefined) return undefined;
     this.byKey.delete(key);
-    const book = this.books.get(alert.symbol)!;
-    if (alert.kind === 'SMA') {
-      const group = book.sma[2 * PERIOD_SLOT.get(alert.period!)! + (alert.alerttype === 'U' ? 0 : 1)]!;
-      group.splice(group.indexOf(alert), 1);
-      book.smaCount -= 1;
-    } else if (alert.alerttype === 'U') {
-      removeFrom(book.upTh, book.up, alert, afterDescending(book.upTh, alert.thresholdCents!));
-    } else {
-      removeFrom(book.downTh, book.down, alert, afterAscending(book.downTh, alert.thresholdCents!));
-    }
+    const slot = this.slots.get(alert)!;
+    this.slots.delete(alert);
+    if (alert.place === EVALUATED) slot.delete(alert);
+    if (slot instanceof Ladder) slot.movers.delete(alert);
+    alert.place = NOWHERE;
+    this.books.get(alert.symbol)?.alerts.delete(alert);
     return alert;
   }
 
+  /** Takes a fired `once` alert out, once the tick's evaluation is over. */
+  doom(alert: ArmedAlert): void {
+    this.doomed.push(alert);
+  }
+
   /**
-   * Evaluates a tick of `symbol` that moved the price from `prevCents` (NaN when unknown) to `cents`: appends
-   * the alerts it fires to `out` and disarms them; answers how many fired.
-   *
-   * - price `U`: threshold ≤ price; price `D`: threshold ≥ price (both at the exact cent);
-   * - SMA `U`: the previous price below the moving average and this one at or above it; SMA `D` the mirror. The
-   *   average has today's price as its forming close, so with `base` the sum of the last `period − 1` closes,
-   *   price p is at or above it exactly when `(period − 1) × p >= base`.
+   * Evaluates a tick of `symbol` (its forming bar: price in cents, the day's volume, the previous close) on
+   * trading day `day`: appends the alerts it fires to `out` (each with `firedValue` and `firedOn`); fired `once`
+   * alerts leave the index. Answers how many fired.
    */
-  evaluate(symbol: string, prevCents: number, cents: number, out: ArmedAlert[]): number {
+  evaluate(
+    symbol: string,
+    cents: number,
+    volume: number,
+    prevCloseCents: number,
+    day: string,
+    out: ArmedAlert[],
+  ): number {
     const book = this.books.get(symbol);
     if (book === undefined) return 0;
     const before = out.length;
-    const upTh = book.upTh;
-    let n = upTh.length;
-    if (n > 0 && upTh[n - 1]! <= cents) {
-      const up = book.up;
-      do out.push(up[--n]!);
-      while (n > 0 && upTh[n - 1]! <= cents);
-      upTh.length = n;
-      up.length = n;
+    const ladders = book.ladders;
+    for (let i = 0; i < ladders.length; i++) {
+      const ladder = ladders[i]!;
+      ladder.evaluate(ladder.feed.value(cents, volume, prevCloseCents), day, out);
     }
-    const downTh = book.downTh;
-    n = downTh.length;
-    if (n > 0 && downTh[n - 1]! >= cents) {
-      const down = book.down;
-      do out.push(down[--n]!);
-      while (n > 0 && downTh[n - 1]! >= cents);
-      downTh.length = n;
-      down.length = n;
+    const groups = book.groups;
+    for (let i = 0; i < groups.length; i++) groups[i]!.evaluate(cents, volume, prevCloseCents, day, out);
+    if (this.doomed.length > 0) {
+      for (const alert of this.doomed) if (this.byKey.get(alert.key) === alert) this.remove(alert.key);
+      this.doomed = [];
     }
-    if (book.smaCount > 0) this.crossings(book, prevCents, cents, out);
-    const fired = out.length - before;
-    for (let i = before; i < out.length; i++) this.byKey.delete(out[i]!.key);
-    return fired;
+    return out.length - before;
   }
 
-  /** Reads every book's moving-average levels again, e.g. after a day close moved them. */
-  refreshSmaBases(): void {
-    for (const [symbol, book] of this.books) this.readBases(symbol, book);
+  /** After a day close: every source reads its finished days again, and moving levels are set afresh. */
+  roll(): void {
+    this.feeds.refresh();
+    for (const book of this.books.values()) for (const ladder of book.ladders) ladder.roll();
   }
 
-  /** The armed alerts of a symbol: `U` price alerts in firing order, then `D`, then SMA alerts. */
+  /** The armed alerts of a symbol, in the order they were armed. */
   alertsOf(symbol: string): ArmedAlert[] {
-    const book = this.books.get(symbol);
-    if (book === undefined) return [];
-    return [...[...book.up].reverse(), ...[...book.down].reverse(), ...book.sma.flat()];
+    return [...(this.books.get(symbol)?.alerts ?? [])];
   }
 
   /** Every armed alert. */
@@ -237,42 +644,12 @@ export class AlertIndex {
     return this.byKey.values();
   }
 
-  private crossings(book: Book, prevCents: number, cents: number, out: ArmedAlert[]): void {
-    for (let slot = 0; slot < SMA_PERIODS.length; slot++) {
-      const base = book.bases[slot]!;
-      // NaN (no level, or no previous price) fails every comparison below.
-      const m = SMA_PERIODS[slot]! - 1;
-      const before = m * prevCents;
-      const now = m * cents;
-      const up = book.sma[2 * slot]!;
-      if (up.length > 0 && before < base && now >= base) {
-        book.smaCount -= up.length;
-        for (const alert of up) out.push(alert);
-        up.length = 0;
-      }
-      const down = book.sma[2 * slot + 1]!;
-      if (down.length > 0 && before > base && now <= base) {
-        book.smaCount -= down.length;
-        for (const alert of down) out.push(alert);
-        down.length = 0;
-      }
-    }
-  }
-
   private bookOf(symbol: string): Book {
     let book = this.books.get(symbol);
     if (book === undefined) {
       book = new Book();
-      this.readBases(symbol, book);
       this.books.set(symbol, book);
     }
     return book;
-  }
-
-  private readBases(symbol: string, book: Book): void {
-    SMA_PERIODS.forEach((period, slot) => {
-      const base = this.smaBase(symbol, period);
-      book.bases[slot] = base === null ? NaN : base;
-    });
   }
 }

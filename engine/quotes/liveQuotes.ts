@@ -34,6 +34,18 @@ export interface PriceMove {
   readonly prevCents: number;
   /** The price of this tick, in cents. */
   readonly cents: number;
+  /** The day's volume so far, this tick included. */
+  readonly volume: number;
+  /** The close the day's change is measured from, in cents; NaN when the symbol has none. */
+  readonly prevCloseCents: number;
+}
+
+/** A symbol's finished days, oldest first, as the alert engine derives its indicator series from them. */
+export interface SymbolHistory {
+  /** The last finished closes in cents (up to the longest moving average's need), oldest first. */
+  readonly closes: readonly number[];
+  /** The volumes of the same days. */
+  readonly volumes: readonly number[];
 }
 
 /** What a symbol's quotes start from. */
@@ -65,6 +77,8 @@ class Entry implements PriceMove {
   snapshot: LiveQuote | undefined;
   /** The last {@link CLOSES_KEPT} finished closes, in cents, oldest first. */
   readonly closes: number[] = [];
+  /** The volumes of the same days. */
+  readonly volumes: number[] = [];
   /** Per period of {@link SMA_PERIODS}: the sum in cents of the last `period − 1` finished closes, or NaN. */
   readonly smaBases: number[] = SMA_PERIODS.map(() => NaN);
   readonly indicators: LiveIndicators;
@@ -84,7 +98,10 @@ class Entry implements PriceMove {
       this.low = priceCents(last.low);
       this.volume = last.volume;
       this.ts = Date.parse(closeInstant(last.date));
-      for (const bar of bars.slice(-CLOSES_KEPT)) this.closes.push(priceCents(bar.close));
+      for (const bar of bars.slice(-CLOSES_KEPT)) {
+        this.closes.push(priceCents(bar.close));
+        this.volumes.push(bar.volume);
+      }
       this.updateBases();
     }
   }
@@ -220,7 +237,11 @@ export class LiveQuotes implements QuoteSource {
       entry.indicators.roll(bar.close);
       entry.dirty = false;
       entry.closes.push(close);
-      if (entry.closes.length > CLOSES_KEPT) entry.closes.shift();
+      entry.volumes.push(bar.volume);
+      if (entry.closes.length > CLOSES_KEPT) {
+        entry.closes.shift();
+        entry.volumes.shift();
+      }
       entry.updateBases();
       if (Number.isNaN(entry.cents)) {
         entry.high = priceCents(bar.high);
@@ -294,6 +315,11 @@ export class LiveQuotes implements QuoteSource {
     const i = SMA_INDEX.get(period);
     const base = i === undefined ? undefined : this.entries.get(symbol)?.smaBases[i];
     return base === undefined || Number.isNaN(base) ? null : base;
+  }
+
+  /** A symbol's finished days (closes in cents and volumes, oldest first), or undefined when it has no entry. */
+  history(symbol: string): SymbolHistory | undefined {
+    return this.entries.get(symbol);
   }
 
   /** Calls `listener` with the symbol after each tick or day close that changes its quote; returns the unsubscribe. */

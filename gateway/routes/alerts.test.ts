@@ -53,6 +53,12 @@ describe('alert routes', function () {
         'kind',
         'status',
         'createdt',
+        'condition',
+        'conditiontext',
+        'frequency',
+        'expires',
+        'lastfired',
+        'triggercount',
       ]);
       expect(alert.id).to.match(UUID);
       expect(alert).to.deep.include({ symbol: 'AAPL', threshold: 190, alerttype: 'U', kind: 'PRICE', status: 'armed' });
@@ -140,7 +146,13 @@ describe('alert routes', function () {
         id: alert.id,
         update: true,
       });
-      expect(changed).to.deep.equal({ ...alert, threshold: 180.5, alerttype: 'D' });
+      expect(changed).to.deep.equal({
+        ...alert,
+        threshold: 180.5,
+        alerttype: 'D',
+        condition: { ...alert.condition, op: 'less_than', value: 180.5 },
+        conditiontext: 'Price is at or below 180.50',
+      });
       expect((await user.get('/personalize/stockalerts/AAPL')).body).to.deep.equal([changed]);
       expect(await events(user.username)).to.deep.equal(['AlertCreated', 'AlertUpdated']);
     });
@@ -148,8 +160,10 @@ describe('alert routes', function () {
     it('re-arms a triggered alert', async function () {
       const user = await gw.user();
       const alert = await createAlert(user, { symbol: 'AAPL', close: 190, alerttype: 'U' });
-      await fire(user.username, alert);
-      expect((await user.get('/personalize/stockalerts/AAPL')).body).to.deep.equal([{ ...alert, status: 'triggered' }]);
+      const [trigger] = await fire(user.username, alert);
+      expect((await user.get('/personalize/stockalerts/AAPL')).body).to.deep.equal([
+        { ...alert, status: 'triggered', lastfired: trigger!.event.data.at, triggercount: 1 },
+      ]);
       const rearmed = await createAlert(user, {
         symbol: 'AAPL',
         close: 190,
@@ -277,6 +291,132 @@ describe('alert routes', function () {
       });
       expect(recorded.at(-1)!.metadata).to.include({ actor: 'engine', userId: user.username });
     });
+  });
+
+  describe('conditions', function () {
+    it('creates a channel alert repeating once per bar, with an expiry, and answers it in words', async function () {
+      const user = await gw.user();
+      const expires = new Date(Date.now() + 86_400_000).toISOString();
+      const alert = await createAlert(user, {
+        symbol: 'aapl',
+        condition: { op: 'ENTERING_CHANNEL', lower: 180.005, upper: 190 },
+        frequency: 'once_per_bar',
+        expires,
+      });
+      expect(alert).to.deep.include({
+        symbol: 'AAPL',
+        kind: 'CONDITION',
+        threshold: null,
+        alerttype: null,
+        status: 'armed',
+        frequency: 'once_per_bar',
+        expires,
+        lastfired: null,
+        triggercount: 0,
+        conditiontext: 'Price enters the channel 180.01 – 190.00',
+      });
+      expect(alert.condition).to.deep.equal({
+        op: 'entering_channel',
+        source: 'price',
+        value: null,
+        lower: 180.01,
+        upper: 190,
+        bars: null,
+      });
+    });
+
+    it('takes a price crossing its 50-day SMA, sent as a condition, for the older SMA alert it is', async function () {
+      const user = await gw.user();
+      const alert = await createAlert(user, {
+        symbol: 'AAPL',
+        condition: { op: 'crossing_up', value: { ref: 'SMA:50' } },
+      });
+      expect(alert).to.deep.include({ kind: 'SMA', alerttype: 'U', period: 50, frequency: 'once' });
+      expect(alert.conditiontext).to.equal('Price crosses above the 50-day SMA');
+    });
+
+    it('pauses and resumes an alert; pausing twice changes nothing; resuming re-arms it', async function () {
+      const user = await gw.user();
+      const alert = await createAlert(user, { symbol: 'AAPL', condition: { op: 'greater_than', value: 10_000 } });
+      const paused = await user.post(`/personalize/stockalerts/${alert.id}/pause`);
+      expect(paused.status).to.equal(200, paused.text);
+      expect((paused.body as AlertAnswer).status).to.equal('paused');
+      expect((await user.post(`/personalize/stockalerts/${alert.id}/pause`)).status).to.equal(200);
+      const resumed = await user.post(`/personalize/stockalerts/${alert.id}/resume`);
+      expect((resumed.body as AlertAnswer).status).to.equal('armed');
+      expect(await events(user.username)).to.deep.equal(['AlertCreated', 'AlertPaused', 'AlertResumed']);
+      expect(((await user.get('/personalize/stockalerts')).body as AlertAnswer[])[0]!.status).to.equal('armed');
+    });
+
+    it('refuses to pause a fired once alert (409) and answers 404 for an unknown one', async function () {
+      const user = await gw.user();
+      const alert = await createAlert(user, { symbol: 'AAPL', close: 190, alerttype: 'U' });
+      await fire(user.username, alert);
+      const res = await user.post(`/personalize/stockalerts/${alert.id}/pause`);
+      expect(res.status).to.equal(409, res.text);
+      expect((res.body as { message: string }).message).to.match(/triggered, not armed/);
+      const unknown = uuidV5('no-such-alert', STOCKPULSE_NAMESPACE);
+      expect((await user.post(`/personalize/stockalerts/${unknown}/resume`)).status).to.equal(404);
+      expect((await user.get(`/personalize/stockalerts/${unknown}/history`)).status).to.equal(404);
+    });
+
+    it("lists an alert's firings newest first, and never another user's", async function () {
+      const user = await gw.user();
+      const alert = await createAlert(user, { symbol: 'AAPL', close: 190, alerttype: 'U' });
+      const ts = Date.parse('2025-03-03T15:31:00.000Z');
+      await fire(user.username, alert, ts);
+      const rearmed = await createAlert(user, {
+        symbol: 'AAPL',
+        close: 195,
+        alerttype: 'U',
+        id: alert.id,
+        update: true,
+      });
+      await fire(user.username, rearmed, ts + 60_000);
+      const res = await user.get(`/personalize/stockalerts/${alert.id}/history`);
+      expect(res.status).to.equal(200, res.text);
+      const history = res.body as { at: string; price: number; value: number; message: string }[];
+      expect(history.map((h) => [h.at, h.price, h.value])).to.deep.equal([
+        ['2025-03-03T15:32:00.000Z', 196.5, 196.5],
+        ['2025-03-03T15:31:00.000Z', 191.5, 191.5],
+      ]);
+      expect(history[0]!.message).to.match(/^AAPL rose above 195\.00/);
+      const other = await gw.user();
+      expect((await other.get(`/personalize/stockalerts/${alert.id}/history`)).status).to.equal(404);
+    });
+
+    const badConditions: [string, Record<string, unknown>, string][] = [
+      ['an unknown operator', { condition: { op: 'crossing_sideways', value: 1 } }, 'body.condition.op:'],
+      ['a channel without upper', { condition: { op: 'inside_channel', lower: 1 } }, 'body.condition.upper:'],
+      ['a channel upside down', { condition: { op: 'inside_channel', lower: 5, upper: 1 } }, 'body.condition.upper:'],
+      [
+        'an unknown source',
+        { condition: { op: 'greater_than', source: 'sma:33', value: 1 } },
+        'body.condition.source:',
+      ],
+      ['a bad reference', { condition: { op: 'crossing', value: { ref: 'macd' } } }, 'body.condition.value.ref:'],
+      ['bars on a level operator', { condition: { op: 'crossing', value: 3, bars: 2 } }, 'body.condition.bars:'],
+      ['a window too long', { condition: { op: 'moving_up', value: 3, bars: 10_000 } }, 'body.condition.bars:'],
+      ['a price level of 0', { condition: { op: 'less_than', value: 0 } }, 'body.condition.value:'],
+      ['a condition that is a string', { condition: 'price > 3' }, 'body.condition:'],
+      ['an unknown frequency', { condition: { op: 'crossing', value: 3 }, frequency: 'hourly' }, 'body.frequency:'],
+      ['an expiry that is no time', { condition: { op: 'crossing', value: 3 }, expires: 'soon' }, 'body.expires:'],
+      [
+        'an expiry in the past',
+        { condition: { op: 'crossing', value: 3 }, expires: '2001-01-01T00:00:00Z' },
+        'expires:',
+      ],
+    ];
+    for (const [what, body, field] of badConditions) {
+      it(`refuses ${what} with 400 naming ${field.replace(/:$/, '')}, appending nothing`, async function () {
+        const user = await gw.user();
+        const res = await user.post('/personalize/stockalerts', { symbol: 'AAPL', ...body });
+        expect(res.status).to.equal(400, res.text);
+        const message = (res.body as { message: string }).message;
+        expect(message.startsWith(field), message).to.equal(true);
+        expect(await events(user.username)).to.deep.equal([]);
+      });
+    }
   });
 
   const badInputs: [string, { raw?: string; body?: unknown }, number, string][] = [

@@ -1,13 +1,20 @@
 /**
- * Alert routes: create, change (re-arm), delete and read a user's price and moving-average alerts.
+ * Alert routes: create, change (re-arm), pause, resume, delete and read a user's alerts, and each alert's
+ * trigger history.
  */
 import { alertsApi } from '../../domain/contract/alerts.ts';
 import type { Context } from 'koa';
 import { ALERTS_CONCERN, alertsDecider, type Alert, type AlertsState } from '../../domain/alerts/alerts.ts';
 import { type AlertAnswer } from '../../domain/contract/alerts.ts';
+import { conditionText } from '../../domain/alerts/conditions.ts';
 import { STOCKPULSE_NAMESPACE, isUuid, uuidV5 } from '../../domain/ids.ts';
 import type { ReadModelStore } from '../../platform/readmodels/port.ts';
-import { alertsProjection } from '../../projections/alerts/alerts.projection.ts';
+import {
+  alertHistoryKey,
+  alertHistoryProjection,
+  alertsProjection,
+  type AlertHistory,
+} from '../../projections/alerts/alerts.projection.ts';
 import { readDocument } from '../../projections/projection.ts';
 import type { CommandService } from '../commands.ts';
 import { notFound } from '../errors.ts';
@@ -39,7 +46,20 @@ export function alertView(alert: Alert): AlertAnswer {
     ...(alert.kind === 'SMA' && alert.period !== null ? { period: alert.period } : {}),
     status: alert.status,
     createdt: alert.createdt,
+    condition: alert.condition,
+    conditiontext: conditionText(alert.condition),
+    frequency: alert.frequency,
+    expires: alert.expires,
+    lastfired: alert.lastFired,
+    triggercount: alert.triggerCount,
   };
+}
+
+/** The alert id a path names, or a 404 naming `params.id`. */
+function alertIdOf(id: string): string {
+  const alertId = id.toLowerCase();
+  if (!isUuid(alertId)) throw notFound(`params.id: no alert ${JSON.stringify(id)}`);
+  return alertId;
 }
 
 /** The alert routes. */
@@ -59,13 +79,17 @@ export function alertsRoutes(deps: AlertsDeps) {
         const alertId = update ? (body.id ?? '').toLowerCase() : uuidV5(`${m.commandId}/alert`, STOCKPULSE_NAMESPACE);
         if (!isUuid(alertId)) throw notFound(`body.id: no alert ${JSON.stringify(body.id)}`);
         const kind = body.kind === 'SMA' ? 'SMA' : 'PRICE';
+        const hasCondition = body.condition !== null && body.condition !== undefined;
         const data = {
           alertId,
           symbol: body.symbol,
-          kind,
-          alerttype: body.alerttype,
-          threshold: kind === 'PRICE' ? (body.close ?? null) : null,
-          period: kind === 'SMA' ? (body.period ?? null) : null,
+          condition: body.condition ?? null,
+          frequency: body.frequency ?? null,
+          expires: body.expires ?? null,
+          kind: hasCondition ? null : kind,
+          alerttype: hasCondition ? null : (body.alerttype ?? null),
+          threshold: !hasCondition && kind === 'PRICE' ? (body.close ?? null) : null,
+          period: !hasCondition && kind === 'SMA' ? (body.period ?? null) : null,
           at: m.at,
         } as const;
         const outcome = await deps.commands.execute(
@@ -87,11 +111,38 @@ export function alertsRoutes(deps: AlertsDeps) {
       handle: async ({ params, userId, ctx }) =>
         (await readAlerts(userId, ctx)).filter((a) => a.symbol === params.symbol).map(alertView),
     }),
+    ...(['PauseAlert', 'ResumeAlert'] as const).map((type) =>
+      defineRoute({
+        ...(type === 'PauseAlert' ? alertsApi.postStockalertsPause : alertsApi.postStockalertsResume),
+        handle: async ({ params, meta }) => {
+          const alertId = alertIdOf(params.id);
+          const m = meta();
+          const outcome = await deps.commands.execute(concern, { type, data: { alertId, at: m.at } }, m);
+          const alert = outcome.state.alerts.find((a) => a.id === alertId);
+          if (!alert) throw notFound(`params.id: no alert ${alertId}`);
+          return alertView(alert);
+        },
+      }),
+    ),
+    defineRoute({
+      ...alertsApi.getStockalertsHistory,
+      handle: async ({ params, userId, ctx }) => {
+        const alertId = alertIdOf(params.id);
+        if (!(await readAlerts(userId, ctx)).some((a) => a.id === alertId)) {
+          throw notFound(`params.id: no alert ${alertId}`);
+        }
+        const doc = await readDocument<AlertHistory>(
+          deps.readModels,
+          alertHistoryProjection,
+          alertHistoryKey(userId, alertId),
+        );
+        return [...(doc?.value.triggers ?? [])].reverse();
+      },
+    }),
     defineRoute({
       ...alertsApi.postDeletealertById,
       handle: async ({ params, meta }) => {
-        const alertId = params.id.toLowerCase();
-        if (!isUuid(alertId)) throw notFound(`params.id: no alert ${JSON.stringify(params.id)}`);
+        const alertId = alertIdOf(params.id);
         await deps.commands.execute(concern, { type: 'DeleteAlert', data: { alertId } }, meta());
         return { id: alertId, deleted: true as const };
       },

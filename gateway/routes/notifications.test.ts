@@ -176,7 +176,7 @@ describe('notification routes', function () {
     });
 
     const badQueries: [string, string, number, string][] = [
-      ['an unknown type', '/personalize/usernotifications/RSI', 400, 'params.type'],
+      ['an unknown type', '/personalize/usernotifications/MACD', 400, 'params.type'],
       ['a limit of 0', '/personalize/usernotifications/ALL?limit=0', 400, 'query.limit'],
       ['a limit of 201', '/personalize/usernotifications/ALL?limit=201', 400, 'query.limit'],
       ['a limit that is no number', '/personalize/usernotifications/ALL?limit=ten', 400, 'query.limit'],

@@ -4,7 +4,7 @@ import { STOCKPULSE_NAMESPACE, uuidV5 } from '../../domain/ids.ts';
 import type { RecordedEvent } from '../../platform/eventstore/port.ts';
 import type { StoredDocument } from '../projection.ts';
 import { applyToDocuments } from '../testing/inMemory.ts';
-import { alertsProjection } from './alerts.projection.ts';
+import { alertHistoryKey, alertHistoryProjection, alertsProjection } from './alerts.projection.ts';
 
 function apply(events: readonly RecordedEvent[], docs?: Map<string, StoredDocument<AlertsState>>) {
   return applyToDocuments(alertsProjection, events, docs);
@@ -66,6 +66,49 @@ describe('alerts projection', () => {
       'AlertUpdated',
       'AlertDeleted',
       'AlertTriggered',
+      'AlertPaused',
+      'AlertResumed',
+      'AlertExpired',
     ]);
+  });
+
+  it('shows paused, resumed and expired alerts with their last firing and trigger count', async () => {
+    const docs = await apply([
+      created(A1),
+      created(A2),
+      recorded('AlertPaused', { alertId: A1, symbol: 'AAPL', at: '2025-03-04T15:00:00.000Z' }),
+      recorded('AlertResumed', { alertId: A1, symbol: 'AAPL', at: '2025-03-04T16:00:00.000Z' }),
+      recorded('AlertTriggered', { alertId: A1, at: '2025-03-04T17:00:00.000Z' }),
+      recorded('AlertExpired', { alertId: A2, symbol: 'AAPL', at: '2025-03-05T15:00:00.000Z' }),
+    ]);
+    const ada = (docs.get('ada') as StoredDocument<AlertsState>).value;
+    expect(ada.alerts.map((a) => [a.status, a.arming, a.lastFired, a.triggerCount])).to.deep.equal([
+      ['triggered', 2, '2025-03-04T17:00:00.000Z', 1],
+      ['expired', 1, null, 0],
+    ]);
+  });
+});
+
+describe('alert history projection', () => {
+  const fired = (alertId: string, at: string, price: number, userId = 'ada') =>
+    recorded(
+      'AlertTriggered',
+      { alertId, at, price, value: price, message: `AAPL rose above ${price}`, notificationtype: 1 },
+      userId,
+    );
+
+  it("keeps each alert's firings under its user, and drops them with the alert", async () => {
+    const docs = await applyToDocuments(alertHistoryProjection, [
+      fired(A1, '2025-03-04T15:00:00.000Z', 191),
+      fired(A1, '2025-03-05T15:00:00.000Z', 192),
+      fired(A2, '2025-03-05T15:00:00.000Z', 150, 'bob'),
+      recorded('AlertDeleted', { alertId: A2, symbol: 'AAPL' }, 'bob'),
+    ]);
+    const history = docs.get(alertHistoryKey('ada', A1))!.value;
+    expect(history.triggers.map((t) => [t.at, t.price, t.value])).to.deep.equal([
+      ['2025-03-04T15:00:00.000Z', 191, 191],
+      ['2025-03-05T15:00:00.000Z', 192, 192],
+    ]);
+    expect(docs.has(alertHistoryKey('bob', A2))).to.equal(false);
   });
 });

@@ -5,10 +5,12 @@
  * JSON line.
  */
 import type { DailyBar } from '../../domain/market/types.ts';
+import { priceCondition, smaCondition } from '../../domain/alerts/conditions.ts';
 import type { SmaPeriod } from '../../domain/screener/query.ts';
-import { AlertIndex, alertKey, type ArmedAlert } from '../../engine/alerts/alertIndex.ts';
+import { AlertIndex, alertKey, newArmedAlert, type ArmedAlert } from '../../engine/alerts/alertIndex.ts';
 import { evaluateTicks } from '../../engine/alerts/evaluate.ts';
 import { NaiveAlertScan } from '../../engine/alerts/naiveScan.ts';
+import { TradingDays } from '../../engine/alerts/tradingDay.ts';
 import { Random } from '../../engine/marketdata/random.ts';
 import { LiveQuotes, type QuoteSeed } from '../../engine/quotes/liveQuotes.ts';
 import type { Tick } from '../../engine/ticks/tick.ts';
@@ -74,19 +76,21 @@ export function buildMarket(alertCount = ALERTS, tickCount = TICKS): Market {
     const alerttype = rng.chance(0.5) ? 'U' : 'D';
     const isSma = rng.chance(0.15);
     const away = rng.chance(0.01) ? 0.005 + rng.uniform() * 0.025 : 0.05 + rng.uniform() * 0.45;
-    // One object literal with every field in one order, as the engine builds them: the scan is not slowed by
-    // objects of many shapes.
-    alerts.push({
-      key: alertKey(userId, alertId),
-      userId,
-      alertId,
-      symbol,
-      kind: isSma ? 'SMA' : 'PRICE',
-      alerttype,
-      thresholdCents: isSma ? null : Math.max(1, Math.round(base[s]! * (alerttype === 'U' ? 1 + away : 1 - away))),
-      period: isSma ? PERIODS[rng.int(PERIODS.length)]! : null,
-      arming: 1,
-    });
+    const threshold = Math.max(1, Math.round(base[s]! * (alerttype === 'U' ? 1 + away : 1 - away))) / 100;
+    alerts.push(
+      newArmedAlert({
+        key: alertKey(userId, alertId),
+        userId,
+        alertId,
+        symbol,
+        condition: isSma
+          ? smaCondition(alerttype, PERIODS[rng.int(PERIODS.length)]!)
+          : priceCondition(alerttype, threshold),
+        frequency: 'once',
+        arming: 1,
+        expiresMs: Infinity,
+      }),
+    );
   }
   const prices = [...base];
   const ticks: Tick[] = new Array<Tick>(tickCount);
@@ -112,8 +116,9 @@ export interface Run {
 
 export function indexedRun(market: Market, passes: number): Run {
   const quotes = new LiveQuotes(market.seeds);
-  const index = new AlertIndex((symbol, period) => quotes.smaBase(symbol, period));
-  for (const alert of market.alerts) index.add(alert);
+  const index = new AlertIndex((symbol) => quotes.history(symbol));
+  for (const alert of market.alerts) index.add({ ...alert });
+  const days = new TradingDays();
   const fired: string[] = [];
   let tickNumber = 0;
   const batch = 100;
@@ -122,7 +127,7 @@ export function indexedRun(market: Market, passes: number): Run {
     for (let i = 0; i < market.ticks.length; i += batch) {
       const slice = market.ticks.slice(i, i + batch);
       tickNumber = pass * market.ticks.length + i;
-      evaluateTicks(slice, quotes, index, (alert, tick) => {
+      evaluateTicks(slice, quotes, index, days, (alert, tick) => {
         fired.push(`${tickNumber + (tick.ts - market.ticks[i]!.ts)}:${alert.key}`);
       });
     }
@@ -132,7 +137,11 @@ export function indexedRun(market: Market, passes: number): Run {
 
 function naiveRun(market: Market): Run {
   const quotes = new LiveQuotes(market.seeds);
-  const scan = new NaiveAlertScan(market.alerts, (symbol, period) => quotes.smaBase(symbol, period));
+  const scan = new NaiveAlertScan(
+    market.alerts.map((alert) => ({ ...alert })),
+    (symbol) => quotes.history(symbol),
+  );
+  const days = new TradingDays();
   const fired: string[] = [];
   const out: ArmedAlert[] = [];
   const started = performance.now();
@@ -140,7 +149,7 @@ function naiveRun(market: Market): Run {
   for (; i < market.ticks.length; i++) {
     const tick = market.ticks[i]!;
     const move = quotes.applyTick(tick);
-    if (scan.evaluate(tick.symbol, move.prevCents, move.cents, out) > 0) {
+    if (scan.evaluate(tick.symbol, move.cents, move.volume, move.prevCloseCents, days.of(tick.ts), out) > 0) {
       for (const alert of out) fired.push(`${i}:${alert.key}`);
       out.length = 0;
     }

@@ -82,6 +82,11 @@ export const SCREENS: readonly ScreenRoute[] = [
     component: lazy(() => import('../screens/portfolio/PortfolioScreen.tsx')),
   },
   {
+    path: '/Alerts',
+    title: 'Alerts',
+    component: lazy(() => import('../screens/alerts/AlertsScreen.tsx')),
+  },
+  {
     path: '/CompanyStats',
     title: 'Company statistics',
     component: lazy(() => import('../screens/companystats/CompanyStatsScreen.tsx')),

@@ -1,7 +1,7 @@
 /**
  * The top bar: title link to the dashboard, the nine menu items (a dropdown on narrow screens), the bell and
- * the avatar with its menu: the theme (System, Light, Dark), the time zone times are shown in (Market, Local)
- * and Logout.
+ * the avatar with its menu: the theme (System, Light, Dark), the time zone times are shown in (Market, Local),
+ * the alert manager and Logout.
  */
 import { useEffect, useState, type ReactNode } from 'react';
 import { MENU_ITEMS } from '../app/menu.ts';
@@ -146,6 +146,9 @@ export function TopBar(props: {
                 labelOf={zoneText}
                 onChoose={preferences.setTimeZone}
               />
+              <Link to="/Alerts" role="menuitem" className="menu-link" onClick={() => setAccountOpen(false)}>
+                Alerts
+              </Link>
               <button
                 type="button"
                 role="menuitem"

@@ -32,6 +32,12 @@ describe('the API client', function () {
       kind: 'PRICE',
       status: 'armed',
       createdt: '2026-01-02T00:00:00Z',
+      condition: { op: 'greater_than', source: 'price', value: 190, lower: null, upper: null, bars: null },
+      conditiontext: 'Price is at or above 190.00',
+      frequency: 'once',
+      expires: null,
+      lastfired: null,
+      triggercount: 0,
     };
 
     it('answers an answer that matches the route schema as it is', function () {

@@ -1,10 +1,11 @@
 /**
  * The bell in the top bar: badge with the unread count and the panel with the notifications grid (compact,
- * 15 rows a page, no column menu; Price/SMA, green up and red down indicators). Outside click or Escape
- * closes it; opening it marks them read.
+ * 15 rows a page, no column menu; the type's name, green up and red down indicators) and a link to the alert
+ * manager. Outside click or Escape closes it; opening it marks them read.
  */
 import { useMachine } from '@xstate/react';
 import { lazy, Suspense } from 'react';
+import { Link } from '../../components/Link.tsx';
 import { Failed, Skeleton } from '../../components/LoadState.tsx';
 import { useDismiss } from '../../components/useDismiss.ts';
 import { bellMachine } from './bell.machine.ts';
@@ -51,6 +52,9 @@ export function Bell() {
         <div className="bell-panel" role="dialog" aria-label="Notifications">
           <div className="panel-header">
             <strong>Notifications</strong>
+            <Link to="/Alerts" className="bell-manage" onClick={() => send({ type: 'user.close' })}>
+              Manage alerts
+            </Link>
             <button
               type="button"
               className="icon-button small"
@@ -68,7 +72,7 @@ export function Bell() {
               onRetry={() => send({ type: 'user.retry' })}
             />
           ) : notifications.length === 0 ? (
-            <p className="empty">No alerts have fired yet. Create a price or SMA alert from a chart.</p>
+            <p className="empty">No alerts have fired yet. Create one from a chart or in the alert manager.</p>
           ) : (
             <Suspense fallback={<Skeleton lines={4} />}>
               <BellGrid notifications={notifications} />

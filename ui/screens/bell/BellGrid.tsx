@@ -1,8 +1,9 @@
 /**
- * The bell panel's grid: compact, 15 rows a page, Price/SMA with green up and red down indicators, and when each
- * alert fired (in the zone the viewer picked).
+ * The bell panel's grid: compact, 15 rows a page, the type's name (Price, SMA, EMA, RSI, Volume, Change %)
+ * with green up and red down indicators, and when each alert fired (in the zone the viewer picked).
  */
 import type { ColDef, ICellRendererParams } from 'ag-grid-community';
+import { NOTIFICATION_TYPE_NAMES, type NotificationType } from '../../../domain/notifications/notifications.ts';
 import { Grid } from '../../components/Grid.tsx';
 import { formatRecent } from '../../services/time.ts';
 import type { BellNotification } from './bell.machine.ts';
@@ -12,7 +13,7 @@ export const BELL_PAGE_SIZE = 15;
 
 /** The label of a notification type. */
 export function notificationTypeLabel(type: number): string {
-  return type === 1 ? 'Price' : type === 2 ? 'SMA' : `Type ${type}`;
+  return NOTIFICATION_TYPE_NAMES[type as NotificationType] ?? `Type ${type}`;
 }
 
 /** The direction a message reads: `+` up, `-` down. */

@@ -73,6 +73,19 @@ function card(options: { barsFail?: boolean; alertFails?: boolean } = {}) {
               alerttype: input.alerttype,
               kind: 'PRICE',
               status: 'armed',
+              condition: {
+                op: input.alerttype === 'U' ? 'greater_than' : 'less_than',
+                source: 'price',
+                value: input.threshold,
+                lower: null,
+                upper: null,
+                bars: null,
+              },
+              conditiontext: `Price is at or ${input.alerttype === 'U' ? 'above' : 'below'} ${input.threshold.toFixed(2)}`,
+              frequency: 'once',
+              expires: null,
+              lastfired: null,
+              triggercount: 0,
             };
             alerts = [...alerts, alert];
             return Promise.resolve(alert);

@@ -1,12 +1,22 @@
 /**
  * The price chart of one symbol (`/PriceCharts?stock=SYM`): candlesticks and volume, duration picker, SMA
  * chips, patterns, support and resistance, alert lines (click the chart or type a price to add one, drag a
- * line to move it, click its label to delete it), compared symbols, live price, snapshot.
+ * line to move it, click its label to delete it), channel alerts drawn with two clicks and shown as shaded
+ * bands, alerts on any condition from the condition builder, compared symbols, live price, snapshot.
  */
 import { useMachine } from '@xstate/react';
 import type { ClickAnnotationEvent, PlotRelayoutEvent, PlotlyHTMLElement } from 'plotly.js';
 import { useEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
+import {
+  CHANNEL_OPS,
+  FREQUENCY_TEXT,
+  ALERT_FREQUENCIES,
+  type AlertFrequency,
+  type AlertOp,
+} from '../../../domain/alerts/conditions.ts';
 import { Chart } from '../../components/Chart.tsx';
+import { ChoiceSelect, ConditionBuilder } from '../../components/ConditionBuilder.tsx';
+import { OP_LABELS, newDraft } from '../../components/conditionDraft.ts';
 import { Empty, Failed, Skeleton } from '../../components/LoadState.tsx';
 import { Link } from '../../components/Link.tsx';
 import { chartPath, navigate, useLocation } from '../../services/router.ts';
@@ -166,8 +176,11 @@ function AlertItem(props: { readonly alert: ChartAlert; readonly send: Send; rea
   };
   return (
     <li className={`pc-alert ${alert.status}`}>
-      <span className={alert.alerttype === 'U' ? 'up' : 'down'} aria-hidden="true">
-        {alert.alerttype === 'U' ? '▲' : '▼'}
+      <span
+        className={alert.alerttype === null ? 'condition' : alert.alerttype === 'U' ? 'up' : 'down'}
+        aria-hidden="true"
+      >
+        {alert.alerttype === null ? '◆' : alert.alerttype === 'U' ? '▲' : '▼'}
       </span>
       {editing ? (
         <form className="pc-inline-form" onSubmit={submit}>
@@ -188,8 +201,11 @@ function AlertItem(props: { readonly alert: ChartAlert; readonly send: Send; rea
         </form>
       ) : (
         <span className="pc-alert-label">
-          {alert.alerttype === 'U' ? 'Up' : 'Down'}{' '}
-          {alert.kind === 'SMA' ? `crossing SMA ${alert.period ?? ''}` : (alert.threshold ?? 0).toFixed(2)}
+          {alert.kind === 'CONDITION'
+            ? alert.conditiontext
+            : `${alert.alerttype === 'U' ? 'Up' : 'Down'} ${
+                alert.kind === 'SMA' ? `crossing SMA ${alert.period ?? ''}` : (alert.threshold ?? 0).toFixed(2)
+              }`}
         </span>
       )}
       <span className={`pc-status ${alert.status}`}>{alert.status}</span>
@@ -219,6 +235,68 @@ function AlertItem(props: { readonly alert: ChartAlert; readonly send: Send; rea
         ✕
       </button>
     </li>
+  );
+}
+
+/** The popover of a drawn channel: which channel operator, how often, then create. */
+function ChannelPopover(props: {
+  readonly lower: number;
+  readonly upper: number;
+  readonly left: number;
+  readonly top: number;
+  readonly busy: boolean;
+  readonly send: Send;
+}) {
+  const { lower, upper, send } = props;
+  const [op, setOp] = useState<AlertOp>('entering_channel');
+  const [frequency, setFrequency] = useState<AlertFrequency>('once');
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    send({ type: 'user.addChannel', op, frequency });
+  };
+  return (
+    <form
+      className="pc-popover"
+      role="dialog"
+      aria-label={`Add a channel alert ${lower.toFixed(2)} – ${upper.toFixed(2)}`}
+      style={{ left: props.left, top: props.top }}
+      onSubmit={submit}
+      onKeyDown={(e: KeyboardEvent) => {
+        if (e.key === 'Escape') send({ type: 'user.cancelChannel' });
+      }}
+    >
+      <p>
+        Channel <strong>{lower.toFixed(2)}</strong> – <strong>{upper.toFixed(2)}</strong>
+      </p>
+      <ChoiceSelect
+        label="Channel operator"
+        value={op}
+        choices={CHANNEL_OPS}
+        labelOf={(o) => OP_LABELS[o]}
+        onChange={setOp}
+        autoFocus
+      />
+      <ChoiceSelect
+        label="Channel frequency"
+        value={frequency}
+        choices={ALERT_FREQUENCIES}
+        labelOf={(f) => FREQUENCY_TEXT[f]}
+        onChange={setFrequency}
+      />
+      <div className="pc-popover-actions">
+        <button type="submit" className="button primary" disabled={props.busy}>
+          Create channel alert
+        </button>
+        <button
+          type="button"
+          className="icon-button small"
+          aria-label="Cancel"
+          onClick={() => send({ type: 'user.cancelChannel' })}
+        >
+          ✕
+        </button>
+      </div>
+    </form>
   );
 }
 
@@ -261,12 +339,20 @@ function PriceChart({ symbol }: { readonly symbol: string }) {
   // The revision (in the context) and the local redraw count rebuild the figure, so a line moved in vain
   // goes back to its price.
   const figure = useMemo(() => buildFigure(context), [context, redraw]);
-  const current = useRef({ figure, elements: context.elements, last: context.quote?.price ?? null });
+  const current = useRef({
+    figure,
+    elements: context.elements,
+    last: context.quote?.price ?? null,
+    drawing: context.drawing,
+  });
   current.current = {
     figure,
     elements: context.elements,
     last: context.quote?.price ?? context.bars.at(-1)?.close ?? null,
+    drawing: context.drawing,
   };
+  // Where the last click on the chart was, for the channel's popover.
+  const [clicked, setClicked] = useState<{ left: number; top: number }>({ left: 0, top: 0 });
 
   useEffect(() => {
     if (!graph) return;
@@ -285,12 +371,18 @@ function PriceChart({ symbol }: { readonly symbol: string }) {
       const price = priceAtPoint(layout ?? {}, event.clientX - rect.left, event.clientY - rect.top);
       if (price === null) return;
       const box = wrapper.current?.getBoundingClientRect() ?? rect;
-      setPopover({ price, left: event.clientX - box.left, top: event.clientY - box.top });
+      const at = { left: event.clientX - box.left, top: event.clientY - box.top };
+      if (current.current.drawing === 'channel') {
+        setClicked(at);
+        send({ type: 'user.channelPoint', price });
+      } else setPopover({ price, ...at });
     };
     const onAnnotation = (event: ClickAnnotationEvent) => {
       const id = current.current.figure.annotationIds[event.index];
       const element = current.current.elements.find((e) => e.id === id);
-      if (element?.type === 'ALERT') send({ type: 'user.deleteAlert', id: element.id });
+      if ((element?.type === 'ALERT' || element?.type === 'BAND') && element.chartdata.clickable) {
+        send({ type: 'user.deleteAlert', id: element.id });
+      }
     };
     graph.addEventListener('pointerdown', onDown, true);
     graph.addEventListener('click', onClick);
@@ -344,7 +436,11 @@ function PriceChart({ symbol }: { readonly symbol: string }) {
   const quote = context.quote ? quoteText(context.quote) : null;
   const flash = context.flash;
   const overlays = context.elements.filter(
-    (e) => e.type !== 'ALERT' && !(e.type === 'IMAGE' && e.chartdata.points.length === 0),
+    (e) =>
+      e.type !== 'ALERT' &&
+      e.type !== 'BAND' &&
+      e.charttype !== 'draft' &&
+      !(e.type === 'IMAGE' && e.chartdata.points.length === 0),
   );
   // A symbol whose chart never loaded (unknown, or the server down) shows the failure alone.
   const unavailable = chartFailed && context.bars.length === 0;
@@ -423,6 +519,19 @@ function PriceChart({ symbol }: { readonly symbol: string }) {
             </button>
           ))}
         </div>
+        <div role="group" aria-label="A click on the chart draws" className="pc-segmented">
+          {(['level', 'channel'] as const).map((d) => (
+            <button
+              key={d}
+              type="button"
+              className="pc-seg"
+              aria-pressed={context.drawing === d}
+              onClick={() => send({ type: 'user.setDrawing', drawing: d })}
+            >
+              {d === 'level' ? 'Price level' : 'Channel'}
+            </button>
+          ))}
+        </div>
       </div>
 
       <div className={unavailable ? 'pc-body pc-alone' : 'pc-body'}>
@@ -490,9 +599,22 @@ function PriceChart({ symbol }: { readonly symbol: string }) {
                   </div>
                 </div>
               )}
+              {context.channel && (
+                <ChannelPopover
+                  key={`${context.channel.lower}-${context.channel.upper}`}
+                  lower={context.channel.lower}
+                  upper={context.channel.upper}
+                  left={clicked.left}
+                  top={clicked.top}
+                  busy={alertsBusy}
+                  send={send}
+                />
+              )}
               <p className="hint">
-                Click the chart to add an alert at that price; drag an alert line to move it; click its label to delete
-                it.
+                {context.drawing === 'channel'
+                  ? 'Click the chart at the lower and at the upper bound of the channel. '
+                  : 'Click the chart to add an alert at that price; drag an alert line to move it. '}
+                Click an alert's label to delete it.
                 {context.duration === '1D' &&
                   ' 1D shows minute candles built from the live quotes since this page opened.'}
               </p>
@@ -506,6 +628,15 @@ function PriceChart({ symbol }: { readonly symbol: string }) {
               <h2 id="pc-alerts-title">Alerts on {symbol}</h2>
               <PriceAlertForm send={send} last={last} busy={alertsBusy} />
               <SmaAlertForm send={send} busy={alertsBusy} />
+              <details className="pc-condition">
+                <summary>Any condition (SMA, EMA, RSI, volume, change %)</summary>
+                <ConditionBuilder
+                  initial={newDraft(symbol)}
+                  busy={alertsBusy}
+                  submitLabel="Add alert"
+                  onSubmit={(body) => send({ type: 'user.addCondition', body })}
+                />
+              </details>
               {context.alertError && (
                 <p className="error" role="alert">
                   {context.alertError}

@@ -140,14 +140,20 @@ describe('price chart data', () => {
       kind: 'PRICE',
       status: 'armed',
       createdt: '2026-01-05T00:00:00Z',
+      condition: { op: 'greater_than', source: 'price', value: 191.5, lower: null, upper: null, bars: null },
+      conditiontext: 'Price is at or above 191.50',
+      frequency: 'once',
+      expires: null,
+      lastfired: null,
+      triggercount: 0,
     };
     const element = alertElement(armed, []);
     expect(element).to.deep.include({ type: 'ALERT', charttype: 'price', color: '#138a36' });
-    expect(element.chartdata).to.include({ y: 191.5, label: '▲ Up 191.50 ✕', dash: 'dash', clickable: true });
+    expect(element?.chartdata).to.include({ y: 191.5, label: '▲ Up 191.50 ✕', dash: 'dash', clickable: true });
     const fired = alertElement({ ...armed, alerttype: 'D', status: 'triggered' }, []);
-    expect(fired.chartdata).to.include({ label: '▼ Down 191.50 · triggered ✕', dash: 'dot' });
+    expect(fired?.chartdata).to.include({ label: '▼ Down 191.50 · triggered ✕', dash: 'dot' });
     const sma = alertElement({ ...armed, kind: 'SMA', threshold: null, period: 50 }, [bar('2026-01-05', 100)]);
-    expect(sma.chartdata).to.include({ y: 98, label: '▲ Up SMA 50 ✕' });
+    expect(sma?.chartdata).to.include({ y: 98, label: '▲ Up SMA 50 ✕' });
   });
 
   it('marks patterns on their bars with their names', () => {

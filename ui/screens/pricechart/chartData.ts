@@ -8,6 +8,7 @@ import {
   thresholdProblem as alertThresholdProblem,
   type ThresholdProblem,
 } from '../../../domain/alerts/alerts.ts';
+import { CHANNEL_OPS, LEVEL_OPS, type AlertOp } from '../../../domain/alerts/conditions.ts';
 import type { AlertAnswer } from '../../../domain/contract/alerts.ts';
 import type { ChartBar } from '../../../domain/contract/market.ts';
 import type { PatternRowAnswer } from '../../../domain/contract/patterns.ts';
@@ -278,6 +279,8 @@ export const LEVEL_COLORS = Object.freeze({
   up: '#138a36',
   down: '#c62828',
   triggered: '#8a94a6',
+  channel: '#7c3aed',
+  crossing: '#2563eb',
 });
 
 /** The SAR elements of support and resistance levels. */
@@ -315,8 +318,11 @@ export function closeElement(symbol: string, close: number): ChartElement {
   };
 }
 
-/** The label of an alert: direction, threshold (or moving average) and, once fired, "triggered". */
+/** The label of an alert: direction, threshold (or moving average), or its condition in words; then its status. */
 export function alertLabel(alert: ChartAlert): string {
+  if (alert.kind === 'CONDITION') {
+    return `${alert.conditiontext}${alert.status === 'armed' ? '' : ` · ${alert.status}`}`;
+  }
   const arrow = alert.alerttype === 'U' ? '▲ Up' : '▼ Down';
   const what = alert.kind === 'SMA' ? `SMA ${alert.period ?? ''}`.trim() : (alert.threshold ?? 0).toFixed(2);
   return `${arrow} ${what}${alert.status === 'triggered' ? ' · triggered' : ''}`;
@@ -332,12 +338,45 @@ export function lastSma(bars: readonly Bar[], period: number): number | null {
   return null;
 }
 
+/** The colour of a condition alert by its operator: channels purple, rises green, falls red, crossings blue. */
+function conditionColor(op: AlertOp): string {
+  if (CHANNEL_OPS.includes(op)) return LEVEL_COLORS.channel;
+  if (op === 'crossing_up' || op === 'greater_than' || op.startsWith('moving_up')) return LEVEL_COLORS.up;
+  if (op === 'crossing_down' || op === 'less_than' || op.startsWith('moving_down')) return LEVEL_COLORS.down;
+  return LEVEL_COLORS.crossing;
+}
+
 /**
- * The ALERT element of an alert: a price alert is a line at its threshold, an SMA alert a label at the
- * average's last value; armed alerts are green (up) or red (down) and dashed, triggered ones grey and dotted;
- * the label (threshold, direction, ✕) deletes it when clicked.
+ * The element of a condition alert on the price axis: a shaded BAND for a channel of the price between two
+ * prices, an ALERT line for the price against one price; null for any other (another source, or a level that
+ * is a series), which the alert list shows in words.
  */
-export function alertElement(alert: ChartAlert, bars: readonly Bar[]): ChartElement {
+export function conditionElement(alert: ChartAlert): ChartElement | null {
+  const { condition } = alert;
+  if (condition.source !== 'price') return null;
+  const done = alert.status !== 'armed';
+  const color = done ? LEVEL_COLORS.triggered : conditionColor(condition.op);
+  const base = { symbol: alert.symbol, id: alert.id, charttype: 'condition', color, normalize: false };
+  const label = `${alertLabel(alert)} ✕`;
+  const dash = done ? 'dot' : 'dash';
+  if (CHANNEL_OPS.includes(condition.op)) {
+    const { lower, upper } = condition;
+    if (typeof lower !== 'number' || typeof upper !== 'number') return null;
+    return { ...base, type: 'BAND', chartdata: { lower, upper, label, dash, clickable: true } };
+  }
+  if (LEVEL_OPS.includes(condition.op) && typeof condition.value === 'number') {
+    return { ...base, type: 'ALERT', chartdata: { y: condition.value, label, dash, clickable: true } };
+  }
+  return null;
+}
+
+/**
+ * The element of an alert: a price alert is a line at its threshold, an SMA alert a label at the average's
+ * last value (armed alerts green up or red down and dashed, triggered ones grey and dotted), a condition alert
+ * as {@link conditionElement} draws it; the label (✕) deletes it when clicked.
+ */
+export function alertElement(alert: ChartAlert, bars: readonly Bar[]): ChartElement | null {
+  if (alert.kind === 'CONDITION') return conditionElement(alert);
   const triggered = alert.status === 'triggered';
   const y = alert.kind === 'SMA' ? lastSma(bars, alert.period ?? 0) : alert.threshold;
   return {
@@ -349,6 +388,29 @@ export function alertElement(alert: ChartAlert, bars: readonly Bar[]): ChartElem
     color: triggered ? LEVEL_COLORS.triggered : alert.alerttype === 'U' ? LEVEL_COLORS.up : LEVEL_COLORS.down,
     normalize: false,
   };
+}
+
+/** A channel's bounds, lower below upper. */
+export interface Channel {
+  readonly lower: number;
+  readonly upper: number;
+}
+
+/**
+ * The channel being drawn: after the first click a line at that price, after the second the shaded band
+ * between the two (neither is an alert yet, so neither deletes anything when clicked).
+ */
+export function channelDraftElements(symbol: string, start: number | null, channel: Channel | null): ChartElement[] {
+  const base = { symbol, charttype: 'draft', color: LEVEL_COLORS.channel, normalize: false };
+  if (channel) {
+    const label = `New channel ${channel.lower.toFixed(2)} – ${channel.upper.toFixed(2)}`;
+    return [
+      { ...base, id: 'channel-draft', type: 'BAND', chartdata: { ...channel, label, dash: 'dot', clickable: false } },
+    ];
+  }
+  if (start === null) return [];
+  const label = `Channel from ${start.toFixed(2)}: click the other bound`;
+  return [{ ...base, id: 'channel-start', type: 'SAR', chartdata: { y: start, label, dash: 'dot', clickable: false } }];
 }
 
 /** A pattern's name as people read it: `bullish_marubozu` → `bullish marubozu`. */

@@ -119,6 +119,24 @@ describe('chart elements', () => {
     expect(out.secondAxis).to.equal(true);
   });
 
+  it('renders a BAND as a shaded rectangle between its bounds with a clickable label at the top', () => {
+    const band: ChartElement = {
+      symbol: 'AAPL',
+      id: 'c1',
+      type: 'BAND',
+      charttype: 'condition',
+      chartdata: { lower: 180, upper: 190, label: 'Price enters the channel ✕', dash: 'dash', clickable: true },
+      color: '#7c3aed',
+      normalize: false,
+    };
+    const out = renderElements([band, level('a1', 'ALERT', 150)]);
+    expect(out.shapeIds).to.deep.equal(['c1', 'a1']);
+    expect(out.shapes[0]).to.include({ type: 'rect', y0: 180, y1: 190, fillcolor: 'rgba(124,58,237,0.14)' });
+    expect(out.annotationIds).to.deep.equal(['c1', 'a1']);
+    expect(out.annotations[0]).to.include({ text: 'Price enters the channel ✕', y: 190, captureevents: true });
+    expect(renderElements([band], ['c1']).shapes).to.deep.equal([]);
+  });
+
   it('moves a label aside when another one sits at nearly the same price', () => {
     const out = renderElements([
       level('s1', 'SAR', 100, 'resistance'),

@@ -1,13 +1,14 @@
 /**
  * Chart elements: everything drawn over a price chart besides the candles, kept as data
  * `{symbol, id, type, charttype, chartdata, color, normalize}` and rendered generically into Plotly traces,
- * shapes and annotations. ALERT and SAR are straight lines at a price, LINE an added series on the price
- * axis, AXIS a series on a second axis, IMAGE markers such as pattern icons.
+ * shapes and annotations. ALERT and SAR are straight lines at a price, BAND a shaded band between two prices
+ * (a channel alert), LINE an added series on the price axis, AXIS a series on a second axis, IMAGE markers such
+ * as pattern icons.
  */
 import type { Annotations, Data, Shape } from 'plotly.js';
 
 /** The kinds of chart element. */
-export type ChartElementType = 'ALERT' | 'SAR' | 'LINE' | 'AXIS' | 'IMAGE';
+export type ChartElementType = 'ALERT' | 'SAR' | 'BAND' | 'LINE' | 'AXIS' | 'IMAGE';
 
 /** A straight line at a price (ALERT, SAR); `y` null when there is no price to draw it at. */
 export interface LevelData {
@@ -16,6 +17,20 @@ export interface LevelData {
   /** The label drawn on the line. */
   readonly label: string;
   /** The line's dash. */
+  readonly dash: 'solid' | 'dash' | 'dot';
+  /** Whether the label deletes the element when clicked (alerts). */
+  readonly clickable: boolean;
+}
+
+/** A shaded band between two prices (BAND). */
+export interface BandData {
+  /** The band's lower price. */
+  readonly lower: number;
+  /** The band's upper price. */
+  readonly upper: number;
+  /** The label drawn at the band's top. */
+  readonly label: string;
+  /** The edge lines' dash. */
   readonly dash: 'solid' | 'dash' | 'dot';
   /** Whether the label deletes the element when clicked (alerts). */
   readonly clickable: boolean;
@@ -67,6 +82,7 @@ interface ElementBase {
 /** One element drawn over the chart. */
 export type ChartElement =
   | (ElementBase & { readonly type: 'ALERT' | 'SAR'; readonly chartdata: LevelData })
+  | (ElementBase & { readonly type: 'BAND'; readonly chartdata: BandData })
   | (ElementBase & { readonly type: 'LINE' | 'AXIS'; readonly chartdata: SeriesData })
   | (ElementBase & { readonly type: 'IMAGE'; readonly chartdata: MarkerData });
 
@@ -143,11 +159,11 @@ export function replaceElements(
 export interface RenderedElements {
   /** Traces of LINE, AXIS and IMAGE elements. */
   readonly traces: Data[];
-  /** Lines of ALERT and SAR elements. */
+  /** Lines of ALERT and SAR elements, rectangles of BAND elements. */
   readonly shapes: Partial<Shape>[];
   /** The element id of each shape, by index. */
   readonly shapeIds: string[];
-  /** Labels of ALERT and SAR elements. */
+  /** Labels of ALERT, SAR and BAND elements. */
   readonly annotations: Partial<Annotations>[];
   /** The element id of each annotation, by index. */
   readonly annotationIds: string[];
@@ -179,6 +195,14 @@ export function labelSlot(placed: PlacedLabel[], y: number, side: 'left' | 'righ
       return x;
     }
   }
+}
+
+/** The translucent fill of a band in a colour given as `#rrggbb` (other colours are used as they are). */
+export function bandFill(color: string): string {
+  const match = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(color);
+  if (!match) return color;
+  const [r, g, b] = match.slice(1, 4).map((hex) => parseInt(hex, 16));
+  return `rgba(${r},${g},${b},0.14)`;
 }
 
 /** Renders elements (minus the removed ones) into Plotly traces, shapes and annotations. */
@@ -225,6 +249,42 @@ export function renderElements(elements: readonly ChartElement[], removed: reado
           bgcolor: 'rgba(255,255,255,0.85)',
           bordercolor: alert ? element.color : 'rgba(0,0,0,0)',
           borderwidth: alert ? 1 : 0,
+          borderpad: 2,
+          captureevents: clickable,
+          ...(clickable ? { hovertext: 'Click to delete this alert' } : {}),
+        });
+        annotationIds.push(element.id);
+        break;
+      }
+      case 'BAND': {
+        const { lower, upper, label, dash, clickable } = element.chartdata;
+        if (!Number.isFinite(lower) || !Number.isFinite(upper)) break;
+        shapes.push({
+          type: 'rect',
+          xref: 'paper',
+          x0: 0,
+          x1: 1,
+          yref: 'y',
+          y0: lower,
+          y1: upper,
+          fillcolor: bandFill(element.color),
+          line: { color: element.color, width: 1, dash },
+          layer: 'below',
+        });
+        shapeIds.push(element.id);
+        annotations.push({
+          xref: 'paper',
+          x: labelSlot(rightLabels, upper, 'right'),
+          xanchor: 'right',
+          yref: 'y',
+          y: upper,
+          yanchor: 'bottom',
+          text: label,
+          showarrow: false,
+          font: { color: element.color, size: 11 },
+          bgcolor: 'rgba(255,255,255,0.85)',
+          bordercolor: element.color,
+          borderwidth: 1,
           borderpad: 2,
           captureevents: clickable,
           ...(clickable ? { hovertext: 'Click to delete this alert' } : {}),

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { createActor, fromCallback, fromPromise, waitFor, type SnapshotFrom } from 'xstate';
+import { conditionText, parseCondition, type AlertCondition } from '../../../domain/alerts/conditions.ts';
 import type { Quote } from '../../../domain/market/types.ts';
 import type { Bar, ChartAlert, Duration, PatternRow } from './chartData.ts';
 import {
@@ -42,7 +43,24 @@ function alert(id: string, threshold: number, extra: Partial<ChartAlert> = {}): 
     kind: 'PRICE',
     status: 'armed',
     createdt: '2026-01-30T00:00:00Z',
+    condition: { op: 'greater_than', source: 'price', value: threshold, lower: null, upper: null, bars: null },
+    conditiontext: `Price is at or above ${threshold.toFixed(2)}`,
+    frequency: 'once',
+    expires: null,
+    lastfired: null,
+    triggercount: 0,
     ...extra,
+  };
+}
+
+function conditionAlert(id: string, condition: AlertCondition): ChartAlert {
+  return {
+    ...alert(id, 0),
+    threshold: null,
+    alerttype: null,
+    kind: 'CONDITION',
+    condition,
+    conditiontext: conditionText(condition),
   };
 }
 
@@ -87,15 +105,18 @@ function chart(options: Options = {}) {
           calls.saves.push(input);
           if (options.holdSaves) await new Promise<void>((resolve) => (release = resolve));
           if (options.saveFails) throw new Error(options.saveFails);
-          const saved =
-            input.kind === 'SMA'
+          const saved = input.condition
+            ? conditionAlert(input.id ?? `new-${calls.saves.length}`, parseCondition(input.condition) as AlertCondition)
+            : input.kind === 'SMA'
               ? alert(`sma-${input.period}`, 0, {
                   threshold: null,
                   kind: 'SMA',
                   period: input.period!,
-                  alerttype: input.alerttype,
+                  alerttype: input.alerttype as 'U' | 'D',
                 })
-              : alert(input.id ?? `new-${calls.saves.length}`, input.close!, { alerttype: input.alerttype });
+              : alert(input.id ?? `new-${calls.saves.length}`, input.close!, {
+                  alerttype: input.alerttype as 'U' | 'D',
+                });
           serverAlerts = [...serverAlerts.filter((a) => a.id !== saved.id), saved];
           return saved;
         }),
@@ -257,6 +278,77 @@ describe('price chart machine', () => {
     actor.send({ type: 'user.addAlert', price: 0, alerttype: 'D' });
     expect(ctx(actor.getSnapshot()).alertError).to.equal('Price: at least 0.01');
     expect(calls.saves).to.have.length(0);
+  });
+
+  it('draws a channel with two clicks and creates a channel alert shown as a shaded band', async () => {
+    const { actor, calls, notes, ready } = chart();
+    await ready();
+    actor.send({ type: 'user.channelPoint', price: 130 });
+    expect(ctx(actor.getSnapshot()).channelStart, 'a click draws a level unless drawing a channel').to.equal(null);
+    actor.send({ type: 'user.setDrawing', drawing: 'channel' });
+    actor.send({ type: 'user.channelPoint', price: 130 });
+    const first = ctx(actor.getSnapshot()).elements.find((e) => e.id === 'channel-start');
+    expect(first?.type === 'SAR' && first.chartdata.y).to.equal(130);
+    actor.send({ type: 'user.channelPoint', price: 130 });
+    expect(ctx(actor.getSnapshot()).channel, 'the same price twice is no channel').to.equal(null);
+    actor.send({ type: 'user.channelPoint', price: 120.5 });
+    expect(ctx(actor.getSnapshot()).channel).to.deep.equal({ lower: 120.5, upper: 130 });
+    actor.send({ type: 'user.addChannel', op: 'entering_channel', frequency: 'once_per_bar' });
+    expect(ctx(actor.getSnapshot()).channel).to.equal(null);
+    await waitFor(actor, (s) => s.matches({ alerts: 'ready' }));
+    expect(calls.saves[0]).to.deep.equal({
+      symbol: 'AAPL',
+      condition: { op: 'entering_channel', source: 'price', lower: 120.5, upper: 130 },
+      frequency: 'once_per_bar',
+    });
+    const bands = ctx(actor.getSnapshot()).elements.filter((e) => e.type === 'BAND');
+    expect(bands.map((b) => b.type === 'BAND' && b.chartdata)).to.deep.equal([
+      {
+        lower: 120.5,
+        upper: 130,
+        label: 'Price enters the channel 120.50 – 130.00 ✕',
+        dash: 'dash',
+        clickable: true,
+      },
+    ]);
+    expect(notes[0]).to.equal('Alert Price enters the channel 120.50 – 130.00 on AAPL is armed');
+  });
+
+  it('refuses a channel alert before both bounds are drawn, and cancels a drawing', async () => {
+    const { actor, calls, ready } = chart();
+    await ready();
+    actor.send({ type: 'user.setDrawing', drawing: 'channel' });
+    actor.send({ type: 'user.addChannel', op: 'inside_channel', frequency: 'once' });
+    expect(ctx(actor.getSnapshot()).alertError).to.equal('Draw the channel first: click its two bounds on the chart');
+    actor.send({ type: 'user.channelPoint', price: 110 });
+    actor.send({ type: 'user.cancelChannel' });
+    expect(ctx(actor.getSnapshot()).elements.some((e) => e.id === 'channel-start')).to.equal(false);
+    expect(calls.saves).to.have.length(0);
+  });
+
+  it('creates an indicator alert from the builder and refuses one the contract refuses, naming the field', async () => {
+    const { actor, calls, ready } = chart();
+    await ready();
+    actor.send({
+      type: 'user.addCondition',
+      body: { symbol: 'AAPL', condition: { op: 'less_than', source: 'rsi:14', value: 30 }, frequency: 'every_time' },
+    });
+    await waitFor(actor, (s) => s.matches({ alerts: 'ready' }));
+    expect(calls.saves[0]?.condition).to.deep.equal({ op: 'less_than', source: 'rsi:14', value: 30 });
+    const c = ctx(actor.getSnapshot());
+    expect(c.alerts.map((a) => a.conditiontext)).to.deep.equal(['RSI(14) is at or below 30']);
+    expect(
+      c.elements.some((e) => e.id === c.alerts[0]?.id),
+      'an RSI level is not on the price axis',
+    ).to.equal(false);
+    actor.send({
+      type: 'user.addCondition',
+      body: { symbol: 'AAPL', condition: { op: 'crossing_up', source: 'ema:12', value: { ref: 'ema:12' } } },
+    });
+    expect(ctx(actor.getSnapshot()).alertError).to.equal(
+      'condition.value.ref: must name a series other than the source',
+    );
+    expect(calls.saves).to.have.length(1);
   });
 
   it('adds an SMA alert by period and direction', async () => {

@@ -4,12 +4,14 @@
  * symbols, live quotes, and chart snapshots. Four regions run side by side: the chart, the alerts, the compare
  * form and the snapshot button.
  */
-import { alertsApi, type AlertRequest } from '../../../domain/contract/alerts.ts';
+import { alertsApi } from '../../../domain/contract/alerts.ts';
+import type { AlertFrequency, AlertOp } from '../../../domain/alerts/conditions.ts';
 import { marketApi } from '../../../domain/contract/market.ts';
 import { patternsApi } from '../../../domain/contract/patterns.ts';
 import { snapshotsApi } from '../../../domain/contract/snapshots.ts';
-import { assign, fromCallback, fromPromise, setup } from 'xstate';
+import { assertEvent, assign, fromCallback, fromPromise, setup } from 'xstate';
 import type { Quote } from '../../../domain/market/types.ts';
+import { bodyProblem, type AlertBody } from '../../components/conditionDraft.ts';
 import { ApiError, call, errorMessage } from '../../services/api.ts';
 import { live } from '../../services/live.ts';
 import { showToast } from '../../services/toast.ts';
@@ -22,6 +24,7 @@ import {
   alertLabel,
   applyQuote,
   barsOfDuration,
+  channelDraftElements,
   closeElement,
   compareElement,
   durationMonths,
@@ -32,6 +35,7 @@ import {
   thresholdProblem,
   type Bar,
   type Candle,
+  type Channel,
   type ChartAlert,
   type Compare,
   type Duration,
@@ -91,6 +95,14 @@ export interface PriceChartContext {
   readonly alertsStale: boolean;
   /** Bumped when the chart must be redrawn as it is (a dragged line whose move failed goes back). */
   readonly revision: number;
+  /** What a click on the chart does: a price level, or one bound of a channel. */
+  readonly drawing: 'level' | 'channel';
+  /** The first bound of a channel being drawn. */
+  readonly channelStart: number | null;
+  /** A channel drawn (both bounds clicked), waiting for its operator. */
+  readonly channel: Channel | null;
+  /** The alert being saved. */
+  readonly outgoing: AlertRequest | null;
 }
 
 /** Events of the chart. */
@@ -100,6 +112,11 @@ export type PriceChartEvent =
   | { type: 'user.retry' }
   | { type: 'user.addAlert'; price: number; alerttype: 'U' | 'D' }
   | { type: 'user.addSmaAlert'; period: SmaPeriod; alerttype: 'U' | 'D' }
+  | { type: 'user.setDrawing'; drawing: PriceChartContext['drawing'] }
+  | { type: 'user.channelPoint'; price: number }
+  | { type: 'user.cancelChannel' }
+  | { type: 'user.addChannel'; op: AlertOp; frequency: AlertFrequency }
+  | { type: 'user.addCondition'; body: AlertBody }
   | { type: 'user.moveAlert'; id: string; price: number }
   | { type: 'user.deleteAlert'; id: string }
   | { type: 'user.addCompare'; symbol: string; mode: Compare['mode'] }
@@ -125,7 +142,8 @@ export interface ChartLoad {
   readonly compareBars: Readonly<Record<string, readonly Bar[]>>;
 }
 
-export type { AlertRequest };
+/** The body of an alert the chart sends. */
+export type AlertRequest = AlertBody;
 
 /** What a compare load asks for and answers. */
 export interface CompareLoad {
@@ -164,6 +182,10 @@ export function initialContext(symbol: string): PriceChartContext {
     snapshotError: null,
     alertsStale: false,
     revision: 0,
+    drawing: 'level',
+    channelStart: null,
+    channel: null,
+    outgoing: null,
   };
 }
 
@@ -173,7 +195,10 @@ export function initialContext(symbol: string): PriceChartContext {
  */
 export function deriveElements(context: Omit<PriceChartContext, 'elements'>): ChartElement[] {
   const { symbol, bars, duration, quote } = context;
-  const alerts = context.alerts.map((a) => alertElement(a, bars));
+  const alerts = [
+    ...context.alerts.flatMap((a) => alertElement(a, bars) ?? []),
+    ...channelDraftElements(symbol, context.channelStart, context.channel),
+  ];
   if (duration === '1D') {
     const previous = quote ? quote.price - quote.change : bars.at(-1)?.close;
     return previous === undefined ? alerts : [...alerts, closeElement(symbol, Math.round(previous * 100) / 100)];
@@ -211,7 +236,10 @@ export function withoutAlert(alerts: readonly ChartAlert[], id: string): ChartAl
   return alerts.filter((a) => a.id !== id);
 }
 
-/** The request of an alert action, or null when the event is not one (or names an unknown alert). */
+/**
+ * The request of an alert action, or null when the event is not one (or names an unknown alert, or a channel
+ * not drawn yet).
+ */
 export function alertRequest(context: PriceChartContext, event: PriceChartEvent): AlertRequest | null {
   const { symbol } = context;
   switch (event.type) {
@@ -219,6 +247,16 @@ export function alertRequest(context: PriceChartContext, event: PriceChartEvent)
       return { symbol, close: event.price, alerttype: event.alerttype, kind: 'PRICE' };
     case 'user.addSmaAlert':
       return { symbol, alerttype: event.alerttype, kind: 'SMA', period: event.period };
+    case 'user.addChannel':
+      return context.channel
+        ? {
+            symbol,
+            condition: { op: event.op, source: 'price', lower: context.channel.lower, upper: context.channel.upper },
+            frequency: event.frequency,
+          }
+        : null;
+    case 'user.addCondition':
+      return { ...event.body, symbol };
     case 'user.moveAlert': {
       const alert = context.alerts.find((a) => a.id === event.id);
       if (!alert || alert.kind !== 'PRICE') return null;
@@ -358,7 +396,15 @@ export const priceChartMachine = setup({
       if (event.type === 'user.addAlert' || event.type === 'user.moveAlert') {
         if (thresholdProblem(event.price) !== null) return false;
       }
-      return alertRequest(context, event) !== null;
+      const request = alertRequest(context, event);
+      if (request === null) return false;
+      return event.type === 'user.addChannel' || event.type === 'user.addCondition'
+        ? bodyProblem(request) === null
+        : true;
+    },
+    drawingChannel: ({ context, event }) => {
+      assertEvent(event, 'user.channelPoint');
+      return context.drawing === 'channel' && Number.isFinite(event.price) && event.price > 0;
     },
     alertIsKnown: ({ context, event }) =>
       event.type === 'user.deleteAlert' && context.alerts.some((a) => a.id === event.id),
@@ -407,6 +453,26 @@ export const priceChartMachine = setup({
       actions: assign({ removed: ({ context }) => hideElements(context.removed, addedIds(context.elements)) }),
     },
     'user.reset': { actions: assign({ removed: [] }) },
+    'user.setDrawing': {
+      actions: assign(({ context, event }) =>
+        withPatch(context, { drawing: event.drawing, channelStart: null, channel: null }),
+      ),
+    },
+    'user.channelPoint': {
+      guard: 'drawingChannel',
+      actions: assign(({ context, event }) => {
+        const start = context.channelStart;
+        if (start === null || context.channel !== null) {
+          return withPatch(context, { channelStart: event.price, channel: null });
+        }
+        if (start === event.price) return context;
+        const channel = { lower: Math.min(start, event.price), upper: Math.max(start, event.price) };
+        return withPatch(context, { channelStart: null, channel });
+      }),
+    },
+    'user.cancelChannel': {
+      actions: assign(({ context }) => withPatch(context, { channelStart: null, channel: null })),
+    },
     'user.openSymbol': {
       guard: ({ event }) => /^[A-Z0-9.-]{1,10}$/.test(cleanSymbol(event.symbol)),
       actions: {
@@ -491,6 +557,14 @@ export const priceChartMachine = setup({
               { actions: assign({ alertError: ({ event }) => thresholdProblem(event.price) }) },
             ],
             'user.addSmaAlert': { guard: 'alertIsValid', target: 'saving' },
+            'user.addChannel': [
+              { guard: 'alertIsValid', target: 'saving' },
+              { actions: assign({ alertError: ({ context, event }) => requestProblem(context, event) }) },
+            ],
+            'user.addCondition': [
+              { guard: 'alertIsValid', target: 'saving' },
+              { actions: assign({ alertError: ({ context, event }) => requestProblem(context, event) }) },
+            ],
             'user.moveAlert': [
               { guard: 'alertIsValid', target: 'saving' },
               {
@@ -523,10 +597,16 @@ export const priceChartMachine = setup({
           on: { 'server.alertsChanged': { target: 'refreshing', reenter: true } },
         },
         saving: {
-          entry: assign({ alertError: null }),
+          entry: assign(({ context, event }) => {
+            const outgoing = alertRequest(context, event);
+            // A channel sent is no longer being drawn.
+            return event.type === 'user.addChannel'
+              ? withPatch(context, { alertError: null, outgoing, channel: null, channelStart: null })
+              : { ...context, alertError: null, outgoing };
+          }),
           invoke: {
             src: 'saveAlert',
-            input: ({ context, event }) => alertRequest(context, event) as AlertRequest,
+            input: ({ context }) => context.outgoing as AlertRequest,
             onDone: [
               {
                 guard: 'alertsStale',
@@ -671,6 +751,14 @@ export const priceChartMachine = setup({
     },
   },
 });
+
+/** Why a channel or condition alert cannot be sent, naming the field, as the contract says. */
+export function requestProblem(context: PriceChartContext, event: PriceChartEvent): string {
+  const request = alertRequest(context, event);
+  if (request === null) return 'Draw the channel first: click its two bounds on the chart';
+  const problem = bodyProblem(request);
+  return problem === null ? 'The alert could not be saved' : `${problem.field}: ${problem.message}`;
+}
 
 /** The confirmation of a saved alert. */
 export function alertSaved(alert: ChartAlert): string {

@@ -1,0 +1,416 @@
+/**
+ * The alert language: an operator, the series it watches (its source) and the levels it compares with, each a
+ * number or another series of the same symbol; how often it may fire (its frequency) and when it stops.
+ * Pure and shared: the gateway checks bodies with {@link conditionProblem}, the decider checks commands with it,
+ * the engine evaluates what it accepts, and the web app and the bell write a condition in words with
+ * {@link conditionText}.
+ */
+import { NOTIFICATION_TYPE, type NotificationType } from '../notifications/notifications.ts';
+import { SMA_PERIODS, type SmaPeriod } from '../screener/query.ts';
+
+/** The operators, TradingView's thirteen. */
+export const ALERT_OPS = [
+  'crossing',
+  'crossing_up',
+  'crossing_down',
+  'greater_than',
+  'less_than',
+  'entering_channel',
+  'exiting_channel',
+  'inside_channel',
+  'outside_channel',
+  'moving_up',
+  'moving_down',
+  'moving_up_pct',
+  'moving_down_pct',
+] as const;
+
+/** An operator. */
+export type AlertOp = (typeof ALERT_OPS)[number];
+
+/** How often an alert may fire. */
+export const ALERT_FREQUENCIES = ['once', 'once_per_bar', 'once_per_bar_close', 'every_time'] as const;
+
+/** A frequency: `once` (then `triggered`), at most once per trading day, on the day's closing bar, on every new truth. */
+export type AlertFrequency = (typeof ALERT_FREQUENCIES)[number];
+
+/** Shortest and longest EMA period a source may name. */
+export const ALERT_EMA_PERIODS = Object.freeze({ min: 2, max: 200 });
+
+/** The RSI period a source may name. */
+export const ALERT_RSI_PERIOD = 14;
+
+/** Longest window of the moving operators, in daily bars (today's forming bar included). */
+export const ALERT_BARS_MAX = 200;
+
+/** Largest absolute number a level may be. */
+export const ALERT_LEVEL_MAX = 1_000_000_000_000;
+
+/**
+ * A series of the symbol: `price`, `sma:<20|50|100|200>`, `ema:<2..200>`, `rsi:14`, `volume` (the day's shares)
+ * or `changepct` (the day's change in percent). Indicators take today's forming bar as their last close.
+ */
+export type AlertSource =
+  'price' | `sma:${SmaPeriod}` | `ema:${number}` | `rsi:${typeof ALERT_RSI_PERIOD}` | 'volume' | 'changepct';
+
+/** A level: a number in the source's unit, or another series of the same symbol (`{"ref": "sma:50"}`). */
+export type AlertOperand = number | { readonly ref: AlertSource };
+
+/** What an alert watches. */
+export interface AlertCondition {
+  /** The operator. */
+  readonly op: AlertOp;
+  /** The series watched (default `price`). */
+  readonly source: AlertSource;
+  /** The level (crossing, greater/less) or the amount (moving; percent for the `_pct` ones); null otherwise. */
+  readonly value: AlertOperand | null;
+  /** Channel operators: the channel's lower bound; null otherwise. */
+  readonly lower: AlertOperand | null;
+  /** Channel operators: the channel's upper bound; null otherwise. */
+  readonly upper: AlertOperand | null;
+  /** Moving operators: the window in daily bars, today's forming bar included (default 1); null otherwise. */
+  readonly bars: number | null;
+}
+
+/** The kinds of series, each with its notification type. */
+export type AlertSourceKind = 'price' | 'sma' | 'ema' | 'rsi' | 'volume' | 'changepct';
+
+/**
+ * Notification types of fired alerts, by the kind of series that decided them: 1 Price and 2 SMA (as before),
+ * 3 EMA, 4 RSI, 5 Volume, 6 Change %. A price compared with a series takes that series' type (price crossing
+ * its 50-day SMA is an SMA notification).
+ */
+export const SOURCE_NOTIFICATION_TYPE: Readonly<Record<AlertSourceKind, NotificationType>> = Object.freeze({
+  price: NOTIFICATION_TYPE.PRICE,
+  sma: NOTIFICATION_TYPE.SMA,
+  ema: NOTIFICATION_TYPE.EMA,
+  rsi: NOTIFICATION_TYPE.RSI,
+  volume: NOTIFICATION_TYPE.VOLUME,
+  changepct: NOTIFICATION_TYPE.CHANGE,
+});
+
+/** Operators comparing with one level (`value`). */
+export const LEVEL_OPS: readonly AlertOp[] = ['crossing', 'crossing_up', 'crossing_down', 'greater_than', 'less_than'];
+
+/** Operators on a channel (`lower`, `upper`). */
+export const CHANNEL_OPS: readonly AlertOp[] = [
+  'entering_channel',
+  'exiting_channel',
+  'inside_channel',
+  'outside_channel',
+];
+
+/** Operators on a move over a window of bars (`value`, `bars`). */
+export const MOVING_OPS: readonly AlertOp[] = ['moving_up', 'moving_down', 'moving_up_pct', 'moving_down_pct'];
+
+/** Operators that fire on a change between two ticks, never on the first tick after arming. */
+export const EDGE_OPS: readonly AlertOp[] = [
+  'crossing',
+  'crossing_up',
+  'crossing_down',
+  'entering_channel',
+  'exiting_channel',
+];
+
+const SOURCE_PATTERN = /^(price|volume|changepct|sma:(\d{1,3})|ema:(\d{1,3})|rsi:(\d{1,3}))$/;
+
+/** The kind of a source. */
+export function sourceKind(source: AlertSource): AlertSourceKind {
+  const colon = source.indexOf(':');
+  return (colon < 0 ? source : source.slice(0, colon)) as AlertSourceKind;
+}
+
+/** The period of an indicator source (`sma:50` → 50), or null. */
+export function sourcePeriod(source: AlertSource): number | null {
+  const colon = source.indexOf(':');
+  return colon < 0 ? null : Number(source.slice(colon + 1));
+}
+
+/** A source written by a user, as the product reads it (`SMA:50` → `sma:50`), or a message naming what is wrong. */
+export function parseSource(text: unknown): AlertSource | { readonly problem: string } {
+  const expected = `must be price, sma:<${SMA_PERIODS.join('|')}>, ema:<${ALERT_EMA_PERIODS.min}..${ALERT_EMA_PERIODS.max}>, rsi:${ALERT_RSI_PERIOD}, volume or changepct`;
+  if (typeof text !== 'string') return { problem: expected };
+  const source = text.trim().toLowerCase();
+  const match = SOURCE_PATTERN.exec(source);
+  if (!match) return { problem: expected };
+  if (match[2] !== undefined && !(SMA_PERIODS as readonly number[]).includes(Number(match[2]))) {
+    return { problem: `sma period must be one of ${SMA_PERIODS.join(', ')}` };
+  }
+  if (match[3] !== undefined) {
+    const period = Number(match[3]);
+    if (period < ALERT_EMA_PERIODS.min || period > ALERT_EMA_PERIODS.max) {
+      return { problem: `ema period must be ${ALERT_EMA_PERIODS.min} to ${ALERT_EMA_PERIODS.max}` };
+    }
+    return `ema:${period}`;
+  }
+  if (match[4] !== undefined && Number(match[4]) !== ALERT_RSI_PERIOD) {
+    return { problem: `rsi period must be ${ALERT_RSI_PERIOD}` };
+  }
+  return source as AlertSource;
+}
+
+/** A refusal of a condition: the field (`condition.upper`) and what is wrong with it. */
+export interface ConditionProblem {
+  /** The field, from the body's root (`condition.upper`, `frequency`). */
+  readonly field: string;
+  /** What is wrong. */
+  readonly message: string;
+}
+
+/** A condition as a body or a command carries it: anything, until {@link parseCondition} accepts it. */
+export interface ConditionInput {
+  readonly op?: unknown;
+  readonly source?: unknown;
+  readonly value?: unknown;
+  readonly lower?: unknown;
+  readonly upper?: unknown;
+  readonly bars?: unknown;
+}
+
+function parseOperand(value: unknown, field: string, source: AlertSource): AlertOperand | ConditionProblem {
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) return { field, message: 'must be a finite number' };
+    if (Math.abs(value) > ALERT_LEVEL_MAX) return { field, message: `must be at most ${ALERT_LEVEL_MAX} in size` };
+    return value;
+  }
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    const keys = Object.keys(value);
+    if (keys.length !== 1 || keys[0] !== 'ref') {
+      return { field, message: 'must be a number or {"ref": "<source>"}' };
+    }
+    const ref = parseSource((value as { ref: unknown }).ref);
+    if (typeof ref !== 'string') return { field: `${field}.ref`, message: ref.problem };
+    if (ref === source) return { field: `${field}.ref`, message: 'must name a series other than the source' };
+    return { ref };
+  }
+  return { field, message: 'must be a number or {"ref": "<source>"}' };
+}
+
+function isProblem(value: unknown): value is ConditionProblem {
+  return typeof value === 'object' && value !== null && 'field' in value && 'message' in value;
+}
+
+const absent = (value: unknown): boolean => value === undefined || value === null;
+
+/**
+ * Reads a condition: the operator, the source (default `price`) and the fields the operator needs, refusing
+ * the first field that is wrong or does not belong (`condition.upper: is required for entering_channel`).
+ * A price level must be above 0; a constant channel must have `lower` below `upper`; `bars` is 1 to
+ * {@link ALERT_BARS_MAX}; moving amounts are above 0 and numbers.
+ */
+export function parseCondition(input: unknown, prefix = 'condition'): AlertCondition | ConditionProblem {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    return { field: prefix, message: 'must be an object {op, source?, value?, lower?, upper?, bars?}' };
+  }
+  const body = input as ConditionInput;
+  const op = typeof body.op === 'string' ? body.op.trim().toLowerCase() : body.op;
+  if (typeof op !== 'string' || !(ALERT_OPS as readonly string[]).includes(op)) {
+    return { field: `${prefix}.op`, message: `must be one of ${ALERT_OPS.join(', ')}` };
+  }
+  const alertOp = op as AlertOp;
+  const source = absent(body.source) ? 'price' : parseSource(body.source);
+  if (typeof source !== 'string') return { field: `${prefix}.source`, message: source.problem };
+  const level = (value: unknown, field: string): AlertOperand | ConditionProblem => {
+    const operand = parseOperand(value, `${prefix}.${field}`, source);
+    if (!isProblem(operand) && typeof operand === 'number' && source === 'price' && operand <= 0) {
+      return { field: `${prefix}.${field}`, message: 'must be above 0 for a price' };
+    }
+    return operand;
+  };
+  const refuse = (field: string): ConditionProblem => ({
+    field: `${prefix}.${field}`,
+    message: `is not used by ${alertOp}`,
+  });
+  const need = (field: string): ConditionProblem => ({
+    field: `${prefix}.${field}`,
+    message: `is required for ${alertOp}`,
+  });
+  if (LEVEL_OPS.includes(alertOp)) {
+    if (absent(body.value)) return need('value');
+    for (const field of ['lower', 'upper', 'bars'] as const) if (!absent(body[field])) return refuse(field);
+    const value = level(body.value, 'value');
+    if (isProblem(value)) return value;
+    return { op: alertOp, source, value, lower: null, upper: null, bars: null };
+  }
+  if (CHANNEL_OPS.includes(alertOp)) {
+    if (absent(body.lower)) return need('lower');
+    if (absent(body.upper)) return need('upper');
+    for (const field of ['value', 'bars'] as const) if (!absent(body[field])) return refuse(field);
+    const lower = level(body.lower, 'lower');
+    if (isProblem(lower)) return lower;
+    const upper = level(body.upper, 'upper');
+    if (isProblem(upper)) return upper;
+    if (typeof lower === 'number' && typeof upper === 'number' && !(lower < upper)) {
+      return { field: `${prefix}.upper`, message: `must be above lower (${lower})` };
+    }
+    if (typeof lower !== 'number' && typeof upper !== 'number' && lower.ref === upper.ref) {
+      return { field: `${prefix}.upper`, message: 'must name a series other than lower' };
+    }
+    return { op: alertOp, source, value: null, lower, upper, bars: null };
+  }
+  if (absent(body.value)) return need('value');
+  for (const field of ['lower', 'upper'] as const) if (!absent(body[field])) return refuse(field);
+  const value = body.value;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    return {
+      field: `${prefix}.value`,
+      message: `must be a number above 0 (${alertOp.endsWith('_pct') ? 'percent' : 'an amount'})`,
+    };
+  }
+  if (Math.abs(value) > ALERT_LEVEL_MAX) {
+    return { field: `${prefix}.value`, message: `must be at most ${ALERT_LEVEL_MAX}` };
+  }
+  const bars = absent(body.bars) ? 1 : body.bars;
+  if (typeof bars !== 'number' || !Number.isInteger(bars) || bars < 1 || bars > ALERT_BARS_MAX) {
+    return { field: `${prefix}.bars`, message: `must be a whole number from 1 to ${ALERT_BARS_MAX}` };
+  }
+  return { op: alertOp, source, value, lower: null, upper: null, bars };
+}
+
+/** Reads a frequency (default `once`), or a refusal naming `frequency`. */
+export function parseFrequency(input: unknown): AlertFrequency | ConditionProblem {
+  if (absent(input)) return 'once';
+  const text = typeof input === 'string' ? input.trim().toLowerCase() : input;
+  if (typeof text !== 'string' || !(ALERT_FREQUENCIES as readonly string[]).includes(text)) {
+    return { field: 'frequency', message: `must be one of ${ALERT_FREQUENCIES.join(', ')}` };
+  }
+  return text as AlertFrequency;
+}
+
+/** Reads an expiry: null (open-ended) or an ISO time, normalised to `toISOString()`; or a refusal naming `expires`. */
+export function parseExpires(input: unknown): string | null | ConditionProblem {
+  if (absent(input)) return null;
+  const ms = typeof input === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(input.trim()) ? Date.parse(input.trim()) : NaN;
+  if (!Number.isFinite(ms)) return { field: 'expires', message: 'must be an ISO time (2026-12-31T21:00:00Z) or null' };
+  return new Date(ms).toISOString();
+}
+
+/** Whether a value is a refusal rather than what was read. */
+export function isConditionProblem(value: unknown): value is ConditionProblem {
+  return isProblem(value);
+}
+
+/** The notification type of a condition: its source's kind, or for a price compared with a series, that series'. */
+export function conditionNotificationType(condition: AlertCondition): NotificationType {
+  if (condition.source === 'price') {
+    for (const operand of [condition.value, condition.lower, condition.upper]) {
+      if (typeof operand === 'object' && operand !== null) return SOURCE_NOTIFICATION_TYPE[sourceKind(operand.ref)];
+    }
+  }
+  return SOURCE_NOTIFICATION_TYPE[sourceKind(condition.source)];
+}
+
+/** A source in words: `price`, `50-day SMA`, `12-day EMA`, `RSI(14)`, `volume`, `change %`. */
+export function sourceText(source: AlertSource): string {
+  const period = sourcePeriod(source);
+  switch (sourceKind(source)) {
+    case 'sma':
+      return `${period}-day SMA`;
+    case 'ema':
+      return `${period}-day EMA`;
+    case 'rsi':
+      return `RSI(${period})`;
+    case 'volume':
+      return 'volume';
+    case 'changepct':
+      return 'change %';
+    default:
+      return 'price';
+  }
+}
+
+function numberText(value: number, source: AlertSource): string {
+  const kind = sourceKind(source);
+  if (kind === 'price' || kind === 'sma' || kind === 'ema') return value.toFixed(2);
+  if (kind === 'changepct') return `${value}%`;
+  if (kind === 'volume') return value.toLocaleString('en-US');
+  return String(value);
+}
+
+function operandText(operand: AlertOperand | null, source: AlertSource): string {
+  if (operand === null) return '?';
+  return typeof operand === 'number' ? numberText(operand, source) : `the ${sourceText(operand.ref)}`;
+}
+
+/** The words of each operator, between the source and its level. */
+const OP_WORDS: Readonly<Record<AlertOp, string>> = Object.freeze({
+  crossing: 'crosses',
+  crossing_up: 'crosses above',
+  crossing_down: 'crosses below',
+  greater_than: 'is at or above',
+  less_than: 'is at or below',
+  entering_channel: 'enters the channel',
+  exiting_channel: 'exits the channel',
+  inside_channel: 'is inside the channel',
+  outside_channel: 'is outside the channel',
+  moving_up: 'moves up by',
+  moving_down: 'moves down by',
+  moving_up_pct: 'moves up by',
+  moving_down_pct: 'moves down by',
+});
+
+/**
+ * A condition in words, e.g. `Price crosses above 190.00`, `Price crosses above the 50-day SMA`,
+ * `RSI(14) is at or below 30`, `Price enters the channel 180.00 – 190.00`, `Price moves up by 5% in 3 bars`;
+ * with `symbol` it starts with it (`AAPL price crosses above 190.00`).
+ */
+export function conditionText(condition: AlertCondition, symbol?: string): string {
+  const subject = sourceText(condition.source);
+  const head = symbol === undefined ? subject.charAt(0).toUpperCase() + subject.slice(1) : `${symbol} ${subject}`;
+  const words = OP_WORDS[condition.op];
+  if (CHANNEL_OPS.includes(condition.op)) {
+    return `${head} ${words} ${operandText(condition.lower, condition.source)} – ${operandText(condition.upper, condition.source)}`;
+  }
+  if (MOVING_OPS.includes(condition.op)) {
+    const amount = condition.op.endsWith('_pct')
+      ? `${condition.value as number}%`
+      : numberText(condition.value as number, condition.source);
+    const bars = condition.bars ?? 1;
+    return `${head} ${words} ${amount} in ${bars === 1 ? '1 bar' : `${bars} bars`}`;
+  }
+  return `${head} ${words} ${operandText(condition.value, condition.source)}`;
+}
+
+/** A frequency in words. */
+export const FREQUENCY_TEXT: Readonly<Record<AlertFrequency, string>> = Object.freeze({
+  once: 'Only once',
+  once_per_bar: 'Once per bar',
+  once_per_bar_close: 'Once per bar close',
+  every_time: 'Every time',
+});
+
+/** The condition of a price alert (`U` at or above, `D` at or below a threshold in dollars). */
+export function priceCondition(alerttype: 'U' | 'D', threshold: number): AlertCondition {
+  return {
+    op: alerttype === 'U' ? 'greater_than' : 'less_than',
+    source: 'price',
+    value: threshold,
+    lower: null,
+    upper: null,
+    bars: null,
+  };
+}
+
+/** The condition of a moving-average alert: the price crossing its SMA upward (`U`) or downward (`D`). */
+export function smaCondition(alerttype: 'U' | 'D', period: SmaPeriod): AlertCondition {
+  return {
+    op: alerttype === 'U' ? 'crossing_up' : 'crossing_down',
+    source: 'price',
+    value: { ref: `sma:${period}` },
+    lower: null,
+    upper: null,
+    bars: null,
+  };
+}
+
+/** The operands a condition compares with, for walking its references. */
+export function conditionOperands(condition: AlertCondition): AlertOperand[] {
+  return [condition.value, condition.lower, condition.upper].filter((o): o is AlertOperand => o !== null);
+}
+
+/** The condition's identity as text (same text, same condition), e.g. to group alerts that share one. */
+export function conditionKey(condition: AlertCondition): string {
+  const operand = (o: AlertOperand | null): string =>
+    o === null ? '' : typeof o === 'number' ? String(o) : `@${o.ref}`;
+  return `${condition.op}|${condition.source}|${operand(condition.value)}|${operand(condition.lower)}|${operand(condition.upper)}|${condition.bars ?? ''}`;
+}

@@ -1,0 +1,126 @@
+/**
+ * What each operator means, on the values of one tick (`v` the source, `lo` the level or the channel's lower
+ * bound, `hi` the upper bound) and of the tick before: the one definition the index's groups and the reference
+ * evaluator both apply, and that the index's sorted ladders reproduce.
+ *
+ * - `greater_than` v ≥ lo, `less_than` v ≤ lo (as the price alerts always were: at or above, at or below);
+ * - `crossing_up` previous v < lo and now v ≥ lo; `crossing_down` previous v > lo and now v ≤ lo; `crossing`
+ *   either (TradingView's crossings, the level compared at each tick);
+ * - `inside_channel` lo ≤ v ≤ hi, `outside_channel` not inside; `entering_channel` outside then inside,
+ *   `exiting_channel` inside then outside;
+ * - `moving_up(_pct)` v ≥ lo and `moving_down(_pct)` v ≤ lo, with lo the value `bars` bars back plus or minus
+ *   the amount (see `SourceFeed.movingLevel`).
+ */
+import { EDGE_OPS, type AlertCondition, type AlertOp } from '../../domain/alerts/conditions.ts';
+import { toUnits, type FeedBook, type SourceFeed } from './series.ts';
+
+/** Whether an operator fires on a change between two ticks (never on the first tick after arming). */
+export function isEdgeOp(op: AlertOp): boolean {
+  return (EDGE_OPS as readonly string[]).includes(op);
+}
+
+/** Whether a condition holds on one tick's values (for the edge operators: whether the state they leave holds). */
+export function truthOf(op: AlertOp, v: number, lo: number, hi: number): boolean {
+  switch (op) {
+    case 'greater_than':
+    case 'crossing_up':
+    case 'moving_up':
+    case 'moving_up_pct':
+      return v >= lo;
+    case 'less_than':
+    case 'crossing_down':
+    case 'moving_down':
+    case 'moving_down_pct':
+      return v <= lo;
+    case 'crossing':
+      return v >= lo;
+    case 'inside_channel':
+    case 'entering_channel':
+      return lo <= v && v <= hi;
+    default:
+      return !(lo <= v && v <= hi);
+  }
+}
+
+/** Whether an edge operator fires between the previous tick's values and this one's. */
+export function edgeOf(op: AlertOp, pv: number, plo: number, phi: number, v: number, lo: number, hi: number): boolean {
+  switch (op) {
+    case 'crossing_up':
+      return pv < plo && v >= lo;
+    case 'crossing_down':
+      return pv > plo && v <= lo;
+    case 'crossing':
+      return (pv < plo && v >= lo) || (pv > plo && v <= lo);
+    case 'entering_channel':
+      return !(plo <= pv && pv <= phi) && lo <= v && v <= hi;
+    case 'exiting_channel':
+      return plo <= pv && pv <= phi && !(lo <= v && v <= hi);
+    default:
+      return false;
+  }
+}
+
+/** One operand: a constant in the source's unit, or a feed. */
+interface Operand {
+  readonly constant: number;
+  readonly feed: SourceFeed | null;
+}
+
+/**
+ * Reads the values `v`, `lo`, `hi` of one condition on a tick, from the feeds of its symbol. A price compared
+ * with its SMA is compared exactly, in integers: with `base` the sum of the last `period − 1` closes, price p
+ * is at or above the SMA exactly when `(period − 1) × p ≥ base`, so `v` and `lo` are those two integers.
+ */
+export class ConditionProbe {
+  v = NaN;
+  lo = NaN;
+  hi = NaN;
+  private readonly source: SourceFeed;
+  private readonly lower: Operand;
+  private readonly upper: Operand;
+  private readonly smaScale: number;
+
+  constructor(
+    readonly condition: AlertCondition,
+    symbol: string,
+    feeds: FeedBook,
+  ) {
+    this.source = feeds.feed(symbol, condition.source);
+    const operand = (value: AlertCondition['value']): Operand =>
+      value === null
+        ? { constant: NaN, feed: null }
+        : typeof value === 'number'
+          ? { constant: toUnits(condition.source, value), feed: null }
+          : { constant: NaN, feed: feeds.feed(symbol, value.ref) };
+    this.lower = operand(condition.bars === null ? (condition.value ?? condition.lower) : null);
+    this.upper = operand(condition.upper);
+    const ref = this.lower.feed;
+    this.smaScale =
+      condition.source === 'price' && condition.upper === null && ref !== null && ref.source.startsWith('sma:')
+        ? ref.period
+        : 0;
+  }
+
+  /** The source's own value on a tick, in its unit. */
+  sourceValue(cents: number, volume: number, prevCloseCents: number): number {
+    return this.source.value(cents, volume, prevCloseCents);
+  }
+
+  /** Reads the values on a tick; answers false when one is unknown (NaN). */
+  read(cents: number, volume: number, prevCloseCents: number): boolean {
+    const condition = this.condition;
+    if (this.smaScale > 0) {
+      this.v = (this.smaScale - 1) * cents;
+      this.lo = this.lower.feed!.smaBase;
+      return !Number.isNaN(this.lo);
+    }
+    this.v = this.source.value(cents, volume, prevCloseCents);
+    if (condition.bars !== null) {
+      this.lo = this.source.movingLevel(condition.op, condition.value as number, condition.bars);
+    } else {
+      this.lo = this.lower.feed === null ? this.lower.constant : this.lower.feed.value(cents, volume, prevCloseCents);
+    }
+    this.hi = this.upper.feed === null ? this.upper.constant : this.upper.feed.value(cents, volume, prevCloseCents);
+    return !Number.isNaN(this.v) && !Number.isNaN(this.lo) && (condition.upper === null || !Number.isNaN(this.hi));
+  }
+}

@@ -1,0 +1,255 @@
+/**
+ * The series an alert may watch, derived from a symbol's finished daily bars plus today's forming bar (the live
+ * price as its close, the day's volume so far). One {@link SourceFeed} per symbol and source keeps what only
+ * changes at a day close (the sum of the last closes, the previous EMA, RSI's averages), so a tick's value is a
+ * few arithmetic operations. The engine's index and the reference evaluator use the same feeds, so they see
+ * exactly the same numbers.
+ *
+ * Units: `price`, `sma:*` and `ema:*` in cents; `rsi:14` in points (0–100); `volume` in shares; `changepct` in
+ * percent. A value that cannot be known yet (too short a history, no previous close) is NaN.
+ */
+import { toCents } from '../../domain/alerts/alerts.ts';
+import { sourceKind, sourcePeriod, type AlertOp, type AlertSource } from '../../domain/alerts/conditions.ts';
+import type { SymbolHistory } from '../quotes/liveQuotes.ts';
+
+/** What a tick tells a feed: the forming bar. */
+export interface FormingBar {
+  /** The price, in cents. */
+  readonly cents: number;
+  /** The day's volume so far. */
+  readonly volume: number;
+  /** The previous close in cents, or NaN. */
+  readonly prevCloseCents: number;
+}
+
+/** Where the feeds read a symbol's finished days. */
+export type HistoryLookup = (symbol: string) => SymbolHistory | undefined;
+
+const KIND_PRICE = 0;
+const KIND_SMA = 1;
+const KIND_EMA = 2;
+const KIND_RSI = 3;
+const KIND_VOLUME = 4;
+const KIND_CHANGE = 5;
+
+const KIND_CODES = {
+  price: KIND_PRICE,
+  sma: KIND_SMA,
+  ema: KIND_EMA,
+  rsi: KIND_RSI,
+  volume: KIND_VOLUME,
+  changepct: KIND_CHANGE,
+};
+
+/** Whether a source is a price-like series, in cents. */
+export function inCents(source: AlertSource): boolean {
+  const kind = sourceKind(source);
+  return kind === 'price' || kind === 'sma' || kind === 'ema';
+}
+
+/** A number written by the user in a source's unit (dollars for price-like series) in the feed's unit. */
+export function toUnits(source: AlertSource, value: number): number {
+  return inCents(source) ? toCents(value) : value;
+}
+
+/** A value in the feed's unit as the user reads it (dollars for price-like series). */
+export function fromUnits(source: AlertSource, value: number): number {
+  return inCents(source) ? value / 100 : value;
+}
+
+function emaOver(closes: readonly number[], period: number, end: number): number {
+  if (end < period) return NaN;
+  let sum = 0;
+  for (let i = 0; i < period; i++) sum += closes[i]!;
+  let ema = sum / period;
+  const k = 2 / (period + 1);
+  for (let i = period; i < end; i++) ema += (closes[i]! - ema) * k;
+  return ema;
+}
+
+/** Wilder's average gain and loss over `closes[0..end)`, or NaNs when fewer than `period + 1`. */
+function wilderOver(closes: readonly number[], period: number, end: number): [number, number] {
+  if (end < period + 1) return [NaN, NaN];
+  let gain = 0;
+  let loss = 0;
+  for (let i = 1; i <= period; i++) {
+    const change = closes[i]! - closes[i - 1]!;
+    if (change > 0) gain += change;
+    else loss -= change;
+  }
+  gain /= period;
+  loss /= period;
+  for (let i = period + 1; i < end; i++) {
+    const change = closes[i]! - closes[i - 1]!;
+    gain = (gain * (period - 1) + (change > 0 ? change : 0)) / period;
+    loss = (loss * (period - 1) + (change < 0 ? -change : 0)) / period;
+  }
+  return [gain, loss];
+}
+
+function rsiOf(gain: number, loss: number): number {
+  if (loss === 0) return gain === 0 ? 50 : 100;
+  return 100 - 100 / (1 + gain / loss);
+}
+
+/** One source of one symbol: its value on each tick, and its value at a finished bar. */
+export class SourceFeed {
+  readonly kind: number;
+  readonly period: number;
+  /** Day constants: SMA the sum of the last `period − 1` closes; EMA the previous EMA; RSI the average gain. */
+  private a = NaN;
+  /** RSI: the average loss. */
+  private b = NaN;
+  /** RSI: the last close. */
+  private c = NaN;
+  private readonly past = new Map<number, number>();
+  private history: SymbolHistory | undefined;
+
+  constructor(
+    readonly source: AlertSource,
+    private readonly symbol: string,
+    private readonly lookup: HistoryLookup,
+  ) {
+    this.kind = KIND_CODES[sourceKind(source)];
+    this.period = sourcePeriod(source) ?? 0;
+    this.refresh();
+  }
+
+  /** SMA feeds: the sum in cents of the last `period − 1` closes (NaN when fewer), what exact crossings compare. */
+  get smaBase(): number {
+    return this.kind === KIND_SMA ? this.a : NaN;
+  }
+
+  /** Reads the day constants again (after a day close moved them). */
+  refresh(): void {
+    this.past.clear();
+    const history = this.lookup(this.symbol);
+    this.history = history;
+    const closes = history?.closes ?? [];
+    const n = closes.length;
+    const period = this.period;
+    this.a = NaN;
+    if (this.kind === KIND_SMA) {
+      if (n >= period - 1) {
+        let sum = 0;
+        for (let i = n - (period - 1); i < n; i++) sum += closes[i]!;
+        this.a = sum;
+      }
+    } else if (this.kind === KIND_EMA) {
+      this.a = emaOver(closes, period, n);
+    } else if (this.kind === KIND_RSI) {
+      [this.a, this.b] = wilderOver(closes, period, n);
+      this.c = n > 0 ? closes[n - 1]! : NaN;
+    }
+  }
+
+  /** The value with today's forming bar. */
+  value(cents: number, volume: number, prevCloseCents: number): number {
+    switch (this.kind) {
+      case KIND_PRICE:
+        return cents;
+      case KIND_SMA:
+        return (this.a + cents) / this.period;
+      case KIND_EMA:
+        return this.a + (cents - this.a) * (2 / (this.period + 1));
+      case KIND_RSI: {
+        const change = cents - this.c;
+        const p = this.period;
+        return rsiOf(
+          (this.a * (p - 1) + (change > 0 ? change : 0)) / p,
+          (this.b * (p - 1) + (change < 0 ? -change : 0)) / p,
+        );
+      }
+      case KIND_VOLUME:
+        return volume;
+      default:
+        return prevCloseCents > 0 ? ((cents - prevCloseCents) / prevCloseCents) * 100 : NaN;
+    }
+  }
+
+  /** The value at the finished bar `bars` bars back (1: the last close), or NaN when the history is too short. */
+  valueBarsAgo(bars: number): number {
+    const cached = this.past.get(bars);
+    if (cached !== undefined) return cached;
+    const closes = this.history?.closes ?? [];
+    const volumes = this.history?.volumes ?? [];
+    const end = closes.length - bars + 1;
+    const i = end - 1;
+    let value = NaN;
+    if (i >= 0) {
+      switch (this.kind) {
+        case KIND_PRICE:
+          value = closes[i]!;
+          break;
+        case KIND_SMA:
+          if (end >= this.period) {
+            let sum = 0;
+            for (let k = end - this.period; k < end; k++) sum += closes[k]!;
+            value = sum / this.period;
+          }
+          break;
+        case KIND_EMA:
+          value = emaOver(closes, this.period, end);
+          break;
+        case KIND_RSI: {
+          const [gain, loss] = wilderOver(closes, this.period, end);
+          value = Number.isNaN(gain) ? NaN : rsiOf(gain, loss);
+          break;
+        }
+        case KIND_VOLUME:
+          value = volumes[i] ?? NaN;
+          break;
+        default:
+          value = i >= 1 && closes[i - 1]! > 0 ? ((closes[i]! - closes[i - 1]!) / closes[i - 1]!) * 100 : NaN;
+      }
+    }
+    this.past.set(bars, value);
+    return value;
+  }
+
+  /**
+   * The level of a moving operator today: the value `bars` bars back plus (up) or minus (down) the amount, or
+   * its percent of that value; NaN when the value back then is unknown.
+   */
+  movingLevel(op: AlertOp, amount: number, bars: number): number {
+    const base = this.valueBarsAgo(bars);
+    if (Number.isNaN(base)) return NaN;
+    switch (op) {
+      case 'moving_up':
+        return base + toUnits(this.source, amount);
+      case 'moving_down':
+        return base - toUnits(this.source, amount);
+      case 'moving_up_pct':
+        return base + (Math.abs(base) * amount) / 100;
+      default:
+        return base - (Math.abs(base) * amount) / 100;
+    }
+  }
+}
+
+/** The feeds of every symbol, made on first use. */
+export class FeedBook {
+  private readonly feeds = new Map<string, Map<string, SourceFeed>>();
+
+  constructor(private readonly lookup: HistoryLookup) {}
+
+  /** The feed of a symbol's source. */
+  feed(symbol: string, source: AlertSource): SourceFeed {
+    let bySource = this.feeds.get(symbol);
+    if (bySource === undefined) {
+      bySource = new Map();
+      this.feeds.set(symbol, bySource);
+    }
+    let feed = bySource.get(source);
+    if (feed === undefined) {
+      feed = new SourceFeed(source, symbol, this.lookup);
+      bySource.set(source, feed);
+    }
+    return feed;
+  }
+
+  /** Every feed reads its day constants again. */
+  refresh(): void {
+    for (const bySource of this.feeds.values()) for (const feed of bySource.values()) feed.refresh();
+  }
+}

@@ -1,0 +1,141 @@
+import { expect } from 'chai';
+import type { Page } from 'playwright-core';
+import { startE2E, type E2E } from './browser.ts';
+
+/** The shapes of the chart's Plotly graph. */
+async function shapes(page: Page): Promise<{ type?: string; y0?: number; y1?: number }[]> {
+  return page.evaluate(() => {
+    const graph = document.querySelector('.js-plotly-plot') as unknown as {
+      layout?: { shapes?: { type?: string; y0?: number; y1?: number }[] };
+    } | null;
+    return (graph?.layout?.shapes ?? []).map(({ type, y0, y1 }) => ({ type, y0, y1 }));
+  });
+}
+
+/** Reads `lower – upper` from the channel popover's name. */
+function boundsOf(name: string): { lower: number; upper: number } {
+  const match = /([\d.]+) – ([\d.]+)/.exec(name);
+  if (!match) throw new Error(`no channel in ${name}`);
+  return { lower: Number(match[1]), upper: Number(match[2]) };
+}
+
+const cents = (value: number) => Math.round(value * 100) / 100;
+
+describe('alerts (Chromium)', function () {
+  this.timeout(240_000);
+  let e2e: E2E;
+
+  before(async function () {
+    e2e = await startE2E();
+  });
+  after(async () => {
+    await e2e?.close();
+  });
+
+  it('creates a channel alert with two clicks on the chart, fires it once by feed ticks, and shows it in the bell and in its history', async () => {
+    const { page, context, errors } = await e2e.newPage();
+    await e2e.signUp(page, 'channel');
+    await page.getByRole('button', { name: 'Account' }).click();
+    await page.getByRole('menuitem', { name: 'Alerts' }).click();
+    await page.waitForURL('**/Alerts');
+    await page.getByText('No alerts yet').waitFor();
+    await page.goto('/PriceCharts?stock=AAPL');
+    await page.locator('.plot-container').first().waitFor();
+    await page.getByTestId('chart-quote').waitFor();
+    await page.getByTestId('connection-banner').waitFor({ state: 'detached' });
+
+    // Two clicks on the chart draw the channel; its popover creates the alert.
+    await page
+      .getByRole('group', { name: 'A click on the chart draws' })
+      .getByRole('button', { name: 'Channel' })
+      .click();
+    const plot = page.locator('.nsewdrag').first();
+    const box = await plot.boundingBox();
+    if (!box) throw new Error('no plot area');
+    await page.mouse.click(box.x + box.width / 2, box.y + box.height * 0.12);
+    await page
+      .locator('.plot-container')
+      .getByText(/Channel from \d+\.\d\d: click the other bound/)
+      .waitFor();
+    await page.mouse.click(box.x + box.width / 2, box.y + box.height * 0.3);
+    const popover = page.getByRole('dialog', { name: /Add a channel alert/ });
+    await popover.waitFor();
+    const { lower, upper } = boundsOf((await popover.getAttribute('aria-label')) ?? '');
+    expect(lower).to.be.below(upper);
+    await popover.getByLabel('Channel operator').selectOption('entering_channel');
+    await popover.getByRole('button', { name: 'Create channel alert' }).click();
+    const words = `Price enters the channel ${lower.toFixed(2)} – ${upper.toFixed(2)}`;
+    await page.locator('.plot-container').getByText(`${words} ✕`).waitFor();
+    await page.getByRole('list', { name: 'Alerts' }).getByText(words).waitFor();
+    expect(await shapes(page)).to.deep.include({ type: 'rect', y0: lower, y1: upper });
+    await e2e.screenshot(page, 'pricechart-channel');
+
+    // Outside, then inside twice: it fires once, on entering.
+    const below = cents(lower - Math.max(0.5, (upper - lower) / 2));
+    const inside = cents((lower + upper) / 2);
+    await e2e.pushTicks([
+      { symbol: 'AAPL', price: below, size: 100 },
+      { symbol: 'AAPL', price: inside, size: 100 },
+      { symbol: 'AAPL', price: cents(inside + 0.01), size: 100 },
+    ]);
+    await page.getByLabel('1 unread').waitFor({ timeout: 15_000 });
+    await page.locator('.plot-container').getByText(`${words} · triggered ✕`).waitFor();
+
+    await page.getByRole('button', { name: 'Notifications' }).click();
+    const panel = page.getByRole('dialog', { name: 'Notifications' });
+    const rows = panel.locator('.ag-row');
+    await rows.first().waitFor();
+    expect(await rows.count()).to.equal(1);
+    expect(await panel.locator('.ag-row [col-id="symbol"]').allTextContents()).to.deep.equal(['AAPL']);
+    expect(await panel.locator('.bell-type').allTextContents()).to.deep.equal(['Price']);
+
+    // The manager lists it as triggered once, with its history.
+    await panel.getByRole('link', { name: 'Manage alerts' }).click();
+    await page.waitForURL('**/Alerts');
+    const grid = page.getByRole('region', { name: 'Alerts' });
+    const row = grid.locator('.ag-row', { hasText: words });
+    await row.waitFor();
+    expect(await row.locator('[col-id="status"]').textContent()).to.equal('triggered');
+    expect(await row.locator('[col-id="triggercount"]').textContent()).to.equal('1');
+    expect(await row.locator('[col-id="frequency"]').textContent()).to.equal('Only once');
+    await page.getByRole('button', { name: `History of alert AAPL ${words}` }).click();
+    const triggers = page.getByRole('table', { name: 'Triggers' }).locator('tbody tr');
+    await triggers.first().waitFor();
+    expect(await triggers.count()).to.equal(1);
+    expect(await triggers.first().locator('td').nth(2).textContent()).to.equal(inside.toFixed(2));
+
+    // A second alert, made in the builder, marks when later ticks have been evaluated.
+    await page.getByRole('button', { name: 'New alert' }).click();
+    const builder = page.getByRole('form', { name: 'Condition' });
+    await builder.getByLabel('Symbol').fill('AAPL');
+    await builder.getByLabel('Operator').selectOption('greater_than');
+    await builder.getByRole('button', { name: 'Create alert' }).click();
+    await builder.getByText('condition.value: is required for greater_than').waitFor();
+    const marker = cents(upper + 1);
+    await builder.getByLabel('Level', { exact: true }).fill(marker.toFixed(2));
+    await builder.getByRole('button', { name: 'Create alert' }).click();
+    const markerWords = `Price is at or above ${marker.toFixed(2)}`;
+    const markerRow = grid.locator('.ag-row', { hasText: markerWords });
+    await markerRow.waitFor();
+    await e2e.pushTicks([
+      { symbol: 'AAPL', price: below, size: 100 },
+      { symbol: 'AAPL', price: inside, size: 100 },
+      { symbol: 'AAPL', price: marker, size: 100 },
+    ]);
+    await markerRow.locator('[col-id="status"]', { hasText: 'triggered' }).waitFor({ timeout: 15_000 });
+    await page.getByLabel('1 unread').waitFor({ timeout: 15_000 });
+    expect(await row.locator('[col-id="triggercount"]').textContent()).to.equal('1');
+    await page.getByRole('button', { name: 'Close the history' }).click();
+    await page.getByRole('button', { name: `History of alert AAPL ${words}` }).click();
+    await triggers.first().waitFor();
+    expect(await triggers.count()).to.equal(1);
+    await e2e.screenshot(page, 'alerts');
+
+    // Two deleted at once by row selection.
+    await grid.locator('.ag-header-select-all').click();
+    await page.getByRole('button', { name: 'Delete selected (2)' }).click();
+    await page.getByText('No alerts yet').waitFor();
+    expect(errors).to.deep.equal([]);
+    await context.close();
+  });
+});

@@ -1,0 +1,298 @@
+/**
+ * The condition builder: source chips (price, SMA, EMA, RSI, volume, change %), the operator, then the fields the
+ * operator uses (a level as a number or another series; a channel's lower and upper; an amount over bars), the
+ * frequency and the expiry. It checks the draft against the contract as the user types and marks the field a
+ * refusal names (its own, or the server's through `problem`). Used by the alert manager and the price chart.
+ */
+import { useId, useState, type FormEvent, type ReactNode } from 'react';
+import { ALERT_FREQUENCIES, FREQUENCY_TEXT, type AlertSource } from '../../domain/alerts/conditions.ts';
+import { zoneLabel } from '../services/time.ts';
+import {
+  OPS,
+  OP_LABELS,
+  SERIES_CHOICES,
+  SOURCE_CHIPS,
+  draftProblem,
+  opFields,
+  requestOf,
+  type AlertBody,
+  type ConditionDraft,
+  type FieldProblem,
+  type OperandDraft,
+} from './conditionDraft.ts';
+import './ConditionBuilder.css';
+
+const SERIES_LABELS: Readonly<Record<string, string>> = Object.fromEntries(
+  SOURCE_CHIPS.map((chip) => [chip.source, chip.label]),
+);
+
+/** Props of the builder. */
+export interface ConditionBuilderProps {
+  /** The draft to start from (the builder keeps its own copy while the user types). */
+  readonly initial: ConditionDraft;
+  /** The id of the alert being changed, if any. */
+  readonly id?: string;
+  /** A refusal to show (the server's), naming its field. */
+  readonly problem?: FieldProblem | null;
+  readonly busy?: boolean;
+  readonly submitLabel: string;
+  readonly onSubmit: (body: AlertBody) => void;
+  readonly onCancel?: () => void;
+  /** Whether the symbol may be typed (a new alert of the manager); else it is the draft's. */
+  readonly symbolField?: boolean;
+  /** Extra content at the top. */
+  readonly children?: ReactNode;
+}
+
+/** A labelled select of one of a few choices (an operator, a frequency). */
+export function ChoiceSelect<T extends string>(props: {
+  readonly label: string;
+  readonly value: T;
+  readonly choices: readonly T[];
+  readonly labelOf: (choice: T) => string;
+  readonly onChange: (choice: T) => void;
+  readonly invalid?: boolean;
+  readonly autoFocus?: boolean;
+}) {
+  return (
+    <label>
+      {props.label}
+      <select
+        aria-invalid={props.invalid === true}
+        autoFocus={props.autoFocus}
+        value={props.value}
+        onChange={(e) => props.onChange(e.target.value as T)}
+      >
+        {props.choices.map((choice) => (
+          <option key={choice} value={choice}>
+            {props.labelOf(choice)}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+function Operand(props: {
+  readonly label: string;
+  readonly field: string;
+  readonly value: OperandDraft;
+  readonly source: AlertSource;
+  readonly invalid: boolean;
+  readonly onChange: (value: OperandDraft) => void;
+}) {
+  const { label, field, value, source, invalid, onChange } = props;
+  return (
+    <fieldset className="cb-operand" data-field={field}>
+      <legend>{label}</legend>
+      <select
+        aria-label={`${label}: a number or a series`}
+        value={value.kind === 'number' ? 'number' : value.series}
+        onChange={(e) =>
+          onChange(
+            e.target.value === 'number'
+              ? { ...value, kind: 'number' }
+              : { ...value, kind: 'series', series: e.target.value as AlertSource },
+          )
+        }
+      >
+        <option value="number">Value</option>
+        {SERIES_CHOICES.filter((s) => s !== source).map((s) => (
+          <option key={s} value={s}>
+            {SERIES_LABELS[s] ?? s}
+          </option>
+        ))}
+      </select>
+      {value.kind === 'number' && (
+        <input
+          aria-label={label}
+          aria-invalid={invalid}
+          inputMode="decimal"
+          size={10}
+          value={value.number}
+          onChange={(e) => onChange({ ...value, number: e.target.value })}
+        />
+      )}
+    </fieldset>
+  );
+}
+
+/** The builder. */
+export function ConditionBuilder(props: ConditionBuilderProps) {
+  const { id, busy = false, submitLabel, onSubmit, onCancel } = props;
+  const [draft, setDraft] = useState(props.initial);
+  const [tried, setTried] = useState(false);
+  const ids = useId();
+  const local = draftProblem(draft, id);
+  // The form's own refusal once the user tried to send; the server's until the draft changes.
+  const [serverProblem, setServerProblem] = useState(props.problem ?? null);
+  const [lastProblem, setLastProblem] = useState(props.problem ?? null);
+  if ((props.problem ?? null) !== lastProblem) {
+    setLastProblem(props.problem ?? null);
+    setServerProblem(props.problem ?? null);
+  }
+  const shown = (tried ? local : null) ?? serverProblem;
+  const invalid = (field: string) => shown !== null && (shown.field === field || shown.field.startsWith(`${field}.`));
+  const change = (patch: Partial<ConditionDraft>) => {
+    setDraft((d) => ({ ...d, ...patch }));
+    setServerProblem(null);
+  };
+  const fields = opFields(draft.op);
+  const isEma = draft.source.startsWith('ema:');
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    setTried(true);
+    if (local === null) onSubmit(requestOf(draft, id));
+  };
+
+  return (
+    <form className="condition-builder" aria-label="Condition" onSubmit={submit} noValidate>
+      {props.children}
+      {props.symbolField === true && (
+        <div className="cb-row">
+          <label>
+            Symbol
+            <input
+              aria-invalid={invalid('symbol')}
+              size={10}
+              maxLength={10}
+              value={draft.symbol}
+              onChange={(e) => change({ symbol: e.target.value.toUpperCase() })}
+            />
+          </label>
+        </div>
+      )}
+      <div role="group" aria-label="Source" className="cb-chips">
+        {SOURCE_CHIPS.map((chip) => {
+          // An EMA of a typed period lights the first EMA chip.
+          const chosen =
+            chip.source === draft.source ||
+            (isEma && chip.source === 'ema:12' && !SOURCE_CHIPS.some((c) => c.source === draft.source));
+          return (
+            <button
+              key={chip.source}
+              type="button"
+              className="cb-chip"
+              aria-pressed={chosen}
+              onClick={() => change({ source: chip.source })}
+            >
+              {chip.label}
+            </button>
+          );
+        })}
+        {isEma && (
+          <label className="cb-inline">
+            EMA period
+            <input
+              aria-invalid={invalid('condition.source')}
+              inputMode="numeric"
+              size={4}
+              value={draft.source.slice(4)}
+              onChange={(e) => change({ source: `ema:${e.target.value.trim()}` as AlertSource })}
+            />
+          </label>
+        )}
+      </div>
+      <div className="cb-row">
+        <ChoiceSelect
+          label="Operator"
+          value={draft.op}
+          choices={OPS}
+          labelOf={(op) => OP_LABELS[op]}
+          invalid={invalid('condition.op')}
+          onChange={(op) => change({ op })}
+        />
+        {fields === 'level' && (
+          <Operand
+            label="Level"
+            field="condition.value"
+            value={draft.value}
+            source={draft.source}
+            invalid={invalid('condition.value')}
+            onChange={(value) => change({ value })}
+          />
+        )}
+        {fields === 'channel' && (
+          <>
+            <Operand
+              label="Lower"
+              field="condition.lower"
+              value={draft.lower}
+              source={draft.source}
+              invalid={invalid('condition.lower')}
+              onChange={(lower) => change({ lower })}
+            />
+            <Operand
+              label="Upper"
+              field="condition.upper"
+              value={draft.upper}
+              source={draft.source}
+              invalid={invalid('condition.upper')}
+              onChange={(upper) => change({ upper })}
+            />
+          </>
+        )}
+        {fields === 'moving' && (
+          <>
+            <label>
+              {draft.op.endsWith('_pct') ? 'By (%)' : 'By'}
+              <input
+                aria-invalid={invalid('condition.value')}
+                inputMode="decimal"
+                size={8}
+                value={draft.value.number}
+                onChange={(e) => change({ value: { ...draft.value, kind: 'number', number: e.target.value } })}
+              />
+            </label>
+            <label>
+              Bars
+              <input
+                aria-invalid={invalid('condition.bars')}
+                inputMode="numeric"
+                size={4}
+                value={draft.bars}
+                onChange={(e) => change({ bars: e.target.value })}
+              />
+            </label>
+          </>
+        )}
+      </div>
+      <div className="cb-row">
+        <ChoiceSelect
+          label="Frequency"
+          value={draft.frequency}
+          choices={ALERT_FREQUENCIES}
+          labelOf={(f) => FREQUENCY_TEXT[f]}
+          invalid={invalid('frequency')}
+          onChange={(frequency) => change({ frequency })}
+        />
+        <label htmlFor={`${ids}-expires`}>
+          Expires ({zoneLabel()}, empty: never)
+          <input
+            id={`${ids}-expires`}
+            type="datetime-local"
+            aria-invalid={invalid('expires')}
+            value={draft.expires}
+            onChange={(e) => change({ expires: e.target.value })}
+          />
+        </label>
+      </div>
+      {shown && (
+        <p className="error" role="alert" data-field={shown.field}>
+          {shown.field}: {shown.message}
+        </p>
+      )}
+      <div className="cb-row">
+        <button type="submit" className="button primary" disabled={busy}>
+          {submitLabel}
+        </button>
+        {onCancel && (
+          <button type="button" className="button" onClick={onCancel}>
+            Cancel
+          </button>
+        )}
+      </div>
+    </form>
+  );
+}

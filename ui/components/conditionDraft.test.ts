@@ -1,0 +1,100 @@
+import { expect } from 'chai';
+import type { AlertAnswer } from '../../domain/contract/alerts.ts';
+import { draftOf, draftProblem, newDraft, refusalField, requestOf } from './conditionDraft.ts';
+
+const number = (text: string) => ({ kind: 'number' as const, number: text, series: 'sma:50' as const });
+
+describe('condition draft', () => {
+  it('sends only the fields the operator uses', () => {
+    const draft = newDraft('AAPL', {
+      op: 'entering_channel',
+      value: number('5'),
+      lower: number('180'),
+      upper: number('190.5'),
+      frequency: 'every_time',
+    });
+    expect(requestOf(draft)).to.deep.equal({
+      symbol: 'AAPL',
+      condition: { op: 'entering_channel', source: 'price', lower: 180, upper: 190.5 },
+      frequency: 'every_time',
+      expires: null,
+    });
+    expect(draftProblem(draft)).to.equal(null);
+    expect(requestOf({ ...draft, op: 'moving_up_pct', value: number('3'), bars: '5' }, 'a1')).to.deep.equal({
+      symbol: 'AAPL',
+      condition: { op: 'moving_up_pct', source: 'price', value: 3, bars: 5 },
+      frequency: 'every_time',
+      expires: null,
+      id: 'a1',
+      update: true,
+    });
+  });
+
+  it('refers to another series, and refuses the source itself, naming the field', () => {
+    const golden = newDraft('MSFT', {
+      op: 'crossing_up',
+      source: 'sma:50',
+      value: { kind: 'series', number: '', series: 'sma:200' },
+    });
+    expect(requestOf(golden).condition).to.deep.equal({
+      op: 'crossing_up',
+      source: 'sma:50',
+      value: { ref: 'sma:200' },
+    });
+    expect(draftProblem(golden)).to.equal(null);
+    expect(draftProblem({ ...golden, value: { kind: 'series', number: '', series: 'sma:50' } })).to.deep.equal({
+      field: 'condition.value.ref',
+      message: 'must name a series other than the source',
+    });
+  });
+
+  it('refuses what the contract refuses: missing, unreadable and out-of-order fields', () => {
+    const channel = newDraft('AAPL', { op: 'outside_channel', lower: number('190'), upper: number('') });
+    expect(draftProblem(channel)).to.deep.equal({
+      field: 'condition.upper',
+      message: 'is required for outside_channel',
+    });
+    expect(draftProblem({ ...channel, upper: number('180') })).to.deep.equal({
+      field: 'condition.upper',
+      message: 'must be above lower (190)',
+    });
+    expect(draftProblem({ ...channel, upper: number('abc') })?.field).to.equal('condition.upper');
+    expect(draftProblem(newDraft('AAPL', { op: 'moving_down', value: number('2'), bars: '0' }))?.field).to.equal(
+      'condition.bars',
+    );
+    expect(draftProblem(newDraft('', { value: number('10') }))?.field).to.equal('symbol');
+    expect(draftProblem(newDraft('AAPL', { value: number('10'), expires: 'soon' }))?.field).to.equal('expires');
+  });
+
+  it('edits an alert as it was answered, expiry included', () => {
+    const alert: AlertAnswer = {
+      id: 'a1',
+      symbol: 'NVDA',
+      threshold: null,
+      alerttype: null,
+      kind: 'CONDITION',
+      status: 'armed',
+      createdt: '2026-11-20T15:00:00.000Z',
+      condition: { op: 'less_than', source: 'rsi:14', value: 30, lower: null, upper: null, bars: null },
+      conditiontext: 'RSI(14) is at or below 30',
+      frequency: 'once_per_bar_close',
+      expires: '2026-12-31T21:00:00.000Z',
+      lastfired: null,
+      triggercount: 0,
+    };
+    expect(requestOf(draftOf(alert), 'a1')).to.deep.equal({
+      symbol: 'NVDA',
+      condition: { op: 'less_than', source: 'rsi:14', value: 30 },
+      frequency: 'once_per_bar_close',
+      expires: '2026-12-31T21:00:00.000Z',
+      id: 'a1',
+      update: true,
+    });
+  });
+
+  it('reads the field a server refusal names', () => {
+    expect(refusalField('body.condition.upper: must be above lower (190)')).to.equal('condition.upper');
+    expect(refusalField('body.symbol: must be 1-10 characters')).to.equal('symbol');
+    expect(refusalField('Not found')).to.equal(null);
+  });
+});

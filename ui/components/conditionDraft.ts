@@ -1,0 +1,199 @@
+/**
+ * An alert condition as a form holds it while the user writes it (numbers as typed text, a level either a
+ * number or another series), turned into the body of `POST /personalize/stockalerts` and checked with the
+ * contract's own body schema, so the form refuses exactly what the server would, naming the same field.
+ *
+ * API: `newDraft(symbol, patch?)`, `draftOf(alert)` (to edit one), `requestOf(draft, id?)`,
+ * `draftProblem(draft, id?)` (`{field, message}` or null), `refusalField(message)` (the field a server refusal
+ * names), `opFields(op)`, and the choices the builder offers (`SOURCE_CHIPS`, `SERIES_CHOICES`, `OP_LABELS`).
+ */
+import { alertsApi, type AlertAnswer } from '../../domain/contract/alerts.ts';
+import {
+  ALERT_OPS,
+  CHANNEL_OPS,
+  LEVEL_OPS,
+  type AlertFrequency,
+  type AlertOp,
+  type AlertOperand,
+  type AlertSource,
+} from '../../domain/alerts/conditions.ts';
+import type { BodyOf } from '../../domain/contract/route.ts';
+import { fromFieldValue, toFieldValue } from '../services/time.ts';
+
+/** The body the alert routes take. */
+export type AlertBody = BodyOf<typeof alertsApi.postStockalerts>;
+
+/** A level as typed: a number, or another series of the symbol. */
+export interface OperandDraft {
+  readonly kind: 'number' | 'series';
+  /** The number as typed. */
+  readonly number: string;
+  /** The series referred to. */
+  readonly series: AlertSource;
+}
+
+/** A condition being written. */
+export interface ConditionDraft {
+  readonly symbol: string;
+  readonly op: AlertOp;
+  readonly source: AlertSource;
+  readonly value: OperandDraft;
+  readonly lower: OperandDraft;
+  readonly upper: OperandDraft;
+  /** The window of the moving operators, as typed. */
+  readonly bars: string;
+  readonly frequency: AlertFrequency;
+  /** The expiry as a `datetime-local` value in the viewer's zone, '' for none. */
+  readonly expires: string;
+}
+
+/** The source chips: the price, the four SMAs, two EMAs, RSI(14), volume and the day's change. */
+export const SOURCE_CHIPS: readonly { readonly source: AlertSource; readonly label: string }[] = Object.freeze([
+  { source: 'price', label: 'Price' },
+  { source: 'sma:20', label: 'SMA 20' },
+  { source: 'sma:50', label: 'SMA 50' },
+  { source: 'sma:100', label: 'SMA 100' },
+  { source: 'sma:200', label: 'SMA 200' },
+  { source: 'ema:12', label: 'EMA 12' },
+  { source: 'ema:26', label: 'EMA 26' },
+  { source: 'rsi:14', label: 'RSI 14' },
+  { source: 'volume', label: 'Volume' },
+  { source: 'changepct', label: 'Change %' },
+]);
+
+/** The series a level may refer to. */
+export const SERIES_CHOICES: readonly AlertSource[] = Object.freeze(SOURCE_CHIPS.map((chip) => chip.source));
+
+/** The operators' names, as TradingView writes them. */
+export const OP_LABELS: Readonly<Record<AlertOp, string>> = Object.freeze({
+  crossing: 'Crossing',
+  crossing_up: 'Crossing Up',
+  crossing_down: 'Crossing Down',
+  greater_than: 'Greater Than',
+  less_than: 'Less Than',
+  entering_channel: 'Entering Channel',
+  exiting_channel: 'Exiting Channel',
+  inside_channel: 'Inside Channel',
+  outside_channel: 'Outside Channel',
+  moving_up: 'Moving Up',
+  moving_down: 'Moving Down',
+  moving_up_pct: 'Moving Up %',
+  moving_down_pct: 'Moving Down %',
+});
+
+/** The operators in the builder's order. */
+export const OPS: readonly AlertOp[] = ALERT_OPS;
+
+/** Which fields an operator uses: one level, a channel, or an amount over bars. */
+export function opFields(op: AlertOp): 'level' | 'channel' | 'moving' {
+  if (LEVEL_OPS.includes(op)) return 'level';
+  if (CHANNEL_OPS.includes(op)) return 'channel';
+  return 'moving';
+}
+
+const emptyOperand: OperandDraft = Object.freeze({ kind: 'number', number: '', series: 'sma:50' });
+
+/** An operand as the draft holds it (`null`: nothing typed yet). */
+export function operandDraft(operand: AlertOperand | null): OperandDraft {
+  if (operand === null) return emptyOperand;
+  return typeof operand === 'number'
+    ? { kind: 'number', number: String(operand), series: 'sma:50' }
+    : { kind: 'series', number: '', series: operand.ref };
+}
+
+/** A fresh draft: Crossing on the price, once, never expiring, with the patch applied. */
+export function newDraft(symbol: string, patch: Partial<ConditionDraft> = {}): ConditionDraft {
+  return {
+    symbol,
+    op: 'crossing',
+    source: 'price',
+    value: emptyOperand,
+    lower: emptyOperand,
+    upper: emptyOperand,
+    bars: '1',
+    frequency: 'once',
+    expires: '',
+    ...patch,
+  };
+}
+
+/** The draft of an existing alert, to change it. */
+export function draftOf(alert: AlertAnswer): ConditionDraft {
+  const { condition } = alert;
+  return newDraft(alert.symbol, {
+    op: condition.op,
+    source: condition.source as AlertSource,
+    value: operandDraft(condition.value as AlertOperand | null),
+    lower: operandDraft(condition.lower as AlertOperand | null),
+    upper: operandDraft(condition.upper as AlertOperand | null),
+    bars: condition.bars === null ? '1' : String(condition.bars),
+    frequency: alert.frequency,
+    expires: alert.expires === null ? '' : toFieldValue(alert.expires),
+  });
+}
+
+/** A typed number: undefined when nothing is typed (the field is then missing), NaN when it is not a number. */
+function numberOf(text: string): number | undefined {
+  const trimmed = text.trim().replace(/,/g, '');
+  return trimmed === '' ? undefined : Number(trimmed);
+}
+
+function operandOf(draft: OperandDraft): AlertOperand | undefined {
+  return draft.kind === 'series' ? { ref: draft.series } : numberOf(draft.number);
+}
+
+/**
+ * The body of a draft: the fields its operator uses, the frequency and the expiry (an unreadable expiry is
+ * sent as typed, for the schema to refuse). With `id`, a change of that alert (`update: true`).
+ */
+export function requestOf(draft: ConditionDraft, id?: string): AlertBody {
+  const fields = opFields(draft.op);
+  const condition =
+    fields === 'level'
+      ? { op: draft.op, source: draft.source, value: operandOf(draft.value) }
+      : fields === 'channel'
+        ? { op: draft.op, source: draft.source, lower: operandOf(draft.lower), upper: operandOf(draft.upper) }
+        : {
+            op: draft.op,
+            source: draft.source,
+            value: numberOf(draft.value.number),
+            bars: numberOf(draft.bars),
+          };
+  const typed = draft.expires.trim();
+  const expires = typed === '' ? null : fromFieldValue(typed) || typed;
+  return {
+    symbol: draft.symbol,
+    condition,
+    frequency: draft.frequency,
+    expires,
+    ...(id === undefined ? {} : { id, update: true }),
+  };
+}
+
+/** A refusal of a form: the field, as the server names it (`condition.upper`), and what is wrong. */
+export interface FieldProblem {
+  readonly field: string;
+  readonly message: string;
+}
+
+/** What the contract's body schema refuses in a body, naming the field as the server does, or null. */
+export function bodyProblem(body: unknown): FieldProblem | null {
+  const result = alertsApi.postStockalerts.body.safeParse(body);
+  if (result.success) return null;
+  const issue = result.error.issues[0];
+  if (!issue) return null;
+  const field = issue.path.map(String).join('.');
+  return { field: field || 'body', message: issue.message };
+}
+
+/** What is wrong with a draft, as the server would say it, or null when it may be sent. */
+export function draftProblem(draft: ConditionDraft, id?: string): FieldProblem | null {
+  return bodyProblem(requestOf(draft, id));
+}
+
+/** The field a server refusal names (`body.condition.upper: must be …` → `condition.upper`), or null. */
+export function refusalField(message: string): string | null {
+  const match = /^body\.([A-Za-z0-9_.[\]]+):/.exec(message.trim());
+  const field = match?.[1];
+  return field === undefined ? null : field.replace(/\[(\d+)\]/g, '.$1');
+}

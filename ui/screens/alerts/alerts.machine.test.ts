@@ -1,0 +1,304 @@
+import { expect } from 'chai';
+import { createActor, fromCallback, fromPromise, waitFor } from 'xstate';
+import type { AlertAnswer, AlertTriggerAnswer } from '../../../domain/contract/alerts.ts';
+import { conditionText, parseCondition, type AlertCondition } from '../../../domain/alerts/conditions.ts';
+import { ApiError } from '../../services/api.ts';
+import type { AlertBody } from '../../components/conditionDraft.ts';
+import {
+  alertsMachine,
+  refusalProblem,
+  visibleAlerts,
+  type AlertsEvent,
+  type DeleteResult,
+  type ToggleRequest,
+} from './alerts.machine.ts';
+
+const CHANNEL: AlertCondition = {
+  op: 'entering_channel',
+  source: 'price',
+  value: null,
+  lower: 180,
+  upper: 190,
+  bars: null,
+};
+const RSI: AlertCondition = { op: 'less_than', source: 'rsi:14', value: 30, lower: null, upper: null, bars: null };
+
+function alert(id: string, symbol: string, condition: AlertCondition, extra: Partial<AlertAnswer> = {}): AlertAnswer {
+  return {
+    id,
+    symbol,
+    threshold: null,
+    alerttype: null,
+    kind: 'CONDITION',
+    status: 'armed',
+    createdt: '2026-11-20T15:00:00.000Z',
+    condition,
+    conditiontext: conditionText(condition),
+    frequency: 'once',
+    expires: null,
+    lastfired: null,
+    triggercount: 0,
+    ...extra,
+  };
+}
+
+/** A fake server holding alerts and their triggers, answering as the routes do. */
+interface FakeServer {
+  alerts: AlertAnswer[];
+  triggers?: Record<string, AlertTriggerAnswer[]>;
+  failLoad?: string;
+  refuseSave?: string;
+  refuseDelete?: string;
+}
+
+function manager(server: FakeServer) {
+  const calls: string[] = [];
+  const toasts: string[] = [];
+  let push: ((event: AlertsEvent) => void) | null = null;
+  const actor = createActor(
+    alertsMachine.provide({
+      actors: {
+        loadAlerts: fromPromise<AlertAnswer[]>(async () => {
+          calls.push('load');
+          if (server.failLoad) throw new ApiError(503, 'unavailable', server.failLoad);
+          return Promise.resolve([...server.alerts]);
+        }),
+        saveAlert: fromPromise<AlertAnswer, AlertBody>(async ({ input }) => {
+          calls.push(`save ${input.update === true ? `update ${input.id ?? ''}` : 'new'}`);
+          if (server.refuseSave) throw new ApiError(400, 'bad_request', server.refuseSave);
+          const condition = parseCondition(input.condition) as AlertCondition;
+          const saved = alert(input.id ?? `a${server.alerts.length + 1}`, input.symbol, condition, {
+            frequency: input.frequency ?? 'once',
+          });
+          server.alerts = server.alerts.some((a) => a.id === saved.id)
+            ? server.alerts.map((a) => (a.id === saved.id ? saved : a))
+            : [...server.alerts, saved];
+          return Promise.resolve(saved);
+        }),
+        toggleAlert: fromPromise<AlertAnswer, ToggleRequest>(async ({ input }) => {
+          calls.push(`${input.action} ${input.id}`);
+          const status = input.action === 'pause' ? 'paused' : 'armed';
+          server.alerts = server.alerts.map((a) => (a.id === input.id ? { ...a, status } : a));
+          return Promise.resolve(server.alerts.find((a) => a.id === input.id)!);
+        }),
+        deleteAlerts: fromPromise<DeleteResult, readonly string[]>(async ({ input }) => {
+          calls.push(`delete ${input.join(',')}`);
+          const deleted = input.filter((id) => id !== server.refuseDelete);
+          server.alerts = server.alerts.filter((a) => !deleted.includes(a.id));
+          const failed = input.filter((id) => id === server.refuseDelete).map((id) => ({ id, message: 'Not found' }));
+          return Promise.resolve({ deleted, failed });
+        }),
+        loadHistory: fromPromise<AlertTriggerAnswer[], { id: string }>(async ({ input }) => {
+          calls.push(`history ${input.id}`);
+          return Promise.resolve(server.triggers?.[input.id] ?? []);
+        }),
+        listChanges: fromCallback<AlertsEvent>(({ sendBack }) => {
+          push = sendBack;
+        }),
+      },
+      actions: { notify: (_, params: { text: string }) => toasts.push(params.text) },
+    }),
+  ).start();
+  return { actor, calls, toasts, push: (event: AlertsEvent) => push?.(event) };
+}
+
+const idle = { ready: { list: 'idle' } } as const;
+
+const channelBody: AlertBody = {
+  symbol: 'AAPL',
+  condition: { op: 'entering_channel', source: 'price', lower: 180, upper: 190 },
+  frequency: 'once_per_bar',
+  expires: null,
+};
+
+describe('alert manager machine', () => {
+  it('loads every alert, and keeps a load failure with a retry', async () => {
+    const server: FakeServer = { alerts: [alert('a1', 'AAPL', CHANNEL)], failLoad: 'The server could not answer' };
+    const { actor, calls } = manager(server);
+    await waitFor(actor, (s) => s.matches('failed'));
+    expect(actor.getSnapshot().context.error).to.equal('The server could not answer');
+    delete server.failLoad;
+    actor.send({ type: 'user.retry' });
+    await waitFor(actor, (s) => s.matches(idle));
+    expect(actor.getSnapshot().context.alerts.map((a) => a.id)).to.deep.equal(['a1']);
+    expect(calls).to.deep.equal(['load', 'load']);
+  });
+
+  it('filters by text in the symbol or the condition in words, and by status', async () => {
+    const { actor } = manager({
+      alerts: [
+        alert('a1', 'AAPL', CHANNEL),
+        alert('a2', 'MSFT', RSI, { status: 'paused' }),
+        alert('a3', 'NVDA', CHANNEL, { status: 'triggered' }),
+      ],
+    });
+    await waitFor(actor, (s) => s.matches(idle));
+    actor.send({ type: 'user.filter', filter: { text: 'channel' } });
+    expect(visibleAlerts(actor.getSnapshot().context).map((a) => a.id)).to.deep.equal(['a1', 'a3']);
+    actor.send({ type: 'user.filter', filter: { status: 'triggered' } });
+    expect(visibleAlerts(actor.getSnapshot().context).map((a) => a.id)).to.deep.equal(['a3']);
+    actor.send({ type: 'user.filter', filter: { text: 'msft', status: 'all' } });
+    expect(visibleAlerts(actor.getSnapshot().context).map((a) => a.id)).to.deep.equal(['a2']);
+  });
+
+  it('creates an alert the contract accepts and closes the builder', async () => {
+    const { actor, calls, toasts } = manager({ alerts: [] });
+    await waitFor(actor, (s) => s.matches(idle));
+    actor.send({ type: 'user.create' });
+    expect(actor.getSnapshot().context.editor).to.deep.equal({ mode: 'create' });
+    actor.send({ type: 'user.save', body: channelBody });
+    expect(actor.getSnapshot().matches({ ready: { list: 'saving' } })).to.equal(true);
+    await waitFor(actor, (s) => s.matches(idle));
+    const { alerts, editor } = actor.getSnapshot().context;
+    expect(alerts.map((a) => [a.symbol, a.conditiontext, a.frequency])).to.deep.equal([
+      ['AAPL', 'Price enters the channel 180.00 – 190.00', 'once_per_bar'],
+    ]);
+    expect(editor).to.deep.equal({ mode: 'closed' });
+    expect(calls).to.deep.equal(['load', 'save new']);
+    expect(toasts).to.deep.equal(['Alert saved: AAPL Price enters the channel 180.00 – 190.00 (armed)']);
+  });
+
+  it('refuses a condition the contract refuses without sending it, naming the field', async () => {
+    const { actor, calls } = manager({ alerts: [] });
+    await waitFor(actor, (s) => s.matches(idle));
+    actor.send({ type: 'user.create' });
+    actor.send({
+      type: 'user.save',
+      body: { ...channelBody, condition: { op: 'entering_channel', source: 'price', lower: 190, upper: 180 } },
+    });
+    expect(actor.getSnapshot().matches(idle)).to.equal(true);
+    expect(actor.getSnapshot().context.formProblem).to.deep.equal({
+      field: 'condition.upper',
+      message: 'must be above lower (190)',
+    });
+    expect(calls).to.deep.equal(['load']);
+  });
+
+  it('keeps a refusal of the server naming its field and leaves the builder open', async () => {
+    const { actor } = manager({
+      alerts: [alert('a1', 'AAPL', CHANNEL)],
+      refuseSave: 'body.condition.lower.ref: must name a series other than the source',
+    });
+    await waitFor(actor, (s) => s.matches(idle));
+    actor.send({ type: 'user.edit', id: 'a1' });
+    actor.send({ type: 'user.save', body: { ...channelBody, id: 'a1', update: true } });
+    await waitFor(actor, (s) => s.matches(idle) && s.context.formProblem !== null);
+    expect(actor.getSnapshot().context.formProblem).to.deep.equal({
+      field: 'condition.lower.ref',
+      message: 'must name a series other than the source',
+    });
+    expect(actor.getSnapshot().context.editor).to.deep.equal({ mode: 'edit', id: 'a1' });
+  });
+
+  it('changes an alert in place with update and its id', async () => {
+    const { actor, calls } = manager({ alerts: [alert('a1', 'AAPL', CHANNEL), alert('a2', 'MSFT', RSI)] });
+    await waitFor(actor, (s) => s.matches(idle));
+    actor.send({ type: 'user.edit', id: 'nope' });
+    expect(actor.getSnapshot().context.editor).to.deep.equal({ mode: 'closed' });
+    actor.send({ type: 'user.edit', id: 'a1' });
+    actor.send({
+      type: 'user.save',
+      body: { ...channelBody, condition: { op: 'exiting_channel', lower: 170, upper: 200 }, id: 'a1', update: true },
+    });
+    await waitFor(actor, (s) => s.matches(idle) && s.context.editor.mode === 'closed');
+    expect(actor.getSnapshot().context.alerts.map((a) => a.conditiontext)).to.deep.equal([
+      'Price exits the channel 170.00 – 200.00',
+      'RSI(14) is at or below 30',
+    ]);
+    expect(calls).to.include('save update a1');
+  });
+
+  it('pauses an armed alert and resumes a paused one, and ignores the others', async () => {
+    const { actor, calls } = manager({
+      alerts: [alert('a1', 'AAPL', CHANNEL), alert('a2', 'MSFT', RSI, { status: 'expired' })],
+    });
+    await waitFor(actor, (s) => s.matches(idle));
+    actor.send({ type: 'user.resume', id: 'a1' });
+    actor.send({ type: 'user.pause', id: 'a2' });
+    expect(actor.getSnapshot().matches(idle)).to.equal(true);
+    actor.send({ type: 'user.pause', id: 'a1' });
+    await waitFor(actor, (s) => s.matches(idle) && s.context.alerts[0]?.status === 'paused');
+    actor.send({ type: 'user.resume', id: 'a1' });
+    await waitFor(actor, (s) => s.matches(idle) && s.context.alerts[0]?.status === 'armed');
+    expect(calls).to.deep.equal(['load', 'pause a1', 'resume a1']);
+  });
+
+  it('deletes the selected alerts at once and says which could not be', async () => {
+    const server: FakeServer = {
+      alerts: [alert('a1', 'AAPL', CHANNEL), alert('a2', 'MSFT', RSI), alert('a3', 'NVDA', CHANNEL)],
+      refuseDelete: 'a3',
+    };
+    const { actor, calls, toasts } = manager(server);
+    await waitFor(actor, (s) => s.matches(idle));
+    actor.send({ type: 'user.select', ids: ['a1', 'a2', 'a3'] });
+    actor.send({ type: 'user.delete', ids: ['a1', 'zz'] });
+    expect(actor.getSnapshot().matches(idle)).to.equal(true);
+    actor.send({ type: 'user.delete', ids: ['a1', 'a2', 'a3'] });
+    await waitFor(actor, (s) => s.matches(idle) && calls.filter((c) => c === 'load').length === 2);
+    const { alerts, selected, actionError } = actor.getSnapshot().context;
+    expect(alerts.map((a) => a.id)).to.deep.equal(['a3']);
+    expect(selected).to.deep.equal(['a3']);
+    expect(actionError).to.equal('1 alert could not be deleted: Not found');
+    expect(toasts).to.deep.equal(['2 alerts deleted']);
+    expect(calls.slice(0, 2)).to.deep.equal(['load', 'delete a1,a2,a3']);
+  });
+
+  it("shows an alert's trigger history and reads it again when an alert fires", async () => {
+    const trigger = (at: string, price: number): AlertTriggerAnswer => ({
+      at,
+      price,
+      value: price,
+      message: `AAPL entered 180.00 – 190.00 at ${price} +`,
+      notificationtype: 1,
+    });
+    const server: FakeServer = {
+      alerts: [alert('a1', 'AAPL', CHANNEL, { frequency: 'every_time' })],
+      triggers: { a1: [trigger('2026-11-24T15:00:00.000Z', 185)] },
+    };
+    const { actor, calls, push } = manager(server);
+    await waitFor(actor, (s) => s.matches(idle));
+    actor.send({ type: 'user.showHistory', id: 'a1' });
+    await waitFor(actor, (s) => s.matches({ ready: { history: 'shown' } }));
+    expect(actor.getSnapshot().context.history?.triggers.map((t) => t.price)).to.deep.equal([185]);
+    server.triggers = { a1: [trigger('2026-11-25T15:00:00.000Z', 186), ...server.triggers!.a1!] };
+    server.alerts = server.alerts.map((a) => ({ ...a, triggercount: 2 }));
+    push({ type: 'server.changed' });
+    await waitFor(actor, (s) => s.matches({ ready: { history: 'shown' } }) && s.context.history?.triggers.length === 2);
+    await waitFor(actor, (s) => s.matches(idle) && s.context.alerts[0]?.triggercount === 2);
+    expect([...calls].sort()).to.deep.equal(['history a1', 'history a1', 'load', 'load']);
+    actor.send({ type: 'user.closeHistory' });
+    expect(actor.getSnapshot().context.history).to.equal(null);
+  });
+
+  it('closes the history of a deleted alert without reading it again', async () => {
+    const server: FakeServer = { alerts: [alert('a1', 'AAPL', CHANNEL), alert('a2', 'MSFT', RSI)] };
+    const { actor, calls, push } = manager(server);
+    await waitFor(actor, (s) => s.matches(idle));
+    actor.send({ type: 'user.showHistory', id: 'a1' });
+    await waitFor(actor, (s) => s.matches({ ready: { history: 'shown' } }));
+    actor.send({ type: 'user.delete', ids: ['a1'] });
+    push({ type: 'server.changed' });
+    await waitFor(actor, (s) => s.matches({ ready: { list: 'idle', history: 'closed' } }) && calls.length === 4);
+    expect(actor.getSnapshot().context.historyId).to.equal(null);
+    expect(calls).to.deep.equal(['load', 'history a1', 'delete a1', 'load']);
+  });
+
+  it('reads the list after an action when it changed meanwhile', async () => {
+    const server: FakeServer = { alerts: [alert('a1', 'AAPL', CHANNEL)] };
+    const { actor, calls, push } = manager(server);
+    await waitFor(actor, (s) => s.matches(idle));
+    actor.send({ type: 'user.pause', id: 'a1' });
+    server.alerts = [...server.alerts, alert('a2', 'MSFT', RSI)];
+    push({ type: 'server.changed' });
+    await waitFor(actor, (s) => s.matches(idle) && s.context.alerts.length === 2);
+    expect(calls).to.deep.equal(['load', 'pause a1', 'load']);
+  });
+
+  it('reads the field a server refusal names', () => {
+    expect(refusalProblem(new ApiError(400, 'bad_request', 'body.frequency: must be one of once'))).to.deep.equal({
+      field: 'frequency',
+      message: 'must be one of once',
+    });
+    expect(refusalProblem(new Error('Not found'))).to.deep.equal({ field: 'body', message: 'Not found' });
+  });
+});

@@ -1,0 +1,403 @@
+/**
+ * The alert manager: every alert of the user, filtered by text and status, created or changed in the condition
+ * builder (checked against the contract before it is sent; a server refusal is kept naming its field), paused
+ * and resumed, deleted one or several at once, and each alert's trigger history. The server's answers are the
+ * truth; a change made elsewhere (the chart, another tab, a firing) reads the list again.
+ */
+import { alertsApi, type AlertAnswer, type AlertTriggerAnswer } from '../../../domain/contract/alerts.ts';
+import { assertEvent, assign, enqueueActions, fromCallback, fromPromise, not, setup, stateIn } from 'xstate';
+import { bodyProblem, refusalField, type AlertBody, type FieldProblem } from '../../components/conditionDraft.ts';
+import { call, errorMessage } from '../../services/api.ts';
+import { live } from '../../services/live.ts';
+import { showToast } from '../../services/toast.ts';
+
+/** The statuses an alert may have, and `all`. */
+export type StatusFilter = 'all' | AlertAnswer['status'];
+
+/** What the list shows. */
+export interface AlertFilter {
+  /** Text found in the symbol or the condition in words (any case). */
+  readonly text: string;
+  readonly status: StatusFilter;
+}
+
+/** The builder: closed, creating an alert, or changing the alert `id`. */
+export type Editor =
+  { readonly mode: 'closed' } | { readonly mode: 'create' } | { readonly mode: 'edit'; readonly id: string };
+
+/** One alert's trigger history as shown. */
+export interface History {
+  readonly id: string;
+  readonly triggers: readonly AlertTriggerAnswer[];
+}
+
+/** What the manager holds. */
+export interface AlertsContext {
+  readonly alerts: readonly AlertAnswer[];
+  readonly filter: AlertFilter;
+  /** Ids of the selected rows. */
+  readonly selected: readonly string[];
+  readonly editor: Editor;
+  /** Why the builder's alert was refused (by the form or the server), naming the field. */
+  readonly formProblem: FieldProblem | null;
+  /** The alert whose history is open, and its triggers once read. */
+  readonly historyId: string | null;
+  readonly history: History | null;
+  readonly historyError: string | null;
+  /** Why the list could not be loaded. */
+  readonly error: string | null;
+  /** Why the last pause, resume or delete failed. */
+  readonly actionError: string | null;
+  /** The list changed on the server while an action was on its way: read it after. */
+  readonly stale: boolean;
+}
+
+/** Events of the manager. */
+export type AlertsEvent =
+  | { type: 'user.retry' }
+  | { type: 'user.filter'; filter: Partial<AlertFilter> }
+  | { type: 'user.select'; ids: readonly string[] }
+  | { type: 'user.create' }
+  | { type: 'user.edit'; id: string }
+  | { type: 'user.closeEditor' }
+  | { type: 'user.save'; body: AlertBody }
+  | { type: 'user.pause'; id: string }
+  | { type: 'user.resume'; id: string }
+  | { type: 'user.delete'; ids: readonly string[] }
+  | { type: 'user.showHistory'; id: string }
+  | { type: 'user.closeHistory' }
+  | { type: 'user.dismissError' }
+  | { type: 'server.changed' };
+
+/** A pause or a resume. */
+export interface ToggleRequest {
+  readonly id: string;
+  readonly action: 'pause' | 'resume';
+}
+
+/** What a delete of several alerts answers: those deleted, and why the others were not. */
+export interface DeleteResult {
+  readonly deleted: readonly string[];
+  readonly failed: readonly { readonly id: string; readonly message: string }[];
+}
+
+/** The alerts the filter lets through, in the order held. */
+export function visibleAlerts(context: Pick<AlertsContext, 'alerts' | 'filter'>): AlertAnswer[] {
+  const text = context.filter.text.trim().toLowerCase();
+  return context.alerts.filter(
+    (a) =>
+      (context.filter.status === 'all' || a.status === context.filter.status) &&
+      (text === '' || a.symbol.toLowerCase().includes(text) || a.conditiontext.toLowerCase().includes(text)),
+  );
+}
+
+/** Replaces the alert of the same id, or appends it. */
+export function withAlert(alerts: readonly AlertAnswer[], alert: AlertAnswer): AlertAnswer[] {
+  return alerts.some((a) => a.id === alert.id)
+    ? alerts.map((a) => (a.id === alert.id ? alert : a))
+    : [...alerts, alert];
+}
+
+/** A refusal of the server as a field problem: the field it names (`body.` left out), or `body`. */
+export function refusalProblem(error: unknown): FieldProblem {
+  const message = errorMessage(error);
+  const field = refusalField(message);
+  return field === null
+    ? { field: 'body', message }
+    : { field, message: message.slice(message.indexOf(':') + 1).trim() };
+}
+
+const findAlert = (context: AlertsContext, id: string) => context.alerts.find((a) => a.id === id);
+
+/** The alert manager's machine. */
+export const alertsMachine = setup({
+  types: { context: {} as AlertsContext, events: {} as AlertsEvent },
+  actors: {
+    loadAlerts: fromPromise<AlertAnswer[]>(async ({ signal }) => call(alertsApi.getStockalerts, { signal })),
+    saveAlert: fromPromise<AlertAnswer, AlertBody>(async ({ input }) =>
+      call(alertsApi.postStockalerts, { body: input }),
+    ),
+    toggleAlert: fromPromise<AlertAnswer, ToggleRequest>(async ({ input }) =>
+      call(input.action === 'pause' ? alertsApi.postStockalertsPause : alertsApi.postStockalertsResume, {
+        params: { id: input.id },
+      }),
+    ),
+    deleteAlerts: fromPromise<DeleteResult, readonly string[]>(async ({ input }) => {
+      const deleted: string[] = [];
+      const failed: { id: string; message: string }[] = [];
+      // One after the other: a refusal of one does not stop the others, and says which it was.
+      for (const id of input) {
+        try {
+          await call(alertsApi.postDeletealertById, { params: { id } });
+          deleted.push(id);
+        } catch (error) {
+          failed.push({ id, message: errorMessage(error) });
+        }
+      }
+      return { deleted, failed };
+    }),
+    loadHistory: fromPromise<AlertTriggerAnswer[], { id: string }>(async ({ input, signal }) =>
+      call(alertsApi.getStockalertsHistory, { params: { id: input.id }, signal }),
+    ),
+    listChanges: fromCallback<AlertsEvent>(({ sendBack }) => {
+      const offChange = live.onReadModelChanged((change) => {
+        if (change.name === 'alerts') sendBack({ type: 'server.changed' });
+      });
+      const offNote = live.onNotification(() => sendBack({ type: 'server.changed' }));
+      return () => {
+        offChange();
+        offNote();
+      };
+    }),
+  },
+  actions: {
+    /** Tells the user what happened. */
+    notify: (_, params: { text: string }) => showToast(params.text, 'info'),
+  },
+  guards: {
+    bodyIsValid: ({ event }) => {
+      assertEvent(event, 'user.save');
+      return bodyProblem(event.body) === null;
+    },
+    isEditable: ({ context, event }) => {
+      assertEvent(event, 'user.edit');
+      return findAlert(context, event.id) !== undefined;
+    },
+    canPause: ({ context, event }) => {
+      assertEvent(event, 'user.pause');
+      return findAlert(context, event.id)?.status === 'armed';
+    },
+    canResume: ({ context, event }) => {
+      assertEvent(event, 'user.resume');
+      return findAlert(context, event.id)?.status === 'paused';
+    },
+    namesKnownAlerts: ({ context, event }) => {
+      assertEvent(event, 'user.delete');
+      return event.ids.length > 0 && event.ids.every((id) => findAlert(context, id) !== undefined);
+    },
+    stale: ({ context }) => context.stale,
+  },
+}).createMachine({
+  id: 'alerts',
+  initial: 'loading',
+  context: {
+    alerts: [],
+    filter: { text: '', status: 'all' },
+    selected: [],
+    editor: { mode: 'closed' },
+    formProblem: null,
+    historyId: null,
+    history: null,
+    historyError: null,
+    error: null,
+    actionError: null,
+    stale: false,
+  },
+  states: {
+    loading: {
+      invoke: {
+        src: 'loadAlerts',
+        onDone: { target: 'ready', actions: assign({ alerts: ({ event }) => event.output, error: null }) },
+        onError: { target: 'failed', actions: assign({ error: ({ event }) => errorMessage(event.error) }) },
+      },
+    },
+    failed: {
+      on: { 'user.retry': 'loading' },
+    },
+    ready: {
+      invoke: { src: 'listChanges' },
+      type: 'parallel',
+      on: {
+        'user.filter': {
+          actions: assign({ filter: ({ context, event }) => ({ ...context.filter, ...event.filter }) }),
+        },
+        'user.select': { actions: assign({ selected: ({ event }) => [...event.ids] }) },
+        'user.create': { actions: assign({ editor: { mode: 'create' }, formProblem: null }) },
+        'user.edit': {
+          guard: 'isEditable',
+          actions: assign({ editor: ({ event }) => ({ mode: 'edit', id: event.id }), formProblem: null }),
+        },
+        'user.closeEditor': { actions: assign({ editor: { mode: 'closed' }, formProblem: null }) },
+        'user.dismissError': { actions: assign({ actionError: null }) },
+      },
+      states: {
+        list: {
+          initial: 'idle',
+          // Each region takes the change for itself: the list is read again once no action is on its way.
+          on: { 'server.changed': { actions: assign({ stale: true }) } },
+          states: {
+            idle: {
+              always: { guard: 'stale', target: 'refreshing' },
+              on: {
+                'user.save': [
+                  { guard: 'bodyIsValid', target: 'saving' },
+                  {
+                    actions: assign({
+                      formProblem: ({ event }) => bodyProblem(event.body) ?? { field: 'body', message: 'is refused' },
+                    }),
+                  },
+                ],
+                'user.pause': { guard: 'canPause', target: 'toggling' },
+                'user.resume': { guard: 'canResume', target: 'toggling' },
+                'user.delete': { guard: 'namesKnownAlerts', target: 'deleting' },
+              },
+            },
+            refreshing: {
+              entry: assign({ stale: false }),
+              invoke: {
+                src: 'loadAlerts',
+                onDone: {
+                  target: 'idle',
+                  actions: assign({
+                    alerts: ({ event }) => event.output,
+                    selected: ({ context, event }) =>
+                      context.selected.filter((id) => event.output.some((a) => a.id === id)),
+                  }),
+                },
+                onError: 'idle',
+              },
+            },
+            saving: {
+              entry: assign({ formProblem: null }),
+              invoke: {
+                src: 'saveAlert',
+                input: ({ event }) => {
+                  assertEvent(event, 'user.save');
+                  return event.body;
+                },
+                onDone: {
+                  target: 'idle',
+                  actions: [
+                    assign({
+                      alerts: ({ context, event }) => withAlert(context.alerts, event.output),
+                      editor: { mode: 'closed' },
+                    }),
+                    {
+                      type: 'notify',
+                      params: ({ event }) => ({
+                        text: `Alert saved: ${event.output.symbol} ${event.output.conditiontext} (${event.output.status})`,
+                      }),
+                    },
+                  ],
+                },
+                onError: {
+                  target: 'idle',
+                  actions: assign({ formProblem: ({ event }) => refusalProblem(event.error) }),
+                },
+              },
+            },
+            toggling: {
+              entry: assign({ actionError: null }),
+              invoke: {
+                src: 'toggleAlert',
+                input: ({ event }) => {
+                  assertEvent(event, ['user.pause', 'user.resume']);
+                  return { id: event.id, action: event.type === 'user.pause' ? 'pause' : 'resume' };
+                },
+                onDone: {
+                  target: 'idle',
+                  actions: assign({ alerts: ({ context, event }) => withAlert(context.alerts, event.output) }),
+                },
+                onError: {
+                  target: 'idle',
+                  actions: assign({
+                    actionError: ({ event }) => `The alert could not be changed: ${errorMessage(event.error)}`,
+                    stale: true,
+                  }),
+                },
+              },
+            },
+            deleting: {
+              entry: assign({ actionError: null }),
+              invoke: {
+                src: 'deleteAlerts',
+                input: ({ event }) => {
+                  assertEvent(event, 'user.delete');
+                  return event.ids;
+                },
+                onDone: {
+                  target: 'idle',
+                  actions: [
+                    enqueueActions(({ context, event, enqueue }) => {
+                      if (context.historyId !== null && event.output.deleted.includes(context.historyId)) {
+                        enqueue.raise({ type: 'user.closeHistory' });
+                      }
+                    }),
+                    assign(({ context, event }) => {
+                      const gone = new Set(event.output.deleted);
+                      const { failed } = event.output;
+                      return {
+                        alerts: context.alerts.filter((a) => !gone.has(a.id)),
+                        selected: context.selected.filter((id) => !gone.has(id)),
+                        editor:
+                          context.editor.mode === 'edit' && gone.has(context.editor.id)
+                            ? { mode: 'closed' as const }
+                            : context.editor,
+                        actionError:
+                          failed.length === 0
+                            ? null
+                            : `${failed.length === 1 ? '1 alert' : `${failed.length} alerts`} could not be deleted: ${failed[0]!.message}`,
+                        stale: context.stale || failed.length > 0,
+                      };
+                    }),
+                    {
+                      type: 'notify',
+                      params: ({ event }) => ({
+                        text:
+                          event.output.deleted.length === 1
+                            ? 'Alert deleted'
+                            : `${event.output.deleted.length} alerts deleted`,
+                      }),
+                    },
+                  ],
+                },
+                onError: {
+                  target: 'idle',
+                  actions: assign({ actionError: ({ event }) => errorMessage(event.error), stale: true }),
+                },
+              },
+            },
+          },
+        },
+        history: {
+          initial: 'closed',
+          on: {
+            'user.showHistory': {
+              target: '.loading',
+              reenter: true,
+              actions: assign({ historyId: ({ event }) => event.id, historyError: null }),
+            },
+            'user.closeHistory': {
+              target: '.closed',
+              actions: assign({ historyId: null, history: null, historyError: null }),
+            },
+          },
+          states: {
+            closed: {},
+            loading: {
+              invoke: {
+                src: 'loadHistory',
+                input: ({ context }) => ({ id: context.historyId ?? '' }),
+                onDone: {
+                  target: 'shown',
+                  actions: assign({
+                    history: ({ context, event }) => ({ id: context.historyId ?? '', triggers: event.output }),
+                  }),
+                },
+                onError: {
+                  target: 'failed',
+                  actions: assign({ historyError: ({ event }) => errorMessage(event.error) }),
+                },
+              },
+            },
+            shown: {
+              // A change while deleting is the deletion itself: the history of a deleted alert is closed after it.
+              on: { 'server.changed': { guard: not(stateIn({ ready: { list: 'deleting' } })), target: 'loading' } },
+            },
+            failed: {},
+          },
+        },
+      },
+    },
+  },
+});
