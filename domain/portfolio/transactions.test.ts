@@ -4,7 +4,7 @@ import type { Lot } from '../positions/lots.ts';
 import { given } from '../testing/givenWhenThen.ts';
 import { portfolioPnl } from './pnl.ts';
 import { lotsOf, portfolioDecider, type PortfolioCommand, type PortfolioEvent } from './portfolio.ts';
-import type { Closing, Transaction, TransactionFields } from './transactions.ts';
+import type { BuyTransaction, Closing, SellTransaction, Transaction, TransactionFields } from './transactions.ts';
 
 const AT = '2025-03-10T15:00:00.000Z';
 const record = (...transactions: unknown[]): PortfolioCommand => ({
@@ -12,17 +12,32 @@ const record = (...transactions: unknown[]): PortfolioCommand => ({
   data: { transactions: transactions as Transaction[], at: AT },
 });
 const tx = (id: string, fields: TransactionFields): Transaction => ({ id, ...fields });
-const buy = (id: string, date: string, quantity: number, price: number, fee = 0): Transaction =>
-  tx(id, { kind: 'buy', symbol: 'AAPL', date, quantity, price, fee });
-const sell = (id: string, date: string, quantity: number, price: number, extra: object = {}): Transaction =>
-  ({ ...tx(id, { kind: 'sell', symbol: 'AAPL', date, quantity, price, fee: 0 }), ...extra });
+const buy = (id: string, date: string, quantity: number, price: number, fee = 0): BuyTransaction => ({
+  kind: 'buy',
+  id,
+  symbol: 'AAPL',
+  date,
+  quantity,
+  price,
+  fee,
+});
+const sell = (id: string, date: string, quantity: number, price: number, extra: object = {}): SellTransaction => ({
+  kind: 'sell',
+  id,
+  symbol: 'AAPL',
+  date,
+  quantity,
+  price,
+  fee: 0,
+  ...extra,
+});
 const added = (symbol: string): PortfolioEvent => ({ type: 'SymbolAddedToPortfolio', data: { symbol } });
 const lotAdded = (symbol: string, lot: Lot): PortfolioEvent => ({ type: 'PositionLotAdded', data: { symbol, lot } });
 const bought = (t: Transaction, closings: Closing[], opened: number): PortfolioEvent =>
   ({ type: 'SharesBought', data: { symbol: t.symbol, transaction: t, closings, opened } }) as PortfolioEvent;
 const sold = (t: Transaction, closings: Closing[], opened: number): PortfolioEvent =>
   ({ type: 'SharesSold', data: { symbol: t.symbol, transaction: t, closings, opened } }) as PortfolioEvent;
-const closing = (t: Transaction & { price: number }, lot: Lot, quantity: number, gainCents: number): Closing => ({
+const closing = (t: BuyTransaction | SellTransaction, lot: Lot, quantity: number, gainCents: number): Closing => ({
   transactionId: t.id,
   symbol: t.symbol,
   lotId: lot.id,
@@ -33,7 +48,7 @@ const closing = (t: Transaction & { price: number }, lot: Lot, quantity: number,
   quantity,
   gainCents,
 });
-const lotOf = (t: Transaction & { price: number; quantity: number }, position = t.quantity): Lot => ({
+const lotOf = (t: BuyTransaction | SellTransaction, position = t.quantity): Lot => ({
   id: t.id,
   date: t.date,
   close: t.price,
@@ -76,7 +91,7 @@ describe('portfolio transactions', () => {
       // (110 − 120) × 3 = −30.00.
       given(portfolioDecider, held)
         .when(record(s))
-        .then([sold(s, [closing(s as Transaction & { price: number }, lotOf(b2), 3, -3_000)], 0)]);
+        .then([sold(s, [closing(s, lotOf(b2), 3, -3_000)], 0)]);
     });
 
     it('closes only lots bought on or before the sale date', () => {
@@ -196,7 +211,7 @@ describe('portfolio transactions', () => {
         { kind: 'buy', id: 'l', symbol: 'IBM', date: '2025-03-03', quantity: 3, price: 10, fee: 0 },
         { kind: 'sell', id: 'k', symbol: 'IBM', date: '2025-03-03', quantity: 1, price: 20, fee: 0 },
       ]);
-      const s = { ...sell('s', '2025-03-04', 2, 12), symbol: 'IBM' } as Transaction & { price: number };
+      const s = { ...sell('s', '2025-03-04', 2, 12), symbol: 'IBM' };
       given(portfolioDecider, [added('IBM'), lotAdded('IBM', long), lotAdded('IBM', short)])
         .when(record(s))
         .then([sold(s, [closing(s, long, 2, 400)], 0)]);

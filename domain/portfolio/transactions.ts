@@ -44,14 +44,14 @@ export interface LotPick {
   readonly quantity: number;
 }
 
-/** A purchase: covers open short lots first, the rest opens a long lot of the same id. */
-export interface BuyTransaction {
-  readonly kind: 'buy';
+/** What a buy and a sell have: the symbol, trade date, quantity, price and commission. */
+interface TradeOf<K extends 'buy' | 'sell'> {
+  readonly kind: K;
   readonly id: string;
   readonly symbol: string;
   /** Trade date, `YYYY-MM-DD`. */
   readonly date: string;
-  /** Shares bought, above 0. */
+  /** Shares traded, above 0. */
   readonly quantity: number;
   /** Price per share, in dollars with whole cents. */
   readonly price: number;
@@ -59,15 +59,11 @@ export interface BuyTransaction {
   readonly fee: number;
 }
 
+/** A purchase: covers open short lots first, the rest opens a long lot of the same id. */
+export type BuyTransaction = TradeOf<'buy'>;
+
 /** A sale: closes long lots (the ones named, else oldest first), the rest opens a short lot of the same id. */
-export interface SellTransaction {
-  readonly kind: 'sell';
-  readonly id: string;
-  readonly symbol: string;
-  readonly date: string;
-  readonly quantity: number;
-  readonly price: number;
-  readonly fee: number;
+export interface SellTransaction extends TradeOf<'sell'> {
   /** The lots sold, when chosen; first in, first out when absent. */
   readonly lots?: readonly LotPick[];
 }
