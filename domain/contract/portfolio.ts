@@ -85,17 +85,18 @@ export const transactionBody = z.discriminatedUnion(
   { error: 'must be one of buy, sell, dividend, fee' },
 );
 
-const transactionAnswer = z.object({
-  kind: z.enum(['buy', 'sell', 'dividend', 'fee']),
-  id: z.string(),
-  symbol: z.string(),
-  date: z.string(),
-  quantity: z.number().optional(),
-  price: z.number().optional(),
-  fee: z.number().optional(),
-  amount: z.number().optional(),
-  lots: z.array(z.object({ id: z.string(), quantity: z.number() })).optional(),
-});
+const answered = { id: z.string(), symbol: z.string(), date: z.string() };
+const tradeAnswer = { ...answered, quantity: z.number(), price: z.number(), fee: z.number() };
+const transactionAnswer = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('buy'), ...tradeAnswer }),
+  z.object({
+    kind: z.literal('sell'),
+    ...tradeAnswer,
+    lots: z.array(z.object({ id: z.string(), quantity: z.number() })).optional(),
+  }),
+  z.object({ kind: z.literal('dividend'), ...answered, amount: z.number() }),
+  z.object({ kind: z.literal('fee'), ...answered, amount: z.number() }),
+]);
 
 const closingAnswer = z.object({
   transactionId: z.string(),

@@ -39,7 +39,13 @@ function ledgerPanel(server: { failRecord?: string; failLoad?: string }) {
             symbols: [input.symbol],
             transactions: [
               ...ledger.transactions,
-              { kind: input.kind, id: `t${ledger.transactions.length}`, symbol: input.symbol, date: input.date },
+              {
+                kind: 'dividend',
+                id: `t${ledger.transactions.length}`,
+                symbol: input.symbol,
+                date: input.date,
+                amount: 1,
+              },
             ],
           };
           return Promise.resolve(ledger);

@@ -162,3 +162,21 @@ export function checkTransactionForm(
       form.kind === 'sell' ? { kind: 'sell', ...trade, ...(lots ? { lots } : {}) } : { kind: 'buy', ...trade },
   };
 }
+
+/** A transaction as the ledger answers it. */
+export type LedgerTransaction = Ledger['transactions'][number];
+
+/** The quantity of a trade, or the amount of a dividend or fee. */
+export function sizeOf(t: LedgerTransaction): number {
+  return t.kind === 'dividend' || t.kind === 'fee' ? t.amount : t.quantity;
+}
+
+/** The price of a trade; null for a dividend or fee. */
+export function priceOf(t: LedgerTransaction): number | null {
+  return t.kind === 'dividend' || t.kind === 'fee' ? null : t.price;
+}
+
+/** The commission of a trade; null for a dividend or fee. */
+export function feeOf(t: LedgerTransaction): number | null {
+  return t.kind === 'dividend' || t.kind === 'fee' ? null : t.fee;
+}
