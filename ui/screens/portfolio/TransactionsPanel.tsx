@@ -389,7 +389,7 @@ export function TransactionsPanel(props: {
                           Price
                         </th>
                         <th scope="col" className="num">
-                          Fee / amount
+                          Commission / amount
                         </th>
                         <th scope="col" className="num">
                           Realized P&amp;L
