@@ -6,6 +6,7 @@
  */
 import { STOCKPULSE_NAMESPACE, uuidV5 } from '../ids.ts';
 import { isDomainError } from '../decider.ts';
+import { roundToCents } from '../positions/lots.ts';
 import { isSymbol } from '../symbol.ts';
 import { portfolioDecider, type PortfolioState } from './portfolio.ts';
 import { parseTransaction, type Transaction, type TransactionKind } from './transactions.ts';
@@ -176,10 +177,10 @@ function readGeneric(rows: readonly CsvRecord[]): ReadRow[] {
       };
       if (kind === 'buy' || kind === 'sell') {
         fields.quantity = required(number('quantity'), 'quantity');
-        fields.price = required(number('price'), 'price');
-        fields.fee = number('fee') ?? 0;
+        fields.price = roundToCents(required(number('price'), 'price'));
+        fields.fee = roundToCents(number('fee') ?? 0);
       } else if (kind === 'dividend' || kind === 'fee') {
-        fields.amount = required(number('amount'), 'amount');
+        fields.amount = roundToCents(required(number('amount'), 'amount'));
       }
       const id = cell('id');
       return { kind: 'fields', fields, ...(id !== '' ? { id } : {}) };
@@ -216,7 +217,7 @@ function readIbkr(rows: readonly CsvRecord[]): ReadRow[] {
               kind: amount < 0 ? 'fee' : 'dividend',
               symbol,
               date: isoDate(cell('Date'), 'Date'),
-              amount: Math.abs(amount),
+              amount: roundToCents(Math.abs(amount)),
             },
           };
         }),
@@ -249,8 +250,8 @@ function readIbkr(rows: readonly CsvRecord[]): ReadRow[] {
             symbol: symbolCell(cell('Symbol'), 'Symbol'),
             date: isoDate(cell('Date/Time'), 'Date/Time'),
             quantity: Math.abs(quantity),
-            price: required(amountOf(cell('T. Price'), 'T. Price'), 'T. Price'),
-            fee: Math.abs(amountOf(cell('Comm/Fee'), 'Comm/Fee') ?? 0),
+            price: roundToCents(required(amountOf(cell('T. Price'), 'T. Price'), 'T. Price')),
+            fee: roundToCents(Math.abs(amountOf(cell('Comm/Fee'), 'Comm/Fee') ?? 0)),
           },
         };
       }),
@@ -307,7 +308,12 @@ function readSchwab(rows: readonly CsvRecord[]): ReadRow[] {
       if (kind === 'dividend' || kind === 'fee') {
         return {
           kind: 'fields',
-          fields: { kind, symbol, date, amount: Math.abs(required(amountOf(cell('Amount'), 'Amount'), 'Amount')) },
+          fields: {
+            kind,
+            symbol,
+            date,
+            amount: roundToCents(Math.abs(required(amountOf(cell('Amount'), 'Amount'), 'Amount'))),
+          },
         };
       }
       return {
@@ -317,8 +323,8 @@ function readSchwab(rows: readonly CsvRecord[]): ReadRow[] {
           symbol,
           date,
           quantity: Math.abs(required(amountOf(cell('Quantity'), 'Quantity'), 'Quantity')),
-          price: required(amountOf(cell('Price'), 'Price'), 'Price'),
-          fee: Math.abs(amountOf(cell('Fees & Comm'), 'Fees & Comm') ?? 0),
+          price: roundToCents(required(amountOf(cell('Price'), 'Price'), 'Price')),
+          fee: roundToCents(Math.abs(amountOf(cell('Fees & Comm'), 'Fees & Comm') ?? 0)),
         },
       };
     }),

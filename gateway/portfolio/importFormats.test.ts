@@ -55,7 +55,7 @@ describe('transaction files (import formats)', () => {
     ]);
   });
 
-  it('reads the stock trades and dividends of an Interactive Brokers activity statement', () => {
+  it('reads the stock trades and dividends of an Interactive Brokers activity statement, prices rounded to cents', () => {
     const preview = previewImport(fixture('ibkr-activity-statement.csv'), options);
     expect(brief(preview.rows)).to.deep.equal([
       [9, 'new', null, ['buy', 'AAPL', '2024-01-10', 20, 185.14, 1]],

@@ -285,4 +285,48 @@ describe('portfolio transaction routes', function () {
       expect((bad.body as { message: string }).message).to.match(/^query\.benchmark/);
     });
   });
+
+  it('answers no request of any shape with a 500', async function () {
+    const user = await gw.user();
+    await user.post('/api/portfolio/import', { csv: fixture('generic.csv') });
+    const bodies: unknown[] = [
+      null,
+      'text',
+      42,
+      [],
+      [{}],
+      {},
+      { kind: null },
+      { kind: 'sell', symbol: 'MSFT', date: '2024-05-01', quantity: 1, price: 1, lots: 'all' },
+      { kind: 'sell', symbol: 'MSFT', date: '2024-05-01', quantity: 1, price: 1, lots: [null] },
+      { kind: 'sell', symbol: 'MSFT', date: '2024-05-01', quantity: 1e9, price: 1e7, fee: 1e9 },
+      { kind: 'buy', symbol: 'MSFT', date: '2024-05-01', quantity: 1e-7, price: 0.001 },
+      { kind: 'dividend', symbol: ['KO'], date: '2024-05-01', amount: '5' },
+      { csv: ['a'] },
+      { csv: 'a', format: ['ibkr'] },
+      { csv: '\u0000"\n\r,,"', format: 'ibkr' },
+      { csv: 'Trades,Header\nTrades,Data', format: 'ibkr' },
+      { csv: 'x,y\n'.repeat(3000), format: 'schwab' },
+      { csv: '"Date","Action"\n"13/45/2024","Buy"', format: 'schwab' },
+      { csv: 'date,kind,symbol,quantity,price\n2024-01-02,sell,KO,1e400,1', format: 'generic' },
+      { csv: 'date,kind,symbol,quantity,price,id\n2024-01-02,buy,KO,1,1,' + 'i'.repeat(500) },
+    ];
+    const paths = ['/api/portfolio/transactions', '/api/portfolio/import/preview', '/api/portfolio/import'];
+    for (const path of paths) {
+      for (const body of bodies) {
+        const res = await user.post(path, body);
+        expect(res.status, `${path} ${JSON.stringify(body).slice(0, 80)}: ${res.text}`).to.be.below(500);
+      }
+    }
+    for (const query of ['', '?benchmark=', '?benchmark=a&benchmark=b', '?benchmark=%00', '?benchmark=EW&x=1']) {
+      for (const path of [
+        '/api/portfolio/performance',
+        '/api/portfolio/ledger',
+        '/api/portfolio/export/positions.csv',
+      ]) {
+        const res = await user.get(`${path}${query}`);
+        expect(res.status, `${path}${query}: ${res.text}`).to.be.below(500);
+      }
+    }
+  });
 });
