@@ -62,6 +62,17 @@ describe('portfolio transactions, import and performance (Chromium)', function (
     const sale = page.locator('table.transactions tr[data-kind="sell"]');
     expect(await sale.textContent()).to.include('+178.32');
 
+    // Sell 4 more from the lot chosen, the one bought 2024-03-12 at 173.23: (210 − 173.23) × 4 = 147.08.
+    await form.getByLabel('Date').fill('2024-06-04');
+    await form.getByLabel('Quantity', { exact: true }).fill('4');
+    await form.getByLabel('Price').fill('210');
+    await form.getByLabel('Choose lots').check();
+    await form.getByLabel('Quantity sold of the lot bought 2024-03-12 at 173.23').fill('4');
+    await form.getByRole('button', { name: 'Record sell' }).click();
+    await page.getByTestId('realized-pnl').getByText('+325.40').waitFor();
+    await apple.getByRole('button', { name: /Remove the lot of 6 AAPL bought 2024-03-12/ }).waitFor();
+    expect(await sale.count()).to.equal(2);
+
     // The performance chart, over a range and against a symbol.
     const chart = (name: RegExp) => page.getByRole('img', { name }).locator('.main-svg').first();
     await chart(/Time-weighted return of the portfolio against Equal weight \(universe\), All/).waitFor();
@@ -73,7 +84,7 @@ describe('portfolio transactions, import and performance (Chromium)', function (
     await page.getByRole('img', { name: /Allocation by sector: Information Technology/ }).waitFor();
     await e2e.screenshot(page, 'portfolio-transactions');
 
-    // The export holds the four imported rows and the sale.
+    // The export holds the four imported rows and the sales.
     const exported = await page.evaluate(async () => (await fetch('/api/portfolio/export/transactions.csv')).text());
     const lines = exported.trim().split('\n');
     expect(lines[0]).to.equal('id,date,kind,symbol,quantity,price,fee,amount');
@@ -83,6 +94,7 @@ describe('portfolio transactions, import and performance (Chromium)', function (
       '2024-03-12,buy,AAPL',
       '2024-05-16,dividend,AAPL',
       '2024-06-03,sell,AAPL',
+      '2024-06-04,sell,AAPL',
     ]);
     expect(errors).to.deep.equal([]);
     await context.close();
