@@ -318,6 +318,32 @@ function recordTransactions(data: RecordTransactions['data'], state: PortfolioSt
   return events;
 }
 
+/**
+ * The ids of a list of transactions, kept beside the list so a fold of n events checks each id in constant
+ * time rather than scanning the list. A list made by {@link appended} takes over its parent's set, which is
+ * then dropped from the parent (rebuilt from its contents if the parent is appended to again), so a set
+ * always holds exactly the ids of its list.
+ */
+const recordedIds = new WeakMap<readonly Transaction[], Set<string>>();
+
+function idsOf(transactions: readonly Transaction[]): Set<string> {
+  let ids = recordedIds.get(transactions);
+  if (!ids) recordedIds.set(transactions, (ids = new Set(transactions.map((t) => t.id))));
+  return ids;
+}
+
+function isRecorded(transactions: readonly Transaction[], id: string): boolean {
+  return idsOf(transactions).has(id);
+}
+
+function appended(transactions: readonly Transaction[], t: Transaction): readonly Transaction[] {
+  const ids = idsOf(transactions);
+  recordedIds.delete(transactions);
+  const next = [...transactions, t];
+  recordedIds.set(next, ids.add(t.id));
+  return next;
+}
+
 function withLots(state: PortfolioState, symbol: string, lots: readonly Lot[]): PortfolioState['lots'] {
   const next = Object.fromEntries(Object.entries(state.lots).filter(([key]) => key !== symbol));
   if (lots.length > 0) next[symbol] = lots;
@@ -374,22 +400,22 @@ function evolve(state: PortfolioState, event: PortfolioEvent): PortfolioState {
     case 'SharesBought':
     case 'SharesSold': {
       const { symbol, transaction: t, closings, opened } = event.data;
-      if (state.transactions.some((known) => known.id === t.id)) return state;
+      if (isRecorded(state.transactions, t.id)) return state;
       const symbols = state.symbols.includes(symbol) ? state.symbols : [...state.symbols, symbol];
       const lots = afterClosings(lotsOf(state, symbol), closings);
       if (opened !== 0) lots.push({ id: t.id, date: t.date, close: t.price, position: opened });
       return {
         symbols,
         lots: withLots(state, symbol, lots),
-        transactions: [...state.transactions, t],
+        transactions: appended(state.transactions, t),
         closings: [...state.closings, ...closings],
       };
     }
     case 'DividendReceived':
     case 'FeeCharged': {
       const { transaction: t } = event.data;
-      if (state.transactions.some((known) => known.id === t.id)) return state;
-      return { ...state, transactions: [...state.transactions, t] };
+      if (isRecorded(state.transactions, t.id)) return state;
+      return { ...state, transactions: appended(state.transactions, t) };
     }
     default: {
       // An event type this version does not know leaves the state as it is, so replaying the log never fails.
