@@ -8,7 +8,7 @@ import { STOCKPULSE_NAMESPACE, uuidV5 } from '../ids.ts';
 import { isDomainError } from '../decider.ts';
 import { roundToCents } from '../positions/lots.ts';
 import { isSymbol } from '../symbol.ts';
-import { portfolioDecider, type PortfolioState } from './portfolio.ts';
+import { decideTransaction, portfolioDecider, type PortfolioState } from './portfolio.ts';
 import { parseTransaction, type Transaction, type TransactionKind } from './transactions.ts';
 
 /** The formats a file may be in. */
@@ -460,10 +460,7 @@ export function previewImport(file: readonly CsvRecord[] | UnreadableFile, optio
       continue;
     }
     try {
-      const events = portfolioDecider.decide(
-        { type: 'RecordTransactions', data: { transactions: [transaction], at: options.at } },
-        state,
-      );
+      const events = decideTransaction(transaction, state, 'transactions[0]');
       for (const event of events) state = portfolioDecider.evolve(state, event);
       recorded.add(transaction.id);
       toRecord.push(transaction);

@@ -7,6 +7,7 @@ import { DomainError, type Decider, type DomainEvent } from '../decider.ts';
 import { LOTS_PER_SYMBOL_LIMIT, lotMatches, parseLotFields, type Lot, type LotFields } from '../positions/lots.ts';
 import { newSymbols, parseSymbol } from '../symbol.ts';
 import {
+  OPEN_LOTS_PER_SYMBOL_LIMIT,
   TRANSACTIONS_LIMIT,
   TRANSACTIONS_PER_COMMAND_LIMIT,
   afterClosings,
@@ -261,7 +262,11 @@ function decide(command: PortfolioCommand, state: PortfolioState): PortfolioEven
   }
 }
 
-function decideTransaction(t: Transaction, state: PortfolioState, field: string): PortfolioEvent[] {
+/**
+ * The events of one checked transaction not recorded yet, decided on the state the ones before it left;
+ * refusals name `field`. {@link RecordTransactions} decides each of its transactions this way.
+ */
+export function decideTransaction(t: Transaction, state: PortfolioState, field: string): PortfolioEvent[] {
   const { symbol } = t;
   const events: PortfolioEvent[] = [];
   if (!state.symbols.includes(symbol)) {
@@ -277,10 +282,10 @@ function decideTransaction(t: Transaction, state: PortfolioState, field: string)
   }
   const held = lotsOf(state, symbol);
   const { closings, opened } = matchTrade(t, held, field);
-  if (opened !== 0 && afterClosings(held, closings).length + 1 > LOTS_PER_SYMBOL_LIMIT) {
+  if (opened !== 0 && afterClosings(held, closings).length + 1 > OPEN_LOTS_PER_SYMBOL_LIMIT) {
     throw new DomainError(
       'limit',
-      `${field} would give ${symbol} more than ${LOTS_PER_SYMBOL_LIMIT} open lots`,
+      `${field} would give ${symbol} more than ${OPEN_LOTS_PER_SYMBOL_LIMIT} open lots`,
       `${field}.quantity`,
     );
   }
@@ -299,7 +304,7 @@ function recordTransactions(data: RecordTransactions['data'], state: PortfolioSt
       'transactions',
     );
   }
-  const known = new Set(state.transactions.map((t) => t.id));
+  const known = new Set(idsOf(state.transactions));
   const events: PortfolioEvent[] = [];
   let current = state;
   given.forEach((raw, i) => {

@@ -4,7 +4,14 @@ import type { Lot } from '../positions/lots.ts';
 import { given } from '../testing/givenWhenThen.ts';
 import { portfolioPnl } from './pnl.ts';
 import { lotsOf, portfolioDecider, type PortfolioCommand, type PortfolioEvent } from './portfolio.ts';
-import type { BuyTransaction, Closing, SellTransaction, Transaction, TransactionFields } from './transactions.ts';
+import {
+  OPEN_LOTS_PER_SYMBOL_LIMIT,
+  type BuyTransaction,
+  type Closing,
+  type SellTransaction,
+  type Transaction,
+  type TransactionFields,
+} from './transactions.ts';
 
 const AT = '2025-03-10T15:00:00.000Z';
 const record = (...transactions: unknown[]): PortfolioCommand => ({
@@ -185,6 +192,22 @@ describe('portfolio transactions', () => {
         .when(record(b1, buy('x', '2025-03-30', 1, 1)))
         .thenError('invalid_transaction');
       given(portfolioDecider).when(record()).thenError('empty');
+    });
+
+    it(`opens at most ${OPEN_LOTS_PER_SYMBOL_LIMIT} lots per symbol through trades`, () => {
+      const past = [
+        added('AAPL'),
+        ...Array.from({ length: OPEN_LOTS_PER_SYMBOL_LIMIT - 1 }, (_, i) =>
+          bought(buy(`p${i}`, '2025-03-03', 1, 10), [], 1),
+        ),
+      ];
+      const last = buy('last', '2025-03-04', 1, 10);
+      given(portfolioDecider, past)
+        .when(record(last))
+        .then([bought(last, [], 1)]);
+      given(portfolioDecider, [...past, bought(last, [], 1)])
+        .when(record(buy('over', '2025-03-04', 1, 10)))
+        .thenError('limit');
     });
 
     const bad: [string, unknown][] = [

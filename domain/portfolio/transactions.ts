@@ -33,6 +33,9 @@ export const TRANSACTIONS_LIMIT = 10_000;
 /** Most transactions one command may record. */
 export const TRANSACTIONS_PER_COMMAND_LIMIT = 2_000;
 
+/** Most open lots a symbol may have once trades opened them (the lot routes stop adding at their own limit). */
+export const OPEN_LOTS_PER_SYMBOL_LIMIT = 1_000;
+
 /** Most lots one sell may name. */
 export const SELL_LOTS_LIMIT = 100;
 
@@ -280,7 +283,12 @@ export function afterClosings(lots: readonly Lot[], closings: readonly Pick<Clos
   for (const c of closings) taken.set(c.lotId, (taken.get(c.lotId) ?? 0) + c.quantity);
   const out: Lot[] = [];
   for (const lot of lots) {
-    const position = roundQuantity(lot.position - (taken.get(lot.id) ?? 0));
+    const part = taken.get(lot.id);
+    if (part === undefined) {
+      out.push(lot);
+      continue;
+    }
+    const position = roundQuantity(lot.position - part);
     if (position !== 0 && Math.sign(position) === Math.sign(lot.position)) out.push({ ...lot, position });
   }
   return out;
