@@ -35,6 +35,7 @@ import { queriesRoutes } from './routes/queries.ts';
 import { companyStatsRoutes } from './routes/companystats.ts';
 import { dashboardRoutes } from './routes/dashboard.ts';
 import { portfolioRoutes } from './routes/portfolio.ts';
+import { portfolioLedgerRoutes } from './routes/portfolioLedger.ts';
 import { watchlistRoutes } from './routes/watchlist.ts';
 import { marketRoutes } from './routes/market.ts';
 import { patternsRoutes } from './routes/patterns.ts';
@@ -114,6 +115,7 @@ export function apiRoutes(deps: AppDeps): RouteDef<never, never, never>[] {
     ...dashboardRoutes({ commands, readModels: deps.readModels, symbols: deps.symbols }),
     ...companyStatsRoutes({ commands, readModels: deps.readModels }),
     ...portfolioRoutes({ commands, readModels: deps.readModels, symbols: deps.symbols }),
+    ...portfolioLedgerRoutes({ commands, readModels: deps.readModels, market: deps.market }),
     ...marketRoutes({ market: deps.market, engine: deps.health?.engine }),
     ...moversRoutes({ market: deps.market }),
     ...patternsRoutes({ market: deps.market }),

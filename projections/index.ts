@@ -13,6 +13,7 @@ import {
   dashboardOptionsProjection,
   dashboardStocksProjection,
 } from './dashboard/dashboard.projection.ts';
+import { ledgerProjection } from './portfolio/ledger.projection.ts';
 import { portfolioProjection } from './portfolio/portfolio.projection.ts';
 import { positionLotsProjection } from './positions/positions.projection.ts';
 import { predictionsProjection } from './predictions/predictions.projection.ts';
@@ -36,6 +37,7 @@ export const ALL_PROJECTIONS: readonly Projection<unknown>[] = [
   dashboardStocksProjection,
   companyStatsProjection,
   portfolioProjection,
+  ledgerProjection,
   positionLotsProjection,
   sectorsProjection,
   snapshotsProjection,

@@ -11,9 +11,11 @@ import {
   hasPositionDecimals,
   roundToCents,
 } from '../positions/lots.ts';
-import { symbolList, symbolParams } from './common.ts';
+import { symbolList, symbolParams, symbolSchema } from './common.ts';
 import { route } from './route.ts';
 import { PORTFOLIO_LIMIT } from '../portfolio/portfolio.ts';
+import { IMPORT_FORMATS, MAX_IMPORT_BYTES, MAX_IMPORT_ROWS } from '../portfolio/importFormats.ts';
+import { MAX_TRANSACTION_AMOUNT, SELL_LOTS_LIMIT } from '../portfolio/transactions.ts';
 
 /** A lot as a request gives it; the price is rounded to whole cents. */
 const lotSchema = z.object({
@@ -49,6 +51,97 @@ const positionsResponse = z.object({ symbol: z.string(), positions: z.array(lotR
 const portfolioResponse = z.array(z.string());
 
 const symbols = symbolList(PORTFOLIO_LIMIT);
+
+const calendarDate = z.string().refine((date) => calendarDay(date) !== null, 'must be a calendar date YYYY-MM-DD');
+const price = lotSchema.shape.close;
+const quantity = z
+  .number()
+  .positive()
+  .max(MAX_LOT_POSITION)
+  .refine(hasPositionDecimals, `must have at most ${LOT_POSITION_DECIMALS} decimals`);
+const money = (min: 'positive' | 'nonnegative') =>
+  (min === 'positive' ? z.number().positive() : z.number().nonnegative())
+    .max(MAX_TRANSACTION_AMOUNT)
+    .transform(roundToCents);
+const trade = { symbol: symbolSchema, date: calendarDate, quantity, price, fee: money('nonnegative').optional() };
+
+/** A transaction as a request gives it: a buy, a sell (first in first out, or the lots named), a dividend or a fee. */
+export const transactionBody = z.discriminatedUnion(
+  'kind',
+  [
+    z.object({ kind: z.literal('buy'), ...trade }),
+    z.object({
+      kind: z.literal('sell'),
+      ...trade,
+      lots: z
+        .array(z.object({ id: z.string().min(1).max(100), quantity }))
+        .min(1, 'must name at least one lot')
+        .max(SELL_LOTS_LIMIT, `must name at most ${SELL_LOTS_LIMIT} lots`)
+        .optional(),
+    }),
+    z.object({ kind: z.literal('dividend'), symbol: symbolSchema, date: calendarDate, amount: money('positive') }),
+    z.object({ kind: z.literal('fee'), symbol: symbolSchema, date: calendarDate, amount: money('positive') }),
+  ],
+  { error: 'must be one of buy, sell, dividend, fee' },
+);
+
+const answered = { id: z.string(), symbol: z.string(), date: z.string() };
+const tradeAnswer = { ...answered, quantity: z.number(), price: z.number(), fee: z.number() };
+const transactionAnswer = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('buy'), ...tradeAnswer }),
+  z.object({
+    kind: z.literal('sell'),
+    ...tradeAnswer,
+    lots: z.array(z.object({ id: z.string(), quantity: z.number() })).optional(),
+  }),
+  z.object({ kind: z.literal('dividend'), ...answered, amount: z.number() }),
+  z.object({ kind: z.literal('fee'), ...answered, amount: z.number() }),
+]);
+
+const closingAnswer = z.object({
+  transactionId: z.string(),
+  symbol: z.string(),
+  lotId: z.string(),
+  openDate: z.string(),
+  openPrice: z.number(),
+  closeDate: z.string(),
+  closePrice: z.number(),
+  quantity: z.number(),
+  gainCents: z.number(),
+});
+
+const ledgerResponse = z.object({
+  symbols: z.array(z.string()),
+  lots: z.record(z.string(), z.array(lotResponse)),
+  transactions: z.array(transactionAnswer),
+  closings: z.array(closingAnswer),
+});
+
+const importBody = z.object({
+  format: z
+    .enum(['auto', ...IMPORT_FORMATS], { error: `must be one of auto, ${IMPORT_FORMATS.join(', ')}` })
+    .default('auto'),
+  csv: z
+    .string()
+    .min(1, 'must not be empty')
+    .refine(
+      (text) => new TextEncoder().encode(text).length <= MAX_IMPORT_BYTES,
+      `must be at most ${MAX_IMPORT_BYTES} bytes`,
+    ),
+});
+
+const importRow = z.object({
+  line: z.number(),
+  verdict: z.enum(['new', 'duplicate', 'skipped', 'refused']),
+  column: z.string().nullable(),
+  message: z.string().nullable(),
+  transaction: transactionAnswer.nullable(),
+});
+
+const importCounts = z.object({ new: z.number(), duplicate: z.number(), skipped: z.number(), refused: z.number() });
+
+/** Largest import request body, in bytes: the file as JSON text, escapes included. */
+export const IMPORT_BODY_LIMIT = 3 * MAX_IMPORT_BYTES;
 
 /** The portfolio routes. */
 export const portfolioApi = {
@@ -107,5 +200,79 @@ export const portfolioApi = {
     params: symbolParams,
     body: removeBody,
     response: positionsResponse,
+  }),
+  postPortfolioTransactions: route({
+    method: 'POST',
+    path: '/api/portfolio/transactions',
+    summary:
+      'Record a transaction {kind: buy|sell|dividend|fee, symbol, date, quantity, price, fee?} or {kind, symbol, date, amount}; a sell closes long lots first in first out unless it names {lots: [{id, quantity}]}; answers the ledger',
+    tag: 'portfolio',
+    access: 'user',
+    body: transactionBody,
+    response: ledgerResponse,
+  }),
+  getPortfolioLedger: route({
+    method: 'GET',
+    path: '/api/portfolio/ledger',
+    summary:
+      'The portfolio ledger: {symbols, lots (open, by symbol), transactions (oldest first), closings (closed parts of lots with their realized gain in cents)}',
+    tag: 'portfolio',
+    access: 'user',
+    response: ledgerResponse,
+  }),
+  postPortfolioImportPreview: route({
+    method: 'POST',
+    path: '/api/portfolio/import/preview',
+    summary: `Read a transaction file {format: auto|generic|ibkr|schwab, csv} (at most ${MAX_IMPORT_BYTES} bytes and ${MAX_IMPORT_ROWS} rows) and answer each data row's verdict (new, duplicate, skipped, refused with line and column), recording nothing`,
+    tag: 'portfolio',
+    access: 'user',
+    body: importBody,
+    response: z.object({ format: z.enum(IMPORT_FORMATS), rows: z.array(importRow), counts: importCounts }),
+  }),
+  postPortfolioImport: route({
+    method: 'POST',
+    path: '/api/portfolio/import',
+    summary:
+      'Record the new rows of a transaction file, all or nothing: a refused row answers 400 naming its line and column; rows recorded already are skipped; answers the counts',
+    tag: 'portfolio',
+    access: 'user',
+    body: importBody,
+    response: z.object({ format: z.enum(IMPORT_FORMATS), counts: importCounts }),
+  }),
+  getPortfolioExportTransactions: route({
+    method: 'GET',
+    path: '/api/portfolio/export/transactions.csv',
+    summary:
+      'The transactions as CSV in the generic import format (id, date, kind, symbol, quantity, price, fee, amount)',
+    tag: 'portfolio',
+    access: 'user',
+    response: z.string(),
+    contentType: 'text/csv',
+  }),
+  getPortfolioExportPositions: route({
+    method: 'GET',
+    path: '/api/portfolio/export/positions.csv',
+    summary:
+      'The open lots as CSV with their P&L at the last close (symbol, lot, date, price, quantity, cost, close, value, unrealized) and a total row per symbol with realized P&L, dividends and fees',
+    tag: 'portfolio',
+    access: 'user',
+    response: z.string(),
+    contentType: 'text/csv',
+  }),
+  getPortfolioPerformance: route({
+    method: 'GET',
+    path: '/api/portfolio/performance',
+    summary:
+      'Value and time-weighted return (%) per trading day since the first transaction, with a benchmark: EW (equal weight of the universe, the default) or any symbol',
+    tag: 'portfolio',
+    access: 'user',
+    query: z.object({ benchmark: z.union([z.literal('EW'), symbolSchema]).default('EW') }),
+    response: z.object({
+      benchmark: z.string(),
+      dates: z.array(z.string()),
+      value: z.array(z.number()),
+      twr: z.array(z.number()),
+      benchmarkReturn: z.array(z.number().nullable()),
+    }),
   }),
 };

@@ -6,6 +6,19 @@
 import { DomainError, type Decider, type DomainEvent } from '../decider.ts';
 import { LOTS_PER_SYMBOL_LIMIT, lotMatches, parseLotFields, type Lot, type LotFields } from '../positions/lots.ts';
 import { newSymbols, parseSymbol } from '../symbol.ts';
+import {
+  OPEN_LOTS_PER_SYMBOL_LIMIT,
+  TRANSACTIONS_LIMIT,
+  TRANSACTIONS_PER_COMMAND_LIMIT,
+  afterClosings,
+  matchTrade,
+  parseTransaction,
+  type BuyTransaction,
+  type CashTransaction,
+  type Closing,
+  type SellTransaction,
+  type Transaction,
+} from './transactions.ts';
 
 /** The concern name of portfolio streams (`portfolio-<userId>`). */
 export const PORTFOLIO_CONCERN = 'portfolio';
@@ -63,8 +76,25 @@ export interface RemovePositionLot {
   };
 }
 
+/**
+ * Records transactions in order, all or none; a transaction whose id is recorded already is skipped, so a
+ * file imported again (its rows keyed by content) adds nothing.
+ */
+export interface RecordTransactions {
+  /** Command type. */
+  readonly type: 'RecordTransactions';
+  /** The payload. */
+  readonly data: {
+    /** The transactions, oldest first, each with its id. */
+    readonly transactions: readonly Transaction[];
+    /** The command's time (ISO 8601, UTC): transactions dated after it are refused. */
+    readonly at: string;
+  };
+}
+
 /** Every command of the portfolio. */
-export type PortfolioCommand = AddSymbolsToPortfolio | RemoveSymbolFromPortfolio | AddPositionLots | RemovePositionLot;
+export type PortfolioCommand =
+  AddSymbolsToPortfolio | RemoveSymbolFromPortfolio | AddPositionLots | RemovePositionLot | RecordTransactions;
 
 /** A symbol was put at the end of the portfolio. */
 export type SymbolAddedToPortfolio = DomainEvent<'SymbolAddedToPortfolio', { readonly symbol: string }>;
@@ -78,16 +108,56 @@ export type PositionLotAdded = DomainEvent<'PositionLotAdded', { readonly symbol
 /** A lot was removed from a symbol of the portfolio. */
 export type PositionLotRemoved = DomainEvent<'PositionLotRemoved', { readonly symbol: string; readonly id: string }>;
 
+/** What a trade did to the lots of its symbol: the parts it closed and the lot it opened with the rest. */
+interface TradeData<T> {
+  readonly symbol: string;
+  readonly transaction: T;
+  /** The parts of open lots it closed, with their realized gains. */
+  readonly closings: readonly Closing[];
+  /** The quantity of the lot it opened (id of the transaction; positive long, negative short; 0 for none). */
+  readonly opened: number;
+}
+
+/** Shares were bought: short lots covered first, the rest a new long lot. */
+export type SharesBought = DomainEvent<'SharesBought', TradeData<BuyTransaction>>;
+
+/** Shares were sold: long lots closed first, the rest a new short lot. */
+export type SharesSold = DomainEvent<'SharesSold', TradeData<SellTransaction>>;
+
+/** A dividend was received on a holding. */
+export type DividendReceived = DomainEvent<
+  'DividendReceived',
+  { readonly symbol: string; readonly transaction: CashTransaction }
+>;
+
+/** A fee was charged on a holding. */
+export type FeeCharged = DomainEvent<'FeeCharged', { readonly symbol: string; readonly transaction: CashTransaction }>;
+
 /** Every event of the portfolio. */
 export type PortfolioEvent =
-  SymbolAddedToPortfolio | SymbolRemovedFromPortfolio | PositionLotAdded | PositionLotRemoved;
+  | SymbolAddedToPortfolio
+  | SymbolRemovedFromPortfolio
+  | PositionLotAdded
+  | PositionLotRemoved
+  | SharesBought
+  | SharesSold
+  | DividendReceived
+  | FeeCharged;
 
-/** A user's portfolio: its symbols in the order added, and the lots of each symbol in the order added. */
+/**
+ * A user's portfolio: its symbols in the order added, the open lots of each symbol in the order added, every
+ * transaction in the order recorded (a lot added directly counts as a buy, or a sell for a short lot), and
+ * every part of a lot a trade closed.
+ */
 export interface PortfolioState {
   /** The symbols, oldest first, without duplicates. */
   readonly symbols: readonly string[];
-  /** The lots of each symbol that has any. */
+  /** The open lots of each symbol that has any. */
   readonly lots: Readonly<Record<string, readonly Lot[]>>;
+  /** The transactions, in the order recorded. */
+  readonly transactions: readonly Transaction[];
+  /** The closed parts of lots, in the order closed. */
+  readonly closings: readonly Closing[];
 }
 
 /** The lots of a symbol in a portfolio state (none when it has none). */
@@ -179,6 +249,8 @@ function decide(command: PortfolioCommand, state: PortfolioState): PortfolioEven
       }
       return [{ type: 'PositionLotRemoved', data: { symbol, id: found.id } }];
     }
+    case 'RecordTransactions':
+      return recordTransactions(command.data, state);
     default: {
       const _exhaustive: never = command;
       throw new DomainError(
@@ -188,6 +260,93 @@ function decide(command: PortfolioCommand, state: PortfolioState): PortfolioEven
       );
     }
   }
+}
+
+/**
+ * The events of one checked transaction not recorded yet, decided on the state the ones before it left;
+ * refusals name `field`. {@link RecordTransactions} decides each of its transactions this way.
+ */
+export function decideTransaction(t: Transaction, state: PortfolioState, field: string): PortfolioEvent[] {
+  const { symbol } = t;
+  const events: PortfolioEvent[] = [];
+  if (!state.symbols.includes(symbol)) {
+    if (t.kind === 'dividend' || t.kind === 'fee') {
+      throw new DomainError('not_held', `${field}.symbol ${symbol} is not in the portfolio`, `${field}.symbol`);
+    }
+    if (state.symbols.length + 1 > PORTFOLIO_LIMIT) throw tooMany(state.symbols.length + 1);
+    events.push({ type: 'SymbolAddedToPortfolio', data: { symbol } });
+  }
+  if (t.kind === 'dividend' || t.kind === 'fee') {
+    const type = t.kind === 'dividend' ? 'DividendReceived' : 'FeeCharged';
+    return [...events, { type, data: { symbol, transaction: t } }];
+  }
+  const held = lotsOf(state, symbol);
+  const { closings, opened } = matchTrade(t, held, field);
+  if (opened !== 0 && afterClosings(held, closings).length + 1 > OPEN_LOTS_PER_SYMBOL_LIMIT) {
+    throw new DomainError(
+      'limit',
+      `${field} would give ${symbol} more than ${OPEN_LOTS_PER_SYMBOL_LIMIT} open lots`,
+      `${field}.quantity`,
+    );
+  }
+  if (t.kind === 'buy')
+    return [...events, { type: 'SharesBought', data: { symbol, transaction: t, closings, opened } }];
+  return [...events, { type: 'SharesSold', data: { symbol, transaction: t, closings, opened } }];
+}
+
+function recordTransactions(data: RecordTransactions['data'], state: PortfolioState): PortfolioEvent[] {
+  const given: readonly unknown[] = Array.isArray(data.transactions) ? data.transactions : [];
+  if (given.length === 0) throw new DomainError('empty', 'transactions must hold at least one', 'transactions');
+  if (given.length > TRANSACTIONS_PER_COMMAND_LIMIT) {
+    throw new DomainError(
+      'limit',
+      `transactions holds ${given.length}; at most ${TRANSACTIONS_PER_COMMAND_LIMIT} at once`,
+      'transactions',
+    );
+  }
+  const known = new Set(idsOf(state.transactions));
+  const events: PortfolioEvent[] = [];
+  let current = state;
+  given.forEach((raw, i) => {
+    const field = `transactions[${i}]`;
+    const t = parseTransaction(raw, field, data.at);
+    if (known.has(t.id)) return;
+    known.add(t.id);
+    if (known.size > TRANSACTIONS_LIMIT) {
+      throw new DomainError('limit', `${field} would record more than ${TRANSACTIONS_LIMIT} transactions`, field);
+    }
+    for (const event of decideTransaction(t, current, field)) {
+      events.push(event);
+      current = evolve(current, event);
+    }
+  });
+  return events;
+}
+
+/**
+ * The ids of a list of transactions, kept beside the list so a fold of n events checks each id in constant
+ * time rather than scanning the list. A list made by {@link appended} takes over its parent's set, which is
+ * then dropped from the parent (rebuilt from its contents if the parent is appended to again), so a set
+ * always holds exactly the ids of its list.
+ */
+const recordedIds = new WeakMap<readonly Transaction[], Set<string>>();
+
+function idsOf(transactions: readonly Transaction[]): Set<string> {
+  let ids = recordedIds.get(transactions);
+  if (!ids) recordedIds.set(transactions, (ids = new Set(transactions.map((t) => t.id))));
+  return ids;
+}
+
+function isRecorded(transactions: readonly Transaction[], id: string): boolean {
+  return idsOf(transactions).has(id);
+}
+
+function appended(transactions: readonly Transaction[], t: Transaction): readonly Transaction[] {
+  const ids = idsOf(transactions);
+  recordedIds.delete(transactions);
+  const next = [...transactions, t];
+  recordedIds.set(next, ids.add(t.id));
+  return next;
 }
 
 function withLots(state: PortfolioState, symbol: string, lots: readonly Lot[]): PortfolioState['lots'] {
@@ -201,11 +360,16 @@ function evolve(state: PortfolioState, event: PortfolioEvent): PortfolioState {
     case 'SymbolAddedToPortfolio':
       return state.symbols.includes(event.data.symbol)
         ? state
-        : { symbols: [...state.symbols, event.data.symbol], lots: state.lots };
+        : { ...state, symbols: [...state.symbols, event.data.symbol] };
     case 'SymbolRemovedFromPortfolio': {
       const { symbol } = event.data;
       if (!state.symbols.includes(symbol) && !Object.hasOwn(state.lots, symbol)) return state;
-      return { symbols: state.symbols.filter((s) => s !== symbol), lots: withLots(state, symbol, []) };
+      return {
+        symbols: state.symbols.filter((s) => s !== symbol),
+        lots: withLots(state, symbol, []),
+        transactions: state.transactions.filter((t) => t.symbol !== symbol),
+        closings: state.closings.filter((c) => c.symbol !== symbol),
+      };
     }
     case 'PositionLotAdded': {
       const { symbol, lot } = event.data;
@@ -213,20 +377,50 @@ function evolve(state: PortfolioState, event: PortfolioEvent): PortfolioState {
       if (held.some((l) => l.id === lot.id)) return state;
       const symbols = state.symbols.includes(symbol) ? state.symbols : [...state.symbols, symbol];
       const copy = { id: lot.id, date: lot.date, close: lot.close, position: lot.position };
-      return { symbols, lots: withLots(state, symbol, [...held, copy]) };
+      const trade = { id: lot.id, symbol, date: lot.date, quantity: Math.abs(lot.position), price: lot.close, fee: 0 };
+      return {
+        symbols,
+        lots: withLots(state, symbol, [...held, copy]),
+        transactions: [...state.transactions, { kind: lot.position > 0 ? 'buy' : 'sell', ...trade }],
+        closings: state.closings,
+      };
     }
     case 'PositionLotRemoved': {
       const { symbol, id } = event.data;
       const held = lotsOf(state, symbol);
-      if (!held.some((lot) => lot.id === id)) return state;
+      const removed = held.find((lot) => lot.id === id);
+      if (!removed) return state;
+      // A lot removed before any of it was closed was a mistake: its opening transaction goes with it.
+      const untouched = !state.closings.some((c) => c.lotId === id);
       return {
-        symbols: state.symbols,
+        ...state,
         lots: withLots(
           state,
           symbol,
           held.filter((lot) => lot.id !== id),
         ),
+        transactions: untouched ? state.transactions.filter((t) => t.id !== id) : state.transactions,
       };
+    }
+    case 'SharesBought':
+    case 'SharesSold': {
+      const { symbol, transaction: t, closings, opened } = event.data;
+      if (isRecorded(state.transactions, t.id)) return state;
+      const symbols = state.symbols.includes(symbol) ? state.symbols : [...state.symbols, symbol];
+      const lots = afterClosings(lotsOf(state, symbol), closings);
+      if (opened !== 0) lots.push({ id: t.id, date: t.date, close: t.price, position: opened });
+      return {
+        symbols,
+        lots: withLots(state, symbol, lots),
+        transactions: appended(state.transactions, t),
+        closings: [...state.closings, ...closings],
+      };
+    }
+    case 'DividendReceived':
+    case 'FeeCharged': {
+      const { transaction: t } = event.data;
+      if (isRecorded(state.transactions, t.id)) return state;
+      return { ...state, transactions: appended(state.transactions, t) };
     }
     default: {
       // An event type this version does not know leaves the state as it is, so replaying the log never fails.
@@ -241,7 +435,12 @@ function evolve(state: PortfolioState, event: PortfolioEvent): PortfolioState {
  * by one (at most {@link LOTS_PER_SYMBOL_LIMIT} per symbol), and lots that never outlive their symbol.
  */
 export const portfolioDecider: Decider<PortfolioCommand, PortfolioEvent, PortfolioState> = {
-  initialState: Object.freeze({ symbols: Object.freeze([]), lots: Object.freeze({}) }),
+  initialState: Object.freeze({
+    symbols: Object.freeze([]),
+    lots: Object.freeze({}),
+    transactions: Object.freeze([]),
+    closings: Object.freeze([]),
+  }),
   decide,
   evolve,
 };

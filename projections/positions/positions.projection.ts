@@ -1,5 +1,6 @@
 import type { PortfolioEvent } from '../../domain/portfolio/portfolio.ts';
 import type { Lot } from '../../domain/positions/lots.ts';
+import { afterClosings, type Closing } from '../../domain/portfolio/transactions.ts';
 import { userKey, type Projection } from '../projection.ts';
 
 /** What the position-lots read model holds of one symbol of one user. */
@@ -21,8 +22,14 @@ export function positionLotsKey(userId: string, symbol: string): string {
  */
 export const positionLotsProjection: Projection<PositionLotsDocument> = {
   name: 'positionlots',
-  version: 1,
-  handles: ['PositionLotAdded', 'PositionLotRemoved', 'SymbolRemovedFromPortfolio'] satisfies PortfolioEvent['type'][],
+  version: 2,
+  handles: [
+    'PositionLotAdded',
+    'PositionLotRemoved',
+    'SymbolRemovedFromPortfolio',
+    'SharesBought',
+    'SharesSold',
+  ] satisfies PortfolioEvent['type'][],
   key: (event) => {
     const userId = userKey(event);
     const { symbol } = event.data as { symbol?: unknown };
@@ -44,6 +51,21 @@ export const positionLotsProjection: Projection<PositionLotsDocument> = {
       }
       case 'SymbolRemovedFromPortfolio':
         return null;
+      // A trade closes parts of open lots and opens one with the rest, whose id is the transaction's.
+      case 'SharesBought':
+      case 'SharesSold': {
+        const { symbol, transaction, closings, opened } = event.data as {
+          symbol: string;
+          transaction: { id: string; date: string; price: number };
+          closings: readonly Closing[];
+          opened: number;
+        };
+        if (positions.some((held) => held.id === transaction.id)) return doc ?? null;
+        const left = afterClosings(positions, closings);
+        if (opened !== 0)
+          left.push({ id: transaction.id, date: transaction.date, close: transaction.price, position: opened });
+        return left.length === 0 ? null : { symbol, positions: left };
+      }
       default:
         return doc ?? null;
     }

@@ -16,6 +16,7 @@ import { SymbolSearch } from '../../components/SymbolSearch.tsx';
 import type { UniverseHit } from '../../components/symbolSearch.machine.ts';
 import { formatPercent, formatPrice, formatSigned, signClass } from '../watchlist/quotes.ts';
 import { portfolioMachine } from './portfolio.machine.ts';
+import { TransactionsPanel } from './TransactionsPanel.tsx';
 import {
   allocation,
   checkLotForm,
@@ -263,6 +264,7 @@ export default function PortfolioScreen() {
     [symbols, lots, prices],
   );
   const slices = useMemo(() => allocation(symbols, lots, prices), [symbols, lots, prices]);
+  const sectorOf = useCallback((symbol: string) => companies[symbol]?.sector, [companies]);
 
   return (
     <section className="screen portfolio" aria-labelledby="portfolio-title">
@@ -370,6 +372,7 @@ export default function PortfolioScreen() {
           </>
         )}
       </LoadState>
+      {state.matches('ready') && <TransactionsPanel prices={prices} sectorOf={sectorOf} />}
     </section>
   );
 }

@@ -1,0 +1,486 @@
+/**
+ * Transaction files: the generic CSV format, the Trades and Dividends sections of an Interactive Brokers
+ * activity statement, and a Schwab transaction history. Each data row of a file becomes a transaction or a
+ * verdict saying why not (the line and the column named); a row's id is derived from its content, so the
+ * same file imported again is recognised row by row.
+ */
+import { STOCKPULSE_NAMESPACE, uuidV5 } from '../ids.ts';
+import { isDomainError } from '../decider.ts';
+import { roundToCents } from '../positions/lots.ts';
+import { isSymbol } from '../symbol.ts';
+import { decideTransaction, portfolioDecider, type PortfolioState } from './portfolio.ts';
+import { parseTransaction, type Transaction, type TransactionKind } from './transactions.ts';
+
+/** The formats a file may be in. */
+export const IMPORT_FORMATS = ['generic', 'ibkr', 'schwab'] as const;
+
+/** A format of transaction file. */
+export type ImportFormat = (typeof IMPORT_FORMATS)[number];
+
+/** Largest file accepted, in bytes of UTF-8. */
+export const MAX_IMPORT_BYTES = 1024 * 1024;
+
+/** Most data rows a file may hold. */
+export const MAX_IMPORT_ROWS = 2_000;
+
+/** The columns of the generic format, in the order the export writes them (`id`, `fee`, `amount` optional). */
+export const GENERIC_COLUMNS = ['id', 'date', 'kind', 'symbol', 'quantity', 'price', 'fee', 'amount'] as const;
+
+/** What became of one data row: a new transaction, one recorded already, a row skipped, or a refusal. */
+export type RowVerdict = 'new' | 'duplicate' | 'skipped' | 'refused';
+
+/** One data row of a file with its verdict. */
+export interface ImportRow {
+  /** The row's line in the file (1 for the first line). */
+  readonly line: number;
+  readonly verdict: RowVerdict;
+  /** The column the refusal or skip is about, as the file names it; null when it is about the whole row. */
+  readonly column: string | null;
+  /** Why the row was refused or skipped; null otherwise. */
+  readonly message: string | null;
+  /** The transaction the row stands for, when it could be read. */
+  readonly transaction: Transaction | null;
+}
+
+/** A file read and judged: its format and every data row's verdict. */
+export interface ImportPreview {
+  readonly format: ImportFormat;
+  readonly rows: readonly ImportRow[];
+}
+
+/** A preview with the transactions to record, oldest first: every `new` row, or none when any row is refused. */
+export interface ImportJudgement extends ImportPreview {
+  readonly toRecord: readonly Transaction[];
+}
+
+/** A transaction's field → the column of the file it was read from. */
+type Columns = Partial<Record<'kind' | 'symbol' | 'date' | 'quantity' | 'price' | 'fee' | 'amount' | 'lots', string>>;
+
+/** A data row as a format reads it, before it is checked against the portfolio. */
+interface ReadRow {
+  readonly line: number;
+  readonly columns: Columns;
+  /** The fields read, or why the row is skipped or refused. */
+  readonly outcome:
+    | { readonly kind: 'fields'; readonly fields: Record<string, unknown>; readonly id?: string }
+    | { readonly kind: 'skipped' | 'refused'; readonly column: string | null; readonly message: string };
+}
+
+class RowError extends Error {
+  constructor(
+    readonly column: string | null,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** One record of a CSV file: its cells, trimmed, and the line it ends on (1 for the first line). */
+export interface CsvRecord {
+  readonly cells: readonly string[];
+  readonly line: number;
+}
+
+/** A file that could not be read as CSV, with the line where reading stopped. */
+export interface UnreadableFile {
+  readonly line: number;
+  readonly message: string;
+}
+
+/** A number as a broker writes it: `1,234.50`, `$1,234.50`, `-$12.00`, `($12.00)`; null when empty. */
+function amountOf(text: string | undefined, column: string): number | null {
+  const raw = (text ?? '').trim();
+  if (raw === '' || raw === '--') return null;
+  const negative = raw.startsWith('-') || (raw.startsWith('(') && raw.endsWith(')'));
+  const digits = raw.replace(/[()$,\s]/g, '').replace(/^[-+]/, '');
+  if (!/^\d+(\.\d+)?$/.test(digits))
+    throw new RowError(column, `${column} ${JSON.stringify(raw.slice(0, 40))} is not a number`);
+  const value = Number(digits);
+  return negative ? -value : value;
+}
+
+function required(value: number | null, column: string): number {
+  if (value === null) throw new RowError(column, `${column} is empty`);
+  return value;
+}
+
+function usDate(text: string | undefined, column: string): string {
+  // Schwab writes `MM/DD/YYYY`, or `MM/DD/YYYY as of MM/DD/YYYY` for a correction; the first date is the trade's.
+  const m = /^(\d{1,2})\/(\d{1,2})\/(\d{4})/.exec((text ?? '').trim());
+  if (!m) throw new RowError(column, `${column} ${JSON.stringify((text ?? '').slice(0, 40))} is not a date MM/DD/YYYY`);
+  return `${m[3]}-${m[1]!.padStart(2, '0')}-${m[2]!.padStart(2, '0')}`;
+}
+
+function isoDate(text: string | undefined, column: string): string {
+  // IBKR writes `YYYY-MM-DD, HH:MM:SS` (or `YYYYMMDD` in some exports); only the date counts.
+  const raw = (text ?? '').trim();
+  const m = /^(\d{4})-?(\d{2})-?(\d{2})/.exec(raw);
+  if (!m) throw new RowError(column, `${column} ${JSON.stringify(raw.slice(0, 40))} is not a date YYYY-MM-DD`);
+  return `${m[1]}-${m[2]}-${m[3]}`;
+}
+
+function symbolCell(text: string | undefined, column: string): string {
+  const symbol = (text ?? '').trim().toUpperCase();
+  if (!isSymbol(symbol)) throw new RowError(column, `${column} ${JSON.stringify(symbol.slice(0, 40))} is not a symbol`);
+  return symbol;
+}
+
+function readRow(line: number, columns: Columns, read: () => ReadRow['outcome']): ReadRow {
+  try {
+    return { line, columns, outcome: read() };
+  } catch (error) {
+    if (error instanceof RowError)
+      return { line, columns, outcome: { kind: 'refused', column: error.column, message: error.message } };
+    throw error;
+  }
+}
+
+function indexOf(header: readonly string[]): (name: string) => number {
+  const lower = header.map((h) => h.trim().toLowerCase());
+  return (name) => lower.indexOf(name.toLowerCase());
+}
+
+/** The generic format: a header naming the columns of {@link GENERIC_COLUMNS} in any order. */
+function readGeneric(rows: readonly CsvRecord[]): ReadRow[] {
+  const [header, ...data] = rows;
+  if (!header) return [];
+  const at = indexOf(header.cells);
+  for (const name of ['date', 'kind', 'symbol'] as const) {
+    if (at(name) < 0) {
+      return [
+        {
+          line: header.line,
+          columns: {},
+          outcome: { kind: 'refused', column: name, message: `the header has no column ${name}` },
+        },
+      ];
+    }
+  }
+  const columns: Columns = {
+    kind: 'kind',
+    symbol: 'symbol',
+    date: 'date',
+    quantity: 'quantity',
+    price: 'price',
+    fee: 'fee',
+    amount: 'amount',
+  };
+  return data.map(({ cells, line }) =>
+    readRow(line, columns, () => {
+      const cell = (name: string) => (at(name) >= 0 ? (cells[at(name)] ?? '').trim() : '');
+      const kind = cell('kind').toLowerCase();
+      const number = (name: string) => amountOf(cell(name), name);
+      const fields: Record<string, unknown> = {
+        kind,
+        symbol: symbolCell(cell('symbol'), 'symbol'),
+        date: cell('date'),
+      };
+      if (kind === 'buy' || kind === 'sell') {
+        fields.quantity = required(number('quantity'), 'quantity');
+        fields.price = roundToCents(required(number('price'), 'price'));
+        fields.fee = roundToCents(number('fee') ?? 0);
+      } else if (kind === 'dividend' || kind === 'fee') {
+        fields.amount = roundToCents(required(number('amount'), 'amount'));
+      }
+      const id = cell('id');
+      return { kind: 'fields', fields, ...(id !== '' ? { id } : {}) };
+    }),
+  );
+}
+
+/** The Trades (stocks) and Dividends sections of an Interactive Brokers activity statement. */
+function readIbkr(rows: readonly CsvRecord[]): ReadRow[] {
+  const out: ReadRow[] = [];
+  const headers = new Map<string, readonly string[]>();
+  for (const { cells, line } of rows) {
+    const [section, kind] = cells;
+    if (!section || !kind) continue;
+    if (kind === 'Header') {
+      headers.set(section, cells);
+      continue;
+    }
+    if (kind !== 'Data' || (section !== 'Trades' && section !== 'Dividends')) continue;
+    const header = headers.get(section) ?? [];
+    const at = indexOf(header);
+    const cell = (name: string) => (at(name) >= 0 ? cells[at(name)] : undefined);
+    if (section === 'Dividends') {
+      const columns: Columns = { symbol: 'Description', date: 'Date', amount: 'Amount' };
+      out.push(
+        readRow(line, columns, () => {
+          const description = cell('Description') ?? '';
+          if (/^total/i.test(cells[2] ?? '')) return { kind: 'skipped', column: null, message: 'a total' };
+          const symbol = symbolCell(/^([^(\s]+)/.exec(description)?.[1], 'Description');
+          const amount = required(amountOf(cell('Amount'), 'Amount'), 'Amount');
+          return {
+            kind: 'fields',
+            fields: {
+              kind: amount < 0 ? 'fee' : 'dividend',
+              symbol,
+              date: isoDate(cell('Date'), 'Date'),
+              amount: roundToCents(Math.abs(amount)),
+            },
+          };
+        }),
+      );
+      continue;
+    }
+    const columns: Columns = {
+      symbol: 'Symbol',
+      date: 'Date/Time',
+      quantity: 'Quantity',
+      price: 'T. Price',
+      fee: 'Comm/Fee',
+      kind: 'Quantity',
+    };
+    out.push(
+      readRow(line, columns, () => {
+        const discriminator = cell('DataDiscriminator');
+        if (discriminator !== undefined && discriminator !== 'Order' && discriminator !== 'Trade') {
+          return { kind: 'skipped', column: 'DataDiscriminator', message: `${discriminator} rows repeat the orders` };
+        }
+        const category = cell('Asset Category') ?? '';
+        if (category !== 'Stocks')
+          return { kind: 'skipped', column: 'Asset Category', message: `${category || 'no category'} is not stocks` };
+        const quantity = required(amountOf(cell('Quantity'), 'Quantity'), 'Quantity');
+        if (quantity === 0) throw new RowError('Quantity', 'Quantity is 0');
+        return {
+          kind: 'fields',
+          fields: {
+            kind: quantity > 0 ? 'buy' : 'sell',
+            symbol: symbolCell(cell('Symbol'), 'Symbol'),
+            date: isoDate(cell('Date/Time'), 'Date/Time'),
+            quantity: Math.abs(quantity),
+            price: roundToCents(required(amountOf(cell('T. Price'), 'T. Price'), 'T. Price')),
+            fee: roundToCents(Math.abs(amountOf(cell('Comm/Fee'), 'Comm/Fee') ?? 0)),
+          },
+        };
+      }),
+    );
+  }
+  return out;
+}
+
+const SCHWAB_KINDS: Readonly<Record<string, TransactionKind>> = {
+  buy: 'buy',
+  'reinvest shares': 'buy',
+  sell: 'sell',
+  'sell short': 'sell',
+  'buy to cover': 'buy',
+  'qualified dividend': 'dividend',
+  'cash dividend': 'dividend',
+  'non-qualified div': 'dividend',
+  'reinvest dividend': 'dividend',
+  'special dividend': 'dividend',
+  'pr yr cash div': 'dividend',
+  'adr mgmt fee': 'fee',
+  'foreign tax paid': 'fee',
+  'service fee': 'fee',
+};
+
+/** A Schwab transaction history: `Date, Action, Symbol, Description, Quantity, Price, Fees & Comm, Amount`. */
+function readSchwab(rows: readonly CsvRecord[]): ReadRow[] {
+  const start = rows.findIndex((r) => r.cells.some((c) => c === 'Action') && r.cells.some((c) => c === 'Date'));
+  if (start < 0) return [];
+  const at = indexOf(rows[start]!.cells);
+  const columns: Columns = {
+    kind: 'Action',
+    symbol: 'Symbol',
+    date: 'Date',
+    quantity: 'Quantity',
+    price: 'Price',
+    fee: 'Fees & Comm',
+    amount: 'Amount',
+  };
+  return rows.slice(start + 1).map(({ cells, line }) =>
+    readRow(line, columns, () => {
+      const cell = (name: string) => (at(name) >= 0 ? cells[at(name)] : undefined);
+      if (/^transactions total/i.test(cells[0] ?? '')) return { kind: 'skipped', column: null, message: 'a total' };
+      const action = (cell('Action') ?? '').trim();
+      const kind = SCHWAB_KINDS[action.toLowerCase()];
+      if (!kind)
+        return {
+          kind: 'skipped',
+          column: 'Action',
+          message: `${action || 'an empty action'} is not a trade, dividend or fee`,
+        };
+      const symbol = symbolCell(cell('Symbol'), 'Symbol');
+      const date = usDate(cell('Date'), 'Date');
+      if (kind === 'dividend' || kind === 'fee') {
+        return {
+          kind: 'fields',
+          fields: {
+            kind,
+            symbol,
+            date,
+            amount: roundToCents(Math.abs(required(amountOf(cell('Amount'), 'Amount'), 'Amount'))),
+          },
+        };
+      }
+      return {
+        kind: 'fields',
+        fields: {
+          kind,
+          symbol,
+          date,
+          quantity: Math.abs(required(amountOf(cell('Quantity'), 'Quantity'), 'Quantity')),
+          price: roundToCents(required(amountOf(cell('Price'), 'Price'), 'Price')),
+          fee: roundToCents(Math.abs(amountOf(cell('Fees & Comm'), 'Fees & Comm') ?? 0)),
+        },
+      };
+    }),
+  );
+}
+
+/** The format of a file, from its records: a Trades header of a statement, or Schwab's Action and Fees & Comm. */
+export function detectFormat(records: readonly CsvRecord[]): ImportFormat {
+  if (records.some((r) => r.cells[0] === 'Trades' && r.cells[1] === 'Header')) return 'ibkr';
+  if (records.slice(0, 5).some((r) => r.cells.includes('Action') && r.cells.includes('Fees & Comm'))) return 'schwab';
+  return 'generic';
+}
+
+const READERS: Readonly<Record<ImportFormat, (rows: readonly CsvRecord[]) => ReadRow[]>> = {
+  generic: readGeneric,
+  ibkr: readIbkr,
+  schwab: readSchwab,
+};
+
+/** The content key of a transaction: what it says, not where it came from. */
+function contentKey(fields: Record<string, unknown>): string {
+  return ['kind', 'symbol', 'date', 'quantity', 'price', 'fee', 'amount']
+    .map((k) => {
+      const value = fields[k];
+      return typeof value === 'string' || typeof value === 'number' ? String(value) : '';
+    })
+    .join('|');
+}
+
+/** Options of {@link previewImport}. */
+export interface PreviewOptions {
+  /** The format, or `auto` to tell it from the file. */
+  readonly format: ImportFormat | 'auto';
+  /** The portfolio the rows would be recorded in. */
+  readonly state: PortfolioState;
+  /** The time of the import (ISO 8601, UTC): rows dated after it are refused. */
+  readonly at: string;
+  /** Whether a symbol exists. */
+  readonly known: (symbol: string) => boolean;
+}
+
+/**
+ * Reads a file and judges each data row against the portfolio as the rows before it would leave it: `new`,
+ * `duplicate` (its content, or its id, recorded already), `skipped` (not a trade, dividend or fee of stocks)
+ * or `refused` (the line and column named). Rows are judged oldest first, as they would be recorded.
+ */
+export function previewImport(file: readonly CsvRecord[] | UnreadableFile, options: PreviewOptions): ImportJudgement {
+  if (!Array.isArray(file)) {
+    const { line, message } = file as UnreadableFile;
+    const format = options.format === 'auto' ? 'generic' : options.format;
+    return {
+      format,
+      rows: [{ line, verdict: 'refused', column: null, message: `the file is not CSV: ${message}`, transaction: null }],
+      toRecord: [],
+    };
+  }
+  const records = file as readonly CsvRecord[];
+  const format = options.format === 'auto' ? detectFormat(records) : options.format;
+  const read = READERS[format](records);
+  if (read.length > MAX_IMPORT_ROWS) {
+    return {
+      format,
+      rows: [
+        {
+          line: read[MAX_IMPORT_ROWS]!.line,
+          verdict: 'refused',
+          column: null,
+          message: `the file has more than ${MAX_IMPORT_ROWS} rows`,
+          transaction: null,
+        },
+      ],
+      toRecord: [],
+    };
+  }
+  const seen = new Map<string, number>();
+  const candidates = read.map((row) => {
+    if (row.outcome.kind !== 'fields')
+      return { row, transaction: null as Transaction | null, error: null as ImportRow | null };
+    const { fields } = row.outcome;
+    const key = contentKey(fields);
+    const occurrence = seen.get(key) ?? 0;
+    seen.set(key, occurrence + 1);
+    const id = row.outcome.id ?? uuidV5(`import/${key}#${occurrence}`, STOCKPULSE_NAMESPACE);
+    try {
+      const transaction = parseTransaction({ ...fields, id }, 'transaction', options.at);
+      if (!options.known(transaction.symbol)) {
+        return { row, transaction: null, error: refusal(row, 'symbol', `${transaction.symbol} is not a known symbol`) };
+      }
+      return { row, transaction, error: null };
+    } catch (error) {
+      if (!isDomainError(error)) throw error;
+      return {
+        row,
+        transaction: null,
+        error: refusal(row, fieldOf(error.field), error.message.replace(/^transaction\./, '')),
+      };
+    }
+  });
+  // Oldest first, as they are recorded; a file written newest first (as brokers do) keeps its days' order.
+  const dates = candidates.flatMap((c) => (c.transaction ? [c.transaction.date] : []));
+  const newestFirst = dates.length > 1 && dates[0]! > dates[dates.length - 1]!;
+  const order = candidates
+    .map((c, i) => ({ c, i }))
+    .sort((a, b) => {
+      const da = a.c.transaction?.date ?? '';
+      const db = b.c.transaction?.date ?? '';
+      if (da !== db) return da < db ? -1 : 1;
+      return newestFirst ? b.i - a.i : a.i - b.i;
+    });
+  const verdicts = new Map<number, ImportRow>();
+  let state = options.state;
+  const recorded = new Set(state.transactions.map((t) => t.id));
+  const toRecord: Transaction[] = [];
+  for (const { c, i } of order) {
+    const { row, transaction } = c;
+    if (c.error) {
+      verdicts.set(i, c.error);
+      continue;
+    }
+    if (!transaction) {
+      const outcome = row.outcome as Exclude<ReadRow['outcome'], { kind: 'fields' }>;
+      verdicts.set(i, {
+        line: row.line,
+        verdict: outcome.kind,
+        column: outcome.column,
+        message: outcome.message,
+        transaction: null,
+      });
+      continue;
+    }
+    if (recorded.has(transaction.id)) {
+      verdicts.set(i, { line: row.line, verdict: 'duplicate', column: null, message: 'recorded already', transaction });
+      continue;
+    }
+    try {
+      const events = decideTransaction(transaction, state, 'transactions[0]');
+      for (const event of events) state = portfolioDecider.evolve(state, event);
+      recorded.add(transaction.id);
+      toRecord.push(transaction);
+      verdicts.set(i, { line: row.line, verdict: 'new', column: null, message: null, transaction });
+    } catch (error) {
+      if (!isDomainError(error)) throw error;
+      verdicts.set(i, refusal(row, fieldOf(error.field), error.message.replace(/^transactions\[0\]\./, '')));
+    }
+  }
+  const rows = candidates.map((_, i) => verdicts.get(i)!);
+  return { format, rows, toRecord: rows.some((row) => row.verdict === 'refused') ? [] : toRecord };
+}
+
+/** The transaction field a domain error names (`transactions[0].lots[1].quantity` → `lots`). */
+function fieldOf(field: string | undefined): keyof Columns | null {
+  const m = /^(?:transactions\[\d+\]|transaction)\.(\w+)/.exec(field ?? '');
+  return (m?.[1] as keyof Columns | undefined) ?? null;
+}
+
+function refusal(row: ReadRow, field: keyof Columns | null, message: string): ImportRow {
+  const column = field === null ? null : (row.columns[field] ?? field);
+  return { line: row.line, verdict: 'refused', column, message, transaction: null };
+}

@@ -1,0 +1,302 @@
+import { expect } from 'chai';
+import { fold } from '../decider.ts';
+import type { Lot } from '../positions/lots.ts';
+import { given } from '../testing/givenWhenThen.ts';
+import { portfolioPnl } from './pnl.ts';
+import { lotsOf, portfolioDecider, type PortfolioCommand, type PortfolioEvent } from './portfolio.ts';
+import {
+  OPEN_LOTS_PER_SYMBOL_LIMIT,
+  type BuyTransaction,
+  type Closing,
+  type SellTransaction,
+  type Transaction,
+  type TransactionFields,
+} from './transactions.ts';
+
+const AT = '2025-03-10T15:00:00.000Z';
+const record = (...transactions: unknown[]): PortfolioCommand => ({
+  type: 'RecordTransactions',
+  data: { transactions: transactions as Transaction[], at: AT },
+});
+const tx = (id: string, fields: TransactionFields): Transaction => ({ id, ...fields });
+const buy = (id: string, date: string, quantity: number, price: number, fee = 0): BuyTransaction => ({
+  kind: 'buy',
+  id,
+  symbol: 'AAPL',
+  date,
+  quantity,
+  price,
+  fee,
+});
+const sell = (id: string, date: string, quantity: number, price: number, extra: object = {}): SellTransaction => ({
+  kind: 'sell',
+  id,
+  symbol: 'AAPL',
+  date,
+  quantity,
+  price,
+  fee: 0,
+  ...extra,
+});
+const added = (symbol: string): PortfolioEvent => ({ type: 'SymbolAddedToPortfolio', data: { symbol } });
+const lotAdded = (symbol: string, lot: Lot): PortfolioEvent => ({ type: 'PositionLotAdded', data: { symbol, lot } });
+const bought = (t: Transaction, closings: Closing[], opened: number): PortfolioEvent =>
+  ({ type: 'SharesBought', data: { symbol: t.symbol, transaction: t, closings, opened } }) as PortfolioEvent;
+const sold = (t: Transaction, closings: Closing[], opened: number): PortfolioEvent =>
+  ({ type: 'SharesSold', data: { symbol: t.symbol, transaction: t, closings, opened } }) as PortfolioEvent;
+const closing = (t: BuyTransaction | SellTransaction, lot: Lot, quantity: number, gainCents: number): Closing => ({
+  transactionId: t.id,
+  symbol: t.symbol,
+  lotId: lot.id,
+  openDate: lot.date,
+  openPrice: lot.close,
+  closeDate: t.date,
+  closePrice: t.price,
+  quantity,
+  gainCents,
+});
+const lotOf = (t: BuyTransaction | SellTransaction, position = t.quantity): Lot => ({
+  id: t.id,
+  date: t.date,
+  close: t.price,
+  position,
+});
+
+const b1 = buy('b1', '2025-03-03', 10, 100, 1.5);
+const b2 = buy('b2', '2025-03-04', 5, 120);
+const held = [added('AAPL'), bought(b1, [], 10), bought(b2, [], 5)];
+
+describe('portfolio transactions', () => {
+  describe('buying', () => {
+    it('adds the symbol, then opens a long lot with the id of the buy', () => {
+      given(portfolioDecider)
+        .when(record(b1))
+        .then([added('AAPL'), bought(b1, [], 10)]);
+    });
+
+    it('covers open short lots first, oldest first, and opens a long lot with the rest', () => {
+      const short = { id: 's', date: '2025-03-03', close: 50, position: -4 };
+      const cover = buy('c', '2025-03-05', 6, 40);
+      // (40 − 50) × −4 = +40.00: the short gained as the price fell.
+      given(portfolioDecider, [added('AAPL'), lotAdded('AAPL', short)])
+        .when(record(cover))
+        .then([bought(cover, [closing(cover, short, -4, 4000)], 2)]);
+    });
+  });
+
+  describe('selling', () => {
+    it('closes long lots first in, first out, with the realized gain of each part', () => {
+      const s = sell('s1', '2025-03-05', 12, 130);
+      // Lot b1: (130 − 100) × 10 = 300.00; lot b2: (130 − 120) × 2 = 20.00.
+      given(portfolioDecider, held)
+        .when(record(s))
+        .then([sold(s, [closing(s, lotOf(b1), 10, 30_000), closing(s, lotOf(b2), 2, 2_000)], 0)]);
+    });
+
+    it('closes the lots it names, in the quantities named', () => {
+      const s = sell('s1', '2025-03-05', 3, 110, { lots: [{ id: 'b2', quantity: 3 }] });
+      // (110 − 120) × 3 = −30.00.
+      given(portfolioDecider, held)
+        .when(record(s))
+        .then([sold(s, [closing(s, lotOf(b2), 3, -3_000)], 0)]);
+    });
+
+    it('closes only lots bought on or before the sale date', () => {
+      const s = sell('s1', '2025-03-03', 4, 90);
+      given(portfolioDecider, held)
+        .when(record(s))
+        .then([sold(s, [closing(s, lotOf(b1), 4, -4_000)], 0)]);
+    });
+
+    it('opens a short lot with what it sells beyond the long lots', () => {
+      const s = sell('s1', '2025-03-05', 17, 100);
+      given(portfolioDecider, held)
+        .when(record(s))
+        .then([sold(s, [closing(s, lotOf(b1), 10, 0), closing(s, lotOf(b2), 5, -10_000)], -2)]);
+    });
+
+    it('leaves the rest of a partly sold lot open, and the sold lot closed', () => {
+      const s = sell('s1', '2025-03-05', 4, 130);
+      const state = fold(portfolioDecider, [...held, sold(s, [closing(s, lotOf(b1), 4, 12_000)], 0)]);
+      expect(lotsOf(state, 'AAPL')).to.deep.equal([lotOf(b1, 6), lotOf(b2)]);
+      expect(state.transactions.map((t) => t.id)).to.deep.equal(['b1', 'b2', 's1']);
+    });
+
+    it('refuses a named lot that is not open, one bought after the sale, and more than is left of it', () => {
+      given(portfolioDecider, held)
+        .when(record(sell('s', '2025-03-05', 1, 1, { lots: [{ id: 'zz', quantity: 1 }] })))
+        .thenError('not_found');
+      given(portfolioDecider, held)
+        .when(record(sell('s', '2025-03-03', 1, 1, { lots: [{ id: 'b2', quantity: 1 }] })))
+        .thenError('invalid_transaction');
+      given(portfolioDecider, held)
+        .when(record(sell('s', '2025-03-05', 6, 1, { lots: [{ id: 'b2', quantity: 6 }] })))
+        .thenError('insufficient');
+    });
+
+    it('refuses named lots whose quantities do not add up to the quantity sold, or a lot named twice', () => {
+      given(portfolioDecider, held)
+        .when(record(sell('s', '2025-03-05', 5, 1, { lots: [{ id: 'b2', quantity: 4 }] })))
+        .thenError('invalid_transaction');
+      given(portfolioDecider, held)
+        .when(
+          record(
+            sell('s', '2025-03-05', 2, 1, {
+              lots: [
+                { id: 'b2', quantity: 1 },
+                { id: 'b2', quantity: 1 },
+              ],
+            }),
+          ),
+        )
+        .thenError('invalid_transaction');
+    });
+  });
+
+  describe('dividends and fees', () => {
+    it('records a dividend and a fee of a symbol held', () => {
+      const d = tx('d', { kind: 'dividend', symbol: 'AAPL', date: '2025-03-06', amount: 12.5 });
+      const f = tx('f', { kind: 'fee', symbol: 'AAPL', date: '2025-03-06', amount: 2 });
+      given(portfolioDecider, held)
+        .when(record(d, f))
+        .then([
+          { type: 'DividendReceived', data: { symbol: 'AAPL', transaction: d } },
+          { type: 'FeeCharged', data: { symbol: 'AAPL', transaction: f } },
+        ] as PortfolioEvent[]);
+    });
+
+    it('refuses a dividend of a symbol not in the portfolio, naming the symbol', () => {
+      given(portfolioDecider)
+        .when(record(tx('d', { kind: 'dividend', symbol: 'MSFT', date: '2025-03-06', amount: 1 })))
+        .thenError('not_held');
+    });
+  });
+
+  describe('recording', () => {
+    it('skips transactions whose id is recorded already, so the same file twice adds nothing', () => {
+      given(portfolioDecider, held).when(record(b1, b2)).thenNothing();
+      given(portfolioDecider)
+        .when(record(b1, b1))
+        .then([added('AAPL'), bought(b1, [], 10)]);
+    });
+
+    it('decides each transaction on the state the earlier ones left', () => {
+      const s = sell('s', '2025-03-05', 10, 110);
+      given(portfolioDecider)
+        .when(record(b1, s))
+        .then([added('AAPL'), bought(b1, [], 10), sold(s, [closing(s, lotOf(b1), 10, 10_000)], 0)]);
+    });
+
+    it('refuses the whole command when one transaction is wrong', () => {
+      given(portfolioDecider)
+        .when(record(b1, buy('x', '2025-03-30', 1, 1)))
+        .thenError('invalid_transaction');
+      given(portfolioDecider).when(record()).thenError('empty');
+    });
+
+    it(`opens at most ${OPEN_LOTS_PER_SYMBOL_LIMIT} lots per symbol through trades`, () => {
+      const past = [
+        added('AAPL'),
+        ...Array.from({ length: OPEN_LOTS_PER_SYMBOL_LIMIT - 1 }, (_, i) =>
+          bought(buy(`p${i}`, '2025-03-03', 1, 10), [], 1),
+        ),
+      ];
+      const last = buy('last', '2025-03-04', 1, 10);
+      given(portfolioDecider, past)
+        .when(record(last))
+        .then([bought(last, [], 1)]);
+      given(portfolioDecider, [...past, bought(last, [], 1)])
+        .when(record(buy('over', '2025-03-04', 1, 10)))
+        .thenError('limit');
+    });
+
+    const bad: [string, unknown][] = [
+      ['an unknown kind', { id: 'x', kind: 'gift', symbol: 'AAPL', date: '2025-03-03' }],
+      ['a price in fractions of cents', { ...b1, id: 'x', price: 1.001 }],
+      ['a quantity of 0', { ...b1, id: 'x', quantity: 0 }],
+      ['a negative fee', { ...b1, id: 'x', fee: -1 }],
+      ['a dividend of 0', { id: 'x', kind: 'dividend', symbol: 'AAPL', date: '2025-03-03', amount: 0 }],
+      ['a date that is not real', { ...b1, id: 'x', date: '2025-02-30' }],
+    ];
+    for (const [what, t] of bad) {
+      it(`refuses ${what}`, () => {
+        given(portfolioDecider, held).when(record(t)).thenError('invalid_transaction');
+      });
+    }
+  });
+
+  describe('old lots', () => {
+    it('fold into the transactions as a buy, or a sell for a short lot, and sell like any lot', () => {
+      const long = { id: 'l', date: '2025-03-03', close: 10, position: 3 };
+      const short = { id: 'k', date: '2025-03-03', close: 20, position: -1 };
+      const state = fold(portfolioDecider, [added('IBM'), lotAdded('IBM', long), lotAdded('IBM', short)]);
+      expect(state.transactions).to.deep.equal([
+        { kind: 'buy', id: 'l', symbol: 'IBM', date: '2025-03-03', quantity: 3, price: 10, fee: 0 },
+        { kind: 'sell', id: 'k', symbol: 'IBM', date: '2025-03-03', quantity: 1, price: 20, fee: 0 },
+      ]);
+      const s = { ...sell('s', '2025-03-04', 2, 12), symbol: 'IBM' };
+      given(portfolioDecider, [added('IBM'), lotAdded('IBM', long), lotAdded('IBM', short)])
+        .when(record(s))
+        .then([sold(s, [closing(s, long, 2, 400)], 0)]);
+    });
+  });
+
+  describe('profit and loss', () => {
+    it('sums realized, unrealized, dividends and fees per lot, per symbol and in total', () => {
+      const s = sell('s1', '2025-03-05', 12, 130, { fee: 1 });
+      const d = tx('d', { kind: 'dividend', symbol: 'AAPL', date: '2025-03-06', amount: 5 });
+      const state = fold(portfolioDecider, [
+        ...held,
+        sold(s, [closing(s, lotOf(b1), 10, 30_000), closing(s, lotOf(b2), 2, 2_000)], 0),
+        { type: 'DividendReceived', data: { symbol: 'AAPL', transaction: d } } as PortfolioEvent,
+        added('MSFT'),
+        lotAdded('MSFT', { id: 'm', date: '2025-03-03', close: 50, position: -2 }),
+      ]);
+      const pnl = portfolioPnl(state, { AAPL: 125.5 });
+      // AAPL: 3 left of b2 at 120 → cost 360, value 376.50, unrealized 16.50; realized 320; fees 1.50 + 1.
+      expect(pnl.lots).to.deep.equal([
+        {
+          symbol: 'AAPL',
+          id: 'b2',
+          date: '2025-03-04',
+          price: 120,
+          quantity: 3,
+          cost: 360,
+          value: 376.5,
+          unrealized: 16.5,
+        },
+        {
+          symbol: 'MSFT',
+          id: 'm',
+          date: '2025-03-03',
+          price: 50,
+          quantity: -2,
+          cost: -100,
+          value: null,
+          unrealized: null,
+        },
+      ]);
+      expect(pnl.symbols[0]).to.deep.equal({
+        symbol: 'AAPL',
+        quantity: 3,
+        cost: 360,
+        value: 376.5,
+        unrealized: 16.5,
+        realized: 320,
+        dividends: 5,
+        fees: 2.5,
+        total: 339,
+      });
+      expect(pnl.total.realized).to.equal(320);
+      expect(pnl.total.total).to.equal(339);
+    });
+
+    it('counts a short lot as gaining when the price falls', () => {
+      const state = fold(portfolioDecider, [
+        added('MSFT'),
+        lotAdded('MSFT', { id: 'm', date: '2025-03-03', close: 50, position: -2 }),
+      ]);
+      expect(portfolioPnl(state, { MSFT: 45 }).symbols[0]!.unrealized).to.equal(10);
+    });
+  });
+});

@@ -1,0 +1,37 @@
+/**
+ * CSV at the edge of the portfolio: a transaction file read into records for the domain's import formats,
+ * and the transactions and positions written out as CSV.
+ */
+import { parse } from 'csv-parse/sync';
+import { stringify } from 'csv-stringify/sync';
+import type { CsvRecord, UnreadableFile } from '../../domain/portfolio/importFormats.ts';
+
+/** Longest record accepted, in characters. */
+const MAX_RECORD_CHARS = 64 * 1024;
+
+/** The records of a CSV text (cells trimmed, empty lines skipped, rows of any length), or where reading stopped. */
+export function readCsv(text: string): CsvRecord[] | UnreadableFile {
+  try {
+    const parsed = parse(text, {
+      bom: true,
+      info: true,
+      relax_column_count: true,
+      skip_empty_lines: true,
+      trim: true,
+      max_record_size: MAX_RECORD_CHARS,
+    }) as unknown as { record: string[]; info: { lines: number } }[];
+    return parsed.map(({ record, info }) => ({ cells: record, line: info.lines }));
+  } catch (error) {
+    const lines = (error as { lines?: unknown }).lines;
+    const message = error instanceof Error ? error.message : String(error);
+    return { line: typeof lines === 'number' ? lines : 1, message: message.slice(0, 200) };
+  }
+}
+
+/** A CSV text of a header and rows; a cell that a spreadsheet would run as a formula is quoted with `'`. */
+export function writeCsv(columns: readonly string[], rows: readonly (readonly (string | number | null)[])[]): string {
+  const safe = rows.map((row) =>
+    row.map((cell) => (typeof cell === 'string' && /^[=+\-@\t\r]/.test(cell) ? `'${cell}` : (cell ?? ''))),
+  );
+  return stringify([columns, ...safe]);
+}

@@ -1,0 +1,332 @@
+import { expect } from 'chai';
+import { parse } from 'csv-parse/sync';
+import { readFileSync } from 'node:fs';
+import { startTestGateway, type TestClient, type TestGateway, type TestInput } from '../testing/harness.ts';
+
+interface Ledger {
+  readonly symbols: string[];
+  readonly lots: Record<string, { id: string; date: string; close: number; position: number }[]>;
+  readonly transactions: { kind: string; id: string; symbol: string; date: string; quantity?: number }[];
+  readonly closings: { lotId: string; quantity: number; gainCents: number }[];
+}
+interface Preview {
+  readonly format: string;
+  readonly rows: { line: number; verdict: string; column: string | null; message: string | null }[];
+  readonly counts: Record<string, number>;
+}
+
+const fixture = (name: string) => readFileSync(new URL(`../../data/portfolio-import/${name}`, import.meta.url), 'utf8');
+const buy = (symbol: string, date: string, quantity: number, price: number, fee = 0) => ({
+  kind: 'buy',
+  symbol,
+  date,
+  quantity,
+  price,
+  fee,
+});
+
+describe('portfolio transaction routes', function () {
+  let gw: TestGateway;
+  before(async function () {
+    gw = await startTestGateway();
+  });
+  after(async function () {
+    await gw.close();
+  });
+
+  async function eventCount(username: string): Promise<number> {
+    return (await gw.running.system.events.readStream(`portfolio-${username}`).catch(() => [])).length;
+  }
+
+  async function record(user: TestClient, body: unknown): Promise<Ledger> {
+    const res = await user.post('/api/portfolio/transactions', body);
+    expect(res.status).to.equal(200, res.text);
+    return res.body as Ledger;
+  }
+
+  describe('transactions', function () {
+    it('sells first in, first out and keeps the rest of the lot open, with the realized gain', async function () {
+      const user = await gw.user();
+      await record(user, buy('AAPL', '2024-01-02', 10, 100, 1));
+      await record(user, buy('aapl', '2024-01-03', 5, 120));
+      const ledger = await record(user, { kind: 'sell', symbol: 'AAPL', date: '2024-01-04', quantity: 12, price: 130 });
+      expect(ledger.closings.map((c) => [c.quantity, c.gainCents])).to.deep.equal([
+        [10, 30_000],
+        [2, 2_000],
+      ]);
+      expect(ledger.lots.AAPL!.map((l) => [l.date, l.close, l.position])).to.deep.equal([['2024-01-03', 120, 3]]);
+      const read = (await user.get('/api/portfolio/ledger')).body as Ledger;
+      expect(read.transactions.map((t) => t.kind)).to.deep.equal(['buy', 'buy', 'sell']);
+      const lots = await user.get('/personalize/userPositions/AAPL');
+      expect((lots.body as { positions: { position: number }[] }).positions.map((p) => p.position)).to.deep.equal([3]);
+    });
+
+    it('sells the lots named, and records dividends and fees', async function () {
+      const user = await gw.user();
+      await record(user, buy('MSFT', '2024-01-02', 10, 100));
+      const second = await record(user, buy('MSFT', '2024-01-03', 10, 200));
+      const lot = second.lots.MSFT![1]!;
+      const sold = await record(user, {
+        kind: 'sell',
+        symbol: 'MSFT',
+        date: '2024-01-04',
+        quantity: 4,
+        price: 150,
+        lots: [{ id: lot.id, quantity: 4 }],
+      });
+      expect(sold.closings.map((c) => [c.lotId, c.gainCents])).to.deep.equal([[lot.id, -20_000]]);
+      await record(user, { kind: 'dividend', symbol: 'MSFT', date: '2024-01-05', amount: 7.5 });
+      const ledger = await record(user, { kind: 'fee', symbol: 'MSFT', date: '2024-01-05', amount: 1.25 });
+      expect(ledger.transactions.map((t) => t.kind)).to.deep.equal(['buy', 'buy', 'sell', 'dividend', 'fee']);
+    });
+
+    it('folds lots added through the lot routes in as buys that sell like any other, shorts included', async function () {
+      const user = await gw.user();
+      await user.post('/personalize/userPositions/IBM', [
+        { date: '2024-01-02', close: 100, position: 5 },
+        { date: '2024-01-02', close: 90, position: -2 },
+      ]);
+      const ledger = await record(user, buy('IBM', '2024-01-03', 3, 80));
+      // The buy covers the short lot first: (80 − 90) × −2 = +20.00; 1 share opens a long lot.
+      expect(ledger.closings.map((c) => [c.quantity, c.gainCents])).to.deep.equal([[-2, 2_000]]);
+      expect(ledger.lots.IBM!.map((l) => l.position)).to.deep.equal([5, 1]);
+      expect(ledger.transactions.map((t) => t.kind)).to.deep.equal(['buy', 'sell', 'buy']);
+    });
+
+    const refusals: [string, TestInput, number, string][] = [
+      ['an unknown kind', { body: { kind: 'gift', symbol: 'AAPL', date: '2024-01-02' } }, 400, 'body.kind'],
+      [
+        'a missing price',
+        { body: { kind: 'buy', symbol: 'AAPL', date: '2024-01-02', quantity: 1 } },
+        400,
+        'body.price',
+      ],
+      ['a date that is not real', { body: buy('AAPL', '2024-02-30', 1, 1) }, 400, 'body.date'],
+      ['a date in the future', { body: buy('AAPL', '2099-01-02', 1, 1) }, 400, 'body.date'],
+      ['a quantity of 0', { body: buy('AAPL', '2024-01-02', 0, 1) }, 400, 'body.quantity'],
+      ['an unknown symbol', { body: buy('ZZZZZZ', '2024-01-02', 1, 1) }, 400, 'body.symbol'],
+      [
+        'a dividend of a symbol not held',
+        { body: { kind: 'dividend', symbol: 'KO', date: '2024-01-02', amount: 1 } },
+        400,
+        'body.symbol',
+      ],
+      [
+        'a lot named that is not held',
+        {
+          body: {
+            kind: 'sell',
+            symbol: 'AAPL',
+            date: '2024-01-02',
+            quantity: 1,
+            price: 1,
+            lots: [{ id: 'x', quantity: 1 }],
+          },
+        },
+        404,
+        'body.lots[0].id',
+      ],
+      ['a body that is a list', { body: [] }, 400, 'body'],
+      ['invalid JSON', { raw: '{"kind":', headers: { 'content-type': 'application/json' } }, 400, 'body'],
+    ];
+    for (const [what, input, status, field] of refusals) {
+      it(`refuses ${what} with ${status} naming ${field}, appending nothing`, async function () {
+        const user = await gw.user();
+        const before = await eventCount(user.username);
+        const res = await user.postInput('/api/portfolio/transactions', input);
+        expect(res.status).to.equal(status, res.text);
+        const message = (res.body as { message: string }).message;
+        expect(message.startsWith(`${field}:`) || message.startsWith(`${field} `)).to.equal(true, message);
+        expect(await eventCount(user.username)).to.equal(before);
+      });
+    }
+
+    it('asks for a session', async function () {
+      const res = await gw.client().post('/api/portfolio/transactions', buy('AAPL', '2024-01-02', 1, 1));
+      expect(res.status).to.equal(401);
+    });
+  });
+
+  describe('import', function () {
+    it('previews each row of a broker file with its verdict and records nothing', async function () {
+      const user = await gw.user();
+      const res = await user.post('/api/portfolio/import/preview', { csv: fixture('ibkr-activity-statement.csv') });
+      expect(res.status).to.equal(200, res.text);
+      const preview = res.body as Preview;
+      expect(preview.format).to.equal('ibkr');
+      expect(preview.counts).to.deep.equal({ new: 4, duplicate: 0, skipped: 2, refused: 0 });
+      expect(await eventCount(user.username)).to.equal(0);
+    });
+
+    it('commits every new row, and adds nothing when the same file comes again', async function () {
+      const user = await gw.user();
+      const csv = fixture('schwab-transactions.csv');
+      const first = await user.post('/api/portfolio/import', { format: 'schwab', csv });
+      expect(first.status).to.equal(200, first.text);
+      expect((first.body as { counts: object }).counts).to.deep.equal({ new: 4, duplicate: 0, skipped: 2, refused: 0 });
+      const events = await eventCount(user.username);
+      const ledger = (await user.get('/api/portfolio/ledger')).body as Ledger;
+      expect(ledger.transactions.map((t) => [t.kind, t.symbol, t.date])).to.deep.equal([
+        ['buy', 'JNJ', '2024-02-12'],
+        ['buy', 'PG', '2024-03-01'],
+        ['dividend', 'JNJ', '2024-04-09'],
+        ['sell', 'JNJ', '2024-06-03'],
+      ]);
+      const again = await user.post('/api/portfolio/import', { csv });
+      expect((again.body as { counts: object }).counts).to.deep.equal({ new: 0, duplicate: 4, skipped: 2, refused: 0 });
+      expect(await eventCount(user.username)).to.equal(events);
+    });
+
+    it('refuses a file with a wrong row as a whole, naming its line and column', async function () {
+      const user = await gw.user();
+      const csv = 'date,kind,symbol,quantity,price\n2024-01-02,buy,KO,1,60\n2024-01-03,buy,KO,1,sixty\n';
+      const preview = (await user.post('/api/portfolio/import/preview', { csv })).body as Preview;
+      expect(preview.rows.map((r) => [r.line, r.verdict, r.column])).to.deep.equal([
+        [2, 'new', null],
+        [3, 'refused', 'price'],
+      ]);
+      const res = await user.post('/api/portfolio/import', { csv });
+      expect(res.status).to.equal(400);
+      expect((res.body as { message: string }).message).to.match(/^body\.csv: line 3, column price: /);
+      expect(await eventCount(user.username)).to.equal(0);
+    });
+
+    const refusals: [string, TestInput, number, string][] = [
+      ['a missing file', { body: {} }, 400, 'body.csv'],
+      ['an empty file', { body: { csv: '' } }, 400, 'body.csv'],
+      ['a file that is not text', { body: { csv: 42 } }, 400, 'body.csv'],
+      ['an unknown format', { body: { format: 'excel', csv: 'a' } }, 400, 'body.format'],
+      ['a file over the limit', { body: { csv: 'x'.repeat(1024 * 1024 + 1) } }, 400, 'body.csv'],
+      ['a body over the limit', { raw: JSON.stringify({ csv: '"'.repeat(1_700_000) }) }, 413, 'body'],
+    ];
+    for (const [what, input, status, field] of refusals) {
+      it(`refuses ${what} with ${status} naming ${field}`, async function () {
+        const user = await gw.user();
+        for (const path of ['/api/portfolio/import/preview', '/api/portfolio/import']) {
+          const res = await user.postInput(path, input);
+          expect(res.status).to.equal(status, res.text);
+          expect((res.body as { message: string }).message.startsWith(field)).to.equal(true, res.text);
+        }
+        expect(await eventCount(user.username)).to.equal(0);
+      });
+    }
+  });
+
+  describe('export', function () {
+    it('writes the transactions in the generic format, which imports again as duplicates only', async function () {
+      const user = await gw.user();
+      await user.post('/api/portfolio/import', { csv: fixture('generic.csv') });
+      const res = await user.get('/api/portfolio/export/transactions.csv');
+      expect(res.status).to.equal(200);
+      expect(res.headers.get('content-type')).to.match(/^text\/csv/);
+      expect(res.headers.get('content-disposition')).to.equal('attachment; filename="transactions.csv"');
+      const rows = parse<Record<string, string>>(res.text, { columns: true });
+      expect(rows.map((r) => [r.date, r.kind, r.symbol, r.quantity, r.price, r.fee, r.amount])).to.deep.equal([
+        ['2024-01-16', 'buy', 'MSFT', '12', '388.47', '1', ''],
+        ['2024-02-01', 'buy', 'KO', '40', '60.12', '0', ''],
+        ['2024-03-15', 'dividend', 'KO', '', '', '', '19.4'],
+        ['2024-04-02', 'sell', 'MSFT', '5', '420.45', '1', ''],
+        ['2024-05-20', 'fee', 'KO', '', '', '', '2.5'],
+      ]);
+      const again = await user.post('/api/portfolio/import/preview', { csv: res.text });
+      expect((again.body as Preview).counts).to.deep.equal({ new: 0, duplicate: 5, skipped: 0, refused: 0 });
+    });
+
+    it('writes the open lots with their P&L at the last close and a total per symbol', async function () {
+      const user = await gw.user();
+      await user.post('/api/portfolio/import', { csv: fixture('generic.csv') });
+      const res = await user.get('/api/portfolio/export/positions.csv');
+      expect(res.status).to.equal(200);
+      const rows = parse<Record<string, string>>(res.text, { columns: true });
+      const msft = rows.find((r) => r.symbol === 'MSFT' && r.lot === 'total')!;
+      // 5 of 12 sold at 420.45 against 388.47: (420.45 − 388.47) × 5 = 159.90; fees 1 + 1.
+      expect([msft.quantity, msft.realized, msft.fees]).to.deep.equal(['7', '159.9', '2']);
+      const ko = rows.find((r) => r.symbol === 'KO' && r.lot !== 'total')!;
+      expect(Number(ko.value)).to.be.closeTo(40 * Number(ko.close), 0.01);
+      expect(rows.at(-1)!.lot).to.equal('portfolio');
+    });
+  });
+
+  describe('performance', function () {
+    it('answers value and time-weighted return per trading day since the first transaction, with a benchmark', async function () {
+      const user = await gw.user();
+      await user.post('/api/portfolio/import', { csv: fixture('generic.csv') });
+      const res = await user.get('/api/portfolio/performance?benchmark=aapl');
+      expect(res.status).to.equal(200, res.text);
+      const perf = res.body as {
+        benchmark: string;
+        dates: string[];
+        value: number[];
+        twr: number[];
+        benchmarkReturn: number[];
+      };
+      expect(perf.benchmark).to.equal('AAPL');
+      expect(perf.dates[0]).to.equal('2024-01-16');
+      expect(perf.dates.at(-1)).to.equal('2025-02-24');
+      expect(perf.value).to.have.length(perf.dates.length);
+      // Day 1: 12 MSFT bought at 388.47 with a fee of 1, valued at the simulated close of that day.
+      expect(perf.twr[0]).to.be.closeTo(((perf.value[0]! - 4661.64 - 1) / 4661.64) * 100, 0.0001);
+      expect(perf.benchmarkReturn[0]).to.equal(0);
+      const ew = (await user.get('/api/portfolio/performance')).body as typeof perf;
+      expect(ew.benchmark).to.equal('EW');
+      expect(ew.benchmarkReturn).to.have.length(perf.dates.length);
+      expect(ew.benchmarkReturn[0]).to.equal(0);
+      expect(ew.benchmarkReturn.some((v) => v !== 0)).to.equal(true);
+    });
+
+    it('answers an empty series without transactions, and refuses an unknown benchmark naming it', async function () {
+      const user = await gw.user();
+      expect(((await user.get('/api/portfolio/performance')).body as { dates: string[] }).dates).to.deep.equal([]);
+      const res = await user.get('/api/portfolio/performance?benchmark=ZZZZZZ');
+      expect(res.status).to.equal(400);
+      expect((res.body as { message: string }).message).to.match(/^query\.benchmark/);
+      const bad = await user.get('/api/portfolio/performance?benchmark=$$');
+      expect(bad.status).to.equal(400);
+      expect((bad.body as { message: string }).message).to.match(/^query\.benchmark/);
+    });
+  });
+
+  it('answers no request of any shape with a 500', async function () {
+    const user = await gw.user();
+    await user.post('/api/portfolio/import', { csv: fixture('generic.csv') });
+    const bodies: unknown[] = [
+      null,
+      'text',
+      42,
+      [],
+      [{}],
+      {},
+      { kind: null },
+      { kind: 'sell', symbol: 'MSFT', date: '2024-05-01', quantity: 1, price: 1, lots: 'all' },
+      { kind: 'sell', symbol: 'MSFT', date: '2024-05-01', quantity: 1, price: 1, lots: [null] },
+      { kind: 'sell', symbol: 'MSFT', date: '2024-05-01', quantity: 1e9, price: 1e7, fee: 1e9 },
+      { kind: 'buy', symbol: 'MSFT', date: '2024-05-01', quantity: 1e-7, price: 0.001 },
+      { kind: 'dividend', symbol: ['KO'], date: '2024-05-01', amount: '5' },
+      { csv: ['a'] },
+      { csv: 'a', format: ['ibkr'] },
+      { csv: '\u0000"\n\r,,"', format: 'ibkr' },
+      { csv: 'Trades,Header\nTrades,Data', format: 'ibkr' },
+      { csv: 'x,y\n'.repeat(3000), format: 'schwab' },
+      { csv: '"Date","Action"\n"13/45/2024","Buy"', format: 'schwab' },
+      { csv: 'date,kind,symbol,quantity,price\n2024-01-02,sell,KO,1e400,1', format: 'generic' },
+      { csv: 'date,kind,symbol,quantity,price,id\n2024-01-02,buy,KO,1,1,' + 'i'.repeat(500) },
+    ];
+    const paths = ['/api/portfolio/transactions', '/api/portfolio/import/preview', '/api/portfolio/import'];
+    for (const path of paths) {
+      for (const body of bodies) {
+        const res = await user.post(path, body);
+        expect(res.status, `${path} ${JSON.stringify(body).slice(0, 80)}: ${res.text}`).to.be.below(500);
+      }
+    }
+    for (const query of ['', '?benchmark=', '?benchmark=a&benchmark=b', '?benchmark=%00', '?benchmark=EW&x=1']) {
+      for (const path of [
+        '/api/portfolio/performance',
+        '/api/portfolio/ledger',
+        '/api/portfolio/export/positions.csv',
+      ]) {
+        const res = await user.get(`${path}${query}`);
+        expect(res.status, `${path}${query}: ${res.text}`).to.be.below(500);
+      }
+    }
+  });
+});

@@ -1,0 +1,283 @@
+/**
+ * Portfolio transaction routes: record a buy, sell, dividend or fee; read the ledger; import a transaction
+ * file (preview, then commit all or nothing); export transactions and positions as CSV; performance over time.
+ */
+import type { Context } from 'koa';
+import { portfolioApi, IMPORT_BODY_LIMIT } from '../../domain/contract/portfolio.ts';
+import { STOCKPULSE_NAMESPACE, uuidV5 } from '../../domain/ids.ts';
+import { GENERIC_COLUMNS, previewImport, type ImportJudgement } from '../../domain/portfolio/importFormats.ts';
+import { equalWeightLevels, performanceSeries } from '../../domain/portfolio/performance.ts';
+import { portfolioPnl } from '../../domain/portfolio/pnl.ts';
+import { PORTFOLIO_CONCERN, portfolioDecider, type PortfolioState } from '../../domain/portfolio/portfolio.ts';
+import type { Transaction } from '../../domain/portfolio/transactions.ts';
+import type { MarketData } from '../../engine/market/marketData.ts';
+import type { ReadModelStore } from '../../platform/readmodels/port.ts';
+import { ledgerProjection } from '../../projections/portfolio/ledger.projection.ts';
+import { readDocument } from '../../projections/projection.ts';
+import type { CommandService } from '../commands.ts';
+import { ApiError } from '../errors.ts';
+import { isDomainError } from '../../domain/decider.ts';
+import { inRequestTerms } from '../http/fieldNames.ts';
+import { defineRoute, markPosition } from '../http/route.ts';
+import { readCsv, writeCsv } from '../portfolio/csv.ts';
+
+/** What the portfolio transaction routes need. */
+export interface PortfolioLedgerDeps {
+  readonly commands: CommandService;
+  readonly readModels: ReadModelStore;
+  readonly market: Pick<MarketData, 'has' | 'calendar' | 'barsFrom' | 'performance' | 'symbols' | 'snapshot'>;
+}
+
+const concern = { concern: PORTFOLIO_CONCERN, decider: portfolioDecider };
+
+/** The id of a transaction a request records: derived from the command id, so a retried request gives the same. */
+export function transactionIdFor(commandId: string): string {
+  return uuidV5(`${commandId}/transaction/0`, STOCKPULSE_NAMESPACE);
+}
+
+function ledgerAnswer(state: PortfolioState) {
+  return { symbols: state.symbols, lots: state.lots, transactions: state.transactions, closings: state.closings };
+}
+
+async function readLedger(deps: PortfolioLedgerDeps, userId: string, ctx: Context): Promise<PortfolioState> {
+  const doc = await readDocument<PortfolioState>(deps.readModels, ledgerProjection, userId);
+  markPosition(ctx, doc?.position);
+  return doc?.value ?? portfolioDecider.initialState;
+}
+
+function counts(judgement: ImportJudgement) {
+  const out = { new: 0, duplicate: 0, skipped: 0, refused: 0 };
+  for (const row of judgement.rows) out[row.verdict]++;
+  return out;
+}
+
+function attachment(ctx: Context, name: string): void {
+  ctx.type = 'text/csv; charset=utf-8';
+  ctx.set('Content-Disposition', `attachment; filename="${name}"`);
+  ctx.set('Cache-Control', 'no-store');
+}
+
+/** A refusal of the import command, restated as the line of the file whose row it is about. */
+function inFileTerms(error: unknown, judgement: ImportJudgement): unknown {
+  if (!isDomainError(error)) return error;
+  const index = /^transactions\[(\d+)\]/.exec(error.field ?? '')?.[1];
+  const id = index === undefined ? undefined : judgement.toRecord[Number(index)]?.id;
+  const row = judgement.rows.find((r) => r.transaction?.id === id);
+  const message = error.message.replace(/^transactions\[\d+\]\.?/, '');
+  return new ApiError(400, 'bad_request', `body.csv: ${row ? `line ${row.line}: ` : ''}${message}`);
+}
+
+/** Whole months from a date to the market's last day, rounded up, so a month window starts on or before it. */
+function monthsSince(from: string, to: string): number {
+  const [fy, fm] = from.split('-').map(Number) as [number, number];
+  const [ty, tm] = to.split('-').map(Number) as [number, number];
+  return Math.min(60, Math.max(1, (ty - fy) * 12 + (tm - fm) + 1));
+}
+
+/** The portfolio transaction, import, export and performance routes. */
+export function portfolioLedgerRoutes(deps: PortfolioLedgerDeps) {
+  const judge = async (
+    userId: string,
+    ctx: Context,
+    body: { format: 'auto' | ImportJudgement['format']; csv: string },
+  ) =>
+    previewImport(readCsv(body.csv), {
+      format: body.format,
+      state: await readLedger(deps, userId, ctx),
+      at: new Date().toISOString(),
+      known: (symbol) => deps.market.has(symbol),
+    });
+  return [
+    defineRoute({
+      ...portfolioApi.postPortfolioTransactions,
+      handle: async ({ body, meta }) => {
+        if (!deps.market.has(body.symbol)) {
+          throw new ApiError(400, 'unknown_symbol', `body.symbol: unknown symbol ${body.symbol}`);
+        }
+        const m = meta();
+        const transaction = {
+          ...body,
+          ...(body.kind === 'buy' || body.kind === 'sell' ? { fee: body.fee ?? 0 } : {}),
+          id: transactionIdFor(m.commandId),
+        } as Transaction;
+        const outcome = await inRequestTerms({ 'transactions[0]': 'body', transactions: 'body' }, () =>
+          deps.commands.execute(
+            concern,
+            { type: 'RecordTransactions', data: { transactions: [transaction], at: m.at } },
+            m,
+          ),
+        );
+        return ledgerAnswer(outcome.state);
+      },
+    }),
+    defineRoute({
+      ...portfolioApi.getPortfolioLedger,
+      handle: async ({ userId, ctx }) => ledgerAnswer(await readLedger(deps, userId, ctx)),
+    }),
+    defineRoute({
+      ...portfolioApi.postPortfolioImportPreview,
+      bodyLimit: IMPORT_BODY_LIMIT,
+      handle: async ({ body, userId, ctx }) => {
+        const judgement = await judge(userId, ctx, body);
+        return { format: judgement.format, rows: judgement.rows, counts: counts(judgement) };
+      },
+    }),
+    defineRoute({
+      ...portfolioApi.postPortfolioImport,
+      bodyLimit: IMPORT_BODY_LIMIT,
+      handle: async ({ body, userId, ctx, meta }) => {
+        const judgement = await judge(userId, ctx, body);
+        const refused = judgement.rows.find((row) => row.verdict === 'refused');
+        if (refused) {
+          const where = refused.column === null ? '' : `, column ${refused.column}`;
+          throw new ApiError(
+            400,
+            'bad_request',
+            `body.csv: line ${refused.line}${where}: ${refused.message ?? 'refused'}`,
+          );
+        }
+        if (judgement.toRecord.length > 0) {
+          const m = meta();
+          // Judged on the read model; the command decides again on the stream, so a row refused there is refused here.
+          await deps.commands
+            .execute(concern, { type: 'RecordTransactions', data: { transactions: judgement.toRecord, at: m.at } }, m)
+            .catch((error: unknown) => {
+              throw inFileTerms(error, judgement);
+            });
+        }
+        return { format: judgement.format, counts: counts(judgement) };
+      },
+    }),
+    defineRoute({
+      ...portfolioApi.getPortfolioExportTransactions,
+      handle: async ({ userId, ctx }) => {
+        const ledger = await readLedger(deps, userId, ctx);
+        attachment(ctx, 'transactions.csv');
+        return writeCsv(
+          GENERIC_COLUMNS,
+          ledger.transactions.map((t) =>
+            t.kind === 'dividend' || t.kind === 'fee'
+              ? [t.id, t.date, t.kind, t.symbol, null, null, null, t.amount]
+              : [t.id, t.date, t.kind, t.symbol, t.quantity, t.price, t.fee, null],
+          ),
+        );
+      },
+    }),
+    defineRoute({
+      ...portfolioApi.getPortfolioExportPositions,
+      handle: async ({ userId, ctx }) => {
+        const ledger = await readLedger(deps, userId, ctx);
+        const prices: Record<string, number> = {};
+        for (const symbol of ledger.symbols) {
+          const close = deps.market.snapshot(symbol)?.close;
+          if (close !== undefined) prices[symbol] = close;
+        }
+        const pnl = portfolioPnl(ledger, prices);
+        attachment(ctx, 'positions.csv');
+        return writeCsv(
+          [
+            'symbol',
+            'lot',
+            'date',
+            'price',
+            'quantity',
+            'cost',
+            'close',
+            'value',
+            'unrealized',
+            'realized',
+            'dividends',
+            'fees',
+            'total',
+          ],
+          [
+            ...pnl.lots.map((l) => [
+              l.symbol,
+              l.id,
+              l.date,
+              l.price,
+              l.quantity,
+              l.cost,
+              prices[l.symbol] ?? null,
+              l.value,
+              l.unrealized,
+              null,
+              null,
+              null,
+              null,
+            ]),
+            ...pnl.symbols.map((s) => [
+              s.symbol,
+              'total',
+              null,
+              null,
+              s.quantity,
+              s.cost,
+              prices[s.symbol] ?? null,
+              s.value,
+              s.unrealized,
+              s.realized,
+              s.dividends,
+              s.fees,
+              s.total,
+            ]),
+            [
+              '',
+              'portfolio',
+              null,
+              null,
+              null,
+              pnl.total.cost,
+              null,
+              pnl.total.value,
+              pnl.total.unrealized,
+              pnl.total.realized,
+              pnl.total.dividends,
+              pnl.total.fees,
+              pnl.total.total,
+            ],
+          ],
+        );
+      },
+    }),
+    defineRoute({
+      ...portfolioApi.getPortfolioPerformance,
+      handle: async ({ query, userId, ctx }) => {
+        const benchmark = query.benchmark;
+        if (benchmark !== 'EW' && !deps.market.has(benchmark)) {
+          throw new ApiError(400, 'unknown_symbol', `query.benchmark: unknown symbol ${benchmark}`);
+        }
+        const ledger = await readLedger(deps, userId, ctx);
+        const closesOf = (symbol: string, dates: readonly string[]) => {
+          if (!deps.market.has(symbol) || dates.length === 0) return dates.map(() => null);
+          const byDate = new Map(deps.market.barsFrom(symbol, dates[0]!).map((bar) => [bar.date, bar.close]));
+          return dates.map((d) => byDate.get(d) ?? null);
+        };
+        const series = performanceSeries({
+          transactions: ledger.transactions,
+          calendar: deps.market.calendar,
+          closes: closesOf,
+          benchmark: (dates) => {
+            if (benchmark !== 'EW') return closesOf(benchmark, dates);
+            if (dates.length === 0) return [];
+            const months = monthsSince(dates[0]!, dates[dates.length - 1]!);
+            const all = deps.market.performance(deps.market.symbols(), months);
+            const levels = equalWeightLevels(
+              all.series.map((s) => s.values),
+              all.dates.length,
+            );
+            const byDate = new Map(all.dates.map((d, i) => [d, levels[i]!]));
+            return dates.map((d) => byDate.get(d) ?? null);
+          },
+        });
+        return {
+          benchmark,
+          dates: series.dates,
+          value: series.value,
+          twr: series.twr,
+          benchmarkReturn: series.benchmark,
+        };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,102 @@
+import { expect } from 'chai';
+import { fileURLToPath } from 'node:url';
+import { startE2E, type E2E } from './browser.ts';
+
+const IBKR_FILE = fileURLToPath(new URL('../../data/portfolio-import/ibkr-activity-statement.csv', import.meta.url));
+
+describe('portfolio transactions, import and performance (Chromium)', function () {
+  this.timeout(120_000);
+  let e2e: E2E;
+
+  before(async function () {
+    this.timeout(300_000);
+    e2e = await startE2E();
+  });
+  after(async () => {
+    await e2e?.close();
+  });
+
+  it('imports a broker statement, sells part of a position and sees realized P&L and the performance chart', async () => {
+    const { page, context, errors } = await e2e.newPage({ width: 1400, height: 1000 });
+    await e2e.signUp(page, 'ledger');
+    await page.goto('/Portfolio');
+    const wizard = page.getByRole('group', { name: 'Import transactions' });
+    await wizard.waitFor();
+
+    // Upload → preview: each row's verdict, nothing recorded yet.
+    await wizard.getByLabel('CSV file').setInputFiles(IBKR_FILE);
+    const summary = wizard.getByTestId('import-summary');
+    await summary.waitFor();
+    expect(await summary.textContent()).to.match(
+      /Interactive Brokers activity statement\): 4 new, 0 recorded already, 2 skipped, 0 refused/,
+    );
+    await wizard.getByRole('gridcell', { name: 'Equity and Index Options is not stocks' }).waitFor();
+    expect(await page.getByTestId('realized-pnl').textContent()).to.equal('0.00');
+
+    // Commit all at once: the positions appear.
+    await wizard.getByRole('button', { name: 'Import 4 transactions' }).click();
+    await wizard.getByTestId('import-result').getByText('Imported 4 transactions').waitFor();
+    const apple = page.getByRole('region', { name: 'AAPL position' });
+    await apple.waitFor();
+    await page.getByRole('region', { name: 'NVDA position' }).waitFor();
+    await apple.getByRole('button', { name: /Remove the lot of 20 AAPL bought 2024-01-10/ }).waitFor();
+
+    // The same file again adds nothing.
+    await wizard.getByRole('button', { name: 'Import another file' }).click();
+    await wizard.getByLabel('CSV file').setInputFiles(IBKR_FILE);
+    await summary.getByText(/0 new, 4 recorded already/).waitFor();
+    expect(await wizard.getByRole('button', { name: /Import 0 transactions/ }).isDisabled()).to.equal(true);
+    await wizard.getByRole('button', { name: 'Cancel' }).click();
+
+    // Sell 12 of the 30 AAPL, first in first out: all from the lot of 20 at 185.14.
+    const form = page.getByRole('form', { name: 'Record a transaction' });
+    await form.getByLabel('Transaction').selectOption('sell');
+    await form.getByLabel('Symbol').fill('AAPL');
+    await form.getByLabel('Date').fill('2024-06-03');
+    await form.getByLabel('Quantity').fill('12');
+    await form.getByLabel('Price').fill('200');
+    await form.getByRole('button', { name: 'Record sell' }).click();
+    // (200 − 185.14) × 12 = 178.32
+    await page.getByTestId('realized-pnl').getByText('+178.32').waitFor();
+    await apple.getByRole('button', { name: /Remove the lot of 8 AAPL bought 2024-01-10/ }).waitFor();
+    const sale = page.locator('table.transactions tr[data-kind="sell"]');
+    expect(await sale.textContent()).to.include('+178.32');
+
+    // Sell 4 more from the lot chosen, the one bought 2024-03-12 at 173.23: (210 − 173.23) × 4 = 147.08.
+    await form.getByLabel('Date').fill('2024-06-04');
+    await form.getByLabel('Quantity', { exact: true }).fill('4');
+    await form.getByLabel('Price').fill('210');
+    await form.getByLabel('Choose lots').check();
+    await form.getByLabel('Quantity sold of the lot bought 2024-03-12 at 173.23').fill('4');
+    await form.getByRole('button', { name: 'Record sell' }).click();
+    await page.getByTestId('realized-pnl').getByText('+325.40').waitFor();
+    await apple.getByRole('button', { name: /Remove the lot of 6 AAPL bought 2024-03-12/ }).waitFor();
+    expect(await sale.count()).to.equal(2);
+
+    // The performance chart, over a range and against a symbol.
+    const chart = (name: RegExp) => page.getByRole('img', { name }).locator('.main-svg').first();
+    await chart(/Time-weighted return of the portfolio against Equal weight \(universe\), All/).waitFor();
+    await page.getByRole('group', { name: 'Range' }).getByRole('button', { name: '1Y' }).click();
+    await chart(/against Equal weight \(universe\), 1Y/).waitFor();
+    await page.getByLabel('Benchmark').fill('msft');
+    await page.getByRole('button', { name: 'Compare' }).click();
+    await chart(/against MSFT, 1Y/).waitFor();
+    await page.getByRole('img', { name: /Allocation by sector: Information Technology/ }).waitFor();
+    await e2e.screenshot(page, 'portfolio-transactions');
+
+    // The export holds the four imported rows and the sales.
+    const exported = await page.evaluate(async () => (await fetch('/api/portfolio/export/transactions.csv')).text());
+    const lines = exported.trim().split('\n');
+    expect(lines[0]).to.equal('id,date,kind,symbol,quantity,price,fee,amount');
+    expect(lines.slice(1).map((l) => l.split(',').slice(1, 4).join(','))).to.deep.equal([
+      '2024-01-10,buy,AAPL',
+      '2024-02-05,buy,NVDA',
+      '2024-03-12,buy,AAPL',
+      '2024-05-16,dividend,AAPL',
+      '2024-06-03,sell,AAPL',
+      '2024-06-04,sell,AAPL',
+    ]);
+    expect(errors).to.deep.equal([]);
+    await context.close();
+  });
+});

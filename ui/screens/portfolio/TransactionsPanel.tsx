@@ -1,0 +1,424 @@
+/**
+ * The transactions panel of the portfolio: realized and unrealized P&L, the performance over time against a
+ * benchmark, the allocation by sector, the transaction form (buy, sell first in first out or chosen lots,
+ * dividend, fee), the transactions, the import wizard and the CSV exports.
+ */
+import { useMachine } from '@xstate/react';
+import { useId, useMemo, useState, type FormEvent } from 'react';
+import { portfolioApi } from '../../../domain/contract/portfolio.ts';
+import { portfolioPnl } from '../../../domain/portfolio/pnl.ts';
+import { TRANSACTION_KINDS, type TransactionKind } from '../../../domain/portfolio/transactions.ts';
+import { Chart } from '../../components/Chart.tsx';
+import { Dismissible, Empty, LoadState } from '../../components/LoadState.tsx';
+import { formatPrice, formatSigned, signClass } from '../watchlist/quotes.ts';
+import { ImportWizard } from './ImportWizard.tsx';
+import {
+  RANGES,
+  checkTransactionForm,
+  feeOf,
+  inRange,
+  priceOf,
+  sizeOf,
+  realizedByTransaction,
+  sectorAllocation,
+  type Ledger,
+  type Performance,
+  type Range,
+  type TransactionFormErrors,
+} from './ledger.ts';
+import { EQUAL_WEIGHT, ledgerMachine } from './ledger.machine.ts';
+import { localDate } from './positions.ts';
+
+const KIND_LABELS: Readonly<Record<TransactionKind, string>> = {
+  buy: 'Buy',
+  sell: 'Sell',
+  dividend: 'Dividend',
+  fee: 'Fee',
+};
+
+function quantity(value: number | undefined): string {
+  return value === undefined ? '' : value.toLocaleString('en-US', { maximumFractionDigits: 6 });
+}
+
+/** The form that records one transaction; a sell closes the oldest lots unless the user chooses lots. */
+function TransactionFormView(props: {
+  readonly ledger: Ledger;
+  readonly recorded: number;
+  readonly busy: boolean;
+  readonly onRecord: (transaction: NonNullable<ReturnType<typeof checkTransactionForm>['transaction']>) => void;
+}) {
+  const id = useId();
+  const today = localDate(new Date());
+  const [kind, setKind] = useState<TransactionKind>('buy');
+  const [symbol, setSymbol] = useState('');
+  const [date, setDate] = useState(today);
+  const [amounts, setAmounts] = useState({ quantity: '', price: '', fee: '', amount: '' });
+  const [chooseLots, setChooseLots] = useState(false);
+  const [picks, setPicks] = useState<Record<string, string>>({});
+  const [errors, setErrors] = useState<TransactionFormErrors>({});
+  const [cleared, setCleared] = useState(props.recorded);
+  if (cleared !== props.recorded) {
+    setCleared(props.recorded);
+    setAmounts({ quantity: '', price: '', fee: '', amount: '' });
+    setPicks({});
+  }
+  const open = (props.ledger.lots[symbol.trim().toUpperCase()] ?? []).filter((lot) => lot.position > 0);
+  const trade = kind === 'buy' || kind === 'sell';
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const checked = checkTransactionForm(
+      { kind, symbol, date, ...amounts, lots: kind === 'sell' && chooseLots ? picks : null },
+      today,
+    );
+    if (checked.errors) {
+      setErrors(checked.errors);
+      return;
+    }
+    setErrors({});
+    props.onRecord(checked.transaction);
+  };
+  const field = (name: keyof TransactionFormErrors) => ({
+    id: `${id}-${name}`,
+    'aria-invalid': errors[name] ? true : undefined,
+    'aria-describedby': errors[name] ? `${id}-${name}-error` : undefined,
+  });
+  const amountInput = (name: 'quantity' | 'price' | 'fee' | 'amount', label: string, placeholder: string) => (
+    <label htmlFor={`${id}-${name}`}>
+      {label}
+      <input
+        type="text"
+        inputMode="decimal"
+        placeholder={placeholder}
+        value={amounts[name]}
+        onChange={(e) => setAmounts({ ...amounts, [name]: e.target.value })}
+        {...field(name)}
+      />
+    </label>
+  );
+
+  return (
+    <form className="transaction-form lot-form" onSubmit={submit} noValidate aria-label="Record a transaction">
+      <label htmlFor={`${id}-kind`}>
+        Transaction
+        <select id={`${id}-kind`} value={kind} onChange={(e) => setKind(e.target.value as TransactionKind)}>
+          {TRANSACTION_KINDS.map((k) => (
+            <option key={k} value={k}>
+              {KIND_LABELS[k]}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label htmlFor={`${id}-symbol`}>
+        Symbol
+        <input
+          type="text"
+          placeholder="e.g. AAPL"
+          value={symbol}
+          onChange={(e) => setSymbol(e.target.value)}
+          {...field('symbol')}
+        />
+      </label>
+      <label htmlFor={`${id}-date`}>
+        Date
+        <input type="date" max={today} value={date} onChange={(e) => setDate(e.target.value)} {...field('date')} />
+      </label>
+      {trade ? (
+        <>
+          {amountInput('quantity', 'Quantity', 'e.g. 10')}
+          {amountInput('price', 'Price', 'e.g. 182.50')}
+          {amountInput('fee', 'Commission', '0')}
+        </>
+      ) : (
+        amountInput('amount', 'Amount', 'e.g. 12.40')
+      )}
+      {kind === 'sell' && (
+        <fieldset className="sell-method">
+          <legend>Lots sold</legend>
+          <label>
+            <input type="radio" name={`${id}-method`} checked={!chooseLots} onChange={() => setChooseLots(false)} />
+            First in, first out
+          </label>
+          <label>
+            <input type="radio" name={`${id}-method`} checked={chooseLots} onChange={() => setChooseLots(true)} />
+            Choose lots
+          </label>
+          {chooseLots &&
+            (open.length === 0 ? (
+              <p className="hint">No open lots of {symbol.trim().toUpperCase() || 'this symbol'}.</p>
+            ) : (
+              <ul className="lot-picks" {...field('lots')}>
+                {open.map((lot) => (
+                  <li key={lot.id}>
+                    <label>
+                      {lot.date} · {quantity(lot.position)} at {formatPrice(lot.close)}
+                      <input
+                        type="text"
+                        inputMode="decimal"
+                        aria-label={`Quantity sold of the lot bought ${lot.date} at ${lot.close}`}
+                        value={picks[lot.id] ?? ''}
+                        onChange={(e) => setPicks({ ...picks, [lot.id]: e.target.value })}
+                      />
+                    </label>
+                  </li>
+                ))}
+              </ul>
+            ))}
+        </fieldset>
+      )}
+      <button type="submit" className="button primary" disabled={props.busy}>
+        Record {KIND_LABELS[kind].toLowerCase()}
+      </button>
+      {(Object.keys(errors) as (keyof TransactionFormErrors)[]).map((name) => (
+        <p key={name} id={`${id}-${name}-error`} className="error lot-form-error" role="alert">
+          {errors[name]}
+        </p>
+      ))}
+    </form>
+  );
+}
+
+/** The performance chart: time-weighted return of the portfolio and of the benchmark over the range picked. */
+function PerformanceChart(props: {
+  readonly performance: Performance;
+  readonly benchmark: string;
+  readonly onBenchmark: (benchmark: string) => void;
+}) {
+  const id = useId();
+  const [range, setRange] = useState<Range>('All');
+  const [typed, setTyped] = useState('');
+  const shown = useMemo(() => inRange(props.performance, range), [props.performance, range]);
+  const benchmarkName = props.benchmark === EQUAL_WEIGHT ? 'Equal weight (universe)' : props.benchmark;
+  return (
+    <div className="card portfolio-performance" data-testid="portfolio-performance">
+      <h2>Performance</h2>
+      <div className="performance-controls">
+        <div role="group" aria-label="Range">
+          {RANGES.map((r) => (
+            <button
+              key={r}
+              type="button"
+              className={`button small${r === range ? ' primary' : ''}`}
+              aria-pressed={r === range}
+              onClick={() => setRange(r)}
+            >
+              {r}
+            </button>
+          ))}
+        </div>
+        <form
+          className="benchmark-form"
+          onSubmit={(e) => {
+            e.preventDefault();
+            props.onBenchmark(typed.trim() === '' ? EQUAL_WEIGHT : typed);
+          }}
+        >
+          <label htmlFor={`${id}-benchmark`}>Benchmark</label>
+          <input
+            id={`${id}-benchmark`}
+            type="text"
+            placeholder="Symbol, or empty for equal weight"
+            value={typed}
+            onChange={(e) => setTyped(e.target.value)}
+          />
+          <button type="submit" className="button small">
+            Compare
+          </button>
+        </form>
+      </div>
+      {shown.dates.length === 0 ? (
+        <Empty>Record a transaction to see how the portfolio did since.</Empty>
+      ) : (
+        <Chart
+          label={`Time-weighted return of the portfolio against ${benchmarkName}, ${range}`}
+          height={300}
+          data={[
+            { type: 'scatter', mode: 'lines', name: 'Portfolio', x: [...shown.dates], y: [...shown.twr] },
+            {
+              type: 'scatter',
+              mode: 'lines',
+              name: benchmarkName,
+              x: [...shown.dates],
+              y: [...shown.benchmarkReturn],
+              line: { dash: 'dot' },
+            },
+            {
+              type: 'scatter',
+              mode: 'lines',
+              name: 'Value ($)',
+              x: [...shown.dates],
+              y: [...shown.value],
+              yaxis: 'y2',
+              line: { width: 1 },
+              opacity: 0.5,
+            },
+          ]}
+          layout={{
+            yaxis: { title: { text: 'Return %' }, ticksuffix: '%' },
+            yaxis2: { title: { text: 'Value $' }, overlaying: 'y', side: 'right', showgrid: false },
+            legend: { orientation: 'h', y: -0.15 },
+            margin: { l: 56, r: 64, t: 16, b: 48 },
+          }}
+        />
+      )}
+    </div>
+  );
+}
+
+/** The transactions panel. */
+export function TransactionsPanel(props: {
+  readonly prices: Readonly<Record<string, number>>;
+  readonly sectorOf: (symbol: string) => string | undefined;
+}) {
+  const [state, send] = useMachine(ledgerMachine);
+  const { ledger, performance, benchmark, recordError, recorded, error } = state.context;
+  const pnl = useMemo(() => (ledger ? portfolioPnl(ledger, props.prices) : null), [ledger, props.prices]);
+  const realized = useMemo(() => (ledger ? realizedByTransaction(ledger) : {}), [ledger]);
+  const sectors = useMemo(() => (pnl ? sectorAllocation(pnl, props.sectorOf) : []), [pnl, props.sectorOf]);
+  return (
+    <section className="transactions-panel" aria-labelledby="transactions-title">
+      <h2 id="transactions-title" className="sr-only">
+        Transactions and performance
+      </h2>
+      <LoadState
+        loading={state.matches('loading')}
+        error={state.matches('failed') ? (error ?? 'The transactions could not be loaded') : null}
+        onRetry={() => send({ type: 'user.retry' })}
+        lines={4}
+      >
+        {ledger && pnl && (
+          <>
+            <div className="portfolio-summary">
+              <div className="card portfolio-totals" role="group" aria-label="Profit and loss">
+                <h2>Profit and loss</h2>
+                <dl>
+                  <div>
+                    <dt>Realized</dt>
+                    <dd className={signClass(pnl.total.realized)} data-testid="realized-pnl">
+                      {formatSigned(pnl.total.realized)}
+                    </dd>
+                  </div>
+                  <div>
+                    <dt>Unrealized</dt>
+                    <dd className={signClass(pnl.total.unrealized)} data-testid="unrealized-pnl">
+                      {formatSigned(pnl.total.unrealized)}
+                    </dd>
+                  </div>
+                  <div>
+                    <dt>Dividends − fees</dt>
+                    <dd className={signClass(pnl.total.dividends - pnl.total.fees)}>
+                      {formatSigned(pnl.total.dividends - pnl.total.fees)}
+                    </dd>
+                  </div>
+                  <div>
+                    <dt>Total</dt>
+                    <dd className={signClass(pnl.total.total)} data-testid="total-return">
+                      {formatSigned(pnl.total.total)}
+                    </dd>
+                  </div>
+                </dl>
+              </div>
+              <div className="card portfolio-allocation">
+                <h2>Allocation by sector</h2>
+                {sectors.length === 0 ? (
+                  <Empty>Open lots with a price show here by sector.</Empty>
+                ) : (
+                  <Chart
+                    label={`Allocation by sector: ${sectors.map((s) => s.label).join(', ')}`}
+                    height={240}
+                    data={[
+                      {
+                        type: 'pie',
+                        labels: sectors.map((s) => s.label),
+                        values: sectors.map((s) => s.value),
+                        hole: 0.45,
+                        sort: false,
+                        textinfo: 'percent',
+                        hovertemplate: '%{label}: $%{value:,.2f} (%{percent})<extra></extra>',
+                      },
+                    ]}
+                    layout={{ margin: { l: 8, r: 8, t: 8, b: 8 }, showlegend: true }}
+                    config={{ displayModeBar: false }}
+                  />
+                )}
+              </div>
+            </div>
+            {performance && (
+              <PerformanceChart
+                performance={performance}
+                benchmark={benchmark}
+                onBenchmark={(b) => send({ type: 'user.pickBenchmark', benchmark: b })}
+              />
+            )}
+            <div className="card transactions-card">
+              <header className="transactions-header">
+                <h2>Transactions</h2>
+                <span className="transactions-links">
+                  <a className="button small" href={portfolioApi.getPortfolioExportTransactions.path} download>
+                    Export transactions
+                  </a>
+                  <a className="button small" href={portfolioApi.getPortfolioExportPositions.path} download>
+                    Export positions
+                  </a>
+                </span>
+              </header>
+              {recordError && (
+                <Dismissible message={recordError} onDismiss={() => send({ type: 'user.dismissError' })} />
+              )}
+              <TransactionFormView
+                ledger={ledger}
+                recorded={recorded}
+                busy={state.matches({ ready: 'recording' })}
+                onRecord={(transaction) => send({ type: 'user.record', transaction })}
+              />
+              {ledger.transactions.length === 0 ? (
+                <Empty>No transactions yet: record one above or import a file below.</Empty>
+              ) : (
+                <div className="lots-scroll">
+                  <table className="lots transactions">
+                    <caption className="sr-only">Transactions, newest first</caption>
+                    <thead>
+                      <tr>
+                        <th scope="col">Date</th>
+                        <th scope="col">Kind</th>
+                        <th scope="col">Symbol</th>
+                        <th scope="col" className="num">
+                          Quantity
+                        </th>
+                        <th scope="col" className="num">
+                          Price
+                        </th>
+                        <th scope="col" className="num">
+                          Commission / amount
+                        </th>
+                        <th scope="col" className="num">
+                          Realized P&amp;L
+                        </th>
+                      </tr>
+                    </thead>
+                    <tbody>
+                      {[...ledger.transactions].reverse().map((t) => (
+                        <tr key={t.id} data-kind={t.kind}>
+                          <td>{t.date}</td>
+                          <td>{KIND_LABELS[t.kind]}</td>
+                          <td>{t.symbol}</td>
+                          <td className="num">{priceOf(t) === null ? '' : quantity(sizeOf(t))}</td>
+                          <td className="num">{priceOf(t) === null ? '' : formatPrice(priceOf(t))}</td>
+                          <td className="num">{formatPrice(feeOf(t) ?? sizeOf(t))}</td>
+                          <td className={`num ${signClass(realized[t.id]) ?? ''}`}>
+                            {realized[t.id] === undefined ? '' : formatSigned(realized[t.id])}
+                          </td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                </div>
+              )}
+            </div>
+          </>
+        )}
+      </LoadState>
+      <ImportWizard />
+    </section>
+  );
+}

@@ -1,0 +1,196 @@
+import { expect } from 'chai';
+import { createActor, fromCallback, fromPromise, waitFor } from 'xstate';
+import type { TransactionFields } from '../../../domain/portfolio/transactions.ts';
+import type { Ledger, Performance } from './ledger.ts';
+import { ledgerMachine, type LedgerEvent, type LedgerLoad } from './ledger.machine.ts';
+import {
+  importMachine,
+  type ImportCommitAnswer,
+  type ImportInput,
+  type ImportPreviewAnswer,
+} from './import.machine.ts';
+
+const emptyLedger = (): Ledger => ({ symbols: [], lots: {}, transactions: [], closings: [] });
+const performance = (benchmark: string): Performance => ({
+  benchmark,
+  dates: ['2024-01-02'],
+  value: [100],
+  twr: [0],
+  benchmarkReturn: [0],
+});
+
+function ledgerPanel(server: { failRecord?: string; failLoad?: string }) {
+  const calls: string[] = [];
+  let ledger = emptyLedger();
+  let sendBack: ((event: LedgerEvent) => void) | null = null;
+  const actor = createActor(
+    ledgerMachine.provide({
+      actors: {
+        loadLedger: fromPromise<LedgerLoad, { benchmark: string }>(async ({ input }) => {
+          calls.push(`load ${input.benchmark}`);
+          if (server.failLoad) throw new Error(server.failLoad);
+          return Promise.resolve({ ledger, performance: performance(input.benchmark) });
+        }),
+        recordTransaction: fromPromise<Ledger, TransactionFields>(async ({ input }) => {
+          calls.push(`record ${input.kind} ${input.symbol}`);
+          if (server.failRecord) throw new Error(server.failRecord);
+          ledger = {
+            ...ledger,
+            symbols: [input.symbol],
+            transactions: [
+              ...ledger.transactions,
+              {
+                kind: 'dividend',
+                id: `t${ledger.transactions.length}`,
+                symbol: input.symbol,
+                date: input.date,
+                amount: 1,
+              },
+            ],
+          };
+          return Promise.resolve(ledger);
+        }),
+        ledgerChanges: fromCallback<LedgerEvent>(({ sendBack: send }) => {
+          sendBack = send;
+          return () => (sendBack = null);
+        }),
+      },
+    }),
+  ).start();
+  return { actor, calls, changed: () => sendBack?.({ type: 'server.changed' }) };
+}
+
+const buy: TransactionFields = { kind: 'buy', symbol: 'AAPL', date: '2024-01-02', quantity: 1, price: 10, fee: 0 };
+
+describe('portfolio ledger machine', () => {
+  it('loads the ledger and the performance against the equal-weight benchmark', async () => {
+    const { actor, calls } = ledgerPanel({});
+    await waitFor(actor, (s) => s.matches({ ready: 'idle' }));
+    expect(calls).to.deep.equal(['load EW']);
+    expect(actor.getSnapshot().context.performance?.benchmark).to.equal('EW');
+  });
+
+  it('records a transaction, then reads the ledger and performance again', async () => {
+    const { actor, calls } = ledgerPanel({});
+    await waitFor(actor, (s) => s.matches({ ready: 'idle' }));
+    actor.send({ type: 'user.record', transaction: buy });
+    await waitFor(actor, (s) => s.matches({ ready: 'idle' }) && s.context.recorded === 1);
+    expect(calls).to.deep.equal(['load EW', 'record buy AAPL', 'load EW']);
+    expect(actor.getSnapshot().context.ledger?.transactions).to.have.length(1);
+  });
+
+  it('keeps a refusal for the user to read, and records nothing', async () => {
+    const { actor } = ledgerPanel({ failRecord: 'body.price: must be above 0' });
+    await waitFor(actor, (s) => s.matches({ ready: 'idle' }));
+    actor.send({ type: 'user.record', transaction: buy });
+    await waitFor(actor, (s) => s.context.recordError !== null);
+    expect(actor.getSnapshot().context.recordError).to.contain('body.price');
+    expect(actor.getSnapshot().context.recorded).to.equal(0);
+    actor.send({ type: 'user.dismissError' });
+    expect(actor.getSnapshot().context.recordError).to.equal(null);
+  });
+
+  it('reads the performance again against another benchmark, not the same one twice', async () => {
+    const { actor, calls } = ledgerPanel({});
+    await waitFor(actor, (s) => s.matches({ ready: 'idle' }));
+    actor.send({ type: 'user.pickBenchmark', benchmark: 'ew' });
+    actor.send({ type: 'user.pickBenchmark', benchmark: 'msft' });
+    await waitFor(actor, (s) => s.matches({ ready: 'idle' }) && s.context.performance?.benchmark === 'MSFT');
+    expect(calls).to.deep.equal(['load EW', 'load MSFT']);
+  });
+
+  it('reads again when the ledger changed elsewhere', async () => {
+    const { actor, calls, changed } = ledgerPanel({});
+    await waitFor(actor, (s) => s.matches({ ready: 'idle' }));
+    changed();
+    await waitFor(actor, () => calls.length === 2);
+    await waitFor(actor, (s) => s.matches({ ready: 'idle' }));
+    expect(calls).to.deep.equal(['load EW', 'load EW']);
+  });
+
+  it('keeps the message of a failed load and loads again on retry', async () => {
+    const server: { failLoad?: string } = { failLoad: 'The server cannot be reached' };
+    const { actor } = ledgerPanel(server);
+    await waitFor(actor, (s) => s.matches('failed'));
+    expect(actor.getSnapshot().context.error).to.equal('The server cannot be reached');
+    delete server.failLoad;
+    actor.send({ type: 'user.retry' });
+    await waitFor(actor, (s) => s.matches({ ready: 'idle' }));
+  });
+});
+
+function wizard(answer: (input: ImportInput) => ImportPreviewAnswer, failCommit?: string) {
+  const calls: string[] = [];
+  const actor = createActor(
+    importMachine.provide({
+      actors: {
+        previewFile: fromPromise<ImportPreviewAnswer, ImportInput>(async ({ input }) => {
+          calls.push(`preview ${input.format}`);
+          return Promise.resolve(answer(input));
+        }),
+        commitFile: fromPromise<ImportCommitAnswer, ImportInput>(async ({ input }) => {
+          calls.push(`commit ${input.format}`);
+          if (failCommit) throw new Error(failCommit);
+          const preview = answer(input);
+          return Promise.resolve({ format: preview.format, counts: preview.counts });
+        }),
+      },
+    }),
+  ).start();
+  return { actor, calls };
+}
+
+const preview = (counts: Partial<ImportPreviewAnswer['counts']>): ImportPreviewAnswer => ({
+  format: 'ibkr',
+  rows: [],
+  counts: { new: 0, duplicate: 0, skipped: 0, refused: 0, ...counts },
+});
+
+describe('portfolio import machine', () => {
+  it('previews a picked file, then commits its new rows', async () => {
+    const { actor, calls } = wizard(() => preview({ new: 3, skipped: 1 }));
+    actor.send({ type: 'user.pickFile', fileName: 'trades.csv', csv: 'a,b' });
+    await waitFor(actor, (s) => s.matches('reviewing'));
+    actor.send({ type: 'user.commit' });
+    await waitFor(actor, (s) => s.matches('done'));
+    expect(calls).to.deep.equal(['preview auto', 'commit auto']);
+    expect(actor.getSnapshot().context.result?.counts.new).to.equal(3);
+  });
+
+  it('does not commit a file with a refused row, or one with nothing new', async () => {
+    for (const counts of [{ new: 2, refused: 1 }, { duplicate: 4 }]) {
+      const { actor, calls } = wizard(() => preview(counts));
+      actor.send({ type: 'user.pickFile', fileName: 'trades.csv', csv: 'a,b' });
+      await waitFor(actor, (s) => s.matches('reviewing'));
+      actor.send({ type: 'user.commit' });
+      expect(actor.getSnapshot().matches('reviewing')).to.equal(true);
+      expect(calls).to.deep.equal(['preview auto']);
+    }
+  });
+
+  it('previews again in the format picked, and starts over on reset', async () => {
+    const { actor, calls } = wizard((input) => ({
+      ...preview({ new: 1 }),
+      format: input.format === 'auto' ? 'generic' : input.format,
+    }));
+    actor.send({ type: 'user.pickFormat', format: 'schwab' });
+    expect(actor.getSnapshot().matches('choosing')).to.equal(true);
+    actor.send({ type: 'user.pickFile', fileName: 'history.csv', csv: 'a,b' });
+    await waitFor(actor, (s) => s.matches('reviewing'));
+    actor.send({ type: 'user.pickFormat', format: 'generic' });
+    await waitFor(actor, (s) => s.matches('reviewing') && s.context.preview?.format === 'generic');
+    expect(calls).to.deep.equal(['preview schwab', 'preview generic']);
+    actor.send({ type: 'user.reset' });
+    expect(actor.getSnapshot().matches('choosing')).to.equal(true);
+    expect(actor.getSnapshot().context.fileName).to.equal(null);
+  });
+
+  it('keeps the refusal of a commit and stays on the preview', async () => {
+    const { actor } = wizard(() => preview({ new: 1 }), 'body.csv: line 3, column price: must be above 0');
+    actor.send({ type: 'user.pickFile', fileName: 'trades.csv', csv: 'a,b' });
+    await waitFor(actor, (s) => s.matches('reviewing'));
+    actor.send({ type: 'user.commit' });
+    await waitFor(actor, (s) => s.matches('reviewing') && s.context.error !== null);
+    expect(actor.getSnapshot().context.error).to.contain('line 3, column price');
+  });
+});
