@@ -21,7 +21,7 @@ import {
   type AlertTriggeredData,
   type AlertUpdatedData,
 } from './alerts.ts';
-import { priceCondition, smaCondition } from './conditions.ts';
+import { conditionText, isConditionProblem, parseCondition, priceCondition, smaCondition } from './conditions.ts';
 import type { SmaPeriod } from '../screener/query.ts';
 
 const AT = '2025-03-03T15:00:00.000Z';
@@ -477,5 +477,163 @@ describe('alert messages', () => {
       for (const message of inputs.map(alertMessage)) expect(/[+-]/.test(message), message).to.equal(true);
       for (const i of inputs.filter((x) => x.alerttype === 'D')) expect(alertMessage(i)).not.to.contain('+');
     });
+  });
+});
+
+describe('alert conditions, frequencies, pause, resume and expiry', () => {
+  const channel = { op: 'entering_channel', lower: 180, upper: 190.005 };
+  const withCondition = (over: Partial<AlertInput> = {}): AlertInput => ({
+    alertId: A1,
+    symbol: 'aapl',
+    condition: channel,
+    frequency: 'every_time',
+    at: AT,
+    ...over,
+  });
+  const conditionCreated = (over: Record<string, unknown> = {}): AlertsEvent => ({
+    type: 'AlertCreated',
+    data: {
+      alertId: A1,
+      symbol: 'AAPL',
+      condition: { op: 'entering_channel', source: 'price', value: null, lower: 180, upper: 190.01, bars: null },
+      frequency: 'every_time',
+      expires: null,
+      kind: 'CONDITION',
+      alerttype: null,
+      threshold: null,
+      thresholdCents: null,
+      period: null,
+      createdt: AT,
+      ...over,
+    } as AlertCreatedData,
+  });
+  const fire = (data: Record<string, unknown> = {}): AlertsCommand => ({
+    type: 'TriggerAlert',
+    data: { alertId: A1, price: 185, changepct: 0.5, at: LATER, value: 185, ...data },
+  });
+  const status = (type: 'PauseAlert' | 'ResumeAlert' | 'ExpireAlert', at = LATER): AlertsCommand => ({
+    type,
+    data: { alertId: A1, at },
+  });
+  const change = (type: 'AlertPaused' | 'AlertResumed' | 'AlertExpired', at = LATER): AlertsEvent => ({
+    type,
+    data: { alertId: A1, symbol: 'AAPL', at },
+  });
+
+  it('creates a channel alert with its bounds kept to the cent and the older fields empty', () => {
+    given(alertsDecider).when({ type: 'CreateAlert', data: withCondition() }).then([conditionCreated()]);
+  });
+
+  it('refuses a condition, a frequency or an expiry that breaks the rules, naming the field', () => {
+    const cases: [Partial<AlertInput>, string][] = [
+      [{ condition: { op: 'inside_channel', lower: 5 } }, 'condition.upper'],
+      [{ condition: { op: 'greater_than', value: 2_000_000 } }, 'condition.value'],
+      [{ condition: { op: 'moving_up', value: 1, bars: 0 } }, 'condition.bars'],
+      [{ condition: { op: 'crossing', value: { ref: 'price' } } }, 'condition.value.ref'],
+      [{ frequency: 'hourly' }, 'frequency'],
+      [{ expires: 'tomorrow' }, 'expires'],
+      [{ expires: '2025-03-03T14:00:00.000Z' }, 'expires'],
+    ];
+    for (const [over, field] of cases) {
+      const error = refusal({ type: 'CreateAlert', data: withCondition(over) });
+      expect(error.field, JSON.stringify(over)).to.equal(field);
+      expect(error.message.startsWith(`${field}:`), error.message).to.equal(true);
+    }
+  });
+
+  it('fires an every-time alert once per firing count, on a later tick, and keeps it armed', () => {
+    const first = alertsDecider.decide(fire({ firing: 1 }), fold(alertsDecider, [conditionCreated()]));
+    expect(first).to.have.length(1);
+    expect(first[0]!.data).to.deep.include({
+      notificationtype: 1,
+      firing: 1,
+      value: 185,
+      message: 'AAPL price enters the channel 180.00 – 190.01: 185.00 (+0.50% on the day)',
+    });
+    const state = fold(alertsDecider, [conditionCreated(), ...first]);
+    expect(state.alerts[0]).to.deep.include({ status: 'armed', firings: 1, triggerCount: 1, lastFired: LATER });
+    given(alertsDecider, [conditionCreated(), ...first])
+      .when(fire({ firing: 1 }))
+      .thenNothing();
+    given(alertsDecider, [conditionCreated(), ...first])
+      .when(fire({ firing: 2 }))
+      .thenNothing();
+    const later = alertsDecider.decide(
+      fire({ firing: 2, at: '2025-03-05T15:00:00.000Z' }),
+      fold(alertsDecider, [conditionCreated(), ...first]),
+    );
+    expect(later.map((e) => e.type)).to.deep.equal(['AlertTriggered']);
+  });
+
+  it('fires a once-per-bar alert once per trading day', () => {
+    const created = conditionCreated({ frequency: 'once_per_bar' });
+    const day1 = alertsDecider.decide(fire({ day: '2025-03-04' }), fold(alertsDecider, [created]));
+    expect(day1[0]!.data).to.deep.include({ day: '2025-03-04', frequency: 'once_per_bar' });
+    given(alertsDecider, [created, ...day1])
+      .when(fire({ day: '2025-03-04' }))
+      .thenNothing();
+    given(alertsDecider, [created, ...day1])
+      .when(fire())
+      .thenNothing();
+    expect(alertsDecider.decide(fire({ day: '2025-03-05' }), fold(alertsDecider, [created, ...day1]))).to.have.length(
+      1,
+    );
+  });
+
+  it('pauses an armed alert, which then does not fire, and resumes it under a new arming', () => {
+    given(alertsDecider, [conditionCreated()])
+      .when(status('PauseAlert'))
+      .then([change('AlertPaused')]);
+    given(alertsDecider, [conditionCreated(), change('AlertPaused')])
+      .when(status('PauseAlert'))
+      .thenNothing();
+    given(alertsDecider, [conditionCreated(), change('AlertPaused')])
+      .when(fire({ firing: 1 }))
+      .thenNothing();
+    given(alertsDecider, [conditionCreated(), change('AlertPaused')])
+      .when(status('ResumeAlert'))
+      .then([change('AlertResumed')]);
+    const state = fold(alertsDecider, [conditionCreated(), change('AlertPaused'), change('AlertResumed')]);
+    expect(state.alerts[0]).to.deep.include({ status: 'armed', arming: 2, firings: 0 });
+  });
+
+  it('refuses to pause a fired once alert and to resume one that is not paused or has expired', () => {
+    given(alertsDecider, [created(), triggered()]).when(status('PauseAlert')).thenError('not_armed');
+    given(alertsDecider, [created(), triggered()]).when(status('ResumeAlert')).thenError('not_paused');
+    const expiring = conditionCreated({ expires: '2025-03-04T00:00:00.000Z' });
+    given(alertsDecider, [expiring, change('AlertPaused', AT)])
+      .when(status('ResumeAlert'))
+      .thenError('expired');
+  });
+
+  it('expires an alert only once its expiry has passed, and an expired alert does not fire', () => {
+    const expiring = conditionCreated({ expires: '2025-03-04T00:00:00.000Z' });
+    given(alertsDecider, [expiring]).when(status('ExpireAlert', AT)).thenNothing();
+    given(alertsDecider, [expiring])
+      .when(status('ExpireAlert'))
+      .then([change('AlertExpired')]);
+    given(alertsDecider, [expiring, change('AlertExpired')])
+      .when(status('ExpireAlert'))
+      .thenNothing();
+    given(alertsDecider, [expiring])
+      .when(fire({ firing: 1 }))
+      .thenNothing();
+  });
+
+  it('writes conditions in words for the web app and the bell', () => {
+    const text = (condition: Record<string, unknown>, symbol?: string): string => {
+      const parsed = parseCondition(condition);
+      if (isConditionProblem(parsed)) throw new Error(parsed.message);
+      return conditionText(parsed, symbol);
+    };
+    expect(text({ op: 'crossing_up', value: { ref: 'sma:50' } })).to.equal('Price crosses above the 50-day SMA');
+    expect(text({ op: 'less_than', source: 'rsi:14', value: 30 }, 'AAPL')).to.equal('AAPL RSI(14) is at or below 30');
+    expect(text({ op: 'moving_up_pct', value: 3, bars: 5 })).to.equal('Price moves up by 3% in 5 bars');
+    expect(text({ op: 'outside_channel', source: 'changepct', lower: -2, upper: 2 })).to.equal(
+      'Change % is outside the channel -2% – 2%',
+    );
+    expect(text({ op: 'greater_than', source: 'volume', value: 1_000_000 })).to.equal(
+      'Volume is at or above 1,000,000',
+    );
   });
 });

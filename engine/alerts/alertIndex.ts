@@ -250,6 +250,8 @@ class Ladder extends Slot {
   leCut = 0;
   /** The moving alerts, whose level is set again at each day close. */
   readonly movers = new Set<ArmedAlert>();
+  /** Moving alerts whose level is not known yet (too short a history): tried again after the next day close. */
+  unleveled: ArmedAlert[] = [];
   private p = NaN;
   private n = NaN;
   private tickDay = '';
@@ -363,7 +365,7 @@ class Ladder extends Slot {
       }
     }
     this.last = n;
-    if (this.revive.length > 0 || day !== this.day) {
+    if (day !== this.day) {
       const revive = this.takeRevive(day);
       if (revive !== null) {
         for (const alert of revive) {
@@ -385,7 +387,7 @@ class Ladder extends Slot {
     for (const alert of waiting) {
       if (alert.place !== WAITING) continue;
       if (Number.isNaN(alert.lo) && !this.level(alert)) {
-        this.waiting.push(alert);
+        this.unleveled.push(alert);
         continue;
       }
       const op = alert.condition.op;
@@ -415,6 +417,8 @@ class Ladder extends Slot {
 
   /** After a day close: the feed's constants moved; moving alerts take their new level on their next tick. */
   roll(): void {
+    for (const alert of this.unleveled) if (alert.place === WAITING) this.waiting.push(alert);
+    this.unleveled = [];
     for (const alert of this.movers) {
       if (alert.place !== EVALUATED) {
         alert.lo = NaN;
@@ -453,6 +457,9 @@ class Group extends Slot {
     alert.place = EVALUATED;
   }
 
+  /** A group re-evaluates its once-per-bar members on each new day itself. */
+  protected override markRevive(): void {}
+
   delete(alert: ArmedAlert): void {
     const at = this.members.indexOf(alert);
     if (at >= 0) this.members.splice(at, 1);
@@ -464,16 +471,18 @@ class Group extends Slot {
     const op = probe.condition.op;
     const { v, lo, hi } = probe;
     const truth = truthOf(op, v, lo, hi);
-    const value = this.sourceFeed.value(cents, volume, prevCloseCents);
     const newDay = day !== this.day;
+    let value: number;
     if (this.members.length > 0 && this.hasPrev) {
       if (isEdgeOp(op)) {
         if (edgeOf(op, this.pv, this.plo, this.phi, v, lo, hi)) {
+          value = this.sourceFeed.value(cents, volume, prevCloseCents);
           for (const alert of [...this.members]) this.fireIfAllowed(alert, value, day, out);
         }
       } else {
         const flipped = truth && !this.prevTruth;
         if (flipped || (truth && newDay)) {
+          value = this.sourceFeed.value(cents, volume, prevCloseCents);
           for (const alert of [...this.members]) {
             if (flipped || perBar(alert.frequency)) this.fireIfAllowed(alert, value, day, out);
           }
@@ -481,10 +490,10 @@ class Group extends Slot {
       }
     }
     this.day = day;
-    this.revive.length = 0;
     if (this.waiting.length > 0) {
       const waiting = this.waiting;
       this.waiting = [];
+      value = this.sourceFeed.value(cents, volume, prevCloseCents);
       for (const alert of waiting) {
         if (alert.place !== WAITING) continue;
         this.evaluateOnce(alert, truth, value, day, out);

@@ -4,6 +4,7 @@
  * keeps its indicators with the live price as today's forming close, and the sums of its last finished closes
  * in cents that decide exactly whether the price is at, above or below a moving average.
  */
+import { ALERT_BARS_MAX } from '../../domain/alerts/conditions.ts';
 import type { DataFeed } from '../../domain/market/feeds.ts';
 import type { DailyBar } from '../../domain/market/types.ts';
 import type { SmaPeriod } from '../../domain/screener/query.ts';
@@ -13,8 +14,11 @@ import { closeInstant, round } from '../market/series.ts';
 import type { MarketStore } from '../marketdata/store.ts';
 import { priceCents, type ClosedDay, type Tick } from '../ticks/tick.ts';
 
-/** Finished closes kept per symbol: enough for the longest moving average with today's forming close. */
-const CLOSES_KEPT = Math.max(...SMA_PERIODS) - 1;
+/**
+ * Finished closes kept per symbol: enough for the longest moving average with today's forming close, and for
+ * that average as it was at the start of the longest window an alert may look back over.
+ */
+const CLOSES_KEPT = Math.max(...SMA_PERIODS) - 1 + ALERT_BARS_MAX;
 
 /** A live quote: the API's {@link Quote} plus the previous close and the day's range. */
 export interface LiveQuote extends Quote {

@@ -9,7 +9,11 @@ const benches: Record<string, () => Promise<boolean>> = {
   eventstore: async () => reportEventStore(await benchEventStore()),
   gateway: async () => reportGateway(await benchGateway()),
   market: async () => import('./market.ts').then((m) => m.report(m.benchMarket())),
-  engine: async () => import('./engine.ts').then((m) => m.report(m.benchEngine())),
+  engine: async () => {
+    const single = await import('./engine.ts').then((m) => m.report(m.benchEngine()));
+    const mixed = await import('./engineMixed.ts').then((m) => m.reportMixed(m.benchEngineMixed()));
+    return single && mixed;
+  },
   latency: async () => import('./latency.ts').then(async (m) => m.report(await m.benchLatency())),
   ingest: async () => import('./ingest.ts').then(async (m) => m.report(await m.benchIngest())),
   scale: async () => import('./scale.ts').then((m) => m.benchScale()),
