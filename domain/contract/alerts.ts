@@ -5,6 +5,7 @@ import { z } from './zod.ts';
 import { ALERT_SMA_PERIODS, ALERT_THRESHOLD_MAX, thresholdProblem } from '../alerts/alerts.ts';
 import { deletedAnswer, idParams, symbolParams, symbolSchema } from './common.ts';
 import { route } from './route.ts';
+import { alertChannelsField } from './channels.ts';
 
 /** An alert as the API answers it; `period` only on SMA alerts, `threshold` null on them. */
 export const alertAnswer = z.object({
@@ -47,6 +48,8 @@ const alertBody = z
     update: z.boolean().nullish(),
     kind: upperCase(['PRICE', 'SMA']).nullish(),
     period: z.number().nullish(),
+    /** The channels its triggers are delivered to; absent: every channel of the user. */
+    channels: alertChannelsField,
   })
   .superRefine((body, ctx) => {
     if (body.update === true && (body.id === null || body.id === undefined)) {
