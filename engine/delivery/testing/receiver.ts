@@ -11,6 +11,8 @@ export interface ReceivedRequest {
   readonly url: string;
   readonly headers: http.IncomingHttpHeaders;
   readonly body: string;
+  /** The body's bytes. */
+  readonly raw: Buffer;
   /** When its body had fully arrived (`performance.now()` of this process). */
   readonly arrivedAt: number;
 }
@@ -44,6 +46,7 @@ export async function startReceiver(
         url: req.url ?? '',
         headers: req.headers,
         body: Buffer.concat(chunks).toString('utf8'),
+        raw: Buffer.concat(chunks),
         arrivedAt: performance.now(),
       };
       const index = requests.push(request) - 1;
