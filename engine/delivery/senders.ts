@@ -217,7 +217,7 @@ export function pushContent(payload: WebhookPayload): PushContent {
     title: payload.symbol === '' ? 'StockPulse' : `StockPulse: ${payload.symbol}`,
     body: payload.message,
     symbol: payload.symbol,
-    url: payload.symbol === '' ? '/Settings' : `/PriceChart?symbol=${encodeURIComponent(payload.symbol)}`,
+    url: payload.symbol === '' ? '/Settings' : `/PriceCharts?stock=${encodeURIComponent(payload.symbol)}`,
     id: payload.id,
   };
 }

@@ -348,7 +348,7 @@ describe('delivery routes and channels', function () {
       expect(String(push!.headers.authorization)).to.match(/^vapid t=[\w-]+\.[\w-]+\.[\w-]+, k=/);
       expect(String(push!.headers.authorization)).to.contain(publicKey);
       const content = JSON.parse(decryptPush(push!.raw, keys)) as { symbol: string; url: string; body: string };
-      expect(content).to.include({ symbol: 'AAPL', url: '/PriceChart?symbol=AAPL' });
+      expect(content).to.include({ symbol: 'AAPL', url: '/PriceCharts?stock=AAPL' });
       expect(content.body).to.match(/^AAPL rose above 130\.00/);
 
       pushAnswer = 410;

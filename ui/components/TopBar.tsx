@@ -1,6 +1,6 @@
 /**
  * The top bar: title link to the dashboard, the nine menu items (a dropdown on narrow screens), the bell and
- * the avatar with its Logout menu.
+ * the avatar with its Settings and Logout menu.
  */
 import { useEffect, useState, type ReactNode } from 'react';
 import { MENU_ITEMS } from '../app/menu.ts';
@@ -82,11 +82,19 @@ export function TopBar(props: {
           </button>
           {accountOpen && (
             <div className="dropdown right" role="menu" aria-label="Account">
+              <Link
+                to="/Settings"
+                role="menuitem"
+                className="menu-link"
+                autoFocus
+                onClick={() => setAccountOpen(false)}
+              >
+                Settings
+              </Link>
               <button
                 type="button"
                 role="menuitem"
                 className="menu-link"
-                autoFocus
                 onClick={() => {
                   setAccountOpen(false);
                   props.onLogout();
