@@ -50,7 +50,7 @@ function SignedInApp() {
   }, [screen]);
   const Screen = screen?.component;
   // A notification that arrives while the tab is hidden pops up and sounds as this browser's settings say.
-  useEffect(() => startBrowserAlerts(), []);
+  useEffect(() => startBrowserAlerts((to) => navigate(to)), []);
   return (
     <div className="app">
       <a className="skip-link" href="#main">

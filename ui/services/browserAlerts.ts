@@ -60,15 +60,17 @@ function beep(): void {
   tone.onended = () => void context.close();
 }
 
-/** Shows a notification that arrived while the tab is hidden, as this browser's preferences say. */
-export function alertInBrowser(push: NotificationPush, prefs: BrowserAlertPrefs = readBrowserPrefs()): void {
+/**
+ * Shows a notification that arrived while the tab is hidden, as this browser's preferences say; clicking it
+ * brings the tab back and `open`s the symbol's chart.
+ */
+export function alertInBrowser(push: NotificationPush, open: (path: string) => void, prefs = readBrowserPrefs()): void {
   if (!document.hidden) return;
   if (prefs.notify && notificationPermission() === 'granted') {
     const shown = new Notification(`StockPulse: ${push.symbol}`, { body: push.notifcationmessage, tag: push.id });
     shown.onclick = () => {
       window.focus();
-      // Loaded when clicked: the router reads the page's address as it loads.
-      void import('./router.ts').then(({ navigate }) => navigate(chartPathOf(push.symbol)));
+      open(chartPathOf(push.symbol));
       shown.close();
     };
   }
@@ -82,8 +84,8 @@ export function alertInBrowser(push: NotificationPush, prefs: BrowserAlertPrefs 
 }
 
 /** Follows the socket's notifications for the session's lifetime; answers the stop. */
-export function startBrowserAlerts(): () => void {
-  return live.onNotification((push) => alertInBrowser(push));
+export function startBrowserAlerts(open: (path: string) => void): () => void {
+  return live.onNotification((push) => alertInBrowser(push, open));
 }
 
 /** The Web Push subscription of this browser for the server's key, made (and the worker registered) if needed. */
