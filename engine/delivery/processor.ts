@@ -265,6 +265,26 @@ export interface AttemptDeps {
   readonly retry: RetryPolicy;
   readonly now: () => number;
   readonly random: () => number;
+  /**
+   * Runs the appends to one stream one after the other (default: as they come): attempts in flight for one user
+   * would otherwise conflict on `deliveries-<userId>` and retry each other.
+   */
+  readonly serialize?: <T>(stream: string, append: () => Promise<T>) => Promise<T>;
+}
+
+/** One queue per key: each function starts when the previous one of its key has settled. */
+export function keyedSerializer(): <T>(key: string, run: () => Promise<T>) => Promise<T> {
+  const tails = new Map<string, Promise<unknown>>();
+  return <T>(key: string, run: () => Promise<T>): Promise<T> => {
+    const previous = tails.get(key) ?? Promise.resolve();
+    const next = previous.then(run, run);
+    const tail = next.catch(() => undefined);
+    tails.set(key, tail);
+    void tail.then(() => {
+      if (tails.get(key) === tail) tails.delete(key);
+    });
+    return next;
+  };
 }
 
 /**
@@ -279,26 +299,29 @@ export async function attemptDelivery(
   attempt: number,
 ): Promise<AttemptResult | null> {
   const stream = streamName(DELIVERIES_CONCERN, delivery.userId);
+  const serialize = deps.serialize ?? (<T>(_stream: string, append: () => Promise<T>) => append());
   const startedAt = new Date(deps.now()).toISOString();
-  const claim = await handleCommand(
-    deps.events,
-    deliveriesDecider,
-    stream,
-    {
-      type: 'RecordDeliveryAttempt',
-      data: {
-        deliveryId: delivery.deliveryId,
-        attempt,
-        kind: delivery.kind,
-        alertId: delivery.alertId,
-        triggerId: delivery.triggerId,
-        channelId: channel.id,
-        channelType: channel.type,
-        at: startedAt,
+  const claim = await serialize(stream, () =>
+    handleCommand(
+      deps.events,
+      deliveriesDecider,
+      stream,
+      {
+        type: 'RecordDeliveryAttempt',
+        data: {
+          deliveryId: delivery.deliveryId,
+          attempt,
+          kind: delivery.kind,
+          alertId: delivery.alertId,
+          triggerId: delivery.triggerId,
+          channelId: channel.id,
+          channelType: channel.type,
+          at: startedAt,
+        },
       },
-    },
-    engineMeta(delivery.userId, `${delivery.deliveryId}/attempt/${attempt}`, startedAt),
-    { maxRetries: 10 },
+      engineMeta(delivery.userId, `${delivery.deliveryId}/attempt/${attempt}`, startedAt),
+      { maxRetries: 10 },
+    ),
   );
   if (claim.replayed || claim.events.length === 0) return null;
   const message: OutgoingMessage =
@@ -323,25 +346,27 @@ export async function attemptDelivery(
   const endedAt = deps.now();
   const delay =
     result.ok || !result.retryable || delivery.kind === 'test' ? null : retryDelay(deps.retry, attempt, deps.random());
-  await handleCommand(
-    deps.events,
-    deliveriesDecider,
-    stream,
-    {
-      type: 'RecordDeliveryOutcome',
-      data: {
-        deliveryId: delivery.deliveryId,
-        attempt,
-        ok: result.ok,
-        status: result.status,
-        error: result.error,
-        final: !result.ok && delay === null,
-        retryAt: delay === null ? null : new Date(endedAt + delay).toISOString(),
-        at: new Date(endedAt).toISOString(),
+  await serialize(stream, () =>
+    handleCommand(
+      deps.events,
+      deliveriesDecider,
+      stream,
+      {
+        type: 'RecordDeliveryOutcome',
+        data: {
+          deliveryId: delivery.deliveryId,
+          attempt,
+          ok: result.ok,
+          status: result.status,
+          error: result.error,
+          final: !result.ok && delay === null,
+          retryAt: delay === null ? null : new Date(endedAt + delay).toISOString(),
+          at: new Date(endedAt).toISOString(),
+        },
       },
-    },
-    engineMeta(delivery.userId, `${delivery.deliveryId}/outcome/${attempt}`, new Date(endedAt).toISOString()),
-    { maxRetries: 10 },
+      engineMeta(delivery.userId, `${delivery.deliveryId}/outcome/${attempt}`, new Date(endedAt).toISOString()),
+      { maxRetries: 10 },
+    ),
   );
   if (result.gone) {
     await handleCommand(
@@ -371,6 +396,7 @@ export async function startDeliveryProcessor(options: DeliveryProcessorOptions):
     retry,
     now,
     random: options.random ?? Math.random,
+    serialize: keyedSerializer(),
   };
   const jobs = new Map<string, QueuedDelivery>();
   const running = new Map<string, Promise<void>>();

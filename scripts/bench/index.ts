@@ -12,6 +12,7 @@ const benches: Record<string, () => Promise<boolean>> = {
   engine: async () => import('./engine.ts').then((m) => m.report(m.benchEngine())),
   latency: async () => import('./latency.ts').then(async (m) => m.report(await m.benchLatency())),
   ingest: async () => import('./ingest.ts').then(async (m) => m.report(await m.benchIngest())),
+  delivery: async () => import('./delivery.ts').then(async (m) => m.report(await m.benchDelivery())),
 };
 
 const names = process.argv.slice(2);
