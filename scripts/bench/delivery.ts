@@ -93,7 +93,7 @@ function openSocket(url: string, user: TestClient): Promise<Socket> {
   });
 }
 
-async function priceOf(gw: TestGateway, symbol: string): Promise<number> {
+function priceOf(gw: TestGateway, symbol: string): number {
   const quote = gw.running.system.liveQuotes?.quotes([symbol])[0];
   if (!quote) throw new Error(`no quote of ${symbol}`);
   return quote.price;
@@ -109,7 +109,7 @@ async function socketRounds(
   rounds: number,
 ): Promise<number[]> {
   const engine = gw.running.system.engine!;
-  const base = Math.round((await priceOf(gw, symbol)) * 100 + 100) / 100;
+  const base = Math.round(priceOf(gw, symbol) * 100 + 100) / 100;
   for (let u = 0; u < users.length; u++) {
     const mine = Array.from({ length: rounds }, (_, i) => i).filter((i) => i % users.length === u);
     await createAlerts(
@@ -148,14 +148,14 @@ export async function benchDelivery(): Promise<DeliveryBenchResult> {
   const triggers = Number(process.env.BENCH_TRIGGERS ?? 10_000);
   const prompt = await startReceiver();
   const slow = await startReceiver(() => ({ status: 200, delayMs: 3000 }));
-  let receivers: TestReceiver[] = [prompt, slow];
+  const receivers: TestReceiver[] = [prompt, slow];
   const gw = await startTestGateway({ env: { WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' } });
   try {
     const engine = gw.running.system.engine!;
     // 1. Webhooks: ten alerts per user, so that each user's streams stay as short as a real user's.
     const perUser = 10;
     const userCount = Math.ceil(triggers / perUser);
-    const base = Math.round((await priceOf(gw, 'AAPL')) * 100 + 100) / 100;
+    const base = Math.round(priceOf(gw, 'AAPL') * 100 + 100) / 100;
     const levels = Math.ceil(triggers / 10);
     const channelOf = new Map<string, string>();
     for (let u = 0; u < userCount; u++) {
@@ -221,7 +221,6 @@ export async function benchDelivery(): Promise<DeliveryBenchResult> {
   } finally {
     await gw.close();
     for (const r of receivers) await r.close();
-    receivers = [];
   }
 }
 
