@@ -6,6 +6,8 @@
 import { ACCOUNT_CONCERN, accountDecider } from './accounts/accounts.ts';
 import { ALERTS_CONCERN, alertsDecider } from './alerts/alerts.ts';
 import { AUDIT_CONCERN, auditDecider } from './audit/audit.ts';
+import { CHANNELS_CONCERN, channelsDecider } from './channels/channels.ts';
+import { DELIVERIES_CONCERN, deliveriesDecider } from './deliveries/deliveries.ts';
 import { COMPANY_STATS_CONCERN, companyStatsDecider } from './companystats/companystats.ts';
 import { DASHBOARD_LAYOUT_CONCERN, dashboardLayoutDecider } from './dashboard/layout.ts';
 import { DASHBOARD_OPTIONS_CONCERN, dashboardOptionsDecider } from './dashboard/options.ts';
@@ -44,6 +46,8 @@ export const USER_CONCERNS: readonly UserConcern[] = Object.freeze([
   { concern: SECTORS_CONCERN, decider: sectorsDecider, label: 'sectors' },
   { concern: SNAPSHOTS_CONCERN, decider: snapshotsDecider, label: 'chart snapshots' },
   { concern: PREDICTIONS_CONCERN, decider: predictionsDecider, label: 'forecasting models' },
+  { concern: CHANNELS_CONCERN, decider: channelsDecider, label: 'delivery channels' },
+  { concern: DELIVERIES_CONCERN, decider: deliveriesDecider, label: 'deliveries' },
   { concern: AUDIT_CONCERN, decider: auditDecider, label: 'audit reads' },
 ]);
 

@@ -37,6 +37,8 @@ import { dashboardRoutes } from './routes/dashboard.ts';
 import { portfolioRoutes } from './routes/portfolio.ts';
 import { portfolioLedgerRoutes } from './routes/portfolioLedger.ts';
 import { watchlistRoutes } from './routes/watchlist.ts';
+import { channelsRoutes } from './routes/channels.ts';
+import type { DeliverySetup } from '../engine/delivery/setup.ts';
 import { marketRoutes } from './routes/market.ts';
 import { patternsRoutes } from './routes/patterns.ts';
 import { analysisRoutes } from './routes/analysis.ts';
@@ -81,6 +83,8 @@ export interface AppDeps {
   readonly rebuildChecks?: RebuildChecks;
   /** The app's own origin and whether a proxy's headers are believed; the request's origin, no proxy, when absent. */
   readonly origin?: OriginPolicy;
+  /** The delivery secrets and senders (test messages, confirmation links, the Web Push key); 503 without. */
+  readonly delivery?: DeliverySetup;
 }
 
 /** Path prefixes owned by the API: unknown routes under them answer 404 JSON. */
@@ -109,6 +113,7 @@ export function apiRoutes(deps: AppDeps): RouteDef<never, never, never>[] {
     ...authRoutes({ events: deps.events, commands, sessions: deps.sessions, limiter }),
     ...watchlistRoutes({ commands, readModels: deps.readModels, symbols: deps.symbols }),
     ...alertsRoutes({ commands, readModels: deps.readModels, symbols: deps.symbols }),
+    ...channelsRoutes({ commands, events: deps.events, readModels: deps.readModels, delivery: deps.delivery }),
     ...notificationsRoutes({ commands, readModels: deps.readModels }),
     ...queriesRoutes({ commands, readModels: deps.readModels }),
     ...auditRoutes({ commands, events: deps.events, readModels: deps.readModels }),

@@ -1,12 +1,14 @@
 /**
  * The process: reads the configuration, starts the composition of its `ROLE` (one module per role in
- * `roles/`: `all.ts`, `gateway.ts`, `engine.ts`, `projections.ts`), and shuts it down on SIGINT or SIGTERM.
+ * `roles/`: `all.ts`, `gateway.ts`, `engine.ts`, `projections.ts`,
+ * `delivery.ts`), and shuts it down on SIGINT or SIGTERM.
  * No other module picks adapters or starts parts.
  */
 import fs from 'node:fs';
 import { loadConfig, type Config } from '../platform/config.ts';
 import { createLogger, type Logger } from '../platform/logger.ts';
 import { startAllRole } from './roles/all.ts';
+import { startDeliveryRole } from './roles/delivery.ts';
 import { startEngineRole } from './roles/engine.ts';
 import { startGatewayRole } from './roles/gateway.ts';
 import { startProjectionsRole } from './roles/projections.ts';
@@ -23,6 +25,7 @@ const ROLES: Readonly<Record<Config['role'], (config: Config, logger: Logger) =>
   gateway: startGatewayRole,
   engine: startEngineRole,
   projections: startProjectionsRole,
+  delivery: startDeliveryRole,
 };
 
 /** Starts the process of the `ROLE` the configuration read from `env` names, without installing signal handlers. */

@@ -111,7 +111,7 @@ describe('loadConfig', () => {
     }
     it('refuses other roles, naming the allowed ones', () => {
       const err = refusal({ ROLE: 'Gateway' });
-      expect(err.message).to.equal('ROLE must be one of all, gateway, engine, projections, got "Gateway"');
+      expect(err.message).to.equal('ROLE must be one of all, gateway, engine, projections, delivery, got "Gateway"');
     });
   });
 

@@ -4,7 +4,7 @@
 import path from 'node:path';
 
 /** Which parts of the system this process runs. */
-export type Role = 'all' | 'gateway' | 'engine' | 'projections';
+export type Role = 'all' | 'gateway' | 'engine' | 'projections' | 'delivery';
 
 /** Where market ticks come from. */
 export type TickSource = 'simulator' | 'replay' | 'feed' | 'alpaca' | 'finnhub';
@@ -81,6 +81,22 @@ export interface Config {
    * into {@link Config.dataDir} on first start; every process writing to one log needs the same.
    */
   readonly chainKey: string | null;
+  /** Where alerts are delivered from: SMTP, VAPID keys, and the hosts webhooks may reach inside. */
+  readonly delivery: DeliveryConfig;
+}
+
+/** The delivery channels' settings. */
+export interface DeliveryConfig {
+  /** `SMTP_URL` (`smtp://user:pass@host:587`, `smtps://…`), or null when email is off. */
+  readonly smtpUrl: string | null;
+  /** `SMTP_FROM`: the sender of alert emails. */
+  readonly smtpFrom: string;
+  /** `VAPID_PUBLIC_KEY` and `VAPID_PRIVATE_KEY`, or null for the pair generated into `DATA_DIR`. */
+  readonly vapid: { readonly publicKey: string; readonly privateKey: string } | null;
+  /** `VAPID_SUBJECT`: the contact push services may reach the sender at. */
+  readonly vapidSubject: string;
+  /** `WEBHOOK_ALLOWED_HOSTS`: hosts webhooks and push endpoints may reach even on non-public addresses. */
+  readonly webhookAllowedHosts: readonly string[];
 }
 
 /** The Alpaca market data v2 stream: `ALPACA_KEY_ID`, `ALPACA_SECRET_KEY`, `ALPACA_FEED`, `ALPACA_STREAM_URL`. */
@@ -116,7 +132,7 @@ export class ConfigError extends Error {
 }
 
 /** Process roles in the order they are documented. */
-export const ROLES: readonly Role[] = Object.freeze(['all', 'gateway', 'engine', 'projections']);
+export const ROLES: readonly Role[] = Object.freeze(['all', 'gateway', 'engine', 'projections', 'delivery']);
 
 /** Tick sources in the order they are documented. */
 export const TICK_SOURCES: readonly TickSource[] = Object.freeze(['simulator', 'replay', 'feed', 'alpaca', 'finnhub']);
@@ -321,6 +337,45 @@ export function loadAlpacaDataConfig(env: Env = process.env): AlpacaDataConfig {
   });
 }
 
+function vapid(env: Env): DeliveryConfig['vapid'] {
+  const publicKey = read(env, 'VAPID_PUBLIC_KEY');
+  const privateKey = read(env, 'VAPID_PRIVATE_KEY');
+  if (publicKey === undefined && privateKey === undefined) return null;
+  if (publicKey === undefined || !/^[A-Za-z0-9_-]{86,88}$/.test(publicKey)) {
+    throw new ConfigError(
+      'VAPID_PUBLIC_KEY',
+      'VAPID_PUBLIC_KEY must be a base64url P-256 public key (with VAPID_PRIVATE_KEY)',
+    );
+  }
+  if (privateKey === undefined || !/^[A-Za-z0-9_-]{42,44}$/.test(privateKey)) {
+    // A secret: the message never shows it.
+    throw new ConfigError(
+      'VAPID_PRIVATE_KEY',
+      'VAPID_PRIVATE_KEY must be a base64url P-256 private key (with VAPID_PUBLIC_KEY)',
+    );
+  }
+  return { publicKey, privateKey };
+}
+
+function delivery(env: Env): DeliveryConfig {
+  const smtpFrom = read(env, 'SMTP_FROM') ?? 'StockPulse <alerts@localhost>';
+  if (/[\r\n]/.test(smtpFrom)) refuse('SMTP_FROM', 'one line', smtpFrom);
+  const subject = read(env, 'VAPID_SUBJECT') ?? 'mailto:alerts@localhost';
+  if (!/^(mailto:|https:\/\/)/.test(subject)) refuse('VAPID_SUBJECT', 'a mailto: or https: URL', subject);
+  return Object.freeze({
+    smtpUrl: url(env, 'SMTP_URL', ['smtp://', 'smtps://']),
+    smtpFrom,
+    vapid: vapid(env),
+    vapidSubject: subject,
+    webhookAllowedHosts: Object.freeze(
+      (read(env, 'WEBHOOK_ALLOWED_HOSTS') ?? '')
+        .split(',')
+        .map((host) => host.trim().toLowerCase())
+        .filter((host) => host !== ''),
+    ),
+  });
+}
+
 /**
  * Reads and validates the configuration from environment variables.
  * @throws ConfigError naming the first variable with a value that is not allowed.
@@ -352,5 +407,6 @@ export function loadConfig(env: Env = process.env): Config {
       signInFailuresPerAddress: integer(env, 'SIGNIN_FAILURES_PER_ADDRESS', 100, 1, 1_000_000, 'an integer 1-1000000'),
     }),
     chainKey: token(env, 'CHAIN_KEY', MIN_CHAIN_KEY_LENGTH),
+    delivery: delivery(env),
   });
 }

@@ -22,6 +22,7 @@ import { queriesProjection } from './queries/queries.projection.ts';
 import { sectorsProjection } from './sectors/sectors.projection.ts';
 import { snapshotImagesProjection, snapshotsProjection } from './snapshots/snapshots.projection.ts';
 import { watchlistProjection } from './watchlist/watchlist.projection.ts';
+import { channelsProjection, deliveriesProjection } from './delivery/delivery.projection.ts';
 
 /** Every projection, one per query. */
 export const ALL_PROJECTIONS: readonly Projection<unknown>[] = [
@@ -43,6 +44,8 @@ export const ALL_PROJECTIONS: readonly Projection<unknown>[] = [
   snapshotsProjection,
   snapshotImagesProjection,
   predictionsProjection,
+  channelsProjection,
+  deliveriesProjection,
 ] as Projection<unknown>[];
 
 /** The running projections. */

@@ -19,6 +19,7 @@ import {
 } from '../alerts/conditions.ts';
 import { deletedAnswer, idParams, symbolParams, symbolSchema } from './common.ts';
 import { route } from './route.ts';
+import { alertChannelsField } from './channels.ts';
 
 /**
  * The operators, each with an example, for the reference (the README lists the same). Levels are in the
@@ -147,6 +148,8 @@ const alertBody = z
     update: z.boolean().nullish(),
     kind: upperCase(['PRICE', 'SMA']).nullish(),
     period: z.number().nullish(),
+    /** The channels its triggers are delivered to; absent: every channel of the user. */
+    channels: alertChannelsField,
   })
   .superRefine((body, ctx) => {
     const refuse = (field: string, message: string): void =>

@@ -1,11 +1,20 @@
 /**
- * `ROLE=all` (the default): the whole of StockPulse in one process — the projections, the live engine, the API
- * and Socket.IO.
+ * `ROLE=all` (the default): the whole of StockPulse in one process — the projections, the live engine, the
+ * delivery processor, the API and Socket.IO.
  */
+import { engineNameOf } from '../../engine/running.ts';
 import { configuredFeed } from '../../engine/ticks/sources.ts';
 import type { Config } from '../../platform/config.ts';
 import type { Logger } from '../../platform/logger.ts';
-import { openPorts, openRedisTickBus, runEngine, runProjections, runQuoteFeed, starting } from './parts.ts';
+import {
+  openPorts,
+  openRedisTickBus,
+  runDelivery,
+  runEngine,
+  runProjections,
+  runQuoteFeed,
+  starting,
+} from './parts.ts';
 import { serveApi, systemOf, type RunningGateway } from './serve.ts';
 
 /** Starts every part and serves the API and Socket.IO on `PORT`. */
@@ -18,11 +27,13 @@ export function startAllRole(config: Config, logger: Logger): Promise<RunningGat
     const redisBus = ports.redis ? openRedisTickBus(ports.redis, logger, stops) : null;
     const engine = await runEngine(config, ports, logger, stops, redisBus);
     const feed = redisBus ? await runQuoteFeed(redisBus, ports.market, stops, configuredFeed(config)) : null;
+    const delivery = await runDelivery(config, ports, logger, stops, ports.redis ? engineNameOf(config) : undefined);
     const system = systemOf(config, logger, ports, {
       projections,
       engine,
       bus: redisBus ?? engine.bus,
       liveQuotes: feed?.quotes ?? engine.quotes,
+      delivery: delivery.setup,
     });
     return serveApi(config, logger, stops, system);
   });

@@ -25,6 +25,8 @@ import { readModelDemand } from '../../projections/demand.ts';
 import { startSealer } from '../../platform/audit/seals.ts';
 import { cacheSessions } from '../auth/sessionCache.ts';
 import { cacheReadModels } from '../readModelCache.ts';
+import { startDeliveryProcessor, type DeliveryProcessor } from '../../engine/delivery/processor.ts';
+import { setUpDelivery, type DeliverySetup } from '../../engine/delivery/setup.ts';
 
 /** What a role started, stopped last started first: on close, or when a later step of the start fails. */
 export class Stops {
@@ -219,4 +221,38 @@ export async function runQuoteFeed(
   const feed = await startQuoteFeed(bus, market, source);
   stops.add(() => feed.stop());
   return feed;
+}
+
+/** The delivery processor and the secrets and senders it shares with the routes. */
+export interface DeliveryPart {
+  readonly setup: DeliverySetup;
+  readonly processor: DeliveryProcessor;
+}
+
+/**
+ * Starts the delivery processor (roles `all` and `delivery`) under `instance`: processors sharing a read-model
+ * store keep their queues apart, and the log decides which of them makes each attempt.
+ */
+export async function runDelivery(
+  config: Config,
+  ports: Ports,
+  logger: Logger,
+  stops: Stops,
+  instance?: string,
+): Promise<DeliveryPart> {
+  const setup = setUpDelivery(config, ports.events);
+  stops.add(() => setup.close());
+  const deliveryLogger = componentLogger(logger, 'delivery');
+  const processor = await startDeliveryProcessor({
+    events: ports.events,
+    readModels: ports.readModels,
+    senders: setup.senders,
+    secrets: setup.secrets,
+    publicOrigin: setup.publicOrigin,
+    ...(instance !== undefined ? { instance } : {}),
+    onError: (error) => deliveryLogger.error({ err: error }, 'delivery failed'),
+  });
+  stops.add(() => processor.stop());
+  await processor.caughtUp;
+  return { setup, processor };
 }

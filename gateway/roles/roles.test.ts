@@ -124,13 +124,16 @@ describe('roles without Redis', function () {
     }
   });
 
-  it('serves only the health routes in an engine or projections process', async function () {
-    for (const role of ['engine', 'projections']) {
+  it('serves only the health routes in an engine, projections or delivery process', async function () {
+    for (const role of ['engine', 'projections', 'delivery']) {
       const gw = await startTestGateway({ env: { ROLE: role, FEED_TOKEN: TOKEN } });
       try {
         expect((await gw.client().get('/healthz')).status).to.equal(200);
         expect((await gw.client().get('/readyz')).status).to.equal(200);
-        expect((await gw.client().get('/metrics')).text).to.match(/^# TYPE/m);
+        const metrics = await gw.client().get('/metrics');
+        expect(metrics.status).to.equal(200);
+        // A delivery process has no engine or projection figures of its own.
+        if (role !== 'delivery') expect(metrics.text).to.match(/^# TYPE/m);
         expect((await gw.client().get('/api/quotes?symbols=AAPL')).status).to.equal(404);
         expect((await gw.client().post('/api/feed/ticks', [{ symbol: 'AAPL', price: 1 }], AUTH)).status).to.equal(404);
         expect(gw.running.realtime).to.equal(null);

@@ -5,6 +5,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RunningEngine } from '../../engine/running.ts';
+import { setUpDelivery, type DeliverySetup } from '../../engine/delivery/setup.ts';
 import type { MarketData } from '../../engine/market/marketData.ts';
 import type { LiveQuotes } from '../../engine/quotes/liveQuotes.ts';
 import type { TickBus } from '../../platform/bus/port.ts';
@@ -77,6 +78,8 @@ export interface Parts {
   readonly bus: TickBus | null;
   /** The live quotes served, when ticks reach the process. */
   readonly liveQuotes: LiveQuotes | null;
+  /** The delivery secrets and senders, when the role built them already (for its processor). */
+  readonly delivery?: DeliverySetup;
 }
 
 /** The system of a role: its ports and parts, and what the application needs of them. */
@@ -95,6 +98,7 @@ export function systemOf(config: Config, logger: Logger, ports: Ports, parts: Pa
     health: { projections, engine: parts.engine },
     dataDir: config.dataDir,
     origin: { publicOrigin: config.publicOrigin, trustProxy: config.trustProxy },
+    delivery: parts.delivery ?? setUpDelivery(config, events),
     authLimiter: createAuthLimiter(config.authLimits, ports.redis ? redisLimiters(ports.redis) : memoryLimiters),
   };
   return {

@@ -20,6 +20,7 @@ import type { CommandService } from '../commands.ts';
 import { notFound } from '../errors.ts';
 import { defineRoute, markPosition } from '../http/route.ts';
 import { requireKnown, type SymbolDirectory } from '../http/schemas.ts';
+import { chooseChannels, requireChannels } from './channels.ts';
 
 /** What the alert routes need. */
 export interface AlertsDeps {
@@ -75,6 +76,7 @@ export function alertsRoutes(deps: AlertsDeps) {
       handle: async ({ body, meta }) => {
         requireKnown(deps.symbols, [body.symbol], 'body.symbol');
         const m = meta();
+        if (body.channels) await requireChannels(deps.readModels, m.userId, body.channels);
         const update = body.update === true;
         const alertId = update ? (body.id ?? '').toLowerCase() : uuidV5(`${m.commandId}/alert`, STOCKPULSE_NAMESPACE);
         if (!isUuid(alertId)) throw notFound(`body.id: no alert ${JSON.stringify(body.id)}`);
@@ -99,6 +101,7 @@ export function alertsRoutes(deps: AlertsDeps) {
         );
         const alert = outcome.state.alerts.find((a) => a.id === alertId);
         if (!alert) throw notFound(`body.id: no alert ${alertId}`);
+        if (body.channels) await chooseChannels(deps.commands, alertId, body.channels, m);
         return alertView(alert);
       },
     }),

@@ -66,8 +66,8 @@ export interface AuditedEvent {
 /** What a redacted secret is replaced with. */
 export const REDACTED = '[redacted]';
 
-/** Keys whose values never leave the server, at any depth of a payload or a state. */
-export const REDACTED_KEYS: ReadonlySet<string> = new Set(['password', 'passwordHash']);
+/** Keys whose values never leave the server, at any depth of a payload or a state (`auth`: a browser's push secret). */
+export const REDACTED_KEYS: ReadonlySet<string> = new Set(['password', 'passwordHash', 'auth']);
 
 /** A JSON-safe deep copy with every {@link REDACTED_KEYS} value replaced; Maps become objects, Sets arrays. */
 export function redact(value: unknown): unknown {

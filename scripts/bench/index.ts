@@ -17,6 +17,7 @@ const benches: Record<string, () => Promise<boolean>> = {
   latency: async () => import('./latency.ts').then(async (m) => m.report(await m.benchLatency())),
   ingest: async () => import('./ingest.ts').then(async (m) => m.report(await m.benchIngest())),
   scale: async () => import('./scale.ts').then((m) => m.benchScale()),
+  delivery: async () => import('./delivery.ts').then(async (m) => m.report(await m.benchDelivery())),
 };
 
 const names = process.argv.slice(2);

@@ -10,6 +10,7 @@ import { TopBar } from '../components/TopBar.tsx';
 import { Link } from '../components/Link.tsx';
 import { Bell } from '../screens/bell/Bell.tsx';
 import { navigate, useLocation } from '../services/router.ts';
+import { startBrowserAlerts } from '../services/browserAlerts.ts';
 import { LoginScreen } from '../screens/login/LoginScreen.tsx';
 import { MarketLabel } from './MarketLabel.tsx';
 import { screenOf } from './routes.ts';
@@ -48,6 +49,8 @@ function SignedInApp() {
     document.title = screen ? `${screen.title} · StockPulse` : 'StockPulse';
   }, [screen]);
   const Screen = screen?.component;
+  // A notification that arrives while the tab is hidden pops up and sounds as this browser's settings say.
+  useEffect(() => startBrowserAlerts((to) => navigate(to)), []);
   return (
     <div className="app">
       <a className="skip-link" href="#main">

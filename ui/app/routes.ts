@@ -91,6 +91,11 @@ export const SCREENS: readonly ScreenRoute[] = [
     title: 'Company statistics',
     component: lazy(() => import('../screens/companystats/CompanyStatsScreen.tsx')),
   },
+  {
+    path: '/Settings',
+    title: 'Settings',
+    component: lazy(() => import('../screens/settings/SettingsScreen.tsx')),
+  },
 ];
 
 /** The screen of a path, or undefined. */

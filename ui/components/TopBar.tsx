@@ -1,7 +1,7 @@
 /**
  * The top bar: title link to the dashboard, the nine menu items (a dropdown on narrow screens), the bell and
  * the avatar with its menu: the theme (System, Light, Dark), the time zone times are shown in (Market, Local),
- * the alert manager and Logout.
+ * the alert manager, Settings and Logout.
  */
 import { useEffect, useState, type ReactNode } from 'react';
 import { MENU_ITEMS } from '../app/menu.ts';
@@ -148,6 +148,9 @@ export function TopBar(props: {
               />
               <Link to="/Alerts" role="menuitem" className="menu-link" onClick={() => setAccountOpen(false)}>
                 Alerts
+              </Link>
+              <Link to="/Settings" role="menuitem" className="menu-link" onClick={() => setAccountOpen(false)}>
+                Settings
               </Link>
               <button
                 type="button"

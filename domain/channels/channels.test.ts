@@ -1,0 +1,157 @@
+import { expect } from 'chai';
+import { fold } from '../decider.ts';
+import { given } from '../testing/givenWhenThen.ts';
+import {
+  CHANNELS_LIMIT,
+  channelsDecider,
+  channelsForAlert,
+  type ChannelSpec,
+  type ChannelsCommand,
+  type ChannelsEvent,
+} from './channels.ts';
+
+const AT = '2025-01-02T15:00:00.000Z';
+const ID = (n: number): string => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+const ALERT = '11111111-1111-4111-8111-111111111111';
+const P256DH = 'B'.repeat(87);
+const AUTH = 'A'.repeat(22);
+
+const add = (n: number, spec: ChannelSpec): ChannelsCommand => ({
+  type: 'AddChannel',
+  data: { channelId: ID(n), spec, at: AT },
+});
+const webhook = (url = 'https://hooks.example.com/a', name = ''): ChannelSpec => ({ type: 'webhook', url, name });
+const email = (address = 'me@example.com'): ChannelSpec => ({ type: 'email', address });
+const push = (endpoint = 'https://push.example.com/sub/1'): ChannelSpec => ({
+  type: 'webpush',
+  subscription: { endpoint, p256dh: P256DH, auth: AUTH },
+});
+const added = (n: number, spec: ChannelSpec): ChannelsEvent => {
+  const [event] = channelsDecider.decide(add(n, spec), channelsDecider.initialState);
+  return event!;
+};
+
+describe('channels decider', function () {
+  it('adds a webhook named after its host when no name is given', function () {
+    given(channelsDecider)
+      .when(add(1, webhook()))
+      .then([
+        {
+          type: 'ChannelAdded',
+          data: {
+            channelId: ID(1),
+            type: 'webhook',
+            name: 'hooks.example.com',
+            url: 'https://hooks.example.com/a',
+            address: null,
+            subscription: null,
+            createdt: AT,
+          },
+        },
+      ]);
+  });
+
+  for (const [url, why] of [
+    ['ftp://example.com/x', 'another scheme'],
+    ['https://user:pw@example.com/', 'credentials in the URL'],
+    ['example.com/hook', 'no scheme'],
+    [`https://example.com/${'a'.repeat(2001)}`, 'too long'],
+  ]) {
+    it(`refuses a webhook URL with ${why}`, function () {
+      given(channelsDecider)
+        .when(add(1, webhook(url)))
+        .thenError('invalid_url');
+    });
+  }
+
+  it('refuses an address that is not an email address', function () {
+    for (const bad of ['me', 'me@', '@example.com', 'me@example', 'a b@example.com']) {
+      given(channelsDecider)
+        .when(add(1, email(bad)))
+        .thenError('invalid_address');
+    }
+  });
+
+  it('refuses push keys of the wrong shape, naming the key', function () {
+    given(channelsDecider)
+      .when({
+        type: 'AddChannel',
+        data: {
+          channelId: ID(1),
+          spec: { type: 'webpush', subscription: { endpoint: 'https://p.example.com/1', p256dh: 'short', auth: AUTH } },
+          at: AT,
+        },
+      })
+      .thenError('invalid_key');
+  });
+
+  it('adds the same browser or address once', function () {
+    given(channelsDecider, [added(1, push())])
+      .when(add(2, push()))
+      .thenNothing();
+    given(channelsDecider, [added(1, email('Me@Example.com'))])
+      .when(add(2, email('me@example.com')))
+      .thenNothing();
+  });
+
+  it(`refuses a channel past ${CHANNELS_LIMIT}`, function () {
+    const past = Array.from({ length: CHANNELS_LIMIT }, (_, i) => added(i + 1, webhook(`https://h.example.com/${i}`)));
+    given(channelsDecider, past).when(add(99, webhook())).thenError('limit');
+  });
+
+  it('confirms an email channel once, and only an email channel', function () {
+    const confirm: ChannelsCommand = { type: 'ConfirmEmailChannel', data: { channelId: ID(1), at: AT } };
+    given(channelsDecider, [added(1, email())])
+      .when(confirm)
+      .then([{ type: 'EmailChannelConfirmed', data: { channelId: ID(1), at: AT } }]);
+    given(channelsDecider, [added(1, email()), { type: 'EmailChannelConfirmed', data: { channelId: ID(1), at: AT } }])
+      .when(confirm)
+      .thenNothing();
+    given(channelsDecider, [added(1, webhook())])
+      .when(confirm)
+      .thenError('not_found');
+  });
+
+  it('removes a channel, refusing one that is not there', function () {
+    given(channelsDecider, [added(1, webhook())])
+      .when({ type: 'RemoveChannel', data: { channelId: ID(1) } })
+      .then([{ type: 'ChannelRemoved', data: { channelId: ID(1) } }]);
+    given(channelsDecider)
+      .when({ type: 'RemoveChannel', data: { channelId: ID(1) } })
+      .thenError('not_found');
+  });
+
+  it('drops a push subscription once; nothing for a channel already gone', function () {
+    const drop: ChannelsCommand = { type: 'DropPushSubscription', data: { channelId: ID(1), reason: 'answered 410' } };
+    given(channelsDecider, [added(1, push())])
+      .when(drop)
+      .then([{ type: 'PushSubscriptionRemoved', data: { channelId: ID(1), reason: 'answered 410' } }]);
+    given(channelsDecider).when(drop).thenNothing();
+  });
+
+  it('records the channels an alert names, refusing one the user does not have', function () {
+    given(channelsDecider, [added(1, webhook())])
+      .when({ type: 'ChooseAlertChannels', data: { alertId: ALERT, channelIds: [ID(1), ID(1)] } })
+      .then([{ type: 'AlertChannelsChosen', data: { alertId: ALERT, channelIds: [ID(1)] } }]);
+    given(channelsDecider, [added(1, webhook())])
+      .when({ type: 'ChooseAlertChannels', data: { alertId: ALERT, channelIds: [ID(1), ID(2)] } })
+      .thenError('unknown_channel');
+  });
+
+  it('delivers to the named channels still there, or to every confirmed channel', function () {
+    const state = fold(channelsDecider, [
+      added(1, webhook()),
+      added(2, email()),
+      added(3, push()),
+      { type: 'AlertChannelsChosen', data: { alertId: ALERT, channelIds: [ID(1), ID(3)] } },
+      { type: 'ChannelRemoved', data: { channelId: ID(3) } },
+    ]);
+    expect(channelsForAlert(state, ALERT).map((c) => c.id)).to.deep.equal([ID(1)]);
+    expect(channelsForAlert(state, ID(9)).map((c) => c.id)).to.deep.equal([ID(1)]);
+    const confirmed = channelsDecider.evolve(state, {
+      type: 'EmailChannelConfirmed',
+      data: { channelId: ID(2), at: AT },
+    });
+    expect(channelsForAlert(confirmed, ID(9)).map((c) => c.id)).to.deep.equal([ID(1), ID(2)]);
+  });
+});

@@ -1,0 +1,329 @@
+/**
+ * Delivery channels: where a user's alerts go besides the bell (a webhook, an email address, a browser's Web
+ * Push subscription), and which of them each alert uses. Every change is an event on `channels-<userId>`.
+ */
+import { DomainError, type Decider, type DomainEvent } from '../decider.ts';
+import { isUuid } from '../ids.ts';
+
+/** The concern name of channel streams (`channels-<userId>`). */
+export const CHANNELS_CONCERN = 'channels';
+
+/** Most channels one user may hold. */
+export const CHANNELS_LIMIT = 20;
+
+/** Longest accepted URL (webhook or push endpoint). */
+export const CHANNEL_URL_MAX = 2000;
+
+/** Longest channel name. */
+export const CHANNEL_NAME_MAX = 60;
+
+/** The kinds of channel. */
+export const CHANNEL_TYPES = ['webhook', 'email', 'webpush'] as const;
+
+/** A kind of channel. */
+export type ChannelType = (typeof CHANNEL_TYPES)[number];
+
+/** What a browser's `PushManager.subscribe` gives: the push service endpoint and the keys to encrypt for. */
+export interface PushSubscriptionKeys {
+  /** The push service URL of this browser. */
+  readonly endpoint: string;
+  /** The browser's P-256 public key (base64url). */
+  readonly p256dh: string;
+  /** The browser's 16-byte authentication secret (base64url). */
+  readonly auth: string;
+}
+
+/** What the user asks for when adding a channel. */
+export type ChannelSpec =
+  | { readonly type: 'webhook'; readonly url: string; readonly name: string }
+  | { readonly type: 'email'; readonly address: string }
+  | { readonly type: 'webpush'; readonly subscription: PushSubscriptionKeys };
+
+/** One channel of a user. */
+export interface Channel {
+  /** The channel id, derived from the command that added it. */
+  readonly id: string;
+  /** Webhook, email or Web Push. */
+  readonly type: ChannelType;
+  /** A name the user recognises it by. */
+  readonly name: string;
+  /** Webhooks: the URL posted to. */
+  readonly url: string | null;
+  /** Email: the address. */
+  readonly address: string | null;
+  /** Web Push: the browser's subscription. */
+  readonly subscription: PushSubscriptionKeys | null;
+  /** Whether it receives alerts: emails only once their address is confirmed, others at once. */
+  readonly confirmed: boolean;
+  /** When it was added (ISO 8601). */
+  readonly createdt: string;
+}
+
+/** Adds a channel. */
+export type AddChannel = DomainEvent<
+  'AddChannel',
+  { readonly channelId: string; readonly spec: ChannelSpec; readonly at: string }
+>;
+/** Removes a channel. */
+export type RemoveChannel = DomainEvent<'RemoveChannel', { readonly channelId: string }>;
+/** Confirms an email channel's address (its link was followed). */
+export type ConfirmEmailChannel = DomainEvent<
+  'ConfirmEmailChannel',
+  { readonly channelId: string; readonly at: string }
+>;
+/** Drops a Web Push subscription its push service no longer knows (404 or 410). */
+export type DropPushSubscription = DomainEvent<
+  'DropPushSubscription',
+  { readonly channelId: string; readonly reason: string }
+>;
+/** Names the channels one alert uses (none named: all of the user's channels). */
+export type ChooseAlertChannels = DomainEvent<
+  'ChooseAlertChannels',
+  { readonly alertId: string; readonly channelIds: readonly string[] }
+>;
+
+/** Every command of the channels concern. */
+export type ChannelsCommand =
+  AddChannel | RemoveChannel | ConfirmEmailChannel | DropPushSubscription | ChooseAlertChannels;
+
+/** A channel was added. */
+export type ChannelAdded = DomainEvent<
+  'ChannelAdded',
+  Omit<Channel, 'id' | 'confirmed'> & { readonly channelId: string }
+>;
+/** A channel was removed by its user. */
+export type ChannelRemoved = DomainEvent<'ChannelRemoved', { readonly channelId: string }>;
+/** An email channel's address was confirmed. */
+export type EmailChannelConfirmed = DomainEvent<
+  'EmailChannelConfirmed',
+  { readonly channelId: string; readonly at: string }
+>;
+/** A Web Push subscription was removed because its push service answered that it is gone. */
+export type PushSubscriptionRemoved = DomainEvent<
+  'PushSubscriptionRemoved',
+  { readonly channelId: string; readonly reason: string }
+>;
+/** An alert's channels were chosen. */
+export type AlertChannelsChosen = DomainEvent<
+  'AlertChannelsChosen',
+  { readonly alertId: string; readonly channelIds: readonly string[] }
+>;
+
+/** Every event of the channels concern. */
+export type ChannelsEvent =
+  ChannelAdded | ChannelRemoved | EmailChannelConfirmed | PushSubscriptionRemoved | AlertChannelsChosen;
+
+/** A user's channels and the alerts that name theirs. */
+export interface ChannelsState {
+  /** The channels, oldest first. */
+  readonly channels: readonly Channel[];
+  /** The channels each alert that named some uses, by alert id. */
+  readonly alertChannels: Readonly<Record<string, readonly string[]>>;
+}
+
+const EMAIL_PATTERN =
+  /^[^\s@<>()",;:]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
+const BASE64URL = /^[A-Za-z0-9_-]+={0,2}$/;
+
+function httpUrl(text: string, field: string, schemes: readonly string[]): string {
+  if (text.length > CHANNEL_URL_MAX) {
+    throw new DomainError('invalid_url', `${field} is longer than ${CHANNEL_URL_MAX} characters`, field);
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(text);
+  } catch {
+    throw new DomainError('invalid_url', `${field} ${JSON.stringify(text)} is not a URL`, field);
+  }
+  if (!schemes.includes(parsed.protocol)) {
+    throw new DomainError(
+      'invalid_url',
+      `${field} must start with ${schemes.map((s) => `${s}//`).join(' or ')}`,
+      field,
+    );
+  }
+  if (parsed.username !== '' || parsed.password !== '') {
+    throw new DomainError('invalid_url', `${field} must not carry a user name or password`, field);
+  }
+  return parsed.href;
+}
+
+function checkedSpec(spec: ChannelSpec): {
+  name: string;
+  url: string | null;
+  address: string | null;
+  subscription: PushSubscriptionKeys | null;
+} {
+  switch (spec.type) {
+    case 'webhook': {
+      const url = httpUrl(spec.url, 'url', ['https:', 'http:']);
+      const name = spec.name.trim();
+      if (name.length > CHANNEL_NAME_MAX) {
+        throw new DomainError('invalid_name', `name is longer than ${CHANNEL_NAME_MAX} characters`, 'name');
+      }
+      return { name: name === '' ? new URL(url).host : name, url, address: null, subscription: null };
+    }
+    case 'email': {
+      const address = spec.address.trim();
+      if (address.length > 254 || !EMAIL_PATTERN.test(address)) {
+        throw new DomainError(
+          'invalid_address',
+          `address ${JSON.stringify(spec.address)} is not an email address`,
+          'address',
+        );
+      }
+      return { name: address, url: null, address, subscription: null };
+    }
+    case 'webpush': {
+      const { endpoint, p256dh, auth } = spec.subscription;
+      const url = httpUrl(endpoint, 'subscription.endpoint', ['https:', 'http:']);
+      if (!BASE64URL.test(p256dh) || p256dh.length < 80 || p256dh.length > 100) {
+        throw new DomainError(
+          'invalid_key',
+          'subscription.keys.p256dh must be a base64url P-256 public key',
+          'subscription.keys.p256dh',
+        );
+      }
+      if (!BASE64URL.test(auth) || auth.length < 16 || auth.length > 32) {
+        throw new DomainError(
+          'invalid_key',
+          'subscription.keys.auth must be a base64url 16-byte secret',
+          'subscription.keys.auth',
+        );
+      }
+      return {
+        name: `browser at ${new URL(url).host}`,
+        url: null,
+        address: null,
+        subscription: { endpoint: url, p256dh, auth },
+      };
+    }
+    default: {
+      const _exhaustive: never = spec;
+      throw new DomainError('invalid_type', `type must be one of ${CHANNEL_TYPES.join(', ')}`, 'type');
+    }
+  }
+}
+
+function findChannel(state: ChannelsState, channelId: string): Channel | undefined {
+  const id = channelId.toLowerCase();
+  return state.channels.find((c) => c.id === id);
+}
+
+function decide(command: ChannelsCommand, state: ChannelsState): ChannelsEvent[] {
+  switch (command.type) {
+    case 'AddChannel': {
+      const { channelId, spec, at } = command.data;
+      const checked = checkedSpec(spec);
+      // The same browser subscribing again, or the same address added twice, is the channel already there.
+      const same = state.channels.find(
+        (c) =>
+          (checked.subscription !== null && c.subscription?.endpoint === checked.subscription.endpoint) ||
+          (checked.address !== null && c.address?.toLowerCase() === checked.address.toLowerCase()),
+      );
+      if (same) return [];
+      if (state.channels.length >= CHANNELS_LIMIT) {
+        throw new DomainError('limit', `a user may have at most ${CHANNELS_LIMIT} channels`, 'type');
+      }
+      return [{ type: 'ChannelAdded', data: { channelId, type: spec.type, ...checked, createdt: at } }];
+    }
+    case 'RemoveChannel': {
+      const channel = findChannel(state, command.data.channelId);
+      if (!channel)
+        throw new DomainError('not_found', `id: no channel ${JSON.stringify(command.data.channelId)}`, 'id');
+      return [{ type: 'ChannelRemoved', data: { channelId: channel.id } }];
+    }
+    case 'ConfirmEmailChannel': {
+      const channel = findChannel(state, command.data.channelId);
+      if (!channel || channel.type !== 'email') {
+        throw new DomainError(
+          'not_found',
+          `channel: no email channel ${JSON.stringify(command.data.channelId)}`,
+          'channel',
+        );
+      }
+      return channel.confirmed
+        ? []
+        : [{ type: 'EmailChannelConfirmed', data: { channelId: channel.id, at: command.data.at } }];
+    }
+    case 'DropPushSubscription': {
+      const channel = findChannel(state, command.data.channelId);
+      if (!channel || channel.type !== 'webpush') return [];
+      return [{ type: 'PushSubscriptionRemoved', data: { channelId: channel.id, reason: command.data.reason } }];
+    }
+    case 'ChooseAlertChannels': {
+      const { alertId, channelIds } = command.data;
+      if (!isUuid(alertId))
+        throw new DomainError('invalid_id', `alertId ${JSON.stringify(alertId)} is not an alert id`, 'alertId');
+      const chosen: string[] = [];
+      channelIds.forEach((id, i) => {
+        const channel = findChannel(state, id);
+        if (!channel) {
+          throw new DomainError(
+            'unknown_channel',
+            `channels[${i}]: no channel ${JSON.stringify(id)}`,
+            `channels[${i}]`,
+          );
+        }
+        if (!chosen.includes(channel.id)) chosen.push(channel.id);
+      });
+      const before = state.alertChannels[alertId.toLowerCase()];
+      if (before && before.length === chosen.length && before.every((id, i) => id === chosen[i])) return [];
+      return [{ type: 'AlertChannelsChosen', data: { alertId: alertId.toLowerCase(), channelIds: chosen } }];
+    }
+    default: {
+      const _exhaustive: never = command;
+      throw new DomainError(
+        'unknown_command',
+        `type ${JSON.stringify((_exhaustive as { type?: unknown }).type)} is not a channels command`,
+        'type',
+      );
+    }
+  }
+}
+
+function without(state: ChannelsState, channelId: string): ChannelsState {
+  return { ...state, channels: state.channels.filter((c) => c.id !== channelId) };
+}
+
+function evolve(state: ChannelsState, event: ChannelsEvent): ChannelsState {
+  switch (event.type) {
+    case 'ChannelAdded': {
+      const { channelId, ...rest } = event.data;
+      if (state.channels.some((c) => c.id === channelId)) return state;
+      return { ...state, channels: [...state.channels, { id: channelId, ...rest, confirmed: rest.type !== 'email' }] };
+    }
+    case 'ChannelRemoved':
+    case 'PushSubscriptionRemoved':
+      return without(state, event.data.channelId);
+    case 'EmailChannelConfirmed':
+      return {
+        ...state,
+        channels: state.channels.map((c) => (c.id === event.data.channelId ? { ...c, confirmed: true } : c)),
+      };
+    case 'AlertChannelsChosen':
+      return { ...state, alertChannels: { ...state.alertChannels, [event.data.alertId]: event.data.channelIds } };
+    default: {
+      // An event type this version does not know leaves the state as it is, so replaying the log never fails.
+      const _exhaustive: never = event;
+      return state;
+    }
+  }
+}
+
+/** The channel rules: validated targets, the {@link CHANNELS_LIMIT} cap, one channel per browser or address. */
+export const channelsDecider: Decider<ChannelsCommand, ChannelsEvent, ChannelsState> = {
+  initialState: Object.freeze({ channels: Object.freeze([]), alertChannels: Object.freeze({}) }),
+  decide,
+  evolve,
+};
+
+/**
+ * The channels a trigger of `alertId` goes to: the ones the alert named that still exist, or every channel when
+ * it named none; emails only once confirmed.
+ */
+export function channelsForAlert(state: ChannelsState, alertId: string): Channel[] {
+  const named = state.alertChannels[alertId];
+  const candidates = named ? state.channels.filter((c) => named.includes(c.id)) : state.channels;
+  return candidates.filter((c) => c.confirmed);
+}

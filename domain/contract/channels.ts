@@ -1,0 +1,214 @@
+/**
+ * The delivery routes of the API: the user's channels (webhook, email, Web Push), a test message through one,
+ * the email confirmation link, and the record of deliveries; and the JSON a webhook receives.
+ */
+import { z } from './zod.ts';
+import { CHANNEL_NAME_MAX, CHANNEL_TYPES, CHANNEL_URL_MAX, CHANNELS_LIMIT } from '../channels/channels.ts';
+import { isUuid } from '../ids.ts';
+import { NOTIFICATION_TYPE } from '../notifications/notifications.ts';
+import { idParams } from './common.ts';
+import { route } from './route.ts';
+
+/** Most deliveries one read answers, and the default. */
+export const DELIVERY_PAGE = Object.freeze({ max: 200, default: 50 });
+
+/** The header a webhook's signature comes in: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`. */
+export const SIGNATURE_HEADER = 'StockPulse-Signature';
+
+/** The JSON body of a webhook delivery (and, as `message`, what an email and a push notification say). */
+export const webhookPayload = z.object({
+  /** The delivery id, also the `Idempotency-Key` header: the same on every retry. */
+  id: z.string(),
+  alertId: z.string().nullable(),
+  symbol: z.string(),
+  message: z.string(),
+  notificationtype: z.union([z.literal(NOTIFICATION_TYPE.PRICE), z.literal(NOTIFICATION_TYPE.SMA), z.literal(0)]),
+  price: z.number().nullable(),
+  at: z.string(),
+  /** The trigger's place in the log (`commit/prepare`), empty for a test message. */
+  position: z.string(),
+});
+
+/** What a webhook receives. */
+export type WebhookPayload = z.infer<typeof webhookPayload>;
+
+const text = (max: number) =>
+  z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
+
+/** The body of `POST /personalize/channels`. */
+const channelBody = z.discriminatedUnion(
+  'type',
+  [
+    z.object({
+      type: z.literal('webhook'),
+      url: text(CHANNEL_URL_MAX),
+      name: z.string().max(CHANNEL_NAME_MAX).nullish(),
+    }),
+    z.object({ type: z.literal('email'), address: text(254) }),
+    z.object({
+      type: z.literal('webpush'),
+      subscription: z.object({
+        endpoint: text(CHANNEL_URL_MAX),
+        keys: z.object({ p256dh: text(100), auth: text(32) }),
+        expirationTime: z.number().nullish(),
+      }),
+    }),
+  ],
+  { error: `must be one of ${CHANNEL_TYPES.join(', ')}` },
+);
+
+/** The body of `POST /personalize/channels`, as the web app sends it. */
+export type ChannelRequest = z.input<typeof channelBody>;
+
+/** A channel as the API answers it (never its secret, nor a browser's keys). */
+export const channelAnswer = z.object({
+  id: z.string(),
+  type: z.enum(CHANNEL_TYPES),
+  name: z.string(),
+  url: z.string().optional(),
+  address: z.string().optional(),
+  /** Web Push: the push service endpoint, so a browser finds its own channel. */
+  endpoint: z.string().optional(),
+  /** Whether it receives alerts (an email address once confirmed). */
+  confirmed: z.boolean(),
+  createdt: z.string(),
+});
+
+/** A channel as the API answers it. */
+export type ChannelAnswer = z.infer<typeof channelAnswer>;
+
+/** The answer of adding a channel: a webhook's signing secret is in it, and only in it. */
+const addedAnswer = channelAnswer.extend({ secret: z.string().optional() });
+
+/** One attempt's outcome, as the test route answers it. */
+export const attemptAnswer = z.object({
+  deliveryId: z.string(),
+  ok: z.boolean(),
+  status: z.number().nullable(),
+  error: z.string().nullable(),
+});
+
+/** What a test message's attempt gave. */
+export type AttemptAnswer = z.infer<typeof attemptAnswer>;
+
+/** One delivery as the API answers it: where it stands after its last attempt. */
+export const deliveryAnswer = z.object({
+  id: z.string(),
+  kind: z.enum(['alert', 'test', 'confirm']),
+  alertId: z.string().nullable(),
+  channelId: z.string(),
+  channelType: z.enum(CHANNEL_TYPES),
+  status: z.enum(['pending', 'succeeded', 'failed']),
+  attempts: z.number().int(),
+  lastStatus: z.number().nullable(),
+  lastError: z.string().nullable(),
+  retryAt: z.string().nullable(),
+  createdt: z.string(),
+  updatedt: z.string(),
+});
+
+/** One delivery as the API answers it. */
+export type DeliveryAnswer = z.infer<typeof deliveryAnswer>;
+
+const uuid = (what: string) =>
+  z
+    .string()
+    .trim()
+    .refine((v) => isUuid(v), `must be ${what}`)
+    .transform((v) => v.toLowerCase());
+
+const deliveriesQuery = z.object({
+  alertId: uuid('an alert id').optional(),
+  channelId: uuid('a channel id').optional(),
+  limit: z.coerce
+    .number()
+    .int('must be a whole number')
+    .min(1, 'must be at least 1')
+    .max(DELIVERY_PAGE.max, `must be at most ${DELIVERY_PAGE.max}`)
+    .default(DELIVERY_PAGE.default),
+});
+
+const confirmQuery = z.object({
+  user: text(64),
+  channel: uuid('a channel id'),
+  token: z
+    .string()
+    .trim()
+    .regex(/^[0-9a-f]{64}$/, 'must be the token of the confirmation link'),
+});
+
+/** The channel choice of an alert on `POST /personalize/stockalerts` (absent: every channel of the user). */
+export const alertChannelsField = z
+  .array(uuid('a channel id'))
+  .max(CHANNELS_LIMIT, `must name at most ${CHANNELS_LIMIT} channels`)
+  .nullish();
+
+/** The delivery routes. */
+export const channelsApi = {
+  postChannels: route({
+    method: 'POST',
+    path: '/personalize/channels',
+    summary:
+      'Add a delivery channel: a webhook (answers its signing secret, once), an email address (sent a confirmation link) or a Web Push subscription',
+    tag: 'delivery',
+    access: 'user',
+    body: channelBody,
+    response: addedAnswer,
+  }),
+  getChannels: route({
+    method: 'GET',
+    path: '/personalize/channels',
+    summary: "The user's delivery channels, oldest first",
+    tag: 'delivery',
+    access: 'user',
+    response: z.array(channelAnswer),
+  }),
+  postDelchannelById: route({
+    method: 'POST',
+    path: '/personalize/delchannel/:id',
+    summary: 'Remove a delivery channel',
+    tag: 'delivery',
+    access: 'user',
+    params: idParams,
+    response: z.object({ id: z.string(), deleted: z.literal(true) }),
+  }),
+  postChannelTest: route({
+    method: 'POST',
+    path: '/personalize/channels/:id/test',
+    summary: "Send a test message through a channel; answers the attempt's outcome",
+    tag: 'delivery',
+    access: 'user',
+    params: idParams,
+    response: attemptAnswer,
+  }),
+  getDeliveries: route({
+    method: 'GET',
+    path: '/personalize/deliveries',
+    summary: "The user's latest deliveries, newest first, optionally of one alert or one channel",
+    tag: 'delivery',
+    access: 'user',
+    query: deliveriesQuery,
+    response: z.array(deliveryAnswer),
+  }),
+  getConfirmChannel: route({
+    method: 'GET',
+    path: '/api/channels/confirm',
+    summary: "Confirm an email channel's address: the link of the confirmation email",
+    tag: 'delivery',
+    access: 'public',
+    query: confirmQuery,
+    response: z.object({ id: z.string(), confirmed: z.literal(true) }),
+  }),
+};
+
+/** The key a browser subscribes to Web Push with. */
+export const pushKeyApi = {
+  getPushKey: route({
+    method: 'GET',
+    path: '/personalize/channels/pushkey',
+    summary: "The server's VAPID public key, for PushManager.subscribe",
+    tag: 'delivery',
+    access: 'user',
+    response: z.object({ publicKey: z.string() }),
+  }),
+};

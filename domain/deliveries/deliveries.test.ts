@@ -1,0 +1,99 @@
+import { expect } from 'chai';
+import { given } from '../testing/givenWhenThen.ts';
+import { deliveriesDecider, deliveryIdOf, type DeliveriesCommand, type DeliveriesEvent } from './deliveries.ts';
+
+const AT = '2025-01-02T15:00:00.000Z';
+const TRIGGER = '22222222-2222-4222-8222-222222222222';
+const CHANNEL = '33333333-3333-4333-8333-333333333333';
+const D = deliveryIdOf(TRIGGER, CHANNEL);
+
+const attemptData = (attempt: number) => ({
+  deliveryId: D,
+  attempt,
+  kind: 'alert' as const,
+  alertId: null,
+  triggerId: TRIGGER,
+  channelId: CHANNEL,
+  channelType: 'webhook' as const,
+  at: AT,
+});
+const attempt = (n: number): DeliveriesCommand => ({ type: 'RecordDeliveryAttempt', data: attemptData(n) });
+const attempted = (n: number): DeliveriesEvent => ({ type: 'DeliveryAttempted', data: attemptData(n) });
+const outcome = (n: number, ok: boolean, final = false): DeliveriesCommand => ({
+  type: 'RecordDeliveryOutcome',
+  data: {
+    deliveryId: D,
+    attempt: n,
+    ok,
+    status: ok ? 200 : 503,
+    error: ok ? null : 'answered 503',
+    final,
+    retryAt: final || ok ? null : AT,
+    at: AT,
+  },
+});
+const failed = (n: number, final = false): DeliveriesEvent => ({
+  type: 'DeliveryFailed',
+  data: { deliveryId: D, attempt: n, status: 503, error: 'answered 503', final, retryAt: final ? null : AT, at: AT },
+});
+const succeeded = (n: number): DeliveriesEvent => ({
+  type: 'DeliverySucceeded',
+  data: { deliveryId: D, attempt: n, status: 200, at: AT },
+});
+
+describe('deliveries decider', function () {
+  it('derives one delivery id per trigger and channel, whatever the case', function () {
+    expect(deliveryIdOf(TRIGGER.toUpperCase(), CHANNEL)).to.equal(D);
+    expect(deliveryIdOf(TRIGGER, TRIGGER)).to.not.equal(D);
+  });
+
+  it('records the first attempt, and nothing for an attempt already recorded', function () {
+    given(deliveriesDecider)
+      .when(attempt(1))
+      .then([attempted(1)]);
+    given(deliveriesDecider, [attempted(1)])
+      .when(attempt(1))
+      .thenNothing();
+  });
+
+  it('records a next attempt after a failure, or after an attempt whose outcome was lost', function () {
+    given(deliveriesDecider, [attempted(1), failed(1)])
+      .when(attempt(2))
+      .then([attempted(2)]);
+    given(deliveriesDecider, [attempted(1)])
+      .when(attempt(2))
+      .then([attempted(2)]);
+  });
+
+  it('records nothing more once a delivery succeeded or failed for good', function () {
+    given(deliveriesDecider, [attempted(1), succeeded(1)])
+      .when(attempt(2))
+      .thenNothing();
+    given(deliveriesDecider, [attempted(1), failed(1, true)])
+      .when(attempt(2))
+      .thenNothing();
+    given(deliveriesDecider, [attempted(1), succeeded(1)])
+      .when(outcome(1, false))
+      .thenNothing();
+  });
+
+  it('records one outcome per attempt, only for the latest attempt', function () {
+    given(deliveriesDecider, [attempted(1)])
+      .when(outcome(1, true))
+      .then([succeeded(1)]);
+    given(deliveriesDecider, [attempted(1)])
+      .when(outcome(1, false))
+      .then([failed(1)]);
+    given(deliveriesDecider, [attempted(1), failed(1)])
+      .when(outcome(1, true))
+      .thenNothing();
+    given(deliveriesDecider, [attempted(1), attempted(2)])
+      .when(outcome(1, true))
+      .thenNothing();
+    given(deliveriesDecider).when(outcome(1, true)).thenNothing();
+  });
+
+  it('refuses an attempt number below 1', function () {
+    given(deliveriesDecider).when(attempt(0)).thenError('invalid_attempt');
+  });
+});

@@ -1,0 +1,147 @@
+/**
+ * Deliveries: each trigger carried to each of its channels, exactly once. A delivery's id is derived from the
+ * trigger and the channel, so a restart, a retry or a second processor addresses the same delivery; each
+ * attempt and its outcome are events on `deliveries-<userId>`, and an attempt is decided only once, so the
+ * processor that records it is the only one that sends it.
+ */
+import { DomainError, type Decider, type DomainEvent } from '../decider.ts';
+import { STOCKPULSE_NAMESPACE, uuidV5 } from '../ids.ts';
+import type { ChannelType } from '../channels/channels.ts';
+
+/** The concern name of delivery streams (`deliveries-<userId>`). */
+export const DELIVERIES_CONCERN = 'deliveries';
+
+/** The id of the delivery of one trigger (the `AlertTriggered` event id) to one channel. */
+export function deliveryIdOf(triggerId: string, channelId: string): string {
+  return uuidV5(`delivery/${triggerId.toLowerCase()}/${channelId.toLowerCase()}`, STOCKPULSE_NAMESPACE);
+}
+
+/** What a delivery carries: an alert's trigger, a channel test, or an email address's confirmation link. */
+export type DeliveryKind = 'alert' | 'test' | 'confirm';
+
+/** Records that attempt `attempt` of a delivery starts. */
+export type RecordDeliveryAttempt = DomainEvent<
+  'RecordDeliveryAttempt',
+  {
+    readonly deliveryId: string;
+    readonly attempt: number;
+    readonly kind: DeliveryKind;
+    readonly alertId: string | null;
+    readonly triggerId: string | null;
+    readonly channelId: string;
+    readonly channelType: ChannelType;
+    readonly at: string;
+  }
+>;
+
+/** Records how an attempt ended. */
+export type RecordDeliveryOutcome = DomainEvent<
+  'RecordDeliveryOutcome',
+  {
+    readonly deliveryId: string;
+    readonly attempt: number;
+    readonly ok: boolean;
+    /** The receiver's HTTP status (or SMTP reply code), when it answered. */
+    readonly status: number | null;
+    /** What went wrong, when it did. */
+    readonly error: string | null;
+    /** Whether no further attempt follows a failure. */
+    readonly final: boolean;
+    /** When the next attempt is due, after a failure that is not final. */
+    readonly retryAt: string | null;
+    readonly at: string;
+  }
+>;
+
+/** Every command of the deliveries concern. */
+export type DeliveriesCommand = RecordDeliveryAttempt | RecordDeliveryOutcome;
+
+/** An attempt of a delivery started. */
+export type DeliveryAttempted = DomainEvent<'DeliveryAttempted', RecordDeliveryAttempt['data']>;
+/** An attempt reached its receiver, which accepted it: the delivery is done. */
+export type DeliverySucceeded = DomainEvent<
+  'DeliverySucceeded',
+  { readonly deliveryId: string; readonly attempt: number; readonly status: number | null; readonly at: string }
+>;
+/** An attempt failed; `final` when no other follows. */
+export type DeliveryFailed = DomainEvent<'DeliveryFailed', Omit<RecordDeliveryOutcome['data'], 'ok'>>;
+
+/** Every event of the deliveries concern. */
+export type DeliveriesEvent = DeliveryAttempted | DeliverySucceeded | DeliveryFailed;
+
+/** Where one delivery stands. */
+export interface DeliveryProgress {
+  /** Attempts started. */
+  readonly attempts: number;
+  /** The last attempt whose outcome is recorded (0 when none). */
+  readonly answered: number;
+  /** `pending` until it succeeded or failed for good. */
+  readonly status: 'pending' | 'succeeded' | 'failed';
+}
+
+/** A user's deliveries, by id. */
+export interface DeliveriesState {
+  /** Every delivery's progress. */
+  readonly deliveries: Readonly<Record<string, DeliveryProgress>>;
+}
+
+function decide(command: DeliveriesCommand, state: DeliveriesState): DeliveriesEvent[] {
+  const { deliveryId, attempt } = command.data;
+  if (!Number.isSafeInteger(attempt) || attempt < 1) {
+    throw new DomainError('invalid_attempt', `attempt ${attempt} is not a whole number >= 1`, 'attempt');
+  }
+  const progress = state.deliveries[deliveryId];
+  switch (command.type) {
+    case 'RecordDeliveryAttempt':
+      // A delivery that is done, or an attempt already started (by this or another processor), is not sent again.
+      if (progress && (progress.status !== 'pending' || attempt <= progress.attempts)) return [];
+      return [{ type: 'DeliveryAttempted', data: command.data }];
+    case 'RecordDeliveryOutcome': {
+      if (!progress || progress.status !== 'pending' || attempt !== progress.attempts || progress.answered >= attempt) {
+        return [];
+      }
+      const { ok, ...outcome } = command.data;
+      return ok
+        ? [{ type: 'DeliverySucceeded', data: { deliveryId, attempt, status: outcome.status, at: outcome.at } }]
+        : [{ type: 'DeliveryFailed', data: outcome }];
+    }
+    default: {
+      const _exhaustive: never = command;
+      throw new DomainError(
+        'unknown_command',
+        `type ${JSON.stringify((_exhaustive as { type?: unknown }).type)} is not a deliveries command`,
+        'type',
+      );
+    }
+  }
+}
+
+function evolve(state: DeliveriesState, event: DeliveriesEvent): DeliveriesState {
+  const { deliveryId, attempt } = event.data;
+  const progress = state.deliveries[deliveryId] ?? { attempts: 0, answered: 0, status: 'pending' as const };
+  let next: DeliveryProgress;
+  switch (event.type) {
+    case 'DeliveryAttempted':
+      next = { ...progress, attempts: Math.max(progress.attempts, attempt) };
+      break;
+    case 'DeliverySucceeded':
+      next = { ...progress, answered: attempt, status: 'succeeded' };
+      break;
+    case 'DeliveryFailed':
+      next = { ...progress, answered: attempt, status: event.data.final ? 'failed' : 'pending' };
+      break;
+    default: {
+      // An event type this version does not know leaves the state as it is, so replaying the log never fails.
+      const _exhaustive: never = event;
+      return state;
+    }
+  }
+  return { deliveries: { ...state.deliveries, [deliveryId]: next } };
+}
+
+/** The delivery rules: one recorded start per attempt, one outcome per attempt, nothing after the end. */
+export const deliveriesDecider: Decider<DeliveriesCommand, DeliveriesEvent, DeliveriesState> = {
+  initialState: Object.freeze({ deliveries: Object.freeze({}) }),
+  decide,
+  evolve,
+};

@@ -1,0 +1,150 @@
+/**
+ * Outbound HTTP to addresses users give (webhooks, push endpoints) without letting them reach the inside:
+ * the host is resolved first and every address checked (loopback, private, link-local, carrier-grade NAT,
+ * multicast, reserved and cloud metadata addresses are refused), then the request connects to the address
+ * that was checked, so a second DNS answer cannot swap it. Redirects are answers, never followed. A host in
+ * the allowed list (`WEBHOOK_ALLOWED_HOSTS`) skips the address check.
+ */
+import { lookup } from 'node:dns/promises';
+import http from 'node:http';
+import https from 'node:https';
+import net from 'node:net';
+
+/** A request refused before it left: the address is not public. */
+export class ForbiddenAddressError extends Error {
+  override readonly name = 'ForbiddenAddressError';
+}
+
+function ipv4Number(address: string): number {
+  return address.split('.').reduce((n, part) => n * 256 + Number(part), 0);
+}
+
+const V4_BLOCKS: readonly [string, number][] = [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+];
+
+function forbiddenV4(address: string): boolean {
+  const n = ipv4Number(address);
+  return V4_BLOCKS.some(([base, bits]) => {
+    const size = 2 ** (32 - bits);
+    return n >= ipv4Number(base) && n < ipv4Number(base) + size;
+  });
+}
+
+/** Whether an IP address is one a user's URL may not reach: anything but a public unicast address. */
+export function isForbiddenAddress(address: string): boolean {
+  const family = net.isIP(address);
+  if (family === 4) return forbiddenV4(address);
+  if (family !== 6) return true;
+  const lower = address.toLowerCase();
+  const mapped = /^(?:0{0,4}:){0,5}ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower) ?? /^::(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
+  if (mapped) return forbiddenV4(mapped[1]!);
+  if (lower === '::' || lower === '::1') return true;
+  const first = parseInt(lower.split(':')[0] || '0', 16);
+  // fc00::/7 unique local, fe80::/10 link-local, ff00::/8 multicast, 2001:db8::/32 documentation, 64:ff9b::/96 NAT64.
+  if ((first & 0xfe00) === 0xfc00 || (first & 0xffc0) === 0xfe80 || (first & 0xff00) === 0xff00) return true;
+  if (lower.startsWith('2001:db8:') || lower.startsWith('64:ff9b:')) return true;
+  // fd00:ec2::254 (AWS metadata over IPv6) is inside fc00::/7 already.
+  return false;
+}
+
+/** The allowed hosts of a comma-separated list, lower-cased. */
+export function parseAllowedHosts(list: string | undefined | null): ReadonlySet<string> {
+  return new Set(
+    (list ?? '')
+      .split(',')
+      .map((host) => host.trim().toLowerCase())
+      .filter((host) => host !== ''),
+  );
+}
+
+/** The address a URL's host may be reached at, after the check; throws {@link ForbiddenAddressError}. */
+export async function resolveChecked(
+  url: URL,
+  allowedHosts: ReadonlySet<string>,
+): Promise<{ address: string; family: number }> {
+  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  const allowed = allowedHosts.has(host) || allowedHosts.has(url.host.toLowerCase());
+  const addresses = net.isIP(host) ? [{ address: host, family: net.isIP(host) }] : await lookup(host, { all: true });
+  if (addresses.length === 0) throw new ForbiddenAddressError(`${host} has no address`);
+  if (!allowed) {
+    const bad = addresses.find((a) => isForbiddenAddress(a.address));
+    if (bad) throw new ForbiddenAddressError(`${host} resolves to ${bad.address}, which is not a public address`);
+  }
+  return addresses[0]!;
+}
+
+/** What an outbound request answered. */
+export interface OutboundAnswer {
+  /** The HTTP status. */
+  readonly status: number;
+  /** The first bytes of the answer's body (at most 1 KiB), for the record. */
+  readonly body: string;
+}
+
+/** Options of {@link postChecked}. */
+export interface OutboundRequest {
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string | Buffer;
+  /** Milliseconds before the request is abandoned (connection and answer together). */
+  readonly timeoutMs: number;
+  readonly allowedHosts: ReadonlySet<string>;
+}
+
+/**
+ * POSTs to a user's URL through the address check; resolves with any answer (a redirect included, not followed),
+ * rejects on a refused address, a network error or the timeout.
+ */
+export async function postChecked(request: OutboundRequest): Promise<OutboundAnswer> {
+  const url = new URL(request.url);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ForbiddenAddressError(`${url.protocol} URLs are not reached`);
+  }
+  const signal = AbortSignal.timeout(request.timeoutMs);
+  const pinned = await resolveChecked(url, request.allowedHosts);
+  const client = url.protocol === 'https:' ? https : http;
+  return new Promise<OutboundAnswer>((resolve, reject) => {
+    const req = client.request(
+      url,
+      {
+        method: 'POST',
+        headers: { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
+        signal,
+        agent: false,
+        // Connect to the address that was checked, whatever the resolver would say now.
+        lookup: (_hostname, options, callback) => {
+          if ((options as { all?: boolean }).all) callback(null, [pinned]);
+          else callback(null, pinned.address, pinned.family);
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          if (size < 1024) chunks.push(chunk);
+          size += chunk.length;
+        });
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8').slice(0, 1024) }),
+        );
+        res.on('error', reject);
+      },
+    );
+    req.on('error', (error) => reject(signal.aborted ? new Error(`no answer within ${request.timeoutMs} ms`) : error));
+    req.end(request.body);
+  });
+}

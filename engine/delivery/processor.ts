@@ -1,0 +1,542 @@
+/**
+ * The delivery processor: a checkpointed consumer of the log turns each `AlertTriggered` into one queued
+ * delivery per channel of the alert (and each new email channel into its confirmation), and a worker sends
+ * what is due. Both the queue and the channels the processor sends to are documents committed with its
+ * checkpoint, so a restart resumes exactly where the log says.
+ *
+ * Exactly once: a delivery's id comes from the trigger and the channel; before each attempt the worker records
+ * `DeliveryAttempted` through the deliveries decider with a command id made of the delivery id and the attempt
+ * number, and sends only when that command decided the event itself. A second processor, or this one after a
+ * restart, finds the attempt recorded and leaves it; an attempt with no outcome after `lostAfterMs` (the process
+ * died while waiting) is followed by the next, with the same `Idempotency-Key`.
+ *
+ * Isolation: sending is asynchronous, bounded by `concurrency`, and never on the path of the engine or the
+ * socket push, which only append and read the log.
+ */
+import type { AlertTriggeredData } from '../../domain/alerts/alerts.ts';
+import {
+  CHANNELS_CONCERN,
+  channelsDecider,
+  channelsForAlert,
+  type Channel,
+  type ChannelType,
+  type ChannelsEvent,
+  type ChannelsState,
+} from '../../domain/channels/channels.ts';
+import type { WebhookPayload } from '../../domain/contract/channels.ts';
+import type { CommandMeta } from '../../domain/decider.ts';
+import {
+  DELIVERIES_CONCERN,
+  deliveriesDecider,
+  deliveryIdOf,
+  type DeliveriesEvent,
+  type DeliveryKind,
+} from '../../domain/deliveries/deliveries.ts';
+import { streamName } from '../../domain/ids.ts';
+import { handleCommand } from '../../platform/commandHandler.ts';
+import { formatPosition, type EventStore, type RecordedEvent } from '../../platform/eventstore/port.ts';
+import type { DocumentWrite, ReadModelStore } from '../../platform/readmodels/port.ts';
+import { startConsumer, type Consumer, type ConsumerRunner } from '../../platform/subscriptions/runner.ts';
+import { DEFAULT_RETRY_POLICY, maxAttempts, retryDelay, type RetryPolicy } from './retry.ts';
+import type { DeliverySecrets } from './secrets.ts';
+import type { AttemptResult, OutgoingMessage, Sender } from './senders.ts';
+import { ATTEMPT_TIMEOUT_MS } from './senders.ts';
+
+/** The consumer name of the processor (plus `:<instance>`). */
+export const DELIVERY_CONSUMER = 'delivery';
+
+/** Version of its documents; a change rebuilds them from the whole log. */
+export const DELIVERY_VERSION = 1;
+
+/** The event types the processor reads. */
+export const DELIVERY_EVENT_TYPES: readonly string[] = Object.freeze([
+  'AlertTriggered',
+  'ChannelAdded',
+  'ChannelRemoved',
+  'EmailChannelConfirmed',
+  'PushSubscriptionRemoved',
+  'AlertChannelsChosen',
+  'DeliveryAttempted',
+  'DeliverySucceeded',
+  'DeliveryFailed',
+] satisfies (ChannelsEvent['type'] | DeliveriesEvent['type'] | 'AlertTriggered')[]);
+
+/** One queued delivery, as committed with the processor's checkpoint. */
+export interface QueuedDelivery {
+  readonly deliveryId: string;
+  readonly userId: string;
+  readonly kind: DeliveryKind;
+  readonly channelId: string;
+  readonly channelType: ChannelType;
+  readonly alertId: string | null;
+  readonly triggerId: string | null;
+  readonly payload: WebhookPayload;
+  /** Attempts started. */
+  readonly attempts: number;
+  /** The last attempt whose outcome is recorded. */
+  readonly answered: number;
+  /** When the last attempt started (ms since the epoch), null before the first. */
+  readonly attemptedAt: number | null;
+  /** When the next attempt is due (ms since the epoch). */
+  readonly dueAt: number;
+}
+
+/** The senders by channel type. */
+export interface Senders {
+  readonly webhook: Sender;
+  readonly email: Sender;
+  readonly webpush: Sender;
+}
+
+/** Options of {@link startDeliveryProcessor}. */
+export interface DeliveryProcessorOptions {
+  readonly events: EventStore;
+  readonly readModels: ReadModelStore;
+  readonly senders: Senders;
+  readonly secrets: DeliverySecrets;
+  /** The origin the confirmation links point at (`PUBLIC_ORIGIN`). */
+  readonly publicOrigin: string;
+  /** Distinguishes processors sharing one read-model store (lower-case letters and digits). */
+  readonly instance?: string;
+  /** When failed attempts are retried (default {@link DEFAULT_RETRY_POLICY}). */
+  readonly retry?: RetryPolicy;
+  /** After how long an attempt with no recorded outcome counts as lost (default the timeout + 2 s). */
+  readonly lostAfterMs?: number;
+  /** Most attempts in flight at once (default 256). */
+  readonly concurrency?: number;
+  /** Milliseconds now (default `Date.now`). */
+  readonly now?: () => number;
+  /** A number in [0, 1) for the jitter (default `Math.random`). */
+  readonly random?: () => number;
+  /** Called after each recorded outcome. */
+  readonly onOutcome?: (delivery: QueuedDelivery, result: AttemptResult) => void;
+  readonly onError?: (error: Error) => void;
+}
+
+/** A running processor. */
+export interface DeliveryProcessor {
+  /** Resolves once the consumer has caught up with the log at the start and the queue is loaded. */
+  readonly caughtUp: Promise<void>;
+  /** The consumer (for lag and `waitFor`). */
+  readonly runner: ConsumerRunner;
+  /** Deliveries queued and not finished. */
+  pending(): number;
+  /** Attempts in flight. */
+  inFlight(): number;
+  /** Stops taking work, waits for the attempts in flight, then stops the consumer. */
+  stop(): Promise<void>;
+}
+
+/** The collections of a processor instance. */
+export function deliveryCollections(instance?: string): { channels: string; queue: string } {
+  const suffix = instance ? `_${instance}` : '';
+  return { channels: `deliverychannels${suffix}`, queue: `deliveryqueue${suffix}` };
+}
+
+function userOf(event: RecordedEvent): string | null {
+  const userId = event.metadata.userId;
+  return typeof userId === 'string' ? userId : null;
+}
+
+/** The webhook payload of a trigger. */
+export function triggerPayload(deliveryId: string, event: RecordedEvent): WebhookPayload {
+  const data = event.data as AlertTriggeredData;
+  return {
+    id: deliveryId,
+    alertId: data.alertId,
+    symbol: data.symbol,
+    message: data.message,
+    notificationtype: data.notificationtype,
+    price: data.price,
+    at: data.at,
+    position: formatPosition(event.position),
+  };
+}
+
+/** The payload of a message that is no alert (a test, a confirmation): no symbol, no price. */
+export function noticePayload(id: string, message: string, at: string, position = ''): WebhookPayload {
+  return { id, alertId: null, symbol: '', message, notificationtype: 0, price: null, at, position };
+}
+
+/** The consumer that keeps the channels and the queue. */
+function deliveryConsumer(instance: string | undefined, now: () => number): Consumer {
+  const { channels: channelsCollection, queue } = deliveryCollections(instance);
+  return {
+    name: instance ? `${DELIVERY_CONSUMER}:${instance}` : DELIVERY_CONSUMER,
+    version: DELIVERY_VERSION,
+    collections: [channelsCollection, queue],
+    filter: { eventTypes: DELIVERY_EVENT_TYPES },
+    handle: async (event, tx) => {
+      const userId = userOf(event);
+      if (userId === null) return;
+      const enqueue = (job: Omit<QueuedDelivery, 'attempts' | 'answered' | 'attemptedAt' | 'dueAt'>): void =>
+        tx.put(queue, job.deliveryId, { ...job, attempts: 0, answered: 0, attemptedAt: null, dueAt: now() });
+      switch (event.type) {
+        case 'AlertTriggered': {
+          const state = (await tx.get<ChannelsState>(channelsCollection, userId)) ?? channelsDecider.initialState;
+          const { alertId } = event.data as AlertTriggeredData;
+          for (const channel of channelsForAlert(state, alertId)) {
+            const deliveryId = deliveryIdOf(event.id, channel.id);
+            enqueue({
+              deliveryId,
+              userId,
+              kind: 'alert',
+              channelId: channel.id,
+              channelType: channel.type,
+              alertId,
+              triggerId: event.id,
+              payload: triggerPayload(deliveryId, event),
+            });
+          }
+          return;
+        }
+        case 'DeliveryAttempted':
+        case 'DeliverySucceeded':
+        case 'DeliveryFailed': {
+          const data = event.data as DeliveriesEvent['data'];
+          const job = await tx.get<QueuedDelivery>(queue, data.deliveryId);
+          if (!job) return;
+          if (event.type === 'DeliveryAttempted') {
+            if (data.attempt > job.attempts) {
+              tx.put(queue, job.deliveryId, { ...job, attempts: data.attempt, attemptedAt: Date.parse(data.at) });
+            }
+          } else if (event.type === 'DeliverySucceeded' || (event.data as { final: boolean }).final) {
+            tx.delete(queue, job.deliveryId);
+          } else {
+            const retryAt = (event.data as { retryAt: string | null }).retryAt;
+            tx.put(queue, job.deliveryId, {
+              ...job,
+              attempts: Math.max(job.attempts, data.attempt),
+              answered: data.attempt,
+              dueAt: retryAt === null ? now() : Date.parse(retryAt),
+            });
+          }
+          return;
+        }
+        default: {
+          const state = (await tx.get<ChannelsState>(channelsCollection, userId)) ?? channelsDecider.initialState;
+          const channelEvent = { type: event.type, data: event.data } as ChannelsEvent;
+          tx.put(channelsCollection, userId, channelsDecider.evolve(state, channelEvent));
+          if (channelEvent.type === 'ChannelAdded' && channelEvent.data.type === 'email') {
+            // The address hears of StockPulse once, to confirm it; alerts follow only after.
+            const deliveryId = deliveryIdOf(event.id, channelEvent.data.channelId);
+            enqueue({
+              deliveryId,
+              userId,
+              kind: 'confirm',
+              channelId: channelEvent.data.channelId,
+              channelType: 'email',
+              alertId: null,
+              triggerId: null,
+              payload: noticePayload(
+                deliveryId,
+                'Confirm your StockPulse alert address',
+                channelEvent.data.createdt,
+                formatPosition(event.position),
+              ),
+            });
+          }
+        }
+      }
+    },
+  };
+}
+
+function engineMeta(userId: string, commandId: string, at: string): CommandMeta {
+  return { commandId, userId, at, actor: 'engine' };
+}
+
+/** The confirmation link of an email channel. */
+export function confirmLinkOf(origin: string, secrets: DeliverySecrets, userId: string, channelId: string): string {
+  const query = new URLSearchParams({
+    user: userId,
+    channel: channelId,
+    token: secrets.confirmToken(userId, channelId),
+  });
+  return `${origin.replace(/\/$/, '')}/api/channels/confirm?${query.toString()}`;
+}
+
+/** What one attempt needs besides the queue: the log, the senders and the clock. */
+export interface AttemptDeps {
+  readonly events: EventStore;
+  readonly senders: Senders;
+  readonly secrets: DeliverySecrets;
+  readonly publicOrigin: string;
+  readonly retry: RetryPolicy;
+  readonly now: () => number;
+  readonly random: () => number;
+  /**
+   * Runs the appends to one stream one after the other (default: as they come): attempts in flight for one user
+   * would otherwise conflict on `deliveries-<userId>` and retry each other.
+   */
+  readonly serialize?: <T>(stream: string, append: () => Promise<T>) => Promise<T>;
+}
+
+/** One queue per key: each function starts when the previous one of its key has settled. */
+export function keyedSerializer(): <T>(key: string, run: () => Promise<T>) => Promise<T> {
+  const tails = new Map<string, Promise<unknown>>();
+  return <T>(key: string, run: () => Promise<T>): Promise<T> => {
+    const previous = tails.get(key) ?? Promise.resolve();
+    const next = previous.then(run, run);
+    const tail = next.catch(() => undefined);
+    tails.set(key, tail);
+    void tail.then(() => {
+      if (tails.get(key) === tail) tails.delete(key);
+    });
+    return next;
+  };
+}
+
+/**
+ * Makes attempt `attempt` of a delivery through a channel: records its start (sending only when this call
+ * recorded it), sends, records the outcome (with the next attempt's time after a retryable failure) and, when a
+ * push service says the subscription is gone, removes it. Answers null when the attempt was not this call's.
+ */
+export async function attemptDelivery(
+  deps: AttemptDeps,
+  delivery: Pick<QueuedDelivery, 'deliveryId' | 'userId' | 'kind' | 'alertId' | 'triggerId' | 'payload'>,
+  channel: Channel,
+  attempt: number,
+): Promise<AttemptResult | null> {
+  const stream = streamName(DELIVERIES_CONCERN, delivery.userId);
+  const serialize = deps.serialize ?? (<T>(_stream: string, append: () => Promise<T>) => append());
+  const startedAt = new Date(deps.now()).toISOString();
+  const claim = await serialize(stream, () =>
+    handleCommand(
+      deps.events,
+      deliveriesDecider,
+      stream,
+      {
+        type: 'RecordDeliveryAttempt',
+        data: {
+          deliveryId: delivery.deliveryId,
+          attempt,
+          kind: delivery.kind,
+          alertId: delivery.alertId,
+          triggerId: delivery.triggerId,
+          channelId: channel.id,
+          channelType: channel.type,
+          at: startedAt,
+        },
+      },
+      engineMeta(delivery.userId, `${delivery.deliveryId}/attempt/${attempt}`, startedAt),
+      { maxRetries: 10 },
+    ),
+  );
+  if (claim.replayed || claim.events.length === 0) return null;
+  const message: OutgoingMessage =
+    delivery.kind === 'confirm'
+      ? {
+          channel,
+          payload: delivery.payload,
+          confirmLink: confirmLinkOf(deps.publicOrigin, deps.secrets, delivery.userId, channel.id),
+        }
+      : { channel, payload: delivery.payload };
+  let result: AttemptResult;
+  try {
+    result = await deps.senders[channel.type](message);
+  } catch (error) {
+    result = {
+      ok: false,
+      status: null,
+      error: error instanceof Error ? error.message : String(error),
+      retryable: true,
+    };
+  }
+  const endedAt = deps.now();
+  const delay =
+    result.ok || !result.retryable || delivery.kind === 'test' ? null : retryDelay(deps.retry, attempt, deps.random());
+  await serialize(stream, () =>
+    handleCommand(
+      deps.events,
+      deliveriesDecider,
+      stream,
+      {
+        type: 'RecordDeliveryOutcome',
+        data: {
+          deliveryId: delivery.deliveryId,
+          attempt,
+          ok: result.ok,
+          status: result.status,
+          error: result.error,
+          final: !result.ok && delay === null,
+          retryAt: delay === null ? null : new Date(endedAt + delay).toISOString(),
+          at: new Date(endedAt).toISOString(),
+        },
+      },
+      engineMeta(delivery.userId, `${delivery.deliveryId}/outcome/${attempt}`, new Date(endedAt).toISOString()),
+      { maxRetries: 10 },
+    ),
+  );
+  if (result.gone) {
+    await handleCommand(
+      deps.events,
+      channelsDecider,
+      streamName(CHANNELS_CONCERN, delivery.userId),
+      { type: 'DropPushSubscription', data: { channelId: channel.id, reason: result.error ?? 'gone' } },
+      engineMeta(delivery.userId, `${delivery.deliveryId}/gone`, new Date(endedAt).toISOString()),
+      { maxRetries: 10 },
+    );
+  }
+  return result;
+}
+
+/** Starts the processor: the consumer from its checkpoint, then the worker over the queue. */
+export async function startDeliveryProcessor(options: DeliveryProcessorOptions): Promise<DeliveryProcessor> {
+  const now = options.now ?? Date.now;
+  const retry = options.retry ?? DEFAULT_RETRY_POLICY;
+  const lostAfterMs = options.lostAfterMs ?? ATTEMPT_TIMEOUT_MS + 2000;
+  const concurrency = options.concurrency ?? 256;
+  const { channels: channelsCollection, queue } = deliveryCollections(options.instance);
+  const deps: AttemptDeps = {
+    events: options.events,
+    senders: options.senders,
+    secrets: options.secrets,
+    publicOrigin: options.publicOrigin,
+    retry,
+    now,
+    random: options.random ?? Math.random,
+    serialize: keyedSerializer(),
+  };
+  const jobs = new Map<string, QueuedDelivery>();
+  const running = new Map<string, Promise<void>>();
+  let loaded = false;
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let timerAt = Infinity;
+
+  const report = (error: unknown): void => options.onError?.(error instanceof Error ? error : new Error(String(error)));
+
+  const dueAt = (job: QueuedDelivery): number =>
+    job.attempts > job.answered ? (job.attemptedAt ?? 0) + lostAfterMs : job.dueAt;
+
+  /** Records that a delivery ends without a further attempt: its channel is gone, or its attempts ran out. */
+  const abandon = async (job: QueuedDelivery, error: string): Promise<void> => {
+    const stream = streamName(DELIVERIES_CONCERN, job.userId);
+    const at = new Date(now()).toISOString();
+    let attempt = job.attempts;
+    if (job.attempts === job.answered) {
+      attempt = job.attempts + 1;
+      await handleCommand(
+        options.events,
+        deliveriesDecider,
+        stream,
+        {
+          type: 'RecordDeliveryAttempt',
+          data: {
+            deliveryId: job.deliveryId,
+            attempt,
+            kind: job.kind,
+            alertId: job.alertId,
+            triggerId: job.triggerId,
+            channelId: job.channelId,
+            channelType: job.channelType,
+            at,
+          },
+        },
+        engineMeta(job.userId, `${job.deliveryId}/attempt/${attempt}`, at),
+        { maxRetries: 10 },
+      );
+    }
+    await handleCommand(
+      options.events,
+      deliveriesDecider,
+      stream,
+      {
+        type: 'RecordDeliveryOutcome',
+        data: { deliveryId: job.deliveryId, attempt, ok: false, status: null, error, final: true, retryAt: null, at },
+      },
+      engineMeta(job.userId, `${job.deliveryId}/outcome/${attempt}`, at),
+      { maxRetries: 10 },
+    );
+  };
+
+  const run = async (job: QueuedDelivery): Promise<void> => {
+    const state = await options.readModels.get<ChannelsState>(channelsCollection, job.userId);
+    const channel = state?.channels.find((c) => c.id === job.channelId);
+    const attempt = job.attempts + 1;
+    // Finished meanwhile (by another processor, whose events the consumer has just committed).
+    if (!jobs.has(job.deliveryId)) return;
+    // Marked locally until the consumer commits what the attempt recorded.
+    jobs.set(job.deliveryId, { ...job, attempts: attempt, attemptedAt: now() });
+    if (!channel) return abandon(job, 'the channel was removed');
+    if (attempt > maxAttempts(retry)) return abandon(job, 'no outcome was recorded and no attempt is left');
+    const result = await attemptDelivery(deps, job, channel, attempt);
+    if (result) {
+      const latest = jobs.get(job.deliveryId);
+      // Until the consumer commits the outcome; a commit that came first already holds the next due time.
+      if (latest && latest.answered < attempt)
+        jobs.set(job.deliveryId, { ...latest, answered: attempt, dueAt: Infinity });
+      options.onOutcome?.(job, result);
+    }
+  };
+
+  const pump = (): void => {
+    if (stopped || !loaded) return;
+    const at = now();
+    let next = Infinity;
+    for (const job of jobs.values()) {
+      if (running.has(job.deliveryId)) continue;
+      const due = dueAt(job);
+      if (due > at) {
+        next = Math.min(next, due);
+        continue;
+      }
+      if (running.size >= concurrency) break;
+      const work = run(job)
+        .catch(report)
+        .finally(() => {
+          running.delete(job.deliveryId);
+          pump();
+        });
+      running.set(job.deliveryId, work);
+    }
+    if (next < timerAt) {
+      if (timer) clearTimeout(timer);
+      timerAt = next;
+      timer = setTimeout(
+        () => {
+          timer = undefined;
+          timerAt = Infinity;
+          pump();
+        },
+        Math.min(Math.max(0, next - now()), 60_000),
+      );
+      timer.unref();
+    }
+  };
+
+  const apply = (writes: readonly DocumentWrite[]): void => {
+    for (const write of writes) {
+      if (write.collection !== queue) continue;
+      if (write.doc === null) jobs.delete(write.key);
+      else jobs.set(write.key, write.doc as QueuedDelivery);
+    }
+    pump();
+  };
+
+  const runner = await startConsumer(options.events, options.readModels, deliveryConsumer(options.instance, now), {
+    onCommit: (_position, writes) => apply(writes),
+    onError: report,
+  });
+  const caughtUp = runner.caughtUp.then(async () => {
+    for (const { key, doc } of await options.readModels.list<QueuedDelivery>(queue)) {
+      if (!jobs.has(key)) jobs.set(key, doc);
+    }
+    loaded = true;
+    pump();
+  });
+  caughtUp.catch(report);
+  return {
+    caughtUp,
+    runner,
+    pending: () => jobs.size,
+    inFlight: () => running.size,
+    stop: async () => {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await Promise.allSettled([...running.values()]);
+      await runner.stop();
+    },
+  };
+}

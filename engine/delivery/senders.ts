@@ -1,0 +1,270 @@
+/**
+ * The three ways a delivery leaves StockPulse, each answering an {@link AttemptResult}: a signed webhook POST,
+ * an email through SMTP (nodemailer), and a Web Push message encrypted for the browser (web-push) and posted
+ * to its push service. Webhooks and push services are reached through the address check of `guard.ts`.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import nodemailer from 'nodemailer';
+import webPush from 'web-push';
+import type { Channel } from '../../domain/channels/channels.ts';
+import type { WebhookPayload } from '../../domain/contract/channels.ts';
+import { ForbiddenAddressError, postChecked } from './guard.ts';
+import { signatureHeader } from './secrets.ts';
+
+/** How long a receiver has to answer one attempt. */
+export const ATTEMPT_TIMEOUT_MS = 3000;
+
+/** How one attempt ended. */
+export interface AttemptResult {
+  /** The receiver accepted it. */
+  readonly ok: boolean;
+  /** Its HTTP status or SMTP reply code, when it answered. */
+  readonly status: number | null;
+  /** What went wrong. */
+  readonly error: string | null;
+  /** Whether trying again may succeed (network error, timeout, 408, 429, 5xx, a temporary SMTP refusal). */
+  readonly retryable: boolean;
+  /** A push service said the subscription no longer exists (404, 410). */
+  readonly gone?: boolean;
+}
+
+/** One message to send. */
+export interface OutgoingMessage {
+  /** The channel it goes through. */
+  readonly channel: Channel;
+  /** What it says (a webhook's body; the subject and text of an email; a push notification's content). */
+  readonly payload: WebhookPayload;
+  /** An email confirmation's link, for a `confirm` delivery. */
+  readonly confirmLink?: string;
+}
+
+/** Sends one message through one kind of channel. */
+export type Sender = (message: OutgoingMessage) => Promise<AttemptResult>;
+
+function httpResult(status: number, body: string): AttemptResult {
+  if (status >= 200 && status < 300) return { ok: true, status, error: null, retryable: false };
+  const retryable = status === 408 || status === 429 || status >= 500;
+  const error =
+    status >= 300 && status < 400
+      ? `answered a redirect (${status}), which is not followed`
+      : `answered ${status}${body ? `: ${body.slice(0, 200)}` : ''}`;
+  return { ok: false, status, error, retryable };
+}
+
+function networkResult(error: unknown): AttemptResult {
+  if (error instanceof ForbiddenAddressError)
+    return { ok: false, status: null, error: error.message, retryable: false };
+  const message = error instanceof Error ? error.message : String(error);
+  return { ok: false, status: null, error: message, retryable: true };
+}
+
+/** What the webhook sender needs. */
+export interface WebhookSenderOptions {
+  /** The signing secret of a channel. */
+  readonly secretOf: (channelId: string) => string;
+  /** Hosts reached even when their address is not public. */
+  readonly allowedHosts: ReadonlySet<string>;
+  /** Seconds since the epoch now (default the clock). */
+  readonly nowSeconds?: () => number;
+  readonly timeoutMs?: number;
+}
+
+/** Posts the payload as JSON, keyed by the delivery id and signed with the channel's secret. */
+export function webhookSender(options: WebhookSenderOptions): Sender {
+  return async ({ channel, payload }) => {
+    if (channel.url === null) return { ok: false, status: null, error: 'the channel has no URL', retryable: false };
+    const body = JSON.stringify(payload);
+    const t = options.nowSeconds?.() ?? Math.floor(Date.now() / 1000);
+    try {
+      const answer = await postChecked({
+        url: channel.url,
+        headers: {
+          'content-type': 'application/json',
+          'idempotency-key': payload.id,
+          'stockpulse-signature': signatureHeader(options.secretOf(channel.id), t, body),
+          'user-agent': 'StockPulse-Webhook/1',
+        },
+        body,
+        timeoutMs: options.timeoutMs ?? ATTEMPT_TIMEOUT_MS,
+        allowedHosts: options.allowedHosts,
+      });
+      return httpResult(answer.status, answer.body);
+    } catch (error) {
+      return networkResult(error);
+    }
+  };
+}
+
+/** What the email sender needs: `SMTP_URL` and `SMTP_FROM`. */
+export interface EmailSenderOptions {
+  readonly smtpUrl: string | null;
+  readonly from: string;
+  readonly timeoutMs?: number;
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** The subject, text and HTML of a message's email. */
+export function emailContent(message: OutgoingMessage): { subject: string; text: string; html: string } {
+  const { payload, confirmLink } = message;
+  if (confirmLink !== undefined) {
+    const text = `Confirm that StockPulse may send alerts to this address by opening this link:\n\n${confirmLink}\n\nIf you did not ask for this, ignore this message.`;
+    return {
+      subject: 'Confirm your StockPulse alert address',
+      text,
+      html: `<p>Confirm that StockPulse may send alerts to this address:</p><p><a href="${escapeHtml(confirmLink)}">Confirm this address</a></p><p>If you did not ask for this, ignore this message.</p>`,
+    };
+  }
+  const price = payload.price === null ? '' : ` at ${payload.price.toFixed(2)}`;
+  const text = `${payload.message}\n\n${payload.symbol}${price}, ${payload.at}\n`;
+  return {
+    subject: `StockPulse: ${payload.message}`,
+    text,
+    html: `<p><strong>${escapeHtml(payload.message)}</strong></p><p>${escapeHtml(payload.symbol)}${escapeHtml(price)}, ${escapeHtml(payload.at)}</p>`,
+  };
+}
+
+/** Sends an email with a text and an HTML part through `SMTP_URL`. */
+export function emailSender(options: EmailSenderOptions): Sender & { close(): void } {
+  const transport =
+    options.smtpUrl === null
+      ? null
+      : nodemailer.createTransport({
+          url: options.smtpUrl,
+          connectionTimeout: options.timeoutMs ?? ATTEMPT_TIMEOUT_MS * 3,
+          greetingTimeout: options.timeoutMs ?? ATTEMPT_TIMEOUT_MS * 3,
+          socketTimeout: options.timeoutMs ?? ATTEMPT_TIMEOUT_MS * 3,
+        } as Parameters<typeof nodemailer.createTransport>[0]);
+  const send = async (message: OutgoingMessage): Promise<AttemptResult> => {
+    if (transport === null)
+      return { ok: false, status: null, error: 'email is not configured (SMTP_URL)', retryable: false };
+    if (message.channel.address === null)
+      return { ok: false, status: null, error: 'the channel has no address', retryable: false };
+    const content = emailContent(message);
+    try {
+      const info = (await transport.sendMail({
+        from: options.from,
+        to: message.channel.address,
+        ...content,
+        headers: { 'X-StockPulse-Delivery': message.payload.id },
+      })) as { response?: unknown };
+      const code = /^(\d{3})/.exec(String(info.response))?.[1];
+      return { ok: true, status: code ? Number(code) : 250, error: null, retryable: false };
+    } catch (error) {
+      const responseCode = (error as { responseCode?: number }).responseCode;
+      const text = error instanceof Error ? error.message : String(error);
+      if (typeof responseCode === 'number') {
+        return { ok: false, status: responseCode, error: text, retryable: responseCode < 500 };
+      }
+      return { ok: false, status: null, error: text, retryable: true };
+    }
+  };
+  return Object.assign(send, { close: () => transport?.close() });
+}
+
+/** The application server's VAPID key pair (base64url), which push services check the sender against. */
+export interface VapidKeys {
+  readonly publicKey: string;
+  readonly privateKey: string;
+}
+
+/** The VAPID file inside `DATA_DIR`. */
+export const VAPID_FILE = 'vapid.json';
+
+/** The configured VAPID keys, or the ones in `DATA_DIR` (generated there on first use). */
+export function loadVapidKeys(configured: VapidKeys | null, dataDir: string): VapidKeys {
+  if (configured !== null) return configured;
+  const file = path.join(dataDir, VAPID_FILE);
+  fs.mkdirSync(dataDir, { recursive: true });
+  try {
+    // `wx`: two processes starting at once on one folder keep the first pair written.
+    fs.writeFileSync(file, JSON.stringify(webPush.generateVAPIDKeys()), { flag: 'wx', mode: 0o600 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  const keys = JSON.parse(fs.readFileSync(file, 'utf8')) as VapidKeys;
+  if (typeof keys.publicKey !== 'string' || typeof keys.privateKey !== 'string') {
+    throw new Error(`${file}: not a VAPID key pair`);
+  }
+  return { publicKey: keys.publicKey, privateKey: keys.privateKey };
+}
+
+/** What the Web Push sender needs. */
+export interface PushSenderOptions {
+  readonly vapid: VapidKeys;
+  /** The contact push services may reach the sender at (`mailto:` or `https:`). */
+  readonly subject: string;
+  readonly allowedHosts: ReadonlySet<string>;
+  readonly timeoutMs?: number;
+}
+
+/** What a push message carries to the service worker. */
+export interface PushContent {
+  readonly title: string;
+  readonly body: string;
+  readonly symbol: string;
+  /** The page the notification opens. */
+  readonly url: string;
+  readonly id: string;
+}
+
+/** The notification a push message shows. */
+export function pushContent(payload: WebhookPayload): PushContent {
+  return {
+    title: payload.symbol === '' ? 'StockPulse' : `StockPulse: ${payload.symbol}`,
+    body: payload.message,
+    symbol: payload.symbol,
+    url: payload.symbol === '' ? '/Settings' : `/PriceCharts?stock=${encodeURIComponent(payload.symbol)}`,
+    id: payload.id,
+  };
+}
+
+/** Encrypts the message for the browser (aes128gcm) and posts it to its push service with a VAPID signature. */
+export function pushSender(options: PushSenderOptions): Sender {
+  return async ({ channel, payload }) => {
+    const subscription = channel.subscription;
+    if (subscription === null)
+      return { ok: false, status: null, error: 'the channel has no subscription', retryable: false };
+    let details: ReturnType<typeof webPush.generateRequestDetails>;
+    try {
+      details = webPush.generateRequestDetails(
+        { endpoint: subscription.endpoint, keys: { p256dh: subscription.p256dh, auth: subscription.auth } },
+        JSON.stringify(pushContent(payload)),
+        {
+          vapidDetails: {
+            subject: options.subject,
+            publicKey: options.vapid.publicKey,
+            privateKey: options.vapid.privateKey,
+          },
+          TTL: 24 * 3600,
+          contentEncoding: 'aes128gcm',
+          urgency: 'high',
+          topic: undefined,
+        },
+      );
+    } catch (error) {
+      return {
+        ok: false,
+        status: null,
+        error: error instanceof Error ? error.message : String(error),
+        retryable: false,
+      };
+    }
+    try {
+      const answer = await postChecked({
+        url: details.endpoint,
+        headers: Object.fromEntries(Object.entries(details.headers).map(([k, v]) => [k, String(v)])),
+        body: details.body ?? Buffer.alloc(0),
+        timeoutMs: options.timeoutMs ?? ATTEMPT_TIMEOUT_MS,
+        allowedHosts: options.allowedHosts,
+      });
+      const result = httpResult(answer.status, answer.body);
+      return answer.status === 404 || answer.status === 410 ? { ...result, gone: true } : result;
+    } catch (error) {
+      return networkResult(error);
+    }
+  };
+}

@@ -1,0 +1,369 @@
+import { createDecipheriv, createECDH, createHmac, randomBytes } from 'node:crypto';
+import { expect } from 'chai';
+import { SMTPServer } from 'smtp-server';
+import type { AddressInfo } from 'node:net';
+import type { AttemptAnswer, ChannelAnswer, DeliveryAnswer, WebhookPayload } from '../../domain/contract/channels.ts';
+import { startReceiver, type TestReceiver } from '../../engine/delivery/testing/receiver.ts';
+import { startTestGateway, type TestGateway } from '../testing/harness.ts';
+import type { AlertAnswer } from './alerts.ts';
+
+type User = Awaited<ReturnType<TestGateway['user']>>;
+
+/** Waits until `read` answers something `done` accepts (each read is a real request), within 5 s. */
+async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  const until = Date.now() + 5000;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > until) throw new Error(`still ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** One email as the SMTP server took it. */
+interface Mail {
+  readonly to: string[];
+  readonly raw: string;
+}
+
+/** Decodes quoted-printable soft breaks and escapes, enough to read links and words in a raw message. */
+function unquote(raw: string): string {
+  return raw
+    .replace(/=\r?\n/g, '')
+    .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+}
+
+/** A browser's push subscription: a P-256 key pair and an auth secret, as `PushManager.subscribe` makes them. */
+function browserKeys() {
+  const ecdh = createECDH('prime256v1');
+  ecdh.generateKeys();
+  const auth = randomBytes(16);
+  return { ecdh, auth, p256dh: ecdh.getPublicKey().toString('base64url'), authText: auth.toString('base64url') };
+}
+
+function hmac(key: Buffer, data: Buffer): Buffer {
+  return createHmac('sha256', key).update(data).digest();
+}
+
+/** Decrypts an aes128gcm Web Push message (RFC 8188 and RFC 8291) with the browser's keys. */
+function decryptPush(body: Buffer, keys: ReturnType<typeof browserKeys>): string {
+  const salt = body.subarray(0, 16);
+  const idLength = body[20]!;
+  const serverPublic = body.subarray(21, 21 + idLength);
+  const ciphertext = body.subarray(21 + idLength);
+  const shared = keys.ecdh.computeSecret(serverPublic);
+  const keyInfo = Buffer.concat([
+    Buffer.from('WebPush: info\0'),
+    keys.ecdh.getPublicKey(),
+    serverPublic,
+    Buffer.from([1]),
+  ]);
+  const ikm = hmac(hmac(keys.auth, shared), keyInfo);
+  const prk = hmac(salt, ikm);
+  const cek = hmac(prk, Buffer.from('Content-Encoding: aes128gcm\0\x01', 'binary')).subarray(0, 16);
+  const nonce = hmac(prk, Buffer.from('Content-Encoding: nonce\0\x01', 'binary')).subarray(0, 12);
+  const decipher = createDecipheriv('aes-128-gcm', cek, nonce);
+  decipher.setAuthTag(ciphertext.subarray(ciphertext.length - 16));
+  const padded = Buffer.concat([decipher.update(ciphertext.subarray(0, ciphertext.length - 16)), decipher.final()]);
+  let end = padded.length - 1;
+  while (end > 0 && padded[end] === 0) end--;
+  expect(padded[end], 'the last record delimiter').to.equal(2);
+  return padded.subarray(0, end).toString('utf8');
+}
+
+describe('delivery routes and channels', function () {
+  this.timeout(30_000);
+  let gw: TestGateway;
+  let receiver: TestReceiver;
+  let pushAnswer = 201;
+  const mails: Mail[] = [];
+  let smtp: SMTPServer;
+
+  before(async function () {
+    smtp = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ['STARTTLS', 'AUTH'],
+      logger: false,
+      onData(stream, session, callback) {
+        const chunks: Buffer[] = [];
+        stream.on('data', (c: Buffer) => chunks.push(c));
+        stream.on('end', () => {
+          mails.push({
+            to: session.envelope.rcptTo.map((r) => r.address),
+            raw: Buffer.concat(chunks).toString('utf8'),
+          });
+          callback();
+        });
+      },
+    });
+    await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
+    const smtpPort = (smtp.server.address() as AddressInfo).port;
+    receiver = await startReceiver((_i, request) => (request.url.startsWith('/push') ? pushAnswer : 200));
+    gw = await startTestGateway({
+      env: {
+        WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
+        SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
+        SMTP_FROM: 'StockPulse <alerts@example.com>',
+        PUBLIC_ORIGIN: 'http://stocks.example.com',
+      },
+    });
+    await gw.openDay(['AAPL']);
+  });
+  after(async function () {
+    await gw?.close();
+    await receiver?.close();
+    await new Promise<void>((resolve) => smtp.close(() => resolve()));
+  });
+
+  async function addChannel(user: User, body: unknown): Promise<ChannelAnswer & { secret?: string }> {
+    const res = await user.post('/personalize/channels', body);
+    expect(res.status, res.text).to.equal(200);
+    return res.body as ChannelAnswer & { secret?: string };
+  }
+
+  async function createAlert(user: User, extra: Record<string, unknown> = {}): Promise<AlertAnswer> {
+    const res = await user.post('/personalize/stockalerts', { symbol: 'AAPL', close: 150, alerttype: 'U', ...extra });
+    expect(res.status, res.text).to.equal(200);
+    return res.body as AlertAnswer;
+  }
+
+  async function fire(alert: AlertAnswer): Promise<void> {
+    await gw.pushTicks([{ symbol: alert.symbol, price: alert.threshold! + 1 }]);
+    // The next alert of another test starts below the threshold again.
+    await gw.pushTicks([{ symbol: alert.symbol, price: alert.threshold! - 1 }]);
+  }
+
+  function deliveries(user: User, query: string): Promise<DeliveryAnswer[]> {
+    return user.getOk<DeliveryAnswer[]>(`/personalize/deliveries${query}`);
+  }
+
+  describe('channels', function () {
+    it('answers a webhook secret once and lists the channel without it', async function () {
+      const user = await gw.user();
+      const added = await addChannel(user, { type: 'webhook', url: `${receiver.url}/hook-a`, name: 'My desk' });
+      expect(added).to.include({ type: 'webhook', name: 'My desk', url: `${receiver.url}/hook-a`, confirmed: true });
+      expect(added.secret).to.match(/^whsec_[0-9a-f]{64}$/);
+      const listed = await user.getOk<ChannelAnswer[]>('/personalize/channels');
+      expect(listed).to.have.length(1);
+      expect(listed[0]).to.not.have.property('secret');
+      expect(JSON.stringify(listed)).to.not.contain(added.secret!);
+      const recorded = await gw.running.system.events.readStream(`channels-${user.username}`);
+      expect(JSON.stringify(recorded.map((e) => e.data))).to.not.contain(added.secret!);
+    });
+
+    it('refuses bad channels naming the field', async function () {
+      const user = await gw.user();
+      const cases: [unknown, string][] = [
+        [{ type: 'fax', number: '1' }, 'body.type'],
+        [{ type: 'webhook', url: 'ftp://example.com/x' }, 'body.url'],
+        [{ type: 'webhook', url: 'not a url' }, 'body.url'],
+        [{ type: 'webhook' }, 'body.url'],
+        [{ type: 'email', address: 'nobody' }, 'body.address'],
+        [
+          {
+            type: 'webpush',
+            subscription: { endpoint: 'https://push.example.com/x', keys: { p256dh: 'short', auth: 'x' } },
+          },
+          'body.subscription.keys',
+        ],
+        [[1, 2], 'body'],
+      ];
+      for (const [body, field] of cases) {
+        const res = await user.post('/personalize/channels', body);
+        expect(res.status, `${JSON.stringify(body)}: ${res.text}`).to.equal(400);
+        expect((res.body as { message: string }).message, JSON.stringify(body)).to.match(
+          new RegExp(`^${field.replace(/\./g, '\\.')}`),
+        );
+      }
+      expect(await user.getOk<ChannelAnswer[]>('/personalize/channels')).to.deep.equal([]);
+    });
+
+    it("removes a channel, and answers 404 for one that is not the caller's", async function () {
+      const owner = await gw.user();
+      const other = await gw.user();
+      const added = await addChannel(owner, { type: 'webhook', url: `${receiver.url}/hook-b` });
+      expect((await other.post(`/personalize/delchannel/${added.id}`)).status).to.equal(404);
+      expect((await other.post(`/personalize/channels/${added.id}/test`)).status).to.equal(404);
+      expect((await owner.post('/personalize/delchannel/nope')).status).to.equal(404);
+      const res = await owner.post(`/personalize/delchannel/${added.id}`);
+      expect(res.status, res.text).to.equal(200);
+      expect(res.body).to.deep.equal({ id: added.id, deleted: true });
+      expect(await owner.getOk<ChannelAnswer[]>('/personalize/channels')).to.deep.equal([]);
+    });
+
+    it('needs a session', async function () {
+      expect((await gw.client().get('/personalize/channels')).status).to.equal(401);
+      expect((await gw.client().get('/personalize/deliveries')).status).to.equal(401);
+    });
+  });
+
+  describe('webhooks', function () {
+    it('delivers a trigger to the channels the alert names, and to all without a choice', async function () {
+      const user = await gw.user();
+      const first = await addChannel(user, { type: 'webhook', url: `${receiver.url}/named-${user.username}` });
+      const second = await addChannel(user, { type: 'webhook', url: `${receiver.url}/all-${user.username}` });
+      const named = await createAlert(user, { channels: [first.id] });
+      const before = receiver.requests.length;
+      await fire(named);
+      await receiver.waitFor(before + 1);
+      const delivered = await eventually(
+        () => deliveries(user, `?alertId=${named.id}`),
+        (list) => list.length === 1 && list[0]!.status === 'succeeded',
+      );
+      expect(delivered[0]).to.include({
+        channelId: first.id,
+        alertId: named.id,
+        kind: 'alert',
+        attempts: 1,
+        lastStatus: 200,
+      });
+      const toNamed = receiver.requests.filter((r) => r.url.endsWith(user.username));
+      expect(toNamed.map((r) => r.url)).to.deep.equal([`/named-${user.username}`]);
+      const payload = JSON.parse(toNamed[0]!.body) as WebhookPayload;
+      expect(payload).to.include({ alertId: named.id, symbol: 'AAPL', id: delivered[0]!.id });
+
+      const unnamed = await createAlert(user, { close: 160 });
+      await fire(unnamed);
+      const both = await eventually(
+        () => deliveries(user, `?alertId=${unnamed.id}`),
+        (list) => list.length === 2 && list.every((d) => d.status === 'succeeded'),
+      );
+      expect(both.map((d) => d.channelId)).to.have.members([first.id, second.id]);
+      expect(await deliveries(user, '?limit=1')).to.have.length(1);
+    });
+
+    it('refuses an alert naming a channel that is not the caller’s, creating nothing', async function () {
+      const user = await gw.user();
+      const res = await user.post('/personalize/stockalerts', {
+        symbol: 'AAPL',
+        close: 150,
+        alerttype: 'U',
+        channels: ['0b7b1d4e-9c39-4c58-8f0e-3c8d3b3f1a11'],
+      });
+      expect(res.status, res.text).to.equal(400);
+      expect((res.body as { message: string }).message).to.match(/^body\.channels\[0\]: /);
+      const bad = await user.post('/personalize/stockalerts', {
+        symbol: 'AAPL',
+        close: 150,
+        alerttype: 'U',
+        channels: ['x'],
+      });
+      expect(bad.status).to.equal(400);
+      expect((bad.body as { message: string }).message).to.match(/^body\.channels\[0\]: /);
+      expect(await user.getOk<AlertAnswer[]>('/personalize/stockalerts')).to.deep.equal([]);
+    });
+
+    it('sends a test message and answers its outcome; a receiver that is not allowed is refused', async function () {
+      const user = await gw.user();
+      const channel = await addChannel(user, { type: 'webhook', url: `${receiver.url}/test-${user.username}` });
+      const res = await user.post(`/personalize/channels/${channel.id}/test`);
+      expect(res.status, res.text).to.equal(200);
+      const answer = res.body as AttemptAnswer;
+      expect(answer).to.include({ ok: true, status: 200, error: null });
+      const got = receiver.requests.find((r) => r.url === `/test-${user.username}`);
+      expect(got?.headers['idempotency-key']).to.equal(answer.deliveryId);
+      const list = await eventually(
+        () => deliveries(user, ''),
+        (l) => l.length === 1 && l[0]!.status === 'succeeded',
+      );
+      expect(list[0]).to.include({ kind: 'test', alertId: null, channelId: channel.id });
+
+      const inside = await addChannel(user, { type: 'webhook', url: 'http://10.0.0.1:8080/hook' });
+      const refused = await user.post(`/personalize/channels/${inside.id}/test`);
+      expect(refused.status).to.equal(200);
+      expect(refused.body).to.include({ ok: false, status: null });
+      expect((refused.body as AttemptAnswer).error).to.match(/10\.0\.0\.1 .*not a public address/);
+    });
+
+    it('refuses bad delivery queries naming the field', async function () {
+      const user = await gw.user();
+      await user.getRefused('/personalize/deliveries?limit=0', 'query.limit');
+      await user.getRefused('/personalize/deliveries?limit=abc', 'query.limit');
+      await user.getRefused('/personalize/deliveries?alertId=nope', 'query.alertId');
+    });
+  });
+
+  describe('email', function () {
+    it('sends a confirmation link first, and alerts with a text and an HTML part once confirmed', async function () {
+      const user = await gw.user();
+      const address = `${user.username}@example.com`;
+      const channel = await addChannel(user, { type: 'email', address });
+      expect(channel).to.include({ type: 'email', address, confirmed: false });
+      const confirm = await eventually(
+        () => Promise.resolve(mails.find((m) => m.to.includes(address))),
+        (m) => m !== undefined,
+      );
+      const text = unquote(confirm!.raw);
+      expect(text).to.match(/Subject: Confirm your StockPulse alert address/);
+      const link = /http:\/\/stocks\.example\.com(\/api\/channels\/confirm\?[^\s"<>]+)/.exec(text);
+      expect(link, text).to.not.equal(null);
+
+      // Until confirmed: no test message, no alert.
+      expect((await user.post(`/personalize/channels/${channel.id}/test`)).status).to.equal(409);
+      const early = await createAlert(user, { close: 140 });
+      await fire(early);
+
+      const forged = link![1]!.replace(/token=[0-9a-f]{4}/, 'token=0000');
+      expect((await gw.client().get(forged)).status).to.equal(404);
+      const confirmed = await gw.client().get(link![1]!);
+      expect(confirmed.status, confirmed.text).to.equal(200);
+      expect(confirmed.body).to.deep.equal({ id: channel.id, confirmed: true });
+      expect((await user.getOk<ChannelAnswer[]>('/personalize/channels'))[0]).to.include({ confirmed: true });
+
+      const alert = await createAlert(user, { close: 145 });
+      await fire(alert);
+      const mail = await eventually(
+        () => Promise.resolve(mails.filter((m) => m.to.includes(address))),
+        (list) => list.length === 2,
+      );
+      const raw = unquote(mail[1]!.raw);
+      expect(raw).to.match(/Subject: StockPulse: AAPL rose above 145\.00/);
+      expect(raw).to.match(/Content-Type: text\/plain/i);
+      expect(raw).to.match(/Content-Type: text\/html/i);
+      expect(raw).to.contain('<strong>AAPL rose above 145.00');
+      expect(await deliveries(user, `?alertId=${early.id}`)).to.deep.equal([]);
+    });
+  });
+
+  describe('Web Push', function () {
+    it('encrypts the notification for the browser, and drops a subscription its push service has forgotten', async function () {
+      const user = await gw.user();
+      const keys = browserKeys();
+      const { publicKey } = await user.getOk<{ publicKey: string }>('/personalize/channels/pushkey');
+      expect(Buffer.from(publicKey, 'base64url')).to.have.length(65);
+      const endpoint = `${receiver.url}/push/${user.username}`;
+      const subscription = { endpoint, keys: { p256dh: keys.p256dh, auth: keys.authText } };
+      const channel = await addChannel(user, { type: 'webpush', subscription });
+      expect(channel).to.include({ type: 'webpush', endpoint, confirmed: true });
+      // The same browser subscribing again is the same channel.
+      expect((await addChannel(user, { type: 'webpush', subscription })).id).to.equal(channel.id);
+
+      const alert = await createAlert(user, { close: 130 });
+      await fire(alert);
+      const push = await eventually(
+        () => Promise.resolve(receiver.requests.find((r) => r.url === `/push/${user.username}`)),
+        (r) => r !== undefined,
+      );
+      expect(push!.headers['content-encoding']).to.equal('aes128gcm');
+      expect(String(push!.headers.authorization)).to.match(/^vapid t=[\w-]+\.[\w-]+\.[\w-]+, k=/);
+      expect(String(push!.headers.authorization)).to.contain(publicKey);
+      const content = JSON.parse(decryptPush(push!.raw, keys)) as { symbol: string; url: string; body: string };
+      expect(content).to.include({ symbol: 'AAPL', url: '/PriceCharts?stock=AAPL' });
+      expect(content.body).to.match(/^AAPL rose above 130\.00/);
+
+      pushAnswer = 410;
+      try {
+        const gone = await user.post(`/personalize/channels/${channel.id}/test`);
+        expect(gone.body).to.include({ ok: false, status: 410 });
+        await eventually(
+          () => user.getOk<ChannelAnswer[]>('/personalize/channels'),
+          (list) => list.length === 0,
+        );
+        const recorded = await gw.running.system.events.readStream(`channels-${user.username}`);
+        expect(recorded.map((e) => e.type)).to.deep.equal(['ChannelAdded', 'PushSubscriptionRemoved']);
+      } finally {
+        pushAnswer = 201;
+      }
+    });
+  });
+});

@@ -1,0 +1,259 @@
+/**
+ * Delivery routes: add, list and remove channels, send a test message through one, confirm an email address,
+ * and read the deliveries; plus the Web Push key browsers subscribe with.
+ */
+import {
+  CHANNELS_CONCERN,
+  channelsDecider,
+  type Channel,
+  type ChannelSpec,
+  type ChannelsState,
+} from '../../domain/channels/channels.ts';
+import { channelsApi, pushKeyApi, type ChannelAnswer } from '../../domain/contract/channels.ts';
+import { isDomainError, type CommandMeta } from '../../domain/decider.ts';
+import { STOCKPULSE_NAMESPACE, isUuid, uuidV5 } from '../../domain/ids.ts';
+import { DEFAULT_RETRY_POLICY } from '../../engine/delivery/retry.ts';
+import { attemptDelivery, noticePayload } from '../../engine/delivery/processor.ts';
+import type { DeliverySetup } from '../../engine/delivery/setup.ts';
+import type { ReadModelStore } from '../../platform/readmodels/port.ts';
+import {
+  channelsProjection,
+  deliveriesProjection,
+  type DeliveriesDocument,
+} from '../../projections/delivery/delivery.projection.ts';
+import { readDocument } from '../../projections/projection.ts';
+import type { EventStore } from '../../platform/eventstore/port.ts';
+import type { CommandService } from '../commands.ts';
+import { ApiError, notFound } from '../errors.ts';
+import { defineRoute, markPosition } from '../http/route.ts';
+
+/** What the delivery routes need. */
+export interface ChannelsDeps {
+  readonly commands: CommandService;
+  readonly events: EventStore;
+  readonly readModels: ReadModelStore;
+  /** The secrets and senders; the routes that need them answer 503 without. */
+  readonly delivery: DeliverySetup | undefined;
+}
+
+const concern = { concern: CHANNELS_CONCERN, decider: channelsDecider };
+
+/** A channel in the API's shape: no secret, no browser keys. */
+export function channelView(channel: Channel): ChannelAnswer {
+  return {
+    id: channel.id,
+    type: channel.type,
+    name: channel.name,
+    ...(channel.url !== null ? { url: channel.url } : {}),
+    ...(channel.address !== null ? { address: channel.address } : {}),
+    ...(channel.subscription !== null ? { endpoint: channel.subscription.endpoint } : {}),
+    confirmed: channel.confirmed,
+    createdt: channel.createdt,
+  };
+}
+
+/** A domain refusal of the body, restated with the body's field name in front. */
+function bodyRefusal(error: unknown): unknown {
+  if (isDomainError(error) && error.field !== undefined && error.code !== 'not_found') {
+    return new ApiError(
+      error.code === 'limit' ? 409 : 400,
+      error.code === 'limit' ? 'conflict' : 'bad_request',
+      `body.${error.field}: ${error.message}`,
+    );
+  }
+  return error;
+}
+
+function needDelivery(delivery: DeliverySetup | undefined): DeliverySetup {
+  if (!delivery) throw new ApiError(503, 'unavailable', 'delivery is not set up on this server');
+  return delivery;
+}
+
+/** The channels of a user, as the read model holds them. */
+export async function readChannels(readModels: ReadModelStore, userId: string): Promise<ChannelsState> {
+  const doc = await readDocument<ChannelsState>(readModels, channelsProjection, userId);
+  return doc?.value ?? channelsDecider.initialState;
+}
+
+/** The delivery routes. */
+export function channelsRoutes(deps: ChannelsDeps) {
+  const channelOf = async (userId: string, id: string): Promise<Channel> => {
+    const channelId = id.toLowerCase();
+    const channel = isUuid(channelId)
+      ? (await readChannels(deps.readModels, userId)).channels.find((c) => c.id === channelId)
+      : undefined;
+    if (!channel) throw notFound(`params.id: no channel ${JSON.stringify(id)}`);
+    return channel;
+  };
+  return [
+    defineRoute({
+      ...channelsApi.postChannels,
+      handle: async ({ body, meta }) => {
+        const m = meta();
+        const channelId = uuidV5(`${m.commandId}/channel`, STOCKPULSE_NAMESPACE);
+        const spec: ChannelSpec =
+          body.type === 'webhook'
+            ? { type: 'webhook', url: body.url, name: body.name ?? '' }
+            : body.type === 'email'
+              ? { type: 'email', address: body.address }
+              : {
+                  type: 'webpush',
+                  subscription: {
+                    endpoint: body.subscription.endpoint,
+                    p256dh: body.subscription.keys.p256dh,
+                    auth: body.subscription.keys.auth,
+                  },
+                };
+        const outcome = await deps.commands
+          .execute(concern, { type: 'AddChannel', data: { channelId, spec, at: m.at } }, m)
+          .catch((error: unknown) => {
+            throw bodyRefusal(error);
+          });
+        const added = outcome.events.find((e) => e.type === 'ChannelAdded');
+        const id = added?.type === 'ChannelAdded' ? added.data.channelId : channelId;
+        // Nothing added: the same browser or address is already a channel, which is answered.
+        const channel =
+          outcome.state.channels.find((c) => c.id === id) ??
+          outcome.state.channels.find(
+            (c) =>
+              (spec.type === 'webpush' && c.subscription?.endpoint === new URL(spec.subscription.endpoint).href) ||
+              (spec.type === 'email' && c.address?.toLowerCase() === spec.address.trim().toLowerCase()),
+          );
+        if (!channel) throw notFound(`body: the channel was removed meanwhile`);
+        const secret =
+          channel.type === 'webhook' ? needDelivery(deps.delivery).secrets.webhookSecret(channel.id) : undefined;
+        return { ...channelView(channel), ...(secret !== undefined ? { secret } : {}) };
+      },
+    }),
+    defineRoute({
+      ...channelsApi.getChannels,
+      handle: async ({ userId, ctx }) => {
+        const doc = await readDocument<ChannelsState>(deps.readModels, channelsProjection, userId);
+        markPosition(ctx, doc?.position);
+        return (doc?.value.channels ?? []).map(channelView);
+      },
+    }),
+    defineRoute({
+      ...channelsApi.postDelchannelById,
+      handle: async ({ params, meta }) => {
+        const channelId = params.id.toLowerCase();
+        if (!isUuid(channelId)) throw notFound(`params.id: no channel ${JSON.stringify(params.id)}`);
+        await deps.commands.execute(concern, { type: 'RemoveChannel', data: { channelId } }, meta());
+        return { id: channelId, deleted: true as const };
+      },
+    }),
+    defineRoute({
+      ...channelsApi.postChannelTest,
+      handle: async ({ params, userId, meta }) => {
+        const delivery = needDelivery(deps.delivery);
+        const channel = await channelOf(userId, params.id);
+        if (!channel.confirmed) {
+          throw new ApiError(409, 'conflict', `params.id: the address of channel ${channel.id} is not confirmed yet`);
+        }
+        const m = meta();
+        const deliveryId = uuidV5(`${m.commandId}/test`, STOCKPULSE_NAMESPACE);
+        const result = await attemptDelivery(
+          { ...delivery, events: deps.events, retry: DEFAULT_RETRY_POLICY, now: Date.now, random: Math.random },
+          {
+            deliveryId,
+            userId,
+            kind: 'test',
+            alertId: null,
+            triggerId: null,
+            payload: noticePayload(deliveryId, `Test message from StockPulse to ${channel.name}`, m.at),
+          },
+          channel,
+          1,
+        );
+        if (result === null) {
+          // A retried request: its attempt is already recorded, so it answers what the record says.
+          const doc = await readDocument<DeliveriesDocument>(deps.readModels, deliveriesProjection, userId);
+          const recorded = doc?.value.deliveries.find((d) => d.id === deliveryId);
+          return {
+            deliveryId,
+            ok: recorded?.status === 'succeeded',
+            status: recorded?.lastStatus ?? null,
+            error: recorded?.lastError ?? null,
+          };
+        }
+        return { deliveryId, ok: result.ok, status: result.status, error: result.error };
+      },
+    }),
+    defineRoute({
+      ...channelsApi.getDeliveries,
+      handle: async ({ query, userId, ctx }) => {
+        const doc = await readDocument<DeliveriesDocument>(deps.readModels, deliveriesProjection, userId);
+        markPosition(ctx, doc?.position);
+        return (doc?.value.deliveries ?? [])
+          .filter(
+            (d) =>
+              (query.alertId === undefined || d.alertId === query.alertId) &&
+              (query.channelId === undefined || d.channelId === query.channelId),
+          )
+          .slice(0, query.limit);
+      },
+    }),
+    defineRoute({
+      ...channelsApi.getConfirmChannel,
+      handle: async ({ query, ctx }) => {
+        const delivery = needDelivery(deps.delivery);
+        // A wrong token is answered like an unknown channel, so links cannot be probed.
+        if (!delivery.secrets.checkConfirmToken(query.user, query.channel, query.token)) {
+          throw notFound('query.token: no such confirmation link');
+        }
+        const at = new Date().toISOString();
+        await deps.commands
+          .execute(
+            concern,
+            { type: 'ConfirmEmailChannel', data: { channelId: query.channel, at } },
+            {
+              commandId: `confirm/${query.channel}`,
+              userId: query.user,
+              at,
+              actor: `user:${query.user}`,
+              correlationId: ctx.state.requestId as string | undefined,
+            },
+          )
+          .catch((error: unknown) => {
+            throw isDomainError(error) ? notFound('query.channel: no such confirmation link') : error;
+          });
+        return { id: query.channel, confirmed: true as const };
+      },
+    }),
+    defineRoute({
+      ...pushKeyApi.getPushKey,
+      handle: () => Promise.resolve({ publicKey: needDelivery(deps.delivery).vapidPublicKey }),
+    }),
+  ];
+}
+
+/** Refuses channel ids that are not the user's, naming the first (`body.channels[i]`). */
+export async function requireChannels(
+  readModels: ReadModelStore,
+  userId: string,
+  ids: readonly string[],
+): Promise<void> {
+  const { channels } = await readChannels(readModels, userId);
+  const missing = ids.findIndex((id) => !channels.some((c) => c.id === id));
+  if (missing >= 0) {
+    throw new ApiError(400, 'bad_request', `body.channels[${missing}]: no channel ${JSON.stringify(ids[missing])}`);
+  }
+}
+
+/** Records the channels an alert's triggers go to, on the user's channels stream. */
+export async function chooseChannels(
+  commands: CommandService,
+  alertId: string,
+  channelIds: readonly string[],
+  meta: CommandMeta,
+): Promise<void> {
+  await commands
+    .execute(
+      concern,
+      { type: 'ChooseAlertChannels', data: { alertId, channelIds } },
+      { ...meta, commandId: `${meta.commandId}/channels`, requestHash: undefined },
+    )
+    .catch((error: unknown) => {
+      throw bodyRefusal(error);
+    });
+}

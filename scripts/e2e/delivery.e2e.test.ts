@@ -1,0 +1,103 @@
+import { expect } from 'chai';
+import type { Page } from 'playwright-core';
+import { startReceiver, type TestReceiver } from '../../engine/delivery/testing/receiver.ts';
+import { startE2E, type E2E } from './browser.ts';
+
+/** The notifications the page constructed (the real Notification API is called through). */
+function shownNotifications(page: Page): Promise<{ title: string; body: string }[]> {
+  return page.evaluate(() => (window as unknown as { shown: { title: string; body: string }[] }).shown);
+}
+
+describe('delivery settings and browser notifications (Chromium)', function () {
+  this.timeout(180_000);
+  let e2e: E2E;
+  let receiver: TestReceiver;
+
+  before(async function () {
+    this.timeout(300_000);
+    receiver = await startReceiver();
+    e2e = await startE2E({ WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' });
+  });
+  after(async () => {
+    await e2e?.close();
+    await receiver?.close();
+  });
+
+  it('adds a webhook from the settings screen, tests it, and pops a notification up while the tab is hidden', async () => {
+    const { page, context, errors } = await e2e.newPage();
+    await context.grantPermissions(['notifications'], { origin: e2e.gw.url });
+    // Records each notification the page shows (calling the real Notification API through).
+    // A string, not a function: the test's compiler would add helpers the page does not have.
+    await context.addInitScript(`
+      window.shown = [];
+      const Real = window.Notification;
+      window.Notification = class extends Real {
+        constructor(title, options) {
+          super(title, options);
+          window.shown.push({ title, body: (options && options.body) || '' });
+        }
+      };
+    `);
+    await e2e.signUp(page, 'deliv');
+
+    await page.getByRole('button', { name: 'Account' }).click();
+    await page.getByRole('menuitem', { name: 'Settings' }).click();
+    await page.waitForURL('**/Settings');
+    await page.getByRole('heading', { name: 'Settings' }).waitFor();
+    await page.getByText('No channel yet').waitFor();
+
+    const notify = page.getByRole('checkbox', { name: 'Show a notification' });
+    // Checked once the browser has said it allows notifications (granted to this context).
+    await notify.click();
+    await page.waitForFunction(() => localStorage.getItem('stockpulse.browserAlerts')?.includes('"notify":true'));
+    expect(await notify.isChecked()).to.equal(true);
+
+    await page.getByRole('textbox', { name: 'Webhook URL' }).fill(`${receiver.url}/e2e`);
+    await page.getByRole('textbox', { name: 'Webhook name' }).fill('Desk');
+    await page.getByRole('button', { name: 'Add webhook' }).click();
+    const secret = page.getByText(/Signing secret of the new webhook/);
+    await secret.waitFor();
+    expect(await secret.textContent()).to.match(/whsec_[0-9a-f]{64}/);
+    await page.getByRole('button', { name: 'I have copied it' }).click();
+    const channel = page.getByRole('listitem', { name: 'Webhook Desk' });
+    await channel.waitFor();
+
+    await channel.getByRole('button', { name: 'Send a test' }).click();
+    await channel.getByText('Test delivered (200)').waitFor();
+    await channel.getByText(/Test · .* · delivered/).waitFor();
+    expect(receiver.requests.map((r) => r.url)).to.deep.equal(['/e2e']);
+
+    const price = await page.evaluate(async () => {
+      const quotes = (await (await fetch('/api/quotes?symbols=AAPL')).json()) as { price: number }[];
+      return quotes[0]!.price;
+    });
+    const threshold = Math.round(price * 100 + 100) / 100;
+    const created = await page.evaluate(async (close) => {
+      const res = await fetch('/personalize/stockalerts', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ symbol: 'AAPL', close, alerttype: 'U' }),
+      });
+      return res.status;
+    }, threshold);
+    expect(created).to.equal(200);
+
+    // The tab is hidden, as when the trader switched to another.
+    await page.evaluate("Object.defineProperty(document, 'hidden', { get() { return true; }, configurable: true })");
+    await e2e.pushTicks([{ symbol: 'AAPL', price: threshold + 0.5 }]);
+    await page.waitForFunction(() => (window as unknown as { shown: unknown[] }).shown.length === 1);
+    const [shown] = await shownNotifications(page);
+    expect(shown!.title).to.equal('StockPulse: AAPL');
+    expect(shown!.body).to.match(/^AAPL rose above /);
+
+    // The webhook gets the alert too, and the screen lists it under the channel.
+    await receiver.waitFor(2);
+    await channel.getByText(/Alert · .* · delivered/).waitFor();
+
+    // The service worker that shows Web Push messages is served and registers.
+    const scope = await page.evaluate(async () => (await navigator.serviceWorker.register('/sw.js')).scope);
+    expect(scope).to.equal(`${e2e.gw.url}/`);
+    await e2e.screenshot(page, 'settings');
+    expect(errors).to.deep.equal([]);
+  });
+});

@@ -1,0 +1,200 @@
+/**
+ * Settings: the delivery channels alerts reach besides the bell (webhooks, email addresses, browsers by Web
+ * Push), each with its last deliveries, a test and a remove button; and what this browser does with an alert
+ * while its tab is hidden.
+ */
+import { useMachine } from '@xstate/react';
+import type { FormEvent } from 'react';
+import type { ChannelAnswer, DeliveryAnswer } from '../../../domain/contract/channels.ts';
+import { Dismissible, Empty, LoadState } from '../../components/LoadState.tsx';
+import { deliveriesOf, settingsMachine } from './settings.machine.ts';
+import './settings.css';
+
+const TYPE_LABELS: Readonly<Record<ChannelAnswer['type'], string>> = {
+  webhook: 'Webhook',
+  email: 'Email',
+  webpush: 'Browser push',
+};
+
+function field(form: FormData, name: string): string {
+  const value = form.get(name);
+  return typeof value === 'string' ? value : '';
+}
+
+function target(channel: ChannelAnswer): string {
+  return channel.url ?? channel.address ?? channel.endpoint ?? '';
+}
+
+function DeliveryLine({ delivery }: { readonly delivery: DeliveryAnswer }) {
+  const when = new Date(delivery.updatedt).toLocaleString();
+  const what = delivery.kind === 'test' ? 'Test' : delivery.kind === 'confirm' ? 'Confirmation' : 'Alert';
+  const detail =
+    delivery.status === 'succeeded'
+      ? 'delivered'
+      : delivery.status === 'failed'
+        ? `failed${delivery.lastError ? `: ${delivery.lastError}` : ''}`
+        : delivery.retryAt
+          ? `retrying at ${new Date(delivery.retryAt).toLocaleTimeString()}`
+          : 'sending';
+  return (
+    <li className={`delivery ${delivery.status}`}>
+      {what} · {when} · {detail}
+      {delivery.attempts > 1 ? ` (${delivery.attempts} attempts)` : ''}
+    </li>
+  );
+}
+
+/** The settings screen. */
+export default function SettingsScreen() {
+  const [state, send] = useMachine(settingsMachine);
+  const { channels, deliveries, secret, tests, prefs, permission, error, saveError, busyId } = state.context;
+  const busy = !state.matches({ ready: 'idle' });
+
+  const addWebhook = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    send({
+      type: 'user.addChannel',
+      channel: { type: 'webhook', url: field(form, 'url'), name: field(form, 'name') },
+    });
+    event.currentTarget.reset();
+  };
+  const addEmail = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    send({ type: 'user.addChannel', channel: { type: 'email', address: field(form, 'address') } });
+    event.currentTarget.reset();
+  };
+
+  return (
+    <section className="screen settings" aria-labelledby="settings-title">
+      <h1 id="settings-title">Settings</h1>
+      {saveError && <Dismissible message={saveError} onDismiss={() => send({ type: 'user.dismissError' })} />}
+      <LoadState
+        loading={state.matches('loading')}
+        error={state.matches('failed') ? (error ?? 'The settings could not be loaded') : null}
+        onRetry={() => send({ type: 'user.retry' })}
+      >
+        <section className="settings-card" aria-labelledby="browser-title">
+          <h2 id="browser-title">This browser</h2>
+          <p>While the StockPulse tab is hidden, an alert can pop up as a system notification and play a sound.</p>
+          <label className="settings-toggle">
+            <input
+              type="checkbox"
+              checked={prefs.notify && permission === 'granted'}
+              disabled={busy || permission === 'unsupported'}
+              onChange={(e) => send({ type: 'user.setNotify', on: e.currentTarget.checked })}
+            />
+            Show a notification
+          </label>
+          <label className="settings-toggle">
+            <input
+              type="checkbox"
+              checked={prefs.sound}
+              onChange={(e) => send({ type: 'user.setSound', on: e.currentTarget.checked })}
+            />
+            Play a sound
+          </label>
+          <p>
+            <button
+              type="button"
+              className="button"
+              disabled={busy}
+              onClick={() => send({ type: 'user.addThisBrowser' })}
+            >
+              Receive alerts in this browser with no tab open
+            </button>
+          </p>
+        </section>
+
+        <section className="settings-card" aria-labelledby="channels-title">
+          <h2 id="channels-title">Delivery channels</h2>
+          <p>Every alert goes to the bell and to these channels, unless the alert names some of them.</p>
+          {secret && (
+            <div className="settings-secret" role="status">
+              <p>
+                Signing secret of the new webhook, shown only now: <code>{secret.secret}</code>
+              </p>
+              <button type="button" className="button small" onClick={() => send({ type: 'user.dismissSecret' })}>
+                I have copied it
+              </button>
+            </div>
+          )}
+          {channels.length === 0 ? (
+            <Empty>No channel yet: add a webhook, an email address or this browser.</Empty>
+          ) : (
+            <ul className="channels" aria-label="Channels">
+              {channels.map((channel) => {
+                const test = tests[channel.id];
+                const recent = deliveriesOf(deliveries, channel.id);
+                return (
+                  <li key={channel.id} className="channel" aria-label={`${TYPE_LABELS[channel.type]} ${channel.name}`}>
+                    <div className="channel-head">
+                      <strong>{TYPE_LABELS[channel.type]}</strong> {channel.name}
+                      <span className="channel-target">{target(channel)}</span>
+                      {!channel.confirmed && (
+                        <span className="channel-pending">waiting for the address to be confirmed</span>
+                      )}
+                      <span className="channel-actions">
+                        <button
+                          type="button"
+                          className="button small"
+                          disabled={busy || !channel.confirmed}
+                          onClick={() => send({ type: 'user.test', id: channel.id })}
+                        >
+                          {state.matches({ ready: 'testing' }) && busyId === channel.id ? 'Sending…' : 'Send a test'}
+                        </button>
+                        <button
+                          type="button"
+                          className="button small"
+                          disabled={busy}
+                          aria-label={`Remove ${channel.name}`}
+                          onClick={() => send({ type: 'user.remove', id: channel.id })}
+                        >
+                          Remove
+                        </button>
+                      </span>
+                    </div>
+                    {test && (
+                      <p className={test.ok ? 'test-result ok' : 'test-result failed'} role="status">
+                        {test.ok
+                          ? `Test delivered${test.status ? ` (${test.status})` : ''}`
+                          : `Test failed: ${test.error ?? test.status ?? ''}`}
+                      </p>
+                    )}
+                    {recent.length > 0 && (
+                      <ul className="deliveries" aria-label={`Last deliveries to ${channel.name}`}>
+                        {recent.map((d) => (
+                          <DeliveryLine key={d.id} delivery={d} />
+                        ))}
+                      </ul>
+                    )}
+                  </li>
+                );
+              })}
+            </ul>
+          )}
+          <form className="settings-form" onSubmit={addWebhook} aria-label="Add a webhook">
+            <input
+              name="url"
+              type="url"
+              required
+              placeholder="https://example.com/stockpulse"
+              aria-label="Webhook URL"
+            />
+            <input name="name" type="text" maxLength={60} placeholder="Name (optional)" aria-label="Webhook name" />
+            <button type="submit" className="button" disabled={busy}>
+              Add webhook
+            </button>
+          </form>
+          <form className="settings-form" onSubmit={addEmail} aria-label="Add an email address">
+            <input name="address" type="email" required placeholder="you@example.com" aria-label="Email address" />
+            <button type="submit" className="button" disabled={busy}>
+              Add email
+            </button>
+          </form>
+        </section>
+      </LoadState>
+    </section>
+  );
+}

@@ -1,0 +1,139 @@
+import { expect } from 'chai';
+import { createActor, fromCallback, fromPromise, waitFor } from 'xstate';
+import type {
+  AttemptAnswer,
+  ChannelAnswer,
+  ChannelRequest,
+  DeliveryAnswer,
+} from '../../../domain/contract/channels.ts';
+import { deliveriesOf, settingsMachine, type AddedChannel, type SettingsLoad } from './settings.machine.ts';
+
+const HOOK: ChannelAnswer = {
+  id: '00000000-0000-4000-8000-000000000001',
+  type: 'webhook',
+  name: 'desk',
+  url: 'https://hooks.example.com/a',
+  confirmed: true,
+  createdt: '2026-01-05T15:00:00.000Z',
+};
+
+function delivery(n: number, channelId: string, status: DeliveryAnswer['status'] = 'succeeded'): DeliveryAnswer {
+  return {
+    id: `d${n}`,
+    kind: 'alert',
+    alertId: null,
+    channelId,
+    channelType: 'webhook',
+    status,
+    attempts: 1,
+    lastStatus: 200,
+    lastError: null,
+    retryAt: null,
+    createdt: '2026-01-05T15:00:00.000Z',
+    updatedt: '2026-01-05T15:00:00.000Z',
+  };
+}
+
+function settings(server: {
+  channels: ChannelAnswer[];
+  deliveries: DeliveryAnswer[];
+  permission?: NotificationPermission;
+  failAdd?: string;
+}) {
+  const calls: string[] = [];
+  const saved: unknown[] = [];
+  const actor = createActor(
+    settingsMachine.provide({
+      actors: {
+        loadSettings: fromPromise<SettingsLoad>(() => {
+          calls.push('load');
+          return Promise.resolve({ channels: [...server.channels], deliveries: [...server.deliveries] });
+        }),
+        addChannel: fromPromise<AddedChannel, ChannelRequest>(({ input }) => {
+          calls.push(`add ${input.type}`);
+          if (server.failAdd) return Promise.reject(new Error(server.failAdd));
+          const added: ChannelAnswer = { ...HOOK, id: `new-${server.channels.length}` };
+          server.channels.push(added);
+          return Promise.resolve({ ...added, secret: 'whsec_abc' });
+        }),
+        addThisBrowser: fromPromise<AddedChannel>(() =>
+          Promise.reject(new Error('This browser cannot receive push messages')),
+        ),
+        removeChannel: fromPromise<unknown, string>(({ input }) => {
+          calls.push(`remove ${input}`);
+          server.channels = server.channels.filter((c) => c.id !== input);
+          return Promise.resolve({ id: input, deleted: true });
+        }),
+        testChannel: fromPromise<AttemptAnswer, string>(({ input }) => {
+          calls.push(`test ${input}`);
+          return Promise.resolve({ deliveryId: 'd-test', ok: false, status: 503, error: 'answered 503' });
+        }),
+        askPermission: fromPromise<NotificationPermission | 'unsupported'>(() =>
+          Promise.resolve(server.permission ?? 'granted'),
+        ),
+        deliveryChanges: fromCallback(() => () => undefined),
+      },
+      actions: { savePrefs: ({ context }) => saved.push(context.prefs) },
+    }),
+  );
+  actor.start();
+  return { actor, calls, saved };
+}
+
+describe('settings machine', function () {
+  it('loads the channels and their deliveries', async function () {
+    const { actor } = settings({ channels: [HOOK], deliveries: [delivery(1, HOOK.id), delivery(2, 'other')] });
+    const state = await waitFor(actor, (s) => s.matches({ ready: 'idle' }));
+    expect(state.context.channels).to.deep.equal([HOOK]);
+    expect(deliveriesOf(state.context.deliveries, HOOK.id).map((d) => d.id)).to.deep.equal(['d1']);
+  });
+
+  it('shows a new webhook secret once, until dismissed, and reads the list again', async function () {
+    const { actor, calls } = settings({ channels: [], deliveries: [] });
+    await waitFor(actor, (s) => s.matches({ ready: 'idle' }));
+    actor.send({ type: 'user.addChannel', channel: { type: 'webhook', url: 'https://h.example.com/x' } });
+    const state = await waitFor(actor, (s) => s.matches({ ready: 'idle' }) && s.context.channels.length === 1);
+    expect(state.context.secret).to.deep.equal({ channelId: 'new-0', secret: 'whsec_abc' });
+    expect(calls).to.deep.equal(['load', 'add webhook', 'load']);
+    actor.send({ type: 'user.dismissSecret' });
+    expect(actor.getSnapshot().context.secret).to.equal(null);
+  });
+
+  it('says why a channel could not be added', async function () {
+    const { actor } = settings({ channels: [], deliveries: [], failAdd: 'body.url: https://x is not a URL' });
+    await waitFor(actor, (s) => s.matches({ ready: 'idle' }));
+    actor.send({ type: 'user.addChannel', channel: { type: 'webhook', url: 'https://x' } });
+    const state = await waitFor(actor, (s) => s.context.saveError !== null);
+    expect(state.context.saveError).to.equal('body.url: https://x is not a URL');
+  });
+
+  it("keeps a test's outcome by channel, and removes a channel", async function () {
+    const { actor, calls } = settings({ channels: [HOOK], deliveries: [] });
+    await waitFor(actor, (s) => s.matches({ ready: 'idle' }));
+    actor.send({ type: 'user.test', id: HOOK.id });
+    const tested = await waitFor(actor, (s) => s.matches({ ready: 'idle' }) && HOOK.id in s.context.tests);
+    expect(tested.context.tests[HOOK.id]).to.include({ ok: false, status: 503 });
+    actor.send({ type: 'user.remove', id: HOOK.id });
+    const removed = await waitFor(actor, (s) => s.matches({ ready: 'idle' }) && s.context.channels.length === 0);
+    expect(removed.context.channels).to.deep.equal([]);
+    expect(calls).to.include(`remove ${HOOK.id}`);
+  });
+
+  it('turns notifications on only once the browser allows them, and saves the choice', async function () {
+    const granted = settings({ channels: [], deliveries: [], permission: 'granted' });
+    await waitFor(granted.actor, (s) => s.matches({ ready: 'idle' }));
+    granted.actor.send({ type: 'user.setNotify', on: true });
+    const on = await waitFor(granted.actor, (s) => s.context.prefs.notify);
+    expect(on.context.permission).to.equal('granted');
+    expect(granted.saved).to.deep.equal([{ notify: true, sound: false }]);
+    granted.actor.send({ type: 'user.setSound', on: true });
+    expect(granted.saved.at(-1)).to.deep.equal({ notify: true, sound: true });
+
+    const denied = settings({ channels: [], deliveries: [], permission: 'denied' });
+    await waitFor(denied.actor, (s) => s.matches({ ready: 'idle' }));
+    denied.actor.send({ type: 'user.setNotify', on: true });
+    const off = await waitFor(denied.actor, (s) => s.context.saveError !== null);
+    expect(off.context.prefs.notify).to.equal(false);
+    expect(denied.saved).to.deep.equal([]);
+  });
+});
