@@ -505,7 +505,7 @@ describe('alert conditions, frequencies, pause, resume and expiry', () => {
       period: null,
       createdt: AT,
       ...over,
-    } as AlertCreatedData,
+    },
   });
   const fire = (data: Record<string, unknown> = {}): AlertsCommand => ({
     type: 'TriggerAlert',

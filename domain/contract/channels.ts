@@ -5,7 +5,7 @@
 import { z } from './zod.ts';
 import { CHANNEL_NAME_MAX, CHANNEL_TYPES, CHANNEL_URL_MAX, CHANNELS_LIMIT } from '../channels/channels.ts';
 import { isUuid } from '../ids.ts';
-import { NOTIFICATION_TYPE } from '../notifications/notifications.ts';
+import { notificationTypeSchema } from './notifications.ts';
 import { idParams } from './common.ts';
 import { route } from './route.ts';
 
@@ -22,7 +22,8 @@ export const webhookPayload = z.object({
   alertId: z.string().nullable(),
   symbol: z.string(),
   message: z.string(),
-  notificationtype: z.union([z.literal(NOTIFICATION_TYPE.PRICE), z.literal(NOTIFICATION_TYPE.SMA), z.literal(0)]),
+  /** The alert's notification type, 0 for a message that is no alert. */
+  notificationtype: z.union([notificationTypeSchema, z.literal(0)]),
   price: z.number().nullable(),
   at: z.string(),
   /** The trigger's place in the log (`commit/prepare`), empty for a test message. */

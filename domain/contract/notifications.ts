@@ -9,19 +9,22 @@ import { route } from './route.ts';
 /** Most notifications one page may hold, and the default page size. */
 export const NOTIFICATION_PAGE = Object.freeze({ max: 200, default: 50 });
 
+/** A notification's type: 1 Price, 2 SMA, 3 EMA, 4 RSI, 5 Volume, 6 Change %. */
+export const notificationTypeSchema = z.union([
+  z.literal(NOTIFICATION_TYPE.PRICE),
+  z.literal(NOTIFICATION_TYPE.SMA),
+  z.literal(NOTIFICATION_TYPE.EMA),
+  z.literal(NOTIFICATION_TYPE.RSI),
+  z.literal(NOTIFICATION_TYPE.VOLUME),
+  z.literal(NOTIFICATION_TYPE.CHANGE),
+]);
+
 /** A notification as the API answers it. */
 export const notificationAnswer = z.object({
   id: z.string(),
   symbol: z.string(),
   /** 1 Price, 2 SMA, 3 EMA, 4 RSI, 5 Volume, 6 Change % (names in `NOTIFICATION_TYPE_NAMES`). */
-  notificationtype: z.union([
-    z.literal(NOTIFICATION_TYPE.PRICE),
-    z.literal(NOTIFICATION_TYPE.SMA),
-    z.literal(NOTIFICATION_TYPE.EMA),
-    z.literal(NOTIFICATION_TYPE.RSI),
-    z.literal(NOTIFICATION_TYPE.VOLUME),
-    z.literal(NOTIFICATION_TYPE.CHANGE),
-  ]),
+  notificationtype: notificationTypeSchema,
   notifcationmessage: z.string(),
   createdt: z.string(),
   read: z.boolean(),
