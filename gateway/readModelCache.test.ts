@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { Checkpoint, DocumentWrite, ReadModelStore } from '../platform/readmodels/port.ts';
 import { openSqliteReadModelStore } from '../platform/readmodels/sqlite.ts';
-import { cacheReadModels } from './readModelCache.ts';
+import { answerCacheOf, cacheReadModels, type AnswerCache, type KeptAnswer } from './readModelCache.ts';
 
 const checkpoint = (n: number): Checkpoint => ({ position: { commit: n, prepare: n }, version: 1 });
 
@@ -126,5 +126,74 @@ describe('read-model cache', function () {
     await cached.reset('p', ['watchlist']);
     expect(await cached.readCheckpoint('p')).to.equal(null);
     expect(store.reads).to.equal(4);
+  });
+
+  describe('kept answers', function () {
+    let answers: AnswerCache;
+    let derivations: number;
+    const derive = (key: string, sources: Parameters<AnswerCache['derive']>[1]): Promise<KeptAnswer> =>
+      answers.derive(key, sources, async () => {
+        derivations += 1;
+        const doc = await cached.get<{ symbols: string[] }>('watchlist', 'ada');
+        return { text: JSON.stringify(doc?.symbols ?? []), position: String(derivations) };
+      });
+    beforeEach(function () {
+      answers = answerCacheOf(cached)!;
+      derivations = 0;
+    });
+
+    it('exist only for a caching store', function () {
+      expect(answerCacheOf(cached)).to.not.equal(undefined);
+      expect(answerCacheOf(base)).to.equal(undefined);
+    });
+
+    it('recalls a derived answer as it was kept, without deriving again', async function () {
+      expect(answers.recall('a')).to.equal(undefined);
+      const kept = await derive('a', { documents: [['watchlist', 'ada']] });
+      expect(kept).to.deep.equal({ text: '["NVDA"]', position: '1' });
+      expect(answers.recall('a')).to.equal(kept);
+      expect(derivations).to.equal(1);
+    });
+
+    it('forgets an answer when a commit writes a document it read, not another one', async function () {
+      await derive('a', { documents: [['watchlist', 'ada']] });
+      await cached.commit('p', checkpoint(2), [{ collection: 'watchlist', key: 'bob', doc: { symbols: [] } }]);
+      expect(answers.recall('a')?.text).to.equal('["NVDA"]');
+      await cached.commit('p', checkpoint(3), [{ collection: 'watchlist', key: 'ada', doc: { symbols: ['XOM'] } }]);
+      expect(answers.recall('a')).to.equal(undefined);
+      expect((await derive('a', { documents: [['watchlist', 'ada']] })).text).to.equal('["XOM"]');
+    });
+
+    it('forgets an answer on any write to a collection it listed', async function () {
+      await derive('a', { collections: ['alerts'] });
+      await cached.commit('p', checkpoint(2), [{ collection: 'watchlist', key: 'bob', doc: { symbols: [] } }]);
+      expect(answers.recall('a')).to.not.equal(undefined);
+      await cached.commit('p', checkpoint(3), [{ collection: 'alerts', key: 'bob/1', doc: { id: 1 } }]);
+      expect(answers.recall('a')).to.equal(undefined);
+    });
+
+    it('forgets an answer on any commit of a consumer whose checkpoint it read, writes or not', async function () {
+      await derive('a', { checkpoints: ['p'] });
+      await cached.commit('q', checkpoint(2), []);
+      expect(answers.recall('a')).to.not.equal(undefined);
+      await cached.commit('p', checkpoint(3), []);
+      expect(answers.recall('a')).to.equal(undefined);
+    });
+
+    it('does not keep an answer whose derivation overlapped a commit, and forgets all on a reset', async function () {
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const slow = answers.derive('a', {}, async () => {
+        await gate;
+        return { text: '[]', position: undefined };
+      });
+      await cached.commit('q', checkpoint(2), []);
+      release();
+      expect((await slow).text).to.equal('[]');
+      expect(answers.recall('a')).to.equal(undefined);
+      await derive('b', {});
+      await cached.reset('p', ['watchlist']);
+      expect(answers.recall('b')).to.equal(undefined);
+    });
   });
 });

@@ -13,10 +13,59 @@ export interface ReadModelCacheOptions {
   readonly maxEntries?: number;
 }
 
+/** What an answer was derived from: a commit that writes or advances any of these forgets it. */
+export interface AnswerSources {
+  /** Documents read, as `[collection, key]`. */
+  readonly documents?: readonly (readonly [string, string])[];
+  /** Collections listed (any write to one forgets the answer). */
+  readonly collections?: readonly string[];
+  /** Consumers whose checkpoint was read (any commit or reset of one forgets the answer). */
+  readonly checkpoints?: readonly string[];
+}
+
+/** An answer kept as the JSON text it is sent as, with the read-model position it reflects. */
+export interface KeptAnswer {
+  /** The answer's JSON text. */
+  readonly text: string;
+  /** The formatted log position the answer reflects, if any. */
+  readonly position: string | undefined;
+}
+
+/**
+ * Answers of GET routes derived from the cached read models, kept as sent: a repeated request is answered
+ * without reading, parsing or serialising anything. Only {@link cacheReadModels} stores have one.
+ */
+export interface AnswerCache {
+  /** The answer kept under `key`, if no commit touched its sources since it was derived. */
+  recall(key: string): KeptAnswer | undefined;
+  /** Derives the answer, and keeps it unless a commit overlapped the derivation. */
+  derive(key: string, sources: AnswerSources, compute: () => Promise<KeptAnswer>): Promise<KeptAnswer>;
+}
+
+const answerCaches = new WeakMap<ReadModelStore, AnswerCache>();
+
+/** The answer cache of a store made by {@link cacheReadModels}, or undefined for any other store. */
+export function answerCacheOf(store: ReadModelStore): AnswerCache | undefined {
+  return answerCaches.get(store);
+}
+
+const documentSource = (collection: string, key: string): string => `d\u0000${collection}\u0000${key}`;
+const collectionSource = (collection: string): string => `c\u0000${collection}`;
+const checkpointSource = (consumer: string): string => `k\u0000${consumer}`;
+
+function sourceIds(sources: AnswerSources): string[] {
+  return [
+    ...(sources.documents ?? []).map(([collection, key]) => documentSource(collection, key)),
+    ...(sources.collections ?? []).map(collectionSource),
+    ...(sources.checkpoints ?? []).map(checkpointSource),
+  ];
+}
+
 /**
  * Wraps a read-model store with a cache of documents and of `list` answers, kept as JSON text so every caller
- * gets its own copy, and of checkpoints (a route telling how far a projection reached reads one per request). Only for a process whose projections commit through this wrapper: documents written by
- * another process are not seen until this process's runners commit them too.
+ * gets its own copy, of checkpoints (a route telling how far a projection reached reads one per request) and of
+ * route answers as sent ({@link answerCacheOf}). Only for a process whose projections commit through this
+ * wrapper: documents written by another process are not seen until this process's runners commit them too.
  */
 export function cacheReadModels(store: ReadModelStore, options: ReadModelCacheOptions = {}): ReadModelStore {
   const maxEntries = options.maxEntries ?? 50_000;
@@ -25,6 +74,9 @@ export function cacheReadModels(store: ReadModelStore, options: ReadModelCacheOp
   const lists = new Map<string, { collection: string; entries: { key: string; text: string }[] }>();
   // Checkpoints by consumer (null when it has none): a commit or reset through this wrapper is the only writer.
   const checkpoints = new Map<string, Checkpoint | null>();
+  // Answers kept as sent, and which answers each source (see `sourceIds`) was read by.
+  const answers = new Map<string, { answer: KeptAnswer; sources: string[] }>();
+  const readers = new Map<string, Set<string>>();
   // Bumped around every write, so a read that overlapped one is answered but not remembered.
   let generation = 0;
 
@@ -32,12 +84,57 @@ export function cacheReadModels(store: ReadModelStore, options: ReadModelCacheOp
     if (map.size >= maxEntries) map.delete(map.keys().next().value!);
     map.set(key, value);
   };
-  const forget = (collections: ReadonlySet<string>, keys: readonly string[]): void => {
-    for (const key of keys) docs.delete(key);
+  const dropAnswer = (key: string): void => {
+    const kept = answers.get(key);
+    if (!kept) return;
+    answers.delete(key);
+    for (const source of kept.sources) readers.get(source)?.delete(key);
+  };
+  const forgetReaders = (source: string): void => {
+    const keys = readers.get(source);
+    if (!keys) return;
+    readers.delete(source);
+    for (const key of keys) dropAnswer(key);
+  };
+  const forget = (consumer: string, writes: readonly DocumentWrite[]): void => {
+    const collections = new Set(writes.map((w) => w.collection));
+    for (const w of writes) {
+      docs.delete(`${w.collection}\u0000${w.key}`);
+      forgetReaders(documentSource(w.collection, w.key));
+    }
     for (const [key, list] of lists) if (collections.has(list.collection)) lists.delete(key);
+    for (const collection of collections) forgetReaders(collectionSource(collection));
+    forgetReaders(checkpointSource(consumer));
+  };
+  const forgetAll = (): void => {
+    docs.clear();
+    lists.clear();
+    checkpoints.clear();
+    answers.clear();
+    readers.clear();
   };
 
-  return {
+  const answerCache: AnswerCache = {
+    recall: (key) => answers.get(key)?.answer,
+    derive: async (key, sources, compute) => {
+      const seen = generation;
+      const answer = await compute();
+      if (seen === generation) {
+        dropAnswer(key);
+        if (answers.size >= maxEntries) dropAnswer(answers.keys().next().value!);
+        const ids = sourceIds(sources);
+        answers.set(key, { answer, sources: ids });
+        for (const id of ids) {
+          let keys = readers.get(id);
+          if (!keys) readers.set(id, (keys = new Set()));
+          keys.add(key);
+        }
+      }
+      return answer;
+    },
+  };
+
+  const cached: ReadModelStore = {
     get: async <T>(collection: string, key: string): Promise<T | undefined> => {
       const id = `${collection}\u0000${key}`;
       const hit = docs.get(id);
@@ -74,10 +171,7 @@ export function cacheReadModels(store: ReadModelStore, options: ReadModelCacheOp
       } finally {
         generation += 1;
         checkpoints.delete(consumer);
-        forget(
-          new Set(writes.map((w) => w.collection)),
-          writes.map((w) => `${w.collection}\u0000${w.key}`),
-        );
+        forget(consumer, writes);
       }
     },
     reset: async (consumer: string, collections: readonly string[]) => {
@@ -86,18 +180,16 @@ export function cacheReadModels(store: ReadModelStore, options: ReadModelCacheOp
         await store.reset(consumer, collections);
       } finally {
         generation += 1;
-        docs.clear();
-        lists.clear();
-        checkpoints.clear();
+        forgetAll();
       }
     },
     close: () => {
-      checkpoints.clear();
-      docs.clear();
-      lists.clear();
+      forgetAll();
       return store.close();
     },
   };
+  answerCaches.set(cached, answerCache);
+  return cached;
 }
 
 function copyCheckpoint(checkpoint: Checkpoint): Checkpoint {

@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import type { Session, SessionStore } from '../../platform/sessions/port.ts';
+import { recallSession } from './sessionCache.ts';
 
 /** Name of the HttpOnly session cookie. */
 export const SESSION_COOKIE = 'sid';
@@ -10,12 +11,17 @@ export const SESSION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
 /**
  * Loads the caller's session from the cookie into `ctx.state.session` (null when none or expired); answers
- * undefined, with nothing to wait for, when the request has no session cookie.
+ * undefined, with nothing to wait for, when the request has no session cookie or its session is held in memory.
  */
 export function readSession(ctx: Context, sessions: SessionStore): Promise<void> | undefined {
   const token = ctx.cookies.get(SESSION_COOKIE);
   ctx.state.session = null;
-  return token ? setSession(ctx, sessions, token) : undefined;
+  if (!token) return undefined;
+  // A session the in-process cache holds needs no promise (see `sessionCache.ts`).
+  const known = recallSession(sessions, token);
+  if (known === undefined) return setSession(ctx, sessions, token);
+  ctx.state.session = known;
+  return undefined;
 }
 
 async function setSession(ctx: Context, sessions: SessionStore, token: string): Promise<void> {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { Role } from '../../domain/accounts/accounts.ts';
 import type { Session, SessionStore } from '../../platform/sessions/port.ts';
-import { cacheSessions } from './sessionCache.ts';
+import { cacheSessions, recallSession } from './sessionCache.ts';
 
 /** A session store in memory that counts its lookups. */
 function countingStore(): SessionStore & { gets: number; sessions: Map<string, Session> } {
@@ -92,5 +92,23 @@ describe('session cache', function () {
     await sessions.get(b!);
     await sessions.get(a!);
     expect(store.gets).to.equal(1);
+  });
+
+  it('recalls without a promise only what get would answer from memory', async function () {
+    const store = countingStore();
+    const sessions = cacheSessions(store, { ttlMs: 1000, now });
+    const token = await sessions.create('ada', ['user'], 1800);
+    expect(recallSession(sessions, token)).to.equal(undefined);
+    const session = await sessions.get(token);
+    expect(recallSession(sessions, token)).to.equal(session);
+    expect(recallSession(store, token), 'a store without the cache').to.equal(undefined);
+    clock = 1800;
+    expect(recallSession(sessions, token), 'past its expiry').to.equal(null);
+    clock = 2000;
+    expect(recallSession(sessions, token), 'past ttlMs').to.equal(undefined);
+    await sessions.get(token);
+    await sessions.delete(token);
+    expect(recallSession(sessions, token), 'ended').to.equal(undefined);
+    expect(store.gets).to.equal(2);
   });
 });

@@ -16,6 +16,16 @@ export interface SessionCacheOptions {
   readonly now?: () => number;
 }
 
+const recallers = new WeakMap<SessionStore, (token: string) => Session | null | undefined>();
+
+/**
+ * The session of `token` if a store made by {@link cacheSessions} answers it from memory (null when it has
+ * expired), without a promise; undefined when the store has to be asked (`get`).
+ */
+export function recallSession(store: SessionStore, token: string): Session | null | undefined {
+  return recallers.get(store)?.(token);
+}
+
 /**
  * Wraps a session store so `get` answers a session found less than `ttlMs` ago from memory. A session ended
  * through this wrapper (`delete`) is forgotten at once; one ended by another process stays usable here for at
@@ -26,13 +36,18 @@ export function cacheSessions(store: SessionStore, options: SessionCacheOptions 
   const maxEntries = options.maxEntries ?? 10_000;
   const now = options.now ?? Date.now;
   const cache = new Map<string, { session: Session; until: number }>();
-  return {
+  const recall = (token: string, t: number): Session | null | undefined => {
+    const hit = cache.get(token);
+    if (hit && hit.until > t) return hit.session.expiresAt > t ? hit.session : null;
+    return undefined;
+  };
+  const cached: SessionStore = {
     create: (userId: string, roles: readonly Role[], ttl: number) => store.create(userId, roles, ttl),
     get: async (token) => {
       const t = now();
-      const hit = cache.get(token);
-      if (hit && hit.until > t) return hit.session.expiresAt > t ? hit.session : null;
-      if (hit) cache.delete(token);
+      const known = recall(token, t);
+      if (known !== undefined) return known;
+      cache.delete(token);
       const session = await store.get(token);
       if (session) {
         if (cache.size >= maxEntries) cache.delete(cache.keys().next().value!);
@@ -51,4 +66,6 @@ export function cacheSessions(store: SessionStore, options: SessionCacheOptions 
       return store.close();
     },
   };
+  recallers.set(cached, (token) => recall(token, now()));
+  return cached;
 }

@@ -15,6 +15,7 @@ import type { Session } from '../../platform/sessions/port.ts';
 import { ApiError } from '../errors.ts';
 import { refuseLargeBody, settleBody } from './body.ts';
 import { idempotencyKeyOf, keyReused, requestFingerprint } from './idempotency.ts';
+import { JsonText } from './keptAnswer.ts';
 import { restateNotFound } from './paramErrors.ts';
 
 export type { Access } from '../../domain/contract/route.ts';
@@ -50,8 +51,8 @@ export interface RouteDef<P = unknown, Q = unknown, B = unknown> extends Omit<
   readonly body?: z.ZodType<B>;
   /** Largest body this route accepts, in bytes, when more than the global limit of `http/body.ts`. */
   readonly bodyLimit?: number;
-  /** Does the work. */
-  handle(request: RouteRequest<P, Q, B>): Promise<unknown>;
+  /** Does the work; a {@link JsonText} answer (a kept one comes without a promise) is sent as it is. */
+  handle(request: RouteRequest<P, Q, B>): Promise<unknown> | JsonText;
 }
 
 /** Defines a route with its types inferred from its schemas. */
@@ -114,6 +115,9 @@ function lazyMeta(ctx: Context, userId: string): () => CommandMeta {
     });
 }
 
+/** The content type Koa gives a JSON answer, so a {@link JsonText} answer is sent byte for byte the same. */
+const JSON_TYPE = 'application/json; charset=utf-8';
+
 const routeHandlers = new WeakSet<object>();
 
 /** Whether a function is a handler made by {@link routeHandler}: it answers and never calls `next`. */
@@ -140,14 +144,21 @@ export function routeHandler(definition: RouteDef<never, never, never>): (ctx: C
     const body = parse(route.body, ctx.request.body, 'body');
     let result: unknown;
     try {
-      result = await route.handle({ params, query, body, session, userId, ctx, meta: lazyMeta(ctx, userId) });
+      const out = route.handle({ params, query, body, session, userId, ctx, meta: lazyMeta(ctx, userId) });
+      result = out instanceof JsonText ? out : await out;
     } catch (error) {
       throw error instanceof IdempotencyKeyReusedError
         ? keyReused(ctx)
         : restateNotFound(error, ctx.params as Record<string, string> | undefined);
     }
     ctx.status = route.status ?? 200;
-    ctx.body = result;
+    if (result instanceof JsonText) {
+      if (result.position !== undefined) ctx.set(POSITION_HEADER, result.position);
+      ctx.set('Content-Type', JSON_TYPE);
+      ctx.body = result.text;
+    } else {
+      ctx.body = result;
+    }
   };
   routeHandlers.add(handler);
   return handler;

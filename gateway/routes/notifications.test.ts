@@ -121,6 +121,30 @@ describe('notification routes', function () {
       expect(comparePositions(position!, trigger.position!)).to.be.at.least(0);
     });
 
+    it('answers a repeated read with the same bytes, and forgets it on a new notification and on marking read', async function () {
+      const user = await gw.user();
+      const first = await notify(user);
+      const path = '/personalize/usernotifications/ALL';
+      const derived = await user.get(path);
+      const kept = await user.get(path);
+      expect(kept.text).to.equal(derived.text);
+      expect(kept.text).to.equal(JSON.stringify(derived.body));
+      for (const header of ['content-type', 'content-length', 'x-read-model-position']) {
+        expect(kept.headers.get(header), header).to.equal(derived.headers.get(header));
+      }
+      const second = await notify(user, { symbol: 'MSFT' });
+      const listed = (await user.get(path)).body as NotificationAnswer[];
+      expect(listed.map((n) => [n.id, n.read])).to.deep.equal([
+        [second.id, false],
+        [first.id, false],
+      ]);
+      expect((await user.post('/personalize/readnotifications', { ids: [first.id] })).status).to.equal(200);
+      expect((await list(user)).map((n) => [n.id, n.read])).to.deep.equal([
+        [second.id, false],
+        [first.id, true],
+      ]);
+    });
+
     it('answers an empty list to a new user', async function () {
       const user = await gw.user();
       expect(await list(user)).to.deep.equal([]);

@@ -22,6 +22,7 @@ import {
 import { projectionConsumer, readDocument, type StoredDocument } from '../../projections/projection.ts';
 import type { CommandService } from '../commands.ts';
 import { notFound } from '../errors.ts';
+import { keptAnswer } from '../http/keptAnswer.ts';
 import { defineRoute, markPosition } from '../http/route.ts';
 
 /** What the notification routes need. */
@@ -75,9 +76,15 @@ async function notificationsReach(readModels: ReadModelStore): Promise<LogPositi
   return checkpoint?.position ?? { commit: 0, prepare: 0 };
 }
 
+function newest(...positions: (LogPosition | undefined)[]): LogPosition | undefined {
+  return positions
+    .filter((p): p is LogPosition => p !== undefined)
+    .sort(comparePositions)
+    .at(-1);
+}
+
 function markNewest(ctx: Context, ...positions: (LogPosition | undefined)[]): void {
-  const known = positions.filter((p): p is LogPosition => p !== undefined);
-  markPosition(ctx, known.sort(comparePositions).at(-1));
+  markPosition(ctx, newest(...positions));
 }
 
 /** The notification routes. */
@@ -96,36 +103,46 @@ export function notificationsRoutes(deps: NotificationsDeps) {
     }),
     defineRoute({
       ...notificationsApi.getUsernotificationsByType,
-      handle: async ({ params, query, userId, ctx }) => {
-        const reach = await notificationsReach(deps.readModels);
-        const [all, read] = await Promise.all([
-          listNotifications(deps.readModels, userId),
-          readState(deps.readModels, userId),
-        ]);
-        // The newest position the list reflects, with no trigger before it missing: what a tab catches up from.
-        markNewest(ctx, all[0]?.position, reach);
-        let page = all;
-        if (query.before !== undefined) {
-          if (isUuid(query.before)) {
-            const id = query.before.toLowerCase();
-            const anchor = all.find((n) => n.value.id === id);
-            if (!anchor) throw notFound(`query.before: no notification ${id}`);
-            page = page.filter((n) => comparePositions(n.position, anchor.position) < 0);
-          } else {
-            const before = Date.parse(query.before);
-            page = page.filter((n) => Date.parse(n.value.createdt) < before);
-          }
-        }
-        if (params.type !== null) page = page.filter((n) => n.value.notificationtype === params.type);
-        return page.slice(0, query.limit).map((n): NotificationAnswer => ({
-          id: n.value.id,
-          symbol: n.value.symbol,
-          notificationtype: n.value.notificationtype,
-          notifcationmessage: n.value.notifcationmessage,
-          createdt: n.value.createdt,
-          read: isRead(read.state, n),
-        }));
-      },
+      handle: ({ params, query, userId }) =>
+        keptAnswer(
+          deps.readModels,
+          `notifications\u0000${userId}\u0000${params.type}\u0000${query.before}\u0000${query.limit}`,
+          {
+            collections: [notificationsProjection.name],
+            documents: [[notificationReadsProjection.name, userId]],
+            checkpoints: [NOTIFICATIONS_CONSUMER],
+          },
+          async () => {
+            const reach = await notificationsReach(deps.readModels);
+            const [all, read] = await Promise.all([
+              listNotifications(deps.readModels, userId),
+              readState(deps.readModels, userId),
+            ]);
+            let page = all;
+            if (query.before !== undefined) {
+              if (isUuid(query.before)) {
+                const id = query.before.toLowerCase();
+                const anchor = all.find((n) => n.value.id === id);
+                if (!anchor) throw notFound(`query.before: no notification ${id}`);
+                page = page.filter((n) => comparePositions(n.position, anchor.position) < 0);
+              } else {
+                const before = Date.parse(query.before);
+                page = page.filter((n) => Date.parse(n.value.createdt) < before);
+              }
+            }
+            if (params.type !== null) page = page.filter((n) => n.value.notificationtype === params.type);
+            const body = page.slice(0, query.limit).map((n): NotificationAnswer => ({
+              id: n.value.id,
+              symbol: n.value.symbol,
+              notificationtype: n.value.notificationtype,
+              notifcationmessage: n.value.notifcationmessage,
+              createdt: n.value.createdt,
+              read: isRead(read.state, n),
+            }));
+            // The newest position the list reflects, with no trigger before it missing: what a tab catches up from.
+            return { body, position: newest(all[0]?.position, reach) };
+          },
+        ),
     }),
     defineRoute({
       ...notificationsApi.postReadnotifications,

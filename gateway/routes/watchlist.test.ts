@@ -30,6 +30,23 @@ describe('watch list routes', function () {
     expect(res.headers.get('x-read-model-position')).to.match(/^\d+\/\d+$/);
   });
 
+  it('answers a repeated read with the same bytes and headers, and forgets the kept answer on a change', async function () {
+    const user = await gw.user();
+    await user.post('/personalize/createwatchlist', ['NVDA', 'AAPL']);
+    const derived = await user.get('/personalize/watchlist');
+    const kept = await user.get('/personalize/watchlist');
+    expect(kept.text).to.equal(derived.text);
+    expect(kept.text).to.equal(JSON.stringify(['NVDA', 'AAPL']));
+    for (const header of ['content-type', 'content-length', 'x-read-model-position']) {
+      expect(kept.headers.get(header), header).to.equal(derived.headers.get(header));
+    }
+    expect(kept.headers.get('content-type')).to.equal('application/json; charset=utf-8');
+    await user.post('/personalize/delstkwatchlist/NVDA');
+    const changed = await user.get('/personalize/watchlist');
+    expect(changed.text).to.equal(JSON.stringify(['AAPL']));
+    expect(changed.headers.get('x-read-model-position')).to.not.equal(kept.headers.get('x-read-model-position'));
+  });
+
   it('answers an empty list to a new user', async function () {
     const user = await gw.user();
     expect((await user.get('/personalize/watchlist')).body).to.deep.equal([]);

@@ -8,7 +8,8 @@ import { readDocument } from '../../projections/projection.ts';
 import { watchlistProjection } from '../../projections/watchlist/watchlist.projection.ts';
 import type { CommandService } from '../commands.ts';
 import { refuseAbsentSymbol } from '../http/paramErrors.ts';
-import { defineRoute, markPosition } from '../http/route.ts';
+import { keptAnswer } from '../http/keptAnswer.ts';
+import { defineRoute } from '../http/route.ts';
 import { requireKnown, type SymbolDirectory } from '../http/schemas.ts';
 
 /** What the watch-list routes need. */
@@ -38,11 +39,16 @@ export function watchlistRoutes(deps: WatchlistDeps) {
     }),
     defineRoute({
       ...watchlistApi.getWatchlist,
-      handle: async ({ userId, ctx }) => {
-        const doc = await readDocument<WatchlistState>(deps.readModels, watchlistProjection, userId);
-        markPosition(ctx, doc?.position);
-        return doc?.value.symbols ?? [];
-      },
+      handle: ({ userId }) =>
+        keptAnswer(
+          deps.readModels,
+          `watchlist\u0000${userId}`,
+          { documents: [[watchlistProjection.name, userId]] },
+          async () => {
+            const doc = await readDocument<WatchlistState>(deps.readModels, watchlistProjection, userId);
+            return { body: doc?.value.symbols ?? [], position: doc?.position };
+          },
+        ),
     }),
     defineRoute({
       ...watchlistApi.postDelstkwatchlistBySymbol,

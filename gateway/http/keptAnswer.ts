@@ -1,0 +1,48 @@
+/**
+ * GET answers kept as the JSON text they are sent as. A read-model route whose answer depends only on what it
+ * reads answers a repeated request from the answer cache of `readModelCache.ts` (forgotten by the commit that
+ * changes what it was derived from): no read, no `JSON.parse` of the cached document, no route work and no
+ * `JSON.stringify`, which were most of the gateway's own cost of such a request (see the gateway README).
+ * Without an answer cache (a gateway that does not run the projections) the answer is derived every time.
+ */
+import { formatPosition, type LogPosition } from '../../platform/eventstore/port.ts';
+import type { ReadModelStore } from '../../platform/readmodels/port.ts';
+import { answerCacheOf, type AnswerSources, type KeptAnswer } from '../readModelCache.ts';
+
+/** An answer already written as JSON text: the route handler sends it as it is. */
+export class JsonText implements KeptAnswer {
+  constructor(
+    /** The answer's JSON text. */
+    readonly text: string,
+    /** The formatted log position the answer reflects (the `X-Read-Model-Position` header), if any. */
+    readonly position: string | undefined,
+  ) {}
+}
+
+/** What a route derives: the answer and the log position it reflects. */
+export interface DerivedAnswer {
+  readonly body: unknown;
+  readonly position?: LogPosition | undefined;
+}
+
+async function derived(compute: () => Promise<DerivedAnswer>): Promise<JsonText> {
+  const { body, position } = await compute();
+  return new JsonText(JSON.stringify(body), position && formatPosition(position));
+}
+
+/**
+ * The answer kept under `key` (at once, without a promise), else `compute`'s, kept until a commit touches one
+ * of `sources`. `key` must name everything the answer depends on besides the sources (user, parameters).
+ */
+export function keptAnswer(
+  readModels: ReadModelStore,
+  key: string,
+  sources: AnswerSources,
+  compute: () => Promise<DerivedAnswer>,
+): JsonText | Promise<JsonText> {
+  const answers = answerCacheOf(readModels);
+  if (!answers) return derived(compute);
+  const kept = answers.recall(key);
+  if (kept) return kept;
+  return answers.derive(key, sources, () => derived(compute));
+}
