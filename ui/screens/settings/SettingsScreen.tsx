@@ -7,6 +7,8 @@ import { useMachine } from '@xstate/react';
 import type { FormEvent } from 'react';
 import type { ChannelAnswer, DeliveryAnswer } from '../../../domain/contract/channels.ts';
 import { Dismissible, Empty, LoadState } from '../../components/LoadState.tsx';
+import { usePreferences } from '../../services/preferences.ts';
+import { formatRecent, formatTime } from '../../services/time.ts';
 import { deliveriesOf, settingsMachine } from './settings.machine.ts';
 import './settings.css';
 
@@ -26,7 +28,8 @@ function target(channel: ChannelAnswer): string {
 }
 
 function DeliveryLine({ delivery }: { readonly delivery: DeliveryAnswer }) {
-  const when = new Date(delivery.updatedt).toLocaleString();
+  const { timeZone } = usePreferences();
+  const when = formatRecent(delivery.updatedt, timeZone);
   const what = delivery.kind === 'test' ? 'Test' : delivery.kind === 'confirm' ? 'Confirmation' : 'Alert';
   const detail =
     delivery.status === 'succeeded'
@@ -34,7 +37,7 @@ function DeliveryLine({ delivery }: { readonly delivery: DeliveryAnswer }) {
       : delivery.status === 'failed'
         ? `failed${delivery.lastError ? `: ${delivery.lastError}` : ''}`
         : delivery.retryAt
-          ? `retrying at ${new Date(delivery.retryAt).toLocaleTimeString()}`
+          ? `retrying at ${formatTime(delivery.retryAt, timeZone, { seconds: false })}`
           : 'sending';
   return (
     <li className={`delivery ${delivery.status}`}>
