@@ -7,7 +7,13 @@
  * Safe against other writers (a second processor, the test route): the append expects the revision the state
  * was folded at, so a stale state can never be decided on; a conflict reads the new events and decides again.
  * An empty decision on a state that may be stale is checked against the stream before it is believed.
+ *
+ * Its event ids are derived from the command id and this log's own writer id. Two processors recording the
+ * same command therefore write different ids, so the one that comes second fails the revision check and decides
+ * again on what the first recorded; with ids derived from the command alone, the store would take the second
+ * append for a retry of the first and answer it as done, and both would send.
  */
+import { randomUUID } from 'node:crypto';
 import type { CommandMeta } from '../../domain/decider.ts';
 import {
   DELIVERIES_CONCERN,
@@ -69,6 +75,7 @@ interface Folded {
 export function cachedDeliveryLog(events: EventStore, options: CachedDeliveryLogOptions = {}): DeliveryLog {
   const maxUsers = options.maxUsers ?? 10_000;
   const maxRetries = options.maxRetries ?? 10;
+  const writer = randomUUID();
   const folded = new Map<string, Folded>();
   const tails = new Map<string, Promise<unknown>>();
 
@@ -114,7 +121,7 @@ export function cachedDeliveryLog(events: EventStore, options: CachedDeliveryLog
         const cached = folded.get(stream);
         let entry = cached ?? (await catchUp(stream, undefined));
         let fresh = cached === undefined;
-        const idKey = `${stream}/${meta.commandId}`;
+        const idKey = `${stream}/${meta.commandId}/${writer}`;
         const metadata = metadataOf(meta);
         for (let attempt = 0; ; attempt++) {
           const decided = deliveriesDecider.decide(command, entry.state);
