@@ -96,7 +96,8 @@ function replayedOutcome<C, E extends DomainEvent, S>(
   };
 }
 
-function metadataOf(meta: CommandMeta): EventMetadata {
+/** The metadata every event of a command carries. */
+export function metadataOf(meta: CommandMeta): EventMetadata {
   return {
     userId: meta.userId,
     commandId: meta.commandId,

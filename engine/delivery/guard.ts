@@ -105,6 +105,12 @@ export interface OutboundRequest {
   readonly allowedHosts: ReadonlySet<string>;
 }
 
+// Connections are kept open between deliveries to the same receiver. A pooled connection goes to an address
+// that was checked when it was opened; a new one is opened only to the address this request checked.
+const keepAlive = { keepAlive: true, maxFreeSockets: 16, scheduling: 'lifo' } as const;
+const httpAgent = new http.Agent(keepAlive);
+const httpsAgent = new https.Agent(keepAlive);
+
 /**
  * POSTs to a user's URL through the address check; resolves with any answer (a redirect included, not followed),
  * rejects on a refused address, a network error or the timeout.
@@ -124,7 +130,7 @@ export async function postChecked(request: OutboundRequest): Promise<OutboundAns
         method: 'POST',
         headers: { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
         signal,
-        agent: false,
+        agent: url.protocol === 'https:' ? httpsAgent : httpAgent,
         // Connect to the address that was checked, whatever the resolver would say now.
         lookup: (_hostname, options, callback) => {
           if ((options as { all?: boolean }).all) callback(null, [pinned]);

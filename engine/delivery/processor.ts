@@ -25,18 +25,13 @@ import {
 } from '../../domain/channels/channels.ts';
 import type { WebhookPayload } from '../../domain/contract/channels.ts';
 import type { CommandMeta } from '../../domain/decider.ts';
-import {
-  DELIVERIES_CONCERN,
-  deliveriesDecider,
-  deliveryIdOf,
-  type DeliveriesEvent,
-  type DeliveryKind,
-} from '../../domain/deliveries/deliveries.ts';
+import { deliveryIdOf, type DeliveriesEvent, type DeliveryKind } from '../../domain/deliveries/deliveries.ts';
 import { streamName } from '../../domain/ids.ts';
 import { handleCommand } from '../../platform/commandHandler.ts';
 import { formatPosition, type EventStore, type RecordedEvent } from '../../platform/eventstore/port.ts';
 import type { DocumentWrite, ReadModelStore } from '../../platform/readmodels/port.ts';
 import { startConsumer, type Consumer, type ConsumerRunner } from '../../platform/subscriptions/runner.ts';
+import { cachedDeliveryLog, directDeliveryLog, type DeliveryLog } from './deliveryLog.ts';
 import { DEFAULT_RETRY_POLICY, maxAttempts, retryDelay, type RetryPolicy } from './retry.ts';
 import type { DeliverySecrets } from './secrets.ts';
 import type { AttemptResult, OutgoingMessage, Sender } from './senders.ts';
@@ -265,26 +260,8 @@ export interface AttemptDeps {
   readonly retry: RetryPolicy;
   readonly now: () => number;
   readonly random: () => number;
-  /**
-   * Runs the appends to one stream one after the other (default: as they come): attempts in flight for one user
-   * would otherwise conflict on `deliveries-<userId>` and retry each other.
-   */
-  readonly serialize?: <T>(stream: string, append: () => Promise<T>) => Promise<T>;
-}
-
-/** One queue per key: each function starts when the previous one of its key has settled. */
-export function keyedSerializer(): <T>(key: string, run: () => Promise<T>) => Promise<T> {
-  const tails = new Map<string, Promise<unknown>>();
-  return <T>(key: string, run: () => Promise<T>): Promise<T> => {
-    const previous = tails.get(key) ?? Promise.resolve();
-    const next = previous.then(run, run);
-    const tail = next.catch(() => undefined);
-    tails.set(key, tail);
-    void tail.then(() => {
-      if (tails.get(key) === tail) tails.delete(key);
-    });
-    return next;
-  };
+  /** Where attempts and outcomes are recorded (default {@link directDeliveryLog}). */
+  readonly log?: DeliveryLog;
 }
 
 /**
@@ -298,32 +275,26 @@ export async function attemptDelivery(
   channel: Channel,
   attempt: number,
 ): Promise<AttemptResult | null> {
-  const stream = streamName(DELIVERIES_CONCERN, delivery.userId);
-  const serialize = deps.serialize ?? (<T>(_stream: string, append: () => Promise<T>) => append());
+  const log = deps.log ?? directDeliveryLog(deps.events);
   const startedAt = new Date(deps.now()).toISOString();
-  const claim = await serialize(stream, () =>
-    handleCommand(
-      deps.events,
-      deliveriesDecider,
-      stream,
-      {
-        type: 'RecordDeliveryAttempt',
-        data: {
-          deliveryId: delivery.deliveryId,
-          attempt,
-          kind: delivery.kind,
-          alertId: delivery.alertId,
-          triggerId: delivery.triggerId,
-          channelId: channel.id,
-          channelType: channel.type,
-          at: startedAt,
-        },
+  const claim = await log.record(
+    delivery.userId,
+    {
+      type: 'RecordDeliveryAttempt',
+      data: {
+        deliveryId: delivery.deliveryId,
+        attempt,
+        kind: delivery.kind,
+        alertId: delivery.alertId,
+        triggerId: delivery.triggerId,
+        channelId: channel.id,
+        channelType: channel.type,
+        at: startedAt,
       },
-      engineMeta(delivery.userId, `${delivery.deliveryId}/attempt/${attempt}`, startedAt),
-      { maxRetries: 10 },
-    ),
+    },
+    engineMeta(delivery.userId, `${delivery.deliveryId}/attempt/${attempt}`, startedAt),
   );
-  if (claim.replayed || claim.events.length === 0) return null;
+  if (claim.length === 0) return null;
   const message: OutgoingMessage =
     delivery.kind === 'confirm'
       ? {
@@ -346,27 +317,22 @@ export async function attemptDelivery(
   const endedAt = deps.now();
   const delay =
     result.ok || !result.retryable || delivery.kind === 'test' ? null : retryDelay(deps.retry, attempt, deps.random());
-  await serialize(stream, () =>
-    handleCommand(
-      deps.events,
-      deliveriesDecider,
-      stream,
-      {
-        type: 'RecordDeliveryOutcome',
-        data: {
-          deliveryId: delivery.deliveryId,
-          attempt,
-          ok: result.ok,
-          status: result.status,
-          error: result.error,
-          final: !result.ok && delay === null,
-          retryAt: delay === null ? null : new Date(endedAt + delay).toISOString(),
-          at: new Date(endedAt).toISOString(),
-        },
+  await log.record(
+    delivery.userId,
+    {
+      type: 'RecordDeliveryOutcome',
+      data: {
+        deliveryId: delivery.deliveryId,
+        attempt,
+        ok: result.ok,
+        status: result.status,
+        error: result.error,
+        final: !result.ok && delay === null,
+        retryAt: delay === null ? null : new Date(endedAt + delay).toISOString(),
+        at: new Date(endedAt).toISOString(),
       },
-      engineMeta(delivery.userId, `${delivery.deliveryId}/outcome/${attempt}`, new Date(endedAt).toISOString()),
-      { maxRetries: 10 },
-    ),
+    },
+    engineMeta(delivery.userId, `${delivery.deliveryId}/outcome/${attempt}`, new Date(endedAt).toISOString()),
   );
   if (result.gone) {
     await handleCommand(
@@ -396,7 +362,7 @@ export async function startDeliveryProcessor(options: DeliveryProcessorOptions):
     retry,
     now,
     random: options.random ?? Math.random,
-    serialize: keyedSerializer(),
+    log: cachedDeliveryLog(options.events),
   };
   const jobs = new Map<string, QueuedDelivery>();
   const running = new Map<string, Promise<void>>();
@@ -412,15 +378,13 @@ export async function startDeliveryProcessor(options: DeliveryProcessorOptions):
 
   /** Records that a delivery ends without a further attempt: its channel is gone, or its attempts ran out. */
   const abandon = async (job: QueuedDelivery, error: string): Promise<void> => {
-    const stream = streamName(DELIVERIES_CONCERN, job.userId);
+    const log = deps.log!;
     const at = new Date(now()).toISOString();
     let attempt = job.attempts;
     if (job.attempts === job.answered) {
       attempt = job.attempts + 1;
-      await handleCommand(
-        options.events,
-        deliveriesDecider,
-        stream,
+      await log.record(
+        job.userId,
         {
           type: 'RecordDeliveryAttempt',
           data: {
@@ -435,19 +399,15 @@ export async function startDeliveryProcessor(options: DeliveryProcessorOptions):
           },
         },
         engineMeta(job.userId, `${job.deliveryId}/attempt/${attempt}`, at),
-        { maxRetries: 10 },
       );
     }
-    await handleCommand(
-      options.events,
-      deliveriesDecider,
-      stream,
+    await log.record(
+      job.userId,
       {
         type: 'RecordDeliveryOutcome',
         data: { deliveryId: job.deliveryId, attempt, ok: false, status: null, error, final: true, retryAt: null, at },
       },
       engineMeta(job.userId, `${job.deliveryId}/outcome/${attempt}`, at),
-      { maxRetries: 10 },
     );
   };
 
@@ -471,26 +431,46 @@ export async function startDeliveryProcessor(options: DeliveryProcessorOptions):
     }
   };
 
+  // Deliveries due now, oldest first, and the later ones by due time: taking work never walks the queue.
+  const ready = new Set<string>();
+  const later = new DueHeap();
+
+  /** Files a delivery under when it is due (again); one waiting for its outcome's commit is filed by that commit. */
+  const schedule = (deliveryId: string): void => {
+    const job = jobs.get(deliveryId);
+    if (!job || running.has(deliveryId)) return;
+    const due = dueAt(job);
+    if (due <= now()) ready.add(deliveryId);
+    else if (Number.isFinite(due)) later.push(due, deliveryId);
+  };
+
   const pump = (): void => {
     if (stopped || !loaded) return;
     const at = now();
-    let next = Infinity;
-    for (const job of jobs.values()) {
-      if (running.has(job.deliveryId)) continue;
+    for (let top = later.peek(); top && top.at <= at; top = later.peek()) {
+      later.pop();
+      schedule(top.id);
+    }
+    for (const deliveryId of ready) {
+      if (running.size >= concurrency) break;
+      ready.delete(deliveryId);
+      const job = jobs.get(deliveryId);
+      if (!job || running.has(deliveryId)) continue;
       const due = dueAt(job);
       if (due > at) {
-        next = Math.min(next, due);
+        if (Number.isFinite(due)) later.push(due, deliveryId);
         continue;
       }
-      if (running.size >= concurrency) break;
       const work = run(job)
         .catch(report)
         .finally(() => {
-          running.delete(job.deliveryId);
+          running.delete(deliveryId);
+          schedule(deliveryId);
           pump();
         });
-      running.set(job.deliveryId, work);
+      running.set(deliveryId, work);
     }
+    const next = later.peek()?.at ?? Infinity;
     if (next < timerAt) {
       if (timer) clearTimeout(timer);
       timerAt = next;
@@ -509,8 +489,13 @@ export async function startDeliveryProcessor(options: DeliveryProcessorOptions):
   const apply = (writes: readonly DocumentWrite[]): void => {
     for (const write of writes) {
       if (write.collection !== queue) continue;
-      if (write.doc === null) jobs.delete(write.key);
-      else jobs.set(write.key, write.doc as QueuedDelivery);
+      if (write.doc === null) {
+        jobs.delete(write.key);
+        ready.delete(write.key);
+      } else {
+        jobs.set(write.key, write.doc as QueuedDelivery);
+        schedule(write.key);
+      }
     }
     pump();
   };
@@ -523,6 +508,7 @@ export async function startDeliveryProcessor(options: DeliveryProcessorOptions):
     for (const { key, doc } of await options.readModels.list<QueuedDelivery>(queue)) {
       if (!jobs.has(key)) jobs.set(key, doc);
     }
+    for (const key of jobs.keys()) schedule(key);
     loaded = true;
     pump();
   });
@@ -539,4 +525,43 @@ export async function startDeliveryProcessor(options: DeliveryProcessorOptions):
       await runner.stop();
     },
   };
+}
+
+/** A binary min-heap of delivery ids by due time; entries that went stale are checked when they come out. */
+class DueHeap {
+  private readonly items: { at: number; id: string }[] = [];
+
+  push(at: number, id: string): void {
+    const items = this.items;
+    items.push({ at, id });
+    let i = items.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (items[parent]!.at <= items[i]!.at) break;
+      [items[parent], items[i]] = [items[i]!, items[parent]!];
+      i = parent;
+    }
+  }
+
+  peek(): { at: number; id: string } | undefined {
+    return this.items[0];
+  }
+
+  pop(): void {
+    const items = this.items;
+    const last = items.pop();
+    if (!last || items.length === 0) return;
+    items[0] = last;
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < items.length && items[l]!.at < items[m]!.at) m = l;
+      if (r < items.length && items[r]!.at < items[m]!.at) m = r;
+      if (m === i) return;
+      [items[m], items[i]] = [items[i]!, items[m]!];
+      i = m;
+    }
+  }
 }

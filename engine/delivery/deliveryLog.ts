@@ -1,0 +1,166 @@
+/**
+ * Where the processor records attempts and outcomes: each user's `deliveries-<userId>` stream, decided by the
+ * deliveries decider exactly as `handleCommand` would, but against the state this process already folded. A
+ * command costs one append (plus a read of only the events it has not seen after a conflict), not a read of the
+ * user's whole delivery history.
+ *
+ * Safe against other writers (a second processor, the test route): the append expects the revision the state
+ * was folded at, so a stale state can never be decided on; a conflict reads the new events and decides again.
+ * An empty decision on a state that may be stale is checked against the stream before it is believed.
+ *
+ * Its event ids are derived from the command id and this log's own writer id. Two processors recording the
+ * same command therefore write different ids, so the one that comes second fails the revision check and decides
+ * again on what the first recorded; with ids derived from the command alone, the store would take the second
+ * append for a retry of the first and answer it as done, and both would send.
+ */
+import { randomUUID } from 'node:crypto';
+import type { CommandMeta } from '../../domain/decider.ts';
+import {
+  DELIVERIES_CONCERN,
+  deliveriesDecider,
+  type DeliveriesCommand,
+  type DeliveriesEvent,
+  type DeliveriesState,
+} from '../../domain/deliveries/deliveries.ts';
+import { eventIdFor, streamName } from '../../domain/ids.ts';
+import { chainKeyOf } from '../../platform/audit/chainKey.ts';
+import { chainEvents } from '../../platform/audit/hashChain.ts';
+import { handleCommand, metadataOf } from '../../platform/commandHandler.ts';
+import {
+  StreamNotFoundError,
+  WrongExpectedRevisionError,
+  isSystemEventType,
+  type EventMetadata,
+  type EventStore,
+  type RecordedEvent,
+} from '../../platform/eventstore/port.ts';
+
+/** Records deliveries commands; answers the events the command appended (none when it was already recorded). */
+export interface DeliveryLog {
+  record(userId: string, command: DeliveriesCommand, meta: CommandMeta): Promise<readonly DeliveriesEvent[]>;
+}
+
+/** A log that reads the whole stream on every command (`handleCommand`): for one-off attempts such as tests. */
+export function directDeliveryLog(events: EventStore): DeliveryLog {
+  return {
+    record: async (userId, command, meta) => {
+      const outcome = await handleCommand(
+        events,
+        deliveriesDecider,
+        streamName(DELIVERIES_CONCERN, userId),
+        command,
+        meta,
+        { maxRetries: 10 },
+      );
+      return outcome.replayed ? [] : outcome.events;
+    },
+  };
+}
+
+/** Options of {@link cachedDeliveryLog}. */
+export interface CachedDeliveryLogOptions {
+  /** Users whose state is kept in memory; the least recently used beyond it are read again when next needed. */
+  readonly maxUsers?: number;
+  /** Conflicts retried before the error is thrown. */
+  readonly maxRetries?: number;
+}
+
+interface Folded {
+  readonly state: DeliveriesState;
+  /** The stream's last event, which the next append expects and chains to. */
+  readonly last: { readonly revision: number; readonly metadata: EventMetadata } | undefined;
+}
+
+/** A log that keeps each user's folded state, with one command at a time per user stream. */
+export function cachedDeliveryLog(events: EventStore, options: CachedDeliveryLogOptions = {}): DeliveryLog {
+  const maxUsers = options.maxUsers ?? 10_000;
+  const maxRetries = options.maxRetries ?? 10;
+  const writer = randomUUID();
+  const folded = new Map<string, Folded>();
+  const tails = new Map<string, Promise<unknown>>();
+
+  /** One command at a time per stream, in call order. */
+  const serialize = <T>(stream: string, run: () => Promise<T>): Promise<T> => {
+    const next = (tails.get(stream) ?? Promise.resolve()).then(run, run);
+    const tail = next.catch(() => undefined);
+    tails.set(stream, tail);
+    void tail.then(() => {
+      if (tails.get(stream) === tail) tails.delete(stream);
+    });
+    return next;
+  };
+
+  const remember = (stream: string, entry: Folded): void => {
+    folded.delete(stream);
+    folded.set(stream, entry);
+    if (folded.size > maxUsers) folded.delete(folded.keys().next().value!);
+  };
+
+  /** Folds the events after `entry` (all of them without one). */
+  const catchUp = async (stream: string, entry: Folded | undefined): Promise<Folded> => {
+    let recorded: RecordedEvent[];
+    try {
+      recorded = await events.readStream(stream, { fromRevision: entry?.last ? entry.last.revision + 1 : 'start' });
+    } catch (error) {
+      if (!(error instanceof StreamNotFoundError)) throw error;
+      recorded = [];
+    }
+    let state = entry?.state ?? deliveriesDecider.initialState;
+    for (const event of recorded) {
+      if (isSystemEventType(event.type)) continue;
+      state = deliveriesDecider.evolve(state, { type: event.type, data: event.data } as DeliveriesEvent);
+    }
+    const last = recorded.at(-1);
+    return { state, last: last ? { revision: last.revision, metadata: last.metadata } : entry?.last };
+  };
+
+  return {
+    record: (userId, command, meta) => {
+      const stream = streamName(DELIVERIES_CONCERN, userId);
+      return serialize(stream, async () => {
+        const cached = folded.get(stream);
+        let entry = cached ?? (await catchUp(stream, undefined));
+        let fresh = cached === undefined;
+        const idKey = `${stream}/${meta.commandId}/${writer}`;
+        const metadata = metadataOf(meta);
+        for (let attempt = 0; ; attempt++) {
+          const decided = deliveriesDecider.decide(command, entry.state);
+          if (decided.length === 0) {
+            if (!fresh) {
+              entry = await catchUp(stream, entry);
+              fresh = true;
+              continue;
+            }
+            remember(stream, entry);
+            return decided;
+          }
+          const toAppend = chainEvents(
+            stream,
+            entry.last,
+            decided.map((event, i) => ({ id: eventIdFor(idKey, i), type: event.type, data: event.data, metadata })),
+            chainKeyOf(events),
+          );
+          try {
+            const appended = await events.appendToStream(stream, toAppend, {
+              expectedRevision: entry.last ? entry.last.revision : 'no_stream',
+            });
+            let state = entry.state;
+            for (const event of decided) state = deliveriesDecider.evolve(state, event);
+            remember(stream, {
+              state,
+              last: { revision: appended.nextExpectedRevision, metadata: toAppend.at(-1)!.metadata! },
+            });
+            return decided;
+          } catch (error) {
+            if (!(error instanceof WrongExpectedRevisionError) || attempt >= maxRetries) {
+              folded.delete(stream);
+              throw error;
+            }
+            entry = await catchUp(stream, entry);
+            fresh = true;
+          }
+        }
+      });
+    },
+  };
+}
