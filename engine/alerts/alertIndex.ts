@@ -178,6 +178,37 @@ function atOrAfterAscending(values: readonly number[], t: number): number {
   return lo;
 }
 
+/**
+ * Merges `levels` (any order) and their alerts into the ascending `intoLevels`/`intoAlerts`, each after the
+ * equal levels already there and in its given order among equal new ones: what inserting them one by one gives.
+ */
+function mergeSorted(
+  intoLevels: number[],
+  intoAlerts: ArmedAlert[],
+  levels: readonly number[],
+  alerts: readonly ArmedAlert[],
+): void {
+  if (levels.length === 0) return;
+  const order = levels.map((_, k) => k).sort((x, y) => levels[x]! - levels[y]! || x - y);
+  let i = intoLevels.length - 1;
+  let j = order.length - 1;
+  for (let k = 0; k < order.length; k++) {
+    intoLevels.push(0);
+    intoAlerts.push(alerts[0]!);
+  }
+  for (let k = intoLevels.length - 1; j >= 0; k--) {
+    if (i >= 0 && intoLevels[i]! > levels[order[j]!]!) {
+      intoLevels[k] = intoLevels[i]!;
+      intoAlerts[k] = intoAlerts[i]!;
+      i--;
+    } else {
+      intoLevels[k] = levels[order[j]!]!;
+      intoAlerts[k] = alerts[order[j]!]!;
+      j--;
+    }
+  }
+}
+
 /** What the index's structures share: the firing of one alert, by its frequency. */
 abstract class Slot {
   /** Alerts waiting for their first tick. */
@@ -263,7 +294,7 @@ class Ladder extends Slot {
   volLeUp = Infinity;
   volGeDown = -Infinity;
   volLeDown = -Infinity;
-  private boundPrevClose = NaN;
+  boundPrevClose = NaN;
   private p = NaN;
   private n = NaN;
   private tickDay = '';
@@ -403,6 +434,7 @@ class Ladder extends Slot {
   private admit(n: number, day: string, out: ArmedAlert[]): void {
     const waiting = this.waiting;
     this.waiting = [];
+    const admitted: ArmedAlert[] = [];
     for (const alert of waiting) {
       if (alert.place !== WAITING) continue;
       if (Number.isNaN(alert.lo) && !this.level(alert)) {
@@ -411,8 +443,38 @@ class Ladder extends Slot {
       }
       const op = alert.condition.op;
       this.evaluateOnce(alert, truthOf(op, n, alert.lo, alert.hi), n, day, out);
-      if (alert.place === WAITING) this.insert(alert);
+      if (alert.place === WAITING) admitted.push(alert);
     }
+    if (admitted.length < 16) {
+      for (const alert of admitted) this.insert(alert);
+    } else {
+      this.insertMany(admitted);
+    }
+  }
+
+  /** Inserts many alerts at once (a symbol's first tick, a day's moving levels): sorted, then merged. */
+  private insertMany(alerts: readonly ArmedAlert[]): void {
+    const geLevels: number[] = [];
+    const geAlerts: ArmedAlert[] = [];
+    const leLevels: number[] = [];
+    const leAlerts: ArmedAlert[] = [];
+    for (const alert of alerts) {
+      const op = alert.condition.op;
+      if (usesGe(op)) {
+        geLevels.push(alert.lo);
+        geAlerts.push(alert);
+      }
+      if (usesLe(op)) {
+        leLevels.push(op.endsWith('_channel') ? alert.hi : alert.lo);
+        leAlerts.push(alert);
+      }
+      alert.place = EVALUATED;
+    }
+    mergeSorted(this.geLv, this.geAl, geLevels, geAlerts);
+    mergeSorted(this.leLv, this.leAl, leLevels, leAlerts);
+    this.geCut = afterAscending(this.geLv, this.last);
+    this.leCut = atOrAfterAscending(this.leLv, this.last);
+    this.bounded = false;
   }
 
   /** A level's predicate changed truth (`ge`: `v ≥ level`, else `v ≤ level`). */
@@ -490,6 +552,8 @@ class Ladder extends Slot {
 /** The alerts of one symbol that share one condition whose levels are other series. */
 class Group extends Slot {
   members: ArmedAlert[] = [];
+  /** The prices (excluded) within which no comparison of the condition changes; empty until evaluated. */
+  readonly range: PriceRange = { lo: Infinity, hi: -Infinity };
   private hasPrev = false;
   private prevTruth = false;
   private pv = NaN;
@@ -708,13 +772,37 @@ export class AlertIndex {
       return 0;
     }
     const before = out.length;
+    // Each structure whose own range holds the tick moves nothing either.
     const ladders = book.ladders;
     for (let i = 0; i < ladders.length; i++) {
       const ladder = ladders[i]!;
+      if (ladder.bounded && ladder.day === day && ladder.waiting.length === 0) {
+        if (ladder.feed.byVolume) {
+          if (
+            volume < ladder.volGeUp &&
+            volume <= ladder.volLeUp &&
+            volume >= ladder.volGeDown &&
+            volume > ladder.volLeDown
+          ) {
+            continue;
+          }
+        } else if (
+          cents > ladder.downCents &&
+          cents < ladder.upCents &&
+          (prevCloseCents === ladder.boundPrevClose || ladder.feed.source !== 'changepct')
+        ) {
+          continue;
+        }
+      }
       ladder.evaluate(ladder.feed.value(cents, volume, prevCloseCents), day, out);
     }
     const groups = book.groups;
-    for (let i = 0; i < groups.length; i++) groups[i]!.evaluate(cents, volume, prevCloseCents, day, out);
+    for (let i = 0; i < groups.length; i++) {
+      const group = groups[i]!;
+      const own = group.range;
+      if (cents > own.lo && cents < own.hi && group.day === day && group.waiting.length === 0) continue;
+      group.evaluate(cents, volume, prevCloseCents, day, out);
+    }
     if (this.doomed.length > 0) {
       for (const alert of this.doomed) if (this.byKey.get(alert.key) === alert) this.remove(alert.key);
       this.doomed = [];
@@ -734,10 +822,14 @@ export class AlertIndex {
     book.volLeDown = -Infinity;
     book.day = day;
     book.prevCloseCents = prevCloseCents;
+    let whole = false;
     for (const ladder of book.ladders) {
       // A source unknown all day (too short a history) moves nothing, and admits nothing.
       if (Number.isNaN(ladder.feed.value(cents, volume, prevCloseCents))) continue;
-      if (ladder.waiting.length > 0) return this.unbound(book);
+      if (ladder.waiting.length > 0) {
+        whole = true;
+        continue;
+      }
       ladder.bound(cents, prevCloseCents);
       if (ladder.feed.byVolume) {
         book.volGeUp = ladder.volGeUp;
@@ -750,10 +842,20 @@ export class AlertIndex {
       }
     }
     for (const group of book.groups) {
-      const narrowed = group.probe.narrow(cents, range);
-      if (narrowed === 'opaque' || (narrowed === 'narrowed' && group.waiting.length > 0)) return this.unbound(book);
+      const own = group.range;
+      own.lo = -Infinity;
+      own.hi = Infinity;
+      const narrowed = group.probe.narrow(cents, own);
+      if (narrowed === 'opaque' || (narrowed === 'narrowed' && group.waiting.length > 0)) {
+        own.lo = Infinity;
+        own.hi = -Infinity;
+        whole = true;
+        continue;
+      }
+      if (own.lo > range.lo) range.lo = own.lo;
+      if (own.hi < range.hi) range.hi = own.hi;
     }
-    if (!(range.lo < cents && cents < range.hi)) this.unbound(book);
+    if (whole || !(range.lo < cents && cents < range.hi)) this.unbound(book);
   }
 
   /** The book's next tick is evaluated in full. */
@@ -768,6 +870,10 @@ export class AlertIndex {
     for (const book of this.books.values()) {
       this.unbound(book);
       for (const ladder of book.ladders) ladder.roll();
+      for (const group of book.groups) {
+        group.range.lo = Infinity;
+        group.range.hi = -Infinity;
+      }
     }
   }
 

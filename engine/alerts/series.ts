@@ -103,6 +103,7 @@ export class SourceFeed {
   /** RSI: the last close. */
   private c = NaN;
   private readonly past = new Map<number, number>();
+  private readonly units = new Map<number, number>();
   private history: SymbolHistory | undefined;
 
   constructor(
@@ -225,6 +226,16 @@ export class SourceFeed {
     return lo;
   }
 
+  /** An amount the user wrote in the source's unit in the feed's unit, converted once per amount. */
+  private unitsOf(amount: number): number {
+    let units = this.units.get(amount);
+    if (units === undefined) {
+      units = toUnits(this.source, amount);
+      this.units.set(amount, units);
+    }
+    return units;
+  }
+
   /** Whether the value at a price is at or above `level` (above when `strict`). */
   private meets(cents: number, prevCloseCents: number, level: number, strict: boolean): boolean {
     const v = this.value(cents, 0, prevCloseCents);
@@ -304,9 +315,9 @@ export class SourceFeed {
     if (Number.isNaN(base)) return NaN;
     switch (op) {
       case 'moving_up':
-        return base + toUnits(this.source, amount);
+        return base + this.unitsOf(amount);
       case 'moving_down':
-        return base - toUnits(this.source, amount);
+        return base - this.unitsOf(amount);
       case 'moving_up_pct':
         return base + (Math.abs(base) * amount) / 100;
       default:
