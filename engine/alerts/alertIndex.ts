@@ -801,6 +801,8 @@ export class AlertIndex {
       const group = groups[i]!;
       const own = group.range;
       if (cents > own.lo && cents < own.hi && group.day === day && group.waiting.length === 0) continue;
+      own.lo = Infinity;
+      own.hi = -Infinity;
       group.evaluate(cents, volume, prevCloseCents, day, out);
     }
     if (this.doomed.length > 0) {
@@ -824,12 +826,12 @@ export class AlertIndex {
     book.prevCloseCents = prevCloseCents;
     let whole = false;
     for (const ladder of book.ladders) {
-      // A source unknown all day (too short a history) moves nothing, and admits nothing.
-      if (Number.isNaN(ladder.feed.value(cents, volume, prevCloseCents))) continue;
       if (ladder.waiting.length > 0) {
-        whole = true;
+        // A source unknown all day (too short a history) moves nothing, and admits nothing.
+        if (!Number.isNaN(ladder.feed.value(cents, volume, prevCloseCents))) whole = true;
         continue;
       }
+      if (!ladder.bounded && Number.isNaN(ladder.feed.value(cents, volume, prevCloseCents))) continue;
       ladder.bound(cents, prevCloseCents);
       if (ladder.feed.byVolume) {
         book.volGeUp = ladder.volGeUp;
@@ -843,6 +845,12 @@ export class AlertIndex {
     }
     for (const group of book.groups) {
       const own = group.range;
+      if (own.lo < cents && cents < own.hi) {
+        // Not evaluated on this tick: its range still holds.
+        if (own.lo > range.lo) range.lo = own.lo;
+        if (own.hi < range.hi) range.hi = own.hi;
+        continue;
+      }
       own.lo = -Infinity;
       own.hi = Infinity;
       const narrowed = group.probe.narrow(cents, own);
