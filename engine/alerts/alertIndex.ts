@@ -24,7 +24,7 @@ import {
   type AlertFrequency,
   type AlertOp,
 } from '../../domain/alerts/conditions.ts';
-import { ConditionProbe, edgeOf, isEdgeOp, truthOf } from './semantics.ts';
+import { ConditionProbe, edgeOf, isEdgeOp, truthOf, type PriceRange } from './semantics.ts';
 import { FeedBook, fromUnits, toUnits, type HistoryLookup, type SourceFeed } from './series.ts';
 
 /** An alert as the index holds it; the fields below `expiresMs` are the index's own state. */
@@ -178,6 +178,37 @@ function atOrAfterAscending(values: readonly number[], t: number): number {
   return lo;
 }
 
+/**
+ * Merges `levels` (any order) and their alerts into the ascending `intoLevels`/`intoAlerts`, each after the
+ * equal levels already there and in its given order among equal new ones: what inserting them one by one gives.
+ */
+function mergeSorted(
+  intoLevels: number[],
+  intoAlerts: ArmedAlert[],
+  levels: readonly number[],
+  alerts: readonly ArmedAlert[],
+): void {
+  if (levels.length === 0) return;
+  const order = levels.map((_, k) => k).sort((x, y) => levels[x]! - levels[y]! || x - y);
+  let i = intoLevels.length - 1;
+  let j = order.length - 1;
+  for (let k = 0; k < order.length; k++) {
+    intoLevels.push(0);
+    intoAlerts.push(alerts[0]!);
+  }
+  for (let k = intoLevels.length - 1; j >= 0; k--) {
+    if (i >= 0 && intoLevels[i]! > levels[order[j]!]!) {
+      intoLevels[k] = intoLevels[i]!;
+      intoAlerts[k] = intoAlerts[i]!;
+      i--;
+    } else {
+      intoLevels[k] = levels[order[j]!]!;
+      intoAlerts[k] = alerts[order[j]!]!;
+      j--;
+    }
+  }
+}
+
 /** What the index's structures share: the firing of one alert, by its frequency. */
 abstract class Slot {
   /** Alerts waiting for their first tick. */
@@ -252,6 +283,18 @@ class Ladder extends Slot {
   readonly movers = new Set<ArmedAlert>();
   /** Moving alerts whose level is not known yet (too short a history): tried again after the next day close. */
   unleveled: ArmedAlert[] = [];
+  /**
+   * Whether `downCents`/`upCents` hold for the cursors as they are: the prices in cents (excluded) between
+   * which the source's value moves no cursor (the volume's own bounds for the volume).
+   */
+  bounded = false;
+  downCents = -Infinity;
+  upCents = Infinity;
+  volGeUp = Infinity;
+  volLeUp = Infinity;
+  volGeDown = -Infinity;
+  volLeDown = -Infinity;
+  boundPrevClose = NaN;
   private p = NaN;
   private n = NaN;
   private tickDay = '';
@@ -279,6 +322,7 @@ class Ladder extends Slot {
   insert(alert: ArmedAlert): void {
     const op = alert.condition.op;
     const last = this.last;
+    this.bounded = false;
     if (usesGe(op)) {
       const at = afterAscending(this.geLv, alert.lo);
       this.geLv.splice(at, 0, alert.lo);
@@ -297,6 +341,7 @@ class Ladder extends Slot {
 
   delete(alert: ArmedAlert): void {
     const op = alert.condition.op;
+    this.bounded = false;
     if (usesGe(op)) {
       const i = this.find(this.geLv, this.geAl, alert.lo, alert);
       if (i >= 0) {
@@ -331,6 +376,7 @@ class Ladder extends Slot {
     if (Number.isNaN(p)) {
       this.geCut = afterAscending(geLv, n);
       this.leCut = atOrAfterAscending(leLv, n);
+      this.bounded = false;
     } else if (n !== p) {
       this.p = p;
       this.n = n;
@@ -342,12 +388,14 @@ class Ladder extends Slot {
           do this.flip(this.geAl[i]!, true, true);
           while (++i < geLv.length && geLv[i]! <= n);
           this.geCut = i;
+          this.bounded = false;
         }
         i = this.leCut;
         if (i < leLv.length && leLv[i]! < n) {
           do this.flip(this.leAl[i]!, false, false);
           while (++i < leLv.length && leLv[i]! < n);
           this.leCut = i;
+          this.bounded = false;
         }
       } else {
         let i = this.geCut - 1;
@@ -355,12 +403,14 @@ class Ladder extends Slot {
           do this.flip(this.geAl[i]!, true, false);
           while (--i >= 0 && geLv[i]! > n);
           this.geCut = i + 1;
+          this.bounded = false;
         }
         i = this.leCut - 1;
         if (i >= 0 && leLv[i]! >= n) {
           do this.flip(this.leAl[i]!, false, true);
           while (--i >= 0 && leLv[i]! >= n);
           this.leCut = i + 1;
+          this.bounded = false;
         }
       }
     }
@@ -384,6 +434,7 @@ class Ladder extends Slot {
   private admit(n: number, day: string, out: ArmedAlert[]): void {
     const waiting = this.waiting;
     this.waiting = [];
+    const admitted: ArmedAlert[] = [];
     for (const alert of waiting) {
       if (alert.place !== WAITING) continue;
       if (Number.isNaN(alert.lo) && !this.level(alert)) {
@@ -392,8 +443,38 @@ class Ladder extends Slot {
       }
       const op = alert.condition.op;
       this.evaluateOnce(alert, truthOf(op, n, alert.lo, alert.hi), n, day, out);
-      if (alert.place === WAITING) this.insert(alert);
+      if (alert.place === WAITING) admitted.push(alert);
     }
+    if (admitted.length < 16) {
+      for (const alert of admitted) this.insert(alert);
+    } else {
+      this.insertMany(admitted);
+    }
+  }
+
+  /** Inserts many alerts at once (a symbol's first tick, a day's moving levels): sorted, then merged. */
+  private insertMany(alerts: readonly ArmedAlert[]): void {
+    const geLevels: number[] = [];
+    const geAlerts: ArmedAlert[] = [];
+    const leLevels: number[] = [];
+    const leAlerts: ArmedAlert[] = [];
+    for (const alert of alerts) {
+      const op = alert.condition.op;
+      if (usesGe(op)) {
+        geLevels.push(alert.lo);
+        geAlerts.push(alert);
+      }
+      if (usesLe(op)) {
+        leLevels.push(op.endsWith('_channel') ? alert.hi : alert.lo);
+        leAlerts.push(alert);
+      }
+      alert.place = EVALUATED;
+    }
+    mergeSorted(this.geLv, this.geAl, geLevels, geAlerts);
+    mergeSorted(this.leLv, this.leAl, leLevels, leAlerts);
+    this.geCut = afterAscending(this.geLv, this.last);
+    this.leCut = atOrAfterAscending(this.leLv, this.last);
+    this.bounded = false;
   }
 
   /** A level's predicate changed truth (`ge`: `v ≥ level`, else `v ≤ level`). */
@@ -415,8 +496,41 @@ class Ladder extends Slot {
     if (fires && alert.place === EVALUATED) this.fireIfAllowed(alert, this.n, this.tickDay, this.out);
   }
 
+  /**
+   * Sets `downCents`/`upCents` for the cursors as they are after a tick at `cents`: the first price up and
+   * down where the source's value passes the next level (the sources are monotonic in the price).
+   */
+  bound(cents: number, prevCloseCents: number): void {
+    if (this.bounded && (prevCloseCents === this.boundPrevClose || this.feed.source !== 'changepct')) return;
+    const geLv = this.geLv;
+    const leLv = this.leLv;
+    const geCut = this.geCut;
+    const leCut = this.leCut;
+    const feed = this.feed;
+    let up = Infinity;
+    let down = -Infinity;
+    if (feed.byVolume) {
+      // The value is the volume itself: a volume moves no cursor while below the next `≥` level, at or below
+      // the next `≤` one, at or above the last `≥` one and above the last `≤` one.
+      this.volGeUp = geCut < geLv.length ? geLv[geCut]! : Infinity;
+      this.volLeUp = leCut < leLv.length ? leLv[leCut]! : Infinity;
+      this.volGeDown = geCut > 0 ? geLv[geCut - 1]! : -Infinity;
+      this.volLeDown = leCut > 0 ? leLv[leCut - 1]! : -Infinity;
+    } else {
+      if (geCut < geLv.length) up = feed.firstCentsUp(cents, prevCloseCents, geLv[geCut]!, false);
+      if (leCut < leLv.length) up = Math.min(up, feed.firstCentsUp(cents, prevCloseCents, leLv[leCut]!, true));
+      if (geCut > 0) down = feed.lastCentsDown(cents, prevCloseCents, geLv[geCut - 1]!, false);
+      if (leCut > 0) down = Math.max(down, feed.lastCentsDown(cents, prevCloseCents, leLv[leCut - 1]!, true));
+    }
+    this.downCents = down;
+    this.upCents = up;
+    this.boundPrevClose = prevCloseCents;
+    this.bounded = true;
+  }
+
   /** After a day close: the feed's constants moved; moving alerts take their new level on their next tick. */
   roll(): void {
+    this.bounded = false;
     for (const alert of this.unleveled) if (alert.place === WAITING) this.waiting.push(alert);
     this.unleveled = [];
     for (const alert of this.movers) {
@@ -438,6 +552,8 @@ class Ladder extends Slot {
 /** The alerts of one symbol that share one condition whose levels are other series. */
 class Group extends Slot {
   members: ArmedAlert[] = [];
+  /** The prices (excluded) within which no comparison of the condition changes; empty until evaluated. */
+  readonly range: PriceRange = { lo: Infinity, hi: -Infinity };
   private hasPrev = false;
   private prevTruth = false;
   private pv = NaN;
@@ -508,7 +624,21 @@ class Group extends Slot {
   }
 }
 
+/**
+ * One symbol's structures, and where its next tick may move nothing: every source but volume is monotonic in
+ * the price within a day, so after each evaluation the book keeps the prices (in cents, excluded) and the
+ * volumes between which no ladder cursor moves and no group comparison changes; a tick of the same day inside
+ * them costs a few comparisons.
+ */
 class Book {
+  day = '';
+  prevCloseCents = NaN;
+  /** The prices (excluded) within which a tick moves nothing; an empty range (+∞, −∞) until evaluated. */
+  readonly range: PriceRange = { lo: Infinity, hi: -Infinity };
+  volGeUp = Infinity;
+  volLeUp = Infinity;
+  volGeDown = -Infinity;
+  volLeDown = -Infinity;
   readonly ladders: Ladder[] = [];
   readonly ladderBySource = new Map<string, Ladder>();
   readonly groups: Group[] = [];
@@ -582,6 +712,7 @@ export class AlertIndex {
     }
     alert.place = WAITING;
     alert.reviving = false;
+    this.unbound(book);
     slot.waiting.push(alert);
     this.slots.set(alert, slot);
     book.alerts.add(alert);
@@ -598,7 +729,11 @@ export class AlertIndex {
     if (alert.place === EVALUATED) slot.delete(alert);
     if (slot instanceof Ladder) slot.movers.delete(alert);
     alert.place = NOWHERE;
-    this.books.get(alert.symbol)?.alerts.delete(alert);
+    const book = this.books.get(alert.symbol);
+    if (book !== undefined) {
+      book.alerts.delete(alert);
+      this.unbound(book);
+    }
     return alert;
   }
 
@@ -622,25 +757,132 @@ export class AlertIndex {
   ): number {
     const book = this.books.get(symbol);
     if (book === undefined) return 0;
+    const range = book.range;
+    if (
+      cents > range.lo &&
+      cents < range.hi &&
+      day === book.day &&
+      (prevCloseCents === book.prevCloseCents ||
+        (prevCloseCents !== prevCloseCents && book.prevCloseCents !== book.prevCloseCents)) &&
+      volume < book.volGeUp &&
+      volume <= book.volLeUp &&
+      volume >= book.volGeDown &&
+      volume > book.volLeDown
+    ) {
+      return 0;
+    }
     const before = out.length;
+    // Each structure whose own range holds the tick moves nothing either.
     const ladders = book.ladders;
     for (let i = 0; i < ladders.length; i++) {
       const ladder = ladders[i]!;
+      if (ladder.bounded && ladder.day === day && ladder.waiting.length === 0) {
+        if (ladder.feed.byVolume) {
+          if (
+            volume < ladder.volGeUp &&
+            volume <= ladder.volLeUp &&
+            volume >= ladder.volGeDown &&
+            volume > ladder.volLeDown
+          ) {
+            continue;
+          }
+        } else if (
+          cents > ladder.downCents &&
+          cents < ladder.upCents &&
+          (prevCloseCents === ladder.boundPrevClose || ladder.feed.source !== 'changepct')
+        ) {
+          continue;
+        }
+      }
       ladder.evaluate(ladder.feed.value(cents, volume, prevCloseCents), day, out);
     }
     const groups = book.groups;
-    for (let i = 0; i < groups.length; i++) groups[i]!.evaluate(cents, volume, prevCloseCents, day, out);
+    for (let i = 0; i < groups.length; i++) {
+      const group = groups[i]!;
+      const own = group.range;
+      if (cents > own.lo && cents < own.hi && group.day === day && group.waiting.length === 0) continue;
+      own.lo = Infinity;
+      own.hi = -Infinity;
+      group.evaluate(cents, volume, prevCloseCents, day, out);
+    }
     if (this.doomed.length > 0) {
       for (const alert of this.doomed) if (this.byKey.get(alert.key) === alert) this.remove(alert.key);
       this.doomed = [];
     }
+    this.bound(book, cents, volume, prevCloseCents, day);
     return out.length - before;
+  }
+
+  /** Sets where the book's next tick may move nothing, after an evaluation at `cents`. */
+  private bound(book: Book, cents: number, volume: number, prevCloseCents: number, day: string): void {
+    const range = book.range;
+    range.lo = -Infinity;
+    range.hi = Infinity;
+    book.volGeUp = Infinity;
+    book.volLeUp = Infinity;
+    book.volGeDown = -Infinity;
+    book.volLeDown = -Infinity;
+    book.day = day;
+    book.prevCloseCents = prevCloseCents;
+    let whole = false;
+    for (const ladder of book.ladders) {
+      if (ladder.waiting.length > 0) {
+        // A source unknown all day (too short a history) moves nothing, and admits nothing.
+        if (!Number.isNaN(ladder.feed.value(cents, volume, prevCloseCents))) whole = true;
+        continue;
+      }
+      if (!ladder.bounded && Number.isNaN(ladder.feed.value(cents, volume, prevCloseCents))) continue;
+      ladder.bound(cents, prevCloseCents);
+      if (ladder.feed.byVolume) {
+        book.volGeUp = ladder.volGeUp;
+        book.volLeUp = ladder.volLeUp;
+        book.volGeDown = ladder.volGeDown;
+        book.volLeDown = ladder.volLeDown;
+      } else {
+        if (ladder.downCents > range.lo) range.lo = ladder.downCents;
+        if (ladder.upCents < range.hi) range.hi = ladder.upCents;
+      }
+    }
+    for (const group of book.groups) {
+      const own = group.range;
+      if (own.lo < cents && cents < own.hi) {
+        // Not evaluated on this tick: its range still holds.
+        if (own.lo > range.lo) range.lo = own.lo;
+        if (own.hi < range.hi) range.hi = own.hi;
+        continue;
+      }
+      own.lo = -Infinity;
+      own.hi = Infinity;
+      const narrowed = group.probe.narrow(cents, own);
+      if (narrowed === 'opaque' || (narrowed === 'narrowed' && group.waiting.length > 0)) {
+        own.lo = Infinity;
+        own.hi = -Infinity;
+        whole = true;
+        continue;
+      }
+      if (own.lo > range.lo) range.lo = own.lo;
+      if (own.hi < range.hi) range.hi = own.hi;
+    }
+    if (whole || !(range.lo < cents && cents < range.hi)) this.unbound(book);
+  }
+
+  /** The book's next tick is evaluated in full. */
+  private unbound(book: Book): void {
+    book.range.lo = Infinity;
+    book.range.hi = -Infinity;
   }
 
   /** After a day close: every source reads its finished days again, and moving levels are set afresh. */
   roll(): void {
     this.feeds.refresh();
-    for (const book of this.books.values()) for (const ladder of book.ladders) ladder.roll();
+    for (const book of this.books.values()) {
+      this.unbound(book);
+      for (const ladder of book.ladders) ladder.roll();
+      for (const group of book.groups) {
+        group.range.lo = Infinity;
+        group.range.hi = -Infinity;
+      }
+    }
   }
 
   /** The armed alerts of a symbol, in the order they were armed. */

@@ -60,6 +60,30 @@ export function edgeOf(op: AlertOp, pv: number, plo: number, phi: number, v: num
   }
 }
 
+/** Prices in cents, both bounds excluded. */
+export interface PriceRange {
+  lo: number;
+  hi: number;
+}
+
+/** Far enough from zero (in the values' units) for a difference's sign to be the same in floating point. */
+const SIGN_MARGIN = 0.01;
+
+/**
+ * Narrows `range` to the prices on the side of `cents` where `slope × c + intercept` keeps its sign, at least
+ * {@link SIGN_MARGIN} from zero; false when `cents` itself is too near the root (or the slope too flat) to tell.
+ */
+function narrowTo(range: PriceRange, cents: number, slope: number, intercept: number): boolean {
+  const magnitude = Math.abs(slope);
+  if (magnitude < 1e-9) return Math.abs(intercept) > 2 * SIGN_MARGIN;
+  const root = -intercept / slope;
+  const margin = Math.max(2, (2 * SIGN_MARGIN) / magnitude);
+  if (cents <= root - margin) range.hi = Math.min(range.hi, root - margin);
+  else if (cents >= root + margin) range.lo = Math.max(range.lo, root + margin);
+  else return false;
+  return true;
+}
+
 /** One operand: a constant in the source's unit, or a feed. */
 interface Operand {
   readonly constant: number;
@@ -104,6 +128,40 @@ export class ConditionProbe {
   /** The source's own value on a tick, in its unit. */
   sourceValue(cents: number, volume: number, prevCloseCents: number): number {
     return this.source.value(cents, volume, prevCloseCents);
+  }
+
+  /**
+   * Narrows `range` (prices in cents, both bounds excluded) to where no comparison of the source with a level
+   * differs from what it is at `cents`, when every operand is linear in the price (price, SMA, EMA, constants):
+   * answers `'narrowed'`, `'inert'` when a value is unknown all day (the condition cannot be evaluated), or
+   * `'opaque'` when the comparisons may change at any tick (another source, a moving level, or too near a
+   * crossing to be sure in floating point).
+   */
+  narrow(cents: number, range: PriceRange): 'narrowed' | 'inert' | 'opaque' {
+    if (this.condition.bars !== null) return 'opaque';
+    let vA: number;
+    let vB: number;
+    let loA: number;
+    let loB: number;
+    if (this.smaScale > 0) {
+      vA = this.smaScale - 1;
+      vB = 0;
+      loA = 0;
+      loB = this.lower.feed!.smaBase;
+    } else {
+      vA = this.source.slope;
+      vB = this.source.intercept;
+      loA = this.lower.feed === null ? 0 : this.lower.feed.slope;
+      loB = this.lower.feed === null ? this.lower.constant : this.lower.feed.intercept;
+    }
+    const hasUpper = this.condition.upper !== null;
+    const hiA = !hasUpper ? 0 : this.upper.feed === null ? 0 : this.upper.feed.slope;
+    const hiB = !hasUpper ? 0 : this.upper.feed === null ? this.upper.constant : this.upper.feed.intercept;
+    if (Number.isNaN(vA + loA + hiA)) return 'opaque';
+    if (Number.isNaN(vB + loB + hiB)) return 'inert';
+    if (!narrowTo(range, cents, vA - loA, vB - loB)) return 'opaque';
+    if (hasUpper && !narrowTo(range, cents, vA - hiA, vB - hiB)) return 'opaque';
+    return 'narrowed';
   }
 
   /** Reads the values on a tick; answers false when one is unknown (NaN). */

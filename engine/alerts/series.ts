@@ -103,6 +103,7 @@ export class SourceFeed {
   /** RSI: the last close. */
   private c = NaN;
   private readonly past = new Map<number, number>();
+  private readonly units = new Map<number, number>();
   private history: SymbolHistory | undefined;
 
   constructor(
@@ -141,6 +142,104 @@ export class SourceFeed {
       [this.a, this.b] = wilderOver(closes, period, n);
       this.c = n > 0 ? closes[n - 1]! : NaN;
     }
+  }
+
+  /**
+   * The value as `slope × cents + intercept` within a day, for the sources linear in the price (price, SMA,
+   * EMA); the slope is NaN for the others, the intercept NaN when the value is unknown (too short a history).
+   */
+  get slope(): number {
+    switch (this.kind) {
+      case KIND_PRICE:
+        return 1;
+      case KIND_SMA:
+        return 1 / this.period;
+      case KIND_EMA:
+        return 2 / (this.period + 1);
+      default:
+        return NaN;
+    }
+  }
+
+  /** See {@link slope}. */
+  get intercept(): number {
+    switch (this.kind) {
+      case KIND_PRICE:
+        return 0;
+      case KIND_SMA:
+        return this.a / this.period;
+      case KIND_EMA:
+        return this.a * (1 - 2 / (this.period + 1));
+      default:
+        return NaN;
+    }
+  }
+
+  /** Whether the value depends on the day's volume rather than on the price. */
+  get byVolume(): boolean {
+    return this.kind === KIND_VOLUME;
+  }
+
+  /**
+   * Every source but volume is non-decreasing in the price within a day (in floating point too), so the price
+   * in cents where it first reaches a level is found by galloping from `cents`: the smallest integer price
+   * above `cents` whose value is at or above `level` (above it when `strict`), Infinity when none. The value at
+   * `cents` must not meet it.
+   */
+  firstCentsUp(cents: number, prevCloseCents: number, level: number, strict: boolean): number {
+    let lo = cents;
+    let step = 1;
+    let hi = cents + 1;
+    while (!this.meets(hi, prevCloseCents, level, strict)) {
+      lo = hi;
+      step *= 2;
+      if (step > 2 ** 40) return Infinity;
+      hi = cents + step;
+    }
+    while (hi - lo > 1) {
+      const mid = lo + Math.floor((hi - lo) / 2);
+      if (this.meets(mid, prevCloseCents, level, strict)) hi = mid;
+      else lo = mid;
+    }
+    return hi;
+  }
+
+  /**
+   * The mirror of {@link firstCentsUp}: the largest integer price below `cents` whose value is below `level`
+   * (at or below it when `strict`), -Infinity when none.
+   */
+  lastCentsDown(cents: number, prevCloseCents: number, level: number, strict: boolean): number {
+    let hi = cents;
+    let step = 1;
+    let lo = cents - 1;
+    while (this.meets(lo, prevCloseCents, level, strict)) {
+      hi = lo;
+      step *= 2;
+      if (step > 2 ** 40) return -Infinity;
+      lo = cents - step;
+    }
+    while (hi - lo > 1) {
+      const mid = lo + Math.floor((hi - lo) / 2);
+      if (this.meets(mid, prevCloseCents, level, strict)) hi = mid;
+      else lo = mid;
+    }
+    return lo;
+  }
+
+  /** An amount the user wrote in the source's unit in the feed's unit, converted once per amount. */
+  private unitsOf(amount: number): number {
+    let units = this.units.get(amount);
+    if (units === undefined) {
+      units = toUnits(this.source, amount);
+      this.units.set(amount, units);
+    }
+    return units;
+  }
+
+  /** Whether the value at a price is at or above `level` (above when `strict`). */
+  private meets(cents: number, prevCloseCents: number, level: number, strict: boolean): boolean {
+    const v = this.value(cents, 0, prevCloseCents);
+    return strict ? v > level : v >= level;
   }
 
   /** The value with today's forming bar. */
@@ -216,9 +315,9 @@ export class SourceFeed {
     if (Number.isNaN(base)) return NaN;
     switch (op) {
       case 'moving_up':
-        return base + toUnits(this.source, amount);
+        return base + this.unitsOf(amount);
       case 'moving_down':
-        return base - toUnits(this.source, amount);
+        return base - this.unitsOf(amount);
       case 'moving_up_pct':
         return base + (Math.abs(base) * amount) / 100;
       default:
