@@ -88,6 +88,39 @@ function parse<T>(schema: z.ZodType<T> | undefined, value: unknown, where: strin
   return result.data;
 }
 
+/**
+ * Validated path parameters and queries of GET routes, kept per route by their raw text: a repeated request
+ * (the same page asked again, the common case of read-model routes) skips the schema's work. Only accepted
+ * values made only of plain values are kept (frozen, so no handler can change what the next request gets);
+ * lists and refusals are worked out every time. Bounded: a full cache starts again empty.
+ */
+const PARSED_LIMIT = 512;
+
+function keptParse<T>(
+  kept: Map<string, unknown>,
+  schema: z.ZodType<T> | undefined,
+  key: string,
+  value: () => unknown,
+  where: string,
+): T {
+  if (!schema) return undefined as T;
+  if (kept.has(key)) return kept.get(key) as T;
+  const parsed = parse(schema, value(), where);
+  if (kept.size >= PARSED_LIMIT) kept.clear();
+  if (flat(parsed)) kept.set(key, Object.freeze(parsed));
+  return parsed;
+}
+
+/** Whether a parsed value is an object of plain values only (none a handler could change in place). */
+function flat(parsed: unknown): boolean {
+  if (typeof parsed !== 'object' || parsed === null) return false;
+  return Object.values(parsed).every((v) => v === null || typeof v !== 'object');
+}
+
+function paramsKey(params: unknown): string {
+  return params && typeof params === 'object' ? Object.values(params as Record<string, string>).join('\u0000') : '';
+}
+
 function commandIdOf(ctx: Context, userId: string): string {
   const key = idempotencyKeyOf(ctx);
   if (!key) return randomUUID();
@@ -128,6 +161,8 @@ export function isRouteHandler(fn: unknown): boolean {
 /** The Koa handler of one route: access check, validation, then the route's work; the answer is its JSON. */
 export function routeHandler(definition: RouteDef<never, never, never>): (ctx: Context) => Promise<void> {
   const route = definition as RouteDef;
+  const keptParams = new Map<string, unknown>();
+  const keptQueries = new Map<string, unknown>();
   const handler = async (ctx: Context): Promise<void> => {
     refuseLargeBody(ctx, route.bodyLimit);
     const session = (ctx.state.session as Session | null | undefined) ?? null;
@@ -139,8 +174,15 @@ export function routeHandler(definition: RouteDef<never, never, never>): (ctx: C
     if (settling) await settling;
     if (route.method !== 'GET') idempotencyKeyOf(ctx);
     const userId = session?.userId ?? '';
-    const params = parse(route.params, ctx.params, 'params');
-    const query = route.query ? parse(route.query, { ...ctx.query }, 'query') : undefined;
+    const get = route.method === 'GET';
+    const params = get
+      ? keptParse(keptParams, route.params, paramsKey(ctx.params), () => ctx.params, 'params')
+      : parse(route.params, ctx.params, 'params');
+    const query = !route.query
+      ? undefined
+      : get
+        ? keptParse(keptQueries, route.query, ctx.querystring, () => ({ ...ctx.query }), 'query')
+        : parse(route.query, { ...ctx.query }, 'query');
     const body = parse(route.body, ctx.request.body, 'body');
     let result: unknown;
     try {
