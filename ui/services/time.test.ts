@@ -5,7 +5,11 @@ import {
   formatRecent,
   formatTime,
   fromFieldValue,
+  marketPlotTime,
   plotTime,
+  timeAxisTitle,
+  tradingDayTitle,
+  zoneName,
   todayStamp,
   toFieldValue,
   wallClock,
@@ -125,5 +129,28 @@ describe('time formatting', () => {
         expect(toFieldValue(back, zone), `${zone} ${iso}`).to.equal(field);
       }
     }
+  });
+
+  it('names the zone of a time axis: New York for the market, the IANA id of another zone', () => {
+    expect(zoneName('market')).to.equal('New York');
+    expect(zoneName('Europe/Paris')).to.equal('Europe/Paris');
+    expect(zoneName('local')).to.equal(Intl.DateTimeFormat().resolvedOptions().timeZone);
+    expect(timeAxisTitle('market')).to.equal('Time (New York)');
+    expect(timeAxisTitle('Asia/Tokyo')).to.equal('Time (Asia/Tokyo)');
+    expect(tradingDayTitle()).to.equal('Date (New York trading day)');
+    expect(tradingDayTitle('Day')).to.equal('Day (New York trading day)');
+  });
+
+  it("moves a New York minute into another zone's wall clock, across dates and daylight time", () => {
+    expect(marketPlotTime('2026-07-01 09:30', 'market')).to.equal('2026-07-01 09:30');
+    expect(marketPlotTime('2026-07-01 09:30', 'Europe/Paris')).to.equal('2026-07-01 15:30');
+    expect(marketPlotTime('2026-01-15 09:30', 'Europe/Paris')).to.equal('2026-01-15 15:30');
+    expect(marketPlotTime('2026-07-01 15:59', 'Asia/Tokyo')).to.equal('2026-07-02 04:59');
+    expect(marketPlotTime('2026-01-15 15:59', 'Asia/Tokyo')).to.equal('2026-01-16 05:59');
+    // The weeks New York keeps daylight time and Paris does not yet: five hours apart, not six.
+    expect(marketPlotTime('2026-03-20 10:00', 'Europe/Paris')).to.equal('2026-03-20 15:00');
+    expect(marketPlotTime('2026-03-20 10:00', 'America/Los_Angeles')).to.equal('2026-03-20 07:00');
+    expect(marketPlotTime('not a time', 'market')).to.equal(null);
+    expect(marketPlotTime('2026-02-30 10:00', 'Europe/Paris')).to.equal(null);
   });
 });

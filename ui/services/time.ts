@@ -5,7 +5,10 @@
  * API: `formatDateTime(at)` → `2026-11-25 14:05 ET`, `formatTime(at)` → `14:05:03 ET`, `formatRecent(at)` (the
  * time alone when it is today, else the date and time), `formatDate(at)` → `2026-11-25`, `zoneLabel(at)`,
  * `wallClock(at)` (the parts), `plotTime(at)` (a chart's x value: Plotly draws dates as wall-clock
- * readings, without zones), `todayStamp()` (file names), and for `datetime-local` fields
+ * readings, without zones), `marketPlotTime(minute)` (a New York wall-clock reading moved into the zone),
+ * `zoneName()` and `timeAxisTitle()` (a chart's time axis: `Time (New York)`), `tradingDayTitle()` (a column or
+ * axis of daily bars' dates, which are New York trading days whatever the zone: `Date (New York trading day)`),
+ * `todayStamp()` (file names), and for `datetime-local` fields
  * `toFieldValue(iso)` / `fromFieldValue(text)`. `at` is an ISO string, epoch milliseconds or a Date. Each takes
  * an optional zone last: `'market'`, `'local'` or an IANA zone id; without it, the viewer's setting
  * (`preferences.get().timeZone`). Components call `usePreferences()` to render again when the setting changes;
@@ -17,6 +20,10 @@ import { preferences, type TimeZoneChoice } from './preferences.ts';
 export const MARKET_TIME_ZONE = 'America/New_York';
 /** The market zone's label. */
 export const MARKET_LABEL = 'ET';
+/** The market zone's name in titles. */
+export const MARKET_NAME = 'New York';
+/** What a daily bar's date is, in any zone: the New York trading day. */
+export const TRADING_DAY = `${MARKET_NAME} trading day`;
 
 /** A zone: the market's, the browser's, or an IANA zone id. */
 export type Zone = TimeZoneChoice | (string & {});
@@ -142,6 +149,34 @@ export function formatRecent(
 export function plotTime(at: Instant | null | undefined, zone: Zone = preferences.get().timeZone): string | null {
   const clock = wallClock(at, zone);
   return clock && `${clock.date} ${clock.time}`;
+}
+
+/** A zone's name in titles: `New York` for the market's, else its IANA id (`Europe/Paris`). */
+export function zoneName(zone: Zone = preferences.get().timeZone): string {
+  return zone === 'market' ? MARKET_NAME : zoneId(zone);
+}
+
+/** The title of a chart's time axis in the zone: `Time (New York)`, `Time (Europe/Paris)`. */
+export function timeAxisTitle(zone: Zone = preferences.get().timeZone): string {
+  return `Time (${zoneName(zone)})`;
+}
+
+/**
+ * The title of a column or axis of trading dates (`Date (New York trading day)`): a daily bar's date is the New
+ * York trading day whatever the viewer's zone, so it is labelled once rather than converted.
+ */
+export function tradingDayTitle(what = 'Date'): string {
+  return `${what} (${TRADING_DAY})`;
+}
+
+/**
+ * A New York wall-clock reading (`YYYY-MM-DD HH:MM`, as the intraday candles keep their minutes) as the zone's
+ * wall-clock reading of the same instant, `YYYY-MM-DD HH:MM`, for a chart's x; null when unreadable.
+ */
+export function marketPlotTime(minute: string, zone: Zone = preferences.get().timeZone): string | null {
+  if (zone === 'market') return FIELD.test(minute.replace(' ', 'T')) ? minute : null;
+  const instant = fromFieldValue(minute.replace(' ', 'T'), 'market');
+  return instant === '' ? null : (plotTime(instant, zone)?.slice(0, 16) ?? null);
 }
 
 /** Today's date in the zone, `2026-11-25` (file names). */

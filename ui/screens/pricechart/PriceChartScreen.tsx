@@ -13,21 +13,26 @@ import {
   ALERT_FREQUENCIES,
   type AlertFrequency,
   type AlertOp,
+  type AlertSource,
 } from '../../../domain/alerts/conditions.ts';
 import { Chart } from '../../components/Chart.tsx';
 import { ChoiceSelect, ConditionBuilder } from '../../components/ConditionBuilder.tsx';
-import { OP_LABELS, newDraft } from '../../components/conditionDraft.ts';
+import { OP_LABELS, SOURCE_CHIPS, newDraft } from '../../components/conditionDraft.ts';
 import { Empty, Failed, Skeleton } from '../../components/LoadState.tsx';
 import { Link } from '../../components/Link.tsx';
 import { chartPath, navigate, useLocation } from '../../services/router.ts';
+import { usePreferences } from '../../services/preferences.ts';
 import { todayStamp } from '../../services/time.ts';
 import { quickAddToWatchlist } from '../../services/watchlist.ts';
+import { sourcePanel } from './channelBands.ts';
 import { shapeMoves, type ChartElement } from './chartElements.ts';
 import {
   DURATIONS,
   SMA_COLORS,
   SMA_PERIODS,
   alertLabel,
+  chartNote,
+  chartView,
   defaultDirection,
   quoteText,
   type ChartAlert,
@@ -164,8 +169,14 @@ function SmaAlertForm({ send, busy }: { readonly send: Send; readonly busy: bool
   );
 }
 
-function AlertItem(props: { readonly alert: ChartAlert; readonly send: Send; readonly busy: boolean }) {
-  const { alert, send, busy } = props;
+function AlertItem(props: {
+  readonly alert: ChartAlert;
+  readonly send: Send;
+  readonly busy: boolean;
+  /** Why the alert is not drawn on the chart, if it is not. */
+  readonly note: string | null;
+}) {
+  const { alert, send, busy, note } = props;
   const [editing, setEditing] = useState(false);
   const [text, setText] = useState('');
   const label = alertLabel(alert);
@@ -209,6 +220,11 @@ function AlertItem(props: { readonly alert: ChartAlert; readonly send: Send; rea
         </span>
       )}
       <span className={`pc-status ${alert.status}`}>{alert.status}</span>
+      {note && (
+        <span className="pc-alert-note hint" title={note}>
+          {note}
+        </span>
+      )}
       {alert.kind === 'PRICE' && !editing && (
         <button
           type="button"
@@ -238,7 +254,15 @@ function AlertItem(props: { readonly alert: ChartAlert; readonly send: Send; rea
   );
 }
 
-/** The popover of a drawn channel: which channel operator, how often, then create. */
+/** The series a channel drawn on the price axis may watch: the price and its moving averages. */
+const PRICE_AXIS_SOURCES: readonly AlertSource[] = SOURCE_CHIPS.filter((c) => sourcePanel(c.source) === 'price').map(
+  (c) => c.source,
+);
+const SOURCE_LABELS: Readonly<Record<string, string>> = Object.fromEntries(
+  SOURCE_CHIPS.map((c) => [c.source, c.label]),
+);
+
+/** The popover of a drawn channel: which series, which channel operator, how often, then create. */
 function ChannelPopover(props: {
   readonly lower: number;
   readonly upper: number;
@@ -250,9 +274,10 @@ function ChannelPopover(props: {
   const { lower, upper, send } = props;
   const [op, setOp] = useState<AlertOp>('entering_channel');
   const [frequency, setFrequency] = useState<AlertFrequency>('once');
+  const [source, setSource] = useState<AlertSource>('price');
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    send({ type: 'user.addChannel', op, frequency });
+    send({ type: 'user.addChannel', op, frequency, source });
   };
   return (
     <form
@@ -275,6 +300,13 @@ function ChannelPopover(props: {
         labelOf={(o) => OP_LABELS[o]}
         onChange={setOp}
         autoFocus
+      />
+      <ChoiceSelect
+        label="Channel of"
+        value={source}
+        choices={PRICE_AXIS_SOURCES}
+        labelOf={(s) => SOURCE_LABELS[s] ?? s}
+        onChange={setSource}
       />
       <ChoiceSelect
         label="Channel frequency"
@@ -338,7 +370,9 @@ function PriceChart({ symbol }: { readonly symbol: string }) {
 
   // The revision (in the context) and the local redraw count rebuild the figure, so a line moved in vain
   // goes back to its price.
-  const figure = useMemo(() => buildFigure(context), [context, redraw]);
+  // The 1D chart's times follow the time zone setting.
+  const { timeZone } = usePreferences();
+  const figure = useMemo(() => buildFigure(context, timeZone), [context, redraw, timeZone]);
   const current = useRef({
     figure,
     elements: context.elements,
@@ -654,7 +688,13 @@ function PriceChart({ symbol }: { readonly symbol: string }) {
               ) : (
                 <ul className="pc-alerts" aria-label="Alerts">
                   {context.alerts.map((a) => (
-                    <AlertItem key={a.id} alert={a} send={send} busy={alertsBusy} />
+                    <AlertItem
+                      key={a.id}
+                      alert={a}
+                      send={send}
+                      busy={alertsBusy}
+                      note={chartNote(a, context.bars, chartView(context.duration))}
+                    />
                   ))}
                 </ul>
               )}

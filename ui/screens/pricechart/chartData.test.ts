@@ -5,6 +5,8 @@ import {
   alertElement,
   applyQuote,
   barsOfDuration,
+  chartNote,
+  chartView,
   compareElement,
   defaultDirection,
   durationMonths,
@@ -14,27 +16,11 @@ import {
   quoteText,
   supportResistance,
   thresholdProblem,
-  type Bar,
   type ChartAlert,
 } from './chartData.ts';
-import { buildFigure, intradayCandles, intradayRange, priceAtPoint, volumeTicks } from './chartFigure.ts';
-
-function bar(date: string, close: number, extra: Partial<Bar> = {}): Bar {
-  return {
-    date,
-    open: close,
-    high: close + 1,
-    low: close - 1,
-    close,
-    volume: 1000,
-    SMA_20: null,
-    SMA_50: close - 2,
-    SMA_100: null,
-    SMA_200: null,
-    rsi_14: null,
-    ...extra,
-  };
-}
+import { buildFigure, intradayCandles, intradayRange, intradayX, priceAtPoint, volumeTicks } from './chartFigure.ts';
+import { renderElements } from './chartElements.ts';
+import { bar } from './chartFixtures.ts';
 
 function quote(price: number, ts: string, change = 1, volume = 5000): Quote {
   return { symbol: 'AAPL', price, change, changepct: 0.5, volume, ts, source: 'simulated' };
@@ -156,6 +142,61 @@ describe('price chart data', () => {
     expect(sma?.chartdata).to.include({ y: 98, label: '▲ Up SMA 50 ✕' });
   });
 
+  it('draws every channel alert where it belongs: price levels, a level following a series, volume; notes the others', () => {
+    const bars = [bar('2026-01-05', 100), bar('2026-01-06', 101)];
+    const channel = (patch: Partial<ChartAlert['condition']>, status: ChartAlert['status'] = 'armed'): ChartAlert => ({
+      id: 'c1',
+      symbol: 'AAPL',
+      threshold: null,
+      alerttype: null,
+      kind: 'CONDITION',
+      status,
+      createdt: '2026-01-05T00:00:00Z',
+      condition: { op: 'inside_channel', source: 'price', value: null, lower: 90, upper: 110, bars: null, ...patch },
+      conditiontext: 'Price is inside the channel',
+      frequency: 'once',
+      expires: null,
+      lastfired: null,
+      triggercount: 0,
+    });
+    const daily = chartView('3M');
+    const constant = alertElement(channel({}), bars, daily);
+    expect(constant).to.deep.include({ type: 'BAND', color: '#7c3aed' });
+    expect(constant?.chartdata).to.deep.equal({
+      lower: 90,
+      upper: 110,
+      axis: 'y',
+      label: 'Price is inside the channel ✕',
+      dash: 'dash',
+      clickable: true,
+    });
+    const following = alertElement(channel({ op: 'exiting_channel', lower: { ref: 'sma:50' } }), bars, daily);
+    expect(following?.chartdata).to.deep.include({ lower: [98, 99], upper: 110, x: ['2026-01-05', '2026-01-06'] });
+    const drawn = renderElements(following ? [following] : []);
+    expect(drawn.traces.map((t) => (t as { y: unknown }).y)).to.deep.equal([
+      [98, 99],
+      [110, 110],
+    ]);
+    const volume = alertElement(channel({ source: 'volume', lower: 500, upper: 900 }, 'triggered'), bars, daily);
+    expect(volume).to.deep.include({ type: 'BAND', color: '#8a94a6' });
+    expect(volume?.chartdata).to.deep.include({ axis: 'y2', dash: 'dot' });
+    expect(chartNote(channel({ source: 'volume', lower: 500, upper: 900 }), bars, daily)).to.equal(null);
+
+    const rsi = channel({ source: 'rsi:14', lower: 30, upper: 70 });
+    expect(alertElement(rsi, bars, daily)).to.equal(null);
+    expect(chartNote(rsi, bars, daily)).to.equal('Not drawn: the chart shows no RSI(14) panel');
+    const change = channel({ source: 'changepct', lower: -2, upper: 2 });
+    expect(chartNote(change, bars, daily)).to.equal('Not drawn: the chart has no change % panel');
+    const intraday = chartView('1D');
+    expect(alertElement(channel({ lower: { ref: 'sma:50' } }), bars, intraday)?.chartdata).to.deep.include({
+      lower: 99,
+      upper: 110,
+    });
+    expect(chartNote(channel({ source: 'volume', lower: 500, upper: 900 }), bars, intraday)).to.match(
+      /^Not drawn: the chart shows no volume panel/,
+    );
+  });
+
   it('marks patterns on their bars with their names', () => {
     const bars = [bar('2026-01-02', 100), bar('2026-01-05', 101)];
     const element = patternElement(
@@ -249,6 +290,39 @@ describe('price chart data', () => {
       'no averages on 1D',
     ).to.deep.equal(['candlestick', 'bar']);
     expect(intraday.layout.xaxis).to.include({ type: 'date' });
+  });
+
+  it("writes the 1D chart's times in the chosen zone with the zone in the axis title; daily dates as trading days", () => {
+    const candles = [
+      { time: '2026-07-01 09:30', open: 100, high: 101, low: 99, close: 100.5, volume: 10, sessionVolume: 10 },
+      { time: '2026-07-01 09:31', open: 100.5, high: 102, low: 100, close: 101, volume: 5, sessionVolume: 15 },
+    ];
+    expect(intradayX(candles, 'market')).to.deep.equal(['2026-07-01 09:30', '2026-07-01 09:31']);
+    expect(intradayX(candles, 'Europe/Paris')).to.deep.equal(['2026-07-01 15:30', '2026-07-01 15:31']);
+    expect(intradayX(candles, 'Asia/Tokyo')).to.deep.equal(['2026-07-01 22:30', '2026-07-01 22:31']);
+    const state = {
+      symbol: 'AAPL',
+      duration: '1D',
+      bars: [],
+      intraday: candles,
+      elements: [],
+      removed: [],
+      smas: [],
+    } as const;
+    const market = buildFigure(state, 'market');
+    expect(market.data[0]).to.deep.include({ x: ['2026-07-01 09:30', '2026-07-01 09:31'] });
+    expect(market.layout.xaxis?.title).to.deep.equal({ text: 'Time (New York)' });
+    expect(market.layout.xaxis?.hoverformat).to.equal('%Y-%m-%d %H:%M ET');
+    expect(market.layout.xaxis?.range).to.deep.equal(['2026-07-01 09:25', '2026-07-01 10:30']);
+    const paris = buildFigure(state, 'Europe/Paris');
+    expect(paris.data[0]).to.deep.include({ x: ['2026-07-01 15:30', '2026-07-01 15:31'] });
+    expect(paris.data[1]).to.deep.include({ x: ['2026-07-01 15:30', '2026-07-01 15:31'] });
+    expect(paris.layout.xaxis?.title).to.deep.equal({ text: 'Time (Europe/Paris)' });
+    expect(paris.layout.xaxis?.hoverformat).to.equal('%Y-%m-%d %H:%M GMT+2');
+    expect(paris.layout.xaxis?.range).to.deep.equal(['2026-07-01 15:25', '2026-07-01 16:30']);
+    const daily = buildFigure({ ...state, duration: '3M', bars: [bar('2026-01-05', 100)] }, 'Europe/Paris');
+    expect(daily.data[0]).to.deep.include({ x: ['2026-01-05'] });
+    expect(daily.layout.xaxis?.title).to.deep.equal({ text: 'Date (New York trading day)' });
   });
 
   it('writes volume ticks with the number display rule', () => {

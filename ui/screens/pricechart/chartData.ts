@@ -14,7 +14,8 @@ import type { ChartBar } from '../../../domain/contract/market.ts';
 import type { PatternRowAnswer } from '../../../domain/contract/patterns.ts';
 import type { Quote } from '../../../domain/market/types.ts';
 import { SMA_PERIODS, type SmaPeriod } from '../../../domain/screener/query.ts';
-import { normalizeSeries, trimToLength, type ChartElement, type MarkerPoint } from './chartElements.ts';
+import { channelPlacement, type ChartView, type Panel } from './channelBands.ts';
+import { normalizeSeries, trimToLength, type BandAxis, type ChartElement, type MarkerPoint } from './chartElements.ts';
 import { wallClock } from '../../services/time.ts';
 
 /** A daily bar as `GET /api/bars/{symbol}` answers it. */
@@ -346,28 +347,63 @@ function conditionColor(op: AlertOp): string {
   return LEVEL_COLORS.crossing;
 }
 
+/** The axis each panel's values are drawn on. */
+export const PANEL_AXES: Readonly<Record<Panel, BandAxis>> = { price: 'y', volume: 'y2', rsi: 'y4' };
+
+/** The view of daily bars with the price and volume panels. */
+export const DAILY_VIEW: ChartView = Object.freeze<ChartView>({ panels: ['price', 'volume'], daily: true });
+
+/** The view of the 1D minute candles: the price panel (its volume bars are per minute, not the day's volume). */
+export const INTRADAY_VIEW: ChartView = Object.freeze<ChartView>({
+  panels: ['price'],
+  daily: false,
+  missing: { volume: 'the 1D volume bars are per minute, not the day' },
+});
+
+/** The view a duration shows. */
+export function chartView(duration: Duration): ChartView {
+  return duration === '1D' ? INTRADAY_VIEW : DAILY_VIEW;
+}
+
 /**
- * The element of a condition alert on the price axis: a shaded BAND for a channel of the price between two
- * prices, an ALERT line for the price against one price; null for any other (another source, or a level that
- * is a series), which the alert list shows in words.
+ * The element of a condition alert: a shaded BAND for a channel on its source's panel (bounds as constants or
+ * following the series they refer to, see {@link channelPlacement}), an ALERT line for the price against one
+ * price; null for any other, which the alert list shows in words (with {@link chartNote}'s reason for a
+ * channel that is not drawn).
  */
-export function conditionElement(alert: ChartAlert): ChartElement | null {
+export function conditionElement(
+  alert: ChartAlert,
+  bars: readonly Bar[] = [],
+  view: ChartView = DAILY_VIEW,
+): ChartElement | null {
   const { condition } = alert;
-  if (condition.source !== 'price') return null;
   const done = alert.status !== 'armed';
   const color = done ? LEVEL_COLORS.triggered : conditionColor(condition.op);
   const base = { symbol: alert.symbol, id: alert.id, charttype: 'condition', color, normalize: false };
   const label = `${alertLabel(alert)} ✕`;
   const dash = done ? 'dot' : 'dash';
-  if (CHANNEL_OPS.includes(condition.op)) {
-    const { lower, upper } = condition;
-    if (typeof lower !== 'number' || typeof upper !== 'number') return null;
-    return { ...base, type: 'BAND', chartdata: { lower, upper, label, dash, clickable: true } };
+  const placement = channelPlacement(condition, bars, view);
+  if (placement) {
+    if (!placement.drawn) return null;
+    const { lower, upper, x, panel } = placement;
+    const series = typeof lower !== 'number' || typeof upper !== 'number';
+    return {
+      ...base,
+      type: 'BAND',
+      chartdata: { lower, upper, ...(series ? { x } : {}), axis: PANEL_AXES[panel], label, dash, clickable: true },
+    };
   }
+  if (condition.source !== 'price') return null;
   if (LEVEL_OPS.includes(condition.op) && typeof condition.value === 'number') {
     return { ...base, type: 'ALERT', chartdata: { y: condition.value, label, dash, clickable: true } };
   }
   return null;
+}
+
+/** Why an alert is not drawn on the chart (a channel without a place there), or null. */
+export function chartNote(alert: ChartAlert, bars: readonly Bar[], view: ChartView): string | null {
+  const placement = alert.kind === 'CONDITION' ? channelPlacement(alert.condition, bars, view) : null;
+  return placement && !placement.drawn ? placement.note : null;
 }
 
 /**
@@ -375,8 +411,12 @@ export function conditionElement(alert: ChartAlert): ChartElement | null {
  * last value (armed alerts green up or red down and dashed, triggered ones grey and dotted), a condition alert
  * as {@link conditionElement} draws it; the label (✕) deletes it when clicked.
  */
-export function alertElement(alert: ChartAlert, bars: readonly Bar[]): ChartElement | null {
-  if (alert.kind === 'CONDITION') return conditionElement(alert);
+export function alertElement(
+  alert: ChartAlert,
+  bars: readonly Bar[],
+  view: ChartView = DAILY_VIEW,
+): ChartElement | null {
+  if (alert.kind === 'CONDITION') return conditionElement(alert, bars, view);
   const triggered = alert.status === 'triggered';
   const y = alert.kind === 'SMA' ? lastSma(bars, alert.period ?? 0) : alert.threshold;
   return {

@@ -137,6 +137,53 @@ describe('chart elements', () => {
     expect(renderElements([band], ['c1']).shapes).to.deep.equal([]);
   });
 
+  it('renders a BAND whose bounds follow series as two lines over the dates, the upper filled down to the lower', () => {
+    const band: ChartElement = {
+      symbol: 'AAPL',
+      id: 'c2',
+      type: 'BAND',
+      charttype: 'condition',
+      chartdata: {
+        lower: [null, 98, 99],
+        upper: 120,
+        x: ['2026-03-02', '2026-03-03', '2026-03-04'],
+        axis: 'y',
+        label: 'Price is inside the channel ✕',
+        dash: 'dash',
+        clickable: true,
+      },
+      color: '#7c3aed',
+      normalize: false,
+    };
+    const out = renderElements([band]);
+    expect(out.shapes, 'no rectangle').to.deep.equal([]);
+    expect(out.traces).to.have.length(2);
+    const [lower, upper] = out.traces as { x: string[]; y: (number | null)[]; fill?: string; yaxis?: string }[];
+    expect(lower).to.deep.include({ x: ['2026-03-02', '2026-03-03', '2026-03-04'], y: [null, 98, 99], yaxis: 'y' });
+    expect(lower?.fill).to.equal(undefined);
+    expect(upper).to.deep.include({ y: [120, 120, 120], fill: 'tonexty', fillcolor: 'rgba(124,58,237,0.14)' });
+    expect(out.annotationIds).to.deep.equal(['c2']);
+    expect(out.annotations[0]).to.include({ text: 'Price is inside the channel ✕', y: 120, yref: 'y' });
+    expect(renderElements([band], ['c2']).traces).to.deep.equal([]);
+  });
+
+  it('renders a BAND on the axis it names, and nothing for a bound without any value', () => {
+    const volume: ChartElement = {
+      symbol: 'AAPL',
+      id: 'v1',
+      type: 'BAND',
+      charttype: 'condition',
+      chartdata: { lower: 1e6, upper: 2e6, axis: 'y2', label: 'Volume ✕', dash: 'dash', clickable: true },
+      color: '#7c3aed',
+      normalize: false,
+    };
+    const out = renderElements([volume]);
+    expect(out.shapes[0]).to.include({ type: 'rect', yref: 'y2', y0: 1e6, y1: 2e6 });
+    expect(out.annotations[0]).to.include({ yref: 'y2', y: 2e6 });
+    const empty: ChartElement = { ...volume, chartdata: { ...volume.chartdata, lower: [null, null], x: ['a', 'b'] } };
+    expect(renderElements([empty])).to.deep.include({ shapes: [], traces: [], annotations: [] });
+  });
+
   it('moves a label aside when another one sits at nearly the same price', () => {
     const out = renderElements([
       level('s1', 'SAR', 100, 'resistance'),

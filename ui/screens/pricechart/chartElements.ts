@@ -1,8 +1,8 @@
 /**
  * Chart elements: everything drawn over a price chart besides the candles, kept as data
  * `{symbol, id, type, charttype, chartdata, color, normalize}` and rendered generically into Plotly traces,
- * shapes and annotations. ALERT and SAR are straight lines at a price, BAND a shaded band between two prices
- * (a channel alert), LINE an added series on the price axis, AXIS a series on a second axis, IMAGE markers such
+ * shapes and annotations. ALERT and SAR are straight lines at a price, BAND a shaded band between two levels or
+ * series (a channel alert, on the price, volume or RSI axis), LINE an added series on the price axis, AXIS a series on a second axis, IMAGE markers such
  * as pattern icons.
  */
 import type { Annotations, Data, Shape } from 'plotly.js';
@@ -22,12 +22,25 @@ export interface LevelData {
   readonly clickable: boolean;
 }
 
-/** A shaded band between two prices (BAND). */
+/** A bound of a band: a constant level, or one value per date of `x` (null where there is none). */
+export type BandBound = number | readonly (number | null)[];
+
+/** The value axes a band may be drawn on: the price (`y`), the volume bars (`y2`), the RSI panel (`y4`). */
+export type BandAxis = 'y' | 'y2' | 'y4';
+
+/**
+ * A shaded band between two levels (BAND): a rectangle across the plot when both bounds are constants, else an
+ * area between two lines following the bounds over the dates `x`.
+ */
 export interface BandData {
-  /** The band's lower price. */
-  readonly lower: number;
-  /** The band's upper price. */
-  readonly upper: number;
+  /** The band's lower bound. */
+  readonly lower: BandBound;
+  /** The band's upper bound. */
+  readonly upper: BandBound;
+  /** The dates of bounds that are series. */
+  readonly x?: readonly string[];
+  /** The axis of the band's values (default `y`, the price). */
+  readonly axis?: BandAxis;
   /** The label drawn at the band's top. */
   readonly label: string;
   /** The edge lines' dash. */
@@ -205,6 +218,69 @@ export function bandFill(color: string): string {
   return `rgba(${r},${g},${b},0.14)`;
 }
 
+const finite = (value: number | null | undefined): value is number =>
+  typeof value === 'number' && Number.isFinite(value);
+
+/** The last finite value of a bound (itself when constant), or null. */
+export function boundTop(bound: BandBound): number | null {
+  if (typeof bound === 'number') return Number.isFinite(bound) ? bound : null;
+  for (let i = bound.length - 1; i >= 0; i -= 1) if (finite(bound[i])) return bound[i] as number;
+  return null;
+}
+
+/** What a band draws: a rectangle (constant bounds) or two traces (lower, then upper filled down to it). */
+export interface RenderedBand {
+  readonly shape: Partial<Shape> | null;
+  readonly traces: Data[];
+  /** The axis of its values. */
+  readonly axis: BandAxis;
+  /** Where its label sits: the upper bound's last value. */
+  readonly top: number;
+}
+
+/**
+ * A band as Plotly draws it: a translucent rectangle across the plot between constant bounds; between bounds
+ * that follow series, a line for each bound over the dates, the upper one filled down to the lower
+ * (`tonexty`), a constant bound repeated on every date. Null when a bound has no value to draw.
+ */
+export function renderBand(data: BandData, color: string): RenderedBand | null {
+  const { lower, upper, dash, label } = data;
+  const axis = data.axis ?? 'y';
+  const top = boundTop(upper);
+  if (top === null || boundTop(lower) === null) return null;
+  if (typeof lower === 'number' && typeof upper === 'number') {
+    const shape: Partial<Shape> = {
+      type: 'rect',
+      xref: 'paper',
+      x0: 0,
+      x1: 1,
+      yref: axis,
+      y0: lower,
+      y1: upper,
+      fillcolor: bandFill(color),
+      line: { color, width: 1, dash },
+      layer: 'below',
+    };
+    return { shape, traces: [], axis, top };
+  }
+  const x = [...(data.x ?? [])];
+  const values = (bound: BandBound) => (typeof bound === 'number' ? x.map(() => bound) : [...bound]);
+  const name = label.replace(/ ✕$/, '');
+  const edge = (bound: BandBound, which: 'lower' | 'upper'): Data => ({
+    type: 'scatter',
+    mode: 'lines',
+    x,
+    y: values(bound),
+    name: `${name} (${which})`,
+    line: { color, width: 1, dash },
+    yaxis: axis,
+    showlegend: false,
+    hovertemplate: `${which === 'lower' ? 'Lower' : 'Upper'} %{y:.2f}<extra></extra>`,
+    ...(which === 'upper' ? { fill: 'tonexty' as const, fillcolor: bandFill(color) } : {}),
+  });
+  return { shape: null, traces: [edge(lower, 'lower'), edge(upper, 'upper')], axis, top };
+}
+
 /** Renders elements (minus the removed ones) into Plotly traces, shapes and annotations. */
 export function renderElements(elements: readonly ChartElement[], removed: readonly string[] = []): RenderedElements {
   const traces: Data[] = [];
@@ -257,27 +333,20 @@ export function renderElements(elements: readonly ChartElement[], removed: reado
         break;
       }
       case 'BAND': {
-        const { lower, upper, label, dash, clickable } = element.chartdata;
-        if (!Number.isFinite(lower) || !Number.isFinite(upper)) break;
-        shapes.push({
-          type: 'rect',
-          xref: 'paper',
-          x0: 0,
-          x1: 1,
-          yref: 'y',
-          y0: lower,
-          y1: upper,
-          fillcolor: bandFill(element.color),
-          line: { color: element.color, width: 1, dash },
-          layer: 'below',
-        });
-        shapeIds.push(element.id);
+        const band = renderBand(element.chartdata, element.color);
+        if (!band) break;
+        traces.push(...band.traces);
+        if (band.shape) {
+          shapes.push(band.shape);
+          shapeIds.push(element.id);
+        }
+        const { label, clickable } = element.chartdata;
         annotations.push({
           xref: 'paper',
-          x: labelSlot(rightLabels, upper, 'right'),
+          x: labelSlot(rightLabels, band.top, 'right'),
           xanchor: 'right',
-          yref: 'y',
-          y: upper,
+          yref: band.axis,
+          y: band.top,
           yanchor: 'bottom',
           text: label,
           showarrow: false,

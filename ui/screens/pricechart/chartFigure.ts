@@ -7,7 +7,15 @@ import { formatNumber } from '../../../domain/format.ts';
 import { renderElements } from './chartElements.ts';
 import { LEVEL_COLORS, SMA_COLORS, type Bar, type Candle, type SmaPeriod } from './chartData.ts';
 import type { PriceChartContext } from './pricechart.machine.ts';
-import { MARKET_LABEL } from '../../services/time.ts';
+import {
+  fromFieldValue,
+  marketPlotTime,
+  timeAxisTitle,
+  tradingDayTitle,
+  zoneLabel,
+  type Zone,
+} from '../../services/time.ts';
+import { preferences } from '../../services/preferences.ts';
 
 /** The figure and which element each shape and annotation draws. */
 export interface Figure {
@@ -76,14 +84,28 @@ export function intradayRange(candles: readonly Pick<Candle, 'time'>[]): [string
   return [minuteText(start), minuteText(end)];
 }
 
-/** Builds the figure of a chart state. */
+/**
+ * The x of the 1D candles in a zone: each New York minute as the zone's wall-clock minute (Plotly draws dates as
+ * they are written), so the axis reads the viewer's time; a minute that cannot be read stays as it is.
+ */
+export function intradayX(candles: readonly Pick<Candle, 'time'>[], zone: Zone): string[] {
+  return candles.map((c) => marketPlotTime(c.time, zone) ?? c.time);
+}
+
+/**
+ * Builds the figure of a chart state; the 1D chart's times are in `zone` (the viewer's setting), daily bars
+ * are dated by their New York trading day whatever the zone.
+ */
 export function buildFigure(
   context: Pick<PriceChartContext, 'symbol' | 'duration' | 'bars' | 'intraday' | 'elements' | 'removed' | 'smas'>,
+  zone: Zone = preferences.get().timeZone,
 ): Figure {
   const { symbol, duration } = context;
   const intraday = duration === '1D';
+  const candles = intraday ? intradayCandles(context.intraday, context.bars) : [];
+  const times = intradayX(candles, zone);
   const series = intraday
-    ? intradayCandles(context.intraday, context.bars).map((c) => ({ ...c, x: c.time }))
+    ? candles.map((c, i) => ({ ...c, x: times[i] ?? c.time }))
     : context.bars.map((b) => ({ ...b, x: b.date }));
   const x = series.map((s) => s.x);
   const data: Data[] = [
@@ -144,10 +166,16 @@ export function buildFigure(
           rangeslider: { visible: false },
           showgrid: false,
           range: intradayRange(series.map((s) => ({ time: s.x }))),
-          // The candles are New York minutes (marketMinute).
-          hoverformat: `%Y-%m-%d %H:%M ${MARKET_LABEL}`,
+          title: { text: timeAxisTitle(zone) },
+          hoverformat: `%Y-%m-%d %H:%M ${zoneLabel(fromFieldValue(candles.at(-1)?.time.replace(' ', 'T') ?? '', 'market') || Date.now(), zone)}`,
         }
-      : { type: 'category', rangeslider: { visible: false }, nticks: 8, showgrid: false },
+      : {
+          type: 'category',
+          rangeslider: { visible: false },
+          nticks: 8,
+          showgrid: false,
+          title: { text: tradingDayTitle() },
+        },
     yaxis: { domain: [0.26, 1], title: { text: 'Price' }, tickformat: '.2f', fixedrange: false },
     yaxis2: {
       domain: [0, 0.2],

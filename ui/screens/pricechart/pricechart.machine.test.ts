@@ -306,6 +306,7 @@ describe('price chart machine', () => {
       {
         lower: 120.5,
         upper: 130,
+        axis: 'y',
         label: 'Price enters the channel 120.50 – 130.00 ✕',
         dash: 'dash',
         clickable: true,

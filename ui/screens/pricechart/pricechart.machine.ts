@@ -5,7 +5,7 @@
  * form and the snapshot button.
  */
 import { alertsApi } from '../../../domain/contract/alerts.ts';
-import type { AlertFrequency, AlertOp } from '../../../domain/alerts/conditions.ts';
+import type { AlertFrequency, AlertOp, AlertSource } from '../../../domain/alerts/conditions.ts';
 import { marketApi } from '../../../domain/contract/market.ts';
 import { patternsApi } from '../../../domain/contract/patterns.ts';
 import { snapshotsApi } from '../../../domain/contract/snapshots.ts';
@@ -25,6 +25,7 @@ import {
   applyQuote,
   barsOfDuration,
   channelDraftElements,
+  chartView,
   closeElement,
   compareElement,
   durationMonths,
@@ -115,7 +116,7 @@ export type PriceChartEvent =
   | { type: 'user.setDrawing'; drawing: PriceChartContext['drawing'] }
   | { type: 'user.channelPoint'; price: number }
   | { type: 'user.cancelChannel' }
-  | { type: 'user.addChannel'; op: AlertOp; frequency: AlertFrequency }
+  | { type: 'user.addChannel'; op: AlertOp; frequency: AlertFrequency; source?: AlertSource }
   | { type: 'user.addCondition'; body: AlertBody }
   | { type: 'user.moveAlert'; id: string; price: number }
   | { type: 'user.deleteAlert'; id: string }
@@ -196,7 +197,7 @@ export function initialContext(symbol: string): PriceChartContext {
 export function deriveElements(context: Omit<PriceChartContext, 'elements'>): ChartElement[] {
   const { symbol, bars, duration, quote } = context;
   const alerts = [
-    ...context.alerts.flatMap((a) => alertElement(a, bars) ?? []),
+    ...context.alerts.flatMap((a) => alertElement(a, bars, chartView(duration)) ?? []),
     ...channelDraftElements(symbol, context.channelStart, context.channel),
   ];
   if (duration === '1D') {
@@ -251,7 +252,12 @@ export function alertRequest(context: PriceChartContext, event: PriceChartEvent)
       return context.channel
         ? {
             symbol,
-            condition: { op: event.op, source: 'price', lower: context.channel.lower, upper: context.channel.upper },
+            condition: {
+              op: event.op,
+              source: event.source ?? 'price',
+              lower: context.channel.lower,
+              upper: context.channel.upper,
+            },
             frequency: event.frequency,
           }
         : null;
