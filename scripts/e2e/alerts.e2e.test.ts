@@ -12,6 +12,23 @@ async function shapes(page: Page): Promise<{ type?: string; y0?: number; y1?: nu
   });
 }
 
+/** A scatter trace of the chart's Plotly graph as the page holds it. */
+interface PlotTrace {
+  readonly name?: string;
+  readonly x?: string[];
+  readonly y?: (number | null)[];
+  readonly fill?: string;
+  readonly yaxis?: string;
+}
+
+/** The traces of the chart's Plotly graph. */
+async function traces(page: Page): Promise<PlotTrace[]> {
+  return page.evaluate(() => {
+    const graph = document.querySelector('.js-plotly-plot') as unknown as { data?: PlotTrace[] } | null;
+    return (graph?.data ?? []).map(({ name, x, y, fill, yaxis }) => ({ name, x, y, fill, yaxis }));
+  });
+}
+
 /** Reads `lower – upper` from the channel popover's name. */
 function boundsOf(name: string): { lower: number; upper: number } {
   const match = /([\d.]+) – ([\d.]+)/.exec(name);
@@ -20,6 +37,14 @@ function boundsOf(name: string): { lower: number; upper: number } {
 }
 
 const cents = (value: number) => Math.round(value * 100) / 100;
+
+/** The last price of a symbol, read through the page's session. */
+async function lastPrice(page: Page, symbol: string): Promise<number> {
+  return page.evaluate(async (s) => {
+    const quotes = (await (await fetch(`/api/quotes?symbols=${s}`)).json()) as { price: number }[];
+    return quotes[0]?.price ?? 100;
+  }, symbol);
+}
 
 describe('alerts (Chromium)', function () {
   this.timeout(240_000);
@@ -135,6 +160,60 @@ describe('alerts (Chromium)', function () {
     await grid.locator('.ag-header-select-all').click();
     await page.getByRole('button', { name: 'Delete selected (2)' }).click();
     await page.getByText('No alerts yet').waitFor();
+    expect(errors).to.deep.equal([]);
+    await context.close();
+  });
+
+  it('draws a channel whose lower bound is the 50-day SMA as a band following that series, and says why an RSI channel is not drawn', async () => {
+    const { page, context, errors } = await e2e.newPage();
+    await e2e.signUp(page, 'refband');
+    await page.goto('/PriceCharts?stock=AAPL');
+    await page.locator('.plot-container').first().waitFor();
+    await page.getByTestId('chart-quote').waitFor();
+    await page.locator('.legendtext', { hasText: 'SMA 50' }).waitFor();
+    const upper = cents((await lastPrice(page, 'AAPL')) * 1.5);
+
+    await page.getByText('Any condition (SMA, EMA, RSI, volume, change %)').click();
+    const builder = page.getByRole('form', { name: 'Condition' });
+    await builder.getByLabel('Operator').selectOption('inside_channel');
+    await builder.getByLabel('Lower: a number or a series').selectOption('sma:50');
+    await builder.getByLabel('Upper', { exact: true }).fill(upper.toFixed(2));
+    await builder.getByRole('button', { name: 'Add alert' }).click();
+    const alerts = page.getByRole('list', { name: 'Alerts' });
+    await alerts.getByRole('listitem').first().waitFor();
+    const words = (await alerts.locator('.pc-alert-label').first().textContent()) ?? '';
+    expect(words).to.include('50-day SMA');
+    await page.locator('.plot-container').getByText(`${words} ✕`).waitFor();
+
+    // The band: a line on the SMA's values, then one at the upper price filled down to it.
+    const drawn = await traces(page);
+    const sma = drawn.find((t) => t.name === 'SMA 50');
+    const filled = drawn.findIndex((t) => t.fill === 'tonexty');
+    expect(
+      sma?.y?.some((v) => typeof v === 'number'),
+      'the SMA has values',
+    ).to.equal(true);
+    expect(filled, 'a filled band').to.be.greaterThan(0);
+    const lowerLine = drawn[filled - 1];
+    const upperLine = drawn[filled];
+    expect(lowerLine?.x).to.deep.equal(sma?.x);
+    expect(lowerLine?.y).to.deep.equal(sma?.y);
+    expect(new Set(upperLine?.y)).to.deep.equal(new Set([upper]));
+    expect(upperLine?.yaxis).to.equal('y');
+    await e2e.screenshot(page, 'pricechart-ref-band');
+
+    // A channel of a series the chart has no panel for is listed with the reason it is not drawn.
+    await builder.getByRole('button', { name: 'Change %' }).click();
+    await builder.getByLabel('Operator').selectOption('outside_channel');
+    await builder.getByLabel('Lower: a number or a series').selectOption('number');
+    await builder.getByLabel('Lower', { exact: true }).fill('-2');
+    await builder.getByLabel('Upper', { exact: true }).fill('2');
+    await builder.getByRole('button', { name: 'Add alert' }).click();
+    await alerts.getByRole('listitem').nth(1).waitFor();
+    const note = alerts.getByRole('listitem').nth(1).locator('.pc-alert-note');
+    expect(await note.textContent()).to.equal('Not drawn: the chart has no change % panel');
+    expect(await note.getAttribute('title')).to.equal('Not drawn: the chart has no change % panel');
+    expect((await traces(page)).filter((t) => t.fill === 'tonexty')).to.have.length(1);
     expect(errors).to.deep.equal([]);
     await context.close();
   });

@@ -43,7 +43,7 @@ async function shown(page: Page, grid: string) {
 }
 
 /** Opens the account menu and picks a choice in it. */
-async function pick(page: Page, name: string): Promise<void> {
+async function pick(page: Page, name: string | RegExp): Promise<void> {
   await page.getByRole('button', { name: 'Account' }).click();
   await page.getByRole('menuitemradio', { name }).click();
   await page.keyboard.press('Escape');
@@ -224,6 +224,81 @@ describe('display: dark theme, CSV export of grids, times in the chosen zone (Ch
     await tickRow.getByText(tokyo, { exact: true }).waitFor();
     await pick(page, 'Market time (ET)');
     await tickRow.getByText(shownAs(lastTick!, 'America/New_York', 'ET'), { exact: true }).waitFor();
+    expect(errors).to.deep.equal([]);
+    await context.close();
+  });
+
+  it("draws the price chart's 1D axis in the chosen zone, titled with it, and labels daily dates as New York trading days", async () => {
+    const { context, page, errors } = await contextWith({ timezoneId: 'Europe/Paris' });
+    await e2e.signUp(page, 'chartzone');
+    await page.goto('/PriceCharts?stock=AAPL');
+    await page.locator('.plot-container').first().waitFor();
+    const axis = () =>
+      page.evaluate(() => {
+        const graph = document.querySelector('.js-plotly-plot') as unknown as {
+          data?: { type?: string; x?: string[] }[];
+          layout?: { xaxis?: { title?: { text?: string } } };
+        } | null;
+        return {
+          title: graph?.layout?.xaxis?.title?.text ?? null,
+          x: graph?.data?.find((t) => t.type === 'candlestick')?.x ?? [],
+          ticks: [...document.querySelectorAll('.xaxislayer-above .xtick text')].map((t) => t.textContent ?? ''),
+        };
+      });
+    const titled = (text: string) =>
+      page.waitForFunction(
+        (wanted) =>
+          (
+            document.querySelector('.js-plotly-plot') as unknown as {
+              layout?: { xaxis?: { title?: { text?: string } } };
+            }
+          )?.layout?.xaxis?.title?.text === wanted,
+        text,
+      );
+    await titled('Date (New York trading day)');
+
+    await page.getByRole('group', { name: 'Duration' }).getByRole('button', { name: '1D' }).click();
+    await titled('Time (New York)');
+    await page.getByTestId('chart-quote').waitFor();
+    await e2e.pushTicks([{ symbol: 'AAPL', price: 101.25, size: 100 }]);
+    await page.waitForFunction(() => {
+      const graph = document.querySelector('.js-plotly-plot') as unknown as {
+        data?: { type?: string; close?: number[] }[];
+      };
+      return graph.data?.find((t) => t.type === 'candlestick')?.close?.includes(101.25) === true;
+    });
+    const market = await axis();
+    expect(market.x.length).to.be.greaterThan(0);
+    expect(market.ticks.length).to.be.greaterThan(0);
+
+    await pick(page, /^Local time/);
+    await titled('Time (Europe/Paris)');
+    const paris = await axis();
+    // The same instants, read on Paris' clock: New York's offset from Paris now (six hours most of the year).
+    const wall = (zone: string) => {
+      const parts = Object.fromEntries(
+        new Intl.DateTimeFormat('en-US', {
+          timeZone: zone,
+          hourCycle: 'h23',
+          year: 'numeric',
+          month: '2-digit',
+          day: '2-digit',
+          hour: '2-digit',
+          minute: '2-digit',
+        })
+          .formatToParts(new Date())
+          .map((p) => [p.type, p.value]),
+      ) as Record<string, string>;
+      return Date.parse(`${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}:00Z`);
+    };
+    const shift = wall('Europe/Paris') - wall('America/New_York');
+    const asUtc = (text: string) => Date.parse(`${text.replace(' ', 'T')}:00Z`);
+    expect(paris.x.map((x) => asUtc(x) - shift)).to.deep.equal(market.x.map(asUtc));
+    expect(paris.ticks, 'the tick labels moved with the zone').to.not.deep.equal(market.ticks);
+
+    await pick(page, 'Market time (ET)');
+    await titled('Time (New York)');
+    expect((await axis()).x).to.deep.equal(market.x);
     expect(errors).to.deep.equal([]);
     await context.close();
   });

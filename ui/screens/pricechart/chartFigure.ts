@@ -166,7 +166,7 @@ export function buildFigure(
           rangeslider: { visible: false },
           showgrid: false,
           range: intradayRange(series.map((s) => ({ time: s.x }))),
-          title: { text: timeAxisTitle(zone) },
+          title: { text: timeAxisTitle(zone), font: { size: 11 }, standoff: 4 },
           hoverformat: `%Y-%m-%d %H:%M ${zoneLabel(fromFieldValue(candles.at(-1)?.time.replace(' ', 'T') ?? '', 'market') || Date.now(), zone)}`,
         }
       : {
@@ -174,9 +174,9 @@ export function buildFigure(
           rangeslider: { visible: false },
           nticks: 8,
           showgrid: false,
-          title: { text: tradingDayTitle() },
+          title: { text: tradingDayTitle(), font: { size: 11 }, standoff: 4 },
         },
-    yaxis: { domain: [0.26, 1], title: { text: 'Price' }, tickformat: '.2f', fixedrange: false },
+    yaxis: { domain: [0.3, 1], title: { text: 'Price' }, tickformat: '.2f', fixedrange: false },
     yaxis2: {
       domain: [0, 0.2],
       showgrid: false,
