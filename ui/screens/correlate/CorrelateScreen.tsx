@@ -23,6 +23,7 @@ import {
   type Correlation,
   type CorrelateSource,
 } from './correlate.machine.ts';
+import { tradingDayTitle } from '../../services/time.ts';
 import { heatmapTraces } from './heatmap.ts';
 import { SymbolPicker } from './SymbolPicker.tsx';
 import './correlate.css';
@@ -99,7 +100,7 @@ function ComparisonChart({ comparison, correlation }: { comparison: Comparison; 
       layout={{
         hovermode: 'x unified',
         legend: { orientation: 'h', y: 1.08 },
-        xaxis: { type: 'date', showgrid: false },
+        xaxis: { type: 'date', showgrid: false, title: { text: tradingDayTitle(), font: { size: 11 } } },
         yaxis: { title: { text: 'Rebased to 100' } },
         shapes: [
           {

@@ -6,6 +6,7 @@ import { useMachine } from '@xstate/react';
 import { useEffect, useId, useMemo } from 'react';
 import { Empty, Failed, Skeleton } from '../../components/LoadState.tsx';
 import { SymbolChip } from '../../components/SymbolChip.tsx';
+import { tradingDayTitle } from '../../services/time.ts';
 import { patternLabel, shownStocks } from './dashboard.logic.ts';
 import { Dashboard, sameItems } from './dashboardActor.ts';
 import { patternsMachine, type LatestPatterns } from './panels.ts';
@@ -34,7 +35,9 @@ function PatternList({ symbols }: { readonly symbols: readonly string[] }) {
       {rows.slice(0, PATTERN_ROWS_SHOWN).map((row) => (
         <li key={`${row.stock}-${row.type}`}>
           <SymbolChip symbol={row.stock} />
-          <span className="hint">{row.date}</span>
+          <span className="hint" title={tradingDayTitle()}>
+            {row.date}
+          </span>
           <span className={row.bullish === true ? 'up' : row.bullish === false ? 'down' : ''}>
             {row.bullish === true ? '▲ ' : row.bullish === false ? '▼ ' : ''}
             {row.patterns.map(patternLabel).join(', ')}

@@ -11,7 +11,9 @@ import { Failed, Skeleton } from '../../components/LoadState.tsx';
 import { SymbolChip } from '../../components/SymbolChip.tsx';
 import { formatNumber } from '../../../domain/format.ts';
 import type { Quote } from '../../../domain/market/types.ts';
+import { usePreferences } from '../../services/preferences.ts';
 import { chartPath, navigate } from '../../services/router.ts';
+import { TRADING_DAY, plotTime, tradingDayTitle, zoneLabel } from '../../services/time.ts';
 import {
   alertDirection,
   cardMachine,
@@ -64,8 +66,10 @@ const CardChart = memo(function CardChart(props: {
   readonly interactive: boolean;
 }) {
   const { symbol, bars, trail, alerts, height, interactive } = props;
+  const { timeZone } = usePreferences();
   const figure = useMemo(() => {
-    const x = trail ? trail.map((p) => p.ts) : bars.map((b) => b.date);
+    // Live prices at their time in the chosen zone; closes by their New York trading day.
+    const x = trail ? trail.map((p) => plotTime(p.ts, timeZone) ?? p.ts) : bars.map((b) => b.date);
     const y = trail ? trail.map((p) => p.price) : bars.map((b) => b.close);
     const first = y[0] ?? 0;
     const last = y.at(-1) ?? 0;
@@ -78,7 +82,9 @@ const CardChart = memo(function CardChart(props: {
         y,
         line: { color, width: 1.6 },
         marker: { size: 3 },
-        hovertemplate: '%{x}<br>%{y:.2f}<extra></extra>',
+        hovertemplate: trail
+          ? `%{x|%H:%M:%S} ${zoneLabel(trail.at(-1)?.ts ?? Date.now(), timeZone)}<br>%{y:.2f}<extra></extra>`
+          : `%{x|%Y-%m-%d} (${TRADING_DAY})<br>%{y:.2f}<extra></extra>`,
         name: symbol,
       },
     ];
@@ -111,7 +117,7 @@ const CardChart = memo(function CardChart(props: {
       })),
     };
     return { data, layout };
-  }, [symbol, bars, trail, alerts]);
+  }, [symbol, bars, trail, alerts, timeZone]);
   const config = useMemo(() => ({ displayModeBar: false, staticPlot: !interactive }), [interactive]);
   if ((trail ?? bars).length === 0) {
     return <p className="hint">{trail ? 'No live prices yet today: they appear as they arrive.' : 'No bars.'}</p>;
@@ -157,7 +163,9 @@ function PatternsBody({ patterns, quote }: { readonly patterns: readonly RecentP
         const since = quote ? changeSince(row.close, quote.price) : null;
         return (
           <li key={row.date}>
-            <span className="card-pattern-date">{row.date}</span>
+            <span className="card-pattern-date" title={tradingDayTitle()}>
+              {row.date}
+            </span>
             <span className="card-pattern-names">
               {row.patterns.map((p) => (
                 <span key={p.name} className={p.bullish === true ? 'up' : p.bullish === false ? 'down' : ''}>

@@ -6,6 +6,7 @@
 import { useEffect, useMemo, useRef } from 'react';
 import type { PlotHoverEvent, PlotlyHTMLElement, PlotMouseEvent } from 'plotly.js';
 import { Chart } from '../../components/Chart.tsx';
+import { tradingDayTitle } from '../../services/time.ts';
 import { legendEntries, lineTraces, signedPercent, type LineFocus, type LineSeries } from './lines.ts';
 import './lines.css';
 
@@ -86,8 +87,8 @@ export function LinesChart(props: LinesChartProps) {
         layout={{
           showlegend: false,
           hovermode: 'closest',
-          margin: { l: 52, r: 12, t: 10, b: 32 },
-          xaxis: { type: 'date', showgrid: false },
+          margin: { l: 52, r: 12, t: 10, b: 44 },
+          xaxis: { type: 'date', showgrid: false, title: { text: tradingDayTitle(), font: { size: 11 } } },
           yaxis: { ticksuffix: '%', zeroline: true, zerolinecolor: '#9aa5b5' },
         }}
         config={{ displayModeBar: false }}

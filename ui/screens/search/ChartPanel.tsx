@@ -7,7 +7,7 @@ import { Chart } from '../../components/Chart.tsx';
 import { Failed, Skeleton } from '../../components/LoadState.tsx';
 import { SymbolChip } from '../../components/SymbolChip.tsx';
 import { usePreferences } from '../../services/preferences.ts';
-import { plotTime, zoneLabel } from '../../services/time.ts';
+import { plotTime, timeAxisTitle, tradingDayTitle, zoneLabel } from '../../services/time.ts';
 import { INTRA_DAY, type ChartPoint, type ContextEntry } from './search.logic.ts';
 import { CHART_MONTHS, type ChartBar } from './search.machine.ts';
 
@@ -119,7 +119,7 @@ function PanelChart(props: ChartPanelProps) {
           showlegend: false,
           margin: { l: 48, r: 16, t: 24, b: 48 },
           xaxis: {
-            title: { text: `Time (${zoneLabel(Date.now(), timeZone)})`, font: { size: 11 } },
+            title: { text: timeAxisTitle(timeZone), font: { size: 11 } },
             hoverformat: `%H:%M:%S ${zoneLabel(Date.now(), timeZone)}`,
           },
         }}
@@ -131,7 +131,10 @@ function PanelChart(props: ChartPanelProps) {
       label={`Daily prices of ${props.symbol} over ${CHART_MONTHS} months`}
       height={280}
       data={dailyTraces(props.bars)}
-      layout={{ xaxis: { rangeslider: { visible: false } }, legend: { orientation: 'h', y: 1.12 } }}
+      layout={{
+        xaxis: { rangeslider: { visible: false }, title: { text: tradingDayTitle(), font: { size: 11 } } },
+        legend: { orientation: 'h', y: 1.12 },
+      }}
     />
   );
 }
