@@ -164,7 +164,7 @@ describe('alerts (Chromium)', function () {
     await context.close();
   });
 
-  it('draws a channel whose lower bound is the 50-day SMA as a band following that series, and says why an RSI channel is not drawn', async () => {
+  it('draws a channel following the 50-day SMA, an RSI channel on the RSI panel once shown, and says why a change % channel is not drawn', async () => {
     const { page, context, errors } = await e2e.newPage();
     await e2e.signUp(page, 'refband');
     await page.goto('/PriceCharts?stock=AAPL');
@@ -214,6 +214,33 @@ describe('alerts (Chromium)', function () {
     expect(await note.textContent()).to.equal('Not drawn: the chart has no change % panel');
     expect(await note.getAttribute('title')).to.equal('Not drawn: the chart has no change % panel');
     expect((await traces(page)).filter((t) => t.fill === 'tonexty')).to.have.length(1);
+
+    // An RSI channel waits for the RSI panel, then is drawn on its axis.
+    await builder.getByRole('button', { name: 'RSI 14' }).click();
+    await builder.getByLabel('Operator').selectOption('outside_channel');
+    await builder.getByLabel('Lower', { exact: true }).fill('30');
+    await builder.getByLabel('Upper', { exact: true }).fill('70');
+    await builder.getByRole('button', { name: 'Add alert' }).click();
+    await alerts.getByRole('listitem').nth(2).waitFor();
+    const rsiNote = alerts.getByRole('listitem').nth(2).locator('.pc-alert-note');
+    expect(await rsiNote.textContent()).to.equal(
+      'Not drawn: the chart shows no RSI(14) panel (turn on the RSI 14 chip)',
+    );
+    const rsiBand = () =>
+      page.evaluate(() => {
+        const graph = document.querySelector('.js-plotly-plot') as unknown as {
+          layout?: { shapes?: { type?: string; yref?: string; y0?: number; y1?: number }[]; yaxis4?: unknown };
+        } | null;
+        return (graph?.layout?.shapes ?? [])
+          .filter((shape) => shape.yref === 'y4')
+          .map(({ type, y0, y1 }) => ({ type, y0, y1 }));
+      });
+    expect(await rsiBand()).to.deep.equal([]);
+    await page.getByRole('group', { name: 'Panels' }).getByRole('button', { name: 'RSI 14' }).click();
+    await page.locator('.legendtext', { hasText: 'RSI 14' }).waitFor();
+    await rsiNote.waitFor({ state: 'detached' });
+    expect(await rsiBand()).to.deep.equal([{ type: 'rect', y0: 30, y1: 70 }]);
+    await e2e.screenshot(page, 'pricechart-rsi-band');
     expect(errors).to.deep.equal([]);
     await context.close();
   });

@@ -28,6 +28,7 @@ import { sourcePanel } from './channelBands.ts';
 import { shapeMoves, type ChartElement } from './chartElements.ts';
 import {
   DURATIONS,
+  RSI_COLOR,
   SMA_COLORS,
   SMA_PERIODS,
   alertLabel,
@@ -553,6 +554,18 @@ function PriceChart({ symbol }: { readonly symbol: string }) {
             </button>
           ))}
         </div>
+        <div role="group" aria-label="Panels" className="pc-chips">
+          <button
+            type="button"
+            className="pc-chip"
+            aria-pressed={context.rsiPanel}
+            style={{ borderColor: RSI_COLOR, ...(context.rsiPanel ? { background: RSI_COLOR } : {}) }}
+            disabled={context.duration === '1D'}
+            onClick={() => send({ type: 'user.toggleRsi' })}
+          >
+            RSI 14
+          </button>
+        </div>
         <div role="group" aria-label="A click on the chart draws" className="pc-segmented">
           {(['level', 'channel'] as const).map((d) => (
             <button
@@ -693,7 +706,7 @@ function PriceChart({ symbol }: { readonly symbol: string }) {
                       alert={a}
                       send={send}
                       busy={alertsBusy}
-                      note={chartNote(a, context.bars, chartView(context.duration))}
+                      note={chartNote(a, context.bars, chartView(context.duration, context.rsiPanel))}
                     />
                   ))}
                 </ul>

@@ -184,7 +184,13 @@ describe('price chart data', () => {
 
     const rsi = channel({ source: 'rsi:14', lower: 30, upper: 70 });
     expect(alertElement(rsi, bars, daily)).to.equal(null);
-    expect(chartNote(rsi, bars, daily)).to.equal('Not drawn: the chart shows no RSI(14) panel');
+    expect(chartNote(rsi, bars, daily)).to.equal(
+      'Not drawn: the chart shows no RSI(14) panel (turn on the RSI 14 chip)',
+    );
+    const withRsi = chartView('3M', true);
+    expect(chartNote(rsi, bars, withRsi)).to.equal(null);
+    expect(alertElement(rsi, bars, withRsi)?.chartdata).to.deep.include({ lower: 30, upper: 70, axis: 'y4' });
+    expect(chartView('1D', true), 'no RSI panel on 1D').to.deep.equal(chartView('1D'));
     const change = channel({ source: 'changepct', lower: -2, upper: 2 });
     expect(chartNote(change, bars, daily)).to.equal('Not drawn: the chart has no change % panel');
     const intraday = chartView('1D');
@@ -272,6 +278,7 @@ describe('price chart data', () => {
       elements: [],
       removed: [],
       smas: [50],
+      rsiPanel: false,
     });
     expect(figure.data.map((d) => d.type)).to.deep.equal(['candlestick', 'bar', 'scatter']);
     expect(figure.data[1]).to.include({ yaxis: 'y2' });
@@ -284,12 +291,27 @@ describe('price chart data', () => {
       elements: [],
       removed: [],
       smas: [50],
+      rsiPanel: false,
     });
     expect(
       intraday.data.map((d) => d.type),
       'no averages on 1D',
     ).to.deep.equal(['candlestick', 'bar']);
     expect(intraday.layout.xaxis).to.include({ type: 'date' });
+  });
+
+  it('shows the RSI(14) panel below the volume when turned on, on daily durations only', () => {
+    const bars = [bar('2026-01-05', 100, { rsi_14: 55 }), bar('2026-01-06', 101, { rsi_14: 61 })];
+    const state = { symbol: 'AAPL', duration: '3M', bars, intraday: [], elements: [], removed: [], smas: [] } as const;
+    const shown = buildFigure({ ...state, rsiPanel: true }, 'market');
+    expect(shown.data.at(-1)).to.deep.include({ name: 'RSI 14', y: [55, 61], yaxis: 'y4' });
+    expect(shown.layout.yaxis4).to.deep.include({ domain: [0, 0.16], range: [0, 100] });
+    expect(shown.layout.yaxis2).to.deep.include({ domain: [0.22, 0.36] });
+    const hidden = buildFigure({ ...state, rsiPanel: false }, 'market');
+    expect(hidden.layout.yaxis4).to.equal(undefined);
+    expect(hidden.data.some((d) => d.name === 'RSI 14')).to.equal(false);
+    const intraday = buildFigure({ ...state, duration: '1D', rsiPanel: true }, 'market');
+    expect(intraday.layout.yaxis4).to.equal(undefined);
   });
 
   it("writes the 1D chart's times in the chosen zone with the zone in the axis title; daily dates as trading days", () => {
@@ -308,6 +330,7 @@ describe('price chart data', () => {
       elements: [],
       removed: [],
       smas: [],
+      rsiPanel: false,
     } as const;
     const market = buildFigure(state, 'market');
     expect(market.data[0]).to.deep.include({ x: ['2026-07-01 09:30', '2026-07-01 09:31'] });

@@ -54,6 +54,9 @@ export const SMA_COLORS: Readonly<Record<SmaPeriod, string>> = {
   200: '#0f766e',
 };
 
+/** The colour of the RSI(14) panel's line. */
+export const RSI_COLOR = '#db2777';
+
 /** The durations of the picker, shortest first. */
 export const DURATIONS = ['1D', '5D', '1M', '3M', '6M', '1Y', '2Y', '5Y'] as const;
 
@@ -350,19 +353,27 @@ function conditionColor(op: AlertOp): string {
 /** The axis each panel's values are drawn on. */
 export const PANEL_AXES: Readonly<Record<Panel, BandAxis>> = { price: 'y', volume: 'y2', rsi: 'y4' };
 
-/** The view of daily bars with the price and volume panels. */
-export const DAILY_VIEW: ChartView = Object.freeze<ChartView>({ panels: ['price', 'volume'], daily: true });
+/** The view of daily bars with the price and volume panels (the RSI panel is turned on by its chip). */
+export const DAILY_VIEW: ChartView = Object.freeze<ChartView>({
+  panels: ['price', 'volume'],
+  daily: true,
+  missing: { rsi: 'turn on the RSI 14 chip' },
+});
+
+/** The view of daily bars with the RSI panel too. */
+export const DAILY_RSI_VIEW: ChartView = Object.freeze<ChartView>({ panels: ['price', 'volume', 'rsi'], daily: true });
 
 /** The view of the 1D minute candles: the price panel (its volume bars are per minute, not the day's volume). */
 export const INTRADAY_VIEW: ChartView = Object.freeze<ChartView>({
   panels: ['price'],
   daily: false,
-  missing: { volume: 'the 1D volume bars are per minute, not the day' },
+  missing: { volume: 'the 1D volume bars are per minute, not the day', rsi: 'choose a daily duration' },
 });
 
-/** The view a duration shows. */
-export function chartView(duration: Duration): ChartView {
-  return duration === '1D' ? INTRADAY_VIEW : DAILY_VIEW;
+/** The view a duration shows, with the RSI panel when it is turned on (daily durations only). */
+export function chartView(duration: Duration, rsiPanel = false): ChartView {
+  if (duration === '1D') return INTRADAY_VIEW;
+  return rsiPanel ? DAILY_RSI_VIEW : DAILY_VIEW;
 }
 
 /**

@@ -5,7 +5,7 @@
 import type { Data, Layout } from 'plotly.js';
 import { formatNumber } from '../../../domain/format.ts';
 import { renderElements } from './chartElements.ts';
-import { LEVEL_COLORS, SMA_COLORS, type Bar, type Candle, type SmaPeriod } from './chartData.ts';
+import { LEVEL_COLORS, RSI_COLOR, SMA_COLORS, type Bar, type Candle, type SmaPeriod } from './chartData.ts';
 import type { PriceChartContext } from './pricechart.machine.ts';
 import {
   fromFieldValue,
@@ -92,16 +92,32 @@ export function intradayX(candles: readonly Pick<Candle, 'time'>[], zone: Zone):
   return candles.map((c) => marketPlotTime(c.time, zone) ?? c.time);
 }
 
+/** The vertical extent of each panel: price above volume, and the RSI panel at the bottom when shown. */
+export function panelDomains(rsi: boolean): {
+  readonly price: [number, number];
+  readonly volume: [number, number];
+  readonly rsi: [number, number];
+} {
+  return rsi
+    ? { price: [0.44, 1], volume: [0.22, 0.36], rsi: [0, 0.16] }
+    : { price: [0.3, 1], volume: [0, 0.2], rsi: [0, 0] };
+}
+
 /**
  * Builds the figure of a chart state; the 1D chart's times are in `zone` (the viewer's setting), daily bars
  * are dated by their New York trading day whatever the zone.
  */
 export function buildFigure(
-  context: Pick<PriceChartContext, 'symbol' | 'duration' | 'bars' | 'intraday' | 'elements' | 'removed' | 'smas'>,
+  context: Pick<
+    PriceChartContext,
+    'symbol' | 'duration' | 'bars' | 'intraday' | 'elements' | 'removed' | 'smas' | 'rsiPanel'
+  >,
   zone: Zone = preferences.get().timeZone,
 ): Figure {
   const { symbol, duration } = context;
   const intraday = duration === '1D';
+  const rsi = context.rsiPanel && !intraday;
+  const domains = panelDomains(rsi);
   const candles = intraday ? intradayCandles(context.intraday, context.bars) : [];
   const times = intradayX(candles, zone);
   const series = intraday
@@ -151,6 +167,21 @@ export function buildFigure(
       });
     }
   }
+  if (rsi) {
+    data.push({
+      type: 'scatter',
+      mode: 'lines',
+      name: 'RSI 14',
+      x,
+      y: context.bars.map((b) => b.rsi_14),
+      line: { color: RSI_COLOR, width: 1.2 },
+      hovertemplate: 'RSI 14 %{y:.1f}<extra></extra>',
+      yaxis: 'y4',
+    });
+  }
+  // The zone's label at the last candle (its daylight time), for the 1D hover.
+  const lastMinute = candles.at(-1)?.time.replace(' ', 'T') ?? '';
+  const hoverZone = zoneLabel(fromFieldValue(lastMinute, 'market') || Date.now(), zone);
   const rendered = renderElements(context.elements, context.removed);
   data.push(...rendered.traces);
   const layout: Partial<Layout> = {
@@ -167,7 +198,7 @@ export function buildFigure(
           showgrid: false,
           range: intradayRange(series.map((s) => ({ time: s.x }))),
           title: { text: timeAxisTitle(zone), font: { size: 11 }, standoff: 4 },
-          hoverformat: `%Y-%m-%d %H:%M ${zoneLabel(fromFieldValue(candles.at(-1)?.time.replace(' ', 'T') ?? '', 'market') || Date.now(), zone)}`,
+          hoverformat: `%Y-%m-%d %H:%M ${hoverZone}`,
         }
       : {
           type: 'category',
@@ -176,15 +207,25 @@ export function buildFigure(
           showgrid: false,
           title: { text: tradingDayTitle(), font: { size: 11 }, standoff: 4 },
         },
-    yaxis: { domain: [0.3, 1], title: { text: 'Price' }, tickformat: '.2f', fixedrange: false },
+    yaxis: { domain: domains.price, title: { text: 'Price' }, tickformat: '.2f', fixedrange: false },
     yaxis2: {
-      domain: [0, 0.2],
+      domain: domains.volume,
       showgrid: false,
       ...volumeTicks(series.map((s) => s.volume)),
     },
     shapes: rendered.shapes,
     annotations: rendered.annotations,
   };
+  if (rsi) {
+    layout.yaxis4 = {
+      domain: domains.rsi,
+      range: [0, 100],
+      tickvals: [30, 50, 70],
+      showgrid: true,
+      fixedrange: true,
+      title: { text: 'RSI', font: { size: 11 } },
+    };
+  }
   if (rendered.secondAxis) {
     layout.yaxis3 = { overlaying: 'y', side: 'right', showgrid: false, tickformat: '.2f' };
   }

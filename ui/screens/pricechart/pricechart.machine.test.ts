@@ -240,6 +240,39 @@ describe('price chart machine', () => {
     expect(ctx(actor.getSnapshot()).smas).to.deep.equal([20, 50]);
   });
 
+  it('draws an RSI channel on the RSI panel once it is turned on, and a price channel following its 50-day SMA', async () => {
+    const rsi = conditionAlert('r1', {
+      op: 'outside_channel',
+      source: 'rsi:14',
+      value: null,
+      lower: 30,
+      upper: 70,
+      bars: null,
+    });
+    const sma = conditionAlert('s1', {
+      op: 'inside_channel',
+      source: 'price',
+      value: null,
+      lower: { ref: 'sma:50' },
+      upper: 130,
+      bars: null,
+    });
+    const { actor, ready } = chart({ alerts: [rsi, sma] });
+    await ready();
+    const band = (id: string) => {
+      const element = ctx(actor.getSnapshot()).elements.find((e) => e.id === id);
+      return element?.type === 'BAND' ? element.chartdata : null;
+    };
+    expect(ctx(actor.getSnapshot()).rsiPanel).to.equal(false);
+    expect(band('r1'), 'no RSI panel yet').to.equal(null);
+    expect(band('s1')).to.deep.include({ lower: BARS.map((b) => b.SMA_50), upper: 130, axis: 'y' });
+    actor.send({ type: 'user.toggleRsi' });
+    expect(ctx(actor.getSnapshot()).rsiPanel).to.equal(true);
+    expect(band('r1')).to.deep.include({ lower: 30, upper: 70, axis: 'y4' });
+    actor.send({ type: 'user.toggleRsi' });
+    expect(band('r1')).to.equal(null);
+  });
+
   it('moves the last candle and the header price with live quotes, flashing up and down', async () => {
     const { actor, ready, push } = chart();
     await ready();

@@ -78,6 +78,8 @@ export interface PriceChartContext {
   readonly removed: readonly string[];
   /** The moving averages overlaid. */
   readonly smas: readonly SmaPeriod[];
+  /** Whether the RSI(14) panel is shown below the volume (daily durations). */
+  readonly rsiPanel: boolean;
   /** The last live quote. */
   readonly quote: Quote | null;
   /** The header's flash after a price change. */
@@ -110,6 +112,7 @@ export interface PriceChartContext {
 export type PriceChartEvent =
   | { type: 'user.setDuration'; duration: Duration }
   | { type: 'user.toggleSma'; period: SmaPeriod }
+  | { type: 'user.toggleRsi' }
   | { type: 'user.retry' }
   | { type: 'user.addAlert'; price: number; alerttype: 'U' | 'D' }
   | { type: 'user.addSmaAlert'; period: SmaPeriod; alerttype: 'U' | 'D' }
@@ -174,6 +177,7 @@ export function initialContext(symbol: string): PriceChartContext {
     elements: [],
     removed: [],
     smas: DEFAULT_SMAS,
+    rsiPanel: false,
     quote: null,
     flash: null,
     error: null,
@@ -197,7 +201,7 @@ export function initialContext(symbol: string): PriceChartContext {
 export function deriveElements(context: Omit<PriceChartContext, 'elements'>): ChartElement[] {
   const { symbol, bars, duration, quote } = context;
   const alerts = [
-    ...context.alerts.flatMap((a) => alertElement(a, bars, chartView(duration)) ?? []),
+    ...context.alerts.flatMap((a) => alertElement(a, bars, chartView(duration, context.rsiPanel)) ?? []),
     ...channelDraftElements(symbol, context.channelStart, context.channel),
   ];
   if (duration === '1D') {
@@ -451,6 +455,9 @@ export const priceChartMachine = setup({
             ? context.smas.filter((p) => p !== event.period)
             : [...context.smas, event.period].sort((a, b) => a - b),
       }),
+    },
+    'user.toggleRsi': {
+      actions: assign(({ context }) => withPatch(context, { rsiPanel: !context.rsiPanel })),
     },
     'user.hideElement': {
       actions: assign({ removed: ({ context, event }) => hideElements(context.removed, [event.id]) }),
