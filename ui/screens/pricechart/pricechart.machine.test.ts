@@ -1,6 +1,11 @@
 import { expect } from 'chai';
 import { createActor, fromCallback, fromPromise, waitFor, type SnapshotFrom } from 'xstate';
-import { conditionText, parseCondition, type AlertCondition } from '../../../domain/alerts/conditions.ts';
+import {
+  conditionText,
+  parseCondition,
+  type AlertCondition,
+  type AlertSource,
+} from '../../../domain/alerts/conditions.ts';
 import type { Quote } from '../../../domain/market/types.ts';
 import type { Bar, ChartAlert, Duration, PatternRow } from './chartData.ts';
 import {
@@ -524,6 +529,20 @@ describe('price chart machine', () => {
     expect(alertRequest(context, { type: 'user.moveAlert', id: 'a1', price: 90 })).to.deep.include({
       alerttype: 'D',
       update: true,
+    });
+    const drawn = { ...context, channel: { lower: 95, upper: 105 } };
+    const channelOf = (source?: AlertSource) =>
+      alertRequest(drawn, {
+        type: 'user.addChannel',
+        op: 'inside_channel',
+        frequency: 'once',
+        ...(source ? { source } : {}),
+      });
+    expect(channelOf()).to.deep.include({
+      condition: { op: 'inside_channel', source: 'price', lower: 95, upper: 105 },
+    });
+    expect(channelOf('sma:50'), 'a drawn channel of a moving average').to.deep.include({
+      condition: { op: 'inside_channel', source: 'sma:50', lower: 95, upper: 105 },
     });
   });
 });
