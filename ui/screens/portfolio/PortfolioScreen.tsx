@@ -14,13 +14,13 @@ import { PriceFlash } from '../../components/PriceFlash.tsx';
 import { SymbolChip } from '../../components/SymbolChip.tsx';
 import { SymbolSearch } from '../../components/SymbolSearch.tsx';
 import type { UniverseHit } from '../../components/symbolSearch.machine.ts';
+import { todayStamp } from '../../services/time.ts';
 import { formatPercent, formatPrice, formatSigned, signClass } from '../watchlist/quotes.ts';
 import { portfolioMachine } from './portfolio.machine.ts';
 import { TransactionsPanel } from './TransactionsPanel.tsx';
 import {
   allocation,
   checkLotForm,
-  localDate,
   lotFigures,
   sumFigures,
   symbolFigures,
@@ -54,11 +54,12 @@ function LotForm(props: {
   readonly onAdd: (lot: LotFields) => void;
 }) {
   const id = useId();
-  const [date, setDate] = useState(() => localDate(new Date()));
+  // Today in the zone times are shown in (the market's by default).
+  const [date, setDate] = useState(() => todayStamp());
   const [price, setPrice] = useState('');
   const [amount, setAmount] = useState('');
   const [errors, setErrors] = useState<LotFormErrors>({});
-  const today = localDate(new Date());
+  const today = todayStamp();
 
   const submit = (event: FormEvent) => {
     event.preventDefault();

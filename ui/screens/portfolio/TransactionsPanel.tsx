@@ -27,7 +27,7 @@ import {
   type TransactionFormErrors,
 } from './ledger.ts';
 import { EQUAL_WEIGHT, ledgerMachine } from './ledger.machine.ts';
-import { localDate } from './positions.ts';
+import { todayStamp } from '../../services/time.ts';
 
 const KIND_LABELS: Readonly<Record<TransactionKind, string>> = {
   buy: 'Buy',
@@ -48,7 +48,7 @@ function TransactionFormView(props: {
   readonly onRecord: (transaction: NonNullable<ReturnType<typeof checkTransactionForm>['transaction']>) => void;
 }) {
   const id = useId();
-  const today = localDate(new Date());
+  const today = todayStamp();
   const [kind, setKind] = useState<TransactionKind>('buy');
   const [symbol, setSymbol] = useState('');
   const [date, setDate] = useState(today);

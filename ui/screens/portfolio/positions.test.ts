@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { allocation, checkLotForm, localDate, lotFigures, sumFigures, symbolFigures } from './positions.ts';
+import { allocation, checkLotForm, lotFigures, sumFigures, symbolFigures } from './positions.ts';
 
 const today = '2026-01-05';
 
@@ -97,9 +97,5 @@ describe('portfolio positions', () => {
 
   it('accepts today, the newest date allowed', () => {
     expect(checkLotForm({ date: today, price: '1', quantity: '1' }, today).errors).to.equal(null);
-  });
-
-  it('writes a local date as YYYY-MM-DD', () => {
-    expect(localDate(new Date(2026, 0, 5, 23, 30))).to.equal('2026-01-05');
   });
 });

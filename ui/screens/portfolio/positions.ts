@@ -174,10 +174,3 @@ export function checkLotForm(form: LotForm, today: string): LotCheck {
     errors: null,
   };
 }
-
-/** A local date as `YYYY-MM-DD`. */
-export function localDate(now: Date): string {
-  const month = String(now.getMonth() + 1).padStart(2, '0');
-  const day = String(now.getDate()).padStart(2, '0');
-  return `${now.getFullYear()}-${month}-${day}`;
-}
