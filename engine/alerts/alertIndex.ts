@@ -45,7 +45,7 @@ export interface ArmedAlert {
   readonly arming: number;
   /** When it expires (ms since the epoch), Infinity when never. */
   readonly expiresMs: number;
-  /** Firings in this arming (an `every_time` trigger's command id has the next one). */
+  /** Firings recorded in this arming (an `every_time` trigger's command id has the next one); the engine counts them. */
   firings: number;
   /** The trading day of its last firing in this arming, or null. */
   firedDay: string | null;
@@ -232,7 +232,6 @@ abstract class Slot {
       alert.firedDay = day;
       if (!isEdgeOp(alert.condition.op)) this.markRevive(alert);
     }
-    alert.firings += 1;
     alert.firedValue = fromUnits(alert.condition.source, value);
     alert.firedOn = day;
     out.push(alert);
