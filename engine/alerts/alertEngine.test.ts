@@ -330,6 +330,15 @@ describe('alert engine on the SQLite store', function () {
     const at = (ts: number, symbol: string, ...prices: number[]): Tick[] =>
       prices.map((price, i) => ({ symbol, price, size: 100, ts: ts + i * 1000 }));
 
+    /** Stops the engine and starts a new one on the same files. */
+    async function restart(): Promise<void> {
+      await engine.stop();
+      await stores.close();
+      stores = openStores(dir);
+      engine = newEngine();
+      await engine.start();
+    }
+
     async function create(data: Partial<AlertInput>): Promise<string> {
       const { alertId, position } = await alertCommand(stores.events, 'u1', { type: 'CreateAlert', data });
       await engine.waitFor(position);
@@ -362,11 +371,7 @@ describe('alert engine on the SQLite store', function () {
     it('fires a once-per-bar alert once a day, not again after a restart the same day, and again the next day', async function () {
       const alertId = await create({ condition: { op: 'greater_than', value: 190 }, frequency: 'once_per_bar' });
       await feed(engine, ticks('AAPL', 190.5, 189, 191));
-      await engine.stop();
-      await stores.close();
-      stores = openStores(dir);
-      engine = newEngine();
-      await engine.start();
+      await restart();
       await feed(engine, at(T0 + 60_000, 'AAPL', 192, 193));
       expect(await triggered(stores.events, 'u1')).to.have.length(1);
       await feed(engine, at(NEXT_DAY, 'AAPL', 194));
@@ -378,11 +383,7 @@ describe('alert engine on the SQLite store', function () {
     it('fires a repeating level alert that held before a restart only once it stopped holding', async function () {
       const alertId = await create({ condition: { op: 'greater_than', value: 190 }, frequency: 'every_time' });
       await feed(engine, ticks('AAPL', 191));
-      await engine.stop();
-      await stores.close();
-      stores = openStores(dir);
-      engine = newEngine();
-      await engine.start();
+      await restart();
       await feed(engine, at(T0 + 60_000, 'AAPL', 192, 193));
       expect(await triggered(stores.events, 'u1')).to.have.length(1);
       await feed(engine, at(T0 + 120_000, 'AAPL', 189, 191));
