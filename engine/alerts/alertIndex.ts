@@ -59,8 +59,10 @@ export interface ArmedAlert {
   lo: number;
   /** Index state: the upper bound. */
   hi: number;
-  /** Index state: where it is (0 nowhere, 1 waiting for its first tick, 2 evaluated). */
+  /** Index state: where it is (0 nowhere, 1 waiting, 2 evaluated, 4 about to be merged into a ladder's levels). */
   place: number;
+  /** Index state: on a ladder, its count of ticks when the alert was placed (the next is its first), else −1. */
+  since: number;
   /** Index state: whether it waits for the next day's first tick to fire again (once per bar). */
   reviving: boolean;
 }
@@ -113,13 +115,19 @@ export function newArmedAlert(
     lo: NaN,
     hi: NaN,
     place: 0,
+    since: -1,
     reviving: false,
   };
 }
 
+/** Not in the index. */
 const NOWHERE = 0;
+/** Waiting: in a group, for its first tick; on a ladder, for a moving level that is not known yet. */
 const WAITING = 1;
+/** Evaluated on every tick. */
 const EVALUATED = 2;
+/** On a ladder, its level known, about to be merged into the sorted levels. */
+const PENDING = 4;
 
 /** Whether a condition's levels are all constants (or a moving level), so it goes on a ladder. */
 export function isLadderCondition(condition: AlertCondition): boolean {
@@ -211,7 +219,7 @@ function mergeSorted(
 
 /** What the index's structures share: the firing of one alert, by its frequency. */
 abstract class Slot {
-  /** Alerts waiting for their first tick. */
+  /** Alerts waiting for their first tick (on a ladder, already among its levels or about to be merged in). */
   waiting: ArmedAlert[] = [];
   /** Once-per-bar level alerts that held when they last fired or were muted: re-evaluated on a new day. */
   revive: ArmedAlert[] = [];
@@ -219,7 +227,6 @@ abstract class Slot {
 
   constructor(protected readonly index: AlertIndex) {}
 
-  abstract insert(alert: ArmedAlert): void;
   abstract delete(alert: ArmedAlert): void;
 
   /** Fires an alert that met its condition on `day`, if its frequency allows; answers whether it fired. */
@@ -282,6 +289,13 @@ class Ladder extends Slot {
   readonly movers = new Set<ArmedAlert>();
   /** Moving alerts whose level is not known yet (too short a history): tried again after the next day close. */
   unleveled: ArmedAlert[] = [];
+  /** New alerts with their level, merged into the sorted levels in one sort when there are enough, or on a tick. */
+  private pending: ArmedAlert[] = [];
+  /**
+   * The ticks evaluated: an alert placed when the count was `since` is on its first tick while the count is still
+   * `since`, and its cursors' moves do not fire it (its first tick only sets its previous value).
+   */
+  private seq = 0;
   /**
    * Whether `downCents`/`upCents` hold for the cursors as they are: the prices in cents (excluded) between
    * which the source's value moves no cursor (the volume's own bounds for the volume).
@@ -318,24 +332,19 @@ class Ladder extends Slot {
     return true;
   }
 
-  insert(alert: ArmedAlert): void {
-    const op = alert.condition.op;
-    const last = this.last;
+  /**
+   * Takes a new alert whose level is set: among the levels, where the cursors' moves on its first tick do not fire
+   * it (that tick only sets its previous value, or fires a level condition that holds). The levels
+   * are merged in batches of at least an eighth of the ladder, so arming n alerts costs O(n log n) in all.
+   */
+  stage(alert: ArmedAlert): void {
+    alert.place = PENDING;
+    alert.since = this.seq;
+    this.pending.push(alert);
+    // Only a level condition does anything on its first tick (fire when it holds).
+    if (!isEdgeOp(alert.condition.op)) this.waiting.push(alert);
     this.bounded = false;
-    if (usesGe(op)) {
-      const at = afterAscending(this.geLv, alert.lo);
-      this.geLv.splice(at, 0, alert.lo);
-      this.geAl.splice(at, 0, alert);
-      if (alert.lo <= last) this.geCut += 1;
-    }
-    if (usesLe(op)) {
-      const level = op.endsWith('_channel') ? alert.hi : alert.lo;
-      const at = afterAscending(this.leLv, level);
-      this.leLv.splice(at, 0, level);
-      this.leAl.splice(at, 0, alert);
-      if (level < last) this.leCut += 1;
-    }
-    alert.place = EVALUATED;
+    if (this.pending.length >= 32 + ((this.geLv.length + this.leLv.length) >> 3)) this.mergePending();
   }
 
   delete(alert: ArmedAlert): void {
@@ -368,6 +377,7 @@ class Ladder extends Slot {
 
   /** Evaluates the source's new value `n` on `day`. */
   evaluate(n: number, day: string, out: ArmedAlert[]): void {
+    if (this.pending.length > 0) this.mergePending();
     if (Number.isNaN(n)) return;
     const p = this.last;
     const geLv = this.geLv;
@@ -418,46 +428,40 @@ class Ladder extends Slot {
       const revive = this.takeRevive(day);
       if (revive !== null) {
         for (const alert of revive) {
-          if (alert.place === EVALUATED) this.reevaluate(alert, n, day, out);
+          if (alert.place === EVALUATED && alert.since !== this.seq) this.reevaluate(alert, n, day, out);
         }
       }
     }
     if (this.waiting.length > 0) this.admit(n, day, out);
+    this.seq += 1;
   }
 
   private reevaluate(alert: ArmedAlert, n: number, day: string, out: ArmedAlert[]): void {
     if (truthOf(alert.condition.op, n, alert.lo, alert.hi)) this.fireIfAllowed(alert, n, day, out);
   }
 
-  /** The alerts waiting for their first tick get it. */
+  /** The level conditions on their first tick fire when they hold (they are among the levels already). */
   private admit(n: number, day: string, out: ArmedAlert[]): void {
     const waiting = this.waiting;
+    const seq = this.seq;
     this.waiting = [];
-    const admitted: ArmedAlert[] = [];
     for (const alert of waiting) {
-      if (alert.place !== WAITING) continue;
-      if (Number.isNaN(alert.lo) && !this.level(alert)) {
-        this.unleveled.push(alert);
-        continue;
-      }
-      const op = alert.condition.op;
-      this.evaluateOnce(alert, truthOf(op, n, alert.lo, alert.hi), n, day, out);
-      if (alert.place === WAITING) admitted.push(alert);
-    }
-    if (admitted.length < 16) {
-      for (const alert of admitted) this.insert(alert);
-    } else {
-      this.insertMany(admitted);
+      if (alert.place !== EVALUATED || alert.since !== seq) continue;
+      alert.since = -1;
+      this.evaluateOnce(alert, truthOf(alert.condition.op, n, alert.lo, alert.hi), n, day, out);
     }
   }
 
-  /** Inserts many alerts at once (a symbol's first tick, a day's moving levels): sorted, then merged. */
-  private insertMany(alerts: readonly ArmedAlert[]): void {
+  /** Merges the pending alerts into the sorted levels at once: sorted, then merged. */
+  private mergePending(): void {
+    const pending = this.pending;
+    this.pending = [];
     const geLevels: number[] = [];
     const geAlerts: ArmedAlert[] = [];
     const leLevels: number[] = [];
     const leAlerts: ArmedAlert[] = [];
-    for (const alert of alerts) {
+    for (const alert of pending) {
+      if (alert.place !== PENDING) continue;
       const op = alert.condition.op;
       if (usesGe(op)) {
         geLevels.push(alert.lo);
@@ -471,9 +475,14 @@ class Ladder extends Slot {
     }
     mergeSorted(this.geLv, this.geAl, geLevels, geAlerts);
     mergeSorted(this.leLv, this.leAl, leLevels, leAlerts);
+    this.recut();
+    this.bounded = false;
+  }
+
+  /** Sets the cursors for the last value. */
+  private recut(): void {
     this.geCut = afterAscending(this.geLv, this.last);
     this.leCut = atOrAfterAscending(this.leLv, this.last);
-    this.bounded = false;
   }
 
   /** A level's predicate changed truth (`ge`: `v ≥ level`, else `v ≤ level`). */
@@ -492,7 +501,9 @@ class Ladder extends Slot {
       default:
         fires = nowTrue;
     }
-    if (fires && alert.place === EVALUATED) this.fireIfAllowed(alert, this.n, this.tickDay, this.out);
+    if (fires && alert.place === EVALUATED && alert.since !== this.seq) {
+      this.fireIfAllowed(alert, this.n, this.tickDay, this.out);
+    }
   }
 
   /**
@@ -527,24 +538,62 @@ class Ladder extends Slot {
     this.bounded = true;
   }
 
-  /** After a day close: the feed's constants moved; moving alerts take their new level on their next tick. */
+  /**
+   * After a day close (the feed's constants moved): each moving alert takes its new level and waits for its next
+   * tick as a new alert would, its condition's truth at the last value kept for `every_time`.
+   */
   roll(): void {
     this.bounded = false;
-    for (const alert of this.unleveled) if (alert.place === WAITING) this.waiting.push(alert);
-    this.unleveled = [];
+    const last = this.last;
+    const relevel: ArmedAlert[] = [];
+    let leveled = false;
     for (const alert of this.movers) {
-      if (alert.place !== EVALUATED) {
-        alert.lo = NaN;
+      if (alert.place === EVALUATED) {
+        const seen = alert.since !== this.seq;
+        if (seen && !Number.isNaN(last)) alert.lastTruth = truthOf(alert.condition.op, last, alert.lo, alert.hi);
+        if (seen) this.waiting.push(alert);
+        leveled = true;
+      } else if (alert.place !== PENDING) {
         continue;
       }
-      alert.lastTruth = Number.isNaN(this.last)
-        ? alert.lastTruth
-        : truthOf(alert.condition.op, this.last, alert.lo, alert.hi);
-      this.delete(alert);
-      alert.lo = NaN;
-      alert.place = WAITING;
-      this.waiting.push(alert);
+      relevel.push(alert);
     }
+    if (leveled) this.dropMovers();
+    if (relevel.length > 0) this.pending = this.pending.filter((alert) => alert.condition.bars === null);
+    for (const alert of this.unleveled) if (alert.place === WAITING) relevel.push(alert);
+    this.unleveled = [];
+    for (const alert of relevel) {
+      const unleveled = alert.place === WAITING;
+      if (!this.level(alert)) {
+        alert.place = WAITING;
+        this.unleveled.push(alert);
+      } else if (unleveled) {
+        this.stage(alert);
+      } else {
+        alert.place = PENDING;
+        alert.since = this.seq;
+        this.pending.push(alert);
+      }
+    }
+  }
+
+  /** Takes every moving alert out of the sorted levels. */
+  private dropMovers(): void {
+    for (const [levels, alerts] of [
+      [this.geLv, this.geAl],
+      [this.leLv, this.leAl],
+    ] as const) {
+      let k = 0;
+      for (let i = 0; i < alerts.length; i++) {
+        if (alerts[i]!.condition.bars !== null) continue;
+        levels[k] = levels[i]!;
+        alerts[k] = alerts[i]!;
+        k++;
+      }
+      levels.length = k;
+      alerts.length = k;
+    }
+    this.recut();
   }
 }
 
@@ -678,7 +727,10 @@ export class AlertIndex {
     return this.byKey.get(key);
   }
 
-  /** Arms an alert, replacing the one of the same key; it waits for its symbol's next tick. */
+  /**
+   * Arms an alert, replacing the one of the same key: a constant level goes among the sorted levels at once,
+   * and the symbol's next tick is its first (which only sets its previous value for the edge operators).
+   */
   add(alert: ArmedAlert): void {
     if (this.byKey.has(alert.key)) this.remove(alert.key);
     const book = this.bookOf(alert.symbol);
@@ -692,8 +744,14 @@ export class AlertIndex {
         book.ladders.push(ladder);
       }
       alert.lo = NaN;
-      ladder.level(alert);
+      alert.reviving = false;
       if (condition.bars !== null) ladder.movers.add(alert);
+      if (ladder.level(alert)) {
+        ladder.stage(alert);
+      } else {
+        alert.place = WAITING;
+        ladder.unleveled.push(alert);
+      }
       slot = ladder;
     } else {
       const key = conditionKey(condition);
@@ -707,12 +765,12 @@ export class AlertIndex {
         book.groupByKey.set(key, group);
         book.groups.push(group);
       }
+      alert.place = WAITING;
+      alert.reviving = false;
+      group.waiting.push(alert);
       slot = group;
     }
-    alert.place = WAITING;
-    alert.reviving = false;
     this.unbound(book);
-    slot.waiting.push(alert);
     this.slots.set(alert, slot);
     book.alerts.add(alert);
     this.byKey.set(alert.key, alert);
