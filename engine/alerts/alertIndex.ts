@@ -162,6 +162,20 @@ function usesLe(op: AlertOp): boolean {
   );
 }
 
+/**
+ * Orders moving alerts so that their levels on any day come in ascending runs: by operator and window, then by
+ * amount, ascending for the operators that add it to the value back then and descending for those that subtract
+ * it (a moving level is monotonic in its amount, in floating point too).
+ */
+function byMovingLevel(a: ArmedAlert, b: ArmedAlert): number {
+  const x = a.condition;
+  const y = b.condition;
+  if (x.op !== y.op) return x.op < y.op ? -1 : 1;
+  if (x.bars !== y.bars) return x.bars! - y.bars!;
+  const up = x.op === 'moving_up' || x.op === 'moving_up_pct';
+  return up ? (x.value as number) - (y.value as number) : (y.value as number) - (x.value as number);
+}
+
 /** First index of an ascending array whose value is above `t` (insert after equal ones). */
 function afterAscending(values: readonly number[], t: number): number {
   let lo = 0;
@@ -287,6 +301,8 @@ class Ladder extends Slot {
   leCut = 0;
   /** The moving alerts, whose level is set again at each day close. */
   readonly movers = new Set<ArmedAlert>();
+  /** The movers in the order of their levels on any day (see {@link byMovingLevel}); null when to be sorted again. */
+  private moverOrder: ArmedAlert[] | null = null;
   /** Moving alerts whose level is not known yet (too short a history): tried again after the next day close. */
   unleveled: ArmedAlert[] = [];
   /** New alerts with their level, merged into the sorted levels in one sort when there are enough, or on a tick. */
@@ -318,6 +334,15 @@ class Ladder extends Slot {
     readonly feed: SourceFeed,
   ) {
     super(index);
+  }
+
+  addMover(alert: ArmedAlert): void {
+    this.movers.add(alert);
+    this.moverOrder = null;
+  }
+
+  deleteMover(alert: ArmedAlert): void {
+    if (this.movers.delete(alert)) this.moverOrder = null;
   }
 
   /** Sets an alert's levels; false when a moving level is not known yet. */
@@ -547,7 +572,9 @@ class Ladder extends Slot {
     const last = this.last;
     const relevel: ArmedAlert[] = [];
     let leveled = false;
-    for (const alert of this.movers) {
+    this.moverOrder ??= [...this.movers].sort(byMovingLevel);
+    // In that order, the new levels come in a few ascending runs, which the merge sorts in O(n log runs).
+    for (const alert of this.moverOrder) {
       if (alert.place === EVALUATED) {
         const seen = alert.since !== this.seq;
         if (seen && !Number.isNaN(last)) alert.lastTruth = truthOf(alert.condition.op, last, alert.lo, alert.hi);
@@ -745,7 +772,7 @@ export class AlertIndex {
       }
       alert.lo = NaN;
       alert.reviving = false;
-      if (condition.bars !== null) ladder.movers.add(alert);
+      if (condition.bars !== null) ladder.addMover(alert);
       if (ladder.level(alert)) {
         ladder.stage(alert);
       } else {
@@ -784,7 +811,7 @@ export class AlertIndex {
     const slot = this.slots.get(alert)!;
     this.slots.delete(alert);
     if (alert.place === EVALUATED) slot.delete(alert);
-    if (slot instanceof Ladder) slot.movers.delete(alert);
+    if (slot instanceof Ladder) slot.deleteMover(alert);
     alert.place = NOWHERE;
     const book = this.books.get(alert.symbol);
     if (book !== undefined) {
