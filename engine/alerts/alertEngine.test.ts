@@ -56,6 +56,25 @@ function ticks(symbol: string, ...prices: number[]): Tick[] {
   return prices.map((price, i) => ({ symbol, price, size: 100, ts: T0 + i * 1000 }));
 }
 
+/** The store, except that its next `failures` appends of an `AlertTriggered` fail (as a full disk would). */
+function failingTriggers(store: EventStore, failures: number): EventStore {
+  let left = failures;
+  return {
+    appendToStream: (stream, events, options) => {
+      if (left > 0 && events.some((e) => e.type === 'AlertTriggered')) {
+        left -= 1;
+        return Promise.reject(new Error('the disk is full'));
+      }
+      return store.appendToStream(stream, events, options);
+    },
+    readStream: (stream, options) => store.readStream(stream, options),
+    readAll: (options) => store.readAll(options),
+    subscribeToAll: (handlers, options) => store.subscribeToAll(handlers, options),
+    headPosition: () => store.headPosition(),
+    close: () => store.close(),
+  };
+}
+
 interface Stores {
   readonly events: EventStore;
   readonly readModels: ReadModelStore;
@@ -311,6 +330,15 @@ describe('alert engine on the SQLite store', function () {
     const at = (ts: number, symbol: string, ...prices: number[]): Tick[] =>
       prices.map((price, i) => ({ symbol, price, size: 100, ts: ts + i * 1000 }));
 
+    /** Stops the engine and starts a new one on the same files. */
+    async function restart(): Promise<void> {
+      await engine.stop();
+      await stores.close();
+      stores = openStores(dir);
+      engine = newEngine();
+      await engine.start();
+    }
+
     async function create(data: Partial<AlertInput>): Promise<string> {
       const { alertId, position } = await alertCommand(stores.events, 'u1', { type: 'CreateAlert', data });
       await engine.waitFor(position);
@@ -343,17 +371,86 @@ describe('alert engine on the SQLite store', function () {
     it('fires a once-per-bar alert once a day, not again after a restart the same day, and again the next day', async function () {
       const alertId = await create({ condition: { op: 'greater_than', value: 190 }, frequency: 'once_per_bar' });
       await feed(engine, ticks('AAPL', 190.5, 189, 191));
-      await engine.stop();
-      await stores.close();
-      stores = openStores(dir);
-      engine = newEngine();
-      await engine.start();
+      await restart();
       await feed(engine, at(T0 + 60_000, 'AAPL', 192, 193));
       expect(await triggered(stores.events, 'u1')).to.have.length(1);
       await feed(engine, at(NEXT_DAY, 'AAPL', 194));
       const events = await triggered(stores.events, 'u1');
       expect(events.map((e) => e.data.day)).to.deep.equal(['2025-01-02', '2025-01-03']);
       expect(events[1]!.metadata.commandId).to.equal(triggerCommandId({ id: alertId, arming: 1, day: '2025-01-03' }));
+    });
+
+    it('fires a repeating level alert that held before a restart only once it stopped holding', async function () {
+      const alertId = await create({ condition: { op: 'greater_than', value: 190 }, frequency: 'every_time' });
+      await feed(engine, ticks('AAPL', 191));
+      await restart();
+      await feed(engine, at(T0 + 60_000, 'AAPL', 192, 193));
+      expect(await triggered(stores.events, 'u1')).to.have.length(1);
+      await feed(engine, at(T0 + 120_000, 'AAPL', 189, 191));
+      const events = await triggered(stores.events, 'u1');
+      expect(events.map((e) => [e.data.price, e.data.firing])).to.deep.equal([
+        [191, 1],
+        [191, 2],
+      ]);
+      expect(events[1]!.metadata.commandId).to.equal(triggerCommandId({ id: alertId, arming: 1, firing: 2 }));
+    });
+
+    it('rebuilt from the log, fires a repeating level alert that held only once it stopped holding', async function () {
+      const alertId = await create({ condition: { op: 'greater_than', value: 190 }, frequency: 'every_time' });
+      await feed(engine, ticks('AAPL', 191, 189, 191));
+      await engine.stop();
+      // Another engine builds its index from the same log, from the start (a read-model store of its own).
+      const rebuilt = openStores(dir, 'rebuilt.db');
+      engine = newEngine(rebuilt);
+      await engine.start();
+      await feed(engine, at(T0 + 60_000, 'AAPL', 192, 189, 191));
+      await engine.stop();
+      await rebuilt.close();
+      engine = newEngine();
+      await engine.start();
+      const events = await triggered(stores.events, 'u1');
+      expect(events.map((e) => [e.data.price, e.data.firing])).to.deep.equal([
+        [191, 1],
+        [191, 2],
+        [191, 3],
+      ]);
+      expect(events[2]!.metadata.commandId).to.equal(triggerCommandId({ id: alertId, arming: 1, firing: 3 }));
+    });
+
+    it('rebuilt from the log, does not fire a once-per-bar alert again the day it fired', async function () {
+      await create({ condition: { op: 'greater_than', value: 190 }, frequency: 'once_per_bar' });
+      await feed(engine, ticks('AAPL', 191));
+      await engine.stop();
+      const rebuilt = openStores(dir, 'rebuilt.db');
+      engine = newEngine(rebuilt);
+      await engine.start();
+      await feed(engine, at(T0 + 60_000, 'AAPL', 192));
+      expect(engine.stats().triggers.fired).to.equal(0);
+      await feed(engine, at(NEXT_DAY, 'AAPL', 193));
+      expect(engine.stats().triggers.appended).to.equal(1);
+      await engine.stop();
+      await rebuilt.close();
+      engine = newEngine();
+      await engine.start();
+      const events = await triggered(stores.events, 'u1');
+      expect(events.map((e) => e.data.day)).to.deep.equal(['2025-01-02', '2025-01-03']);
+    });
+
+    it('numbers a repeating trigger after a failed append as the trigger it retries', async function () {
+      await engine.stop();
+      engine = newEngine({ ...stores, events: failingTriggers(stores.events, 1) });
+      await engine.start();
+      const alertId = await create({
+        condition: { op: 'entering_channel', lower: 190, upper: 191 },
+        frequency: 'every_time',
+      });
+      await feed(engine, ticks('AAPL', 189.5, 190.5, 192, 190.8));
+      expect(errors.map((e) => e.message)).to.deep.equal(['the disk is full']);
+      errors.length = 0;
+      const recorded = await triggered(stores.events, 'u1');
+      expect(recorded.map((e) => [e.data.price, e.data.firing, e.metadata.commandId])).to.deep.equal([
+        [190.8, 1, triggerCommandId({ id: alertId, arming: 1, firing: 1 })],
+      ]);
     });
 
     it('evaluates a once-per-bar-close alert on the closing bar only', async function () {

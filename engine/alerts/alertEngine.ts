@@ -440,15 +440,35 @@ export class AlertEngine implements TickListener {
         const doc: IndexedAlertDocument = { userId, alert };
         this.docs.set(key, doc);
         tx.put(this.collection, key, doc);
-        // A repeating alert that fired stays where it is: the index already counted the firing.
+        // A repeating alert that fired stays where it is, its frequency state brought up to the log.
         const same =
           before !== undefined && before.alert.arming === alert.arming && before.alert.status === alert.status;
-        if (same && event.type === 'AlertTriggered') return;
+        if (same && event.type === 'AlertTriggered') {
+          this.followLog(key, alert);
+          return;
+        }
         this.disarm(key);
         if (alert.status === 'armed' && !this.inFlight.has(`${key}#${alert.arming}`)) this.arm(userId, alert);
         if (!same) this.watchExpiry(userId, alert);
       },
     };
+  }
+
+  /**
+   * Brings an armed alert's frequency state up to the log when the log has firings the index did not make (an
+   * index built again from the log, a trigger appended before a restart and folded only after it, another
+   * engine's): the count and the day of the last firing; and a level condition that fired is taken to hold
+   * until a tick shows it does not, so it fires again only once it stopped holding.
+   */
+  private followLog(key: string, alert: Alert): void {
+    const armed = this.indexOf(alert).get(key);
+    if (armed === undefined || armed.arming !== alert.arming) return;
+    if (alert.firings > armed.firings) {
+      armed.firings = alert.firings;
+      armed.lastTruth = true;
+    }
+    const day = alert.lastFiredDay;
+    if (day !== null && (armed.firedDay === null || day > armed.firedDay)) armed.firedDay = day;
   }
 
   private readonly onFire = (alert: ArmedAlert, tick: Tick, cents: number): void => this.fire(alert, tick, cents);
@@ -472,43 +492,50 @@ export class AlertEngine implements TickListener {
     const at = new Date(tick.ts).toISOString();
     const perBar = alert.frequency === 'once_per_bar' || alert.frequency === 'once_per_bar_close';
     const day = perBar ? alert.firedOn : null;
-    const firing = alert.frequency === 'every_time' ? alert.firings : null;
+    const everyTime = alert.frequency === 'every_time';
     const smaRef = alert.condition.value;
     const smaPeriod =
       alert.condition.source === 'price' && typeof smaRef === 'object' && smaRef?.ref.startsWith('sma:')
         ? (Number(smaRef.ref.slice(4)) as SmaPeriod)
         : null;
-    const command: TriggerAlert = {
-      type: 'TriggerAlert',
-      data: {
-        alertId: alert.alertId,
-        price: cents / 100,
-        changepct: quotes.changePct(alert.symbol),
-        at,
-        sma: smaPeriod === null ? null : quotes.sma(alert.symbol, smaPeriod),
-        value: Number.isFinite(alert.firedValue) ? alert.firedValue : null,
-        day,
-        firing,
-      },
-    };
-    const meta: CommandMeta = {
-      commandId: triggerCommandId({ id: alert.alertId, arming: alert.arming, day, firing }),
-      userId: alert.userId,
+    const data = {
+      alertId: alert.alertId,
+      price: cents / 100,
+      changepct: quotes.changePct(alert.symbol),
       at,
-      actor: 'engine',
+      sma: smaPeriod === null ? null : quotes.sma(alert.symbol, smaPeriod),
+      value: Number.isFinite(alert.firedValue) ? alert.firedValue : null,
+      day,
     };
     const stream = streamName(ALERTS_CONCERN, alert.userId);
     const decider = triggerDecider(alert.arming);
     const maxRetries = this.options.maxRetries ?? 10;
-    const task = this.serialised(stream, () => handleCommand(events, decider, stream, command, meta, { maxRetries }))
-      .then((outcome) => {
+    const task = this.serialised(stream, () => {
+      // A repeating trigger is numbered when its turn comes, after the firings recorded so far: one whose append
+      // failed leaves the count where it was, so the next trigger takes its number.
+      const firing = everyTime ? alert.firings + 1 : null;
+      const command: TriggerAlert = { type: 'TriggerAlert', data: { ...data, firing } };
+      const commandId = triggerCommandId({ id: alert.alertId, arming: alert.arming, day, firing });
+      const meta: CommandMeta = { commandId, userId: alert.userId, at, actor: 'engine' };
+      return handleCommand(events, decider, stream, command, meta, { maxRetries }).then((outcome) => ({
+        outcome,
+        commandId,
+      }));
+    })
+      .then(({ outcome, commandId }) => {
+        if (everyTime) {
+          const recorded = outcome.state.alerts.find((a) => a.id === alert.alertId);
+          if (recorded !== undefined && recorded.arming === alert.arming) {
+            alert.firings = Math.max(alert.firings, recorded.firings);
+          }
+        }
         if (outcome.replayed) this.counts.replayed += 1;
         else if (outcome.events.length === 0) this.counts.unchanged += 1;
         else {
           this.counts.appended += 1;
           const event = outcome.events.find((e): e is AlertTriggered => e.type === 'AlertTriggered');
           if (event) {
-            const eventId = eventIdFor(`${stream}/${meta.commandId}`, outcome.events.indexOf(event));
+            const eventId = eventIdFor(`${stream}/${commandId}`, outcome.events.indexOf(event));
             this.options.onTriggered?.({ userId: alert.userId, eventId, event, position: outcome.position });
           }
         }

@@ -446,3 +446,106 @@ describe('alert index against the reference evaluator', function () {
     }
   });
 });
+
+describe('alert index arming and disarming between ticks', function () {
+  it('fires what the reference fires when many alerts are armed, re-armed and disarmed while the price moves', function () {
+    this.timeout(120_000);
+    let totalFired = 0;
+    const priceCondition = fc.constantFrom(...ALERT_OPS).chain((op) => {
+      const level = fc.integer({ min: 9_900, max: 10_100 }).map((c) => c / 100);
+      if (CHANNEL_OPS.includes(op)) {
+        return fc.tuple(level, level).map(([a, b]) => cond(op, { lower: Math.min(a, b), upper: Math.max(a, b) }));
+      }
+      if (MOVING_OPS.includes(op)) {
+        return fc
+          .tuple(fc.integer({ min: 1, max: 150 }), fc.integer({ min: 1, max: 2 }))
+          .map(([amount, bars]) => cond(op, { value: op.endsWith('_pct') ? amount / 100 : amount / 100, bars }));
+      }
+      return level.map((value) => cond(op, { value }));
+    });
+    const spec = fc.record({
+      condition: priceCondition,
+      frequency: fc.constantFrom(...ALERT_FREQUENCIES),
+      // A restored alert: it fired before (every_time counts, once_per_bar the day).
+      fired: fc.boolean(),
+    });
+    type Move =
+      | { readonly kind: 'tick'; readonly step: number }
+      | { readonly kind: 'arm'; readonly count: number }
+      | { readonly kind: 'disarm'; readonly alert: number }
+      | { readonly kind: 'close' };
+    const moveArb: fc.Arbitrary<Move> = fc.oneof(
+      {
+        weight: 20,
+        arbitrary: fc.record({ kind: fc.constant('tick' as const), step: fc.integer({ min: -40, max: 40 }) }),
+      },
+      {
+        weight: 2,
+        arbitrary: fc.record({ kind: fc.constant('arm' as const), count: fc.integer({ min: 1, max: 120 }) }),
+      },
+      { weight: 2, arbitrary: fc.record({ kind: fc.constant('disarm' as const), alert: fc.nat() }) },
+      { weight: 1, arbitrary: fc.constant({ kind: 'close' as const }) },
+    );
+    fc.assert(
+      fc.property(
+        fc.array(spec, { minLength: 40, maxLength: 120 }),
+        fc.array(moveArb, { minLength: 50, maxLength: 200 }),
+        (specs, moves) => {
+          const histories = new Histories();
+          histories.set('AAA', [99.5, 100.2, 100]);
+          const index = new AlertIndex(histories.lookup);
+          const naive = new NaiveAlertScan([], histories.lookup);
+          let next = 0;
+          let arming = 0;
+          let day = 3;
+          const dayText = (): string => `2025-02-${String(day).padStart(2, '0')}`;
+          const arm = (count: number): void => {
+            arming += 1;
+            for (let k = 0; k < count; k++) {
+              const i = next++ % specs.length;
+              const { condition, frequency, fired } = specs[i]!;
+              const made: ArmedAlert = { ...alert(`a${i}`, 'AAA', condition, frequency), arming };
+              if (fired && frequency === 'every_time') made.firings = 2;
+              if (fired && frequency === 'once_per_bar') made.firedDay = dayText();
+              made.lastTruth = made.firings > 0;
+              index.add({ ...made });
+              naive.add({ ...made });
+            }
+          };
+          arm(specs.length);
+          let cents = 10_000;
+          moves.forEach((move, t) => {
+            if (move.kind === 'arm') return arm(move.count);
+            if (move.kind === 'disarm') {
+              const key = alertKey('u1', `a${move.alert % specs.length}`);
+              index.remove(key);
+              naive.remove(key);
+              return;
+            }
+            if (move.kind === 'close') {
+              histories.close('AAA', cents, 0);
+              index.roll();
+              naive.roll();
+              day += 1;
+              return;
+            }
+            cents = Math.max(9_850, Math.min(10_150, cents + move.step));
+            const out: ArmedAlert[] = [];
+            const reference: ArmedAlert[] = [];
+            const values: number[] = [];
+            const prevClose = histories.prevClose('AAA');
+            index.evaluate('AAA', cents, 0, prevClose, dayText(), out);
+            naive.evaluate('AAA', cents, 0, prevClose, dayText(), reference, values);
+            const got = out.map((a) => `${a.alertId}#${a.arming}@${a.firedValue}`).sort();
+            const want = reference.map((a, k) => `${a.alertId}#${a.arming}@${values[k]}`).sort();
+            expect(got, `move ${t}`).to.deep.equal(want);
+            totalFired += out.length;
+          });
+          expect(index.size).to.equal(naive.size);
+        },
+      ),
+      { numRuns: 200, seed: 41 },
+    );
+    expect(totalFired).to.be.above(1000);
+  });
+});

@@ -45,7 +45,7 @@ export interface ArmedAlert {
   readonly arming: number;
   /** When it expires (ms since the epoch), Infinity when never. */
   readonly expiresMs: number;
-  /** Firings in this arming (an `every_time` trigger's command id has the next one). */
+  /** Firings recorded in this arming (an `every_time` trigger's command id has the next one); the engine counts them. */
   firings: number;
   /** The trading day of its last firing in this arming, or null. */
   firedDay: string | null;
@@ -59,8 +59,10 @@ export interface ArmedAlert {
   lo: number;
   /** Index state: the upper bound. */
   hi: number;
-  /** Index state: where it is (0 nowhere, 1 waiting for its first tick, 2 evaluated). */
+  /** Index state: where it is (0 nowhere, 1 waiting, 2 evaluated, 4 about to be merged into a ladder's levels). */
   place: number;
+  /** Index state: on a ladder, its count of ticks when the alert was placed (the next is its first), else −1. */
+  since: number;
   /** Index state: whether it waits for the next day's first tick to fire again (once per bar). */
   reviving: boolean;
 }
@@ -113,13 +115,19 @@ export function newArmedAlert(
     lo: NaN,
     hi: NaN,
     place: 0,
+    since: -1,
     reviving: false,
   };
 }
 
+/** Not in the index. */
 const NOWHERE = 0;
+/** Waiting: in a group, for its first tick; on a ladder, for a moving level that is not known yet. */
 const WAITING = 1;
+/** Evaluated on every tick. */
 const EVALUATED = 2;
+/** On a ladder, its level known, about to be merged into the sorted levels. */
+const PENDING = 4;
 
 /** Whether a condition's levels are all constants (or a moving level), so it goes on a ladder. */
 export function isLadderCondition(condition: AlertCondition): boolean {
@@ -152,6 +160,20 @@ function usesLe(op: AlertOp): boolean {
     op === 'crossing' ||
     op.endsWith('_channel')
   );
+}
+
+/**
+ * Orders moving alerts so that their levels on any day come in ascending runs: by operator and window, then by
+ * amount, ascending for the operators that add it to the value back then and descending for those that subtract
+ * it (a moving level is monotonic in its amount, in floating point too).
+ */
+function byMovingLevel(a: ArmedAlert, b: ArmedAlert): number {
+  const x = a.condition;
+  const y = b.condition;
+  if (x.op !== y.op) return x.op < y.op ? -1 : 1;
+  if (x.bars !== y.bars) return x.bars! - y.bars!;
+  const up = x.op === 'moving_up' || x.op === 'moving_up_pct';
+  return up ? (x.value as number) - (y.value as number) : (y.value as number) - (x.value as number);
 }
 
 /** First index of an ascending array whose value is above `t` (insert after equal ones). */
@@ -211,7 +233,7 @@ function mergeSorted(
 
 /** What the index's structures share: the firing of one alert, by its frequency. */
 abstract class Slot {
-  /** Alerts waiting for their first tick. */
+  /** Alerts waiting for their first tick (on a ladder, already among its levels or about to be merged in). */
   waiting: ArmedAlert[] = [];
   /** Once-per-bar level alerts that held when they last fired or were muted: re-evaluated on a new day. */
   revive: ArmedAlert[] = [];
@@ -219,7 +241,6 @@ abstract class Slot {
 
   constructor(protected readonly index: AlertIndex) {}
 
-  abstract insert(alert: ArmedAlert): void;
   abstract delete(alert: ArmedAlert): void;
 
   /** Fires an alert that met its condition on `day`, if its frequency allows; answers whether it fired. */
@@ -232,7 +253,6 @@ abstract class Slot {
       alert.firedDay = day;
       if (!isEdgeOp(alert.condition.op)) this.markRevive(alert);
     }
-    alert.firings += 1;
     alert.firedValue = fromUnits(alert.condition.source, value);
     alert.firedOn = day;
     out.push(alert);
@@ -281,8 +301,17 @@ class Ladder extends Slot {
   leCut = 0;
   /** The moving alerts, whose level is set again at each day close. */
   readonly movers = new Set<ArmedAlert>();
+  /** The movers in the order of their levels on any day (see {@link byMovingLevel}); null when to be sorted again. */
+  private moverOrder: ArmedAlert[] | null = null;
   /** Moving alerts whose level is not known yet (too short a history): tried again after the next day close. */
   unleveled: ArmedAlert[] = [];
+  /** New alerts with their level, merged into the sorted levels in one sort when there are enough, or on a tick. */
+  private pending: ArmedAlert[] = [];
+  /**
+   * The ticks evaluated: an alert placed when the count was `since` is on its first tick while the count is still
+   * `since`, and its cursors' moves do not fire it (its first tick only sets its previous value).
+   */
+  private seq = 0;
   /**
    * Whether `downCents`/`upCents` hold for the cursors as they are: the prices in cents (excluded) between
    * which the source's value moves no cursor (the volume's own bounds for the volume).
@@ -307,6 +336,15 @@ class Ladder extends Slot {
     super(index);
   }
 
+  addMover(alert: ArmedAlert): void {
+    this.movers.add(alert);
+    this.moverOrder = null;
+  }
+
+  deleteMover(alert: ArmedAlert): void {
+    if (this.movers.delete(alert)) this.moverOrder = null;
+  }
+
   /** Sets an alert's levels; false when a moving level is not known yet. */
   level(alert: ArmedAlert): boolean {
     const c = alert.condition;
@@ -319,24 +357,19 @@ class Ladder extends Slot {
     return true;
   }
 
-  insert(alert: ArmedAlert): void {
-    const op = alert.condition.op;
-    const last = this.last;
+  /**
+   * Takes a new alert whose level is set: among the levels, where the cursors' moves on its first tick do not fire
+   * it (that tick only sets its previous value, or fires a level condition that holds). The levels
+   * are merged in batches of at least an eighth of the ladder, so arming n alerts costs O(n log n) in all.
+   */
+  stage(alert: ArmedAlert): void {
+    alert.place = PENDING;
+    alert.since = this.seq;
+    this.pending.push(alert);
+    // Only a level condition does anything on its first tick (fire when it holds).
+    if (!isEdgeOp(alert.condition.op)) this.waiting.push(alert);
     this.bounded = false;
-    if (usesGe(op)) {
-      const at = afterAscending(this.geLv, alert.lo);
-      this.geLv.splice(at, 0, alert.lo);
-      this.geAl.splice(at, 0, alert);
-      if (alert.lo <= last) this.geCut += 1;
-    }
-    if (usesLe(op)) {
-      const level = op.endsWith('_channel') ? alert.hi : alert.lo;
-      const at = afterAscending(this.leLv, level);
-      this.leLv.splice(at, 0, level);
-      this.leAl.splice(at, 0, alert);
-      if (level < last) this.leCut += 1;
-    }
-    alert.place = EVALUATED;
+    if (this.pending.length >= 32 + ((this.geLv.length + this.leLv.length) >> 3)) this.mergePending();
   }
 
   delete(alert: ArmedAlert): void {
@@ -369,6 +402,7 @@ class Ladder extends Slot {
 
   /** Evaluates the source's new value `n` on `day`. */
   evaluate(n: number, day: string, out: ArmedAlert[]): void {
+    if (this.pending.length > 0) this.mergePending();
     if (Number.isNaN(n)) return;
     const p = this.last;
     const geLv = this.geLv;
@@ -419,46 +453,40 @@ class Ladder extends Slot {
       const revive = this.takeRevive(day);
       if (revive !== null) {
         for (const alert of revive) {
-          if (alert.place === EVALUATED) this.reevaluate(alert, n, day, out);
+          if (alert.place === EVALUATED && alert.since !== this.seq) this.reevaluate(alert, n, day, out);
         }
       }
     }
     if (this.waiting.length > 0) this.admit(n, day, out);
+    this.seq += 1;
   }
 
   private reevaluate(alert: ArmedAlert, n: number, day: string, out: ArmedAlert[]): void {
     if (truthOf(alert.condition.op, n, alert.lo, alert.hi)) this.fireIfAllowed(alert, n, day, out);
   }
 
-  /** The alerts waiting for their first tick get it. */
+  /** The level conditions on their first tick fire when they hold (they are among the levels already). */
   private admit(n: number, day: string, out: ArmedAlert[]): void {
     const waiting = this.waiting;
+    const seq = this.seq;
     this.waiting = [];
-    const admitted: ArmedAlert[] = [];
     for (const alert of waiting) {
-      if (alert.place !== WAITING) continue;
-      if (Number.isNaN(alert.lo) && !this.level(alert)) {
-        this.unleveled.push(alert);
-        continue;
-      }
-      const op = alert.condition.op;
-      this.evaluateOnce(alert, truthOf(op, n, alert.lo, alert.hi), n, day, out);
-      if (alert.place === WAITING) admitted.push(alert);
-    }
-    if (admitted.length < 16) {
-      for (const alert of admitted) this.insert(alert);
-    } else {
-      this.insertMany(admitted);
+      if (alert.place !== EVALUATED || alert.since !== seq) continue;
+      alert.since = -1;
+      this.evaluateOnce(alert, truthOf(alert.condition.op, n, alert.lo, alert.hi), n, day, out);
     }
   }
 
-  /** Inserts many alerts at once (a symbol's first tick, a day's moving levels): sorted, then merged. */
-  private insertMany(alerts: readonly ArmedAlert[]): void {
+  /** Merges the pending alerts into the sorted levels at once: sorted, then merged. */
+  private mergePending(): void {
+    const pending = this.pending;
+    this.pending = [];
     const geLevels: number[] = [];
     const geAlerts: ArmedAlert[] = [];
     const leLevels: number[] = [];
     const leAlerts: ArmedAlert[] = [];
-    for (const alert of alerts) {
+    for (const alert of pending) {
+      if (alert.place !== PENDING) continue;
       const op = alert.condition.op;
       if (usesGe(op)) {
         geLevels.push(alert.lo);
@@ -472,9 +500,14 @@ class Ladder extends Slot {
     }
     mergeSorted(this.geLv, this.geAl, geLevels, geAlerts);
     mergeSorted(this.leLv, this.leAl, leLevels, leAlerts);
+    this.recut();
+    this.bounded = false;
+  }
+
+  /** Sets the cursors for the last value. */
+  private recut(): void {
     this.geCut = afterAscending(this.geLv, this.last);
     this.leCut = atOrAfterAscending(this.leLv, this.last);
-    this.bounded = false;
   }
 
   /** A level's predicate changed truth (`ge`: `v ≥ level`, else `v ≤ level`). */
@@ -493,7 +526,9 @@ class Ladder extends Slot {
       default:
         fires = nowTrue;
     }
-    if (fires && alert.place === EVALUATED) this.fireIfAllowed(alert, this.n, this.tickDay, this.out);
+    if (fires && alert.place === EVALUATED && alert.since !== this.seq) {
+      this.fireIfAllowed(alert, this.n, this.tickDay, this.out);
+    }
   }
 
   /**
@@ -528,24 +563,64 @@ class Ladder extends Slot {
     this.bounded = true;
   }
 
-  /** After a day close: the feed's constants moved; moving alerts take their new level on their next tick. */
+  /**
+   * After a day close (the feed's constants moved): each moving alert takes its new level and waits for its next
+   * tick as a new alert would, its condition's truth at the last value kept for `every_time`.
+   */
   roll(): void {
     this.bounded = false;
-    for (const alert of this.unleveled) if (alert.place === WAITING) this.waiting.push(alert);
-    this.unleveled = [];
-    for (const alert of this.movers) {
-      if (alert.place !== EVALUATED) {
-        alert.lo = NaN;
+    const last = this.last;
+    const relevel: ArmedAlert[] = [];
+    let leveled = false;
+    this.moverOrder ??= [...this.movers].sort(byMovingLevel);
+    // In that order, the new levels come in a few ascending runs, which the merge sorts in O(n log runs).
+    for (const alert of this.moverOrder) {
+      if (alert.place === EVALUATED) {
+        const seen = alert.since !== this.seq;
+        if (seen && !Number.isNaN(last)) alert.lastTruth = truthOf(alert.condition.op, last, alert.lo, alert.hi);
+        if (seen) this.waiting.push(alert);
+        leveled = true;
+      } else if (alert.place !== PENDING) {
         continue;
       }
-      alert.lastTruth = Number.isNaN(this.last)
-        ? alert.lastTruth
-        : truthOf(alert.condition.op, this.last, alert.lo, alert.hi);
-      this.delete(alert);
-      alert.lo = NaN;
-      alert.place = WAITING;
-      this.waiting.push(alert);
+      relevel.push(alert);
     }
+    if (leveled) this.dropMovers();
+    if (relevel.length > 0) this.pending = this.pending.filter((alert) => alert.condition.bars === null);
+    for (const alert of this.unleveled) if (alert.place === WAITING) relevel.push(alert);
+    this.unleveled = [];
+    for (const alert of relevel) {
+      const unleveled = alert.place === WAITING;
+      if (!this.level(alert)) {
+        alert.place = WAITING;
+        this.unleveled.push(alert);
+      } else if (unleveled) {
+        this.stage(alert);
+      } else {
+        alert.place = PENDING;
+        alert.since = this.seq;
+        this.pending.push(alert);
+      }
+    }
+  }
+
+  /** Takes every moving alert out of the sorted levels. */
+  private dropMovers(): void {
+    for (const [levels, alerts] of [
+      [this.geLv, this.geAl],
+      [this.leLv, this.leAl],
+    ] as const) {
+      let k = 0;
+      for (let i = 0; i < alerts.length; i++) {
+        if (alerts[i]!.condition.bars !== null) continue;
+        levels[k] = levels[i]!;
+        alerts[k] = alerts[i]!;
+        k++;
+      }
+      levels.length = k;
+      alerts.length = k;
+    }
+    this.recut();
   }
 }
 
@@ -679,7 +754,10 @@ export class AlertIndex {
     return this.byKey.get(key);
   }
 
-  /** Arms an alert, replacing the one of the same key; it waits for its symbol's next tick. */
+  /**
+   * Arms an alert, replacing the one of the same key: a constant level goes among the sorted levels at once,
+   * and the symbol's next tick is its first (which only sets its previous value for the edge operators).
+   */
   add(alert: ArmedAlert): void {
     if (this.byKey.has(alert.key)) this.remove(alert.key);
     const book = this.bookOf(alert.symbol);
@@ -693,8 +771,14 @@ export class AlertIndex {
         book.ladders.push(ladder);
       }
       alert.lo = NaN;
-      ladder.level(alert);
-      if (condition.bars !== null) ladder.movers.add(alert);
+      alert.reviving = false;
+      if (condition.bars !== null) ladder.addMover(alert);
+      if (ladder.level(alert)) {
+        ladder.stage(alert);
+      } else {
+        alert.place = WAITING;
+        ladder.unleveled.push(alert);
+      }
       slot = ladder;
     } else {
       const key = conditionKey(condition);
@@ -708,12 +792,12 @@ export class AlertIndex {
         book.groupByKey.set(key, group);
         book.groups.push(group);
       }
+      alert.place = WAITING;
+      alert.reviving = false;
+      group.waiting.push(alert);
       slot = group;
     }
-    alert.place = WAITING;
-    alert.reviving = false;
     this.unbound(book);
-    slot.waiting.push(alert);
     this.slots.set(alert, slot);
     book.alerts.add(alert);
     this.byKey.set(alert.key, alert);
@@ -727,7 +811,7 @@ export class AlertIndex {
     const slot = this.slots.get(alert)!;
     this.slots.delete(alert);
     if (alert.place === EVALUATED) slot.delete(alert);
-    if (slot instanceof Ladder) slot.movers.delete(alert);
+    if (slot instanceof Ladder) slot.deleteMover(alert);
     alert.place = NOWHERE;
     const book = this.books.get(alert.symbol);
     if (book !== undefined) {

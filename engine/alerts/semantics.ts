@@ -14,9 +14,11 @@
 import { EDGE_OPS, type AlertCondition, type AlertOp } from '../../domain/alerts/conditions.ts';
 import { toUnits, type FeedBook, type SourceFeed } from './series.ts';
 
+const EDGE: ReadonlySet<AlertOp> = new Set(EDGE_OPS);
+
 /** Whether an operator fires on a change between two ticks (never on the first tick after arming). */
 export function isEdgeOp(op: AlertOp): boolean {
-  return (EDGE_OPS as readonly string[]).includes(op);
+  return EDGE.has(op);
 }
 
 /** Whether a condition holds on one tick's values (for the edge operators: whether the state they leave holds). */

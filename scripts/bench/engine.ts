@@ -13,7 +13,7 @@ import { NaiveAlertScan } from '../../engine/alerts/naiveScan.ts';
 import { TradingDays } from '../../engine/alerts/tradingDay.ts';
 import { Random } from '../../engine/marketdata/random.ts';
 import { LiveQuotes, type QuoteSeed } from '../../engine/quotes/liveQuotes.ts';
-import type { Tick } from '../../engine/ticks/tick.ts';
+import type { ClosedDay, Tick } from '../../engine/ticks/tick.ts';
 import { progress } from './child.ts';
 
 /** Figures of one run. */
@@ -27,7 +27,8 @@ export interface EngineBenchResult {
   readonly ratioToNaive: number;
 }
 
-const SYMBOLS = 500;
+/** Symbols of both cases. */
+export const SYMBOLS = 500;
 const ALERTS = 100_000;
 const TICKS = 1_000_000;
 const PASSES = 3;
@@ -39,10 +40,84 @@ const BUDGET_TICKS_PER_SEC = 1_000_000;
 const BUDGET_RATIO = 100;
 const PERIODS: readonly SmaPeriod[] = [20, 50, 100, 200];
 
+/** A benchmark's market: its symbols with their finished days, the armed alerts, and the ticks. */
 export interface Market {
   readonly seeds: QuoteSeed[];
   readonly alerts: ArmedAlert[];
-  readonly ticks: Tick[];
+  /** Ticks in time order; a `null` entry closes the day with the next of `closes`. */
+  readonly ticks: (Tick | null)[];
+  readonly closes: ClosedDay[];
+}
+
+/** How a market's symbols are drawn. */
+export interface SymbolsShape {
+  /** The first letter of the symbols. */
+  readonly prefix: string;
+  /** The finished days' closes rise from `from` to `from + rise` times today's price (with 1% noise). */
+  readonly from: number;
+  readonly rise: number;
+  /** Each finished day's volume. */
+  readonly volume: number;
+}
+
+/** {@link SYMBOLS} symbols priced 10 to 500 dollars with 220 finished days; answers them and today's prices in cents. */
+export function seedSymbols(rng: Random, shape: SymbolsShape): { seeds: QuoteSeed[]; base: number[] } {
+  const seeds: QuoteSeed[] = [];
+  const base: number[] = [];
+  for (let s = 0; s < SYMBOLS; s++) {
+    const symbol = `${shape.prefix}${String(s).padStart(3, '0')}`;
+    const price = Math.round((10 + rng.uniform() * 490) * 100);
+    base.push(price);
+    const bars: DailyBar[] = [];
+    for (let d = 0; d < HISTORY_DAYS; d++) {
+      const close =
+        Math.round(price * (shape.from + (shape.rise * d) / HISTORY_DAYS) * (1 + 0.01 * rng.normal())) / 100;
+      const date = new Date(Date.UTC(2024, 0, 1) + d * 86_400_000).toISOString().slice(0, 10);
+      bars.push({ date, open: close, high: close, low: close, close, volume: shape.volume });
+    }
+    seeds.push({ symbol, bars });
+  }
+  return { seeds, base };
+}
+
+/**
+ * `count` ticks of `size` shares on random symbols, each wandering by up to 0.02% of its price and reflected at
+ * ±3% of it (so most levels stay out of reach), one millisecond apart; the day closes `closes` times, evenly.
+ */
+export function walkTicks(
+  rng: Random,
+  seeds: readonly QuoteSeed[],
+  base: readonly number[],
+  count: number,
+  size: number,
+  closes = 0,
+): Pick<Market, 'ticks' | 'closes'> {
+  const prices = [...base];
+  const ticks: (Tick | null)[] = [];
+  const days: ClosedDay[] = [];
+  const every = Math.floor(count / (closes + 1));
+  let t0 = Date.parse('2025-01-02T14:30:00Z');
+  for (let i = 0; i < count; i++) {
+    if (i > 0 && i % every === 0 && days.length < closes) {
+      const date = new Date(t0).toISOString().slice(0, 10);
+      days.push({
+        date,
+        bars: seeds.map((seed, s) => {
+          const close = prices[s]! / 100;
+          return { symbol: seed.symbol, date, open: close, high: close, low: close, close, volume: 20_000 };
+        }),
+      });
+      ticks.push(null);
+      t0 += 86_400_000;
+    }
+    const s = rng.int(SYMBOLS);
+    const step = Math.round(base[s]! * 0.0002 * (2 * rng.uniform() - 1));
+    let next = prices[s]! + step;
+    if (Math.abs(next - base[s]!) > base[s]! * 0.03) next = prices[s]! - step;
+    prices[s] = Math.max(1, next);
+    ticks.push({ symbol: seeds[s]!.symbol, price: prices[s] / 100, size, ts: t0 + i });
+  }
+  return { ticks, closes: days };
 }
 
 /**
@@ -53,21 +128,8 @@ export interface Market {
  */
 export function buildMarket(alertCount = ALERTS, tickCount = TICKS): Market {
   const rng = new Random('bench-engine');
-  const seeds: QuoteSeed[] = [];
+  const { seeds, base } = seedSymbols(rng, { prefix: 'S', from: 0.8, rise: 0.1, volume: 1_000_000 });
   const alerts: ArmedAlert[] = [];
-  const base: number[] = [];
-  for (let s = 0; s < SYMBOLS; s++) {
-    const symbol = `S${String(s).padStart(3, '0')}`;
-    const price = Math.round((10 + rng.uniform() * 490) * 100);
-    base.push(price);
-    const bars: DailyBar[] = [];
-    for (let d = 0; d < HISTORY_DAYS; d++) {
-      const close = Math.round(price * (0.8 + (0.1 * d) / HISTORY_DAYS) * (1 + 0.01 * rng.normal())) / 100;
-      const date = new Date(Date.UTC(2024, 0, 1) + d * 86_400_000).toISOString().slice(0, 10);
-      bars.push({ date, open: close, high: close, low: close, close, volume: 1_000_000 });
-    }
-    seeds.push({ symbol, bars });
-  }
   for (let i = 0; i < alertCount; i++) {
     const s = i % SYMBOLS;
     const symbol = seeds[s]!.symbol;
@@ -92,73 +154,162 @@ export function buildMarket(alertCount = ALERTS, tickCount = TICKS): Market {
       }),
     );
   }
-  const prices = [...base];
-  const ticks: Tick[] = new Array<Tick>(tickCount);
-  const t0 = Date.parse('2025-01-02T14:30:00Z');
-  for (let i = 0; i < tickCount; i++) {
-    const s = rng.int(SYMBOLS);
-    const step = Math.round(base[s]! * 0.0002 * (2 * rng.uniform() - 1));
-    let next = prices[s]! + step;
-    // Reflect at ±3% so the walk stays near its price and most thresholds stay out of reach.
-    if (Math.abs(next - base[s]!) > base[s]! * 0.03) next = prices[s]! - step;
-    prices[s] = Math.max(1, next);
-    ticks[i] = { symbol: seeds[s]!.symbol, price: prices[s] / 100, size: 100, ts: t0 + i };
-  }
-  return { seeds, alerts, ticks };
+  return { seeds, alerts, ...walkTicks(rng, seeds, base, tickCount, 100) };
 }
 
+/** The alerts an evaluation fired: for each, the tick's number, the alert and the source's value then. */
+export class Firings {
+  readonly at: number[] = [];
+  readonly alerts: ArmedAlert[] = [];
+  readonly values: number[] = [];
+
+  get length(): number {
+    return this.at.length;
+  }
+
+  add(at: number, alert: ArmedAlert, value: number): void {
+    this.at.push(at);
+    this.alerts.push(alert);
+    this.values.push(value);
+  }
+
+  /** `tick:key@value` of the firings `keep` selects, sorted: what two evaluations compare. */
+  lines(keep: (at: number, alert: ArmedAlert) => boolean = () => true): string[] {
+    const lines: string[] = [];
+    for (let k = 0; k < this.at.length; k++) {
+      const alert = this.alerts[k]!;
+      if (keep(this.at[k]!, alert)) lines.push(`${this.at[k]}:${alert.key}@${this.values[k]}`);
+    }
+    return lines.sort();
+  }
+}
+
+/** An evaluation: how many ticks, over how many milliseconds of wall time, and what fired. */
 export interface Run {
   readonly evaluated: number;
   readonly ms: number;
-  /** `tickNumber:key` of every alert fired, for the comparison. */
-  readonly fired: string[];
+  readonly fired: Firings;
 }
 
-export function indexedRun(market: Market, passes: number): Run {
+/**
+ * The engine's path: the alerts armed in a new index (not timed, `armMs`), then batches of 100 ticks through
+ * `evaluateTicks` (the live quotes, then the index) `passes` times or up to `limit` ticks, each day close rolling
+ * the quotes and the index. Each firing is recorded as the tick's number, the alert and its value.
+ */
+export function indexedRun(market: Market, passes: number, limit = Infinity): Run & { readonly armMs: number } {
   const quotes = new LiveQuotes(market.seeds);
   const index = new AlertIndex((symbol) => quotes.history(symbol));
+  const arming = performance.now();
   for (const alert of market.alerts) index.add({ ...alert });
+  const armMs = performance.now() - arming;
   const days = new TradingDays();
-  const fired: string[] = [];
-  let tickNumber = 0;
-  const batch = 100;
+  const fired = new Firings();
+  let evaluated = 0;
+  const batch: Tick[] = [];
+  let first = 0;
+  const onFire = (alert: ArmedAlert, tick: Tick): void => {
+    // Ticks are a millisecond apart within a day, and a batch never spans a close.
+    fired.add(first + tick.ts - batch[0]!.ts, alert, alert.firedValue);
+  };
+  const flush = (): void => {
+    first = evaluated;
+    evaluateTicks(batch, quotes, index, days, onFire);
+    evaluated += batch.length;
+    batch.length = 0;
+  };
   const started = performance.now();
-  for (let pass = 0; pass < passes; pass++) {
-    for (let i = 0; i < market.ticks.length; i += batch) {
-      const slice = market.ticks.slice(i, i + batch);
-      tickNumber = pass * market.ticks.length + i;
-      evaluateTicks(slice, quotes, index, days, (alert, tick) => {
-        fired.push(`${tickNumber + (tick.ts - market.ticks[i]!.ts)}:${alert.key}`);
-      });
+  for (let pass = 0; pass < passes && evaluated < limit; pass++) {
+    let closeAt = 0;
+    for (const tick of market.ticks) {
+      if (evaluated + batch.length >= limit) break;
+      if (tick === null) {
+        flush();
+        quotes.roll(market.closes[closeAt++]!);
+        index.roll();
+        continue;
+      }
+      batch.push(tick);
+      if (batch.length === 100) flush();
     }
+    flush();
   }
-  return { evaluated: passes * market.ticks.length, ms: performance.now() - started, fired };
+  return { evaluated, ms: performance.now() - started, fired, armMs };
 }
 
-function naiveRun(market: Market): Run {
+/**
+ * The reference evaluator (`NaiveAlertScan`, every alert on every tick) over the ticks in order for about
+ * `ms` milliseconds, or over every tick when `symbols` is given: then one scan per symbol of those (its alerts
+ * only), fed that symbol's ticks.
+ */
+export function referenceRun(market: Market, ms: number, symbols?: ReadonlySet<string>): Run {
   const quotes = new LiveQuotes(market.seeds);
-  const scan = new NaiveAlertScan(
-    market.alerts.map((alert) => ({ ...alert })),
-    (symbol) => quotes.history(symbol),
-  );
-  const days = new TradingDays();
-  const fired: string[] = [];
-  const out: ArmedAlert[] = [];
-  const started = performance.now();
-  let i = 0;
-  for (; i < market.ticks.length; i++) {
-    const tick = market.ticks[i]!;
-    const move = quotes.applyTick(tick);
-    if (scan.evaluate(tick.symbol, move.cents, move.volume, move.prevCloseCents, days.of(tick.ts), out) > 0) {
-      for (const alert of out) fired.push(`${i}:${alert.key}`);
-      out.length = 0;
-    }
-    if ((i & 63) === 63 && performance.now() - started > NAIVE_MS) {
-      i += 1;
-      break;
+  const history = (symbol: string): ReturnType<LiveQuotes['history']> => quotes.history(symbol);
+  const scans = new Map<string, NaiveAlertScan>();
+  const whole = symbols === undefined ? new NaiveAlertScan([], history) : null;
+  for (const alert of market.alerts) {
+    if (whole !== null) {
+      whole.add({ ...alert });
+    } else if (symbols!.has(alert.symbol)) {
+      let scan = scans.get(alert.symbol);
+      if (scan === undefined) scans.set(alert.symbol, (scan = new NaiveAlertScan([], history)));
+      scan.add({ ...alert });
     }
   }
-  return { evaluated: i, ms: performance.now() - started, fired };
+  const days = new TradingDays();
+  const fired = new Firings();
+  const out: ArmedAlert[] = [];
+  const values: number[] = [];
+  let evaluated = 0;
+  let closeAt = 0;
+  const started = performance.now();
+  for (const tick of market.ticks) {
+    if (tick === null) {
+      quotes.roll(market.closes[closeAt++]!);
+      whole?.roll();
+      for (const scan of scans.values()) scan.roll();
+      continue;
+    }
+    const move = quotes.applyTick(tick);
+    const scan = whole ?? scans.get(tick.symbol);
+    scan?.evaluate(tick.symbol, move.cents, move.volume, move.prevCloseCents, days.of(tick.ts), out, values);
+    for (let k = 0; k < out.length; k++) fired.add(evaluated, out[k]!, values[k]!);
+    out.length = 0;
+    values.length = 0;
+    evaluated += 1;
+    if (whole !== null && (evaluated & 63) === 0 && performance.now() - started > ms) break;
+  }
+  return { evaluated, ms: performance.now() - started, fired };
+}
+
+/** Throws unless both runs fired the same alerts with the same values over what `keep` selects; answers how many. */
+export function checkSame(
+  index: Run,
+  reference: Run,
+  what: string,
+  keep: (at: number, alert: ArmedAlert) => boolean,
+): number {
+  const got = index.fired.lines(keep);
+  const want = reference.fired.lines(keep);
+  if (got.join('\n') !== want.join('\n')) {
+    throw new Error(`the index fired ${got.length} alerts and the reference ${want.length} over ${what}`);
+  }
+  progress(`both fired the same ${want.length.toLocaleString('en-US')} alerts over ${what}`);
+  return want.length;
+}
+
+/** Prints a figure table under its title, the budget verdict and, last, the JSON line of figures. */
+export function printTable(
+  title: string,
+  rows: readonly (readonly [string, string, string])[],
+  met: boolean,
+  figures: object,
+): void {
+  const width = Math.max(...rows.map(([name]) => name.length)) + 2;
+  console.log(title);
+  console.log(`${'figure'.padEnd(width)} ${'value'.padStart(14)}   budget`);
+  for (const [name, value, budget] of rows) console.log(`${name.padEnd(width)} ${value.padStart(14)}   ${budget}`);
+  console.log(met ? 'budgets met' : 'BUDGET MISSED');
+  console.log(JSON.stringify(figures));
 }
 
 /** Runs the benchmark and returns its figures; throws when the index and the scan disagree. */
@@ -172,16 +323,8 @@ export function benchEngine(): EngineBenchResult {
   progress(`engine path, ${PASSES} passes`);
   const indexed = indexedRun(market, PASSES);
   progress(`naive scan, about ${NAIVE_MS} ms`);
-  const naive = naiveRun(market);
-  const compared = indexed.fired.filter((f) => Number(f.slice(0, f.indexOf(':'))) < naive.evaluated).sort();
-  if (compared.join('\n') !== [...naive.fired].sort().join('\n')) {
-    throw new Error(
-      `the index fired ${compared.length} alerts and the scan ${naive.fired.length} over the same ${naive.evaluated} ticks`,
-    );
-  }
-  progress(
-    `both fired the same ${naive.fired.length} alerts over the first ${naive.evaluated.toLocaleString('en-US')} ticks`,
-  );
+  const naive = referenceRun(market, NAIVE_MS);
+  checkSame(indexed, naive, `the first ${naive.evaluated.toLocaleString('en-US')} ticks`, (at) => at < naive.evaluated);
   progress(`the index fired ${indexed.fired.length} alerts over ${indexed.evaluated.toLocaleString('en-US')} ticks`);
   const ticksPerSec = Math.round(indexed.evaluated / (indexed.ms / 1000));
   const naivePerSec = Math.round(naive.evaluated / (naive.ms / 1000));
@@ -190,20 +333,20 @@ export function benchEngine(): EngineBenchResult {
 
 /** Prints the table, the budget verdicts and, last, the JSON line; answers whether the budgets are met. */
 export function report(r: EngineBenchResult): boolean {
-  const rows: [string, string, string][] = [
-    [
-      'engine ticks/s (quotes + index)',
-      r.ticksPerSec.toLocaleString('en-US'),
-      `>= ${BUDGET_TICKS_PER_SEC.toLocaleString('en-US')}`,
-    ],
-    ['naive scan ticks/s (every alert)', r.naivePerSec.toLocaleString('en-US'), ''],
-    ['ratio to the naive scan', `${r.ratioToNaive.toLocaleString('en-US')}x`, `>= ${BUDGET_RATIO}x`],
-  ];
-  console.log(`${ALERTS.toLocaleString('en-US')} armed alerts over ${SYMBOLS} symbols`);
-  console.log(`${'figure'.padEnd(34)} ${'value'.padStart(14)}   budget`);
-  for (const [name, value, budget] of rows) console.log(`${name.padEnd(34)} ${value.padStart(14)}   ${budget}`);
   const met = r.ticksPerSec >= BUDGET_TICKS_PER_SEC && r.ratioToNaive >= BUDGET_RATIO;
-  console.log(met ? 'budgets met' : 'BUDGET MISSED');
-  console.log(JSON.stringify(r));
+  printTable(
+    `${ALERTS.toLocaleString('en-US')} armed alerts over ${SYMBOLS} symbols`,
+    [
+      [
+        'engine ticks/s (quotes + index)',
+        r.ticksPerSec.toLocaleString('en-US'),
+        `>= ${BUDGET_TICKS_PER_SEC.toLocaleString('en-US')}`,
+      ],
+      ['naive scan ticks/s (every alert)', r.naivePerSec.toLocaleString('en-US'), ''],
+      ['ratio to the naive scan', `${r.ratioToNaive.toLocaleString('en-US')}x`, `>= ${BUDGET_RATIO}x`],
+    ],
+    met,
+    r,
+  );
   return met;
 }
