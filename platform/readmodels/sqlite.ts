@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { groupCommit, resultOrError, type GroupCommit } from '../groupCommit.ts';
 import type { Checkpoint, DocumentWrite, KeyedDocument, ReadModelStore } from './port.ts';
 
 /** Options of {@link openSqliteReadModelStore}. */
@@ -14,6 +15,13 @@ interface CheckpointRow {
   commit_pos: number;
   prepare_pos: number;
   version: number;
+}
+
+/** A commit waiting for the group commit. */
+interface QueuedCommit {
+  readonly consumer: string;
+  readonly checkpoint: Checkpoint;
+  readonly writes: readonly DocumentWrite[];
 }
 
 /** ReadModelStore on a SQLite file (WAL): documents as JSON, checkpoints beside them. */
@@ -34,6 +42,8 @@ export class SqliteReadModelStore implements ReadModelStore {
     (consumer: string, checkpoint: Checkpoint, writes: readonly DocumentWrite[]) => void
   >;
   private readonly resetTx: Database.Transaction<(consumer: string, collections: readonly string[]) => void>;
+  /** Commits waiting for the group commit at the end of this turn of the event loop. */
+  private readonly group: GroupCommit<QueuedCommit, null>;
 
   constructor(options: SqliteReadModelStoreOptions) {
     if (options.file !== ':memory:') mkdirSync(dirname(options.file), { recursive: true });
@@ -84,6 +94,16 @@ export class SqliteReadModelStore implements ReadModelStore {
         );
       },
     );
+    // Inside the group's transaction each commit runs as a savepoint: one that fails rolls back alone.
+    const groupTx = this.db.transaction((commits: readonly QueuedCommit[]) =>
+      commits.map(({ consumer, checkpoint, writes }) =>
+        resultOrError(() => {
+          this.commitTx(consumer, checkpoint, writes);
+          return null;
+        }),
+      ),
+    );
+    this.group = groupCommit((commits) => groupTx.immediate(commits));
     this.resetTx = this.db.transaction((consumer: string, collections: readonly string[]) => {
       for (const c of collections) this.stmt.delCollection.run(c);
       this.stmt.delCheckpoint.run(consumer);
@@ -110,17 +130,24 @@ export class SqliteReadModelStore implements ReadModelStore {
     return Promise.resolve(new Map(this.stmt.checkpoints.all().map((row) => [row.consumer, toCheckpoint(row)])));
   }
 
+  /**
+   * Group commit: the commits of every consumer made in one turn of the event loop are written in one
+   * transaction at its end (each still atomic on its own), instead of one transaction each. The promise
+   * settles once that transaction is committed.
+   */
   commit(consumer: string, checkpoint: Checkpoint, writes: readonly DocumentWrite[]): Promise<void> {
-    this.commitTx.immediate(consumer, checkpoint, writes);
-    return Promise.resolve();
+    return this.group.add({ consumer, checkpoint, writes }).then(() => undefined);
   }
 
   reset(consumer: string, collections: readonly string[]): Promise<void> {
+    // After the commits already asked for, as before.
+    this.group.flush();
     this.resetTx.immediate(consumer, collections);
     return Promise.resolve();
   }
 
   close(): Promise<void> {
+    if (this.db.open) this.group.flush();
     if (this.db.open) this.db.close();
     return Promise.resolve();
   }
