@@ -37,6 +37,8 @@ export interface DeliveryBenchResult {
   readonly deliveriesPerSec: number;
   readonly webhookP50Ms: number;
   readonly webhookP99Ms: number;
+  /** CPU time of this process (user and system) per delivery while the webhooks are delivered. */
+  readonly cpuMsPerDelivery: number;
   readonly socketP99NoReceiversMs: number;
   readonly socketP99SlowReceiversMs: number;
   readonly socketP50SlowReceiversMs: number;
@@ -187,6 +189,7 @@ export async function benchDelivery(): Promise<DeliveryBenchResult> {
       const channel = channelOf.get(trigger.userId);
       if (channel) triggeredAt.set(deliveryIdOf(trigger.eventId, channel), performance.now());
     });
+    const cpuBefore = process.cpuUsage();
     const start = performance.now();
     for (let level = 0; level < levels; level++) {
       const sent = performance.now();
@@ -196,6 +199,7 @@ export async function benchDelivery(): Promise<DeliveryBenchResult> {
       await sleep(Math.max(0, 10 - (performance.now() - sent)));
     }
     const arrivals = await prompt.waitFor(triggers, 300_000);
+    const cpu = process.cpuUsage(cpuBefore);
     stop();
     const end = Math.max(...arrivals.map((r) => r.arrivedAt));
     const latencies = arrivals.map(
@@ -213,6 +217,7 @@ export async function benchDelivery(): Promise<DeliveryBenchResult> {
       deliveriesPerSec: Math.round(arrivals.length / ((end - start) / 1000)),
       webhookP50Ms: round2(percentile(latencies, 50)),
       webhookP99Ms: round2(percentile(latencies, 99)),
+      cpuMsPerDelivery: round2((cpu.user + cpu.system) / 1000 / arrivals.length),
       socketP99NoReceiversMs: round2(percentile(noReceivers, 99)),
       socketP99SlowReceiversMs: round2(percentile(slowReceivers, 99)),
       socketP50SlowReceiversMs: round2(percentile(slowReceivers, 50)),
@@ -228,7 +233,9 @@ export async function benchDelivery(): Promise<DeliveryBenchResult> {
 export function report(r: DeliveryBenchResult): boolean {
   const met = r.webhookP99Ms < BUDGET_WEBHOOK_P99_MS && r.socketP99SlowReceiversMs < BUDGET_SOCKET_P99_MS;
   console.log(`delivery of ${r.triggers.toLocaleString('en-US')} triggers to a loopback webhook receiver`);
-  console.log(`  deliveries              ${r.deliveriesPerSec.toLocaleString('en-US')}/s`);
+  console.log(
+    `  deliveries              ${r.deliveriesPerSec.toLocaleString('en-US')}/s, ${r.cpuMsPerDelivery} ms of CPU each`,
+  );
   console.log(
     `  trigger → webhook       p50 ${r.webhookP50Ms} ms, p99 ${r.webhookP99Ms} ms (budget p99 < ${BUDGET_WEBHOOK_P99_MS} ms)`,
   );

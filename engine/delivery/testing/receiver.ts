@@ -71,7 +71,9 @@ export async function startReceiver(
       else send();
     });
   });
-  server.keepAliveTimeout = 100;
+  // As a typical receiver keeps connections (Node's default): a shorter timeout rounds to `Keep-Alive: timeout=0`
+  // in the answers, and the sender's agent then opens a new connection for every request.
+  server.keepAliveTimeout = 5000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
