@@ -215,7 +215,13 @@ export class SqliteEventStore implements EventStore {
    * promise settles once the transaction holding the append is committed.
    */
   appendToStream(stream: string, events: readonly EventData[], options: AppendOptions = {}): Promise<AppendResult> {
-    return settle(() => this.checkAppend(stream, events)).then(() => this.group.add({ stream, events, options }));
+    try {
+      this.checkAppend(stream, events);
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+    // Queued at once: appends keep the order they were asked in, and one asked before `close` is written.
+    return this.group.add({ stream, events, options });
   }
 
   /**
