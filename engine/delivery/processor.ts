@@ -12,6 +12,9 @@
  *
  * Isolation: sending is asynchronous, bounded by `concurrency`, and never on the path of the engine or the
  * socket push, which only append and read the log.
+ *
+ * Sharing: with a `partition`, a processor sends only the deliveries of the users it takes and parks the others
+ * until the processes alive change; every processor still keeps the whole queue, so it can take any user over.
  */
 import type { AlertTriggeredData } from '../../domain/alerts/alerts.ts';
 import {
