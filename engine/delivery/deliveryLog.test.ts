@@ -101,6 +101,40 @@ describe('cached delivery log', function () {
     }
   });
 
+  it('keeps the least recently used users beyond its bounds out of memory and reads them again when needed', async function () {
+    const log = cachedDeliveryLog(events, { maxUsers: 3, maxDeliveries: 8 });
+    const first = new Map<string, string>();
+    for (let u = 0; u < 10; u++) {
+      const user = `lru${u}`;
+      for (let d = 0; d < 2; d++) {
+        const id = randomUUID();
+        if (d === 0) first.set(user, id);
+        expect(await log.record(user, attempt(id, 1), meta(user, `${id}/attempt/1`))).to.have.length(1);
+        expect(log.cached!().users).to.be.at.most(3);
+      }
+    }
+    expect(log.cached!()).to.deep.equal({ users: 3, deliveries: 6 });
+    // lru0 was read back from its stream: its recorded attempt is not claimed again, the next one is.
+    const id = first.get('lru0')!;
+    expect(await log.record('lru0', attempt(id, 1), meta('lru0', `${id}/attempt/1`))).to.deep.equal([]);
+    expect(await log.record('lru0', attempt(id, 2), meta('lru0', `${id}/attempt/2`))).to.have.length(1);
+    expect(log.cached!()).to.deep.equal({ users: 3, deliveries: 6 });
+    // Five deliveries of one user leave room for one other user only (8 at most in all).
+    for (let d = 0; d < 3; d++) {
+      const next = randomUUID();
+      await log.record('lru0', attempt(next, 1), meta('lru0', `${next}/attempt/1`));
+    }
+    expect(log.cached!()).to.deep.equal({ users: 2, deliveries: 7 });
+    expect((await events.readStream('deliveries-lru0')).map((e) => e.type)).to.deep.equal([
+      'DeliveryAttempted',
+      'DeliveryAttempted',
+      'DeliveryAttempted',
+      'DeliveryAttempted',
+      'DeliveryAttempted',
+      'DeliveryAttempted',
+    ]);
+  });
+
   it('claims each attempt once when many are recorded at the same time by two logs', async function () {
     const logs = [cachedDeliveryLog(events), cachedDeliveryLog(events)];
     const ids = Array.from({ length: 20 }, () => randomUUID());

@@ -38,6 +38,8 @@ import {
 /** Records deliveries commands; answers the events the command appended (none when it was already recorded). */
 export interface DeliveryLog {
   record(userId: string, command: DeliveriesCommand, meta: CommandMeta): Promise<readonly DeliveriesEvent[]>;
+  /** Users and deliveries whose state is held in memory (none for a log that holds nothing). */
+  cached?(): { users: number; deliveries: number };
 }
 
 /** A log that reads the whole stream on every command (`handleCommand`): for one-off attempts such as tests. */
@@ -61,12 +63,19 @@ export function directDeliveryLog(events: EventStore): DeliveryLog {
 export interface CachedDeliveryLogOptions {
   /** Users whose state is kept in memory; the least recently used beyond it are read again when next needed. */
   readonly maxUsers?: number;
+  /**
+   * Deliveries kept in memory, all users together (a user's state holds each delivery it ever had): the least
+   * recently used users go first beyond it, though the one just used always stays.
+   */
+  readonly maxDeliveries?: number;
   /** Conflicts retried before the error is thrown. */
   readonly maxRetries?: number;
 }
 
 interface Folded {
   readonly state: DeliveriesState;
+  /** How many deliveries the state holds. */
+  readonly size: number;
   /** The stream's last event, which the next append expects and chains to. */
   readonly last: { readonly revision: number; readonly metadata: EventMetadata } | undefined;
 }
@@ -74,6 +83,7 @@ interface Folded {
 /** A log that keeps each user's folded state, with one command at a time per user stream. */
 export function cachedDeliveryLog(events: EventStore, options: CachedDeliveryLogOptions = {}): DeliveryLog {
   const maxUsers = options.maxUsers ?? 10_000;
+  const maxDeliveries = options.maxDeliveries ?? 1_000_000;
   const maxRetries = options.maxRetries ?? 10;
   const writer = randomUUID();
   const folded = new Map<string, Folded>();
@@ -90,10 +100,21 @@ export function cachedDeliveryLog(events: EventStore, options: CachedDeliveryLog
     return next;
   };
 
-  const remember = (stream: string, entry: Folded): void => {
+  let deliveries = 0;
+  const forget = (stream: string): void => {
+    const entry = folded.get(stream);
+    if (!entry) return;
     folded.delete(stream);
+    deliveries -= entry.size;
+  };
+  // Least recently used first: `folded` keeps insertion order, and every use inserts again.
+  const remember = (stream: string, entry: Folded): void => {
+    forget(stream);
     folded.set(stream, entry);
-    if (folded.size > maxUsers) folded.delete(folded.keys().next().value!);
+    deliveries += entry.size;
+    while (folded.size > 1 && (folded.size > maxUsers || deliveries > maxDeliveries)) {
+      forget(folded.keys().next().value!);
+    }
   };
 
   /** Folds the events after `entry` (all of them without one). */
@@ -111,10 +132,15 @@ export function cachedDeliveryLog(events: EventStore, options: CachedDeliveryLog
       state = deliveriesDecider.evolve(state, { type: event.type, data: event.data } as DeliveriesEvent);
     }
     const last = recorded.at(-1);
-    return { state, last: last ? { revision: last.revision, metadata: last.metadata } : entry?.last };
+    return {
+      state,
+      size: Object.keys(state.deliveries).length,
+      last: last ? { revision: last.revision, metadata: last.metadata } : entry?.last,
+    };
   };
 
   return {
+    cached: () => ({ users: folded.size, deliveries }),
     record: (userId, command, meta) => {
       const stream = streamName(DELIVERIES_CONCERN, userId);
       return serialize(stream, async () => {
@@ -148,12 +174,13 @@ export function cachedDeliveryLog(events: EventStore, options: CachedDeliveryLog
             for (const event of decided) state = deliveriesDecider.evolve(state, event);
             remember(stream, {
               state,
+              size: Object.keys(state.deliveries).length,
               last: { revision: appended.nextExpectedRevision, metadata: toAppend.at(-1)!.metadata! },
             });
             return decided;
           } catch (error) {
             if (!(error instanceof WrongExpectedRevisionError) || attempt >= maxRetries) {
-              folded.delete(stream);
+              forget(stream);
               throw error;
             }
             entry = await catchUp(stream, entry);

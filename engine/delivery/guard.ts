@@ -107,7 +107,7 @@ export interface OutboundRequest {
 
 // Connections are kept open between deliveries to the same receiver. A pooled connection goes to an address
 // that was checked when it was opened; a new one is opened only to the address this request checked.
-const keepAlive = { keepAlive: true, maxFreeSockets: 16, scheduling: 'lifo' } as const;
+const keepAlive = { keepAlive: true, maxFreeSockets: 256, scheduling: 'lifo' } as const;
 const httpAgent = new http.Agent(keepAlive);
 const httpsAgent = new https.Agent(keepAlive);
 

@@ -12,6 +12,9 @@
  *
  * Isolation: sending is asynchronous, bounded by `concurrency`, and never on the path of the engine or the
  * socket push, which only append and read the log.
+ *
+ * Sharing: with a `partition`, a processor sends only the deliveries of the users it takes and parks the others
+ * until the processes alive change; every processor still keeps the whole queue, so it can take any user over.
  */
 import type { AlertTriggeredData } from '../../domain/alerts/alerts.ts';
 import {
@@ -32,6 +35,7 @@ import { formatPosition, type EventStore, type RecordedEvent } from '../../platf
 import type { DocumentWrite, ReadModelStore } from '../../platform/readmodels/port.ts';
 import { startConsumer, type Consumer, type ConsumerRunner } from '../../platform/subscriptions/runner.ts';
 import { cachedDeliveryLog, directDeliveryLog, type DeliveryLog } from './deliveryLog.ts';
+import { WHOLE_PARTITION, type DeliveryPartition } from './partition.ts';
 import { DEFAULT_RETRY_POLICY, maxAttempts, retryDelay, type RetryPolicy } from './retry.ts';
 import type { DeliverySecrets } from './secrets.ts';
 import type { AttemptResult, OutgoingMessage, Sender } from './senders.ts';
@@ -103,9 +107,23 @@ export interface DeliveryProcessorOptions {
   readonly now?: () => number;
   /** A number in [0, 1) for the jitter (default `Math.random`). */
   readonly random?: () => number;
-  /** Called after each recorded outcome. */
-  readonly onOutcome?: (delivery: QueuedDelivery, result: AttemptResult) => void;
+  /** Which users' deliveries this processor sends (default all; see `partition.ts`). */
+  readonly partition?: DeliveryPartition;
+  /** Users whose delivery state the log keeps in memory (default 10,000; see `deliveryLog.ts`). */
+  readonly maxCachedUsers?: number;
+  /** Called when another processor had already recorded the attempt this one was about to make. */
+  readonly onTaken?: (delivery: QueuedDelivery) => void;
+  /** Called after each recorded outcome, with the attempt's number and whether it ended the delivery. */
+  readonly onOutcome?: (delivery: QueuedDelivery, result: AttemptResult, attempt: AttemptOutcome) => void;
   readonly onError?: (error: Error) => void;
+}
+
+/** Where an attempt left its delivery. */
+export interface AttemptOutcome {
+  /** The attempt's number (1 for the first). */
+  readonly attempt: number;
+  /** Whether no attempt follows: it succeeded, or failed for good. */
+  readonly final: boolean;
 }
 
 /** A running processor. */
@@ -118,6 +136,10 @@ export interface DeliveryProcessor {
   pending(): number;
   /** Attempts in flight. */
   inFlight(): number;
+  /** Deliveries left to other processes (see {@link DeliveryProcessorOptions.partition}). */
+  parked(): number;
+  /** Users and deliveries whose state the log holds in memory. */
+  cached(): { users: number; deliveries: number };
   /** Stops taking work, waits for the attempts in flight, then stops the consumer. */
   stop(): Promise<void>;
 }
@@ -274,7 +296,7 @@ export async function attemptDelivery(
   delivery: Pick<QueuedDelivery, 'deliveryId' | 'userId' | 'kind' | 'alertId' | 'triggerId' | 'payload'>,
   channel: Channel,
   attempt: number,
-): Promise<AttemptResult | null> {
+): Promise<(AttemptResult & { readonly final: boolean }) | null> {
   const log = deps.log ?? directDeliveryLog(deps.events);
   const startedAt = new Date(deps.now()).toISOString();
   const claim = await log.record(
@@ -334,6 +356,7 @@ export async function attemptDelivery(
     },
     engineMeta(delivery.userId, `${delivery.deliveryId}/outcome/${attempt}`, new Date(endedAt).toISOString()),
   );
+  const final = result.ok || delay === null;
   if (result.gone) {
     await handleCommand(
       deps.events,
@@ -344,7 +367,7 @@ export async function attemptDelivery(
       { maxRetries: 10 },
     );
   }
-  return result;
+  return { ...result, final };
 }
 
 /** Starts the processor: the consumer from its checkpoint, then the worker over the queue. */
@@ -362,8 +385,13 @@ export async function startDeliveryProcessor(options: DeliveryProcessorOptions):
     retry,
     now,
     random: options.random ?? Math.random,
-    log: cachedDeliveryLog(options.events),
+    log: cachedDeliveryLog(options.events, {
+      ...(options.maxCachedUsers !== undefined ? { maxUsers: options.maxCachedUsers } : {}),
+    }),
   };
+  const partition = options.partition ?? WHOLE_PARTITION;
+  /** Due deliveries of users another process takes; scheduled again when the processes alive change. */
+  const parked = new Set<string>();
   const jobs = new Map<string, QueuedDelivery>();
   const running = new Map<string, Promise<void>>();
   let loaded = false;
@@ -427,8 +455,8 @@ export async function startDeliveryProcessor(options: DeliveryProcessorOptions):
       // Until the consumer commits the outcome; a commit that came first already holds the next due time.
       if (latest && latest.answered < attempt)
         jobs.set(job.deliveryId, { ...latest, answered: attempt, dueAt: Infinity });
-      options.onOutcome?.(job, result);
-    }
+      options.onOutcome?.(job, result, { attempt, final: result.final });
+    } else options.onTaken?.(job);
   };
 
   // Deliveries due now, oldest first, and the later ones by due time: taking work never walks the queue.
@@ -456,6 +484,10 @@ export async function startDeliveryProcessor(options: DeliveryProcessorOptions):
       ready.delete(deliveryId);
       const job = jobs.get(deliveryId);
       if (!job || running.has(deliveryId)) continue;
+      if (!partition.owns(job.userId)) {
+        parked.add(deliveryId);
+        continue;
+      }
       const due = dueAt(job);
       if (due > at) {
         if (Number.isFinite(due)) later.push(due, deliveryId);
@@ -492,6 +524,7 @@ export async function startDeliveryProcessor(options: DeliveryProcessorOptions):
       if (write.doc === null) {
         jobs.delete(write.key);
         ready.delete(write.key);
+        parked.delete(write.key);
       } else {
         jobs.set(write.key, write.doc as QueuedDelivery);
         schedule(write.key);
@@ -513,13 +546,22 @@ export async function startDeliveryProcessor(options: DeliveryProcessorOptions):
     pump();
   });
   caughtUp.catch(report);
+  const unlisten = partition.onChange(() => {
+    const moved = [...parked];
+    parked.clear();
+    for (const deliveryId of moved) schedule(deliveryId);
+    pump();
+  });
   return {
     caughtUp,
     runner,
     pending: () => jobs.size,
     inFlight: () => running.size,
+    parked: () => parked.size,
+    cached: () => deps.log!.cached?.() ?? { users: 0, deliveries: 0 },
     stop: async () => {
       stopped = true;
+      unlisten();
       if (timer) clearTimeout(timer);
       await Promise.allSettled([...running.values()]);
       await runner.stop();

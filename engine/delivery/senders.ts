@@ -138,6 +138,9 @@ export function emailSender(options: EmailSenderOptions): Sender & { close(): vo
           greetingTimeout: options.timeoutMs ?? ATTEMPT_TIMEOUT_MS * 3,
           socketTimeout: options.timeoutMs ?? ATTEMPT_TIMEOUT_MS * 3,
         } as Parameters<typeof nodemailer.createTransport>[0]);
+  // A pooled transport (`?pool=true`) reports an idle connection's failure as an event; each message's own
+  // failure reaches its `sendMail`, so the event needs no more than a listener that keeps the process up.
+  transport?.on('error', () => undefined);
   const send = async (message: OutgoingMessage): Promise<AttemptResult> => {
     if (transport === null)
       return { ok: false, status: null, error: 'email is not configured (SMTP_URL)', retryable: false };

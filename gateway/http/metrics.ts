@@ -34,6 +34,21 @@ function defaultMetrics(): Registry {
   return processRegistry;
 }
 
+/** Registries of the parts this process runs (delivery), printed under `/metrics` after the process metrics. */
+const partRegistries = new Set<Registry>();
+
+/** Adds a part's registry to this process's `/metrics`; answers the function that removes it. */
+export function registerPartMetrics(registry: Registry): () => void {
+  partRegistries.add(registry);
+  return () => partRegistries.delete(registry);
+}
+
+/** The registered parts' metrics in the Prometheus text format (empty when none). */
+export async function partMetricsText(): Promise<string> {
+  const texts = await Promise.all([...partRegistries].map((registry) => registry.metrics()));
+  return texts.map((text) => `${text.trimEnd()}\n`).join('');
+}
+
 /** The route a request matched, as written in the router (`/api/bars/:symbol`), so the label stays bounded. */
 function routeOf(ctx: Context, isApiPath: (path: string) => boolean): string {
   const matched = (ctx as { _matchedRoute?: unknown })._matchedRoute;
@@ -115,6 +130,6 @@ export function httpMetrics(isApiPath: (path: string) => boolean): HttpMetrics {
   };
   return {
     observe,
-    text: async () => `${(await processMetrics.metrics()).trimEnd()}\n${duration.text()}`,
+    text: async () => `${(await processMetrics.metrics()).trimEnd()}\n${duration.text()}${await partMetricsText()}`,
   };
 }

@@ -1,7 +1,9 @@
 /**
  * `ROLE=delivery`: the delivery processor without the API, for deployments that keep slow receivers away from
- * every other process. Several may run: each keeps its own queue under its `ENGINE_NAME` (or host name), and
- * the log decides which of them makes each attempt, so no delivery is sent twice.
+ * every other process. Several may run: each keeps its own queue under its `ENGINE_NAME` (or host name); with
+ * Redis they split the users between them (`engine/delivery/partition.ts`), a dead one's users going to the
+ * others once its heartbeat expires, and the log still decides which of them makes each attempt, so no delivery
+ * is sent twice. Its `/metrics` carries the delivery figures.
  */
 import { engineNameOf } from '../../engine/running.ts';
 import type { Config } from '../../platform/config.ts';

@@ -27,6 +27,9 @@ import { cacheSessions } from '../auth/sessionCache.ts';
 import { cacheReadModels } from '../readModelCache.ts';
 import { startDeliveryProcessor, type DeliveryProcessor } from '../../engine/delivery/processor.ts';
 import { setUpDelivery, type DeliverySetup } from '../../engine/delivery/setup.ts';
+import { deliveryMetrics } from '../../engine/delivery/metrics.ts';
+import { redisPartition } from '../../engine/delivery/partition.ts';
+import { registerPartMetrics } from '../http/metrics.ts';
 
 /** What a role started, stopped last started first: on close, or when a later step of the start fails. */
 export class Stops {
@@ -231,7 +234,8 @@ export interface DeliveryPart {
 
 /**
  * Starts the delivery processor (roles `all` and `delivery`) under `instance`: processors sharing a read-model
- * store keep their queues apart, and the log decides which of them makes each attempt.
+ * store keep their queues apart, and the log decides which of them makes each attempt. With Redis they split
+ * the users between them (`engine/delivery/partition.ts`). Its figures join the process's `/metrics`.
  */
 export async function runDelivery(
   config: Config,
@@ -243,6 +247,16 @@ export async function runDelivery(
   const setup = setUpDelivery(config, ports.events);
   stops.add(() => setup.close());
   const deliveryLogger = componentLogger(logger, 'delivery');
+  // With Redis, the delivery processes share the users between them instead of racing for each delivery.
+  const partition = ports.redis
+    ? await redisPartition(ports.redis, {
+        name: instance ?? engineNameOf(config),
+        onError: (error) => deliveryLogger.warn({ err: error }, 'delivery heartbeat failed'),
+      })
+    : undefined;
+  if (partition) stops.add(() => partition.stop());
+  const metrics = deliveryMetrics();
+  stops.add(registerPartMetrics(metrics.registry));
   const processor = await startDeliveryProcessor({
     events: ports.events,
     readModels: ports.readModels,
@@ -250,8 +264,12 @@ export async function runDelivery(
     secrets: setup.secrets,
     publicOrigin: setup.publicOrigin,
     ...(instance !== undefined ? { instance } : {}),
+    ...(partition ? { partition } : {}),
+    onOutcome: metrics.observe,
+    onTaken: metrics.taken,
     onError: (error) => deliveryLogger.error({ err: error }, 'delivery failed'),
   });
+  metrics.track(processor, partition);
   stops.add(() => processor.stop());
   await processor.caughtUp;
   return { setup, processor };

@@ -23,6 +23,7 @@ import { memoryLimiters, redisLimiters } from '../auth/rateLimit.ts';
 import { createHealthApp } from '../healthApp.ts';
 import { attachRealtime, type Realtime } from '../realtime/realtime.ts';
 import { startRelay, type Relay } from '../realtime/relay.ts';
+import { partMetricsText } from '../http/metrics.ts';
 import type { Ports, ProjectionsPart, Stops } from './parts.ts';
 
 /** The opened ports and started parts of a process. */
@@ -216,7 +217,11 @@ export async function serveHealth(
   system: System,
 ): Promise<RunningGateway> {
   const server = serverOf(
-    createHealthApp(system.events, { projections: system.projections, engine: system.engine }),
+    createHealthApp(system.events, {
+      projections: system.projections,
+      engine: system.engine,
+      standard: partMetricsText,
+    }),
     stops,
   );
   const redis = system.redis;

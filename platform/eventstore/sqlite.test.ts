@@ -155,6 +155,32 @@ describe('SQLite event store', function () {
     expect(Math.max(...delays)).to.be.below(50);
   });
 
+  it('checks and answers each of the appends written together in one turn on its own', async function () {
+    const store = openSqliteEventStore({ file });
+    const first = [{ id: randomUUID(), type: 'A', data: { n: 1 } }];
+    const outcomes = await Promise.allSettled([
+      store.appendToStream('g-1', first, { expectedRevision: 'no_stream' }),
+      store.appendToStream('g-1', [{ id: randomUUID(), type: 'B', data: {} }], { expectedRevision: 'no_stream' }),
+      store.appendToStream('g-2', [{ id: randomUUID(), type: 'C', data: {} }]),
+      store.appendToStream('g-1', first, { expectedRevision: 'no_stream' }),
+      store.appendToStream('g-1', [{ id: randomUUID(), type: 'D', data: {} }], { expectedRevision: 0 }),
+    ]);
+    expect(outcomes.map((o) => o.status)).to.deep.equal([
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+      'fulfilled',
+      'fulfilled',
+    ]);
+    expect((outcomes[1] as PromiseRejectedResult).reason).to.be.instanceOf(WrongExpectedRevisionError);
+    const [a, , c, retried, d] = outcomes.map((o) => (o.status === 'fulfilled' ? o.value : null));
+    // The retry of the first append answers what it did; the others follow it in the log.
+    expect(retried).to.deep.equal(a);
+    expect([a!.position.commit, c!.position.commit, d!.position.commit]).to.deep.equal([1, 2, 3]);
+    expect((await store.readStream('g-1')).map((e) => e.type)).to.deep.equal(['A', 'D']);
+    await store.close();
+  });
+
   it('refuses event types reserved for the store', async function () {
     const store = openSqliteEventStore({ file });
     let error: unknown;

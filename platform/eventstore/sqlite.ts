@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { groupCommit, resultOrError, type GroupCommit } from '../groupCommit.ts';
 import {
   EventStoreError,
   START,
@@ -45,6 +46,19 @@ interface EventRow {
   data: string;
   metadata: string;
   created: string;
+}
+
+/** A row read for the subscriptions, parsed once for all of them when the first one takes it. */
+interface SharedRow {
+  readonly row: EventRow;
+  event: RecordedEvent | undefined;
+}
+
+/** An append waiting for the group commit. */
+interface QueuedAppend {
+  readonly stream: string;
+  readonly events: readonly EventData[];
+  readonly options: AppendOptions;
 }
 
 const PAGE = 1024;
@@ -94,6 +108,13 @@ export class SqliteEventStore implements EventStore {
   private poller: NodeJS.Timeout | undefined;
   private dataVersion = 0;
   private closed = false;
+  /** Bumped by every commit this store sees (its own, and another process's found by the poller). */
+  private appendVersion = 0;
+  /**
+   * The last page read by a subscription: the subscriptions woken by one commit all read the same rows after
+   * the same position, so they share one read and one parse instead of one each.
+   */
+  private lastPage: { at: number; version: number; rows: readonly SharedRow[] } | undefined;
 
   private readonly stmt: {
     byId: Database.Statement<[string], { stream: string; revision: number; seq: number }>;
@@ -107,6 +128,9 @@ export class SqliteEventStore implements EventStore {
     dataVersion: Database.Statement<[], { data_version: number }>;
   };
   private readonly appendTx: (stream: string, events: readonly EventData[], options: AppendOptions) => AppendResult;
+  private readonly appendOne: (stream: string, events: readonly EventData[], options: AppendOptions) => AppendResult;
+  /** Appends waiting for the group commit at the end of this turn of the event loop. */
+  private readonly group: GroupCommit<QueuedAppend, AppendResult>;
 
   constructor(private readonly options: SqliteEventStoreOptions) {
     if (options.file !== ':memory:') mkdirSync(dirname(options.file), { recursive: true });
@@ -152,6 +176,31 @@ export class SqliteEventStore implements EventStore {
       this.appendInTransaction(stream, events, opts),
     );
     this.appendTx = (stream, events, opts) => tx.immediate(stream, events, opts);
+    // Inside the group's transaction `tx` runs as a savepoint: an append that fails rolls back alone.
+    this.appendOne = (stream, events, opts) => tx(stream, events, opts);
+    const groupTx = this.db.transaction((appends: readonly QueuedAppend[]) =>
+      appends.map(({ stream, events, options: opts }) =>
+        resultOrError(() => {
+          try {
+            return this.appendOne(stream, events, opts);
+          } catch (error) {
+            return this.recoveredAppend(stream, events, error);
+          }
+        }),
+      ),
+    );
+    this.group = groupCommit(
+      (appends) => {
+        this.assertOpen();
+        return groupTx.immediate(appends);
+      },
+      (appends, outcomes) => {
+        if (appends.some((append, i) => append.events.length > 0 && !(outcomes[i] instanceof Error))) {
+          this.appendVersion += 1;
+          this.wake.emit('append');
+        }
+      },
+    );
   }
 
   /** The underlying connection, for adapters that keep their own tables in the same file. */
@@ -159,31 +208,58 @@ export class SqliteEventStore implements EventStore {
     return this.db;
   }
 
+  /**
+   * Group commit: the appends made in one turn of the event loop are written in one transaction at its end,
+   * each in its own savepoint with its own revision check and result, so many small appends (a delivery's
+   * attempt and outcome, for each of hundreds of users) share one commit of the WAL instead of one each. The
+   * promise settles once the transaction holding the append is committed.
+   */
   appendToStream(stream: string, events: readonly EventData[], options: AppendOptions = {}): Promise<AppendResult> {
-    return settle(() => this.appendSync(stream, events, options));
+    try {
+      this.checkAppend(stream, events);
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+    // Queued at once: appends keep the order they were asked in, and one asked before `close` is written.
+    return this.group.add({ stream, events, options });
   }
 
-  /** Synchronous append, for callers that already run on this connection (same semantics). */
+  /**
+   * Synchronous append in its own transaction, for callers that already run on this connection (same
+   * semantics; it does not wait for, nor join, the appends queued for the group commit).
+   */
   appendSync(stream: string, events: readonly EventData[], options: AppendOptions = {}): AppendResult {
+    this.checkAppend(stream, events);
+    let result: AppendResult;
+    try {
+      result = this.appendTx(stream, events, options);
+    } catch (error) {
+      return this.recoveredAppend(stream, events, error);
+    }
+    if (events.length > 0) {
+      this.appendVersion += 1;
+      this.wake.emit('append');
+    }
+    return result;
+  }
+
+  private checkAppend(stream: string, events: readonly EventData[]): void {
     this.assertOpen();
     if (!stream) throw new EventStoreError('stream name must not be empty');
     for (const e of events) {
       if (isSystemEventType(e.type)) throw new EventStoreError(`event type ${e.type} is reserved for the store`);
     }
-    let result: AppendResult;
-    try {
-      result = this.appendTx(stream, events, options);
-    } catch (error) {
-      // A retried append fails the revision check or the unique event id; the transaction rolled back.
-      const earlier = events[0] && this.stmt.byId.get(events[0].id);
-      if (!earlier) throw error;
-      if (error instanceof WrongExpectedRevisionError || isUniqueViolation(error)) {
-        return this.replayedAppend(stream, events, earlier);
-      }
-      throw error;
+  }
+
+  /** After a failed append (rolled back): a retry of an earlier append answers its result; anything else throws. */
+  private recoveredAppend(stream: string, events: readonly EventData[], error: unknown): AppendResult {
+    // A retried append fails the revision check or the unique event id.
+    const earlier = events[0] && this.stmt.byId.get(events[0].id);
+    if (!earlier) throw error;
+    if (error instanceof WrongExpectedRevisionError || isUniqueViolation(error)) {
+      return this.replayedAppend(stream, events, earlier);
     }
-    if (events.length > 0) this.wake.emit('append');
-    return result;
+    throw error;
   }
 
   private appendInTransaction(stream: string, events: readonly EventData[], options: AppendOptions): AppendResult {
@@ -285,16 +361,17 @@ export class SqliteEventStore implements EventStore {
       let at = (options.fromPosition ?? START).commit;
       let isCaughtUp = false;
       while (!stopped) {
-        const rows = this.stmt.all.all(at, PAGE);
+        const rows = this.pageAfter(at);
         let skipped = false;
-        for (const row of rows) {
+        for (const shared of rows) {
           if (stopped) return;
+          const row = shared.row;
           at = row.seq;
           if (!matchesFilter(row.stream, row.type, options.filter)) {
             skipped = true;
             continue;
           }
-          const r = handlers.onEvent(toRecorded(row));
+          const r = handlers.onEvent((shared.event ??= toRecorded(row)));
           if (isThenable(r)) await r;
         }
         if (stopped) return;
@@ -311,8 +388,12 @@ export class SqliteEventStore implements EventStore {
         if (rows.length < PAGE) {
           await new Promise<void>((resolve) => {
             wakeUp = resolve;
-            // An append may have landed between the read and now.
-            if ((this.stmt.head.get()?.seq ?? START.commit) > at || stopped) onWake();
+            // An append may have landed between the read and now (another process's, before the poller saw it:
+            // the shared page no longer holds every row after its position).
+            if ((this.stmt.head.get()?.seq ?? START.commit) > at) {
+              this.lastPage = undefined;
+              onWake();
+            } else if (stopped) onWake();
           });
         }
       }
@@ -338,6 +419,15 @@ export class SqliteEventStore implements EventStore {
     return subscription;
   }
 
+  /** The rows after `at` (one page), shared with the other subscriptions reading after the same position. */
+  private pageAfter(at: number): readonly SharedRow[] {
+    const last = this.lastPage;
+    if (last && last.at === at && last.version === this.appendVersion) return last.rows;
+    const rows = this.stmt.all.all(at, PAGE).map((row): SharedRow => ({ row, event: undefined }));
+    this.lastPage = { at, version: this.appendVersion, rows };
+    return rows;
+  }
+
   /** Another process's commits change `PRAGMA data_version`; look for that while anyone subscribes. */
   private startPolling(): void {
     if (this.poller) return;
@@ -347,6 +437,7 @@ export class SqliteEventStore implements EventStore {
       const v = this.stmt.dataVersion.get()?.data_version ?? 0;
       if (v !== this.dataVersion) {
         this.dataVersion = v;
+        this.appendVersion += 1;
         this.wake.emit('append');
       }
     }, this.options.pollIntervalMs ?? 5);
@@ -364,7 +455,9 @@ export class SqliteEventStore implements EventStore {
 
   async close(): Promise<void> {
     if (this.closed) return;
+    this.group.flush();
     await Promise.all([...this.subscriptions].map((s) => s.stop()));
+    this.group.flush();
     this.closed = true;
     this.stopPolling();
     this.db.close();

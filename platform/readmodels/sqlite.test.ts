@@ -46,4 +46,31 @@ describe('SQLite read-model store', function () {
     raw.close();
     rmSync(dir, { recursive: true, force: true });
   });
+
+  it('rolls back alone a failing commit written together with others in one turn', async function () {
+    const dir = mkdtempSync(join(tmpdir(), 'sp-rm-'));
+    const file = join(dir, 'readmodels.db');
+    const store = openSqliteReadModelStore({ file });
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    const at = (n: number) => ({ position: { commit: n, prepare: n }, version: 1 });
+    const outcomes = await Promise.allSettled([
+      store.commit('one', at(1), [{ collection: 'x', key: 'a', doc: 1 }]),
+      store.commit('two', at(2), [
+        { collection: 'x', key: 'b', doc: 2 },
+        { collection: 'x', key: 'c', doc: cyclic },
+      ]),
+      store.commit('three', at(3), [{ collection: 'x', key: 'd', doc: 3 }]),
+    ]);
+    expect(outcomes.map((o) => o.status)).to.deep.equal(['fulfilled', 'rejected', 'fulfilled']);
+    expect((outcomes[1] as PromiseRejectedResult).reason).to.be.instanceOf(TypeError);
+    expect([await store.get('x', 'a'), await store.get('x', 'b'), await store.get('x', 'd')]).to.deep.equal([
+      1,
+      undefined,
+      3,
+    ]);
+    expect(await store.readCheckpoint('two')).to.equal(null);
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
 });

@@ -28,6 +28,8 @@ export interface TestReceiver {
   readonly requests: ReceivedRequest[];
   /** Resolves once `count` requests have arrived (within `timeoutMs`, default 10 s). */
   waitFor(count: number, timeoutMs?: number): Promise<ReceivedRequest[]>;
+  /** Resolves once `count` answers have been written (to a connection still open or not), and a turn has passed. */
+  answered(count: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -37,6 +39,8 @@ export async function startReceiver(
 ): Promise<TestReceiver> {
   const requests: ReceivedRequest[] = [];
   const waiters: { count: number; resolve: () => void }[] = [];
+  let answers = 0;
+  const answerWaiters: { count: number; resolve: () => void }[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -58,12 +62,18 @@ export async function startReceiver(
       const { status, delayMs } = typeof reply === 'number' ? { status: reply, delayMs: 0 } : reply;
       const send = (): void => {
         res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : 'no');
+        answers += 1;
+        for (let i = answerWaiters.length - 1; i >= 0; i--) {
+          if (answers >= answerWaiters[i]!.count) setImmediate(answerWaiters.splice(i, 1)[0]!.resolve);
+        }
       };
       if (delayMs > 0) setTimeout(send, delayMs);
       else send();
     });
   });
-  server.keepAliveTimeout = 100;
+  // As a typical receiver keeps connections (Node's default): a shorter timeout rounds to `Keep-Alive: timeout=0`
+  // in the answers, and the sender's agent then opens a new connection for every request.
+  server.keepAliveTimeout = 5000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -86,6 +96,11 @@ export async function startReceiver(
             resolve(requests.slice());
           },
         });
+      }),
+    answered: (count) =>
+      new Promise<void>((resolve) => {
+        if (answers >= count) setImmediate(resolve);
+        else answerWaiters.push({ count, resolve });
       }),
     close: () =>
       new Promise<void>((resolve) => {
