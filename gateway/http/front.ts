@@ -16,6 +16,7 @@ import { answerError, notFound } from '../errors.ts';
 import { FEED_PATH } from '../routes/feed.ts';
 import { readBody } from './body.ts';
 import { acceptsCompression, compressAnswers } from './compression.ts';
+import type { RouteAnswerer } from './dispatch.ts';
 import type { HttpMetrics } from './metrics.ts';
 import type { OriginPolicy } from './origin.ts';
 import { requestLogger } from './requestLog.ts';
@@ -37,42 +38,80 @@ export interface FrontParts {
   readonly sessions: SessionStore;
   /** Whether a path belongs to the API (an unanswered one is a JSON 404). */
   readonly isApiPath: (path: string) => boolean;
+  /** Answers the API routes it knows without the rest of the chain (`dispatch.ts`); null leaves one to it. */
+  readonly answer: RouteAnswerer;
 }
 
 /** The front middleware; put it first, so every answer, errors included, carries the id and the headers. */
 export function front(parts: FrontParts): Middleware {
-  const { logger, metrics, origin, feed, sessions, isApiPath } = parts;
+  const { logger, metrics, origin, feed, sessions, isApiPath, answer } = parts;
   const requests = requestLogger(logger);
-  const headers = Object.entries(parts.headers);
+  const headerNames = Object.keys(parts.headers);
+  const headerValues = Object.values(parts.headers);
   const compressing = compressAnswers();
 
-  // Below the metrics and compression: everything that can refuse or fail, and the error mapping.
-  const guarded = async (ctx: Context, next: Next): Promise<void> => {
-    try {
-      refuseCrossSite(ctx, origin);
-      if (feed !== null && ctx.path === FEED_PATH) return await feed(ctx);
-      const reading = readBody(ctx);
-      if (reading) await reading;
-      const loading = readSession(ctx, sessions);
-      if (loading) await loading;
-      await next();
-      if (ctx.body === undefined && ctx.status === 404 && isApiPath(ctx.path)) {
-        throw notFound(`no route ${ctx.method} ${ctx.path}`);
-      }
-    } catch (err) {
-      answerError(ctx, err, logger);
+  // After the routes: an API path nothing answered is a JSON 404.
+  const unanswered = (ctx: Context): void => {
+    if (ctx.body === undefined && ctx.status === 404 && isApiPath(ctx.path)) {
+      throw notFound(`no route ${ctx.method} ${ctx.path}`);
     }
   };
-
-  const timed = async (ctx: Context, next: Next): Promise<void> => {
-    const res = ctx.res;
-    for (const [name, value] of headers) res.setHeader(name, value);
-    const start = performance.now();
-    try {
-      await (acceptsCompression(ctx) ? compressing(ctx, () => guarded(ctx, next)) : guarded(ctx, next));
-    } finally {
-      metrics.observe(ctx, start);
+  // The route (the lean dispatcher's, else the rest of the chain), then the API 404.
+  const route = (ctx: Context, next: Next): Promise<void> | undefined => {
+    const taken = answer(ctx);
+    const answering = taken === null ? (next() as Promise<unknown>) : taken;
+    if (!answering) {
+      unanswered(ctx);
+      return undefined;
     }
+    return answering.then(() => unanswered(ctx));
+  };
+  // The session, then the route.
+  const signedIn = (ctx: Context, next: Next): Promise<void> | undefined => {
+    const loading = readSession(ctx, sessions);
+    if (loading) return loading.then(() => route(ctx, next));
+    return route(ctx, next);
+  };
+  // Everything that can refuse or fail, in order: the cross-site check, the feed route, the JSON body.
+  const steps = (ctx: Context, next: Next): Promise<void> | undefined => {
+    refuseCrossSite(ctx, origin);
+    if (feed !== null && ctx.path === FEED_PATH) return feed(ctx);
+    const reading = readBody(ctx);
+    if (reading) return reading.then(() => signedIn(ctx, next));
+    return signedIn(ctx, next);
+  };
+  // Below the metrics and compression: the steps and the error mapping.
+  const guarded = (ctx: Context, next: Next): Promise<void> | undefined => {
+    let pending: Promise<void> | undefined;
+    try {
+      pending = steps(ctx, next);
+    } catch (err) {
+      answerError(ctx, err, logger);
+      return undefined;
+    }
+    return pending?.then(undefined, (err: unknown) => answerError(ctx, err, logger));
+  };
+
+  const timed = (ctx: Context, next: Next): Promise<void> | undefined => {
+    const res = ctx.res;
+    for (let i = 0; i < headerNames.length; i++) res.setHeader(headerNames[i]!, headerValues[i]!);
+    const start = performance.now();
+    if (acceptsCompression(ctx)) {
+      const compressed = compressing(ctx, () => guarded(ctx, next) ?? Promise.resolve()) as Promise<void>;
+      return compressed.finally(() => metrics.observe(ctx, start));
+    }
+    let pending: Promise<void> | undefined;
+    try {
+      pending = guarded(ctx, next);
+    } catch (err) {
+      metrics.observe(ctx, start);
+      throw err;
+    }
+    if (!pending) {
+      metrics.observe(ctx, start);
+      return undefined;
+    }
+    return pending.finally(() => metrics.observe(ctx, start));
   };
 
   return (ctx, next) => requests.within(requests.begin(ctx), () => timed(ctx, next));
