@@ -15,6 +15,7 @@ import { readSession } from '../auth/session.ts';
 import { answerError, notFound } from '../errors.ts';
 import { FEED_PATH } from '../routes/feed.ts';
 import { readBody } from './body.ts';
+import { carryAnswerHeaders, setAnswerHeaders } from './answerHeaders.ts';
 import { acceptsCompression, compressAnswers } from './compression.ts';
 import type { RouteAnswerer } from './dispatch.ts';
 import type { HttpMetrics } from './metrics.ts';
@@ -46,8 +47,7 @@ export interface FrontParts {
 export function front(parts: FrontParts): Middleware {
   const { logger, metrics, origin, feed, sessions, isApiPath, answer } = parts;
   const requests = requestLogger(logger);
-  const headerNames = Object.keys(parts.headers);
-  const headerValues = Object.values(parts.headers);
+  const fixedHeaders = Object.entries(parts.headers).flat();
   const compressing = compressAnswers();
 
   // After the routes: an API path nothing answered is a JSON 404.
@@ -92,26 +92,28 @@ export function front(parts: FrontParts): Middleware {
     return pending?.then(undefined, (err: unknown) => answerError(ctx, err, logger));
   };
 
+  // The answer is known: its headers, then its metrics.
+  const done = (ctx: Context, start: number): void => {
+    setAnswerHeaders(ctx);
+    metrics.observe(ctx, start);
+  };
   const timed = (ctx: Context, next: Next): Promise<void> | undefined => {
-    const res = ctx.res;
-    for (let i = 0; i < headerNames.length; i++) res.setHeader(headerNames[i]!, headerValues[i]!);
+    carryAnswerHeaders(ctx, fixedHeaders);
     const start = performance.now();
-    if (acceptsCompression(ctx)) {
-      const compressed = compressing(ctx, () => guarded(ctx, next) ?? Promise.resolve()) as Promise<void>;
-      return compressed.finally(() => metrics.observe(ctx, start));
-    }
     let pending: Promise<void> | undefined;
     try {
-      pending = guarded(ctx, next);
+      pending = acceptsCompression(ctx)
+        ? (compressing(ctx, () => guarded(ctx, next) ?? Promise.resolve()) as Promise<void>)
+        : guarded(ctx, next);
     } catch (err) {
-      metrics.observe(ctx, start);
+      done(ctx, start);
       throw err;
     }
     if (!pending) {
-      metrics.observe(ctx, start);
+      done(ctx, start);
       return undefined;
     }
-    return pending.finally(() => metrics.observe(ctx, start));
+    return pending.finally(() => done(ctx, start));
   };
 
   return (ctx, next) => requests.within(requests.begin(ctx), () => timed(ctx, next));

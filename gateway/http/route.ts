@@ -13,6 +13,7 @@ import { IdempotencyKeyReusedError } from '../../platform/commandHandler.ts';
 import { formatPosition, type LogPosition } from '../../platform/eventstore/port.ts';
 import type { Session } from '../../platform/sessions/port.ts';
 import { ApiError } from '../errors.ts';
+import { writeAtOnce } from './answerHeaders.ts';
 import { refuseLargeBody, settleBody } from './body.ts';
 import { acceptsCompression, COMPRESS_THRESHOLD_BYTES } from './compression.ts';
 import { idempotencyKeyOf, keyReused, requestFingerprint } from './idempotency.ts';
@@ -164,19 +165,17 @@ export function isRouteHandler(fn: unknown): fn is RouteHandler {
 
 /**
  * Sends a {@link JsonText} answer. A GET answer below the compression threshold (or to a request that accepts
- * no compression) is written at once with its kept `Content-Length`, past Koa's body setters and `respond`,
- * which only repeated what is known here; anything else goes through `ctx.body` as usual.
+ * no compression) is written at once with its kept `Content-Length` and every header in one `writeHead`
+ * (`answerHeaders.ts`), past Koa's body setters and `respond`, which only repeated what is known here; anything
+ * else goes through `ctx.body` as usual.
  */
 function sendJsonText(ctx: Context, status: number, answer: JsonText): void {
   if (ctx.method === 'GET' && (answer.bytes < COMPRESS_THRESHOLD_BYTES || !acceptsCompression(ctx))) {
-    const res = ctx.res;
-    res.statusCode = status;
-    if (answer.position !== undefined) res.setHeader(POSITION_HEADER, answer.position);
-    res.setHeader('Content-Type', JSON_TYPE);
-    res.setHeader('Content-Length', answer.bytes);
-    ctx.respond = false;
-    res.end(answer.text);
-    return;
+    const headers =
+      answer.position === undefined
+        ? ['Content-Type', JSON_TYPE, 'Content-Length', answer.bytes]
+        : [POSITION_HEADER, answer.position, 'Content-Type', JSON_TYPE, 'Content-Length', answer.bytes];
+    if (writeAtOnce(ctx, status, headers, answer.text)) return;
   }
   ctx.status = status;
   if (answer.position !== undefined) ctx.set(POSITION_HEADER, answer.position);
