@@ -6,7 +6,9 @@
  * `session.ts`). As a chain of middleware, each added a promise, a bound `next` and an async frame to every
  * request: merged, CPU per watch-list request fell from 66 to 59 µs (bare Koa 35 µs, `/proc` ticks over 40,000
  * requests; see the gateway README). Steps with nothing to wait for (a GET has no body, a request without a
- * cookie no session) add no promise.
+ * cookie no session) add no promise, and neither does the whole front for a request answered at once (a kept
+ * answer): it calls the lean dispatcher (`dispatch.ts`) itself, and sets the request id and security headers
+ * once the answer is known (`answerHeaders.ts`), so a kept answer writes them with its own in one `writeHead`.
  */
 import type { Context, Middleware, Next } from 'koa';
 import type { Logger } from '../../platform/logger.ts';
