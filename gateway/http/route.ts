@@ -224,7 +224,7 @@ export function routeHandler(definition: RouteDef<never, never, never>): RouteHa
       send(ctx, out);
       return undefined;
     }
-    return out.then(
+    return Promise.resolve(out).then(
       (result) => send(ctx, result),
       (error: unknown) => {
         throw restate(ctx, error);
