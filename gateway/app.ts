@@ -23,7 +23,7 @@ import { isClientGone } from './http/aborted.ts';
 import { mountApiReference } from './http/docs.ts';
 import { httpMetrics } from './http/metrics.ts';
 import { front } from './http/front.ts';
-import { routeDispatcher } from './http/dispatch.ts';
+import { routeAnswerer } from './http/dispatch.ts';
 import { mountRoutes, openApiDocument, type RouteDef } from './http/route.ts';
 import type { SymbolDirectory } from './http/schemas.ts';
 import { DIRECT, type OriginPolicy } from './http/origin.ts';
@@ -186,10 +186,10 @@ export function createApp(deps: AppDeps): Koa {
       feed: feedRoute(deps.feed, deps.symbols),
       sessions: deps.sessions,
       isApiPath,
+      // Picks the same route as the router, without the router's per-request work (see http/dispatch.ts).
+      answer: routeAnswerer(router),
     }),
   );
-  // Picks the same route as the router, without the router's per-request work (see http/dispatch.ts).
-  app.use(routeDispatcher(router));
   app.use(router.routes());
   app.use(
     router.allowedMethods({

@@ -9,12 +9,26 @@ export const INITIAL_COOKIE = 'initial';
 /** How long a session lasts. */
 export const SESSION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
+/** The session cookie in a `Cookie` header, matched as the `cookies` package's `get` matches it. */
+const SESSION_COOKIE_PATTERN = new RegExp(`(?:^|;) *${SESSION_COOKIE}=([^;]*)`);
+
+/**
+ * The session cookie's value, read as `ctx.cookies.get(SESSION_COOKIE)` reads it (unsigned, surrounding
+ * quotes removed) without making the request's `Cookies` object.
+ */
+function sessionToken(ctx: Context): string | undefined {
+  const header = ctx.req.headers.cookie;
+  if (!header) return undefined;
+  const value = SESSION_COOKIE_PATTERN.exec(header)?.[1];
+  return value?.[0] === '"' ? value.slice(1, -1) : value;
+}
+
 /**
  * Loads the caller's session from the cookie into `ctx.state.session` (null when none or expired); answers
  * undefined, with nothing to wait for, when the request has no session cookie or its session is held in memory.
  */
 export function readSession(ctx: Context, sessions: SessionStore): Promise<void> | undefined {
-  const token = ctx.cookies.get(SESSION_COOKIE);
+  const token = sessionToken(ctx);
   ctx.state.session = null;
   if (!token) return undefined;
   // A session the in-process cache holds needs no promise (see `sessionCache.ts`).

@@ -5,6 +5,7 @@ import { expect } from 'chai';
 import Koa from 'koa';
 import { z } from 'zod';
 import { routeDispatcher } from './dispatch.ts';
+import { JsonText } from './keptAnswer.ts';
 import { defineRoute, mountRoutes, type RouteDef } from './route.ts';
 
 const answer = z.object({ route: z.string(), params: z.record(z.string(), z.string()) });
@@ -22,7 +23,18 @@ function routes(): RouteDef<never, never, never>[] {
       response: answer,
       handle: ({ params }) => Promise.resolve({ route: name, params }),
     });
+  const kept = defineRoute({
+    method: 'GET',
+    path: '/kept/:id',
+    summary: 'kept',
+    tag: 'test',
+    access: 'public',
+    params: z.object({ id: z.string() }),
+    response: answer,
+    handle: ({ params }) => new JsonText(JSON.stringify({ route: 'kept', params }), `${params.id}/1`),
+  });
   return [
+    kept,
     named('GET', '/a/static', 'a-static'),
     named('GET', '/a/:id', 'a-param'),
     named('GET', '/b/:id', 'b-param'),
@@ -69,6 +81,8 @@ async function serve(
 describe('route dispatcher', function () {
   const requests: [string, string][] = [
     ['GET', '/a/static'],
+    ['GET', '/kept/7'],
+    ['HEAD', '/kept/7'],
     ['GET', '/a/42'],
     ['GET', '/a/caf%C3%A9'],
     ['GET', '/a/%E0%A4%A'],
@@ -94,7 +108,14 @@ describe('route dispatcher', function () {
         const [a, b] = await Promise.all(
           [plain, dispatched].map(async ({ url }) => {
             const res = await fetch(`${url}${path}`, { method });
-            return { status: res.status, allow: res.headers.get('allow'), body: await res.text() };
+            return {
+              status: res.status,
+              allow: res.headers.get('allow'),
+              type: res.headers.get('content-type'),
+              length: res.headers.get('content-length'),
+              position: res.headers.get('x-read-model-position'),
+              body: await res.text(),
+            };
           }),
         );
         expect(b, `${method} ${path}`).to.deep.equal(a);
@@ -108,7 +129,8 @@ describe('route dispatcher', function () {
   it('takes the routes it knows without asking the router', async function () {
     const dispatched = await serve(true);
     try {
-      for (const path of ['/a/static', '/a/42', '/b/7']) await (await fetch(`${dispatched.url}${path}`)).text();
+      for (const path of ['/a/static', '/a/42', '/b/7', '/kept/1', '/kept/2'])
+        await (await fetch(`${dispatched.url}${path}`)).text();
       expect(dispatched.matches()).to.equal(0);
       await (await fetch(`${dispatched.url}/healthz`)).text();
       expect(dispatched.matches()).to.equal(1);

@@ -11,12 +11,17 @@ import { answerCacheOf, type AnswerSources, type KeptAnswer } from '../readModel
 
 /** An answer already written as JSON text: the route handler sends it as it is. */
 export class JsonText implements KeptAnswer {
+  /** The text's length in UTF-8 bytes (its `Content-Length`), counted once. */
+  readonly bytes: number;
+
   constructor(
     /** The answer's JSON text. */
     readonly text: string,
     /** The formatted log position the answer reflects (the `X-Read-Model-Position` header), if any. */
     readonly position: string | undefined,
-  ) {}
+  ) {
+    this.bytes = Buffer.byteLength(text);
+  }
 }
 
 /** What a route derives: the answer and the log position it reflects. */
@@ -42,7 +47,8 @@ export function keptAnswer(
 ): JsonText | Promise<JsonText> {
   const answers = answerCacheOf(readModels);
   if (!answers) return derived(compute);
-  const kept = answers.recall(key);
+  // Every answer kept through here is a JsonText (`derived`), so it is recalled as one.
+  const kept = answers.recall(key) as JsonText | undefined;
   if (kept) return kept;
-  return answers.derive(key, sources, () => derived(compute));
+  return answers.derive(key, sources, () => derived(compute)) as Promise<JsonText>;
 }

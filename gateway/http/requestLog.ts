@@ -6,7 +6,6 @@
  * logger of `createLogger`, carries it as `requestId` (`withLogContext` in `platform/logger.ts`).
  */
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Context, Middleware } from 'koa';
 import { pinoHttp } from 'pino-http';
 import { withLogContext, type Logger } from '../../platform/logger.ts';
@@ -16,7 +15,10 @@ export const REQUEST_ID_HEADER = 'X-Request-Id';
 
 /** What starts every request: its id and its log line. */
 export interface RequestLogger {
-  /** Gives the request its id (`ctx.state.requestId`, the answer's header) and starts its log line; answers the id. */
+  /**
+   * Gives the request its id (`ctx.state.requestId`) and starts its log line; answers the id. The caller puts it
+   * in the answer's `X-Request-Id` header (`requestLog` below at once, the front with the answer's other headers).
+   */
   begin(ctx: Context): string;
   /**
    * Runs the rest of the request so every line logged meanwhile carries its id. With a logger that writes
@@ -29,11 +31,8 @@ export interface RequestLogger {
 export function requestLogger(logger: Logger): RequestLogger {
   const log = pinoHttp({
     logger,
-    // The id the middleware below put in the answer's header.
-    genReqId: (_req: IncomingMessage, res: ServerResponse) => {
-      const id = res.getHeader(REQUEST_ID_HEADER);
-      return typeof id === 'string' ? id : randomUUID();
-    },
+    // Asked only for a request without the id `begin` gives it (`req.id`).
+    genReqId: () => randomUUID(),
     // A client that left before its request was read is logged once, at info, by `aborted.ts`.
     customLogLevel: (req, res, error) =>
       req.readableAborted
@@ -57,8 +56,11 @@ export function requestLogger(logger: Logger): RequestLogger {
     begin: (ctx) => {
       const id = randomUUID();
       (ctx.state as { requestId?: string }).requestId = id;
-      ctx.res.setHeader(REQUEST_ID_HEADER, id);
-      if (logging) log(ctx.req, ctx.res);
+      if (logging) {
+        // pino-http logs the id a request already has.
+        (ctx.req as { id?: string }).id = id;
+        log(ctx.req, ctx.res);
+      }
       return id;
     },
     within: logging ? (id, work) => withLogContext({ requestId: id }, work) : (_id, work) => work(),
@@ -68,5 +70,9 @@ export function requestLogger(logger: Logger): RequestLogger {
 /** Logs every request through `logger` and gives it an id; put it first, so every answer carries the id. */
 export function requestLog(logger: Logger): Middleware {
   const requests = requestLogger(logger);
-  return (ctx, next) => requests.within(requests.begin(ctx), next);
+  return (ctx, next) => {
+    const id = requests.begin(ctx);
+    ctx.res.setHeader(REQUEST_ID_HEADER, id);
+    return requests.within(id, next);
+  };
 }

@@ -13,7 +13,9 @@ import { IdempotencyKeyReusedError } from '../../platform/commandHandler.ts';
 import { formatPosition, type LogPosition } from '../../platform/eventstore/port.ts';
 import type { Session } from '../../platform/sessions/port.ts';
 import { ApiError } from '../errors.ts';
+import { writeAtOnce } from './answerHeaders.ts';
 import { refuseLargeBody, settleBody } from './body.ts';
+import { acceptsCompression, COMPRESS_THRESHOLD_BYTES } from './compression.ts';
 import { idempotencyKeyOf, keyReused, requestFingerprint } from './idempotency.ts';
 import { JsonText } from './keptAnswer.ts';
 import { restateNotFound } from './paramErrors.ts';
@@ -151,27 +153,55 @@ function lazyMeta(ctx: Context, userId: string): () => CommandMeta {
 /** The content type Koa gives a JSON answer, so a {@link JsonText} answer is sent byte for byte the same. */
 const JSON_TYPE = 'application/json; charset=utf-8';
 
+/** A route's Koa handler: the promise of its answer, or undefined when it answered at once. */
+export type RouteHandler = (ctx: Context) => Promise<void> | undefined;
+
 const routeHandlers = new WeakSet<object>();
 
 /** Whether a function is a handler made by {@link routeHandler}: it answers and never calls `next`. */
-export function isRouteHandler(fn: unknown): boolean {
+export function isRouteHandler(fn: unknown): fn is RouteHandler {
   return typeof fn === 'function' && routeHandlers.has(fn);
 }
 
-/** The Koa handler of one route: access check, validation, then the route's work; the answer is its JSON. */
-export function routeHandler(definition: RouteDef<never, never, never>): (ctx: Context) => Promise<void> {
+/**
+ * Sends a {@link JsonText} answer. A GET answer below the compression threshold (or to a request that accepts
+ * no compression) is written at once with its kept `Content-Length` and every header in one `writeHead`
+ * (`answerHeaders.ts`), past Koa's body setters and `respond`, which only repeated what is known here; anything
+ * else goes through `ctx.body` as usual.
+ */
+function sendJsonText(ctx: Context, status: number, answer: JsonText): void {
+  if (ctx.method === 'GET' && (answer.bytes < COMPRESS_THRESHOLD_BYTES || !acceptsCompression(ctx))) {
+    const headers =
+      answer.position === undefined
+        ? ['Content-Type', JSON_TYPE, 'Content-Length', answer.bytes]
+        : [POSITION_HEADER, answer.position, 'Content-Type', JSON_TYPE, 'Content-Length', answer.bytes];
+    if (writeAtOnce(ctx, status, headers, answer.text)) return;
+  }
+  ctx.status = status;
+  if (answer.position !== undefined) ctx.set(POSITION_HEADER, answer.position);
+  ctx.set('Content-Type', JSON_TYPE);
+  ctx.body = answer.text;
+}
+
+/**
+ * The Koa handler of one route: access check, validation, then the route's work; the answer is its JSON. A
+ * route answering at once (a kept {@link JsonText}) is answered without a promise.
+ */
+export function routeHandler(definition: RouteDef<never, never, never>): RouteHandler {
   const route = definition as RouteDef;
+  const status = route.status ?? 200;
   const keptParams = new Map<string, unknown>();
   const keptQueries = new Map<string, unknown>();
-  const handler = async (ctx: Context): Promise<void> => {
-    refuseLargeBody(ctx, route.bodyLimit);
-    const session = (ctx.state.session as Session | null | undefined) ?? null;
-    if (route.access !== 'public' && !session) throw new ApiError(401, 'unauthorized', 'sign in first');
-    if ((route.access === 'auditor' || route.access === 'operator') && !session?.roles.includes(route.access)) {
-      throw new ApiError(403, 'forbidden', `this route is for ${route.access}s`);
-    }
-    const settling = settleBody(ctx, route.bodyLimit);
-    if (settling) await settling;
+  const restate = (ctx: Context, error: unknown): unknown =>
+    error instanceof IdempotencyKeyReusedError
+      ? keyReused(ctx)
+      : restateNotFound(error, ctx.params as Record<string, string> | undefined);
+  const send = (ctx: Context, result: unknown): void => {
+    if (result instanceof JsonText) return sendJsonText(ctx, status, result);
+    ctx.status = status;
+    ctx.body = result;
+  };
+  const run = (ctx: Context, session: Session | null): Promise<void> | undefined => {
     if (route.method !== 'GET') idempotencyKeyOf(ctx);
     const userId = session?.userId ?? '';
     const get = route.method === 'GET';
@@ -184,23 +214,32 @@ export function routeHandler(definition: RouteDef<never, never, never>): (ctx: C
         ? keptParse(keptQueries, route.query, ctx.querystring, () => ({ ...ctx.query }), 'query')
         : parse(route.query, { ...ctx.query }, 'query');
     const body = parse(route.body, ctx.request.body, 'body');
-    let result: unknown;
+    let out: Promise<unknown> | JsonText;
     try {
-      const out = route.handle({ params, query, body, session, userId, ctx, meta: lazyMeta(ctx, userId) });
-      result = out instanceof JsonText ? out : await out;
+      out = route.handle({ params, query, body, session, userId, ctx, meta: lazyMeta(ctx, userId) });
     } catch (error) {
-      throw error instanceof IdempotencyKeyReusedError
-        ? keyReused(ctx)
-        : restateNotFound(error, ctx.params as Record<string, string> | undefined);
+      throw restate(ctx, error);
     }
-    ctx.status = route.status ?? 200;
-    if (result instanceof JsonText) {
-      if (result.position !== undefined) ctx.set(POSITION_HEADER, result.position);
-      ctx.set('Content-Type', JSON_TYPE);
-      ctx.body = result.text;
-    } else {
-      ctx.body = result;
+    if (out instanceof JsonText) {
+      send(ctx, out);
+      return undefined;
     }
+    return Promise.resolve(out).then(
+      (result) => send(ctx, result),
+      (error: unknown) => {
+        throw restate(ctx, error);
+      },
+    );
+  };
+  const handler: RouteHandler = (ctx) => {
+    refuseLargeBody(ctx, route.bodyLimit);
+    const session = (ctx.state.session as Session | null | undefined) ?? null;
+    if (route.access !== 'public' && !session) throw new ApiError(401, 'unauthorized', 'sign in first');
+    if ((route.access === 'auditor' || route.access === 'operator') && !session?.roles.includes(route.access)) {
+      throw new ApiError(403, 'forbidden', `this route is for ${route.access}s`);
+    }
+    const settling = settleBody(ctx, route.bodyLimit);
+    return settling ? settling.then(() => run(ctx, session)) : run(ctx, session);
   };
   routeHandlers.add(handler);
   return handler;

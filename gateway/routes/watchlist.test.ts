@@ -1,5 +1,8 @@
 import { expect } from 'chai';
+import { SECURITY_HEADERS } from '../app.ts';
 import { startTestGateway, type TestGateway } from '../testing/harness.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 describe('watch list routes', function () {
   let gw: TestGateway;
@@ -45,6 +48,26 @@ describe('watch list routes', function () {
     const changed = await user.get('/personalize/watchlist');
     expect(changed.text).to.equal(JSON.stringify(['AAPL']));
     expect(changed.headers.get('x-read-model-position')).to.not.equal(kept.headers.get('x-read-model-position'));
+  });
+
+  it('answers a kept read with every security header and a request id of its own, and counts it in /metrics', async function () {
+    const user = await gw.user();
+    await user.post('/personalize/createwatchlist', ['NVDA']);
+    const counted = async (): Promise<number> => {
+      const metrics = await gw.client().get('/metrics');
+      const count =
+        /^http_request_duration_seconds_count\{method="GET",route="\/personalize\/watchlist",status="200"\} (\d+)$/m;
+      return Number(count.exec(metrics.text)?.[1] ?? 0);
+    };
+    const before = await counted();
+    const derived = await user.get('/personalize/watchlist');
+    const kept = await user.get('/personalize/watchlist');
+    for (const res of [derived, kept]) {
+      for (const [name, value] of Object.entries(SECURITY_HEADERS)) expect(res.headers.get(name), name).to.equal(value);
+      expect(res.headers.get('x-request-id')).to.match(UUID);
+    }
+    expect(kept.headers.get('x-request-id')).to.not.equal(derived.headers.get('x-request-id'));
+    expect(await counted()).to.equal(before + 2);
   });
 
   it('answers an empty list to a new user', async function () {
