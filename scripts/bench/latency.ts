@@ -462,7 +462,7 @@ async function measureNotifications(
         authorization: `Bearer ${TOKEN}`,
       }),
       202,
-    );
+    ).catch((error: unknown) => progress(`crossing tick refused: ${String(error)}`));
     await sleep(CROSS_EVERY_MS);
   }
   const expected = alerts.length * SOCKETS_PER_USER;
