@@ -207,6 +207,39 @@ describe('handleCommand (SQLite event store)', () => {
     ]);
   });
 
+  it("folds only the events after those it folded before, another writer's included", async () => {
+    const reads: (number | string | undefined)[] = [];
+    const watched = decorate(store, {
+      readStream: (name, options) => {
+        reads.push(options?.fromRevision);
+        return store.readStream(name, options);
+      },
+    });
+    const other = openSqliteEventStore({ file: join(dir, 'events.db') });
+    try {
+      await handleCommand(watched, watchlistDecider, stream, add('AAPL', 'MSFT'), metaFor(userId));
+      await handleCommand(watched, watchlistDecider, stream, add('TSLA'), metaFor(userId));
+      await handleCommand(other, watchlistDecider, stream, add('IBM'), metaFor(userId));
+      const outcome = await handleCommand(watched, watchlistDecider, stream, remove('MSFT'), metaFor(userId));
+
+      expect(outcome.state.symbols).to.deep.equal(['AAPL', 'TSLA', 'IBM']);
+      expect(outcome.revision).to.equal(4);
+      // The whole stream while nothing was folded yet (empty, then two events), then from the last event
+      // folded on: revision 1, MSFT, read again to check it is still the stream's.
+      expect(reads).to.deep.equal([undefined, undefined, 1]);
+      expect((await store.readStream(stream)).map((e) => (e.data as { symbol: string }).symbol)).to.deep.equal([
+        'AAPL',
+        'MSFT',
+        'TSLA',
+        'IBM',
+        'MSFT',
+      ]);
+      expect(verifyStream(await store.readStream(stream))).to.equal(null);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('retries a conflict by re-reading and re-deciding, so both of two racing commands take effect', async () => {
     // A second connection to the same file, and a barrier that lets neither handler past its first read
     // before both have read: both decide on the empty stream, and one of them must lose the append.

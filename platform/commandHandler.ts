@@ -3,6 +3,10 @@
  * are retried by re-reading and re-deciding; a retried command (same command id) appends nothing and
  * answers what it answered the first time. Every appended event is hash-chained to the previous event of
  * its stream (`platform/audit/hashChain.ts`).
+ *
+ * The state a stream was folded to is kept (for the most recently used streams of each store), so the next
+ * command on it reads and folds only the events appended since, by this process or any other: a user's
+ * 500th alert costs what the first did, instead of reading and folding the 499 before it again.
  */
 import { fold, type CommandMeta, type Decider, type DomainEvent } from '../domain/decider.ts';
 import { eventIdFor } from '../domain/ids.ts';
@@ -56,6 +60,85 @@ async function readWholeStream(store: EventStore, stream: string): Promise<Recor
     if (error instanceof StreamNotFoundError) return [];
     throw error;
   }
+}
+
+/**
+ * What {@link handleCommand} keeps of a stream it read: the state folded up to `last`, the last event read,
+ * and the ids of every event up to it (so a retried command is still recognised).
+ */
+interface StreamMemo {
+  /** The fold it was made with: `evolve` and `initialState` of the decider (compared by identity). */
+  readonly evolve: unknown;
+  readonly initialState: unknown;
+  readonly state: unknown;
+  readonly last: RecordedEvent;
+  /** Only ever grows (ids of events the stream holds), so memos that share it stay right. */
+  readonly ids: Set<string>;
+}
+
+/** Streams whose folded state is kept, per store; the least recently used go first. */
+export const STREAM_MEMO_LIMIT = 1_000;
+
+const memos = new WeakMap<EventStore, Map<string, StreamMemo>>();
+
+function memosOf(store: EventStore): Map<string, StreamMemo> {
+  let streams = memos.get(store);
+  if (!streams) memos.set(store, (streams = new Map<string, StreamMemo>()));
+  return streams;
+}
+
+/** A decider's fold step, as a memo records it (compared by identity, never called from there). */
+function evolveOf(decider: Decider<unknown, never, unknown>): unknown {
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- only compared by identity
+  return decider.evolve;
+}
+
+function remember(store: EventStore, stream: string, memo: StreamMemo): void {
+  const streams = memosOf(store);
+  streams.delete(stream);
+  streams.set(stream, memo);
+  if (streams.size > STREAM_MEMO_LIMIT) streams.delete(streams.keys().next().value!);
+}
+
+/**
+ * The stream as far as a kept memo and the events after it tell, or null when there is no memo, it no longer
+ * matches the stream (its last event is not there), or the command may have been recorded already: then the
+ * whole stream is read.
+ */
+async function readOnFromMemo<C, E extends DomainEvent, S>(
+  store: EventStore,
+  decider: Decider<C, E, S>,
+  stream: string,
+  firstId: string,
+): Promise<{ state: S; last: RecordedEvent } | null> {
+  const streams = memosOf(store);
+  const memo = streams.get(stream);
+  const evolve = evolveOf(decider as Decider<unknown, never, unknown>);
+  if (!memo || memo.evolve !== evolve || memo.initialState !== decider.initialState || memo.ids.has(firstId)) {
+    return null;
+  }
+  let tail: RecordedEvent[];
+  try {
+    tail = await store.readStream(stream, { fromRevision: memo.last.revision });
+  } catch (error) {
+    if (error instanceof StreamNotFoundError) return null;
+    throw error;
+  }
+  if (tail[0]?.id !== memo.last.id) {
+    streams.delete(stream);
+    return null;
+  }
+  const after = tail.slice(1);
+  if (after.some((event) => event.id === firstId)) return null;
+  const state = fold(
+    decider,
+    after.filter((event) => !isSystemEventType(event.type)).map((event) => toDomainEvent<E>(event)),
+    memo.state as S,
+  );
+  const last = tail.at(-1)!;
+  for (const event of after) memo.ids.add(event.id);
+  remember(store, stream, after.length > 0 ? { ...memo, state, last } : memo);
+  return { state, last };
 }
 
 function toDomainEvent<E extends DomainEvent>(recorded: RecordedEvent): E {
@@ -128,18 +211,34 @@ export async function handleCommand<C, E extends DomainEvent, S>(
   const metadata = metadataOf(meta);
   // The stream is part of the key: two users (or two streams) may send the same command id.
   const idKey = `${stream}/${meta.commandId}`;
+  const firstId = eventIdFor(idKey, 0);
   for (let attempt = 0; ; attempt++) {
-    const recorded = await readWholeStream(store, stream);
-    const replayed = replayedOutcome(decider, recorded, idKey, meta.requestHash);
-    if (replayed) return replayed;
-
-    const history = recorded.filter((event) => !isSystemEventType(event.type));
-    const state = fold(
-      decider,
-      history.map((event) => toDomainEvent<E>(event)),
-    );
+    let read = await readOnFromMemo(store, decider, stream, firstId);
+    if (!read) {
+      const recorded = await readWholeStream(store, stream);
+      const replayed = replayedOutcome(decider, recorded, idKey, meta.requestHash);
+      if (replayed) return replayed;
+      const history = recorded.filter((event) => !isSystemEventType(event.type));
+      const folded = fold(
+        decider,
+        history.map((event) => toDomainEvent<E>(event)),
+      );
+      const end = recorded.at(-1);
+      if (end) {
+        const ids = new Set(recorded.map((event) => event.id));
+        remember(store, stream, {
+          evolve: evolveOf(decider as Decider<unknown, never, unknown>),
+          initialState: decider.initialState,
+          state: folded,
+          last: end,
+          ids,
+        });
+        read = { state: folded, last: end };
+      }
+    }
+    const state = read?.state ?? decider.initialState;
     const events = decider.decide(command, state);
-    const last = recorded.at(-1);
+    const last = read?.last;
     const expectedRevision = last ? last.revision : 'no_stream';
     if (events.length === 0) {
       return { state, events, revision: expectedRevision, position: last?.position, replayed: false };

@@ -14,7 +14,10 @@ const benches: Record<string, () => Promise<boolean>> = {
     const mixed = await import('./engineMixed.ts').then((m) => m.reportMixed(m.benchEngineMixed()));
     return single && mixed;
   },
-  latency: async () => import('./latency.ts').then(async (m) => m.report(await m.benchLatency())),
+  latency: async () =>
+    import('./latency.ts').then(async (m) =>
+      m.report(await m.benchLatency({ armed: Number(process.env.BENCH_ARMED ?? m.ARMED_DEFAULT) })),
+    ),
   ingest: async () => import('./ingest.ts').then(async (m) => m.report(await m.benchIngest())),
   scale: async () => import('./scale.ts').then((m) => m.benchScale()),
   delivery: async () => import('./delivery.ts').then(async (m) => m.report(await m.benchDelivery())),

@@ -7,6 +7,14 @@
  *    `POST /api/feed/ticks` at 5,000 a second, near the current prices; every 20 ms this process sends a tick
  *    that crosses an armed price alert on purpose. Measured: from sending the crossing tick to each of the
  *    user's sockets receiving `notification`.
+ *    Then, with `BENCH_ARMED` (e.g. 100000), the same again with that many mixed alerts armed: every
+ *    operator, source kind and frequency, levels around the current values, armed through
+ *    `POST /personalize/stockalerts` by further users (500 each, the most one user may hold, so 200 for
+ *    100,000; one socket each), 8 users at a time (`BENCH_ARM_CONCURRENCY`). The feed then runs until what
+ *    its first ticks fired has been delivered, before the measurement. Printed besides: how long arming took,
+ *    the p99 against the run without them, and what the mixed alerts fired meanwhile (the engine's appended
+ *    triggers from `/metrics`, and the notifications their users' sockets received). `BENCH_NEAR` is the
+ *    share of them within 0.25% of the value (default 0.1%), which the feed's noise fires.
  * 2. Quote fan-out: 2,000 sockets watch one symbol; each round one tick moves it. Measured: from sending the
  *    tick to each socket receiving the `quote`.
  *
@@ -23,6 +31,16 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Server } from 'socket.io';
 import { io as connect, type Socket } from 'socket.io-client';
+import { ALERTS_LIMIT } from '../../domain/alerts/alerts.ts';
+import {
+  ALERT_FREQUENCIES,
+  ALERT_OPS,
+  sourceKind,
+  type AlertFrequency,
+  type AlertSource,
+} from '../../domain/alerts/conditions.ts';
+import type { AlertConditionBody } from '../../domain/contract/alerts.ts';
+import type { ChartBar } from '../../domain/contract/market.ts';
 import type { NotificationPush } from '../../domain/contract/socket.ts';
 import type { Quote } from '../../domain/market/types.ts';
 import { MARKET_DB_FILE } from '../../engine/marketdata/store.ts';
@@ -57,18 +75,49 @@ export interface LatencyBenchResult {
   readonly samples: number;
   /** Sockets connected during the notification measurement. */
   readonly sockets: number;
+  /** Mixed alerts armed during the measurement (0: none, and the fields below are NaN or 0). */
+  readonly armed: number;
+  /** Seconds arming them over HTTP took. */
+  readonly armSeconds: number;
+  /** The same measurement in the same run before they were armed: median and 99th percentile ms. */
+  readonly unarmedP50Ms: number;
+  readonly unarmedP99Ms: number;
+  /** p99Ms / unarmedP99Ms. */
+  readonly armedRatio: number;
+  /** Notifications of the mixed alerts delivered to their users' sockets during the measurement. */
+  readonly backgroundNotifications: number;
+  /** Triggers of the mixed alerts the engine appended during the measurement. */
+  readonly backgroundTriggers: number;
+  /** Seconds the measurement took (the crossing ticks and the wait for their last notifications). */
+  readonly measureSeconds: number;
 }
 
 const TOKEN = 'bench-feed-token-0123456789';
 const USERS = 20;
 const SOCKETS_PER_USER = 10;
 const ALERTS_PER_USER = 15;
+/** The measured alerts sit this far above the price: above the noise, so only the crossing tick fires them. */
+const CROSS_ABOVE = 0.004;
+/** Users arming their mixed alerts at the same time (`BENCH_ARM_CONCURRENCY`). */
+const ARM_CONCURRENCY = Number(process.env.BENCH_ARM_CONCURRENCY ?? 8);
+/** With mixed alerts armed, the feed runs this long before the measurement, past the first ticks' firings. */
+const ARMED_WARMUP_MS = 5000;
+/** Longest wait for the mixed alerts' first firings to be delivered before measuring. */
+const SETTLE_MAX_MS = 60_000;
+/** The share of mixed alerts with levels near the market (`BENCH_NEAR`), and how near, as a fraction. */
+const NEAR_SHARE = Number(process.env.BENCH_NEAR ?? 0.001);
+const NEAR_BAND = 0.0025;
 const TICKS_PER_SEC = Number(process.env.BENCH_TPS ?? 5_000);
 const BATCH_EVERY_MS = 10;
 const CROSS_EVERY_MS = 20;
 const FANOUT_SOCKETS = Number(process.env.BENCH_FANOUT ?? 2_000);
 const FANOUT_ROUNDS = 20;
 const FANOUT_SYMBOL = 'AAPL';
+/**
+ * Mixed alerts `npm run bench -- latency` arms before measuring again: none unless `BENCH_ARMED` asks
+ * (`BENCH_ARMED=100000` is the size the alert language is budgeted for; arming them takes minutes).
+ */
+export const ARMED_DEFAULT = 0;
 /** Budget of the issue: notification p99 under this many ms. */
 export const P99_BUDGET_MS = 10;
 
@@ -245,6 +294,195 @@ export interface LatencyOptions {
   readonly sockets?: number;
   /** Only the notification measurement: the fan-out and baseline figures are NaN. */
   readonly notificationsOnly?: boolean;
+  /**
+   * Mixed alerts armed over HTTP before the measurement (default 0), {@link ALERTS_LIMIT} per further user,
+   * each such user with one socket of its own. With some, the notifications are measured twice in the same
+   * run: first without them, then with them armed.
+   */
+  readonly armed?: number;
+}
+
+/** The measured alerts: a price alert per user and symbol, and the price that crosses it. */
+interface MeasuredAlert {
+  readonly user: number;
+  readonly symbol: string;
+  readonly threshold: number;
+}
+
+/** What one notification measurement found. */
+interface NotificationRun {
+  readonly samples: number[];
+  readonly ticksPerSec: number;
+  /** Notifications the sockets of the users with mixed alerts received during the measurement. */
+  readonly backgroundNotifications: number;
+  /** Triggers the engine appended during the measurement, the measured alerts' left out. */
+  readonly backgroundTriggers: number;
+  /** How long the measurement took, in seconds. */
+  readonly seconds: number;
+}
+
+/** A counter or gauge of `/metrics` (summed over its labels, or only those containing `labels`). */
+async function metric(url: string, name: string, labels = ''): Promise<number> {
+  const text = (await must('metrics', request(`${url}/metrics`, 'GET', undefined), 200)).text;
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    if (line.startsWith(`${name}{`) || line.startsWith(`${name} `)) {
+      if (labels && !line.includes(labels)) continue;
+      sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+    }
+  }
+  return sum;
+}
+
+const appendedTriggers = (url: string): Promise<number> =>
+  metric(url, 'stockpulse_alert_triggers_total', 'outcome="appended"');
+
+/**
+ * Waits until the alerts the first ticks found already true have fired and been delivered: no trigger pending
+ * and no projection behind, twice a second apart (at most {@link SETTLE_MAX_MS}).
+ */
+async function settle(url: string): Promise<void> {
+  const started = performance.now();
+  const from = await appendedTriggers(url);
+  let quiet = 0;
+  let reported = started;
+  while (quiet < 2 && performance.now() - started < SETTLE_MAX_MS) {
+    await sleep(1000);
+    const busy =
+      (await metric(url, 'stockpulse_alert_triggers_pending')) + (await metric(url, 'stockpulse_projection_behind'));
+    quiet = busy === 0 ? quiet + 1 : 0;
+    if (performance.now() - reported > 10_000) {
+      reported = performance.now();
+      const s = (reported - started) / 1000;
+      progress(`  settling: ${(await appendedTriggers(url)) - from} triggers of the first ticks in ${s.toFixed(0)} s`);
+    }
+  }
+  const fired = (await appendedTriggers(url)) - from;
+  progress(`settled in ${((performance.now() - started) / 1000).toFixed(0)} s after ${fired} triggers`);
+}
+
+/** Arms price alerts a little above the noise for each user with sockets; answers them. */
+async function armMeasured(
+  url: string,
+  cookies: readonly string[],
+  quotes: readonly Quote[],
+): Promise<MeasuredAlert[]> {
+  const alerts: MeasuredAlert[] = [];
+  for (let u = 0; u < USERS; u++) {
+    for (let a = 0; a < ALERTS_PER_USER; a++) {
+      const { symbol, price } = quotes[(u * ALERTS_PER_USER + a) % quotes.length]!;
+      // Above the noise (±0.2%), and close to it, so the crossing tick passes few of the mixed alerts' levels.
+      const threshold = Math.max(cents(price * (1 + CROSS_ABOVE)), cents(price + 0.03));
+      await must(
+        'alert',
+        request(
+          `${url}/personalize/stockalerts`,
+          'POST',
+          { symbol, close: threshold, alerttype: 'U' },
+          { cookie: cookies[u]! },
+        ),
+        200,
+      );
+      alerts.push({ user: u, symbol, threshold });
+    }
+  }
+  return alerts;
+}
+
+/**
+ * Arms the mixed alerts through `POST /personalize/stockalerts`, {@link ALERTS_LIMIT} per user: the users
+ * {@link ARM_CONCURRENCY} at a time, each user's alerts one after the other. Answers the seconds it took.
+ */
+async function armMixed(url: string, cookies: readonly string[], alerts: readonly MixedAlertBody[]): Promise<number> {
+  const started = performance.now();
+  let armed = 0;
+  const ticker = setInterval(() => {
+    const s = (performance.now() - started) / 1000;
+    progress(`  ${armed.toLocaleString('en-US')} armed in ${s.toFixed(0)} s (${Math.round(armed / s)}/s)`);
+  }, 10_000);
+  try {
+    await eachConcurrently(cookies, ARM_CONCURRENCY, async (cookie, u) => {
+      for (const body of alerts.slice(u * ALERTS_LIMIT, (u + 1) * ALERTS_LIMIT)) {
+        await must('mixed alert', request(`${url}/personalize/stockalerts`, 'POST', body, { cookie }), 200);
+        armed += 1;
+      }
+    });
+  } finally {
+    clearInterval(ticker);
+  }
+  return (performance.now() - started) / 1000;
+}
+
+/**
+ * One notification measurement: the feed child pushes the noise, and after `warmupMs` a crossing tick every
+ * {@link CROSS_EVERY_MS} ms crosses one measured alert; answers each user socket's latency, and what fired in
+ * the background meanwhile.
+ */
+async function measureNotifications(
+  url: string,
+  prices: ReadonlyMap<string, number>,
+  alerts: readonly MeasuredAlert[],
+  userSockets: readonly (readonly Socket[])[],
+  backgroundSockets: readonly Socket[],
+  warmupMs: number,
+  children: ChildProcess[],
+  settleFirst: boolean,
+): Promise<NotificationRun> {
+  const samples: number[] = [];
+  const sentAt = new Map<string, number>();
+  const fired = new Set<string>();
+  let measuring = false;
+  let backgroundNotifications = 0;
+  const listeners = userSockets.map((list, u) => {
+    const listener = (n: NotificationPush): void => {
+      const at = sentAt.get(`${u}/${n.symbol}`);
+      if (at === undefined) return;
+      samples.push(performance.now() - at);
+      fired.add(`${u}/${n.symbol}`);
+    };
+    for (const socket of list) socket.on('notification', listener);
+    return listener;
+  });
+  const onBackground = (): void => {
+    if (measuring) backgroundNotifications += 1;
+  };
+  for (const socket of backgroundSockets) socket.on('notification', onBackground);
+  const load = await startFeed(url, prices);
+  children.push(load.child);
+  await sleep(warmupMs);
+  if (settleFirst) await settle(url);
+  const triggersBefore = await appendedTriggers(url);
+  const started = performance.now();
+  measuring = true;
+  for (const alert of alerts) {
+    sentAt.set(`${alert.user}/${alert.symbol}`, performance.now());
+    void must(
+      'cross',
+      request(`${url}/api/feed/ticks`, 'POST', [{ symbol: alert.symbol, price: alert.threshold, size: 1 }], {
+        authorization: `Bearer ${TOKEN}`,
+      }),
+      202,
+    ).catch((error: unknown) => progress(`crossing tick refused: ${String(error)}`));
+    await sleep(CROSS_EVERY_MS);
+  }
+  const expected = alerts.length * SOCKETS_PER_USER;
+  const deadline = Date.now() + 5000;
+  while (samples.length < expected && Date.now() < deadline) await sleep(20);
+  measuring = false;
+  const seconds = (performance.now() - started) / 1000;
+  const triggersAfter = await appendedTriggers(url);
+  const ticksPerSec = await load.stop();
+  children.splice(children.indexOf(load.child), 1);
+  for (const [u, list] of userSockets.entries()) for (const socket of list) socket.off('notification', listeners[u]);
+  for (const socket of backgroundSockets) socket.off('notification', onBackground);
+  if (samples.length < expected) progress(`only ${samples.length} of ${expected} notifications arrived`);
+  return {
+    samples,
+    ticksPerSec,
+    backgroundNotifications,
+    backgroundTriggers: Math.max(0, triggersAfter - triggersBefore - fired.size),
+    seconds,
+  };
 }
 
 /** Runs the benchmark and returns its figures. */
@@ -252,6 +490,8 @@ export async function benchLatency(options: LatencyOptions = {}): Promise<Latenc
   const idleUsers = Math.ceil(
     Math.max(0, (options.sockets ?? USERS * SOCKETS_PER_USER) - USERS * SOCKETS_PER_USER) / SOCKETS_PER_USER,
   );
+  const armed = Math.max(0, Math.floor(options.armed ?? 0));
+  const armingUsers = Math.ceil(armed / ALERTS_LIMIT);
   const dataDir = mkdtempSync(join(tmpdir(), 'sp-bench-latency-'));
   const children: ChildProcess[] = [];
   const sockets: Socket[] = [];
@@ -288,24 +528,7 @@ export async function benchLatency(options: LatencyOptions = {}): Promise<Latenc
       ).text,
     ) as Quote[];
     const prices = new Map(quotes.map((q) => [q.symbol, q.price]));
-    const alerts: { user: number; symbol: string; threshold: number }[] = [];
-    for (let u = 0; u < USERS; u++) {
-      for (let a = 0; a < ALERTS_PER_USER; a++) {
-        const symbol = quotes[(u * ALERTS_PER_USER + a) % quotes.length]!.symbol;
-        const threshold = cents(prices.get(symbol)! * 1.05);
-        await must(
-          'alert',
-          request(
-            `${url}/personalize/stockalerts`,
-            'POST',
-            { symbol, close: threshold, alerttype: 'U' },
-            { cookie: cookies[u]! },
-          ),
-          200,
-        );
-        alerts.push({ user: u, symbol, threshold });
-      }
-    }
+    const alerts = await armMeasured(url, cookies, quotes);
     const userSockets: Socket[][] = [];
     for (let u = 0; u < USERS; u++) {
       userSockets.push(await openMany(url, [cookies[u]!], SOCKETS_PER_USER));
@@ -313,56 +536,53 @@ export async function benchLatency(options: LatencyOptions = {}): Promise<Latenc
     }
     if (idleUsers > 0) {
       progress(`${idleUsers} more users without alerts, ${idleUsers * SOCKETS_PER_USER} more sockets`);
-      const idle: string[] = [];
-      for (let u = 0; u < idleUsers; u += 20) {
-        const wave = Array.from({ length: Math.min(20, idleUsers - u) }, (_, j) =>
-          user(url, `idle${u + j}x${Date.now().toString(36)}`),
-        );
-        idle.push(...(await Promise.all(wave)));
-      }
+      const idle = await register(url, 'idle', idleUsers);
       sockets.push(...(await openMany(url, idle, idleUsers * SOCKETS_PER_USER)));
     }
+    const armingCookies = await register(url, 'armed', armingUsers);
+    const backgroundSockets = await openMany(url, armingCookies, armingCookies.length);
+    sockets.push(...backgroundSockets);
 
-    // 1. Notifications under load.
-    const samples: number[] = [];
-    const sentAt = new Map<string, number>();
-    for (const [u, list] of userSockets.entries()) {
-      for (const socket of list) {
-        socket.on('notification', (n: NotificationPush) => {
-          const at = sentAt.get(`${u}/${n.symbol}`);
-          if (at !== undefined) samples.push(performance.now() - at);
-        });
-      }
-    }
-    progress(
-      `notifications: ${TICKS_PER_SEC} ticks/s through the feed route, a crossing tick every ${CROSS_EVERY_MS} ms`,
-    );
-    const load = await startFeed(url, prices);
-    children.push(load.child);
-    await sleep(1000);
-    for (const alert of alerts) {
-      sentAt.set(`${alert.user}/${alert.symbol}`, performance.now());
-      void must(
-        'cross',
-        request(`${url}/api/feed/ticks`, 'POST', [{ symbol: alert.symbol, price: alert.threshold, size: 1 }], {
-          authorization: `Bearer ${TOKEN}`,
-        }),
-        202,
+    // 1. Notifications under load: without the mixed alerts, then (when asked) with them armed.
+    const measure = (measured: readonly MeasuredAlert[], withArmed: boolean): Promise<NotificationRun> => {
+      progress(
+        `notifications: ${TICKS_PER_SEC} ticks/s through the feed route, a crossing tick every ${CROSS_EVERY_MS} ms`,
       );
-      await sleep(CROSS_EVERY_MS);
+      const warmupMs = withArmed ? ARMED_WARMUP_MS : 1000;
+      return measureNotifications(url, prices, measured, userSockets, backgroundSockets, warmupMs, children, withArmed);
+    };
+    let run = await measure(alerts, false);
+    let unarmed: NotificationRun | null = null;
+    let armSeconds = NaN;
+    if (armed > 0) {
+      unarmed = run;
+      progress(`${armed.toLocaleString('en-US')} mixed alerts: current values of every source`);
+      const markets = await marketsOf(url, cookies[0]!, quotes);
+      const mixed = mixedAlerts(armed, markets);
+      progress(`arming them over HTTP: ${armingUsers} users, ${ALERTS_LIMIT} each, ${ARM_CONCURRENCY} users at a time`);
+      armSeconds = await armMixed(url, armingCookies, mixed);
+      progress(`armed in ${armSeconds.toFixed(1)} s (${Math.round(armed / armSeconds)} alerts/s)`);
+      const again = await armMeasured(url, cookies, quotes);
+      const inIndex = armed + again.length;
+      const deadline = Date.now() + 120_000;
+      while ((await metric(url, 'stockpulse_alerts_armed')) < inIndex && Date.now() < deadline) await sleep(200);
+      run = await measure(again, true);
     }
-    const expected = alerts.length * SOCKETS_PER_USER;
-    const deadline = Date.now() + 5000;
-    while (samples.length < expected && Date.now() < deadline) await sleep(20);
-    const ticksPerSec = await load.stop();
-    if (samples.length < expected) progress(`only ${samples.length} of ${expected} notifications arrived`);
     const notifications = {
       bench: 'latency' as const,
-      p50Ms: round2(percentile(samples, 50)),
-      p99Ms: round2(percentile(samples, 99)),
-      ticksPerSec,
-      samples: samples.length,
+      p50Ms: round2(percentile(run.samples, 50)),
+      p99Ms: round2(percentile(run.samples, 99)),
+      ticksPerSec: run.ticksPerSec,
+      samples: run.samples.length,
       sockets: sockets.length,
+      armed,
+      armSeconds: round2(armSeconds),
+      unarmedP50Ms: unarmed ? round2(percentile(unarmed.samples, 50)) : NaN,
+      unarmedP99Ms: unarmed ? round2(percentile(unarmed.samples, 99)) : NaN,
+      armedRatio: unarmed ? round2(percentile(run.samples, 99) / percentile(unarmed.samples, 99)) : NaN,
+      backgroundNotifications: run.backgroundNotifications,
+      backgroundTriggers: run.backgroundTriggers,
+      measureSeconds: round2(run.seconds),
     };
     if (options.notificationsOnly) {
       return {
@@ -415,7 +635,7 @@ export async function benchLatency(options: LatencyOptions = {}): Promise<Latenc
       baselineP50Ms: round2(percentile(baseline.single, 50)),
       baselineP99Ms: round2(percentile(baseline.single, 99)),
       baselineFanoutP99Ms: round2(percentile(baseline.fanout, 99)),
-      ratioToBaseline: round2(percentile(samples, 99) / percentile(baseline.single, 99)),
+      ratioToBaseline: round2(percentile(run.samples, 99) / percentile(baseline.single, 99)),
     };
   } finally {
     for (const s of sockets) s.disconnect();
@@ -423,6 +643,198 @@ export async function benchLatency(options: LatencyOptions = {}): Promise<Latenc
     await Promise.all(children.map(stopChild));
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/** Registers `count` users named `<prefix><n>`, 20 at a time; answers their cookies. */
+async function register(url: string, prefix: string, count: number): Promise<string[]> {
+  const cookies: string[] = [];
+  for (let u = 0; u < count; u += 20) {
+    const wave = Array.from({ length: Math.min(20, count - u) }, (_, j) =>
+      user(url, `${prefix}${u + j}x${Date.now().toString(36)}`),
+    );
+    cookies.push(...(await Promise.all(wave)));
+  }
+  return cookies;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The armed alerts of the mixed case.
+
+/** What the mixed alerts are placed around: a symbol's current value of each source. */
+interface SymbolMarket {
+  readonly symbol: string;
+  readonly values: Readonly<Record<MixedSource, number>>;
+}
+
+/** The sources the mixed alerts watch; price several times, as users watch it most. */
+const MIXED_SOURCES = [
+  'price',
+  'sma:20',
+  'sma:50',
+  'sma:100',
+  'sma:200',
+  'ema:12',
+  'ema:26',
+  'ema:50',
+  'rsi:14',
+  'volume',
+  'changepct',
+] as const satisfies readonly AlertSource[];
+type MixedSource = (typeof MIXED_SOURCES)[number];
+const SOURCE_DRAW: readonly MixedSource[] = ['price', 'price', 'price', 'price', ...MIXED_SOURCES.slice(1)];
+
+/** The body of one mixed alert, as a client posts it. */
+interface MixedAlertBody {
+  readonly symbol: string;
+  readonly condition: AlertConditionBody;
+  readonly frequency: AlertFrequency;
+  readonly expires?: string;
+}
+
+/** A small deterministic generator (mulberry32), so every run arms the same alerts. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+function emaOf(closes: readonly number[], period: number): number {
+  if (closes.length < period) return closes.at(-1) ?? NaN;
+  let ema = closes.slice(0, period).reduce((s, c) => s + c, 0) / period;
+  const k = 2 / (period + 1);
+  for (let i = period; i < closes.length; i++) ema += (closes[i]! - ema) * k;
+  return ema;
+}
+
+/** Each symbol's current value of every source: the quote, and the last bar's averages and RSI. */
+async function marketsOf(url: string, cookie: string, quotes: readonly Quote[]): Promise<SymbolMarket[]> {
+  const markets: SymbolMarket[] = [];
+  await eachConcurrently(quotes, 8, async (q) => {
+    const { bars } = JSON.parse(
+      (await must('bars', request(`${url}/api/bars/${q.symbol}?months=12`, 'GET', undefined, { cookie }), 200)).text,
+    ) as { bars: ChartBar[] };
+    const last = bars.at(-1);
+    const closes = bars.map((b) => b.close);
+    const or = (x: number | null | undefined): number => x ?? q.price;
+    markets.push({
+      symbol: q.symbol,
+      values: {
+        price: q.price,
+        'sma:20': or(last?.SMA_20),
+        'sma:50': or(last?.SMA_50),
+        'sma:100': or(last?.SMA_100),
+        'sma:200': or(last?.SMA_200),
+        'ema:12': emaOf(closes, 12),
+        'ema:26': emaOf(closes, 26),
+        'ema:50': emaOf(closes, 50),
+        'rsi:14': last?.rsi_14 ?? 50,
+        volume: q.volume,
+        changepct: q.changepct,
+      },
+    });
+  });
+  return markets.sort((a, b) => a.symbol.localeCompare(b.symbol));
+}
+
+/**
+ * `count` alerts over the symbols, every operator, source kind and frequency in turn, with levels around the
+ * current values: a share {@link NEAR_SHARE} within {@link NEAR_BAND} of the value (mostly inside the feed's
+ * noise of ±0.2%, so they fire on its ticks), the rest spread evenly from there to 10% away (a crossing tick
+ * of the measurement, 0.4% up, passes the few of its symbol up to there); channels on one side of the value,
+ * or around it for exiting and outside; a tenth of the price levels another series (`{"ref": "sma:50"}`), a
+ * tenth of the alerts expiring in a day.
+ */
+export function mixedAlerts(count: number, markets: readonly SymbolMarket[], seed = 14): MixedAlertBody[] {
+  const rand = random(seed);
+  const expires = new Date(Date.now() + 86_400_000).toISOString();
+  const alerts: MixedAlertBody[] = [];
+  for (let i = 0; i < count; i++) {
+    const market = markets[Math.floor(rand() * markets.length)]!;
+    const op = ALERT_OPS[i % ALERT_OPS.length]!;
+    const frequency = ALERT_FREQUENCIES[Math.floor(i / ALERT_OPS.length) % ALERT_FREQUENCIES.length]!;
+    const source = SOURCE_DRAW[Math.floor(rand() * SOURCE_DRAW.length)]!;
+    const v = market.values[source];
+    /** A distance from the value, as a fraction: near the market or away from it. */
+    const distance = (): number =>
+      rand() < NEAR_SHARE ? NEAR_BAND * (0.05 + 0.95 * rand()) : NEAR_BAND + (0.1 - NEAR_BAND) * rand();
+    const kind = sourceKind(source);
+    const priceLike = kind === 'price' || kind === 'sma' || kind === 'ema';
+    /** The level `d` (a signed fraction) away from the value, in the source's unit. */
+    const level = (d: number): number => {
+      if (priceLike) return Math.max(0.01, cents(v * (1 + d)));
+      if (kind === 'volume') return Math.max(0, Math.round(v + d * Math.max(v, 100_000)));
+      return round2(v + d * 100); // RSI points, change in percentage points
+    };
+    const unit = priceLike ? 0.01 : 1;
+    const side = rand() < 0.5 ? 1 : -1;
+    let condition: AlertConditionBody;
+    switch (op) {
+      case 'crossing':
+      case 'crossing_up':
+      case 'crossing_down':
+      case 'greater_than':
+      case 'less_than': {
+        const sign = op === 'crossing_up' || op === 'greater_than' ? 1 : op === 'crossing' ? side : -1;
+        const ref = source === 'price' && rand() < 0.1 ? (rand() < 0.5 ? 'sma:50' : 'ema:26') : null;
+        const golden = source === 'sma:50' && rand() < 0.2;
+        condition = {
+          op,
+          source,
+          value: golden ? { ref: 'sma:200' } : ref ? { ref } : level(sign * distance()),
+        };
+        break;
+      }
+      case 'entering_channel':
+      case 'inside_channel': {
+        const near = distance();
+        const far = near + 0.005 + 0.02 * rand();
+        const [a, b] = [level(side * near), level(side * far)].sort((x, y) => x - y) as [number, number];
+        condition = { op, source, lower: a, upper: Math.max(b, a + unit) };
+        break;
+      }
+      case 'exiting_channel':
+      case 'outside_channel': {
+        const lower = level(-distance());
+        condition = { op, source, lower, upper: Math.max(level(distance()), lower + unit) };
+        break;
+      }
+      default: {
+        const d = distance();
+        const amount = op.endsWith('_pct')
+          ? d * 100
+          : priceLike
+            ? v * d
+            : kind === 'volume'
+              ? d * Math.max(v, 100_000)
+              : d * 100;
+        condition = { op, source, value: Math.max(0.01, round2(amount)), bars: 1 + (i % 5) };
+      }
+    }
+    alerts.push({ symbol: market.symbol, condition, frequency, ...(i % 10 === 9 ? { expires } : {}) });
+  }
+  return alerts;
+}
+
+/** Runs `work` over the items, at most `concurrency` at a time. */
+async function eachConcurrently<T>(
+  items: readonly T[],
+  concurrency: number,
+  work: (item: T, index: number) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        await work(items[i]!, i);
+      }
+    }),
+  );
 }
 
 /** Rounds of one tick each, far enough apart for the quote throttle; answers every socket's latency. */
@@ -501,12 +913,22 @@ export function report(r: LatencyBenchResult): boolean {
   console.log(
     `${`tick → notification (${r.sockets} sockets, ${r.ticksPerSec} ticks/s)`.padEnd(50)} ${String(r.p50Ms).padStart(6)}   ${String(r.p99Ms).padStart(6)}   ${String(r.baselineP50Ms).padStart(8)}   ${String(r.baselineP99Ms).padStart(8)}`,
   );
+  if (r.armed > 0) {
+    console.log(
+      `${`  the same before the ${r.armed.toLocaleString('en-US')} mixed alerts were armed`.padEnd(50)} ${String(r.unarmedP50Ms).padStart(6)}   ${String(r.unarmedP99Ms).padStart(6)}`,
+    );
+  }
   console.log(
     `${`tick → quote fan-out (${r.fanoutSockets} sockets)`.padEnd(50)} ${String(r.fanoutP50Ms).padStart(6)}   ${String(r.fanoutP99Ms).padStart(6)}   ${''.padStart(8)}   ${String(r.baselineFanoutP99Ms).padStart(8)}`,
   );
   console.log(
     `notification p99 ${r.p99Ms} ms, ${r.ratioToBaseline}x the bare server's: ${met ? 'met' : 'MISSED'} (budget < ${P99_BUDGET_MS} ms; ${r.samples} samples)`,
   );
+  if (r.armed > 0) {
+    console.log(
+      `with ${r.armed.toLocaleString('en-US')} mixed alerts armed (over HTTP in ${r.armSeconds} s): p99 ${r.armedRatio}x the run without them; meanwhile ${r.backgroundTriggers} background triggers, ${r.backgroundNotifications} background notifications delivered in ${r.measureSeconds} s`,
+    );
+  }
   const { bench, p50Ms, p99Ms, fanoutSockets, fanoutP99Ms, ...rest } = r;
   console.log(JSON.stringify({ bench, p50Ms, p99Ms, fanoutSockets, fanoutP99Ms, ...rest }));
   return met;
