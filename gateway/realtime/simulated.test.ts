@@ -2,6 +2,8 @@ import { expect } from 'chai';
 import { io as connect, type Socket } from 'socket.io-client';
 import type { ClientToServerEvents, NotificationPush, ServerToClientEvents } from '../../domain/contract/socket.ts';
 import type { Quote } from '../../domain/market/types.ts';
+import { comparePositions, parsePosition } from '../../platform/eventstore/port.ts';
+import { notificationsProjection } from '../../projections/notifications/notifications.projection.ts';
 import { startTestGateway, type TestClient } from '../testing/harness.ts';
 
 type ClientSocket = Socket<ServerToClientEvents, ClientToServerEvents>;
@@ -27,6 +29,21 @@ describe('alerts on the simulated market (npm start defaults, accelerated clock)
       const user = await gw.user('sim');
       const socket = socketOf(gw.url, user);
       const pushed: NotificationPush[] = [];
+      // The notification list is a projection of the log: it includes a push once its commit is announced.
+      const listedUpTo: string[] = [];
+      const announced: (() => void)[] = [];
+      socket.on('readmodel:changed', (change) => {
+        if (change.name !== notificationsProjection.name) return;
+        listedUpTo.push(change.position);
+        for (const wake of announced.splice(0)) wake();
+      });
+      const includes = (position: string): boolean =>
+        listedUpTo.some((p) => comparePositions(parsePosition(p)!, parsePosition(position)!) >= 0);
+      const listed = (position: string): Promise<void> =>
+        new Promise<void>(function check(resolve) {
+          if (includes(position)) resolve();
+          else announced.push(() => check(resolve));
+        });
       const firstPush = new Promise<void>((resolve) =>
         socket.on('notification', (n) => {
           pushed.push(n);
@@ -55,10 +72,11 @@ describe('alerts on the simulated market (npm start defaults, accelerated clock)
       expect(symbols).to.include(first.symbol);
       expect(first.notificationtype).to.equal(1);
       expect(first.notifcationmessage).to.include('+');
+      await listed(first.position);
       socket.disconnect();
 
-      const listed = (await user.get('/personalize/usernotifications/ALL')).body as ListedNotification[];
-      expect(listed.filter((n) => n.id === first.id)).to.have.length(1);
+      const list = (await user.get('/personalize/usernotifications/ALL')).body as ListedNotification[];
+      expect(list.filter((n) => n.id === first.id)).to.have.length(1);
 
       await gw.close({ keepData: true });
       dataKept = true;
