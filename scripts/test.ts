@@ -1,7 +1,7 @@
 /**
  * Runs the mocha suites with the project's reporter and ends with the line `N passed, N failed`.
  * Extra arguments go to mocha; file, directory or glob arguments replace the specs of `.mocharc.json`,
- * e.g. `npm test -- platform/config.test.ts`. `--unit` runs only the suites that start no service (the inner
+ * e.g. `npm test -- platform/config.test.ts` or `npm test -- platform` (the test files under it). `--unit` runs only the suites that start no service (the inner
  * loop). Before running, the services the chosen suites start (redis-server, Chromium) are installed when
  * missing, or the run stops at once naming the command to install them.
  */
@@ -29,6 +29,12 @@ function isSpecArgument(arg: string): boolean {
   return !arg.startsWith('-') && (/[*?{]/.test(arg) || fs.existsSync(path.resolve(arg)));
 }
 
+/** A directory argument stands for the test files under it (mocha would load every module under it). */
+function specOfArgument(arg: string): string {
+  if (!isSpecArgument(arg) || /[*?{]/.test(arg) || !fs.statSync(path.resolve(arg)).isDirectory()) return arg;
+  return `${arg.replace(/\/+$/, '')}/**/*.test.ts`;
+}
+
 function readSummary(file: string): Summary | null {
   try {
     return JSON.parse(fs.readFileSync(file, 'utf8')) as Summary;
@@ -48,7 +54,7 @@ function rcSpecs(): string[] {
 
 async function main(given: readonly string[]): Promise<number> {
   const unit = given.includes('--unit');
-  let argv = given.filter((arg) => arg !== '--unit');
+  let argv = given.filter((arg) => arg !== '--unit').map(specOfArgument);
   const chosen = argv.filter(isSpecArgument);
   const files = specFilesOf(root, chosen.length > 0 ? chosen : unit ? UNIT_SPECS : rcSpecs());
   const needed = servicesFor(files);
