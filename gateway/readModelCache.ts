@@ -5,7 +5,13 @@
  * is a SQLite read transaction (file locks included), the largest cost of a GET read-model route once the
  * session lookup is cached (see `npm run bench -- gateway`).
  */
-import type { Checkpoint, DocumentWrite, KeyedDocument, ReadModelStore } from '../platform/readmodels/port.ts';
+import {
+  documentText,
+  type Checkpoint,
+  type DocumentWrite,
+  type KeyedDocument,
+  type ReadModelStore,
+} from '../platform/readmodels/port.ts';
 
 /** Options of {@link cacheReadModels}. */
 export interface ReadModelCacheOptions {
@@ -168,7 +174,7 @@ export function cacheReadModels(store: ReadModelStore, options: ReadModelCacheOp
       generation += 1;
       // What the store holds once the commit succeeds: kept, so the projection's next read of a document it
       // just wrote needs no read of the store.
-      const written = writes.map((w) => (w.doc === null || w.doc === undefined ? null : JSON.stringify(w.doc)));
+      const written = writes.map((w) => (w.doc === null || w.doc === undefined ? null : documentText(w.doc)));
       let committed = false;
       try {
         await store.commit(consumer, checkpoint, writes);

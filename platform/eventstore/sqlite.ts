@@ -9,7 +9,7 @@ import {
   StreamNotFoundError,
   WrongExpectedRevisionError,
   isSystemEventType,
-  matchesFilter,
+  filterMatcher,
   type AppendOptions,
   type AppendResult,
   type EventData,
@@ -376,6 +376,7 @@ export class SqliteEventStore implements EventStore {
     const caughtUp = new Promise<void>((resolve) => (resolveCaughtUp = resolve));
     const startHead = this.stmt.head.get()?.seq ?? START.commit;
 
+    const matches = filterMatcher(options.filter);
     const run = async (): Promise<void> => {
       let at = (options.fromPosition ?? START).commit;
       let isCaughtUp = false;
@@ -386,7 +387,7 @@ export class SqliteEventStore implements EventStore {
           if (stopped) return;
           const row = shared.row;
           at = row.seq;
-          if (!matchesFilter(row.stream, row.type, options.filter)) {
+          if (!matches(row.stream, row.type)) {
             skipped = true;
             continue;
           }

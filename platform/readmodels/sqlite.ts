@@ -3,7 +3,13 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { WAL_AUTOCHECKPOINT_PAGES } from '../eventstore/sqlite.ts';
 import { groupCommit, resultOrError, type GroupCommit } from '../groupCommit.ts';
-import type { Checkpoint, DocumentWrite, KeyedDocument, ReadModelStore } from './port.ts';
+import {
+  takeDocumentText,
+  type Checkpoint,
+  type DocumentWrite,
+  type KeyedDocument,
+  type ReadModelStore,
+} from './port.ts';
 
 /** Options of {@link openSqliteReadModelStore}. */
 export interface SqliteReadModelStoreOptions {
@@ -130,7 +136,7 @@ export class SqliteReadModelStore implements ReadModelStore {
   private writeCommit(consumer: string, checkpoint: Checkpoint, writes: readonly DocumentWrite[]): void {
     for (const w of writes) {
       if (w.doc === null || w.doc === undefined) this.stmt.del.run(w.collection, w.key);
-      else this.stmt.put.run(w.collection, w.key, JSON.stringify(w.doc));
+      else this.stmt.put.run(w.collection, w.key, takeDocumentText(w.doc));
     }
     this.stmt.setCheckpoint.run(consumer, checkpoint.position.commit, checkpoint.position.prepare, checkpoint.version);
   }
