@@ -60,6 +60,15 @@ describe('read-model cache', function () {
     expect(store.reads).to.equal(2);
   });
 
+  it('serves and stores one and the same text of a committed document, even one changed while it is committed', async function () {
+    const written = { symbols: ['AAPL'] };
+    const committing = cached.commit('p', checkpoint(2), [{ collection: 'watchlist', key: 'ada', doc: written }]);
+    written.symbols.push('CHANGED');
+    await committing;
+    expect(await cached.get('watchlist', 'ada')).to.deep.equal({ symbols: ['AAPL'] });
+    expect(await base.get('watchlist', 'ada')).to.deep.equal({ symbols: ['AAPL'] });
+  });
+
   it('forgets the documents of a commit the store refuses, and reads them from the store again', async function () {
     await cached.get('watchlist', 'ada');
     const refusing = Object.create(store) as ReadModelStore;
