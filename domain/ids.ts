@@ -76,19 +76,38 @@ export function sha1(message: Uint8Array): Uint8Array {
   return digest;
 }
 
+const encoder = new TextEncoder();
+const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
+/** The bytes of the namespaces seen, parsed once each (there are a handful). */
+const namespaceBytes = new Map<string, Uint8Array>();
+
+function bytesOfNamespace(namespace: string): Uint8Array {
+  let bytes = namespaceBytes.get(namespace);
+  if (!bytes) {
+    if (!isUuid(namespace)) throw new RangeError(`namespace ${JSON.stringify(namespace)} is not a UUID`);
+    const hex = namespace.replaceAll('-', '');
+    bytes = new Uint8Array(16);
+    for (let i = 0; i < 16; i++) bytes[i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16);
+    if (namespaceBytes.size < 64) namespaceBytes.set(namespace, bytes);
+  }
+  return bytes;
+}
+
 /** The RFC 4122 version-5 UUID of a name within a namespace UUID: the same name always gives the same id. */
 export function uuidV5(name: string, namespace: string): string {
-  if (!isUuid(namespace)) throw new RangeError(`namespace ${JSON.stringify(namespace)} is not a UUID`);
-  const hexNamespace = namespace.replaceAll('-', '');
-  const nameBytes = new TextEncoder().encode(name);
+  const nameBytes = encoder.encode(name);
   const input = new Uint8Array(16 + nameBytes.length);
-  for (let i = 0; i < 16; i++) input[i] = parseInt(hexNamespace.slice(i * 2, i * 2 + 2), 16);
+  input.set(bytesOfNamespace(namespace));
   input.set(nameBytes, 16);
-  const bytes = sha1(input).subarray(0, 16);
+  const bytes = sha1(input);
   bytes[6] = (bytes[6]! & 0x0f) | 0x50;
   bytes[8] = (bytes[8]! & 0x3f) | 0x80;
-  const hex = Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  let hex = '';
+  for (let i = 0; i < 16; i++) {
+    if (i === 4 || i === 6 || i === 8 || i === 10) hex += '-';
+    hex += HEX[bytes[i]!]!;
+  }
+  return hex;
 }
 
 /** The id of the `index`-th event a command produces, derived from the command id alone. */

@@ -48,13 +48,42 @@ describe('read-model cache', function () {
     expect(store.reads).to.equal(1);
   });
 
-  it('forgets exactly the documents a commit writes', async function () {
+  it('keeps the documents a commit writes as written, without reading them back, and leaves the others', async function () {
     await cached.get('watchlist', 'ada');
     await cached.get('alerts', 'ada/1');
-    await cached.commit('p', checkpoint(2), [{ collection: 'watchlist', key: 'ada', doc: { symbols: ['AAPL'] } }]);
+    const written = { symbols: ['AAPL'] };
+    await cached.commit('p', checkpoint(2), [{ collection: 'watchlist', key: 'ada', doc: written }]);
+    written.symbols.push('MUTATED');
     expect(await cached.get('watchlist', 'ada')).to.deep.equal({ symbols: ['AAPL'] });
+    expect(await base.get('watchlist', 'ada')).to.deep.equal({ symbols: ['AAPL'] });
     await cached.get('alerts', 'ada/1');
-    expect(store.reads).to.equal(3);
+    expect(store.reads).to.equal(2);
+  });
+
+  it('serves and stores one and the same text of a committed document, even one changed while it is committed', async function () {
+    const written = { symbols: ['AAPL'] };
+    const committing = cached.commit('p', checkpoint(2), [{ collection: 'watchlist', key: 'ada', doc: written }]);
+    written.symbols.push('CHANGED');
+    await committing;
+    expect(await cached.get('watchlist', 'ada')).to.deep.equal({ symbols: ['AAPL'] });
+    expect(await base.get('watchlist', 'ada')).to.deep.equal({ symbols: ['AAPL'] });
+  });
+
+  it('forgets the documents of a commit the store refuses, and reads them from the store again', async function () {
+    await cached.get('watchlist', 'ada');
+    const refusing = Object.create(store) as ReadModelStore;
+    refusing.commit = () => Promise.reject(new Error('disk full'));
+    const failing = cacheReadModels(refusing);
+    await failing.get('watchlist', 'ada');
+    const before = store.reads;
+    await failing
+      .commit('p', checkpoint(2), [{ collection: 'watchlist', key: 'ada', doc: { symbols: ['AAPL'] } }])
+      .then(
+        () => expect.fail('the commit was refused'),
+        (error: Error) => expect(error.message).to.equal('disk full'),
+      );
+    expect(await failing.get('watchlist', 'ada')).to.deep.equal({ symbols: ['NVDA'] });
+    expect(store.reads).to.equal(before + 1);
   });
 
   it('remembers that a document is absent until a commit creates it', async function () {

@@ -5,7 +5,13 @@
  * is a SQLite read transaction (file locks included), the largest cost of a GET read-model route once the
  * session lookup is cached (see `npm run bench -- gateway`).
  */
-import type { Checkpoint, DocumentWrite, KeyedDocument, ReadModelStore } from '../platform/readmodels/port.ts';
+import {
+  documentText,
+  type Checkpoint,
+  type DocumentWrite,
+  type KeyedDocument,
+  type ReadModelStore,
+} from '../platform/readmodels/port.ts';
 
 /** Options of {@link cacheReadModels}. */
 export interface ReadModelCacheOptions {
@@ -166,12 +172,18 @@ export function cacheReadModels(store: ReadModelStore, options: ReadModelCacheOp
     listCheckpoints: () => store.listCheckpoints(),
     commit: async (consumer: string, checkpoint: Checkpoint, writes: readonly DocumentWrite[]) => {
       generation += 1;
+      // What the store holds once the commit succeeds: kept, so the projection's next read of a document it
+      // just wrote needs no read of the store.
+      const written = writes.map((w) => (w.doc === null || w.doc === undefined ? null : documentText(w.doc)));
+      let committed = false;
       try {
         await store.commit(consumer, checkpoint, writes);
+        committed = true;
       } finally {
         generation += 1;
         checkpoints.delete(consumer);
         forget(consumer, writes);
+        if (committed) writes.forEach((w, i) => remember(docs, `${w.collection}\u0000${w.key}`, written[i]!));
       }
     },
     reset: async (consumer: string, collections: readonly string[]) => {

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { expect } from 'chai';
 import type { RecordedEvent } from '../eventstore/port.ts';
 import { GENESIS_HASH, canonicalJson, chainEvents, verifyStream } from './hashChain.ts';
@@ -25,6 +26,28 @@ describe('hash chain', function () {
   it('sorts keys at every level in canonical JSON', function () {
     expect(canonicalJson({ b: 1, a: { d: [1, { z: 1, y: 2 }], c: null } })).to.equal(
       '{"a":{"c":null,"d":[1,{"y":2,"z":1}]},"b":1}',
+    );
+  });
+
+  it('writes any JSON value so that it reads back equal, whatever order its keys were added in', function () {
+    const reversed = (v: unknown): unknown =>
+      Array.isArray(v)
+        ? v.map(reversed)
+        : v !== null && typeof v === 'object'
+          ? Object.fromEntries(
+              Object.keys(v)
+                .reverse()
+                .map((k) => [k, reversed((v as Record<string, unknown>)[k])]),
+            )
+          : v;
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.dictionary(fc.string(), fc.constant(undefined)), (value, missing) => {
+        const withUndefined = value !== null && typeof value === 'object' && !Array.isArray(value);
+        const input: unknown = withUndefined ? { ...missing, ...value } : value;
+        const text = canonicalJson(input);
+        expect(JSON.parse(text)).to.deep.equal(JSON.parse(JSON.stringify(value)));
+        expect(canonicalJson(reversed(input))).to.equal(text);
+      }),
     );
   });
 

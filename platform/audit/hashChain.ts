@@ -21,12 +21,27 @@ export const KEYED_CHAIN = 'hmac-sha256';
 
 /** JSON with object keys sorted at every level, so equal values always hash alike. */
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (Array.isArray(value)) {
+    let text = '[';
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) text += ',';
+      // A hole stays empty, as `map` then `join` leave it.
+      if (i in value) text += canonicalJson(value[i]);
+    }
+    return `${text}]`;
+  }
   if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+    const record = value as Record<string, unknown>;
+    // Keys are distinct, so the default order (by UTF-16 code units) is the only one.
+    const keys = Object.keys(record).sort();
+    let text = '{';
+    for (const key of keys) {
+      const v = record[key];
+      if (v === undefined) continue;
+      if (text.length > 1) text += ',';
+      text += `${JSON.stringify(key)}:${canonicalJson(v)}`;
+    }
+    return `${text}}`;
   }
   return JSON.stringify(value ?? null);
 }

@@ -219,6 +219,16 @@ export function isSystemEventType(type: string): boolean {
   return type.startsWith('$');
 }
 
+/** {@link matchesFilter} for one filter, made once for a subscription that tests every event of the log. */
+export function filterMatcher(filter: SubscriptionFilter | undefined): (streamId: string, type: string) => boolean {
+  const types = filter?.eventTypes && new Set(filter.eventTypes);
+  const prefixes = filter?.streamPrefixes;
+  return (streamId, type) =>
+    !isSystemEventType(type) &&
+    (!types || types.has(type)) &&
+    (!prefixes || prefixes.some((p) => streamId.startsWith(p)));
+}
+
 /** Whether an event passes a subscription filter (system events never do). */
 export function matchesFilter(streamId: string, type: string, filter: SubscriptionFilter | undefined): boolean {
   if (isSystemEventType(type)) return false;

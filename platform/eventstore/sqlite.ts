@@ -9,7 +9,7 @@ import {
   StreamNotFoundError,
   WrongExpectedRevisionError,
   isSystemEventType,
-  matchesFilter,
+  filterMatcher,
   type AppendOptions,
   type AppendResult,
   type EventData,
@@ -178,7 +178,7 @@ export class SqliteEventStore implements EventStore {
     this.appendTx = (stream, events, opts) => tx.immediate(stream, events, opts);
     // Inside the group's transaction `tx` runs as a savepoint: an append that fails rolls back alone.
     this.appendOne = (stream, events, opts) => tx(stream, events, opts);
-    const groupTx = this.db.transaction((appends: readonly QueuedAppend[]) =>
+    const groupTxEach = this.db.transaction((appends: readonly QueuedAppend[]) =>
       appends.map(({ stream, events, options: opts }) =>
         resultOrError(() => {
           try {
@@ -189,10 +189,29 @@ export class SqliteEventStore implements EventStore {
         }),
       ),
     );
+    // The group is first written without a savepoint per append (one costs more than a small append); should
+    // any append be refused (a revision check, a retried id), that transaction rolls back whole and the group
+    // is written again as above, each append in its savepoint with its own outcome.
+    let refusedInside = false;
+    const groupTx = this.db.transaction((appends: readonly QueuedAppend[]) => {
+      try {
+        return appends.map(({ stream, events, options: opts }) => this.appendInTransaction(stream, events, opts));
+      } catch (error) {
+        refusedInside = true;
+        throw error;
+      }
+    });
     this.group = groupCommit(
       (appends) => {
         this.assertOpen();
-        return groupTx.immediate(appends);
+        refusedInside = false;
+        try {
+          return groupTx.immediate(appends);
+        } catch (error) {
+          // A store that is busy refuses the group whole, as before.
+          if (!refusedInside) throw error;
+          return groupTxEach.immediate(appends);
+        }
       },
       (appends, outcomes) => {
         if (appends.some((append, i) => append.events.length > 0 && !(outcomes[i] instanceof Error))) {
@@ -357,6 +376,7 @@ export class SqliteEventStore implements EventStore {
     const caughtUp = new Promise<void>((resolve) => (resolveCaughtUp = resolve));
     const startHead = this.stmt.head.get()?.seq ?? START.commit;
 
+    const matches = filterMatcher(options.filter);
     const run = async (): Promise<void> => {
       let at = (options.fromPosition ?? START).commit;
       let isCaughtUp = false;
@@ -367,7 +387,7 @@ export class SqliteEventStore implements EventStore {
           if (stopped) return;
           const row = shared.row;
           at = row.seq;
-          if (!matchesFilter(row.stream, row.type, options.filter)) {
+          if (!matches(row.stream, row.type)) {
             skipped = true;
             continue;
           }

@@ -51,3 +51,25 @@ export interface ReadModelStore {
   /** Releases the store. */
   close(): Promise<void>;
 }
+
+/** The JSON text of documents about to be committed, written by whoever serialised them first. */
+const committedTexts = new WeakMap<object, string>();
+
+/**
+ * The JSON text of a document being committed, kept until the store takes it with {@link takeDocumentText}: a
+ * wrapper that keeps the text too (the read-model cache) and the store then hold the same text, serialised once.
+ */
+export function documentText(doc: unknown): string {
+  const text = JSON.stringify(doc);
+  if (typeof doc === 'object' && doc !== null) committedTexts.set(doc, text);
+  return text;
+}
+
+/** The text {@link documentText} gave for a document (forgotten now), or the document serialised. */
+export function takeDocumentText(doc: unknown): string {
+  if (typeof doc !== 'object' || doc === null) return JSON.stringify(doc);
+  const text = committedTexts.get(doc);
+  if (text === undefined) return JSON.stringify(doc);
+  committedTexts.delete(doc);
+  return text;
+}

@@ -1,5 +1,11 @@
 import type { RedisClient } from '../redis.ts';
-import type { Checkpoint, DocumentWrite, KeyedDocument, ReadModelStore } from './port.ts';
+import {
+  takeDocumentText,
+  type Checkpoint,
+  type DocumentWrite,
+  type KeyedDocument,
+  type ReadModelStore,
+} from './port.ts';
 
 /**
  * ReadModelStore on Redis: each collection is a hash of JSON documents plus a sorted set of its keys (for
@@ -59,7 +65,7 @@ export class RedisReadModelStore implements ReadModelStore {
 
   async commit(consumer: string, checkpoint: Checkpoint, writes: readonly DocumentWrite[]): Promise<void> {
     // Serialise first: a document that cannot be written must not leave half a commit behind.
-    const encoded = writes.map((w) => ({ ...w, text: w.doc == null ? null : JSON.stringify(w.doc) }));
+    const encoded = writes.map((w) => ({ ...w, text: w.doc == null ? null : takeDocumentText(w.doc) }));
     const multi = this.client.multi();
     for (const w of encoded) {
       if (w.text === null) {

@@ -3,7 +3,13 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { WAL_AUTOCHECKPOINT_PAGES } from '../eventstore/sqlite.ts';
 import { groupCommit, resultOrError, type GroupCommit } from '../groupCommit.ts';
-import type { Checkpoint, DocumentWrite, KeyedDocument, ReadModelStore } from './port.ts';
+import {
+  takeDocumentText,
+  type Checkpoint,
+  type DocumentWrite,
+  type KeyedDocument,
+  type ReadModelStore,
+} from './port.ts';
 
 /** Options of {@link openSqliteReadModelStore}. */
 export interface SqliteReadModelStoreOptions {
@@ -86,20 +92,23 @@ export class SqliteReadModelStore implements ReadModelStore {
     };
     this.commitTx = this.db.transaction(
       (consumer: string, checkpoint: Checkpoint, writes: readonly DocumentWrite[]) => {
-        for (const w of writes) {
-          if (w.doc === null || w.doc === undefined) this.stmt.del.run(w.collection, w.key);
-          else this.stmt.put.run(w.collection, w.key, JSON.stringify(w.doc));
-        }
-        this.stmt.setCheckpoint.run(
-          consumer,
-          checkpoint.position.commit,
-          checkpoint.position.prepare,
-          checkpoint.version,
-        );
+        this.writeCommit(consumer, checkpoint, writes);
       },
     );
-    // Inside the group's transaction each commit runs as a savepoint: one that fails rolls back alone.
-    const groupTx = this.db.transaction((commits: readonly QueuedCommit[]) =>
+    // The group is first written as plain statements in one transaction (a savepoint per commit costs more
+    // than its writes); should any of them throw, that transaction rolls back whole and the group is written
+    // again with each commit in a savepoint, so the one that fails rolls back alone.
+    let refusedInside = false;
+    const groupTx = this.db.transaction((commits: readonly QueuedCommit[]) => {
+      try {
+        for (const { consumer, checkpoint, writes } of commits) this.writeCommit(consumer, checkpoint, writes);
+      } catch (error) {
+        refusedInside = true;
+        throw error;
+      }
+      return commits.map(() => null);
+    });
+    const groupTxEach = this.db.transaction((commits: readonly QueuedCommit[]) =>
       commits.map(({ consumer, checkpoint, writes }) =>
         resultOrError(() => {
           this.commitTx(consumer, checkpoint, writes);
@@ -107,11 +116,29 @@ export class SqliteReadModelStore implements ReadModelStore {
         }),
       ),
     );
-    this.group = groupCommit((commits) => groupTx.immediate(commits));
+    this.group = groupCommit((commits) => {
+      refusedInside = false;
+      try {
+        return groupTx.immediate(commits);
+      } catch (error) {
+        // A store that is closed or busy refuses the group whole, as before.
+        if (!refusedInside) throw error;
+        return groupTxEach.immediate(commits);
+      }
+    });
     this.resetTx = this.db.transaction((consumer: string, collections: readonly string[]) => {
       for (const c of collections) this.stmt.delCollection.run(c);
       this.stmt.delCheckpoint.run(consumer);
     });
+  }
+
+  /** The statements of one commit, inside the caller's transaction or savepoint. */
+  private writeCommit(consumer: string, checkpoint: Checkpoint, writes: readonly DocumentWrite[]): void {
+    for (const w of writes) {
+      if (w.doc === null || w.doc === undefined) this.stmt.del.run(w.collection, w.key);
+      else this.stmt.put.run(w.collection, w.key, takeDocumentText(w.doc));
+    }
+    this.stmt.setCheckpoint.run(consumer, checkpoint.position.commit, checkpoint.position.prepare, checkpoint.version);
   }
 
   get<T>(collection: string, key: string): Promise<T | undefined> {
