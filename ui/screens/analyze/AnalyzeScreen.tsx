@@ -11,6 +11,7 @@ import { Chart } from '../../components/Chart.tsx';
 import { Grid } from '../../components/Grid.tsx';
 import { Empty, Failed, Skeleton } from '../../components/LoadState.tsx';
 import { SymbolChip } from '../../components/SymbolChip.tsx';
+import { tradingDayTitle } from '../../services/time.ts';
 import {
   analyzeMachine,
   changeSince,
@@ -227,6 +228,7 @@ export default function AnalyzeScreen() {
       <Empty>No patterns have been detected yet: they appear here once the market data is analysed.</Empty>
     ) : (
       <>
+        <p className="hint">{tradingDayTitle('Pattern dates')}</p>
         <Tabs
           label="Pattern dates"
           idPrefix="pattern-date"

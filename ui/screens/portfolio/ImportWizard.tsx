@@ -8,6 +8,7 @@ import type { ColDef } from 'ag-grid-community';
 import { IMPORT_FORMATS, MAX_IMPORT_BYTES } from '../../../domain/portfolio/importFormats.ts';
 import { Grid } from '../../components/Grid.tsx';
 import { Dismissible } from '../../components/LoadState.tsx';
+import { tradingDayTitle } from '../../services/time.ts';
 import { priceOf, sizeOf } from './ledger.ts';
 import { importMachine, type ImportPreviewAnswer, type PickedFormat } from './import.machine.ts';
 
@@ -30,7 +31,7 @@ const columns: ColDef<PreviewRow>[] = [
   },
   { headerName: 'Kind', valueGetter: (p) => p.data?.transaction?.kind ?? '', width: 100 },
   { headerName: 'Symbol', valueGetter: (p) => p.data?.transaction?.symbol ?? '', width: 100 },
-  { headerName: 'Date', valueGetter: (p) => p.data?.transaction?.date ?? '', width: 120 },
+  { headerName: tradingDayTitle(), valueGetter: (p) => p.data?.transaction?.date ?? '', width: 120 },
   {
     headerName: 'Quantity / amount',
     valueGetter: (p) => (p.data?.transaction ? sizeOf(p.data.transaction) : ''),

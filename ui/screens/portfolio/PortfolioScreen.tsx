@@ -14,7 +14,7 @@ import { PriceFlash } from '../../components/PriceFlash.tsx';
 import { SymbolChip } from '../../components/SymbolChip.tsx';
 import { SymbolSearch } from '../../components/SymbolSearch.tsx';
 import type { UniverseHit } from '../../components/symbolSearch.machine.ts';
-import { todayStamp } from '../../services/time.ts';
+import { todayStamp, tradingDayTitle } from '../../services/time.ts';
 import { formatPercent, formatPrice, formatSigned, signClass } from '../watchlist/quotes.ts';
 import { portfolioMachine } from './portfolio.machine.ts';
 import { TransactionsPanel } from './TransactionsPanel.tsx';
@@ -172,7 +172,7 @@ function PositionCard(props: {
             <caption className="sr-only">Lots of {symbol}</caption>
             <thead>
               <tr>
-                <th scope="col">Date</th>
+                <th scope="col">{tradingDayTitle()}</th>
                 <th scope="col" className="num">
                   Price paid
                 </th>

@@ -27,7 +27,7 @@ import {
   type TransactionFormErrors,
 } from './ledger.ts';
 import { EQUAL_WEIGHT, ledgerMachine } from './ledger.machine.ts';
-import { todayStamp } from '../../services/time.ts';
+import { todayStamp, tradingDayTitle } from '../../services/time.ts';
 
 const KIND_LABELS: Readonly<Record<TransactionKind, string>> = {
   buy: 'Buy',
@@ -379,7 +379,7 @@ export function TransactionsPanel(props: {
                     <caption className="sr-only">Transactions, newest first</caption>
                     <thead>
                       <tr>
-                        <th scope="col">Date</th>
+                        <th scope="col">{tradingDayTitle()}</th>
                         <th scope="col">Kind</th>
                         <th scope="col">Symbol</th>
                         <th scope="col" className="num">

@@ -15,7 +15,7 @@ import { SymbolChip } from '../../components/SymbolChip.tsx';
 import { SymbolSearch } from '../../components/SymbolSearch.tsx';
 import { usePreferences } from '../../services/preferences.ts';
 import { useLocation } from '../../services/router.ts';
-import { formatDateTime } from '../../services/time.ts';
+import { formatDateTime, TRADING_DAY } from '../../services/time.ts';
 import {
   MODEL_NAME_MAX,
   coefficientBars,
@@ -234,7 +234,7 @@ function Result({ result, request }: { readonly result: FitResult; readonly requ
           <Metrics result={result} />
           {request && (
             <p className="hint">
-              {modelText(request)}; {featuresText(request.features)}; data as of {result.asOf}
+              {modelText(request)}; {featuresText(request.features)}; data as of {result.asOf} ({TRADING_DAY})
             </p>
           )}
         </div>
@@ -316,7 +316,7 @@ function ModelCard(props: { readonly model: SavedModel; readonly deleting: boole
         {metrics.beatsBaseline ? ' (beats the baseline)' : ' (does not beat the baseline)'}
       </p>
       <p className="hint">
-        Saved {formatDateTime(model.createdt, timeZone)}, data as of {model.asOf}
+        Saved {formatDateTime(model.createdt, timeZone)}, data as of {model.asOf} ({TRADING_DAY})
       </p>
       <button
         type="button"
