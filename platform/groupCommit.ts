@@ -4,7 +4,6 @@
  * of small writes costs one commit of the WAL instead of one each. Each write's promise settles once the
  * transaction holding it is committed.
  */
-
 /** A queue of writes committed together. */
 export interface GroupCommit<T, R> {
   /** Queues a write; settles with its own result once its group is committed. */
@@ -67,4 +66,61 @@ export function resultOrError<R>(work: () => R): R | Error {
   } catch (error) {
     return error instanceof Error ? error : new Error(String(error));
   }
+}
+
+/** A transaction as better-sqlite3 makes it: called inside another one, it runs as a savepoint. */
+interface SqliteTransaction<A extends unknown[], R> {
+  (...args: A): R;
+  immediate(...args: A): R;
+}
+
+/** What {@link allThenEach} needs of a better-sqlite3 connection. */
+export interface SqliteConnection {
+  transaction<A extends unknown[], R>(fn: (...args: A) => R): SqliteTransaction<A, R>;
+}
+
+/**
+ * The `write` of a {@link groupCommit} on a SQLite connection: the group is first written in one transaction
+ * without a savepoint per item (a savepoint costs more than a small write); should any item be refused, that
+ * transaction rolls back whole and the group is written again with each item in a savepoint of its own, so the
+ * one refused rolls back alone and answers its error (or what `recover` makes of it). A connection that refuses
+ * the transaction itself (closed, busy) refuses the group whole.
+ */
+export function allThenEach<T, R>(
+  db: SqliteConnection,
+  write: (item: T) => R,
+  recover?: (item: T, error: unknown) => R,
+): (items: readonly T[]) => (R | Error)[] {
+  // Inside the group's transaction a nested transaction runs as a savepoint.
+  const savepoint = db.transaction((item: T) => write(item));
+  let refusedInside = false;
+  const all = db.transaction((items: readonly T[]) => {
+    try {
+      return items.map((item) => write(item));
+    } catch (error) {
+      refusedInside = true;
+      throw error;
+    }
+  });
+  const each = db.transaction((items: readonly T[]) =>
+    items.map((item) =>
+      resultOrError(() => {
+        try {
+          return savepoint(item);
+        } catch (error) {
+          if (!recover) throw error;
+          return recover(item, error);
+        }
+      }),
+    ),
+  );
+  return (items) => {
+    refusedInside = false;
+    try {
+      return all.immediate(items);
+    } catch (error) {
+      if (!refusedInside) throw error;
+      return each.immediate(items);
+    }
+  };
 }

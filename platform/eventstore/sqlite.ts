@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { groupCommit, resultOrError, type GroupCommit } from '../groupCommit.ts';
+import { allThenEach, groupCommit, type GroupCommit } from '../groupCommit.ts';
 import {
   EventStoreError,
   START,
@@ -128,7 +128,6 @@ export class SqliteEventStore implements EventStore {
     dataVersion: Database.Statement<[], { data_version: number }>;
   };
   private readonly appendTx: (stream: string, events: readonly EventData[], options: AppendOptions) => AppendResult;
-  private readonly appendOne: (stream: string, events: readonly EventData[], options: AppendOptions) => AppendResult;
   /** Appends waiting for the group commit at the end of this turn of the event loop. */
   private readonly group: GroupCommit<QueuedAppend, AppendResult>;
 
@@ -176,42 +175,15 @@ export class SqliteEventStore implements EventStore {
       this.appendInTransaction(stream, events, opts),
     );
     this.appendTx = (stream, events, opts) => tx.immediate(stream, events, opts);
-    // Inside the group's transaction `tx` runs as a savepoint: an append that fails rolls back alone.
-    this.appendOne = (stream, events, opts) => tx(stream, events, opts);
-    const groupTxEach = this.db.transaction((appends: readonly QueuedAppend[]) =>
-      appends.map(({ stream, events, options: opts }) =>
-        resultOrError(() => {
-          try {
-            return this.appendOne(stream, events, opts);
-          } catch (error) {
-            return this.recoveredAppend(stream, events, error);
-          }
-        }),
-      ),
+    const writeGroup = allThenEach(
+      this.db,
+      ({ stream, events, options: opts }: QueuedAppend) => this.appendInTransaction(stream, events, opts),
+      ({ stream, events }, error) => this.recoveredAppend(stream, events, error),
     );
-    // The group is first written without a savepoint per append (one costs more than a small append); should
-    // any append be refused (a revision check, a retried id), that transaction rolls back whole and the group
-    // is written again as above, each append in its savepoint with its own outcome.
-    let refusedInside = false;
-    const groupTx = this.db.transaction((appends: readonly QueuedAppend[]) => {
-      try {
-        return appends.map(({ stream, events, options: opts }) => this.appendInTransaction(stream, events, opts));
-      } catch (error) {
-        refusedInside = true;
-        throw error;
-      }
-    });
     this.group = groupCommit(
       (appends) => {
         this.assertOpen();
-        refusedInside = false;
-        try {
-          return groupTx.immediate(appends);
-        } catch (error) {
-          // A store that is busy refuses the group whole, as before.
-          if (!refusedInside) throw error;
-          return groupTxEach.immediate(appends);
-        }
+        return writeGroup(appends);
       },
       (appends, outcomes) => {
         if (appends.some((append, i) => append.events.length > 0 && !(outcomes[i] instanceof Error))) {

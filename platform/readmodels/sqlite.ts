@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { WAL_AUTOCHECKPOINT_PAGES } from '../eventstore/sqlite.ts';
-import { groupCommit, resultOrError, type GroupCommit } from '../groupCommit.ts';
+import { allThenEach, groupCommit, type GroupCommit } from '../groupCommit.ts';
 import {
   takeDocumentText,
   type Checkpoint,
@@ -45,9 +45,6 @@ export class SqliteReadModelStore implements ReadModelStore {
     setCheckpoint: Database.Statement<[string, number, number, number]>;
     delCheckpoint: Database.Statement<[string]>;
   };
-  private readonly commitTx: Database.Transaction<
-    (consumer: string, checkpoint: Checkpoint, writes: readonly DocumentWrite[]) => void
-  >;
   private readonly resetTx: Database.Transaction<(consumer: string, collections: readonly string[]) => void>;
   /** Commits waiting for the group commit at the end of this turn of the event loop. */
   private readonly group: GroupCommit<QueuedCommit, null>;
@@ -90,42 +87,12 @@ export class SqliteReadModelStore implements ReadModelStore {
       ),
       delCheckpoint: this.db.prepare('DELETE FROM checkpoints WHERE consumer = ?'),
     };
-    this.commitTx = this.db.transaction(
-      (consumer: string, checkpoint: Checkpoint, writes: readonly DocumentWrite[]) => {
+    this.group = groupCommit(
+      allThenEach(this.db, ({ consumer, checkpoint, writes }: QueuedCommit) => {
         this.writeCommit(consumer, checkpoint, writes);
-      },
+        return null;
+      }),
     );
-    // The group is first written as plain statements in one transaction (a savepoint per commit costs more
-    // than its writes); should any of them throw, that transaction rolls back whole and the group is written
-    // again with each commit in a savepoint, so the one that fails rolls back alone.
-    let refusedInside = false;
-    const groupTx = this.db.transaction((commits: readonly QueuedCommit[]) => {
-      try {
-        for (const { consumer, checkpoint, writes } of commits) this.writeCommit(consumer, checkpoint, writes);
-      } catch (error) {
-        refusedInside = true;
-        throw error;
-      }
-      return commits.map(() => null);
-    });
-    const groupTxEach = this.db.transaction((commits: readonly QueuedCommit[]) =>
-      commits.map(({ consumer, checkpoint, writes }) =>
-        resultOrError(() => {
-          this.commitTx(consumer, checkpoint, writes);
-          return null;
-        }),
-      ),
-    );
-    this.group = groupCommit((commits) => {
-      refusedInside = false;
-      try {
-        return groupTx.immediate(commits);
-      } catch (error) {
-        // A store that is closed or busy refuses the group whole, as before.
-        if (!refusedInside) throw error;
-        return groupTxEach.immediate(commits);
-      }
-    });
     this.resetTx = this.db.transaction((consumer: string, collections: readonly string[]) => {
       for (const c of collections) this.stmt.delCollection.run(c);
       this.stmt.delCheckpoint.run(consumer);
