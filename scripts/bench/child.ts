@@ -13,12 +13,14 @@ export function progress(line: string): void {
 /**
  * Starts `file serve <kind>` with tsx and resolves with the URL its first stdout line announces. With
  * `BENCH_CPU_PROF=<folder>` in the environment, each server child writes a V8 CPU profile there when it stops
- * (open it in Chrome's DevTools, Performance tab).
+ * (open it in Chrome's DevTools, Performance tab). With `forwardOutput`, what the child writes on stdout after
+ * the URL goes to stderr.
  */
 export function startServerChild(
   file: string,
   kind: string,
   env: Record<string, string>,
+  forwardOutput = false,
 ): Promise<{ url: string; child: ChildProcess }> {
   const profile = process.env.BENCH_CPU_PROF;
   // One folder per kind: the main thread and tsx's loader thread each write a profile of their own.
@@ -29,19 +31,39 @@ export function startServerChild(
   });
   return new Promise((resolve, reject) => {
     let out = '';
+    let listening = false;
     child.stdout.on('data', (chunk: Buffer) => {
+      // After the URL, what the child writes (its log lines at the level it was given) goes to stderr if asked.
+      if (listening) return void (forwardOutput && process.stderr.write(chunk));
       out += chunk.toString('utf8');
-      const line = out.split('\n')[0];
-      if (out.includes('\n') && line) resolve({ url: (JSON.parse(line) as { url: string }).url, child });
+      const end = out.indexOf('\n');
+      if (end <= 0) return;
+      listening = true;
+      resolve({ url: (JSON.parse(out.slice(0, end)) as { url: string }).url, child });
+      if (forwardOutput && out.length > end + 1) process.stderr.write(out.slice(end + 1));
     });
-    child.once('exit', (code) => reject(new Error(`${kind} server exited with code ${code} before listening`)));
+    child.once('exit', (code, signal) => {
+      const how = signal === null ? `with code ${code}` : `on ${signal}`;
+      // Before listening the start fails; after it, a child that was not stopped says it is gone.
+      reject(new Error(`${kind} server exited ${how} before listening`));
+      if (!stopping.has(child)) progress(`${kind} server exited ${how}`);
+    });
     child.once('error', reject);
   });
+}
+
+/** The children being stopped on purpose. */
+const stopping = new WeakSet<ChildProcess>();
+
+/** Marks a child as stopped on purpose, so its exit is not reported. */
+export function expectExit(child: ChildProcess): void {
+  stopping.add(child);
 }
 
 /** Stops a child with SIGTERM and resolves once it exited. */
 export function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null) return Promise.resolve();
+  expectExit(child);
   return new Promise((resolve) => {
     child.once('exit', () => resolve());
     child.kill('SIGTERM');

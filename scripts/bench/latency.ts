@@ -43,10 +43,11 @@ import type { AlertConditionBody } from '../../domain/contract/alerts.ts';
 import type { ChartBar } from '../../domain/contract/market.ts';
 import type { NotificationPush } from '../../domain/contract/socket.ts';
 import type { Quote } from '../../domain/market/types.ts';
+import { Random } from '../../engine/marketdata/random.ts';
 import { MARKET_DB_FILE } from '../../engine/marketdata/store.ts';
 import { marketTemplate, TEST_MARKET_DATE } from '../../gateway/testing/harness.ts';
 import { isMain } from '../scriptIo.ts';
-import { progress, startServerChild, stopChild } from './child.ts';
+import { expectExit, progress, startServerChild, stopChild } from './child.ts';
 import { percentile } from './gateway.ts';
 
 /** Figures of one run. */
@@ -103,11 +104,17 @@ const ARM_CONCURRENCY = Number(process.env.BENCH_ARM_CONCURRENCY ?? 8);
 /** With mixed alerts armed, the feed runs this long before the measurement, past the first ticks' firings. */
 const ARMED_WARMUP_MS = 5000;
 /** Longest wait for the mixed alerts' first firings to be delivered before measuring. */
-const SETTLE_MAX_MS = 60_000;
+const SETTLE_MAX_MS = 300_000;
 /** The share of mixed alerts with levels near the market (`BENCH_NEAR`), and how near, as a fraction. */
 const NEAR_SHARE = Number(process.env.BENCH_NEAR ?? 0.001);
 const NEAR_BAND = 0.0025;
 const TICKS_PER_SEC = Number(process.env.BENCH_TPS ?? 5_000);
+/** How the noise ticks move (`BENCH_NOISE`): `walk` (default) or `jump` (see {@link noise}). */
+const NOISE = process.env.BENCH_NOISE === 'jump' ? 'jump' : 'walk';
+/** The noise band, ±0.2% of the base, in steps of 0.001%. */
+const NOISE_STEPS = 200;
+/** The walk's largest move a tick, in the same steps (0.01%). */
+const WALK_STEP = 10;
 const BATCH_EVERY_MS = 10;
 const CROSS_EVERY_MS = 20;
 const FANOUT_SOCKETS = Number(process.env.BENCH_FANOUT ?? 2_000);
@@ -127,7 +134,8 @@ function startChild(
   kind: 'gateway' | 'bare' | 'feed',
   env: Record<string, string>,
 ): Promise<{ url: string; child: ChildProcess }> {
-  return startServerChild(self, kind, env);
+  // The gateway logs its errors (and warnings) to stdout: shown, so a failure under load is not silent.
+  return startServerChild(self, kind, env, kind === 'gateway');
 }
 
 /** Keep-alive HTTP for the feed and the API, so connection set-up stays out of the figures. */
@@ -212,7 +220,11 @@ const round2 = (x: number): number => Math.round(x * 100) / 100;
 const cents = (x: number): number => Math.round(x * 100) / 100;
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Pushes noise ticks at {@link TICKS_PER_SEC} until stopped; answers how many it sent. */
+/**
+ * Pushes noise ticks at {@link TICKS_PER_SEC} until stopped; answers how many it sent. Each symbol's price stays
+ * within ±0.2% of its base: by default it walks there as trades do, at most 0.01% a tick (a cent or two on most
+ * prices); with `BENCH_NOISE=jump` each tick jumps anywhere in the band, so levels in it are crossed on most ticks.
+ */
 function noise(url: string, prices: ReadonlyMap<string, number>): { stop: () => Promise<number> } {
   const symbols = [...prices.keys()];
   const perBatch = Math.max(1, Math.round((TICKS_PER_SEC * BATCH_EVERY_MS) / 1000));
@@ -222,14 +234,26 @@ function noise(url: string, prices: ReadonlyMap<string, number>): { stop: () => 
   let running = true;
   const inFlight = new Set<Promise<void>>();
   let n = 0;
+  /** Each symbol's offset from its base in steps of 0.001%, within ±{@link NOISE_STEPS}. */
+  const offsets = new Map<string, number>();
+  const rng = new Random('bench-latency-noise');
+  const next = (symbol: string): number => {
+    if (NOISE === 'jump') return ((n * 7919) % 401) - NOISE_STEPS;
+    // A random walk of at most ±WALK_STEP a tick, reflected at the band's edges.
+    let o = (offsets.get(symbol) ?? 0) + rng.int(2 * WALK_STEP + 1) - WALK_STEP;
+    if (o > NOISE_STEPS) o = 2 * NOISE_STEPS - o;
+    if (o < -NOISE_STEPS) o = -2 * NOISE_STEPS - o;
+    offsets.set(symbol, o);
+    return o;
+  };
   const loop = (async () => {
     while (running) {
       const due = Math.floor((performance.now() - started) / BATCH_EVERY_MS);
       while (batches < due && running) {
         const ticks = Array.from({ length: perBatch }, () => {
           const symbol = symbols[n++ % symbols.length]!;
-          // Within ±0.2% of the base: far below the alerts' thresholds.
-          return { symbol, price: cents(prices.get(symbol)! * (1 + (((n * 7919) % 401) - 200) / 100_000)), size: 1 };
+          // Within ±0.2% of the base: below the measured alerts' thresholds.
+          return { symbol, price: cents(prices.get(symbol)! * (1 + next(symbol) / 100_000)), size: 1 };
         });
         const post = must(
           'noise',
@@ -277,6 +301,7 @@ async function startFeed(
       // `close`, not `exit`: the last line must have been read.
       await new Promise((resolve) => {
         child.once('close', resolve);
+        expectExit(child);
         child.kill('SIGTERM');
       });
       const last = out.trim().split('\n').at(-1) ?? '{}';
@@ -358,7 +383,8 @@ async function settle(url: string): Promise<void> {
     }
   }
   const fired = (await appendedTriggers(url)) - from;
-  progress(`settled in ${((performance.now() - started) / 1000).toFixed(0)} s after ${fired} triggers`);
+  const s = ((performance.now() - started) / 1000).toFixed(0);
+  progress(quiet < 2 ? `NOT settled after ${s} s and ${fired} triggers` : `settled in ${s} s after ${fired} triggers`);
 }
 
 /** Arms price alerts a little above the noise for each user with sockets; answers them. */
@@ -501,7 +527,7 @@ export async function benchLatency(options: LatencyOptions = {}): Promise<Latenc
     const gateway = await startChild('gateway', {
       PORT: '0',
       DATA_DIR: dataDir,
-      LOG_LEVEL: 'silent',
+      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
       TICK_SOURCE: 'feed',
       FEED_TOKEN: TOKEN,
       MARKET_AS_OF: TEST_MARKET_DATE,
@@ -584,6 +610,10 @@ export async function benchLatency(options: LatencyOptions = {}): Promise<Latenc
       backgroundTriggers: run.backgroundTriggers,
       measureSeconds: round2(run.seconds),
     };
+    progress(
+      `notifications: p50 ${notifications.p50Ms} ms, p99 ${notifications.p99Ms} ms over ${notifications.samples} samples` +
+        (unarmed ? ` (without the mixed alerts: p99 ${notifications.unarmedP99Ms} ms)` : ''),
+    );
     if (options.notificationsOnly) {
       return {
         ...notifications,
@@ -599,8 +629,10 @@ export async function benchLatency(options: LatencyOptions = {}): Promise<Latenc
 
     // 2. Quote fan-out.
     progress(`fan-out: ${FANOUT_SOCKETS} sockets watching ${FANOUT_SYMBOL}, ${FANOUT_ROUNDS} rounds`);
-    const more = await openMany(url, cookies, FANOUT_SOCKETS - sockets.length);
-    sockets.push(...more);
+    // Further users for the sockets still wanted, as many each as the measured users have (within the per-user limit).
+    const wanted = Math.max(0, FANOUT_SOCKETS - sockets.length);
+    const watchers = await register(url, 'fanout', Math.ceil(wanted / SOCKETS_PER_USER));
+    sockets.push(...(await openMany(url, watchers, wanted)));
     const base = JSON.parse(
       (
         await must(
