@@ -201,6 +201,28 @@ describe('read-model cache', function () {
       expect(answers.recall('a')).to.equal(undefined);
     });
 
+    it("forgets an answer on a write under a key prefix it listed, not under another user's", async function () {
+      await derive('a', { prefixes: [['alerts', 'ada/']] });
+      await cached.commit('p', checkpoint(2), [
+        { collection: 'alerts', key: 'adam/1', doc: { id: 1 } },
+        { collection: 'alerts', key: 'ad/1', doc: { id: 1 } },
+        { collection: 'alertsx', key: 'ada/1', doc: { id: 1 } },
+        { collection: 'watchlist', key: 'ada', doc: { symbols: [] } },
+      ]);
+      expect(answers.recall('a')).to.not.equal(undefined);
+      await cached.commit('p', checkpoint(3), [{ collection: 'alerts', key: 'ada/2', doc: null }]);
+      expect(answers.recall('a')).to.equal(undefined);
+      await derive('b', { prefixes: [['alerts', 'ada/']] });
+      await cached.commit('p', checkpoint(4), [{ collection: 'alerts', key: 'ada/1/x', doc: { id: 1 } }]);
+      expect(answers.recall('b')).to.equal(undefined);
+    });
+
+    it('takes a prefix that does not end in / for the whole collection', async function () {
+      await derive('a', { prefixes: [['alerts', 'ada']] });
+      await cached.commit('p', checkpoint(2), [{ collection: 'alerts', key: 'bob/1', doc: { id: 1 } }]);
+      expect(answers.recall('a')).to.equal(undefined);
+    });
+
     it('forgets an answer on any commit of a consumer whose checkpoint it read, writes or not', async function () {
       await derive('a', { checkpoints: ['p'] });
       await cached.commit('q', checkpoint(2), []);

@@ -25,6 +25,12 @@ export interface AnswerSources {
   readonly documents?: readonly (readonly [string, string])[];
   /** Collections listed (any write to one forgets the answer). */
   readonly collections?: readonly string[];
+  /**
+   * Key prefixes listed, as `[collection, prefix]`: a write to a key of the collection that starts with the
+   * prefix forgets the answer. A prefix ending in `/` (`<userId>/`) is matched exactly, by the key's parts up to
+   * each `/`; any other prefix is taken as the whole collection.
+   */
+  readonly prefixes?: readonly (readonly [string, string])[];
   /** Consumers whose checkpoint was read (any commit or reset of one forgets the answer). */
   readonly checkpoints?: readonly string[];
 }
@@ -57,12 +63,16 @@ export function answerCacheOf(store: ReadModelStore): AnswerCache | undefined {
 
 const documentSource = (collection: string, key: string): string => `d\u0000${collection}\u0000${key}`;
 const collectionSource = (collection: string): string => `c\u0000${collection}`;
+const prefixSource = (collection: string, prefix: string): string => `p\u0000${collection}\u0000${prefix}`;
 const checkpointSource = (consumer: string): string => `k\u0000${consumer}`;
 
 function sourceIds(sources: AnswerSources): string[] {
   return [
     ...(sources.documents ?? []).map(([collection, key]) => documentSource(collection, key)),
     ...(sources.collections ?? []).map(collectionSource),
+    ...(sources.prefixes ?? []).map(([collection, prefix]) =>
+      prefix.endsWith('/') ? prefixSource(collection, prefix) : collectionSource(collection),
+    ),
     ...(sources.checkpoints ?? []).map(checkpointSource),
   ];
 }
@@ -107,6 +117,9 @@ export function cacheReadModels(store: ReadModelStore, options: ReadModelCacheOp
     for (const w of writes) {
       docs.delete(`${w.collection}\u0000${w.key}`);
       forgetReaders(documentSource(w.collection, w.key));
+      for (let slash = w.key.indexOf('/'); slash >= 0; slash = w.key.indexOf('/', slash + 1)) {
+        forgetReaders(prefixSource(w.collection, w.key.slice(0, slash + 1)));
+      }
     }
     for (const [key, list] of lists) if (collections.has(list.collection)) lists.delete(key);
     for (const collection of collections) forgetReaders(collectionSource(collection));

@@ -110,6 +110,35 @@ describe('rebuild of the read models', function () {
     ]);
   });
 
+  it('finds one alert document per alert identical, after firings and deletions, and marks a live projection of another version', async function () {
+    const user = await gw.user('alerts');
+    const made: string[] = [];
+    for (const close of [190, 200, 210]) {
+      const res = await user.post('/personalize/stockalerts', { symbol: 'AAPL', close, alerttype: 'U' });
+      made.push((res.body as { id: string }).id);
+    }
+    await user.post(`/personalize/deletealert/${made[1]!}`);
+    await user.post(`/personalize/stockalerts/${made[2]!}/pause`);
+    const { result, comparison } = await rebuildAndCompare();
+    expect(comparison.differences).to.deep.equal([]);
+    expect(result.documents).to.deep.include({ alerts: 2 });
+    expect((await live.list('alerts', { prefix: `${user.username}/` })).map((d) => d.key).sort()).to.deep.equal(
+      [made[0], made[2]].map((id) => `${user.username}/${id}`).sort(),
+    );
+    expect(comparison.collections.find((c) => c.collection === 'alerts')).to.deep.include({ liveBehind: false });
+    // A live store still of the earlier version (one document per user) differs everywhere, and says why.
+    corrupt("UPDATE checkpoints SET version = 2 WHERE consumer = 'projection:alerts'");
+    corrupt(
+      'INSERT INTO documents (collection, key, doc) VALUES (?, ?, ?)',
+      'alerts',
+      user.username,
+      JSON.stringify({ position: { commit: 1, prepare: 1 }, value: { alerts: [] } }),
+    );
+    const stale = await compareReadModels(live, fresh, result.head);
+    expect(stale.differences.map((d) => d.key)).to.deep.equal([user.username]);
+    expect(stale.collections.find((c) => c.collection === 'alerts')).to.deep.include({ liveBehind: true });
+  });
+
   it('skips a live document that reflects events after the head the replay stopped at', async function () {
     const { result } = await rebuildAndCompare();
     const carol = await gw.user('carol');

@@ -1,6 +1,8 @@
 import { expect } from 'chai';
+import { STOCKPULSE_NAMESPACE, uuidV5 } from '../domain/ids.ts';
 import type { RecordedEvent } from '../platform/eventstore/port.ts';
 import { openSqliteReadModelStore } from '../platform/readmodels/sqlite.ts';
+import { alertsProjection } from './alerts/alerts.projection.ts';
 import { dashboardStocksProjection } from './dashboard/dashboard.projection.ts';
 import { readModelDemand } from './demand.ts';
 import { portfolioProjection } from './portfolio/portfolio.projection.ts';
@@ -9,7 +11,7 @@ import { applyToDocuments, recorded } from './testing/inMemory.ts';
 import { watchlistProjection } from './watchlist/watchlist.projection.ts';
 
 describe('symbols users need (provider stream demand)', function () {
-  it('takes the symbols of dashboards, watch lists and portfolios from the read models, each once', async function () {
+  it('takes the symbols of dashboards, watch lists, portfolios and armed alerts from the read models, each once', async function () {
     const store = openSqliteReadModelStore({ file: ':memory:' });
     try {
       const write = async <D>(projection: Projection<D>, events: RecordedEvent[]): Promise<void> => {
@@ -27,9 +29,25 @@ describe('symbols users need (provider stream demand)', function () {
         recorded('u2', 'SymbolRemovedFromWatchlist', { symbol: 'MSFT' }),
       ]);
       await write(portfolioProjection, [recorded('u3', 'SymbolAddedToPortfolio', { symbol: 'KO' })]);
+      const alert = (n: number, symbol: string) => ({
+        alertId: uuidV5(`demand-${n}`, STOCKPULSE_NAMESPACE),
+        symbol,
+        kind: 'PRICE',
+        alerttype: 'U',
+        threshold: 100,
+        thresholdCents: 10000,
+        period: null,
+        createdt: '2025-03-10T15:00:00.000Z',
+      });
+      await write(alertsProjection, [
+        recorded('u4', 'AlertCreated', alert(1, 'XOM')),
+        recorded('u4', 'AlertCreated', alert(2, 'TSLA')),
+        recorded('u4', 'AlertTriggered', { alertId: alert(2, 'TSLA').alertId, at: '2025-03-11T15:00:00.000Z' }),
+        recorded('u5', 'AlertCreated', alert(3, 'AAPL')),
+      ]);
 
       const symbols = await readModelDemand(store).symbols();
-      expect([...symbols].sort()).to.deep.equal(['AAPL', 'KO', 'NVDA']);
+      expect([...symbols].sort()).to.deep.equal(['AAPL', 'KO', 'NVDA', 'XOM']);
     } finally {
       await store.close();
     }

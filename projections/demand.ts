@@ -3,10 +3,10 @@
  * alert, or held. A provider stream carries these (and not the whole universe); it asks again on each refresh, so
  * changes are followed.
  */
-import type { AlertsState } from '../domain/alerts/alerts.ts';
 import type { DashboardStocksState } from '../domain/dashboard/stocks.ts';
 import type { WatchlistState } from '../domain/watchlist/watchlist.ts';
 import type { ReadModelStore } from '../platform/readmodels/port.ts';
+import type { AlertDocument } from './alerts/alerts.projection.ts';
 import type { PortfolioDocument } from './portfolio/portfolio.projection.ts';
 import type { PositionLotsDocument } from './positions/positions.projection.ts';
 import type { StoredDocument } from './projection.ts';
@@ -25,14 +25,13 @@ export function readModelDemand(readModels: ReadModelStore): ReadModelDemand {
         readModels.list<StoredDocument<DashboardStocksState>>('dashboardstocks'),
         readModels.list<StoredDocument<WatchlistState>>('watchlist'),
         readModels.list<StoredDocument<PortfolioDocument>>('portfolio'),
-        readModels.list<StoredDocument<AlertsState>>('alerts'),
+        readModels.list<StoredDocument<AlertDocument>>('alerts'),
         readModels.list<StoredDocument<PositionLotsDocument>>('positionlots'),
       ]);
       const symbols = new Set<string>();
       for (const list of [dashboards, watchlists, portfolios])
         for (const { doc } of list) for (const symbol of doc.value.symbols) symbols.add(symbol);
-      for (const { doc } of alerts)
-        for (const alert of doc.value.alerts) if (alert.status === 'armed') symbols.add(alert.symbol);
+      for (const { doc } of alerts) if (doc.value.alert.status === 'armed') symbols.add(doc.value.alert.symbol);
       for (const { doc } of lots) if (doc.value.positions.length > 0) symbols.add(doc.value.symbol);
       return symbols;
     },

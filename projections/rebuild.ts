@@ -196,7 +196,11 @@ export interface CollectionComparison {
   readonly skipped: number;
   /** The live projection's checkpoint, `commit/prepare`, or null when it has none. */
   readonly liveCheckpoint: string | null;
-  /** Whether the live projection had not yet reached the replay's head (its documents may lag, not be wrong). */
+  /**
+   * Whether the live projection had not yet reached the replay's head, or its checkpoint is of another version
+   * of the projection (a process still running the earlier code; the new code replays the log at its start): its
+   * documents may lag, not be wrong.
+   */
   readonly liveBehind: boolean;
 }
 
@@ -262,7 +266,8 @@ export async function compareReadModels(
       differences: differing,
       skipped,
       liveCheckpoint: checkpoint ? formatPosition(checkpoint.position) : null,
-      liveBehind: !checkpoint || comparePositions(checkpoint.position, head) < 0,
+      liveBehind:
+        !checkpoint || checkpoint.version !== consumer.version || comparePositions(checkpoint.position, head) < 0,
     });
   }
   return { collections, differences };

@@ -116,7 +116,9 @@ export async function runRebuild(
     const behind = comparison.collections.filter((c) => c.liveBehind && c.differences > 0).map((c) => c.collection);
     io.out(
       `${comparison.differences.length} of ${documents} documents differ` +
-        (behind.length > 0 ? ` (live ${behind.join(', ')} had not reached the log's head: may be lag)` : ''),
+        (behind.length > 0
+          ? ` (live ${behind.join(', ')} had not reached the log's head or was of another version: may be lag)`
+          : ''),
     );
     return 1;
   } finally {

@@ -8,6 +8,7 @@ import {
   alertMessage,
   alertsDecider,
   armedAlerts,
+  evolveAlert,
   formatCents,
   priceAlertFires,
   thresholdProblem,
@@ -360,6 +361,21 @@ describe('alerts decider', () => {
     it('keeps alerts in the order they were created', () => {
       const state = fold(alertsDecider, [created(A1), created(A2, { symbol: 'MSFT' }), deleted(A1), created(idOf(3))]);
       expect(state.alerts.map((a) => a.id)).to.deep.equal([A2, idOf(3)]);
+    });
+
+    it('folds one alert alone with evolveAlert exactly as it folds it among the others', () => {
+      const paused: AlertsEvent = { type: 'AlertPaused', data: { alertId: A1, symbol: 'AAPL', at: LATER } };
+      const resumed: AlertsEvent = { type: 'AlertResumed', data: { alertId: A1, symbol: 'AAPL', at: LATER } };
+      const expired: AlertsEvent = { type: 'AlertExpired', data: { alertId: A1, symbol: 'AAPL', at: LATER } };
+      const ofA1 = [created(), triggered(), updated(), paused, resumed, triggered({ firing: 3 }), expired];
+      const others = [created(A2, { symbol: 'MSFT' }), triggered({ alertId: A2 })];
+      let alone: ReturnType<typeof evolveAlert>;
+      for (const event of ofA1) alone = evolveAlert(alone, event);
+      const state = fold(alertsDecider, [others[0]!, ...ofA1.slice(0, 3), others[1]!, ...ofA1.slice(3)]);
+      expect(alone).to.deep.equal(state.alerts.find((a) => a.id === A1));
+      expect(evolveAlert(alone, deleted())).to.equal(undefined);
+      expect(evolveAlert(undefined, triggered())).to.equal(undefined);
+      expect(evolveAlert(alone, created())).to.equal(alone);
     });
   });
 });

@@ -775,47 +775,50 @@ function definitionOf(data: AlertEventDefinition): AlertDefinition {
   };
 }
 
-function replaceAlert(state: AlertsState, alertId: string, change: (alert: Alert) => Alert): AlertsState {
-  const index = state.alerts.findIndex((alert) => alert.id === alertId);
-  if (index < 0) return state;
-  const alerts = [...state.alerts];
-  alerts[index] = change(alerts[index]!);
-  return { alerts };
-}
-
 /** A fresh arming: armed, with no firing yet. */
 const rearmed = { status: 'armed', firings: 0, lastFiredDay: null } as const;
 
-function evolve(state: AlertsState, event: AlertsEvent): AlertsState {
+/**
+ * One alert after one of its events, or undefined when there is no alert (deleted, or an event about an alert
+ * never created): the decider's {@link evolve} folds each event into the alert it names with this, and a read
+ * model keeping one document per alert folds it with this alone, so both follow one set of rules. An event
+ * that does not apply (a creation of an alert that exists, a change of one that does not) leaves it as it is.
+ */
+export function evolveAlert(alert: Alert | undefined, event: AlertsEvent): Alert | undefined {
   switch (event.type) {
-    case 'AlertCreated': {
-      if (findAlert(state, event.data.alertId)) return state;
-      const alert: Alert = {
-        id: event.data.alertId,
-        ...definitionOf(event.data),
-        ...rearmed,
-        createdt: event.data.createdt,
-        updatedt: event.data.createdt,
-        arming: 1,
-        triggerCount: 0,
-        lastFired: null,
-      };
-      return { alerts: [...state.alerts, alert] };
-    }
+    case 'AlertCreated':
+      return (
+        alert ?? {
+          id: event.data.alertId,
+          ...definitionOf(event.data),
+          ...rearmed,
+          createdt: event.data.createdt,
+          updatedt: event.data.createdt,
+          arming: 1,
+          triggerCount: 0,
+          lastFired: null,
+        }
+      );
+    case 'AlertDeleted':
+      return undefined;
+    default:
+      return alert && changedAlert(alert, event);
+  }
+}
+
+/** An existing alert after an event that changes it. */
+function changedAlert(alert: Alert, event: Exclude<AlertsEvent, AlertCreated | AlertDeleted>): Alert {
+  switch (event.type) {
     case 'AlertUpdated':
-      return replaceAlert(state, event.data.alertId, (alert) => ({
+      return {
         ...alert,
         ...definitionOf(event.data),
         ...rearmed,
         updatedt: event.data.updatedt,
         arming: alert.arming + 1,
-      }));
-    case 'AlertDeleted':
-      return findAlert(state, event.data.alertId)
-        ? { alerts: state.alerts.filter((alert) => alert.id !== event.data.alertId) }
-        : state;
+      };
     case 'AlertTriggered':
-      return replaceAlert(state, event.data.alertId, (alert) => ({
+      return {
         ...alert,
         status: alert.frequency === 'once' ? 'triggered' : alert.status,
         updatedt: event.data.at,
@@ -823,32 +826,33 @@ function evolve(state: AlertsState, event: AlertsEvent): AlertsState {
         triggerCount: alert.triggerCount + 1,
         lastFired: event.data.at,
         lastFiredDay: event.data.day ?? alert.lastFiredDay,
-      }));
+      };
     case 'AlertPaused':
-      return replaceAlert(state, event.data.alertId, (alert) => ({
-        ...alert,
-        status: 'paused',
-        updatedt: event.data.at,
-      }));
+      return { ...alert, status: 'paused', updatedt: event.data.at };
     case 'AlertResumed':
-      return replaceAlert(state, event.data.alertId, (alert) => ({
-        ...alert,
-        ...rearmed,
-        updatedt: event.data.at,
-        arming: alert.arming + 1,
-      }));
+      return { ...alert, ...rearmed, updatedt: event.data.at, arming: alert.arming + 1 };
     case 'AlertExpired':
-      return replaceAlert(state, event.data.alertId, (alert) => ({
-        ...alert,
-        status: 'expired',
-        updatedt: event.data.at,
-      }));
+      return { ...alert, status: 'expired', updatedt: event.data.at };
     default: {
-      // An event type this version does not know leaves the state as it is, so replaying the log never fails.
+      // An event type this version does not know leaves the alert as it is, so replaying the log never fails.
       const _exhaustive: never = event;
-      return state;
+      return alert;
     }
   }
+}
+
+/** The user's alerts after an event: the alert it names folded with {@link evolveAlert}, in creation order. */
+function evolve(state: AlertsState, event: AlertsEvent): AlertsState {
+  const alertId = (event.data as { alertId?: unknown } | null)?.alertId;
+  const index = state.alerts.findIndex((alert) => alert.id === alertId);
+  const before = index < 0 ? undefined : state.alerts[index];
+  const after = evolveAlert(before, event);
+  if (after === before) return state;
+  if (after === undefined) return { alerts: state.alerts.filter((_, i) => i !== index) };
+  if (before === undefined) return { alerts: [...state.alerts, after] };
+  const alerts = [...state.alerts];
+  alerts[index] = after;
+  return { alerts };
 }
 
 /**

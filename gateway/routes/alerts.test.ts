@@ -121,6 +121,104 @@ describe('alert routes', function () {
       expect((await user.get('/personalize/stockalerts/NVDA')).body).to.deep.equal([]);
     });
 
+    it('answers the list again after any of its alerts changes: fired, paused, resumed, deleted', async function () {
+      const user = await gw.user();
+      const aapl = await createAlert(user, { symbol: 'AAPL', close: 190, alerttype: 'U' });
+      const msft = await createAlert(user, { symbol: 'MSFT', close: 10_000, alerttype: 'U' });
+      const list = async (path = '/personalize/stockalerts') => (await user.get(path)).body as AlertAnswer[];
+      // Read twice, so the answers are kept when each change comes.
+      for (let i = 0; i < 2; i++) {
+        expect(await list()).to.deep.equal([aapl, msft]);
+        expect(await list('/personalize/stockalerts/AAPL')).to.deep.equal([aapl]);
+      }
+      await fire(user.username, aapl);
+      expect((await list()).map((a) => [a.status, a.triggercount])).to.deep.equal([
+        ['triggered', 1],
+        ['armed', 0],
+      ]);
+      expect((await list('/personalize/stockalerts/AAPL'))[0]!.status).to.equal('triggered');
+      expect((await user.post(`/personalize/stockalerts/${msft.id}/pause`)).status).to.equal(200);
+      expect((await list()).map((a) => a.status)).to.deep.equal(['triggered', 'paused']);
+      expect((await user.post(`/personalize/stockalerts/${msft.id}/resume`)).status).to.equal(200);
+      expect((await list()).map((a) => a.status)).to.deep.equal(['triggered', 'armed']);
+      expect((await user.post(`/personalize/deletealert/${aapl.id}`)).status).to.equal(200);
+      expect((await list()).map((a) => a.id)).to.deep.equal([msft.id]);
+      expect(await list('/personalize/stockalerts/AAPL')).to.deep.equal([]);
+    });
+
+    it('keeps the creation order, whatever the ids, and marks the position of a deletion', async function () {
+      const user = await gw.user();
+      const made: AlertAnswer[] = [];
+      for (let i = 0; i < 12; i++)
+        made.push(await createAlert(user, { symbol: 'AAPL', close: 300 + i, alerttype: 'U' }));
+      expect(((await user.get('/personalize/stockalerts')).body as AlertAnswer[]).map((a) => a.id)).to.deep.equal(
+        made.map((a) => a.id),
+      );
+      const before = (await user.get('/personalize/stockalerts')).headers.get('x-read-model-position')!;
+      await user.post(`/personalize/deletealert/${made[11]!.id}`);
+      const after = await user.get('/personalize/stockalerts');
+      expect((after.body as AlertAnswer[]).map((a) => a.id)).to.deep.equal(made.slice(0, 11).map((a) => a.id));
+      const commitOf = (position: string) => Number(position.split('/')[0]);
+      expect(commitOf(after.headers.get('x-read-model-position')!)).to.be.above(commitOf(before));
+    });
+
+    it("never lists another user's alerts to a user whose id starts the other's", async function () {
+      const short = await gw.user('pf');
+      const long = Object.assign(gw.client(), { username: `${short.username}x` });
+      expect(
+        (await long.post('/api/register', { username: long.username, password: 'correct horse' })).status,
+      ).to.equal(201);
+      expect((await long.post('/api/login', { username: long.username, password: 'correct horse' })).status).to.equal(
+        200,
+      );
+      const shorts = await createAlert(short, { symbol: 'AAPL', close: 190, alerttype: 'U' });
+      expect((await short.get('/personalize/stockalerts')).body).to.deep.equal([shorts]);
+      const longs = await createAlert(long, { symbol: 'AAPL', close: 191, alerttype: 'U' });
+      expect((await short.get('/personalize/stockalerts')).body).to.deep.equal([shorts]);
+      expect((await short.get('/personalize/stockalerts/AAPL')).body).to.deep.equal([shorts]);
+      expect((await long.get('/personalize/stockalerts')).body).to.deep.equal([longs]);
+      expect((await short.get(`/personalize/stockalerts/${longs.id}/history`)).status).to.equal(404);
+    });
+
+    it("rewrites only the fired alert's document of a user with many alerts", async function () {
+      this.timeout(60_000);
+      const user = await gw.user();
+      const at = new Date().toISOString();
+      for (let i = 0; i < 100; i++) {
+        const command: AlertsCommand = {
+          type: 'CreateAlert',
+          data: {
+            alertId: uuidV5(`many-${user.username}-${i}`, STOCKPULSE_NAMESPACE),
+            symbol: 'AAPL',
+            kind: 'PRICE',
+            alerttype: 'U',
+            threshold: 100_000 + i,
+            period: null,
+            at,
+          },
+        };
+        await commands.execute({ concern: 'alerts', decider: alertsDecider }, command, {
+          commandId: `many-${user.username}-${i}`,
+          userId: user.username,
+          at,
+          actor: `user:${user.username}`,
+        });
+      }
+      const alert = await createAlert(user, { symbol: 'AAPL', close: 190, alerttype: 'U' });
+      const written: string[] = [];
+      const stop = gw.running.system.onReadModelCommit((name, _position, writes) => {
+        for (const w of writes) if (w.key.startsWith(`${user.username}/`)) written.push(`${name} ${w.key}`);
+      });
+      try {
+        expect((await fire(user.username, alert)).map((t) => t.event.data.alertId)).to.deep.equal([alert.id]);
+      } finally {
+        stop();
+      }
+      const key = `${user.username}/${alert.id}`;
+      expect(written.filter((w) => w.startsWith('alerts '))).to.deep.equal([`alerts ${key}`]);
+      expect((await user.get('/personalize/stockalerts')).body).to.have.length(101);
+    });
+
     it('answers empty lists to a new user', async function () {
       const user = await gw.user();
       expect((await user.get('/personalize/stockalerts')).body).to.deep.equal([]);

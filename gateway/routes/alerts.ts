@@ -3,21 +3,24 @@
  * trigger history.
  */
 import { alertsApi } from '../../domain/contract/alerts.ts';
-import type { Context } from 'koa';
-import { ALERTS_CONCERN, alertsDecider, type Alert, type AlertsState } from '../../domain/alerts/alerts.ts';
+import { ALERTS_CONCERN, alertsDecider, type Alert } from '../../domain/alerts/alerts.ts';
 import { type AlertAnswer } from '../../domain/contract/alerts.ts';
 import { conditionText } from '../../domain/alerts/conditions.ts';
 import { STOCKPULSE_NAMESPACE, isUuid, uuidV5 } from '../../domain/ids.ts';
+import { comparePositions, type LogPosition } from '../../platform/eventstore/port.ts';
 import type { ReadModelStore } from '../../platform/readmodels/port.ts';
 import {
-  alertHistoryKey,
+  alertKey,
   alertHistoryProjection,
+  alertsPrefix,
   alertsProjection,
+  type AlertDocument,
   type AlertHistory,
 } from '../../projections/alerts/alerts.projection.ts';
-import { readDocument } from '../../projections/projection.ts';
+import { projectionConsumer, readDocument, type StoredDocument } from '../../projections/projection.ts';
 import type { CommandService } from '../commands.ts';
 import { notFound } from '../errors.ts';
+import { keptAnswer } from '../http/keptAnswer.ts';
 import { defineRoute, markPosition } from '../http/route.ts';
 import { requireKnown, type SymbolDirectory } from '../http/schemas.ts';
 import { chooseChannels, requireChannels } from './channels.ts';
@@ -63,13 +66,53 @@ function alertIdOf(id: string): string {
   return alertId;
 }
 
+/** The name of the alerts projection's checkpoint. */
+const ALERTS_CONSUMER = projectionConsumer(alertsProjection).name;
+
+/** A user's alerts, in the order they were created, and the log position the list reflects. */
+interface UserAlerts {
+  readonly alerts: readonly Alert[];
+  readonly position: LogPosition | undefined;
+}
+
+/**
+ * A user's alerts from their documents (`<userId>/<alertId>`), in the order they were created. The position is
+ * the newest of the projection's checkpoint, read first (every alert event up to it, a deletion included, is in
+ * what is listed next), and the documents' own positions (a store shared with other processes may list
+ * documents past the checkpoint read).
+ */
+async function readAlerts(readModels: ReadModelStore, userId: string): Promise<UserAlerts> {
+  const checkpoint = await readModels.readCheckpoint(ALERTS_CONSUMER);
+  const listed = await readModels.list<StoredDocument<AlertDocument>>(alertsProjection.name, {
+    prefix: alertsPrefix(userId),
+  });
+  const docs = listed.map((d) => d.doc).sort((a, b) => comparePositions(a.value.created, b.value.created));
+  let position = checkpoint?.position;
+  for (const doc of docs) {
+    if (position === undefined || comparePositions(doc.position, position) > 0) position = doc.position;
+  }
+  return { alerts: docs.map((doc) => doc.value.alert), position };
+}
+
+/**
+ * The alerts answer of a user (all, or one symbol's), kept as sent until a commit writes one of the user's
+ * alert documents (any key under `<userId>/`): another user's alerts firing leaves it kept.
+ */
+function keptAlerts(readModels: ReadModelStore, userId: string, symbol: string | null) {
+  return keptAnswer(
+    readModels,
+    `stockalerts\u0000${userId}\u0000${symbol ?? ''}`,
+    { prefixes: [[alertsProjection.name, alertsPrefix(userId)]] },
+    async () => {
+      const { alerts, position } = await readAlerts(readModels, userId);
+      const chosen = symbol === null ? alerts : alerts.filter((a) => a.symbol === symbol);
+      return { body: chosen.map(alertView), position };
+    },
+  );
+}
+
 /** The alert routes. */
 export function alertsRoutes(deps: AlertsDeps) {
-  const readAlerts = async (userId: string, ctx: Context): Promise<readonly Alert[]> => {
-    const doc = await readDocument<AlertsState>(deps.readModels, alertsProjection, userId);
-    markPosition(ctx, doc?.position);
-    return doc?.value.alerts ?? [];
-  };
   return [
     defineRoute({
       ...alertsApi.postStockalerts,
@@ -107,12 +150,11 @@ export function alertsRoutes(deps: AlertsDeps) {
     }),
     defineRoute({
       ...alertsApi.getStockalerts,
-      handle: async ({ userId, ctx }) => (await readAlerts(userId, ctx)).map(alertView),
+      handle: ({ userId }) => keptAlerts(deps.readModels, userId, null),
     }),
     defineRoute({
       ...alertsApi.getStockalertsBySymbol,
-      handle: async ({ params, userId, ctx }) =>
-        (await readAlerts(userId, ctx)).filter((a) => a.symbol === params.symbol).map(alertView),
+      handle: ({ params, userId }) => keptAlerts(deps.readModels, userId, params.symbol),
     }),
     ...(['PauseAlert', 'ResumeAlert'] as const).map((type) =>
       defineRoute({
@@ -131,14 +173,12 @@ export function alertsRoutes(deps: AlertsDeps) {
       ...alertsApi.getStockalertsHistory,
       handle: async ({ params, userId, ctx }) => {
         const alertId = alertIdOf(params.id);
-        if (!(await readAlerts(userId, ctx)).some((a) => a.id === alertId)) {
-          throw notFound(`params.id: no alert ${alertId}`);
-        }
-        const doc = await readDocument<AlertHistory>(
-          deps.readModels,
-          alertHistoryProjection,
-          alertHistoryKey(userId, alertId),
-        );
+        const key = alertKey(userId, alertId);
+        const alert = await readDocument<AlertDocument>(deps.readModels, alertsProjection, key);
+        if (!alert) throw notFound(`params.id: no alert ${alertId}`);
+        // Every firing of the alert is an event of its document too, so its position covers the history.
+        markPosition(ctx, alert.position);
+        const doc = await readDocument<AlertHistory>(deps.readModels, alertHistoryProjection, key);
         return [...(doc?.value.triggers ?? [])].reverse();
       },
     }),

@@ -1,22 +1,67 @@
 import {
   ALERT_EVENT_TYPES,
-  alertsDecider,
+  evolveAlert,
+  type Alert,
   type AlertTriggeredData,
-  type AlertsState,
+  type AlertsEvent,
 } from '../../domain/alerts/alerts.ts';
-import type { RecordedEvent } from '../../platform/eventstore/port.ts';
-import { deciderProjection, userKey, type Projection } from '../projection.ts';
+import type { LogPosition, RecordedEvent } from '../../platform/eventstore/port.ts';
+import { userKey, type Projection } from '../projection.ts';
 
 /**
- * `GET /personalize/stockalerts` and `GET /personalize/stockalerts/{symbol}`: each user's alerts with their
- * status, condition, frequency, expiry, last firing and trigger count, folded with the decider's own `evolve`.
+ * The key of an alert's documents (its state in `alerts`, its firings in `alerthistory`): `<userId>/<alertId>`.
+ * User ids never hold a `/` (`USERNAME_PATTERN`), so the first `/` ends the user id.
  */
-export const alertsProjection: Projection<AlertsState> = deciderProjection(
-  'alerts',
-  2,
-  alertsDecider,
-  ALERT_EVENT_TYPES,
-);
+export function alertKey(userId: string, alertId: string): string {
+  return `${userId}/${alertId}`;
+}
+
+/**
+ * The start of the keys of every alert document of a user: `<userId>/`. The `/` keeps a user whose id starts
+ * with another's (`ada`, `adam`) out of the other's listing.
+ */
+export function alertsPrefix(userId: string): string {
+  return `${userId}/`;
+}
+
+/** The key of an alert's history document (the same as its state's, in the other collection). */
+export const alertHistoryKey = alertKey;
+
+/** The key of the documents an alert event changes, or null when the event names no user or alert. */
+function alertKeyOf(event: RecordedEvent): string | null {
+  const userId = userKey(event);
+  const alertId = (event.data as { alertId?: unknown } | null)?.alertId;
+  return userId === null || typeof alertId !== 'string' ? null : alertKey(userId, alertId);
+}
+
+/** One alert's document in `alerts`. */
+export interface AlertDocument {
+  /** The alert, folded with the decider's own rules (`evolveAlert`). */
+  readonly alert: Alert;
+  /**
+   * The log position of its `AlertCreated`: a user's alerts are listed in this order, the order they were
+   * created (the decider's), which neither the keys nor the creation times (a clock, to the millisecond) give.
+   */
+  readonly created: LogPosition;
+}
+
+/**
+ * `GET /personalize/stockalerts` and `GET /personalize/stockalerts/{symbol}`: each alert of each user with its
+ * status, condition, frequency, expiry, last firing and trigger count, one document per alert (key
+ * `<userId>/<alertId>`), folded with the decider's own per-alert rules and dropped with the alert. A trigger
+ * rewrites only its alert's document, not the user's other alerts.
+ */
+export const alertsProjection: Projection<AlertDocument> = {
+  name: 'alerts',
+  version: 3,
+  handles: ALERT_EVENT_TYPES,
+  key: alertKeyOf,
+  evolve: (doc, event) => {
+    const alert = evolveAlert(doc?.alert, { type: event.type, data: event.data } as AlertsEvent);
+    if (alert === undefined) return null;
+    return alert === doc?.alert ? doc : { alert, created: doc?.created ?? event.position };
+  },
+};
 
 /** Most firings one alert's history keeps (the oldest go first). */
 export const ALERT_HISTORY_LIMIT = 1000;
@@ -41,11 +86,6 @@ export interface AlertHistory {
   readonly triggers: readonly AlertHistoryEntry[];
 }
 
-/** The key of an alert's history document: `<userId>/<alertId>`. */
-export function alertHistoryKey(userId: string, alertId: string): string {
-  return `${userId}/${alertId}`;
-}
-
 /**
  * `GET /personalize/stockalerts/{id}/history`: every firing of each alert (time, price, the source's value,
  * message), one document per alert, dropped with the alert.
@@ -54,11 +94,7 @@ export const alertHistoryProjection: Projection<AlertHistory> = {
   name: 'alerthistory',
   version: 1,
   handles: ['AlertTriggered', 'AlertDeleted'],
-  key: (event: RecordedEvent) => {
-    const userId = userKey(event);
-    const alertId = (event.data as { alertId?: unknown } | null)?.alertId;
-    return userId === null || typeof alertId !== 'string' ? null : alertHistoryKey(userId, alertId);
-  },
+  key: alertKeyOf,
   evolve: (doc, event) => {
     if (event.type === 'AlertDeleted') return null;
     const data = event.data as AlertTriggeredData;
