@@ -447,6 +447,38 @@ describe('alert index against the reference evaluator', function () {
   });
 });
 
+/** What the arming property tests draw per alert: its condition and frequency, and whether it fired before. */
+interface ArmingSpec {
+  readonly condition: AlertCondition;
+  readonly frequency: AlertFrequency;
+  readonly fired: boolean;
+}
+
+/**
+ * Arms the next `count` of `specs` (in turn, from the first) as a new arming in every evaluator; a spec that
+ * `fired` is restored as having fired before (every_time counts two firings, once_per_bar the day `dayText`).
+ */
+function armer(
+  specs: readonly ArmingSpec[],
+  evaluators: readonly { add(alert: ArmedAlert): void }[],
+  dayText: () => string,
+): (count: number) => void {
+  let next = 0;
+  let arming = 0;
+  return (count) => {
+    arming += 1;
+    for (let k = 0; k < count; k++) {
+      const i = next++ % specs.length;
+      const { condition, frequency, fired } = specs[i]!;
+      const made: ArmedAlert = { ...alert(`a${i}`, 'AAA', condition, frequency), arming };
+      if (fired && frequency === 'every_time') made.firings = 2;
+      if (fired && frequency === 'once_per_bar') made.firedDay = dayText();
+      made.lastTruth = made.firings > 0;
+      for (const evaluator of evaluators) evaluator.add({ ...made });
+    }
+  };
+}
+
 describe('alert index arming and disarming between ticks', function () {
   it('fires what the reference fires when many alerts are armed, re-armed and disarmed while the price moves', function () {
     this.timeout(120_000);
@@ -495,23 +527,9 @@ describe('alert index arming and disarming between ticks', function () {
           histories.set('AAA', [99.5, 100.2, 100]);
           const index = new AlertIndex(histories.lookup);
           const naive = new NaiveAlertScan([], histories.lookup);
-          let next = 0;
-          let arming = 0;
           let day = 3;
           const dayText = (): string => `2025-02-${String(day).padStart(2, '0')}`;
-          const arm = (count: number): void => {
-            arming += 1;
-            for (let k = 0; k < count; k++) {
-              const i = next++ % specs.length;
-              const { condition, frequency, fired } = specs[i]!;
-              const made: ArmedAlert = { ...alert(`a${i}`, 'AAA', condition, frequency), arming };
-              if (fired && frequency === 'every_time') made.firings = 2;
-              if (fired && frequency === 'once_per_bar') made.firedDay = dayText();
-              made.lastTruth = made.firings > 0;
-              index.add({ ...made });
-              naive.add({ ...made });
-            }
-          };
+          const arm = armer(specs, [index, naive], dayText);
           arm(specs.length);
           let cents = 10_000;
           moves.forEach((move, t) => {
@@ -547,5 +565,127 @@ describe('alert index arming and disarming between ticks', function () {
       { numRuns: 200, seed: 41 },
     );
     expect(totalFired).to.be.above(1000);
+  });
+});
+
+describe('alert index with many moving alerts sharing runs', function () {
+  it('fires what the reference fires when dozens of moving alerts per operator and window are re-leveled at each close', function () {
+    this.timeout(120_000);
+    let totalFired = 0;
+    let firedAfterClose = 0;
+    // Few amounts, so that many alerts share a level; two windows; enough alerts per run, and constant levels
+    // on the price, to be merged in batches besides being placed one by one.
+    const moving = fc
+      .record({
+        op: fc.constantFrom(...MOVING_OPS),
+        amount: fc.integer({ min: 1, max: 12 }).map((k) => k / 10),
+        bars: fc.integer({ min: 1, max: 2 }),
+        source: fc.constantFrom<AlertSource>('price', 'price', 'price', 'sma:20', 'changepct'),
+      })
+      .map(({ op, amount, bars, source }) => cond(op, { source, value: amount, bars }));
+    const level = fc.integer({ min: 9_700, max: 10_300 }).map((c) => c / 100);
+    const constant = fc
+      .constantFrom(...ALERT_OPS.filter((op) => !MOVING_OPS.includes(op)))
+      .chain((op) =>
+        CHANNEL_OPS.includes(op)
+          ? fc.tuple(level, level).map(([a, b]) => cond(op, { lower: Math.min(a, b), upper: Math.max(a, b) + 0.01 }))
+          : level.map((value) => cond(op, { value })),
+      );
+    const spec = fc.record({
+      condition: fc.oneof({ weight: 3, arbitrary: moving }, { weight: 2, arbitrary: constant }),
+      frequency: fc.constantFrom(...ALERT_FREQUENCIES),
+      fired: fc.boolean(),
+    });
+    type Move =
+      | { readonly kind: 'tick'; readonly step: number }
+      | { readonly kind: 'arm'; readonly count: number }
+      | { readonly kind: 'disarm'; readonly alert: number; readonly count: number }
+      | { readonly kind: 'close' }
+      | { readonly kind: 'day' };
+    const moveArb: fc.Arbitrary<Move> = fc.oneof(
+      {
+        weight: 24,
+        arbitrary: fc.record({ kind: fc.constant('tick' as const), step: fc.integer({ min: -60, max: 60 }) }),
+      },
+      {
+        weight: 2,
+        arbitrary: fc.record({ kind: fc.constant('arm' as const), count: fc.integer({ min: 1, max: 400 }) }),
+      },
+      {
+        weight: 2,
+        arbitrary: fc.record({
+          kind: fc.constant('disarm' as const),
+          alert: fc.nat(),
+          count: fc.integer({ min: 1, max: 60 }),
+        }),
+      },
+      { weight: 3, arbitrary: fc.constant({ kind: 'close' as const }) },
+      { weight: 1, arbitrary: fc.constant({ kind: 'day' as const }) },
+    );
+    fc.assert(
+      fc.property(
+        fc.array(spec, { minLength: 400, maxLength: 900 }),
+        fc.array(moveArb, { minLength: 40, maxLength: 120 }),
+        (specs, moves) => {
+          const histories = new Histories();
+          histories.set(
+            'AAA',
+            [
+              99.4, 100.3, 99.8, 100.1, 100, 99.9, 100.2, 100, 100.4, 99.7, 100, 100.1, 99.6, 100, 100.3, 99.9, 100,
+              100.2, 99.8, 100,
+            ],
+          );
+          const index = new AlertIndex(histories.lookup);
+          const naive = new NaiveAlertScan([], histories.lookup);
+          let day = 3;
+          let sinceClose = Infinity;
+          const dayText = (): string => `2025-02-${String(day).padStart(2, '0')}`;
+          const arm = armer(specs, [index, naive], dayText);
+          arm(specs.length);
+          let cents = 10_000;
+          let volume = 0;
+          moves.forEach((move, t) => {
+            if (move.kind === 'arm') return arm(move.count);
+            if (move.kind === 'disarm') {
+              for (let k = 0; k < move.count; k++) {
+                const key = alertKey('u1', `a${(move.alert + k * 7) % specs.length}`);
+                index.remove(key);
+                naive.remove(key);
+              }
+              return;
+            }
+            if (move.kind === 'close' || move.kind === 'day') {
+              if (move.kind === 'close') {
+                histories.close('AAA', cents, volume);
+                index.roll();
+                naive.roll();
+                sinceClose = 0;
+              }
+              day += 1;
+              volume = 0;
+              return;
+            }
+            cents = Math.max(9_700, Math.min(10_300, cents + move.step));
+            volume += 100;
+            const out: ArmedAlert[] = [];
+            const reference: ArmedAlert[] = [];
+            const values: number[] = [];
+            const prevClose = histories.prevClose('AAA');
+            index.evaluate('AAA', cents, volume, prevClose, dayText(), out);
+            naive.evaluate('AAA', cents, volume, prevClose, dayText(), reference, values);
+            const got = out.map((a) => `${a.alertId}#${a.arming}@${a.firedValue}`).sort();
+            const want = reference.map((a, k) => `${a.alertId}#${a.arming}@${values[k]}`).sort();
+            expect(got, `move ${t}`).to.deep.equal(want);
+            totalFired += out.length;
+            if (sinceClose++ === 0) firedAfterClose += out.length;
+          });
+          expect(index.size).to.equal(naive.size);
+        },
+      ),
+      { numRuns: 40, seed: 7 },
+    );
+    expect(totalFired).to.be.above(1000);
+    // The first ticks after a close fired too (the moving alerts' new levels).
+    expect(firedAfterClose).to.be.above(100);
   });
 });

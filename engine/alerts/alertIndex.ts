@@ -2,12 +2,14 @@
  * The armed-alert index: the alerts waiting for their condition, organised per symbol and source so that a tick
  * costs O(1 + flips) per source watched, whatever the number of alerts.
  *
- * - **Ladders** (a constant level, or a channel of constant bounds; the moving operators, whose level is
- *   constant through a day): per symbol and source, the levels sorted ascending in two arrays, one for the
- *   predicates `v ≥ level` and one for `v ≤ level`, each with a cursor at the last value. A tick moves the
- *   cursors from the previous value to the new one; only the levels between the two change truth (flip), and
- *   each operator decides from its flips (see `semantics.ts`): `crossing_up` fires when `v ≥ level` flips
- *   true, `entering_channel` when `v ≥ lower` flips true below the upper bound, and so on.
+ * - **Ladders** (a constant level, or a channel of constant bounds): per symbol and source, the levels sorted
+ *   ascending in two sides, one for the predicates `v ≥ level` and one for `v ≤ level`, each with a cursor at
+ *   the last value. A tick moves the cursors from the previous value to the new one; only the levels between
+ *   the two change truth (flip), and each operator decides from its flips (see `semantics.ts`): `crossing_up`
+ *   fires when `v ≥ level` flips true, `entering_channel` when `v ≥ lower` flips true below the upper bound,
+ *   and so on. What each alert does on a flip sits next to its level, so a tick reads only the alerts it fires.
+ * - **Runs** (the moving operators, whose level is constant through a day): per ladder, operator and window,
+ *   sorted once by amount, which keeps them sorted by level on every day; a close sets their levels in place.
  * - **Groups** (a level or a bound that is another series, e.g. the price crossing its 50-day SMA): alerts
  *   with the same condition share it; a tick evaluates each group once.
  *
@@ -25,7 +27,7 @@ import {
   type AlertOp,
 } from '../../domain/alerts/conditions.ts';
 import { ConditionProbe, edgeOf, isEdgeOp, truthOf, type PriceRange } from './semantics.ts';
-import { FeedBook, fromUnits, toUnits, type HistoryLookup, type SourceFeed } from './series.ts';
+import { FeedBook, inCents, movingLevelOf, toUnits, type HistoryLookup, type SourceFeed } from './series.ts';
 
 /** An alert as the index holds it; the fields below `expiresMs` are the index's own state. */
 export interface ArmedAlert {
@@ -55,7 +57,7 @@ export interface ArmedAlert {
   firedValue: number;
   /** When fired: the trading day it fired on. */
   firedOn: string;
-  /** Index state: the level (or lower bound) in the source's unit. */
+  /** Index state: the level (or lower bound) in the source's unit (a moving alert's as of when it was last read). */
   lo: number;
   /** Index state: the upper bound. */
   hi: number;
@@ -65,6 +67,8 @@ export interface ArmedAlert {
   since: number;
   /** Index state: whether it waits for the next day's first tick to fire again (once per bar). */
   reviving: boolean;
+  /** Index state: the structure that holds it (a ladder or a group), null when not in the index. */
+  slot: object | null;
 }
 
 /** The index key of a user's alert. */
@@ -117,8 +121,22 @@ export function newArmedAlert(
     place: 0,
     since: -1,
     reviving: false,
+    slot: null,
   };
 }
+
+/** A waiting level alert holds when `v ≥ lo` (greater_than, moving up), `v ≤ lo`, `lo ≤ v ≤ hi`, or outside. */
+const HOLDS_GE = 0;
+const HOLDS_LE = 1;
+const HOLDS_IN = 2;
+const HOLDS_OUT = 3;
+/** Added to a waiting alert's `HOLDS_*` when it is `every_time`. */
+const REPEATS = 4;
+
+/** Below this many levels, a ladder takes a new alert in place at once rather than in a later merge. */
+const SMALL_LADDER = 256;
+/** The same for a run of moving alerts. */
+const SMALL_RUN = 32;
 
 /** Not in the index. */
 const NOWHERE = 0;
@@ -162,20 +180,6 @@ function usesLe(op: AlertOp): boolean {
   );
 }
 
-/**
- * Orders moving alerts so that their levels on any day come in ascending runs: by operator and window, then by
- * amount, ascending for the operators that add it to the value back then and descending for those that subtract
- * it (a moving level is monotonic in its amount, in floating point too).
- */
-function byMovingLevel(a: ArmedAlert, b: ArmedAlert): number {
-  const x = a.condition;
-  const y = b.condition;
-  if (x.op !== y.op) return x.op < y.op ? -1 : 1;
-  if (x.bars !== y.bars) return x.bars! - y.bars!;
-  const up = x.op === 'moving_up' || x.op === 'moving_up_pct';
-  return up ? (x.value as number) - (y.value as number) : (y.value as number) - (x.value as number);
-}
-
 /** First index of an ascending array whose value is above `t` (insert after equal ones). */
 function afterAscending(values: readonly number[], t: number): number {
   let lo = 0;
@@ -200,33 +204,102 @@ function atOrAfterAscending(values: readonly number[], t: number): number {
   return lo;
 }
 
-/**
- * Merges `levels` (any order) and their alerts into the ascending `intoLevels`/`intoAlerts`, each after the
- * equal levels already there and in its given order among equal new ones: what inserting them one by one gives.
- */
-function mergeSorted(
-  intoLevels: number[],
-  intoAlerts: ArmedAlert[],
-  levels: readonly number[],
-  alerts: readonly ArmedAlert[],
-): void {
-  if (levels.length === 0) return;
-  const order = levels.map((_, k) => k).sort((x, y) => levels[x]! - levels[y]! || x - y);
-  let i = intoLevels.length - 1;
-  let j = order.length - 1;
-  for (let k = 0; k < order.length; k++) {
-    intoLevels.push(0);
-    intoAlerts.push(alerts[0]!);
+/** On a ladder's side, the alert fires when the side's predicate turns true. */
+const FLIP_TRUE = 0;
+/** It fires when the predicate turns true with the value within the channel's other bound (inside, entering). */
+const FLIP_INTO = 1;
+/** It fires when the predicate turns false with the previous value within the other bound (outside, exiting). */
+const FLIP_OUT = 2;
+
+/** What a constant-level alert does when a side's predicate flips (see {@link Side}). */
+function flipCode(op: AlertOp): number {
+  switch (op) {
+    case 'inside_channel':
+    case 'entering_channel':
+      return FLIP_INTO;
+    case 'outside_channel':
+    case 'exiting_channel':
+      return FLIP_OUT;
+    default:
+      return FLIP_TRUE;
   }
-  for (let k = intoLevels.length - 1; j >= 0; k--) {
-    if (i >= 0 && intoLevels[i]! > levels[order[j]!]!) {
-      intoLevels[k] = intoLevels[i]!;
-      intoAlerts[k] = intoAlerts[i]!;
-      i--;
-    } else {
-      intoLevels[k] = levels[order[j]!]!;
-      intoAlerts[k] = alerts[order[j]!]!;
-      j--;
+}
+
+/**
+ * One side of a ladder's constant levels, `v ≥ level` or `v ≤ level`: the levels ascending, and next to each
+ * what its alert does when the predicate flips (`FLIP_*`) and a channel's other bound (its upper bound on the
+ * `≥` side, its lower one on the `≤` side), so a tick decides from these arrays and reads only the alerts it fires.
+ */
+class Side {
+  readonly lv: number[] = [];
+  readonly al: ArmedAlert[] = [];
+  readonly code: number[] = [];
+  readonly oth: number[] = [];
+
+  /** Inserts an alert after the equal levels. */
+  insert(level: number, alert: ArmedAlert, other: number): void {
+    const at = afterAscending(this.lv, level);
+    this.lv.splice(at, 0, level);
+    this.al.splice(at, 0, alert);
+    this.code.splice(at, 0, flipCode(alert.condition.op));
+    this.oth.splice(at, 0, other);
+  }
+
+  /** Removes the entry at `i` (shifting the rest down, as `splice` does without making an array of it). */
+  removeAt(i: number): void {
+    const { lv, al, code, oth } = this;
+    const last = lv.length - 1;
+    for (let k = i; k < last; k++) {
+      lv[k] = lv[k + 1]!;
+      al[k] = al[k + 1]!;
+      code[k] = code[k + 1]!;
+      oth[k] = oth[k + 1]!;
+    }
+    lv.length = last;
+    al.length = last;
+    code.length = last;
+    oth.length = last;
+  }
+
+  /** Where an alert of level `level` is, or −1. */
+  find(level: number, alert: ArmedAlert): number {
+    for (let i = atOrAfterAscending(this.lv, level); i < this.lv.length && this.lv[i] === level; i++) {
+      if (this.al[i] === alert) return i;
+    }
+    return this.al.indexOf(alert);
+  }
+
+  /**
+   * Merges `levels` (any order), their alerts and other bounds, each after the equal levels already there and in
+   * its given order among equal new ones: what inserting them one by one gives.
+   */
+  merge(levels: readonly number[], alerts: readonly ArmedAlert[], others: readonly number[]): void {
+    if (levels.length === 0) return;
+    const order = levels.map((_, k) => k).sort((x, y) => levels[x]! - levels[y]! || x - y);
+    const { lv, al, code, oth } = this;
+    let i = lv.length - 1;
+    let j = order.length - 1;
+    for (let k = 0; k < order.length; k++) {
+      lv.push(0);
+      al.push(alerts[0]!);
+      code.push(0);
+      oth.push(0);
+    }
+    for (let k = lv.length - 1; j >= 0; k--) {
+      if (i >= 0 && lv[i]! > levels[order[j]!]!) {
+        lv[k] = lv[i]!;
+        al[k] = al[i]!;
+        code[k] = code[i]!;
+        oth[k] = oth[i]!;
+        i--;
+      } else {
+        const n = order[j]!;
+        lv[k] = levels[n]!;
+        al[k] = alerts[n]!;
+        code[k] = flipCode(alerts[n]!.condition.op);
+        oth[k] = others[n]!;
+        j--;
+      }
     }
   }
 }
@@ -238,8 +311,14 @@ abstract class Slot {
   /** Once-per-bar level alerts that held when they last fired or were muted: re-evaluated on a new day. */
   revive: ArmedAlert[] = [];
   day = '';
+  /** Its place in its book's ladders or groups (and their ranges). */
+  at = -1;
 
-  constructor(protected readonly index: AlertIndex) {}
+  constructor(
+    protected readonly index: AlertIndex,
+    /** Whether the source's values are in cents (fired values are then in dollars). */
+    private readonly inCents: boolean,
+  ) {}
 
   abstract delete(alert: ArmedAlert): void;
 
@@ -253,7 +332,7 @@ abstract class Slot {
       alert.firedDay = day;
       if (!isEdgeOp(alert.condition.op)) this.markRevive(alert);
     }
-    alert.firedValue = fromUnits(alert.condition.source, value);
+    alert.firedValue = this.inCents ? value / 100 : value;
     alert.firedOn = day;
     out.push(alert);
     if (alert.frequency === 'once') this.index.doom(alert);
@@ -283,30 +362,296 @@ abstract class Slot {
     if (this.revive.length === 0) return null;
     const revive = this.revive;
     this.revive = [];
-    for (const alert of revive) alert.reviving = false;
+    for (let i = 0; i < revive.length; i++) revive[i]!.reviving = false;
     return revive;
   }
 }
 
-/** One symbol's source with the alerts of constant levels on it. */
+/** The moving operators' codes in a run's key (with the window): `MOVING_CODES[op] + 4 × bars`. */
+const MOVING_CODES: Readonly<Record<string, number>> = {
+  moving_up: 0,
+  moving_down: 1,
+  moving_up_pct: 2,
+  moving_down_pct: 3,
+};
+
+/**
+ * The levels next to the cursor of each of a ladder's runs (by the run's place in the ladder), in flat arrays:
+ * a tick finds the runs whose cursor it moves without reading the runs themselves.
+ */
+class RunEdges {
+  /** The first level above the cursor (Infinity when none, or the levels are unknown). */
+  readonly up: number[] = [];
+  /** The last level below the cursor (−Infinity when none, or the levels are unknown). */
+  readonly down: number[] = [];
+  /** Whether the run watches `v ≥ level`. */
+  readonly ge: boolean[] = [];
+}
+
+/**
+ * The moving alerts of one ladder with one operator and window. Their levels all come from one value, the
+ * source `bars` bars back (`base`), each plus or minus its own amount, and a moving level is monotonic in its
+ * amount (see `movingLevelOf`): sorted by amount once, when armed, they stay sorted by level on every day. A
+ * close then recomputes the levels in place, O(n), and recuts the cursor. They are all level operators that
+ * hold on one side of their level (`v ≥ level` going up, `v ≤ level` going down), so a tick visits only the
+ * alerts whose level it passes in the direction that fires them, and their first tick after a close only the
+ * ones that hold: a contiguous range at one end of the levels.
+ */
+class MoverRun {
+  /** `v ≥ level` (moving_up, moving_up_pct) rather than `v ≤ level`. */
+  readonly ge: boolean;
+  readonly pct: boolean;
+  /** The alerts, their levels ascending; null where one left (compacted when many did, and at each close). */
+  al: (ArmedAlert | null)[] = [];
+  /** Each alert's amount (the feed's unit, or percent): ascending when `ge`, descending otherwise. */
+  amt: number[] = [];
+  /** Today's levels, ascending (NaN while `base` is unknown). */
+  lv: number[] = [];
+  /** Whether each alert is `every_time`: only those read `lastTruth`, so a close or a first tick reads only them. */
+  rep: boolean[] = [];
+  /** `ge`: how many levels are at or below the ladder's last value (hold); else how many are below it. */
+  cut = 0;
+  /** The value `bars` bars back; while unknown (NaN) the alerts wait (place WAITING) for a close that tells it. */
+  base: number;
+  /** The ladder's count of ticks when a close set the levels: on that tick every alert here is on its first. */
+  fresh = -1;
+  /** Alerts armed since the last merge (place PENDING), not yet among the levels, and their amounts. */
+  pending: ArmedAlert[] = [];
+  private pendingAmt: number[] = [];
+  /** How many of `al` are null. */
+  private dead = 0;
+
+  constructor(
+    op: AlertOp,
+    readonly bars: number,
+    private readonly feed: SourceFeed,
+    private readonly edges: RunEdges,
+    /** Its place in `edges`. */
+    private readonly r: number,
+  ) {
+    this.ge = op === 'moving_up' || op === 'moving_up_pct';
+    this.pct = op === 'moving_up_pct' || op === 'moving_down_pct';
+    this.base = feed.valueBarsAgo(bars);
+    edges.ge[r] = this.ge;
+    this.setCut(0);
+  }
+
+  /** Moves the cursor, and the levels next to it in `edges`. */
+  setCut(cut: number): void {
+    this.cut = cut;
+    const lv = this.lv;
+    const leveled = this.leveled;
+    this.edges.up[this.r] = leveled && cut < lv.length ? lv[cut]! : Infinity;
+    this.edges.down[this.r] = leveled && cut > 0 ? lv[cut - 1]! : -Infinity;
+  }
+
+  /** Whether today's levels are known. */
+  get leveled(): boolean {
+    return !Number.isNaN(this.base);
+  }
+
+  /** An alert's amount in the order's unit (the feed's, or percent). */
+  amountOf(alert: ArmedAlert): number {
+    const amount = alert.condition.value as number;
+    return this.pct ? amount : this.feed.movingAmount(amount);
+  }
+
+  /**
+   * Takes a new alert (place PENDING), merged among the levels on the next tick, or at once when many wait;
+   * answers its level today.
+   */
+  stage(alert: ArmedAlert, last: number): number {
+    const amount = this.amountOf(alert);
+    const level = movingLevelOf(this.ge, this.pct, this.base, amount);
+    if (this.al.length < SMALL_RUN && this.pending.length === 0) {
+      // A short run takes it in place at once, which costs less than a later sort and merge.
+      let at = 0;
+      while (at < this.amt.length && (this.ge ? this.amt[at]! <= amount : this.amt[at]! >= amount)) at++;
+      alert.lo = level;
+      alert.place = this.leveled ? EVALUATED : WAITING;
+      this.al.splice(at, 0, alert);
+      this.amt.splice(at, 0, amount);
+      this.lv.splice(at, 0, level);
+      this.rep.splice(at, 0, alert.frequency === 'every_time');
+      this.recut(last);
+      return level;
+    }
+    this.pending.push(alert);
+    this.pendingAmt.push(amount);
+    if (this.pending.length >= 32 + (this.al.length >> 3)) this.merge(last);
+    return level;
+  }
+
+  /** Sets the cursor for the ladder's last value (0 when unknown). */
+  recut(last: number): void {
+    this.setCut(this.ge ? afterAscending(this.lv, last) : atOrAfterAscending(this.lv, last));
+  }
+
+  /**
+   * Merges the pending alerts among the levels, each after the equal amounts there (as inserting them one by one
+   * would), dropping the tombstones on the way; `last` is the ladder's last value.
+   */
+  merge(last: number): void {
+    const incoming = this.pending;
+    const amounts = this.pendingAmt;
+    if (incoming.length === 0) return;
+    this.pending = [];
+    this.pendingAmt = [];
+    const sign = this.ge ? 1 : -1;
+    const order = incoming.map((_, k) => k).sort((x, y) => sign * (amounts[x]! - amounts[y]!) || x - y);
+    const al: ArmedAlert[] = [];
+    const amt: number[] = [];
+    const lv: number[] = [];
+    const rep: boolean[] = [];
+    const place = this.leveled ? EVALUATED : WAITING;
+    let i = 0;
+    for (const k of order) {
+      const alert = incoming[k]!;
+      // Disarmed before it was merged.
+      if (alert.place !== PENDING) continue;
+      const amount = amounts[k]!;
+      for (; i < this.al.length && sign * (this.amt[i]! - amount) <= 0; i++) {
+        if (this.al[i] === null) continue;
+        al.push(this.al[i]!);
+        amt.push(this.amt[i]!);
+        lv.push(this.lv[i]!);
+        rep.push(this.rep[i]!);
+      }
+      alert.lo = movingLevelOf(this.ge, this.pct, this.base, amount);
+      alert.place = place;
+      al.push(alert);
+      amt.push(amount);
+      lv.push(alert.lo);
+      rep.push(alert.frequency === 'every_time');
+    }
+    for (; i < this.al.length; i++) {
+      if (this.al[i] === null) continue;
+      al.push(this.al[i]!);
+      amt.push(this.amt[i]!);
+      lv.push(this.lv[i]!);
+      rep.push(this.rep[i]!);
+    }
+    this.al = al;
+    this.amt = amt;
+    this.lv = lv;
+    this.rep = rep;
+    this.dead = 0;
+    this.recut(last);
+  }
+
+  /** Takes an alert out (place EVALUATED or WAITING): a tombstone, the arrays compacted once many are. */
+  remove(alert: ArmedAlert): void {
+    const amount = this.amountOf(alert);
+    const sign = this.ge ? 1 : -1;
+    // First index whose amount is not before `amount` in the run's order.
+    let lo = 0;
+    let hi = this.amt.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (sign * (this.amt[mid]! - amount) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    let at = -1;
+    for (let i = lo; i < this.al.length && this.amt[i] === amount; i++) {
+      if (this.al[i] === alert) {
+        at = i;
+        break;
+      }
+    }
+    if (at < 0) at = this.al.indexOf(alert);
+    if (at < 0) return;
+    this.al[at] = null;
+    this.dead += 1;
+    if (this.dead > 16 + (this.al.length >> 2)) this.compact();
+  }
+
+  /** Drops the tombstones, keeping the cursor on the same levels. */
+  private compact(): void {
+    let k = 0;
+    let cut = this.cut;
+    for (let i = 0; i < this.al.length; i++) {
+      if (this.al[i] === null) {
+        if (i < this.cut) cut -= 1;
+        continue;
+      }
+      this.al[k] = this.al[i]!;
+      this.amt[k] = this.amt[i]!;
+      this.lv[k] = this.lv[i]!;
+      this.rep[k] = this.rep[i]!;
+      k++;
+    }
+    this.al.length = k;
+    this.amt.length = k;
+    this.lv.length = k;
+    this.rep.length = k;
+    this.dead = 0;
+    this.setCut(cut);
+  }
+
+  /**
+   * After a day close (the feed read its finished days again), at the ladder's count of ticks `seq`: the
+   * `every_time` alerts seen since they were placed keep whether they held at the last value (they fire again
+   * only after it stopped holding), the levels are set afresh in place, and the next tick is the first of every
+   * alert here. The alerts themselves are not read but for that (their `lo` is set when next read, see
+   * `Ladder.levelOf`).
+   */
+  roll(last: number, seq: number): void {
+    this.merge(last);
+    if (this.dead > 0) this.compact();
+    const al = this.al as ArmedAlert[];
+    const rep = this.rep;
+    if (this.leveled && !Number.isNaN(last) && this.fresh !== seq) {
+      // The cursor is at `last`: the alerts that held are a contiguous range.
+      const cut = this.cut;
+      for (let i = 0; i < al.length; i++) {
+        if (rep[i] && al[i]!.since !== seq) al[i]!.lastTruth = this.ge ? i < cut : i >= cut;
+      }
+    }
+    const wasLeveled = this.leveled;
+    this.base = this.feed.valueBarsAgo(this.bars);
+    const leveled = this.leveled;
+    const lv = this.lv;
+    const amt = this.amt;
+    for (let i = 0; i < lv.length; i++) lv[i] = movingLevelOf(this.ge, this.pct, this.base, amt[i]!);
+    if (leveled !== wasLeveled) for (const alert of al) alert.place = leveled ? EVALUATED : WAITING;
+    this.recut(last);
+    this.fresh = leveled && al.length > 0 ? seq : -1;
+  }
+
+  /** Today's level of an alert of this run. */
+  levelOf(alert: ArmedAlert): number {
+    return movingLevelOf(this.ge, this.pct, this.base, this.amountOf(alert));
+  }
+}
+
+/**
+ * One symbol's source with the alerts of constant levels on it (the constant levels in two sorted arrays), and
+ * its moving alerts in runs of their own per operator and window.
+ */
 class Ladder extends Slot {
   last = NaN;
-  readonly geLv: number[] = [];
-  readonly geAl: ArmedAlert[] = [];
-  /** How many `geLv` are at or below `last` (hold). */
+  /** The constant levels watched with `v ≥ level`. */
+  readonly ge = new Side();
+  /** How many `ge` levels are at or below `last` (hold). */
   geCut = 0;
-  readonly leLv: number[] = [];
-  readonly leAl: ArmedAlert[] = [];
-  /** How many `leLv` are below `last` (do not hold). */
+  /** The constant levels watched with `v ≤ level` (a channel's upper bound). */
+  readonly le = new Side();
+  /** How many `le` levels are below `last` (do not hold). */
   leCut = 0;
-  /** The moving alerts, whose level is set again at each day close. */
-  readonly movers = new Set<ArmedAlert>();
-  /** The movers in the order of their levels on any day (see {@link byMovingLevel}); null when to be sorted again. */
-  private moverOrder: ArmedAlert[] | null = null;
-  /** Moving alerts whose level is not known yet (too short a history): tried again after the next day close. */
-  unleveled: ArmedAlert[] = [];
+  /** The moving alerts' runs, by operator and window. */
+  readonly runs: MoverRun[] = [];
+  private readonly edges = new RunEdges();
+  private readonly runByKey = new Map<number, MoverRun>();
+  /** Whether a run has pending alerts. */
+  private runsPending = false;
+  /** The count of ticks when a close made runs fresh (their next tick is every alert's first), else −1. */
+  freshAt = -1;
   /** New alerts with their level, merged into the sorted levels in one sort when there are enough, or on a tick. */
   private pending: ArmedAlert[] = [];
+  /** Per alert of `waiting`: when it holds (`HOLDS_*`, plus `REPEATS` for `every_time`), and its levels. */
+  private waitCode: number[] = [];
+  private waitLo: number[] = [];
+  private waitHi: number[] = [];
   /**
    * The ticks evaluated: an alert placed when the count was `since` is on its first tick while the count is still
    * `since`, and its cursors' moves do not fire it (its first tick only sets its previous value).
@@ -324,156 +669,319 @@ class Ladder extends Slot {
   volGeDown = -Infinity;
   volLeDown = -Infinity;
   boundPrevClose = NaN;
-  private p = NaN;
-  private n = NaN;
-  private tickDay = '';
-  private out: ArmedAlert[] = [];
 
   constructor(
     index: AlertIndex,
     readonly feed: SourceFeed,
   ) {
-    super(index);
+    super(index, inCents(feed.source));
   }
 
-  addMover(alert: ArmedAlert): void {
-    this.movers.add(alert);
-    this.moverOrder = null;
+  /** Whether every alert has had its first tick (nothing waits for the next tick). */
+  get settled(): boolean {
+    return this.waiting.length === 0 && this.freshAt < 0;
   }
 
-  deleteMover(alert: ArmedAlert): void {
-    if (this.movers.delete(alert)) this.moverOrder = null;
-  }
-
-  /** Sets an alert's levels; false when a moving level is not known yet. */
-  level(alert: ArmedAlert): boolean {
+  private runOf(alert: ArmedAlert): MoverRun {
     const c = alert.condition;
-    if (c.bars !== null) {
-      alert.lo = this.feed.movingLevel(c.op, c.value as number, c.bars);
-      return !Number.isNaN(alert.lo);
+    const key = MOVING_CODES[c.op]! + 4 * c.bars!;
+    let run = this.runByKey.get(key);
+    if (run === undefined) {
+      run = new MoverRun(c.op, c.bars!, this.feed, this.edges, this.runs.length);
+      this.runByKey.set(key, run);
+      this.runs.push(run);
     }
-    alert.lo = toUnits(c.source, (c.value ?? c.lower) as number);
-    alert.hi = c.upper === null ? NaN : toUnits(c.source, c.upper as number);
-    return true;
+    return run;
   }
 
   /**
-   * Takes a new alert whose level is set: among the levels, where the cursors' moves on its first tick do not fire
-   * it (that tick only sets its previous value, or fires a level condition that holds). The levels
-   * are merged in batches of at least an eighth of the ladder, so arming n alerts costs O(n log n) in all.
+   * Takes a new alert: among the levels, where the cursors' moves on its first tick do not fire it (that tick
+   * only sets its previous value, or fires a level condition that holds). The levels are merged in batches of at
+   * least an eighth of the ladder (or of the run), so arming n alerts costs O(n log n) in all. A moving alert
+   * whose level is not known yet (too short a history) waits in its run for a close that tells it.
    */
-  stage(alert: ArmedAlert): void {
+  place(alert: ArmedAlert): void {
     alert.place = PENDING;
     alert.since = this.seq;
-    this.pending.push(alert);
-    // Only a level condition does anything on its first tick (fire when it holds).
-    if (!isEdgeOp(alert.condition.op)) this.waiting.push(alert);
     this.bounded = false;
-    if (this.pending.length >= 32 + ((this.geLv.length + this.leLv.length) >> 3)) this.mergePending();
+    if (alert.condition.bars !== null) {
+      const run = this.runOf(alert);
+      this.runsPending = true;
+      const level = run.stage(alert, this.last);
+      // A fresh run's next tick is every alert's first already.
+      if (run.leveled && run.fresh !== this.seq) this.wait(alert, run.ge ? HOLDS_GE : HOLDS_LE, level, NaN);
+      return;
+    }
+    const c = alert.condition;
+    alert.lo = toUnits(c.source, (c.value ?? c.lower) as number);
+    alert.hi = c.upper === null ? NaN : toUnits(c.source, c.upper as number);
+    // Only a level condition does anything on its first tick (fire when it holds).
+    if (!isEdgeOp(c.op)) {
+      const holds =
+        c.op === 'greater_than'
+          ? HOLDS_GE
+          : c.op === 'less_than'
+            ? HOLDS_LE
+            : c.op === 'inside_channel'
+              ? HOLDS_IN
+              : HOLDS_OUT;
+      this.wait(alert, holds, alert.lo, alert.hi);
+    }
+    if (this.ge.lv.length + this.le.lv.length < SMALL_LADDER && this.pending.length === 0) {
+      // A short ladder takes it in place at once, which costs less than a later sort and merge.
+      const op = alert.condition.op;
+      if (usesGe(op)) this.ge.insert(alert.lo, alert, alert.hi);
+      if (usesLe(op)) {
+        if (op.endsWith('_channel')) this.le.insert(alert.hi, alert, alert.lo);
+        else this.le.insert(alert.lo, alert, NaN);
+      }
+      alert.place = EVALUATED;
+      this.recut();
+      return;
+    }
+    this.pending.push(alert);
+    if (this.pending.length >= 32 + ((this.ge.lv.length + this.le.lv.length) >> 3)) this.mergePending();
   }
 
+  /**
+   * Makes a level alert wait for its first tick, with what tells whether it holds then (`holds`, and its levels)
+   * next to it, so that tick reads only the alerts it fires or whose `lastTruth` matters (`every_time`).
+   */
+  private wait(alert: ArmedAlert, holds: number, lo: number, hi: number): void {
+    this.waiting.push(alert);
+    this.waitCode.push(alert.frequency === 'every_time' ? holds | REPEATS : holds);
+    this.waitLo.push(lo);
+    this.waitHi.push(hi);
+  }
+
+  /** Takes an alert out (the index calls it for the ones among the levels, place EVALUATED or WAITING). */
   delete(alert: ArmedAlert): void {
     const op = alert.condition.op;
     this.bounded = false;
+    if (alert.condition.bars !== null) {
+      this.runOf(alert).remove(alert);
+      return;
+    }
     if (usesGe(op)) {
-      const i = this.find(this.geLv, this.geAl, alert.lo, alert);
+      const i = this.ge.find(alert.lo, alert);
       if (i >= 0) {
-        this.geLv.splice(i, 1);
-        this.geAl.splice(i, 1);
+        this.ge.removeAt(i);
         if (i < this.geCut) this.geCut -= 1;
       }
     }
     if (usesLe(op)) {
-      const i = this.find(this.leLv, this.leAl, op.endsWith('_channel') ? alert.hi : alert.lo, alert);
+      const i = this.le.find(op.endsWith('_channel') ? alert.hi : alert.lo, alert);
       if (i >= 0) {
-        this.leLv.splice(i, 1);
-        this.leAl.splice(i, 1);
+        this.le.removeAt(i);
         if (i < this.leCut) this.leCut -= 1;
       }
     }
   }
 
-  private find(levels: readonly number[], alerts: readonly ArmedAlert[], level: number, alert: ArmedAlert): number {
-    for (let i = atOrAfterAscending(levels, level); i < levels.length && levels[i] === level; i++) {
-      if (alerts[i] === alert) return i;
-    }
-    return alerts.indexOf(alert);
-  }
-
   /** Evaluates the source's new value `n` on `day`. */
   evaluate(n: number, day: string, out: ArmedAlert[]): void {
     if (this.pending.length > 0) this.mergePending();
+    if (this.runsPending) {
+      this.runsPending = false;
+      const runs = this.runs;
+      for (let r = 0; r < runs.length; r++) if (runs[r]!.pending.length > 0) runs[r]!.merge(this.last);
+    }
     if (Number.isNaN(n)) return;
     const p = this.last;
-    const geLv = this.geLv;
-    const leLv = this.leLv;
+    const geLv = this.ge.lv;
+    const leLv = this.le.lv;
     if (Number.isNaN(p)) {
       this.geCut = afterAscending(geLv, n);
       this.leCut = atOrAfterAscending(leLv, n);
       this.bounded = false;
-    } else if (n !== p) {
-      this.p = p;
-      this.n = n;
-      this.tickDay = day;
-      this.out = out;
-      if (n > p) {
-        let i = this.geCut;
-        if (i < geLv.length && geLv[i]! <= n) {
-          do this.flip(this.geAl[i]!, true, true);
-          while (++i < geLv.length && geLv[i]! <= n);
-          this.geCut = i;
-          this.bounded = false;
-        }
-        i = this.leCut;
-        if (i < leLv.length && leLv[i]! < n) {
-          do this.flip(this.leAl[i]!, false, false);
-          while (++i < leLv.length && leLv[i]! < n);
-          this.leCut = i;
-          this.bounded = false;
-        }
-      } else {
-        let i = this.geCut - 1;
-        if (i >= 0 && geLv[i]! > n) {
-          do this.flip(this.geAl[i]!, true, false);
-          while (--i >= 0 && geLv[i]! > n);
-          this.geCut = i + 1;
-          this.bounded = false;
-        }
-        i = this.leCut - 1;
-        if (i >= 0 && leLv[i]! >= n) {
-          do this.flip(this.leAl[i]!, false, true);
-          while (--i >= 0 && leLv[i]! >= n);
-          this.leCut = i + 1;
-          this.bounded = false;
-        }
+    } else if (n > p) {
+      // `v ≥ level` turns true over (p, n], `v ≤ level` false over [p, n).
+      let i = this.geCut;
+      if (i < geLv.length && geLv[i]! <= n) {
+        const { code, oth, al } = this.ge;
+        do {
+          if (code[i] === FLIP_TRUE || (code[i] === FLIP_INTO && n <= oth[i]!)) this.fire(al[i]!, n, day, out);
+        } while (++i < geLv.length && geLv[i]! <= n);
+        this.geCut = i;
+        this.bounded = false;
+      }
+      i = this.leCut;
+      if (i < leLv.length && leLv[i]! < n) {
+        const { code, oth, al } = this.le;
+        do {
+          if (code[i] === FLIP_OUT && p >= oth[i]!) this.fire(al[i]!, n, day, out);
+        } while (++i < leLv.length && leLv[i]! < n);
+        this.leCut = i;
+        this.bounded = false;
+      }
+    } else if (n < p) {
+      // `v ≥ level` turns false over (n, p], `v ≤ level` true over [n, p).
+      let i = this.geCut - 1;
+      if (i >= 0 && geLv[i]! > n) {
+        const { code, oth, al } = this.ge;
+        do {
+          if (code[i] === FLIP_OUT && p <= oth[i]!) this.fire(al[i]!, n, day, out);
+        } while (--i >= 0 && geLv[i]! > n);
+        this.geCut = i + 1;
+        this.bounded = false;
+      }
+      i = this.leCut - 1;
+      if (i >= 0 && leLv[i]! >= n) {
+        const { code, oth, al } = this.le;
+        do {
+          if (code[i] === FLIP_TRUE || (code[i] === FLIP_INTO && n >= oth[i]!)) this.fire(al[i]!, n, day, out);
+        } while (--i >= 0 && leLv[i]! >= n);
+        this.leCut = i + 1;
+        this.bounded = false;
       }
     }
+    if (this.runs.length > 0) this.moveRuns(p, n, day, out);
     this.last = n;
     if (day !== this.day) {
       const revive = this.takeRevive(day);
       if (revive !== null) {
-        for (const alert of revive) {
-          if (alert.place === EVALUATED && alert.since !== this.seq) this.reevaluate(alert, n, day, out);
+        for (let i = 0; i < revive.length; i++) {
+          const alert = revive[i]!;
+          if (alert.place !== EVALUATED || alert.since === this.seq) continue;
+          // A moving alert of a fresh run has its first tick below.
+          if (this.freshAt === this.seq && alert.condition.bars !== null && this.runOf(alert).fresh === this.seq) {
+            continue;
+          }
+          this.reevaluate(alert, n, day, out);
         }
       }
+    }
+    if (this.freshAt >= 0) {
+      this.freshAt = -1;
+      const runs = this.runs;
+      for (let r = 0; r < runs.length; r++) if (runs[r]!.fresh === this.seq) this.admitRun(runs[r]!, n, day, out);
     }
     if (this.waiting.length > 0) this.admit(n, day, out);
     this.seq += 1;
   }
 
-  private reevaluate(alert: ArmedAlert, n: number, day: string, out: ArmedAlert[]): void {
-    if (truthOf(alert.condition.op, n, alert.lo, alert.hi)) this.fireIfAllowed(alert, n, day, out);
+  /**
+   * Moves each run's cursor from `p` to `n`, firing the alerts whose level it passes in the direction that makes
+   * them hold (none on their first tick: a fresh run's cursor only moves). Only the runs whose next level the
+   * value passed are read.
+   */
+  private moveRuns(p: number, n: number, day: string, out: ArmedAlert[]): void {
+    const runs = this.runs;
+    const seq = this.seq;
+    if (Number.isNaN(p)) {
+      for (const run of runs) run.recut(n);
+      this.bounded = false;
+      return;
+    }
+    if (n > p) {
+      const up = this.edges.up;
+      for (let r = 0; r < up.length; r++) {
+        if (!(n >= up[r]!)) continue;
+        const run = runs[r]!;
+        this.bounded = false;
+        if (run.fresh === seq) {
+          run.recut(n);
+          continue;
+        }
+        const lv = run.lv;
+        let i = run.cut;
+        if (run.ge) {
+          for (; i < lv.length && lv[i]! <= n; i++) {
+            const alert = run.al[i];
+            if (alert != null && alert.since !== seq) this.fireIfAllowed(alert, n, day, out);
+          }
+        } else {
+          while (i < lv.length && lv[i]! < n) i++;
+        }
+        run.setCut(i);
+      }
+    } else if (n < p) {
+      const down = this.edges.down;
+      for (let r = 0; r < down.length; r++) {
+        if (!(n <= down[r]!)) continue;
+        const run = runs[r]!;
+        this.bounded = false;
+        if (run.fresh === seq) {
+          run.recut(n);
+          continue;
+        }
+        const lv = run.lv;
+        let i = run.cut;
+        if (run.ge) {
+          while (i > 0 && lv[i - 1]! > n) i--;
+        } else {
+          for (; i > 0 && lv[i - 1]! >= n; i--) {
+            const alert = run.al[i - 1];
+            if (alert != null && alert.since !== seq) this.fireIfAllowed(alert, n, day, out);
+          }
+        }
+        run.setCut(i);
+      }
+    }
   }
 
-  /** The level conditions on their first tick fire when they hold (they are among the levels already). */
+  /**
+   * A fresh run's first tick (after a close set its levels): the alerts that hold, a contiguous range at one end
+   * of the levels, fire as new level alerts do; of the others, only the `every_time` ones are read, to record
+   * that they do not hold.
+   */
+  private admitRun(run: MoverRun, n: number, day: string, out: ArmedAlert[]): void {
+    const { al, lv, rep } = run;
+    const from = run.ge ? 0 : run.cut;
+    const to = run.ge ? run.cut : al.length;
+    for (let i = from; i < to; i++) {
+      const alert = al[i];
+      if (alert == null) continue;
+      alert.lo = lv[i]!;
+      if (!rep[i] || !alert.lastTruth) this.fireIfAllowed(alert, n, day, out);
+      alert.lastTruth = true;
+    }
+    for (let i = 0; i < al.length; i++) {
+      if (i === from) i = to;
+      if (i < al.length && rep[i] && al[i] != null) al[i]!.lastTruth = false;
+    }
+  }
+
+  private reevaluate(alert: ArmedAlert, n: number, day: string, out: ArmedAlert[]): void {
+    if (truthOf(alert.condition.op, n, this.levelOf(alert), alert.hi)) this.fireIfAllowed(alert, n, day, out);
+  }
+
+  /** An alert's level today (a moving alert's is kept by its run, and set on the alert when read here). */
+  private levelOf(alert: ArmedAlert): number {
+    if (alert.condition.bars !== null) alert.lo = this.runOf(alert).levelOf(alert);
+    return alert.lo;
+  }
+
+  /**
+   * The level conditions on their first tick fire when they hold (they are among the levels already). One that
+   * does not hold and is not `every_time` has nothing to do (only `every_time` reads `lastTruth`), so it is not
+   * read at all.
+   */
   private admit(n: number, day: string, out: ArmedAlert[]): void {
     const waiting = this.waiting;
+    const code = this.waitCode;
+    const lo = this.waitLo;
+    const hi = this.waitHi;
     const seq = this.seq;
     this.waiting = [];
-    for (const alert of waiting) {
+    this.waitCode = [];
+    this.waitLo = [];
+    this.waitHi = [];
+    for (let i = 0; i < waiting.length; i++) {
+      const holds = code[i]! & 3;
+      const truth =
+        holds === HOLDS_GE
+          ? n >= lo[i]!
+          : holds === HOLDS_LE
+            ? n <= lo[i]!
+            : (lo[i]! <= n && n <= hi[i]!) === (holds === HOLDS_IN);
+      if (!truth && code[i]! < REPEATS) continue;
+      const alert = waiting[i]!;
       if (alert.place !== EVALUATED || alert.since !== seq) continue;
       alert.since = -1;
-      this.evaluateOnce(alert, truthOf(alert.condition.op, n, alert.lo, alert.hi), n, day, out);
+      // `evaluateOnce` for a level condition (all that wait on a ladder).
+      if (truth && (alert.frequency !== 'every_time' || !alert.lastTruth)) this.fireIfAllowed(alert, n, day, out);
+      alert.lastTruth = truth;
     }
   }
 
@@ -483,52 +991,41 @@ class Ladder extends Slot {
     this.pending = [];
     const geLevels: number[] = [];
     const geAlerts: ArmedAlert[] = [];
+    const geOthers: number[] = [];
     const leLevels: number[] = [];
     const leAlerts: ArmedAlert[] = [];
+    const leOthers: number[] = [];
     for (const alert of pending) {
       if (alert.place !== PENDING) continue;
       const op = alert.condition.op;
+      const channel = op.endsWith('_channel');
       if (usesGe(op)) {
         geLevels.push(alert.lo);
         geAlerts.push(alert);
+        geOthers.push(alert.hi);
       }
       if (usesLe(op)) {
-        leLevels.push(op.endsWith('_channel') ? alert.hi : alert.lo);
+        leLevels.push(channel ? alert.hi : alert.lo);
         leAlerts.push(alert);
+        leOthers.push(channel ? alert.lo : NaN);
       }
       alert.place = EVALUATED;
     }
-    mergeSorted(this.geLv, this.geAl, geLevels, geAlerts);
-    mergeSorted(this.leLv, this.leAl, leLevels, leAlerts);
+    this.ge.merge(geLevels, geAlerts, geOthers);
+    this.le.merge(leLevels, leAlerts, leOthers);
     this.recut();
     this.bounded = false;
   }
 
   /** Sets the cursors for the last value. */
   private recut(): void {
-    this.geCut = afterAscending(this.geLv, this.last);
-    this.leCut = atOrAfterAscending(this.leLv, this.last);
+    this.geCut = afterAscending(this.ge.lv, this.last);
+    this.leCut = atOrAfterAscending(this.le.lv, this.last);
   }
 
-  /** A level's predicate changed truth (`ge`: `v ≥ level`, else `v ≤ level`). */
-  private flip(alert: ArmedAlert, ge: boolean, nowTrue: boolean): void {
-    const op = alert.condition.op;
-    let fires: boolean;
-    switch (op) {
-      case 'inside_channel':
-      case 'entering_channel':
-        fires = nowTrue && (ge ? this.n <= alert.hi : this.n >= alert.lo);
-        break;
-      case 'outside_channel':
-      case 'exiting_channel':
-        fires = !nowTrue && (ge ? this.p <= alert.hi : this.p >= alert.lo);
-        break;
-      default:
-        fires = nowTrue;
-    }
-    if (fires && alert.place === EVALUATED && alert.since !== this.seq) {
-      this.fireIfAllowed(alert, this.n, this.tickDay, this.out);
-    }
+  /** Fires an alert a cursor passed, unless it is on its first tick (which only sets its previous value). */
+  private fire(alert: ArmedAlert, n: number, day: string, out: ArmedAlert[]): void {
+    if (alert.place === EVALUATED && alert.since !== this.seq) this.fireIfAllowed(alert, n, day, out);
   }
 
   /**
@@ -537,25 +1034,48 @@ class Ladder extends Slot {
    */
   bound(cents: number, prevCloseCents: number): void {
     if (this.bounded && (prevCloseCents === this.boundPrevClose || this.feed.source !== 'changepct')) return;
-    const geLv = this.geLv;
-    const leLv = this.leLv;
-    const geCut = this.geCut;
-    const leCut = this.leCut;
+    const geLv = this.ge.lv;
+    const leLv = this.le.lv;
+    // The next levels of each kind up and down, over the constant levels and the runs.
+    let geUp = this.geCut < geLv.length ? geLv[this.geCut]! : Infinity;
+    let leUp = this.leCut < leLv.length ? leLv[this.leCut]! : Infinity;
+    let geDown = this.geCut > 0 ? geLv[this.geCut - 1]! : -Infinity;
+    let leDown = this.leCut > 0 ? leLv[this.leCut - 1]! : -Infinity;
+    const edges = this.edges;
+    for (let r = 0; r < edges.up.length; r++) {
+      const up = edges.up[r]!;
+      const down = edges.down[r]!;
+      if (edges.ge[r]) {
+        if (up < geUp) geUp = up;
+        if (down > geDown) geDown = down;
+      } else {
+        if (up < leUp) leUp = up;
+        if (down > leDown) leDown = down;
+      }
+    }
     const feed = this.feed;
     let up = Infinity;
     let down = -Infinity;
     if (feed.byVolume) {
       // The value is the volume itself: a volume moves no cursor while below the next `≥` level, at or below
       // the next `≤` one, at or above the last `≥` one and above the last `≤` one.
-      this.volGeUp = geCut < geLv.length ? geLv[geCut]! : Infinity;
-      this.volLeUp = leCut < leLv.length ? leLv[leCut]! : Infinity;
-      this.volGeDown = geCut > 0 ? geLv[geCut - 1]! : -Infinity;
-      this.volLeDown = leCut > 0 ? leLv[leCut - 1]! : -Infinity;
+      this.volGeUp = geUp;
+      this.volLeUp = leUp;
+      this.volGeDown = geDown;
+      this.volLeDown = leDown;
     } else {
-      if (geCut < geLv.length) up = feed.firstCentsUp(cents, prevCloseCents, geLv[geCut]!, false);
-      if (leCut < leLv.length) up = Math.min(up, feed.firstCentsUp(cents, prevCloseCents, leLv[leCut]!, true));
-      if (geCut > 0) down = feed.lastCentsDown(cents, prevCloseCents, geLv[geCut - 1]!, false);
-      if (leCut > 0) down = Math.max(down, feed.lastCentsDown(cents, prevCloseCents, leLv[leCut - 1]!, true));
+      // The value is monotonic in the price, so the nearer of the two levels each way is passed first (`v ≥ L`
+      // before `v > L` going up, `v ≤ L` after `v < L` going down): one search each way.
+      if (geUp <= leUp) {
+        if (geUp !== Infinity) up = feed.firstCentsUp(cents, prevCloseCents, geUp, false);
+      } else {
+        up = feed.firstCentsUp(cents, prevCloseCents, leUp, true);
+      }
+      if (geDown > leDown) {
+        down = feed.lastCentsDown(cents, prevCloseCents, geDown, false);
+      } else if (leDown !== -Infinity) {
+        down = feed.lastCentsDown(cents, prevCloseCents, leDown, true);
+      }
     }
     this.downCents = down;
     this.upCents = up;
@@ -564,71 +1084,42 @@ class Ladder extends Slot {
   }
 
   /**
-   * After a day close (the feed's constants moved): each moving alert takes its new level and waits for its next
-   * tick as a new alert would, its condition's truth at the last value kept for `every_time`.
+   * After a day close (the feed's constants moved): each run's moving alerts take their new levels in place and
+   * wait for their next tick as new alerts would, their condition's truth at the last value kept for `every_time`.
    */
   roll(): void {
     this.bounded = false;
-    const last = this.last;
-    const relevel: ArmedAlert[] = [];
-    let leveled = false;
-    this.moverOrder ??= [...this.movers].sort(byMovingLevel);
-    // In that order, the new levels come in a few ascending runs, which the merge sorts in O(n log runs).
-    for (const alert of this.moverOrder) {
-      if (alert.place === EVALUATED) {
-        const seen = alert.since !== this.seq;
-        if (seen && !Number.isNaN(last)) alert.lastTruth = truthOf(alert.condition.op, last, alert.lo, alert.hi);
-        if (seen) this.waiting.push(alert);
-        leveled = true;
-      } else if (alert.place !== PENDING) {
-        continue;
-      }
-      relevel.push(alert);
+    if (this.runs.length === 0) return;
+    this.runsPending = false;
+    this.freshAt = -1;
+    for (const run of this.runs) {
+      run.roll(this.last, this.seq);
+      if (run.fresh === this.seq) this.freshAt = this.seq;
     }
-    if (leveled) this.dropMovers();
-    if (relevel.length > 0) this.pending = this.pending.filter((alert) => alert.condition.bars === null);
-    for (const alert of this.unleveled) if (alert.place === WAITING) relevel.push(alert);
-    this.unleveled = [];
-    for (const alert of relevel) {
-      const unleveled = alert.place === WAITING;
-      if (!this.level(alert)) {
-        alert.place = WAITING;
-        this.unleveled.push(alert);
-      } else if (unleveled) {
-        this.stage(alert);
-      } else {
-        alert.place = PENDING;
-        alert.since = this.seq;
-        this.pending.push(alert);
-      }
+    // A fresh run's next tick is the first of all its alerts: they no longer wait one by one.
+    const waiting = this.waiting;
+    const code = this.waitCode;
+    const lo = this.waitLo;
+    const hi = this.waitHi;
+    let k = 0;
+    for (let i = 0; i < waiting.length; i++) {
+      if (waiting[i]!.condition.bars !== null) continue;
+      waiting[k] = waiting[i]!;
+      code[k] = code[i]!;
+      lo[k] = lo[i]!;
+      hi[k] = hi[i]!;
+      k++;
     }
-  }
-
-  /** Takes every moving alert out of the sorted levels. */
-  private dropMovers(): void {
-    for (const [levels, alerts] of [
-      [this.geLv, this.geAl],
-      [this.leLv, this.leAl],
-    ] as const) {
-      let k = 0;
-      for (let i = 0; i < alerts.length; i++) {
-        if (alerts[i]!.condition.bars !== null) continue;
-        levels[k] = levels[i]!;
-        alerts[k] = alerts[i]!;
-        k++;
-      }
-      levels.length = k;
-      alerts.length = k;
-    }
-    this.recut();
+    waiting.length = k;
+    code.length = k;
+    lo.length = k;
+    hi.length = k;
   }
 }
 
 /** The alerts of one symbol that share one condition whose levels are other series. */
 class Group extends Slot {
   members: ArmedAlert[] = [];
-  /** The prices (excluded) within which no comparison of the condition changes; empty until evaluated. */
-  readonly range: PriceRange = { lo: Infinity, hi: -Infinity };
   private hasPrev = false;
   private prevTruth = false;
   private pv = NaN;
@@ -640,7 +1131,7 @@ class Group extends Slot {
     readonly probe: ConditionProbe,
     private readonly sourceFeed: SourceFeed,
   ) {
-    super(index);
+    super(index, inCents(sourceFeed.source));
   }
 
   insert(alert: ArmedAlert): void {
@@ -668,13 +1159,17 @@ class Group extends Slot {
       if (isEdgeOp(op)) {
         if (edgeOf(op, this.pv, this.plo, this.phi, v, lo, hi)) {
           value = this.sourceFeed.value(cents, volume, prevCloseCents);
-          for (const alert of [...this.members]) this.fireIfAllowed(alert, value, day, out);
+          // Fired `once` members leave after the tick (see `doom`), so the members do not change here.
+          const members = this.members;
+          for (let i = 0; i < members.length; i++) this.fireIfAllowed(members[i]!, value, day, out);
         }
       } else {
         const flipped = truth && !this.prevTruth;
         if (flipped || (truth && newDay)) {
           value = this.sourceFeed.value(cents, volume, prevCloseCents);
-          for (const alert of [...this.members]) {
+          const members = this.members;
+          for (let i = 0; i < members.length; i++) {
+            const alert = members[i]!;
             if (flipped || perBar(alert.frequency)) this.fireIfAllowed(alert, value, day, out);
           }
         }
@@ -685,7 +1180,8 @@ class Group extends Slot {
       const waiting = this.waiting;
       this.waiting = [];
       value = this.sourceFeed.value(cents, volume, prevCloseCents);
-      for (const alert of waiting) {
+      for (let i = 0; i < waiting.length; i++) {
+        const alert = waiting[i]!;
         if (alert.place !== WAITING) continue;
         this.evaluateOnce(alert, truth, value, day, out);
         if (alert.place === WAITING) this.insert(alert);
@@ -703,31 +1199,70 @@ class Group extends Slot {
  * One symbol's structures, and where its next tick may move nothing: every source but volume is monotonic in
  * the price within a day, so after each evaluation the book keeps the prices (in cents, excluded) and the
  * volumes between which no ladder cursor moves and no group comparison changes; a tick of the same day inside
- * them costs a few comparisons.
+ * them costs a few comparisons. Each structure's own range sits in flat arrays next to the others', so a tick
+ * outside the book's range reads the structures it must evaluate, and only those.
  */
 class Book {
   day = '';
   prevCloseCents = NaN;
   /** The prices (excluded) within which a tick moves nothing; an empty range (+∞, −∞) until evaluated. */
-  readonly range: PriceRange = { lo: Infinity, hi: -Infinity };
+  lo = Infinity;
+  hi = -Infinity;
+  /** The volume ladder's bounds (see `Ladder.bound`). */
   volGeUp = Infinity;
   volLeUp = Infinity;
   volGeDown = -Infinity;
   volLeDown = -Infinity;
   readonly ladders: Ladder[] = [];
+  /**
+   * Per ladder (by place), the prices (excluded) within which a tick of `day` with the same previous close moves
+   * none of its cursors and admits nothing; (−∞, +∞) for the volume ladder (its own bounds are the volumes
+   * above) and for a source unknown all day; empty (+∞, −∞) when it must be evaluated.
+   */
+  readonly ladderLo: number[] = [];
+  readonly ladderHi: number[] = [];
   readonly ladderBySource = new Map<string, Ladder>();
   readonly groups: Group[] = [];
+  /** Per group (by place), the prices (excluded) within which none of its comparisons changes, as above. */
+  readonly groupLo: number[] = [];
+  readonly groupHi: number[] = [];
   readonly groupByKey = new Map<string, Group>();
   readonly alerts = new Set<ArmedAlert>();
+  /** The place of the volume ladder, or −1. */
+  volumeAt = -1;
+
+  /** The structure's next tick is evaluated in full (and the book's). */
+  unbound(slot: Slot): void {
+    if (slot instanceof Ladder) {
+      this.ladderLo[slot.at] = Infinity;
+      this.ladderHi[slot.at] = -Infinity;
+    } else {
+      this.groupLo[slot.at] = Infinity;
+      this.groupHi[slot.at] = -Infinity;
+    }
+    this.lo = Infinity;
+    this.hi = -Infinity;
+  }
+
+  /** Every structure's next tick is evaluated in full. */
+  unboundAll(): void {
+    this.ladderLo.fill(Infinity);
+    this.ladderHi.fill(-Infinity);
+    this.groupLo.fill(Infinity);
+    this.groupHi.fill(-Infinity);
+    this.lo = Infinity;
+    this.hi = -Infinity;
+  }
 }
 
 /** The armed alerts of every user, per symbol and source. */
 export class AlertIndex {
   private readonly books = new Map<string, Book>();
   private readonly byKey = new Map<string, ArmedAlert>();
-  private readonly slots = new Map<ArmedAlert, Ladder | Group>();
   private readonly feeds: FeedBook;
   private doomed: ArmedAlert[] = [];
+  /** What `ConditionProbe.narrow` narrows, reused. */
+  private readonly scratchRange: PriceRange = { lo: -Infinity, hi: Infinity };
 
   /** An empty index reading each symbol's finished days from `history`. */
   constructor(history: HistoryLookup = () => undefined) {
@@ -767,18 +1302,16 @@ export class AlertIndex {
       let ladder = book.ladderBySource.get(condition.source);
       if (ladder === undefined) {
         ladder = new Ladder(this, this.feeds.feed(alert.symbol, condition.source));
+        ladder.at = book.ladders.length;
+        if (ladder.feed.byVolume) book.volumeAt = ladder.at;
         book.ladderBySource.set(condition.source, ladder);
         book.ladders.push(ladder);
+        book.ladderLo.push(Infinity);
+        book.ladderHi.push(-Infinity);
       }
       alert.lo = NaN;
       alert.reviving = false;
-      if (condition.bars !== null) ladder.addMover(alert);
-      if (ladder.level(alert)) {
-        ladder.stage(alert);
-      } else {
-        alert.place = WAITING;
-        ladder.unleveled.push(alert);
-      }
+      ladder.place(alert);
       slot = ladder;
     } else {
       const key = conditionKey(condition);
@@ -789,16 +1322,19 @@ export class AlertIndex {
           new ConditionProbe(condition, alert.symbol, this.feeds),
           this.feeds.feed(alert.symbol, condition.source),
         );
+        group.at = book.groups.length;
         book.groupByKey.set(key, group);
         book.groups.push(group);
+        book.groupLo.push(Infinity);
+        book.groupHi.push(-Infinity);
       }
       alert.place = WAITING;
       alert.reviving = false;
       group.waiting.push(alert);
       slot = group;
     }
-    this.unbound(book);
-    this.slots.set(alert, slot);
+    book.unbound(slot);
+    alert.slot = slot;
     book.alerts.add(alert);
     this.byKey.set(alert.key, alert);
   }
@@ -807,18 +1343,23 @@ export class AlertIndex {
   remove(key: string): ArmedAlert | undefined {
     const alert = this.byKey.get(key);
     if (alert === undefined) return undefined;
-    this.byKey.delete(key);
-    const slot = this.slots.get(alert)!;
-    this.slots.delete(alert);
-    if (alert.place === EVALUATED) slot.delete(alert);
-    if (slot instanceof Ladder) slot.deleteMover(alert);
+    this.detach(alert);
+    return alert;
+  }
+
+  /** Takes an armed alert out of the index. */
+  private detach(alert: ArmedAlert): void {
+    this.byKey.delete(alert.key);
+    const slot = alert.slot as Ladder | Group;
+    alert.slot = null;
+    // On a ladder, a moving alert waiting for its level is among its run's too.
+    if (alert.place === EVALUATED || (alert.place === WAITING && slot instanceof Ladder)) slot.delete(alert);
     alert.place = NOWHERE;
     const book = this.books.get(alert.symbol);
     if (book !== undefined) {
       book.alerts.delete(alert);
-      this.unbound(book);
+      book.unbound(slot);
     }
-    return alert;
   }
 
   /** Takes a fired `once` alert out, once the tick's evaluation is over. */
@@ -841,131 +1382,123 @@ export class AlertIndex {
   ): number {
     const book = this.books.get(symbol);
     if (book === undefined) return 0;
-    const range = book.range;
-    if (
-      cents > range.lo &&
-      cents < range.hi &&
+    // A new day or a new previous close moves every structure (once-per-bar revivals, the day's change).
+    const same =
       day === book.day &&
       (prevCloseCents === book.prevCloseCents ||
-        (prevCloseCents !== prevCloseCents && book.prevCloseCents !== book.prevCloseCents)) &&
-      volume < book.volGeUp &&
-      volume <= book.volLeUp &&
-      volume >= book.volGeDown &&
-      volume > book.volLeDown
-    ) {
-      return 0;
-    }
+        (prevCloseCents !== prevCloseCents && book.prevCloseCents !== book.prevCloseCents));
+    const volumeHolds =
+      volume < book.volGeUp && volume <= book.volLeUp && volume >= book.volGeDown && volume > book.volLeDown;
+    if (same && cents > book.lo && cents < book.hi && volumeHolds) return 0;
     const before = out.length;
     // Each structure whose own range holds the tick moves nothing either.
     const ladders = book.ladders;
+    const ladderLo = book.ladderLo;
+    const ladderHi = book.ladderHi;
     for (let i = 0; i < ladders.length; i++) {
+      if (same && cents > ladderLo[i]! && cents < ladderHi[i]! && (i !== book.volumeAt || volumeHolds)) continue;
+      ladderLo[i] = Infinity;
+      ladderHi[i] = -Infinity;
       const ladder = ladders[i]!;
-      if (ladder.bounded && ladder.day === day && ladder.waiting.length === 0) {
-        if (ladder.feed.byVolume) {
-          if (
-            volume < ladder.volGeUp &&
-            volume <= ladder.volLeUp &&
-            volume >= ladder.volGeDown &&
-            volume > ladder.volLeDown
-          ) {
-            continue;
-          }
-        } else if (
-          cents > ladder.downCents &&
-          cents < ladder.upCents &&
-          (prevCloseCents === ladder.boundPrevClose || ladder.feed.source !== 'changepct')
-        ) {
-          continue;
-        }
-      }
       ladder.evaluate(ladder.feed.value(cents, volume, prevCloseCents), day, out);
     }
     const groups = book.groups;
+    const groupLo = book.groupLo;
+    const groupHi = book.groupHi;
     for (let i = 0; i < groups.length; i++) {
-      const group = groups[i]!;
-      const own = group.range;
-      if (cents > own.lo && cents < own.hi && group.day === day && group.waiting.length === 0) continue;
-      own.lo = Infinity;
-      own.hi = -Infinity;
-      group.evaluate(cents, volume, prevCloseCents, day, out);
+      if (same && cents > groupLo[i]! && cents < groupHi[i]!) continue;
+      groupLo[i] = Infinity;
+      groupHi[i] = -Infinity;
+      groups[i]!.evaluate(cents, volume, prevCloseCents, day, out);
     }
     if (this.doomed.length > 0) {
-      for (const alert of this.doomed) if (this.byKey.get(alert.key) === alert) this.remove(alert.key);
-      this.doomed = [];
+      const doomed = this.doomed;
+      // Each is still armed unless disarmed already (its slot then null).
+      for (let i = 0; i < doomed.length; i++) if (doomed[i]!.slot !== null) this.detach(doomed[i]!);
+      doomed.length = 0;
     }
     this.bound(book, cents, volume, prevCloseCents, day);
     return out.length - before;
   }
 
-  /** Sets where the book's next tick may move nothing, after an evaluation at `cents`. */
+  /**
+   * Sets where the book's next tick may move nothing, after an evaluation at `cents`: the structures evaluated
+   * (their range empty) set theirs again, and the book keeps the intersection.
+   */
   private bound(book: Book, cents: number, volume: number, prevCloseCents: number, day: string): void {
-    const range = book.range;
-    range.lo = -Infinity;
-    range.hi = Infinity;
-    book.volGeUp = Infinity;
-    book.volLeUp = Infinity;
-    book.volGeDown = -Infinity;
-    book.volLeDown = -Infinity;
+    let lo = -Infinity;
+    let hi = Infinity;
     book.day = day;
     book.prevCloseCents = prevCloseCents;
     let whole = false;
-    for (const ladder of book.ladders) {
-      if (ladder.waiting.length > 0) {
-        // A source unknown all day (too short a history) moves nothing, and admits nothing.
-        if (!Number.isNaN(ladder.feed.value(cents, volume, prevCloseCents))) whole = true;
-        continue;
+    const ladders = book.ladders;
+    const ladderLo = book.ladderLo;
+    const ladderHi = book.ladderHi;
+    for (let i = 0; i < ladders.length; i++) {
+      if (!(ladderLo[i]! < cents && cents < ladderHi[i]!)) {
+        const ladder = ladders[i]!;
+        // By default a ladder whose source is unknown all day (too short a history): it moves nothing, and
+        // admits nothing.
+        ladderLo[i] = -Infinity;
+        ladderHi[i] = Infinity;
+        if (!ladder.settled) {
+          if (!Number.isNaN(ladder.feed.value(cents, volume, prevCloseCents))) {
+            ladderLo[i] = Infinity;
+            ladderHi[i] = -Infinity;
+            whole = true;
+          }
+          continue;
+        }
+        if (!ladder.bounded && Number.isNaN(ladder.feed.value(cents, volume, prevCloseCents))) continue;
+        ladder.bound(cents, prevCloseCents);
+        if (ladder.feed.byVolume) {
+          book.volGeUp = ladder.volGeUp;
+          book.volLeUp = ladder.volLeUp;
+          book.volGeDown = ladder.volGeDown;
+          book.volLeDown = ladder.volLeDown;
+        } else {
+          ladderLo[i] = ladder.downCents;
+          ladderHi[i] = ladder.upCents;
+        }
       }
-      if (!ladder.bounded && Number.isNaN(ladder.feed.value(cents, volume, prevCloseCents))) continue;
-      ladder.bound(cents, prevCloseCents);
-      if (ladder.feed.byVolume) {
-        book.volGeUp = ladder.volGeUp;
-        book.volLeUp = ladder.volLeUp;
-        book.volGeDown = ladder.volGeDown;
-        book.volLeDown = ladder.volLeDown;
-      } else {
-        if (ladder.downCents > range.lo) range.lo = ladder.downCents;
-        if (ladder.upCents < range.hi) range.hi = ladder.upCents;
-      }
+      if (ladderLo[i]! > lo) lo = ladderLo[i]!;
+      if (ladderHi[i]! < hi) hi = ladderHi[i]!;
     }
-    for (const group of book.groups) {
-      const own = group.range;
-      if (own.lo < cents && cents < own.hi) {
-        // Not evaluated on this tick: its range still holds.
-        if (own.lo > range.lo) range.lo = own.lo;
-        if (own.hi < range.hi) range.hi = own.hi;
-        continue;
+    const groups = book.groups;
+    const groupLo = book.groupLo;
+    const groupHi = book.groupHi;
+    const own = this.scratchRange;
+    for (let i = 0; i < groups.length; i++) {
+      if (!(groupLo[i]! < cents && cents < groupHi[i]!)) {
+        // Evaluated on this tick: its range is set again.
+        const group = groups[i]!;
+        own.lo = -Infinity;
+        own.hi = Infinity;
+        const narrowed = group.probe.narrow(cents, own);
+        if (narrowed === 'opaque' || (narrowed === 'narrowed' && group.waiting.length > 0)) {
+          whole = true;
+          continue;
+        }
+        groupLo[i] = own.lo;
+        groupHi[i] = own.hi;
       }
-      own.lo = -Infinity;
-      own.hi = Infinity;
-      const narrowed = group.probe.narrow(cents, own);
-      if (narrowed === 'opaque' || (narrowed === 'narrowed' && group.waiting.length > 0)) {
-        own.lo = Infinity;
-        own.hi = -Infinity;
-        whole = true;
-        continue;
-      }
-      if (own.lo > range.lo) range.lo = own.lo;
-      if (own.hi < range.hi) range.hi = own.hi;
+      if (groupLo[i]! > lo) lo = groupLo[i]!;
+      if (groupHi[i]! < hi) hi = groupHi[i]!;
     }
-    if (whole || !(range.lo < cents && cents < range.hi)) this.unbound(book);
-  }
-
-  /** The book's next tick is evaluated in full. */
-  private unbound(book: Book): void {
-    book.range.lo = Infinity;
-    book.range.hi = -Infinity;
+    if (whole || !(lo < cents && cents < hi)) {
+      lo = Infinity;
+      hi = -Infinity;
+    }
+    book.lo = lo;
+    book.hi = hi;
   }
 
   /** After a day close: every source reads its finished days again, and moving levels are set afresh. */
   roll(): void {
     this.feeds.refresh();
     for (const book of this.books.values()) {
-      this.unbound(book);
+      book.unboundAll();
       for (const ladder of book.ladders) ladder.roll();
-      for (const group of book.groups) {
-        group.range.lo = Infinity;
-        group.range.hi = -Infinity;
-      }
     }
   }
 

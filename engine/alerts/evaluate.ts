@@ -23,11 +23,12 @@ export function evaluateTicks(
   onFire: FireHandler,
   scratch: ArmedAlert[] = [],
 ): void {
-  for (const tick of ticks) {
+  for (let t = 0; t < ticks.length; t++) {
+    const tick = ticks[t]!;
     const move = quotes.applyTick(tick);
     const day = days.of(tick.ts);
     if (index.evaluate(tick.symbol, move.cents, move.volume, move.prevCloseCents, day, scratch) > 0) {
-      for (const alert of scratch) onFire(alert, tick, move.cents);
+      for (let i = 0; i < scratch.length; i++) onFire(scratch[i]!, tick, move.cents);
       scratch.length = 0;
     }
   }

@@ -182,19 +182,38 @@ export class SourceFeed {
 
   /**
    * Every source but volume is non-decreasing in the price within a day (in floating point too), so the price
-   * in cents where it first reaches a level is found by galloping from `cents`: the smallest integer price
-   * above `cents` whose value is at or above `level` (above it when `strict`), Infinity when none. The value at
-   * `cents` must not meet it.
+   * in cents where it first reaches a level is found by galloping: the smallest integer price above `cents`
+   * whose value is at or above `level` (above it when `strict`), Infinity when none. The value at `cents` must
+   * not meet it. The search starts from the price the level's inverse gives (see {@link centsNear}), which is
+   * then checked against its neighbour, so the answer is exact whatever the rounding of that inverse.
    */
   firstCentsUp(cents: number, prevCloseCents: number, level: number, strict: boolean): number {
+    if (this.kind === KIND_PRICE) {
+      // The value is the price itself.
+      const first = Math.max(cents + 1, strict ? Math.floor(level) + 1 : Math.ceil(level));
+      return first - cents > 2 ** 40 ? Infinity : first;
+    }
+    const near = Math.ceil(this.centsNear(level, prevCloseCents));
+    const from = near > cents + 1 && near - cents <= 2 ** 40 ? near : cents + 1;
+    // Invariant: `lo` does not meet the level, `hi` does.
     let lo = cents;
+    let hi = from;
     let step = 1;
-    let hi = cents + 1;
-    while (!this.meets(hi, prevCloseCents, level, strict)) {
-      lo = hi;
-      step *= 2;
-      if (step > 2 ** 40) return Infinity;
-      hi = cents + step;
+    if (this.meets(from, prevCloseCents, level, strict)) {
+      while (hi - step > lo && this.meets(hi - step, prevCloseCents, level, strict)) {
+        hi -= step;
+        step *= 2;
+      }
+      lo = Math.max(lo, hi - step);
+    } else {
+      lo = from;
+      hi = from + 1;
+      while (!this.meets(hi, prevCloseCents, level, strict)) {
+        lo = hi;
+        step *= 2;
+        if (hi - cents > 2 ** 40) return Infinity;
+        hi = lo + step;
+      }
     }
     while (hi - lo > 1) {
       const mid = lo + Math.floor((hi - lo) / 2);
@@ -206,17 +225,34 @@ export class SourceFeed {
 
   /**
    * The mirror of {@link firstCentsUp}: the largest integer price below `cents` whose value is below `level`
-   * (at or below it when `strict`), -Infinity when none.
+   * (at or below it when `strict`), -Infinity when none. The value at `cents` must meet it.
    */
   lastCentsDown(cents: number, prevCloseCents: number, level: number, strict: boolean): number {
+    if (this.kind === KIND_PRICE) {
+      const last = Math.min(cents - 1, strict ? Math.floor(level) : Math.ceil(level) - 1);
+      return cents - last > 2 ** 40 ? -Infinity : last;
+    }
+    const near = Math.ceil(this.centsNear(level, prevCloseCents)) - 1;
+    const from = near < cents - 1 && cents - near <= 2 ** 40 ? near : cents - 1;
+    // Invariant: `lo` does not meet the level, `hi` does.
+    let lo = from;
     let hi = cents;
     let step = 1;
-    let lo = cents - 1;
-    while (this.meets(lo, prevCloseCents, level, strict)) {
-      hi = lo;
-      step *= 2;
-      if (step > 2 ** 40) return -Infinity;
-      lo = cents - step;
+    if (this.meets(from, prevCloseCents, level, strict)) {
+      hi = from;
+      lo = from - 1;
+      while (this.meets(lo, prevCloseCents, level, strict)) {
+        hi = lo;
+        step *= 2;
+        if (cents - lo > 2 ** 40) return -Infinity;
+        lo = hi - step;
+      }
+    } else {
+      while (lo + step < hi && !this.meets(lo + step, prevCloseCents, level, strict)) {
+        lo += step;
+        step *= 2;
+      }
+      hi = Math.min(hi, lo + step);
     }
     while (hi - lo > 1) {
       const mid = lo + Math.floor((hi - lo) / 2);
@@ -224,6 +260,25 @@ export class SourceFeed {
       else lo = mid;
     }
     return lo;
+  }
+
+  /**
+   * About the price in cents where the value is `level`, for the sources linear in the price (price, SMA, EMA,
+   * the day's change); NaN for the others. Only where a search starts: off by a rounding, it costs a step more.
+   */
+  private centsNear(level: number, prevCloseCents: number): number {
+    switch (this.kind) {
+      case KIND_PRICE:
+        return level;
+      case KIND_SMA:
+        return level * this.period - this.a;
+      case KIND_EMA:
+        return this.a + (level - this.a) / (2 / (this.period + 1));
+      case KIND_CHANGE:
+        return prevCloseCents > 0 ? prevCloseCents * (1 + level / 100) : NaN;
+      default:
+        return NaN;
+    }
   }
 
   /** An amount the user wrote in the source's unit in the feed's unit, converted once per amount. */
@@ -311,19 +366,30 @@ export class SourceFeed {
    * its percent of that value; NaN when the value back then is unknown.
    */
   movingLevel(op: AlertOp, amount: number, bars: number): number {
-    const base = this.valueBarsAgo(bars);
-    if (Number.isNaN(base)) return NaN;
-    switch (op) {
-      case 'moving_up':
-        return base + this.unitsOf(amount);
-      case 'moving_down':
-        return base - this.unitsOf(amount);
-      case 'moving_up_pct':
-        return base + (Math.abs(base) * amount) / 100;
-      default:
-        return base - (Math.abs(base) * amount) / 100;
-    }
+    const pct = op === 'moving_up_pct' || op === 'moving_down_pct';
+    return movingLevelOf(
+      op === 'moving_up' || op === 'moving_up_pct',
+      pct,
+      this.valueBarsAgo(bars),
+      pct ? amount : this.movingAmount(amount),
+    );
   }
+
+  /** A moving operator's absolute amount as the user wrote it, in the feed's unit (what {@link movingLevelOf} adds). */
+  movingAmount(amount: number): number {
+    return this.unitsOf(amount);
+  }
+}
+
+/**
+ * A moving operator's level from the value back then (`base`) and its amount (in the feed's unit, or a percent
+ * when `pct`): non-decreasing in the amount when `up`, non-increasing otherwise, in floating point too (each step
+ * is a rounded monotonic operation), so alerts sorted by amount keep their levels sorted whatever the base.
+ */
+export function movingLevelOf(up: boolean, pct: boolean, base: number, amount: number): number {
+  if (Number.isNaN(base)) return NaN;
+  const move = pct ? (Math.abs(base) * amount) / 100 : amount;
+  return up ? base + move : base - move;
 }
 
 /** The feeds of every symbol, made on first use. */

@@ -220,7 +220,10 @@ export function indexedRun(market: Market, passes: number, limit = Infinity): Ru
   const started = performance.now();
   for (let pass = 0; pass < passes && evaluated < limit; pass++) {
     let closeAt = 0;
-    for (const tick of market.ticks) {
+    // Indexed rather than `for … of`, so that the loop itself makes no garbage for the collector measured here.
+    const ticks = market.ticks;
+    for (let t = 0; t < ticks.length; t++) {
+      const tick = ticks[t]!;
       if (evaluated + batch.length >= limit) break;
       if (tick === null) {
         flush();

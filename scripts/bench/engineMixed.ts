@@ -129,7 +129,7 @@ function conditionOf(rng: Random, source: AlertSource, dollars: number): AlertCo
  * frequency and source (half on the price, 5% on another series), 1% of them within reach; ticks that wander
  * within about 3% of each price, the day's volume growing, and two day closes.
  */
-function buildMarket(): Market {
+export function buildMarket(): Market {
   const rng = new Random('bench-engine-mixed');
   const { seeds, base } = seedSymbols(rng, { prefix: 'M', from: 0.95, rise: 0.05, volume: 20_000 });
   const alerts: ArmedAlert[] = [];
