@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { allThenEach, groupCommit, type GroupCommit } from '../groupCommit.ts';
+import { walCheckpointer, type WalCheckpointer } from '../walCheckpoint.ts';
 import {
   EventStoreError,
   START,
@@ -130,6 +131,8 @@ export class SqliteEventStore implements EventStore {
   private readonly appendTx: (stream: string, events: readonly EventData[], options: AppendOptions) => AppendResult;
   /** Appends waiting for the group commit at the end of this turn of the event loop. */
   private readonly group: GroupCommit<QueuedAppend, AppendResult>;
+  /** Checkpoints of the WAL soon after writes, outside the commits (see `platform/walCheckpoint.ts`). */
+  private readonly checkpoints: WalCheckpointer;
 
   constructor(private readonly options: SqliteEventStoreOptions) {
     if (options.file !== ':memory:') mkdirSync(dirname(options.file), { recursive: true });
@@ -180,6 +183,7 @@ export class SqliteEventStore implements EventStore {
       ({ stream, events, options: opts }: QueuedAppend) => this.appendInTransaction(stream, events, opts),
       ({ stream, events }, error) => this.recoveredAppend(stream, events, error),
     );
+    this.checkpoints = walCheckpointer(this.db);
     this.group = groupCommit(
       (appends) => {
         this.assertOpen();
@@ -188,6 +192,7 @@ export class SqliteEventStore implements EventStore {
       (appends, outcomes) => {
         if (appends.some((append, i) => append.events.length > 0 && !(outcomes[i] instanceof Error))) {
           this.appendVersion += 1;
+          this.checkpoints.written();
           this.wake.emit('append');
         }
       },
@@ -229,6 +234,7 @@ export class SqliteEventStore implements EventStore {
     }
     if (events.length > 0) {
       this.appendVersion += 1;
+      this.checkpoints.written();
       this.wake.emit('append');
     }
     return result;
@@ -452,6 +458,7 @@ export class SqliteEventStore implements EventStore {
     this.group.flush();
     this.closed = true;
     this.stopPolling();
+    this.checkpoints.stop();
     this.db.close();
   }
 }

@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { WAL_AUTOCHECKPOINT_PAGES } from '../eventstore/sqlite.ts';
 import { allThenEach, groupCommit, type GroupCommit } from '../groupCommit.ts';
+import { walCheckpointer, type WalCheckpointer } from '../walCheckpoint.ts';
 import {
   takeDocumentText,
   type Checkpoint,
@@ -48,6 +49,8 @@ export class SqliteReadModelStore implements ReadModelStore {
   private readonly resetTx: Database.Transaction<(consumer: string, collections: readonly string[]) => void>;
   /** Commits waiting for the group commit at the end of this turn of the event loop. */
   private readonly group: GroupCommit<QueuedCommit, null>;
+  /** Checkpoints of the WAL soon after writes, outside the commits (see `platform/walCheckpoint.ts`). */
+  private readonly checkpoints: WalCheckpointer;
 
   constructor(options: SqliteReadModelStoreOptions) {
     if (options.file !== ':memory:') mkdirSync(dirname(options.file), { recursive: true });
@@ -87,11 +90,13 @@ export class SqliteReadModelStore implements ReadModelStore {
       ),
       delCheckpoint: this.db.prepare('DELETE FROM checkpoints WHERE consumer = ?'),
     };
+    this.checkpoints = walCheckpointer(this.db);
     this.group = groupCommit(
       allThenEach(this.db, ({ consumer, checkpoint, writes }: QueuedCommit) => {
         this.writeCommit(consumer, checkpoint, writes);
         return null;
       }),
+      () => this.checkpoints.written(),
     );
     this.resetTx = this.db.transaction((consumer: string, collections: readonly string[]) => {
       for (const c of collections) this.stmt.delCollection.run(c);
@@ -146,6 +151,7 @@ export class SqliteReadModelStore implements ReadModelStore {
 
   close(): Promise<void> {
     if (this.db.open) this.group.flush();
+    this.checkpoints.stop();
     if (this.db.open) this.db.close();
     return Promise.resolve();
   }
