@@ -344,6 +344,27 @@ interface NotificationRun {
   readonly backgroundTriggers: number;
   /** How long the measurement took, in seconds. */
   readonly seconds: number;
+  /** The gateway's garbage collection during the measurement: pauses, those of 10 ms or more, seconds in all. */
+  readonly gc: GcFigures;
+  /** The gateway's heap in use at the end of the measurement, MB. */
+  readonly heapMb: number;
+}
+
+/** Garbage collection pauses of the gateway over a span of time, from its `/metrics`. */
+interface GcFigures {
+  readonly pauses: number;
+  readonly over10ms: number;
+  readonly seconds: number;
+}
+
+/** The gateway's garbage collection so far (`nodejs_gc_duration_seconds`, every kind). */
+async function gcSoFar(url: string): Promise<GcFigures> {
+  const all = await metric(url, 'nodejs_gc_duration_seconds_count');
+  return {
+    pauses: all,
+    over10ms: all - (await metric(url, 'nodejs_gc_duration_seconds_bucket', 'le="0.01"')),
+    seconds: await metric(url, 'nodejs_gc_duration_seconds_sum'),
+  };
 }
 
 /** A counter or gauge of `/metrics` (summed over its labels, or only those containing `labels`). */
@@ -456,21 +477,30 @@ async function measureNotifications(
 ): Promise<NotificationRun> {
   const samples: number[] = [];
   const sentAt = new Map<string, number>();
+  /** The slowest socket's latency of each crossing. */
+  const slowestOf = new Map<string, number>();
   const fired = new Set<string>();
   let measuring = false;
   let backgroundNotifications = 0;
   const listeners = userSockets.map((list, u) => {
     const listener = (n: NotificationPush): void => {
-      const at = sentAt.get(`${u}/${n.symbol}`);
+      const key = `${u}/${n.symbol}`;
+      const at = sentAt.get(key);
       if (at === undefined) return;
-      samples.push(performance.now() - at);
+      const ms = performance.now() - at;
+      samples.push(ms);
+      slowestOf.set(key, Math.max(ms, slowestOf.get(key) ?? 0));
       fired.add(`${u}/${n.symbol}`);
     };
     for (const socket of list) socket.on('notification', listener);
     return listener;
   });
-  const onBackground = (): void => {
-    if (measuring) backgroundNotifications += 1;
+  /** When each background notification arrived, and its symbol, to tell what a slow crossing waited behind. */
+  const backgroundAt: [number, string][] = [];
+  const onBackground = (n: NotificationPush): void => {
+    if (!measuring) return;
+    backgroundNotifications += 1;
+    backgroundAt.push([performance.now(), n.symbol]);
   };
   for (const socket of backgroundSockets) socket.on('notification', onBackground);
   const load = await startFeed(url, prices);
@@ -478,6 +508,7 @@ async function measureNotifications(
   await sleep(warmupMs);
   if (settleFirst) await settle(url);
   const triggersBefore = await appendedTriggers(url);
+  const gcBefore = await gcSoFar(url);
   const started = performance.now();
   measuring = true;
   for (const alert of alerts) {
@@ -497,17 +528,36 @@ async function measureNotifications(
   measuring = false;
   const seconds = (performance.now() - started) / 1000;
   const triggersAfter = await appendedTriggers(url);
+  const gcAfter = await gcSoFar(url);
+  const heapMb = Math.round((await metric(url, 'nodejs_heap_size_used_bytes')) / 1e6);
   const ticksPerSec = await load.stop();
   children.splice(children.indexOf(load.child), 1);
   for (const [u, list] of userSockets.entries()) for (const socket of list) socket.off('notification', listeners[u]);
   for (const socket of backgroundSockets) socket.off('notification', onBackground);
   if (samples.length < expected) progress(`only ${samples.length} of ${expected} notifications arrived`);
+  // The slowest crossings, with the background notifications that arrived while their own was awaited.
+  const slowest = [...slowestOf.entries()].sort((a, b) => b[1] - a[1]).slice(0, 5);
+  for (const [key, ms] of slowest) {
+    const from = sentAt.get(key)!;
+    const during = backgroundAt.filter(([at]) => at >= from && at <= from + ms);
+    const same = during.filter(([, symbol]) => symbol === key.split('/')[1]).length;
+    progress(
+      `  slow crossing ${key} at ${((from - started) / 1000).toFixed(2)} s: ${ms.toFixed(1)} ms, ` +
+        `${during.length} background notifications meanwhile (${same} of the same symbol)`,
+    );
+  }
   return {
     samples,
     ticksPerSec,
     backgroundNotifications,
     backgroundTriggers: Math.max(0, triggersAfter - triggersBefore - fired.size),
     seconds,
+    gc: {
+      pauses: gcAfter.pauses - gcBefore.pauses,
+      over10ms: gcAfter.over10ms - gcBefore.over10ms,
+      seconds: round2(gcAfter.seconds - gcBefore.seconds),
+    },
+    heapMb,
   };
 }
 
@@ -614,6 +664,18 @@ export async function benchLatency(options: LatencyOptions = {}): Promise<Latenc
       `notifications: p50 ${notifications.p50Ms} ms, p99 ${notifications.p99Ms} ms over ${notifications.samples} samples` +
         (unarmed ? ` (without the mixed alerts: p99 ${notifications.unarmedP99Ms} ms)` : ''),
     );
+    const runs = unarmed
+      ? ([
+          ['without the mixed alerts', unarmed],
+          ['with them', run],
+        ] as const)
+      : [['', run] as const];
+    for (const [what, r] of runs) {
+      progress(
+        `  gateway${what ? ` ${what}` : ''}: heap ${r.heapMb} MB; ${r.gc.pauses} collections in ${r.seconds.toFixed(1)} s, ` +
+          `${r.gc.over10ms} of 10 ms or more, ${(r.gc.seconds * 1000).toFixed(0)} ms in all`,
+      );
+    }
     if (options.notificationsOnly) {
       return {
         ...notifications,
