@@ -4,6 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { SERVER_NODE_FLAGS } from '../nodeFlags.ts';
 
 /** Writes a progress line to stderr. */
 export function progress(line: string): void {
@@ -25,7 +26,8 @@ export function startServerChild(
   const profile = process.env.BENCH_CPU_PROF;
   // One folder per kind: the main thread and tsx's loader thread each write a profile of their own.
   const profiling = profile ? ['--cpu-prof', `--cpu-prof-dir=${join(profile, kind)}`] : [];
-  const child = spawn(process.execPath, [...profiling, '--import', 'tsx', file, 'serve', kind], {
+  // The flags `npm start` gives the server, so the children run as it does.
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...profiling, '--import', 'tsx', file, 'serve', kind], {
     env: { ...process.env, ...env },
     stdio: ['pipe', 'pipe', 'inherit'],
   });
