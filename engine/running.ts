@@ -79,7 +79,7 @@ export async function startEngine(
   market: MarketData,
   logger: Logger,
   shared?: EngineBus,
-  demand?: SymbolDemand,
+  demandOf?: (armedSymbols: () => Iterable<string>) => SymbolDemand,
 ): Promise<RunningEngine> {
   const bus =
     shared?.bus ?? createInProcessTickBus({ onError: (error) => logger.error({ err: error }, 'tick listener failed') });
@@ -108,6 +108,8 @@ export async function startEngine(
     onError: (error) => logger.error({ err: error }, 'alert engine error'),
   });
   await alerts.start();
+  // What a provider stream carries: the symbols with an armed alert come from the index, not the read models.
+  const demand = demandOf?.(() => alerts.armedSymbols());
   const stopServing = shared ? () => undefined : serveQuotes(market, quotes);
   const subscription = bus.subscribe(alerts, shared ? { group: ENGINE_GROUP, member: shared.member } : {});
   try {

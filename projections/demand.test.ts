@@ -48,6 +48,9 @@ describe('symbols users need (provider stream demand)', function () {
 
       const symbols = await readModelDemand(store).symbols();
       expect([...symbols].sort()).to.deep.equal(['AAPL', 'KO', 'NVDA', 'XOM']);
+      // Given the armed symbols (the engine's index), the alerts read model is not read.
+      const fromIndex = await readModelDemand(store, () => ['TSLA', 'NVDA']).symbols();
+      expect([...fromIndex].sort()).to.deep.equal(['AAPL', 'KO', 'NVDA', 'TSLA']);
     } finally {
       await store.close();
     }

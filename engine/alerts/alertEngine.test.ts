@@ -453,6 +453,15 @@ describe('alert engine on the SQLite store', function () {
       ]);
     });
 
+    it('knows from memory the symbols with an armed alert, the closing-bar ones too, and drops a fired one', async function () {
+      await create({ symbol: 'AAPL', threshold: 190 });
+      await create({ symbol: 'MSFT', condition: { op: 'greater_than', value: 900 }, frequency: 'once_per_bar_close' });
+      expect([...engine.armedSymbols()].sort()).to.deep.equal(['AAPL', 'MSFT']);
+      await feed(engine, ticks('AAPL', 189, 190.5));
+      await engine.flush();
+      expect([...engine.armedSymbols()]).to.deep.equal(['MSFT']);
+    });
+
     it('evaluates a once-per-bar-close alert on the closing bar only', async function () {
       await create({ condition: { op: 'greater_than', value: 190 }, frequency: 'once_per_bar_close' });
       await feed(engine, ticks('AAPL', 195));

@@ -373,6 +373,11 @@ export class AlertEngine implements TickListener {
     return this.running;
   }
 
+  /** The symbols with an armed alert (both indexes), from memory. */
+  armedSymbols(): Set<string> {
+    return new Set([...this.index.armedSymbols(), ...this.closing.armedSymbols()]);
+  }
+
   /** The armed alerts of a symbol (for inspection). */
   armedOf(symbol: string): ArmedAlert[] {
     return [...this.index.alertsOf(symbol), ...this.closing.alertsOf(symbol)];

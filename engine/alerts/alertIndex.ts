@@ -1502,6 +1502,11 @@ export class AlertIndex {
     }
   }
 
+  /** The symbols with at least one armed alert. */
+  *armedSymbols(): IterableIterator<string> {
+    for (const [symbol, book] of this.books) if (book.alerts.size > 0) yield symbol;
+  }
+
   /** The armed alerts of a symbol, in the order they were armed. */
   alertsOf(symbol: string): ArmedAlert[] {
     return [...(this.books.get(symbol)?.alerts ?? [])];

@@ -185,7 +185,7 @@ export async function runEngine(
     sharedBus
       ? { bus: sharedBus, member: engineNameOf(config), ...(ports.redis ? { redis: ports.redis } : {}) }
       : undefined,
-    readModelDemand(ports.readModels),
+    (armedSymbols) => readModelDemand(ports.readModels, armedSymbols),
   );
   stops.add(() => engine.stop());
   const barRefresh = refreshProviderBarsAtClose(config, engine.bus, ports.market, componentLogger(logger, 'market'));

@@ -85,4 +85,17 @@ describe('health of a provider stream (TICK_SOURCE=alpaca)', function () {
       /^stockpulse_provider_symbols\{provider="alpaca-iex",set="subscribed"\} 2$/m,
     );
   });
+
+  it("subscribes the symbol of a user's armed alert, as the alert engine's index tells", async function () {
+    gw = await start(KEY);
+    const user = await gw.user('alerter');
+    const res = await user.post('/personalize/stockalerts', { symbol: 'XOM', close: 500, alerttype: 'U' });
+    expect(res.status).to.equal(200, res.text);
+    await until(
+      () => server.connections.length > 0 && server.subscriptions().join() === 'XOM',
+      [server],
+      'the subscription',
+      10_000,
+    );
+  });
 });
