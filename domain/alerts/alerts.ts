@@ -32,6 +32,15 @@ import {
 /** The concern name of alert streams (`alerts-<userId>`). */
 export const ALERTS_CONCERN = 'alerts';
 
+/**
+ * The key of a user's alert wherever one is kept per alert (the engine's index, the `alerts` and `alerthistory`
+ * read models): `<userId>/<alertId>`. User ids never hold a `/` (`USERNAME_PATTERN`), so the first `/` ends the
+ * user id.
+ */
+export function alertKey(userId: string, alertId: string): string {
+  return `${userId}/${alertId}`;
+}
+
 /** Most alerts one user may hold. */
 export const ALERTS_LIMIT = 500;
 

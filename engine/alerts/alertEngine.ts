@@ -15,6 +15,7 @@ import {
   ALERT_EVENT_TYPES,
   alertsDecider,
   expireCommandId,
+  alertKey,
   triggerCommandId,
   type Alert,
   type AlertTriggered,
@@ -40,7 +41,7 @@ import {
 import { closeInstant } from '../market/series.ts';
 import type { LiveQuotes } from '../quotes/liveQuotes.ts';
 import { priceCents, type ClosedDay, type Tick, type TickListener } from '../ticks/tick.ts';
-import { AlertIndex, alertKey, armedAlertOf, type ArmedAlert } from './alertIndex.ts';
+import { AlertIndex, armedAlertOf, type ArmedAlert } from './alertIndex.ts';
 import { evaluateTicks } from './evaluate.ts';
 import { TradingDays } from './tradingDay.ts';
 

@@ -13,7 +13,8 @@ import {
   type AlertSource,
 } from '../../domain/alerts/conditions.ts';
 import type { SymbolHistory } from '../quotes/liveQuotes.ts';
-import { AlertIndex, alertKey, newArmedAlert, type ArmedAlert } from './alertIndex.ts';
+import { alertKey } from '../../domain/alerts/alerts.ts';
+import { AlertIndex, newArmedAlert, type ArmedAlert } from './alertIndex.ts';
 import { NaiveAlertScan } from './naiveScan.ts';
 
 /** A condition with the fields its operator does not use left null. */

@@ -19,7 +19,7 @@
  * which only sets its previous value for the edge operators (crossing, entering, exiting) and fires the level
  * operators (greater, less, inside, outside, moving) when they hold.
  */
-import type { Alert } from '../../domain/alerts/alerts.ts';
+import { alertKey, type Alert } from '../../domain/alerts/alerts.ts';
 import {
   conditionKey,
   type AlertCondition,
@@ -69,11 +69,6 @@ export interface ArmedAlert {
   reviving: boolean;
   /** Index state: the structure that holds it (a ladder or a group), null when not in the index. */
   slot: object | null;
-}
-
-/** The index key of a user's alert. */
-export function alertKey(userId: string, alertId: string): string {
-  return `${userId}/${alertId}`;
 }
 
 /** The index entry of a user's alert, its frequency state rebuilt from the alert the log folded. */

@@ -3,14 +3,13 @@
  * trigger history.
  */
 import { alertsApi } from '../../domain/contract/alerts.ts';
-import { ALERTS_CONCERN, alertsDecider, type Alert } from '../../domain/alerts/alerts.ts';
+import { ALERTS_CONCERN, alertKey, alertsDecider, type Alert } from '../../domain/alerts/alerts.ts';
 import { type AlertAnswer } from '../../domain/contract/alerts.ts';
 import { conditionText } from '../../domain/alerts/conditions.ts';
 import { STOCKPULSE_NAMESPACE, isUuid, uuidV5 } from '../../domain/ids.ts';
 import { comparePositions, type LogPosition } from '../../platform/eventstore/port.ts';
 import type { ReadModelStore } from '../../platform/readmodels/port.ts';
 import {
-  alertKey,
   alertHistoryProjection,
   alertsPrefix,
   alertsProjection,

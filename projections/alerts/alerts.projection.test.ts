@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { alertsDecider, type AlertsEvent } from '../../domain/alerts/alerts.ts';
+import { alertKey, alertsDecider, type AlertsEvent } from '../../domain/alerts/alerts.ts';
 import { fold } from '../../domain/decider.ts';
 import { STOCKPULSE_NAMESPACE, uuidV5 } from '../../domain/ids.ts';
 import type { RecordedEvent } from '../../platform/eventstore/port.ts';
@@ -7,14 +7,7 @@ import { openSqliteReadModelStore } from '../../platform/readmodels/sqlite.ts';
 import { projectionConsumer } from '../projection.ts';
 import type { StoredDocument } from '../projection.ts';
 import { applyToDocuments } from '../testing/inMemory.ts';
-import {
-  alertKey,
-  alertHistoryKey,
-  alertHistoryProjection,
-  alertsPrefix,
-  alertsProjection,
-  type AlertDocument,
-} from './alerts.projection.ts';
+import { alertHistoryProjection, alertsPrefix, alertsProjection, type AlertDocument } from './alerts.projection.ts';
 
 function apply(events: readonly RecordedEvent[], docs?: Map<string, StoredDocument<AlertDocument>>) {
   return applyToDocuments(alertsProjection, events, docs);
@@ -208,11 +201,11 @@ describe('alert history projection', () => {
       fired(A2, '2025-03-05T15:00:00.000Z', 150, 'bob'),
       recorded('AlertDeleted', { alertId: A2, symbol: 'AAPL' }, 'bob'),
     ]);
-    const history = docs.get(alertHistoryKey('ada', A1))!.value;
+    const history = docs.get(alertKey('ada', A1))!.value;
     expect(history.triggers.map((t) => [t.at, t.price, t.value])).to.deep.equal([
       ['2025-03-04T15:00:00.000Z', 191, 191],
       ['2025-03-05T15:00:00.000Z', 192, 192],
     ]);
-    expect(docs.has(alertHistoryKey('bob', A2))).to.equal(false);
+    expect(docs.has(alertKey('bob', A2))).to.equal(false);
   });
 });

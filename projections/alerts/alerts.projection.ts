@@ -1,5 +1,6 @@
 import {
   ALERT_EVENT_TYPES,
+  alertKey,
   evolveAlert,
   type Alert,
   type AlertTriggeredData,
@@ -9,23 +10,12 @@ import type { LogPosition, RecordedEvent } from '../../platform/eventstore/port.
 import { userKey, type Projection } from '../projection.ts';
 
 /**
- * The key of an alert's documents (its state in `alerts`, its firings in `alerthistory`): `<userId>/<alertId>`.
- * User ids never hold a `/` (`USERNAME_PATTERN`), so the first `/` ends the user id.
- */
-export function alertKey(userId: string, alertId: string): string {
-  return `${userId}/${alertId}`;
-}
-
-/**
  * The start of the keys of every alert document of a user: `<userId>/`. The `/` keeps a user whose id starts
  * with another's (`ada`, `adam`) out of the other's listing.
  */
 export function alertsPrefix(userId: string): string {
   return `${userId}/`;
 }
-
-/** The key of an alert's history document (the same as its state's, in the other collection). */
-export const alertHistoryKey = alertKey;
 
 /** The key of the documents an alert event changes, or null when the event names no user or alert. */
 function alertKeyOf(event: RecordedEvent): string | null {

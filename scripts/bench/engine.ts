@@ -7,7 +7,8 @@
 import type { DailyBar } from '../../domain/market/types.ts';
 import { priceCondition, smaCondition } from '../../domain/alerts/conditions.ts';
 import type { SmaPeriod } from '../../domain/screener/query.ts';
-import { AlertIndex, alertKey, newArmedAlert, type ArmedAlert } from '../../engine/alerts/alertIndex.ts';
+import { alertKey } from '../../domain/alerts/alerts.ts';
+import { AlertIndex, newArmedAlert, type ArmedAlert } from '../../engine/alerts/alertIndex.ts';
 import { evaluateTicks } from '../../engine/alerts/evaluate.ts';
 import { NaiveAlertScan } from '../../engine/alerts/naiveScan.ts';
 import { TradingDays } from '../../engine/alerts/tradingDay.ts';

@@ -16,7 +16,8 @@ import {
   type AlertOp,
   type AlertSource,
 } from '../../domain/alerts/conditions.ts';
-import { alertKey, newArmedAlert, type ArmedAlert } from '../../engine/alerts/alertIndex.ts';
+import { alertKey } from '../../domain/alerts/alerts.ts';
+import { newArmedAlert, type ArmedAlert } from '../../engine/alerts/alertIndex.ts';
 import { Random } from '../../engine/marketdata/random.ts';
 import { progress } from './child.ts';
 import {
