@@ -93,6 +93,82 @@ describe('Checkpointed subscription runner', function () {
     await runner.stop();
   });
 
+  it('commits an event applied while the commit before it is under way', async function () {
+    // The real store, its next commit held at a gate the test opens.
+    let held: { entered: () => void; release: Promise<void> } | undefined;
+    const slow = new Proxy(readModels, {
+      get(target, prop) {
+        if (prop === 'commit') {
+          return async (...args: Parameters<SqliteReadModelStore['commit']>) => {
+            const gate = held;
+            held = undefined;
+            if (gate) {
+              gate.entered();
+              await gate.release;
+            }
+            return target.commit(...args);
+          };
+        }
+        const value: unknown = Reflect.get(target, prop, target);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    // The second event's handler waits until the commit of the first has started.
+    const counting = countingConsumer('counter', 'count-');
+    let secondStarted!: () => void;
+    const secondStarting = new Promise<void>((resolve) => (secondStarted = resolve));
+    let finishSecond!: () => void;
+    const secondMayFinish = new Promise<void>((resolve) => (finishSecond = resolve));
+    let secondDone!: () => void;
+    const secondHandled = new Promise<void>((resolve) => (secondDone = resolve));
+    let failed!: (error: Error) => void;
+    const failure = new Promise<never>((_, reject) => (failed = reject));
+    const runner = await startConsumer(
+      store,
+      slow,
+      {
+        ...counting,
+        handle: async (event, tx) => {
+          if (event.streamId === 'count-b' && event.revision === 1) {
+            secondStarted();
+            await secondMayFinish;
+            try {
+              await counting.handle(event, tx);
+            } finally {
+              secondDone();
+            }
+            return;
+          }
+          await counting.handle(event, tx);
+        },
+      },
+      { onError: (error) => failed(error) },
+    );
+    await runner.caughtUp;
+    let open!: () => void;
+    const entered = new Promise<void>((resolve) => {
+      held = { entered: resolve, release: new Promise<void>((r) => (open = r)) };
+    });
+    const written = await store.appendToStream('count-b', events(2));
+    await Promise.all([secondStarting, entered]);
+    finishSecond();
+    await secondHandled;
+    // The runner schedules its commit of the second event while the first's is still held.
+    for (let i = 0; i < 3; i += 1) await new Promise((resolve) => setImmediate(resolve));
+    open();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      runner.waitFor(written.position),
+      failure,
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error('the second event was never committed')), 5000);
+      }),
+    ]).finally(() => clearTimeout(timer));
+    expect(await readModels.get('counter-counts', 'count-b')).to.deep.equal({ count: 2, last: 1 });
+    expect((await readModels.readCheckpoint('counter'))?.position).to.deep.equal(written.position);
+    await runner.stop();
+  });
+
   it('rebuilds from the start when its version changes', async function () {
     await store.appendToStream('count-a', events(4));
     const v1 = await startConsumer(store, readModels, countingConsumer('counter', 'count-', 1));

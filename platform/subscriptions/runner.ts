@@ -147,6 +147,8 @@ export async function startConsumer(
   let seen: LogPosition = committed;
   let applied = 0;
   const staged = new Map<string, DocumentWrite>();
+  /** The writes of the commit under way: an event applied meanwhile reads them, not the store's older copies. */
+  let committing: Map<string, DocumentWrite> | undefined;
   let pendingEvents = 0;
   let flushing: Promise<void> | undefined;
   let scheduled = false;
@@ -155,7 +157,8 @@ export async function startConsumer(
 
   const tx: ConsumerTx = {
     get: async <T>(collection: string, docKey: string): Promise<T | undefined> => {
-      const write = staged.get(key(collection, docKey));
+      const k = key(collection, docKey);
+      const write = staged.get(k) ?? committing?.get(k);
       if (write) return (write.doc ?? undefined) as T | undefined;
       return readModels.get<T>(collection, docKey);
     },
@@ -172,10 +175,12 @@ export async function startConsumer(
   };
 
   const flush = (): Promise<void> => {
-    if (flushing) return flushing;
+    // Events applied while a commit is under way are committed by another one right after it.
+    if (flushing) return flushing.then(flush);
     if (!isAfter(seen, committed)) return Promise.resolve();
     const position = seen;
     const writes = [...staged.values()];
+    committing = new Map(staged);
     staged.clear();
     pendingEvents = 0;
     flushing = readModels
@@ -188,6 +193,7 @@ export async function startConsumer(
         }
       })
       .finally(() => {
+        committing = undefined;
         flushing = undefined;
       });
     return flushing;
