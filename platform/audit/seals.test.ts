@@ -90,4 +90,35 @@ describe('chain key and seals', function () {
       'hash does not match the event: it was altered',
     );
   });
+
+  it('reads a long log a page at a time, the event loop turning in between, and seals every stream once', async function () {
+    const store = await open();
+    const sealer = startSealer(store, { intervalMs: 3_600_000 });
+    await sealer.sealNow();
+    const users = Array.from({ length: 40 }, (_, i) => `user${i}`);
+    for (let round = 0; round < 30; round++) {
+      await Promise.all(
+        users.map((user) =>
+          handleCommand(store, watchlistDecider, streamName(WATCHLIST_CONCERN, user), add(`S${round}`), meta(user)),
+        ),
+      );
+    }
+    let turns = 0;
+    let turning = true;
+    const turn = (): void => {
+      turns += 1;
+      if (turning) setImmediate(turn);
+    };
+    setImmediate(turn);
+    await sealer.sealNow();
+    turning = false;
+    await sealer.stop();
+    const seals = await store.readStream(SEALS_STREAM);
+    expect(seals).to.have.length(2);
+    const heads = (seals[1]!.data as { heads: Record<string, { revision: number }> }).heads;
+    expect(Object.keys(heads).sort()).to.deep.equal(users.map((u) => `watchlist-${u}`).sort());
+    expect(Object.values(heads).map((h) => h.revision)).to.deep.equal(users.map(() => 29));
+    // 1,200 events, 500 a page: the loop turned before each of the three pages.
+    expect(turns).to.be.at.least(3);
+  });
 });

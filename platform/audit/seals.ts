@@ -28,6 +28,9 @@ export const CHAIN_SEALED = 'ChainSealed';
 /** How often the log is sealed while it changes. */
 export const SEAL_INTERVAL_MS = 60_000;
 
+/** Events a seal reads at a time. */
+const SEAL_PAGE = 500;
+
 /** One sealed stream head. */
 export interface SealedHead {
   /** The revision of the stream's last event when sealed. */
@@ -61,6 +64,17 @@ async function readSeals(events: EventStore): Promise<RecordedEvent<ChainSealedD
     return (await events.readStream(SEALS_STREAM)) as RecordedEvent<ChainSealedData>[];
   } catch (error) {
     if (error instanceof StreamNotFoundError) return [];
+    throw error;
+  }
+}
+
+/** The last seal of a log, or undefined before the first. */
+async function lastSeal(events: EventStore): Promise<RecordedEvent<ChainSealedData> | undefined> {
+  try {
+    const [last] = await events.readStream(SEALS_STREAM, { direction: 'backwards', maxCount: 1 });
+    return last as RecordedEvent<ChainSealedData> | undefined;
+  } catch (error) {
+    if (error instanceof StreamNotFoundError) return undefined;
     throw error;
   }
 }
@@ -134,17 +148,19 @@ export function startSealer(
 
   const sealOnce = async (): Promise<void> => {
     if (!key) return;
-    const previous = (await readSeals(events)).at(-1);
+    const previous = await lastSeal(events);
     let through = previous ? (parsePosition(previous.data.through) ?? START) : START;
     const heads: Record<string, SealedHead> = {};
     for (;;) {
-      const page = await events.readAll({ fromPosition: through, maxCount: 1000 });
+      // A page at a time, the event loop free in between: a minute of a busy log is thousands of events.
+      await new Promise((resolve) => setImmediate(resolve));
+      const page = await events.readAll({ fromPosition: through, maxCount: SEAL_PAGE });
       for (const event of page) {
         if (isUserEvent(event))
           heads[event.streamId] = { revision: event.revision, hash: event.metadata.hash as string };
         if (comparePositions(event.position, through) > 0) through = event.position;
       }
-      if (page.length < 1000) break;
+      if (page.length < SEAL_PAGE) break;
     }
     if (previous && Object.keys(heads).length === 0) return;
     const data: ChainSealedData = { through: formatPosition(through), heads, at: now().toISOString() };
