@@ -60,6 +60,15 @@ describe('read-model cache', function () {
     expect(store.reads).to.equal(2);
   });
 
+  it('holds a written document only once someone has read it', async function () {
+    await cached.commit('p', checkpoint(2), [{ collection: 'enginealerts', key: 'ada/1', doc: { n: 1 } }]);
+    expect(await cached.get('enginealerts', 'ada/1')).to.deep.equal({ n: 1 });
+    expect(store.reads, 'never read before: not held').to.equal(1);
+    await cached.commit('p', checkpoint(3), [{ collection: 'enginealerts', key: 'ada/1', doc: { n: 2 } }]);
+    expect(await cached.get('enginealerts', 'ada/1')).to.deep.equal({ n: 2 });
+    expect(store.reads, 'read since: held as written').to.equal(1);
+  });
+
   it('serves and stores one and the same text of a committed document, even one changed while it is committed', async function () {
     const written = { symbols: ['AAPL'] };
     const committing = cached.commit('p', checkpoint(2), [{ collection: 'watchlist', key: 'ada', doc: written }]);

@@ -185,9 +185,12 @@ export function cacheReadModels(store: ReadModelStore, options: ReadModelCacheOp
     listCheckpoints: () => store.listCheckpoints(),
     commit: async (consumer: string, checkpoint: Checkpoint, writes: readonly DocumentWrite[]) => {
       generation += 1;
-      // What the store holds once the commit succeeds: kept, so the projection's next read of a document it
-      // just wrote needs no read of the store.
+      // What the store holds once the commit succeeds (serialised now, and the store takes the same text): kept
+      // for the documents someone reads (those held now), so the projection's next read of a document it just
+      // wrote needs no read of the store. A document only ever written (the alert engine's index, say) is not
+      // held: it would only push read ones out.
       const written = writes.map((w) => (w.doc === null || w.doc === undefined ? null : documentText(w.doc)));
+      const held = writes.map((w) => docs.has(`${w.collection}\u0000${w.key}`));
       let committed = false;
       try {
         await store.commit(consumer, checkpoint, writes);
@@ -196,7 +199,11 @@ export function cacheReadModels(store: ReadModelStore, options: ReadModelCacheOp
         generation += 1;
         checkpoints.delete(consumer);
         forget(consumer, writes);
-        if (committed) writes.forEach((w, i) => remember(docs, `${w.collection}\u0000${w.key}`, written[i]!));
+        if (committed) {
+          writes.forEach((w, i) => {
+            if (held[i]) remember(docs, `${w.collection}\u0000${w.key}`, written[i]!);
+          });
+        }
       }
     },
     reset: async (consumer: string, collections: readonly string[]) => {
