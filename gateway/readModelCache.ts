@@ -65,6 +65,8 @@ const documentSource = (collection: string, key: string): string => `d\u0000${co
 const collectionSource = (collection: string): string => `c\u0000${collection}`;
 const prefixSource = (collection: string, prefix: string): string => `p\u0000${collection}\u0000${prefix}`;
 const checkpointSource = (consumer: string): string => `k\u0000${consumer}`;
+/** Where the cache holds a document. */
+const docId = (collection: string, key: string): string => `${collection}\u0000${key}`;
 
 function sourceIds(sources: AnswerSources): string[] {
   return [
@@ -115,7 +117,7 @@ export function cacheReadModels(store: ReadModelStore, options: ReadModelCacheOp
   const forget = (consumer: string, writes: readonly DocumentWrite[]): void => {
     const collections = new Set(writes.map((w) => w.collection));
     for (const w of writes) {
-      docs.delete(`${w.collection}\u0000${w.key}`);
+      docs.delete(docId(w.collection, w.key));
       forgetReaders(documentSource(w.collection, w.key));
       for (let slash = w.key.indexOf('/'); slash >= 0; slash = w.key.indexOf('/', slash + 1)) {
         forgetReaders(prefixSource(w.collection, w.key.slice(0, slash + 1)));
@@ -155,7 +157,7 @@ export function cacheReadModels(store: ReadModelStore, options: ReadModelCacheOp
 
   const cached: ReadModelStore = {
     get: async <T>(collection: string, key: string): Promise<T | undefined> => {
-      const id = `${collection}\u0000${key}`;
+      const id = docId(collection, key);
       const hit = docs.get(id);
       if (hit !== undefined) return hit === null ? undefined : (JSON.parse(hit) as T);
       const seen = generation;
@@ -190,7 +192,8 @@ export function cacheReadModels(store: ReadModelStore, options: ReadModelCacheOp
       // wrote needs no read of the store. A document only ever written (the alert engine's index, say) is not
       // held: it would only push read ones out.
       const written = writes.map((w) => (w.doc === null || w.doc === undefined ? null : documentText(w.doc)));
-      const held = writes.map((w) => docs.has(`${w.collection}\u0000${w.key}`));
+      const ids = writes.map((w) => docId(w.collection, w.key));
+      const held = ids.map((id) => docs.has(id));
       let committed = false;
       try {
         await store.commit(consumer, checkpoint, writes);
@@ -200,8 +203,8 @@ export function cacheReadModels(store: ReadModelStore, options: ReadModelCacheOp
         checkpoints.delete(consumer);
         forget(consumer, writes);
         if (committed) {
-          writes.forEach((w, i) => {
-            if (held[i]) remember(docs, `${w.collection}\u0000${w.key}`, written[i]!);
+          ids.forEach((id, i) => {
+            if (held[i]) remember(docs, id, written[i]!);
           });
         }
       }

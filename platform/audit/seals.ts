@@ -14,6 +14,7 @@ import {
   parsePosition,
   type EventStore,
   type LogPosition,
+  type ReadStreamOptions,
   type RecordedEvent,
 } from '../eventstore/port.ts';
 import { chainKeyOf } from './chainKey.ts';
@@ -59,9 +60,9 @@ export interface Seals {
   readonly broken: ChainBreak | null;
 }
 
-async function readSeals(events: EventStore): Promise<RecordedEvent<ChainSealedData>[]> {
+async function readSeals(events: EventStore, options?: ReadStreamOptions): Promise<RecordedEvent<ChainSealedData>[]> {
   try {
-    return (await events.readStream(SEALS_STREAM)) as RecordedEvent<ChainSealedData>[];
+    return (await events.readStream(SEALS_STREAM, options)) as RecordedEvent<ChainSealedData>[];
   } catch (error) {
     if (error instanceof StreamNotFoundError) return [];
     throw error;
@@ -70,13 +71,7 @@ async function readSeals(events: EventStore): Promise<RecordedEvent<ChainSealedD
 
 /** The last seal of a log, or undefined before the first. */
 async function lastSeal(events: EventStore): Promise<RecordedEvent<ChainSealedData> | undefined> {
-  try {
-    const [last] = await events.readStream(SEALS_STREAM, { direction: 'backwards', maxCount: 1 });
-    return last as RecordedEvent<ChainSealedData> | undefined;
-  } catch (error) {
-    if (error instanceof StreamNotFoundError) return undefined;
-    throw error;
-  }
+  return (await readSeals(events, { direction: 'backwards', maxCount: 1 }))[0];
 }
 
 /** Reads and checks the seals of a log. */

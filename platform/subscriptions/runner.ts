@@ -146,7 +146,7 @@ export async function startConsumer(
   let committed: LogPosition = stored?.position ?? START;
   let seen: LogPosition = committed;
   let applied = 0;
-  const staged = new Map<string, DocumentWrite>();
+  let staged = new Map<string, DocumentWrite>();
   /** The writes of the commit under way: an event applied meanwhile reads them, not the store's older copies. */
   let committing: Map<string, DocumentWrite> | undefined;
   let pendingEvents = 0;
@@ -179,9 +179,9 @@ export async function startConsumer(
     if (flushing) return flushing.then(flush);
     if (!isAfter(seen, committed)) return Promise.resolve();
     const position = seen;
-    const writes = [...staged.values()];
-    committing = new Map(staged);
-    staged.clear();
+    committing = staged;
+    staged = new Map();
+    const writes = [...committing.values()];
     pendingEvents = 0;
     flushing = readModels
       .commit(consumer.name, { position, version: consumer.version }, writes)
