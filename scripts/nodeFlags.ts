@@ -1,6 +1,7 @@
 /**
  * The Node.js flags the server runs with: `npm start` passes them (package.json), and the benchmarks start
- * their server children with them, so what they measure is what runs.
+ * their server children with them, and run with them themselves (`npm run bench`: the engine benchmarks
+ * evaluate ticks in the benchmark's own process), so what they measure is what runs.
  *
  * `--max-semi-space-size=64`: each half of the young generation may grow to 64 MB (V8's default is 16 MB on
  * this machine). The server allocates fast (5,000 ticks a second parsed, quotes and notifications serialised),

@@ -294,6 +294,56 @@ describe('alert index', function () {
     expect(out.map((x) => x.alertId)).to.deep.equal(['a']);
     expect(index.size).to.equal(0);
   });
+
+  it('a fired once alert is gone from every view of the index, and can be armed again under its key', function () {
+    const index = new AlertIndex();
+    const a = alert('a', 'AAPL', cond('greater_than', { value: 190 }));
+    const b = alert('b', 'AAPL', cond('greater_than', { value: 500 }));
+    index.add(a);
+    index.add(b);
+    const out: ArmedAlert[] = [];
+    index.evaluate('AAPL', 19_500, 0, NaN, '2025-03-03', out);
+    expect(out).to.deep.equal([a]);
+    expect(index.size).to.equal(1);
+    expect(index.has(a.key)).to.equal(false);
+    expect(index.get(a.key)).to.equal(undefined);
+    expect(index.alertsOf('AAPL')).to.deep.equal([b]);
+    expect([...index.all()]).to.deep.equal([b]);
+    // The engine disarms it once its trigger is folded: nothing armed to answer.
+    expect(index.remove(a.key)).to.equal(undefined);
+    expect(index.size).to.equal(1);
+    // Armed again (the engine re-arms the same alert when its trigger could not be appended), it fires again.
+    index.add(a);
+    expect(index.has(a.key)).to.equal(true);
+    expect(index.size).to.equal(2);
+    index.evaluate('AAPL', 18_000, 0, NaN, '2025-03-03', out);
+    index.evaluate('AAPL', 19_600, 0, NaN, '2025-03-03', out);
+    expect(out).to.deep.equal([a, a]);
+    expect([...index.armedSymbols()]).to.deep.equal(['AAPL']);
+    index.remove(b.key);
+    expect([...index.armedSymbols()]).to.deep.equal([]);
+    expect(index.size).to.equal(0);
+  });
+
+  it('forgets fired once alerts in one sweep once they outnumber the armed ones', function () {
+    const index = new AlertIndex();
+    const count = 3_000;
+    for (let i = 0; i < count; i++) index.add(alert(`a${i}`, 'AAPL', cond('greater_than', { value: 100 + i / 100 })));
+    const out: ArmedAlert[] = [];
+    index.evaluate('AAPL', 9_000, 0, NaN, '2025-03-03', out);
+    // Each tick fires the alerts it reaches; the last one fires them all.
+    for (let cents = 10_000; cents <= 13_000; cents += 500) index.evaluate('AAPL', cents, 0, NaN, '2025-03-03', out);
+    expect(out).to.have.length(count);
+    expect(index.size).to.equal(0);
+    expect(index.alertsOf('AAPL')).to.deep.equal([]);
+    // What the key map still holds is bounded (its own field, read here for that bound only).
+    const keyMap = (index as unknown as { byKey: Map<string, ArmedAlert> }).byKey;
+    expect(keyMap.size).to.be.at.most(1024 + index.size);
+    // The key map and the book hold nothing more: arming every key again counts each once.
+    for (let i = 0; i < count; i++) index.add(alert(`a${i}`, 'AAPL', cond('greater_than', { value: 200 })));
+    expect(index.size).to.equal(count);
+    expect(index.alertsOf('AAPL')).to.have.length(count);
+  });
 });
 
 // ---------------------------------------------------------------------------------------------------------------

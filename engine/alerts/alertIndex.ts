@@ -65,10 +65,24 @@ export interface ArmedAlert {
   place: number;
   /** Index state: on a ladder, its count of ticks when the alert was placed (the next is its first), else −1. */
   since: number;
-  /** Index state: whether it waits for the next day's first tick to fire again (once per bar). */
-  reviving: boolean;
+  /** Index state: the revival round of its structure it waits in, for the next day's first tick (once per bar), else −1. */
+  reviving: number;
   /** Index state: the structure that holds it (a ladder or a group), null when not in the index. */
   slot: object | null;
+  /** Index state: on a ladder, the run of moving alerts that holds it, else null. */
+  run: object | null;
+  /** Index state: a moving alert's amount in its run's unit (the feed's, or percent). */
+  amount: number;
+  /** From the condition and frequency, read by a firing instead of them: an edge operator (crossing, entering, exiting). */
+  readonly edge: boolean;
+  /** A moving operator (its level set at each close). */
+  readonly moving: boolean;
+  /** `once_per_bar` or `once_per_bar_close`. */
+  readonly perBar: boolean;
+  /** `once`: leaves the index when fired. */
+  readonly once: boolean;
+  /** When a level operator holds (`HOLDS_*`: `v ≥ lo`, `v ≤ lo`, within or outside `[lo, hi]`), −1 for an edge one. */
+  readonly holds: number;
 }
 
 /** The index entry of a user's alert, its frequency state rebuilt from the alert the log folded. */
@@ -115,8 +129,15 @@ export function newArmedAlert(
     hi: NaN,
     place: 0,
     since: -1,
-    reviving: false,
+    reviving: -1,
     slot: null,
+    run: null,
+    amount: NaN,
+    edge: isEdgeOp(fields.condition.op),
+    moving: fields.condition.bars !== null,
+    perBar: perBar(fields.frequency),
+    once: fields.frequency === 'once',
+    holds: holdsOf(fields.condition.op),
   };
 }
 
@@ -125,8 +146,31 @@ const HOLDS_GE = 0;
 const HOLDS_LE = 1;
 const HOLDS_IN = 2;
 const HOLDS_OUT = 3;
-/** Added to a waiting alert's `HOLDS_*` when it is `every_time`. */
-const REPEATS = 4;
+
+/** When a level operator holds (`HOLDS_*`), −1 for an edge operator. */
+function holdsOf(op: AlertOp): number {
+  switch (op) {
+    case 'greater_than':
+    case 'moving_up':
+    case 'moving_up_pct':
+      return HOLDS_GE;
+    case 'less_than':
+    case 'moving_down':
+    case 'moving_down_pct':
+      return HOLDS_LE;
+    case 'inside_channel':
+      return HOLDS_IN;
+    case 'outside_channel':
+      return HOLDS_OUT;
+    default:
+      return -1;
+  }
+}
+
+/** Whether a level condition of `HOLDS_*` code `holds` holds for the value `v` and levels `lo`, `hi`. */
+function holdsAt(holds: number, v: number, lo: number, hi: number): boolean {
+  return holds === HOLDS_GE ? v >= lo : holds === HOLDS_LE ? v <= lo : (lo <= v && v <= hi) === (holds === HOLDS_IN);
+}
 
 /** Below this many levels, a ladder takes a new alert in place at once rather than in a later merge. */
 const SMALL_LADDER = 256;
@@ -205,6 +249,8 @@ const FLIP_TRUE = 0;
 const FLIP_INTO = 1;
 /** It fires when the predicate turns false with the previous value within the other bound (outside, exiting). */
 const FLIP_OUT = 2;
+/** Its alert left: the level stays (a tombstone, firing nothing) until the side is compacted. */
+const GONE = 3;
 
 /** What a constant-level alert does when a side's predicate flips (see {@link Side}). */
 function flipCode(op: AlertOp): number {
@@ -230,6 +276,8 @@ class Side {
   readonly al: ArmedAlert[] = [];
   readonly code: number[] = [];
   readonly oth: number[] = [];
+  /** How many entries are tombstones (`GONE`). */
+  dead = 0;
 
   /** Inserts an alert after the equal levels. */
   insert(level: number, alert: ArmedAlert, other: number): void {
@@ -240,28 +288,47 @@ class Side {
     this.oth.splice(at, 0, other);
   }
 
-  /** Removes the entry at `i` (shifting the rest down, as `splice` does without making an array of it). */
-  removeAt(i: number): void {
-    const { lv, al, code, oth } = this;
-    const last = lv.length - 1;
-    for (let k = i; k < last; k++) {
-      lv[k] = lv[k + 1]!;
-      al[k] = al[k + 1]!;
-      code[k] = code[k + 1]!;
-      oth[k] = oth[k + 1]!;
-    }
-    lv.length = last;
-    al.length = last;
-    code.length = last;
-    oth.length = last;
+  /**
+   * Takes out the entry at `i`, a tombstone in its place (no shift, so the cursors stay); answers whether the side
+   * should be compacted, once a quarter of it is tombstones.
+   */
+  bury(i: number): boolean {
+    this.code[i] = GONE;
+    this.dead += 1;
+    return this.dead > 16 + (this.lv.length >> 2);
   }
 
-  /** Where an alert of level `level` is, or −1. */
+  /** Drops the tombstones; answers the cursor `cut` (a count of entries from the start) over what remains. */
+  compact(cut: number): number {
+    const { lv, al, code, oth } = this;
+    let k = 0;
+    let kept = cut;
+    for (let i = 0; i < lv.length; i++) {
+      if (code[i] === GONE) {
+        if (i < cut) kept -= 1;
+        continue;
+      }
+      lv[k] = lv[i]!;
+      al[k] = al[i]!;
+      code[k] = code[i]!;
+      oth[k] = oth[i]!;
+      k++;
+    }
+    lv.length = k;
+    al.length = k;
+    code.length = k;
+    oth.length = k;
+    this.dead = 0;
+    return kept;
+  }
+
+  /** Where an alert of level `level` is (not a tombstone), or −1. */
   find(level: number, alert: ArmedAlert): number {
     for (let i = atOrAfterAscending(this.lv, level); i < this.lv.length && this.lv[i] === level; i++) {
-      if (this.al[i] === alert) return i;
+      if (this.al[i] === alert && this.code[i] !== GONE) return i;
     }
-    return this.al.indexOf(alert);
+    for (let i = 0; i < this.al.length; i++) if (this.al[i] === alert && this.code[i] !== GONE) return i;
+    return -1;
   }
 
   /**
@@ -305,6 +372,8 @@ abstract class Slot {
   waiting: ArmedAlert[] = [];
   /** Once-per-bar level alerts that held when they last fired or were muted: re-evaluated on a new day. */
   revive: ArmedAlert[] = [];
+  /** The round of `revive`: an alert waits in it while its `reviving` is this. */
+  round = 0;
   day = '';
   /** Its place in its book's ladders or groups (and their ranges). */
   at = -1;
@@ -319,46 +388,35 @@ abstract class Slot {
 
   /** Fires an alert that met its condition on `day`, if its frequency allows; answers whether it fired. */
   protected fireIfAllowed(alert: ArmedAlert, value: number, day: string, out: ArmedAlert[]): boolean {
-    if (perBar(alert.frequency)) {
+    if (alert.perBar) {
       if (alert.firedDay === day) {
         this.markRevive(alert);
         return false;
       }
       alert.firedDay = day;
-      if (!isEdgeOp(alert.condition.op)) this.markRevive(alert);
+      if (!alert.edge) this.markRevive(alert);
     }
     alert.firedValue = this.inCents ? value / 100 : value;
     alert.firedOn = day;
     out.push(alert);
-    if (alert.frequency === 'once') this.index.doom(alert);
+    if (alert.once) this.index.doom(alert);
     return true;
   }
 
   protected markRevive(alert: ArmedAlert): void {
-    if (!alert.reviving && !isEdgeOp(alert.condition.op)) {
-      alert.reviving = true;
+    if (alert.reviving !== this.round && !alert.edge) {
+      alert.reviving = this.round;
       this.revive.push(alert);
     }
   }
 
   /** A first evaluation (new alert, or a new day for a muted one): level operators fire when they hold. */
   protected evaluateOnce(alert: ArmedAlert, truth: boolean, value: number, day: string, out: ArmedAlert[]): void {
-    if (!isEdgeOp(alert.condition.op) && truth) {
+    if (!alert.edge && truth) {
       const allowed = alert.frequency === 'every_time' ? !alert.lastTruth : true;
       if (allowed) this.fireIfAllowed(alert, value, day, out);
     }
     alert.lastTruth = truth;
-  }
-
-  /** On a new day, the muted once-per-bar alerts are evaluated again. */
-  protected takeRevive(day: string): ArmedAlert[] | null {
-    if (day === this.day) return null;
-    this.day = day;
-    if (this.revive.length === 0) return null;
-    const revive = this.revive;
-    this.revive = [];
-    for (let i = 0; i < revive.length; i++) revive[i]!.reviving = false;
-    return revive;
   }
 }
 
@@ -402,8 +460,18 @@ class MoverRun {
   amt: number[] = [];
   /** Today's levels, ascending (NaN while `base` is unknown). */
   lv: number[] = [];
-  /** Whether each alert is `every_time`: only those read `lastTruth`, so a close or a first tick reads only them. */
+  /** Whether each alert is `every_time`: the one frequency whose firing depends on whether it held before. */
   rep: boolean[] = [];
+  /**
+   * Per `every_time` alert, whether it held at the ladder's last value before the last close (or, placed since,
+   * its `lastTruth` then): kept here, next to the levels, so a close and the first tick after it read no alert
+   * that does not fire.
+   */
+  held: boolean[] = [];
+  /** Per alert, the ladder's count of ticks when it was placed (its first tick is the one at that count). */
+  from: number[] = [];
+  /** Once-per-bar alerts of the run that held when they fired or were muted: re-evaluated on a new day. */
+  revive: ArmedAlert[] = [];
   /** `ge`: how many levels are at or below the ladder's last value (hold); else how many are below it. */
   cut = 0;
   /** The value `bars` bars back; while unknown (NaN) the alerts wait (place WAITING) for a close that tells it. */
@@ -412,7 +480,6 @@ class MoverRun {
   fresh = -1;
   /** Alerts armed since the last merge (place PENDING), not yet among the levels, and their amounts. */
   pending: ArmedAlert[] = [];
-  private pendingAmt: number[] = [];
   /** How many of `al` are null. */
   private dead = 0;
 
@@ -445,34 +512,30 @@ class MoverRun {
     return !Number.isNaN(this.base);
   }
 
-  /** An alert's amount in the order's unit (the feed's, or percent). */
-  amountOf(alert: ArmedAlert): number {
-    const amount = alert.condition.value as number;
-    return this.pct ? amount : this.feed.movingAmount(amount);
-  }
-
   /**
-   * Takes a new alert (place PENDING), merged among the levels on the next tick, or at once when many wait;
-   * answers its level today.
+   * Takes a new alert (place PENDING, `since` set), merged among the levels on the next tick, or at once when
+   * many wait; answers its level today.
    */
   stage(alert: ArmedAlert, last: number): number {
-    const amount = this.amountOf(alert);
-    const level = movingLevelOf(this.ge, this.pct, this.base, amount);
+    const amount = alert.condition.value as number;
+    alert.amount = this.pct ? amount : this.feed.movingAmount(amount);
+    const level = movingLevelOf(this.ge, this.pct, this.base, alert.amount);
     if (this.al.length < SMALL_RUN && this.pending.length === 0) {
       // A short run takes it in place at once, which costs less than a later sort and merge.
       let at = 0;
-      while (at < this.amt.length && (this.ge ? this.amt[at]! <= amount : this.amt[at]! >= amount)) at++;
+      while (at < this.amt.length && (this.ge ? this.amt[at]! <= alert.amount : this.amt[at]! >= alert.amount)) at++;
       alert.lo = level;
       alert.place = this.leveled ? EVALUATED : WAITING;
       this.al.splice(at, 0, alert);
-      this.amt.splice(at, 0, amount);
+      this.amt.splice(at, 0, alert.amount);
       this.lv.splice(at, 0, level);
       this.rep.splice(at, 0, alert.frequency === 'every_time');
+      this.held.splice(at, 0, alert.lastTruth);
+      this.from.splice(at, 0, alert.since);
       this.recut(last);
       return level;
     }
     this.pending.push(alert);
-    this.pendingAmt.push(amount);
     if (this.pending.length >= 32 + (this.al.length >> 3)) this.merge(last);
     return level;
   }
@@ -488,16 +551,25 @@ class MoverRun {
    */
   merge(last: number): void {
     const incoming = this.pending;
-    const amounts = this.pendingAmt;
     if (incoming.length === 0) return;
     this.pending = [];
-    this.pendingAmt = [];
     const sign = this.ge ? 1 : -1;
-    const order = incoming.map((_, k) => k).sort((x, y) => sign * (amounts[x]! - amounts[y]!) || x - y);
+    const amounts = incoming.map((alert) => alert.amount);
+    const order = amounts.map((_, k) => k).sort((x, y) => sign * (amounts[x]! - amounts[y]!) || x - y);
     const al: ArmedAlert[] = [];
     const amt: number[] = [];
     const lv: number[] = [];
     const rep: boolean[] = [];
+    const held: boolean[] = [];
+    const from: number[] = [];
+    const keep = (i: number): void => {
+      al.push(this.al[i]!);
+      amt.push(this.amt[i]!);
+      lv.push(this.lv[i]!);
+      rep.push(this.rep[i]!);
+      held.push(this.held[i]!);
+      from.push(this.from[i]!);
+    };
     const place = this.leveled ? EVALUATED : WAITING;
     let i = 0;
     for (const k of order) {
@@ -505,38 +577,30 @@ class MoverRun {
       // Disarmed before it was merged.
       if (alert.place !== PENDING) continue;
       const amount = amounts[k]!;
-      for (; i < this.al.length && sign * (this.amt[i]! - amount) <= 0; i++) {
-        if (this.al[i] === null) continue;
-        al.push(this.al[i]!);
-        amt.push(this.amt[i]!);
-        lv.push(this.lv[i]!);
-        rep.push(this.rep[i]!);
-      }
+      for (; i < this.al.length && sign * (this.amt[i]! - amount) <= 0; i++) if (this.al[i] !== null) keep(i);
       alert.lo = movingLevelOf(this.ge, this.pct, this.base, amount);
       alert.place = place;
       al.push(alert);
       amt.push(amount);
       lv.push(alert.lo);
       rep.push(alert.frequency === 'every_time');
+      held.push(alert.lastTruth);
+      from.push(alert.since);
     }
-    for (; i < this.al.length; i++) {
-      if (this.al[i] === null) continue;
-      al.push(this.al[i]!);
-      amt.push(this.amt[i]!);
-      lv.push(this.lv[i]!);
-      rep.push(this.rep[i]!);
-    }
+    for (; i < this.al.length; i++) if (this.al[i] !== null) keep(i);
     this.al = al;
     this.amt = amt;
     this.lv = lv;
     this.rep = rep;
+    this.held = held;
+    this.from = from;
     this.dead = 0;
     this.recut(last);
   }
 
   /** Takes an alert out (place EVALUATED or WAITING): a tombstone, the arrays compacted once many are. */
   remove(alert: ArmedAlert): void {
-    const amount = this.amountOf(alert);
+    const amount = alert.amount;
     const sign = this.ge ? 1 : -1;
     // First index whose amount is not before `amount` in the run's order.
     let lo = 0;
@@ -573,12 +637,16 @@ class MoverRun {
       this.amt[k] = this.amt[i]!;
       this.lv[k] = this.lv[i]!;
       this.rep[k] = this.rep[i]!;
+      this.held[k] = this.held[i]!;
+      this.from[k] = this.from[i]!;
       k++;
     }
     this.al.length = k;
     this.amt.length = k;
     this.lv.length = k;
     this.rep.length = k;
+    this.held.length = k;
+    this.from.length = k;
     this.dead = 0;
     this.setCut(cut);
   }
@@ -586,21 +654,17 @@ class MoverRun {
   /**
    * After a day close (the feed read its finished days again), at the ladder's count of ticks `seq`: the
    * `every_time` alerts seen since they were placed keep whether they held at the last value (they fire again
-   * only after it stopped holding), the levels are set afresh in place, and the next tick is the first of every
-   * alert here. The alerts themselves are not read but for that (their `lo` is set when next read, see
-   * `Ladder.levelOf`).
+   * only after it stopped holding: `held`, from the cursor), the levels are set afresh in place, and the next
+   * tick is the first of every alert here. No alert is read (a firing sets its `lo`, see `Ladder.levelOf`).
    */
   roll(last: number, seq: number): void {
     this.merge(last);
     if (this.dead > 0) this.compact();
-    const al = this.al as ArmedAlert[];
-    const rep = this.rep;
+    const { rep, held, from } = this;
     if (this.leveled && !Number.isNaN(last) && this.fresh !== seq) {
       // The cursor is at `last`: the alerts that held are a contiguous range.
       const cut = this.cut;
-      for (let i = 0; i < al.length; i++) {
-        if (rep[i] && al[i]!.since !== seq) al[i]!.lastTruth = this.ge ? i < cut : i >= cut;
-      }
+      for (let i = 0; i < rep.length; i++) if (rep[i] && from[i] !== seq) held[i] = this.ge ? i < cut : i >= cut;
     }
     const wasLeveled = this.leveled;
     this.base = this.feed.valueBarsAgo(this.bars);
@@ -608,14 +672,15 @@ class MoverRun {
     const lv = this.lv;
     const amt = this.amt;
     for (let i = 0; i < lv.length; i++) lv[i] = movingLevelOf(this.ge, this.pct, this.base, amt[i]!);
-    if (leveled !== wasLeveled) for (const alert of al) alert.place = leveled ? EVALUATED : WAITING;
+    if (leveled !== wasLeveled)
+      for (const alert of this.al as ArmedAlert[]) alert.place = leveled ? EVALUATED : WAITING;
     this.recut(last);
-    this.fresh = leveled && al.length > 0 ? seq : -1;
+    this.fresh = leveled && this.al.length > 0 ? seq : -1;
   }
 
   /** Today's level of an alert of this run. */
   levelOf(alert: ArmedAlert): number {
-    return movingLevelOf(this.ge, this.pct, this.base, this.amountOf(alert));
+    return movingLevelOf(this.ge, this.pct, this.base, alert.amount);
   }
 }
 
@@ -639,11 +704,13 @@ class Ladder extends Slot {
   private readonly runByKey = new Map<number, MoverRun>();
   /** Whether a run has pending alerts. */
   private runsPending = false;
+  /** Whether a run has once-per-bar alerts waiting for the next day. */
+  private runsRevive = false;
   /** The count of ticks when a close made runs fresh (their next tick is every alert's first), else −1. */
   freshAt = -1;
   /** New alerts with their level, merged into the sorted levels in one sort when there are enough, or on a tick. */
   private pending: ArmedAlert[] = [];
-  /** Per alert of `waiting`: when it holds (`HOLDS_*`, plus `REPEATS` for `every_time`), and its levels. */
+  /** Per alert of `waiting`: when it holds (`HOLDS_*`), and its levels. */
   private waitCode: number[] = [];
   private waitLo: number[] = [];
   private waitHi: number[] = [];
@@ -699,8 +766,9 @@ class Ladder extends Slot {
     alert.place = PENDING;
     alert.since = this.seq;
     this.bounded = false;
-    if (alert.condition.bars !== null) {
+    if (alert.moving) {
       const run = this.runOf(alert);
+      alert.run = run;
       this.runsPending = true;
       const level = run.stage(alert, this.last);
       // A fresh run's next tick is every alert's first already.
@@ -711,17 +779,7 @@ class Ladder extends Slot {
     alert.lo = toUnits(c.source, (c.value ?? c.lower) as number);
     alert.hi = c.upper === null ? NaN : toUnits(c.source, c.upper as number);
     // Only a level condition does anything on its first tick (fire when it holds).
-    if (!isEdgeOp(c.op)) {
-      const holds =
-        c.op === 'greater_than'
-          ? HOLDS_GE
-          : c.op === 'less_than'
-            ? HOLDS_LE
-            : c.op === 'inside_channel'
-              ? HOLDS_IN
-              : HOLDS_OUT;
-      this.wait(alert, holds, alert.lo, alert.hi);
-    }
+    if (!alert.edge) this.wait(alert, alert.holds, alert.lo, alert.hi);
     if (this.ge.lv.length + this.le.lv.length < SMALL_LADDER && this.pending.length === 0) {
       // A short ladder takes it in place at once, which costs less than a later sort and merge.
       const op = alert.condition.op;
@@ -744,7 +802,7 @@ class Ladder extends Slot {
    */
   private wait(alert: ArmedAlert, holds: number, lo: number, hi: number): void {
     this.waiting.push(alert);
-    this.waitCode.push(alert.frequency === 'every_time' ? holds | REPEATS : holds);
+    this.waitCode.push(holds);
     this.waitLo.push(lo);
     this.waitHi.push(hi);
   }
@@ -753,23 +811,17 @@ class Ladder extends Slot {
   delete(alert: ArmedAlert): void {
     const op = alert.condition.op;
     this.bounded = false;
-    if (alert.condition.bars !== null) {
-      this.runOf(alert).remove(alert);
+    if (alert.moving) {
+      (alert.run as MoverRun).remove(alert);
       return;
     }
     if (usesGe(op)) {
       const i = this.ge.find(alert.lo, alert);
-      if (i >= 0) {
-        this.ge.removeAt(i);
-        if (i < this.geCut) this.geCut -= 1;
-      }
+      if (i >= 0 && this.ge.bury(i)) this.geCut = this.ge.compact(this.geCut);
     }
     if (usesLe(op)) {
       const i = this.le.find(op.endsWith('_channel') ? alert.hi : alert.lo, alert);
-      if (i >= 0) {
-        this.le.removeAt(i);
-        if (i < this.leCut) this.leCut -= 1;
-      }
+      if (i >= 0 && this.le.bury(i)) this.leCut = this.le.compact(this.leCut);
     }
   }
 
@@ -832,20 +884,7 @@ class Ladder extends Slot {
     }
     if (this.runs.length > 0) this.moveRuns(p, n, day, out);
     this.last = n;
-    if (day !== this.day) {
-      const revive = this.takeRevive(day);
-      if (revive !== null) {
-        for (let i = 0; i < revive.length; i++) {
-          const alert = revive[i]!;
-          if (alert.place !== EVALUATED || alert.since === this.seq) continue;
-          // A moving alert of a fresh run has its first tick below.
-          if (this.freshAt === this.seq && alert.condition.bars !== null && this.runOf(alert).fresh === this.seq) {
-            continue;
-          }
-          this.reevaluate(alert, n, day, out);
-        }
-      }
-    }
+    if (day !== this.day) this.newDay(n, day, out);
     if (this.freshAt >= 0) {
       this.freshAt = -1;
       const runs = this.runs;
@@ -917,40 +956,88 @@ class Ladder extends Slot {
 
   /**
    * A fresh run's first tick (after a close set its levels): the alerts that hold, a contiguous range at one end
-   * of the levels, fire as new level alerts do; of the others, only the `every_time` ones are read, to record
-   * that they do not hold.
+   * of the levels, fire as new level alerts do (an `every_time` one only if it did not hold before: its `held`,
+   * or for one placed since the last tick its `lastTruth`); the others are not read, their `held` set false.
    */
   private admitRun(run: MoverRun, n: number, day: string, out: ArmedAlert[]): void {
-    const { al, lv, rep } = run;
-    const from = run.ge ? 0 : run.cut;
-    const to = run.ge ? run.cut : al.length;
-    for (let i = from; i < to; i++) {
+    const { al, lv, rep, held, from } = run;
+    const seq = this.seq;
+    const start = run.ge ? 0 : run.cut;
+    const end = run.ge ? run.cut : al.length;
+    for (let i = start; i < end; i++) {
       const alert = al[i];
       if (alert == null) continue;
+      if (rep[i]) {
+        const before = from[i] === seq ? alert.lastTruth : held[i]!;
+        held[i] = true;
+        if (before) continue;
+      }
       alert.lo = lv[i]!;
-      if (!rep[i] || !alert.lastTruth) this.fireIfAllowed(alert, n, day, out);
+      this.fireIfAllowed(alert, n, day, out);
       alert.lastTruth = true;
     }
-    for (let i = 0; i < al.length; i++) {
-      if (i === from) i = to;
-      if (i < al.length && rep[i] && al[i] != null) al[i]!.lastTruth = false;
+    for (let i = 0; i < start; i++) held[i] = false;
+    for (let i = end; i < al.length; i++) held[i] = false;
+  }
+
+  /**
+   * On a new day, the muted once-per-bar alerts are evaluated again: the constant levels' and the runs' (but a
+   * fresh run's, whose alerts all have their first tick next, in `admitRun`, and are not read here).
+   */
+  private newDay(n: number, day: string, out: ArmedAlert[]): void {
+    this.day = day;
+    if (this.revive.length === 0 && !this.runsRevive) return;
+    // A new round: the alerts of the last one no longer wait in a revival list (without writing each).
+    this.round += 1;
+    const seq = this.seq;
+    const revive = this.revive;
+    this.revive = [];
+    for (let i = 0; i < revive.length; i++) {
+      const alert = revive[i]!;
+      if (alert.place === EVALUATED && alert.since !== seq) this.reevaluate(alert, n, day, out);
+    }
+    if (!this.runsRevive) return;
+    this.runsRevive = false;
+    const runs = this.runs;
+    for (let r = 0; r < runs.length; r++) {
+      const run = runs[r]!;
+      if (run.revive.length === 0) continue;
+      const list = run.revive;
+      run.revive = [];
+      if (run.fresh === seq) continue;
+      for (let i = 0; i < list.length; i++) {
+        const alert = list[i]!;
+        if (alert.place === EVALUATED && alert.since !== seq) this.reevaluate(alert, n, day, out);
+      }
+    }
+  }
+
+  /** A once-per-bar level alert that held waits for the next day, in its run's list when it is a moving one. */
+  protected override markRevive(alert: ArmedAlert): void {
+    if (alert.reviving === this.round || alert.edge) return;
+    alert.reviving = this.round;
+    if (alert.moving) {
+      (alert.run as MoverRun).revive.push(alert);
+      this.runsRevive = true;
+    } else {
+      this.revive.push(alert);
     }
   }
 
   private reevaluate(alert: ArmedAlert, n: number, day: string, out: ArmedAlert[]): void {
-    if (truthOf(alert.condition.op, n, this.levelOf(alert), alert.hi)) this.fireIfAllowed(alert, n, day, out);
+    if (holdsAt(alert.holds, n, this.levelOf(alert), alert.hi)) this.fireIfAllowed(alert, n, day, out);
   }
 
   /** An alert's level today (a moving alert's is kept by its run, and set on the alert when read here). */
   private levelOf(alert: ArmedAlert): number {
-    if (alert.condition.bars !== null) alert.lo = this.runOf(alert).levelOf(alert);
+    if (alert.moving) alert.lo = (alert.run as MoverRun).levelOf(alert);
     return alert.lo;
   }
 
   /**
    * The level conditions on their first tick fire when they hold (they are among the levels already). One that
-   * does not hold and is not `every_time` has nothing to do (only `every_time` reads `lastTruth`), so it is not
-   * read at all.
+   * does not hold has nothing to do, so it is not read at all: from then on the cursors fire it when it turns
+   * true (a moving one's truth at a close is kept by its run), and nothing reads its `lastTruth` again.
    */
   private admit(n: number, day: string, out: ArmedAlert[]): void {
     const waiting = this.waiting;
@@ -963,20 +1050,12 @@ class Ladder extends Slot {
     this.waitLo = [];
     this.waitHi = [];
     for (let i = 0; i < waiting.length; i++) {
-      const holds = code[i]! & 3;
-      const truth =
-        holds === HOLDS_GE
-          ? n >= lo[i]!
-          : holds === HOLDS_LE
-            ? n <= lo[i]!
-            : (lo[i]! <= n && n <= hi[i]!) === (holds === HOLDS_IN);
-      if (!truth && code[i]! < REPEATS) continue;
+      if (!holdsAt(code[i]!, n, lo[i]!, hi[i]!)) continue;
       const alert = waiting[i]!;
       if (alert.place !== EVALUATED || alert.since !== seq) continue;
-      alert.since = -1;
-      // `evaluateOnce` for a level condition (all that wait on a ladder).
-      if (truth && (alert.frequency !== 'every_time' || !alert.lastTruth)) this.fireIfAllowed(alert, n, day, out);
-      alert.lastTruth = truth;
+      // `evaluateOnce` for a level condition that holds (all that wait on a ladder are level conditions).
+      if (!alert.lastTruth || alert.frequency !== 'every_time') this.fireIfAllowed(alert, n, day, out);
+      alert.lastTruth = true;
     }
   }
 
@@ -1098,7 +1177,7 @@ class Ladder extends Slot {
     const hi = this.waitHi;
     let k = 0;
     for (let i = 0; i < waiting.length; i++) {
-      if (waiting[i]!.condition.bars !== null) continue;
+      if (waiting[i]!.moving) continue;
       waiting[k] = waiting[i]!;
       code[k] = code[i]!;
       lo[k] = lo[i]!;
@@ -1165,7 +1244,7 @@ class Group extends Slot {
           const members = this.members;
           for (let i = 0; i < members.length; i++) {
             const alert = members[i]!;
-            if (flipped || perBar(alert.frequency)) this.fireIfAllowed(alert, value, day, out);
+            if (flipped || alert.perBar) this.fireIfAllowed(alert, value, day, out);
           }
         }
       }
@@ -1222,7 +1301,10 @@ class Book {
   readonly groupLo: number[] = [];
   readonly groupHi: number[] = [];
   readonly groupByKey = new Map<string, Group>();
+  /** Its alerts, and its fired `once` alerts not yet forgotten (their slot null; see `AlertIndex.ghosts`). */
   readonly alerts = new Set<ArmedAlert>();
+  /** How many of `alerts` are armed. */
+  armed = 0;
   /** The place of the volume ladder, or −1. */
   volumeAt = -1;
 
@@ -1256,6 +1338,12 @@ export class AlertIndex {
   private readonly byKey = new Map<string, ArmedAlert>();
   private readonly feeds: FeedBook;
   private doomed: ArmedAlert[] = [];
+  /**
+   * Fired `once` alerts out of their structures (slot null) but still in `byKey` and their book's `alerts`, so a
+   * firing does not look up the key map: taken out of those by `remove` (the engine disarms each once its
+   * trigger is folded), by arming the key again, or all at once when they outnumber the armed alerts.
+   */
+  private ghosts = 0;
   /** What `ConditionProbe.narrow` narrows, reused. */
   private readonly scratchRange: PriceRange = { lo: -Infinity, hi: Infinity };
 
@@ -1266,7 +1354,7 @@ export class AlertIndex {
 
   /** How many alerts are armed. */
   get size(): number {
-    return this.byKey.size;
+    return this.byKey.size - this.ghosts;
   }
 
   /** How many symbols have a book (armed alerts now or before). */
@@ -1276,12 +1364,13 @@ export class AlertIndex {
 
   /** Whether an alert is in the index. */
   has(key: string): boolean {
-    return this.byKey.has(key);
+    return this.get(key) !== undefined;
   }
 
   /** The alert of a key, if armed. */
   get(key: string): ArmedAlert | undefined {
-    return this.byKey.get(key);
+    const alert = this.byKey.get(key);
+    return alert !== undefined && alert.slot !== null ? alert : undefined;
   }
 
   /**
@@ -1305,7 +1394,7 @@ export class AlertIndex {
         book.ladderHi.push(-Infinity);
       }
       alert.lo = NaN;
-      alert.reviving = false;
+      alert.reviving = -1;
       ladder.place(alert);
       slot = ladder;
     } else {
@@ -1324,13 +1413,14 @@ export class AlertIndex {
         book.groupHi.push(-Infinity);
       }
       alert.place = WAITING;
-      alert.reviving = false;
+      alert.reviving = -1;
       group.waiting.push(alert);
       slot = group;
     }
     book.unbound(slot);
     alert.slot = slot;
     book.alerts.add(alert);
+    book.armed += 1;
     this.byKey.set(alert.key, alert);
   }
 
@@ -1338,21 +1428,35 @@ export class AlertIndex {
   remove(key: string): ArmedAlert | undefined {
     const alert = this.byKey.get(key);
     if (alert === undefined) return undefined;
-    this.detach(alert);
-    return alert;
+    const armed = alert.slot !== null;
+    if (armed) this.detach(alert);
+    else this.ghosts -= 1;
+    this.byKey.delete(key);
+    this.books.get(alert.symbol)?.alerts.delete(alert);
+    return armed ? alert : undefined;
   }
 
-  /** Takes an armed alert out of the index. */
+  /** Forgets every fired `once` alert still in the key map (see `ghosts`). */
+  private forgetGhosts(): void {
+    for (const [key, alert] of this.byKey) {
+      if (alert.slot !== null) continue;
+      this.byKey.delete(key);
+      this.books.get(alert.symbol)?.alerts.delete(alert);
+    }
+    this.ghosts = 0;
+  }
+
+  /** Takes an armed alert out of its structure (the key map and its book's `alerts` are the caller's). */
   private detach(alert: ArmedAlert): void {
-    this.byKey.delete(alert.key);
     const slot = alert.slot as Ladder | Group;
     alert.slot = null;
     // On a ladder, a moving alert waiting for its level is among its run's too.
     if (alert.place === EVALUATED || (alert.place === WAITING && slot instanceof Ladder)) slot.delete(alert);
     alert.place = NOWHERE;
+    alert.run = null;
     const book = this.books.get(alert.symbol);
     if (book !== undefined) {
-      book.alerts.delete(alert);
+      book.armed -= 1;
       book.unbound(slot);
     }
   }
@@ -1409,8 +1513,13 @@ export class AlertIndex {
     if (this.doomed.length > 0) {
       const doomed = this.doomed;
       // Each is still armed unless disarmed already (its slot then null).
-      for (let i = 0; i < doomed.length; i++) if (doomed[i]!.slot !== null) this.detach(doomed[i]!);
+      for (let i = 0; i < doomed.length; i++) {
+        if (doomed[i]!.slot === null) continue;
+        this.detach(doomed[i]!);
+        this.ghosts += 1;
+      }
       doomed.length = 0;
+      if (this.ghosts > 1024 + this.size) this.forgetGhosts();
     }
     this.bound(book, cents, volume, prevCloseCents, day);
     return out.length - before;
@@ -1499,17 +1608,17 @@ export class AlertIndex {
 
   /** The symbols with at least one armed alert. */
   *armedSymbols(): IterableIterator<string> {
-    for (const [symbol, book] of this.books) if (book.alerts.size > 0) yield symbol;
+    for (const [symbol, book] of this.books) if (book.armed > 0) yield symbol;
   }
 
   /** The armed alerts of a symbol, in the order they were armed. */
   alertsOf(symbol: string): ArmedAlert[] {
-    return [...(this.books.get(symbol)?.alerts ?? [])];
+    return [...(this.books.get(symbol)?.alerts ?? [])].filter((alert) => alert.slot !== null);
   }
 
   /** Every armed alert. */
-  all(): IterableIterator<ArmedAlert> {
-    return this.byKey.values();
+  *all(): IterableIterator<ArmedAlert> {
+    for (const alert of this.byKey.values()) if (alert.slot !== null) yield alert;
   }
 
   private bookOf(symbol: string): Book {
