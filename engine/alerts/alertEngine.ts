@@ -467,11 +467,12 @@ export class AlertEngine implements TickListener {
    * until a tick shows it does not, so it fires again only once it stopped holding.
    */
   private followLog(key: string, alert: Alert): void {
-    const armed = this.indexOf(alert).get(key);
+    const index = this.indexOf(alert);
+    const armed = index.get(key);
     if (armed === undefined || armed.arming !== alert.arming) return;
     if (alert.firings > armed.firings) {
       armed.firings = alert.firings;
-      armed.lastTruth = true;
+      index.takeAsHeld(armed);
     }
     const day = alert.lastFiredDay;
     if (day !== null && (armed.firedDay === null || day > armed.firedDay)) armed.firedDay = day;

@@ -215,6 +215,40 @@ describe('alert index', function () {
     });
   });
 
+  describe('an alert taken to hold (a firing the log has and the index did not make)', function () {
+    /** moving_up 5 over 1 bar, every time: fires on 106, not on 104, a close at 104 (level 109), then 110. */
+    function run(takeAsHeld: boolean): string[][] {
+      const histories = new Histories();
+      histories.set('AAPL', [100]);
+      const index = new AlertIndex(histories.lookup);
+      const a = alert('a', 'AAPL', cond('moving_up', { value: 5, bars: 1 }), 'every_time');
+      index.add(a);
+      const fired: string[][] = [];
+      const tick = (price: number, day: string): void => {
+        const out: ArmedAlert[] = [];
+        index.evaluate('AAPL', toCents(price), 0, histories.prevClose('AAPL'), day, out);
+        fired.push(out.map((x) => x.alertId));
+      };
+      tick(106, '2025-03-03');
+      tick(104, '2025-03-03');
+      histories.close('AAPL', toCents(104), 0);
+      index.roll();
+      if (takeAsHeld) index.takeAsHeld(a);
+      tick(110, '2025-03-04');
+      tick(100, '2025-03-04');
+      tick(110, '2025-03-04');
+      return fired;
+    }
+
+    it('a repeating moving alert does not fire on the first tick after a close, but once it stopped holding', function () {
+      expect(run(true)).to.deep.equal([['a'], [], [], [], ['a']]);
+    });
+
+    it('(without it, that first tick fires it: it did not hold at the close)', function () {
+      expect(run(false)).to.deep.equal([['a'], [], ['a'], [], ['a']]);
+    });
+  });
+
   describe('indicator sources', function () {
     it('RSI(14) at or below 30 after a run of losses', function () {
       const closes = Array.from({ length: 20 }, (_, i) => 100 + (i % 2 === 0 ? 1 : -1));

@@ -51,7 +51,11 @@ export interface ArmedAlert {
   firings: number;
   /** The trading day of its last firing in this arming, or null. */
   firedDay: string | null;
-  /** Whether the condition held at its last evaluation. */
+  /**
+   * Whether the condition held before its first tick in the index (an `every_time` alert fires on it only if not):
+   * from the log when armed, true when it fired (`AlertIndex.takeAsHeld`). From then on its structure keeps its
+   * truth (the cursors; a moving alert's run at each close), and this field is written only when it fires.
+   */
   lastTruth: boolean;
   /** When fired: the source's value then (dollars for price-like series). */
   firedValue: number;
@@ -600,6 +604,21 @@ class MoverRun {
 
   /** Takes an alert out (place EVALUATED or WAITING): a tombstone, the arrays compacted once many are. */
   remove(alert: ArmedAlert): void {
+    const at = this.find(alert);
+    if (at < 0) return;
+    this.al[at] = null;
+    this.dead += 1;
+    if (this.dead > 16 + (this.al.length >> 2)) this.compact();
+  }
+
+  /** An alert of the run (among its levels) is taken to hold at the last value (see `AlertIndex.takeAsHeld`). */
+  hold(alert: ArmedAlert): void {
+    const at = this.find(alert);
+    if (at >= 0) this.held[at] = true;
+  }
+
+  /** Where an alert is among the levels, or −1 (pending, or not here). */
+  private find(alert: ArmedAlert): number {
     const amount = alert.amount;
     const sign = this.ge ? 1 : -1;
     // First index whose amount is not before `amount` in the run's order.
@@ -610,18 +629,8 @@ class MoverRun {
       if (sign * (this.amt[mid]! - amount) < 0) lo = mid + 1;
       else hi = mid;
     }
-    let at = -1;
-    for (let i = lo; i < this.al.length && this.amt[i] === amount; i++) {
-      if (this.al[i] === alert) {
-        at = i;
-        break;
-      }
-    }
-    if (at < 0) at = this.al.indexOf(alert);
-    if (at < 0) return;
-    this.al[at] = null;
-    this.dead += 1;
-    if (this.dead > 16 + (this.al.length >> 2)) this.compact();
+    for (let i = lo; i < this.al.length && this.amt[i] === amount; i++) if (this.al[i] === alert) return i;
+    return this.al.indexOf(alert);
   }
 
   /** Drops the tombstones, keeping the cursor on the same levels. */
@@ -1459,6 +1468,15 @@ export class AlertIndex {
       book.armed -= 1;
       book.unbound(slot);
     }
+  }
+
+  /**
+   * Takes an armed alert's condition to hold, as if its last evaluation had found it true (the engine, when the
+   * log has a firing of it the index did not make): a repeating one fires again only once it stopped holding.
+   */
+  takeAsHeld(alert: ArmedAlert): void {
+    alert.lastTruth = true;
+    if (alert.slot !== null && alert.run !== null) (alert.run as MoverRun).hold(alert);
   }
 
   /** Takes a fired `once` alert out, once the tick's evaluation is over. */
