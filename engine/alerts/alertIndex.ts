@@ -54,7 +54,7 @@ export interface ArmedAlert {
   /**
    * Whether the condition held before its first tick in the index (an `every_time` alert fires on it only if not):
    * from the log when armed, true when it fired (`AlertIndex.takeAsHeld`). From then on its structure keeps its
-   * truth (the cursors; a moving alert's run at each close), and this field is written only when it fires.
+   * truth (a ladder's cursors, a group's last evaluation, a moving alert's run at each close), not this field.
    */
   lastTruth: boolean;
   /** When fired: the source's value then (dollars for price-like series). */
