@@ -326,6 +326,22 @@ class Side {
     return kept;
   }
 
+  /** The first level at or after `cut` that is not a tombstone (a tombstone moves nothing), or Infinity. */
+  levelUp(cut: number): number {
+    const { lv, code } = this;
+    let i = cut;
+    while (i < lv.length && code[i] === GONE) i++;
+    return i < lv.length ? lv[i]! : Infinity;
+  }
+
+  /** The last level before `cut` that is not a tombstone, or −Infinity. */
+  levelDown(cut: number): number {
+    const { lv, code } = this;
+    let i = cut - 1;
+    while (i >= 0 && code[i] === GONE) i--;
+    return i >= 0 ? lv[i]! : -Infinity;
+  }
+
   /** Where an alert of level `level` is (not a tombstone), or −1. */
   find(level: number, alert: ArmedAlert): number {
     for (let i = atOrAfterAscending(this.lv, level); i < this.lv.length && this.lv[i] === level; i++) {
@@ -1117,13 +1133,11 @@ class Ladder extends Slot {
    */
   bound(cents: number, prevCloseCents: number): void {
     if (this.bounded && (prevCloseCents === this.boundPrevClose || this.feed.source !== 'changepct')) return;
-    const geLv = this.ge.lv;
-    const leLv = this.le.lv;
     // The next levels of each kind up and down, over the constant levels and the runs.
-    let geUp = this.geCut < geLv.length ? geLv[this.geCut]! : Infinity;
-    let leUp = this.leCut < leLv.length ? leLv[this.leCut]! : Infinity;
-    let geDown = this.geCut > 0 ? geLv[this.geCut - 1]! : -Infinity;
-    let leDown = this.leCut > 0 ? leLv[this.leCut - 1]! : -Infinity;
+    let geUp = this.ge.levelUp(this.geCut);
+    let leUp = this.le.levelUp(this.leCut);
+    let geDown = this.ge.levelDown(this.geCut);
+    let leDown = this.le.levelDown(this.leCut);
     const edges = this.edges;
     for (let r = 0; r < edges.up.length; r++) {
       const up = edges.up[r]!;
