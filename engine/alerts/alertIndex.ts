@@ -223,6 +223,26 @@ function usesLe(op: AlertOp): boolean {
   );
 }
 
+/**
+ * Drops, from parallel arrays of one length (`columns`), the entries `drop` tells by their index, keeping the
+ * others in order; answers how many of the first `cut` entries remain (a cursor over what remains).
+ */
+function dropWhere(columns: readonly unknown[][], drop: (i: number) => boolean, cut = 0): number {
+  const length = columns[0]!.length;
+  let k = 0;
+  let kept = cut;
+  for (let i = 0; i < length; i++) {
+    if (drop(i)) {
+      if (i < cut) kept -= 1;
+      continue;
+    }
+    for (const column of columns) column[k] = column[i];
+    k++;
+  }
+  for (const column of columns) column.length = k;
+  return kept;
+}
+
 /** First index of an ascending array whose value is above `t` (insert after equal ones). */
 function afterAscending(values: readonly number[], t: number): number {
   let lo = 0;
@@ -305,25 +325,8 @@ class Side {
   /** Drops the tombstones; answers the cursor `cut` (a count of entries from the start) over what remains. */
   compact(cut: number): number {
     const { lv, al, code, oth } = this;
-    let k = 0;
-    let kept = cut;
-    for (let i = 0; i < lv.length; i++) {
-      if (code[i] === GONE) {
-        if (i < cut) kept -= 1;
-        continue;
-      }
-      lv[k] = lv[i]!;
-      al[k] = al[i]!;
-      code[k] = code[i]!;
-      oth[k] = oth[i]!;
-      k++;
-    }
-    lv.length = k;
-    al.length = k;
-    code.length = k;
-    oth.length = k;
     this.dead = 0;
-    return kept;
+    return dropWhere([lv, al, code, oth], (i) => code[i] === GONE, cut);
   }
 
   /** The first level at or after `cut` that is not a tombstone (a tombstone moves nothing), or Infinity. */
@@ -390,10 +393,6 @@ class Side {
 abstract class Slot {
   /** Alerts waiting for their first tick (on a ladder, already among its levels or about to be merged in). */
   waiting: ArmedAlert[] = [];
-  /** Once-per-bar level alerts that held when they last fired or were muted: re-evaluated on a new day. */
-  revive: ArmedAlert[] = [];
-  /** The round of `revive`: an alert waits in it while its `reviving` is this. */
-  round = 0;
   day = '';
   /** Its place in its book's ladders or groups (and their ranges). */
   at = -1;
@@ -423,12 +422,8 @@ abstract class Slot {
     return true;
   }
 
-  protected markRevive(alert: ArmedAlert): void {
-    if (alert.reviving !== this.round && !alert.edge) {
-      alert.reviving = this.round;
-      this.revive.push(alert);
-    }
-  }
+  /** A once-per-bar level alert that held when it fired or was muted: evaluated again on the next day. */
+  protected abstract markRevive(alert: ArmedAlert): void;
 
   /** A first evaluation (new alert, or a new day for a muted one): level operators fire when they hold. */
   protected evaluateOnce(alert: ArmedAlert, truth: boolean, value: number, day: string, out: ArmedAlert[]): void {
@@ -651,29 +646,9 @@ class MoverRun {
 
   /** Drops the tombstones, keeping the cursor on the same levels. */
   private compact(): void {
-    let k = 0;
-    let cut = this.cut;
-    for (let i = 0; i < this.al.length; i++) {
-      if (this.al[i] === null) {
-        if (i < this.cut) cut -= 1;
-        continue;
-      }
-      this.al[k] = this.al[i]!;
-      this.amt[k] = this.amt[i]!;
-      this.lv[k] = this.lv[i]!;
-      this.rep[k] = this.rep[i]!;
-      this.held[k] = this.held[i]!;
-      this.from[k] = this.from[i]!;
-      k++;
-    }
-    this.al.length = k;
-    this.amt.length = k;
-    this.lv.length = k;
-    this.rep.length = k;
-    this.held.length = k;
-    this.from.length = k;
+    const { al, amt, lv, rep, held, from } = this;
     this.dead = 0;
-    this.setCut(cut);
+    this.setCut(dropWhere([al, amt, lv, rep, held, from], (i) => al[i] === null, this.cut));
   }
 
   /**
@@ -729,8 +704,12 @@ class Ladder extends Slot {
   private readonly runByKey = new Map<number, MoverRun>();
   /** Whether a run has pending alerts. */
   private runsPending = false;
+  /** Once-per-bar constant-level alerts that held when they last fired or were muted: evaluated again on a new day. */
+  private revive: ArmedAlert[] = [];
   /** Whether a run has once-per-bar alerts waiting for the next day. */
   private runsRevive = false;
+  /** The round of the revival lists (the ladder's and its runs'): an alert waits in one while its `reviving` is this. */
+  private round = 0;
   /** The count of ticks when a close made runs fresh (their next tick is every alert's first), else −1. */
   freshAt = -1;
   /** New alerts with their level, merged into the sorted levels in one sort when there are enough, or on a tick. */
@@ -1014,13 +993,9 @@ class Ladder extends Slot {
     if (this.revive.length === 0 && !this.runsRevive) return;
     // A new round: the alerts of the last one no longer wait in a revival list (without writing each).
     this.round += 1;
-    const seq = this.seq;
     const revive = this.revive;
     this.revive = [];
-    for (let i = 0; i < revive.length; i++) {
-      const alert = revive[i]!;
-      if (alert.place === EVALUATED && alert.since !== seq) this.reevaluate(alert, n, day, out);
-    }
+    this.reevaluateAll(revive, n, day, out);
     if (!this.runsRevive) return;
     this.runsRevive = false;
     const runs = this.runs;
@@ -1029,11 +1004,15 @@ class Ladder extends Slot {
       if (run.revive.length === 0) continue;
       const list = run.revive;
       run.revive = [];
-      if (run.fresh === seq) continue;
-      for (let i = 0; i < list.length; i++) {
-        const alert = list[i]!;
-        if (alert.place === EVALUATED && alert.since !== seq) this.reevaluate(alert, n, day, out);
-      }
+      if (run.fresh !== this.seq) this.reevaluateAll(list, n, day, out);
+    }
+  }
+
+  /** Evaluates again the alerts of a revival list still armed here and not on their first tick. */
+  private reevaluateAll(list: readonly ArmedAlert[], n: number, day: string, out: ArmedAlert[]): void {
+    for (let i = 0; i < list.length; i++) {
+      const alert = list[i]!;
+      if (alert.place === EVALUATED && alert.since !== this.seq) this.reevaluate(alert, n, day, out);
     }
   }
 
@@ -1195,22 +1174,7 @@ class Ladder extends Slot {
     }
     // A fresh run's next tick is the first of all its alerts: they no longer wait one by one.
     const waiting = this.waiting;
-    const code = this.waitCode;
-    const lo = this.waitLo;
-    const hi = this.waitHi;
-    let k = 0;
-    for (let i = 0; i < waiting.length; i++) {
-      if (waiting[i]!.moving) continue;
-      waiting[k] = waiting[i]!;
-      code[k] = code[i]!;
-      lo[k] = lo[i]!;
-      hi[k] = hi[i]!;
-      k++;
-    }
-    waiting.length = k;
-    code.length = k;
-    lo.length = k;
-    hi.length = k;
+    dropWhere([waiting, this.waitCode, this.waitLo, this.waitHi], (i) => waiting[i]!.moving);
   }
 }
 
@@ -1454,18 +1418,19 @@ export class AlertIndex {
     const armed = alert.slot !== null;
     if (armed) this.detach(alert);
     else this.ghosts -= 1;
-    this.byKey.delete(key);
-    this.books.get(alert.symbol)?.alerts.delete(alert);
+    this.forget(alert);
     return armed ? alert : undefined;
+  }
+
+  /** Takes an alert out of the key map and its book's `alerts`. */
+  private forget(alert: ArmedAlert): void {
+    this.byKey.delete(alert.key);
+    this.books.get(alert.symbol)?.alerts.delete(alert);
   }
 
   /** Forgets every fired `once` alert still in the key map (see `ghosts`). */
   private forgetGhosts(): void {
-    for (const [key, alert] of this.byKey) {
-      if (alert.slot !== null) continue;
-      this.byKey.delete(key);
-      this.books.get(alert.symbol)?.alerts.delete(alert);
-    }
+    for (const alert of this.byKey.values()) if (alert.slot === null) this.forget(alert);
     this.ghosts = 0;
   }
 
