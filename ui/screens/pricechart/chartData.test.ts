@@ -18,8 +18,17 @@ import {
   thresholdProblem,
   type ChartAlert,
 } from './chartData.ts';
-import { buildFigure, intradayCandles, intradayRange, intradayX, priceAtPoint, volumeTicks } from './chartFigure.ts';
-import { renderElements } from './chartElements.ts';
+import {
+  buildFigure,
+  intradayCandles,
+  intradayRange,
+  intradayX,
+  priceAtPoint,
+  offViewText,
+  priceView,
+  volumeTicks,
+} from './chartFigure.ts';
+import { renderElements, type ChartElement } from './chartElements.ts';
 import { bar } from './chartFixtures.ts';
 
 function quote(price: number, ts: string, change = 1, volume = 5000): Quote {
@@ -298,6 +307,70 @@ describe('price chart data', () => {
       'no averages on 1D',
     ).to.deep.equal(['candlestick', 'bar']);
     expect(intraday.layout.xaxis).to.include({ type: 'date' });
+  });
+
+  it('fits the price axis to the prices and the levels near them; farther levels are counted at the edge', () => {
+    const near = { lo: 112, hi: 112, label: 'Price crosses 112.00' };
+    const band = { lo: 40, hi: 50, label: 'Price is inside the channel 40.00 – 50.00' };
+    const far = { lo: 300, hi: 300, label: 'Price crosses 300.00' };
+    const support = { lo: 20, hi: 20, label: null };
+    const view = priceView([100, 104, 96, Number.NaN], [near, band, far, support]);
+    // Prices 96–104 (span 8): levels reach to 94–106 only; 112 is beyond, so the axis is 96–104 padded by 5%.
+    expect(view?.range).to.deep.equal([95.6, 104.4]);
+    expect(view).to.include({ clipLow: true, clipHigh: true });
+    expect(view?.above).to.deep.equal(['Price crosses 112.00', 'Price crosses 300.00']);
+    expect(view?.below).to.deep.equal(['Price is inside the channel 40.00 – 50.00']);
+    const within = priceView(
+      [100, 104, 96],
+      [
+        { lo: 105, hi: 105, label: 'a' },
+        { lo: 90, hi: 95, label: 'b' },
+      ],
+    );
+    // 105 and the band's upper part down to the reach (94) widen it: 94–105, padded by 0.55.
+    expect(within?.range[0]).to.be.closeTo(93.45, 1e-9);
+    expect(within?.range[1]).to.be.closeTo(105.55, 1e-9);
+    expect(within?.above).to.deep.equal([]);
+    expect(within?.below).to.deep.equal([]);
+    expect(within).to.include({ clipLow: false, clipHigh: false });
+    // A support line far off stops the axis too, but is not listed as an alert.
+    expect(priceView([100, 104, 96], [{ lo: 10, hi: 10, label: null }])).to.deep.include({ clipLow: true, below: [] });
+    expect(priceView([], [near])).to.equal(null);
+    expect(priceView([50], [])?.range[0]).to.be.below(50);
+  });
+
+  it('keeps a channel far from the price off the axis and writes it at the edge of the price panel', () => {
+    const bars = [bar('2026-01-05', 330), bar('2026-01-06', 340)];
+    const channel: ChartElement = {
+      symbol: 'AAPL',
+      id: 'c1',
+      type: 'BAND',
+      charttype: 'condition',
+      chartdata: { lower: 100, upper: 200, label: 'Price is outside the channel ✕', dash: 'dash', clickable: true },
+      color: '#7c3aed',
+      normalize: false,
+    };
+    const state = {
+      symbol: 'AAPL',
+      duration: '3M',
+      bars,
+      intraday: [],
+      removed: [],
+      smas: [],
+      rsiPanel: false,
+    } as const;
+    const figure = buildFigure({ ...state, elements: [channel] }, 'market');
+    // Plotly's fit, stopped below at the prices (329–341) padded by 5%, above the channel's 200.
+    expect(figure.layout.yaxis?.autorangeoptions).to.deep.equal({ clipmin: 328.4 });
+    expect(figure.annotationIds).to.deep.equal(['c1', 'offview:below']);
+    expect(figure.layout.annotations?.[1]).to.include({
+      text: '▼ alert below: Price is outside the channel',
+      yref: 'paper',
+      y: 0.3,
+    });
+    expect(offViewText(['a', 'b', 'c'], 'above')).to.equal('▲ 3 alerts above: a and 2 more');
+    const removed = buildFigure({ ...state, elements: [channel], removed: ['c1'] }, 'market');
+    expect(removed.annotationIds).to.deep.equal([]);
   });
 
   it('shows the RSI(14) panel below the volume when turned on, on daily durations only', () => {

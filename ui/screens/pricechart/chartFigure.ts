@@ -4,7 +4,7 @@
  */
 import type { Data, Layout } from 'plotly.js';
 import { formatNumber } from '../../../domain/format.ts';
-import { renderElements } from './chartElements.ts';
+import { renderElements, visibleElements, type ChartElement } from './chartElements.ts';
 import { LEVEL_COLORS, RSI_COLOR, SMA_COLORS, type Bar, type Candle, type SmaPeriod } from './chartData.ts';
 import type { PriceChartContext } from './pricechart.machine.ts';
 import {
@@ -103,6 +103,114 @@ export function panelDomains(rsi: boolean): {
     : { price: [0.3, 1], volume: [0, 0.2], rsi: [0, 0] };
 }
 
+/** How far beyond the prices shown, as a fraction of their span, an alert's level still widens the price axis. */
+export const LEVEL_REACH = 0.25;
+
+/** A level drawn on the price axis: a line (`lo` = `hi`) or a band between constant bounds. */
+export interface PriceLevel {
+  readonly lo: number;
+  readonly hi: number;
+  /** An alert's label, as drawn on the chart; null for a level that is not an alert (support, resistance). */
+  readonly label: string | null;
+}
+
+/**
+ * Where the price axis stops: `range` fits the values drawn on it and the levels near them, padded by 5%;
+ * `clipLow`/`clipHigh` whether a level lies wholly beyond it on that side; and the labels of the alerts that do.
+ */
+export interface PriceView {
+  readonly range: [number, number];
+  readonly clipLow: boolean;
+  readonly clipHigh: boolean;
+  readonly above: readonly string[];
+  readonly below: readonly string[];
+}
+
+/**
+ * The price axis fitted to the values drawn on it (candles, averages, compared series) and to the levels within
+ * {@link LEVEL_REACH} of them, padded by 5%: an alert far from the price does not squeeze the candles into a
+ * strip of the plot (it shows once the axis is dragged or zoomed out to it, and is counted above or below).
+ * Null when there is no value to fit.
+ */
+export function priceView(values: Iterable<number>, levels: readonly PriceLevel[]): PriceView | null {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const v of values) {
+    if (!Number.isFinite(v)) continue;
+    if (v < lo) lo = v;
+    if (v > hi) hi = v;
+  }
+  if (lo > hi) return null;
+  const span = hi > lo ? hi - lo : Math.max(Math.abs(hi) * 0.02, 0.01);
+  const reachLo = lo - LEVEL_REACH * span;
+  const reachHi = hi + LEVEL_REACH * span;
+  for (const level of levels) {
+    if (level.hi < reachLo || level.lo > reachHi) continue;
+    lo = Math.min(lo, Math.max(level.lo, reachLo));
+    hi = Math.max(hi, Math.min(level.hi, reachHi));
+  }
+  const pad = (hi > lo ? hi - lo : span) * 0.05;
+  const range: [number, number] = [lo - pad, hi + pad];
+  const isAbove = (level: PriceLevel) => level.lo > range[1];
+  const isBelow = (level: PriceLevel) => level.hi < range[0];
+  return {
+    range,
+    clipLow: levels.some(isBelow),
+    clipHigh: levels.some(isAbove),
+    above: labelsWhere(levels, isAbove),
+    below: labelsWhere(levels, isBelow),
+  };
+}
+
+function labelsWhere(levels: readonly PriceLevel[], where: (level: PriceLevel) => boolean): string[] {
+  const labels: string[] = [];
+  for (const level of levels) if (level.label !== null && where(level)) labels.push(level.label);
+  return labels;
+}
+
+/** The price levels of the alerts and support/resistance lines drawn, and of the channels with constant bounds. */
+export function priceLevels(elements: readonly ChartElement[]): PriceLevel[] {
+  const levels: PriceLevel[] = [];
+  for (const element of elements) {
+    if (element.type === 'ALERT' || element.type === 'SAR') {
+      const { y, label } = element.chartdata;
+      const named = element.type === 'ALERT' ? withoutMark(label) : null;
+      if (y !== null && Number.isFinite(y)) levels.push({ lo: y, hi: y, label: named });
+    } else if (element.type === 'BAND') {
+      const { lower, upper, axis, label } = element.chartdata;
+      if ((axis ?? 'y') === 'y' && typeof lower === 'number' && typeof upper === 'number')
+        levels.push({ lo: Math.min(lower, upper), hi: Math.max(lower, upper), label: withoutMark(label) });
+    }
+  }
+  return levels;
+}
+
+const withoutMark = (label: string): string => label.replace(/ ✕$/, '');
+
+/** The y values of the traces drawn on the price axis (candles by their low and high). */
+function priceValues(data: readonly Data[]): number[] {
+  const values: number[] = [];
+  const push = (ys: unknown): void => {
+    if (!Array.isArray(ys)) return;
+    for (const y of ys) if (typeof y === 'number') values.push(y);
+  };
+  for (const trace of data) {
+    const t = trace as { type?: string; yaxis?: string; y?: unknown; low?: unknown; high?: unknown };
+    if ((t.yaxis ?? 'y') !== 'y') continue;
+    if (t.type === 'candlestick') {
+      push(t.low);
+      push(t.high);
+    } else push(t.y);
+  }
+  return values;
+}
+
+/** The alerts out of view on one side, written at that edge of the price panel (the first one named). */
+export function offViewText(labels: readonly string[], side: 'above' | 'below'): string {
+  const more = labels.length > 1 ? ` and ${labels.length - 1} more` : '';
+  return `${side === 'above' ? '▲' : '▼'} ${labels.length === 1 ? 'alert' : `${labels.length} alerts`} ${side}: ${labels[0]}${more}`;
+}
+
 /**
  * Builds the figure of a chart state; the 1D chart's times are in `zone` (the viewer's setting), daily bars
  * are dated by their New York trading day whatever the zone.
@@ -184,6 +292,27 @@ export function buildFigure(
   const hoverZone = zoneLabel(fromFieldValue(lastMinute, 'market') || Date.now(), zone);
   const rendered = renderElements(context.elements, context.removed);
   data.push(...rendered.traces);
+  const view = priceView(priceValues(data), priceLevels(visibleElements(context.elements, context.removed)));
+  const annotations = [...rendered.annotations];
+  const annotationIds = [...rendered.annotationIds];
+  for (const side of ['above', 'below'] as const) {
+    const labels = view?.[side] ?? [];
+    if (labels.length === 0) continue;
+    annotations.push({
+      xref: 'paper',
+      x: 0,
+      xanchor: 'left',
+      yref: 'paper',
+      y: side === 'above' ? domains.price[1] : domains.price[0],
+      yanchor: side === 'above' ? 'top' : 'bottom',
+      text: offViewText(labels, side),
+      showarrow: false,
+      font: { size: 11, color: '#5b6472' },
+      bgcolor: 'rgba(255,255,255,0.85)',
+      borderpad: 2,
+    });
+    annotationIds.push(`offview:${side}`);
+  }
   const layout: Partial<Layout> = {
     margin: { l: 56, r: rendered.secondAxis ? 56 : 16, t: 36, b: 40 },
     showlegend: true,
@@ -207,14 +336,28 @@ export function buildFigure(
           showgrid: false,
           title: { text: tradingDayTitle(), font: { size: 11 }, standoff: 4 },
         },
-    yaxis: { domain: domains.price, title: { text: 'Price' }, tickformat: '.2f', fixedrange: false },
+    yaxis: {
+      domain: domains.price,
+      title: { text: 'Price' },
+      tickformat: '.2f',
+      fixedrange: false,
+      // Plotly's own fit (which leaves room for the markers' text), stopped on a side where a level lies far off.
+      ...(view && (view.clipLow || view.clipHigh)
+        ? {
+            autorangeoptions: {
+              ...(view.clipLow ? { clipmin: view.range[0] } : {}),
+              ...(view.clipHigh ? { clipmax: view.range[1] } : {}),
+            },
+          }
+        : {}),
+    },
     yaxis2: {
       domain: domains.volume,
       showgrid: false,
       ...volumeTicks(series.map((s) => s.volume)),
     },
     shapes: rendered.shapes,
-    annotations: rendered.annotations,
+    annotations,
   };
   if (rsi) {
     layout.yaxis4 = {
@@ -229,7 +372,7 @@ export function buildFigure(
   if (rendered.secondAxis) {
     layout.yaxis3 = { overlaying: 'y', side: 'right', showgrid: false, tickformat: '.2f' };
   }
-  return { data, layout, shapeIds: rendered.shapeIds, annotationIds: rendered.annotationIds };
+  return { data, layout, shapeIds: rendered.shapeIds, annotationIds };
 }
 
 /** The parts of a Plotly axis that turn a pixel into a value (from the graph's full layout). */
