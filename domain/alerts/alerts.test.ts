@@ -546,6 +546,14 @@ describe('alert conditions, frequencies, pause, resume and expiry', () => {
       [{ condition: { op: 'greater_than', value: 2_000_000 } }, 'condition.value'],
       [{ condition: { op: 'moving_up', value: 1, bars: 0 } }, 'condition.bars'],
       [{ condition: { op: 'crossing', value: { ref: 'price' } } }, 'condition.value.ref'],
+      [{ condition: { op: 'greater_than', source: 'rsi:14', value: 101 } }, 'condition.value'],
+      [{ condition: { op: 'inside_channel', source: 'rsi:14', lower: -5, upper: 30 } }, 'condition.lower'],
+      [{ condition: { op: 'less_than', source: 'sma:50', value: 0 } }, 'condition.value'],
+      [{ condition: { op: 'crossing', source: 'ema:12', value: -3 } }, 'condition.value'],
+      [{ condition: { op: 'greater_than', source: 'volume', value: -1 } }, 'condition.value'],
+      [{ condition: { op: 'less_than', source: 'changepct', value: -100 } }, 'condition.value'],
+      [{ condition: { op: 'moving_up', source: 'rsi:14', value: 100 } }, 'condition.value'],
+      [{ condition: { op: 'moving_down_pct', value: 100 } }, 'condition.value'],
       [{ frequency: 'hourly' }, 'frequency'],
       [{ expires: 'tomorrow' }, 'expires'],
       [{ expires: '2025-03-03T14:00:00.000Z' }, 'expires'],
@@ -554,6 +562,21 @@ describe('alert conditions, frequencies, pause, resume and expiry', () => {
       const error = refusal({ type: 'CreateAlert', data: withCondition(over) });
       expect(error.field, JSON.stringify(over)).to.equal(field);
       expect(error.message.startsWith(`${field}:`), error.message).to.equal(true);
+    }
+  });
+
+  it("takes the edges of each source's range: RSI 0 and 100, volume 0, a change just above -100%", () => {
+    const accepted: AlertInput['condition'][] = [
+      { op: 'greater_than', source: 'rsi:14', value: 100 },
+      { op: 'inside_channel', source: 'rsi:14', lower: 0, upper: 30 },
+      { op: 'greater_than', source: 'volume', value: 0 },
+      { op: 'less_than', source: 'changepct', value: -99.5 },
+      { op: 'moving_up_pct', source: 'rsi:14', value: 150 },
+      { op: 'moving_down_pct', source: 'changepct', value: 250 },
+      { op: 'moving_up_pct', value: 300 },
+    ];
+    for (const condition of accepted) {
+      expect(isConditionProblem(parseCondition(condition)), JSON.stringify(condition)).to.equal(false);
     }
   });
 

@@ -186,6 +186,37 @@ function parseOperand(value: unknown, field: string, source: AlertSource): Alert
   return { field, message: 'must be a number or {"ref": "<source>"}' };
 }
 
+/**
+ * Why a constant level can never be met by a source's values, or null: prices and their averages are above 0,
+ * RSI from 0 to 100, volume 0 or more, and the day's change above −100%.
+ */
+function levelOutside(source: AlertSource, level: number): string | null {
+  switch (sourceKind(source)) {
+    case 'price':
+    case 'sma':
+    case 'ema':
+      return level > 0 ? null : `must be above 0 for ${source === 'price' ? 'a price' : sourceText(source)}`;
+    case 'rsi':
+      return level >= 0 && level <= 100 ? null : `must be from 0 to 100 for ${sourceText(source)}`;
+    case 'volume':
+      return level >= 0 ? null : 'must be 0 or more for volume';
+    default:
+      return level > -100 ? null : "must be above -100 for the day's change in percent";
+  }
+}
+
+/** Why a moving operator's amount can never be met, or null: RSI moves less than 100 points, nothing falls 100%. */
+function amountBeyond(source: AlertSource, op: AlertOp, amount: number): string | null {
+  const kind = sourceKind(source);
+  if (kind === 'rsi' && !op.endsWith('_pct') && amount >= 100) {
+    return `must be below 100 for ${sourceText(source)} (it moves within 0 to 100)`;
+  }
+  if (op === 'moving_down_pct' && kind !== 'changepct' && amount >= 100) {
+    return 'must be below 100 (a fall of 100% or more cannot happen)';
+  }
+  return null;
+}
+
 function isProblem(value: unknown): value is ConditionProblem {
   return typeof value === 'object' && value !== null && 'field' in value && 'message' in value;
 }
@@ -212,10 +243,9 @@ export function parseCondition(input: unknown, prefix = 'condition'): AlertCondi
   if (typeof source !== 'string') return { field: `${prefix}.source`, message: source.problem };
   const level = (value: unknown, field: string): AlertOperand | ConditionProblem => {
     const operand = parseOperand(value, `${prefix}.${field}`, source);
-    if (!isProblem(operand) && typeof operand === 'number' && source === 'price' && operand <= 0) {
-      return { field: `${prefix}.${field}`, message: 'must be above 0 for a price' };
-    }
-    return operand;
+    if (isProblem(operand) || typeof operand !== 'number') return operand;
+    const outside = levelOutside(source, operand);
+    return outside === null ? operand : { field: `${prefix}.${field}`, message: outside };
   };
   const refuse = (field: string): ConditionProblem => ({
     field: `${prefix}.${field}`,
@@ -260,6 +290,8 @@ export function parseCondition(input: unknown, prefix = 'condition'): AlertCondi
   if (Math.abs(value) > ALERT_LEVEL_MAX) {
     return { field: `${prefix}.value`, message: `must be at most ${ALERT_LEVEL_MAX}` };
   }
+  const beyond = amountBeyond(source, alertOp, value);
+  if (beyond !== null) return { field: `${prefix}.value`, message: beyond };
   const bars = absent(body.bars) ? 1 : body.bars;
   if (typeof bars !== 'number' || !Number.isInteger(bars) || bars < 1 || bars > ALERT_BARS_MAX) {
     return { field: `${prefix}.bars`, message: `must be a whole number from 1 to ${ALERT_BARS_MAX}` };

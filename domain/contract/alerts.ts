@@ -131,7 +131,8 @@ const upperCase = <const T extends readonly [string, ...string[]]>(values: T) =>
 /**
  * The alert data. With `condition` (`{op, source?, value?, lower?, upper?, bars?}`, see {@link ALERT_OP_EXAMPLES})
  * the alert is any condition, with `frequency` (`once` default, `once_per_bar`, `once_per_bar_close`,
- * `every_time`) and `expires` (ISO time or null); a refusal names the field (`condition.upper: …`). Without it,
+ * `every_time`) and `expires` (ISO time or null); a refusal names the field (`condition.upper: …`), also for a
+ * level or a move the source can never make (an RSI above 100, a price at or below 0). Without it,
  * the chart's older body: `close` is the threshold of a price alert (required, above 0, at most 1,000,000;
  * kept to the cent) and is accepted but ignored on an SMA alert, which needs `period` instead; `alerttype`
  * (`U`/`D`) is required.
