@@ -162,6 +162,10 @@ const alertBody = z
     const expires = parseExpires(body.expires);
     if (isConditionProblem(expires)) refuse(expires.field, expires.message);
     if (body.condition !== null && body.condition !== undefined) {
+      // The older body's fields would be ignored: say so rather than make an alert other than the one meant.
+      for (const field of ['close', 'alerttype', 'kind', 'period'] as const) {
+        if (body[field] !== null && body[field] !== undefined) refuse(field, 'is not used with condition');
+      }
       const condition = parseCondition(body.condition);
       if (isConditionProblem(condition)) refuse(condition.field, condition.message);
       return;

@@ -497,6 +497,16 @@ describe('alert routes', function () {
       ['a window too long', { condition: { op: 'moving_up', value: 3, bars: 10_000 } }, 'body.condition.bars:'],
       ['a price level of 0', { condition: { op: 'less_than', value: 0 } }, 'body.condition.value:'],
       ['a condition that is a string', { condition: 'price > 3' }, 'body.condition:'],
+      [
+        'an RSI level above 100',
+        { condition: { op: 'greater_than', source: 'rsi:14', value: 101 } },
+        'body.condition.value:',
+      ],
+      [
+        'the older threshold sent with a condition',
+        { condition: { op: 'crossing', value: 3 }, close: 5, alerttype: 'U' },
+        'body.close:',
+      ],
       ['an unknown frequency', { condition: { op: 'crossing', value: 3 }, frequency: 'hourly' }, 'body.frequency:'],
       ['an expiry that is no time', { condition: { op: 'crossing', value: 3 }, expires: 'soon' }, 'body.expires:'],
       [
