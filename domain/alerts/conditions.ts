@@ -299,6 +299,17 @@ export function parseCondition(input: unknown, prefix = 'condition'): AlertCondi
   return { op: alertOp, source, value, lower: null, upper: null, bars };
 }
 
+/**
+ * A moving operator's level from the value back then (`base`) and its amount (in the feed's unit, or a percent
+ * when `pct`): non-decreasing in the amount when `up`, non-increasing otherwise, in floating point too (each step
+ * is a rounded monotonic operation), so alerts sorted by amount keep their levels sorted whatever the base.
+ */
+export function movingLevelOf(up: boolean, pct: boolean, base: number, amount: number): number {
+  if (Number.isNaN(base)) return NaN;
+  const move = pct ? (Math.abs(base) * amount) / 100 : amount;
+  return up ? base + move : base - move;
+}
+
 /** Reads a frequency (default `once`), or a refusal naming `frequency`. */
 export function parseFrequency(input: unknown): AlertFrequency | ConditionProblem {
   if (absent(input)) return 'once';

@@ -22,12 +22,13 @@
 import { alertKey, type Alert } from '../../domain/alerts/alerts.ts';
 import {
   conditionKey,
+  movingLevelOf,
   type AlertCondition,
   type AlertFrequency,
   type AlertOp,
 } from '../../domain/alerts/conditions.ts';
 import { ConditionProbe, edgeOf, isEdgeOp, truthOf, type PriceRange } from './semantics.ts';
-import { FeedBook, inCents, movingLevelOf, toUnits, type HistoryLookup, type SourceFeed } from './series.ts';
+import { FeedBook, inCents, toUnits, type HistoryLookup, type SourceFeed } from './series.ts';
 
 /** An alert as the index holds it; the fields below `expiresMs` are the index's own state. */
 export interface ArmedAlert {

@@ -9,7 +9,13 @@
  * percent. A value that cannot be known yet (too short a history, no previous close) is NaN.
  */
 import { toCents } from '../../domain/alerts/alerts.ts';
-import { sourceKind, sourcePeriod, type AlertOp, type AlertSource } from '../../domain/alerts/conditions.ts';
+import {
+  movingLevelOf,
+  sourceKind,
+  sourcePeriod,
+  type AlertOp,
+  type AlertSource,
+} from '../../domain/alerts/conditions.ts';
 import type { SymbolHistory } from '../quotes/liveQuotes.ts';
 
 /** What a tick tells a feed: the forming bar. */
@@ -379,17 +385,6 @@ export class SourceFeed {
   movingAmount(amount: number): number {
     return this.unitsOf(amount);
   }
-}
-
-/**
- * A moving operator's level from the value back then (`base`) and its amount (in the feed's unit, or a percent
- * when `pct`): non-decreasing in the amount when `up`, non-increasing otherwise, in floating point too (each step
- * is a rounded monotonic operation), so alerts sorted by amount keep their levels sorted whatever the base.
- */
-export function movingLevelOf(up: boolean, pct: boolean, base: number, amount: number): number {
-  if (Number.isNaN(base)) return NaN;
-  const move = pct ? (Math.abs(base) * amount) / 100 : amount;
-  return up ? base + move : base - move;
 }
 
 /** The feeds of every symbol, made on first use. */

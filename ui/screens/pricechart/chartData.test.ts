@@ -10,8 +10,10 @@ import {
   compareElement,
   defaultDirection,
   durationMonths,
+  LEVEL_COLORS,
   marketDate,
   marketMinute,
+  movingLevelToday,
   patternElement,
   quoteText,
   supportResistance,
@@ -149,6 +151,49 @@ describe('price chart data', () => {
     expect(fired?.chartdata).to.include({ label: '▼ Down 191.50 · triggered ✕', dash: 'dot' });
     const sma = alertElement({ ...armed, kind: 'SMA', threshold: null, period: 50 }, [bar('2026-01-05', 100)]);
     expect(sma?.chartdata).to.include({ y: 98, label: '▲ Up SMA 50 ✕' });
+  });
+
+  it("draws a move of the price or its averages at today's level, from the finished bars only", () => {
+    const bars = [bar('2026-01-05', 100), bar('2026-01-06', 110), bar('2026-01-07', 120), bar('2026-01-08', 130)];
+    const move = (patch: Partial<ChartAlert['condition']>): ChartAlert['condition'] => ({
+      op: 'moving_up_pct',
+      source: 'price',
+      value: 10,
+      lower: null,
+      upper: null,
+      bars: 2,
+      ...patch,
+    });
+    // The last bar forming: the finished closes are 100, 110, 120, and two bars back is 110.
+    expect(movingLevelToday(move({}), bars, true)).to.be.closeTo(121, 1e-9);
+    expect(movingLevelToday(move({}), bars, false)).to.be.closeTo(132, 1e-9);
+    expect(movingLevelToday(move({ op: 'moving_down', value: 5, bars: 1 }), bars, true)).to.equal(115);
+    // The 50-day SMA of the fixture is the close less 2.
+    expect(movingLevelToday(move({ op: 'moving_up', source: 'sma:50', value: 1, bars: 1 }), bars, false)).to.equal(129);
+    expect(movingLevelToday(move({ source: 'rsi:14' }), bars, false), 'not on the price axis').to.equal(null);
+    expect(movingLevelToday(move({ bars: 5 }), bars, false), 'beyond the bars').to.equal(null);
+    expect(movingLevelToday(move({ op: 'crossing', value: 3, bars: null }), bars, false)).to.equal(null);
+    const alert: ChartAlert = {
+      id: 'm1',
+      symbol: 'AAPL',
+      threshold: null,
+      alerttype: null,
+      kind: 'CONDITION',
+      status: 'armed',
+      createdt: '2026-01-05T00:00:00Z',
+      condition: move({}),
+      conditiontext: 'Price moves up by 10% in 2 bars',
+      frequency: 'once',
+      expires: null,
+      lastfired: null,
+      triggercount: 0,
+    };
+    expect(alertElement(alert, bars, undefined, true)).to.deep.include({ type: 'ALERT', color: LEVEL_COLORS.up });
+    expect(alertElement(alert, bars, undefined, true)?.chartdata).to.deep.include({
+      y: 121,
+      label: 'Price moves up by 10% in 2 bars (today at 121.00) ✕',
+      clickable: true,
+    });
   });
 
   it('draws every channel alert where it belongs: price levels, a level following a series, volume; notes the others', () => {

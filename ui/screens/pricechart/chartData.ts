@@ -8,13 +8,20 @@ import {
   thresholdProblem as alertThresholdProblem,
   type ThresholdProblem,
 } from '../../../domain/alerts/alerts.ts';
-import { CHANNEL_OPS, LEVEL_OPS, type AlertOp } from '../../../domain/alerts/conditions.ts';
+import {
+  CHANNEL_OPS,
+  LEVEL_OPS,
+  MOVING_OPS,
+  movingLevelOf,
+  type AlertOp,
+  type AlertSource,
+} from '../../../domain/alerts/conditions.ts';
 import type { AlertAnswer } from '../../../domain/contract/alerts.ts';
 import type { ChartBar } from '../../../domain/contract/market.ts';
 import type { PatternRowAnswer } from '../../../domain/contract/patterns.ts';
 import type { Quote } from '../../../domain/market/types.ts';
 import { SMA_PERIODS, type SmaPeriod } from '../../../domain/screener/query.ts';
-import { channelPlacement, type ChartView, type Panel } from './channelBands.ts';
+import { channelPlacement, seriesValues, sourcePanel, type ChartView, type Panel } from './channelBands.ts';
 import { normalizeSeries, trimToLength, type BandAxis, type ChartElement, type MarkerPoint } from './chartElements.ts';
 import { wallClock } from '../../services/time.ts';
 
@@ -377,15 +384,37 @@ export function chartView(duration: Duration, rsiPanel = false): ChartView {
 }
 
 /**
+ * Today's level of a moving alert on a series of the price axis (price, SMA, EMA), as the engine sets it at the
+ * close: the series' value `bars` finished bars back plus or minus the amount (or its percent of that value).
+ * `forming` says whether the last bar is today's, still forming (then not a finished bar). Null for another
+ * operator or source, or when the bars do not reach that far back.
+ */
+export function movingLevelToday(
+  condition: AlertAnswer['condition'],
+  bars: readonly Bar[],
+  forming: boolean,
+): number | null {
+  const { op, source, value } = condition;
+  if (!MOVING_OPS.includes(op) || typeof value !== 'number' || sourcePanel(source) !== 'price') return null;
+  const finished = seriesValues(source as AlertSource, forming ? bars.slice(0, -1) : bars);
+  const base = finished[finished.length - (condition.bars ?? 1)];
+  if (typeof base !== 'number' || !Number.isFinite(base)) return null;
+  const up = op === 'moving_up' || op === 'moving_up_pct';
+  return movingLevelOf(up, op.endsWith('_pct'), base, value);
+}
+
+/**
  * The element of a condition alert: a shaded BAND for a channel on its source's panel (bounds as constants or
  * following the series they refer to, see {@link channelPlacement}), an ALERT line for the price against one
- * price; null for any other, which the alert list shows in words (with {@link chartNote}'s reason for a
- * channel that is not drawn).
+ * price, and one at today's level of a move of a series on the price axis ({@link movingLevelToday}); null for
+ * any other, which the alert list shows in words (with {@link chartNote}'s reason for a channel that is not
+ * drawn).
  */
 export function conditionElement(
   alert: ChartAlert,
   bars: readonly Bar[] = [],
   view: ChartView = DAILY_VIEW,
+  forming = false,
 ): ChartElement | null {
   const { condition } = alert;
   const done = alert.status !== 'armed';
@@ -403,6 +432,12 @@ export function conditionElement(
       type: 'BAND',
       chartdata: { lower, upper, ...(series ? { x } : {}), axis: PANEL_AXES[panel], label, dash, clickable: true },
     };
+  }
+  const moving = movingLevelToday(condition, bars, forming);
+  if (moving !== null) {
+    const y = Math.round(moving * 100) / 100;
+    const today = `${alertLabel(alert)} (today at ${y.toFixed(2)}) ✕`;
+    return { ...base, type: 'ALERT', chartdata: { y, label: today, dash, clickable: true } };
   }
   if (condition.source !== 'price') return null;
   if (LEVEL_OPS.includes(condition.op) && typeof condition.value === 'number') {
@@ -426,8 +461,9 @@ export function alertElement(
   alert: ChartAlert,
   bars: readonly Bar[],
   view: ChartView = DAILY_VIEW,
+  forming = false,
 ): ChartElement | null {
-  if (alert.kind === 'CONDITION') return conditionElement(alert, bars, view);
+  if (alert.kind === 'CONDITION') return conditionElement(alert, bars, view, forming);
   const triggered = alert.status === 'triggered';
   const y = alert.kind === 'SMA' ? lastSma(bars, alert.period ?? 0) : alert.threshold;
   return {

@@ -30,6 +30,7 @@ import {
   compareElement,
   durationMonths,
   levelElements,
+  marketDate,
   patternDays,
   patternElement,
   supportResistance,
@@ -200,8 +201,11 @@ export function initialContext(symbol: string): PriceChartContext {
  */
 export function deriveElements(context: Omit<PriceChartContext, 'elements'>): ChartElement[] {
   const { symbol, bars, duration, quote } = context;
+  // A quote of the last bar's day made it today's forming bar (see `applyQuote`).
+  const forming = quote !== null && bars.length > 0 && marketDate(quote.ts) === bars.at(-1)?.date;
+  const view = chartView(duration, context.rsiPanel);
   const alerts = [
-    ...context.alerts.flatMap((a) => alertElement(a, bars, chartView(duration, context.rsiPanel)) ?? []),
+    ...context.alerts.flatMap((a) => alertElement(a, bars, view, forming) ?? []),
     ...channelDraftElements(symbol, context.channelStart, context.channel),
   ];
   if (duration === '1D') {
