@@ -14,7 +14,6 @@ import {
   MOVING_OPS,
   movingLevelOf,
   type AlertOp,
-  type AlertSource,
 } from '../../../domain/alerts/conditions.ts';
 import type { AlertAnswer } from '../../../domain/contract/alerts.ts';
 import type { ChartBar } from '../../../domain/contract/market.ts';
@@ -396,7 +395,7 @@ export function movingLevelToday(
 ): number | null {
   const { op, source, value } = condition;
   if (!MOVING_OPS.includes(op) || typeof value !== 'number' || sourcePanel(source) !== 'price') return null;
-  const finished = seriesValues(source as AlertSource, forming ? bars.slice(0, -1) : bars);
+  const finished = seriesValues(source, forming ? bars.slice(0, -1) : bars);
   const base = finished[finished.length - (condition.bars ?? 1)];
   if (typeof base !== 'number' || !Number.isFinite(base)) return null;
   const up = op === 'moving_up' || op === 'moving_up_pct';
