@@ -8,13 +8,7 @@ import {
   thresholdProblem as alertThresholdProblem,
   type ThresholdProblem,
 } from '../../../domain/alerts/alerts.ts';
-import {
-  CHANNEL_OPS,
-  LEVEL_OPS,
-  MOVING_OPS,
-  movingLevelOf,
-  type AlertOp,
-} from '../../../domain/alerts/conditions.ts';
+import { CHANNEL_OPS, LEVEL_OPS, MOVING_OPS, movingLevelOf, type AlertOp } from '../../../domain/alerts/conditions.ts';
 import type { AlertAnswer } from '../../../domain/contract/alerts.ts';
 import type { ChartBar } from '../../../domain/contract/market.ts';
 import type { PatternRowAnswer } from '../../../domain/contract/patterns.ts';
