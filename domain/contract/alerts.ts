@@ -249,7 +249,8 @@ export const alertsApi = {
   getStockalertsHistory: route({
     method: 'GET',
     path: '/personalize/stockalerts/:id/history',
-    summary: "Every firing of one of the user's alerts, newest first: time, price, the source's value, message",
+    summary:
+      "The firings of one of the user's alerts, newest first (its latest 1,000): time, price, the source's value, message",
     tag: 'alerts',
     access: 'user',
     params: idParams,
