@@ -136,6 +136,15 @@ function edgeOf(
 const isNote = (edge: BandEdge | { readonly note: string }): edge is { readonly note: string } =>
   typeof edge === 'object' && !Array.isArray(edge);
 
+/** Why the chart cannot draw a series' values (no panel for it, or its panel not shown), or null when it can. */
+export function panelNote(source: AlertSource, view: ChartView): string | null {
+  const panel = sourcePanel(source);
+  if (panel === null) return `Not drawn: the chart has no ${sourceText(source)} panel`;
+  if (view.panels.includes(panel)) return null;
+  const why = view.missing?.[panel];
+  return `Not drawn: the chart shows no ${sourceText(source)} panel${why ? ` (${why})` : ''}`;
+}
+
 /**
  * Where a channel alert is drawn: on its source's panel, between its bounds (constants, or the referred series
  * over the bars shown; on 1D at their last value); or a note when the chart has no panel for the source, a bound
@@ -149,11 +158,8 @@ export function channelPlacement(
   if (!CHANNEL_OPS.includes(condition.op)) return null;
   const source = condition.source as AlertSource;
   const panel = sourcePanel(source);
-  if (panel === null) return { drawn: false, note: `Not drawn: the chart has no ${sourceText(source)} panel` };
-  if (!view.panels.includes(panel)) {
-    const why = view.missing?.[panel];
-    return { drawn: false, note: `Not drawn: the chart shows no ${sourceText(source)} panel${why ? ` (${why})` : ''}` };
-  }
+  const missing = panelNote(source, view);
+  if (panel === null || missing !== null) return { drawn: false, note: missing ?? '' };
   const lower = edgeOf(condition.lower, panel, bars, view);
   if (isNote(lower)) return { drawn: false, note: lower.note };
   const upper = edgeOf(condition.upper, panel, bars, view);

@@ -170,7 +170,8 @@ describe('price chart data', () => {
     expect(movingLevelToday(move({ op: 'moving_down', value: 5, bars: 1 }), bars, true)).to.equal(115);
     // The 50-day SMA of the fixture is the close less 2.
     expect(movingLevelToday(move({ op: 'moving_up', source: 'sma:50', value: 1, bars: 1 }), bars, false)).to.equal(129);
-    expect(movingLevelToday(move({ source: 'rsi:14' }), bars, false), 'not on the price axis').to.equal(null);
+    expect(movingLevelToday(move({ source: 'changepct' }), bars, false), 'no axis for the change').to.equal(null);
+    expect(movingLevelToday(move({ source: 'rsi:14' }), bars, false), 'no RSI in the bars').to.equal(null);
     expect(movingLevelToday(move({ bars: 5 }), bars, false), 'beyond the bars').to.equal(null);
     expect(movingLevelToday(move({ op: 'crossing', value: 3, bars: null }), bars, false)).to.equal(null);
     const alert: ChartAlert = {
@@ -194,6 +195,25 @@ describe('price chart data', () => {
       label: 'Price moves up by 10% in 2 bars (today at 121.00) ✕',
       clickable: true,
     });
+    // RSI on its panel when shown, volume on the volume bars' axis; noted when the panel is not shown.
+    const withRsi = bars.map((b, i) => ({ ...b, rsi_14: 40 + i }));
+    const rsiMove = { ...alert, condition: move({ op: 'moving_down', source: 'rsi:14', value: 5, bars: 1 }) };
+    expect(alertElement(rsiMove, withRsi, chartView('3M', true), false)?.chartdata).to.deep.include({
+      y: 38,
+      axis: 'y4',
+    });
+    expect(alertElement(rsiMove, withRsi, chartView('3M'), false)).to.equal(null);
+    expect(chartNote(rsiMove, withRsi, chartView('3M'))).to.equal(
+      'Not drawn: the chart shows no RSI(14) panel (turn on the RSI 14 chip)',
+    );
+    expect(chartNote(rsiMove, withRsi, chartView('3M', true))).to.equal(null);
+    const volumeMove = { ...alert, condition: move({ op: 'moving_up', source: 'volume', value: 500, bars: 1 }) };
+    expect(alertElement(volumeMove, bars, chartView('3M'), true)?.chartdata).to.deep.include({ y: 1500, axis: 'y2' });
+    const changeMove = { ...alert, condition: move({ source: 'changepct' }) };
+    expect(chartNote(changeMove, bars, chartView('3M'))).to.equal('Not drawn: the chart has no change % panel');
+    const drawn = renderElements([alertElement(rsiMove, withRsi, chartView('3M', true))!]);
+    expect(drawn.shapes[0]).to.include({ yref: 'y4', y0: 38 });
+    expect(drawn.annotations[0]).to.include({ yref: 'y4', text: 'Price moves up by 10% in 2 bars (today at 38.0) ✕' });
   });
 
   it('draws every channel alert where it belongs: price levels, a level following a series, volume; notes the others', () => {

@@ -9,12 +9,13 @@ import {
   type ThresholdProblem,
 } from '../../../domain/alerts/alerts.ts';
 import { CHANNEL_OPS, LEVEL_OPS, MOVING_OPS, movingLevelOf, type AlertOp } from '../../../domain/alerts/conditions.ts';
+import { formatNumber } from '../../../domain/format.ts';
 import type { AlertAnswer } from '../../../domain/contract/alerts.ts';
 import type { ChartBar } from '../../../domain/contract/market.ts';
 import type { PatternRowAnswer } from '../../../domain/contract/patterns.ts';
 import type { Quote } from '../../../domain/market/types.ts';
 import { SMA_PERIODS, type SmaPeriod } from '../../../domain/screener/query.ts';
-import { channelPlacement, seriesValues, sourcePanel, type ChartView, type Panel } from './channelBands.ts';
+import { channelPlacement, panelNote, seriesValues, sourcePanel, type ChartView, type Panel } from './channelBands.ts';
 import { normalizeSeries, trimToLength, type BandAxis, type ChartElement, type MarkerPoint } from './chartElements.ts';
 import { wallClock } from '../../services/time.ts';
 
@@ -377,10 +378,10 @@ export function chartView(duration: Duration, rsiPanel = false): ChartView {
 }
 
 /**
- * Today's level of a moving alert on a series of the price axis (price, SMA, EMA), as the engine sets it at the
- * close: the series' value `bars` finished bars back plus or minus the amount (or its percent of that value).
- * `forming` says whether the last bar is today's, still forming (then not a finished bar). Null for another
- * operator or source, or when the bars do not reach that far back.
+ * Today's level of a moving alert, as the engine sets it at the close: the series' value `bars` finished bars
+ * back plus or minus the amount (or its percent of that value). `forming` says whether the last bar is today's,
+ * still forming (then not a finished bar). Null for another operator, a series the chart has no axis for (the
+ * day's change), or when the bars do not reach that far back.
  */
 export function movingLevelToday(
   condition: AlertAnswer['condition'],
@@ -388,7 +389,7 @@ export function movingLevelToday(
   forming: boolean,
 ): number | null {
   const { op, source, value } = condition;
-  if (!MOVING_OPS.includes(op) || typeof value !== 'number' || sourcePanel(source) !== 'price') return null;
+  if (!MOVING_OPS.includes(op) || typeof value !== 'number' || sourcePanel(source) === null) return null;
   const finished = seriesValues(source, forming ? bars.slice(0, -1) : bars);
   const base = finished[finished.length - (condition.bars ?? 1)];
   if (typeof base !== 'number' || !Number.isFinite(base)) return null;
@@ -426,11 +427,14 @@ export function conditionElement(
       chartdata: { lower, upper, ...(series ? { x } : {}), axis: PANEL_AXES[panel], label, dash, clickable: true },
     };
   }
-  const moving = movingLevelToday(condition, bars, forming);
-  if (moving !== null) {
-    const y = Math.round(moving * 100) / 100;
-    const today = `${alertLabel(alert)} (today at ${y.toFixed(2)}) ✕`;
-    return { ...base, type: 'ALERT', chartdata: { y, label: today, dash, clickable: true } };
+  const panel = sourcePanel(condition.source);
+  const moving = panel !== null && view.panels.includes(panel) ? movingLevelToday(condition, bars, forming) : null;
+  if (moving !== null && panel !== null) {
+    const y = panel === 'volume' ? Math.round(moving) : Math.round(moving * 100) / 100;
+    const shown = panel === 'price' ? y.toFixed(2) : panel === 'rsi' ? y.toFixed(1) : formatNumber(y);
+    const today = `${alertLabel(alert)} (today at ${shown}) ✕`;
+    const axis = PANEL_AXES[panel];
+    return { ...base, type: 'ALERT', chartdata: { y, label: today, dash, clickable: true, axis } };
   }
   if (condition.source !== 'price') return null;
   if (LEVEL_OPS.includes(condition.op) && typeof condition.value === 'number') {
@@ -439,10 +443,12 @@ export function conditionElement(
   return null;
 }
 
-/** Why an alert is not drawn on the chart (a channel without a place there), or null. */
+/** Why an alert is not drawn on the chart (a channel or a move without a place there), or null. */
 export function chartNote(alert: ChartAlert, bars: readonly Bar[], view: ChartView): string | null {
-  const placement = alert.kind === 'CONDITION' ? channelPlacement(alert.condition, bars, view) : null;
-  return placement && !placement.drawn ? placement.note : null;
+  if (alert.kind !== 'CONDITION') return null;
+  const placement = channelPlacement(alert.condition, bars, view);
+  if (placement) return placement.drawn ? null : placement.note;
+  return MOVING_OPS.includes(alert.condition.op) ? panelNote(alert.condition.source, view) : null;
 }
 
 /**

@@ -20,6 +20,8 @@ export interface LevelData {
   readonly dash: 'solid' | 'dash' | 'dot';
   /** Whether the label deletes the element when clicked (alerts). */
   readonly clickable: boolean;
+  /** The axis of `y` (default `y`, the price). */
+  readonly axis?: BandAxis;
 }
 
 /** A bound of a band: a constant level, or one value per date of `x` (null where there is none). */
@@ -291,11 +293,18 @@ export function renderElements(elements: readonly ChartElement[], removed: reado
   let secondAxis = false;
   const leftLabels: PlacedLabel[] = [];
   const rightLabels: PlacedLabel[] = [];
+  const byAxis = new Map<BandAxis, PlacedLabel[]>();
+  const otherAxisLabels = (axis: BandAxis): PlacedLabel[] => {
+    let placed = byAxis.get(axis);
+    if (!placed) byAxis.set(axis, (placed = []));
+    return placed;
+  };
   for (const element of visibleElements(elements, removed)) {
     switch (element.type) {
       case 'ALERT':
       case 'SAR': {
         const { y, label, dash, clickable } = element.chartdata;
+        const axis = element.chartdata.axis ?? 'y';
         if (y === null || !Number.isFinite(y)) break;
         const alert = element.type === 'ALERT';
         if (element.charttype !== 'sma') {
@@ -304,7 +313,7 @@ export function renderElements(elements: readonly ChartElement[], removed: reado
             xref: 'paper',
             x0: 0,
             x1: 1,
-            yref: 'y',
+            yref: axis,
             y0: y,
             y1: y,
             line: { color: element.color, width: alert ? 2 : 1, dash },
@@ -312,11 +321,13 @@ export function renderElements(elements: readonly ChartElement[], removed: reado
           });
           shapeIds.push(element.id);
         }
+        // Labels keep apart from those near them on the same axis.
+        const placed = axis === 'y' ? (alert ? rightLabels : leftLabels) : otherAxisLabels(axis);
         annotations.push({
           xref: 'paper',
-          x: labelSlot(alert ? rightLabels : leftLabels, y, alert ? 'right' : 'left'),
+          x: labelSlot(placed, y, alert ? 'right' : 'left'),
           xanchor: alert ? 'right' : 'left',
-          yref: 'y',
+          yref: axis,
           y,
           yanchor: 'bottom',
           text: label,

@@ -173,7 +173,8 @@ export function priceLevels(elements: readonly ChartElement[]): PriceLevel[] {
   const levels: PriceLevel[] = [];
   for (const element of elements) {
     if (element.type === 'ALERT' || element.type === 'SAR') {
-      const { y, label } = element.chartdata;
+      const { y, label, axis } = element.chartdata;
+      if ((axis ?? 'y') !== 'y') continue;
       const named = element.type === 'ALERT' ? withoutMark(label) : null;
       if (y !== null && Number.isFinite(y)) levels.push({ lo: y, hi: y, label: named });
     } else if (element.type === 'BAND') {
