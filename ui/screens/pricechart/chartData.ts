@@ -8,7 +8,14 @@ import {
   thresholdProblem as alertThresholdProblem,
   type ThresholdProblem,
 } from '../../../domain/alerts/alerts.ts';
-import { CHANNEL_OPS, LEVEL_OPS, MOVING_OPS, movingLevelOf, type AlertOp } from '../../../domain/alerts/conditions.ts';
+import {
+  CHANNEL_OPS,
+  LEVEL_OPS,
+  MOVING_OPS,
+  movingLevelOf,
+  type AlertOp,
+  type AlertSource,
+} from '../../../domain/alerts/conditions.ts';
 import { formatNumber } from '../../../domain/format.ts';
 import type { AlertAnswer } from '../../../domain/contract/alerts.ts';
 import type { ChartBar } from '../../../domain/contract/market.ts';
@@ -448,7 +455,7 @@ export function chartNote(alert: ChartAlert, bars: readonly Bar[], view: ChartVi
   if (alert.kind !== 'CONDITION') return null;
   const placement = channelPlacement(alert.condition, bars, view);
   if (placement) return placement.drawn ? null : placement.note;
-  return MOVING_OPS.includes(alert.condition.op) ? panelNote(alert.condition.source, view) : null;
+  return MOVING_OPS.includes(alert.condition.op) ? panelNote(alert.condition.source as AlertSource, view) : null;
 }
 
 /**
