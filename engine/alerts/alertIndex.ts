@@ -461,7 +461,8 @@ class RunEdges {
  * The moving alerts of one ladder with one operator and window. Their levels all come from one value, the
  * source `bars` bars back (`base`), each plus or minus its own amount, and a moving level is monotonic in its
  * amount (see `movingLevelOf`): sorted by amount once, when armed, they stay sorted by level on every day. A
- * close then recomputes the levels in place, O(n), and recuts the cursor. They are all level operators that
+ * level is computed from its amount where it is read (`levelAt`), so a close only sets the new `base` and
+ * recuts the cursor with a binary search, O(log n), and reads no alert. They are all level operators that
  * hold on one side of their level (`v ≥ level` going up, `v ≤ level` going down), so a tick visits only the
  * alerts whose level it passes in the direction that fires them, and their first tick after a close only the
  * ones that hold: a contiguous range at one end of the levels.
@@ -474,16 +475,19 @@ class MoverRun {
   al: (ArmedAlert | null)[] = [];
   /** Each alert's amount (the feed's unit, or percent): ascending when `ge`, descending otherwise. */
   amt: number[] = [];
-  /** Today's levels, ascending (NaN while `base` is unknown). */
-  lv: number[] = [];
   /** Whether each alert is `every_time`: the one frequency whose firing depends on whether it held before. */
   rep: boolean[] = [];
   /**
    * Per `every_time` alert, whether it held at the ladder's last value before the last close (or, placed since,
    * its `lastTruth` then): kept here, next to the levels, so a close and the first tick after it read no alert
-   * that does not fire.
+   * that does not fire. Written lazily: a close keeps its cursor (`heldCut`, the range that held) rather than
+   * writing each alert's, until the first tick after it reads them or the alerts move in the arrays.
    */
   held: boolean[] = [];
+  /** Whether `held` of the alerts not placed at count `heldSeq` is told by `heldCut` rather than written. */
+  private heldLazy = false;
+  private heldCut = 0;
+  private heldSeq = -1;
   /** Per alert, the ladder's count of ticks when it was placed (its first tick is the one at that count). */
   from: number[] = [];
   /** Once-per-bar alerts of the run that held when they fired or were muted: re-evaluated on a new day. */
@@ -517,10 +521,36 @@ class MoverRun {
   /** Moves the cursor, and the levels next to it in `edges`. */
   setCut(cut: number): void {
     this.cut = cut;
-    const lv = this.lv;
+    const n = this.amt.length;
     const leveled = this.leveled;
-    this.edges.up[this.r] = leveled && cut < lv.length ? lv[cut]! : Infinity;
-    this.edges.down[this.r] = leveled && cut > 0 ? lv[cut - 1]! : -Infinity;
+    this.edges.up[this.r] = leveled && cut < n ? this.levelAt(cut) : Infinity;
+    this.edges.down[this.r] = leveled && cut > 0 ? this.levelAt(cut - 1) : -Infinity;
+  }
+
+  /** Today's level of the alert at `i` (NaN while `base` is unknown): ascending in `i`. */
+  levelAt(i: number): number {
+    return movingLevelOf(this.ge, this.pct, this.base, this.amt[i]!);
+  }
+
+  /** Whether the alert at `i` held before the last close (see `held`). */
+  heldAt(i: number): boolean {
+    if (this.heldLazy && this.from[i] !== this.heldSeq) return this.ge ? i < this.heldCut : i >= this.heldCut;
+    return this.held[i]!;
+  }
+
+  /** Writes `held` of each alert before they move in the arrays (or another close keeps its own cursor). */
+  private writeHeld(): void {
+    if (!this.heldLazy) return;
+    this.heldLazy = false;
+    const { rep, held, from } = this;
+    const cut = this.heldCut;
+    const seq = this.heldSeq;
+    for (let i = 0; i < rep.length; i++) if (rep[i] && from[i] !== seq) held[i] = this.ge ? i < cut : i >= cut;
+  }
+
+  /** The first tick after a close read what held before it: nothing reads `held` again until the next close. */
+  heldRead(): void {
+    this.heldLazy = false;
   }
 
   /** Whether today's levels are known. */
@@ -538,13 +568,13 @@ class MoverRun {
     const level = movingLevelOf(this.ge, this.pct, this.base, alert.amount);
     if (this.al.length < SMALL_RUN && this.pending.length === 0) {
       // A short run takes it in place at once, which costs less than a later sort and merge.
+      this.writeHeld();
       let at = 0;
       while (at < this.amt.length && (this.ge ? this.amt[at]! <= alert.amount : this.amt[at]! >= alert.amount)) at++;
       alert.lo = level;
       alert.place = this.leveled ? EVALUATED : WAITING;
       this.al.splice(at, 0, alert);
       this.amt.splice(at, 0, alert.amount);
-      this.lv.splice(at, 0, level);
       this.rep.splice(at, 0, alert.frequency === 'every_time');
       this.held.splice(at, 0, alert.lastTruth);
       this.from.splice(at, 0, alert.since);
@@ -558,7 +588,18 @@ class MoverRun {
 
   /** Sets the cursor for the ladder's last value (0 when unknown). */
   recut(last: number): void {
-    this.setCut(this.ge ? afterAscending(this.lv, last) : atOrAfterAscending(this.lv, last));
+    // The first place whose level is above `last` (`ge`: the levels at or below it hold), or at or above it.
+    let lo = 0;
+    let hi = this.amt.length;
+    if (this.leveled) {
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        const level = this.levelAt(mid);
+        if (this.ge ? level <= last : level < last) lo = mid + 1;
+        else hi = mid;
+      }
+    }
+    this.setCut(lo);
   }
 
   /**
@@ -569,19 +610,18 @@ class MoverRun {
     const incoming = this.pending;
     if (incoming.length === 0) return;
     this.pending = [];
+    this.writeHeld();
     const sign = this.ge ? 1 : -1;
     const amounts = incoming.map((alert) => alert.amount);
     const order = amounts.map((_, k) => k).sort((x, y) => sign * (amounts[x]! - amounts[y]!) || x - y);
     const al: ArmedAlert[] = [];
     const amt: number[] = [];
-    const lv: number[] = [];
     const rep: boolean[] = [];
     const held: boolean[] = [];
     const from: number[] = [];
     const keep = (i: number): void => {
       al.push(this.al[i]!);
       amt.push(this.amt[i]!);
-      lv.push(this.lv[i]!);
       rep.push(this.rep[i]!);
       held.push(this.held[i]!);
       from.push(this.from[i]!);
@@ -598,7 +638,6 @@ class MoverRun {
       alert.place = place;
       al.push(alert);
       amt.push(amount);
-      lv.push(alert.lo);
       rep.push(alert.frequency === 'every_time');
       held.push(alert.lastTruth);
       from.push(alert.since);
@@ -606,7 +645,6 @@ class MoverRun {
     for (; i < this.al.length; i++) if (this.al[i] !== null) keep(i);
     this.al = al;
     this.amt = amt;
-    this.lv = lv;
     this.rep = rep;
     this.held = held;
     this.from = from;
@@ -626,7 +664,9 @@ class MoverRun {
   /** An alert of the run (among its levels) is taken to hold at the last value (see `AlertIndex.takeAsHeld`). */
   hold(alert: ArmedAlert): void {
     const at = this.find(alert);
-    if (at >= 0) this.held[at] = true;
+    if (at < 0) return;
+    this.writeHeld();
+    this.held[at] = true;
   }
 
   /** Where an alert is among the levels, or −1 (pending, or not here). */
@@ -647,36 +687,36 @@ class MoverRun {
 
   /** Drops the tombstones, keeping the cursor on the same levels. */
   private compact(): void {
-    const { al, amt, lv, rep, held, from } = this;
+    this.writeHeld();
+    const { al, amt, rep, held, from } = this;
     this.dead = 0;
-    this.setCut(dropWhere([al, amt, lv, rep, held, from], (i) => al[i] === null, this.cut));
+    this.setCut(dropWhere([al, amt, rep, held, from], (i) => al[i] === null, this.cut));
   }
 
   /**
    * After a day close (the feed read its finished days again), at the ladder's count of ticks `seq`: the
    * `every_time` alerts seen since they were placed keep whether they held at the last value (they fire again
-   * only after it stopped holding: `held`, from the cursor), the levels are set afresh in place, and the next
-   * tick is the first of every alert here. No alert is read (a firing sets its `lo`, see `Ladder.levelOf`).
+   * only after it stopped holding: `held`, told by the cursor), the levels move with the new `base`, and the
+   * next tick is the first of every alert here. No alert is read or written (a firing sets its `lo`, see
+   * `Ladder.levelOf`); the tombstones stay until `remove` compacts them.
    */
   roll(last: number, seq: number): void {
     this.merge(last);
-    if (this.dead > 0) this.compact();
-    const { rep, held, from } = this;
     if (this.leveled && !Number.isNaN(last) && this.fresh !== seq) {
-      // The cursor is at `last`: the alerts that held are a contiguous range.
-      const cut = this.cut;
-      for (let i = 0; i < rep.length; i++) if (rep[i] && from[i] !== seq) held[i] = this.ge ? i < cut : i >= cut;
+      // The cursor is at `last`: the alerts that held are a contiguous range, kept as the cursor.
+      this.writeHeld();
+      this.heldLazy = true;
+      this.heldCut = this.cut;
+      this.heldSeq = seq;
     }
     const wasLeveled = this.leveled;
     this.base = this.feed.valueBarsAgo(this.bars);
     const leveled = this.leveled;
-    const lv = this.lv;
-    const amt = this.amt;
-    for (let i = 0; i < lv.length; i++) lv[i] = movingLevelOf(this.ge, this.pct, this.base, amt[i]!);
-    if (leveled !== wasLeveled)
-      for (const alert of this.al as ArmedAlert[]) alert.place = leveled ? EVALUATED : WAITING;
+    if (leveled !== wasLeveled) {
+      for (const alert of this.al) if (alert !== null) alert.place = leveled ? EVALUATED : WAITING;
+    }
     this.recut(last);
-    this.fresh = leveled && this.al.length > 0 ? seq : -1;
+    this.fresh = leveled && this.al.length > this.dead ? seq : -1;
   }
 
   /** Today's level of an alert of this run. */
@@ -922,15 +962,15 @@ class Ladder extends Slot {
           run.recut(n);
           continue;
         }
-        const lv = run.lv;
+        const length = run.amt.length;
         let i = run.cut;
         if (run.ge) {
-          for (; i < lv.length && lv[i]! <= n; i++) {
+          for (; i < length && run.levelAt(i) <= n; i++) {
             const alert = run.al[i];
             if (alert != null && alert.since !== seq) this.fireIfAllowed(alert, n, day, out);
           }
         } else {
-          while (i < lv.length && lv[i]! < n) i++;
+          while (i < length && run.levelAt(i) < n) i++;
         }
         run.setCut(i);
       }
@@ -944,12 +984,11 @@ class Ladder extends Slot {
           run.recut(n);
           continue;
         }
-        const lv = run.lv;
         let i = run.cut;
         if (run.ge) {
-          while (i > 0 && lv[i - 1]! > n) i--;
+          while (i > 0 && run.levelAt(i - 1) > n) i--;
         } else {
-          for (; i > 0 && lv[i - 1]! >= n; i--) {
+          for (; i > 0 && run.levelAt(i - 1) >= n; i--) {
             const alert = run.al[i - 1];
             if (alert != null && alert.since !== seq) this.fireIfAllowed(alert, n, day, out);
           }
@@ -962,10 +1001,11 @@ class Ladder extends Slot {
   /**
    * A fresh run's first tick (after a close set its levels): the alerts that hold, a contiguous range at one end
    * of the levels, fire as new level alerts do (an `every_time` one only if it did not hold before: its `held`,
-   * or for one placed since the last tick its `lastTruth`); the others are not read, their `held` set false.
+   * or for one placed since the last tick its `lastTruth`); the others are not read. Nothing reads `held`
+   * again until the next close sets it.
    */
   private admitRun(run: MoverRun, n: number, day: string, out: ArmedAlert[]): void {
-    const { al, lv, rep, held, from } = run;
+    const { al, rep, from } = run;
     const seq = this.seq;
     const start = run.ge ? 0 : run.cut;
     const end = run.ge ? run.cut : al.length;
@@ -973,16 +1013,14 @@ class Ladder extends Slot {
       const alert = al[i];
       if (alert == null) continue;
       if (rep[i]) {
-        const before = from[i] === seq ? alert.lastTruth : held[i]!;
-        held[i] = true;
+        const before = from[i] === seq ? alert.lastTruth : run.heldAt(i);
         if (before) continue;
       }
-      alert.lo = lv[i]!;
+      alert.lo = run.levelAt(i);
       this.fireIfAllowed(alert, n, day, out);
       alert.lastTruth = true;
     }
-    for (let i = 0; i < start; i++) held[i] = false;
-    for (let i = end; i < al.length; i++) held[i] = false;
+    run.heldRead();
   }
 
   /**
