@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import fc from 'fast-check';
+import { ALERT_FREQUENCIES, ALERT_OPS } from '../../domain/alerts/conditions.ts';
 import { ALERTS_LIMIT, alertsDecider, type AlertsCommand } from '../../domain/alerts/alerts.ts';
 import { STOCKPULSE_NAMESPACE, uuidV5 } from '../../domain/ids.ts';
 import type { EngineTrigger } from '../../engine/alerts/alertEngine.ts';
@@ -285,6 +287,7 @@ describe('alert routes', function () {
           update: true,
         });
         expect(res.status).to.equal(404, res.text);
+        expect((res.body as { message: string }).message, res.text).to.match(/^body\.id: no alert /);
       }
       expect(await events(user.username)).to.deep.equal(['AlertCreated']);
     });
@@ -512,7 +515,14 @@ describe('alert routes', function () {
       [
         'an expiry in the past',
         { condition: { op: 'crossing', value: 3 }, expires: '2001-01-01T00:00:00Z' },
-        'expires:',
+        'body.expires:',
+      ],
+      // Refused by the alerts' rules rather than the body's shape: named all the same, as the body has it.
+      ['a price level under a cent', { condition: { op: 'crossing', value: 0.004 } }, 'body.condition.value:'],
+      [
+        'channel bounds that meet once kept to the cent',
+        { condition: { op: 'inside_channel', lower: 1.001, upper: 1.004 } },
+        'body.condition.upper:',
       ],
     ];
     for (const [what, body, field] of badConditions) {
@@ -525,6 +535,120 @@ describe('alert routes', function () {
         expect(await events(user.username)).to.deep.equal([]);
       });
     }
+
+    it('answers any alert body, made or changed, with the alert or a 4xx naming a field of the request', async function () {
+      this.timeout(180_000);
+      const user = await gw.user();
+      const kept = await createAlert(user, { symbol: 'AAPL', condition: { op: 'crossing', value: 150 } });
+      const odd = fc.oneof(
+        fc.constantFrom(
+          null,
+          true,
+          0,
+          -1,
+          1e308,
+          5e-324,
+          '',
+          '1e309',
+          'NaN',
+          '\u0000',
+          '__proto__',
+          'sma:7',
+          'x'.repeat(300),
+        ),
+        fc.jsonValue({ maxDepth: 2 }),
+        fc.double(),
+      );
+      const level = fc.oneof(
+        fc.double({ min: -200, max: 2000, noNaN: true }),
+        fc.constantFrom('sma:20', 'sma:50', 'ema:12', 'rsi:14', 'volume', 'price', 'changepct').map((ref) => ({ ref })),
+      );
+      const condition = fc
+        .record({
+          op: fc.constantFrom(...ALERT_OPS),
+          source: fc.constantFrom('price', 'sma:50', 'sma:200', 'ema:2', 'ema:200', 'rsi:14', 'volume', 'changepct'),
+          a: level,
+          b: fc.double({ min: -200, max: 2000, noNaN: true }),
+          bars: fc.option(fc.integer({ min: 0, max: 250 })),
+        })
+        .map(({ op, source, a, b, bars }) =>
+          op.endsWith('_channel')
+            ? { op, source, lower: a, upper: b }
+            : op.startsWith('moving')
+              ? { op, source, value: typeof a === 'number' ? Math.abs(a) : a, bars }
+              : { op, source, value: a },
+        );
+      const body = fc
+        .tuple(
+          fc.record({
+            symbol: fc.constantFrom('AAPL', 'MSFT'),
+            condition,
+            frequency: fc.constantFrom(...ALERT_FREQUENCIES),
+            expires: fc.constantFrom(null, '2100-01-01T00:00:00Z', '2001-01-01T00:00:00Z'),
+          }),
+          // Up to two fields (of the body or its condition) replaced by anything.
+          fc.array(
+            fc.tuple(
+              fc.constantFrom(
+                'symbol',
+                'condition',
+                'frequency',
+                'expires',
+                'id',
+                'update',
+                'close',
+                'op',
+                'source',
+                'value',
+                'lower',
+                'upper',
+                'bars',
+              ),
+              odd,
+            ),
+            { maxLength: 2 },
+          ),
+          fc.boolean(),
+        )
+        .map(([b, changes, update]) => {
+          const out: Record<string, unknown> = { ...b, condition: { ...b.condition } };
+          for (const [field, value] of changes) {
+            const top = ['symbol', 'condition', 'frequency', 'expires', 'id', 'update', 'close'].includes(field);
+            if (top) out[field] = value;
+            else if (typeof out.condition === 'object' && out.condition !== null) {
+              (out.condition as Record<string, unknown>)[field] = value;
+            }
+          }
+          return update ? { id: kept.id, update: true, ...out } : out;
+        });
+      const named = /^(body|params)(\.[A-Za-z_]+|\[\d+\])*: /;
+      let made = 0;
+      let refused = 0;
+      await fc.assert(
+        fc.asyncProperty(body, async (sent) => {
+          const before = (await events(user.username)).length;
+          const res = await user.post('/personalize/stockalerts', sent);
+          const after = (await events(user.username)).length;
+          if (res.status === 200) {
+            made += 1;
+            const alert = res.body as AlertAnswer;
+            expect(after, res.text).to.equal(before + 1);
+            if (alert.id !== kept.id) {
+              expect((await user.post(`/personalize/deletealert/${alert.id}`)).status).to.equal(200);
+            }
+            return;
+          }
+          refused += 1;
+          expect(res.status, `${JSON.stringify(sent)} -> ${res.text}`).to.be.within(400, 499);
+          expect((res.body as { message: string }).message, JSON.stringify(sent)).to.match(named);
+          expect(after, res.text).to.equal(before);
+        }),
+        { numRuns: 150, seed: 20261129 },
+      );
+      // Both sides of the property were seen.
+      expect(made).to.be.above(10);
+      expect(refused).to.be.above(10);
+    });
   });
 
   const badInputs: [string, { raw?: string; body?: unknown }, number, string][] = [

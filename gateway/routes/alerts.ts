@@ -7,6 +7,7 @@ import { ALERTS_CONCERN, alertKey, alertsDecider, type Alert } from '../../domai
 import { type AlertAnswer } from '../../domain/contract/alerts.ts';
 import { conditionText } from '../../domain/alerts/conditions.ts';
 import { STOCKPULSE_NAMESPACE, isUuid, uuidV5 } from '../../domain/ids.ts';
+import { isDomainError } from '../../domain/decider.ts';
 import { comparePositions, type LogPosition } from '../../platform/eventstore/port.ts';
 import type { ReadModelStore } from '../../platform/readmodels/port.ts';
 import {
@@ -20,6 +21,7 @@ import { projectionConsumer, readDocument, type StoredDocument } from '../../pro
 import type { CommandService } from '../commands.ts';
 import { notFound } from '../errors.ts';
 import { keptAnswer } from '../http/keptAnswer.ts';
+import { inRequestTerms } from '../http/fieldNames.ts';
 import { defineRoute, markPosition } from '../http/route.ts';
 import { requireKnown, type SymbolDirectory } from '../http/schemas.ts';
 import { chooseChannels, requireChannels } from './channels.ts';
@@ -63,6 +65,33 @@ function alertIdOf(id: string): string {
   const alertId = id.toLowerCase();
   if (!isUuid(alertId)) throw notFound(`params.id: no alert ${JSON.stringify(id)}`);
   return alertId;
+}
+
+/** The alert command's fields as the body names them (the older body's `close` is the command's threshold). */
+const BODY_TERMS: Readonly<Record<string, string>> = {
+  condition: 'body.condition',
+  frequency: 'body.frequency',
+  expires: 'body.expires',
+  threshold: 'body.close',
+  period: 'body.period',
+  alerttype: 'body.alerttype',
+  kind: 'body.kind',
+};
+
+/**
+ * Runs the command of an alert body: a refusal of the rules (a level under a cent, channel bounds that meet
+ * once kept to the cent, an expiry already past, an update of an alert that does not exist) names the field
+ * as the body has it, as the body's own checks do (`body.condition.upper: …`, `body.id: …`).
+ */
+async function inBodyTerms<T>(alertId: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await inRequestTerms(BODY_TERMS, run);
+  } catch (error) {
+    if (isDomainError(error) && error.code === 'not_found' && error.field === 'alertId') {
+      throw notFound(`body.id: no alert ${alertId}`);
+    }
+    throw error;
+  }
 }
 
 /** The name of the alerts projection's checkpoint. */
@@ -136,10 +165,8 @@ export function alertsRoutes(deps: AlertsDeps) {
           period: !hasCondition && kind === 'SMA' ? (body.period ?? null) : null,
           at: m.at,
         } as const;
-        const outcome = await deps.commands.execute(
-          concern,
-          update ? { type: 'UpdateAlert', data } : { type: 'CreateAlert', data },
-          m,
+        const outcome = await inBodyTerms(alertId, () =>
+          deps.commands.execute(concern, update ? { type: 'UpdateAlert', data } : { type: 'CreateAlert', data }, m),
         );
         const alert = outcome.state.alerts.find((a) => a.id === alertId);
         if (!alert) throw notFound(`body.id: no alert ${alertId}`);
