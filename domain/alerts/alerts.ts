@@ -744,7 +744,7 @@ function decide(command: AlertsCommand, state: AlertsState): AlertsEvent[] {
         throw new DomainError('not_paused', `alertId ${alert.id}: the alert is ${alert.status}, not paused`, 'alertId');
       }
       if (isExpiredAt(alert, atMs)) {
-        throw new DomainError('expired', `expires: the alert expired at ${alert.expires ?? ''}`, 'expires');
+        throw new DomainError('expired', `alertId ${alert.id}: the alert expired at ${alert.expires ?? ''}`, 'alertId');
       }
       return [{ type: 'AlertResumed', data: { alertId: alert.id, symbol: alert.symbol, at: command.data.at } }];
     }

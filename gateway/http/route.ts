@@ -18,7 +18,7 @@ import { refuseLargeBody, settleBody } from './body.ts';
 import { acceptsCompression, COMPRESS_THRESHOLD_BYTES } from './compression.ts';
 import { idempotencyKeyOf, keyReused, requestFingerprint } from './idempotency.ts';
 import { JsonText } from './keptAnswer.ts';
-import { restateNotFound } from './paramErrors.ts';
+import { restateIdRefusal } from './paramErrors.ts';
 
 export type { Access } from '../../domain/contract/route.ts';
 
@@ -195,7 +195,7 @@ export function routeHandler(definition: RouteDef<never, never, never>): RouteHa
   const restate = (ctx: Context, error: unknown): unknown =>
     error instanceof IdempotencyKeyReusedError
       ? keyReused(ctx)
-      : restateNotFound(error, ctx.params as Record<string, string> | undefined);
+      : restateIdRefusal(error, ctx.params as Record<string, string> | undefined);
   const send = (ctx: Context, result: unknown): void => {
     if (result instanceof JsonText) return sendJsonText(ctx, status, result);
     ctx.status = status;

@@ -455,7 +455,7 @@ describe('alert routes', function () {
       await fire(user.username, alert);
       const res = await user.post(`/personalize/stockalerts/${alert.id}/pause`);
       expect(res.status).to.equal(409, res.text);
-      expect((res.body as { message: string }).message).to.match(/triggered, not armed/);
+      expect((res.body as { message: string }).message).to.equal('params.id: the alert is triggered, not armed');
       const unknown = uuidV5('no-such-alert', STOCKPULSE_NAMESPACE);
       expect((await user.post(`/personalize/stockalerts/${unknown}/resume`)).status).to.equal(404);
       expect((await user.get(`/personalize/stockalerts/${unknown}/history`)).status).to.equal(404);
