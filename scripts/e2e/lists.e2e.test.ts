@@ -202,6 +202,11 @@ describe('watch list, portfolio and company statistics (Chromium)', function () 
       .getByRole('region', { name: 'Net income' })
       .getByRole('img', { name: /Net income of MSFT/ })
       .waitFor();
+    // The other charts draw after the reload too: wait for the fourth before counting.
+    await page
+      .getByRole('img', { name: / of MSFT, / })
+      .nth(3)
+      .waitFor();
     expect(await page.getByRole('img', { name: / of MSFT, / }).count()).to.equal(4);
 
     // Another company through the picker.
