@@ -1,26 +1,43 @@
 /**
  * One projection per query: `{name, version, handles, evolve(doc, event)}`. The runner keeps one document per
  * key (usually the user), stamped with the log position it reflects, and applies an event only when its
- * position is past the document's, so a replay is a no-op.
+ * position is past the document's, so a replay is a no-op. A read model that an event changes in several
+ * documents (a long history kept in pages) writes them itself with `write(event, tx)`, by the same rules.
  */
 import type { Decider, DomainEvent } from '../domain/decider.ts';
 import { isAfter, type LogPosition, type RecordedEvent } from '../platform/eventstore/port.ts';
 import type { ReadModelStore } from '../platform/readmodels/port.ts';
-import type { Consumer } from '../platform/subscriptions/runner.ts';
+import type { Consumer, ConsumerTx } from '../platform/subscriptions/runner.ts';
 
-/** A read model built from the log. */
-export interface Projection<D> {
+/** What every read model built from the log has. */
+interface ProjectionBase {
   /** Unique name; also the collection its documents live in and the consumer's checkpoint name. */
   readonly name: string;
   /** Bumping it rebuilds the read model from the whole log. */
   readonly version: number;
   /** The event types it reads. */
   readonly handles: readonly string[];
+}
+
+/** A read model of one document per key, each the fold of its events. */
+export interface DocumentProjection<D> extends ProjectionBase {
   /** The key of the document an event changes (the user id by default); null to ignore the event. */
   readonly key?: (event: RecordedEvent) => string | null;
   /** The new document after the event, or null to delete it. */
   evolve(doc: D | undefined, event: RecordedEvent): D | null;
 }
+
+/**
+ * A read model that writes the documents of an event itself, in its own collection: each as a
+ * {@link StoredDocument} stamped with the event's position, an event not past its documents' position
+ * changing nothing (a replay is a no-op, and the rebuild check compares them as any other).
+ */
+export interface WriterProjection extends ProjectionBase {
+  write(event: RecordedEvent, tx: ConsumerTx): Promise<void>;
+}
+
+/** A read model built from the log. */
+export type Projection<D> = DocumentProjection<D> | WriterProjection;
 
 /** A stored read-model document: the value served, and the log position it reflects. */
 export interface StoredDocument<D> {
@@ -43,12 +60,16 @@ export function userKey(event: RecordedEvent): string | null {
 
 /** The projection as a consumer of the checkpointed runner. */
 export function projectionConsumer<D>(projection: Projection<D>): Consumer {
-  const keyOf = projection.key ?? userKey;
-  return {
+  const base = {
     name: `projection:${projection.name}`,
     version: projection.version,
     collections: [projection.name],
     filter: { eventTypes: projection.handles },
+  };
+  if ('write' in projection) return { ...base, handle: (event, tx) => projection.write(event, tx) };
+  const keyOf = projection.key ?? userKey;
+  return {
+    ...base,
     handle: async (event, tx) => {
       const key = keyOf(event);
       if (key === null) return;

@@ -11,11 +11,10 @@ import { isDomainError } from '../../domain/decider.ts';
 import { comparePositions, type LogPosition } from '../../platform/eventstore/port.ts';
 import type { ReadModelStore } from '../../platform/readmodels/port.ts';
 import {
-  alertHistoryProjection,
   alertsPrefix,
   alertsProjection,
+  readAlertHistory,
   type AlertDocument,
-  type AlertHistory,
 } from '../../projections/alerts/alerts.projection.ts';
 import { projectionConsumer, readDocument, type StoredDocument } from '../../projections/projection.ts';
 import type { CommandService } from '../commands.ts';
@@ -204,8 +203,7 @@ export function alertsRoutes(deps: AlertsDeps) {
         if (!alert) throw notFound(`params.id: no alert ${alertId}`);
         // Every firing of the alert is an event of its document too, so its position covers the history.
         markPosition(ctx, alert.position);
-        const doc = await readDocument<AlertHistory>(deps.readModels, alertHistoryProjection, key);
-        return [...(doc?.value.triggers ?? [])].reverse();
+        return readAlertHistory(deps.readModels, key);
       },
     }),
     defineRoute({

@@ -7,7 +7,7 @@ import { openSqliteReadModelStore } from '../../platform/readmodels/sqlite.ts';
 import { projectionConsumer } from '../projection.ts';
 import type { StoredDocument } from '../projection.ts';
 import { applyToDocuments } from '../testing/inMemory.ts';
-import { alertHistoryProjection, alertsPrefix, alertsProjection, type AlertDocument } from './alerts.projection.ts';
+import { alertsPrefix, alertsProjection, type AlertDocument } from './alerts.projection.ts';
 
 function apply(events: readonly RecordedEvent[], docs?: Map<string, StoredDocument<AlertDocument>>) {
   return applyToDocuments(alertsProjection, events, docs);
@@ -183,29 +183,5 @@ describe('alerts projection', () => {
       ['triggered', 2, '2025-03-04T17:00:00.000Z', 1],
       ['expired', 1, null, 0],
     ]);
-  });
-});
-
-describe('alert history projection', () => {
-  const fired = (alertId: string, at: string, price: number, userId = 'ada') =>
-    recorded(
-      'AlertTriggered',
-      { alertId, at, price, value: price, message: `AAPL rose above ${price}`, notificationtype: 1 },
-      userId,
-    );
-
-  it("keeps each alert's firings under its user, and drops them with the alert", async () => {
-    const docs = await applyToDocuments(alertHistoryProjection, [
-      fired(A1, '2025-03-04T15:00:00.000Z', 191),
-      fired(A1, '2025-03-05T15:00:00.000Z', 192),
-      fired(A2, '2025-03-05T15:00:00.000Z', 150, 'bob'),
-      recorded('AlertDeleted', { alertId: A2, symbol: 'AAPL' }, 'bob'),
-    ]);
-    const history = docs.get(alertKey('ada', A1))!.value;
-    expect(history.triggers.map((t) => [t.at, t.price, t.value])).to.deep.equal([
-      ['2025-03-04T15:00:00.000Z', 191, 191],
-      ['2025-03-05T15:00:00.000Z', 192, 192],
-    ]);
-    expect(docs.has(alertKey('bob', A2))).to.equal(false);
   });
 });

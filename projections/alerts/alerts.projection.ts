@@ -6,8 +6,9 @@ import {
   type AlertTriggeredData,
   type AlertsEvent,
 } from '../../domain/alerts/alerts.ts';
-import type { LogPosition, RecordedEvent } from '../../platform/eventstore/port.ts';
-import { userKey, type Projection } from '../projection.ts';
+import { isAfter, type LogPosition, type RecordedEvent } from '../../platform/eventstore/port.ts';
+import type { ReadModelStore } from '../../platform/readmodels/port.ts';
+import { userKey, type DocumentProjection, type StoredDocument, type WriterProjection } from '../projection.ts';
 
 /**
  * The start of the keys of every alert document of a user: `<userId>/`. The `/` keeps a user whose id starts
@@ -41,7 +42,7 @@ export interface AlertDocument {
  * `<userId>/<alertId>`), folded with the decider's own per-alert rules and dropped with the alert. A trigger
  * rewrites only its alert's document, not the user's other alerts.
  */
-export const alertsProjection: Projection<AlertDocument> = {
+export const alertsProjection: DocumentProjection<AlertDocument> = {
   name: 'alerts',
   version: 3,
   handles: ALERT_EVENT_TYPES,
@@ -70,33 +71,91 @@ export interface AlertHistoryEntry {
   readonly notificationtype: number;
 }
 
-/** An alert's firings, oldest first. */
-export interface AlertHistory {
-  /** The firings, oldest first, at most {@link ALERT_HISTORY_LIMIT}. */
+/** How many firings one page of an alert's history holds. */
+export const ALERT_HISTORY_PAGE = 100;
+
+/**
+ * The document of an alert's history at its key: which pages (`<key>#<page>`, numbered from `first` to `last`,
+ * every one full but the last) hold how many firings. A page past the latest {@link ALERT_HISTORY_LIMIT}
+ * firings is dropped whole, so between 1,000 and 1,099 are kept and the latest 1,000 served.
+ */
+export interface AlertHistoryPages {
+  readonly first: number;
+  readonly last: number;
+  readonly count: number;
+}
+
+/** One page of an alert's history: its firings, oldest first. */
+export interface AlertHistoryPage {
   readonly triggers: readonly AlertHistoryEntry[];
+}
+
+const HISTORY = 'alerthistory';
+
+/** The key of one page of the history whose document is at `key`. */
+function pageKey(key: string, page: number): string {
+  return `${key}#${page}`;
+}
+
+/** A trigger as its alert's history keeps it. */
+function historyEntry(data: AlertTriggeredData): AlertHistoryEntry {
+  const value = typeof data.value === 'number' ? data.value : data.kind === 'PRICE' ? data.price : (data.sma ?? null);
+  return { at: data.at, price: data.price, value, message: data.message, notificationtype: data.notificationtype };
 }
 
 /**
  * `GET /personalize/stockalerts/{id}/history`: every firing of each alert (time, price, the source's value,
- * message), one document per alert, dropped with the alert.
+ * message), dropped with the alert. Kept in pages of {@link ALERT_HISTORY_PAGE}, so a firing rewrites its
+ * alert's last page and the page list, not the whole history (up to 1,000 firings, about 140 kB).
  */
-export const alertHistoryProjection: Projection<AlertHistory> = {
-  name: 'alerthistory',
-  version: 1,
+export const alertHistoryProjection: WriterProjection = {
+  name: HISTORY,
+  version: 2,
   handles: ['AlertTriggered', 'AlertDeleted'],
-  key: alertKeyOf,
-  evolve: (doc, event) => {
-    if (event.type === 'AlertDeleted') return null;
-    const data = event.data as AlertTriggeredData;
-    const value = typeof data.value === 'number' ? data.value : data.kind === 'PRICE' ? data.price : (data.sma ?? null);
-    const entry: AlertHistoryEntry = {
-      at: data.at,
-      price: data.price,
-      value,
-      message: data.message,
-      notificationtype: data.notificationtype,
-    };
-    const triggers = [...(doc?.triggers ?? []), entry];
-    return { triggers: triggers.length > ALERT_HISTORY_LIMIT ? triggers.slice(-ALERT_HISTORY_LIMIT) : triggers };
+  write: async (event, tx) => {
+    const key = alertKeyOf(event);
+    if (key === null) return;
+    const stored = await tx.get<StoredDocument<AlertHistoryPages>>(HISTORY, key);
+    if (stored && !isAfter(event.position, stored.position)) return;
+    if (event.type === 'AlertDeleted') {
+      if (!stored) return;
+      for (let page = stored.value.first; page <= stored.value.last; page++) tx.delete(HISTORY, pageKey(key, page));
+      tx.delete(HISTORY, key);
+      return;
+    }
+    const position = event.position;
+    let { first, last, count } = stored?.value ?? { first: 0, last: 0, count: 0 };
+    const page = stored ? await tx.get<StoredDocument<AlertHistoryPage>>(HISTORY, pageKey(key, last)) : undefined;
+    let triggers = page?.value.triggers ?? [];
+    if (triggers.length >= ALERT_HISTORY_PAGE) {
+      last += 1;
+      triggers = [];
+    }
+    tx.put(HISTORY, pageKey(key, last), {
+      position,
+      value: { triggers: [...triggers, historyEntry(event.data as AlertTriggeredData)] },
+    } satisfies StoredDocument<AlertHistoryPage>);
+    count += 1;
+    // The first page goes once the others hold the latest 1,000 without it.
+    while (first < last && count - ALERT_HISTORY_PAGE >= ALERT_HISTORY_LIMIT) {
+      tx.delete(HISTORY, pageKey(key, first));
+      first += 1;
+      count -= ALERT_HISTORY_PAGE;
+    }
+    tx.put(HISTORY, key, { position, value: { first, last, count } } satisfies StoredDocument<AlertHistoryPages>);
   },
 };
+
+/** The latest {@link ALERT_HISTORY_LIMIT} firings of the alert at `key`, newest first (none when it has none). */
+export async function readAlertHistory(readModels: ReadModelStore, key: string): Promise<AlertHistoryEntry[]> {
+  const pages = await readModels.get<StoredDocument<AlertHistoryPages>>(HISTORY, key);
+  if (!pages) return [];
+  const { first, last } = pages.value;
+  const read = await Promise.all(
+    Array.from({ length: last - first + 1 }, (_, k) =>
+      readModels.get<StoredDocument<AlertHistoryPage>>(HISTORY, pageKey(key, first + k)),
+    ),
+  );
+  const triggers = read.flatMap((page) => page?.value.triggers ?? []);
+  return triggers.slice(-ALERT_HISTORY_LIMIT).reverse();
+}
