@@ -16,11 +16,7 @@ import { DEFAULT_RETRY_POLICY } from '../../engine/delivery/retry.ts';
 import { attemptDelivery, noticePayload } from '../../engine/delivery/processor.ts';
 import type { DeliverySetup } from '../../engine/delivery/setup.ts';
 import type { ReadModelStore } from '../../platform/readmodels/port.ts';
-import {
-  channelsProjection,
-  deliveriesProjection,
-  type DeliveriesDocument,
-} from '../../projections/delivery/delivery.projection.ts';
+import { channelsProjection, readDelivery, readDeliveries } from '../../projections/delivery/delivery.projection.ts';
 import { readDocument } from '../../projections/projection.ts';
 import type { EventStore } from '../../platform/eventstore/port.ts';
 import type { CommandService } from '../commands.ts';
@@ -167,8 +163,7 @@ export function channelsRoutes(deps: ChannelsDeps) {
         );
         if (result === null) {
           // A retried request: its attempt is already recorded, so it answers what the record says.
-          const doc = await readDocument<DeliveriesDocument>(deps.readModels, deliveriesProjection, userId);
-          const recorded = doc?.value.deliveries.find((d) => d.id === deliveryId);
+          const recorded = await readDelivery(deps.readModels, userId, deliveryId);
           return {
             deliveryId,
             ok: recorded?.status === 'succeeded',
@@ -182,9 +177,9 @@ export function channelsRoutes(deps: ChannelsDeps) {
     defineRoute({
       ...channelsApi.getDeliveries,
       handle: async ({ query, userId, ctx }) => {
-        const doc = await readDocument<DeliveriesDocument>(deps.readModels, deliveriesProjection, userId);
-        markPosition(ctx, doc?.position);
-        return (doc?.value.deliveries ?? [])
+        const { deliveries, position } = await readDeliveries(deps.readModels, userId);
+        markPosition(ctx, position);
+        return deliveries
           .filter(
             (d) =>
               (query.alertId === undefined || d.alertId === query.alertId) &&

@@ -1,16 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { expect } from 'chai';
 import { alertKey } from '../../domain/alerts/alerts.ts';
 import { STOCKPULSE_NAMESPACE, uuidV5 } from '../../domain/ids.ts';
 import type { EventData, RecordedEvent } from '../../platform/eventstore/port.ts';
-import { openSqliteEventStore, type SqliteEventStore } from '../../platform/eventstore/sqlite.ts';
-import { openSqliteReadModelStore, type SqliteReadModelStore } from '../../platform/readmodels/sqlite.ts';
-import { startProjections, type RunningProjections } from '../index.ts';
+import type { SqliteEventStore } from '../../platform/eventstore/sqlite.ts';
+import type { SqliteReadModelStore } from '../../platform/readmodels/sqlite.ts';
 import { projectionConsumer, type StoredDocument } from '../projection.ts';
 import { applyToDocuments } from '../testing/inMemory.ts';
+import { projectionsOnSqlite, type ProjectionsOnSqlite } from '../testing/onSqlite.ts';
 import {
   ALERT_HISTORY_LIMIT,
   ALERT_HISTORY_PAGE,
@@ -52,30 +49,20 @@ const deleted = (alertId: string, userId = 'ada'): EventData => ({
 const range = (from: number, to: number): number[] => Array.from({ length: to - from }, (_, k) => from + k);
 
 describe('alert history projection (SQLite log and read models)', function () {
-  let dir: string;
+  let on: ProjectionsOnSqlite;
   let events: SqliteEventStore;
   let readModels: SqliteReadModelStore;
-  let running: RunningProjections;
 
   beforeEach(async function () {
-    dir = mkdtempSync(join(tmpdir(), 'sp-history-'));
-    events = openSqliteEventStore({ file: join(dir, 'events.db') });
-    readModels = openSqliteReadModelStore({ file: join(dir, 'readmodels.db') });
-    running = await startProjections(events, readModels, [alertHistoryProjection]);
+    on = await projectionsOnSqlite([alertHistoryProjection]);
+    ({ events, readModels } = on);
   });
 
   afterEach(async function () {
-    await running.stop();
-    await events.close();
-    await readModels.close();
-    rmSync(dir, { recursive: true, force: true });
+    await on.close();
   });
 
-  /** Appends to a user's alerts stream and waits until the history reflects it. */
-  async function append(userId: string, batch: readonly EventData[]): Promise<void> {
-    const { position } = await events.appendToStream(`alerts-${userId}`, batch);
-    await running.waitFor(position, ['AlertTriggered', 'AlertDeleted']);
-  }
+  const append = (userId: string, batch: readonly EventData[]) => on.append(`alerts-${userId}`, batch);
 
   const firingsOf = async (userId: string, alertId: string) =>
     (await readAlertHistory(readModels, alertKey(userId, alertId))).map((t) => t.message);

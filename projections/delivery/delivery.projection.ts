@@ -4,8 +4,16 @@
  */
 import { channelsDecider, type ChannelsEvent, type ChannelsState } from '../../domain/channels/channels.ts';
 import type { DeliveryAnswer } from '../../domain/contract/channels.ts';
-import type { DeliveriesEvent } from '../../domain/deliveries/deliveries.ts';
-import { deciderProjection, type Projection } from '../projection.ts';
+import type { DeliveriesEvent, DeliveryAttempted } from '../../domain/deliveries/deliveries.ts';
+import { isAfter, type LogPosition } from '../../platform/eventstore/port.ts';
+import type { ReadModelStore } from '../../platform/readmodels/port.ts';
+import {
+  deciderProjection,
+  userKey,
+  type Projection,
+  type StoredDocument,
+  type WriterProjection,
+} from '../projection.ts';
 
 /** Most deliveries kept per user, newest first. */
 export const DELIVERIES_KEPT = 500;
@@ -19,66 +27,156 @@ export const channelsProjection: Projection<ChannelsState> = deciderProjection('
   'AlertChannelsChosen',
 ] satisfies ChannelsEvent['type'][]);
 
-/** A user's latest deliveries, newest first. */
-export interface DeliveriesDocument {
-  readonly deliveries: readonly DeliveryAnswer[];
+/** A delivery's entry in its user's ring of the latest {@link DELIVERIES_KEPT}: the delivery, and which it is. */
+export interface DeliverySlot {
+  /** How many deliveries of the user were created before it. */
+  readonly seq: number;
+  readonly delivery: DeliveryAnswer;
 }
 
-function applyDelivery(list: readonly DeliveryAnswer[], event: DeliveriesEvent): readonly DeliveryAnswer[] {
-  const index = list.findIndex((d) => d.id === event.data.deliveryId);
-  if (event.type === 'DeliveryAttempted') {
-    const data = event.data;
-    if (index >= 0) {
-      const current = list[index]!;
-      if (data.attempt <= current.attempts) return list;
-      const next = { ...current, attempts: data.attempt, status: 'pending' as const, updatedt: data.at };
-      return list.map((d, i) => (i === index ? next : d));
-    }
-    const created: DeliveryAnswer = {
-      id: data.deliveryId,
-      kind: data.kind,
-      alertId: data.alertId,
-      channelId: data.channelId,
-      channelType: data.channelType,
-      status: 'pending',
-      attempts: data.attempt,
-      lastStatus: null,
-      lastError: null,
-      retryAt: null,
-      createdt: data.at,
-      updatedt: data.at,
-    };
-    return [created, ...list].slice(0, DELIVERIES_KEPT);
+/** The document at a user's key: how many deliveries of theirs were ever created. */
+export interface DeliveriesHead {
+  readonly created: number;
+}
+
+/** Where a kept delivery is in its user's ring. */
+interface DeliveryPointer {
+  readonly slot: number;
+}
+
+const DELIVERIES = 'deliveries';
+
+/** The key of a user's ring slot: `<userId>#<slot>` (`#` is never in a user id, so a prefix lists one user's). */
+function slotKey(userId: string, slot: number): string {
+  return `${slotPrefix(userId)}${slot}`;
+}
+
+function slotPrefix(userId: string): string {
+  return `${userId}#`;
+}
+
+/** The key of where a delivery is kept: `<userId>/<deliveryId>`. */
+function pointerKey(userId: string, deliveryId: string): string {
+  return `${userId}/${deliveryId}`;
+}
+
+/** A delivery as its first attempt records it. */
+function createdDelivery(data: DeliveryAttempted['data']): DeliveryAnswer {
+  return {
+    id: data.deliveryId,
+    kind: data.kind,
+    alertId: data.alertId,
+    channelId: data.channelId,
+    channelType: data.channelType,
+    status: 'pending',
+    attempts: data.attempt,
+    lastStatus: null,
+    lastError: null,
+    retryAt: null,
+    createdt: data.at,
+    updatedt: data.at,
+  };
+}
+
+/** A kept delivery after a later event of its own (itself when the event tells nothing new). */
+function updatedDelivery(current: DeliveryAnswer, event: DeliveriesEvent): DeliveryAnswer {
+  switch (event.type) {
+    case 'DeliveryAttempted':
+      if (event.data.attempt <= current.attempts) return current;
+      return { ...current, attempts: event.data.attempt, status: 'pending', updatedt: event.data.at };
+    case 'DeliverySucceeded':
+      return {
+        ...current,
+        status: 'succeeded',
+        lastStatus: event.data.status,
+        lastError: null,
+        retryAt: null,
+        updatedt: event.data.at,
+      };
+    case 'DeliveryFailed':
+      return {
+        ...current,
+        status: event.data.final ? 'failed' : 'pending',
+        lastStatus: event.data.status,
+        lastError: event.data.error,
+        retryAt: event.data.retryAt,
+        updatedt: event.data.at,
+      };
   }
-  if (index < 0) return list;
-  const current = list[index]!;
-  const next: DeliveryAnswer =
-    event.type === 'DeliverySucceeded'
-      ? {
-          ...current,
-          status: 'succeeded',
-          lastStatus: event.data.status,
-          lastError: null,
-          retryAt: null,
-          updatedt: event.data.at,
-        }
-      : {
-          ...current,
-          status: event.data.final ? 'failed' : 'pending',
-          lastStatus: event.data.status,
-          lastError: event.data.error,
-          retryAt: event.data.retryAt,
-          updatedt: event.data.at,
-        };
-  return list.map((d, i) => (i === index ? next : d));
 }
 
-/** `GET /personalize/deliveries`: each user's latest {@link DELIVERIES_KEPT} deliveries. */
-export const deliveriesProjection: Projection<DeliveriesDocument> = {
-  name: 'deliveries',
-  version: 1,
+/**
+ * `GET /personalize/deliveries`: each user's latest {@link DELIVERIES_KEPT} deliveries, in a ring of that many
+ * slots: a delivery's first attempt takes the next slot (its older occupant goes), its later events rewrite that
+ * slot only, found from `<userId>/<deliveryId>`. Events of a delivery no longer kept change nothing.
+ */
+export const deliveriesProjection: WriterProjection = {
+  name: DELIVERIES,
+  version: 2,
   handles: ['DeliveryAttempted', 'DeliverySucceeded', 'DeliveryFailed'] satisfies DeliveriesEvent['type'][],
-  evolve: (doc, event) => ({
-    deliveries: applyDelivery(doc?.deliveries ?? [], { type: event.type, data: event.data } as DeliveriesEvent),
-  }),
+  write: async (recorded, tx) => {
+    const userId = userKey(recorded);
+    if (userId === null) return;
+    const event = { type: recorded.type, data: recorded.data } as DeliveriesEvent;
+    const position = recorded.position;
+    const pointer = await tx.get<StoredDocument<DeliveryPointer>>(
+      DELIVERIES,
+      pointerKey(userId, event.data.deliveryId),
+    );
+    if (pointer) {
+      const key = slotKey(userId, pointer.value.slot);
+      const stored = await tx.get<StoredDocument<DeliverySlot>>(DELIVERIES, key);
+      if (!stored || stored.value.delivery.id !== event.data.deliveryId || !isAfter(position, stored.position)) {
+        return;
+      }
+      const delivery = updatedDelivery(stored.value.delivery, event);
+      if (delivery === stored.value.delivery) return;
+      tx.put(DELIVERIES, key, {
+        position,
+        value: { ...stored.value, delivery },
+      } satisfies StoredDocument<DeliverySlot>);
+      return;
+    }
+    if (event.type !== 'DeliveryAttempted') return;
+    const head = await tx.get<StoredDocument<DeliveriesHead>>(DELIVERIES, userId);
+    if (head && !isAfter(position, head.position)) return;
+    const seq = head?.value.created ?? 0;
+    const slot = seq % DELIVERIES_KEPT;
+    const gone = await tx.get<StoredDocument<DeliverySlot>>(DELIVERIES, slotKey(userId, slot));
+    if (gone) tx.delete(DELIVERIES, pointerKey(userId, gone.value.delivery.id));
+    tx.put(DELIVERIES, slotKey(userId, slot), {
+      position,
+      value: { seq, delivery: createdDelivery(event.data) },
+    } satisfies StoredDocument<DeliverySlot>);
+    tx.put(DELIVERIES, pointerKey(userId, event.data.deliveryId), {
+      position,
+      value: { slot },
+    } satisfies StoredDocument<DeliveryPointer>);
+    tx.put(DELIVERIES, userId, { position, value: { created: seq + 1 } } satisfies StoredDocument<DeliveriesHead>);
+  },
 };
+
+/** A user's kept deliveries, newest first, and the latest log position they reflect (none when they have none). */
+export async function readDeliveries(
+  readModels: ReadModelStore,
+  userId: string,
+): Promise<{ readonly deliveries: DeliveryAnswer[]; readonly position: LogPosition | undefined }> {
+  const slots = await readModels.list<StoredDocument<DeliverySlot>>(DELIVERIES, { prefix: slotPrefix(userId) });
+  let position: LogPosition | undefined = (await readModels.get<StoredDocument<DeliveriesHead>>(DELIVERIES, userId))
+    ?.position;
+  for (const { doc } of slots) if (position === undefined || isAfter(doc.position, position)) position = doc.position;
+  const deliveries = slots.map(({ doc }) => doc.value).sort((a, b) => b.seq - a.seq);
+  return { deliveries: deliveries.map((slot) => slot.delivery), position };
+}
+
+/** One kept delivery of a user, or undefined. */
+export async function readDelivery(
+  readModels: ReadModelStore,
+  userId: string,
+  deliveryId: string,
+): Promise<DeliveryAnswer | undefined> {
+  const pointer = await readModels.get<StoredDocument<DeliveryPointer>>(DELIVERIES, pointerKey(userId, deliveryId));
+  if (!pointer) return undefined;
+  const slot = await readModels.get<StoredDocument<DeliverySlot>>(DELIVERIES, slotKey(userId, pointer.value.slot));
+  return slot?.value.delivery.id === deliveryId ? slot.value.delivery : undefined;
+}
