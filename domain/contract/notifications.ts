@@ -100,7 +100,7 @@ export const notificationsApi = {
   getUsernotificationsUnreadcount: route({
     method: 'GET',
     path: '/personalize/usernotifications/unreadcount',
-    summary: "How many of the user's notifications are unread (the bell's badge)",
+    summary: "How many of the user's notifications (the latest 1,000) are unread (the bell's badge)",
     tag: 'notifications',
     access: 'user',
     response: unreadAnswer,
@@ -109,7 +109,7 @@ export const notificationsApi = {
     method: 'GET',
     path: '/personalize/usernotifications/:type',
     summary:
-      "The user's notifications, newest first: type ALL, PRICE (1) or SMA (2); limit 1-200 (50), before an id or time",
+      "The user's latest 1,000 notifications, newest first: type ALL, PRICE (1) or SMA (2); limit 1-200 (50), before an id or time",
     tag: 'notifications',
     access: 'user',
     params: typeParams,

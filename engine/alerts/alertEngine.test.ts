@@ -26,7 +26,10 @@ import { openSqliteEventStore } from '../../platform/eventstore/sqlite.ts';
 import type { ReadModelStore } from '../../platform/readmodels/port.ts';
 import { openSqliteReadModelStore } from '../../platform/readmodels/sqlite.ts';
 import { startConsumer } from '../../platform/subscriptions/runner.ts';
-import { notificationsProjection } from '../../projections/notifications/notifications.projection.ts';
+import {
+  notificationPrefix,
+  notificationsProjection,
+} from '../../projections/notifications/notifications.projection.ts';
 import { projectionConsumer } from '../../projections/projection.ts';
 import { LiveQuotes } from '../quotes/liveQuotes.ts';
 import type { Tick } from '../ticks/tick.ts';
@@ -564,7 +567,9 @@ describe('alert engine on the SQLite store', function () {
       await engine.waitFor(position);
       await feed(engine, ticks('AAPL', 190.25));
       await runner.waitFor(fired[0]!.position!);
-      const docs = await stores.readModels.list<{ value: Notification }>('notifications', { prefix: 'u4/' });
+      const docs = await stores.readModels.list<{ value: Notification }>('notifications', {
+        prefix: notificationPrefix('u4'),
+      });
       expect(docs).to.have.length(1);
       expect(docs[0]!.doc.value).to.deep.include({
         symbol: 'AAPL',

@@ -1,7 +1,7 @@
 /**
- * The bell's read models: one document per notification (made from `AlertTriggered`), keyed
- * `<userId>/<notificationId>` so a user's notifications are listed by prefix, and one read-state document per
- * user (folded with the notifications decider). A notification is read when the read state says so for its id
+ * The bell's read models: one document per notification (made from `AlertTriggered`) in a ring of the latest
+ * {@link NOTIFICATIONS_KEPT} per user, listed by the user's prefix, and one read-state document per user
+ * (folded with the notifications decider). A notification is read when the read state says so for its id
  * or for the log position its document carries.
  */
 import type { AlertTriggeredData } from '../../domain/alerts/alerts.ts';
@@ -11,40 +11,63 @@ import {
   type NotificationsEvent,
   type NotificationsState,
 } from '../../domain/notifications/notifications.ts';
-import type { RecordedEvent } from '../../platform/eventstore/port.ts';
-import { deciderProjection, eventTime, userKey, type Projection } from '../projection.ts';
+import { isAfter } from '../../platform/eventstore/port.ts';
+import {
+  deciderProjection,
+  eventTime,
+  userKey,
+  type Projection,
+  type StoredDocument,
+  type WriterProjection,
+} from '../projection.ts';
 
-/** The key of a notification document: `<userId>/<notificationId>`. */
-export function notificationKey(userId: string, notificationId: string): string {
-  return `${userId}/${notificationId}`;
-}
+const NOTIFICATIONS = 'notifications';
 
-/** The key prefix of every notification document of a user. */
+/** Most notifications kept per user, the newest (every trigger stays in the log and in its alert's history). */
+export const NOTIFICATIONS_KEPT = 1000;
+
+/** The key prefix of every notification document of a user: `<userId>#` (`#` is never in a user id). */
 export function notificationPrefix(userId: string): string {
-  return `${userId}/`;
+  return `${userId}#`;
 }
 
-function keyOf(event: RecordedEvent): string | null {
-  const userId = userKey(event);
-  return userId === null ? null : notificationKey(userId, event.id);
+/** The document at a user's key: how many notifications the user has had. */
+export interface NotificationsHead {
+  readonly created: number;
 }
 
-/** `GET /personalize/usernotifications/{type}`: one document per fired alert; its id is the event's id. */
-export const notificationsProjection: Projection<Notification> = {
-  name: 'notifications',
-  version: 1,
+/**
+ * `GET /personalize/usernotifications/{type}`: the latest {@link NOTIFICATIONS_KEPT} fired alerts of each user,
+ * in a ring of that many slots (`<userId>#<slot>`, each stamped with its trigger's log position, by which the
+ * bell orders them), and the user's count at `<userId>`: a trigger takes the next slot, replacing the oldest
+ * once there are as many, so a user's bell reads at most that many documents however long their alerts fire.
+ * A notification's id is its trigger event's id.
+ */
+export const notificationsProjection: WriterProjection = {
+  name: NOTIFICATIONS,
+  version: 2,
   handles: ['AlertTriggered'],
-  key: keyOf,
-  evolve: (doc, event) => {
-    if (doc) return doc;
+  write: async (event, tx) => {
+    const userId = userKey(event);
+    if (userId === null) return;
+    const head = await tx.get<StoredDocument<NotificationsHead>>(NOTIFICATIONS, userId);
+    if (head && !isAfter(event.position, head.position)) return;
+    const created = head?.value.created ?? 0;
     const data = event.data as AlertTriggeredData;
-    return {
-      id: event.id,
-      symbol: data.symbol,
-      notificationtype: data.notificationtype,
-      notifcationmessage: data.message,
-      createdt: typeof data.at === 'string' ? data.at : eventTime(event),
-    };
+    tx.put(NOTIFICATIONS, `${notificationPrefix(userId)}${created % NOTIFICATIONS_KEPT}`, {
+      position: event.position,
+      value: {
+        id: event.id,
+        symbol: data.symbol,
+        notificationtype: data.notificationtype,
+        notifcationmessage: data.message,
+        createdt: typeof data.at === 'string' ? data.at : eventTime(event),
+      },
+    } satisfies StoredDocument<Notification>);
+    tx.put(NOTIFICATIONS, userId, {
+      position: event.position,
+      value: { created: created + 1 },
+    } satisfies StoredDocument<NotificationsHead>);
   },
 };
 
