@@ -21,6 +21,7 @@ const benches: Record<string, () => Promise<boolean>> = {
   ingest: async () => import('./ingest.ts').then(async (m) => m.report(await m.benchIngest())),
   scale: async () => import('./scale.ts').then((m) => m.benchScale()),
   delivery: async () => import('./delivery.ts').then(async (m) => m.report(await m.benchDelivery())),
+  readmodels: async () => import('./readModels.ts').then(async (m) => m.report(await m.benchReadModels())),
 };
 
 const names = process.argv.slice(2);
