@@ -118,7 +118,7 @@ describe('deliveries projection (SQLite log and read models)', function () {
       delete: (_collection, key) => void writes.push(`${key} (deleted)`),
     });
     expect(writes).to.have.length(1);
-    expect(writes[0]).to.match(/^ada#\d+$/);
+    expect(writes[0]).to.match(/^ada\/#\d+$/);
   });
 
   it('applies a replayed event once, and rebuilds the same documents from the log', async function () {

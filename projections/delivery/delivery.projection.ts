@@ -46,13 +46,16 @@ interface DeliveryPointer {
 
 const DELIVERIES = 'deliveries';
 
-/** The key of a user's ring slot: `<userId>#<slot>` (`#` is never in a user id, so a prefix lists one user's). */
+/**
+ * The key of a user's ring slot: `<userId>/#<slot>` (the user before the first `/`, as every per-user key, which
+ * is how a commit's writes reach their user's sockets; no delivery id starts with `#`).
+ */
 function slotKey(userId: string, slot: number): string {
   return `${slotPrefix(userId)}${slot}`;
 }
 
 function slotPrefix(userId: string): string {
-  return `${userId}#`;
+  return `${userId}/#`;
 }
 
 /** The key of where a delivery is kept: `<userId>/<deliveryId>`. */

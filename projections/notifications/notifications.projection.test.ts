@@ -54,9 +54,9 @@ describe('notifications projection', () => {
   it("makes one document per fired alert in the user's next slot, its id the event's, in the bell shape", async () => {
     const event = recorded('AlertTriggered', fired());
     const docs = await apply(notificationsProjection, [event]);
-    expect([...docs.keys()].sort()).to.deep.equal(['ada', 'ada#0']);
+    expect([...docs.keys()].sort()).to.deep.equal(['ada', 'ada/#0']);
     expect(docs.get('ada')).to.deep.equal({ position: event.position, value: { created: 1 } });
-    expect(docs.get('ada#0')).to.deep.equal({
+    expect(docs.get('ada/#0')).to.deep.equal({
       position: event.position,
       value: {
         id: event.id,
@@ -77,7 +77,7 @@ describe('notifications projection', () => {
     const of = (user: string) => [...docs.keys()].filter((k) => k.startsWith(notificationPrefix(user)));
     expect(of('ada')).to.have.length(2);
     expect(of('bob')).to.have.length(1);
-    expect(notificationPrefix('ad')).to.equal('ad#');
+    expect(notificationPrefix('ad')).to.equal('ad/#');
   });
 
   it(`keeps the latest ${NOTIFICATIONS_KEPT} of a user, the newest replacing the oldest`, async () => {
@@ -92,7 +92,7 @@ describe('notifications projection', () => {
     expect(kept).to.have.length(NOTIFICATIONS_KEPT);
     expect(kept.map((doc) => doc.value.id)).to.deep.equal(events.slice(5).map((event) => event.id));
     expect(kept.at(-1)!.value.notifcationmessage).to.equal(`firing ${NOTIFICATIONS_KEPT + 4}`);
-    expect((docs.get('ada#4') as StoredDocument<{ id: string }>).value.id).to.equal(events.at(-1)!.id);
+    expect((docs.get('ada/#4') as StoredDocument<{ id: string }>).value.id).to.equal(events.at(-1)!.id);
   });
 
   it('leaves the documents unchanged when the same events come again', async () => {
@@ -111,7 +111,7 @@ describe('notifications projection', () => {
   it('falls back to the event time when the trigger carries none', async () => {
     const event = recorded('AlertTriggered', { ...fired(), at: undefined }, 'ada', '2025-03-03T16:00:00.000Z');
     const docs = await apply(notificationsProjection, [event]);
-    expect((docs.get('ada#0') as StoredDocument<{ createdt: string }>).value.createdt).to.equal(
+    expect((docs.get('ada/#0') as StoredDocument<{ createdt: string }>).value.createdt).to.equal(
       '2025-03-03T16:00:00.000Z',
     );
   });

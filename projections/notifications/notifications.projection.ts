@@ -26,9 +26,9 @@ const NOTIFICATIONS = 'notifications';
 /** Most notifications kept per user, the newest (every trigger stays in the log and in its alert's history). */
 export const NOTIFICATIONS_KEPT = 1000;
 
-/** The key prefix of every notification document of a user: `<userId>#` (`#` is never in a user id). */
+/** The key prefix of every notification document of a user: `<userId>/#` (the user before the first `/`, as every per-user key). */
 export function notificationPrefix(userId: string): string {
-  return `${userId}#`;
+  return `${userId}/#`;
 }
 
 /** The document at a user's key: how many notifications the user has had. */
@@ -38,7 +38,7 @@ export interface NotificationsHead {
 
 /**
  * `GET /personalize/usernotifications/{type}`: the latest {@link NOTIFICATIONS_KEPT} fired alerts of each user,
- * in a ring of that many slots (`<userId>#<slot>`, each stamped with its trigger's log position, by which the
+ * in a ring of that many slots (`<userId>/#<slot>`, each stamped with its trigger's log position, by which the
  * bell orders them), and the user's count at `<userId>`: a trigger takes the next slot, replacing the oldest
  * once there are as many, so a user's bell reads at most that many documents however long their alerts fire.
  * A notification's id is its trigger event's id.
