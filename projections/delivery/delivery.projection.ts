@@ -14,6 +14,7 @@ import {
   type StoredDocument,
   type WriterProjection,
 } from '../projection.ts';
+import { ringKey, ringPrefix, takeRingSlot } from '../ring.ts';
 
 /** Most deliveries kept per user, newest first. */
 export const DELIVERIES_KEPT = 500;
@@ -34,29 +35,12 @@ export interface DeliverySlot {
   readonly delivery: DeliveryAnswer;
 }
 
-/** The document at a user's key: how many deliveries of theirs were ever created. */
-export interface DeliveriesHead {
-  readonly created: number;
-}
-
 /** Where a kept delivery is in its user's ring. */
 interface DeliveryPointer {
   readonly slot: number;
 }
 
 const DELIVERIES = 'deliveries';
-
-/**
- * The key of a user's ring slot: `<userId>/#<slot>` (the user before the first `/`, as every per-user key, which
- * is how a commit's writes reach their user's sockets; no delivery id starts with `#`).
- */
-function slotKey(userId: string, slot: number): string {
-  return `${slotPrefix(userId)}${slot}`;
-}
-
-function slotPrefix(userId: string): string {
-  return `${userId}/#`;
-}
 
 /** The key of where a delivery is kept: `<userId>/<deliveryId>`. */
 function pointerKey(userId: string, deliveryId: string): string {
@@ -127,7 +111,7 @@ export const deliveriesProjection: WriterProjection = {
       pointerKey(userId, event.data.deliveryId),
     );
     if (pointer) {
-      const key = slotKey(userId, pointer.value.slot);
+      const key = ringKey(userId, pointer.value.slot);
       const stored = await tx.get<StoredDocument<DeliverySlot>>(DELIVERIES, key);
       if (!stored || stored.value.delivery.id !== event.data.deliveryId || !isAfter(position, stored.position)) {
         return;
@@ -141,21 +125,18 @@ export const deliveriesProjection: WriterProjection = {
       return;
     }
     if (event.type !== 'DeliveryAttempted') return;
-    const head = await tx.get<StoredDocument<DeliveriesHead>>(DELIVERIES, userId);
-    if (head && !isAfter(position, head.position)) return;
-    const seq = head?.value.created ?? 0;
-    const slot = seq % DELIVERIES_KEPT;
-    const gone = await tx.get<StoredDocument<DeliverySlot>>(DELIVERIES, slotKey(userId, slot));
+    const taken = await takeRingSlot(tx, DELIVERIES, userId, position, DELIVERIES_KEPT);
+    if (taken === null) return;
+    const gone = await tx.get<StoredDocument<DeliverySlot>>(DELIVERIES, taken.key);
     if (gone) tx.delete(DELIVERIES, pointerKey(userId, gone.value.delivery.id));
-    tx.put(DELIVERIES, slotKey(userId, slot), {
+    tx.put(DELIVERIES, taken.key, {
       position,
-      value: { seq, delivery: createdDelivery(event.data) },
+      value: { seq: taken.seq, delivery: createdDelivery(event.data) },
     } satisfies StoredDocument<DeliverySlot>);
     tx.put(DELIVERIES, pointerKey(userId, event.data.deliveryId), {
       position,
-      value: { slot },
+      value: { slot: taken.slot },
     } satisfies StoredDocument<DeliveryPointer>);
-    tx.put(DELIVERIES, userId, { position, value: { created: seq + 1 } } satisfies StoredDocument<DeliveriesHead>);
   },
 };
 
@@ -164,9 +145,9 @@ export async function readDeliveries(
   readModels: ReadModelStore,
   userId: string,
 ): Promise<{ readonly deliveries: DeliveryAnswer[]; readonly position: LogPosition | undefined }> {
-  const slots = await readModels.list<StoredDocument<DeliverySlot>>(DELIVERIES, { prefix: slotPrefix(userId) });
-  let position: LogPosition | undefined = (await readModels.get<StoredDocument<DeliveriesHead>>(DELIVERIES, userId))
-    ?.position;
+  const slots = await readModels.list<StoredDocument<DeliverySlot>>(DELIVERIES, { prefix: ringPrefix(userId) });
+  // The newest slot carries the position of the user's head (both written by the newest first attempt).
+  let position: LogPosition | undefined;
   for (const { doc } of slots) if (position === undefined || isAfter(doc.position, position)) position = doc.position;
   const deliveries = slots.map(({ doc }) => doc.value).sort((a, b) => b.seq - a.seq);
   return { deliveries: deliveries.map((slot) => slot.delivery), position };
@@ -180,6 +161,6 @@ export async function readDelivery(
 ): Promise<DeliveryAnswer | undefined> {
   const pointer = await readModels.get<StoredDocument<DeliveryPointer>>(DELIVERIES, pointerKey(userId, deliveryId));
   if (!pointer) return undefined;
-  const slot = await readModels.get<StoredDocument<DeliverySlot>>(DELIVERIES, slotKey(userId, pointer.value.slot));
+  const slot = await readModels.get<StoredDocument<DeliverySlot>>(DELIVERIES, ringKey(userId, pointer.value.slot));
   return slot?.value.delivery.id === deliveryId ? slot.value.delivery : undefined;
 }

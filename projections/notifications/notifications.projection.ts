@@ -11,7 +11,6 @@ import {
   type NotificationsEvent,
   type NotificationsState,
 } from '../../domain/notifications/notifications.ts';
-import { isAfter } from '../../platform/eventstore/port.ts';
 import {
   deciderProjection,
   eventTime,
@@ -20,21 +19,15 @@ import {
   type StoredDocument,
   type WriterProjection,
 } from '../projection.ts';
+import { ringPrefix, takeRingSlot } from '../ring.ts';
 
 const NOTIFICATIONS = 'notifications';
 
 /** Most notifications kept per user, the newest (every trigger stays in the log and in its alert's history). */
 export const NOTIFICATIONS_KEPT = 1000;
 
-/** The key prefix of every notification document of a user: `<userId>/#` (the user before the first `/`, as every per-user key). */
-export function notificationPrefix(userId: string): string {
-  return `${userId}/#`;
-}
-
-/** The document at a user's key: how many notifications the user has had. */
-export interface NotificationsHead {
-  readonly created: number;
-}
+/** The key prefix of every notification document of a user: `<userId>/#` (their ring's slots). */
+export const notificationPrefix: (userId: string) => string = ringPrefix;
 
 /**
  * `GET /personalize/usernotifications/{type}`: the latest {@link NOTIFICATIONS_KEPT} fired alerts of each user,
@@ -50,11 +43,10 @@ export const notificationsProjection: WriterProjection = {
   write: async (event, tx) => {
     const userId = userKey(event);
     if (userId === null) return;
-    const head = await tx.get<StoredDocument<NotificationsHead>>(NOTIFICATIONS, userId);
-    if (head && !isAfter(event.position, head.position)) return;
-    const created = head?.value.created ?? 0;
+    const taken = await takeRingSlot(tx, NOTIFICATIONS, userId, event.position, NOTIFICATIONS_KEPT);
+    if (taken === null) return;
     const data = event.data as AlertTriggeredData;
-    tx.put(NOTIFICATIONS, `${notificationPrefix(userId)}${created % NOTIFICATIONS_KEPT}`, {
+    tx.put(NOTIFICATIONS, taken.key, {
       position: event.position,
       value: {
         id: event.id,
@@ -64,10 +56,6 @@ export const notificationsProjection: WriterProjection = {
         createdt: typeof data.at === 'string' ? data.at : eventTime(event),
       },
     } satisfies StoredDocument<Notification>);
-    tx.put(NOTIFICATIONS, userId, {
-      position: event.position,
-      value: { created: created + 1 },
-    } satisfies StoredDocument<NotificationsHead>);
   },
 };
 
