@@ -6,6 +6,7 @@ import type { EventData, RecordedEvent } from '../../platform/eventstore/port.ts
 import type { SqliteEventStore } from '../../platform/eventstore/sqlite.ts';
 import type { SqliteReadModelStore } from '../../platform/readmodels/sqlite.ts';
 import { projectionConsumer, type StoredDocument } from '../projection.ts';
+import { priceAlertTriggered } from '../testing/events.ts';
 import { applyToDocuments } from '../testing/inMemory.ts';
 import { projectionsOnSqlite, type ProjectionsOnSqlite } from '../testing/onSqlite.ts';
 import {
@@ -21,22 +22,8 @@ const A2 = uuidV5('history-a2', STOCKPULSE_NAMESPACE);
 
 /** The `n`-th firing of an alert: a second apart from 2025-03-04 15:00 UTC, priced 100 + n cents. */
 function fired(alertId: string, n: number, userId = 'ada'): EventData {
-  const price = 100 + n / 100;
-  return {
-    id: randomUUID(),
-    type: 'AlertTriggered',
-    data: {
-      alertId,
-      symbol: 'AAPL',
-      kind: 'PRICE',
-      at: new Date(Date.UTC(2025, 2, 4, 15) + n * 1000).toISOString(),
-      price,
-      value: price,
-      message: `AAPL rose above 100 (firing ${n})`,
-      notificationtype: 1,
-    },
-    metadata: { userId },
-  };
+  const at = new Date(Date.UTC(2025, 2, 4, 15) + n * 1000).toISOString();
+  return priceAlertTriggered(userId, alertId, 100 + n / 100, at, `AAPL rose above 100 (firing ${n})`);
 }
 
 const deleted = (alertId: string, userId = 'ada'): EventData => ({

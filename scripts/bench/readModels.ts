@@ -16,6 +16,7 @@ import {
   notificationsProjection,
 } from '../../projections/notifications/notifications.projection.ts';
 import { comparePositions, type EventData, type LogPosition } from '../../platform/eventstore/port.ts';
+import { priceAlertTriggered } from '../../projections/testing/events.ts';
 import { projectionsOnSqlite, type ProjectionsOnSqlite } from '../../projections/testing/onSqlite.ts';
 import { progress } from './child.ts';
 import { printTable } from './engine.ts';
@@ -46,27 +47,7 @@ let n = 0;
 const at = (): string => new Date(Date.UTC(2026, 0, 5, 15) + ++n * 1000).toISOString();
 
 function triggered(userId: string, alertId: string): EventData {
-  const price = 100 + (n % 1000) / 100;
-  return {
-    id: randomUUID(),
-    type: 'AlertTriggered',
-    data: {
-      alertId,
-      symbol: 'AAPL',
-      kind: 'PRICE',
-      alerttype: 'U',
-      threshold: 100,
-      period: null,
-      price,
-      changepct: 1.25,
-      sma: null,
-      value: price,
-      notificationtype: 1,
-      message: `AAPL rose above 100.00 (now ${price.toFixed(2)}, +1.25% on the day)`,
-      at: at(),
-    },
-    metadata: { userId, actor: 'engine' },
-  };
+  return priceAlertTriggered(userId, alertId, 100 + (n % 1000) / 100, at());
 }
 
 /** A delivery's first attempt and its success. */
