@@ -4,6 +4,7 @@ import { STOCKPULSE_NAMESPACE, uuidV5 } from '../ids.ts';
 import { given } from '../testing/givenWhenThen.ts';
 import {
   MARK_READ_LIMIT,
+  NOTIFICATIONS_KEPT,
   compareCursors,
   isNotificationRead,
   notificationsDecider,
@@ -20,6 +21,16 @@ const at = (commit: number, prepare = commit): ReadCursor => ({ commit, prepare 
 const markRead = (...ids: string[]): NotificationsCommand => ({ type: 'MarkNotificationsRead', data: { ids } });
 const markAll = (upTo: ReadCursor): NotificationsCommand => ({ type: 'MarkAllNotificationsRead', data: { upTo } });
 const markedRead = (...ids: string[]): NotificationsEvent => ({ type: 'NotificationsMarkedRead', data: { ids } });
+/** Marking read each id with where its trigger is, `[id, commit]` (prepare equal to commit). */
+const markReadAt = (...read: [string, number][]): NotificationsCommand => ({
+  type: 'MarkNotificationsRead',
+  data: { ids: read.map(([id]) => id), positions: read.map(([, commit]) => at(commit)) },
+});
+const markedReadAt = (...read: [string, number][]): NotificationsEvent => ({
+  type: 'NotificationsMarkedRead',
+  data: { ids: read.map(([id]) => id), positions: read.map(([, commit]) => at(commit)) },
+});
+const id = (n: number): string => uuidV5(`kept-${n}`, STOCKPULSE_NAMESPACE);
 const allMarked = (upTo: ReadCursor): NotificationsEvent => ({ type: 'AllNotificationsMarkedRead', data: { upTo } });
 
 describe('notifications read-state decider', () => {
@@ -52,6 +63,66 @@ describe('notifications read-state decider', () => {
       given(notificationsDecider)
         .when(markRead(...many.slice(1)))
         .then([markedRead(...many.slice(1))]);
+    });
+  });
+
+  describe('marking read with where each trigger is', () => {
+    it('records each id with its place', () => {
+      given(notificationsDecider)
+        .when(markReadAt([N1, 4], [N2, 6]))
+        .then([markedReadAt([N1, 4], [N2, 6])]);
+    });
+
+    it('drops ids the all-read place covers, and decides nothing when it covers them all', () => {
+      given(notificationsDecider, [allMarked(at(5))])
+        .when(markReadAt([N1, 4], [N2, 6], [N3, 5]))
+        .then([markedReadAt([N2, 6])]);
+      given(notificationsDecider, [allMarked(at(5))])
+        .when(markReadAt([N1, 4], [N3, 5]))
+        .thenNothing();
+    });
+
+    it('refuses places that are not one per id, naming the field', () => {
+      given(notificationsDecider)
+        .when({ type: 'MarkNotificationsRead', data: { ids: [N1, N2], positions: [at(1)] } })
+        .thenError('invalid_cursor');
+      const bad = { type: 'MarkNotificationsRead', data: { ids: [N1, N2], positions: [at(1), { commit: -1 }] } };
+      given(notificationsDecider)
+        .when(bad as unknown as NotificationsCommand)
+        .thenError('invalid_cursor');
+      expect(() =>
+        notificationsDecider.decide(bad as unknown as NotificationsCommand, notificationsDecider.initialState),
+      )
+        .to.throw()
+        .with.property('field', 'positions[1]');
+    });
+
+    it('forgets the ids all-read covers, and keeps those recorded without a place', () => {
+      const state = fold(notificationsDecider, [markedRead(N3), markedReadAt([N1, 4], [N2, 8]), allMarked(at(5))]);
+      expect(state.readIds).to.deep.equal([N3, N2]);
+      expect(state.readPositions).to.deep.equal([null, at(8)]);
+      expect(isNotificationRead(state, N1, at(4))).to.equal(true);
+      expect(isNotificationRead(state, N2, at(8))).to.equal(true);
+      expect(isNotificationRead(state, N3, at(50))).to.equal(true);
+    });
+
+    it(`holds at most ${NOTIFICATIONS_KEPT} placed ids, the newest by place whatever the order they were read in`, () => {
+      // Read newest first in commands of 200: ids 1..1005 at commit 10 × n, read from 1005 down to 1.
+      const ns = Array.from({ length: NOTIFICATIONS_KEPT + 5 }, (_, k) => NOTIFICATIONS_KEPT + 5 - k);
+      const events: NotificationsEvent[] = [markedRead(N3)];
+      for (let from = 0; from < ns.length; from += MARK_READ_LIMIT) {
+        events.push(
+          markedReadAt(...ns.slice(from, from + MARK_READ_LIMIT).map((n): [string, number] => [id(n), 10 * n])),
+        );
+      }
+      const state = fold(notificationsDecider, events);
+      expect(state.readIds).to.have.length(NOTIFICATIONS_KEPT + 1);
+      expect(state.readIds[0], 'recorded without a place').to.equal(N3);
+      // The five oldest by place are no longer in the bell, though they were read last.
+      for (let n = 1; n <= 5; n++) expect(state.readIds).to.not.include(id(n));
+      expect(state.readIds).to.include(id(6));
+      expect(state.readIds).to.include(id(NOTIFICATIONS_KEPT + 5));
+      expect(state.readPositions.filter((p) => p !== null)).to.have.length(NOTIFICATIONS_KEPT);
     });
   });
 

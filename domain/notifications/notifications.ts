@@ -31,6 +31,13 @@ export const NOTIFICATION_TYPE_NAMES: Readonly<Record<NotificationType, string>>
 /** Most ids one mark-as-read command may name. */
 export const MARK_READ_LIMIT = 200;
 
+/**
+ * Most notifications the bell keeps per user, the newest (every trigger stays in the log and in its alert's
+ * history). A notification read one by one that this many newer read ones follow is no longer kept, so the read
+ * state forgets it.
+ */
+export const NOTIFICATIONS_KEPT = 1000;
+
 /** A place in the event log (`{commit, prepare}`), ordered by commit then prepare; marks "read up to here". */
 export interface ReadCursor {
   /** Commit offset. */
@@ -53,8 +60,14 @@ export interface Notification {
   readonly createdt: string;
 }
 
-/** Marks the named notifications as read; ones already read are dropped. */
-export type MarkNotificationsRead = DomainEvent<'MarkNotificationsRead', { readonly ids: readonly string[] }>;
+/**
+ * Marks the named notifications as read; ones already read are dropped. `positions[i]`, when given, is where
+ * `ids[i]`'s trigger is in the log, which lets the read state forget it once it is covered or no longer kept.
+ */
+export type MarkNotificationsRead = DomainEvent<
+  'MarkNotificationsRead',
+  { readonly ids: readonly string[]; readonly positions?: readonly ReadCursor[] }
+>;
 
 /** Marks every notification up to a place in the log as read. */
 export type MarkAllNotificationsRead = DomainEvent<'MarkAllNotificationsRead', { readonly upTo: ReadCursor }>;
@@ -62,8 +75,14 @@ export type MarkAllNotificationsRead = DomainEvent<'MarkAllNotificationsRead', {
 /** Every command of the notifications concern. */
 export type NotificationsCommand = MarkNotificationsRead | MarkAllNotificationsRead;
 
-/** The user read these notifications. */
-export type NotificationsMarkedRead = DomainEvent<'NotificationsMarkedRead', { readonly ids: readonly string[] }>;
+/**
+ * The user read these notifications; `positions` (parallel to `ids`) where their triggers are in the log, absent
+ * in events recorded before it was.
+ */
+export type NotificationsMarkedRead = DomainEvent<
+  'NotificationsMarkedRead',
+  { readonly ids: readonly string[]; readonly positions?: readonly ReadCursor[] }
+>;
 
 /** The user read every notification up to `upTo` in the log. */
 export type AllNotificationsMarkedRead = DomainEvent<'AllNotificationsMarkedRead', { readonly upTo: ReadCursor }>;
@@ -71,10 +90,16 @@ export type AllNotificationsMarkedRead = DomainEvent<'AllNotificationsMarkedRead
 /** Every event of the notifications concern. */
 export type NotificationsEvent = NotificationsMarkedRead | AllNotificationsMarkedRead;
 
-/** A user's read state: notifications read one by one, and the place up to which all are read. */
+/**
+ * A user's read state: notifications read one by one, and the place up to which all are read. It holds no id
+ * that `upTo` covers, and at most {@link NOTIFICATIONS_KEPT} ids with a known position: the newest by position
+ * (an older one is no longer in the bell); ids recorded without a position stay.
+ */
 export interface NotificationsState {
-  /** Ids read one by one, in the order they were read. */
+  /** Ids read one by one and not covered by `upTo`, in the order they were read. */
   readonly readIds: readonly string[];
+  /** Where each of `readIds`' triggers is in the log, or null when the event did not record it. */
+  readonly readPositions: readonly (ReadCursor | null)[];
   /** Every notification at or before this place is read; null until the user marks all as read. */
   readonly upTo: ReadCursor | null;
 }
@@ -86,7 +111,14 @@ export function compareCursors(a: ReadCursor, b: ReadCursor): number {
 
 /** Whether the notification `id`, recorded at `position` in the log, is read in a state. */
 export function isNotificationRead(state: NotificationsState, id: string, position: ReadCursor): boolean {
-  return (state.upTo !== null && compareCursors(position, state.upTo) <= 0) || state.readIds.includes(id);
+  return readTest(state)(id, position);
+}
+
+/** {@link isNotificationRead} for many notifications of one state: the ids looked up in a set made once. */
+export function readTest(state: NotificationsState): (id: string, position: ReadCursor) => boolean {
+  const { upTo } = state;
+  const read = new Set(state.readIds);
+  return (id, position) => (upTo !== null && compareCursors(position, upTo) <= 0) || read.has(id);
 }
 
 function isCursor(value: unknown): value is ReadCursor {
@@ -105,19 +137,42 @@ function decide(command: NotificationsCommand, state: NotificationsState): Notif
       if (ids.length > MARK_READ_LIMIT) {
         throw new DomainError('limit', `ids names ${ids.length} notifications; at most ${MARK_READ_LIMIT}`, 'ids');
       }
+      const { positions } = command.data;
+      if (positions !== undefined && (!Array.isArray(positions) || positions.length !== ids.length)) {
+        throw new DomainError('invalid_cursor', 'positions must give one place in the log per id', 'positions');
+      }
       const read = new Set(state.readIds);
       const fresh: string[] = [];
+      const freshPositions: ReadCursor[] = [];
       ids.forEach((id, i) => {
         if (typeof id !== 'string' || !isUuid(id)) {
           throw new DomainError('invalid_id', `ids[${i}] ${JSON.stringify(id)} is not a notification id`, `ids[${i}]`);
         }
-        const normalised = id.toLowerCase();
-        if (!read.has(normalised)) {
-          read.add(normalised);
-          fresh.push(normalised);
+        const position: unknown = positions?.[i];
+        if (positions !== undefined && !isCursor(position)) {
+          throw new DomainError(
+            'invalid_cursor',
+            `positions[${i}] must be a place in the log {commit, prepare}`,
+            `positions[${i}]`,
+          );
         }
+        const normalised = id.toLowerCase();
+        if (read.has(normalised)) return;
+        read.add(normalised);
+        if (isCursor(position)) {
+          // Read already, as every notification up to `upTo`.
+          if (state.upTo !== null && compareCursors(position, state.upTo) <= 0) return;
+          freshPositions.push({ commit: position.commit, prepare: position.prepare });
+        }
+        fresh.push(normalised);
       });
-      return fresh.length === 0 ? [] : [{ type: 'NotificationsMarkedRead', data: { ids: fresh } }];
+      if (fresh.length === 0) return [];
+      return [
+        {
+          type: 'NotificationsMarkedRead',
+          data: positions === undefined ? { ids: fresh } : { ids: fresh, positions: freshPositions },
+        },
+      ];
     }
     case 'MarkAllNotificationsRead': {
       const { upTo } = command.data;
@@ -138,16 +193,46 @@ function decide(command: NotificationsCommand, state: NotificationsState): Notif
   }
 }
 
+/**
+ * The state without the ids it need not hold: those `upTo` covers, and those with a known position that
+ * {@link NOTIFICATIONS_KEPT} newer read ones follow (no longer kept in the bell).
+ */
+function forgetUnkept(state: NotificationsState): NotificationsState {
+  const { upTo, readPositions } = state;
+  const placed = readPositions.filter((p): p is ReadCursor => p !== null);
+  // The oldest position still kept, when more are placed than the bell keeps.
+  const oldestKept =
+    placed.length > NOTIFICATIONS_KEPT ? placed.sort(compareCursors)[placed.length - NOTIFICATIONS_KEPT]! : null;
+  const keep = (p: ReadCursor | null): boolean =>
+    p === null ||
+    ((upTo === null || compareCursors(p, upTo) > 0) && (oldestKept === null || compareCursors(p, oldestKept) >= 0));
+  if (readPositions.every(keep)) return state;
+  return {
+    ...state,
+    readIds: state.readIds.filter((_, i) => keep(readPositions[i]!)),
+    readPositions: readPositions.filter(keep),
+  };
+}
+
 function evolve(state: NotificationsState, event: NotificationsEvent): NotificationsState {
   switch (event.type) {
     case 'NotificationsMarkedRead': {
-      const fresh = event.data.ids.filter((id) => !state.readIds.includes(id));
-      return fresh.length === 0 ? state : { ...state, readIds: [...state.readIds, ...fresh] };
+      const { ids, positions } = event.data;
+      const read = new Set(state.readIds);
+      const readIds = [...state.readIds];
+      const readPositions = [...state.readPositions];
+      ids.forEach((id, i) => {
+        if (read.has(id)) return;
+        read.add(id);
+        readIds.push(id);
+        readPositions.push(positions?.[i] ?? null);
+      });
+      return readIds.length === state.readIds.length ? state : forgetUnkept({ ...state, readIds, readPositions });
     }
     case 'AllNotificationsMarkedRead':
       return state.upTo !== null && compareCursors(event.data.upTo, state.upTo) <= 0
         ? state
-        : { ...state, upTo: event.data.upTo };
+        : forgetUnkept({ ...state, upTo: event.data.upTo });
     default: {
       // An event type this version does not know leaves the state as it is, so replaying the log never fails.
       const _exhaustive: never = event;
@@ -158,7 +243,7 @@ function evolve(state: NotificationsState, event: NotificationsEvent): Notificat
 
 /** The read-state rules: marking read is idempotent and the "all read up to" place only moves forward. */
 export const notificationsDecider: Decider<NotificationsCommand, NotificationsEvent, NotificationsState> = {
-  initialState: Object.freeze({ readIds: Object.freeze([]), upTo: null }),
+  initialState: Object.freeze({ readIds: Object.freeze([]), readPositions: Object.freeze([]), upTo: null }),
   decide,
   evolve,
 };

@@ -246,6 +246,14 @@ describe('notification routes', function () {
       ]);
       expect(await unread(user)).to.equal(1);
       expect(await readEvents(user.username)).to.deep.equal(['NotificationsMarkedRead']);
+      // Each id with where its trigger is in the log, so the read state can forget it once the bell drops it.
+      const [marked] = await gw.running.system.events.readStream(`notifications-${user.username}`);
+      const triggers = await gw.running.system.events.readStream(`alerts-${user.username}`);
+      const placeOf = (id: string) => {
+        const { commit, prepare } = triggers.find((e) => e.id === id)!.position;
+        return { commit, prepare };
+      };
+      expect(marked!.data).to.deep.equal({ ids: [a.id, c.id], positions: [placeOf(a.id), placeOf(c.id)] });
     });
 
     it('appends nothing when the named notifications are already read', async function () {

@@ -7,8 +7,8 @@ import { type NotificationAnswer } from '../../domain/contract/notifications.ts'
 import { isUuid } from '../../domain/ids.ts';
 import {
   NOTIFICATIONS_CONCERN,
-  isNotificationRead,
   notificationsDecider,
+  readTest,
   type Notification,
   type NotificationsState,
 } from '../../domain/notifications/notifications.ts';
@@ -55,12 +55,15 @@ async function readState(
   return { state: doc?.value ?? notificationsDecider.initialState, position: doc?.position };
 }
 
-function isRead(state: NotificationsState, stored: StoredNotification): boolean {
-  return isNotificationRead(state, stored.value.id, stored.position);
+/** Whether each stored notification is read in a state. */
+function readOf(state: NotificationsState): (stored: StoredNotification) => boolean {
+  const isRead = readTest(state);
+  return (stored) => isRead(stored.value.id, stored.position);
 }
 
 function unreadCount(state: NotificationsState, notifications: readonly StoredNotification[]): number {
-  return notifications.filter((n) => !isRead(state, n)).length;
+  const isRead = readOf(state);
+  return notifications.filter((n) => !isRead(n)).length;
 }
 
 /** The name of the notifications projection's checkpoint. */
@@ -131,13 +134,14 @@ export function notificationsRoutes(deps: NotificationsDeps) {
               }
             }
             if (params.type !== null) page = page.filter((n) => n.value.notificationtype === params.type);
+            const isRead = readOf(read.state);
             const body = page.slice(0, query.limit).map((n): NotificationAnswer => ({
               id: n.value.id,
               symbol: n.value.symbol,
               notificationtype: n.value.notificationtype,
               notifcationmessage: n.value.notifcationmessage,
               createdt: n.value.createdt,
-              read: isRead(read.state, n),
+              read: isRead(n),
             }));
             // The newest position the list reflects, with no trigger before it missing: what a tab catches up from.
             return { body, position: newest(all[0]?.position, reach) };
@@ -159,11 +163,17 @@ export function notificationsRoutes(deps: NotificationsDeps) {
             if (!byId.has(id)) throw notFound(`body.ids[${i}]: no notification ${JSON.stringify(text)}`);
             return id;
           });
-          const unread = ids.filter((id) => !isRead(state, byId.get(id)!));
+          const isRead = readOf(state);
+          const unread = ids.filter((id) => !isRead(byId.get(id)!));
           if (unread.length > 0) {
+            // Where each trigger is in the log, so that the read state can forget it once it is no longer kept.
+            const positions = unread.map((id) => {
+              const { commit, prepare } = byId.get(id)!.position;
+              return { commit, prepare };
+            });
             const outcome = await deps.commands.execute(
               concern,
-              { type: 'MarkNotificationsRead', data: { ids: unread } },
+              { type: 'MarkNotificationsRead', data: { ids: unread, positions } },
               meta(),
             );
             state = outcome.state;

@@ -126,11 +126,36 @@ describe('notification read-state projection', () => {
       recorded('AllNotificationsMarkedRead', { upTo: { commit: 7, prepare: 7 } }),
       recorded('NotificationsMarkedRead', { ids: [n1] }, 'bob'),
     ]);
+    // Recorded without its position (as before positions were), the id stays once all are read.
     expect((docs.get('ada') as StoredDocument<unknown>).value).to.deep.equal({
       readIds: [n1],
+      readPositions: [null],
       upTo: { commit: 7, prepare: 7 },
     });
-    expect((docs.get('bob') as StoredDocument<unknown>).value).to.deep.equal({ readIds: [n1], upTo: null });
+    expect((docs.get('bob') as StoredDocument<unknown>).value).to.deep.equal({
+      readIds: [n1],
+      readPositions: [null],
+      upTo: null,
+    });
+  });
+
+  it('forgets a read id once all are read past its notification', async () => {
+    const n2 = uuidV5('n2', STOCKPULSE_NAMESPACE);
+    const docs = await apply(notificationReadsProjection, [
+      recorded('NotificationsMarkedRead', {
+        ids: [n1, n2],
+        positions: [
+          { commit: 5, prepare: 5 },
+          { commit: 9, prepare: 9 },
+        ],
+      }),
+      recorded('AllNotificationsMarkedRead', { upTo: { commit: 7, prepare: 7 } }),
+    ]);
+    expect((docs.get('ada') as StoredDocument<unknown>).value).to.deep.equal({
+      readIds: [n2],
+      readPositions: [{ commit: 9, prepare: 9 }],
+      upTo: { commit: 7, prepare: 7 },
+    });
   });
 
   it('leaves the document unchanged when the same events come again', async () => {

@@ -6,6 +6,7 @@
  */
 import type { AlertTriggeredData } from '../../domain/alerts/alerts.ts';
 import {
+  NOTIFICATIONS_KEPT,
   notificationsDecider,
   type Notification,
   type NotificationsEvent,
@@ -23,8 +24,7 @@ import { ringPrefix, takeRingSlot } from '../ring.ts';
 
 const NOTIFICATIONS = 'notifications';
 
-/** Most notifications kept per user, the newest (every trigger stays in the log and in its alert's history). */
-export const NOTIFICATIONS_KEPT = 1000;
+export { NOTIFICATIONS_KEPT };
 
 /** The key prefix of every notification document of a user: `<userId>/#` (their ring's slots). */
 export const notificationPrefix: (userId: string) => string = ringPrefix;
@@ -62,7 +62,7 @@ export const notificationsProjection: WriterProjection = {
 /** Which notifications each user has read (`POST /personalize/readnotifications`, the unread count). */
 export const notificationReadsProjection: Projection<NotificationsState> = deciderProjection(
   'notificationreads',
-  1,
+  2,
   notificationsDecider,
   ['NotificationsMarkedRead', 'AllNotificationsMarkedRead'] satisfies NotificationsEvent['type'][],
 );
