@@ -6,7 +6,7 @@ import { ALERTS_CONCERN, type AlertTriggered, type AlertTriggeredData } from '..
 import type { NotificationPush } from '../../domain/contract/socket.ts';
 import { streamName } from '../../domain/ids.ts';
 import {
-  isNotificationRead,
+  readTest,
   notificationsDecider,
   type NotificationsState,
 } from '../../domain/notifications/notifications.ts';
@@ -62,7 +62,7 @@ export async function missedNotifications(
   }
   if (found.length === 0) return [];
   const reads = await readDocument<NotificationsState>(readModels, notificationReadsProjection, userId);
-  const state = reads?.value ?? notificationsDecider.initialState;
+  const isRead = readTest(reads?.value ?? notificationsDecider.initialState);
   return found.reverse().map((event) => ({
     ...notificationOf({
       eventId: event.id,
@@ -70,7 +70,7 @@ export async function missedNotifications(
       position: event.position,
     }),
     createdt: typeof event.data.at === 'string' ? event.data.at : event.created,
-    read: isNotificationRead(state, event.id, event.position),
+    read: isRead(event.id, event.position),
   }));
 }
 
