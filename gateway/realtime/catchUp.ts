@@ -5,11 +5,7 @@
 import { ALERTS_CONCERN, type AlertTriggered, type AlertTriggeredData } from '../../domain/alerts/alerts.ts';
 import type { NotificationPush } from '../../domain/contract/socket.ts';
 import { streamName } from '../../domain/ids.ts';
-import {
-  readTest,
-  notificationsDecider,
-  type NotificationsState,
-} from '../../domain/notifications/notifications.ts';
+import { readTest, notificationsDecider, type NotificationsState } from '../../domain/notifications/notifications.ts';
 import {
   StreamNotFoundError,
   comparePositions,
