@@ -166,11 +166,9 @@ export function notificationsRoutes(deps: NotificationsDeps) {
           const isRead = readOf(state);
           const unread = ids.filter((id) => !isRead(byId.get(id)!));
           if (unread.length > 0) {
-            // Where each trigger is in the log, so that the read state can forget it once it is no longer kept.
-            const positions = unread.map((id) => {
-              const { commit, prepare } = byId.get(id)!.position;
-              return { commit, prepare };
-            });
+            // Where each trigger is in the log, so that the read state can forget it once it is no longer kept
+            // (the decider records each as `{commit, prepare}`).
+            const positions = unread.map((id) => byId.get(id)!.position);
             const outcome = await deps.commands.execute(
               concern,
               { type: 'MarkNotificationsRead', data: { ids: unread, positions } },
