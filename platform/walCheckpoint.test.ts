@@ -1,5 +1,14 @@
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
-import { walCheckpointer, type WalConnection } from './walCheckpoint.ts';
+import { openSqliteEventStore } from './eventstore/sqlite.ts';
+import { openSqliteFile } from './testing/sqliteFile.ts';
+import { walCheckpointer, walCheckpoints, type WalCheckpointReport, type WalConnection } from './walCheckpoint.ts';
 
 /** A connection that records the pragmas it runs and announces each. */
 function recordingConnection(fail = false): WalConnection & {
@@ -26,7 +35,7 @@ function recordingConnection(fail = false): WalConnection & {
 describe('walCheckpointer', function () {
   it('runs one passive checkpoint after a burst of writes, and none while idle', async function () {
     const db = recordingConnection();
-    const checkpoints = walCheckpointer(db, 5);
+    const checkpoints = walCheckpointer(db, { afterMs: 5 });
     const ran = db.next();
     for (let i = 0; i < 10; i++) checkpoints.written();
     expect(db.ran).to.deep.equal([]);
@@ -42,7 +51,7 @@ describe('walCheckpointer', function () {
 
   it('runs the due checkpoint at once on flush, and nothing when none is due', function () {
     const db = recordingConnection();
-    const checkpoints = walCheckpointer(db, 60_000);
+    const checkpoints = walCheckpointer(db, { afterMs: 60_000 });
     checkpoints.flush();
     expect(db.ran).to.deep.equal([]);
     checkpoints.written();
@@ -55,24 +64,167 @@ describe('walCheckpointer', function () {
   it('skips a closed connection, cancels on stop, and outlives a refused checkpoint', function () {
     const closed = recordingConnection();
     closed.open = false;
-    const a = walCheckpointer(closed, 60_000);
+    const a = walCheckpointer(closed, { afterMs: 60_000 });
     a.written();
     a.flush();
     expect(closed.ran).to.deep.equal([]);
 
     const stopped = recordingConnection();
-    const b = walCheckpointer(stopped, 60_000);
+    const b = walCheckpointer(stopped, { afterMs: 60_000 });
     b.written();
     b.stop();
     b.flush();
     expect(stopped.ran).to.deep.equal([]);
 
     const busy = recordingConnection(true);
-    const c = walCheckpointer(busy, 60_000);
+    const c = walCheckpointer(busy, { afterMs: 60_000 });
     c.written();
     expect(() => c.flush()).not.to.throw();
     c.written();
     c.flush();
     expect(busy.ran).to.have.length(2);
+  });
+
+  describe('on a database in a file', function () {
+    let dir: string;
+    beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'sp-wal-'))));
+    afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+    /** The worker's next report about `file`. */
+    function nextReport(file: string): Promise<WalCheckpointReport> {
+      return new Promise((resolve) => {
+        const listener = (report: WalCheckpointReport): void => {
+          if (report.file !== file) return;
+          walCheckpoints.off('checkpoint', listener);
+          resolve(report);
+        };
+        walCheckpoints.on('checkpoint', listener);
+      });
+    }
+
+    /** Resolves once the worker has closed its connection to `file`. */
+    function released(file: string): Promise<void> {
+      return new Promise((resolve) => {
+        const listener = (done: string): void => {
+          if (done !== file) return;
+          walCheckpoints.off('released', listener);
+          resolve();
+        };
+        walCheckpoints.on('released', listener);
+      });
+    }
+
+    it('checkpoints in the worker thread, not on the connection, and lets the file go on stop', async function () {
+      const file = join(dir, 'wal.db');
+      const db = openSqliteFile(file);
+      db.pragma('journal_mode = WAL');
+      db.pragma('wal_autocheckpoint = 0');
+      db.exec('CREATE TABLE t (v TEXT)');
+      const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
+      db.transaction(() => {
+        for (let i = 0; i < 2000; i++) insert.run('x'.repeat(200));
+      })();
+      const pageSize = db.pragma('page_size', { simple: true }) as number;
+      const before = statSync(file).size;
+      const ran: string[] = [];
+      const connection: WalConnection = {
+        get open() {
+          return db.open;
+        },
+        pragma: (source) => {
+          ran.push(source);
+          return db.pragma(source);
+        },
+      };
+      const checkpoints = walCheckpointer(connection, { afterMs: 5, file });
+      const report = nextReport(file);
+      checkpoints.written();
+      const { log, checkpointed, error } = await report;
+      expect(error).to.equal(undefined);
+      expect(log).to.be.greaterThan(100);
+      expect(checkpointed).to.equal(log);
+      // The pages reached the database file, copied by the worker's connection; this one ran no checkpoint.
+      expect(statSync(file).size).to.be.at.least(before + 100 * pageSize);
+      expect(ran).to.deep.equal([]);
+      expect(db.prepare('SELECT count(*) AS n FROM t').get()).to.deep.equal({ n: 2000 });
+
+      const gone = released(file);
+      checkpoints.stop();
+      db.close();
+      await gone;
+      // The worker's connection was the last: its close removed the WAL.
+      expect(existsSync(`${file}-wal`)).to.equal(false);
+    });
+
+    it("checkpoints the event store's appends in the worker, with the store's synchronous level", async function () {
+      const file = join(dir, 'events.db');
+      const store = openSqliteEventStore({ file, synchronous: 'full' });
+      const report = nextReport(file);
+      await store.appendToStream('s-1', [{ id: randomUUID(), type: 'Happened', data: { n: 1 } }]);
+      const { log, checkpointed, error } = await report;
+      expect(error).to.equal(undefined);
+      expect(log).to.be.greaterThan(0);
+      expect(checkpointed).to.equal(log);
+      const gone = released(file);
+      await store.close();
+      await gone;
+      const reopened = openSqliteEventStore({ file });
+      expect((await reopened.readStream('s-1')).map((event) => event.type)).to.deep.equal(['Happened']);
+      await reopened.close();
+    });
+
+    it('does not keep a process alive once its stores are closed', async function () {
+      // A process of its own: the store appends, the worker checkpoints, the store closes, and the process must
+      // then end by itself (the worker and its port unreferenced).
+      const file = join(dir, 'exit.db');
+      const module = fileURLToPath(new URL('./eventstore/sqlite.ts', import.meta.url));
+      const walModule = fileURLToPath(new URL('./walCheckpoint.ts', import.meta.url));
+      const script = `
+        const { openSqliteEventStore } = await import(${JSON.stringify(module)});
+        const { walCheckpoints } = await import(${JSON.stringify(walModule)});
+        const store = openSqliteEventStore({ file: ${JSON.stringify(file)} });
+        const checkpointed = new Promise((resolve) => walCheckpoints.once('checkpoint', resolve));
+        // The worker keeps nothing alive, so a timer does while the report is awaited.
+        const alive = setTimeout(() => undefined, 15000);
+        await store.appendToStream('s-1', [{ id: crypto.randomUUID(), type: 'Happened', data: {} }]);
+        const report = await checkpointed;
+        clearTimeout(alive);
+        await store.close();
+        console.log(JSON.stringify(report));
+      `;
+      const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      let out = '';
+      child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+      const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+      const [code, signal] = (await once(child, 'exit')) as [number | null, string | null];
+      clearTimeout(timer);
+      expect(signal, 'the process had to be killed: something kept it alive').to.equal(null);
+      expect(code).to.equal(0);
+      expect((JSON.parse(out) as WalCheckpointReport).file).to.equal(file);
+    });
+
+    it('reports a file it cannot open, and checkpoints nothing for a private database', async function () {
+      const file = join(dir, 'missing.db');
+      const report = nextReport(file);
+      const ghost = walCheckpointer({ open: true, pragma: () => [] }, { afterMs: 1, file });
+      ghost.written();
+      expect((await report).error).to.be.a('string');
+      const gone = released(file);
+      ghost.stop();
+      await gone;
+
+      const memory = openSqliteFile(':memory:');
+      const ran: string[] = [];
+      const inMemory = walCheckpointer(
+        { open: true, pragma: (source) => (ran.push(source), memory.pragma(source)) },
+        { afterMs: 60_000, file: ':memory:' },
+      );
+      inMemory.written();
+      inMemory.flush();
+      expect(ran).to.deep.equal(['wal_checkpoint(PASSIVE)']);
+      memory.close();
+    });
   });
 });

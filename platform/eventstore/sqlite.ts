@@ -183,7 +183,10 @@ export class SqliteEventStore implements EventStore {
       ({ stream, events, options: opts }: QueuedAppend) => this.appendInTransaction(stream, events, opts),
       ({ stream, events }, error) => this.recoveredAppend(stream, events, error),
     );
-    this.checkpoints = walCheckpointer(this.db);
+    this.checkpoints = walCheckpointer(this.db, {
+      file: options.file,
+      synchronous: options.synchronous === 'full' ? 'FULL' : 'NORMAL',
+    });
     this.group = groupCommit(
       (appends) => {
         this.assertOpen();

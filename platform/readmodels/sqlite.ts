@@ -90,7 +90,7 @@ export class SqliteReadModelStore implements ReadModelStore {
       ),
       delCheckpoint: this.db.prepare('DELETE FROM checkpoints WHERE consumer = ?'),
     };
-    this.checkpoints = walCheckpointer(this.db);
+    this.checkpoints = walCheckpointer(this.db, { file: options.file });
     this.group = groupCommit(
       allThenEach(this.db, ({ consumer, checkpoint, writes }: QueuedCommit) => {
         this.writeCommit(consumer, checkpoint, writes);

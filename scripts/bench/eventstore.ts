@@ -6,9 +6,11 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import { START, type EventData } from '../../platform/eventstore/port.ts';
 import { WAL_AUTOCHECKPOINT_PAGES, openSqliteEventStore } from '../../platform/eventstore/sqlite.ts';
+import { walCheckpointer } from '../../platform/walCheckpoint.ts';
 import { progress } from './child.ts';
 
 /** Figures of one run, in operations per second. */
@@ -20,6 +22,17 @@ export interface EventStoreBenchResult {
   readonly catchUpPerSec: number;
   readonly rawInsertsPerSec: number;
   readonly ratioToRaw: number;
+  /**
+   * The event loop's delay (p99 of a 1 ms sampling, ms) under steady writes with the WAL checkpointed in the
+   * worker thread, as the stores do, and on the writing connection, as they did; the medians of the rounds.
+   */
+  readonly loopDelayWorkerP99Ms: number;
+  readonly loopDelayInlineP99Ms: number;
+  /** The largest delay seen in any round, each way, ms. */
+  readonly loopDelayWorkerMaxMs: number;
+  readonly loopDelayInlineMaxMs: number;
+  /** loopDelayWorkerP99Ms / loopDelayInlineP99Ms. */
+  readonly loopDelayRatio: number;
 }
 
 const SINGLE = 30_000;
@@ -72,6 +85,49 @@ function rawInserts(file: string): number {
   db.close();
   return perSec;
 }
+
+/** Rows a second the steady writer commits, in transactions of ten every few ms, and for how long. */
+const STEADY_ROWS_PER_SEC = 3_000;
+const STEADY_MS = 4_000;
+const STEADY_ROUNDS = 3;
+
+/**
+ * The event loop's delay while a connection commits {@link STEADY_ROWS_PER_SEC} rows a second (the log's rows,
+ * ten per transaction) and its checkpointer runs, in the worker thread (`file` given) or on the connection.
+ */
+async function loopDelayUnderWrites(file: string, inWorker: boolean): Promise<{ p99Ms: number; maxMs: number }> {
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
+  db.exec('CREATE TABLE events (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, data TEXT NOT NULL)');
+  const insert = db.prepare('INSERT INTO events (id, data) VALUES (?, ?)');
+  const commit = db.transaction((from: number) => {
+    for (let i = from; i < from + 10; i++) insert.run(randomUUID(), JSON.stringify({ ...payload(i), ...metadata(i) }));
+  });
+  const checkpoints = walCheckpointer(db, inWorker ? { file } : {});
+  const delay = monitorEventLoopDelay({ resolution: 1 });
+  delay.enable();
+  const end = performance.now() + STEADY_MS;
+  let written = 0;
+  await new Promise<void>((resolve) => {
+    const write = (): void => {
+      commit(written);
+      written += 10;
+      checkpoints.written();
+      if (performance.now() >= end) return resolve();
+      setTimeout(write, (10 * 1000) / STEADY_ROWS_PER_SEC);
+    };
+    write();
+  });
+  delay.disable();
+  checkpoints.stop();
+  db.close();
+  return { p99Ms: delay.percentile(99) / 1e6, maxMs: delay.max / 1e6 };
+}
+
+const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[values.length >> 1]!;
+const round2 = (value: number): number => Math.round(value * 100) / 100;
 
 /** Runs the benchmark in a fresh temporary folder and returns its figures. */
 export async function benchEventStore(): Promise<EventStoreBenchResult> {
@@ -132,6 +188,19 @@ export async function benchEventStore(): Promise<EventStoreBenchResult> {
     await store.close();
     if (read !== total || delivered !== total) throw new Error(`read ${read} and delivered ${delivered} of ${total}`);
 
+    progress(
+      `event-loop delay under ${STEADY_ROWS_PER_SEC} rows/s: WAL checkpoints in the worker and on the connection, ` +
+        `${STEADY_ROUNDS} rounds of ${STEADY_MS / 1000} s each, alternated`,
+    );
+    const worker: { p99Ms: number; maxMs: number }[] = [];
+    const inline: { p99Ms: number; maxMs: number }[] = [];
+    for (let round = 0; round < STEADY_ROUNDS; round++) {
+      inline.push(await loopDelayUnderWrites(join(dir, `inline-${round}.db`), false));
+      worker.push(await loopDelayUnderWrites(join(dir, `worker-${round}.db`), true));
+    }
+    const loopDelayWorkerP99Ms = round2(median(worker.map((r) => r.p99Ms)));
+    const loopDelayInlineP99Ms = round2(median(inline.map((r) => r.p99Ms)));
+
     return {
       bench: 'eventstore',
       singleAppendsPerSec,
@@ -140,6 +209,11 @@ export async function benchEventStore(): Promise<EventStoreBenchResult> {
       catchUpPerSec,
       rawInsertsPerSec,
       ratioToRaw: Math.round((singleAppendsPerSec / rawInsertsPerSec) * 1000) / 1000,
+      loopDelayWorkerP99Ms,
+      loopDelayInlineP99Ms,
+      loopDelayWorkerMaxMs: round2(Math.max(...worker.map((r) => r.maxMs))),
+      loopDelayInlineMaxMs: round2(Math.max(...inline.map((r) => r.maxMs))),
+      loopDelayRatio: round2(loopDelayWorkerP99Ms / loopDelayInlineP99Ms),
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -165,6 +239,14 @@ export function report(r: EventStoreBenchResult): boolean {
       `${name.padEnd(36)} ${value.toLocaleString('en-US').padStart(10)}   ${(value / r.rawInsertsPerSec).toFixed(2).padStart(12)}   ${verdict}`,
     );
   }
+  // The checkpoints off the event loop must not delay it more than the checkpoints on it did.
+  const calm = r.loopDelayRatio <= 1;
+  met &&= calm;
+  console.log(
+    `event-loop delay p99 under steady writes: ${r.loopDelayWorkerP99Ms} ms with the WAL checkpointed in the ` +
+      `worker, ${r.loopDelayInlineP99Ms} ms on the connection (max ${r.loopDelayWorkerMaxMs} and ` +
+      `${r.loopDelayInlineMaxMs} ms): ratio ${r.loopDelayRatio}, ${calm ? 'met' : 'MISSED'} (<= 1)`,
+  );
   console.log(JSON.stringify(r));
   return met;
 }

@@ -91,6 +91,9 @@ export interface LatencyBenchResult {
   readonly backgroundTriggers: number;
   /** Seconds the measurement took (the crossing ticks and the wait for their last notifications). */
   readonly measureSeconds: number;
+  /** The gateway's event-loop delay during the measurement (with the mixed alerts, if armed): p99 and max, ms. */
+  readonly loopDelayP99Ms: number;
+  readonly loopDelayMaxMs: number;
 }
 
 const TOKEN = 'bench-feed-token-0123456789';
@@ -348,6 +351,8 @@ interface NotificationRun {
   readonly gc: GcFigures;
   /** The gateway's heap in use at the end of the measurement, MB. */
   readonly heapMb: number;
+  /** The gateway's event-loop delay during the measurement. */
+  readonly loopDelay: LoopDelayFigures;
 }
 
 /** Garbage collection pauses of the gateway over a span of time, from its `/metrics`. */
@@ -357,31 +362,52 @@ interface GcFigures {
   readonly seconds: number;
 }
 
-/** The gateway's garbage collection so far (`nodejs_gc_duration_seconds`, every kind). */
-async function gcSoFar(url: string): Promise<GcFigures> {
-  const all = await metric(url, 'nodejs_gc_duration_seconds_count');
-  return {
-    pauses: all,
-    over10ms: all - (await metric(url, 'nodejs_gc_duration_seconds_bucket', 'le="0.01"')),
-    seconds: await metric(url, 'nodejs_gc_duration_seconds_sum'),
+/** The gateway's event-loop delay over a span of time, ms (prom-client's, sampled every 10 ms). */
+interface LoopDelayFigures {
+  readonly p99Ms: number;
+  readonly maxMs: number;
+}
+
+/** One reading of the gateway's `/metrics`: a counter or gauge summed over its labels (or those containing `labels`). */
+type Scrape = (name: string, labels?: string) => number;
+
+/**
+ * Reads `/metrics` once. Reading it resets the gateway's event-loop delay histogram, so the delay figures of a
+ * reading cover the time since the one before.
+ */
+async function scrape(url: string): Promise<Scrape> {
+  const text = (await must('metrics', request(`${url}/metrics`, 'GET', undefined), 200)).text;
+  const lines = text.split('\n');
+  return (name, labels = '') => {
+    let sum = 0;
+    for (const line of lines) {
+      if (line.startsWith(`${name}{`) || line.startsWith(`${name} `)) {
+        if (labels && !line.includes(labels)) continue;
+        sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+      }
+    }
+    return sum;
   };
 }
 
-/** A counter or gauge of `/metrics` (summed over its labels, or only those containing `labels`). */
+/** A counter or gauge of `/metrics`, read on its own. */
 async function metric(url: string, name: string, labels = ''): Promise<number> {
-  const text = (await must('metrics', request(`${url}/metrics`, 'GET', undefined), 200)).text;
-  let sum = 0;
-  for (const line of text.split('\n')) {
-    if (line.startsWith(`${name}{`) || line.startsWith(`${name} `)) {
-      if (labels && !line.includes(labels)) continue;
-      sum += Number(line.slice(line.lastIndexOf(' ') + 1));
-    }
-  }
-  return sum;
+  return (await scrape(url))(name, labels);
 }
 
-const appendedTriggers = (url: string): Promise<number> =>
-  metric(url, 'stockpulse_alert_triggers_total', 'outcome="appended"');
+/** The gateway's garbage collection so far (`nodejs_gc_duration_seconds`, every kind). */
+function gcOf(read: Scrape): GcFigures {
+  const all = read('nodejs_gc_duration_seconds_count');
+  return {
+    pauses: all,
+    over10ms: all - read('nodejs_gc_duration_seconds_bucket', 'le="0.01"'),
+    seconds: read('nodejs_gc_duration_seconds_sum'),
+  };
+}
+
+const TRIGGERS_APPENDED: [string, string] = ['stockpulse_alert_triggers_total', 'outcome="appended"'];
+
+const appendedTriggers = (url: string): Promise<number> => metric(url, ...TRIGGERS_APPENDED);
 
 /**
  * Waits until the alerts the first ticks found already true have fired and been delivered: no trigger pending
@@ -507,8 +533,10 @@ async function measureNotifications(
   children.push(load.child);
   await sleep(warmupMs);
   if (settleFirst) await settle(url);
-  const triggersBefore = await appendedTriggers(url);
-  const gcBefore = await gcSoFar(url);
+  // One reading before, one after: the second's event-loop delay covers the measurement.
+  const before = await scrape(url);
+  const triggersBefore = before(...TRIGGERS_APPENDED);
+  const gcBefore = gcOf(before);
   const started = performance.now();
   measuring = true;
   for (const alert of alerts) {
@@ -527,9 +555,14 @@ async function measureNotifications(
   while (samples.length < expected && Date.now() < deadline) await sleep(20);
   measuring = false;
   const seconds = (performance.now() - started) / 1000;
-  const triggersAfter = await appendedTriggers(url);
-  const gcAfter = await gcSoFar(url);
-  const heapMb = Math.round((await metric(url, 'nodejs_heap_size_used_bytes')) / 1e6);
+  const after = await scrape(url);
+  const triggersAfter = after(...TRIGGERS_APPENDED);
+  const gcAfter = gcOf(after);
+  const heapMb = Math.round(after('nodejs_heap_size_used_bytes') / 1e6);
+  const loopDelay = {
+    p99Ms: round2(after('nodejs_eventloop_lag_p99_seconds') * 1000),
+    maxMs: round2(after('nodejs_eventloop_lag_max_seconds') * 1000),
+  };
   const ticksPerSec = await load.stop();
   children.splice(children.indexOf(load.child), 1);
   for (const [u, list] of userSockets.entries()) for (const socket of list) socket.off('notification', listeners[u]);
@@ -558,6 +591,7 @@ async function measureNotifications(
       seconds: round2(gcAfter.seconds - gcBefore.seconds),
     },
     heapMb,
+    loopDelay,
   };
 }
 
@@ -659,6 +693,8 @@ export async function benchLatency(options: LatencyOptions = {}): Promise<Latenc
       backgroundNotifications: run.backgroundNotifications,
       backgroundTriggers: run.backgroundTriggers,
       measureSeconds: round2(run.seconds),
+      loopDelayP99Ms: run.loopDelay.p99Ms,
+      loopDelayMaxMs: run.loopDelay.maxMs,
     };
     progress(
       `notifications: p50 ${notifications.p50Ms} ms, p99 ${notifications.p99Ms} ms over ${notifications.samples} samples` +
@@ -673,7 +709,8 @@ export async function benchLatency(options: LatencyOptions = {}): Promise<Latenc
     for (const [what, r] of runs) {
       progress(
         `  gateway${what ? ` ${what}` : ''}: heap ${r.heapMb} MB; ${r.gc.pauses} collections in ${r.seconds.toFixed(1)} s, ` +
-          `${r.gc.over10ms} of 10 ms or more, ${(r.gc.seconds * 1000).toFixed(0)} ms in all`,
+          `${r.gc.over10ms} of 10 ms or more, ${(r.gc.seconds * 1000).toFixed(0)} ms in all; ` +
+          `event-loop delay p99 ${r.loopDelay.p99Ms} ms, max ${r.loopDelay.maxMs} ms`,
       );
     }
     if (options.notificationsOnly) {
