@@ -6,11 +6,28 @@ import { TickError, checkTick, parseTickTime, priceCents } from './tick.ts';
 describe('ticks', function () {
   it('converts prices to cents exactly as the alert thresholds are rounded', function () {
     const rng = new Random('price-cents');
-    const samples: number[] = [190.005, 0.015, 1.005, 999_999.995, 0.01, 12.345, 1e-7, 250.42];
+    const samples: number[] = [
+      190.005,
+      0.015,
+      1.005,
+      999_999.995,
+      0.01,
+      12.345,
+      1e-7,
+      250.42,
+      190.1234,
+      1e6,
+      2e7 + 0.005,
+    ];
     for (let i = 0; i < 20_000; i++) {
       samples.push(Math.round(rng.uniform() * 1e8) / 100);
       samples.push(Math.round(rng.uniform() * 1e9) / 1000);
       samples.push(rng.uniform() * 1000);
+      // Sub-cent trades, and prices a hair either side of a half cent, up to the largest price.
+      samples.push(Math.round(rng.uniform() * 1e10) / 1e4);
+      const halfCent = Math.round(rng.uniform() * 1e8) / 100 + 0.005;
+      samples.push(halfCent, halfCent + (rng.uniform() - 0.5) * 1e-7, halfCent * (1 + (rng.uniform() - 0.5) * 1e-12));
+      samples.push(1e6 - rng.uniform() * 10, 1e6 + rng.uniform() * 10);
     }
     for (const price of samples) expect(priceCents(price), String(price)).to.equal(toCents(price));
   });
