@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -154,6 +154,34 @@ describe('walCheckpointer', function () {
       await gone;
       // The worker's connection was the last: its close removed the WAL.
       expect(existsSync(`${file}-wal`)).to.equal(false);
+    });
+
+    it('leaves every commit in the database file alone once stopped, the worker still connected', async function () {
+      const file = join(dir, 'stop.db');
+      const db = openSqliteFile(file);
+      db.pragma('journal_mode = WAL');
+      db.pragma('wal_autocheckpoint = 0');
+      db.exec('CREATE TABLE t (v TEXT)');
+      const checkpoints = walCheckpointer(db, { afterMs: 5, file });
+      const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
+      for (let i = 0; i < 100; i++) insert.run(`row ${i}`);
+      // The worker checkpoints once, and keeps its connection to the file.
+      const report = nextReport(file);
+      checkpoints.written();
+      expect((await report).error).to.equal(undefined);
+      for (let i = 100; i < 500; i++) insert.run(`row ${i}`);
+      // Written, but the store stops and closes before that checkpoint is due; its close is not the last one.
+      checkpoints.written();
+      const gone = released(file);
+      checkpoints.stop();
+      db.close();
+      // The database file copied without its WAL, as a backup of the file alone would be.
+      const copy = join(dir, 'copy.db');
+      copyFileSync(file, copy);
+      const reopened = openSqliteFile(copy);
+      expect(reopened.prepare('SELECT count(*) AS n FROM t').get()).to.deep.equal({ n: 500 });
+      reopened.close();
+      await gone;
     });
 
     it("checkpoints the event store's appends in the worker, with the store's synchronous level", async function () {

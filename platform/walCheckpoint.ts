@@ -32,7 +32,12 @@ export interface WalCheckpointer {
   written(): void;
   /** Runs the due checkpoint now on the connection itself, if any (before a close, or in a test). */
   flush(): void;
-  /** Cancels the due checkpoint, and lets the worker's connection to the file go. */
+  /**
+   * Before the connection closes: cancels the due checkpoint and, for a file, lets the worker's connection go
+   * after copying what the WAL still holds into the database on the connection (`TRUNCATE`), so the database file
+   * alone holds every commit even if the process ends before the worker closes its connection (the last
+   * connection's close, which used to do that, may now be the worker's).
+   */
   stop(): void;
 }
 
@@ -175,6 +180,13 @@ export function walCheckpointer(db: WalConnection, options: WalCheckpointOptions
     stop: () => {
       if (due) clearTimeout(due);
       due = undefined;
+      if (file !== undefined && db.open) {
+        try {
+          db.pragma('wal_checkpoint(TRUNCATE)');
+        } catch {
+          // Busy past the connection's timeout: the WAL stays, and the next connection to open the file reads it.
+        }
+      }
       if (held !== undefined && held === worker) held.postMessage({ op: 'release', file });
       held = undefined;
     },
