@@ -34,7 +34,8 @@ export interface WalCheckpointer {
   flush(): void;
   /**
    * Before the connection closes: cancels the due checkpoint and, for a file, lets the worker's connection go
-   * after copying what the WAL still holds into the database on the connection (`TRUNCATE`), so the database file
+   * after copying what the WAL still holds into the database on the connection (`FULL`: it waits, through the
+   * busy timeout, for a checkpoint under way and for readers of older snapshots only), so the database file
    * alone holds every commit even if the process ends before the worker closes its connection (the last
    * connection's close, which used to do that, may now be the worker's).
    */
@@ -182,7 +183,7 @@ export function walCheckpointer(db: WalConnection, options: WalCheckpointOptions
       due = undefined;
       if (file !== undefined && db.open) {
         try {
-          db.pragma('wal_checkpoint(TRUNCATE)');
+          db.pragma('wal_checkpoint(FULL)');
         } catch {
           // Busy past the connection's timeout: the WAL stays, and the next connection to open the file reads it.
         }
