@@ -10,8 +10,8 @@
  * by every file), since even a small checkpoint syncs the file: measured in the gateway under the latency
  * benchmark's 5,000 ticks a second, checkpoints on the event loop took 2.6 ms at the median, 20 ms at the 99th
  * percentile and up to 36 ms, during which no tick and no notification moved. A passive checkpoint waits for no
- * reader or writer, so the worker's runs beside the adapter's commits; the automatic checkpoint stays only as a
- * bound for a worker that cannot keep up.
+ * reader or writer, so the worker's checkpoint runs beside the adapter's commits; the automatic checkpoint stays
+ * as a bound for a worker that cannot keep up.
  */
 import { EventEmitter } from 'node:events';
 import { createRequire } from 'node:module';

@@ -362,13 +362,13 @@ interface GcFigures {
   readonly seconds: number;
 }
 
-/** The gateway's event-loop delay over a span of time, ms (prom-client's, sampled every 10 ms). */
+/** The gateway's event-loop delay over a span of time, ms (prom-client's: the time between samplings 10 ms apart). */
 interface LoopDelayFigures {
   readonly p99Ms: number;
   readonly maxMs: number;
 }
 
-/** One reading of the gateway's `/metrics`: a counter or gauge summed over its labels (or those containing `labels`). */
+/** One reading of the gateway's `/metrics`: a counter or gauge, summed over its labels (or those with `labels`). */
 type Scrape = (name: string, labels?: string) => number;
 
 /**
