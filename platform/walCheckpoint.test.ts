@@ -90,36 +90,37 @@ describe('walCheckpointer', function () {
     beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'sp-wal-'))));
     afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-    /** The worker's next report about `file`. */
-    function nextReport(file: string): Promise<WalCheckpointReport> {
+    /** The worker's next `event` (`checkpoint` with a report, `released` with a file) about `file`. */
+    function nextAbout<T>(event: 'checkpoint' | 'released', file: string, fileOf: (value: T) => string): Promise<T> {
       return new Promise((resolve) => {
-        const listener = (report: WalCheckpointReport): void => {
-          if (report.file !== file) return;
-          walCheckpoints.off('checkpoint', listener);
-          resolve(report);
+        const listener = (value: T): void => {
+          if (fileOf(value) !== file) return;
+          walCheckpoints.off(event, listener);
+          resolve(value);
         };
-        walCheckpoints.on('checkpoint', listener);
+        walCheckpoints.on(event, listener);
       });
     }
+
+    /** The worker's next report about `file`. */
+    const nextReport = (file: string): Promise<WalCheckpointReport> =>
+      nextAbout('checkpoint', file, (report: WalCheckpointReport) => report.file);
 
     /** Resolves once the worker has closed its connection to `file`. */
-    function released(file: string): Promise<void> {
-      return new Promise((resolve) => {
-        const listener = (done: string): void => {
-          if (done !== file) return;
-          walCheckpoints.off('released', listener);
-          resolve();
-        };
-        walCheckpoints.on('released', listener);
-      });
-    }
+    const released = (file: string): Promise<string> => nextAbout('released', file, (done: string) => done);
 
-    it('checkpoints in the worker thread, not on the connection, and lets the file go on stop', async function () {
-      const file = join(dir, 'wal.db');
+    /** A database in WAL mode at `name` in the test's folder, without automatic checkpoints, with a table `t`. */
+    function walFile(name: string): { file: string; db: ReturnType<typeof openSqliteFile> } {
+      const file = join(dir, name);
       const db = openSqliteFile(file);
       db.pragma('journal_mode = WAL');
       db.pragma('wal_autocheckpoint = 0');
       db.exec('CREATE TABLE t (v TEXT)');
+      return { file, db };
+    }
+
+    it('checkpoints in the worker thread, not on the connection, and lets the file go on stop', async function () {
+      const { file, db } = walFile('wal.db');
       const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
       db.transaction(() => {
         for (let i = 0; i < 2000; i++) insert.run('x'.repeat(200));
@@ -157,11 +158,7 @@ describe('walCheckpointer', function () {
     });
 
     it('leaves every commit in the database file alone once stopped, the worker still connected', async function () {
-      const file = join(dir, 'stop.db');
-      const db = openSqliteFile(file);
-      db.pragma('journal_mode = WAL');
-      db.pragma('wal_autocheckpoint = 0');
-      db.exec('CREATE TABLE t (v TEXT)');
+      const { file, db } = walFile('stop.db');
       const checkpoints = walCheckpointer(db, { afterMs: 5, file });
       const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
       for (let i = 0; i < 100; i++) insert.run(`row ${i}`);

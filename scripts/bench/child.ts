@@ -1,10 +1,14 @@
 /**
- * What the benchmarks share: progress lines on stderr (stdout keeps the results), and server children that
- * print their URL as the first JSON line of stdout once they listen, so a bench and its baseline run side by side.
+ * What the benchmarks share: figures rounded to two decimals, progress lines on stderr (stdout keeps the
+ * results), and server children that print their URL as the first JSON line of stdout once they listen, so a
+ * bench and its baseline run side by side.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { SERVER_NODE_FLAGS } from '../nodeFlags.ts';
+
+/** A figure rounded to two decimals, as the benchmarks print them. */
+export const round2 = (value: number): number => Math.round(value * 100) / 100;
 
 /** Writes a progress line to stderr. */
 export function progress(line: string): void {

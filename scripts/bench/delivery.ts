@@ -25,6 +25,7 @@ import { startReceiver, type TestReceiver } from '../../engine/delivery/testing/
 import { handleCommand } from '../../platform/commandHandler.ts';
 import { startTestGateway, type TestClient, type TestGateway } from '../../gateway/testing/harness.ts';
 import { percentile } from './gateway.ts';
+import { round2 } from './child.ts';
 
 /** p99 ms from trigger to webhook arrival with a prompt receiver. */
 export const BUDGET_WEBHOOK_P99_MS = 50;
@@ -47,8 +48,6 @@ export interface DeliveryBenchResult {
   readonly socketP50SlowReceiversMs: number;
   readonly rounds: number;
 }
-
-const round2 = (n: number): number => Math.round(n * 100) / 100;
 
 async function createAlerts(
   gw: TestGateway,

@@ -11,7 +11,8 @@ import Database from 'better-sqlite3';
 import { START, type EventData } from '../../platform/eventstore/port.ts';
 import { WAL_AUTOCHECKPOINT_PAGES, openSqliteEventStore } from '../../platform/eventstore/sqlite.ts';
 import { walCheckpointer } from '../../platform/walCheckpoint.ts';
-import { progress } from './child.ts';
+import { progress, round2 } from './child.ts';
+import { percentile } from './gateway.ts';
 
 /** Figures of one run, in operations per second. */
 export interface EventStoreBenchResult {
@@ -126,9 +127,6 @@ async function loopDelayUnderWrites(file: string, inWorker: boolean): Promise<{ 
   return { p99Ms: delay.percentile(99) / 1e6, maxMs: delay.max / 1e6 };
 }
 
-const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[values.length >> 1]!;
-const round2 = (value: number): number => Math.round(value * 100) / 100;
-
 /** Runs the benchmark in a fresh temporary folder and returns its figures. */
 export async function benchEventStore(): Promise<EventStoreBenchResult> {
   const dir = mkdtempSync(join(tmpdir(), 'sp-bench-es-'));
@@ -198,8 +196,15 @@ export async function benchEventStore(): Promise<EventStoreBenchResult> {
       inline.push(await loopDelayUnderWrites(join(dir, `inline-${round}.db`), false));
       worker.push(await loopDelayUnderWrites(join(dir, `worker-${round}.db`), true));
     }
-    const loopDelayWorkerP99Ms = round2(median(worker.map((r) => r.p99Ms)));
-    const loopDelayInlineP99Ms = round2(median(inline.map((r) => r.p99Ms)));
+    const medianP99 = (rounds: readonly { p99Ms: number }[]): number =>
+      round2(
+        percentile(
+          rounds.map((r) => r.p99Ms),
+          50,
+        ),
+      );
+    const loopDelayWorkerP99Ms = medianP99(worker);
+    const loopDelayInlineP99Ms = medianP99(inline);
 
     return {
       bench: 'eventstore',

@@ -47,7 +47,7 @@ import { Random } from '../../engine/marketdata/random.ts';
 import { MARKET_DB_FILE } from '../../engine/marketdata/store.ts';
 import { marketTemplate, TEST_MARKET_DATE } from '../../gateway/testing/harness.ts';
 import { isMain } from '../scriptIo.ts';
-import { expectExit, progress, startServerChild, stopChild } from './child.ts';
+import { expectExit, progress, round2, startServerChild, stopChild } from './child.ts';
 import { percentile } from './gateway.ts';
 
 /** Figures of one run. */
@@ -219,7 +219,6 @@ async function openMany(url: string, cookies: readonly string[], count: number):
   return sockets;
 }
 
-const round2 = (x: number): number => Math.round(x * 100) / 100;
 const cents = (x: number): number => Math.round(x * 100) / 100;
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
