@@ -441,7 +441,11 @@ const stepArb: fc.Arbitrary<Step> = fc.oneof(
     arbitrary: fc.record({
       kind: fc.constant('tick' as const),
       symbol: fc.integer({ min: 0, max: SYMBOLS.length - 1 }),
-      step: fc.integer({ min: -60, max: 60 }),
+      // Now and then a step of a cent or two, or none: ticks that stay by a crossing or repeat a price.
+      step: fc.oneof(
+        { weight: 3, arbitrary: fc.integer({ min: -60, max: 60 }) },
+        { weight: 1, arbitrary: fc.integer({ min: -2, max: 2 }) },
+      ),
       shares: fc.integer({ min: 0, max: 300 }),
     }),
   },

@@ -72,18 +72,30 @@ export interface PriceRange {
 const SIGN_MARGIN = 0.01;
 
 /**
- * Narrows `range` to the prices on the side of `cents` where `slope × c + intercept` keeps its sign, at least
- * {@link SIGN_MARGIN} from zero; false when `cents` itself is too near the root (or the slope too flat) to tell.
+ * Narrows `range` to the price `cents` alone. Every source but volume is a function of the price within a day and
+ * with the same previous close, so a tick at the same price reads the same values and changes no comparison.
  */
-function narrowTo(range: PriceRange, cents: number, slope: number, intercept: number): boolean {
+function pin(range: PriceRange, cents: number): void {
+  range.lo = Math.max(range.lo, cents - 1);
+  range.hi = Math.min(range.hi, cents + 1);
+}
+
+/**
+ * Narrows `range` to the prices on the side of `cents` where `slope × c + intercept` keeps its sign, at least
+ * {@link SIGN_MARGIN} from zero (and half a cent from the root); to `cents` alone when it is nearer the root than
+ * that (or the slope too flat to tell).
+ */
+function narrowTo(range: PriceRange, cents: number, slope: number, intercept: number): void {
   const magnitude = Math.abs(slope);
-  if (magnitude < 1e-9) return Math.abs(intercept) > 2 * SIGN_MARGIN;
+  if (magnitude < 1e-9) {
+    if (!(Math.abs(intercept) > 2 * SIGN_MARGIN)) pin(range, cents);
+    return;
+  }
   const root = -intercept / slope;
-  const margin = Math.max(2, (2 * SIGN_MARGIN) / magnitude);
+  const margin = Math.max(0.5, (2 * SIGN_MARGIN) / magnitude);
   if (cents <= root - margin) range.hi = Math.min(range.hi, root - margin);
   else if (cents >= root + margin) range.lo = Math.max(range.lo, root + margin);
-  else return false;
-  return true;
+  else pin(range, cents);
 }
 
 /** One operand: a constant in the source's unit, or a feed. */
@@ -134,13 +146,20 @@ export class ConditionProbe {
 
   /**
    * Narrows `range` (prices in cents, both bounds excluded) to where no comparison of the source with a level
-   * differs from what it is at `cents`, when every operand is linear in the price (price, SMA, EMA, constants):
-   * answers `'narrowed'`, `'inert'` when a value is unknown all day (the condition cannot be evaluated), or
-   * `'opaque'` when the comparisons may change at any tick (another source, a moving level, or too near a
-   * crossing to be sure in floating point).
+   * differs from what it is at `cents`: answers `'narrowed'`; `'inert'` when a value is unknown all day (the
+   * condition cannot be evaluated); or `'opaque'` when an operand is the day's volume, which may change the
+   * comparisons at any tick. When every operand is linear in the price (price, SMA, EMA, constants) the range
+   * reaches the nearest crossing; otherwise (RSI, the day's change, a moving level), or too near a crossing to be
+   * sure in floating point, it holds `cents` alone.
    */
   narrow(cents: number, range: PriceRange): 'narrowed' | 'inert' | 'opaque' {
-    if (this.condition.bars !== null) return 'opaque';
+    if (this.source.byVolume || this.lower.feed?.byVolume === true || this.upper.feed?.byVolume === true) {
+      return 'opaque';
+    }
+    if (this.condition.bars !== null) {
+      pin(range, cents);
+      return 'narrowed';
+    }
     let vA: number;
     let vB: number;
     let loA: number;
@@ -159,10 +178,13 @@ export class ConditionProbe {
     const hasUpper = this.condition.upper !== null;
     const hiA = !hasUpper ? 0 : this.upper.feed === null ? 0 : this.upper.feed.slope;
     const hiB = !hasUpper ? 0 : this.upper.feed === null ? this.upper.constant : this.upper.feed.intercept;
-    if (Number.isNaN(vA + loA + hiA)) return 'opaque';
+    if (Number.isNaN(vA + loA + hiA)) {
+      pin(range, cents);
+      return 'narrowed';
+    }
     if (Number.isNaN(vB + loB + hiB)) return 'inert';
-    if (!narrowTo(range, cents, vA - loA, vB - loB)) return 'opaque';
-    if (hasUpper && !narrowTo(range, cents, vA - hiA, vB - hiB)) return 'opaque';
+    narrowTo(range, cents, vA - loA, vB - loB);
+    if (hasUpper) narrowTo(range, cents, vA - hiA, vB - hiB);
     return 'narrowed';
   }
 
