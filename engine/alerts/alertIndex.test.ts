@@ -162,6 +162,15 @@ describe('alert index', function () {
         .thenFiredPerTick([[], ['a']]);
     });
 
+    it('a price a fraction of a cent from its SMA crosses it on the next cent, each way', function () {
+      // 48 closes of 100 and one of 100.01: price and SMA meet at 10,000.02 cents (490,001 / 49), just above 100.
+      // At 100 the group keeps that price alone as its range; the next tick at another price is evaluated.
+      given(alert('a', 'AAPL', cond('crossing', { value: { ref: 'sma:50' } }), 'every_time'))
+        .withCloses('AAPL', [...flat(100, 48), 100.01])
+        .when(['AAPL', 100], ['AAPL', 100.01], ['AAPL', 100], ['AAPL', 100], ['AAPL', 100.01])
+        .thenFiredPerTick([[], ['a'], ['a'], [], ['a']]);
+    });
+
     it('the golden cross: sma:50 crossing up sma:200', function () {
       given(alert('g', 'AAPL', cond('crossing_up', { source: 'sma:50', value: { ref: 'sma:200' } })))
         .withCloses('AAPL', [...flat(110, 150), ...flat(100, 49)])
