@@ -123,6 +123,11 @@ describe('alerts (Chromium)', function () {
     expect(await row.locator('[col-id="status"]').textContent()).to.equal('triggered');
     expect(await row.locator('[col-id="triggercount"]').textContent()).to.equal('1');
     expect(await row.locator('[col-id="frequency"]').textContent()).to.equal('Only once');
+    // The symbol's chip fits within its row.
+    const chip = await row.locator('[col-id="symbol"] .symbol-chip').boundingBox();
+    const cell = await row.locator('[col-id="symbol"]').boundingBox();
+    expect(chip!.y).to.be.at.least(cell!.y);
+    expect(chip!.y + chip!.height).to.be.at.most(cell!.y + cell!.height);
     await page.getByRole('button', { name: `History of alert AAPL ${words}` }).click();
     const triggers = page.getByRole('table', { name: 'Triggers' }).locator('tbody tr');
     await triggers.first().waitFor();
