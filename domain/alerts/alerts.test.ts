@@ -22,7 +22,15 @@ import {
   type AlertTriggeredData,
   type AlertUpdatedData,
 } from './alerts.ts';
-import { conditionText, isConditionProblem, parseCondition, priceCondition, smaCondition } from './conditions.ts';
+import {
+  conditionText,
+  formatSourceValue,
+  isConditionProblem,
+  parseCondition,
+  priceCondition,
+  smaCondition,
+  type FiredLevels,
+} from './conditions.ts';
 import type { SmaPeriod } from '../screener/query.ts';
 
 const AT = '2025-03-03T15:00:00.000Z';
@@ -604,6 +612,34 @@ describe('alert conditions, frequencies, pause, resume and expiry', () => {
     expect(later.map((e) => e.type)).to.deep.equal(['AlertTriggered']);
   });
 
+  it('says in the message what a level on another series was when it fired, and refuses a level not a number', () => {
+    const onSma = conditionCreated({
+      condition: {
+        op: 'entering_channel',
+        source: 'price',
+        value: null,
+        lower: 180,
+        upper: { ref: 'sma:50' },
+        bars: null,
+      },
+    });
+    const fired = alertsDecider.decide(fire({ firing: 1, upper: 186.4249 }), fold(alertsDecider, [onSma]));
+    expect(fired[0]!.data).to.deep.include({
+      message: 'AAPL price enters the channel 180.00 – the 50-day SMA (186.42): 185.00 (+0.50% on the day)',
+    });
+    // Without the level (an engine that did not give it), the message as before.
+    const bare = alertsDecider.decide(fire({ firing: 1 }), fold(alertsDecider, [onSma]));
+    expect(bare[0]!.data).to.deep.include({
+      message: 'AAPL price enters the channel 180.00 – the 50-day SMA: 185.00 (+0.50% on the day)',
+    });
+    given(alertsDecider, [onSma])
+      .when(fire({ firing: 1, upper: Number.NaN }))
+      .thenError('invalid_upper');
+    given(alertsDecider, [onSma])
+      .when(fire({ firing: 1, level: 'low' }))
+      .thenError('invalid_level');
+  });
+
   it('fires a once-per-bar alert once per trading day', () => {
     const created = conditionCreated({ frequency: 'once_per_bar' });
     const day1 = alertsDecider.decide(fire({ day: '2025-03-04' }), fold(alertsDecider, [created]));
@@ -674,5 +710,40 @@ describe('alert conditions, frequencies, pause, resume and expiry', () => {
     expect(text({ op: 'greater_than', source: 'volume', value: 1_000_000 })).to.equal(
       'Volume is at or above 1,000,000',
     );
+  });
+
+  it("writes the levels that are not constants with their values when it fired, each in its series' unit", () => {
+    const text = (condition: Record<string, unknown>, fired: FiredLevels): string => {
+      const parsed = parseCondition(condition);
+      if (isConditionProblem(parsed)) throw new Error(parsed.message);
+      return conditionText(parsed, 'AAPL', fired);
+    };
+    expect(text({ op: 'crossing_up', value: { ref: 'sma:50' } }, { level: 186.425, upper: null })).to.equal(
+      'AAPL price crosses above the 50-day SMA (186.43)',
+    );
+    expect(text({ op: 'moving_up_pct', value: 3, bars: 5 }, { level: 191.1, upper: null })).to.equal(
+      'AAPL price moves up by 3% in 5 bars (to 191.10)',
+    );
+    expect(
+      text(
+        { op: 'inside_channel', source: 'rsi:14', lower: { ref: 'changepct' }, upper: { ref: 'volume' } },
+        {
+          level: 1.5,
+          upper: 1234.6,
+        },
+      ),
+    ).to.equal('AAPL RSI(14) is inside the channel the change % (1.50%) – the volume (1,235)');
+    // A constant level keeps its own words; an unknown value is left out.
+    expect(text({ op: 'crossing', value: 190 }, { level: 190.5, upper: null })).to.equal('AAPL price crosses 190.00');
+    expect(text({ op: 'crossing', value: { ref: 'ema:12' } }, { level: null, upper: null })).to.equal(
+      'AAPL price crosses the 12-day EMA',
+    );
+  });
+
+  it('formats a value of each series as the messages and the history show it', () => {
+    expect(formatSourceValue('price', 186.4)).to.equal('186.40');
+    expect(formatSourceValue('rsi:14', 28.414)).to.equal('28.41');
+    expect(formatSourceValue('volume', 1_234_567.6)).to.equal('1,234,568');
+    expect(formatSourceValue('changepct', -2.1)).to.equal('-2.10%');
   });
 });

@@ -16,6 +16,7 @@ import {
   conditionNotificationType,
   conditionOperands,
   conditionText,
+  formatSourceValue,
   isConditionProblem,
   parseCondition,
   parseExpires,
@@ -27,6 +28,7 @@ import {
   type AlertCondition,
   type AlertFrequency,
   type ConditionProblem,
+  type FiredLevels,
 } from './conditions.ts';
 
 /** The concern name of alert streams (`alerts-<userId>`). */
@@ -174,6 +176,13 @@ export type TriggerAlert = DomainEvent<
     readonly sma?: number | null;
     /** The source's value that met the condition (for the history and the message). */
     readonly value?: number | null;
+    /**
+     * The level, or the channel's lower bound, when it is another series or a moving level: its value then, in
+     * its series' unit (for the message).
+     */
+    readonly level?: number | null;
+    /** The channel's upper bound when it is another series: its value then (for the message). */
+    readonly upper?: number | null;
     /** Once per bar (close): the trading day `YYYY-MM-DD` it fires for. */
     readonly day?: string | null;
     /** Every time: which firing of this arming this is (1, 2, …). */
@@ -397,20 +406,24 @@ export interface ConditionMessageInput {
   readonly value: number | null;
   /** The day's change in percent. */
   readonly changepct: number;
+  /** The values of its levels that are not constants when it fired, if known. */
+  readonly levels?: FiredLevels | null;
 }
 
 /**
  * The notification text of a condition other than the price and SMA alerts: the condition in words, the
  * source's value when it is not the price, the price and the day's signed change, e.g.
- * `AAPL RSI(14) is at or below 30: 28.41 at 182.50 (-2.10% on the day)`.
+ * `AAPL RSI(14) is at or below 30: 28.41 at 182.50 (-2.10% on the day)`; a level that is another series or a
+ * moving level with its value then, when known: `AAPL price crosses above the 50-day SMA (186.42): 186.50 (+0.40%
+ * on the day)`.
  */
 export function conditionMessage(input: ConditionMessageInput): string {
-  const head = conditionText(input.condition, input.symbol);
-  const kind = sourceKind(input.condition.source);
+  const head = conditionText(input.condition, input.symbol, input.levels ?? undefined);
+  const source = input.condition.source;
   const value =
-    kind === 'price' || input.value === null || !Number.isFinite(input.value)
+    sourceKind(source) === 'price' || input.value === null || !Number.isFinite(input.value)
       ? ''
-      : ` ${kind === 'volume' ? Math.round(input.value).toLocaleString('en-US') : input.value.toFixed(2)}${kind === 'changepct' ? '%' : ''} at`;
+      : ` ${formatSourceValue(source, input.value)} at`;
   const hundredths = Number.isFinite(input.changepct) ? toCents(Math.abs(input.changepct)) : 0;
   const sign = hundredths === 0 ? '' : input.changepct > 0 ? '+' : '-';
   return `${head}:${value} ${formatCents(toCents(input.price))} (${sign}${formatCents(hundredths)}% on the day)`;
@@ -642,12 +655,16 @@ function decideTrigger(command: TriggerAlert, state: AlertsState): AlertsEvent[]
   const { price, changepct, at } = command.data;
   const sma = command.data.sma ?? null;
   const value = command.data.value ?? null;
+  const level = command.data.level ?? null;
+  const upper = command.data.upper ?? null;
   const day = command.data.day ?? null;
   const firing = command.data.firing ?? null;
   checkNumber(price, 'price', true);
   checkNumber(changepct, 'changepct', false);
   if (sma !== null) checkNumber(sma, 'sma', true);
   if (value !== null) checkNumber(value, 'value', false);
+  if (level !== null) checkNumber(level, 'level', false);
+  if (upper !== null) checkNumber(upper, 'upper', false);
   if (day !== null && (typeof day !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(day))) {
     throw new DomainError('invalid_day', `day must be YYYY-MM-DD, got ${String(day)}`, 'day');
   }
@@ -673,7 +690,14 @@ function decideTrigger(command: TriggerAlert, state: AlertsState): AlertsEvent[]
   const isSma = alert.kind === 'SMA';
   const message =
     alert.kind === 'CONDITION'
-      ? conditionMessage({ symbol: alert.symbol, condition: alert.condition, price, value, changepct })
+      ? conditionMessage({
+          symbol: alert.symbol,
+          condition: alert.condition,
+          price,
+          value,
+          changepct,
+          levels: { level, upper },
+        })
       : alertMessage({ ...alert, sma: isSma ? sma : null, changepct });
   return [
     {

@@ -370,9 +370,33 @@ function numberText(value: number, source: AlertSource): string {
   return String(value);
 }
 
-function operandText(operand: AlertOperand | null, source: AlertSource): string {
+/**
+ * A value of a series as a trigger's message and the alert's history show it: volume in whole shares, the day's
+ * change in percent, the others (dollars, RSI points) with two decimals.
+ */
+export function formatSourceValue(source: AlertSource, value: number): string {
+  const kind = sourceKind(source);
+  if (kind === 'volume') return Math.round(value).toLocaleString('en-US');
+  return kind === 'changepct' ? `${value.toFixed(2)}%` : value.toFixed(2);
+}
+
+/**
+ * The values, when an alert fired, of its levels that are not constants, in their series' unit: another series
+ * (`{"ref": "sma:50"}`) or a moving operator's level. Null where the level is a constant or was unknown.
+ */
+export interface FiredLevels {
+  /** The level, or the channel's lower bound; a moving operator's level. */
+  readonly level: number | null;
+  /** The channel's upper bound. */
+  readonly upper: number | null;
+}
+
+/** An operand in words; another series with its value when it fired (`the 50-day SMA (186.42)`), when given. */
+function operandText(operand: AlertOperand | null, source: AlertSource, fired: number | null = null): string {
   if (operand === null) return '?';
-  return typeof operand === 'number' ? numberText(operand, source) : `the ${sourceText(operand.ref)}`;
+  if (typeof operand === 'number') return numberText(operand, source);
+  const value = fired !== null && Number.isFinite(fired) ? ` (${formatSourceValue(operand.ref, fired)})` : '';
+  return `the ${sourceText(operand.ref)}${value}`;
 }
 
 /** The words of each operator, between the source and its level. */
@@ -395,23 +419,28 @@ const OP_WORDS: Readonly<Record<AlertOp, string>> = Object.freeze({
 /**
  * A condition in words, e.g. `Price crosses above 190.00`, `Price crosses above the 50-day SMA`,
  * `RSI(14) is at or below 30`, `Price enters the channel 180.00 – 190.00`, `Price moves up by 5% in 3 bars`;
- * with `symbol` it starts with it (`AAPL price crosses above 190.00`).
+ * with `symbol` it starts with it (`AAPL price crosses above 190.00`). With `fired`, the levels that are not
+ * constants say what they were when it fired: `Price crosses above the 50-day SMA (186.42)`, `Price moves up by
+ * 5% in 3 bars (to 191.10)`.
  */
-export function conditionText(condition: AlertCondition, symbol?: string): string {
+export function conditionText(condition: AlertCondition, symbol?: string, fired?: FiredLevels): string {
   const subject = sourceText(condition.source);
   const head = symbol === undefined ? subject.charAt(0).toUpperCase() + subject.slice(1) : `${symbol} ${subject}`;
   const words = OP_WORDS[condition.op];
+  const level = fired?.level ?? null;
   if (CHANNEL_OPS.includes(condition.op)) {
-    return `${head} ${words} ${operandText(condition.lower, condition.source)} – ${operandText(condition.upper, condition.source)}`;
+    const lower = operandText(condition.lower, condition.source, level);
+    return `${head} ${words} ${lower} – ${operandText(condition.upper, condition.source, fired?.upper ?? null)}`;
   }
   if (MOVING_OPS.includes(condition.op)) {
     const amount = condition.op.endsWith('_pct')
       ? `${condition.value as number}%`
       : numberText(condition.value as number, condition.source);
     const bars = condition.bars ?? 1;
-    return `${head} ${words} ${amount} in ${bars === 1 ? '1 bar' : `${bars} bars`}`;
+    const to = level !== null && Number.isFinite(level) ? ` (to ${formatSourceValue(condition.source, level)})` : '';
+    return `${head} ${words} ${amount} in ${bars === 1 ? '1 bar' : `${bars} bars`}${to}`;
   }
-  return `${head} ${words} ${operandText(condition.value, condition.source)}`;
+  return `${head} ${words} ${operandText(condition.value, condition.source, level)}`;
 }
 
 /** A frequency in words. */

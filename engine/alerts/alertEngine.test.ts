@@ -479,6 +479,29 @@ describe('alert engine on the SQLite store', function () {
       expect(event!.data).to.deep.include({ price: 191, day: '2025-01-02', at: '2025-01-02T21:00:00.000Z' });
     });
 
+    it('says in the message what a level on another series and a moving level were when it fired', async function () {
+      // AAPL's last 19 closes sum to 3,591.50: its 20-day SMA at a price p is (3,591.50 + p) / 20.
+      await create({
+        condition: { op: 'entering_channel', lower: { ref: 'sma:20' }, upper: 191 },
+        frequency: 'every_time',
+      });
+      await create({ condition: { op: 'moving_up', value: 1, bars: 1 } });
+      await create({ condition: { op: 'greater_than', value: { ref: 'sma:20' } }, frequency: 'once_per_bar_close' });
+      await feed(engine, ticks('AAPL', 188, 190.5));
+      // The closing bar's alert: its price and change are the bar's (191.50, +1.06%), not the last tick's.
+      engine.onDayClosed({
+        date: '2025-01-02',
+        bars: [{ symbol: 'AAPL', date: '2025-01-02', open: 189, high: 191, low: 188, close: 191.5, volume: 200 }],
+      });
+      await engine.flush();
+      const messages = (await triggered(stores.events, 'u1')).map((e) => e.data.message);
+      expect(messages).to.deep.equal([
+        'AAPL price moves up by 1.00 in 1 bar (to 190.50): 190.50 (+0.53% on the day)',
+        'AAPL price enters the channel the 20-day SMA (189.10) – 191.00: 190.50 (+0.53% on the day)',
+        'AAPL price is at or above the 20-day SMA (189.15): 191.50 (+1.06% on the day)',
+      ]);
+    });
+
     it('fires an RSI alert with its value, as notification type 4', async function () {
       await create({ condition: { op: 'less_than', source: 'rsi:14', value: 30 } });
       await feed(engine, ticks('AAPL', 189.5, 150));

@@ -25,6 +25,7 @@ import {
   type ExpireAlert,
   type TriggerAlert,
 } from '../../domain/alerts/alerts.ts';
+import type { FiredLevels } from '../../domain/alerts/conditions.ts';
 import type { CommandMeta, Decider } from '../../domain/decider.ts';
 import { eventIdFor, streamName } from '../../domain/ids.ts';
 import type { SmaPeriod } from '../../domain/screener/query.ts';
@@ -39,9 +40,9 @@ import {
   type ConsumerTx,
 } from '../../platform/subscriptions/runner.ts';
 import { closeInstant } from '../market/series.ts';
-import type { LiveQuotes } from '../quotes/liveQuotes.ts';
+import { changePctOf, type LiveQuotes } from '../quotes/liveQuotes.ts';
 import { priceCents, type ClosedDay, type Tick, type TickListener } from '../ticks/tick.ts';
-import { AlertIndex, armedAlertOf, type ArmedAlert } from './alertIndex.ts';
+import { AlertIndex, armedAlertOf, isLadderCondition, type ArmedAlert } from './alertIndex.ts';
 import { evaluateTicks } from './evaluate.ts';
 import { TradingDays } from './tradingDay.ts';
 
@@ -151,6 +152,12 @@ export function triggerDecider(arming: number): Decider<AlertsCommand, AlertsEve
       return alertsDecider.decide(command, state);
     },
   };
+}
+
+/** A symbol's day as a trigger reads it: its volume so far and its previous close in cents (NaN when none). */
+interface BarState {
+  readonly volume: number;
+  readonly prevCloseCents: number;
 }
 
 const NAME_PATTERN = /^[a-z0-9]{1,32}$/;
@@ -331,7 +338,7 @@ export class AlertEngine implements TickListener {
           const prevCloseCents = prevClose === null || prevClose === undefined ? NaN : priceCents(prevClose);
           if (this.closing.evaluate(bar.symbol, cents, bar.volume, prevCloseCents, day.date, this.fired) > 0) {
             const tick: Tick = { symbol: bar.symbol, price: bar.close, size: 0, ts };
-            for (const alert of this.fired) this.fire(alert, tick, cents);
+            for (const alert of this.fired) this.fire(alert, tick, cents, { volume: bar.volume, prevCloseCents });
           }
         }
       } finally {
@@ -480,7 +487,11 @@ export class AlertEngine implements TickListener {
 
   private readonly onFire = (alert: ArmedAlert, tick: Tick, cents: number): void => this.fire(alert, tick, cents);
 
-  private fire(alert: ArmedAlert, tick: Tick, cents: number): void {
+  /**
+   * Fires an alert the index met on a tick at `cents`; `bar` is the day's volume and previous close then when
+   * they are not the symbol's quote (a closing bar).
+   */
+  private fire(alert: ArmedAlert, tick: Tick, cents: number, bar?: BarState): void {
     if (tick.ts >= alert.expiresMs) {
       // Past its expiry: it stops with an event of its own instead.
       const doc = this.docs.get(alert.key);
@@ -505,13 +516,22 @@ export class AlertEngine implements TickListener {
       alert.condition.source === 'price' && typeof smaRef === 'object' && smaRef?.ref.startsWith('sma:')
         ? (Number(smaRef.ref.slice(4)) as SmaPeriod)
         : null;
+    // The levels that are not constants (another series, a moving level), as they were, for the message.
+    const condition = alert.condition;
+    let levels: FiredLevels | null = null;
+    if (condition.bars !== null || !isLadderCondition(condition)) {
+      const { volume, prevCloseCents } = bar ?? this.barOf(alert.symbol);
+      levels = this.indexOf(alert).firedLevels(alert.symbol, condition, cents, volume, prevCloseCents);
+    }
     const data = {
       alertId: alert.alertId,
       price: cents / 100,
-      changepct: quotes.changePct(alert.symbol),
+      changepct: bar === undefined ? quotes.changePct(alert.symbol) : changePctOf(cents, bar.prevCloseCents),
       at,
       sma: smaPeriod === null ? null : quotes.sma(alert.symbol, smaPeriod),
       value: Number.isFinite(alert.firedValue) ? alert.firedValue : null,
+      level: levels?.level ?? null,
+      upper: levels?.upper ?? null,
       day,
     };
     const stream = streamName(ALERTS_CONCERN, alert.userId);
@@ -563,6 +583,16 @@ export class AlertEngine implements TickListener {
       });
     this.pending.add(task);
     this.batchTasks?.push(task);
+  }
+
+  /** A symbol's volume today and previous close in cents, as its quote has them. */
+  private barOf(symbol: string): BarState {
+    const quote = this.options.quotes.quote(symbol);
+    const prevClose = quote?.prevClose;
+    return {
+      volume: quote?.volume ?? 0,
+      prevCloseCents: prevClose === null || prevClose === undefined ? NaN : priceCents(prevClose),
+    };
   }
 
   /** Runs appends to one stream one after the other, so a user's simultaneous triggers do not conflict. */

@@ -26,9 +26,11 @@ import {
   type AlertCondition,
   type AlertFrequency,
   type AlertOp,
+  type AlertOperand,
+  type FiredLevels,
 } from '../../domain/alerts/conditions.ts';
 import { ConditionProbe, edgeOf, isEdgeOp, truthOf, type PriceRange } from './semantics.ts';
-import { FeedBook, inCents, toUnits, type HistoryLookup, type SourceFeed } from './series.ts';
+import { FeedBook, fromUnits, inCents, toUnits, type HistoryLookup, type SourceFeed } from './series.ts';
 
 /** An alert as the index holds it; the fields below `expiresMs` are the index's own state. */
 export interface ArmedAlert {
@@ -1448,6 +1450,32 @@ export class AlertIndex {
     book.alerts.add(alert);
     book.armed += 1;
     this.byKey.set(alert.key, alert);
+  }
+
+  /**
+   * The values of a condition's levels that are not constants (another series, a moving operator's level) on a
+   * tick of its symbol, in their series' unit: what a trigger's message says they were. Null for a constant
+   * level, and for one whose value is unknown (too short a history).
+   */
+  firedLevels(
+    symbol: string,
+    condition: AlertCondition,
+    cents: number,
+    volume: number,
+    prevCloseCents: number,
+  ): FiredLevels {
+    const known = (value: number): number | null => (Number.isFinite(value) ? value : null);
+    if (condition.bars !== null) {
+      const feed = this.feeds.feed(symbol, condition.source);
+      const level = feed.movingLevel(condition.op, condition.value as number, condition.bars);
+      return { level: known(fromUnits(condition.source, level)), upper: null };
+    }
+    const valueOf = (operand: AlertOperand | null): number | null => {
+      if (operand === null || typeof operand === 'number') return null;
+      const value = this.feeds.feed(symbol, operand.ref).value(cents, volume, prevCloseCents);
+      return known(fromUnits(operand.ref, value));
+    };
+    return { level: valueOf(condition.value ?? condition.lower), upper: valueOf(condition.upper) };
   }
 
   /** Disarms an alert; answers it, or undefined when it was not armed. */

@@ -44,6 +44,12 @@ export interface PriceMove {
   readonly prevCloseCents: number;
 }
 
+/** The change in percent (2 decimals) from a previous close to a price, in cents; 0 without a previous close. */
+export function changePctOf(cents: number, prevCloseCents: number): number {
+  if (!(prevCloseCents > 0) || Number.isNaN(cents)) return 0;
+  return round(((cents - prevCloseCents) / prevCloseCents) * 100, 2);
+}
+
 /** A symbol's finished days, oldest first, as the alert engine derives its indicator series from them. */
 export interface SymbolHistory {
   /** The last finished closes in cents (up to the longest moving average's need), oldest first. */
@@ -124,8 +130,7 @@ class Entry implements PriceMove {
   }
 
   changePct(): number {
-    if (!(this.prevCloseCents > 0) || Number.isNaN(this.cents)) return 0;
-    return round(((this.cents - this.prevCloseCents) / this.prevCloseCents) * 100, 2);
+    return changePctOf(this.cents, this.prevCloseCents);
   }
 
   quote(feed: DataFeed): LiveQuote {

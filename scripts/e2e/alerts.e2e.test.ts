@@ -133,6 +133,8 @@ describe('alerts (Chromium)', function () {
     await triggers.first().waitFor();
     expect(await triggers.count()).to.equal(1);
     expect(await triggers.first().locator('td').nth(2).textContent()).to.equal(inside.toFixed(2));
+    // The source's value, the price here, as the message writes it (two decimals).
+    expect(await triggers.first().locator('td').nth(3).textContent()).to.equal(inside.toFixed(2));
 
     // A second alert, made in the builder, marks when later ticks have been evaluated.
     await page.getByRole('button', { name: 'New alert' }).click();

@@ -6,7 +6,7 @@
 import { useMachine } from '@xstate/react';
 import type { ColDef, ICellRendererParams, SelectionChangedEvent, ValueFormatterParams } from 'ag-grid-community';
 import { useCallback, useMemo } from 'react';
-import { FREQUENCY_TEXT } from '../../../domain/alerts/conditions.ts';
+import { FREQUENCY_TEXT, formatSourceValue } from '../../../domain/alerts/conditions.ts';
 import type { AlertAnswer } from '../../../domain/contract/alerts.ts';
 import { NOTIFICATION_TYPE_NAMES, type NotificationType } from '../../../domain/notifications/notifications.ts';
 import { ConditionBuilder } from '../../components/ConditionBuilder.tsx';
@@ -142,6 +142,8 @@ export default function AlertsScreen() {
   const { editor, formProblem, history, historyId } = context;
   const edited = editor.mode === 'edit' ? context.alerts.find((a) => a.id === editor.id) : undefined;
   const historyAlert = context.alerts.find((a) => a.id === historyId);
+  // A trigger's value is the source's: shown in its unit, as the message writes it.
+  const historySource = historyAlert?.condition.source ?? 'price';
   const saving = state.matches({ ready: { list: 'saving' } });
 
   return (
@@ -281,7 +283,7 @@ export default function AlertsScreen() {
                     <td>{formatDateTime(t.at, undefined, { seconds: true })}</td>
                     <td>{typeName(t.notificationtype)}</td>
                     <td className="num">{t.price.toFixed(2)}</td>
-                    <td className="num">{t.value === null ? '–' : t.value.toLocaleString('en-US')}</td>
+                    <td className="num">{t.value === null ? '–' : formatSourceValue(historySource, t.value)}</td>
                     <td>{t.message}</td>
                   </tr>
                 ))}
