@@ -6,7 +6,7 @@
 import { useMachine } from '@xstate/react';
 import type { ColDef, ICellRendererParams, SelectionChangedEvent, ValueFormatterParams } from 'ag-grid-community';
 import { useCallback, useMemo } from 'react';
-import { FREQUENCY_TEXT, formatSourceValue } from '../../../domain/alerts/conditions.ts';
+import { FREQUENCY_TEXT, formatSourceValue, parseSource } from '../../../domain/alerts/conditions.ts';
 import type { AlertAnswer } from '../../../domain/contract/alerts.ts';
 import { NOTIFICATION_TYPE_NAMES, type NotificationType } from '../../../domain/notifications/notifications.ts';
 import { ConditionBuilder } from '../../components/ConditionBuilder.tsx';
@@ -143,7 +143,8 @@ export default function AlertsScreen() {
   const edited = editor.mode === 'edit' ? context.alerts.find((a) => a.id === editor.id) : undefined;
   const historyAlert = context.alerts.find((a) => a.id === historyId);
   // A trigger's value is the source's: shown in its unit, as the message writes it.
-  const historySource = historyAlert?.condition.source ?? 'price';
+  const source = parseSource(historyAlert?.condition.source ?? 'price');
+  const historySource = typeof source === 'string' ? source : 'price';
   const saving = state.matches({ ready: { list: 'saving' } });
 
   return (
