@@ -333,9 +333,8 @@ export class AlertEngine implements TickListener {
       const ts = Date.parse(closeInstant(day.date));
       try {
         for (const bar of day.bars) {
-          const prevClose = quotes.quote(bar.symbol)?.prevClose;
           const cents = priceCents(bar.close);
-          const prevCloseCents = prevClose === null || prevClose === undefined ? NaN : priceCents(prevClose);
+          const { prevCloseCents } = this.barOf(bar.symbol);
           if (this.closing.evaluate(bar.symbol, cents, bar.volume, prevCloseCents, day.date, this.fired) > 0) {
             const tick: Tick = { symbol: bar.symbol, price: bar.close, size: 0, ts };
             for (const alert of this.fired) this.fire(alert, tick, cents, { volume: bar.volume, prevCloseCents });
