@@ -128,6 +128,10 @@ describe('alerts (Chromium)', function () {
     const cell = await row.locator('[col-id="symbol"]').boundingBox();
     expect(chip!.y).to.be.at.least(cell!.y);
     expect(chip!.y + chip!.height).to.be.at.most(cell!.y + cell!.height);
+    // The row is not under the grid's horizontal scrollbar (an overlay one in headless Chromium, as on macOS).
+    const scrollbar = await grid.locator('.ag-body-horizontal-scroll').boundingBox();
+    const rowBox = await row.boundingBox();
+    expect(rowBox!.y + rowBox!.height).to.be.at.most(scrollbar!.y);
     await page.getByRole('button', { name: `History of alert AAPL ${words}` }).click();
     const triggers = page.getByRole('table', { name: 'Triggers' }).locator('tbody tr');
     await triggers.first().waitFor();
