@@ -123,11 +123,13 @@ describe('alerts (Chromium)', function () {
     expect(await row.locator('[col-id="status"]').textContent()).to.equal('triggered');
     expect(await row.locator('[col-id="triggercount"]').textContent()).to.equal('1');
     expect(await row.locator('[col-id="frequency"]').textContent()).to.equal('Only once');
-    // The symbol's chip fits within its row.
-    const chip = await row.locator('[col-id="symbol"] .symbol-chip').boundingBox();
+    // The symbol's chip and the row's buttons fit within the row.
     const cell = await row.locator('[col-id="symbol"]').boundingBox();
-    expect(chip!.y).to.be.at.least(cell!.y);
-    expect(chip!.y + chip!.height).to.be.at.most(cell!.y + cell!.height);
+    for (const inCell of [row.locator('[col-id="symbol"] .symbol-chip'), row.getByRole('button', { name: /^Edit / })]) {
+      const box = await inCell.boundingBox();
+      expect(box!.y).to.be.at.least(cell!.y);
+      expect(box!.y + box!.height).to.be.at.most(cell!.y + cell!.height);
+    }
     // The row is not under the grid's horizontal scrollbar (an overlay one in headless Chromium, as on macOS).
     const scrollbar = await grid.locator('.ag-body-horizontal-scroll').boundingBox();
     const rowBox = await row.boundingBox();
