@@ -40,7 +40,7 @@ import {
   type ConsumerTx,
 } from '../../platform/subscriptions/runner.ts';
 import { closeInstant } from '../market/series.ts';
-import { changePctOf, type LiveQuotes } from '../quotes/liveQuotes.ts';
+import { changePctOf, type LiveQuotes, type PriceMove } from '../quotes/liveQuotes.ts';
 import { priceCents, type ClosedDay, type Tick, type TickListener } from '../ticks/tick.ts';
 import { AlertIndex, armedAlertOf, isLadderCondition, type ArmedAlert } from './alertIndex.ts';
 import { evaluateTicks } from './evaluate.ts';
@@ -152,12 +152,6 @@ export function triggerDecider(arming: number): Decider<AlertsCommand, AlertsEve
       return alertsDecider.decide(command, state);
     },
   };
-}
-
-/** A symbol's day as a trigger reads it: its volume so far and its previous close in cents (NaN when none). */
-interface BarState {
-  readonly volume: number;
-  readonly prevCloseCents: number;
 }
 
 const NAME_PATTERN = /^[a-z0-9]{1,32}$/;
@@ -334,7 +328,7 @@ export class AlertEngine implements TickListener {
       try {
         for (const bar of day.bars) {
           const cents = priceCents(bar.close);
-          const { prevCloseCents } = this.barOf(bar.symbol);
+          const prevCloseCents = quotes.move(bar.symbol)?.prevCloseCents ?? NaN;
           if (this.closing.evaluate(bar.symbol, cents, bar.volume, prevCloseCents, day.date, this.fired) > 0) {
             const tick: Tick = { symbol: bar.symbol, price: bar.close, size: 0, ts };
             for (const alert of this.fired) this.fire(alert, tick, cents, { volume: bar.volume, prevCloseCents });
@@ -490,7 +484,7 @@ export class AlertEngine implements TickListener {
    * Fires an alert the index met on a tick at `cents`; `bar` is the day's volume and previous close then when
    * they are not the symbol's quote (a closing bar).
    */
-  private fire(alert: ArmedAlert, tick: Tick, cents: number, bar?: BarState): void {
+  private fire(alert: ArmedAlert, tick: Tick, cents: number, bar?: Pick<PriceMove, 'volume' | 'prevCloseCents'>): void {
     if (tick.ts >= alert.expiresMs) {
       // Past its expiry: it stops with an event of its own instead.
       const doc = this.docs.get(alert.key);
@@ -519,8 +513,14 @@ export class AlertEngine implements TickListener {
     const condition = alert.condition;
     let levels: FiredLevels | null = null;
     if (condition.bars !== null || !isLadderCondition(condition)) {
-      const { volume, prevCloseCents } = bar ?? this.barOf(alert.symbol);
-      levels = this.indexOf(alert).firedLevels(alert.symbol, condition, cents, volume, prevCloseCents);
+      const move = bar ?? quotes.move(alert.symbol);
+      levels = this.indexOf(alert).firedLevels(
+        alert.symbol,
+        condition,
+        cents,
+        move?.volume ?? 0,
+        move?.prevCloseCents ?? NaN,
+      );
     }
     const data = {
       alertId: alert.alertId,
@@ -582,16 +582,6 @@ export class AlertEngine implements TickListener {
       });
     this.pending.add(task);
     this.batchTasks?.push(task);
-  }
-
-  /** A symbol's volume today and previous close in cents, as its quote has them. */
-  private barOf(symbol: string): BarState {
-    const quote = this.options.quotes.quote(symbol);
-    const prevClose = quote?.prevClose;
-    return {
-      volume: quote?.volume ?? 0,
-      prevCloseCents: prevClose === null || prevClose === undefined ? NaN : priceCents(prevClose),
-    };
   }
 
   /** Runs appends to one stream one after the other, so a user's simultaneous triggers do not conflict. */

@@ -288,6 +288,11 @@ export class LiveQuotes implements QuoteSource {
     return [...this.entries.keys()];
   }
 
+  /** A symbol's last move (its price, the day's volume and the previous close, in cents), or undefined without one. */
+  move(symbol: string): PriceMove | undefined {
+    return this.entries.get(symbol);
+  }
+
   /** A symbol's last price in cents, or undefined when it has none. */
   priceCents(symbol: string): number | undefined {
     const cents = this.entries.get(symbol)?.cents;
