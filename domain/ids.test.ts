@@ -36,6 +36,21 @@ describe('ids', () => {
       expect(uuidV5(name, STOCKPULSE_NAMESPACE).replaceAll('-', '').slice(0, 12)).to.equal(digest.slice(0, 12));
     });
 
+    it('matches node:crypto on names of any length in any order (long names, then short ones, non-ASCII)', () => {
+      const names = ['a'.repeat(300), 'b', '€'.repeat(100), 'x', '😀 emoji', '', 'é'.repeat(40), 'abc/0'];
+      for (const name of [...names, ...names.reverse()]) {
+        const bytes = createHash('sha1')
+          .update(Buffer.from(STOCKPULSE_NAMESPACE.replaceAll('-', ''), 'hex'))
+          .update(name, 'utf8')
+          .digest();
+        bytes[6] = (bytes[6]! & 0x0f) | 0x50;
+        bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+        const hex = bytes.subarray(0, 16).toString('hex');
+        const expected = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+        expect(uuidV5(name, STOCKPULSE_NAMESPACE), JSON.stringify(name.slice(0, 20))).to.equal(expected);
+      }
+    });
+
     it('refuses a namespace that is not a UUID', () => {
       expect(() => uuidV5('x', 'not-a-uuid')).to.throw(RangeError, /namespace/);
     });

@@ -7,7 +7,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
-import { FEED_MAX_TICKS, feedApi, feedBody } from '../../domain/contract/feed.ts';
+import { FEED_MAX_TICKS, feedApi, feedBody, isPlainFeedBody, type FeedTick } from '../../domain/contract/feed.ts';
 import type { Tick, TickBus } from '../../platform/bus/port.ts';
 import { ApiError } from '../errors.ts';
 import { refuseDeepJson } from '../http/depth.ts';
@@ -48,6 +48,13 @@ async function readBody(stream: AsyncIterable<Buffer>, declared: number): Promis
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** The body as the contract's schema answers it (a body `isPlainFeedBody` passed over), or its refusal. */
+function schemaParsed(raw: unknown): FeedTick[] {
+  const parsed = feedBody.safeParse(raw);
+  if (!parsed.success) throw validationError('body', parsed.error);
+  return parsed.data;
+}
+
 /**
  * The feed route, for a request to {@link FEED_PATH} of any method: bearer token, then the body (JSON,
  * validated naming the field, known symbols only), then the ticks on the bus; answers 202 `{accepted}`. Null
@@ -77,10 +84,9 @@ export function feedRoute(
     } catch {
       throw new ApiError(400, 'bad_request', 'body: not valid JSON');
     }
-    const parsed = feedBody.safeParse(raw);
-    if (!parsed.success) throw validationError('body', parsed.error);
+    const body = isPlainFeedBody(raw) ? raw : schemaParsed(raw);
     const at = now();
-    const ticks: Tick[] = parsed.data.map((t, i) => {
+    const ticks: Tick[] = body.map((t, i) => {
       if (!symbols.has(t.symbol))
         throw new ApiError(400, 'unknown_symbol', `body[${i}].symbol: unknown symbol ${t.symbol}`);
       return { symbol: t.symbol, price: t.price, size: t.size ?? 0, ts: t.ts ?? at };

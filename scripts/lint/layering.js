@@ -86,12 +86,13 @@ export const layering = [
     rules: { 'no-restricted-imports': ['error', { patterns: [domainImports] }] },
   },
   {
-    // Domain tests also use chai, and node:crypto as the reference the pure hashes are checked against.
+    // Domain tests also use chai, fast-check for property tests, and node:crypto as the reference the pure hashes
+    // are checked against.
     files: ['domain/**/*.test.ts', 'domain/testing/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ ...domainImports, regex: '^(?!\\.\\.?/|zod$|chai$|node:crypto$)' }] },
+        { patterns: [{ ...domainImports, regex: '^(?!\\.\\.?/|zod$|chai$|fast-check$|node:crypto$)' }] },
       ],
     },
   },
