@@ -169,9 +169,25 @@ describe('alerts (Chromium)', function () {
     expect(await triggers.count()).to.equal(1);
     await e2e.screenshot(page, 'alerts');
 
-    // Two deleted at once by row selection.
+    // A third alert, armed: paused and resumed with the others selected, which are left as they are.
+    await page.getByRole('button', { name: 'New alert' }).click();
+    await builder.getByLabel('Symbol').fill('MSFT');
+    await builder.getByLabel('Operator').selectOption('less_than');
+    await builder.getByLabel('Level', { exact: true }).fill('1.00');
+    await builder.getByRole('button', { name: 'Create alert' }).click();
+    const armedRow = grid.locator('.ag-row', { hasText: 'Price is at or below 1.00' });
+    await armedRow.locator('[col-id="status"]', { hasText: 'armed' }).waitFor();
     await grid.locator('.ag-header-select-all').click();
-    await page.getByRole('button', { name: 'Delete selected (2)' }).click();
+    await page.getByRole('button', { name: 'Resume selected (0)' }).waitFor();
+    await page.getByRole('button', { name: 'Pause selected (1)' }).click();
+    await armedRow.locator('[col-id="status"]', { hasText: 'paused' }).waitFor();
+    await page.getByRole('button', { name: 'Resume selected (1)' }).click();
+    await armedRow.locator('[col-id="status"]', { hasText: 'armed' }).waitFor();
+    expect(await markerRow.locator('[col-id="status"]').textContent()).to.equal('triggered');
+    expect(await row.locator('[col-id="status"]').textContent()).to.equal('triggered');
+
+    // All three deleted at once by row selection.
+    await page.getByRole('button', { name: 'Delete selected (3)' }).click();
     await page.getByText('No alerts yet').waitFor();
     expect(errors).to.deep.equal([]);
     await context.close();

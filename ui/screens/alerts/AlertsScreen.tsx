@@ -17,7 +17,7 @@ import { SymbolChip } from '../../components/SymbolChip.tsx';
 import { usePreferences } from '../../services/preferences.ts';
 import { formatDateTime } from '../../services/time.ts';
 import { tabWithinCell } from '../watchlist/gridKeys.ts';
-import { alertsMachine, visibleAlerts, type AlertsEvent, type StatusFilter } from './alerts.machine.ts';
+import { alertsMachine, selectedWith, visibleAlerts, type AlertsEvent, type StatusFilter } from './alerts.machine.ts';
 import './alerts.css';
 
 /** What the grid's cells can do. */
@@ -58,7 +58,7 @@ function ActionsCell({ data, context }: Cell) {
         className="button small"
         aria-label={`${paused ? 'Resume' : 'Pause'} alert ${what}`}
         disabled={context.busy || (!paused && data.status !== 'armed')}
-        onClick={() => context.send({ type: paused ? 'user.resume' : 'user.pause', id: data.id })}
+        onClick={() => context.send({ type: paused ? 'user.resume' : 'user.pause', ids: [data.id] })}
       >
         {paused ? 'Resume' : 'Pause'}
       </button>
@@ -111,6 +111,8 @@ const columns: ColDef<AlertAnswer>[] = [
     headerName: '',
     colId: 'actions',
     width: 240,
+    // Kept in view when the grid is wider than the page (the other columns scroll under it).
+    pinned: 'right',
     sortable: false,
     resizable: false,
     cellRenderer: ActionsCell,
@@ -124,6 +126,14 @@ const alertsTheme = gridTheme.withParams({ autoHeightMinBodyHeight: 0 });
 /** The type name of a trigger (Price, SMA, EMA, RSI, Volume, Change %). */
 function typeName(type: number): string {
   return NOTIFICATION_TYPE_NAMES[type as NotificationType] ?? `Type ${type}`;
+}
+
+/** A button of the toolbar acting on the selected rows. */
+interface SelectionAction {
+  readonly type: 'user.delete' | 'user.pause' | 'user.resume';
+  readonly label: string;
+  readonly title: string;
+  readonly ids: readonly string[];
 }
 
 /** The alert manager screen. */
@@ -146,6 +156,22 @@ export default function AlertsScreen() {
   const source = parseSource(historyAlert?.condition.source ?? 'price');
   const historySource = typeof source === 'string' ? source : 'price';
   const saving = state.matches({ ready: { list: 'saving' } });
+  // What the selected rows may have done at once: each counts the alerts it would change.
+  const selectionActions: readonly SelectionAction[] = [
+    { type: 'user.delete', label: 'Delete selected', title: 'Delete the selected alerts', ids: context.selected },
+    {
+      type: 'user.pause',
+      label: 'Pause selected',
+      title: 'Pause the armed alerts among the selected',
+      ids: selectedWith(context, 'armed'),
+    },
+    {
+      type: 'user.resume',
+      label: 'Resume selected',
+      title: 'Resume the paused alerts among the selected (each is armed afresh)',
+      ids: selectedWith(context, 'paused'),
+    },
+  ];
 
   return (
     <section className="screen alerts" aria-labelledby="alerts-title">
@@ -189,14 +215,18 @@ export default function AlertsScreen() {
         >
           New alert
         </button>
-        <button
-          type="button"
-          className="button"
-          disabled={busy || context.selected.length === 0}
-          onClick={() => send({ type: 'user.delete', ids: context.selected })}
-        >
-          Delete selected ({context.selected.length})
-        </button>
+        {selectionActions.map(({ type, label, title, ids }) => (
+          <button
+            key={type}
+            type="button"
+            className="button"
+            disabled={busy || ids.length === 0}
+            title={title}
+            onClick={() => send({ type, ids })}
+          >
+            {label} ({ids.length})
+          </button>
+        ))}
       </div>
       {context.actionError && (
         <Dismissible message={context.actionError} onDismiss={() => send({ type: 'user.dismissError' })} />

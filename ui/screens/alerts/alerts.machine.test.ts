@@ -7,10 +7,12 @@ import type { AlertBody } from '../../components/conditionDraft.ts';
 import {
   alertsMachine,
   refusalProblem,
+  selectedWith,
   visibleAlerts,
   type AlertsEvent,
   type DeleteResult,
   type ToggleRequest,
+  type ToggleResult,
 } from './alerts.machine.ts';
 
 const CHANNEL: AlertCondition = {
@@ -49,6 +51,8 @@ interface FakeServer {
   failLoad?: string;
   refuseSave?: string;
   refuseDelete?: string;
+  /** An alert the pause and resume routes refuse. */
+  refuseToggle?: string;
 }
 
 function manager(server: FakeServer) {
@@ -75,11 +79,16 @@ function manager(server: FakeServer) {
             : [...server.alerts, saved];
           return Promise.resolve(saved);
         }),
-        toggleAlert: fromPromise<AlertAnswer, ToggleRequest>(async ({ input }) => {
-          calls.push(`${input.action} ${input.id}`);
+        toggleAlerts: fromPromise<ToggleResult, ToggleRequest>(async ({ input }) => {
+          calls.push(`${input.action} ${input.ids.join(',')}`);
           const status = input.action === 'pause' ? 'paused' : 'armed';
-          server.alerts = server.alerts.map((a) => (a.id === input.id ? { ...a, status } : a));
-          return Promise.resolve(server.alerts.find((a) => a.id === input.id)!);
+          const changed = input.ids.filter((id) => id !== server.refuseToggle);
+          server.alerts = server.alerts.map((a) => (changed.includes(a.id) ? { ...a, status } : a));
+          return Promise.resolve({
+            action: input.action,
+            changed: changed.map((id) => server.alerts.find((a) => a.id === id)!),
+            failed: input.ids.filter((id) => id === server.refuseToggle).map((id) => ({ id, message: 'Not found' })),
+          });
         }),
         deleteAlerts: fromPromise<DeleteResult, readonly string[]>(async ({ input }) => {
           calls.push(`delete ${input.join(',')}`);
@@ -213,14 +222,52 @@ describe('alert manager machine', () => {
       alerts: [alert('a1', 'AAPL', CHANNEL), alert('a2', 'MSFT', RSI, { status: 'expired' })],
     });
     await waitFor(actor, (s) => s.matches(idle));
-    actor.send({ type: 'user.resume', id: 'a1' });
-    actor.send({ type: 'user.pause', id: 'a2' });
+    actor.send({ type: 'user.resume', ids: ['a1'] });
+    actor.send({ type: 'user.pause', ids: ['a2'] });
+    actor.send({ type: 'user.pause', ids: [] });
     expect(actor.getSnapshot().matches(idle)).to.equal(true);
-    actor.send({ type: 'user.pause', id: 'a1' });
+    actor.send({ type: 'user.pause', ids: ['a1'] });
     await waitFor(actor, (s) => s.matches(idle) && s.context.alerts[0]?.status === 'paused');
-    actor.send({ type: 'user.resume', id: 'a1' });
+    actor.send({ type: 'user.resume', ids: ['a1'] });
     await waitFor(actor, (s) => s.matches(idle) && s.context.alerts[0]?.status === 'armed');
     expect(calls).to.deep.equal(['load', 'pause a1', 'resume a1']);
+  });
+
+  it('pauses and resumes the selected alerts at once, only when each can be, and says which could not be', async () => {
+    const server: FakeServer = {
+      alerts: [
+        alert('a1', 'AAPL', CHANNEL),
+        alert('a2', 'MSFT', RSI, { status: 'triggered' }),
+        alert('a3', 'NVDA', CHANNEL),
+        alert('a4', 'TSLA', RSI, { status: 'paused' }),
+      ],
+    };
+    const { actor, calls, toasts } = manager(server);
+    await waitFor(actor, (s) => s.matches(idle));
+    actor.send({ type: 'user.select', ids: ['a4', 'a3', 'a2', 'a1'] });
+    expect(selectedWith(actor.getSnapshot().context, 'armed')).to.deep.equal(['a3', 'a1']);
+    expect(selectedWith(actor.getSnapshot().context, 'paused')).to.deep.equal(['a4']);
+    // A triggered alert among them: nothing is sent.
+    actor.send({ type: 'user.pause', ids: ['a3', 'a2'] });
+    expect(actor.getSnapshot().matches(idle)).to.equal(true);
+    actor.send({ type: 'user.pause', ids: ['a3', 'a1'] });
+    await waitFor(actor, (s) => s.matches(idle) && selectedWith(s.context, 'paused').length === 3);
+    expect(toasts).to.deep.equal(['2 alerts paused']);
+    expect(selectedWith(actor.getSnapshot().context, 'armed')).to.deep.equal([]);
+
+    server.refuseToggle = 'a4';
+    actor.send({ type: 'user.resume', ids: ['a4', 'a3', 'a1'] });
+    await waitFor(actor, (s) => s.matches(idle) && calls.filter((c) => c === 'load').length === 2);
+    const { alerts, actionError } = actor.getSnapshot().context;
+    expect(alerts.map((a) => `${a.id} ${a.status}`)).to.deep.equal([
+      'a1 armed',
+      'a2 triggered',
+      'a3 armed',
+      'a4 paused',
+    ]);
+    expect(actionError).to.equal('1 alert could not be resumed: Not found');
+    expect(toasts).to.deep.equal(['2 alerts paused', '2 alerts resumed']);
+    expect(calls).to.deep.equal(['load', 'pause a3,a1', 'resume a4,a3,a1', 'load']);
   });
 
   it('deletes the selected alerts at once and says which could not be', async () => {
@@ -287,7 +334,7 @@ describe('alert manager machine', () => {
     const server: FakeServer = { alerts: [alert('a1', 'AAPL', CHANNEL)] };
     const { actor, calls, push } = manager(server);
     await waitFor(actor, (s) => s.matches(idle));
-    actor.send({ type: 'user.pause', id: 'a1' });
+    actor.send({ type: 'user.pause', ids: ['a1'] });
     server.alerts = [...server.alerts, alert('a2', 'MSFT', RSI)];
     push({ type: 'server.changed' });
     await waitFor(actor, (s) => s.matches(idle) && s.context.alerts.length === 2);

@@ -1,7 +1,7 @@
 /**
  * The alert manager: every alert of the user, filtered by text and status, created or changed in the condition
  * builder (checked against the contract before it is sent; a server refusal is kept naming its field), paused
- * and resumed, deleted one or several at once, and each alert's trigger history. The server's answers are the
+ * and resumed, deleted (one or several at once each), and each alert's trigger history. The server's answers are the
  * truth; a change made elsewhere (the chart, another tab, a firing) reads the list again.
  */
 import { alertsApi, type AlertAnswer, type AlertTriggerAnswer } from '../../../domain/contract/alerts.ts';
@@ -61,24 +61,70 @@ export type AlertsEvent =
   | { type: 'user.edit'; id: string }
   | { type: 'user.closeEditor' }
   | { type: 'user.save'; body: AlertBody }
-  | { type: 'user.pause'; id: string }
-  | { type: 'user.resume'; id: string }
+  | { type: 'user.pause'; ids: readonly string[] }
+  | { type: 'user.resume'; ids: readonly string[] }
   | { type: 'user.delete'; ids: readonly string[] }
   | { type: 'user.showHistory'; id: string }
   | { type: 'user.closeHistory' }
   | { type: 'user.dismissError' }
   | { type: 'server.changed' };
 
-/** A pause or a resume. */
+/** A pause or a resume of one alert or several. */
 export interface ToggleRequest {
-  readonly id: string;
+  readonly ids: readonly string[];
   readonly action: 'pause' | 'resume';
+}
+
+/** An alert an action on several could not change, and why. */
+export interface ActionFailure {
+  readonly id: string;
+  readonly message: string;
+}
+
+/** What a pause or resume of several alerts answers: the alerts as changed, and why the others were not. */
+export interface ToggleResult {
+  readonly action: ToggleRequest['action'];
+  readonly changed: readonly AlertAnswer[];
+  readonly failed: readonly ActionFailure[];
 }
 
 /** What a delete of several alerts answers: those deleted, and why the others were not. */
 export interface DeleteResult {
   readonly deleted: readonly string[];
-  readonly failed: readonly { readonly id: string; readonly message: string }[];
+  readonly failed: readonly ActionFailure[];
+}
+
+/** `1 alert`, `3 alerts`. */
+export function alertCount(n: number): string {
+  return n === 1 ? '1 alert' : `${n} alerts`;
+}
+
+/** `paused`, `resumed`. */
+const pastOf = (action: ToggleRequest['action']): string => (action === 'pause' ? 'paused' : 'resumed');
+
+/** What the user is told of an action on several alerts that some refused: how many, and the first reason. */
+function failureText(failed: readonly ActionFailure[], verb: string): string | null {
+  return failed.length === 0 ? null : `${alertCount(failed.length)} could not be ${verb}: ${failed[0]!.message}`;
+}
+
+/**
+ * Runs `act` on each id one after the other, so a refusal of one does not stop the others and says which it
+ * was; answers what each that succeeded gave, and the failures.
+ */
+async function eachOf<T>(
+  ids: readonly string[],
+  act: (id: string) => Promise<T>,
+): Promise<{ done: T[]; failed: ActionFailure[] }> {
+  const done: T[] = [];
+  const failed: ActionFailure[] = [];
+  for (const id of ids) {
+    try {
+      done.push(await act(id));
+    } catch (error) {
+      failed.push({ id, message: errorMessage(error) });
+    }
+  }
+  return { done, failed };
 }
 
 /** The alerts the filter lets through, in the order held. */
@@ -89,6 +135,14 @@ export function visibleAlerts(context: Pick<AlertsContext, 'alerts' | 'filter'>)
       (context.filter.status === 'all' || a.status === context.filter.status) &&
       (text === '' || a.symbol.toLowerCase().includes(text) || a.conditiontext.toLowerCase().includes(text)),
   );
+}
+
+/** The selected alerts with `status`, in the order selected. */
+export function selectedWith(
+  context: Pick<AlertsContext, 'alerts' | 'selected'>,
+  status: AlertAnswer['status'],
+): string[] {
+  return context.selected.filter((id) => context.alerts.some((a) => a.id === id && a.status === status));
 }
 
 /** Replaces the alert of the same id, or appends it. */
@@ -117,24 +171,17 @@ export const alertsMachine = setup({
     saveAlert: fromPromise<AlertAnswer, AlertBody>(async ({ input }) =>
       call(alertsApi.postStockalerts, { body: input }),
     ),
-    toggleAlert: fromPromise<AlertAnswer, ToggleRequest>(async ({ input }) =>
-      call(input.action === 'pause' ? alertsApi.postStockalertsPause : alertsApi.postStockalertsResume, {
-        params: { id: input.id },
-      }),
-    ),
+    toggleAlerts: fromPromise<ToggleResult, ToggleRequest>(async ({ input }) => {
+      const route = input.action === 'pause' ? alertsApi.postStockalertsPause : alertsApi.postStockalertsResume;
+      const { done, failed } = await eachOf(input.ids, (id) => call(route, { params: { id } }));
+      return { action: input.action, changed: done, failed };
+    }),
     deleteAlerts: fromPromise<DeleteResult, readonly string[]>(async ({ input }) => {
-      const deleted: string[] = [];
-      const failed: { id: string; message: string }[] = [];
-      // One after the other: a refusal of one does not stop the others, and says which it was.
-      for (const id of input) {
-        try {
-          await call(alertsApi.postDeletealertById, { params: { id } });
-          deleted.push(id);
-        } catch (error) {
-          failed.push({ id, message: errorMessage(error) });
-        }
-      }
-      return { deleted, failed };
+      const { done, failed } = await eachOf(input, async (id) => {
+        await call(alertsApi.postDeletealertById, { params: { id } });
+        return id;
+      });
+      return { deleted: done, failed };
     }),
     loadHistory: fromPromise<AlertTriggerAnswer[], { id: string }>(async ({ input, signal }) =>
       call(alertsApi.getStockalertsHistory, { params: { id: input.id }, signal }),
@@ -165,11 +212,11 @@ export const alertsMachine = setup({
     },
     canPause: ({ context, event }) => {
       assertEvent(event, 'user.pause');
-      return findAlert(context, event.id)?.status === 'armed';
+      return event.ids.length > 0 && event.ids.every((id) => findAlert(context, id)?.status === 'armed');
     },
     canResume: ({ context, event }) => {
       assertEvent(event, 'user.resume');
-      return findAlert(context, event.id)?.status === 'paused';
+      return event.ids.length > 0 && event.ids.every((id) => findAlert(context, id)?.status === 'paused');
     },
     namesKnownAlerts: ({ context, event }) => {
       assertEvent(event, 'user.delete');
@@ -289,14 +336,26 @@ export const alertsMachine = setup({
             toggling: {
               entry: assign({ actionError: null }),
               invoke: {
-                src: 'toggleAlert',
+                src: 'toggleAlerts',
                 input: ({ event }) => {
                   assertEvent(event, ['user.pause', 'user.resume']);
-                  return { id: event.id, action: event.type === 'user.pause' ? 'pause' : 'resume' };
+                  return { ids: event.ids, action: event.type === 'user.pause' ? 'pause' : 'resume' };
                 },
                 onDone: {
                   target: 'idle',
-                  actions: assign({ alerts: ({ context, event }) => withAlert(context.alerts, event.output) }),
+                  actions: [
+                    assign(({ context, event }) => ({
+                      alerts: event.output.changed.reduce<readonly AlertAnswer[]>(withAlert, context.alerts),
+                      actionError: failureText(event.output.failed, pastOf(event.output.action)),
+                      stale: context.stale || event.output.failed.length > 0,
+                    })),
+                    enqueueActions(({ event, enqueue }) => {
+                      const { action, changed } = event.output;
+                      // One alert's button shows its new state; several are counted.
+                      if (changed.length < 2) return;
+                      enqueue({ type: 'notify', params: { text: `${alertCount(changed.length)} ${pastOf(action)}` } });
+                    }),
+                  ],
                 },
                 onError: {
                   target: 'idle',
@@ -333,10 +392,7 @@ export const alertsMachine = setup({
                           context.editor.mode === 'edit' && gone.has(context.editor.id)
                             ? { mode: 'closed' as const }
                             : context.editor,
-                        actionError:
-                          failed.length === 0
-                            ? null
-                            : `${failed.length === 1 ? '1 alert' : `${failed.length} alerts`} could not be deleted: ${failed[0]!.message}`,
+                        actionError: failureText(failed, 'deleted'),
                         stale: context.stale || failed.length > 0,
                       };
                     }),
@@ -346,7 +402,7 @@ export const alertsMachine = setup({
                         text:
                           event.output.deleted.length === 1
                             ? 'Alert deleted'
-                            : `${event.output.deleted.length} alerts deleted`,
+                            : `${alertCount(event.output.deleted.length)} deleted`,
                       }),
                     },
                   ],
