@@ -219,7 +219,6 @@ async function openMany(url: string, cookies: readonly string[], count: number):
   return sockets;
 }
 
-const cents = (x: number): number => Math.round(x * 100) / 100;
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -255,7 +254,7 @@ function noise(url: string, prices: ReadonlyMap<string, number>): { stop: () => 
         const ticks = Array.from({ length: perBatch }, () => {
           const symbol = symbols[n++ % symbols.length]!;
           // Within ±0.2% of the base: below the measured alerts' thresholds.
-          return { symbol, price: cents(prices.get(symbol)! * (1 + next(symbol) / 100_000)), size: 1 };
+          return { symbol, price: round2(prices.get(symbol)! * (1 + next(symbol) / 100_000)), size: 1 };
         });
         const post = must(
           'noise',
@@ -444,7 +443,7 @@ async function armMeasured(
     for (let a = 0; a < ALERTS_PER_USER; a++) {
       const { symbol, price } = quotes[(u * ALERTS_PER_USER + a) % quotes.length]!;
       // Above the noise (±0.2%), and close to it, so the crossing tick passes few of the mixed alerts' levels.
-      const threshold = Math.max(cents(price * (1 + CROSS_ABOVE)), cents(price + 0.03));
+      const threshold = Math.max(round2(price * (1 + CROSS_ABOVE)), round2(price + 0.03));
       await must(
         'alert',
         request(
@@ -896,7 +895,7 @@ export function mixedAlerts(count: number, markets: readonly SymbolMarket[], see
     const priceLike = kind === 'price' || kind === 'sma' || kind === 'ema';
     /** The level `d` (a signed fraction) away from the value, in the source's unit. */
     const level = (d: number): number => {
-      if (priceLike) return Math.max(0.01, cents(v * (1 + d)));
+      if (priceLike) return Math.max(0.01, round2(v * (1 + d)));
       if (kind === 'volume') return Math.max(0, Math.round(v + d * Math.max(v, 100_000)));
       return round2(v + d * 100); // RSI points, change in percentage points
     };
@@ -988,7 +987,7 @@ async function fanOut(
     await new Promise<void>((resolve) => s.emit('quotes:subscribe', { symbols: [FANOUT_SYMBOL] }, () => resolve()));
   }
   for (let round = 0; round < FANOUT_ROUNDS; round++) {
-    price = cents(price + 0.01);
+    price = round2(price + 0.01);
     expected = price;
     got = 0;
     sentAt = performance.now();
