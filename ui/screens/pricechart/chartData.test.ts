@@ -15,10 +15,12 @@ import {
   marketMinute,
   movingLevelToday,
   patternElement,
+  placePatternLabels,
   quoteText,
   supportResistance,
   thresholdProblem,
   type ChartAlert,
+  type PatternRow,
 } from './chartData.ts';
 import {
   buildFigure,
@@ -302,6 +304,49 @@ describe('price chart data', () => {
       ['2026-01-02', 'Doji, bearish engulfing', 'circle'],
       ['2026-01-05', 'hammer', 'triangle-up'],
     ]);
+  });
+
+  it('writes the names of patterns on adjacent bars only where they do not cover each other, the latest first', () => {
+    const days = Array.from(
+      { length: 63 },
+      (_, i) => `2026-0${1 + Math.floor(i / 28)}-${String(1 + (i % 28)).padStart(2, '0')}`,
+    );
+    // Prices from 80 to 120 over the chart, the marked bars at 99 to 101.
+    const shown = [...days.map((date) => bar(date, 100)), bar('2026-03-10', 100, { high: 120, low: 80 })];
+    const row = (date: string, name: string): PatternRow => ({
+      id: date,
+      symbol: 'AAPL',
+      date,
+      stockpatterns: [{ name, bullish: true }],
+    });
+    const rows = days.slice(50, 60).map((date) => row(date, 'bullish_marubozu'));
+    const element = patternElement('AAPL', [...rows, row(days[5]!, 'doji')], shown);
+    if (element.type !== 'IMAGE') throw new Error('not markers');
+    const labelled = element.chartdata.points.filter((p) => p.label).map((p) => p.x);
+    // 16 characters at 6 px (100 px with the margin) over 760 px / 64 bars (11.9 px a bar): a name covers its
+    // neighbours up to 8 bars away, so of the ten the latest and the one 9 bars before it, and the lone doji.
+    expect(labelled).to.deep.equal([days[5], days[50], days[59]]);
+    expect(element.chartdata.points).to.have.length(11);
+
+    // Names of bars close together but far apart in price are both written.
+    expect(
+      placePatternLabels(
+        [
+          { index: 10, y: 100, text: 'bullish marubozu' },
+          { index: 11, y: 110, text: 'bearish engulfing' },
+        ],
+        63,
+        90,
+        120,
+      ),
+    ).to.deep.equal([true, true]);
+    // A long chart shows names on hover only.
+    const long = Array.from({ length: 200 }, (_, i) => ({
+      ...bar(`2025-${String(1 + (i % 12)).padStart(2, '0')}-${String(1 + Math.floor(i / 12)).padStart(2, '0')}`, 100),
+    }));
+    const far = patternElement('AAPL', [row(long[0]!.date, 'doji')], long);
+    if (far.type !== 'IMAGE') throw new Error('not markers');
+    expect(far.chartdata.points.map((p) => p.label)).to.deep.equal([false]);
   });
 
   it("compares a symbol as a normalised line trimmed to the main series' length", () => {

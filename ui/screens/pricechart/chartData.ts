@@ -515,18 +515,63 @@ export function patternName(name: string): string {
 export const LABELLED_PATTERN_BARS = 130;
 
 /**
+ * What the placement of the patterns' names assumes: the price panel's plot area in px (about 780 × 330 in a
+ * 1,300 px window; a wider one leaves more room than assumed, never less for a label written), and a name of the
+ * 10 px font: 6 px a character, 13 px high.
+ */
+export const PATTERN_LABEL_BOX = Object.freeze({ plotWidth: 760, plotHeight: 330, charPx: 6, linePx: 13 });
+
+/** A marker to be placed: its bar's index among the bars shown, its price, and its name. */
+interface LabelCandidate {
+  readonly index: number;
+  readonly y: number;
+  readonly text: string;
+}
+
+/**
+ * Which markers have their names written above them: from the latest bar back, each whose name would not cover
+ * a name already written (by {@link PATTERN_LABEL_BOX}'s measures, over the prices from `low` to `high`); the
+ * others show theirs on hover. Adjacent bars' names used to be written over each other, unreadable.
+ */
+export function placePatternLabels(
+  candidates: readonly LabelCandidate[],
+  bars: number,
+  low: number,
+  high: number,
+): boolean[] {
+  const { plotWidth, plotHeight, charPx, linePx } = PATTERN_LABEL_BOX;
+  const barPx = plotWidth / Math.max(1, bars);
+  const pricePx = plotHeight / Math.max(1e-9, high - low);
+  const placed: { x: number; y: number; half: number }[] = [];
+  const written = candidates.map(() => false);
+  const latestFirst = candidates.map((c, i) => ({ c, i })).sort((a, b) => b.c.index - a.c.index);
+  for (const { c, i } of latestFirst) {
+    const x = (c.index + 0.5) * barPx;
+    const y = (c.y - low) * pricePx;
+    const half = (c.text.length * charPx) / 2 + 2;
+    if (placed.some((p) => Math.abs(p.x - x) < p.half + half && Math.abs(p.y - y) < linePx)) continue;
+    placed.push({ x, y, half });
+    written[i] = true;
+  }
+  return written;
+}
+
+/**
  * The IMAGE element marking each bar that has patterns: above the bar's high, a green triangle up when
- * they are all bullish, a red triangle down when all bearish, else a grey circle, with the patterns' names.
+ * they are all bullish, a red triangle down when all bearish, else a grey circle, with the patterns' names
+ * written where they do not cover each other (up to {@link LABELLED_PATTERN_BARS} bars; always on hover).
  */
 export function patternElement(symbol: string, rows: readonly PatternRow[], bars: readonly Bar[]): ChartElement {
-  const byDate = new Map(bars.map((b) => [b.date, b]));
-  const points: MarkerPoint[] = [];
+  const indexOf = new Map(bars.map((b, i) => [b.date, i]));
+  const marks: (Omit<MarkerPoint, 'label'> & { readonly index: number })[] = [];
   for (const row of [...rows].sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0))) {
-    const bar = byDate.get(row.date);
-    if (!bar || row.stockpatterns.length === 0) continue;
+    const index = indexOf.get(row.date);
+    if (index === undefined || row.stockpatterns.length === 0) continue;
+    const bar = bars[index]!;
     const bullish = row.stockpatterns.every((p) => p.bullish === true);
     const bearish = row.stockpatterns.every((p) => p.bullish === false);
-    points.push({
+    marks.push({
+      index,
       x: row.date,
       y: round2(bar.high * 1.012),
       text: row.stockpatterns.map((p) => patternName(p.name)).join(', '),
@@ -534,12 +579,17 @@ export function patternElement(symbol: string, rows: readonly PatternRow[], bars
       color: bullish ? LEVEL_COLORS.up : bearish ? LEVEL_COLORS.down : '#64748b',
     });
   }
+  const low = Math.min(...bars.map((b) => b.low));
+  const high = Math.max(...marks.map((m) => m.y), ...bars.map((b) => b.high));
+  const labels =
+    bars.length <= LABELLED_PATTERN_BARS ? placePatternLabels(marks, bars.length, low, high) : marks.map(() => false);
+  const points: MarkerPoint[] = marks.map(({ index: _index, ...mark }, i) => ({ ...mark, label: labels[i]! }));
   return {
     symbol,
     id: 'image-patterns',
     type: 'IMAGE',
     charttype: 'pattern',
-    chartdata: { points, labelled: bars.length <= LABELLED_PATTERN_BARS },
+    chartdata: { points },
     color: '#64748b',
     normalize: false,
   };

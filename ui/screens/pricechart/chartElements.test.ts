@@ -43,8 +43,10 @@ const markers: ChartElement = {
   type: 'IMAGE',
   charttype: 'pattern',
   chartdata: {
-    points: [{ x: '2026-01-02', y: 12, text: 'Hammer', symbol: 'triangle-up', color: 'green' }],
-    labelled: true,
+    points: [
+      { x: '2026-01-02', y: 12, text: 'Hammer', symbol: 'triangle-up', color: 'green', label: true },
+      { x: '2026-01-03', y: 13, text: 'Doji', symbol: 'circle', color: 'grey', label: false },
+    ],
   },
   color: 'grey',
   normalize: false,
@@ -117,6 +119,13 @@ describe('chart elements', () => {
     expect(out.traces.map((t) => ('name' in t ? t.name : ''))).to.deep.equal(['MSFT', 'IBM (right axis)', 'Patterns']);
     expect(out.traces[1]).to.include({ yaxis: 'y3' });
     expect(out.secondAxis).to.equal(true);
+    // A marker's name is written when it has room, and every name shows on hover.
+    expect(out.traces[2]).to.deep.include({
+      mode: 'text+markers',
+      text: ['Hammer', ''],
+      hovertext: ['Hammer', 'Doji'],
+      hovertemplate: '%{x}: %{hovertext}<extra></extra>',
+    });
   });
 
   it('renders a BAND as a shaded rectangle between its bounds with a clickable label at the top', () => {

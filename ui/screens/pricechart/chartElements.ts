@@ -71,14 +71,14 @@ export interface MarkerPoint {
   readonly symbol: 'triangle-up' | 'triangle-down' | 'circle';
   /** The marker's colour. */
   readonly color: string;
+  /** Whether the text is written above the marker (else it shows on hover only). */
+  readonly label: boolean;
 }
 
 /** Markers on bars (IMAGE). */
 export interface MarkerData {
   /** The markers. */
   readonly points: readonly MarkerPoint[];
-  /** Whether the names are written next to the markers (else shown on hover only). */
-  readonly labelled: boolean;
 }
 
 interface ElementBase {
@@ -389,19 +389,20 @@ export function renderElements(elements: readonly ChartElement[], removed: reado
         break;
       }
       case 'IMAGE': {
-        const { points, labelled } = element.chartdata;
+        const { points } = element.chartdata;
         if (points.length === 0) break;
         traces.push({
           type: 'scatter',
-          mode: labelled ? 'text+markers' : 'markers',
+          mode: points.some((p) => p.label) ? 'text+markers' : 'markers',
           x: points.map((p) => p.x),
           y: points.map((p) => p.y),
-          text: points.map((p) => p.text),
+          text: points.map((p) => (p.label ? p.text : '')),
+          hovertext: points.map((p) => p.text),
           textposition: 'top center',
           textfont: { size: 10, color: points.map((p) => p.color) },
           marker: { symbol: points.map((p) => p.symbol), color: points.map((p) => p.color), size: 10 },
           name: 'Patterns',
-          hovertemplate: '%{x}: %{text}<extra></extra>',
+          hovertemplate: '%{x}: %{hovertext}<extra></extra>',
           yaxis: 'y',
         });
         break;
