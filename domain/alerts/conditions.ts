@@ -103,6 +103,16 @@ export const CHANNEL_OPS: readonly AlertOp[] = [
 /** Operators on a move over a window of bars (`value`, `bars`). */
 export const MOVING_OPS: readonly AlertOp[] = ['moving_up', 'moving_down', 'moving_up_pct', 'moving_down_pct'];
 
+/**
+ * The way the source goes for a condition with `op` to hold: `up` (crossing up, greater than, moving up by an
+ * amount or a percent), `down` (their mirrors), or null (crossing either way, the channels).
+ */
+export function opDirection(op: AlertOp): 'up' | 'down' | null {
+  if (op === 'crossing_up' || op === 'greater_than' || op === 'moving_up' || op === 'moving_up_pct') return 'up';
+  if (op === 'crossing_down' || op === 'less_than' || op === 'moving_down' || op === 'moving_down_pct') return 'down';
+  return null;
+}
+
 /** Operators that fire on a change between two ticks, never on the first tick after arming. */
 export const EDGE_OPS: readonly AlertOp[] = [
   'crossing',

@@ -28,6 +28,11 @@ export const NOTIFICATION_TYPE_NAMES: Readonly<Record<NotificationType, string>>
   6: 'Change %',
 });
 
+/** The name of a notification type, or `Type n` for one this version does not know. */
+export function notificationTypeName(type: number): string {
+  return NOTIFICATION_TYPE_NAMES[type as NotificationType] ?? `Type ${type}`;
+}
+
 /** Most ids one mark-as-read command may name. */
 export const MARK_READ_LIMIT = 200;
 

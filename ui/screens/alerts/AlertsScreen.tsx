@@ -8,7 +8,7 @@ import type { ColDef, ICellRendererParams, SelectionChangedEvent, ValueFormatter
 import { useCallback, useMemo } from 'react';
 import { FREQUENCY_TEXT, formatSourceValue, parseSource } from '../../../domain/alerts/conditions.ts';
 import type { AlertAnswer } from '../../../domain/contract/alerts.ts';
-import { NOTIFICATION_TYPE_NAMES, type NotificationType } from '../../../domain/notifications/notifications.ts';
+import { notificationTypeName } from '../../../domain/notifications/notifications.ts';
 import { ConditionBuilder } from '../../components/ConditionBuilder.tsx';
 import { draftOf, newDraft } from '../../components/conditionDraft.ts';
 import { Grid, gridTheme } from '../../components/Grid.tsx';
@@ -122,11 +122,6 @@ const columns: ColDef<AlertAnswer>[] = [
 
 /** The app's grid theme without the empty space an auto-height grid keeps under a few rows. */
 const alertsTheme = gridTheme.withParams({ autoHeightMinBodyHeight: 0 });
-
-/** The type name of a trigger (Price, SMA, EMA, RSI, Volume, Change %). */
-function typeName(type: number): string {
-  return NOTIFICATION_TYPE_NAMES[type as NotificationType] ?? `Type ${type}`;
-}
 
 /** A button of the toolbar acting on the selected rows. */
 interface SelectionAction {
@@ -312,7 +307,7 @@ export default function AlertsScreen() {
                 {history.triggers.map((t) => (
                   <tr key={`${t.at}-${t.message}`}>
                     <td>{formatDateTime(t.at, undefined, { seconds: true })}</td>
-                    <td>{typeName(t.notificationtype)}</td>
+                    <td>{notificationTypeName(t.notificationtype)}</td>
                     <td className="num">{t.price.toFixed(2)}</td>
                     <td className="num">{t.value === null ? '–' : formatSourceValue(historySource, t.value)}</td>
                     <td>{t.message}</td>

@@ -3,18 +3,13 @@
  * with green up and red down indicators, and when each alert fired (in the zone the viewer picked).
  */
 import type { ColDef, ICellRendererParams } from 'ag-grid-community';
-import { NOTIFICATION_TYPE_NAMES, type NotificationType } from '../../../domain/notifications/notifications.ts';
+import { notificationTypeName } from '../../../domain/notifications/notifications.ts';
 import { Grid } from '../../components/Grid.tsx';
 import { formatRecent } from '../../services/time.ts';
 import type { BellNotification } from './bell.machine.ts';
 
 /** Rows per page of the panel (spec section 9). */
 export const BELL_PAGE_SIZE = 15;
-
-/** The label of a notification type. */
-export function notificationTypeLabel(type: number): string {
-  return NOTIFICATION_TYPE_NAMES[type as NotificationType] ?? `Type ${type}`;
-}
 
 /** The direction a message reads: `+` up, `-` down. */
 export function messageDirection(message: string): 'up' | 'down' | null {
@@ -38,7 +33,7 @@ function AlertCell({ data }: ICellRendererParams<BellNotification>) {
           ▼
         </span>
       )}
-      <span className="bell-type">{notificationTypeLabel(data.notificationtype)}</span>
+      <span className="bell-type">{notificationTypeName(data.notificationtype)}</span>
       <span>{data.notifcationmessage}</span>
     </span>
   );

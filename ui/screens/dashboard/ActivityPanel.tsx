@@ -4,21 +4,13 @@
  */
 import { useMachine } from '@xstate/react';
 import { useId } from 'react';
+import { notificationTypeName } from '../../../domain/notifications/notifications.ts';
 import { Empty, Failed, Skeleton } from '../../components/LoadState.tsx';
 import { SymbolChip } from '../../components/SymbolChip.tsx';
 import { usePreferences } from '../../services/preferences.ts';
 import { formatRecent } from '../../services/time.ts';
-import type { CardAlert } from './card.machine.ts';
+import { alertText, alertWay, wayMark } from './dashboard.logic.ts';
 import { activityMachine, type Activity } from './panels.ts';
-
-/** What an alert waits for, in words. */
-export function alertText(alert: Pick<CardAlert, 'kind' | 'alerttype' | 'threshold' | 'period'>): string {
-  const way = alert.alerttype === 'U' ? 'rises to' : 'falls to';
-  if (alert.kind === 'SMA') {
-    return `${alert.alerttype === 'U' ? 'crosses above' : 'crosses below'} SMA ${alert.period ?? ''}`.trim();
-  }
-  return `${way} ${alert.threshold === null ? '?' : alert.threshold.toFixed(2)}`;
-}
 
 /** The alerts and notifications panel. */
 export function ActivityPanel() {
@@ -48,8 +40,8 @@ export function ActivityPanel() {
               {data.alerts.map((alert) => (
                 <li key={alert.id}>
                   <SymbolChip symbol={alert.symbol} addable={false} />
-                  <span className={alert.alerttype === 'U' ? 'up' : 'down'} aria-hidden="true">
-                    {alert.alerttype === 'U' ? '▲' : '▼'}
+                  <span className={alertWay(alert) ?? ''} aria-hidden="true">
+                    {wayMark(alertWay(alert))}
                   </span>
                   <span>{alertText(alert)}</span>
                   <span className={`dash-status ${alert.status}`}>{alert.status}</span>
@@ -67,7 +59,7 @@ export function ActivityPanel() {
               {data.notifications.map((n) => (
                 <li key={n.id} className={n.read ? '' : 'unread'}>
                   <SymbolChip symbol={n.symbol} addable={false} />
-                  <span className="bell-type">{n.notificationtype === 2 ? 'SMA' : 'Price'}</span>
+                  <span className="bell-type">{notificationTypeName(n.notificationtype)}</span>
                   <span
                     className={
                       n.notifcationmessage.includes('+') ? 'up' : n.notifcationmessage.includes('-') ? 'down' : ''

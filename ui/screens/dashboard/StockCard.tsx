@@ -388,7 +388,10 @@ export function StockCard({ symbol }: { readonly symbol: string }) {
             {mode === 'chart' && alertsShown && ctx.alerts.every((a) => a.kind !== 'PRICE') && (
               <p className="hint">
                 No price alerts on {symbol} yet: “Add alert” creates one
-                {ctx.alerts.length > 0 ? ` (${ctx.alerts.length} SMA alert${ctx.alerts.length === 1 ? '' : 's'})` : ''}.
+                {ctx.alerts.length > 0
+                  ? ` (${ctx.alerts.length === 1 ? '1 alert on another condition' : `${ctx.alerts.length} alerts on other conditions`})`
+                  : ''}
+                .
               </p>
             )}
           </div>

@@ -13,6 +13,7 @@ import {
   LEVEL_OPS,
   MOVING_OPS,
   movingLevelOf,
+  opDirection,
   type AlertOp,
   type AlertSource,
 } from '../../../domain/alerts/conditions.ts';
@@ -353,9 +354,8 @@ export function lastSma(bars: readonly Bar[], period: number): number | null {
 /** The colour of a condition alert by its operator: channels purple, rises green, falls red, crossings blue. */
 function conditionColor(op: AlertOp): string {
   if (CHANNEL_OPS.includes(op)) return LEVEL_COLORS.channel;
-  if (op === 'crossing_up' || op === 'greater_than' || op.startsWith('moving_up')) return LEVEL_COLORS.up;
-  if (op === 'crossing_down' || op === 'less_than' || op.startsWith('moving_down')) return LEVEL_COLORS.down;
-  return LEVEL_COLORS.crossing;
+  const way = opDirection(op);
+  return way === null ? LEVEL_COLORS.crossing : LEVEL_COLORS[way];
 }
 
 /** The axis each panel's values are drawn on. */
