@@ -9,7 +9,7 @@ import { Empty, Failed, Skeleton } from '../../components/LoadState.tsx';
 import { SymbolChip } from '../../components/SymbolChip.tsx';
 import { usePreferences } from '../../services/preferences.ts';
 import { formatRecent } from '../../services/time.ts';
-import { alertText, alertWay, wayMark } from './dashboard.logic.ts';
+import { alertText, alertWay, wayMark } from '../../components/alertWords.ts';
 import { activityMachine, type Activity } from './panels.ts';
 
 /** The alerts and notifications panel. */

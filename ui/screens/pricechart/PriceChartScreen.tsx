@@ -15,6 +15,7 @@ import {
   type AlertOp,
   type AlertSource,
 } from '../../../domain/alerts/conditions.ts';
+import { alertWay, wayMark } from '../../components/alertWords.ts';
 import { Chart } from '../../components/Chart.tsx';
 import { ChoiceSelect, ConditionBuilder } from '../../components/ConditionBuilder.tsx';
 import { OP_LABELS, SOURCE_CHIPS, newDraft } from '../../components/conditionDraft.ts';
@@ -188,11 +189,8 @@ function AlertItem(props: {
   };
   return (
     <li className={`pc-alert ${alert.status}`}>
-      <span
-        className={alert.alerttype === null ? 'condition' : alert.alerttype === 'U' ? 'up' : 'down'}
-        aria-hidden="true"
-      >
-        {alert.alerttype === null ? '◆' : alert.alerttype === 'U' ? '▲' : '▼'}
+      <span className={alertWay(alert) ?? 'condition'} aria-hidden="true">
+        {wayMark(alertWay(alert))}
       </span>
       {editing ? (
         <form className="pc-inline-form" onSubmit={submit}>

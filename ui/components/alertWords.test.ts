@@ -1,0 +1,53 @@
+import { expect } from 'chai';
+import { conditionText, type AlertCondition } from '../../domain/alerts/conditions.ts';
+import type { AlertAnswer } from '../../domain/contract/alerts.ts';
+import { alertText, alertWay, wayMark } from './alertWords.ts';
+
+describe('alerts in words', () => {
+  const answer = (condition: Partial<AlertCondition>, extra: Partial<AlertAnswer> = {}): AlertAnswer => {
+    const full: AlertCondition = {
+      op: 'greater_than',
+      source: 'price',
+      value: null,
+      lower: null,
+      upper: null,
+      bars: null,
+      ...condition,
+    };
+    return {
+      id: 'a1',
+      symbol: 'AAPL',
+      threshold: null,
+      alerttype: null,
+      kind: 'CONDITION',
+      status: 'armed',
+      createdt: '2026-11-20T15:00:00.000Z',
+      condition: full,
+      conditiontext: conditionText(full),
+      frequency: 'once',
+      expires: null,
+      lastfired: null,
+      triggercount: 0,
+      ...extra,
+    };
+  };
+
+  it('writes a price or SMA alert shortly and any other condition as the server does, marked by its way', () => {
+    const price = answer({ value: 190 }, { kind: 'PRICE', threshold: 190, alerttype: 'U' });
+    const sma = answer({ op: 'crossing_down', value: { ref: 'sma:50' } }, { kind: 'SMA', alerttype: 'D', period: 50 });
+    const rsi = answer({ op: 'less_than', source: 'rsi:14', value: 30 });
+    const channel = answer({ op: 'inside_channel', lower: 180, upper: 190 });
+    const moving = answer({ op: 'moving_up_pct', value: 5, bars: 3 });
+    const crossing = answer({ op: 'crossing', value: { ref: 'sma:200' }, source: 'sma:50' });
+    expect(
+      [price, sma, rsi, channel, moving, crossing].map((a) => `${wayMark(alertWay(a))} ${alertText(a)}`),
+    ).to.deep.equal([
+      '▲ rises to 190.00',
+      '▼ crosses below SMA 50',
+      '▼ RSI(14) is at or below 30',
+      '◆ Price is inside the channel 180.00 – 190.00',
+      '▲ Price moves up by 5% in 3 bars',
+      '◆ 50-day SMA crosses the 200-day SMA',
+    ]);
+  });
+});
