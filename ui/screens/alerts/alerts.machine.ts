@@ -1,8 +1,8 @@
 /**
  * The alert manager: every alert of the user, filtered by text and status, created or changed in the condition
- * builder (checked against the contract before it is sent; a server refusal is kept naming its field), paused
- * and resumed, deleted (one or several at once each), and each alert's trigger history. The server's answers are the
- * truth; a change made elsewhere (the chart, another tab, a firing) reads the list again.
+ * builder (checked against the contract before it is sent; a server refusal is kept naming its field), paused,
+ * resumed or deleted (one alert, or the selected ones at once), and each alert's trigger history. The server's
+ * answers are the truth; a change made elsewhere (the chart, another tab, a firing) reads the list again.
  */
 import { alertsApi, type AlertAnswer, type AlertTriggerAnswer } from '../../../domain/contract/alerts.ts';
 import { assertEvent, assign, enqueueActions, fromCallback, fromPromise, not, setup, stateIn } from 'xstate';
