@@ -239,6 +239,18 @@ function AlertItem(props: {
           ✎
         </button>
       )}
+      {(alert.status === 'armed' || alert.status === 'paused') && !editing && (
+        <button
+          type="button"
+          className="icon-button small"
+          aria-label={`${alert.status === 'paused' ? 'Resume' : 'Pause'} alert ${label}`}
+          title={alert.status === 'paused' ? 'Resume (armed afresh)' : 'Pause'}
+          disabled={busy}
+          onClick={() => send({ type: 'user.toggleAlert', id: alert.id })}
+        >
+          {alert.status === 'paused' ? '▶' : '❚❚'}
+        </button>
+      )}
       <button
         type="button"
         className="icon-button small"

@@ -14,6 +14,7 @@ import {
   initialContext,
   priceChartMachine,
   type AlertRequest,
+  type AlertToggle,
   type ChartLoad,
   type ChartRequest,
   type CompareLoad,
@@ -80,8 +81,14 @@ interface Options {
 }
 
 function chart(options: Options = {}) {
-  const calls: { chart: ChartRequest[]; alerts: number; saves: AlertRequest[]; deletes: string[]; compares: string[] } =
-    { chart: [], alerts: 0, saves: [], deletes: [], compares: [] };
+  const calls: {
+    chart: ChartRequest[];
+    alerts: number;
+    saves: AlertRequest[];
+    deletes: string[];
+    toggles: string[];
+    compares: string[];
+  } = { chart: [], alerts: 0, saves: [], deletes: [], toggles: [], compares: [] };
   const notes: string[] = [];
   const paths: string[] = [];
   let push: ((event: PriceChartEvent) => void) | null = null;
@@ -129,6 +136,12 @@ function chart(options: Options = {}) {
           calls.deletes.push(input.id);
           serverAlerts = serverAlerts.filter((a) => a.id !== input.id);
           return Promise.resolve({ id: input.id });
+        }),
+        toggleAlert: fromPromise<ChartAlert, AlertToggle>(async ({ input }) => {
+          calls.toggles.push(`${input.action} ${input.id}`);
+          const status = input.action === 'pause' ? 'paused' : 'armed';
+          serverAlerts = serverAlerts.map((a) => (a.id === input.id ? { ...a, status } : a));
+          return Promise.resolve(serverAlerts.find((a) => a.id === input.id)!);
         }),
         loadCompare: fromPromise<CompareLoad, { symbol: string; mode: 'normalized' | 'axis'; duration: Duration }>(
           async ({ input }) => {
@@ -441,6 +454,24 @@ describe('price chart machine', () => {
     expect(ctx(actor.getSnapshot()).alerts).to.deep.equal([]);
     expect(ctx(actor.getSnapshot()).elements.some((e) => e.type === 'ALERT')).to.equal(false);
     expect(notes).to.include('Alert deleted');
+  });
+
+  it('pauses an armed alert and resumes a paused one from its list, and leaves a triggered one', async () => {
+    const { actor, calls, notes, ready } = chart({
+      alerts: [alert('a1', 120), alert('a2', 130, { status: 'triggered' })],
+    });
+    await ready();
+    actor.send({ type: 'user.toggleAlert', id: 'a2' });
+    actor.send({ type: 'user.toggleAlert', id: 'unknown' });
+    expect(actor.getSnapshot().matches({ alerts: 'ready' })).to.equal(true);
+    actor.send({ type: 'user.toggleAlert', id: 'a1' });
+    expect(actor.getSnapshot().matches({ alerts: 'toggling' })).to.equal(true);
+    await waitFor(actor, (s) => s.matches({ alerts: 'ready' }));
+    expect(ctx(actor.getSnapshot()).alerts.map((a) => a.status)).to.deep.equal(['paused', 'triggered']);
+    actor.send({ type: 'user.toggleAlert', id: 'a1' });
+    await waitFor(actor, (s) => s.matches({ alerts: 'ready' }) && ctx(s).alerts[0]?.status === 'armed');
+    expect(calls.toggles).to.deep.equal(['pause a1', 'resume a1']);
+    expect(notes.filter((n) => n.startsWith('Alert paused') || n.startsWith('Alert resumed'))).to.have.length(2);
   });
 
   it('reads the alerts again when the server says they changed, also after a save that crossed the change', async () => {

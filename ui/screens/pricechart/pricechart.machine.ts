@@ -124,6 +124,8 @@ export type PriceChartEvent =
   | { type: 'user.addCondition'; body: AlertBody }
   | { type: 'user.moveAlert'; id: string; price: number }
   | { type: 'user.deleteAlert'; id: string }
+  /** Pauses an armed alert, resumes a paused one. */
+  | { type: 'user.toggleAlert'; id: string }
   | { type: 'user.addCompare'; symbol: string; mode: Compare['mode'] }
   | { type: 'user.hideElement'; id: string }
   | { type: 'user.hideAdded' }
@@ -314,6 +316,23 @@ async function fetchBars(symbol: string, duration: Duration, signal: AbortSignal
   return barsOfDuration(duration, answer.bars);
 }
 
+/** A pause of an armed alert or a resume of a paused one. */
+export interface AlertToggle {
+  readonly id: string;
+  readonly action: 'pause' | 'resume';
+}
+
+/** What toggling the alert `id` does: pause it when armed, resume it when paused; null for any other. */
+export function toggleOf(context: Pick<PriceChartContext, 'alerts'>, id: string): AlertToggle | null {
+  const status = context.alerts.find((a) => a.id === id)?.status;
+  return status === 'armed' ? { id, action: 'pause' } : status === 'paused' ? { id, action: 'resume' } : null;
+}
+
+/** The toast of a paused or resumed alert. */
+function alertToggled(alert: ChartAlert): string {
+  return `Alert ${alert.status === 'paused' ? 'paused' : 'resumed'}: ${alert.conditiontext}`;
+}
+
 /** The price chart's machine; its input is the symbol. */
 export const priceChartMachine = setup({
   types: {
@@ -348,6 +367,11 @@ export const priceChartMachine = setup({
     ),
     deleteAlert: fromPromise<{ id: string }, { id: string }>(async ({ input }) =>
       call(alertsApi.postDeletealertById, { params: { id: input.id } }),
+    ),
+    toggleAlert: fromPromise<ChartAlert, AlertToggle>(async ({ input }) =>
+      call(input.action === 'pause' ? alertsApi.postStockalertsPause : alertsApi.postStockalertsResume, {
+        params: { id: input.id },
+      }),
     ),
     loadCompare: fromPromise<CompareLoad, { symbol: string; mode: Compare['mode']; duration: Duration }>(
       async ({ input, signal }) => {
@@ -422,6 +446,7 @@ export const priceChartMachine = setup({
     },
     alertIsKnown: ({ context, event }) =>
       event.type === 'user.deleteAlert' && context.alerts.some((a) => a.id === event.id),
+    alertCanToggle: ({ context, event }) => event.type === 'user.toggleAlert' && toggleOf(context, event.id) !== null,
     compareIsValid: ({ context, event }) =>
       event.type === 'user.addCompare' && compareProblem(context, event.symbol) === null,
     alertsStale: ({ context }) => context.alertsStale,
@@ -592,6 +617,7 @@ export const priceChartMachine = setup({
               },
             ],
             'user.deleteAlert': { guard: 'alertIsKnown', target: 'deleting' },
+            'user.toggleAlert': { guard: 'alertCanToggle', target: 'toggling' },
             'server.alertsChanged': 'refreshing',
           },
         },
@@ -685,6 +711,44 @@ export const priceChartMachine = setup({
               target: 'ready',
               actions: assign({
                 alertError: ({ event }) => `The alert could not be deleted: ${errorMessage(event.error)}`,
+              }),
+            },
+          },
+          on: { 'server.alertsChanged': { actions: assign({ alertsStale: true }) } },
+        },
+        toggling: {
+          entry: assign({ alertError: null }),
+          invoke: {
+            src: 'toggleAlert',
+            input: ({ context, event }) => {
+              assertEvent(event, 'user.toggleAlert');
+              return toggleOf(context, event.id)!;
+            },
+            onDone: [
+              {
+                guard: 'alertsStale',
+                target: 'refreshing',
+                actions: [
+                  assign(({ context, event }) =>
+                    withPatch(context, { alerts: upsertAlert(context.alerts, event.output) }),
+                  ),
+                  { type: 'notify', params: ({ event }) => ({ text: alertToggled(event.output), tone: 'info' }) },
+                ],
+              },
+              {
+                target: 'ready',
+                actions: [
+                  assign(({ context, event }) =>
+                    withPatch(context, { alerts: upsertAlert(context.alerts, event.output) }),
+                  ),
+                  { type: 'notify', params: ({ event }) => ({ text: alertToggled(event.output), tone: 'info' }) },
+                ],
+              },
+            ],
+            onError: {
+              target: 'ready',
+              actions: assign({
+                alertError: ({ event }) => `The alert could not be changed: ${errorMessage(event.error)}`,
               }),
             },
           },
