@@ -593,6 +593,8 @@ export const priceChartMachine = setup({
           },
         },
         ready: {
+          // A change the server told of while an alert was on its way: the list is read once it is answered.
+          always: { guard: 'alertsStale', target: 'refreshing' },
           on: {
             'user.addAlert': [
               { guard: 'alertIsValid', target: 'saving' },
@@ -650,27 +652,15 @@ export const priceChartMachine = setup({
           invoke: {
             src: 'saveAlert',
             input: ({ context }) => context.outgoing as AlertRequest,
-            onDone: [
-              {
-                guard: 'alertsStale',
-                target: 'refreshing',
-                actions: [
-                  assign(({ context, event }) =>
-                    withPatch(context, { alerts: upsertAlert(context.alerts, event.output) }),
-                  ),
-                  { type: 'notify', params: ({ event }) => ({ text: alertSaved(event.output), tone: 'info' }) },
-                ],
-              },
-              {
-                target: 'ready',
-                actions: [
-                  assign(({ context, event }) =>
-                    withPatch(context, { alerts: upsertAlert(context.alerts, event.output) }),
-                  ),
-                  { type: 'notify', params: ({ event }) => ({ text: alertSaved(event.output), tone: 'info' }) },
-                ],
-              },
-            ],
+            onDone: {
+              target: 'ready',
+              actions: [
+                assign(({ context, event }) =>
+                  withPatch(context, { alerts: upsertAlert(context.alerts, event.output) }),
+                ),
+                { type: 'notify', params: ({ event }) => ({ text: alertSaved(event.output), tone: 'info' }) },
+              ],
+            },
             onError: {
               target: 'ready',
               actions: assign({
@@ -686,27 +676,15 @@ export const priceChartMachine = setup({
           invoke: {
             src: 'deleteAlert',
             input: ({ event }) => ({ id: event.type === 'user.deleteAlert' ? event.id : '' }),
-            onDone: [
-              {
-                guard: 'alertsStale',
-                target: 'refreshing',
-                actions: [
-                  assign(({ context, event }) =>
-                    withPatch(context, { alerts: withoutAlert(context.alerts, event.output.id) }),
-                  ),
-                  { type: 'notify', params: { text: 'Alert deleted', tone: 'info' } },
-                ],
-              },
-              {
-                target: 'ready',
-                actions: [
-                  assign(({ context, event }) =>
-                    withPatch(context, { alerts: withoutAlert(context.alerts, event.output.id) }),
-                  ),
-                  { type: 'notify', params: { text: 'Alert deleted', tone: 'info' } },
-                ],
-              },
-            ],
+            onDone: {
+              target: 'ready',
+              actions: [
+                assign(({ context, event }) =>
+                  withPatch(context, { alerts: withoutAlert(context.alerts, event.output.id) }),
+                ),
+                { type: 'notify', params: { text: 'Alert deleted', tone: 'info' } },
+              ],
+            },
             onError: {
               target: 'ready',
               actions: assign({
@@ -724,27 +702,15 @@ export const priceChartMachine = setup({
               assertEvent(event, 'user.toggleAlert');
               return toggleOf(context, event.id)!;
             },
-            onDone: [
-              {
-                guard: 'alertsStale',
-                target: 'refreshing',
-                actions: [
-                  assign(({ context, event }) =>
-                    withPatch(context, { alerts: upsertAlert(context.alerts, event.output) }),
-                  ),
-                  { type: 'notify', params: ({ event }) => ({ text: alertToggled(event.output), tone: 'info' }) },
-                ],
-              },
-              {
-                target: 'ready',
-                actions: [
-                  assign(({ context, event }) =>
-                    withPatch(context, { alerts: upsertAlert(context.alerts, event.output) }),
-                  ),
-                  { type: 'notify', params: ({ event }) => ({ text: alertToggled(event.output), tone: 'info' }) },
-                ],
-              },
-            ],
+            onDone: {
+              target: 'ready',
+              actions: [
+                assign(({ context, event }) =>
+                  withPatch(context, { alerts: upsertAlert(context.alerts, event.output) }),
+                ),
+                { type: 'notify', params: ({ event }) => ({ text: alertToggled(event.output), tone: 'info' }) },
+              ],
+            },
             onError: {
               target: 'ready',
               actions: assign({
