@@ -428,6 +428,10 @@ export const priceChartMachine = setup({
     navigate: (_, _params: { path: string }) => undefined,
     /** Tells the user what happened. */
     notify: (_, params: { text: string; tone: 'info' | 'error' }) => showToast(params.text, params.tone),
+    /** Keeps an alert as the server answered it (saved, paused or resumed), its chart elements with it. */
+    keepAlert: assign(({ context }, params: { alert: ChartAlert }) =>
+      withPatch(context, { alerts: upsertAlert(context.alerts, params.alert) }),
+    ),
   },
   guards: {
     alertIsValid: ({ context, event }) => {
@@ -655,9 +659,7 @@ export const priceChartMachine = setup({
             onDone: {
               target: 'ready',
               actions: [
-                assign(({ context, event }) =>
-                  withPatch(context, { alerts: upsertAlert(context.alerts, event.output) }),
-                ),
+                { type: 'keepAlert', params: ({ event }) => ({ alert: event.output }) },
                 { type: 'notify', params: ({ event }) => ({ text: alertSaved(event.output), tone: 'info' }) },
               ],
             },
@@ -705,9 +707,7 @@ export const priceChartMachine = setup({
             onDone: {
               target: 'ready',
               actions: [
-                assign(({ context, event }) =>
-                  withPatch(context, { alerts: upsertAlert(context.alerts, event.output) }),
-                ),
+                { type: 'keepAlert', params: ({ event }) => ({ alert: event.output }) },
                 { type: 'notify', params: ({ event }) => ({ text: alertToggled(event.output), tone: 'info' }) },
               ],
             },
