@@ -9,7 +9,8 @@ import { Empty, Failed, Skeleton } from '../../components/LoadState.tsx';
 import { SymbolChip } from '../../components/SymbolChip.tsx';
 import { usePreferences } from '../../services/preferences.ts';
 import { formatRecent } from '../../services/time.ts';
-import { alertText, alertWay, wayMark } from '../../components/alertWords.ts';
+import { AlertWayMark } from '../../components/AlertWayMark.tsx';
+import { alertText } from '../../components/alertWords.ts';
 import { activityMachine, type Activity } from './panels.ts';
 
 /** The alerts and notifications panel. */
@@ -40,9 +41,7 @@ export function ActivityPanel() {
               {data.alerts.map((alert) => (
                 <li key={alert.id}>
                   <SymbolChip symbol={alert.symbol} addable={false} />
-                  <span className={alertWay(alert) ?? ''} aria-hidden="true">
-                    {wayMark(alertWay(alert))}
-                  </span>
+                  <AlertWayMark alert={alert} />
                   <span>{alertText(alert)}</span>
                   <span className={`dash-status ${alert.status}`}>{alert.status}</span>
                 </li>

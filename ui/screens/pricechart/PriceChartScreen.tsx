@@ -15,7 +15,7 @@ import {
   type AlertOp,
   type AlertSource,
 } from '../../../domain/alerts/conditions.ts';
-import { alertWay, wayMark } from '../../components/alertWords.ts';
+import { AlertWayMark } from '../../components/AlertWayMark.tsx';
 import { Chart } from '../../components/Chart.tsx';
 import { ChoiceSelect, ConditionBuilder } from '../../components/ConditionBuilder.tsx';
 import { OP_LABELS, SOURCE_CHIPS, newDraft } from '../../components/conditionDraft.ts';
@@ -189,9 +189,7 @@ function AlertItem(props: {
   };
   return (
     <li className={`pc-alert ${alert.status}`}>
-      <span className={alertWay(alert) ?? 'condition'} aria-hidden="true">
-        {wayMark(alertWay(alert))}
-      </span>
+      <AlertWayMark alert={alert} />
       {editing ? (
         <form className="pc-inline-form" onSubmit={submit}>
           <input
