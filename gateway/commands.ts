@@ -6,6 +6,7 @@ import type { CommandMeta, Decider, DomainEvent } from '../domain/decider.ts';
 import { streamName } from '../domain/ids.ts';
 import { handleCommand, type CommandOutcome } from '../platform/commandHandler.ts';
 import type { EventStore, LogPosition } from '../platform/eventstore/port.ts';
+import { KeyedQueue } from '../platform/keyedQueue.ts';
 
 /** What the read side offers the command side: a wait until read models include a position. */
 export interface ReadModelSync {
@@ -21,8 +22,15 @@ export interface ConcernDef<C, E extends DomainEvent, S> {
   readonly decider: Decider<C, E, S>;
 }
 
-/** Runs commands against users' streams. */
+/**
+ * Runs commands against users' streams. Commands on one stream run one after the other in this process, so a
+ * client sending many at once (ten alerts created together) meets no conflict of its own: without it, each of
+ * the simultaneous commands read the same revision and all but one retried, and after three conflicts in a row
+ * some were refused. Processes sharing a store still meet, and retry, each other's appends.
+ */
 export class CommandService {
+  private readonly streams = new KeyedQueue();
+
   constructor(
     private readonly events: EventStore,
     private readonly readModels: ReadModelSync,
@@ -35,7 +43,10 @@ export class CommandService {
     meta: CommandMeta,
     userId: string = meta.userId,
   ): Promise<CommandOutcome<E, S>> {
-    const outcome = await handleCommand(this.events, def.decider, streamName(def.concern, userId), command, meta);
+    const stream = streamName(def.concern, userId);
+    const outcome = await this.streams.run(stream, () =>
+      handleCommand(this.events, def.decider, stream, command, meta),
+    );
     if (outcome.position && outcome.events.length > 0) {
       await this.readModels.waitFor(
         outcome.position,

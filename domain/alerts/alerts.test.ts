@@ -565,12 +565,97 @@ describe('alert conditions, frequencies, pause, resume and expiry', () => {
       [{ frequency: 'hourly' }, 'frequency'],
       [{ expires: 'tomorrow' }, 'expires'],
       [{ expires: '2025-03-03T14:00:00.000Z' }, 'expires'],
+      // Series of other units: RSI points, shares or percent are no level of a price, nor a price of theirs.
+      [{ condition: { op: 'less_than', source: 'rsi:14', value: { ref: 'price' } } }, 'condition.value'],
+      [{ condition: { op: 'greater_than', value: { ref: 'rsi:14' } } }, 'condition.value.ref'],
+      [{ condition: { op: 'crossing', source: 'volume', value: { ref: 'rsi:14' } } }, 'condition.value'],
+      [
+        { condition: { op: 'inside_channel', source: 'volume', lower: { ref: 'price' }, upper: 9e5 } },
+        'condition.lower',
+      ],
+      [{ condition: { op: 'inside_channel', lower: 100, upper: { ref: 'changepct' } } }, 'condition.upper.ref'],
+      // The same series written with a leading zero is still the source.
+      [{ condition: { op: 'greater_than', source: 'sma:50', value: { ref: 'sma:050' } } }, 'condition.value.ref'],
+      [{ condition: { op: 'greater_than', source: 'rsi:014', value: { ref: 'rsi:14' } } }, 'condition.value'],
+      // A move in dollars is a price's: at least a cent, at most the highest price.
+      [{ condition: { op: 'moving_down', value: 0.004 } }, 'condition.value'],
+      [{ condition: { op: 'moving_up', source: 'ema:12', value: 2_000_000 } }, 'condition.value'],
+      // A day or a time that does not exist, and a time without its zone.
+      [{ expires: '2027-02-30T00:00:00Z' }, 'expires'],
+      [{ expires: '2027-02-29T12:00:00Z' }, 'expires'],
+      [{ expires: '2027-04-31T12:00:00Z' }, 'expires'],
+      [{ expires: '2027-04-30T24:00:00Z' }, 'expires'],
+      [{ expires: '2027-04-30T12:00:00+25:00' }, 'expires'],
+      [{ expires: '2027-02-01T00:00:00' }, 'expires'],
     ];
     for (const [over, field] of cases) {
       const error = refusal({ type: 'CreateAlert', data: withCondition(over) });
       expect(error.field, JSON.stringify(over)).to.equal(field);
       expect(error.message.startsWith(`${field}:`), error.message).to.equal(true);
     }
+  });
+
+  it('names the highest price as the bound of a price level, whatever the size sent', () => {
+    for (const value of [1e13, 2e6]) {
+      const error = refusal({ type: 'CreateAlert', data: withCondition({ condition: { op: 'greater_than', value } }) });
+      expect(error.message).to.equal('condition.value: must be at most 1000000 (a price in dollars)');
+    }
+  });
+
+  it('reads a period written with leading zeros as the period, and keeps a move in dollars to the cent', () => {
+    const [sma] = alertsDecider.decide(
+      { type: 'CreateAlert', data: withCondition({ condition: { op: 'greater_than', source: 'SMA:050', value: 10 } }) },
+      fold(alertsDecider, []),
+    );
+    expect((sma!.data as { condition: unknown }).condition).to.deep.include({ source: 'sma:50' });
+    const [move] = alertsDecider.decide(
+      { type: 'CreateAlert', data: withCondition({ condition: { op: 'moving_up', value: 5.004, bars: 3 } }) },
+      fold(alertsDecider, []),
+    );
+    expect((move!.data as { condition: unknown }).condition).to.deep.include({ value: 5, bars: 3 });
+    const [pct] = alertsDecider.decide(
+      { type: 'CreateAlert', data: withCondition({ condition: { op: 'moving_up_pct', value: 0.125 } }) },
+      fold(alertsDecider, []),
+    );
+    expect((pct!.data as { condition: unknown }).condition).to.deep.include({ value: 0.125, bars: 1 });
+  });
+
+  it('takes an expiry at any offset and on the last day of a month, as the instant it names', () => {
+    for (const [expires, instant] of [
+      ['2028-02-29T23:30:00+05:30', '2028-02-29T18:00:00.000Z'],
+      ['2027-04-30T23:59:59.5-04:00', '2027-05-01T03:59:59.500Z'],
+      ['2027-12-31T21:00Z', '2027-12-31T21:00:00.000Z'],
+    ]) {
+      const [event] = alertsDecider.decide(
+        { type: 'CreateAlert', data: withCondition({ expires }) },
+        fold(alertsDecider, []),
+      );
+      expect((event!.data as { expires: unknown }).expires, expires).to.equal(instant);
+    }
+  });
+
+  it('keeps the frequency and the expiry of an alert an update does not send, and clears an expiry sent null', () => {
+    const expires = '2026-01-01T00:00:00.000Z';
+    const past = [conditionCreated({ expires })];
+    const moved = { op: 'entering_channel', lower: 181, upper: 190 };
+    const [kept] = alertsDecider.decide(
+      { type: 'UpdateAlert', data: { alertId: A1, symbol: 'AAPL', condition: moved, at: LATER } },
+      fold(alertsDecider, past),
+    );
+    expect(kept!.data).to.deep.include({ frequency: 'every_time', expires });
+    const [cleared] = alertsDecider.decide(
+      {
+        type: 'UpdateAlert',
+        data: { alertId: A1, symbol: 'AAPL', condition: moved, frequency: null, expires: null, at: LATER },
+      },
+      fold(alertsDecider, past),
+    );
+    expect(cleared!.data).to.deep.include({ frequency: 'every_time', expires: null });
+    const [changed] = alertsDecider.decide(
+      { type: 'UpdateAlert', data: { alertId: A1, symbol: 'AAPL', condition: moved, frequency: 'once', at: LATER } },
+      fold(alertsDecider, past),
+    );
+    expect(changed!.data).to.deep.include({ frequency: 'once', expires });
   });
 
   it("takes the edges of each source's range: RSI 0 and 100, volume 0, a change just above -100%", () => {
@@ -712,7 +797,7 @@ describe('alert conditions, frequencies, pause, resume and expiry', () => {
     );
   });
 
-  it("writes the levels that are not constants with their values when it fired, each in its series' unit", () => {
+  it('writes the levels that are not constants with their values when it fired', () => {
     const text = (condition: Record<string, unknown>, fired: FiredLevels): string => {
       const parsed = parseCondition(condition);
       if (isConditionProblem(parsed)) throw new Error(parsed.message);
@@ -726,13 +811,10 @@ describe('alert conditions, frequencies, pause, resume and expiry', () => {
     );
     expect(
       text(
-        { op: 'inside_channel', source: 'rsi:14', lower: { ref: 'changepct' }, upper: { ref: 'volume' } },
-        {
-          level: 1.5,
-          upper: 1234.6,
-        },
+        { op: 'inside_channel', source: 'ema:12', lower: { ref: 'sma:50' }, upper: { ref: 'sma:200' } },
+        { level: 186.425, upper: 201.1 },
       ),
-    ).to.equal('AAPL RSI(14) is inside the channel the change % (1.50%) – the volume (1,235)');
+    ).to.equal('AAPL 12-day EMA is inside the channel the 50-day SMA (186.43) – the 200-day SMA (201.10)');
     // A constant level keeps its own words; an unknown value is left out.
     expect(text({ op: 'crossing', value: 190 }, { level: 190.5, upper: null })).to.equal('AAPL price crosses 190.00');
     expect(text({ op: 'crossing', value: { ref: 'ema:12' } }, { level: null, upper: null })).to.equal(

@@ -13,6 +13,7 @@ import { NOTIFICATION_TYPE, type NotificationType } from '../notifications/notif
 import { SMA_PERIODS, type SmaPeriod } from '../screener/query.ts';
 import { parseSymbol } from '../symbol.ts';
 import {
+  ALERT_PRICE_MAX,
   conditionNotificationType,
   conditionOperands,
   conditionText,
@@ -46,8 +47,8 @@ export function alertKey(userId: string, alertId: string): string {
 /** Most alerts one user may hold. */
 export const ALERTS_LIMIT = 500;
 
-/** Highest price threshold accepted, in dollars. */
-export const ALERT_THRESHOLD_MAX = 1_000_000;
+/** Highest price threshold accepted, in dollars (as high as any level in dollars). */
+export const ALERT_THRESHOLD_MAX = ALERT_PRICE_MAX;
 
 /** The moving-average periods an SMA alert may watch. */
 export const ALERT_SMA_PERIODS: readonly SmaPeriod[] = SMA_PERIODS;
@@ -520,21 +521,27 @@ function conditionError(problem: ConditionProblem): DomainError {
   return new DomainError(code, `${problem.field}: ${problem.message}`, problem.field);
 }
 
-/** Price levels are kept to the cent, under the price alerts' threshold rule. */
+/**
+ * Price levels, and the moves in dollars of the moving operators on a price or an average, are kept to the cent,
+ * under the price alerts' threshold rule (at least 0.01 once kept to the cent, at most
+ * {@link ALERT_THRESHOLD_MAX}); a move in percent is kept as sent.
+ */
 function normaliseCondition(condition: AlertCondition): AlertCondition {
   const kind = sourceKind(condition.source);
   if (kind !== 'price' && kind !== 'sma' && kind !== 'ema') return condition;
+  if (condition.bars !== null && condition.op.endsWith('_pct')) return condition;
   const cents = (field: 'value' | 'lower' | 'upper'): number | { readonly ref: AlertCondition['source'] } | null => {
     const operand = condition[field];
-    if (typeof operand !== 'number' || condition.bars !== null) return operand;
+    if (typeof operand !== 'number') return operand;
     const problem = thresholdProblem(operand);
     if (problem !== null) {
+      const what = condition.bars === null ? 'a price' : 'an amount';
       throw conditionError({
         field: `condition.${field}`,
         message:
           problem === 'above_maximum'
-            ? `must be at most ${ALERT_THRESHOLD_MAX}`
-            : 'must be at least 0.01 (a price in dollars)',
+            ? `must be at most ${ALERT_THRESHOLD_MAX} (${what} in dollars)`
+            : `must be at least 0.01 (${what} in dollars)`,
       });
     }
     return toCents(operand) / 100;
@@ -725,6 +732,18 @@ function decideTrigger(command: TriggerAlert, state: AlertsState): AlertsEvent[]
   ];
 }
 
+/**
+ * An update's fields with the alert's own frequency and expiry where the update sends none: a frequency absent or
+ * null, an expiry absent (`expires: null` makes the alert open-ended).
+ */
+function keptUnlessSent(input: AlertInput, alert: Alert): AlertInput {
+  return {
+    ...input,
+    frequency: input.frequency ?? alert.frequency,
+    expires: input.expires === undefined ? alert.expires : input.expires,
+  };
+}
+
 function decide(command: AlertsCommand, state: AlertsState): AlertsEvent[] {
   switch (command.type) {
     case 'CreateAlert': {
@@ -741,7 +760,8 @@ function decide(command: AlertsCommand, state: AlertsState): AlertsEvent[] {
     }
     case 'UpdateAlert': {
       const alertId = parseAlertId(command.data.alertId);
-      const definition = parseDefinition(command.data);
+      const existing = findAlert(state, alertId);
+      const definition = parseDefinition(existing ? keptUnlessSent(command.data, existing) : command.data);
       requireFutureExpiry(definition, command.data.at);
       const alert = requireAlert(state, alertId);
       if (alert.status === 'armed' && sameDefinition(alert, definition)) return [];

@@ -46,6 +46,9 @@ export const ALERT_BARS_MAX = 200;
 /** Largest absolute number a level may be. */
 export const ALERT_LEVEL_MAX = 1_000_000_000_000;
 
+/** Highest price, average or move in dollars a level may be (the price alerts' highest threshold). */
+export const ALERT_PRICE_MAX = 1_000_000;
+
 /**
  * A series of the symbol: `price`, `sma:<20|50|100|200>`, `ema:<2..200>`, `rsi:14`, `volume` (the day's shares)
  * or `changepct` (the day's change in percent). Indicators take today's forming bar as their last close.
@@ -136,15 +139,22 @@ export function sourcePeriod(source: AlertSource): number | null {
   return colon < 0 ? null : Number(source.slice(colon + 1));
 }
 
-/** A source written by a user, as the product reads it (`SMA:50` → `sma:50`), or a message naming what is wrong. */
+/**
+ * A source written by a user, as the product reads it (`SMA:50` and `sma:050` → `sma:50`), or a message naming
+ * what is wrong.
+ */
 export function parseSource(text: unknown): AlertSource | { readonly problem: string } {
   const expected = `must be price, sma:<${SMA_PERIODS.join('|')}>, ema:<${ALERT_EMA_PERIODS.min}..${ALERT_EMA_PERIODS.max}>, rsi:${ALERT_RSI_PERIOD}, volume or changepct`;
   if (typeof text !== 'string') return { problem: expected };
   const source = text.trim().toLowerCase();
   const match = SOURCE_PATTERN.exec(source);
   if (!match) return { problem: expected };
-  if (match[2] !== undefined && !(SMA_PERIODS as readonly number[]).includes(Number(match[2]))) {
-    return { problem: `sma period must be one of ${SMA_PERIODS.join(', ')}` };
+  if (match[2] !== undefined) {
+    const period = Number(match[2]);
+    if (!(SMA_PERIODS as readonly number[]).includes(period)) {
+      return { problem: `sma period must be one of ${SMA_PERIODS.join(', ')}` };
+    }
+    return `sma:${period as SmaPeriod}`;
   }
   if (match[3] !== undefined) {
     const period = Number(match[3]);
@@ -153,8 +163,9 @@ export function parseSource(text: unknown): AlertSource | { readonly problem: st
     }
     return `ema:${period}`;
   }
-  if (match[4] !== undefined && Number(match[4]) !== ALERT_RSI_PERIOD) {
-    return { problem: `rsi period must be ${ALERT_RSI_PERIOD}` };
+  if (match[4] !== undefined) {
+    if (Number(match[4]) !== ALERT_RSI_PERIOD) return { problem: `rsi period must be ${ALERT_RSI_PERIOD}` };
+    return `rsi:${ALERT_RSI_PERIOD}`;
   }
   return source as AlertSource;
 }
@@ -177,10 +188,20 @@ export interface ConditionInput {
   readonly bars?: unknown;
 }
 
+/** Whether a source is in dollars: the price and its averages, the only series compared with one another. */
+export function isPriceLike(source: AlertSource): boolean {
+  const kind = sourceKind(source);
+  return kind === 'price' || kind === 'sma' || kind === 'ema';
+}
+
 function parseOperand(value: unknown, field: string, source: AlertSource): AlertOperand | ConditionProblem {
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) return { field, message: 'must be a finite number' };
-    if (Math.abs(value) > ALERT_LEVEL_MAX) return { field, message: `must be at most ${ALERT_LEVEL_MAX} in size` };
+    if (isPriceLike(source)) {
+      if (value > ALERT_PRICE_MAX) return { field, message: `must be at most ${ALERT_PRICE_MAX} (a price in dollars)` };
+    } else if (Math.abs(value) > ALERT_LEVEL_MAX) {
+      return { field, message: `must be at most ${ALERT_LEVEL_MAX} in size` };
+    }
     return value;
   }
   if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
@@ -188,9 +209,23 @@ function parseOperand(value: unknown, field: string, source: AlertSource): Alert
     if (keys.length !== 1 || keys[0] !== 'ref') {
       return { field, message: 'must be a number or {"ref": "<source>"}' };
     }
+    // Another series is a level only where both are in dollars: RSI points, shares or percent would be compared
+    // with a price in cents as if they were one unit.
+    if (!isPriceLike(source)) {
+      return {
+        field,
+        message: `must be a number for ${sourceText(source)} (only prices and their averages take a series as level)`,
+      };
+    }
     const ref = parseSource((value as { ref: unknown }).ref);
     if (typeof ref !== 'string') return { field: `${field}.ref`, message: ref.problem };
     if (ref === source) return { field: `${field}.ref`, message: 'must name a series other than the source' };
+    if (!isPriceLike(ref)) {
+      return {
+        field: `${field}.ref`,
+        message: `must be price, an SMA or an EMA (a level of ${sourceText(source)} is in dollars)`,
+      };
+    }
     return { ref };
   }
   return { field, message: 'must be a number or {"ref": "<source>"}' };
@@ -297,8 +332,14 @@ export function parseCondition(input: unknown, prefix = 'condition'): AlertCondi
       message: `must be a number above 0 (${alertOp.endsWith('_pct') ? 'percent' : 'an amount'})`,
     };
   }
-  if (Math.abs(value) > ALERT_LEVEL_MAX) {
-    return { field: `${prefix}.value`, message: `must be at most ${ALERT_LEVEL_MAX}` };
+  const inDollars = isPriceLike(source) && !alertOp.endsWith('_pct');
+  if (value > (inDollars ? ALERT_PRICE_MAX : ALERT_LEVEL_MAX)) {
+    return {
+      field: `${prefix}.value`,
+      message: inDollars
+        ? `must be at most ${ALERT_PRICE_MAX} (an amount in dollars)`
+        : `must be at most ${ALERT_LEVEL_MAX}`,
+    };
   }
   const beyond = amountBeyond(source, alertOp, value);
   if (beyond !== null) return { field: `${prefix}.value`, message: beyond };
@@ -330,12 +371,30 @@ export function parseFrequency(input: unknown): AlertFrequency | ConditionProble
   return text as AlertFrequency;
 }
 
-/** Reads an expiry: null (open-ended) or an ISO time, normalised to `toISOString()`; or a refusal naming `expires`. */
+/** An ISO time with its zone: date, hours and minutes, seconds and their fraction optional, `Z` or an offset. */
+const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):(\d{2}))$/;
+
+/**
+ * Reads an expiry: null (open-ended) or an ISO time with its zone, normalised to `toISOString()`; or a refusal
+ * naming `expires`. A day or a time that does not exist (`2027-02-30`, `24:00`) is refused rather than rolled over
+ * to another, and a time without a zone, which the server would read in its own, is refused too.
+ */
 export function parseExpires(input: unknown): string | null | ConditionProblem {
   if (absent(input)) return null;
-  const ms = typeof input === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(input.trim()) ? Date.parse(input.trim()) : NaN;
-  if (!Number.isFinite(ms)) return { field: 'expires', message: 'must be an ISO time (2026-12-31T21:00:00Z) or null' };
-  return new Date(ms).toISOString();
+  const text = typeof input === 'string' ? input.trim() : '';
+  const match = ISO_TIME.exec(text);
+  if (!match) {
+    return { field: 'expires', message: 'must be an ISO time with its zone (2026-12-31T21:00:00Z) or null' };
+  }
+  const part = (i: number): number => Number(match[i] ?? 0);
+  const [month, day] = [part(2), part(3)];
+  if (month < 1 || month > 12 || day < 1 || day > new Date(Date.UTC(part(1), month, 0)).getUTCDate()) {
+    return { field: 'expires', message: `${text.slice(0, 10)} is not a date` };
+  }
+  if (part(4) > 23 || part(5) > 59 || part(6) > 59 || part(7) > 23 || part(8) > 59) {
+    return { field: 'expires', message: `${text.slice(11)} is not a time of day with its zone` };
+  }
+  return new Date(Date.parse(text)).toISOString();
 }
 
 /** Whether a value is a refusal rather than what was read. */

@@ -24,7 +24,8 @@ import { alertChannelsField } from './channels.ts';
 /**
  * The operators, each with an example, for the reference (the README lists the same). Levels are in the
  * source's unit: dollars for `price`, `sma:*` and `ema:*`, points for `rsi:14`, shares for `volume`, percent
- * for `changepct`; a level may be another series of the symbol, `{"ref": "sma:50"}`.
+ * for `changepct`; a level of a series in dollars may be another series in dollars of the symbol,
+ * `{"ref": "sma:50"}`.
  */
 export const ALERT_OP_EXAMPLES: Readonly<Record<AlertOp, string>> = Object.freeze({
   crossing:
@@ -196,7 +197,7 @@ export const alertsApi = {
   postStockalerts: route({
     method: 'POST',
     path: '/personalize/stockalerts',
-    summary: `Create an alert, or with update: true and an id change one and re-arm it. Body {symbol, condition: {op, source?, value?, lower?, upper?, bars?}, frequency?, expires?, id?, update?}; sources price, sma:20|50|100|200, ema:<2..200>, rsi:14, volume, changepct; frequencies once, once_per_bar, once_per_bar_close, every_time. Operators: ${alertOpsDescription}. The older body {symbol, close, alerttype, kind?, period?} still makes price and SMA alerts`,
+    summary: `Create an alert, or with update: true and an id change one and re-arm it (a frequency or expires it leaves out stays the alert's own). Body {symbol, condition: {op, source?, value?, lower?, upper?, bars?}, frequency?, expires?, id?, update?}; sources price, sma:20|50|100|200, ema:<2..200>, rsi:14, volume, changepct; frequencies once, once_per_bar, once_per_bar_close, every_time; expires an ISO time with its zone or null; a level {ref} names price, sma or ema and only on those sources. Operators: ${alertOpsDescription}. The older body {symbol, close, alerttype, kind?, period?} still makes price and SMA alerts`,
     tag: 'alerts',
     access: 'user',
     body: alertBody,

@@ -31,6 +31,7 @@ import { eventIdFor, streamName } from '../../domain/ids.ts';
 import type { SmaPeriod } from '../../domain/screener/query.ts';
 import { handleCommand } from '../../platform/commandHandler.ts';
 import type { EventStore, LogPosition, RecordedEvent } from '../../platform/eventstore/port.ts';
+import { KeyedQueue } from '../../platform/keyedQueue.ts';
 import type { ReadModelStore } from '../../platform/readmodels/port.ts';
 import {
   startConsumer,
@@ -170,7 +171,8 @@ export class AlertEngine implements TickListener {
   /** `<key>#<arming>` of the triggers being appended: kept out of the index until the append settles. */
   private readonly inFlight = new Set<string>();
   private readonly pending = new Set<Promise<void>>();
-  private readonly queues = new Map<string, Promise<void>>();
+  /** Appends to one stream run one after the other, so a user's simultaneous triggers do not conflict. */
+  private readonly queues = new KeyedQueue();
   private readonly fired: ArmedAlert[] = [];
   private readonly name: string;
   private readonly collection: string;
@@ -246,11 +248,12 @@ export class AlertEngine implements TickListener {
     const at = new Date(atMs).toISOString();
     const command: ExpireAlert = { type: 'ExpireAlert', data: { alertId: alert.id, at } };
     const meta: CommandMeta = { commandId: expireCommandId(alert), userId, at, actor: 'engine' };
-    const task = this.serialised(stream, () =>
-      handleCommand(this.options.events, alertsDecider, stream, command, meta, {
-        maxRetries: this.options.maxRetries ?? 10,
-      }),
-    )
+    const task = this.queues
+      .run(stream, () =>
+        handleCommand(this.options.events, alertsDecider, stream, command, meta, {
+          maxRetries: this.options.maxRetries ?? 10,
+        }),
+      )
       .then((outcome) => {
         if (outcome.events.some((e) => e.type === 'AlertExpired')) this.counts.expired += 1;
       })
@@ -536,18 +539,19 @@ export class AlertEngine implements TickListener {
     const stream = streamName(ALERTS_CONCERN, alert.userId);
     const decider = triggerDecider(alert.arming);
     const maxRetries = this.options.maxRetries ?? 10;
-    const task = this.serialised(stream, () => {
-      // A repeating trigger is numbered when its turn comes, after the firings recorded so far: one whose append
-      // failed leaves the count where it was, so the next trigger takes its number.
-      const firing = everyTime ? alert.firings + 1 : null;
-      const command: TriggerAlert = { type: 'TriggerAlert', data: { ...data, firing } };
-      const commandId = triggerCommandId({ id: alert.alertId, arming: alert.arming, day, firing });
-      const meta: CommandMeta = { commandId, userId: alert.userId, at, actor: 'engine' };
-      return handleCommand(events, decider, stream, command, meta, { maxRetries }).then((outcome) => ({
-        outcome,
-        commandId,
-      }));
-    })
+    const task = this.queues
+      .run(stream, () => {
+        // A repeating trigger is numbered when its turn comes, after the firings recorded so far: one whose append
+        // failed leaves the count where it was, so the next trigger takes its number.
+        const firing = everyTime ? alert.firings + 1 : null;
+        const command: TriggerAlert = { type: 'TriggerAlert', data: { ...data, firing } };
+        const commandId = triggerCommandId({ id: alert.alertId, arming: alert.arming, day, firing });
+        const meta: CommandMeta = { commandId, userId: alert.userId, at, actor: 'engine' };
+        return handleCommand(events, decider, stream, command, meta, { maxRetries }).then((outcome) => ({
+          outcome,
+          commandId,
+        }));
+      })
       .then(({ outcome, commandId }) => {
         if (everyTime) {
           const recorded = outcome.state.alerts.find((a) => a.id === alert.alertId);
@@ -582,20 +586,5 @@ export class AlertEngine implements TickListener {
       });
     this.pending.add(task);
     this.batchTasks?.push(task);
-  }
-
-  /** Runs appends to one stream one after the other, so a user's simultaneous triggers do not conflict. */
-  private serialised<T>(stream: string, run: () => Promise<T>): Promise<T> {
-    const previous = this.queues.get(stream) ?? Promise.resolve();
-    const result = previous.then(run);
-    const tail = result.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.queues.set(stream, tail);
-    void tail.then(() => {
-      if (this.queues.get(stream) === tail) this.queues.delete(stream);
-    });
-    return result;
   }
 }

@@ -11,6 +11,11 @@ export interface SymbolDirectory {
   has(symbol: string): boolean;
 }
 
+/** Refuses a symbol outside the universe, naming the field. */
+export function requireSymbol(directory: SymbolDirectory, symbol: string, field: string): void {
+  if (!directory.has(symbol)) throw new ApiError(400, 'unknown_symbol', `${field}: unknown symbol ${symbol}`);
+}
+
 /** Refuses symbols outside the universe, naming the first one. */
 export function requireKnown(directory: SymbolDirectory, list: readonly string[], field: string): void {
   const i = list.findIndex((s) => !directory.has(s));

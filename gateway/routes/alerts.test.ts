@@ -110,6 +110,30 @@ describe('alert routes', function () {
     });
   });
 
+  it('creates every alert a user sends at once, none refused as a conflict', async function () {
+    this.timeout(60_000);
+    const user = await gw.user();
+    const statuses: number[] = [];
+    for (let round = 0; round < 8; round++) {
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          user.post('/personalize/stockalerts', { symbol: 'AAPL', close: 100 + round * 10 + i, alerttype: 'U' }),
+        ),
+      );
+      statuses.push(...answers.map((res) => res.status));
+    }
+    expect(statuses.filter((status) => status !== 200)).to.deep.equal([]);
+    expect((await user.get('/personalize/stockalerts')).body).to.have.length(80);
+    expect(await events(user.username)).to.have.length(80);
+  });
+
+  it('answers an unknown symbol naming body.symbol', async function () {
+    const user = await gw.user();
+    const res = await user.post('/personalize/stockalerts', { symbol: 'ZZZZQ', close: 10, alerttype: 'U' });
+    expect(res.status).to.equal(400, res.text);
+    expect((res.body as { message: string }).message).to.equal('body.symbol: unknown symbol ZZZZQ');
+  });
+
   describe('reading', function () {
     it('reads the alerts back right after a change, by symbol and all, with the position', async function () {
       const user = await gw.user();
@@ -255,6 +279,32 @@ describe('alert routes', function () {
       });
       expect((await user.get('/personalize/stockalerts/AAPL')).body).to.deep.equal([changed]);
       expect(await events(user.username)).to.deep.equal(['AlertCreated', 'AlertUpdated']);
+    });
+
+    it('keeps the frequency and the expiry an update leaves out', async function () {
+      const user = await gw.user();
+      const expires = '2099-01-01T00:00:00.000Z';
+      const alert = await createAlert(user, {
+        symbol: 'AAPL',
+        condition: { op: 'crossing', value: 190 },
+        frequency: 'every_time',
+        expires,
+      });
+      const moved = await createAlert(user, {
+        symbol: 'AAPL',
+        condition: { op: 'crossing', value: 191 },
+        id: alert.id,
+        update: true,
+      });
+      expect(moved).to.deep.include({ frequency: 'every_time', expires, conditiontext: 'Price crosses 191.00' });
+      const open = await createAlert(user, {
+        symbol: 'AAPL',
+        condition: { op: 'crossing', value: 191 },
+        expires: null,
+        id: alert.id,
+        update: true,
+      });
+      expect(open).to.deep.include({ frequency: 'every_time', expires: null });
     });
 
     it('re-arms a triggered alert', async function () {
@@ -519,6 +569,32 @@ describe('alert routes', function () {
       ],
       // Refused by the alerts' rules rather than the body's shape: named all the same, as the body has it.
       ['a price level under a cent', { condition: { op: 'crossing', value: 0.004 } }, 'body.condition.value:'],
+      ['a move in dollars under a cent', { condition: { op: 'moving_down', value: 0.004 } }, 'body.condition.value:'],
+      [
+        'an RSI compared with the price',
+        { condition: { op: 'less_than', source: 'rsi:14', value: { ref: 'price' } } },
+        'body.condition.value:',
+      ],
+      [
+        'a price compared with the RSI',
+        { condition: { op: 'greater_than', value: { ref: 'rsi:14' } } },
+        'body.condition.value.ref:',
+      ],
+      [
+        'an SMA compared with itself written with a leading zero',
+        { condition: { op: 'greater_than', source: 'sma:50', value: { ref: 'sma:050' } } },
+        'body.condition.value.ref:',
+      ],
+      [
+        'an expiry on a day that does not exist',
+        { condition: { op: 'crossing', value: 3 }, expires: '2099-02-30T00:00:00Z' },
+        'body.expires:',
+      ],
+      [
+        'an expiry without its zone',
+        { condition: { op: 'crossing', value: 3 }, expires: '2099-02-01T00:00:00' },
+        'body.expires:',
+      ],
       [
         'channel bounds that meet once kept to the cent',
         { condition: { op: 'inside_channel', lower: 1.001, upper: 1.004 } },
@@ -561,7 +637,10 @@ describe('alert routes', function () {
       );
       const level = fc.oneof(
         fc.double({ min: -200, max: 2000, noNaN: true }),
-        fc.constantFrom('sma:20', 'sma:50', 'ema:12', 'rsi:14', 'volume', 'price', 'changepct').map((ref) => ({ ref })),
+        // Mostly the series a level in dollars may be; RSI, volume and change, which no level may be, now and then.
+        fc
+          .constantFrom('sma:20', 'sma:50', 'sma:200', 'ema:12', 'ema:26', 'price', 'rsi:14', 'volume', 'changepct')
+          .map((ref) => ({ ref })),
       );
       const condition = fc
         .record({
@@ -643,7 +722,7 @@ describe('alert routes', function () {
           expect((res.body as { message: string }).message, JSON.stringify(sent)).to.match(named);
           expect(after, res.text).to.equal(before);
         }),
-        { numRuns: 150, seed: 20261129 },
+        { numRuns: 220, seed: 20261129 },
       );
       // Both sides of the property were seen.
       expect(made).to.be.above(10);

@@ -22,7 +22,7 @@ import { notFound } from '../errors.ts';
 import { keptAnswer } from '../http/keptAnswer.ts';
 import { inRequestTerms } from '../http/fieldNames.ts';
 import { defineRoute, markPosition } from '../http/route.ts';
-import { requireKnown, type SymbolDirectory } from '../http/schemas.ts';
+import { requireSymbol, type SymbolDirectory } from '../http/schemas.ts';
 import { chooseChannels, requireChannels } from './channels.ts';
 
 /** What the alert routes need. */
@@ -144,7 +144,7 @@ export function alertsRoutes(deps: AlertsDeps) {
     defineRoute({
       ...alertsApi.postStockalerts,
       handle: async ({ body, meta }) => {
-        requireKnown(deps.symbols, [body.symbol], 'body.symbol');
+        requireSymbol(deps.symbols, body.symbol, 'body.symbol');
         const m = meta();
         if (body.channels) await requireChannels(deps.readModels, m.userId, body.channels);
         const update = body.update === true;
@@ -157,7 +157,8 @@ export function alertsRoutes(deps: AlertsDeps) {
           symbol: body.symbol,
           condition: body.condition ?? null,
           frequency: body.frequency ?? null,
-          expires: body.expires ?? null,
+          // Absent on an update: the alert keeps its expiry (null makes it open-ended).
+          expires: body.expires,
           kind: hasCondition ? null : kind,
           alerttype: hasCondition ? null : (body.alerttype ?? null),
           threshold: !hasCondition && kind === 'PRICE' ? (body.close ?? null) : null,

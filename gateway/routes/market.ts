@@ -4,9 +4,8 @@
  */
 import { marketApi } from '../../domain/contract/market.ts';
 import type { MarketData } from '../../engine/market/marketData.ts';
-import { ApiError } from '../errors.ts';
 import { defineRoute } from '../http/route.ts';
-import { requireKnown } from '../http/schemas.ts';
+import { requireKnown, requireSymbol } from '../http/schemas.ts';
 import { liveFeedOf, type HealthDeps } from './health.ts';
 
 /** What the market routes need. */
@@ -15,11 +14,6 @@ export interface MarketDeps {
   readonly market: MarketData;
   /** The engine this process runs, whose feed the status names (none when absent). */
   readonly engine?: HealthDeps['engine'] | undefined;
-}
-
-/** Refuses a symbol outside the universe, naming the field. */
-export function requireSymbol(market: MarketData, symbol: string, field: string): void {
-  if (!market.has(symbol)) throw new ApiError(400, 'unknown_symbol', `${field}: unknown symbol ${symbol}`);
 }
 
 /** The market data routes. */

@@ -11,7 +11,7 @@ import { round } from '../../engine/market/series.ts';
 import { HORIZONS } from '../../engine/patterns/performance.ts';
 import { ApiError } from '../errors.ts';
 import { defineRoute } from '../http/route.ts';
-import { requireSymbol } from './market.ts';
+import { requireSymbol } from '../http/schemas.ts';
 
 /** What the pattern routes need. */
 export interface PatternsDeps {

@@ -15,11 +15,9 @@ import {
 } from '../../projections/positions/positions.projection.ts';
 import { readDocument } from '../../projections/projection.ts';
 import type { CommandService } from '../commands.ts';
-import { ApiError } from '../errors.ts';
 import { defineRoute, markPosition } from '../http/route.ts';
-import { type SymbolDirectory } from '../http/schemas.ts';
 import { inRequestTerms } from '../http/fieldNames.ts';
-import { requireKnown } from '../http/schemas.ts';
+import { requireKnown, requireSymbol, type SymbolDirectory } from '../http/schemas.ts';
 
 /** What the portfolio routes need. */
 export interface PortfolioDeps {
@@ -29,11 +27,6 @@ export interface PortfolioDeps {
 }
 
 const concern = { concern: PORTFOLIO_CONCERN, decider: portfolioDecider };
-
-/** Most symbols one request may add to the portfolio. */
-function requireKnownSymbol(directory: SymbolDirectory, symbol: string): void {
-  if (!directory.has(symbol)) throw new ApiError(400, 'unknown_symbol', `params.symbol: unknown symbol ${symbol}`);
-}
 
 /** The id of the `index`-th lot a command adds: derived from the command id, so a retried request gives the same. */
 export function lotIdFor(commandId: string, index: number): string {
@@ -78,7 +71,7 @@ export function portfolioRoutes(deps: PortfolioDeps) {
       ...portfolioApi.postUserPositionsBySymbol,
       handle: async ({ params, body, meta }) => {
         const { symbol } = params;
-        requireKnownSymbol(deps.symbols, symbol);
+        requireSymbol(deps.symbols, symbol, 'params.symbol');
         const m = meta();
         const given = Array.isArray(body) ? body : [body];
         const lots: Lot[] = given.map((lot, i) => ({ id: lotIdFor(m.commandId, i), ...lot }));

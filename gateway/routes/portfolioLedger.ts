@@ -19,6 +19,7 @@ import { ApiError } from '../errors.ts';
 import { isDomainError } from '../../domain/decider.ts';
 import { inRequestTerms } from '../http/fieldNames.ts';
 import { defineRoute, markPosition } from '../http/route.ts';
+import { requireSymbol } from '../http/schemas.ts';
 import { readCsv, writeCsv } from '../portfolio/csv.ts';
 
 /** What the portfolio transaction routes need. */
@@ -91,9 +92,7 @@ export function portfolioLedgerRoutes(deps: PortfolioLedgerDeps) {
     defineRoute({
       ...portfolioApi.postPortfolioTransactions,
       handle: async ({ body, meta }) => {
-        if (!deps.market.has(body.symbol)) {
-          throw new ApiError(400, 'unknown_symbol', `body.symbol: unknown symbol ${body.symbol}`);
-        }
+        requireSymbol(deps.market, body.symbol, 'body.symbol');
         const m = meta();
         const transaction = {
           ...body,
@@ -244,9 +243,7 @@ export function portfolioLedgerRoutes(deps: PortfolioLedgerDeps) {
       ...portfolioApi.getPortfolioPerformance,
       handle: async ({ query, userId, ctx }) => {
         const benchmark = query.benchmark;
-        if (benchmark !== 'EW' && !deps.market.has(benchmark)) {
-          throw new ApiError(400, 'unknown_symbol', `query.benchmark: unknown symbol ${benchmark}`);
-        }
+        if (benchmark !== 'EW') requireSymbol(deps.market, benchmark, 'query.benchmark');
         const ledger = await readLedger(deps, userId, ctx);
         const closesOf = (symbol: string, dates: readonly string[]) => {
           if (!deps.market.has(symbol) || dates.length === 0) return dates.map(() => null);

@@ -28,7 +28,7 @@ import type { CommandService } from '../commands.ts';
 import { ApiError, DOMAIN_ERROR_STATUS, notFound } from '../errors.ts';
 import { PerUserConcurrency } from '../http/concurrency.ts';
 import { defineRoute, markPosition } from '../http/route.ts';
-import { requireSymbol } from './market.ts';
+import { requireSymbol } from '../http/schemas.ts';
 
 /** What the Predict routes need. */
 export interface PredictionDeps {

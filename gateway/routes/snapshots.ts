@@ -29,7 +29,7 @@ import type { CommandService } from '../commands.ts';
 import { ApiError, notFound } from '../errors.ts';
 import { MAX_BODY_BYTES } from '../http/body.ts';
 import { defineRoute, markPosition } from '../http/route.ts';
-import { type SymbolDirectory } from '../http/schemas.ts';
+import { requireSymbol, type SymbolDirectory } from '../http/schemas.ts';
 
 /** What the snapshot routes need. */
 export interface SnapshotsDeps {
@@ -181,9 +181,7 @@ export function snapshotsRoutes(deps: SnapshotsDeps) {
       bodyLimit: SNAPSHOT_BODY_LIMIT,
       handle: async ({ body, meta }) => {
         const symbol = body.symbol ?? null;
-        if (symbol !== null && !deps.symbols.has(symbol)) {
-          throw new ApiError(400, 'unknown_symbol', `body.symbol: unknown symbol ${symbol}`);
-        }
+        if (symbol !== null) requireSymbol(deps.symbols, symbol, 'body.symbol');
         const bytes = decodePngDataUrl(body.image);
         const store = imageStore();
         const sha256 = createHash('sha256').update(bytes).digest('hex');
