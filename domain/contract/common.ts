@@ -4,12 +4,18 @@
 import { z } from './zod.ts';
 import { SYMBOL_PATTERN } from '../symbol.ts';
 
-/** The symbol rule of the API: 1–10 of `A-Z 0-9 . -` (lower case accepted and upper-cased). */
+const SYMBOL_RULE = 'must be 1-10 characters of A-Z 0-9 . -';
+
+/**
+ * The symbol rule of the API: 1–10 of `A-Z 0-9 . -` (lower case accepted and upper-cased). The letters are
+ * checked before they are upper-cased, so no other letter passes as one of them (`ı` would become `I`, `ß` `SS`).
+ */
 export const symbolSchema = z
   .string()
   .trim()
+  .regex(/^[A-Za-z0-9.-]*$/, SYMBOL_RULE)
   .toUpperCase()
-  .regex(SYMBOL_PATTERN, 'must be 1-10 characters of A-Z 0-9 . -');
+  .regex(SYMBOL_PATTERN, SYMBOL_RULE);
 
 /** `{symbol}` path parameter. */
 export const symbolParams = z.object({ symbol: symbolSchema });

@@ -734,6 +734,7 @@ describe('alert routes', function () {
     ['a missing symbol', { body: { close: 190, alerttype: 'U' } }, 400, 'body.symbol'],
     ['a symbol breaking the rule', { body: { symbol: 'BAD SYMBOL!', close: 190, alerttype: 'U' } }, 400, 'body.symbol'],
     ['a symbol outside the universe', { body: { symbol: 'ZZZZZZ', close: 190, alerttype: 'U' } }, 400, 'body.symbol'],
+    ['a letter upper-cased to I', { body: { symbol: 'ıbm', close: 190, alerttype: 'U' } }, 400, 'body.symbol'],
     ['a missing direction', { body: { symbol: 'AAPL', close: 190 } }, 400, 'body.alerttype'],
     ['an unknown direction', { body: { symbol: 'AAPL', close: 190, alerttype: 'X' } }, 400, 'body.alerttype'],
     ['a price alert without close', { body: { symbol: 'AAPL', alerttype: 'U' } }, 400, 'body.close'],
