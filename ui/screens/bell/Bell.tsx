@@ -1,7 +1,7 @@
 /**
  * The bell in the top bar: badge with the unread count and the panel with the notifications grid (compact,
- * 15 rows a page, no column menu; the type's name, green up and red down indicators) and a link to the alert
- * manager. Outside click or Escape closes it; opening it marks them read.
+ * 15 rows a page, no column menu; green up and red down indicators, the type and the whole message) and a
+ * link to the alert manager. Outside click or Escape closes it; opening it marks them read.
  */
 import { useMachine } from '@xstate/react';
 import { lazy, Suspense } from 'react';
@@ -9,6 +9,7 @@ import { Link } from '../../components/Link.tsx';
 import { Failed, Skeleton } from '../../components/LoadState.tsx';
 import { useDismiss } from '../../components/useDismiss.ts';
 import { bellMachine } from './bell.machine.ts';
+import './bell.css';
 
 // The panel's grid is loaded when the panel first shows notifications, so no page carries grid code for the bell.
 const BellGrid = lazy(() => import('./BellGrid.tsx'));

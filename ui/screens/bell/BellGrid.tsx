@@ -1,48 +1,41 @@
 /**
- * The bell panel's grid: compact, 15 rows a page, the type's name (Price, SMA, EMA, RSI, Volume, Change %)
- * with green up and red down indicators, and when each alert fired (in the zone the viewer picked).
+ * The bell panel's grid: compact, 15 rows a page; a narrow Stock column, the Alert column with green up and red
+ * down indicators, the type's name (Price, SMA, EMA, RSI, Volume, Change %) and the whole message wrapping over
+ * as many lines as it needs (the level and the fired price stay visible), and when each alert fired (in the
+ * zone the viewer picked).
  */
 import type { ColDef, ICellRendererParams } from 'ag-grid-community';
-import { notificationTypeName } from '../../../domain/notifications/notifications.ts';
 import { Grid } from '../../components/Grid.tsx';
 import { formatRecent } from '../../services/time.ts';
+import { BellAlert } from './BellAlert.tsx';
 import type { BellNotification } from './bell.machine.ts';
 
 /** Rows per page of the panel (spec section 9). */
 export const BELL_PAGE_SIZE = 15;
 
-/** The direction a message reads: `+` up, `-` down. */
-export function messageDirection(message: string): 'up' | 'down' | null {
-  if (message.includes('+')) return 'up';
-  if (message.includes('-')) return 'down';
-  return null;
-}
-
 function AlertCell({ data }: ICellRendererParams<BellNotification>) {
-  if (!data) return null;
-  const direction = messageDirection(data.notifcationmessage);
-  return (
-    <span className="bell-alert">
-      {direction === 'up' && (
-        <span className="indicator up" role="img" aria-label="up">
-          ▲
-        </span>
-      )}
-      {direction === 'down' && (
-        <span className="indicator down" role="img" aria-label="down">
-          ▼
-        </span>
-      )}
-      <span className="bell-type">{notificationTypeName(data.notificationtype)}</span>
-      <span>{data.notifcationmessage}</span>
-    </span>
-  );
+  return data ? <BellAlert notification={data} /> : null;
 }
 
 const columns: ColDef<BellNotification>[] = [
-  { headerName: 'Stock', field: 'symbol', width: 90 },
-  { headerName: 'Alert', field: 'notifcationmessage', flex: 1, cellRenderer: AlertCell, minWidth: 220 },
-  { headerName: 'Time', field: 'createdt', width: 150, valueFormatter: (p) => formatRecent(p.value as string) },
+  { headerName: 'Stock', field: 'symbol', width: 76, minWidth: 64 },
+  {
+    headerName: 'Alert',
+    field: 'notifcationmessage',
+    flex: 1,
+    minWidth: 150,
+    cellRenderer: AlertCell,
+    wrapText: true,
+    autoHeight: true,
+  },
+  {
+    headerName: 'Time',
+    field: 'createdt',
+    width: 112,
+    wrapText: true,
+    autoHeight: true,
+    valueFormatter: (p) => formatRecent(p.value as string),
+  },
 ];
 
 /** The notifications of the panel as a grid. */

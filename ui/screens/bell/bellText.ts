@@ -1,0 +1,35 @@
+/**
+ * The words of a notification as the bell's panel shows them: the type's name, the message as the server wrote
+ * it, and the spec's indicator: green up for a message with `+`, red down for one with `-` (the sign of the
+ * day's change in the alerts' messages).
+ */
+import { notificationTypeName } from '../../../domain/notifications/notifications.ts';
+import type { BellNotification } from './bell.machine.ts';
+
+/** The indicator a message reads: `+` up, `-` down (the first found wins, as the spec words it), or none. */
+export function messageDirection(message: string): 'up' | 'down' | null {
+  if (message.includes('+')) return 'up';
+  if (message.includes('-')) return 'down';
+  return null;
+}
+
+/** What one notification's Alert cell shows. */
+export interface BellAlertWords {
+  /** The type's name (`Price`, `SMA`, `EMA`, `RSI`, `Volume`, `Change %`). */
+  readonly type: string;
+  /** The whole message, as the server wrote it. */
+  readonly text: string;
+  /** The indicator: up (green), down (red), or none. */
+  readonly direction: 'up' | 'down' | null;
+}
+
+/** What a notification's Alert cell shows. */
+export function bellAlertWords(
+  notification: Pick<BellNotification, 'notificationtype' | 'notifcationmessage'>,
+): BellAlertWords {
+  return {
+    type: notificationTypeName(notification.notificationtype),
+    text: notification.notifcationmessage,
+    direction: messageDirection(notification.notifcationmessage),
+  };
+}
