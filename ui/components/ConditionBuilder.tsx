@@ -10,11 +10,12 @@ import { zoneLabel } from '../services/time.ts';
 import {
   OPS,
   OP_LABELS,
-  SERIES_CHOICES,
+  seriesChoicesFor,
   SOURCE_CHIPS,
   draftProblem,
   opFields,
   requestOf,
+  sourceChipsOf,
   type AlertBody,
   type ConditionDraft,
   type FieldProblem,
@@ -82,12 +83,16 @@ function Operand(props: {
   readonly onChange: (value: OperandDraft) => void;
 }) {
   const { label, field, value, source, invalid, onChange } = props;
+  // RSI, volume and the day's change take numbers only; a series chosen before is kept in the draft, not sent.
+  const choices = seriesChoicesFor(source);
+  const asNumber = value.kind === 'number' || choices.length === 0;
   return (
     <fieldset className="cb-operand" data-field={field}>
       <legend>{label}</legend>
       <select
         aria-label={`${label}: a number or a series`}
-        value={value.kind === 'number' ? 'number' : value.series}
+        hidden={choices.length === 0}
+        value={asNumber ? 'number' : value.series}
         onChange={(e) =>
           onChange(
             e.target.value === 'number'
@@ -97,13 +102,13 @@ function Operand(props: {
         }
       >
         <option value="number">Value</option>
-        {SERIES_CHOICES.filter((s) => s !== source).map((s) => (
+        {choices.map((s) => (
           <option key={s} value={s}>
             {SERIES_LABELS[s] ?? s}
           </option>
         ))}
       </select>
-      {value.kind === 'number' && (
+      {asNumber && (
         <input
           aria-label={label}
           aria-invalid={invalid}
@@ -164,23 +169,17 @@ export function ConditionBuilder(props: ConditionBuilderProps) {
         </div>
       )}
       <div role="group" aria-label="Source" className="cb-chips">
-        {SOURCE_CHIPS.map((chip) => {
-          // An EMA of a typed period lights the first EMA chip.
-          const chosen =
-            chip.source === draft.source ||
-            (isEma && chip.source === 'ema:12' && !SOURCE_CHIPS.some((c) => c.source === draft.source));
-          return (
-            <button
-              key={chip.source}
-              type="button"
-              className="cb-chip"
-              aria-pressed={chosen}
-              onClick={() => change({ source: chip.source })}
-            >
-              {chip.label}
-            </button>
-          );
-        })}
+        {sourceChipsOf(draft.source).map((chip) => (
+          <button
+            key={chip.source}
+            type="button"
+            className="cb-chip"
+            aria-pressed={chip.pressed}
+            onClick={() => change({ source: chip.source })}
+          >
+            {chip.label}
+          </button>
+        ))}
         {isEma && (
           <label className="cb-inline">
             EMA period

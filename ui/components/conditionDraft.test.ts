@@ -1,6 +1,14 @@
 import { expect } from 'chai';
 import type { AlertAnswer } from '../../domain/contract/alerts.ts';
-import { draftOf, draftProblem, newDraft, refusalField, requestOf } from './conditionDraft.ts';
+import {
+  draftOf,
+  draftProblem,
+  newDraft,
+  refusalField,
+  requestOf,
+  seriesChoicesFor,
+  sourceChipsOf,
+} from './conditionDraft.ts';
 
 const number = (text: string) => ({ kind: 'number' as const, number: text, series: 'sma:50' as const });
 
@@ -48,6 +56,20 @@ describe('condition draft', () => {
     });
   });
 
+  it('offers a series as a level only between series in dollars, and sends the number typed elsewhere', () => {
+    expect(seriesChoicesFor('price')).to.include.members(['sma:50', 'ema:12']);
+    expect(seriesChoicesFor('price')).not.to.include.members(['price', 'rsi:14']);
+    expect(seriesChoicesFor('sma:50')).to.include('price').and.not.include('sma:50');
+    for (const source of ['rsi:14', 'volume', 'changepct'] as const) expect(seriesChoicesFor(source)).to.deep.equal([]);
+    const rsi = newDraft('MSFT', {
+      op: 'less_than',
+      source: 'rsi:14',
+      value: { kind: 'series', number: '30', series: 'sma:50' },
+    });
+    expect(requestOf(rsi).condition).to.deep.equal({ op: 'less_than', source: 'rsi:14', value: 30 });
+    expect(draftProblem(rsi)).to.equal(null);
+  });
+
   it('refuses what the contract refuses: missing, unreadable and out-of-order fields', () => {
     const channel = newDraft('AAPL', { op: 'outside_channel', lower: number('190'), upper: number('') });
     expect(draftProblem(channel)).to.deep.equal({
@@ -90,6 +112,19 @@ describe('condition draft', () => {
       id: 'a1',
       update: true,
     });
+  });
+
+  it('presses a source chip only when the source is exactly its own: an EMA of a typed period presses none', () => {
+    const pressed = (source: Parameters<typeof sourceChipsOf>[0]) =>
+      sourceChipsOf(source)
+        .filter((chip) => chip.pressed)
+        .map((chip) => chip.label);
+    expect(pressed('ema:9')).to.deep.equal([]);
+    expect(pressed('ema:1')).to.deep.equal([]);
+    expect(pressed('ema:12')).to.deep.equal(['EMA 12']);
+    expect(pressed('ema:26')).to.deep.equal(['EMA 26']);
+    expect(pressed('sma:50')).to.deep.equal(['SMA 50']);
+    expect(sourceChipsOf('price').map((chip) => chip.label)).to.have.length(10);
   });
 
   it('reads the field a server refusal names', () => {

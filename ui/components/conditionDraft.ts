@@ -5,7 +5,8 @@
  *
  * API: `newDraft(symbol, patch?)`, `draftOf(alert)` (to edit one), `requestOf(draft, id?)`,
  * `draftProblem(draft, id?)` (`{field, message}` or null), `refusalField(message)` (the field a server refusal
- * names), `opFields(op)`, and the choices the builder offers (`SOURCE_CHIPS`, `SERIES_CHOICES`, `OP_LABELS`).
+ * names), `opFields(op)`, `sourceChipsOf(source)`, `seriesChoicesFor(source)`, and the choices the builder offers (`SOURCE_CHIPS`,
+ * `SERIES_CHOICES`, `OP_LABELS`).
  */
 import { alertsApi, type AlertAnswer } from '../../domain/contract/alerts.ts';
 import {
@@ -16,6 +17,7 @@ import {
   type AlertOp,
   type AlertOperand,
   type AlertSource,
+  isPriceLike,
 } from '../../domain/alerts/conditions.ts';
 import type { BodyOf } from '../../domain/contract/route.ts';
 import { fromFieldValue, toFieldValue } from '../services/time.ts';
@@ -61,8 +63,26 @@ export const SOURCE_CHIPS: readonly { readonly source: AlertSource; readonly lab
   { source: 'changepct', label: 'Change %' },
 ]);
 
+/**
+ * The source chips as the builder shows them for a draft's source: a chip is pressed only when the source is
+ * exactly its own, so an EMA of a typed period (`ema:9`) presses none (its period field says which).
+ */
+export function sourceChipsOf(
+  source: AlertSource,
+): { readonly source: AlertSource; readonly label: string; readonly pressed: boolean }[] {
+  return SOURCE_CHIPS.map((chip) => ({ ...chip, pressed: chip.source === source }));
+}
+
 /** The series a level may refer to. */
 export const SERIES_CHOICES: readonly AlertSource[] = Object.freeze(SOURCE_CHIPS.map((chip) => chip.source));
+
+/**
+ * The series a level of `source` may be, as the server allows them: for a source in dollars (price, SMA, EMA)
+ * the other series in dollars; for RSI, volume and the day's change none (their levels are numbers).
+ */
+export function seriesChoicesFor(source: AlertSource): readonly AlertSource[] {
+  return isPriceLike(source) ? SERIES_CHOICES.filter((s) => s !== source && isPriceLike(s)) : [];
+}
 
 /** The operators' names, as TradingView writes them. */
 export const OP_LABELS: Readonly<Record<AlertOp, string>> = Object.freeze({
@@ -138,8 +158,11 @@ function numberOf(text: string): number | undefined {
   return trimmed === '' ? undefined : Number(trimmed);
 }
 
-function operandOf(draft: OperandDraft): AlertOperand | undefined {
-  return draft.kind === 'series' ? { ref: draft.series } : numberOf(draft.number);
+/** A level as sent: the series chosen, where the source may take one; else the number typed. */
+function operandOf(draft: OperandDraft, source: AlertSource): AlertOperand | undefined {
+  return draft.kind === 'series' && seriesChoicesFor(source).length > 0
+    ? { ref: draft.series }
+    : numberOf(draft.number);
 }
 
 /**
@@ -150,9 +173,14 @@ export function requestOf(draft: ConditionDraft, id?: string): AlertBody {
   const fields = opFields(draft.op);
   const condition =
     fields === 'level'
-      ? { op: draft.op, source: draft.source, value: operandOf(draft.value) }
+      ? { op: draft.op, source: draft.source, value: operandOf(draft.value, draft.source) }
       : fields === 'channel'
-        ? { op: draft.op, source: draft.source, lower: operandOf(draft.lower), upper: operandOf(draft.upper) }
+        ? {
+            op: draft.op,
+            source: draft.source,
+            lower: operandOf(draft.lower, draft.source),
+            upper: operandOf(draft.upper, draft.source),
+          }
         : {
             op: draft.op,
             source: draft.source,

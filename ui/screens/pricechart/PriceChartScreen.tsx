@@ -36,12 +36,13 @@ import {
   chartNote,
   chartView,
   defaultDirection,
+  holdsAlready,
   quoteText,
   type ChartAlert,
   type Compare,
   type SmaPeriod,
 } from './chartData.ts';
-import { buildFigure, hasPrices, priceAtPoint, type PixelAxis } from './chartFigure.ts';
+import { buildFigure, chartHeight, hasPrices, priceAtPoint, type PixelAxis } from './chartFigure.ts';
 import { cleanSymbol, priceChartMachine, type PriceChartEvent } from './pricechart.machine.ts';
 import './pricechart.css';
 
@@ -101,6 +102,8 @@ function PriceAlertForm(props: { readonly send: Send; readonly last: number | nu
   const [direction, setDirection] = useState<'auto' | 'U' | 'D'>('auto');
   const price = Number(text);
   const auto = defaultDirection(price, last);
+  const chosen = direction === 'auto' ? auto : direction;
+  const holds = text.trim() === '' ? null : holdsAlready(price, chosen, last);
   const submit = (event: FormEvent) => {
     event.preventDefault();
     send({
@@ -134,6 +137,11 @@ function PriceAlertForm(props: { readonly send: Send; readonly last: number | nu
       <button type="submit" className="button primary" disabled={busy}>
         Add price alert
       </button>
+      {holds && (
+        <p className="pc-holds" role="note">
+          {chosen === 'U' ? '▲ Up' : '▼ Down'}: {holds}, so it would fire on the next tick.
+        </p>
+      )}
     </form>
   );
 }
@@ -408,7 +416,8 @@ function PriceChart({ symbol }: { readonly symbol: string }) {
       down = null;
       if (start && Math.hypot(event.clientX - start.x, event.clientY - start.y) > 4) return;
       const target = event.target as Element | null;
-      if (target?.closest('.annotation, .legend, .modebar, .shapelayer')) return;
+      // A click on an alert line's handle is the start of a drag; one inside a channel's band places a level.
+      if (target?.closest('.annotation, .legend, .modebar, [drag-helper]')) return;
       const rect = graph.getBoundingClientRect();
       const layout = (graph as unknown as { _fullLayout?: { xaxis?: PixelAxis; yaxis?: PixelAxis } })._fullLayout;
       const price = priceAtPoint(layout ?? {}, event.clientX - rect.left, event.clientY - rect.top);
@@ -472,6 +481,7 @@ function PriceChart({ symbol }: { readonly symbol: string }) {
     setPopover(null);
   };
 
+  const rsiShown = context.rsiPanel && context.duration !== '1D';
   const chartLoading = state.matches({ chart: 'loading' });
   const chartFailed = state.matches({ chart: 'failed' });
   const alertsBusy = state.matches({ alerts: 'saving' }) || state.matches({ alerts: 'deleting' });
@@ -605,7 +615,7 @@ function PriceChart({ symbol }: { readonly symbol: string }) {
                 data={figure.data}
                 layout={figure.layout}
                 config={{ edits: { shapePosition: true }, scrollZoom: false, displayModeBar: true }}
-                height={560}
+                height={chartHeight(rsiShown)}
                 label={`${symbol} candlestick chart with volume, ${context.duration}`}
                 onInitialized={(_figure, div) => setGraph(div)}
                 onRelayout={onRelayout}
@@ -627,22 +637,20 @@ function PriceChart({ symbol }: { readonly symbol: string }) {
                     Alert at <strong>{popover.price.toFixed(2)}</strong>
                   </p>
                   <div className="pc-popover-actions">
-                    <button
-                      type="button"
-                      className={`button ${defaultDirection(popover.price, last) === 'U' ? 'primary' : ''}`}
-                      autoFocus={defaultDirection(popover.price, last) === 'U'}
-                      onClick={() => chooseDirection('U')}
-                    >
-                      ▲ Up (U)
-                    </button>
-                    <button
-                      type="button"
-                      className={`button ${defaultDirection(popover.price, last) === 'D' ? 'primary' : ''}`}
-                      autoFocus={defaultDirection(popover.price, last) === 'D'}
-                      onClick={() => chooseDirection('D')}
-                    >
-                      ▼ Down (D)
-                    </button>
+                    {(['U', 'D'] as const).map((direction) => (
+                      <button
+                        key={direction}
+                        type="button"
+                        className={`button ${defaultDirection(popover.price, last) === direction ? 'primary' : ''}`}
+                        autoFocus={defaultDirection(popover.price, last) === direction}
+                        aria-describedby={
+                          holdsAlready(popover.price, direction, last) === null ? undefined : `pc-holds-${direction}`
+                        }
+                        onClick={() => chooseDirection(direction)}
+                      >
+                        {direction === 'U' ? '▲ Up (U)' : '▼ Down (D)'}
+                      </button>
+                    ))}
                     <button
                       type="button"
                       className="icon-button small"
@@ -652,6 +660,16 @@ function PriceChart({ symbol }: { readonly symbol: string }) {
                       ✕
                     </button>
                   </div>
+                  {(['U', 'D'] as const).map((direction) => {
+                    const holds = holdsAlready(popover.price, direction, last);
+                    return (
+                      holds && (
+                        <p key={direction} id={`pc-holds-${direction}`} className="pc-holds" role="note">
+                          {direction === 'U' ? '▲ Up' : '▼ Down'}: {holds}, so it would fire on the next tick.
+                        </p>
+                      )
+                    );
+                  })}
                 </div>
               )}
               {context.channel && (

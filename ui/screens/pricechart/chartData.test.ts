@@ -10,6 +10,7 @@ import {
   compareElement,
   defaultDirection,
   durationMonths,
+  holdsAlready,
   LEVEL_COLORS,
   marketDate,
   marketMinute,
@@ -23,7 +24,9 @@ import {
   type PatternRow,
 } from './chartData.ts';
 import {
+  CHART_MARGIN,
   buildFigure,
+  chartHeight,
   intradayCandles,
   intradayRange,
   intradayX,
@@ -367,6 +370,19 @@ describe('price chart data', () => {
     expect(defaultDirection(5, null)).to.equal('U');
   });
 
+  it("says when a direction's condition already holds at the last price, to the cent", () => {
+    expect(holdsAlready(495.14, 'U', 520.51)).to.equal('the price (520.51) is already above 495.14');
+    expect(holdsAlready(530, 'D', 520.51)).to.equal('the price (520.51) is already below 530.00');
+    expect(holdsAlready(495.14, 'D', 520.51)).to.equal(null);
+    expect(holdsAlready(530, 'U', 520.51)).to.equal(null);
+    expect(holdsAlready(190.005, 'U', 190.01), 'the exact boundary, in cents').to.equal(
+      'the price (190.01) is already at 190.01',
+    );
+    expect(holdsAlready(190.02, 'U', 190.01)).to.equal(null);
+    expect(holdsAlready(100, 'U', null)).to.equal(null);
+    expect(holdsAlready(NaN, 'D', 100)).to.equal(null);
+  });
+
   it('checks a typed threshold', () => {
     expect(thresholdProblem(0.01)).to.equal(null);
     expect(thresholdProblem(0)).to.equal('Price: at least 0.01');
@@ -488,13 +504,34 @@ describe('price chart data', () => {
     const state = { symbol: 'AAPL', duration: '3M', bars, intraday: [], elements: [], removed: [], smas: [] } as const;
     const shown = buildFigure({ ...state, rsiPanel: true }, 'market');
     expect(shown.data.at(-1)).to.deep.include({ name: 'RSI 14', y: [55, 61], yaxis: 'y4' });
-    expect(shown.layout.yaxis4).to.deep.include({ domain: [0, 0.16], range: [0, 100] });
-    expect(shown.layout.yaxis2).to.deep.include({ domain: [0.22, 0.36] });
+    expect(shown.layout.yaxis4).to.deep.include({ range: [0, 100], tickvals: [0, 30, 50, 70, 100], fixedrange: true });
     const hidden = buildFigure({ ...state, rsiPanel: false }, 'market');
     expect(hidden.layout.yaxis4).to.equal(undefined);
     expect(hidden.data.some((d) => d.name === 'RSI 14')).to.equal(false);
     const intraday = buildFigure({ ...state, duration: '1D', rsiPanel: true }, 'market');
     expect(intraday.layout.yaxis4).to.equal(undefined);
+  });
+
+  it('gives the RSI panel a quarter of a taller chart, apart from the volume, the price panel keeping its height', () => {
+    const bars = [bar('2026-01-05', 100, { rsi_14: 55 }), bar('2026-01-06', 101, { rsi_14: 61 })];
+    const state = { symbol: 'AAPL', duration: '3M', bars, intraday: [], elements: [], removed: [], smas: [] } as const;
+    const px = (rsi: boolean, domain: unknown) => {
+      const [from, to] = domain as [number, number];
+      return (to - from) * (chartHeight(rsi) - CHART_MARGIN.t - CHART_MARGIN.b);
+    };
+    const shown = buildFigure({ ...state, rsiPanel: true }, 'market');
+    const hidden = buildFigure({ ...state, rsiPanel: false }, 'market');
+    expect(shown.layout.height).to.equal(chartHeight(true));
+    expect(hidden.layout.height).to.equal(chartHeight(false));
+    const rsi = shown.layout.yaxis4?.domain as [number, number];
+    const volume = shown.layout.yaxis2?.domain as [number, number];
+    const price = shown.layout.yaxis?.domain as [number, number];
+    expect(px(true, rsi), 'RSI panel height').to.be.at.least(140);
+    expect(px(true, rsi) / px(true, [0, 1]), "RSI panel's share").to.be.within(0.2, 0.3);
+    expect(px(true, price), 'price panel height').to.be.at.least(0.9 * px(false, hidden.layout.yaxis?.domain));
+    expect(px(true, price)).to.be.above(px(true, rsi));
+    expect(rsi[1], 'apart from the volume').to.be.below(volume[0]);
+    expect(volume[1], 'room for the dates under the price panel').to.be.below(price[0]);
   });
 
   it("writes the 1D chart's times in the chosen zone with the zone in the axis title; daily dates as trading days", () => {

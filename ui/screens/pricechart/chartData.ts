@@ -5,7 +5,9 @@
  */
 import {
   ALERT_THRESHOLD_MAX,
+  priceAlertFires,
   thresholdProblem as alertThresholdProblem,
+  toCents,
   type ThresholdProblem,
 } from '../../../domain/alerts/alerts.ts';
 import {
@@ -331,14 +333,31 @@ export function closeElement(symbol: string, close: number): ChartElement {
   };
 }
 
-/** The label of an alert: direction, threshold (or moving average), or its condition in words; then its status. */
-export function alertLabel(alert: ChartAlert): string {
-  if (alert.kind === 'CONDITION') {
-    return `${alert.conditiontext}${alert.status === 'armed' ? '' : ` · ${alert.status}`}`;
-  }
+/** The name of an alert: direction and threshold (or moving average), or its condition in words. */
+export function alertName(alert: ChartAlert): string {
+  if (alert.kind === 'CONDITION') return alert.conditiontext;
   const arrow = alert.alerttype === 'U' ? '▲ Up' : '▼ Down';
   const what = alert.kind === 'SMA' ? `SMA ${alert.period ?? ''}`.trim() : (alert.threshold ?? 0).toFixed(2);
-  return `${arrow} ${what}${alert.status === 'triggered' ? ' · triggered' : ''}`;
+  return `${arrow} ${what}`;
+}
+
+/** The label of an alert: its name, then its status (a price or SMA alert's only once triggered). */
+export function alertLabel(alert: ChartAlert): string {
+  const shown = alert.kind === 'CONDITION' ? alert.status !== 'armed' : alert.status === 'triggered';
+  return `${alertName(alert)}${shown ? ` · ${alert.status}` : ''}`;
+}
+
+/**
+ * Why a price alert would fire at once: its condition (the domain's, `U` at or above the threshold, `D` at or
+ * below, in cents) already holds at the last price, as in `the price (520.51) is already above 495.14`; null
+ * when it does not, or when there is no last price.
+ */
+export function holdsAlready(threshold: number, alerttype: 'U' | 'D', last: number | null): string | null {
+  if (last === null || !Number.isFinite(threshold) || !Number.isFinite(last)) return null;
+  if (!priceAlertFires({ alerttype, thresholdCents: toCents(threshold) }, last)) return null;
+  const cents = toCents(threshold);
+  const where = toCents(last) === cents ? 'at' : alerttype === 'U' ? 'above' : 'below';
+  return `the price (${(toCents(last) / 100).toFixed(2)}) is already ${where} ${(cents / 100).toFixed(2)}`;
 }
 
 /** The value of a moving average on the last bar that has it, or null. */

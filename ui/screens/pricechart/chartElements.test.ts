@@ -4,6 +4,7 @@ import {
   addedIds,
   compareColor,
   hideElements,
+  labelWidth,
   normalizeSeries,
   renderElements,
   replaceElements,
@@ -128,16 +129,18 @@ describe('chart elements', () => {
     });
   });
 
+  /** A channel on the price, 180 to 190. */
+  const band: ChartElement = {
+    symbol: 'AAPL',
+    id: 'c1',
+    type: 'BAND',
+    charttype: 'condition',
+    chartdata: { lower: 180, upper: 190, label: 'Price enters the channel ✕', dash: 'dash', clickable: true },
+    color: '#7c3aed',
+    normalize: false,
+  };
+
   it('renders a BAND as a shaded rectangle between its bounds with a clickable label at the top', () => {
-    const band: ChartElement = {
-      symbol: 'AAPL',
-      id: 'c1',
-      type: 'BAND',
-      charttype: 'condition',
-      chartdata: { lower: 180, upper: 190, label: 'Price enters the channel ✕', dash: 'dash', clickable: true },
-      color: '#7c3aed',
-      normalize: false,
-    };
     const out = renderElements([band, level('a1', 'ALERT', 150)]);
     expect(out.shapeIds).to.deep.equal(['c1', 'a1']);
     expect(out.shapes[0]).to.include({ type: 'rect', y0: 180, y1: 190, fillcolor: 'rgba(124,58,237,0.14)' });
@@ -201,6 +204,46 @@ describe('chart elements', () => {
       level('a1', 'ALERT', 100.5),
     ]);
     expect(out.annotations.map((a) => Math.round((a.x as number) * 100) / 100)).to.deep.equal([0, 0.17, 0, 1]);
+  });
+
+  it('keeps long labels at the same level apart, on the RSI panel by its own scale', () => {
+    const rsiBand = (id: string, label: string, upper = 70): ChartElement => ({
+      symbol: 'AAPL',
+      id,
+      type: 'BAND',
+      charttype: 'condition',
+      chartdata: { lower: 30, upper, axis: 'y4', label, dash: 'dot', clickable: true },
+      color: '#7c3aed',
+      normalize: false,
+    });
+    const inside = 'RSI(14) is inside the channel 30 – 70 · triggered ✕';
+    const outside = 'RSI(14) is outside the channel 30 – 70 · triggered ✕';
+    const out = renderElements([
+      rsiBand('r1', inside),
+      rsiBand('r2', outside),
+      rsiBand('r3', 'RSI(14) enters the channel 30 – 75 ✕', 75),
+      // A price alert at 70 is on another axis: it does not push the RSI labels aside.
+      level('a1', 'ALERT', 70),
+    ]);
+    const boxes = out.annotations.map((a, i) => {
+      const right = a.x as number;
+      const text = a.text as string;
+      return { id: out.annotationIds[i], left: right - labelWidth(text), right, row: a.yanchor, y: a.y as number };
+    });
+    expect(boxes.map((b) => b.right)[3], 'the price alert at the edge').to.equal(1);
+    const rsi = boxes.slice(0, 3);
+    for (const [i, a] of rsi.entries()) {
+      expect(a.left, `${a.id} inside the plot`).to.be.at.least(0);
+      for (const b of rsi.slice(i + 1)) {
+        const apart = a.row !== b.row || a.right <= b.left || b.right <= a.left;
+        expect(apart, `${a.id} and ${b.id} do not overlap`).to.equal(true);
+      }
+    }
+  });
+
+  it('draws bands below the traces and alert lines above them', () => {
+    const out = renderElements([band, level('a1', 'ALERT', 185)]);
+    expect(out.shapes.map((shape) => shape.layer)).to.deep.equal(['below', 'above']);
   });
 
   it('reads the prices of dragged lines from a relayout event', () => {

@@ -186,30 +186,73 @@ export interface RenderedElements {
   readonly secondAxis: boolean;
 }
 
+/** A label placed on an axis: its extent across the plot (fractions of its width), its level, its row. */
 interface PlacedLabel {
-  readonly x: number;
+  readonly left: number;
+  readonly right: number;
   readonly y: number;
+  readonly below: boolean;
+}
+
+/** Where a label is written: `x` (fraction of the plot width) at its anchored side, above or below its level. */
+export interface LabelPlace {
+  readonly x: number;
+  /** Written under its level (a second row) because the row above it is full there. */
+  readonly below: boolean;
 }
 
 /** Labels whose prices differ by less than this fraction would overlap at the same place. */
 const LABEL_CLEARANCE = 0.025;
 
+/** On the RSI panel (0 to 100 over a short height), labels closer than this many points would overlap. */
+export const RSI_LABEL_CLEARANCE = 12;
+
 /** Horizontal steps (fraction of the plot width) between labels moved aside so they do not overlap. */
 const LABEL_STEP = 0.17;
 
+/** An estimate of a label's box: the plot's width (on the narrow side), a character and the padding, in pixels. */
+export const LABEL_BOX = Object.freeze({ plotWidth: 760, charPx: 6.2, padPx: 10 });
+
+/** The estimated width of a label of 11 px text, as a fraction of the plot's width (at most the whole). */
+export function labelWidth(text: string): number {
+  return Math.min(1, ([...text].length * LABEL_BOX.charPx + LABEL_BOX.padPx) / LABEL_BOX.plotWidth);
+}
+
 /**
- * The x (fraction of the plot width) of a label at price `y`: at the edge of its side, or moved inwards one
- * step at a time while a label already placed there is at a price too close to it. Records the placement.
+ * Where a label at level `y` goes: at the edge of its side, or moved inwards one step at a time while it would
+ * cover a label already placed within `near` of its level; when the row above the level is full, the same
+ * under it; at the edge when both are. `width` is the label's, as a fraction of the plot's. Records the place.
  */
-export function labelSlot(placed: PlacedLabel[], y: number, side: 'left' | 'right'): number {
-  for (let step = 0; ; step += 1) {
-    const x = side === 'left' ? step * LABEL_STEP : 1 - step * LABEL_STEP;
-    const clash = placed.some((p) => p.x === x && Math.abs(p.y - y) <= LABEL_CLEARANCE * Math.max(Math.abs(y), 1e-9));
-    if (!clash || step >= 4) {
-      placed.push({ x, y });
-      return x;
+export function labelSlot(
+  placed: PlacedLabel[],
+  y: number,
+  side: 'left' | 'right',
+  width = 0,
+  near = LABEL_CLEARANCE * Math.max(Math.abs(y), 1e-9),
+): LabelPlace {
+  const epsilon = 1e-9;
+  for (const below of [false, true]) {
+    for (let step = 0; ; step += 1) {
+      const x = side === 'left' ? step * LABEL_STEP : 1 - step * LABEL_STEP;
+      const left = side === 'left' ? x : x - width;
+      const right = side === 'left' ? x + width : x;
+      if (step > 0 && (left < -epsilon || right > 1 + epsilon)) break;
+      const clash = placed.some(
+        (p) =>
+          p.below === below &&
+          Math.abs(p.y - y) <= near &&
+          // Extents that overlap, or labels anchored at the same place.
+          ((p.left < right - epsilon && left < p.right - epsilon) || p.left === left || p.right === right),
+      );
+      if (!clash) {
+        placed.push({ left, right, y, below });
+        return { x, below };
+      }
     }
   }
+  const x = side === 'left' ? 0 : 1;
+  placed.push({ left: side === 'left' ? 0 : 1 - width, right: side === 'left' ? width : 1, y, below: false });
+  return { x, below: false };
 }
 
 /** The translucent fill of a band in a colour given as `#rrggbb` (other colours are used as they are). */
@@ -243,7 +286,8 @@ export interface RenderedBand {
 /**
  * A band as Plotly draws it: a translucent rectangle across the plot between constant bounds; between bounds
  * that follow series, a line for each bound over the dates, the upper one filled down to the lower
- * (`tonexty`), a constant bound repeated on every date. Null when a bound has no value to draw.
+ * (`tonexty`), a constant bound repeated on every date. Null when a bound has no value to draw. The rectangle
+ * is drawn below the traces (`layer: 'below'`), the layer the screen keeps from taking clicks and drags.
  */
 export function renderBand(data: BandData, color: string): RenderedBand | null {
   const { lower, upper, dash, label } = data;
@@ -291,13 +335,13 @@ export function renderElements(elements: readonly ChartElement[], removed: reado
   const annotations: Partial<Annotations>[] = [];
   const annotationIds: string[] = [];
   let secondAxis = false;
-  const leftLabels: PlacedLabel[] = [];
-  const rightLabels: PlacedLabel[] = [];
+  // Labels keep apart from those near them on the same axis.
   const byAxis = new Map<BandAxis, PlacedLabel[]>();
-  const otherAxisLabels = (axis: BandAxis): PlacedLabel[] => {
+  const place = (axis: BandAxis, y: number, side: 'left' | 'right', text: string): LabelPlace => {
     let placed = byAxis.get(axis);
     if (!placed) byAxis.set(axis, (placed = []));
-    return placed;
+    const near = axis === 'y4' ? RSI_LABEL_CLEARANCE : undefined;
+    return labelSlot(placed, y, side, labelWidth(text), near);
   };
   for (const element of visibleElements(elements, removed)) {
     switch (element.type) {
@@ -321,15 +365,14 @@ export function renderElements(elements: readonly ChartElement[], removed: reado
           });
           shapeIds.push(element.id);
         }
-        // Labels keep apart from those near them on the same axis.
-        const placed = axis === 'y' ? (alert ? rightLabels : leftLabels) : otherAxisLabels(axis);
+        const slot = place(axis, y, alert ? 'right' : 'left', label);
         annotations.push({
           xref: 'paper',
-          x: labelSlot(placed, y, alert ? 'right' : 'left'),
+          x: slot.x,
           xanchor: alert ? 'right' : 'left',
           yref: axis,
           y,
-          yanchor: 'bottom',
+          yanchor: slot.below ? 'top' : 'bottom',
           text: label,
           showarrow: false,
           font: { color: element.color, size: 11 },
@@ -352,13 +395,14 @@ export function renderElements(elements: readonly ChartElement[], removed: reado
           shapeIds.push(element.id);
         }
         const { label, clickable } = element.chartdata;
+        const slot = place(band.axis, band.top, 'right', label);
         annotations.push({
           xref: 'paper',
-          x: labelSlot(rightLabels, band.top, 'right'),
+          x: slot.x,
           xanchor: 'right',
           yref: band.axis,
           y: band.top,
-          yanchor: 'bottom',
+          yanchor: slot.below ? 'top' : 'bottom',
           text: label,
           showarrow: false,
           font: { color: element.color, size: 11 },

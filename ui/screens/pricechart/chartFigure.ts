@@ -92,14 +92,25 @@ export function intradayX(candles: readonly Pick<Candle, 'time'>[], zone: Zone):
   return candles.map((c) => marketPlotTime(c.time, zone) ?? c.time);
 }
 
-/** The vertical extent of each panel: price above volume, and the RSI panel at the bottom when shown. */
+/** The chart's margins, in pixels: the plot's height is the chart's less the top and the bottom. */
+export const CHART_MARGIN = Object.freeze({ t: 36, b: 40 });
+
+/** The chart's height in pixels: taller with the RSI panel, so the price panel keeps its height. */
+export function chartHeight(rsi: boolean): number {
+  return rsi ? 720 : 560;
+}
+
+/**
+ * The vertical extent of each panel: price above volume, and the RSI panel at the bottom when shown (about a
+ * quarter of the plot, so its 0 to 100 range reads); a gap under the price panel for the dates.
+ */
 export function panelDomains(rsi: boolean): {
   readonly price: [number, number];
   readonly volume: [number, number];
   readonly rsi: [number, number];
 } {
   return rsi
-    ? { price: [0.44, 1], volume: [0.22, 0.36], rsi: [0, 0.16] }
+    ? { price: [0.5, 1], volume: [0.29, 0.42], rsi: [0, 0.24] }
     : { price: [0.3, 1], volume: [0, 0.2], rsi: [0, 0] };
 }
 
@@ -315,7 +326,8 @@ export function buildFigure(
     annotationIds.push(`offview:${side}`);
   }
   const layout: Partial<Layout> = {
-    margin: { l: 56, r: rendered.secondAxis ? 56 : 16, t: 36, b: 40 },
+    height: chartHeight(rsi),
+    margin: { l: 56, r: rendered.secondAxis ? 56 : 16, ...CHART_MARGIN },
     showlegend: true,
     legend: { orientation: 'h', x: 0, y: 1.08, font: { size: 11 } },
     hovermode: 'x',
@@ -364,8 +376,12 @@ export function buildFigure(
     layout.yaxis4 = {
       domain: domains.rsi,
       range: [0, 100],
-      tickvals: [30, 50, 70],
+      tickvals: [0, 30, 50, 70, 100],
       showgrid: true,
+      // A frame at 0 and 100, so the panel's bounds show where the line is far from them.
+      showline: true,
+      mirror: true,
+      zeroline: false,
       fixedrange: true,
       title: { text: 'RSI', font: { size: 11 } },
     };

@@ -78,6 +78,8 @@ interface Options {
   saveFails?: string;
   /** Holds saves until released. */
   holdSaves?: boolean;
+  /** The status the server answers a saved alert with (armed by default). */
+  savedStatus?: ChartAlert['status'];
 }
 
 function chart(options: Options = {}) {
@@ -129,6 +131,7 @@ function chart(options: Options = {}) {
               : alert(input.id ?? `new-${calls.saves.length}`, input.close!, {
                   alerttype: input.alerttype as 'U' | 'D',
                 });
+          if (options.savedStatus) saved.status = options.savedStatus;
           serverAlerts = [...serverAlerts.filter((a) => a.id !== saved.id), saved];
           return saved;
         }),
@@ -320,7 +323,41 @@ describe('price chart machine', () => {
     expect(c.alerts.map((a) => a.threshold)).to.deep.equal([121.5]);
     const line = c.elements.find((e) => e.type === 'ALERT');
     expect(line?.type === 'ALERT' && line.chartdata).to.include({ y: 121.5, label: '▲ Up 121.50 ✕' });
-    expect(notes[0]).to.equal('Alert ▲ Up 121.50 on AAPL is armed');
+    expect(notes[0]).to.equal('Alert ▲ Up 121.50 on AAPL created');
+  });
+
+  it('says a new price alert whose condition already holds fires on the next tick, rather than that it is armed', async () => {
+    const { actor, notes, ready, push } = chart();
+    await ready();
+    push({ type: 'server.quote', quote: quote(120) });
+    actor.send({ type: 'user.addAlert', price: 115, alerttype: 'U' });
+    await waitFor(actor, (s) => s.matches({ alerts: 'ready' }));
+    expect(notes[0]).to.equal(
+      'Alert ▲ Up 115.00 on AAPL created: the price (120.00) is already above 115.00, so it fires on the next tick',
+    );
+    actor.send({ type: 'user.addAlert', price: 120, alerttype: 'D' });
+    await waitFor(actor, (s) => s.matches({ alerts: 'ready' }));
+    expect(notes[1], 'at the threshold').to.equal(
+      'Alert ▼ Down 120.00 on AAPL created: the price (120.00) is already at 120.00, so it fires on the next tick',
+    );
+    actor.send({ type: 'user.addAlert', price: 125, alerttype: 'U' });
+    await waitFor(actor, (s) => s.matches({ alerts: 'ready' }));
+    expect(notes[2]).to.equal('Alert ▲ Up 125.00 on AAPL created');
+    expect(notes.join(' ')).not.to.include('armed');
+  });
+
+  it('names the status the server answered a new alert with, and says a dragged alert moved', async () => {
+    const triggered = chart({ savedStatus: 'triggered' });
+    await triggered.ready();
+    triggered.actor.send({ type: 'user.addAlert', price: 95, alerttype: 'U' });
+    await waitFor(triggered.actor, (s) => s.matches({ alerts: 'ready' }));
+    expect(triggered.notes[0]).to.equal('Alert ▲ Up 95.00 on AAPL created, triggered');
+
+    const { actor, notes, ready } = chart({ alerts: [alert('a1', 120)] });
+    await ready();
+    actor.send({ type: 'user.moveAlert', id: 'a1', price: 130 });
+    await waitFor(actor, (s) => s.matches({ alerts: 'ready' }));
+    expect(notes[0]).to.equal('Alert ▲ Up 130.00 on AAPL moved');
   });
 
   it('refuses a threshold the server would refuse, without sending it', async () => {
@@ -363,7 +400,7 @@ describe('price chart machine', () => {
         clickable: true,
       },
     ]);
-    expect(notes[0]).to.equal('Alert Price enters the channel 120.50 – 130.00 on AAPL is armed');
+    expect(notes[0]).to.equal('Alert Price enters the channel 120.50 – 130.00 on AAPL created');
   });
 
   it('refuses a channel alert before both bounds are drawn, and cancels a drawing', async () => {

@@ -21,7 +21,7 @@ import {
   DEFAULT_SMAS,
   addQuoteToIntraday,
   alertElement,
-  alertLabel,
+  alertName,
   applyQuote,
   barsOfDuration,
   channelDraftElements,
@@ -29,6 +29,7 @@ import {
   closeElement,
   compareElement,
   durationMonths,
+  holdsAlready,
   levelElements,
   marketDate,
   patternDays,
@@ -660,7 +661,13 @@ export const priceChartMachine = setup({
               target: 'ready',
               actions: [
                 { type: 'keepAlert', params: ({ event }) => ({ alert: event.output }) },
-                { type: 'notify', params: ({ event }) => ({ text: alertSaved(event.output), tone: 'info' }) },
+                {
+                  type: 'notify',
+                  params: ({ context, event }) => ({
+                    text: alertSaved(event.output, lastPrice(context), context.outgoing?.update === true),
+                    tone: 'info',
+                  }),
+                },
               ],
             },
             onError: {
@@ -807,7 +814,22 @@ export function requestProblem(context: PriceChartContext, event: PriceChartEven
   return problem === null ? 'The alert could not be saved' : `${problem.field}: ${problem.message}`;
 }
 
-/** The confirmation of a saved alert. */
-export function alertSaved(alert: ChartAlert): string {
-  return `Alert ${alertLabel(alert)} on ${alert.symbol} is ${alert.status}`;
+/**
+ * The confirmation of a saved alert (`moved`: a price alert given a new threshold), with its status when the
+ * server answered it other than armed, and for a price alert whose condition already holds at the last price,
+ * that it fires on the next tick (so the toast never calls armed an alert about to be listed triggered).
+ */
+export function alertSaved(alert: ChartAlert, last: number | null, moved = false): string {
+  const done = `Alert ${alertName(alert)} on ${alert.symbol} ${moved ? 'moved' : 'created'}`;
+  if (alert.status !== 'armed') return `${done}, ${alert.status}`;
+  const holds =
+    alert.kind === 'PRICE' && alert.threshold !== null && (alert.alerttype === 'U' || alert.alerttype === 'D')
+      ? holdsAlready(alert.threshold, alert.alerttype, last)
+      : null;
+  return holds === null ? done : `${done}: ${holds}, so it fires on the next tick`;
+}
+
+/** The last price the chart knows: the live quote's, else the last bar's close. */
+export function lastPrice(context: Pick<PriceChartContext, 'quote' | 'bars'>): number | null {
+  return context.quote?.price ?? context.bars.at(-1)?.close ?? null;
 }
