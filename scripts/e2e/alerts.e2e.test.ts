@@ -188,6 +188,10 @@ describe('alerts (Chromium)', function () {
 
     // All three deleted at once by row selection.
     await page.getByRole('button', { name: 'Delete selected (3)' }).click();
+    // Nothing is deleted before the confirmation names them.
+    const confirm = page.getByRole('alertdialog');
+    await confirm.getByText('AAPL').first().waitFor();
+    await confirm.getByRole('button', { name: 'Delete 3 alerts' }).click();
     await page.getByText('No alerts yet').waitFor();
     expect(errors).to.deep.equal([]);
     await context.close();
@@ -234,7 +238,8 @@ describe('alerts (Chromium)', function () {
     // A channel of a series the chart has no panel for is listed with the reason it is not drawn.
     await builder.getByRole('button', { name: 'Change %' }).click();
     await builder.getByLabel('Operator').selectOption('outside_channel');
-    await builder.getByLabel('Lower: a number or a series').selectOption('number');
+    // The day's change takes numbers only: no series to choose, the number field at once.
+    expect(await builder.getByLabel('Lower: a number or a series').isHidden()).to.equal(true);
     await builder.getByLabel('Lower', { exact: true }).fill('-2');
     await builder.getByLabel('Upper', { exact: true }).fill('2');
     await builder.getByRole('button', { name: 'Add alert' }).click();

@@ -1,11 +1,27 @@
 /**
  * The alert manager (`/Alerts`): every alert of the user in a grid (symbol, the condition in words, frequency,
  * expiry, status, last fired, number of triggers), a text and status filter, sortable columns, row selection to
- * delete several at once, a condition builder to create or change one, pause/resume, and each alert's history.
+ * delete several at once (after a confirmation), a condition builder to create or change one, pause/resume,
+ * re-arm of a fired or expired one, and each alert's history.
  */
 import { useMachine } from '@xstate/react';
-import type { ColDef, ICellRendererParams, SelectionChangedEvent, ValueFormatterParams } from 'ag-grid-community';
-import { useCallback, useMemo } from 'react';
+import type {
+  ColDef,
+  ICellRendererParams,
+  ITooltipParams,
+  SelectionChangedEvent,
+  ValueFormatterParams,
+} from 'ag-grid-community';
+import {
+  createContext,
+  useCallback,
+  useContext,
+  useEffect,
+  useMemo,
+  useRef,
+  type KeyboardEvent,
+  type RefObject,
+} from 'react';
 import { FREQUENCY_TEXT, formatSourceValue, parseSource } from '../../../domain/alerts/conditions.ts';
 import type { AlertAnswer } from '../../../domain/contract/alerts.ts';
 import { notificationTypeName } from '../../../domain/notifications/notifications.ts';
@@ -17,14 +33,27 @@ import { SymbolChip } from '../../components/SymbolChip.tsx';
 import { usePreferences } from '../../services/preferences.ts';
 import { formatDateTime } from '../../services/time.ts';
 import { tabWithinCell } from '../watchlist/gridKeys.ts';
-import { alertsMachine, selectedWith, visibleAlerts, type AlertsEvent, type StatusFilter } from './alerts.machine.ts';
+import {
+  alertCount,
+  alertsMachine,
+  selectedWith,
+  visibleAlerts,
+  type AlertFilter,
+  type AlertsEvent,
+  type StatusFilter,
+} from './alerts.machine.ts';
 import './alerts.css';
 
 /** What the grid's cells can do. */
 interface GridContext {
   readonly send: (event: AlertsEvent) => void;
-  readonly busy: boolean;
 }
+
+/**
+ * Whether an action is on its way (or a delete waits for its confirmation): the rows' buttons are disabled. A React
+ * context, as the grid draws a cell again only when its row changes, not when the grid's own context does.
+ */
+const BusyContext = createContext(false);
 
 type Cell = ICellRendererParams<AlertAnswer, unknown, GridContext>;
 
@@ -38,29 +67,61 @@ function StatusCell({ data }: Cell) {
   return data ? <span className={`al-status ${data.status}`}>{data.status}</span> : null;
 }
 
+/** The row's second button: pause an armed alert, resume a paused one, re-arm a fired or expired one. */
+interface Toggle {
+  readonly label: 'Pause' | 'Resume' | 'Re-arm';
+  readonly event: AlertsEvent;
+  /** What it does, or why the alert needs it. */
+  readonly title: string;
+}
+
+function toggleOf(alert: AlertAnswer): Toggle {
+  const ids = [alert.id];
+  switch (alert.status) {
+    case 'armed':
+      return { label: 'Pause', event: { type: 'user.pause', ids }, title: 'Stop watching until resumed' };
+    case 'paused':
+      return { label: 'Resume', event: { type: 'user.resume', ids }, title: 'Watch again (armed afresh)' };
+    case 'triggered':
+      return {
+        label: 'Re-arm',
+        event: { type: 'user.rearm', id: alert.id },
+        title: 'Fired, and set to fire only once: nothing to pause. Re-arm it to watch again',
+      };
+    case 'expired':
+      return {
+        label: 'Re-arm',
+        event: { type: 'user.rearm', id: alert.id },
+        title: `Expired${alert.expires === null ? '' : ` ${formatDateTime(alert.expires)}`}: nothing to pause. Re-arm it with a later expiry`,
+      };
+  }
+}
+
 function ActionsCell({ data, context }: Cell) {
+  const busy = useContext(BusyContext);
   if (!data) return null;
   const what = `${data.symbol} ${data.conditiontext}`;
-  const paused = data.status === 'paused';
+  const toggle = toggleOf(data);
   return (
     <span className="al-actions">
       <button
         type="button"
         className="button small"
         aria-label={`Edit alert ${what}`}
-        disabled={context.busy}
+        disabled={busy}
         onClick={() => context.send({ type: 'user.edit', id: data.id })}
       >
         Edit
       </button>
       <button
         type="button"
-        className="button small"
-        aria-label={`${paused ? 'Resume' : 'Pause'} alert ${what}`}
-        disabled={context.busy || (!paused && data.status !== 'armed')}
-        onClick={() => context.send({ type: paused ? 'user.resume' : 'user.pause', ids: [data.id] })}
+        className="button small al-toggle"
+        aria-label={`${toggle.label} alert ${what}`}
+        title={toggle.title}
+        disabled={busy}
+        onClick={() => context.send(toggle.event)}
       >
-        {paused ? 'Resume' : 'Pause'}
+        {toggle.label}
       </button>
       <button
         type="button"
@@ -75,7 +136,7 @@ function ActionsCell({ data, context }: Cell) {
         className="icon-button small"
         aria-label={`Delete alert ${what}`}
         title="Delete"
-        disabled={context.busy}
+        disabled={busy}
         onClick={() => context.send({ type: 'user.delete', ids: [data.id] })}
       >
         ✕
@@ -87,30 +148,50 @@ function ActionsCell({ data, context }: Cell) {
 const time = ({ value }: ValueFormatterParams<AlertAnswer, string | null>) =>
   value === null || value === undefined ? '–' : formatDateTime(value);
 
+const expiry = ({ value }: ValueFormatterParams<AlertAnswer, string | null>) =>
+  value === null || value === undefined ? 'Never' : formatDateTime(value);
+
+/** A text cell's tooltip: the full text it shows. */
+const shownText = ({ valueFormatted, value }: ITooltipParams<AlertAnswer>) =>
+  valueFormatted ?? (value === null || value === undefined ? undefined : String(value));
+
+// Widths fit their longest text ("Once per bar close", "2026-12-05 09:30 ET"); the condition takes what is left and
+// wraps rather than cutting a channel's upper bound. At 1300 px everything fits without scrolling sideways.
 const columns: ColDef<AlertAnswer>[] = [
-  { headerName: 'Symbol', field: 'symbol', width: 100, cellRenderer: SymbolCell, suppressKeyboardEvent: tabWithinCell },
-  { headerName: 'Condition', field: 'conditiontext', flex: 1, minWidth: 260 },
+  { headerName: 'Symbol', field: 'symbol', width: 96, cellRenderer: SymbolCell, suppressKeyboardEvent: tabWithinCell },
+  {
+    headerName: 'Condition',
+    field: 'conditiontext',
+    flex: 1,
+    minWidth: 180,
+    wrapText: true,
+    autoHeight: true,
+    cellClass: 'al-condition',
+    tooltipValueGetter: shownText,
+  },
   {
     headerName: 'Frequency',
     field: 'frequency',
-    width: 140,
+    width: 150,
     valueFormatter: ({ value }: ValueFormatterParams<AlertAnswer, AlertAnswer['frequency']>) =>
       value ? FREQUENCY_TEXT[value] : '',
+    tooltipValueGetter: shownText,
   },
-  {
-    headerName: 'Expires',
-    field: 'expires',
-    width: 150,
-    valueFormatter: ({ value }: ValueFormatterParams<AlertAnswer, string | null>) =>
-      value === null || value === undefined ? 'Never' : formatDateTime(value),
-  },
+  { headerName: 'Expires', field: 'expires', width: 164, valueFormatter: expiry, tooltipValueGetter: shownText },
   { headerName: 'Status', field: 'status', width: 100, cellRenderer: StatusCell },
-  { headerName: 'Last fired', field: 'lastfired', width: 170, valueFormatter: time, sort: 'desc' },
-  { headerName: 'Triggers', field: 'triggercount', width: 95, type: 'rightAligned' },
+  {
+    headerName: 'Last fired',
+    field: 'lastfired',
+    width: 164,
+    valueFormatter: time,
+    sort: 'desc',
+    tooltipValueGetter: shownText,
+  },
+  { headerName: 'Triggers', field: 'triggercount', width: 96, type: 'rightAligned' },
   {
     headerName: '',
     colId: 'actions',
-    width: 240,
+    width: 232,
     // Kept in view when the grid is wider than the page (the other columns scroll under it).
     pinned: 'right',
     sortable: false,
@@ -119,6 +200,47 @@ const columns: ColDef<AlertAnswer>[] = [
     suppressKeyboardEvent: tabWithinCell,
   },
 ];
+
+/** What an empty filter result says: the status and the text that match nothing. */
+function noMatchText(filter: AlertFilter): string {
+  const status = filter.status === 'all' ? '' : ` ${filter.status}`;
+  const text = filter.text.trim();
+  return `No${status} alerts${text === '' ? '' : ` match “${text}”`}.`;
+}
+
+/**
+ * Brings a panel into view and moves focus to it when it opens (or shows something else, `key`), and gives focus
+ * back to what had it when it closes: the button that opened it, or `fallback` when that is gone.
+ */
+function usePanelFocus(
+  key: string | null,
+  panel: RefObject<HTMLElement | null>,
+  fallback: RefObject<HTMLElement | null>,
+  into: 'panel' | 'cancel' = 'panel',
+) {
+  const opener = useRef<HTMLElement | null>(null);
+  useEffect(() => {
+    const element = panel.current;
+    if (key === null || !element) return;
+    const active = document.activeElement;
+    if (active instanceof HTMLElement && !element.contains(active)) opener.current = active;
+    element.scrollIntoView({ block: 'nearest' });
+    const target = into === 'cancel' ? element.querySelector<HTMLElement>('[data-cancel]') : element;
+    target?.focus({ preventScroll: true });
+  }, [key, panel, into]);
+  useEffect(() => {
+    if (key !== null) return;
+    const back = opener.current;
+    opener.current = null;
+    if (back === null) return;
+    // After the grid's cells have drawn again: the opener may be gone (deleted) or still disabled.
+    const frame = requestAnimationFrame(() => {
+      if (back.isConnected && !(back as HTMLButtonElement).disabled) back.focus();
+      else fallback.current?.focus();
+    });
+    return () => cancelAnimationFrame(frame);
+  }, [key, fallback]);
+}
 
 /** The app's grid theme without the empty space an auto-height grid keeps under a few rows. */
 const alertsTheme = gridTheme.withParams({ autoHeightMinBodyHeight: 0 });
@@ -138,13 +260,25 @@ export default function AlertsScreen() {
   const { context } = state;
   const rows = useMemo(() => visibleAlerts(context), [context]);
   const busy = !state.matches({ ready: { list: 'idle' } }) && !state.matches({ ready: { list: 'refreshing' } });
-  const gridContext = useMemo<GridContext>(() => ({ send, busy }), [send, busy]);
+  const gridContext = useMemo<GridContext>(() => ({ send }), [send]);
   const onSelection = useCallback(
     (event: SelectionChangedEvent<AlertAnswer>) =>
       send({ type: 'user.select', ids: event.api.getSelectedRows().map((a) => a.id) }),
     [send],
   );
-  const { editor, formProblem, history, historyId } = context;
+  const { editor, formProblem, history, historyId, toDelete } = context;
+  const title = useRef<HTMLHeadingElement>(null);
+  const editorPanel = useRef<HTMLElement>(null);
+  const historyPanel = useRef<HTMLElement>(null);
+  const confirmPanel = useRef<HTMLDivElement>(null);
+  usePanelFocus(editor.mode === 'edit' ? editor.id : editor.mode === 'create' ? 'create' : null, editorPanel, title);
+  usePanelFocus(historyId, historyPanel, title);
+  usePanelFocus(toDelete.length === 0 ? null : toDelete.join(), confirmPanel, title, 'cancel');
+  const deleting = state.matches({ ready: { list: 'deleting' } });
+  const doomed = toDelete.map((id) => context.alerts.find((a) => a.id === id)).filter((a) => a !== undefined);
+  const cancelDelete = (event: KeyboardEvent) => {
+    if (event.key === 'Escape' && !deleting) send({ type: 'user.cancelDelete' });
+  };
   const edited = editor.mode === 'edit' ? context.alerts.find((a) => a.id === editor.id) : undefined;
   const historyAlert = context.alerts.find((a) => a.id === historyId);
   // A trigger's value is the source's: shown in its unit, as the message writes it.
@@ -171,7 +305,9 @@ export default function AlertsScreen() {
   return (
     <section className="screen alerts" aria-labelledby="alerts-title">
       <div className="al-header">
-        <h1 id="alerts-title">Alerts</h1>
+        <h1 id="alerts-title" ref={title} tabIndex={-1}>
+          Alerts
+        </h1>
         {state.matches('ready') && (
           <p className="hint" aria-live="polite">
             {context.alerts.length === 1 ? '1 alert' : `${context.alerts.length} alerts`}
@@ -226,8 +362,50 @@ export default function AlertsScreen() {
       {context.actionError && (
         <Dismissible message={context.actionError} onDismiss={() => send({ type: 'user.dismissError' })} />
       )}
+      {toDelete.length > 0 && (
+        <div
+          ref={confirmPanel}
+          className="al-confirm"
+          role="alertdialog"
+          aria-labelledby="al-confirm-title"
+          aria-describedby="al-confirm-list"
+          onKeyDown={cancelDelete}
+        >
+          <p id="al-confirm-title">
+            <strong>Delete {toDelete.length === 1 ? 'this alert' : `these ${alertCount(toDelete.length)}`}?</strong>{' '}
+            This cannot be undone.
+          </p>
+          <ul id="al-confirm-list">
+            {doomed.slice(0, 5).map((a) => (
+              <li key={a.id}>
+                <strong>{a.symbol}</strong> {a.conditiontext}
+              </li>
+            ))}
+            {toDelete.length > 5 && <li>and {toDelete.length - 5} more</li>}
+          </ul>
+          <div className="al-confirm-buttons">
+            <button
+              type="button"
+              className="button danger"
+              disabled={deleting}
+              onClick={() => send({ type: 'user.confirmDelete' })}
+            >
+              {deleting ? 'Deleting…' : `Delete ${alertCount(toDelete.length)}`}
+            </button>
+            <button
+              type="button"
+              className="button"
+              data-cancel
+              disabled={deleting}
+              onClick={() => send({ type: 'user.cancelDelete' })}
+            >
+              Keep
+            </button>
+          </div>
+        </div>
+      )}
       {editor.mode !== 'closed' && (
-        <section className="card al-editor" aria-labelledby="al-editor-title">
+        <section ref={editorPanel} tabIndex={-1} className="card al-editor" aria-labelledby="al-editor-title">
           <h2 id="al-editor-title">
             {edited ? `Change the alert on ${edited.symbol}: ${edited.conditiontext}` : 'New alert'}
           </h2>
@@ -254,22 +432,39 @@ export default function AlertsScreen() {
           <Empty>No alerts yet: create one here, or click a price chart.</Empty>
         ) : (
           <div className="al-grid" role="region" aria-label="Alerts">
-            <Grid<AlertAnswer>
-              theme={alertsTheme}
-              rowData={rows}
-              columnDefs={columns}
-              getRowId={(p) => p.data.id}
-              context={gridContext}
-              rowSelection={{ mode: 'multiRow', checkboxes: true, headerCheckbox: true, enableClickSelection: false }}
-              onSelectionChanged={onSelection}
-              domLayout="autoHeight"
-              exportName="alerts"
-            />
+            <BusyContext value={busy}>
+              <Grid<AlertAnswer>
+                theme={alertsTheme}
+                rowData={rows}
+                columnDefs={columns}
+                getRowId={(p) => p.data.id}
+                context={gridContext}
+                rowSelection={{ mode: 'multiRow', checkboxes: true, headerCheckbox: true, enableClickSelection: false }}
+                onSelectionChanged={onSelection}
+                domLayout="autoHeight"
+                exportName="alerts"
+                tooltipShowDelay={400}
+                // An empty filter result is said below, in the app's words.
+                suppressOverlays={['noRows']}
+              />
+            </BusyContext>
+            {rows.length === 0 && (
+              <Empty>
+                {noMatchText(context.filter)}{' '}
+                <button
+                  type="button"
+                  className="button small"
+                  onClick={() => send({ type: 'user.filter', filter: { text: '', status: 'all' } })}
+                >
+                  Show all alerts
+                </button>
+              </Empty>
+            )}
           </div>
         )}
       </LoadState>
       {historyId !== null && (
-        <section className="card al-history" aria-labelledby="al-history-title">
+        <section ref={historyPanel} tabIndex={-1} className="card al-history" aria-labelledby="al-history-title">
           <div className="panel-header">
             <h2 id="al-history-title">
               History of {historyAlert ? `${historyAlert.symbol} ${historyAlert.conditiontext}` : 'the alert'}

@@ -6,6 +6,8 @@ import { ApiError } from '../../services/api.ts';
 import type { AlertBody } from '../../components/conditionDraft.ts';
 import {
   alertsMachine,
+  EXPIRED_PROBLEM,
+  rearmBody,
   refusalProblem,
   selectedWith,
   visibleAlerts,
@@ -57,6 +59,7 @@ interface FakeServer {
 
 function manager(server: FakeServer) {
   const calls: string[] = [];
+  const bodies: AlertBody[] = [];
   const toasts: string[] = [];
   let push: ((event: AlertsEvent) => void) | null = null;
   const actor = createActor(
@@ -69,10 +72,12 @@ function manager(server: FakeServer) {
         }),
         saveAlert: fromPromise<AlertAnswer, AlertBody>(async ({ input }) => {
           calls.push(`save ${input.update === true ? `update ${input.id ?? ''}` : 'new'}`);
+          bodies.push(input);
           if (server.refuseSave) throw new ApiError(400, 'bad_request', server.refuseSave);
           const condition = parseCondition(input.condition) as AlertCondition;
           const saved = alert(input.id ?? `a${server.alerts.length + 1}`, input.symbol, condition, {
             frequency: input.frequency ?? 'once',
+            expires: input.expires ?? null,
           });
           server.alerts = server.alerts.some((a) => a.id === saved.id)
             ? server.alerts.map((a) => (a.id === saved.id ? saved : a))
@@ -108,10 +113,11 @@ function manager(server: FakeServer) {
       actions: { notify: (_, params: { text: string }) => toasts.push(params.text) },
     }),
   ).start();
-  return { actor, calls, toasts, push: (event: AlertsEvent) => push?.(event) };
+  return { actor, calls, bodies, toasts, push: (event: AlertsEvent) => push?.(event) };
 }
 
 const idle = { ready: { list: 'idle' } } as const;
+const confirming = { ready: { list: 'confirmingDelete' } } as const;
 
 const channelBody: AlertBody = {
   symbol: 'AAPL',
@@ -281,13 +287,124 @@ describe('alert manager machine', () => {
     actor.send({ type: 'user.delete', ids: ['a1', 'zz'] });
     expect(actor.getSnapshot().matches(idle)).to.equal(true);
     actor.send({ type: 'user.delete', ids: ['a1', 'a2', 'a3'] });
+    expect(actor.getSnapshot().matches(confirming)).to.equal(true);
+    actor.send({ type: 'user.confirmDelete' });
     await waitFor(actor, (s) => s.matches(idle) && calls.filter((c) => c === 'load').length === 2);
-    const { alerts, selected, actionError } = actor.getSnapshot().context;
+    const { alerts, selected, actionError, toDelete } = actor.getSnapshot().context;
+    expect(toDelete).to.deep.equal([]);
     expect(alerts.map((a) => a.id)).to.deep.equal(['a3']);
     expect(selected).to.deep.equal(['a3']);
     expect(actionError).to.equal('1 alert could not be deleted: Not found');
     expect(toasts).to.deep.equal(['2 alerts deleted']);
     expect(calls.slice(0, 2)).to.deep.equal(['load', 'delete a1,a2,a3']);
+  });
+
+  it('deletes nothing until the user confirms, and nothing at all when the user cancels', async () => {
+    const server: FakeServer = { alerts: [alert('a1', 'AAPL', CHANNEL), alert('a2', 'MSFT', RSI)] };
+    const { actor, calls, toasts } = manager(server);
+    await waitFor(actor, (s) => s.matches(idle));
+    actor.send({ type: 'user.delete', ids: ['a2', 'a1'] });
+    expect(actor.getSnapshot().matches(confirming)).to.equal(true);
+    expect(actor.getSnapshot().context.toDelete).to.deep.equal(['a2', 'a1']);
+    // Nothing else is sent while the question is open.
+    actor.send({ type: 'user.pause', ids: ['a1'] });
+    actor.send({ type: 'user.delete', ids: ['a1'] });
+    expect(actor.getSnapshot().context.toDelete).to.deep.equal(['a2', 'a1']);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(calls).to.deep.equal(['load']);
+
+    actor.send({ type: 'user.cancelDelete' });
+    expect(actor.getSnapshot().matches(idle)).to.equal(true);
+    expect(actor.getSnapshot().context.toDelete).to.deep.equal([]);
+    expect(actor.getSnapshot().context.alerts.map((a) => a.id)).to.deep.equal(['a1', 'a2']);
+    // A confirmation with nothing asked does nothing.
+    actor.send({ type: 'user.confirmDelete' });
+    expect(actor.getSnapshot().matches(idle)).to.equal(true);
+
+    actor.send({ type: 'user.delete', ids: ['a2'] });
+    actor.send({ type: 'user.confirmDelete' });
+    expect(actor.getSnapshot().matches({ ready: { list: 'deleting' } })).to.equal(true);
+    await waitFor(actor, (s) => s.matches(idle));
+    expect(actor.getSnapshot().context.alerts.map((a) => a.id)).to.deep.equal(['a1']);
+    expect(calls).to.deep.equal(['load', 'delete a2']);
+    expect(toasts).to.deep.equal(['Alert deleted']);
+  });
+
+  it('re-arms a fired once alert with its own definition, and only such an alert', async () => {
+    const RSI_ONCE = alert('a2', 'MSFT', RSI, {
+      status: 'triggered',
+      frequency: 'once',
+      expires: '2099-01-02T03:04:05.678Z',
+      triggercount: 1,
+    });
+    const server: FakeServer = {
+      alerts: [alert('a1', 'AAPL', CHANNEL), RSI_ONCE, alert('a3', 'NVDA', CHANNEL, { status: 'paused' })],
+    };
+    const { actor, calls, bodies, toasts } = manager(server);
+    await waitFor(actor, (s) => s.matches(idle));
+    for (const id of ['a1', 'a3', 'zz']) actor.send({ type: 'user.rearm', id });
+    expect(actor.getSnapshot().matches(idle)).to.equal(true);
+    actor.send({ type: 'user.rearm', id: 'a2' });
+    expect(actor.getSnapshot().matches({ ready: { list: 'rearming' } })).to.equal(true);
+    await waitFor(actor, (s) => s.matches(idle));
+    expect(calls).to.deep.equal(['load', 'save update a2']);
+    expect(bodies).to.deep.equal([
+      {
+        symbol: 'MSFT',
+        condition: { op: 'less_than', source: 'rsi:14', value: 30 },
+        frequency: 'once',
+        expires: '2099-01-02T03:04:05.678Z',
+        id: 'a2',
+        update: true,
+      },
+    ]);
+    expect(actor.getSnapshot().context.alerts.map((a) => `${a.id} ${a.status}`)).to.deep.equal([
+      'a1 armed',
+      'a2 armed',
+      'a3 paused',
+    ]);
+    expect(actor.getSnapshot().context.editor).to.deep.equal({ mode: 'closed' });
+    expect(toasts).to.deep.equal(['Alert re-armed: MSFT RSI(14) is at or below 30 (armed)']);
+  });
+
+  it('says why a re-arm was refused, and reads the list again', async () => {
+    const server: FakeServer = {
+      alerts: [alert('a1', 'AAPL', CHANNEL, { status: 'triggered' })],
+      refuseSave: 'body.expires: 2026-11-01T00:00:00.000Z is not after now',
+    };
+    const { actor, calls } = manager(server);
+    await waitFor(actor, (s) => s.matches(idle));
+    actor.send({ type: 'user.rearm', id: 'a1' });
+    await waitFor(actor, (s) => s.matches(idle) && calls.length === 3);
+    expect(actor.getSnapshot().context.actionError).to.equal(
+      'The alert could not be re-armed: body.expires: 2026-11-01T00:00:00.000Z is not after now',
+    );
+    expect(actor.getSnapshot().context.formProblem).to.equal(null);
+    expect(calls).to.deep.equal(['load', 'save update a1', 'load']);
+  });
+
+  it('opens an expired alert in the builder to re-arm it, naming its expiry, without sending anything', async () => {
+    const { actor, calls } = manager({
+      alerts: [alert('a1', 'AAPL', CHANNEL, { status: 'expired', expires: '2026-11-21T15:00:00.000Z' })],
+    });
+    await waitFor(actor, (s) => s.matches(idle));
+    actor.send({ type: 'user.rearm', id: 'a1' });
+    expect(actor.getSnapshot().matches(idle)).to.equal(true);
+    expect(actor.getSnapshot().context.editor).to.deep.equal({ mode: 'edit', id: 'a1' });
+    expect(actor.getSnapshot().context.formProblem).to.deep.equal(EXPIRED_PROBLEM);
+    expect(calls).to.deep.equal(['load']);
+  });
+
+  it('builds the body of a re-arm as the builder sends an unchanged alert', () => {
+    const channel = alert('a1', 'AAPL', { ...CHANNEL, lower: { ref: 'sma:50' } }, { frequency: 'once_per_bar' });
+    expect(rearmBody(channel)).to.deep.equal({
+      symbol: 'AAPL',
+      condition: { op: 'entering_channel', source: 'price', lower: { ref: 'sma:50' }, upper: 190 },
+      frequency: 'once_per_bar',
+      expires: null,
+      id: 'a1',
+      update: true,
+    });
   });
 
   it("shows an alert's trigger history and reads it again when an alert fires", async () => {
@@ -324,6 +441,7 @@ describe('alert manager machine', () => {
     actor.send({ type: 'user.showHistory', id: 'a1' });
     await waitFor(actor, (s) => s.matches({ ready: { history: 'shown' } }));
     actor.send({ type: 'user.delete', ids: ['a1'] });
+    actor.send({ type: 'user.confirmDelete' });
     push({ type: 'server.changed' });
     await waitFor(actor, (s) => s.matches({ ready: { list: 'idle', history: 'closed' } }) && calls.length === 4);
     expect(actor.getSnapshot().context.historyId).to.equal(null);

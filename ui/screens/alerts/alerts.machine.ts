@@ -1,12 +1,20 @@
 /**
  * The alert manager: every alert of the user, filtered by text and status, created or changed in the condition
  * builder (checked against the contract before it is sent; a server refusal is kept naming its field), paused,
- * resumed or deleted (one alert, or the selected ones at once), and each alert's trigger history. The server's
- * answers are the truth; a change made elsewhere (the chart, another tab, a firing) reads the list again.
+ * resumed, re-armed once fired, or deleted after a confirmation (one alert, or the selected ones at once), and each
+ * alert's trigger history. The server's answers are the truth; a change made elsewhere (the chart, another tab, a
+ * firing) reads the list again.
  */
 import { alertsApi, type AlertAnswer, type AlertTriggerAnswer } from '../../../domain/contract/alerts.ts';
 import { assertEvent, assign, enqueueActions, fromCallback, fromPromise, not, setup, stateIn } from 'xstate';
-import { bodyProblem, refusalField, type AlertBody, type FieldProblem } from '../../components/conditionDraft.ts';
+import {
+  bodyProblem,
+  draftOf,
+  refusalField,
+  requestOf,
+  type AlertBody,
+  type FieldProblem,
+} from '../../components/conditionDraft.ts';
 import { call, errorMessage } from '../../services/api.ts';
 import { live } from '../../services/live.ts';
 import { showToast } from '../../services/toast.ts';
@@ -46,7 +54,9 @@ export interface AlertsContext {
   readonly historyError: string | null;
   /** Why the list could not be loaded. */
   readonly error: string | null;
-  /** Why the last pause, resume or delete failed. */
+  /** The alerts a delete waits for the user to confirm (none when no delete is asked). */
+  readonly toDelete: readonly string[];
+  /** Why the last pause, resume, re-arm or delete failed. */
   readonly actionError: string | null;
   /** The list changed on the server while an action was on its way: read it after. */
   readonly stale: boolean;
@@ -63,7 +73,10 @@ export type AlertsEvent =
   | { type: 'user.save'; body: AlertBody }
   | { type: 'user.pause'; ids: readonly string[] }
   | { type: 'user.resume'; ids: readonly string[] }
+  | { type: 'user.rearm'; id: string }
   | { type: 'user.delete'; ids: readonly string[] }
+  | { type: 'user.confirmDelete' }
+  | { type: 'user.cancelDelete' }
   | { type: 'user.showHistory'; id: string }
   | { type: 'user.closeHistory' }
   | { type: 'user.dismissError' }
@@ -161,6 +174,20 @@ export function refusalProblem(error: unknown): FieldProblem {
     : { field, message: message.slice(message.indexOf(':') + 1).trim() };
 }
 
+/**
+ * The body that re-arms an alert: its own definition sent again as a change (what the builder's "Save and re-arm"
+ * sends when nothing is changed), with its expiry exactly as held.
+ */
+export function rearmBody(alert: AlertAnswer): AlertBody {
+  return { ...requestOf(draftOf(alert), alert.id), expires: alert.expires };
+}
+
+/** What the builder says when an expired alert is opened to be re-armed. */
+export const EXPIRED_PROBLEM: FieldProblem = {
+  field: 'expires',
+  message: 'has passed; set a later time, or clear it, to re-arm the alert',
+};
+
 const findAlert = (context: AlertsContext, id: string) => context.alerts.find((a) => a.id === id);
 
 /** The alert manager's machine. */
@@ -218,6 +245,14 @@ export const alertsMachine = setup({
       assertEvent(event, 'user.resume');
       return event.ids.length > 0 && event.ids.every((id) => findAlert(context, id)?.status === 'paused');
     },
+    isTriggered: ({ context, event }) => {
+      assertEvent(event, 'user.rearm');
+      return findAlert(context, event.id)?.status === 'triggered';
+    },
+    isExpired: ({ context, event }) => {
+      assertEvent(event, 'user.rearm');
+      return findAlert(context, event.id)?.status === 'expired';
+    },
     namesKnownAlerts: ({ context, event }) => {
       assertEvent(event, 'user.delete');
       return event.ids.length > 0 && event.ids.every((id) => findAlert(context, id) !== undefined);
@@ -237,6 +272,7 @@ export const alertsMachine = setup({
     history: null,
     historyError: null,
     error: null,
+    toDelete: [],
     actionError: null,
     stale: false,
   },
@@ -286,7 +322,28 @@ export const alertsMachine = setup({
                 ],
                 'user.pause': { guard: 'canPause', target: 'toggling' },
                 'user.resume': { guard: 'canResume', target: 'toggling' },
-                'user.delete': { guard: 'namesKnownAlerts', target: 'deleting' },
+                'user.rearm': [
+                  { guard: 'isTriggered', target: 'rearming' },
+                  // Its expiry has passed: only a later one (or none) re-arms it, chosen in the builder.
+                  {
+                    guard: 'isExpired',
+                    actions: assign({
+                      editor: ({ event }) => ({ mode: 'edit', id: event.id }),
+                      formProblem: EXPIRED_PROBLEM,
+                    }),
+                  },
+                ],
+                'user.delete': {
+                  guard: 'namesKnownAlerts',
+                  target: 'confirmingDelete',
+                  actions: assign({ toDelete: ({ event }) => [...event.ids] }),
+                },
+              },
+            },
+            confirmingDelete: {
+              on: {
+                'user.confirmDelete': 'deleting',
+                'user.cancelDelete': { target: 'idle', actions: assign({ toDelete: [] }) },
               },
             },
             refreshing: {
@@ -333,6 +390,36 @@ export const alertsMachine = setup({
                 },
               },
             },
+            rearming: {
+              entry: assign({ actionError: null }),
+              invoke: {
+                src: 'saveAlert',
+                input: ({ context, event }) => {
+                  assertEvent(event, 'user.rearm');
+                  // The guard found it triggered in this list.
+                  return rearmBody(findAlert(context, event.id)!);
+                },
+                onDone: {
+                  target: 'idle',
+                  actions: [
+                    assign({ alerts: ({ context, event }) => withAlert(context.alerts, event.output) }),
+                    {
+                      type: 'notify',
+                      params: ({ event }) => ({
+                        text: `Alert re-armed: ${event.output.symbol} ${event.output.conditiontext} (${event.output.status})`,
+                      }),
+                    },
+                  ],
+                },
+                onError: {
+                  target: 'idle',
+                  actions: assign({
+                    actionError: ({ event }) => `The alert could not be re-armed: ${errorMessage(event.error)}`,
+                    stale: true,
+                  }),
+                },
+              },
+            },
             toggling: {
               entry: assign({ actionError: null }),
               invoke: {
@@ -370,10 +457,7 @@ export const alertsMachine = setup({
               entry: assign({ actionError: null }),
               invoke: {
                 src: 'deleteAlerts',
-                input: ({ event }) => {
-                  assertEvent(event, 'user.delete');
-                  return event.ids;
-                },
+                input: ({ context }) => context.toDelete,
                 onDone: {
                   target: 'idle',
                   actions: [
@@ -392,6 +476,7 @@ export const alertsMachine = setup({
                           context.editor.mode === 'edit' && gone.has(context.editor.id)
                             ? { mode: 'closed' as const }
                             : context.editor,
+                        toDelete: [],
                         actionError: failureText(failed, 'deleted'),
                         stale: context.stale || failed.length > 0,
                       };
@@ -409,7 +494,7 @@ export const alertsMachine = setup({
                 },
                 onError: {
                   target: 'idle',
-                  actions: assign({ actionError: ({ event }) => errorMessage(event.error), stale: true }),
+                  actions: assign({ toDelete: [], actionError: ({ event }) => errorMessage(event.error), stale: true }),
                 },
               },
             },
