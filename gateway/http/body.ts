@@ -25,7 +25,23 @@ function tooLarge(limit: number): ApiError {
   return new ApiError(413, 'payload_too_large', `body: larger than ${limit} bytes`);
 }
 
+/**
+ * Refuses a body sent compressed or otherwise encoded (`Content-Encoding` other than `identity`): bodies are read
+ * as sent, so such a body would otherwise be refused as JSON that is not valid, or read as something else.
+ */
+export function refuseEncodedBody(ctx: Context): void {
+  const encoding = ctx.get('content-encoding').trim().toLowerCase();
+  if (encoding !== '' && encoding !== 'identity') {
+    throw new ApiError(
+      415,
+      'unsupported_media_type',
+      `headers.content-encoding: ${encoding.slice(0, 40)} is not accepted; send the body as it is`,
+    );
+  }
+}
+
 async function readJson(ctx: Context, limit: number): Promise<void> {
+  refuseEncodedBody(ctx);
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of ctx.req as AsyncIterable<Buffer>) {

@@ -125,6 +125,15 @@ describe('feed ingestion route', function () {
     expect(await quote(user, 'AAPL')).to.deep.equal(before);
   });
 
+  it('refuses a compressed body with 415 naming the header', async function () {
+    const res = await gw.client().request('POST', FEED_PATH, {
+      raw: JSON.stringify([{ symbol: 'AAPL', price: 190 }]),
+      headers: { ...AUTH, 'content-type': 'application/json', 'content-encoding': 'br' },
+    });
+    expect(res.status).to.equal(415, res.text);
+    expect((res.body as { message: string }).message).to.match(/^headers\.content-encoding: br is not accepted/);
+  });
+
   it(`accepts ${FEED_MAX_TICKS} ticks in one request`, async function () {
     const ticks = Array.from({ length: FEED_MAX_TICKS }, (_, i) => ({ symbol: 'MSFT', price: 400 + (i % 7), size: 1 }));
     const res = await gw.client().post(FEED_PATH, ticks, AUTH);

@@ -10,6 +10,7 @@ import type { Context } from 'koa';
 import { FEED_MAX_TICKS, feedApi, feedBody, isPlainFeedBody, type FeedTick } from '../../domain/contract/feed.ts';
 import type { Tick, TickBus } from '../../platform/bus/port.ts';
 import { ApiError } from '../errors.ts';
+import { refuseEncodedBody } from '../http/body.ts';
 import { refuseDeepJson } from '../http/depth.ts';
 import { validationError } from '../http/route.ts';
 import type { SymbolDirectory } from '../http/schemas.ts';
@@ -73,6 +74,7 @@ export function feedRoute(
       ctx.set('WWW-Authenticate', 'Bearer');
       throw new ApiError(401, 'unauthorized', 'Authorization: a valid Bearer feed token is required');
     }
+    refuseEncodedBody(ctx);
     const text = await readBody(ctx.req as AsyncIterable<Buffer>, Number(ctx.get('content-length') || '0'));
     if (ctx.is('application/json') !== 'application/json') {
       throw new ApiError(415, 'unsupported_media_type', 'body: must be JSON (Content-Type: application/json)');

@@ -112,6 +112,12 @@ describe('watch list routes', function () {
     ['more than 200 symbols', { body: Array.from({ length: 201 }, () => 'NVDA') }, 400, 'body'],
     ['invalid JSON', { raw: '["NVDA"', headers: { 'content-type': 'application/json' } }, 400, 'body'],
     ['a body that is not JSON', { raw: 'NVDA', headers: { 'content-type': 'text/plain' } }, 415, 'body'],
+    [
+      'a compressed body',
+      { raw: '["NVDA"]', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } },
+      415,
+      'headers.content-encoding',
+    ],
     ['a huge body', { body: ['NVDA'], raw: JSON.stringify(['x'.repeat(70_000)]) }, 413, 'body'],
   ];
   for (const [what, input, status, field] of badInputs) {
