@@ -148,7 +148,7 @@ describe('alerts (Chromium)', function () {
     await builder.getByLabel('Symbol').fill('AAPL');
     await builder.getByLabel('Operator').selectOption('greater_than');
     await builder.getByRole('button', { name: 'Create alert' }).click();
-    await builder.getByText('condition.value: is required for greater_than').waitFor();
+    await builder.getByText('Level: is required for greater_than').waitFor();
     const marker = cents(upper + 1);
     await builder.getByLabel('Level', { exact: true }).fill(marker.toFixed(2));
     await builder.getByRole('button', { name: 'Create alert' }).click();

@@ -13,6 +13,7 @@ import {
   seriesChoicesFor,
   SOURCE_CHIPS,
   draftProblem,
+  fieldLabel,
   opFields,
   requestOf,
   sourceChipsOf,
@@ -279,7 +280,7 @@ export function ConditionBuilder(props: ConditionBuilderProps) {
       </div>
       {shown && (
         <p className="error" role="alert" data-field={shown.field}>
-          {shown.field}: {shown.message}
+          {fieldLabel(shown.field, draft.op)}: {shown.message}
         </p>
       )}
       <div className="cb-row">

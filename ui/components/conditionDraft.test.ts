@@ -3,6 +3,7 @@ import type { AlertAnswer } from '../../domain/contract/alerts.ts';
 import {
   draftOf,
   draftProblem,
+  fieldLabel,
   newDraft,
   refusalField,
   requestOf,
@@ -68,6 +69,18 @@ describe('condition draft', () => {
     });
     expect(requestOf(rsi).condition).to.deep.equal({ op: 'less_than', source: 'rsi:14', value: 30 });
     expect(draftProblem(rsi)).to.equal(null);
+  });
+
+  it("names a refused field by its control's words", () => {
+    expect(fieldLabel('condition.value', 'crossing_up')).to.equal('Level');
+    expect(fieldLabel('condition.value.ref', 'greater_than')).to.equal('Level');
+    expect(fieldLabel('condition.value', 'moving_up_pct')).to.equal('By (%)');
+    expect(fieldLabel('condition.value', 'moving_down')).to.equal('By');
+    expect(fieldLabel('condition.upper.ref', 'inside_channel')).to.equal('Upper');
+    expect(fieldLabel('condition.bars', 'moving_up')).to.equal('Bars');
+    expect(fieldLabel('expires', 'crossing')).to.equal('Expires');
+    expect(fieldLabel('symbol', 'crossing')).to.equal('Symbol');
+    expect(fieldLabel('channels', 'crossing')).to.equal('channels');
   });
 
   it('refuses what the contract refuses: missing, unreadable and out-of-order fields', () => {

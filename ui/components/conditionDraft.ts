@@ -219,6 +219,33 @@ export function draftProblem(draft: ConditionDraft, id?: string): FieldProblem |
   return bodyProblem(requestOf(draft, id));
 }
 
+/**
+ * The words of the form's control a refused field is in (`condition.upper.ref` → `Upper`), as the builder labels
+ * them for `op`; the field itself for one the form does not show.
+ */
+export function fieldLabel(field: string, op: AlertOp): string {
+  const [head, part] = field.split('.');
+  if (head !== 'condition') {
+    return ({ symbol: 'Symbol', frequency: 'Frequency', expires: 'Expires' } as Record<string, string>)[field] ?? field;
+  }
+  switch (part) {
+    case 'op':
+      return 'Operator';
+    case 'source':
+      return 'Source';
+    case 'lower':
+      return 'Lower';
+    case 'upper':
+      return 'Upper';
+    case 'bars':
+      return 'Bars';
+    case 'value':
+      return opFields(op) === 'moving' ? (op.endsWith('_pct') ? 'By (%)' : 'By') : 'Level';
+    default:
+      return field;
+  }
+}
+
 /** The field a server refusal names (`body.condition.upper: must be …` → `condition.upper`), or null. */
 export function refusalField(message: string): string | null {
   const match = /^body\.([A-Za-z0-9_.[\]]+):/.exec(message.trim());
