@@ -145,11 +145,14 @@ function ActionsCell({ data, context }: Cell) {
   );
 }
 
-const time = ({ value }: ValueFormatterParams<AlertAnswer, string | null>) =>
-  value === null || value === undefined ? '–' : formatDateTime(value);
+/** A time cell: the date and time in the viewer's zone, or `none` when there is no time. */
+const timeOr =
+  (none: string) =>
+  ({ value }: ValueFormatterParams<AlertAnswer, string | null>) =>
+    value === null || value === undefined ? none : formatDateTime(value);
 
-const expiry = ({ value }: ValueFormatterParams<AlertAnswer, string | null>) =>
-  value === null || value === undefined ? 'Never' : formatDateTime(value);
+const time = timeOr('–');
+const expiry = timeOr('Never');
 
 /** A text cell's tooltip: the full text it shows. */
 const shownText = ({ valueFormatted, value }: ITooltipParams<AlertAnswer>) =>
