@@ -25,7 +25,7 @@ import {
   type ExpireAlert,
   type TriggerAlert,
 } from '../../domain/alerts/alerts.ts';
-import type { FiredLevels } from '../../domain/alerts/conditions.ts';
+import type { AlertFrequency, FiredLevels } from '../../domain/alerts/conditions.ts';
 import type { CommandMeta, Decider } from '../../domain/decider.ts';
 import { eventIdFor, streamName } from '../../domain/ids.ts';
 import type { SmaPeriod } from '../../domain/screener/query.ts';
@@ -40,11 +40,10 @@ import {
   type ConsumerRunner,
   type ConsumerTx,
 } from '../../platform/subscriptions/runner.ts';
-import { closeInstant } from '../market/series.ts';
 import { changePctOf, type LiveQuotes, type PriceMove } from '../quotes/liveQuotes.ts';
-import { priceCents, type ClosedDay, type Tick, type TickListener } from '../ticks/tick.ts';
+import type { ClosedDay, Tick, TickListener } from '../ticks/tick.ts';
 import { AlertIndex, armedAlertOf, isLadderCondition, type ArmedAlert } from './alertIndex.ts';
-import { evaluateTicks } from './evaluate.ts';
+import { atCloseOnly, evaluateClose, evaluateTicks, type FireHandler } from './evaluate.ts';
 import { TradingDays } from './tradingDay.ts';
 
 /** The consumer name of the engine's index (plus `:<instance>` when several engines share a read-model store). */
@@ -198,8 +197,8 @@ export class AlertEngine implements TickListener {
     this.closing = new AlertIndex((symbol) => options.quotes.history(symbol));
   }
 
-  private indexOf(alert: { readonly frequency: string }): AlertIndex {
-    return alert.frequency === 'once_per_bar_close' ? this.closing : this.index;
+  private indexOf(alert: { readonly frequency: AlertFrequency }): AlertIndex {
+    return atCloseOnly(alert.frequency) ? this.closing : this.index;
   }
 
   private arm(userId: string, alert: Alert): void {
@@ -285,6 +284,9 @@ export class AlertEngine implements TickListener {
       onError: (error) => this.options.onError?.(error),
     });
     await this.runner.caughtUp;
+    // The alerts just armed go among the sorted levels now, rather than on their symbols' first ticks.
+    this.index.mergeArmed();
+    this.closing.mergeArmed();
     this.windowStart = this.now();
     this.running = true;
     const every = this.options.expiryCheckMs ?? EXPIRY_CHECK_MS;
@@ -326,21 +328,7 @@ export class AlertEngine implements TickListener {
    */
   onDayClosed(day: ClosedDay): void {
     const { quotes } = this.options;
-    if (this.running && this.closing.size > 0) {
-      const ts = Date.parse(closeInstant(day.date));
-      try {
-        for (const bar of day.bars) {
-          const cents = priceCents(bar.close);
-          const prevCloseCents = quotes.move(bar.symbol)?.prevCloseCents ?? NaN;
-          if (this.closing.evaluate(bar.symbol, cents, bar.volume, prevCloseCents, day.date, this.fired) > 0) {
-            const tick: Tick = { symbol: bar.symbol, price: bar.close, size: 0, ts };
-            for (const alert of this.fired) this.fire(alert, tick, cents, { volume: bar.volume, prevCloseCents });
-          }
-        }
-      } finally {
-        this.fired.length = 0;
-      }
-    }
+    if (this.running) evaluateClose(day, quotes, this.closing, this.onFire, this.fired);
     quotes.roll(day);
     this.index.roll();
     this.closing.roll();
@@ -481,7 +469,7 @@ export class AlertEngine implements TickListener {
     if (day !== null && (armed.firedDay === null || day > armed.firedDay)) armed.firedDay = day;
   }
 
-  private readonly onFire = (alert: ArmedAlert, tick: Tick, cents: number): void => this.fire(alert, tick, cents);
+  private readonly onFire: FireHandler = (alert, tick, cents, bar) => this.fire(alert, tick, cents, bar);
 
   /**
    * Fires an alert the index met on a tick at `cents`; `bar` is the day's volume and previous close then when

@@ -578,7 +578,7 @@ function armer(
 }
 
 describe('alert index arming and disarming between ticks', function () {
-  it('fires what the reference fires when many alerts are armed, re-armed and disarmed while the price moves', function () {
+  it('fires what the reference fires when many alerts are armed, re-armed, merged and disarmed while the price moves', function () {
     this.timeout(120_000);
     let totalFired = 0;
     const priceCondition = fc.constantFrom(...ALERT_OPS).chain((op) => {
@@ -603,7 +603,8 @@ describe('alert index arming and disarming between ticks', function () {
       | { readonly kind: 'tick'; readonly step: number }
       | { readonly kind: 'arm'; readonly count: number }
       | { readonly kind: 'disarm'; readonly alert: number }
-      | { readonly kind: 'close' };
+      | { readonly kind: 'close' }
+      | { readonly kind: 'merge' };
     const moveArb: fc.Arbitrary<Move> = fc.oneof(
       {
         weight: 20,
@@ -615,6 +616,8 @@ describe('alert index arming and disarming between ticks', function () {
       },
       { weight: 2, arbitrary: fc.record({ kind: fc.constant('disarm' as const), alert: fc.nat() }) },
       { weight: 1, arbitrary: fc.constant({ kind: 'close' as const }) },
+      // The alerts armed since the last merge merged among the levels before the next tick (the engine's start).
+      { weight: 1, arbitrary: fc.constant({ kind: 'merge' as const }) },
     );
     fc.assert(
       fc.property(
@@ -632,6 +635,7 @@ describe('alert index arming and disarming between ticks', function () {
           let cents = 10_000;
           moves.forEach((move, t) => {
             if (move.kind === 'arm') return arm(move.count);
+            if (move.kind === 'merge') return index.mergeArmed();
             if (move.kind === 'disarm') {
               const key = alertKey('u1', `a${move.alert % specs.length}`);
               index.remove(key);
@@ -744,6 +748,7 @@ describe('alert index with many moving alerts sharing runs', function () {
           let volume = 0;
           moves.forEach((move, t) => {
             if (move.kind === 'arm') return arm(move.count);
+            if (move.kind === 'merge') return index.mergeArmed();
             if (move.kind === 'disarm') {
               for (let k = 0; k < move.count; k++) {
                 const key = alertKey('u1', `a${(move.alert + k * 7) % specs.length}`);

@@ -874,12 +874,7 @@ class Ladder extends Slot {
 
   /** Evaluates the source's new value `n` on `day`. */
   evaluate(n: number, day: string, out: ArmedAlert[]): void {
-    if (this.pending.length > 0) this.mergePending();
-    if (this.runsPending) {
-      this.runsPending = false;
-      const runs = this.runs;
-      for (let r = 0; r < runs.length; r++) if (runs[r]!.pending.length > 0) runs[r]!.merge(this.last);
-    }
+    this.mergeArmed();
     if (Number.isNaN(n)) return;
     const p = this.last;
     const geLv = this.ge.lv;
@@ -1134,6 +1129,16 @@ class Ladder extends Slot {
     this.le.merge(leLevels, leAlerts, leOthers);
     this.recut();
     this.bounded = false;
+  }
+
+  /** Merges the alerts armed since the last merge among the sorted levels (and the runs'). */
+  mergeArmed(): void {
+    if (this.pending.length > 0) this.mergePending();
+    if (this.runsPending) {
+      this.runsPending = false;
+      const runs = this.runs;
+      for (let r = 0; r < runs.length; r++) if (runs[r]!.pending.length > 0) runs[r]!.merge(this.last);
+    }
   }
 
   /** Sets the cursors for the last value. */
@@ -1450,6 +1455,14 @@ export class AlertIndex {
     book.alerts.add(alert);
     book.armed += 1;
     this.byKey.set(alert.key, alert);
+  }
+
+  /**
+   * Merges every alert armed since the last merge among its ladder's sorted levels now, rather than on its
+   * symbol's next tick: after arming many at once (the engine's start), so the first ticks do not wait for it.
+   */
+  mergeArmed(): void {
+    for (const book of this.books.values()) for (const ladder of book.ladders) ladder.mergeArmed();
   }
 
   /**

@@ -11,12 +11,12 @@ import { priceCondition, smaCondition } from '../../domain/alerts/conditions.ts'
 import type { SmaPeriod } from '../../domain/screener/query.ts';
 import { alertKey } from '../../domain/alerts/alerts.ts';
 import { AlertIndex, newArmedAlert, type ArmedAlert } from '../../engine/alerts/alertIndex.ts';
-import { evaluateTicks } from '../../engine/alerts/evaluate.ts';
+import { atCloseOnly, evaluateClose, evaluateTicks } from '../../engine/alerts/evaluate.ts';
 import { NaiveAlertScan } from '../../engine/alerts/naiveScan.ts';
 import { TradingDays } from '../../engine/alerts/tradingDay.ts';
 import { Random } from '../../engine/marketdata/random.ts';
 import { LiveQuotes, type QuoteSeed } from '../../engine/quotes/liveQuotes.ts';
-import type { ClosedDay, Tick } from '../../engine/ticks/tick.ts';
+import { priceCents, type ClosedDay, type Tick } from '../../engine/ticks/tick.ts';
 import { progress } from './child.ts';
 
 /** Figures of one run. */
@@ -207,15 +207,22 @@ export interface Run {
 }
 
 /**
- * The engine's path: the alerts armed in a new index (not timed, `armMs`), then batches of 100 ticks through
- * `evaluateTicks` (the live quotes, then the index) `passes` times or up to `limit` ticks, each day close rolling
- * the quotes and the index. Each firing is recorded as the tick's number, the alert and its value.
+ * The engine's path: the alerts armed in new indexes as the engine arms them (not timed, `armMs`), then batches
+ * of 100 ticks through `evaluateTicks` (the live quotes, then the index) `passes` times or up to `limit` ticks,
+ * each day close evaluating the closing bars (`evaluateClose`, the alerts evaluated then only) and rolling the
+ * quotes and the indexes. Each firing is recorded as the tick's number (at a close, the ticks before it), the
+ * alert and its value.
  */
 export function indexedRun(market: Market, passes: number, limit = Infinity): Run & { readonly armMs: number } {
   const quotes = new LiveQuotes(market.seeds);
-  const index = new AlertIndex((symbol) => quotes.history(symbol));
+  const history = (symbol: string): ReturnType<LiveQuotes['history']> => quotes.history(symbol);
+  // As the engine does: the alerts evaluated at the close only in an index of their own, which no tick reads.
+  const index = new AlertIndex(history);
+  const closing = new AlertIndex(history);
   const arming = performance.now();
-  for (const alert of market.alerts) index.add({ ...alert });
+  for (const alert of market.alerts) (atCloseOnly(alert.frequency) ? closing : index).add({ ...alert });
+  index.mergeArmed();
+  closing.mergeArmed();
   const armMs = performance.now() - arming;
   collectHeap();
   const days = new TradingDays();
@@ -227,6 +234,7 @@ export function indexedRun(market: Market, passes: number, limit = Infinity): Ru
     // Ticks are a millisecond apart within a day, and a batch never spans a close.
     fired.add(first + tick.ts - batch[0]!.ts, alert, alert.firedValue);
   };
+  const onClose = (alert: ArmedAlert): void => fired.add(evaluated, alert, alert.firedValue);
   const flush = (): void => {
     first = evaluated;
     evaluateTicks(batch, quotes, index, days, onFire);
@@ -243,8 +251,11 @@ export function indexedRun(market: Market, passes: number, limit = Infinity): Ru
       if (evaluated + batch.length >= limit) break;
       if (tick === null) {
         flush();
-        quotes.roll(market.closes[closeAt++]!);
+        const day = market.closes[closeAt++]!;
+        evaluateClose(day, quotes, closing, onClose);
+        quotes.roll(day);
         index.roll();
+        closing.roll();
         continue;
       }
       batch.push(tick);
@@ -258,21 +269,26 @@ export function indexedRun(market: Market, passes: number, limit = Infinity): Ru
 /**
  * The reference evaluator (`NaiveAlertScan`, every alert on every tick) over the ticks in order for about
  * `ms` milliseconds, or over every tick when `symbols` is given: then one scan per symbol of those (its alerts
- * only), fed that symbol's ticks.
+ * only), fed that symbol's ticks. The alerts evaluated at the close only are scanned on the closing bars.
  */
 export function referenceRun(market: Market, ms: number, symbols?: ReadonlySet<string>): Run {
   const quotes = new LiveQuotes(market.seeds);
   const history = (symbol: string): ReturnType<LiveQuotes['history']> => quotes.history(symbol);
-  const scans = new Map<string, NaiveAlertScan>();
-  const whole = symbols === undefined ? new NaiveAlertScan([], history) : null;
-  for (const alert of market.alerts) {
-    if (whole !== null) {
-      whole.add({ ...alert });
-    } else if (symbols!.has(alert.symbol)) {
-      let scan = scans.get(alert.symbol);
-      if (scan === undefined) scans.set(alert.symbol, (scan = new NaiveAlertScan([], history)));
-      scan.add({ ...alert });
+  // Per symbol (or one for every symbol), the scan of the ticks and the scan of the closing bars.
+  const scans = new Map<string, { ticks: NaiveAlertScan; closes: NaiveAlertScan }>();
+  const scanOf = (symbol: string): { ticks: NaiveAlertScan; closes: NaiveAlertScan } => {
+    const key = symbols === undefined ? '' : symbol;
+    let scan = scans.get(key);
+    if (scan === undefined) {
+      scan = { ticks: new NaiveAlertScan([], history), closes: new NaiveAlertScan([], history) };
+      scans.set(key, scan);
     }
+    return scan;
+  };
+  for (const alert of market.alerts) {
+    if (symbols !== undefined && !symbols.has(alert.symbol)) continue;
+    const scan = scanOf(alert.symbol);
+    (atCloseOnly(alert.frequency) ? scan.closes : scan.ticks).add({ ...alert });
   }
   collectHeap();
   const days = new TradingDays();
@@ -281,22 +297,35 @@ export function referenceRun(market: Market, ms: number, symbols?: ReadonlySet<s
   const values: number[] = [];
   let evaluated = 0;
   let closeAt = 0;
-  const started = performance.now();
-  for (const tick of market.ticks) {
-    if (tick === null) {
-      quotes.roll(market.closes[closeAt++]!);
-      whole?.roll();
-      for (const scan of scans.values()) scan.roll();
-      continue;
-    }
-    const move = quotes.applyTick(tick);
-    const scan = whole ?? scans.get(tick.symbol);
-    scan?.evaluate(tick.symbol, move.cents, move.volume, move.prevCloseCents, days.of(tick.ts), out, values);
+  const record = (): void => {
     for (let k = 0; k < out.length; k++) fired.add(evaluated, out[k]!, values[k]!);
     out.length = 0;
     values.length = 0;
+  };
+  const started = performance.now();
+  for (const tick of market.ticks) {
+    if (tick === null) {
+      const day = market.closes[closeAt++]!;
+      for (const bar of day.bars) {
+        if (symbols !== undefined && !symbols.has(bar.symbol)) continue;
+        const prevCloseCents = quotes.move(bar.symbol)?.prevCloseCents ?? NaN;
+        const cents = priceCents(bar.close);
+        scanOf(bar.symbol).closes.evaluate(bar.symbol, cents, bar.volume, prevCloseCents, day.date, out, values);
+        record();
+      }
+      quotes.roll(day);
+      for (const scan of scans.values()) {
+        scan.ticks.roll();
+        scan.closes.roll();
+      }
+      continue;
+    }
+    const move = quotes.applyTick(tick);
+    const scan = symbols === undefined || symbols.has(tick.symbol) ? scanOf(tick.symbol) : undefined;
+    scan?.ticks.evaluate(tick.symbol, move.cents, move.volume, move.prevCloseCents, days.of(tick.ts), out, values);
+    record();
     evaluated += 1;
-    if (whole !== null && (evaluated & 63) === 0 && performance.now() - started > ms) break;
+    if (symbols === undefined && (evaluated & 63) === 0 && performance.now() - started > ms) break;
   }
   return { evaluated, ms: performance.now() - started, fired };
 }

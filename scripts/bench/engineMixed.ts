@@ -2,7 +2,9 @@
  * `npm run bench -- engine` (mixed case): tick evaluations per second of the alert engine's path (live quotes
  * plus the armed-alert index) with 1,000,000 armed alerts over 500 symbols using every operator, source and
  * frequency, against the reference evaluator (every alert on every tick) measured in the same run on the same
- * ticks. Both must fire the same alerts with the same values: over the ticks the reference scanned in its time,
+ * ticks. Both route the alerts as the engine does: the `once_per_bar_close` ones (a quarter) are evaluated on
+ * the closing bars only, in an index of their own, and the time of the closes is counted.
+ * Both must fire the same alerts with the same values: over the ticks the reference scanned in its time,
  * and over every tick of the run for a sample of symbols (one reference scan per symbol). Synthetic and in
  * memory; the day closes twice, so the once-per-bar and moving alerts see new days. The engine path is warmed
  * first on a tenth of the symbols (see `WARM_EVERY`). Prints a table, then one JSON line.
