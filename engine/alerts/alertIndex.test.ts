@@ -748,7 +748,6 @@ describe('alert index with many moving alerts sharing runs', function () {
           let volume = 0;
           moves.forEach((move, t) => {
             if (move.kind === 'arm') return arm(move.count);
-            if (move.kind === 'merge') return index.mergeArmed();
             if (move.kind === 'disarm') {
               for (let k = 0; k < move.count; k++) {
                 const key = alertKey('u1', `a${(move.alert + k * 7) % specs.length}`);
