@@ -145,7 +145,11 @@ describe('alerts (Chromium)', function () {
     // A second alert, made in the builder, marks when later ticks have been evaluated.
     await page.getByRole('button', { name: 'New alert' }).click();
     const builder = page.getByRole('form', { name: 'Condition' });
-    await builder.getByLabel('Symbol').fill('AAPL');
+    // The symbol found by a word of the company's name, and picked.
+    const symbolField = builder.getByRole('combobox', { name: 'Symbol' });
+    await symbolField.fill('apple');
+    await builder.getByRole('option', { name: /AAPL/ }).click();
+    expect(await symbolField.inputValue()).to.equal('AAPL');
     await builder.getByLabel('Operator').selectOption('greater_than');
     await builder.getByRole('button', { name: 'Create alert' }).click();
     await builder.getByText('Level: is required for greater_than').waitFor();
@@ -171,7 +175,7 @@ describe('alerts (Chromium)', function () {
 
     // A third alert, armed: paused and resumed with the others selected, which are left as they are.
     await page.getByRole('button', { name: 'New alert' }).click();
-    await builder.getByLabel('Symbol').fill('MSFT');
+    await builder.getByRole('combobox', { name: 'Symbol' }).fill('MSFT');
     await builder.getByLabel('Operator').selectOption('less_than');
     await builder.getByLabel('Level', { exact: true }).fill('1.00');
     await builder.getByRole('button', { name: 'Create alert' }).click();

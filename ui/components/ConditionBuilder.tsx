@@ -22,6 +22,7 @@ import {
   type FieldProblem,
   type OperandDraft,
 } from './conditionDraft.ts';
+import { SymbolSearch } from './SymbolSearch.tsx';
 import './ConditionBuilder.css';
 
 const SERIES_LABELS: Readonly<Record<string, string>> = Object.fromEntries(
@@ -40,7 +41,7 @@ export interface ConditionBuilderProps {
   readonly submitLabel: string;
   readonly onSubmit: (body: AlertBody) => void;
   readonly onCancel?: () => void;
-  /** Whether the symbol may be typed (a new alert of the manager); else it is the draft's. */
+  /** Whether the symbol may be typed or searched by company name (a new alert of the manager); else the draft's. */
   readonly symbolField?: boolean;
   /** Extra content at the top. */
   readonly children?: ReactNode;
@@ -128,6 +129,8 @@ export function ConditionBuilder(props: ConditionBuilderProps) {
   const { id, busy = false, submitLabel, onSubmit, onCancel } = props;
   const [draft, setDraft] = useState(props.initial);
   const [tried, setTried] = useState(false);
+  /** The company of the symbol picked in the search (none while typed). */
+  const [company, setCompany] = useState<string | null>(null);
   const ids = useId();
   const local = draftProblem(draft, id);
   // The form's own refusal once the user tried to send; the server's until the draft changes.
@@ -156,17 +159,21 @@ export function ConditionBuilder(props: ConditionBuilderProps) {
     <form className="condition-builder" aria-label="Condition" onSubmit={submit} noValidate>
       {props.children}
       {props.symbolField === true && (
-        <div className="cb-row">
-          <label>
-            Symbol
-            <input
-              aria-invalid={invalid('symbol')}
-              size={10}
-              maxLength={10}
-              value={draft.symbol}
-              onChange={(e) => change({ symbol: e.target.value.toUpperCase() })}
-            />
-          </label>
+        <div className="cb-row cb-symbol">
+          <SymbolSearch
+            label="Symbol"
+            placeholder="Symbol or company name"
+            invalid={invalid('symbol')}
+            onType={(text) => {
+              setCompany(null);
+              change({ symbol: text.trim().toUpperCase() });
+            }}
+            onPick={(hit) => {
+              setCompany(hit.name);
+              change({ symbol: hit.symbol });
+            }}
+          />
+          {company !== null && <span className="cb-company">{company}</span>}
         </div>
       )}
       <div role="group" aria-label="Source" className="cb-chips">

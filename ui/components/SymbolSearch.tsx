@@ -20,11 +20,18 @@ export interface SymbolSearchProps {
   readonly marked?: ReadonlySet<string>;
   /** The mark's text. */
   readonly markedText?: string;
+  /**
+   * A form's symbol field: the text typed is the value (`onType` has each change) and a pick leaves its symbol
+   * in the field, rather than emptying it.
+   */
+  readonly onType?: (text: string) => void;
+  /** Marks the field as refused (`aria-invalid`). */
+  readonly invalid?: boolean;
 }
 
 /** The symbol search field with its list of matches. */
 export function SymbolSearch(props: SymbolSearchProps) {
-  const [state, send, actor] = useMachine(symbolSearchMachine);
+  const [state, send, actor] = useMachine(symbolSearchMachine, { input: { keep: props.onType !== undefined } });
   const onPick = useRef(props.onPick);
   useEffect(() => {
     onPick.current = props.onPick;
@@ -76,7 +83,11 @@ export function SymbolSearch(props: SymbolSearchProps) {
         spellCheck={false}
         placeholder={props.placeholder ?? 'Symbol or company name'}
         value={text}
-        onChange={(event) => send({ type: 'user.type', text: event.target.value })}
+        aria-invalid={props.invalid}
+        onChange={(event) => {
+          send({ type: 'user.type', text: event.target.value });
+          props.onType?.(event.target.value);
+        }}
         onKeyDown={onKeyDown}
         onFocus={() => send({ type: 'user.open' })}
         onBlur={() => send({ type: 'user.close' })}

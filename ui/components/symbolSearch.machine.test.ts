@@ -12,7 +12,7 @@ function hit(symbol: string, name = `${symbol} Inc.`): UniverseHit {
   return { symbol, name, sector: 'Financials', industry: 'Banks', marketcap: 1e11, capclass: 'large' };
 }
 
-function search(answers: Record<string, UniverseHit[]>, options: { fail?: boolean } = {}) {
+function search(answers: Record<string, UniverseHit[]>, options: { fail?: boolean; keep?: boolean } = {}) {
   const queries: string[] = [];
   const picked: string[] = [];
   const actor = createActor(
@@ -26,6 +26,7 @@ function search(answers: Record<string, UniverseHit[]>, options: { fail?: boolea
       },
       delays: { debounce: 5 },
     }),
+    { input: { keep: options.keep === true } },
   );
   actor.on('picked', (event: SymbolPicked) => picked.push(event.hit.symbol));
   actor.start();
@@ -60,6 +61,39 @@ describe('symbol search machine', () => {
     const { actor, picked } = search({ NVDA: [hit('NVDA')] });
     actor.send({ type: 'user.type', text: 'NVDA' });
     actor.send({ type: 'user.submit' });
+    await waitFor(actor, () => picked.length > 0);
+    expect(picked).to.deep.equal(['NVDA']);
+  });
+
+  it("a symbol field keeps the symbol picked, by a click or by Enter, and searches again only when typed", async () => {
+    const { actor, picked, queries } = search({ mic: [hit('MSFT'), hit('MU')], MSF: [hit('MSFT')] }, { keep: true });
+    actor.send({ type: 'user.type', text: 'mic' });
+    await waitFor(actor, (s) => s.matches('showing'));
+    actor.send({ type: 'user.pick', index: 1 });
+    expect(picked).to.deep.equal(['MU']);
+    expect(actor.getSnapshot().context.text).to.equal('MU');
+    expect(actor.getSnapshot().context.results).to.deep.equal([]);
+    actor.send({ type: 'user.type', text: 'MSF' });
+    actor.send({ type: 'user.submit' });
+    await waitFor(actor, (s) => s.matches('idle') && picked.length === 2);
+    expect(picked).to.deep.equal(['MU', 'MSFT']);
+    expect(actor.getSnapshot().context.text).to.equal('MSFT');
+    expect(queries).to.deep.equal(['mic', 'MSF']);
+  });
+
+  it('opens no list once the field is left before the answer, unless Enter waits for it', async () => {
+    const { actor, picked, queries } = search({ A: [hit('AAPL')], N: [hit('NVDA')] });
+    actor.send({ type: 'user.type', text: 'A' });
+    actor.send({ type: 'user.close' });
+    expect(actor.getSnapshot().matches('idle')).to.equal(true);
+    actor.send({ type: 'user.type', text: 'N' });
+    await waitFor(actor, (s) => s.matches('searching'));
+    actor.send({ type: 'user.close' });
+    expect(actor.getSnapshot().matches('idle')).to.equal(true);
+    expect(queries).to.deep.equal(['N']);
+    actor.send({ type: 'user.type', text: 'N' });
+    actor.send({ type: 'user.submit' });
+    actor.send({ type: 'user.close' });
     await waitFor(actor, () => picked.length > 0);
     expect(picked).to.deep.equal(['NVDA']);
   });

@@ -1,7 +1,8 @@
 /**
  * The symbol search over the universe: what was typed, the matching companies and the highlighted one. Typing
  * waits a moment before searching; arrow keys move the highlight; Enter picks it (or, while the answer is still
- * coming, the first match once it arrives). A pick is emitted as `picked` for the screen to act on.
+ * coming, the first match once it arrives). A pick is emitted as `picked` for the screen to act on; the field
+ * is then emptied, or, for a field whose value is the symbol (`keep`), shows the symbol picked.
  */
 import { assign, emit, fromPromise, setup } from 'xstate';
 import { marketApi, type UniverseHit } from '../../domain/contract/market.ts';
@@ -27,6 +28,13 @@ export interface SymbolSearchContext {
   readonly submitted: boolean;
   /** Why the last search failed. */
   readonly error: string | null;
+  /** Whether a pick leaves its symbol in the field (a form's symbol) rather than emptying it. */
+  readonly keep: boolean;
+}
+
+/** How a search starts: `keep` for a field whose value is the symbol. */
+export interface SymbolSearchInput {
+  readonly keep?: boolean;
 }
 
 /** Events of the search. */
@@ -51,6 +59,12 @@ export function movedIndex(active: number, by: number, count: number): number {
   return (((active + by) % count) + count) % count;
 }
 
+/** The match an event picks: the one clicked, else the one Enter picks. */
+function pickedHit(context: SymbolSearchContext, event: SymbolSearchEvent | { type: string }): UniverseHit | null {
+  if (event.type === 'user.pick') return context.results[(event as { index: number }).index] ?? null;
+  return submittedHit(context);
+}
+
 /** The match Enter picks: the highlighted one, else an exact symbol match, else none. */
 export function submittedHit(context: Pick<SymbolSearchContext, 'results' | 'active' | 'text'>): UniverseHit | null {
   const highlighted = context.results[context.active];
@@ -67,6 +81,7 @@ export const symbolSearchMachine = setup({
     context: {} as SymbolSearchContext,
     events: {} as SymbolSearchEvent,
     emitted: {} as SymbolPicked,
+    input: {} as SymbolSearchInput,
   },
   actors: {
     searchUniverse: fromPromise<UniverseHit[], { text: string }>(async ({ input, signal }) =>
@@ -77,20 +92,21 @@ export const symbolSearchMachine = setup({
   guards: {
     blank: ({ event }) => event.type === 'user.type' && event.text.trim() === '',
     hasMatch: ({ context }) => submittedHit(context) !== null,
+    notSubmitted: ({ context }) => !context.submitted,
   },
   actions: {
     setText: assign({ text: ({ event }) => (event.type === 'user.type' ? event.text : '') }),
-    emitSubmitted: emit(({ context }) => ({ type: 'picked' as const, hit: submittedHit(context)! })),
-    emitIndex: emit(({ context, event }) => ({
-      type: 'picked' as const,
-      hit: context.results[event.type === 'user.pick' ? event.index : context.active]!,
+    emitPicked: emit(({ context, event }) => ({ type: 'picked' as const, hit: pickedHit(context, event)! })),
+    /** After a pick: the field emptied, or showing the symbol picked (`keep`). */
+    clearPicked: assign(({ context, event }) => ({
+      ...cleared,
+      text: context.keep ? (pickedHit(context, event)?.symbol ?? '') : '',
     })),
-    clear: assign(cleared),
   },
 }).createMachine({
   id: 'symbolSearch',
   initial: 'idle',
-  context: { ...cleared, results: [] },
+  context: ({ input }) => ({ ...cleared, results: [], keep: input.keep === true }),
   on: {
     'user.type': [
       { guard: 'blank', target: '.idle', actions: assign(cleared) },
@@ -102,12 +118,16 @@ export const symbolSearchMachine = setup({
       on: {
         'user.open': { guard: ({ context }) => context.results.length > 0, target: 'showing' },
         'user.move': { guard: ({ context }) => context.results.length > 0, target: 'showing' },
-        'user.submit': { guard: 'hasMatch', actions: ['emitSubmitted', 'clear'] },
+        'user.submit': { guard: 'hasMatch', actions: ['emitPicked', 'clearPicked'] },
       },
     },
     debouncing: {
       after: { debounce: 'searching' },
-      on: { 'user.submit': { actions: assign({ submitted: true }) } },
+      on: {
+        'user.submit': { actions: assign({ submitted: true }) },
+        // Left before the answer (and not waiting for it to pick): no list opens under another field.
+        'user.close': { guard: 'notSubmitted', target: 'idle' },
+      },
     },
     searching: {
       invoke: {
@@ -119,14 +139,17 @@ export const symbolSearchMachine = setup({
         },
         onError: { target: 'failed', actions: assign({ error: ({ event }) => errorMessage(event.error) }) },
       },
-      on: { 'user.submit': { actions: assign({ submitted: true }) } },
+      on: {
+        'user.submit': { actions: assign({ submitted: true }) },
+        'user.close': { guard: 'notSubmitted', target: 'idle' },
+      },
     },
     showing: {
       always: [
         {
           guard: ({ context }) => context.submitted && submittedHit(context) !== null,
           target: 'idle',
-          actions: ['emitSubmitted', 'clear'],
+          actions: ['emitPicked', 'clearPicked'],
         },
         { guard: ({ context }) => context.submitted, actions: assign({ submitted: false }) },
       ],
@@ -140,9 +163,9 @@ export const symbolSearchMachine = setup({
         'user.pick': {
           guard: ({ context, event }) => context.results[event.index] !== undefined,
           target: 'idle',
-          actions: ['emitIndex', 'clear'],
+          actions: ['emitPicked', 'clearPicked'],
         },
-        'user.submit': { guard: 'hasMatch', target: 'idle', actions: ['emitSubmitted', 'clear'] },
+        'user.submit': { guard: 'hasMatch', target: 'idle', actions: ['emitPicked', 'clearPicked'] },
         'user.close': 'idle',
       },
     },
