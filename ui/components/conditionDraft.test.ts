@@ -10,6 +10,7 @@ import {
   seriesChoicesFor,
   sourceChipsOf,
 } from './conditionDraft.ts';
+import { formatDateTime, toFieldValue } from '../services/time.ts';
 
 const number = (text: string) => ({ kind: 'number' as const, number: text, series: 'sma:50' as const });
 
@@ -99,6 +100,19 @@ describe('condition draft', () => {
     );
     expect(draftProblem(newDraft('', { value: number('10') }))?.field).to.equal('symbol');
     expect(draftProblem(newDraft('AAPL', { value: number('10'), expires: 'soon' }))?.field).to.equal('expires');
+  });
+
+  it('refuses an expiry that is not after now, saying now in the form\'s zone', () => {
+    const now = Date.parse('2026-11-27T19:30:00.000Z');
+    const field = toFieldValue('2026-11-27T19:30:00.000Z');
+    const past = newDraft('AAPL', { value: number('10'), expires: field });
+    expect(draftProblem(past, undefined, now)).to.deep.equal({
+      field: 'expires',
+      message: `is not after now (${formatDateTime(now)}): set a later time, or clear it`,
+    });
+    expect(formatDateTime(now)).to.match(/^2026-11-27 \d\d:30 /);
+    expect(draftProblem(past, undefined, now - 60_000)).to.equal(null);
+    expect(draftProblem({ ...past, expires: '' }, undefined, now)).to.equal(null);
   });
 
   it('edits an alert as it was answered, expiry included', () => {

@@ -4,7 +4,7 @@
  * contract's own body schema, so the form refuses exactly what the server would, naming the same field.
  *
  * API: `newDraft(symbol, patch?)`, `draftOf(alert)` (to edit one), `requestOf(draft, id?)`,
- * `draftProblem(draft, id?)` (`{field, message}` or null), `refusalField(message)` (the field a server refusal
+ * `draftProblem(draft, id?, now?)` (`{field, message}` or null), `refusalField(message)` (the field a server refusal
  * names), `opFields(op)`, `sourceChipsOf(source)`, `seriesChoicesFor(source)`, and the choices the builder offers (`SOURCE_CHIPS`,
  * `SERIES_CHOICES`, `OP_LABELS`).
  */
@@ -20,7 +20,7 @@ import {
   isPriceLike,
 } from '../../domain/alerts/conditions.ts';
 import type { BodyOf } from '../../domain/contract/route.ts';
-import { fromFieldValue, toFieldValue } from '../services/time.ts';
+import { formatDateTime, fromFieldValue, toFieldValue } from '../services/time.ts';
 
 /** The body the alert routes take. */
 export type AlertBody = BodyOf<typeof alertsApi.postStockalerts>;
@@ -214,9 +214,18 @@ export function bodyProblem(body: unknown): FieldProblem | null {
   return { field: field || 'body', message: issue.message };
 }
 
-/** What is wrong with a draft, as the server would say it, or null when it may be sent. */
-export function draftProblem(draft: ConditionDraft, id?: string): FieldProblem | null {
-  return bodyProblem(requestOf(draft, id));
+/**
+ * What is wrong with a draft, as the server would say it, or null when it may be sent; an expiry not after `now`
+ * is refused here already, with now in the zone the form is in (the server's refusal names both in UTC).
+ */
+export function draftProblem(draft: ConditionDraft, id?: string, now: number = Date.now()): FieldProblem | null {
+  const body = requestOf(draft, id);
+  const problem = bodyProblem(body);
+  if (problem !== null) return problem;
+  if (typeof body.expires === 'string' && Date.parse(body.expires) <= now) {
+    return { field: 'expires', message: `is not after now (${formatDateTime(now)}): set a later time, or clear it` };
+  }
+  return null;
 }
 
 /**
