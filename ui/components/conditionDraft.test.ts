@@ -102,7 +102,7 @@ describe('condition draft', () => {
     expect(draftProblem(newDraft('AAPL', { value: number('10'), expires: 'soon' }))?.field).to.equal('expires');
   });
 
-  it('refuses an expiry that is not after now, saying now in the form\'s zone', () => {
+  it("refuses an expiry that is not after now, saying now in the form's zone", () => {
     const now = Date.parse('2026-11-27T19:30:00.000Z');
     const field = toFieldValue('2026-11-27T19:30:00.000Z');
     const past = newDraft('AAPL', { value: number('10'), expires: field });

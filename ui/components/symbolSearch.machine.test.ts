@@ -65,7 +65,7 @@ describe('symbol search machine', () => {
     expect(picked).to.deep.equal(['NVDA']);
   });
 
-  it("a symbol field keeps the symbol picked, by a click or by Enter, and searches again only when typed", async () => {
+  it('a symbol field keeps the symbol picked, by a click or by Enter, and searches again only when typed', async () => {
     const { actor, picked, queries } = search({ mic: [hit('MSFT'), hit('MU')], MSF: [hit('MSFT')] }, { keep: true });
     actor.send({ type: 'user.type', text: 'mic' });
     await waitFor(actor, (s) => s.matches('showing'));

@@ -34,7 +34,7 @@ export interface SymbolSearchContext {
 
 /** How a search starts: `keep` for a field whose value is the symbol. */
 export interface SymbolSearchInput {
-  readonly keep?: boolean;
+  readonly keep: boolean;
 }
 
 /** Events of the search. */
@@ -106,7 +106,7 @@ export const symbolSearchMachine = setup({
 }).createMachine({
   id: 'symbolSearch',
   initial: 'idle',
-  context: ({ input }) => ({ ...cleared, results: [], keep: input.keep === true }),
+  context: ({ input }) => ({ ...cleared, results: [], keep: input.keep }),
   on: {
     'user.type': [
       { guard: 'blank', target: '.idle', actions: assign(cleared) },
