@@ -7,6 +7,7 @@
 import { useMachine } from '@xstate/react';
 import type {
   ColDef,
+  GetRowIdParams,
   ICellRendererParams,
   ITooltipParams,
   SelectionChangedEvent,
@@ -248,6 +249,16 @@ function usePanelFocus(
 /** The app's grid theme without the empty space an auto-height grid keeps under a few rows. */
 const alertsTheme = gridTheme.withParams({ autoHeightMinBodyHeight: 0 });
 
+/**
+ * Up to this many rows the grid is as tall as its rows, the page scrolling; beyond, it has a height of its own
+ * and scrolls within it, drawing only the rows in view (every row drawn made 500 alerts take seconds to show,
+ * and as long again at each change of the list).
+ */
+const AUTO_HEIGHT_ROWS = 30;
+
+/** A row's id: the alert's. */
+const rowIdOf = (params: GetRowIdParams<AlertAnswer>): string => params.data.id;
+
 /** A button of the toolbar acting on the selected rows. */
 interface SelectionAction {
   readonly type: 'user.delete' | 'user.pause' | 'user.resume';
@@ -261,7 +272,11 @@ export default function AlertsScreen() {
   const [state, send] = useMachine(alertsMachine);
   usePreferences();
   const { context } = state;
-  const rows = useMemo(() => visibleAlerts(context), [context]);
+  const { alerts, filter } = context;
+  // Only a change of the alerts or of the filter gives the grid new rows (not a flag of the machine's).
+  const rows = useMemo(() => visibleAlerts({ alerts, filter }), [alerts, filter]);
+  // Many rows scroll within a grid of fixed height, which draws only the rows in view.
+  const tall = rows.length > AUTO_HEIGHT_ROWS;
   const busy = !state.matches({ ready: { list: 'idle' } }) && !state.matches({ ready: { list: 'refreshing' } });
   const gridContext = useMemo<GridContext>(() => ({ send }), [send]);
   const onSelection = useCallback(
@@ -393,7 +408,11 @@ export default function AlertsScreen() {
               disabled={deleting}
               onClick={() => send({ type: 'user.confirmDelete' })}
             >
-              {deleting ? 'Deleting…' : `Delete ${alertCount(toDelete.length)}`}
+              {deleting
+                ? toDelete.length > 1
+                  ? `Deleting… ${context.deletedCount} of ${toDelete.length}`
+                  : 'Deleting…'
+                : `Delete ${alertCount(toDelete.length)}`}
             </button>
             <button
               type="button"
@@ -434,17 +453,17 @@ export default function AlertsScreen() {
         {context.alerts.length === 0 ? (
           <Empty>No alerts yet: create one here, or click a price chart.</Empty>
         ) : (
-          <div className="al-grid" role="region" aria-label="Alerts">
+          <div className={tall ? 'al-grid tall' : 'al-grid'} role="region" aria-label="Alerts">
             <BusyContext value={busy}>
               <Grid<AlertAnswer>
                 theme={alertsTheme}
                 rowData={rows}
                 columnDefs={columns}
-                getRowId={(p) => p.data.id}
+                getRowId={rowIdOf}
                 context={gridContext}
                 rowSelection={{ mode: 'multiRow', checkboxes: true, headerCheckbox: true, enableClickSelection: false }}
                 onSelectionChanged={onSelection}
-                domLayout="autoHeight"
+                domLayout={tall ? 'normal' : 'autoHeight'}
                 exportName="alerts"
                 tooltipShowDelay={400}
                 // An empty filter result is said below, in the app's words.

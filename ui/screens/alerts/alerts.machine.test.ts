@@ -12,6 +12,7 @@ import {
   selectedWith,
   visibleAlerts,
   type AlertsEvent,
+  type DeleteRequest,
   type DeleteResult,
   type ToggleRequest,
   type ToggleResult,
@@ -55,6 +56,8 @@ interface FakeServer {
   refuseDelete?: string;
   /** An alert the pause and resume routes refuse. */
   refuseToggle?: string;
+  /** A delete of several waits for this after its first alert. */
+  holdDelete?: Promise<void>;
 }
 
 function manager(server: FakeServer) {
@@ -95,12 +98,17 @@ function manager(server: FakeServer) {
             failed: input.ids.filter((id) => id === server.refuseToggle).map((id) => ({ id, message: 'Not found' })),
           });
         }),
-        deleteAlerts: fromPromise<DeleteResult, readonly string[]>(async ({ input }) => {
-          calls.push(`delete ${input.join(',')}`);
-          const deleted = input.filter((id) => id !== server.refuseDelete);
+        deleteAlerts: fromPromise<DeleteResult, DeleteRequest>(async ({ input }) => {
+          const { ids } = input;
+          calls.push(`delete ${ids.join(',')}`);
+          for (let k = 0; k < ids.length; k++) {
+            input.onEach?.(k + 1);
+            if (k === 0 && server.holdDelete) await server.holdDelete;
+          }
+          const deleted = ids.filter((id) => id !== server.refuseDelete);
           server.alerts = server.alerts.filter((a) => !deleted.includes(a.id));
-          const failed = input.filter((id) => id === server.refuseDelete).map((id) => ({ id, message: 'Not found' }));
-          return Promise.resolve({ deleted, failed });
+          const failed = ids.filter((id) => id === server.refuseDelete).map((id) => ({ id, message: 'Not found' }));
+          return { deleted, failed };
         }),
         loadHistory: fromPromise<AlertTriggerAnswer[], { id: string }>(async ({ input }) => {
           calls.push(`history ${input.id}`);
@@ -297,6 +305,24 @@ describe('alert manager machine', () => {
     expect(actionError).to.equal('1 alert could not be deleted: Not found');
     expect(toasts).to.deep.equal(['2 alerts deleted']);
     expect(calls.slice(0, 2)).to.deep.equal(['load', 'delete a1,a2,a3']);
+  });
+
+  it('counts the alerts a delete of several has done while it runs', async () => {
+    let release = (): void => undefined;
+    const server: FakeServer = {
+      alerts: [alert('a1', 'AAPL', CHANNEL), alert('a2', 'MSFT', RSI), alert('a3', 'NVDA', CHANNEL)],
+      holdDelete: new Promise((resolve) => (release = resolve)),
+    };
+    const { actor } = manager(server);
+    await waitFor(actor, (s) => s.matches(idle));
+    actor.send({ type: 'user.delete', ids: ['a1', 'a2', 'a3'] });
+    actor.send({ type: 'user.confirmDelete' });
+    const during = await waitFor(actor, (s) => s.context.deletedCount === 1);
+    expect(during.matches({ ready: { list: 'deleting' } })).to.equal(true);
+    release();
+    const after = await waitFor(actor, (s) => s.matches(idle));
+    expect(after.context.deletedCount).to.equal(3);
+    expect(after.context.alerts).to.deep.equal([]);
   });
 
   it('deletes nothing until the user confirms, and nothing at all when the user cancels', async () => {

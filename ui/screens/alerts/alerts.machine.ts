@@ -56,6 +56,8 @@ export interface AlertsContext {
   readonly error: string | null;
   /** The alerts a delete waits for the user to confirm (none when no delete is asked). */
   readonly toDelete: readonly string[];
+  /** How many of them a confirmed delete has done (deleted or refused) so far. */
+  readonly deletedCount: number;
   /** Why the last pause, resume, re-arm or delete failed. */
   readonly actionError: string | null;
   /** The list changed on the server while an action was on its way: read it after. */
@@ -80,7 +82,8 @@ export type AlertsEvent =
   | { type: 'user.showHistory'; id: string }
   | { type: 'user.closeHistory' }
   | { type: 'user.dismissError' }
-  | { type: 'server.changed' };
+  | { type: 'server.changed' }
+  | { type: 'delete.progress'; count: number };
 
 /** A pause or a resume of one alert or several. */
 export interface ToggleRequest {
@@ -99,6 +102,12 @@ export interface ToggleResult {
   readonly action: ToggleRequest['action'];
   readonly changed: readonly AlertAnswer[];
   readonly failed: readonly ActionFailure[];
+}
+
+/** A confirmed delete: the alerts, and what is told after each (how many are done). */
+export interface DeleteRequest {
+  readonly ids: readonly string[];
+  readonly onEach?: (count: number) => void;
 }
 
 /** What a delete of several alerts answers: those deleted, and why the others were not. */
@@ -127,6 +136,7 @@ function failureText(failed: readonly ActionFailure[], verb: string): string | n
 async function eachOf<T>(
   ids: readonly string[],
   act: (id: string) => Promise<T>,
+  onEach?: (count: number) => void,
 ): Promise<{ done: T[]; failed: ActionFailure[] }> {
   const done: T[] = [];
   const failed: ActionFailure[] = [];
@@ -136,6 +146,7 @@ async function eachOf<T>(
     } catch (error) {
       failed.push({ id, message: errorMessage(error) });
     }
+    onEach?.(done.length + failed.length);
   }
   return { done, failed };
 }
@@ -203,11 +214,15 @@ export const alertsMachine = setup({
       const { done, failed } = await eachOf(input.ids, (id) => call(route, { params: { id } }));
       return { action: input.action, changed: done, failed };
     }),
-    deleteAlerts: fromPromise<DeleteResult, readonly string[]>(async ({ input }) => {
-      const { done, failed } = await eachOf(input, async (id) => {
-        await call(alertsApi.postDeletealertById, { params: { id } });
-        return id;
-      });
+    deleteAlerts: fromPromise<DeleteResult, DeleteRequest>(async ({ input }) => {
+      const { done, failed } = await eachOf(
+        input.ids,
+        async (id) => {
+          await call(alertsApi.postDeletealertById, { params: { id } });
+          return id;
+        },
+        input.onEach,
+      );
       return { deleted: done, failed };
     }),
     loadHistory: fromPromise<AlertTriggerAnswer[], { id: string }>(async ({ input, signal }) =>
@@ -273,6 +288,7 @@ export const alertsMachine = setup({
     historyError: null,
     error: null,
     toDelete: [],
+    deletedCount: 0,
     actionError: null,
     stale: false,
   },
@@ -307,7 +323,7 @@ export const alertsMachine = setup({
         list: {
           initial: 'idle',
           // Each region takes the change for itself: the list is read again once no action is on its way.
-          on: { 'server.changed': { actions: assign({ stale: true }) } },
+          on: { 'server.changed': { guard: not('stale'), actions: assign({ stale: true }) } },
           states: {
             idle: {
               always: { guard: 'stale', target: 'refreshing' },
@@ -454,10 +470,21 @@ export const alertsMachine = setup({
               },
             },
             deleting: {
-              entry: assign({ actionError: null }),
+              entry: assign({ actionError: null, deletedCount: 0 }),
+              on: {
+                'delete.progress': {
+                  actions: assign(({ event }) => {
+                    assertEvent(event, 'delete.progress');
+                    return { deletedCount: event.count };
+                  }),
+                },
+              },
               invoke: {
                 src: 'deleteAlerts',
-                input: ({ context }) => context.toDelete,
+                input: ({ context, self }) => ({
+                  ids: context.toDelete,
+                  onEach: (count: number) => self.send({ type: 'delete.progress', count }),
+                }),
                 onDone: {
                   target: 'idle',
                   actions: [
