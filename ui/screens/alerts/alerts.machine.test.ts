@@ -6,6 +6,8 @@ import { ApiError } from '../../services/api.ts';
 import type { AlertBody } from '../../components/conditionDraft.ts';
 import {
   alertsMachine,
+  AT_ONCE,
+  eachOf,
   EXPIRED_PROBLEM,
   rearmBody,
   refusalProblem,
@@ -483,6 +485,33 @@ describe('alert manager machine', () => {
     push({ type: 'server.changed' });
     await waitFor(actor, (s) => s.matches(idle) && s.context.alerts.length === 2);
     expect(calls).to.deep.equal(['load', 'pause a1', 'load']);
+  });
+
+  it('acts on several alerts a few at a time, answering in their order and naming the refused', async () => {
+    const ids = Array.from({ length: 11 }, (_, k) => `a${k}`);
+    let running = 0;
+    let most = 0;
+    const counts: number[] = [];
+    const { done, failed } = await eachOf(
+      ids,
+      async (id) => {
+        running += 1;
+        most = Math.max(most, running);
+        // Later ids end sooner, so they end out of order.
+        await new Promise((resolve) => setTimeout(resolve, 12 - Number(id.slice(1))));
+        running -= 1;
+        if (id === 'a3' || id === 'a8') throw new ApiError(404, 'not_found', `no alert ${id}`);
+        return id.toUpperCase();
+      },
+      (count) => counts.push(count),
+    );
+    expect(done).to.deep.equal(ids.filter((id) => id !== 'a3' && id !== 'a8').map((id) => id.toUpperCase()));
+    expect(failed).to.deep.equal([
+      { id: 'a3', message: 'no alert a3' },
+      { id: 'a8', message: 'no alert a8' },
+    ]);
+    expect(most).to.equal(AT_ONCE);
+    expect(counts).to.deep.equal(Array.from({ length: 11 }, (_, k) => k + 1));
   });
 
   it('reads the field a server refusal names', () => {

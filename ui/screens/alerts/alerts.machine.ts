@@ -130,24 +130,46 @@ function failureText(failed: readonly ActionFailure[], verb: string): string | n
 }
 
 /**
- * Runs `act` on each id one after the other, so a refusal of one does not stop the others and says which it
- * was; answers what each that succeeded gave, and the failures.
+ * How many requests of an action on several alerts are on their way at once: the server takes one user's commands
+ * one after the other, so more would only wait there, and fewer leave it idle between the round trips.
  */
-async function eachOf<T>(
+export const AT_ONCE = 4;
+
+/** How one id's action ended. */
+type Outcome<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly message: string };
+
+/**
+ * Runs `act` on each id, {@link AT_ONCE} at a time, so a refusal of one does not stop the others and says which it
+ * was; answers, in the order of `ids`, what each that succeeded gave, and the failures. `onEach` is told how many
+ * have ended, as each does.
+ */
+export async function eachOf<T>(
   ids: readonly string[],
   act: (id: string) => Promise<T>,
   onEach?: (count: number) => void,
 ): Promise<{ done: T[]; failed: ActionFailure[] }> {
+  const outcomes: Outcome<T>[] = [];
+  let next = 0;
+  let ended = 0;
+  const worker = async (): Promise<void> => {
+    while (next < ids.length) {
+      const k = next++;
+      try {
+        outcomes[k] = { ok: true, value: await act(ids[k]!) };
+      } catch (error) {
+        outcomes[k] = { ok: false, message: errorMessage(error) };
+      }
+      ended += 1;
+      onEach?.(ended);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(AT_ONCE, ids.length) }, worker));
   const done: T[] = [];
   const failed: ActionFailure[] = [];
-  for (const id of ids) {
-    try {
-      done.push(await act(id));
-    } catch (error) {
-      failed.push({ id, message: errorMessage(error) });
-    }
-    onEach?.(done.length + failed.length);
-  }
+  outcomes.forEach((outcome, k) => {
+    if (outcome.ok) done.push(outcome.value);
+    else failed.push({ id: ids[k]!, message: outcome.message });
+  });
   return { done, failed };
 }
 
