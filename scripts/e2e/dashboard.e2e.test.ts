@@ -88,7 +88,10 @@ describe('dashboard (Chromium)', function () {
     await card.getByRole('button', { name: 'Create alert' }).click();
     await card.locator('.chart').getByText(`▲ ${threshold}`).waitFor();
     expect(await card.getByRole('button', { name: 'Alert lines' }).getAttribute('aria-pressed')).to.equal('true');
-    await page.getByRole('region', { name: 'Alerts and notifications' }).getByText(`rises to ${threshold}`).waitFor();
+    await page
+      .getByRole('region', { name: 'Alerts and notifications' })
+      .getByText(`Price is at or above ${threshold}`)
+      .waitFor();
 
     await card.getByRole('button', { name: 'Company' }).click();
     await card.getByText('Market cap').waitFor();

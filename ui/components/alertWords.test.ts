@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { conditionText, type AlertCondition } from '../../domain/alerts/conditions.ts';
 import type { AlertAnswer } from '../../domain/contract/alerts.ts';
-import { alertText, alertWay, wayMark } from './alertWords.ts';
+import { alertWay, wayMark } from './alertWords.ts';
 
 describe('alerts in words', () => {
   const answer = (condition: Partial<AlertCondition>, extra: Partial<AlertAnswer> = {}): AlertAnswer => {
@@ -32,7 +32,7 @@ describe('alerts in words', () => {
     };
   };
 
-  it('writes a price or SMA alert shortly and any other condition as the server does, marked by its way', () => {
+  it("marks each alert by the way it waits for its source to go, beside its condition in the server's words", () => {
     const price = answer({ value: 190 }, { kind: 'PRICE', threshold: 190, alerttype: 'U' });
     const sma = answer({ op: 'crossing_down', value: { ref: 'sma:50' } }, { kind: 'SMA', alerttype: 'D', period: 50 });
     const rsi = answer({ op: 'less_than', source: 'rsi:14', value: 30 });
@@ -40,10 +40,10 @@ describe('alerts in words', () => {
     const moving = answer({ op: 'moving_up_pct', value: 5, bars: 3 });
     const crossing = answer({ op: 'crossing', value: { ref: 'sma:200' }, source: 'sma:50' });
     expect(
-      [price, sma, rsi, channel, moving, crossing].map((a) => `${wayMark(alertWay(a))} ${alertText(a)}`),
+      [price, sma, rsi, channel, moving, crossing].map((a) => `${wayMark(alertWay(a))} ${a.conditiontext}`),
     ).to.deep.equal([
-      '▲ rises to 190.00',
-      '▼ crosses below SMA 50',
+      '▲ Price is at or above 190.00',
+      '▼ Price crosses below the 50-day SMA',
       '▼ RSI(14) is at or below 30',
       '◆ Price is inside the channel 180.00 – 190.00',
       '▲ Price moves up by 5% in 3 bars',

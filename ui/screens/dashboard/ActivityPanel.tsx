@@ -10,7 +10,6 @@ import { SymbolChip } from '../../components/SymbolChip.tsx';
 import { usePreferences } from '../../services/preferences.ts';
 import { formatRecent } from '../../services/time.ts';
 import { AlertWayMark } from '../../components/AlertWayMark.tsx';
-import { alertText } from '../../components/alertWords.ts';
 import { activityMachine, type Activity } from './panels.ts';
 
 /** The alerts and notifications panel. */
@@ -42,7 +41,7 @@ export function ActivityPanel() {
                 <li key={alert.id}>
                   <SymbolChip symbol={alert.symbol} addable={false} />
                   <AlertWayMark alert={alert} />
-                  <span>{alertText(alert)}</span>
+                  <span>{alert.conditiontext}</span>
                   <span className={`dash-status ${alert.status}`}>{alert.status}</span>
                 </li>
               ))}
