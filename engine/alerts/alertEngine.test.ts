@@ -479,6 +479,25 @@ describe('alert engine on the SQLite store', function () {
       expect(event!.data).to.deep.include({ price: 191, day: '2025-01-02', at: '2025-01-02T21:00:00.000Z' });
     });
 
+    it('fires each closing-bar alert once, on its own symbol\'s bar, when several bars of one close meet theirs', async function () {
+      await create({ condition: { op: 'greater_than', value: 190 }, frequency: 'once_per_bar_close' });
+      await create({ symbol: 'MSFT', condition: { op: 'less_than', value: 900 }, frequency: 'once_per_bar_close' });
+      engine.onDayClosed({
+        date: '2025-01-02',
+        bars: [
+          { symbol: 'AAPL', date: '2025-01-02', open: 189, high: 195, low: 189, close: 191, volume: 100 },
+          { symbol: 'MSFT', date: '2025-01-02', open: 410, high: 415, low: 405, close: 412.5, volume: 100 },
+        ],
+      });
+      await engine.flush();
+      const prices = (await triggered(stores.events, 'u1')).map((e) => [e.data.message.split(' ')[0], e.data.price]);
+      expect(prices).to.deep.equal([
+        ['AAPL', 191],
+        ['MSFT', 412.5],
+      ]);
+      expect(engine.stats().triggers).to.deep.include({ fired: 2, appended: 2, replayed: 0 });
+    });
+
     it('says in the message what a level on another series and a moving level were when it fired', async function () {
       // AAPL's last 19 closes sum to 3,591.50: its 20-day SMA at a price p is (3,591.50 + p) / 20.
       await create({
