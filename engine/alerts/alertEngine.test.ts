@@ -479,7 +479,7 @@ describe('alert engine on the SQLite store', function () {
       expect(event!.data).to.deep.include({ price: 191, day: '2025-01-02', at: '2025-01-02T21:00:00.000Z' });
     });
 
-    it('fires each closing-bar alert once, on its own symbol\'s bar, when several bars of one close meet theirs', async function () {
+    it("fires each closing-bar alert once, on its own symbol's bar, when several bars of one close meet theirs", async function () {
       await create({ condition: { op: 'greater_than', value: 190 }, frequency: 'once_per_bar_close' });
       await create({ symbol: 'MSFT', condition: { op: 'less_than', value: 900 }, frequency: 'once_per_bar_close' });
       engine.onDayClosed({
