@@ -60,9 +60,8 @@ export function movedIndex(active: number, by: number, count: number): number {
 }
 
 /** The match an event picks: the one clicked, else the one Enter picks. */
-function pickedHit(context: SymbolSearchContext, event: SymbolSearchEvent | { type: string }): UniverseHit | null {
-  if (event.type === 'user.pick') return context.results[(event as { index: number }).index] ?? null;
-  return submittedHit(context);
+function pickedHit(context: SymbolSearchContext, event: SymbolSearchEvent): UniverseHit | null {
+  return event.type === 'user.pick' ? (context.results[event.index] ?? null) : submittedHit(context);
 }
 
 /** The match Enter picks: the highlighted one, else an exact symbol match, else none. */
