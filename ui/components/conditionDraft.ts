@@ -4,9 +4,9 @@
  * contract's own body schema, so the form refuses exactly what the server would, naming the same field.
  *
  * API: `newDraft(symbol, patch?)`, `draftOf(alert)` (to edit one), `requestOf(draft, id?)`,
- * `draftProblem(draft, id?, now?)` (`{field, message}` or null), `refusalField(message)` (the field a server refusal
- * names), `opFields(op)`, `sourceChipsOf(source)`, `seriesChoicesFor(source)`, and the choices the builder offers (`SOURCE_CHIPS`,
- * `SERIES_CHOICES`, `OP_LABELS`).
+ * `draftProblem(draft, id?, now?)` (`{field, message}` or null), `refusalField(message)` (the field a server
+ * refusal names), `opFields(op)`, `sourceChipsOf(source)`, `seriesChoicesFor(source)`, and the choices the builder
+ * offers (`SOURCE_CHIPS`, `SERIES_CHOICES`, `OP_LABELS`).
  */
 import { alertsApi, type AlertAnswer } from '../../domain/contract/alerts.ts';
 import {
