@@ -5,6 +5,7 @@ import { given } from '../testing/givenWhenThen.ts';
 import {
   ALERTS_LIMIT,
   ALERT_THRESHOLD_MAX,
+  actionReport,
   alertMessage,
   alertsDecider,
   armedAlerts,
@@ -764,6 +765,79 @@ describe('alert conditions, frequencies, pause, resume and expiry', () => {
     given(alertsDecider, [expiring, change('AlertPaused', AT)])
       .when(status('ResumeAlert'))
       .thenError('expired');
+  });
+
+  describe('an action on several alerts', () => {
+    const A3 = idOf(3);
+    const act = (action: 'delete' | 'pause' | 'resume', alertIds: string[]): AlertsCommand => ({
+      type: 'ActOnAlerts',
+      data: { action, alertIds, at: LATER },
+    });
+    const ofAlert = (alertId: string, type: 'AlertPaused' | 'AlertResumed'): AlertsEvent => ({
+      type,
+      data: { alertId, symbol: 'AAPL', at: LATER },
+    });
+
+    it("decides what each alert's own command decides, in the order given, in one list", () => {
+      given(alertsDecider, [created(A1), created(A2), created(A3)])
+        .when(act('delete', [A3, A1]))
+        .then([deleted(A3), deleted(A1)]);
+      given(alertsDecider, [created(A1), created(A2)])
+        .when(act('pause', [A2, A1]))
+        .then([ofAlert(A2, 'AlertPaused'), ofAlert(A1, 'AlertPaused')]);
+      given(alertsDecider, [created(A1), created(A2), ofAlert(A1, 'AlertPaused'), ofAlert(A2, 'AlertPaused')])
+        .when(act('resume', [A1.toUpperCase(), A2]))
+        .then([ofAlert(A1, 'AlertResumed'), ofAlert(A2, 'AlertResumed')]);
+    });
+
+    it('leaves the alerts their own command refuses, and changes the others', () => {
+      // A1 fired (a once alert: not armed), A3 does not exist, A2 is armed; "x" is no alert id.
+      const history = [created(A1), created(A2), triggered()];
+      given(alertsDecider, history)
+        .when(act('pause', [A1, A3, A2, 'x']))
+        .then([ofAlert(A2, 'AlertPaused')]);
+      given(alertsDecider, history)
+        .when(act('delete', [A3]))
+        .thenNothing();
+    });
+
+    it('refuses an empty list, one longer than the limit, an alert listed twice, and an unknown action', () => {
+      given(alertsDecider, [created(A1)])
+        .when(act('delete', []))
+        .thenError('invalid_ids');
+      const many = Array.from({ length: ALERTS_LIMIT + 1 }, (_, k) => idOf(100 + k));
+      given(alertsDecider, [created(A1)])
+        .when(act('delete', many))
+        .thenError('invalid_ids');
+      given(alertsDecider, [created(A1)])
+        .when(act('delete', [A1, A1.toUpperCase()]))
+        .thenError('duplicate');
+      given(alertsDecider, [created(A1)])
+        .when({ type: 'ActOnAlerts', data: { action: 'archive' as 'delete', alertIds: [A1], at: LATER } })
+        .thenError('invalid_action');
+    });
+
+    it('reports, from its events and the state after them, what was done and why the rest was not', () => {
+      const history = [created(A1), created(A2), triggered(), ofAlert(A2, 'AlertPaused')];
+      const data = { action: 'pause' as const, alertIds: [A2, A1, A3], at: LATER };
+      const state = fold(alertsDecider, history);
+      const events = alertsDecider.decide({ type: 'ActOnAlerts', data }, state);
+      // A2 is paused already: done, as pausing it alone is; A1 fired; A3 does not exist.
+      expect(events).to.deep.equal([]);
+      expect(actionReport(data, fold(alertsDecider, events, state), events)).to.deep.equal({
+        done: [A2],
+        refused: [
+          { alertId: A1, code: 'not_armed', message: 'the alert is triggered, not armed' },
+          { alertId: A3, code: 'not_found', message: 'no such alert' },
+        ],
+      });
+      const deleting = { action: 'delete' as const, alertIds: [A3, A1], at: LATER };
+      const gone = alertsDecider.decide({ type: 'ActOnAlerts', data: deleting }, state);
+      expect(actionReport(deleting, fold(alertsDecider, gone, state), gone)).to.deep.equal({
+        done: [A1],
+        refused: [{ alertId: A3, code: 'not_found', message: 'no such alert' }],
+      });
+    });
   });
 
   it('expires an alert only once its expiry has passed, and an expired alert does not fire', () => {

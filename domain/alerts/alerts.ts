@@ -154,6 +154,21 @@ export type PauseAlert = DomainEvent<'PauseAlert', { readonly alertId: string; r
 /** Resumes a paused alert, re-arming it (its crossing state starts afresh). */
 export type ResumeAlert = DomainEvent<'ResumeAlert', { readonly alertId: string; readonly at: string }>;
 
+/** What an action on several alerts does to each: what its own command does. */
+export const ALERTS_ACTIONS = ['delete', 'pause', 'resume'] as const;
+
+/** One of {@link ALERTS_ACTIONS}. */
+export type AlertsAction = (typeof ALERTS_ACTIONS)[number];
+
+/**
+ * Deletes, pauses or resumes several alerts at once, each as its own command would (`DeleteAlert`, `PauseAlert`,
+ * `ResumeAlert`), in one append; the alerts those commands refuse are left as they are (see {@link actOnAlerts}).
+ */
+export type ActOnAlerts = DomainEvent<
+  'ActOnAlerts',
+  { readonly action: AlertsAction; readonly alertIds: readonly string[]; readonly at: string }
+>;
+
 /** Expires an alert whose expiry has passed at `at` (issued by the engine); decides nothing otherwise. */
 export type ExpireAlert = DomainEvent<'ExpireAlert', { readonly alertId: string; readonly at: string }>;
 
@@ -193,7 +208,7 @@ export type TriggerAlert = DomainEvent<
 
 /** Every command of the alerts concern. */
 export type AlertsCommand =
-  CreateAlert | UpdateAlert | DeleteAlert | PauseAlert | ResumeAlert | ExpireAlert | TriggerAlert;
+  CreateAlert | UpdateAlert | DeleteAlert | PauseAlert | ResumeAlert | ActOnAlerts | ExpireAlert | TriggerAlert;
 
 /**
  * The definition an event carries: `condition`, `frequency` and `expires` are absent on events written before
@@ -792,6 +807,8 @@ function decide(command: AlertsCommand, state: AlertsState): AlertsEvent[] {
       }
       return [{ type: 'AlertResumed', data: { alertId: alert.id, symbol: alert.symbol, at: command.data.at } }];
     }
+    case 'ActOnAlerts':
+      return actOnAlerts(command.data, state).events;
     case 'ExpireAlert': {
       const alert = findAlert(state, parseAlertId(command.data.alertId));
       const atMs = parseAt(command.data.at);
@@ -809,6 +826,88 @@ function decide(command: AlertsCommand, state: AlertsState): AlertsEvent[] {
       );
     }
   }
+}
+
+/** An alert an action on several left as it was, and why: the refusal its own command meets. */
+export interface AlertRefusal {
+  readonly alertId: string;
+  /** The refusal's code (`not_found`, `not_armed`, `not_paused`, `expired`, `invalid_id`). */
+  readonly code: string;
+  /** The reason, without the alert's id (`the alert is triggered, not armed`). */
+  readonly message: string;
+}
+
+/** The command an action on several alerts runs for one of them. */
+function commandOf(action: AlertsAction, alertId: string, at: string): AlertsCommand {
+  if (action === 'delete') return { type: 'DeleteAlert', data: { alertId } };
+  return { type: action === 'pause' ? 'PauseAlert' : 'ResumeAlert', data: { alertId, at } };
+}
+
+/**
+ * What {@link ActOnAlerts} decides: for each alert, in the order given, the events of its own command against
+ * `state` (the alerts are distinct, so no decision sees another's), and the alerts those commands refuse, with
+ * the reason. The list itself is refused when it is empty, longer than {@link ALERTS_LIMIT}, names an alert
+ * twice, or the action or time is not one.
+ */
+export function actOnAlerts(
+  data: ActOnAlerts['data'],
+  state: AlertsState,
+): { events: AlertsEvent[]; refused: AlertRefusal[] } {
+  if (!(ALERTS_ACTIONS as readonly unknown[]).includes(data.action)) {
+    throw new DomainError('invalid_action', `action must be one of ${ALERTS_ACTIONS.join(', ')}`, 'action');
+  }
+  parseAt(data.at);
+  const ids: readonly unknown[] = Array.isArray(data.alertIds) ? data.alertIds : [];
+  if (ids.length === 0 || ids.length > ALERTS_LIMIT) {
+    throw new DomainError('invalid_ids', `alertIds: must name 1 to ${ALERTS_LIMIT} alerts`, 'alertIds');
+  }
+  const seen = new Set<string>();
+  ids.forEach((id, k) => {
+    const key = typeof id === 'string' ? id.toLowerCase() : String(id);
+    if (seen.has(key)) {
+      throw new DomainError('duplicate', `alertIds[${k}]: ${JSON.stringify(id)} is listed twice`, `alertIds[${k}]`);
+    }
+    seen.add(key);
+  });
+  const events: AlertsEvent[] = [];
+  const refused: AlertRefusal[] = [];
+  for (const id of ids) {
+    try {
+      events.push(...decide(commandOf(data.action, id as string, data.at), state));
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      const alertId = String(id);
+      const message = error.message.replace(/^alertId \S+:? /, '');
+      refused.push({ alertId, code: error.code, message });
+    }
+  }
+  return { events, refused };
+}
+
+/**
+ * What an {@link ActOnAlerts} did, told from the events it appended and the state after them (so a retried request
+ * answers as the first did): the alerts it changed, or found as asked (a paused alert paused again), in the order
+ * given, and those it left, with the reason their own command meets.
+ */
+export function actionReport(
+  data: ActOnAlerts['data'],
+  state: AlertsState,
+  events: readonly AlertsEvent[],
+): { done: string[]; refused: AlertRefusal[] } {
+  const changed = new Set(events.map((event) => (event.data as { alertId?: string }).alertId));
+  const done: string[] = [];
+  const refused: AlertRefusal[] = [];
+  for (const id of data.alertIds) {
+    const alertId = id.toLowerCase();
+    if (changed.has(alertId)) {
+      done.push(alertId);
+      continue;
+    }
+    const left = actOnAlerts({ ...data, alertIds: [id] }, state).refused[0];
+    if (left === undefined) done.push(alertId);
+    else refused.push(left);
+  }
+  return { done, refused };
 }
 
 /** The definition an event carries; events written before conditions existed are read as price or SMA alerts. */

@@ -5,7 +5,13 @@
  * working and are conditions too.
  */
 import { z } from './zod.ts';
-import { ALERT_SMA_PERIODS, ALERT_THRESHOLD_MAX, thresholdProblem } from '../alerts/alerts.ts';
+import {
+  ALERTS_ACTIONS,
+  ALERTS_LIMIT,
+  ALERT_SMA_PERIODS,
+  ALERT_THRESHOLD_MAX,
+  thresholdProblem,
+} from '../alerts/alerts.ts';
 import {
   ALERT_FREQUENCIES,
   ALERT_OPS,
@@ -190,6 +196,46 @@ const alertBody = z
     }
   });
 
+/**
+ * The body of an action on several alerts: `delete`, `pause` or `resume`, and the alerts (1 to
+ * {@link ALERTS_LIMIT} ids, each once).
+ */
+const alertsActionBody = z
+  .object({
+    action: z.enum(ALERTS_ACTIONS),
+    ids: z
+      .array(z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'))
+      .min(1, 'must name at least one alert')
+      .max(ALERTS_LIMIT, `must name at most ${ALERTS_LIMIT} alerts`),
+  })
+  .superRefine((body, ctx) => {
+    const seen = new Map<string, number>();
+    body.ids.forEach((id, k) => {
+      const first = seen.get(id.toLowerCase());
+      if (first !== undefined) {
+        ctx.addIssue({ code: 'custom', path: ['ids', k], message: `is ids[${first}] again` });
+      }
+      seen.set(id.toLowerCase(), first ?? k);
+    });
+  });
+
+/** The body of `POST /personalize/stockalerts/bulk`. */
+export type AlertsActionRequest = z.output<typeof alertsActionBody>;
+
+/** What an action on several alerts answers. */
+export const alertsActionAnswer = z.object({
+  action: z.enum(ALERTS_ACTIONS),
+  /** The alerts done (changed, or already as asked: a paused alert paused again), in the order sent. */
+  done: z.array(z.string()),
+  /** For a pause or a resume, the alerts done as they now are, in the same order; empty for a delete. */
+  alerts: z.array(alertAnswer),
+  /** The alerts left as they were, and why (the refusal of the alert's own route). */
+  failed: z.array(z.object({ id: z.string(), message: z.string() })),
+});
+
+/** What an action on several alerts answers. */
+export type AlertsActionAnswer = z.infer<typeof alertsActionAnswer>;
+
 const alertOpsDescription = ALERT_OPS.map((op) => `${op}: ${ALERT_OP_EXAMPLES[op]}`).join('; ');
 
 /** The alerts routes. */
@@ -246,6 +292,15 @@ export const alertsApi = {
     access: 'user',
     params: idParams,
     response: alertAnswer,
+  }),
+  postStockalertsBulk: route({
+    method: 'POST',
+    path: '/personalize/stockalerts/bulk',
+    summary: `Delete, pause or resume several of the user's alerts in one request and one append. Body {action: "delete"|"pause"|"resume", ids: [1 to ${ALERTS_LIMIT} alert ids, each once]}. Each alert is treated as its own route would treat it; those it refuses (no such alert, not armed, not paused, expired) are left as they are and listed in failed with the reason, the others are done. Answers {action, done: the ids done in the order sent, alerts: for pause and resume the alerts done as they now are, failed: [{id, message}]}`,
+    tag: 'alerts',
+    access: 'user',
+    body: alertsActionBody,
+    response: alertsActionAnswer,
   }),
   getStockalertsHistory: route({
     method: 'GET',

@@ -7,6 +7,7 @@ import type { EngineTrigger } from '../../engine/alerts/alertEngine.ts';
 import { CommandService } from '../commands.ts';
 import { startTestGateway, type TestGateway } from '../testing/harness.ts';
 import type { AlertAnswer } from './alerts.ts';
+import type { AlertsActionAnswer } from '../../domain/contract/alerts.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -369,6 +370,110 @@ describe('alert routes', function () {
       expect(res.status).to.equal(400);
       expect((res.body as { message: string }).message).to.match(/^params\.id:/);
     });
+  });
+
+  describe('several at once', function () {
+    type ActionAnswer = AlertsActionAnswer;
+    const bulk = async (user: User, body: unknown, headers?: Record<string, string>): Promise<ActionAnswer> => {
+      const res = await user.post('/personalize/stockalerts/bulk', body, headers);
+      expect(res.status).to.equal(200, res.text);
+      return res.body as ActionAnswer;
+    };
+
+    it('deletes several alerts in one append, answering those done in the order sent and why the rest were not', async function () {
+      const user = await gw.user();
+      const [a, b, c] = [
+        await createAlert(user, { symbol: 'AAPL', close: 190, alerttype: 'U' }),
+        await createAlert(user, { symbol: 'AAPL', close: 170, alerttype: 'D' }),
+        await createAlert(user, { symbol: 'AAPL', close: 200, alerttype: 'U' }),
+      ];
+      const unknown = uuidV5('no-such-alert', STOCKPULSE_NAMESPACE);
+      const answer = await bulk(user, { action: 'delete', ids: [c.id, unknown, a.id.toUpperCase()] });
+      expect(answer).to.deep.equal({
+        action: 'delete',
+        done: [c.id, a.id],
+        alerts: [],
+        failed: [{ id: unknown, message: 'no such alert' }],
+      });
+      expect((await user.get('/personalize/stockalerts')).body).to.deep.equal([b]);
+      const recorded = await gw.running.system.events.readStream(`alerts-${user.username}`);
+      expect(recorded.map((e) => e.type)).to.deep.equal([
+        'AlertCreated',
+        'AlertCreated',
+        'AlertCreated',
+        'AlertDeleted',
+        'AlertDeleted',
+      ]);
+      // One command, one append: both deletions carry the request's command id and are one commit apart at most.
+      expect(new Set(recorded.slice(3).map((e) => e.metadata.commandId)).size).to.equal(1);
+    });
+
+    it("pauses and resumes several, answering them as they now are; a fired one and another user's are left", async function () {
+      const user = await gw.user();
+      const other = await gw.user();
+      const fired = await createAlert(user, { symbol: 'AAPL', close: 190, alerttype: 'U' });
+      await fire(user.username, fired);
+      const x = await createAlert(user, { symbol: 'AAPL', condition: { op: 'greater_than', value: 10_000 } });
+      const y = await createAlert(user, { symbol: 'AAPL', condition: { op: 'less_than', value: 1 } });
+      const theirs = await createAlert(other, { symbol: 'AAPL', condition: { op: 'less_than', value: 2 } });
+      const paused = await bulk(user, { action: 'pause', ids: [y.id, fired.id, x.id, theirs.id] });
+      expect(paused.done).to.deep.equal([y.id, x.id]);
+      expect(paused.alerts.map((alert) => [alert.id, alert.status])).to.deep.equal([
+        [y.id, 'paused'],
+        [x.id, 'paused'],
+      ]);
+      expect(paused.failed).to.deep.equal([
+        { id: fired.id, message: 'the alert is triggered, not armed' },
+        { id: theirs.id, message: 'no such alert' },
+      ]);
+      // Pausing a paused alert again is done, as its own route has it; resuming re-arms both.
+      expect((await bulk(user, { action: 'pause', ids: [x.id] })).done).to.deep.equal([x.id]);
+      const resumed = await bulk(user, { action: 'resume', ids: [x.id, y.id] });
+      expect(resumed.alerts.map((alert) => alert.status)).to.deep.equal(['armed', 'armed']);
+      expect(await events(other.username)).to.deep.equal(['AlertCreated']);
+      expect(await events(user.username)).to.deep.equal([
+        'AlertCreated',
+        'AlertTriggered',
+        'AlertCreated',
+        'AlertCreated',
+        'AlertPaused',
+        'AlertPaused',
+        'AlertResumed',
+        'AlertResumed',
+      ]);
+    });
+
+    it('appends nothing for a retried action with the same Idempotency-Key and answers the same', async function () {
+      const user = await gw.user();
+      const alert = await createAlert(user, { symbol: 'AAPL', close: 190, alerttype: 'U' });
+      const headers = { 'Idempotency-Key': 'bulk-delete-1' };
+      const first = await bulk(user, { action: 'delete', ids: [alert.id] }, headers);
+      const retried = await bulk(user, { action: 'delete', ids: [alert.id] }, headers);
+      expect(retried).to.deep.equal(first);
+      expect(first.done).to.deep.equal([alert.id]);
+      expect(await events(user.username)).to.deep.equal(['AlertCreated', 'AlertDeleted']);
+    });
+
+    for (const [what, body, message] of [
+      ['an empty list', { action: 'delete', ids: [] }, 'body.ids: must name at least one alert'],
+      ['an alert listed twice', { action: 'pause', ids: ['a', 'b', 'A'] }, 'body.ids[2]: is ids[0] again'],
+      ['an unknown action', { action: 'archive', ids: ['a'] }, 'body.action:'],
+      ['no list', { action: 'delete' }, 'body.ids:'],
+      [
+        `${ALERTS_LIMIT + 1} alerts`,
+        { action: 'delete', ids: Array.from({ length: ALERTS_LIMIT + 1 }, (_, k) => `id-${k}`) },
+        `body.ids: must name at most ${ALERTS_LIMIT} alerts`,
+      ],
+    ] as const) {
+      it(`refuses ${what} with 400 naming the field, appending nothing`, async function () {
+        const user = await gw.user();
+        await createAlert(user, { symbol: 'AAPL', close: 190, alerttype: 'U' });
+        const res = await user.post('/personalize/stockalerts/bulk', body);
+        expect(res.status).to.equal(400, res.text);
+        expect((res.body as { message: string }).message).to.satisfy((m: string) => m.startsWith(message));
+        expect(await events(user.username)).to.deep.equal(['AlertCreated']);
+      });
+    }
   });
 
   it('never shows one user the alerts of another, nor lets them change or delete them', async function () {
@@ -774,7 +879,7 @@ describe('alert routes', function () {
     });
   }
 
-  it(`refuses alert number ${ALERTS_LIMIT + 1} of a user, appending nothing`, async function () {
+  it(`refuses alert number ${ALERTS_LIMIT + 1} of a user, appending nothing, and deletes all in one request`, async function () {
     this.timeout(60_000);
     const user = await gw.user();
     const at = new Date().toISOString();
@@ -803,7 +908,13 @@ describe('alert routes', function () {
     expect(res.body).to.deep.include({ error: 'limit' });
     expect((res.body as { message: string }).message).to.contain(`at most ${ALERTS_LIMIT}`);
     expect(await events(user.username)).to.have.length(ALERTS_LIMIT);
-    expect((await user.get('/personalize/stockalerts')).body).to.have.length(ALERTS_LIMIT);
+    const all = (await user.get('/personalize/stockalerts')).body as AlertAnswer[];
+    expect(all).to.have.length(ALERTS_LIMIT);
+    // All of them deleted in one request.
+    const deleted = await user.post('/personalize/stockalerts/bulk', { action: 'delete', ids: all.map((a) => a.id) });
+    expect(deleted.status).to.equal(200, deleted.text);
+    expect((deleted.body as AlertsActionAnswer).done).to.have.length(ALERTS_LIMIT);
+    expect((await user.get('/personalize/stockalerts')).body).to.deep.equal([]);
   });
 
   it('refuses every alert route without a session', async function () {
@@ -816,6 +927,8 @@ describe('alert routes', function () {
     expect((await anonymous.post(`/personalize/deletealert/${uuidV5('x', STOCKPULSE_NAMESPACE)}`)).status).to.equal(
       401,
     );
+    const bulk = { action: 'delete', ids: [uuidV5('x', STOCKPULSE_NAMESPACE)] };
+    expect((await anonymous.post('/personalize/stockalerts/bulk', bulk)).status).to.equal(401);
   });
 
   it('keeps the alerts and their status across a restart', async function () {

@@ -3,7 +3,7 @@
  * trigger history.
  */
 import { alertsApi } from '../../domain/contract/alerts.ts';
-import { ALERTS_CONCERN, alertKey, alertsDecider, type Alert } from '../../domain/alerts/alerts.ts';
+import { ALERTS_CONCERN, actionReport, alertKey, alertsDecider, type Alert } from '../../domain/alerts/alerts.ts';
 import { type AlertAnswer } from '../../domain/contract/alerts.ts';
 import { conditionText } from '../../domain/alerts/conditions.ts';
 import { STOCKPULSE_NAMESPACE, isUuid, uuidV5 } from '../../domain/ids.ts';
@@ -195,6 +195,25 @@ export function alertsRoutes(deps: AlertsDeps) {
         },
       }),
     ),
+    defineRoute({
+      ...alertsApi.postStockalertsBulk,
+      handle: async ({ body, meta }) => {
+        const m = meta();
+        const data = { action: body.action, alertIds: body.ids, at: m.at };
+        const outcome = await inRequestTerms({ alertIds: 'body.ids' }, () =>
+          deps.commands.execute(concern, { type: 'ActOnAlerts', data }, m),
+        );
+        const { done, refused } = actionReport(data, outcome.state, outcome.events);
+        const byId = new Map(outcome.state.alerts.map((alert) => [alert.id, alert]));
+        const alerts = body.action === 'delete' ? [] : done.flatMap((id) => byId.get(id) ?? []);
+        return {
+          action: body.action,
+          done,
+          alerts: alerts.map(alertView),
+          failed: refused.map((r) => ({ id: r.alertId, message: r.message })),
+        };
+      },
+    }),
     defineRoute({
       ...alertsApi.getStockalertsHistory,
       handle: async ({ params, userId, ctx }) => {

@@ -408,11 +408,7 @@ export default function AlertsScreen() {
               disabled={deleting}
               onClick={() => send({ type: 'user.confirmDelete' })}
             >
-              {deleting
-                ? toDelete.length > 1
-                  ? `Deleting… ${context.deletedCount} of ${toDelete.length}`
-                  : 'Deleting…'
-                : `Delete ${alertCount(toDelete.length)}`}
+              {deleting ? `Deleting ${alertCount(toDelete.length)}…` : `Delete ${alertCount(toDelete.length)}`}
             </button>
             <button
               type="button"

@@ -6,8 +6,6 @@ import { ApiError } from '../../services/api.ts';
 import type { AlertBody } from '../../components/conditionDraft.ts';
 import {
   alertsMachine,
-  AT_ONCE,
-  eachOf,
   EXPIRED_PROBLEM,
   rearmBody,
   refusalProblem,
@@ -103,10 +101,7 @@ function manager(server: FakeServer) {
         deleteAlerts: fromPromise<DeleteResult, DeleteRequest>(async ({ input }) => {
           const { ids } = input;
           calls.push(`delete ${ids.join(',')}`);
-          for (let k = 0; k < ids.length; k++) {
-            input.onEach?.(k + 1);
-            if (k === 0 && server.holdDelete) await server.holdDelete;
-          }
+          if (server.holdDelete) await server.holdDelete;
           const deleted = ids.filter((id) => id !== server.refuseDelete);
           server.alerts = server.alerts.filter((a) => !deleted.includes(a.id));
           const failed = ids.filter((id) => id === server.refuseDelete).map((id) => ({ id, message: 'Not found' }));
@@ -309,7 +304,7 @@ describe('alert manager machine', () => {
     expect(calls.slice(0, 2)).to.deep.equal(['load', 'delete a1,a2,a3']);
   });
 
-  it('counts the alerts a delete of several has done while it runs', async () => {
+  it('stays deleting, the list as it was, until the server answers the delete of several', async () => {
     let release = (): void => undefined;
     const server: FakeServer = {
       alerts: [alert('a1', 'AAPL', CHANNEL), alert('a2', 'MSFT', RSI), alert('a3', 'NVDA', CHANNEL)],
@@ -319,11 +314,11 @@ describe('alert manager machine', () => {
     await waitFor(actor, (s) => s.matches(idle));
     actor.send({ type: 'user.delete', ids: ['a1', 'a2', 'a3'] });
     actor.send({ type: 'user.confirmDelete' });
-    const during = await waitFor(actor, (s) => s.context.deletedCount === 1);
+    const during = actor.getSnapshot();
     expect(during.matches({ ready: { list: 'deleting' } })).to.equal(true);
+    expect(during.context.alerts).to.have.length(3);
     release();
     const after = await waitFor(actor, (s) => s.matches(idle));
-    expect(after.context.deletedCount).to.equal(3);
     expect(after.context.alerts).to.deep.equal([]);
   });
 
@@ -485,33 +480,6 @@ describe('alert manager machine', () => {
     push({ type: 'server.changed' });
     await waitFor(actor, (s) => s.matches(idle) && s.context.alerts.length === 2);
     expect(calls).to.deep.equal(['load', 'pause a1', 'load']);
-  });
-
-  it('acts on several alerts a few at a time, answering in their order and naming the refused', async () => {
-    const ids = Array.from({ length: 11 }, (_, k) => `a${k}`);
-    let running = 0;
-    let most = 0;
-    const counts: number[] = [];
-    const { done, failed } = await eachOf(
-      ids,
-      async (id) => {
-        running += 1;
-        most = Math.max(most, running);
-        // Later ids end sooner, so they end out of order.
-        await new Promise((resolve) => setTimeout(resolve, 12 - Number(id.slice(1))));
-        running -= 1;
-        if (id === 'a3' || id === 'a8') throw new ApiError(404, 'not_found', `no alert ${id}`);
-        return id.toUpperCase();
-      },
-      (count) => counts.push(count),
-    );
-    expect(done).to.deep.equal(ids.filter((id) => id !== 'a3' && id !== 'a8').map((id) => id.toUpperCase()));
-    expect(failed).to.deep.equal([
-      { id: 'a3', message: 'no alert a3' },
-      { id: 'a8', message: 'no alert a8' },
-    ]);
-    expect(most).to.equal(AT_ONCE);
-    expect(counts).to.deep.equal(Array.from({ length: 11 }, (_, k) => k + 1));
   });
 
   it('reads the field a server refusal names', () => {

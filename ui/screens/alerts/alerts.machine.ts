@@ -56,8 +56,6 @@ export interface AlertsContext {
   readonly error: string | null;
   /** The alerts a delete waits for the user to confirm (none when no delete is asked). */
   readonly toDelete: readonly string[];
-  /** How many of them a confirmed delete has done (deleted or refused) so far. */
-  readonly deletedCount: number;
   /** Why the last pause, resume, re-arm or delete failed. */
   readonly actionError: string | null;
   /** The list changed on the server while an action was on its way: read it after. */
@@ -82,8 +80,7 @@ export type AlertsEvent =
   | { type: 'user.showHistory'; id: string }
   | { type: 'user.closeHistory' }
   | { type: 'user.dismissError' }
-  | { type: 'server.changed' }
-  | { type: 'delete.progress'; count: number };
+  | { type: 'server.changed' };
 
 /** A pause or a resume of one alert or several. */
 export interface ToggleRequest {
@@ -104,10 +101,9 @@ export interface ToggleResult {
   readonly failed: readonly ActionFailure[];
 }
 
-/** A confirmed delete: the alerts, and what is told after each (how many are done). */
+/** A confirmed delete: the alerts. */
 export interface DeleteRequest {
   readonly ids: readonly string[];
-  readonly onEach?: (count: number) => void;
 }
 
 /** What a delete of several alerts answers: those deleted, and why the others were not. */
@@ -127,50 +123,6 @@ const pastOf = (action: ToggleRequest['action']): string => (action === 'pause' 
 /** What the user is told of an action on several alerts that some refused: how many, and the first reason. */
 function failureText(failed: readonly ActionFailure[], verb: string): string | null {
   return failed.length === 0 ? null : `${alertCount(failed.length)} could not be ${verb}: ${failed[0]!.message}`;
-}
-
-/**
- * How many requests of an action on several alerts are on their way at once: the server takes one user's commands
- * one after the other, so more would only wait there, and fewer leave it idle between the round trips.
- */
-export const AT_ONCE = 4;
-
-/** How one id's action ended. */
-type Outcome<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly message: string };
-
-/**
- * Runs `act` on each id, {@link AT_ONCE} at a time, so a refusal of one does not stop the others and says which it
- * was; answers, in the order of `ids`, what each that succeeded gave, and the failures. `onEach` is told how many
- * have ended, as each does.
- */
-export async function eachOf<T>(
-  ids: readonly string[],
-  act: (id: string) => Promise<T>,
-  onEach?: (count: number) => void,
-): Promise<{ done: T[]; failed: ActionFailure[] }> {
-  const outcomes: Outcome<T>[] = [];
-  let next = 0;
-  let ended = 0;
-  const worker = async (): Promise<void> => {
-    while (next < ids.length) {
-      const k = next++;
-      try {
-        outcomes[k] = { ok: true, value: await act(ids[k]!) };
-      } catch (error) {
-        outcomes[k] = { ok: false, message: errorMessage(error) };
-      }
-      ended += 1;
-      onEach?.(ended);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(AT_ONCE, ids.length) }, worker));
-  const done: T[] = [];
-  const failed: ActionFailure[] = [];
-  outcomes.forEach((outcome, k) => {
-    if (outcome.ok) done.push(outcome.value);
-    else failed.push({ id: ids[k]!, message: outcome.message });
-  });
-  return { done, failed };
 }
 
 /** The alerts the filter lets through, in the order held. */
@@ -231,21 +183,15 @@ export const alertsMachine = setup({
     saveAlert: fromPromise<AlertAnswer, AlertBody>(async ({ input }) =>
       call(alertsApi.postStockalerts, { body: input }),
     ),
+    // One request for all of them (`POST /personalize/stockalerts/bulk`): each alert as its own route would treat
+    // it, those refused listed with the reason.
     toggleAlerts: fromPromise<ToggleResult, ToggleRequest>(async ({ input }) => {
-      const route = input.action === 'pause' ? alertsApi.postStockalertsPause : alertsApi.postStockalertsResume;
-      const { done, failed } = await eachOf(input.ids, (id) => call(route, { params: { id } }));
-      return { action: input.action, changed: done, failed };
+      const answer = await call(alertsApi.postStockalertsBulk, { body: { action: input.action, ids: [...input.ids] } });
+      return { action: input.action, changed: answer.alerts, failed: answer.failed };
     }),
     deleteAlerts: fromPromise<DeleteResult, DeleteRequest>(async ({ input }) => {
-      const { done, failed } = await eachOf(
-        input.ids,
-        async (id) => {
-          await call(alertsApi.postDeletealertById, { params: { id } });
-          return id;
-        },
-        input.onEach,
-      );
-      return { deleted: done, failed };
+      const answer = await call(alertsApi.postStockalertsBulk, { body: { action: 'delete', ids: [...input.ids] } });
+      return { deleted: answer.done, failed: answer.failed };
     }),
     loadHistory: fromPromise<AlertTriggerAnswer[], { id: string }>(async ({ input, signal }) =>
       call(alertsApi.getStockalertsHistory, { params: { id: input.id }, signal }),
@@ -310,7 +256,6 @@ export const alertsMachine = setup({
     historyError: null,
     error: null,
     toDelete: [],
-    deletedCount: 0,
     actionError: null,
     stale: false,
   },
@@ -492,21 +437,10 @@ export const alertsMachine = setup({
               },
             },
             deleting: {
-              entry: assign({ actionError: null, deletedCount: 0 }),
-              on: {
-                'delete.progress': {
-                  actions: assign(({ event }) => {
-                    assertEvent(event, 'delete.progress');
-                    return { deletedCount: event.count };
-                  }),
-                },
-              },
+              entry: assign({ actionError: null }),
               invoke: {
                 src: 'deleteAlerts',
-                input: ({ context, self }) => ({
-                  ids: context.toDelete,
-                  onEach: (count: number) => self.send({ type: 'delete.progress', count }),
-                }),
+                input: ({ context }) => ({ ids: context.toDelete }),
                 onDone: {
                   target: 'idle',
                   actions: [
