@@ -769,7 +769,11 @@ function decide(command: AlertsCommand, state: AlertsState): AlertsEvent[] {
         throw new DomainError('taken', `alertId ${alertId}: an alert with this id exists`, 'alertId');
       }
       if (state.alerts.length >= ALERTS_LIMIT) {
-        throw new DomainError('limit', `alerts: already ${state.alerts.length}; at most ${ALERTS_LIMIT}`, 'alerts');
+        throw new DomainError(
+          'limit',
+          `alerts: already ${state.alerts.length} held; at most ${ALERTS_LIMIT}, delete one first`,
+          'alerts',
+        );
       }
       return [{ type: 'AlertCreated', data: { alertId, ...definition, createdt: command.data.at } }];
     }

@@ -13,7 +13,7 @@ import {
   seriesChoicesFor,
   SOURCE_CHIPS,
   draftProblem,
-  fieldLabel,
+  problemText,
   opFields,
   requestOf,
   sourceChipsOf,
@@ -287,7 +287,7 @@ export function ConditionBuilder(props: ConditionBuilderProps) {
       </div>
       {shown && (
         <p className="error" role="alert" data-field={shown.field}>
-          {fieldLabel(shown.field, draft.op)}: {shown.message}
+          {problemText(shown, draft.op)}
         </p>
       )}
       <div className="cb-row">

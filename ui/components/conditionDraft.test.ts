@@ -4,6 +4,7 @@ import {
   draftOf,
   draftProblem,
   fieldLabel,
+  problemText,
   newDraft,
   refusalField,
   requestOf,
@@ -82,6 +83,16 @@ describe('condition draft', () => {
     expect(fieldLabel('expires', 'crossing')).to.equal('Expires');
     expect(fieldLabel('symbol', 'crossing')).to.equal('Symbol');
     expect(fieldLabel('channels', 'crossing')).to.equal('channels');
+  });
+
+  it('shows a refusal of a field with its label, and one of the whole request in its own words', () => {
+    expect(problemText({ field: 'condition.upper', message: 'must be above lower (190)' }, 'inside_channel')).to.equal(
+      'Upper: must be above lower (190)',
+    );
+    const limit = 'alerts: already 500 held; at most 500, delete one first';
+    expect(problemText({ field: 'body', message: limit }, 'crossing')).to.equal(
+      'Alerts: already 500 held; at most 500, delete one first',
+    );
   });
 
   it('refuses what the contract refuses: missing, unreadable and out-of-order fields', () => {

@@ -255,6 +255,16 @@ export function fieldLabel(field: string, op: AlertOp): string {
   }
 }
 
+/**
+ * A problem as the builder shows it: the field by its control's words, then the reason (`Upper: must be above
+ * lower (190)`); a refusal of the whole request (`body`: the account's alert limit, a lost connection) as its own
+ * words, capitalised (`Alerts: already 500 held; at most 500, delete one first`).
+ */
+export function problemText(problem: FieldProblem, op: AlertOp): string {
+  if (problem.field === 'body') return problem.message.charAt(0).toUpperCase() + problem.message.slice(1);
+  return `${fieldLabel(problem.field, op)}: ${problem.message}`;
+}
+
 /** The field a server refusal names (`body.condition.upper: must be …` → `condition.upper`), or null. */
 export function refusalField(message: string): string | null {
   const match = /^body\.([A-Za-z0-9_.[\]]+):/.exec(message.trim());
