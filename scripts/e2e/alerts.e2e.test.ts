@@ -282,4 +282,36 @@ describe('alerts (Chromium)', function () {
     expect(errors).to.deep.equal([]);
     await context.close();
   });
+
+  it('shows each alert whole on a phone, its buttons in view, and pauses it there', async () => {
+    const { page, context, errors } = await e2e.newPage({ width: 390, height: 844 });
+    await e2e.signUp(page, 'phone');
+    const created = await page.evaluate(async () => {
+      const res = await fetch('/personalize/stockalerts', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          symbol: 'MSFT',
+          condition: { op: 'crossing_up', source: 'sma:50', value: { ref: 'sma:200' } },
+          frequency: 'once_per_bar',
+        }),
+      });
+      return res.status;
+    });
+    expect(created).to.equal(200);
+    await page.goto('/Alerts');
+    // The alert's cell: the condition in words, then its status, frequency and firings, then its buttons.
+    const row = page.locator('.al-card', { hasText: '50-day SMA crosses above the 200-day SMA' });
+    await row.waitFor();
+    expect(await row.locator('.al-card-meta').textContent()).to.equal('armed · Once per bar · not fired yet');
+    const pause = row.getByRole('button', { name: /^Pause alert MSFT/ });
+    const box = await pause.boundingBox();
+    expect(box, 'the Pause button is drawn').to.not.equal(null);
+    expect(box!.x + box!.width, 'the Pause button is within the screen').to.be.at.most(390);
+    await pause.click();
+    await row.locator('.al-status', { hasText: 'paused' }).waitFor();
+    await e2e.screenshot(page, 'alerts-phone');
+    expect(errors).to.deep.equal([]);
+    await context.close();
+  });
 });

@@ -12,6 +12,7 @@ import type {
   ITooltipParams,
   SelectionChangedEvent,
   ValueFormatterParams,
+  ValueGetterParams,
 } from 'ag-grid-community';
 import {
   createContext,
@@ -32,6 +33,7 @@ import { Grid, gridTheme } from '../../components/Grid.tsx';
 import { Dismissible, Empty, Failed, LoadState, Skeleton } from '../../components/LoadState.tsx';
 import { SymbolChip } from '../../components/SymbolChip.tsx';
 import { usePreferences } from '../../services/preferences.ts';
+import { NARROW_QUERY, useMediaQuery } from '../../services/media.ts';
 import { formatDateTime } from '../../services/time.ts';
 import { tabWithinCell } from '../watchlist/gridKeys.ts';
 import {
@@ -205,6 +207,56 @@ const columns: ColDef<AlertAnswer>[] = [
   },
 ];
 
+/**
+ * A narrow screen's row: the condition in words, then its status, frequency, firings and expiry, then the row's
+ * buttons, in one cell as wide as the screen leaves beside the symbol (the wide grid's columns would be out of view).
+ */
+function AlertCard(props: Cell) {
+  const { data } = props;
+  if (!data) return null;
+  const fired =
+    data.lastfired === null
+      ? 'not fired yet'
+      : `fired ${formatDateTime(data.lastfired)}${data.triggercount > 1 ? ` (${data.triggercount} times)` : ''}`;
+  return (
+    <div className="al-card">
+      <div className="al-card-condition">{data.conditiontext}</div>
+      <div className="al-card-meta">
+        <StatusCell {...props} /> · {FREQUENCY_TEXT[data.frequency]} · {fired}
+        {data.expires === null ? '' : ` · expires ${formatDateTime(data.expires)}`}
+      </div>
+      <ActionsCell {...props} />
+    </div>
+  );
+}
+
+/**
+ * The columns on a narrow screen: the symbol, then the whole alert in one cell ({@link AlertCard}); sorted by last
+ * firing as the wide grid is (a hidden column). Its CSV holds the symbol and the condition in words.
+ */
+const narrowColumns: ColDef<AlertAnswer>[] = [
+  { headerName: 'Symbol', field: 'symbol', width: 84, cellRenderer: SymbolCell, suppressKeyboardEvent: tabWithinCell },
+  {
+    headerName: 'Alert',
+    colId: 'alert',
+    // The whole alert, so the cell draws again when any of what it shows changes (its status, its firings), sorted
+    // and exported by its condition in words.
+    valueGetter: ({ data }: ValueGetterParams<AlertAnswer>) => data,
+    equals: (a: AlertAnswer | undefined, b: AlertAnswer | undefined) => a === b,
+    valueFormatter: ({ value }: ValueFormatterParams<AlertAnswer, AlertAnswer | undefined>) =>
+      value?.conditiontext ?? '',
+    comparator: (a: AlertAnswer | undefined, b: AlertAnswer | undefined) =>
+      (a?.conditiontext ?? '').localeCompare(b?.conditiontext ?? ''),
+    flex: 1,
+    minWidth: 200,
+    autoHeight: true,
+    cellRenderer: AlertCard,
+    cellClass: 'al-card-cell',
+    suppressKeyboardEvent: tabWithinCell,
+  },
+  { headerName: 'Last fired', field: 'lastfired', hide: true, sort: 'desc' },
+];
+
 /** What an empty filter result says: the status and the text that match nothing. */
 function noMatchText(filter: AlertFilter): string {
   const status = filter.status === 'all' ? '' : ` ${filter.status}`;
@@ -271,6 +323,7 @@ interface SelectionAction {
 export default function AlertsScreen() {
   const [state, send] = useMachine(alertsMachine);
   usePreferences();
+  const narrow = useMediaQuery(NARROW_QUERY);
   const { context } = state;
   const { alerts, filter } = context;
   // Only a change of the alerts or of the filter gives the grid new rows (not a flag of the machine's).
@@ -454,7 +507,7 @@ export default function AlertsScreen() {
               <Grid<AlertAnswer>
                 theme={alertsTheme}
                 rowData={rows}
-                columnDefs={columns}
+                columnDefs={narrow ? narrowColumns : columns}
                 getRowId={rowIdOf}
                 context={gridContext}
                 rowSelection={{ mode: 'multiRow', checkboxes: true, headerCheckbox: true, enableClickSelection: false }}
