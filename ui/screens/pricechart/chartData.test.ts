@@ -458,7 +458,12 @@ describe('price chart data', () => {
     expect(within?.range[1]).to.be.closeTo(105.55, 1e-9);
     expect(within?.above).to.deep.equal([]);
     expect(within?.below).to.deep.equal([]);
-    expect(within).to.include({ clipLow: false, clipHigh: false });
+    // The band reaches below 93.45: the axis stops there rather than follow it down to 90.
+    expect(within).to.include({ clipLow: true, clipHigh: false });
+    expect(priceView([100, 104, 96], [{ lo: 99, hi: 101, label: 'c' }])).to.include({
+      clipLow: false,
+      clipHigh: false,
+    });
     // A support line far off stops the axis too, but is not listed as an alert.
     expect(priceView([100, 104, 96], [{ lo: 10, hi: 10, label: null }])).to.deep.include({ clipLow: true, below: [] });
     expect(priceView([], [near])).to.equal(null);
@@ -497,6 +502,30 @@ describe('price chart data', () => {
     expect(offViewText(['a', 'b', 'c'], 'above')).to.equal('▲ 3 alerts above: a and 2 more');
     const removed = buildFigure({ ...state, elements: [channel], removed: ['c1'] }, 'market');
     expect(removed.annotationIds).to.deep.equal([]);
+  });
+
+  it('stops the axis at the prices when a channel spans far beyond them, its label held at the top', () => {
+    const bars = [bar('2026-01-05', 330), bar('2026-01-06', 340)];
+    const wide: ChartElement = {
+      symbol: 'AAPL',
+      id: 'w1',
+      type: 'BAND',
+      charttype: 'condition',
+      chartdata: { lower: 1, upper: 100_000, label: 'Price is inside the channel ✕', dash: 'dash', clickable: true },
+      color: '#7c3aed',
+      normalize: false,
+    };
+    const figure = buildFigure(
+      { symbol: 'AAPL', duration: '3M', bars, intraday: [], removed: [], smas: [], rsiPanel: false, elements: [wide] },
+      'market',
+    );
+    // Prices 329–341 (span 12): the band is drawn to 3 (a quarter of the span) either side, padded by 5%.
+    const options = figure.layout.yaxis?.autorangeoptions as { clipmin: number; clipmax: number };
+    expect(options.clipmin).to.be.closeTo(325.1, 1e-9);
+    expect(options.clipmax).to.be.closeTo(344.9, 1e-9);
+    expect(figure.annotationIds).to.deep.equal(['w1']);
+    expect(figure.layout.annotations?.[0]).to.include({ yref: 'y', yanchor: 'top' });
+    expect(figure.layout.annotations?.[0]?.y).to.be.closeTo(344.9, 1e-9);
   });
 
   it('shows the RSI(14) panel below the volume when turned on, on daily durations only', () => {

@@ -2,9 +2,16 @@
  * The Plotly figure of the price chart, built from the machine's context: candlesticks on the price axis,
  * volume bars on a subplot below, the moving-average overlays, then the chart elements.
  */
-import type { Data, Layout } from 'plotly.js';
+import type { Annotations, Data, Layout } from 'plotly.js';
 import { formatNumber } from '../../../domain/format.ts';
-import { renderElements, visibleElements, type ChartElement } from './chartElements.ts';
+import {
+  renderElements,
+  visibleElements,
+  type BandBound,
+  type BandData,
+  type ChartElement,
+  type RenderedElements,
+} from './chartElements.ts';
 import { LEVEL_COLORS, RSI_COLOR, SMA_COLORS, type Bar, type Candle, type SmaPeriod } from './chartData.ts';
 import type { PriceChartContext } from './pricechart.machine.ts';
 import {
@@ -127,7 +134,8 @@ export interface PriceLevel {
 
 /**
  * Where the price axis stops: `range` fits the values drawn on it and the levels near them, padded by 5%;
- * `clipLow`/`clipHigh` whether a level lies wholly beyond it on that side; and the labels of the alerts that do.
+ * `clipLow`/`clipHigh` whether a level reaches beyond it on that side (a line, or a band's bound); and the labels
+ * of the alerts wholly beyond it.
  */
 export interface PriceView {
   readonly range: [number, number];
@@ -164,13 +172,43 @@ export function priceView(values: Iterable<number>, levels: readonly PriceLevel[
   const range: [number, number] = [lo - pad, hi + pad];
   const isAbove = (level: PriceLevel) => level.lo > range[1];
   const isBelow = (level: PriceLevel) => level.hi < range[0];
+  // A band reaching beyond the range (a channel from 1.00 to 100,000) stops the axis too, rather than squeeze the
+  // candles into a strip of it; it fills the plot to the edge.
   return {
     range,
-    clipLow: levels.some(isBelow),
-    clipHigh: levels.some(isAbove),
+    clipLow: levels.some((level) => level.lo < range[0]),
+    clipHigh: levels.some((level) => level.hi > range[1]),
     above: labelsWhere(levels, isAbove),
     below: labelsWhere(levels, isBelow),
   };
+}
+
+/**
+ * The elements' labels with those of the bands on the price axis that reach above the view and start within it
+ * held at its top edge (inside the plot): a band's label sits at its upper bound, which the axis may stop below.
+ */
+function withinView(
+  rendered: Pick<RenderedElements, 'annotations' | 'annotationIds'>,
+  elements: readonly ChartElement[],
+  view: PriceView,
+): Partial<Annotations>[] {
+  const bands = new Map<string, BandData>();
+  for (const element of elements) if (element.type === 'BAND') bands.set(element.id, element.chartdata);
+  return rendered.annotations.map((annotation, k) => {
+    const band = bands.get(rendered.annotationIds[k] ?? '');
+    const top = view.range[1];
+    if (!band || (band.axis ?? 'y') !== 'y' || typeof annotation.y !== 'number' || annotation.y <= top)
+      return annotation;
+    return lowest(band.lower) > top ? annotation : { ...annotation, y: top, yanchor: 'top' };
+  });
+}
+
+/** A bound's lowest value (Infinity when it has none). */
+function lowest(bound: BandBound): number {
+  if (typeof bound === 'number') return bound;
+  let low = Infinity;
+  for (const v of bound) if (v !== null && v < low) low = v;
+  return low;
 }
 
 function labelsWhere(levels: readonly PriceLevel[], where: (level: PriceLevel) => boolean): string[] {
@@ -305,7 +343,7 @@ export function buildFigure(
   const rendered = renderElements(context.elements, context.removed);
   data.push(...rendered.traces);
   const view = priceView(priceValues(data), priceLevels(visibleElements(context.elements, context.removed)));
-  const annotations = [...rendered.annotations];
+  const annotations = view === null ? [...rendered.annotations] : withinView(rendered, context.elements, view);
   const annotationIds = [...rendered.annotationIds];
   for (const side of ['above', 'below'] as const) {
     const labels = view?.[side] ?? [];
