@@ -35,8 +35,8 @@ import {
   priceView,
   volumeTicks,
 } from './chartFigure.ts';
-import { renderElements, type ChartElement } from './chartElements.ts';
-import { bar } from './chartFixtures.ts';
+import { renderElements } from './chartElements.ts';
+import { bar, channelElement } from './chartFixtures.ts';
 
 function quote(price: number, ts: string, change = 1, volume = 5000): Quote {
   return { symbol: 'AAPL', price, change, changepct: 0.5, volume, ts, source: 'simulated' };
@@ -472,15 +472,7 @@ describe('price chart data', () => {
 
   it('keeps a channel far from the price off the axis and writes it at the edge of the price panel', () => {
     const bars = [bar('2026-01-05', 330), bar('2026-01-06', 340)];
-    const channel: ChartElement = {
-      symbol: 'AAPL',
-      id: 'c1',
-      type: 'BAND',
-      charttype: 'condition',
-      chartdata: { lower: 100, upper: 200, label: 'Price is outside the channel ✕', dash: 'dash', clickable: true },
-      color: '#7c3aed',
-      normalize: false,
-    };
+    const channel = channelElement('c1', { lower: 100, upper: 200, label: 'Price is outside the channel ✕' });
     const state = {
       symbol: 'AAPL',
       duration: '3M',
@@ -506,15 +498,7 @@ describe('price chart data', () => {
 
   it('stops the axis at the prices when a channel spans far beyond them, its label held at the top', () => {
     const bars = [bar('2026-01-05', 330), bar('2026-01-06', 340)];
-    const wide: ChartElement = {
-      symbol: 'AAPL',
-      id: 'w1',
-      type: 'BAND',
-      charttype: 'condition',
-      chartdata: { lower: 1, upper: 100_000, label: 'Price is inside the channel ✕', dash: 'dash', clickable: true },
-      color: '#7c3aed',
-      normalize: false,
-    };
+    const wide = channelElement('w1', { lower: 1, upper: 100_000, label: 'Price is inside the channel ✕' });
     const figure = buildFigure(
       { symbol: 'AAPL', duration: '3M', bars, intraday: [], removed: [], smas: [], rsiPanel: false, elements: [wide] },
       'market',

@@ -13,6 +13,7 @@ import {
   visibleElements,
   type ChartElement,
 } from './chartElements.ts';
+import { channelElement } from './chartFixtures.ts';
 
 function level(id: string, type: 'ALERT' | 'SAR', y: number | null, charttype = 'price'): ChartElement {
   return {
@@ -130,15 +131,7 @@ describe('chart elements', () => {
   });
 
   /** A channel on the price, 180 to 190. */
-  const band: ChartElement = {
-    symbol: 'AAPL',
-    id: 'c1',
-    type: 'BAND',
-    charttype: 'condition',
-    chartdata: { lower: 180, upper: 190, label: 'Price enters the channel ✕', dash: 'dash', clickable: true },
-    color: '#7c3aed',
-    normalize: false,
-  };
+  const band = channelElement('c1', { lower: 180, upper: 190, label: 'Price enters the channel ✕' });
 
   it('renders a BAND as a shaded rectangle between its bounds with a clickable label at the top', () => {
     const out = renderElements([band, level('a1', 'ALERT', 150)]);
@@ -150,23 +143,13 @@ describe('chart elements', () => {
   });
 
   it('renders a BAND whose bounds follow series as two lines over the dates, the upper filled down to the lower', () => {
-    const band: ChartElement = {
-      symbol: 'AAPL',
-      id: 'c2',
-      type: 'BAND',
-      charttype: 'condition',
-      chartdata: {
-        lower: [null, 98, 99],
-        upper: 120,
-        x: ['2026-03-02', '2026-03-03', '2026-03-04'],
-        axis: 'y',
-        label: 'Price is inside the channel ✕',
-        dash: 'dash',
-        clickable: true,
-      },
-      color: '#7c3aed',
-      normalize: false,
-    };
+    const band = channelElement('c2', {
+      lower: [null, 98, 99],
+      upper: 120,
+      x: ['2026-03-02', '2026-03-03', '2026-03-04'],
+      axis: 'y',
+      label: 'Price is inside the channel ✕',
+    });
     const out = renderElements([band]);
     expect(out.shapes, 'no rectangle').to.deep.equal([]);
     expect(out.traces).to.have.length(2);
@@ -180,19 +163,12 @@ describe('chart elements', () => {
   });
 
   it('renders a BAND on the axis it names, and nothing for a bound without any value', () => {
-    const volume: ChartElement = {
-      symbol: 'AAPL',
-      id: 'v1',
-      type: 'BAND',
-      charttype: 'condition',
-      chartdata: { lower: 1e6, upper: 2e6, axis: 'y2', label: 'Volume ✕', dash: 'dash', clickable: true },
-      color: '#7c3aed',
-      normalize: false,
-    };
+    const data = { lower: 1e6, upper: 2e6, axis: 'y2', label: 'Volume ✕' } as const;
+    const volume = channelElement('v1', data);
     const out = renderElements([volume]);
     expect(out.shapes[0]).to.include({ type: 'rect', yref: 'y2', y0: 1e6, y1: 2e6 });
     expect(out.annotations[0]).to.include({ yref: 'y2', y: 2e6 });
-    const empty: ChartElement = { ...volume, chartdata: { ...volume.chartdata, lower: [null, null], x: ['a', 'b'] } };
+    const empty = channelElement('v1', { ...data, lower: [null, null], x: ['a', 'b'] });
     expect(renderElements([empty])).to.deep.include({ shapes: [], traces: [], annotations: [] });
   });
 
@@ -207,15 +183,8 @@ describe('chart elements', () => {
   });
 
   it('keeps long labels at the same level apart, on the RSI panel by its own scale', () => {
-    const rsiBand = (id: string, label: string, upper = 70): ChartElement => ({
-      symbol: 'AAPL',
-      id,
-      type: 'BAND',
-      charttype: 'condition',
-      chartdata: { lower: 30, upper, axis: 'y4', label, dash: 'dot', clickable: true },
-      color: '#7c3aed',
-      normalize: false,
-    });
+    const rsiBand = (id: string, label: string, upper = 70): ChartElement =>
+      channelElement(id, { lower: 30, upper, axis: 'y4', label, dash: 'dot' });
     const inside = 'RSI(14) is inside the channel 30 – 70 · triggered ✕';
     const outside = 'RSI(14) is outside the channel 30 – 70 · triggered ✕';
     const out = renderElements([

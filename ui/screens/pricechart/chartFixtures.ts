@@ -3,6 +3,7 @@
  * indicators missing unless given.
  */
 import type { ChartBar } from '../../../domain/contract/market.ts';
+import type { BandData, ChartElement } from './chartElements.ts';
 
 /** A daily bar closing (and opening) at `close`, high and low one away, with the fields of `extra`. */
 export function bar(date: string, close: number, extra: Partial<ChartBar> = {}): ChartBar {
@@ -19,5 +20,24 @@ export function bar(date: string, close: number, extra: Partial<ChartBar> = {}):
     SMA_200: null,
     rsi_14: null,
     ...extra,
+  };
+}
+
+/**
+ * A channel alert of AAPL as the chart draws it (BAND): purple, dashed and deleted by a click on its label unless
+ * `chartdata` says otherwise; `chartdata` gives its bounds and label, and may name another axis or dates.
+ */
+export function channelElement(
+  id: string,
+  chartdata: Pick<BandData, 'lower' | 'upper' | 'label'> & Partial<BandData>,
+): ChartElement {
+  return {
+    symbol: 'AAPL',
+    id,
+    type: 'BAND',
+    charttype: 'condition',
+    chartdata: { dash: 'dash', clickable: true, ...chartdata },
+    color: '#7c3aed',
+    normalize: false,
   };
 }
