@@ -283,7 +283,7 @@ describe('alerts (Chromium)', function () {
     await context.close();
   });
 
-  it('shows each alert whole on a phone, its buttons in view, and pauses it there', async () => {
+  it('shows each alert whole on a phone, its buttons in view, pauses it there, and words a firing in the bell', async () => {
     const { page, context, errors } = await e2e.newPage({ width: 390, height: 844 });
     await e2e.signUp(page, 'phone');
     const created = await page.evaluate(async () => {
@@ -311,6 +311,29 @@ describe('alerts (Chromium)', function () {
     await pause.click();
     await row.locator('.al-status', { hasText: 'paused' }).waitFor();
     await e2e.screenshot(page, 'alerts-phone');
+
+    // The bell on a phone: no Stock column (the message starts with the symbol), the message given the width.
+    const fired = await page.evaluate(async () => {
+      const res = await fetch('/personalize/stockalerts', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ symbol: 'MSFT', condition: { op: 'greater_than', value: 1 } }),
+      });
+      return res.status;
+    });
+    expect(fired).to.equal(200);
+    await page.getByTestId('connection-banner').waitFor({ state: 'detached' });
+    await e2e.pushTicks([{ symbol: 'MSFT', price: 400 }]);
+    await page.getByTestId('bell-badge').waitFor({ timeout: 10_000 });
+    await page.getByRole('button', { name: 'Notifications' }).click();
+    const panel = page.getByRole('dialog', { name: 'Notifications' });
+    const message = panel.getByText(/^MSFT rose above 1\.00/);
+    await message.waitFor();
+    const headers = await panel.getByRole('columnheader').allTextContents();
+    expect(headers.map((text) => text.trim())).to.deep.equal(['Alert', 'Time']);
+    const cell = await message.locator('xpath=ancestor::div[contains(@class, "ag-cell")][1]').boundingBox();
+    expect(cell!.width, 'the message has most of the width').to.be.above(220);
+    await e2e.screenshot(page, 'bell-phone');
     expect(errors).to.deep.equal([]);
     await context.close();
   });

@@ -2,10 +2,12 @@
  * The bell panel's grid: compact, 15 rows a page; a narrow Stock column, the Alert column with green up and red
  * down indicators, the type's name (Price, SMA, EMA, RSI, Volume, Change %) and the whole message wrapping over
  * as many lines as it needs (the level and the fired price stay visible), and when each alert fired (in the
- * zone the viewer picked).
+ * zone the viewer picked). On a narrow screen the Stock column is left out (each message starts with the symbol)
+ * and the time takes less room, so the message has most of the width.
  */
 import type { ColDef, ICellRendererParams } from 'ag-grid-community';
-import { Grid } from '../../components/Grid.tsx';
+import { Grid, compactGridTheme } from '../../components/Grid.tsx';
+import { NARROW_QUERY, useMediaQuery } from '../../services/media.ts';
 import { formatRecent } from '../../services/time.ts';
 import { BellAlert } from './BellAlert.tsx';
 import type { BellNotification } from './bell.machine.ts';
@@ -38,15 +40,25 @@ const columns: ColDef<BellNotification>[] = [
   },
 ];
 
+/** The compact theme without the empty space an auto-height grid keeps under a few rows (the panel has one or more). */
+const bellTheme = compactGridTheme.withParams({ autoHeightMinBodyHeight: 0 });
+
+/** The columns on a narrow screen: the message and the time. */
+const narrowColumns: ColDef<BellNotification>[] = [
+  { ...columns[1]!, minWidth: 120 },
+  { ...columns[2]!, width: 80 },
+];
+
 /** The notifications of the panel as a grid. */
 export default function BellGrid({ notifications }: { readonly notifications: readonly BellNotification[] }) {
+  const narrow = useMediaQuery(NARROW_QUERY);
   return (
     <div className="bell-grid">
       <Grid<BellNotification>
-        compact
+        theme={bellTheme}
         exportName="notifications"
         rowData={notifications as BellNotification[]}
-        columnDefs={columns}
+        columnDefs={narrow ? narrowColumns : columns}
         getRowId={(p) => p.data.id}
         pagination
         paginationPageSize={BELL_PAGE_SIZE}
