@@ -521,6 +521,10 @@ describe('price chart machine', () => {
     actor.send({ type: 'user.addAlert', price: 130, alerttype: 'U' });
     actor.send({ type: 'server.alertsChanged' });
     expect(ctx(actor.getSnapshot()).alertsStale).to.equal(true);
+    // Told again while already to be read again: nothing changes (no new context to draw).
+    const marked = ctx(actor.getSnapshot());
+    actor.send({ type: 'server.alertsChanged' });
+    expect(ctx(actor.getSnapshot())).to.equal(marked);
     await waitFor(actor, () => calls.saves.length === 1);
     release();
     await waitFor(actor, (s) => s.matches({ alerts: 'ready' }) && calls.alerts === 3);

@@ -9,7 +9,7 @@ import type { AlertFrequency, AlertOp, AlertSource } from '../../../domain/alert
 import { marketApi } from '../../../domain/contract/market.ts';
 import { patternsApi } from '../../../domain/contract/patterns.ts';
 import { snapshotsApi } from '../../../domain/contract/snapshots.ts';
-import { assertEvent, assign, fromCallback, fromPromise, setup } from 'xstate';
+import { assertEvent, assign, fromCallback, fromPromise, not, setup } from 'xstate';
 import type { Quote } from '../../../domain/market/types.ts';
 import { bodyProblem, type AlertBody } from '../../components/conditionDraft.ts';
 import { ApiError, call, errorMessage } from '../../services/api.ts';
@@ -678,7 +678,7 @@ export const priceChartMachine = setup({
               }),
             },
           },
-          on: { 'server.alertsChanged': { actions: assign({ alertsStale: true }) } },
+          on: { 'server.alertsChanged': { guard: not('alertsStale'), actions: assign({ alertsStale: true }) } },
         },
         deleting: {
           entry: assign({ alertError: null }),
@@ -701,7 +701,7 @@ export const priceChartMachine = setup({
               }),
             },
           },
-          on: { 'server.alertsChanged': { actions: assign({ alertsStale: true }) } },
+          on: { 'server.alertsChanged': { guard: not('alertsStale'), actions: assign({ alertsStale: true }) } },
         },
         toggling: {
           entry: assign({ alertError: null }),
@@ -725,7 +725,7 @@ export const priceChartMachine = setup({
               }),
             },
           },
-          on: { 'server.alertsChanged': { actions: assign({ alertsStale: true }) } },
+          on: { 'server.alertsChanged': { guard: not('alertsStale'), actions: assign({ alertsStale: true }) } },
         },
         failed: {
           on: { 'user.retry': 'loading', 'server.alertsChanged': 'loading' },
