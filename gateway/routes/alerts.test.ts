@@ -454,6 +454,67 @@ describe('alert routes', function () {
       expect(await events(user.username)).to.deep.equal(['AlertCreated', 'AlertDeleted']);
     });
 
+    it('answers any action body with each id done or failed once, in the order sent, or a 400 naming a field', async function () {
+      this.timeout(120_000);
+      const user = await gw.user();
+      const mine = [
+        await createAlert(user, { symbol: 'AAPL', condition: { op: 'greater_than', value: 10_000 } }),
+        await createAlert(user, { symbol: 'AAPL', condition: { op: 'less_than', value: 1 } }),
+      ].map((alert) => alert.id);
+      // Mostly bodies of the right shape (so most runs act: ids of the user's alerts, of none, one in capitals), now
+      // and then anything in a field or among the ids.
+      const known = [
+        ...mine,
+        mine[0]!.toUpperCase(),
+        ...[1, 2, 3, 4].map((n) => uuidV5(`nobody-${n}`, STOCKPULSE_NAMESPACE)),
+      ];
+      const odd = fc.oneof(
+        fc.constantFrom('x', ' ', '__proto__', mine[1]!),
+        fc.string({ maxLength: 120 }),
+        fc.jsonValue({ maxDepth: 1 }),
+      );
+      const ids = fc.oneof(
+        {
+          arbitrary: fc.uniqueArray(fc.constantFrom(...known), {
+            minLength: 1,
+            maxLength: 6,
+            selector: (v) => v.toLowerCase(),
+          }),
+          weight: 6,
+        },
+        { arbitrary: fc.array(fc.oneof(fc.constantFrom(...known), odd), { maxLength: 6 }), weight: 2 },
+        { arbitrary: fc.jsonValue({ maxDepth: 1 }), weight: 1 },
+      );
+      const action = fc.oneof(
+        { arbitrary: fc.constantFrom('delete', 'pause', 'resume'), weight: 6 },
+        { arbitrary: fc.oneof(fc.constantFrom('PAUSE', ''), fc.jsonValue({ maxDepth: 1 })), weight: 1 },
+      );
+      const body = fc.oneof(
+        { arbitrary: fc.record({ action, ids }), weight: 6 },
+        { arbitrary: fc.record({ action: fc.jsonValue(), ids: fc.jsonValue() }, { requiredKeys: [] }), weight: 1 },
+      );
+      let acted = 0;
+      await fc.assert(
+        fc.asyncProperty(body, async (sent) => {
+          const res = await user.post('/personalize/stockalerts/bulk', sent);
+          if (res.status === 400) {
+            expect((res.body as { message: string }).message).to.match(/^body(\.(action|ids)|\.ids\[\d+\])?:/);
+            return;
+          }
+          expect(res.status, res.text).to.equal(200);
+          const answer = res.body as AlertsActionAnswer;
+          const ids = (sent as { ids: string[] }).ids.map((one) => one.trim().toLowerCase());
+          const told = [...answer.done, ...answer.failed.map((f) => f.id.trim().toLowerCase())];
+          expect([...told].sort()).to.deep.equal([...ids].sort());
+          expect(answer.done).to.deep.equal(ids.filter((one) => answer.done.includes(one)));
+          acted += 1;
+          // A deleted alert stays deleted: later runs find it gone ("no such alert"), as a user would.
+        }),
+        { numRuns: 60 },
+      );
+      expect(acted, 'runs answered 200').to.be.above(10);
+    });
+
     for (const [what, body, message] of [
       ['an empty list', { action: 'delete', ids: [] }, 'body.ids: must name at least one alert'],
       ['an alert listed twice', { action: 'pause', ids: ['a', 'b', 'A'] }, 'body.ids[2]: is ids[0] again'],
