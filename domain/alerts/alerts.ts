@@ -834,6 +834,7 @@ function decide(command: AlertsCommand, state: AlertsState): AlertsEvent[] {
 
 /** An alert an action on several left as it was, and why: the refusal its own command meets. */
 export interface AlertRefusal {
+  /** The id as given, in lower case (alert ids are UUIDs, whose case does not matter). */
   readonly alertId: string;
   /** The refusal's code (`not_found`, `not_armed`, `not_paused`, `expired`, `invalid_id`). */
   readonly code: string;
@@ -880,7 +881,7 @@ export function actOnAlerts(
       events.push(...decide(commandOf(data.action, id as string, data.at), state));
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
-      const alertId = String(id);
+      const alertId = typeof id === 'string' ? id.toLowerCase() : String(id);
       const message = error.message.replace(/^alertId \S+:? /, '');
       refused.push({ alertId, code: error.code, message });
     }

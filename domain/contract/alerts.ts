@@ -219,9 +219,6 @@ const alertsActionBody = z
     });
   });
 
-/** The body of `POST /personalize/stockalerts/bulk`. */
-export type AlertsActionRequest = z.output<typeof alertsActionBody>;
-
 /** What an action on several alerts answers. */
 export const alertsActionAnswer = z.object({
   action: z.enum(ALERTS_ACTIONS),
