@@ -5,7 +5,12 @@
  * alert's trigger history. The server's answers are the truth; a change made elsewhere (the chart, another tab, a
  * firing) reads the list again.
  */
-import { alertsApi, type AlertAnswer, type AlertTriggerAnswer } from '../../../domain/contract/alerts.ts';
+import {
+  alertsApi,
+  type AlertAnswer,
+  type AlertTriggerAnswer,
+  type AlertsActionAnswer,
+} from '../../../domain/contract/alerts.ts';
 import { assertEvent, assign, enqueueActions, fromCallback, fromPromise, not, setup, stateIn } from 'xstate';
 import {
   bodyProblem,
@@ -88,11 +93,8 @@ export interface ToggleRequest {
   readonly action: 'pause' | 'resume';
 }
 
-/** An alert an action on several could not change, and why. */
-export interface ActionFailure {
-  readonly id: string;
-  readonly message: string;
-}
+/** An alert an action on several could not change, and why: as the server's answer lists it. */
+export type ActionFailure = AlertsActionAnswer['failed'][number];
 
 /** What a pause or resume of several alerts answers: the alerts as changed, and why the others were not. */
 export interface ToggleResult {
