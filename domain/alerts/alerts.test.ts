@@ -659,6 +659,77 @@ describe('alert conditions, frequencies, pause, resume and expiry', () => {
     expect(changed!.data).to.deep.include({ frequency: 'once', expires });
   });
 
+  describe('a note', () => {
+    const note = 'Buy 100 at the open; stop at 178';
+    const withNote = conditionCreated({ note });
+    const { createdt: _createdt, ...definition } = conditionCreated().data as AlertCreatedData;
+
+    it('keeps the note trimmed in the event, and leaves a blank one out as none', () => {
+      given(alertsDecider)
+        .when({ type: 'CreateAlert', data: withCondition({ note: `  ${note}\t ` }) })
+        .then([withNote]);
+      for (const blank of [null, '', '   ']) {
+        given(alertsDecider)
+          .when({ type: 'CreateAlert', data: withCondition({ note: blank }) })
+          .then([conditionCreated()]);
+      }
+      expect(fold(alertsDecider, [withNote]).alerts[0]!.note).to.equal(note);
+      expect(fold(alertsDecider, [conditionCreated()]).alerts[0]!.note).to.equal(null);
+    });
+
+    it('refuses a note that is not text, is longer than 200 characters or is not one line, naming the note', () => {
+      const cases: [unknown, string][] = [
+        [42, 'note: must be text or null'],
+        ['x'.repeat(201), 'note: must be at most 200 characters, got 201'],
+        ['first line\nsecond line', 'note: must be one line, without control characters'],
+        ['bell\u0007', 'note: must be one line, without control characters'],
+        ['a\u2028b', 'note: must be one line, without control characters'],
+      ];
+      for (const [sent, message] of cases) {
+        given(alertsDecider)
+          .when({ type: 'CreateAlert', data: withCondition({ note: sent }) })
+          .thenError('invalid_note');
+        const decide = () =>
+          alertsDecider.decide(
+            { type: 'CreateAlert', data: withCondition({ note: sent }) },
+            alertsDecider.initialState,
+          );
+        expect(decide).to.throw(DomainError, message);
+      }
+      given(alertsDecider)
+        .when({ type: 'CreateAlert', data: withCondition({ note: 'é'.repeat(200) }) })
+        .then([conditionCreated({ note: 'é'.repeat(200) })]);
+    });
+
+    it('keeps the note an update does not send, clears it sent null, and re-arms an alert whose note changed', () => {
+      const moved = { op: 'entering_channel', lower: 181, upper: 190 };
+      const [kept] = alertsDecider.decide(
+        { type: 'UpdateAlert', data: { alertId: A1, symbol: 'AAPL', condition: moved, at: LATER } },
+        fold(alertsDecider, [withNote]),
+      );
+      expect(kept!.data).to.deep.include({ note });
+      const [cleared] = alertsDecider.decide(
+        { type: 'UpdateAlert', data: { alertId: A1, symbol: 'AAPL', condition: moved, note: null, at: LATER } },
+        fold(alertsDecider, [withNote]),
+      );
+      expect(cleared!.data).to.not.have.property('note');
+      expect(fold(alertsDecider, [withNote, cleared!]).alerts[0]!.note).to.equal(null);
+      given(alertsDecider, [withNote])
+        .when({ type: 'UpdateAlert', data: withCondition({ at: LATER }) })
+        .thenNothing();
+      given(alertsDecider, [withNote])
+        .when({ type: 'UpdateAlert', data: withCondition({ note: 'Sell half', at: LATER }) })
+        .then([{ type: 'AlertUpdated', data: { ...definition, note: 'Sell half', updatedt: LATER } }]);
+    });
+
+    it('goes with each firing, and with none when the alert has none', () => {
+      const [fired] = alertsDecider.decide(fire({ firing: 1 }), fold(alertsDecider, [withNote]));
+      expect(fired!.data).to.deep.include({ note });
+      const [plain] = alertsDecider.decide(fire({ firing: 1 }), fold(alertsDecider, [conditionCreated()]));
+      expect(plain!.data).to.not.have.property('note');
+    });
+  });
+
   it("takes the edges of each source's range: RSI 0 and 100, volume 0, a change just above -100%", () => {
     const accepted: AlertInput['condition'][] = [
       { op: 'greater_than', source: 'rsi:14', value: 100 },

@@ -22,6 +22,7 @@ import {
   parseCondition,
   parseExpires,
   parseFrequency,
+  parseNote,
   priceCondition,
   smaCondition,
   sourceKind,
@@ -88,6 +89,8 @@ export interface AlertDefinition {
   readonly thresholdCents: number | null;
   /** SMA alerts: the moving-average period in days; null otherwise. */
   readonly period: SmaPeriod | null;
+  /** The user's own words about it (what to do when it fires), shown with each firing; null for none. */
+  readonly note: string | null;
 }
 
 /** One alert of a user. */
@@ -127,6 +130,8 @@ export interface AlertInput {
   readonly frequency?: unknown;
   /** An ISO time, or null/absent for open-ended. */
   readonly expires?: unknown;
+  /** A note of at most 200 characters (see `parseNote`); null or blank for none; absent on an update keeps it. */
+  readonly note?: unknown;
   /** Without a condition: price or moving-average alert. */
   readonly kind?: 'PRICE' | 'SMA' | null;
   /** Without a condition: direction. */
@@ -214,8 +219,8 @@ export type AlertsCommand =
  * The definition an event carries: `condition`, `frequency` and `expires` are absent on events written before
  * conditions existed, which are read as the price or SMA alert their older fields describe.
  */
-export type AlertEventDefinition = Omit<AlertDefinition, 'condition' | 'frequency' | 'expires'> &
-  Partial<Pick<AlertDefinition, 'condition' | 'frequency' | 'expires'>>;
+export type AlertEventDefinition = Omit<AlertDefinition, 'condition' | 'frequency' | 'expires' | 'note'> &
+  Partial<Pick<AlertDefinition, 'condition' | 'frequency' | 'expires' | 'note'>>;
 
 /** The payload of {@link AlertCreated}. */
 export interface AlertCreatedData extends AlertEventDefinition {
@@ -269,6 +274,8 @@ export interface AlertTriggeredData {
   readonly day?: string | null;
   /** Which firing of the arming this is (1 for a once alert). */
   readonly firing?: number;
+  /** The alert's note when it fired, or null (absent on events written before notes existed). */
+  readonly note?: string | null;
 }
 
 /** An alert was created, armed. */
@@ -532,7 +539,9 @@ function conditionError(problem: ConditionProblem): DomainError {
       ? 'invalid_frequency'
       : problem.field === 'expires'
         ? 'invalid_expires'
-        : 'invalid_condition';
+        : problem.field === 'note'
+          ? 'invalid_note'
+          : 'invalid_condition';
   return new DomainError(code, `${problem.field}: ${problem.message}`, problem.field);
 }
 
@@ -622,7 +631,9 @@ function parseDefinition(input: AlertInput): AlertDefinition {
   if (isConditionProblem(frequency)) throw conditionError(frequency);
   const expires = parseExpires(input.expires);
   if (isConditionProblem(expires)) throw conditionError(expires);
-  return { symbol, condition, frequency, expires, ...legacyFields(condition, frequency) };
+  const note = parseNote(input.note);
+  if (isConditionProblem(note)) throw conditionError(note);
+  return { symbol, condition, frequency, expires, ...legacyFields(condition, frequency), note };
 }
 
 function parseAlertId(alertId: unknown): string {
@@ -643,8 +654,15 @@ function sameDefinition(a: AlertDefinition, b: AlertDefinition): boolean {
     a.symbol === b.symbol &&
     JSON.stringify(a.condition) === JSON.stringify(b.condition) &&
     a.frequency === b.frequency &&
-    a.expires === b.expires
+    a.expires === b.expires &&
+    a.note === b.note
   );
+}
+
+/** A definition as its event carries it: without a note when it has none, as events written before notes. */
+function eventDefinition(definition: AlertDefinition): AlertEventDefinition {
+  const { note, ...rest } = definition;
+  return note === null ? rest : definition;
 }
 
 function findAlert(state: AlertsState, alertId: string): Alert | undefined {
@@ -742,6 +760,7 @@ function decideTrigger(command: TriggerAlert, state: AlertsState): AlertsEvent[]
         value,
         day: alert.frequency === 'once_per_bar' || alert.frequency === 'once_per_bar_close' ? day : null,
         firing: alert.frequency === 'every_time' && firing !== null ? firing : alert.firings + 1,
+        ...(alert.note === null ? {} : { note: alert.note }),
       },
     },
   ];
@@ -756,6 +775,7 @@ function keptUnlessSent(input: AlertInput, alert: Alert): AlertInput {
     ...input,
     frequency: input.frequency ?? alert.frequency,
     expires: input.expires === undefined ? alert.expires : input.expires,
+    note: input.note === undefined ? alert.note : input.note,
   };
 }
 
@@ -775,7 +795,7 @@ function decide(command: AlertsCommand, state: AlertsState): AlertsEvent[] {
           'alerts',
         );
       }
-      return [{ type: 'AlertCreated', data: { alertId, ...definition, createdt: command.data.at } }];
+      return [{ type: 'AlertCreated', data: { alertId, ...eventDefinition(definition), createdt: command.data.at } }];
     }
     case 'UpdateAlert': {
       const alertId = parseAlertId(command.data.alertId);
@@ -784,7 +804,7 @@ function decide(command: AlertsCommand, state: AlertsState): AlertsEvent[] {
       requireFutureExpiry(definition, command.data.at);
       const alert = requireAlert(state, alertId);
       if (alert.status === 'armed' && sameDefinition(alert, definition)) return [];
-      return [{ type: 'AlertUpdated', data: { alertId, ...definition, updatedt: command.data.at } }];
+      return [{ type: 'AlertUpdated', data: { alertId, ...eventDefinition(definition), updatedt: command.data.at } }];
     }
     case 'DeleteAlert': {
       const alert = requireAlert(state, parseAlertId(command.data.alertId));
@@ -929,6 +949,7 @@ function definitionOf(data: AlertEventDefinition): AlertDefinition {
     frequency,
     expires: data.expires ?? null,
     ...legacyFields(condition, frequency),
+    note: data.note ?? null,
   };
 }
 

@@ -397,6 +397,28 @@ export function parseExpires(input: unknown): string | null | ConditionProblem {
   return new Date(Date.parse(text)).toISOString();
 }
 
+/** The longest note an alert may carry, in characters (UTF-16 code units). */
+export const ALERT_NOTE_MAX = 200;
+
+/**
+ * Reads an alert's note (the user's own words, shown with each of its firings): null when absent or blank, else
+ * the text trimmed, one line of at most {@link ALERT_NOTE_MAX} characters; or a refusal naming `note`.
+ */
+export function parseNote(input: unknown): string | null | ConditionProblem {
+  if (absent(input)) return null;
+  if (typeof input !== 'string') return { field: 'note', message: 'must be text or null' };
+  const text = input.trim();
+  if (text === '') return null;
+  if (text.length > ALERT_NOTE_MAX) {
+    return { field: 'note', message: `must be at most ${ALERT_NOTE_MAX} characters, got ${text.length}` };
+  }
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(text)) {
+    return { field: 'note', message: 'must be one line, without control characters' };
+  }
+  return text;
+}
+
 /** Whether a value is a refusal rather than what was read. */
 export function isConditionProblem(value: unknown): value is ConditionProblem {
   return isProblem(value);

@@ -19,6 +19,8 @@ import {
   parseCondition,
   parseExpires,
   parseFrequency,
+  parseNote,
+  ALERT_NOTE_MAX,
   type AlertOp,
   type AlertOperand,
   type AlertSource,
@@ -90,6 +92,8 @@ export const alertAnswer = z.object({
   expires: z.string().nullable(),
   lastfired: z.string().nullable(),
   triggercount: z.number().int(),
+  /** The user's note, shown with each firing, or null. */
+  note: z.string().nullable(),
 });
 
 /** What the API answers for an alert. */
@@ -107,6 +111,8 @@ export const alertTriggerAnswer = z.object({
   message: z.string(),
   /** The notification type (1 Price, 2 SMA, 3 EMA, 4 RSI, 5 Volume, 6 Change %). */
   notificationtype: z.number().int(),
+  /** The alert's note when it fired, or null. */
+  note: z.string().nullable(),
 });
 
 /** One firing of an alert. */
@@ -150,6 +156,10 @@ const alertBody = z
     condition: z.custom<AlertConditionBody>().nullish(),
     frequency: z.custom<(typeof ALERT_FREQUENCIES)[number]>().nullish(),
     expires: z.string().nullish(),
+    note: z
+      .string()
+      .nullish()
+      .describe(`the user's own words, shown with each firing: one line of at most ${ALERT_NOTE_MAX} characters`),
     close: z.number().nullish(),
     alerttype: upperCase(['U', 'D']).nullish(),
     id: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters').nullish(),
@@ -168,6 +178,8 @@ const alertBody = z
     if (isConditionProblem(frequency)) refuse(frequency.field, frequency.message);
     const expires = parseExpires(body.expires);
     if (isConditionProblem(expires)) refuse(expires.field, expires.message);
+    const note = parseNote(body.note);
+    if (isConditionProblem(note)) refuse(note.field, note.message);
     if (body.condition !== null && body.condition !== undefined) {
       // The older body's fields would be ignored: say so rather than make an alert other than the one meant.
       for (const field of ['close', 'alerttype', 'kind', 'period'] as const) {
@@ -240,7 +252,7 @@ export const alertsApi = {
   postStockalerts: route({
     method: 'POST',
     path: '/personalize/stockalerts',
-    summary: `Create an alert, or with update: true and an id change one and re-arm it (a frequency or expires it leaves out stays the alert's own). Body {symbol, condition: {op, source?, value?, lower?, upper?, bars?}, frequency?, expires?, id?, update?}; sources price, sma:20|50|100|200, ema:<2..200>, rsi:14, volume, changepct; frequencies once, once_per_bar, once_per_bar_close, every_time; expires an ISO time with its zone or null; a level {ref} names price, sma or ema and only on those sources. Operators: ${alertOpsDescription}. The older body {symbol, close, alerttype, kind?, period?} still makes price and SMA alerts`,
+    summary: `Create an alert, or with update: true and an id change one and re-arm it (a frequency, expires or note it leaves out stays the alert's own). Body {symbol, condition: {op, source?, value?, lower?, upper?, bars?}, frequency?, expires?, note?, id?, update?}; sources price, sma:20|50|100|200, ema:<2..200>, rsi:14, volume, changepct; frequencies once, once_per_bar, once_per_bar_close, every_time; expires an ISO time with its zone or null; note the user's own words shown with each firing (one line, at most ${ALERT_NOTE_MAX} characters; null clears it); a level {ref} names price, sma or ema and only on those sources. Operators: ${alertOpsDescription}. The older body {symbol, close, alerttype, kind?, period?} still makes price and SMA alerts`,
     tag: 'alerts',
     access: 'user',
     body: alertBody,

@@ -28,6 +28,8 @@ export const webhookPayload = z.object({
   at: z.string(),
   /** The trigger's place in the log (`commit/prepare`), empty for a test message. */
   position: z.string(),
+  /** The alert's note (the user's own words) when it fired; null when it has none or for a test message. */
+  note: z.string().nullable(),
 });
 
 /** What a webhook receives. */

@@ -28,6 +28,8 @@ export const notificationAnswer = z.object({
   notifcationmessage: z.string(),
   createdt: z.string(),
   read: z.boolean(),
+  /** The alert's note (the user's own words) when it fired, or null. */
+  note: z.string().nullable(),
 });
 
 /** A notification as the API answers it. */

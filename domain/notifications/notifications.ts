@@ -63,6 +63,8 @@ export interface Notification {
   readonly notifcationmessage: string;
   /** When the alert fired (ISO 8601). */
   readonly createdt: string;
+  /** The alert's note when it fired, or null (absent from notifications kept before notes existed). */
+  readonly note?: string | null;
 }
 
 /**

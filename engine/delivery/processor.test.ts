@@ -153,6 +153,7 @@ describe('delivery processor', function () {
       'price',
       'at',
       'position',
+      'note',
     ]);
     const signature = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(request!.headers['stockpulse-signature']));
     expect(signature, String(request!.headers['stockpulse-signature'])).to.not.equal(null);

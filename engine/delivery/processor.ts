@@ -167,12 +167,13 @@ export function triggerPayload(deliveryId: string, event: RecordedEvent): Webhoo
     price: data.price,
     at: data.at,
     position: formatPosition(event.position),
+    note: data.note ?? null,
   };
 }
 
 /** The payload of a message that is no alert (a test, a confirmation): no symbol, no price. */
 export function noticePayload(id: string, message: string, at: string, position = ''): WebhookPayload {
-  return { id, alertId: null, symbol: '', message, notificationtype: 0, price: null, at, position };
+  return { id, alertId: null, symbol: '', message, notificationtype: 0, price: null, at, position, note: null };
 }
 
 /** The consumer that keeps the channels and the queue. */

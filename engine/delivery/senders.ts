@@ -119,11 +119,13 @@ export function emailContent(message: OutgoingMessage): { subject: string; text:
     };
   }
   const price = payload.price === null ? '' : ` at ${payload.price.toFixed(2)}`;
-  const text = `${payload.message}\n\n${payload.symbol}${price}, ${payload.at}\n`;
+  const note = payload.note === null ? '' : `Your note: ${payload.note}\n\n`;
+  const text = `${payload.message}\n\n${note}${payload.symbol}${price}, ${payload.at}\n`;
+  const noteHtml = payload.note === null ? '' : `<p>Your note: ${escapeHtml(payload.note)}</p>`;
   return {
     subject: `StockPulse: ${payload.message}`,
     text,
-    html: `<p><strong>${escapeHtml(payload.message)}</strong></p><p>${escapeHtml(payload.symbol)}${escapeHtml(price)}, ${escapeHtml(payload.at)}</p>`,
+    html: `<p><strong>${escapeHtml(payload.message)}</strong></p>${noteHtml}<p>${escapeHtml(payload.symbol)}${escapeHtml(price)}, ${escapeHtml(payload.at)}</p>`,
   };
 }
 
@@ -218,7 +220,7 @@ export interface PushContent {
 export function pushContent(payload: WebhookPayload): PushContent {
   return {
     title: payload.symbol === '' ? 'StockPulse' : `StockPulse: ${payload.symbol}`,
-    body: payload.message,
+    body: payload.note === null ? payload.message : `${payload.message}\n${payload.note}`,
     symbol: payload.symbol,
     url: payload.symbol === '' ? '/Settings' : `/PriceCharts?stock=${encodeURIComponent(payload.symbol)}`,
     id: payload.id,

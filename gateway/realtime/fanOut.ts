@@ -21,6 +21,7 @@ export function notificationOf(trigger: Pick<EngineTrigger, 'eventId' | 'event' 
     notifcationmessage: data.message,
     createdt: data.at,
     read: false,
+    note: data.note ?? null,
     position: trigger.position ? formatPosition(trigger.position) : '',
   };
 }

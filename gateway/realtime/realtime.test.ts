@@ -184,6 +184,7 @@ describe('realtime (Socket.IO)', function () {
         notifcationmessage: notification.notifcationmessage,
         createdt: notification.createdt,
         read: false,
+        note: null,
       },
     ]);
     // Whatever was pushed for the trigger and the commits went out before these round trips came back.

@@ -1,12 +1,13 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { ALERT_FREQUENCIES, ALERT_OPS } from '../../domain/alerts/conditions.ts';
-import { ALERTS_LIMIT, alertsDecider, type AlertsCommand } from '../../domain/alerts/alerts.ts';
+import { ALERTS_LIMIT, alertsDecider, type Alert, type AlertsCommand } from '../../domain/alerts/alerts.ts';
+import { fold } from '../../domain/decider.ts';
 import { STOCKPULSE_NAMESPACE, uuidV5 } from '../../domain/ids.ts';
 import type { EngineTrigger } from '../../engine/alerts/alertEngine.ts';
 import { CommandService } from '../commands.ts';
 import { startTestGateway, type TestGateway } from '../testing/harness.ts';
-import type { AlertAnswer } from './alerts.ts';
+import { alertView, type AlertAnswer } from './alerts.ts';
 import type { AlertsActionAnswer } from '../../domain/contract/alerts.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -62,6 +63,7 @@ describe('alert routes', function () {
         'expires',
         'lastfired',
         'triggercount',
+        'note',
       ]);
       expect(alert.id).to.match(UUID);
       expect(alert).to.deep.include({ symbol: 'AAPL', threshold: 190, alerttype: 'U', kind: 'PRICE', status: 'armed' });
@@ -244,6 +246,23 @@ describe('alert routes', function () {
       const key = `${user.username}/${alert.id}`;
       expect(written.filter((w) => w.startsWith('alerts '))).to.deep.equal([`alerts ${key}`]);
       expect((await user.get('/personalize/stockalerts')).body).to.have.length(101);
+    });
+
+    it('answers note null for an alert document folded before alerts had notes', function () {
+      const created = alertsDecider.decide(
+        {
+          type: 'CreateAlert',
+          data: {
+            alertId: uuidV5('old-doc', STOCKPULSE_NAMESPACE),
+            symbol: 'AAPL',
+            condition: { op: 'crossing', value: 3 },
+            at: '2025-03-03T15:00:00Z',
+          },
+        },
+        alertsDecider.initialState,
+      );
+      const { note: _note, ...before } = fold(alertsDecider, created).alerts[0]!;
+      expect(alertView(before as Alert).note).to.equal(null);
     });
 
     it('answers empty lists to a new user', async function () {
@@ -702,6 +721,34 @@ describe('alert routes', function () {
       expect((await other.get(`/personalize/stockalerts/${alert.id}/history`)).status).to.equal(404);
     });
 
+    it('keeps a note with the alert and each of its firings: the list, the bell, the history; an update may clear it', async function () {
+      const user = await gw.user();
+      const note = 'Take half off at 200 — stop 185';
+      const alert = await createAlert(user, { symbol: 'AAPL', close: 190, alerttype: 'U', note: `  ${note} ` });
+      expect(alert.note).to.equal(note);
+      const ts = Date.parse('2025-03-03T15:31:00.000Z');
+      const [trigger] = await fire(user.username, alert, ts);
+      expect(trigger!.event.data.note).to.equal(note);
+      const notifications = (await user.get('/personalize/usernotifications/ALL')).body as { note: string | null }[];
+      expect(notifications.map((n) => n.note)).to.deep.equal([note]);
+      const history = (await user.get(`/personalize/stockalerts/${alert.id}/history`)).body as { note: unknown }[];
+      expect(history.map((h) => h.note)).to.deep.equal([note]);
+      // An update that leaves the note out keeps it; one that sends null clears it.
+      const kept = await createAlert(user, { symbol: 'AAPL', close: 195, alerttype: 'U', id: alert.id, update: true });
+      expect(kept.note).to.equal(note);
+      const cleared = await createAlert(user, {
+        symbol: 'AAPL',
+        close: 195,
+        alerttype: 'U',
+        id: alert.id,
+        update: true,
+        note: null,
+      });
+      expect(cleared.note).to.equal(null);
+      const listed = (await user.get('/personalize/stockalerts')).body as AlertAnswer[];
+      expect(listed.map((a) => a.note)).to.deep.equal([null]);
+    });
+
     const badConditions: [string, Record<string, unknown>, string][] = [
       ['an unknown operator', { condition: { op: 'crossing_sideways', value: 1 } }, 'body.condition.op:'],
       ['a channel without upper', { condition: { op: 'inside_channel', lower: 1 } }, 'body.condition.upper:'],
@@ -761,6 +808,9 @@ describe('alert routes', function () {
         { condition: { op: 'crossing', value: 3 }, expires: '2099-02-01T00:00:00' },
         'body.expires:',
       ],
+      ['a note that is not text', { condition: { op: 'crossing', value: 3 }, note: 42 }, 'body.note:'],
+      ['a note too long', { condition: { op: 'crossing', value: 3 }, note: 'x'.repeat(201) }, 'body.note:'],
+      ['a note of two lines', { condition: { op: 'crossing', value: 3 }, note: 'buy\nsell' }, 'body.note:'],
       [
         'channel bounds that meet once kept to the cent',
         { condition: { op: 'inside_channel', lower: 1.001, upper: 1.004 } },
@@ -830,6 +880,7 @@ describe('alert routes', function () {
             condition,
             frequency: fc.constantFrom(...ALERT_FREQUENCIES),
             expires: fc.constantFrom(null, '2100-01-01T00:00:00Z', '2001-01-01T00:00:00Z'),
+            note: fc.option(fc.string({ maxLength: 220 })),
           }),
           // Up to two fields (of the body or its condition) replaced by anything.
           fc.array(
@@ -839,6 +890,7 @@ describe('alert routes', function () {
                 'condition',
                 'frequency',
                 'expires',
+                'note',
                 'id',
                 'update',
                 'close',

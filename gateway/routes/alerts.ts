@@ -56,6 +56,8 @@ export function alertView(alert: Alert): AlertAnswer {
     expires: alert.expires,
     lastfired: alert.lastFired,
     triggercount: alert.triggerCount,
+    // Documents folded before alerts had notes have none.
+    note: alert.note ?? null,
   };
 }
 
@@ -71,6 +73,7 @@ const BODY_TERMS: Readonly<Record<string, string>> = {
   condition: 'body.condition',
   frequency: 'body.frequency',
   expires: 'body.expires',
+  note: 'body.note',
   threshold: 'body.close',
   period: 'body.period',
   alerttype: 'body.alerttype',
@@ -159,6 +162,8 @@ export function alertsRoutes(deps: AlertsDeps) {
           frequency: body.frequency ?? null,
           // Absent on an update: the alert keeps its expiry (null makes it open-ended).
           expires: body.expires,
+          // Absent on an update: the alert keeps its note (null or blank clears it).
+          note: body.note,
           kind: hasCondition ? null : kind,
           alerttype: hasCondition ? null : (body.alerttype ?? null),
           threshold: !hasCondition && kind === 'PRICE' ? (body.close ?? null) : null,

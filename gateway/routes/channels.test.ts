@@ -202,7 +202,7 @@ describe('delivery routes and channels', function () {
       const user = await gw.user();
       const first = await addChannel(user, { type: 'webhook', url: `${receiver.url}/named-${user.username}` });
       const second = await addChannel(user, { type: 'webhook', url: `${receiver.url}/all-${user.username}` });
-      const named = await createAlert(user, { channels: [first.id] });
+      const named = await createAlert(user, { channels: [first.id], note: 'Trim the position' });
       const before = receiver.requests.length;
       await fire(named);
       await receiver.waitFor(before + 1);
@@ -220,7 +220,12 @@ describe('delivery routes and channels', function () {
       const toNamed = receiver.requests.filter((r) => r.url.endsWith(user.username));
       expect(toNamed.map((r) => r.url)).to.deep.equal([`/named-${user.username}`]);
       const payload = JSON.parse(toNamed[0]!.body) as WebhookPayload;
-      expect(payload).to.include({ alertId: named.id, symbol: 'AAPL', id: delivered[0]!.id });
+      expect(payload).to.include({
+        alertId: named.id,
+        symbol: 'AAPL',
+        id: delivered[0]!.id,
+        note: 'Trim the position',
+      });
 
       const unnamed = await createAlert(user, { close: 160 });
       await fire(unnamed);
@@ -310,7 +315,7 @@ describe('delivery routes and channels', function () {
       expect(confirmed.body).to.deep.equal({ id: channel.id, confirmed: true });
       expect((await user.getOk<ChannelAnswer[]>('/personalize/channels'))[0]).to.include({ confirmed: true });
 
-      const alert = await createAlert(user, { close: 145 });
+      const alert = await createAlert(user, { close: 145, note: 'Sell <half> & hold' });
       await fire(alert);
       const mail = await eventually(
         () => Promise.resolve(mails.filter((m) => m.to.includes(address))),
@@ -321,6 +326,9 @@ describe('delivery routes and channels', function () {
       expect(raw).to.match(/Content-Type: text\/plain/i);
       expect(raw).to.match(/Content-Type: text\/html/i);
       expect(raw).to.contain('<strong>AAPL rose above 145.00');
+      // The alert's note, in the text part as written and in the HTML part escaped.
+      expect(raw).to.contain('Your note: Sell <half> & hold');
+      expect(raw).to.contain('<p>Your note: Sell &#60;half&#62; &#38; hold</p>');
       expect(await deliveries(user, `?alertId=${early.id}`)).to.deep.equal([]);
     });
   });
@@ -338,7 +346,7 @@ describe('delivery routes and channels', function () {
       // The same browser subscribing again is the same channel.
       expect((await addChannel(user, { type: 'webpush', subscription })).id).to.equal(channel.id);
 
-      const alert = await createAlert(user, { close: 130 });
+      const alert = await createAlert(user, { close: 130, note: 'Check the news first' });
       await fire(alert);
       const push = await eventually(
         () => Promise.resolve(receiver.requests.find((r) => r.url === `/push/${user.username}`)),
@@ -349,7 +357,7 @@ describe('delivery routes and channels', function () {
       expect(String(push!.headers.authorization)).to.contain(publicKey);
       const content = JSON.parse(decryptPush(push!.raw, keys)) as { symbol: string; url: string; body: string };
       expect(content).to.include({ symbol: 'AAPL', url: '/PriceCharts?stock=AAPL' });
-      expect(content.body).to.match(/^AAPL rose above 130\.00/);
+      expect(content.body).to.match(/^AAPL rose above 130\.00.*\nCheck the news first$/);
 
       pushAnswer = 410;
       try {

@@ -105,6 +105,7 @@ describe('notification routes', function () {
           notifcationmessage: `AAPL rose above ${threshold.toFixed(2)} (+${changepct.toFixed(2)}% on the day)`,
           createdt: at,
           read: false,
+          note: null,
         },
       ]);
       expect(res.headers.get('x-read-model-position')).to.match(/^\d+\/\d+$/);

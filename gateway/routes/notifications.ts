@@ -142,6 +142,7 @@ export function notificationsRoutes(deps: NotificationsDeps) {
               notifcationmessage: n.value.notifcationmessage,
               createdt: n.value.createdt,
               read: isRead(n),
+              note: n.value.note ?? null,
             }));
             // The newest position the list reflects, with no trigger before it missing: what a tab catches up from.
             return { body, position: newest(all[0]?.position, reach) };

@@ -68,6 +68,7 @@ describe('alert history projection (SQLite log and read models)', function () {
       value: 100.02,
       message: 'AAPL rose above 100 (firing 2)',
       notificationtype: 1,
+      note: null,
     });
     expect(await firingsOf('bob', A2)).to.have.length(150);
     expect(await firingsOf('ada', A2), "another user's alert of the same id").to.deep.equal([]);

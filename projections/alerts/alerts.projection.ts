@@ -69,6 +69,8 @@ export interface AlertHistoryEntry {
   readonly message: string;
   /** The notification type. */
   readonly notificationtype: number;
+  /** The alert's note when it fired, or null (absent from entries kept before notes existed). */
+  readonly note?: string | null;
 }
 
 /** How many firings one page of an alert's history holds. */
@@ -100,7 +102,14 @@ function pageKey(key: string, page: number): string {
 /** A trigger as its alert's history keeps it. */
 function historyEntry(data: AlertTriggeredData): AlertHistoryEntry {
   const value = typeof data.value === 'number' ? data.value : data.kind === 'PRICE' ? data.price : (data.sma ?? null);
-  return { at: data.at, price: data.price, value, message: data.message, notificationtype: data.notificationtype };
+  return {
+    at: data.at,
+    price: data.price,
+    value,
+    message: data.message,
+    notificationtype: data.notificationtype,
+    note: data.note ?? null,
+  };
 }
 
 /**
@@ -147,7 +156,10 @@ export const alertHistoryProjection: WriterProjection = {
 };
 
 /** The latest {@link ALERT_HISTORY_LIMIT} firings of the alert at `key`, newest first (none when it has none). */
-export async function readAlertHistory(readModels: ReadModelStore, key: string): Promise<AlertHistoryEntry[]> {
+export async function readAlertHistory(
+  readModels: ReadModelStore,
+  key: string,
+): Promise<(AlertHistoryEntry & { readonly note: string | null })[]> {
   const pages = await readModels.get<StoredDocument<AlertHistoryPages>>(HISTORY, key);
   if (!pages) return [];
   const { first, last } = pages.value;
@@ -157,5 +169,8 @@ export async function readAlertHistory(readModels: ReadModelStore, key: string):
     ),
   );
   const triggers = read.flatMap((page) => page?.value.triggers ?? []);
-  return triggers.slice(-ALERT_HISTORY_LIMIT).reverse();
+  return triggers
+    .slice(-ALERT_HISTORY_LIMIT)
+    .reverse()
+    .map((entry) => ({ ...entry, note: entry.note ?? null }));
 }

@@ -64,6 +64,7 @@ describe('notifications projection', () => {
         notificationtype: 1,
         notifcationmessage: 'AAPL rose above 190.00 (+1.25% on the day)',
         createdt: '2025-03-03T15:30:00.000Z',
+        note: null,
       },
     } satisfies StoredDocument<unknown>);
   });

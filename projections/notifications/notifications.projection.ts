@@ -54,6 +54,7 @@ export const notificationsProjection: WriterProjection = {
         notificationtype: data.notificationtype,
         notifcationmessage: data.message,
         createdt: typeof data.at === 'string' ? data.at : eventTime(event),
+        note: data.note ?? null,
       },
     } satisfies StoredDocument<Notification>);
   },

@@ -28,6 +28,7 @@ describe('alerts in words', () => {
       expires: null,
       lastfired: null,
       triggercount: 0,
+      note: null,
       ...extra,
     };
   };

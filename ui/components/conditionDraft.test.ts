@@ -141,6 +141,7 @@ describe('condition draft', () => {
       expires: '2026-12-31T21:00:00.000Z',
       lastfired: null,
       triggercount: 0,
+      note: null,
     };
     expect(requestOf(draftOf(alert), 'a1')).to.deep.equal({
       symbol: 'NVDA',

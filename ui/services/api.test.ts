@@ -38,6 +38,7 @@ describe('the API client', function () {
       expires: null,
       lastfired: null,
       triggercount: 0,
+      note: null,
     };
 
     it('answers an answer that matches the route schema as it is', function () {

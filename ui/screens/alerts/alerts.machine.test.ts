@@ -43,6 +43,7 @@ function alert(id: string, symbol: string, condition: AlertCondition, extra: Par
     expires: null,
     lastfired: null,
     triggercount: 0,
+    note: null,
     ...extra,
   };
 }
@@ -437,6 +438,7 @@ describe('alert manager machine', () => {
       value: price,
       message: `AAPL entered 180.00 – 190.00 at ${price} +`,
       notificationtype: 1,
+      note: null,
     });
     const server: FakeServer = {
       alerts: [alert('a1', 'AAPL', CHANNEL, { frequency: 'every_time' })],

@@ -10,6 +10,7 @@ function note(id: string, message = 'AAPL crossed 190 +', read = false): BellNot
     notifcationmessage: message,
     createdt: '2026-01-01T00:00:00Z',
     read,
+    note: null,
   };
 }
 

@@ -13,6 +13,7 @@ function note(symbol: string, message: string, notificationtype: BellNotificatio
     notifcationmessage: message,
     createdt: '2026-01-01T00:00:00Z',
     read: false,
+    note: null,
   };
 }
 

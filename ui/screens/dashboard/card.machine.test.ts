@@ -86,6 +86,7 @@ function card(options: { barsFail?: boolean; alertFails?: boolean } = {}) {
               expires: null,
               lastfired: null,
               triggercount: 0,
+              note: null,
             };
             alerts = [...alerts, alert];
             return Promise.resolve(alert);

@@ -148,6 +148,7 @@ describe('price chart data', () => {
       expires: null,
       lastfired: null,
       triggercount: 0,
+      note: null,
     };
     const element = alertElement(armed, []);
     expect(element).to.deep.include({ type: 'ALERT', charttype: 'price', color: '#138a36' });
@@ -193,6 +194,7 @@ describe('price chart data', () => {
       expires: null,
       lastfired: null,
       triggercount: 0,
+      note: null,
     };
     expect(alertElement(alert, bars, undefined, true)).to.deep.include({ type: 'ALERT', color: LEVEL_COLORS.up });
     expect(alertElement(alert, bars, undefined, true)?.chartdata).to.deep.include({
@@ -237,6 +239,7 @@ describe('price chart data', () => {
       expires: null,
       lastfired: null,
       triggercount: 0,
+      note: null,
     });
     const daily = chartView('3M');
     const constant = alertElement(channel({}), bars, daily);

@@ -55,6 +55,7 @@ function alert(id: string, threshold: number, extra: Partial<ChartAlert> = {}): 
     expires: null,
     lastfired: null,
     triggercount: 0,
+    note: null,
     ...extra,
   };
 }
