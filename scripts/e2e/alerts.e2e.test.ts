@@ -155,10 +155,14 @@ describe('alerts (Chromium)', function () {
     await builder.getByText('Level: is required for greater_than').waitFor();
     const marker = cents(upper + 1);
     await builder.getByLabel('Level', { exact: true }).fill(marker.toFixed(2));
+    // With a note, which goes with its firing.
+    const note = 'Take half off; stop under the channel';
+    await builder.getByLabel('Note (shown with each firing)').fill(note);
     await builder.getByRole('button', { name: 'Create alert' }).click();
     const markerWords = `Price is at or above ${marker.toFixed(2)}`;
     const markerRow = grid.locator('.ag-row', { hasText: markerWords });
     await markerRow.waitFor();
+    expect(await markerRow.locator('[col-id="conditiontext"] .al-note').textContent()).to.equal(`“${note}”`);
     await e2e.pushTicks([
       { symbol: 'AAPL', price: below, size: 100 },
       { symbol: 'AAPL', price: inside, size: 100 },
@@ -167,6 +171,23 @@ describe('alerts (Chromium)', function () {
     await markerRow.locator('[col-id="status"]', { hasText: 'triggered' }).waitFor({ timeout: 15_000 });
     await page.getByLabel('1 unread').waitFor({ timeout: 15_000 });
     expect(await row.locator('[col-id="triggercount"]').textContent()).to.equal('1');
+    // The bell shows the note under the firing's message.
+    await page.getByRole('button', { name: 'Notifications' }).click();
+    const firing = panel.locator('.ag-row', { hasText: `AAPL rose above ${marker.toFixed(2)}` });
+    expect(await firing.locator('.bell-note').textContent()).to.equal(`“${note}”`);
+    // The row grows to hold the note's line under the message, and the rows below move down out of its way.
+    await page.waitForFunction(() => {
+      const shown = document.querySelector('[role="dialog"] .bell-note');
+      const row = shown?.closest('.ag-row');
+      if (!shown || !row || shown.getBoundingClientRect().bottom > row.getBoundingClientRect().bottom) return false;
+      const boxes = [...document.querySelectorAll('[role="dialog"] .ag-row')]
+        .map((r) => r.getBoundingClientRect())
+        .sort((a, b) => a.top - b.top);
+      return boxes.every((box, i) => i === 0 || box.top >= boxes[i - 1]!.bottom - 0.5);
+    });
+    await e2e.screenshot(page, 'bell-note');
+    await page.keyboard.press('Escape');
+    await panel.waitFor({ state: 'detached' });
     await page.getByRole('button', { name: 'Close the history' }).click();
     await page.getByRole('button', { name: `History of alert AAPL ${words}` }).click();
     await triggers.first().waitFor();

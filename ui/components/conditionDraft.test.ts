@@ -15,6 +15,23 @@ import { formatDateTime, toFieldValue } from '../services/time.ts';
 
 const number = (text: string) => ({ kind: 'number' as const, number: text, series: 'sma:50' as const });
 
+const RSI_ALERT: AlertAnswer = {
+  id: 'a1',
+  symbol: 'NVDA',
+  threshold: null,
+  alerttype: null,
+  kind: 'CONDITION',
+  status: 'armed',
+  createdt: '2026-11-20T15:00:00.000Z',
+  condition: { op: 'less_than', source: 'rsi:14', value: 30, lower: null, upper: null, bars: null },
+  conditiontext: 'RSI(14) is at or below 30',
+  frequency: 'once_per_bar_close',
+  expires: '2026-12-31T21:00:00.000Z',
+  lastfired: null,
+  triggercount: 0,
+  note: null,
+};
+
 describe('condition draft', () => {
   it('sends only the fields the operator uses', () => {
     const draft = newDraft('AAPL', {
@@ -29,6 +46,7 @@ describe('condition draft', () => {
       condition: { op: 'entering_channel', source: 'price', lower: 180, upper: 190.5 },
       frequency: 'every_time',
       expires: null,
+      note: null,
     });
     expect(draftProblem(draft)).to.equal(null);
     expect(requestOf({ ...draft, op: 'moving_up_pct', value: number('3'), bars: '5' }, 'a1')).to.deep.equal({
@@ -36,6 +54,7 @@ describe('condition draft', () => {
       condition: { op: 'moving_up_pct', source: 'price', value: 3, bars: 5 },
       frequency: 'every_time',
       expires: null,
+      note: null,
       id: 'a1',
       update: true,
     });
@@ -127,30 +146,31 @@ describe('condition draft', () => {
   });
 
   it('edits an alert as it was answered, expiry included', () => {
-    const alert: AlertAnswer = {
-      id: 'a1',
-      symbol: 'NVDA',
-      threshold: null,
-      alerttype: null,
-      kind: 'CONDITION',
-      status: 'armed',
-      createdt: '2026-11-20T15:00:00.000Z',
-      condition: { op: 'less_than', source: 'rsi:14', value: 30, lower: null, upper: null, bars: null },
-      conditiontext: 'RSI(14) is at or below 30',
-      frequency: 'once_per_bar_close',
-      expires: '2026-12-31T21:00:00.000Z',
-      lastfired: null,
-      triggercount: 0,
-      note: null,
-    };
-    expect(requestOf(draftOf(alert), 'a1')).to.deep.equal({
+    expect(requestOf(draftOf(RSI_ALERT), 'a1')).to.deep.equal({
       symbol: 'NVDA',
       condition: { op: 'less_than', source: 'rsi:14', value: 30 },
       frequency: 'once_per_bar_close',
       expires: '2026-12-31T21:00:00.000Z',
+      note: null,
       id: 'a1',
       update: true,
     });
+  });
+
+  it('sends the note as typed, a blank one as null (which clears it on a change), and edits it as answered', () => {
+    const draft = newDraft('AAPL', { op: 'greater_than', value: number('190'), note: 'Sell half at the open' });
+    expect(requestOf(draft).note).to.equal('Sell half at the open');
+    expect(requestOf({ ...draft, note: '   ' }, 'a1').note).to.equal(null);
+    expect(draftProblem({ ...draft, note: 'x'.repeat(201) })).to.deep.equal({
+      field: 'note',
+      message: 'must be at most 200 characters, got 201',
+    });
+    expect(problemText({ field: 'note', message: 'must be one line' }, 'greater_than')).to.equal(
+      'Note: must be one line',
+    );
+    const answered = draftOf({ ...RSI_ALERT, note: 'Watch the open' });
+    expect(answered.note).to.equal('Watch the open');
+    expect(requestOf(answered, RSI_ALERT.id).note).to.equal('Watch the open');
   });
 
   it('presses a source chip only when the source is exactly its own: an EMA of a typed period presses none', () => {

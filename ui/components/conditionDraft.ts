@@ -47,6 +47,8 @@ export interface ConditionDraft {
   readonly frequency: AlertFrequency;
   /** The expiry as a `datetime-local` value in the viewer's zone, '' for none. */
   readonly expires: string;
+  /** The note as typed, '' for none. */
+  readonly note: string;
 }
 
 /** The source chips: the price, the four SMAs, two EMAs, RSI(14), volume and the day's change. */
@@ -133,6 +135,7 @@ export function newDraft(symbol: string, patch: Partial<ConditionDraft> = {}): C
     bars: '1',
     frequency: 'once',
     expires: '',
+    note: '',
     ...patch,
   };
 }
@@ -149,6 +152,7 @@ export function draftOf(alert: AlertAnswer): ConditionDraft {
     bars: condition.bars === null ? '1' : String(condition.bars),
     frequency: alert.frequency,
     expires: alert.expires === null ? '' : toFieldValue(alert.expires),
+    note: alert.note ?? '',
   });
 }
 
@@ -166,8 +170,9 @@ function operandOf(draft: OperandDraft, source: AlertSource): AlertOperand | und
 }
 
 /**
- * The body of a draft: the fields its operator uses, the frequency and the expiry (an unreadable expiry is
- * sent as typed, for the schema to refuse). With `id`, a change of that alert (`update: true`).
+ * The body of a draft: the fields its operator uses, the frequency, the expiry (an unreadable expiry is sent as
+ * typed, for the schema to refuse) and the note (null when blank, which clears it on a change). With `id`, a change
+ * of that alert (`update: true`).
  */
 export function requestOf(draft: ConditionDraft, id?: string): AlertBody {
   const fields = opFields(draft.op);
@@ -194,6 +199,7 @@ export function requestOf(draft: ConditionDraft, id?: string): AlertBody {
     condition,
     frequency: draft.frequency,
     expires,
+    note: draft.note.trim() === '' ? null : draft.note,
     ...(id === undefined ? {} : { id, update: true }),
   };
 }
@@ -235,7 +241,13 @@ export function draftProblem(draft: ConditionDraft, id?: string, now: number = D
 export function fieldLabel(field: string, op: AlertOp): string {
   const [head, part] = field.split('.');
   if (head !== 'condition') {
-    return ({ symbol: 'Symbol', frequency: 'Frequency', expires: 'Expires' } as Record<string, string>)[field] ?? field;
+    const labels: Record<string, string> = {
+      symbol: 'Symbol',
+      frequency: 'Frequency',
+      expires: 'Expires',
+      note: 'Note',
+    };
+    return labels[field] ?? field;
   }
   switch (part) {
     case 'op':

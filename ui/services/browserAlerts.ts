@@ -67,7 +67,10 @@ function beep(): void {
 export function alertInBrowser(push: NotificationPush, open: (path: string) => void, prefs = readBrowserPrefs()): void {
   if (!document.hidden) return;
   if (prefs.notify && notificationPermission() === 'granted') {
-    const shown = new Notification(`StockPulse: ${push.symbol}`, { body: push.notifcationmessage, tag: push.id });
+    const shown = new Notification(`StockPulse: ${push.symbol}`, {
+      body: push.note === null ? push.notifcationmessage : `${push.notifcationmessage}\n${push.note}`,
+      tag: push.id,
+    });
     shown.onclick = () => {
       window.focus();
       open(chartPathOf(push.symbol));

@@ -157,6 +157,21 @@ const timeOr =
 const time = timeOr('–');
 const expiry = timeOr('Never');
 
+/** The condition in words and, below it, the alert's note (in quotes, muted). */
+function ConditionCell({ data }: Cell) {
+  if (!data) return null;
+  return (
+    <>
+      {data.conditiontext}
+      {data.note !== null && <span className="al-note">“{data.note}”</span>}
+    </>
+  );
+}
+
+/** An alert's condition in words, then its note: what the CSV and the tooltip of the condition hold. */
+const conditionWithNote = ({ data }: { data?: AlertAnswer | null }): string =>
+  !data ? '' : data.note === null ? data.conditiontext : `${data.conditiontext} — “${data.note}”`;
+
 /** A text cell's tooltip: the full text it shows. */
 const shownText = ({ valueFormatted, value }: ITooltipParams<AlertAnswer>) =>
   valueFormatted ?? (value === null || value === undefined ? undefined : String(value));
@@ -173,6 +188,8 @@ const columns: ColDef<AlertAnswer>[] = [
     wrapText: true,
     autoHeight: true,
     cellClass: 'al-condition',
+    cellRenderer: ConditionCell,
+    valueFormatter: conditionWithNote,
     tooltipValueGetter: shownText,
   },
   {
@@ -221,6 +238,7 @@ function AlertCard(props: Cell) {
   return (
     <div className="al-card">
       <div className="al-card-condition">{data.conditiontext}</div>
+      {data.note !== null && <div className="al-note">“{data.note}”</div>}
       <div className="al-card-meta">
         <StatusCell {...props} /> · {FREQUENCY_TEXT[data.frequency]} · {fired}
         {data.expires === null ? '' : ` · expires ${formatDateTime(data.expires)}`}
@@ -232,7 +250,7 @@ function AlertCard(props: Cell) {
 
 /**
  * The columns on a narrow screen: the symbol, then the whole alert in one cell ({@link AlertCard}); sorted by last
- * firing as the wide grid is (a hidden column). Its CSV holds the symbol and the condition in words.
+ * firing as the wide grid is (a hidden column). Its CSV holds the symbol and the condition in words with the note.
  */
 const narrowColumns: ColDef<AlertAnswer>[] = [
   { headerName: 'Symbol', field: 'symbol', width: 84, cellRenderer: SymbolCell, suppressKeyboardEvent: tabWithinCell },
@@ -244,7 +262,7 @@ const narrowColumns: ColDef<AlertAnswer>[] = [
     valueGetter: ({ data }: ValueGetterParams<AlertAnswer>) => data,
     equals: (a: AlertAnswer | undefined, b: AlertAnswer | undefined) => a === b,
     valueFormatter: ({ value }: ValueFormatterParams<AlertAnswer, AlertAnswer | undefined>) =>
-      value?.conditiontext ?? '',
+      conditionWithNote({ data: value }),
     comparator: (a: AlertAnswer | undefined, b: AlertAnswer | undefined) =>
       (a?.conditiontext ?? '').localeCompare(b?.conditiontext ?? ''),
     flex: 1,
@@ -391,7 +409,7 @@ export default function AlertsScreen() {
           Filter
           <input
             type="search"
-            placeholder="Symbol or condition"
+            placeholder="Symbol, condition or note"
             value={context.filter.text}
             onChange={(e) => send({ type: 'user.filter', filter: { text: e.target.value } })}
           />
@@ -576,7 +594,10 @@ export default function AlertsScreen() {
                     <td>{notificationTypeName(t.notificationtype)}</td>
                     <td className="num">{t.price.toFixed(2)}</td>
                     <td className="num">{t.value === null ? '–' : formatSourceValue(historySource, t.value)}</td>
-                    <td>{t.message}</td>
+                    <td>
+                      {t.message}
+                      {t.note !== null && <span className="al-note">“{t.note}”</span>}
+                    </td>
                   </tr>
                 ))}
               </tbody>

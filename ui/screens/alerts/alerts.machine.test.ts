@@ -145,12 +145,12 @@ describe('alert manager machine', () => {
     expect(calls).to.deep.equal(['load', 'load']);
   });
 
-  it('filters by text in the symbol or the condition in words, and by status', async () => {
+  it('filters by text in the symbol, the condition in words or the note, and by status', async () => {
     const { actor } = manager({
       alerts: [
         alert('a1', 'AAPL', CHANNEL),
         alert('a2', 'MSFT', RSI, { status: 'paused' }),
-        alert('a3', 'NVDA', CHANNEL, { status: 'triggered' }),
+        alert('a3', 'NVDA', CHANNEL, { status: 'triggered', note: 'Sell before earnings' }),
       ],
     });
     await waitFor(actor, (s) => s.matches(idle));
@@ -160,6 +160,8 @@ describe('alert manager machine', () => {
     expect(visibleAlerts(actor.getSnapshot().context).map((a) => a.id)).to.deep.equal(['a3']);
     actor.send({ type: 'user.filter', filter: { text: 'msft', status: 'all' } });
     expect(visibleAlerts(actor.getSnapshot().context).map((a) => a.id)).to.deep.equal(['a2']);
+    actor.send({ type: 'user.filter', filter: { text: 'EARNINGS' } });
+    expect(visibleAlerts(actor.getSnapshot().context).map((a) => a.id)).to.deep.equal(['a3']);
   });
 
   it('creates an alert the contract accepts and closes the builder', async () => {
@@ -378,6 +380,7 @@ describe('alert manager machine', () => {
         condition: { op: 'less_than', source: 'rsi:14', value: 30 },
         frequency: 'once',
         expires: '2099-01-02T03:04:05.678Z',
+        note: null,
         id: 'a2',
         update: true,
       },
@@ -426,9 +429,12 @@ describe('alert manager machine', () => {
       condition: { op: 'entering_channel', source: 'price', lower: { ref: 'sma:50' }, upper: 190 },
       frequency: 'once_per_bar',
       expires: null,
+      note: null,
       id: 'a1',
       update: true,
     });
+    // A note goes with the re-arm, so the alert keeps it.
+    expect(rearmBody({ ...channel, note: 'Add 50 shares' }).note).to.equal('Add 50 shares');
   });
 
   it("shows an alert's trigger history and reads it again when an alert fires", async () => {

@@ -133,7 +133,10 @@ export function visibleAlerts(context: Pick<AlertsContext, 'alerts' | 'filter'>)
   return context.alerts.filter(
     (a) =>
       (context.filter.status === 'all' || a.status === context.filter.status) &&
-      (text === '' || a.symbol.toLowerCase().includes(text) || a.conditiontext.toLowerCase().includes(text)),
+      (text === '' ||
+        a.symbol.toLowerCase().includes(text) ||
+        a.conditiontext.toLowerCase().includes(text) ||
+        (a.note ?? '').toLowerCase().includes(text)),
   );
 }
 

@@ -9,7 +9,7 @@ import type { BellNotification } from './bell.machine.ts';
 export function BellAlert({ notification }: { readonly notification: BellNotification }) {
   const words = bellAlertWords(notification);
   return (
-    <span className="bell-alert" title={words.text}>
+    <span className="bell-alert" title={words.full}>
       {words.direction === 'up' && (
         <span className="indicator up" role="img" aria-label="up">
           ▲
@@ -21,7 +21,10 @@ export function BellAlert({ notification }: { readonly notification: BellNotific
         </span>
       )}
       <span className="bell-type">{words.type}</span>
-      <span className="bell-message">{words.text}</span>
+      <span className="bell-message">
+        {words.text}
+        {words.note !== null && <span className="bell-note">“{words.note}”</span>}
+      </span>
     </span>
   );
 }

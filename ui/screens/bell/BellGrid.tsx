@@ -10,6 +10,7 @@ import { Grid, compactGridTheme } from '../../components/Grid.tsx';
 import { NARROW_QUERY, useMediaQuery } from '../../services/media.ts';
 import { formatRecent } from '../../services/time.ts';
 import { BellAlert } from './BellAlert.tsx';
+import { bellAlertWords } from './bellText.ts';
 import type { BellNotification } from './bell.machine.ts';
 
 /** Rows per page of the panel (spec section 9). */
@@ -27,6 +28,8 @@ const columns: ColDef<BellNotification>[] = [
     flex: 1,
     minWidth: 150,
     cellRenderer: AlertCell,
+    // The CSV holds the message and the alert's note.
+    valueFormatter: ({ data }) => (data ? bellAlertWords(data).full : ''),
     wrapText: true,
     autoHeight: true,
   },

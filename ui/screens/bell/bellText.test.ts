@@ -26,7 +26,13 @@ describe('bell alert words', () => {
 
   it('names the type and keeps the whole message', () => {
     const message = 'NVDA RSI(14) is inside the channel 30 – 70: 55.2 at 182.10 (+1.02% on the day)';
-    expect(bellAlertWords(note('NVDA', message, 4))).to.deep.equal({ type: 'RSI', text: message, direction: 'up' });
+    expect(bellAlertWords(note('NVDA', message, 4))).to.deep.equal({
+      type: 'RSI',
+      text: message,
+      direction: 'up',
+      note: null,
+      full: message,
+    });
   });
 });
 
@@ -54,5 +60,15 @@ describe('bell alert cell', () => {
       '<span class="indicator down" role="img" aria-label="down">▼</span>',
     );
     expect(render(note('AAPL', 'AAPL price is at or above 190.00: 190.10'))).not.to.match(/[▲▼]/);
+  });
+
+  it("shows the alert's note under the message, not counting its signs for the indicator", () => {
+    const message = 'AAPL rose above 190.00 (+0.40% on the day)';
+    const noted = { ...note('AAPL', message), note: 'Re-check - then sell' };
+    expect(bellAlertWords(noted)).to.include({ direction: 'up', full: `${message} — “Re-check - then sell”` });
+    const html = render(noted);
+    expect(html).to.include('<span class="bell-note">“Re-check - then sell”</span>');
+    expect(html).to.include(`title="${message} — “Re-check - then sell”"`);
+    expect(render(note('AAPL', message))).not.to.include('bell-note');
   });
 });

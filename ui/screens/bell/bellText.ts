@@ -1,7 +1,7 @@
 /**
  * The words of a notification as the bell's panel shows them: the type's name, the message as the server wrote
- * it, and the spec's indicator: green up for a message with `+`, red down for one with `-` (the sign of the
- * day's change in the alerts' messages).
+ * it, the spec's indicator (green up for a message with `+`, red down for one with `-`: the sign of the day's
+ * change in the alerts' messages; the note, the user's own words, does not count), and the alert's note.
  */
 import { notificationTypeName } from '../../../domain/notifications/notifications.ts';
 import type { BellNotification } from './bell.machine.ts';
@@ -21,15 +21,23 @@ export interface BellAlertWords {
   readonly text: string;
   /** The indicator: up (green), down (red), or none. */
   readonly direction: 'up' | 'down' | null;
+  /** The alert's note, or null. */
+  readonly note: string | null;
+  /** The message and the note: the cell's tooltip and what its CSV holds. */
+  readonly full: string;
 }
 
 /** What a notification's Alert cell shows. */
 export function bellAlertWords(
-  notification: Pick<BellNotification, 'notificationtype' | 'notifcationmessage'>,
+  notification: Pick<BellNotification, 'notificationtype' | 'notifcationmessage' | 'note'>,
 ): BellAlertWords {
+  const text = notification.notifcationmessage;
+  const note = notification.note;
   return {
     type: notificationTypeName(notification.notificationtype),
-    text: notification.notifcationmessage,
-    direction: messageDirection(notification.notifcationmessage),
+    text,
+    direction: messageDirection(text),
+    note,
+    full: note === null ? text : `${text} — “${note}”`,
   };
 }

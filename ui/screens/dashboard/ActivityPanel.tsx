@@ -65,6 +65,7 @@ export function ActivityPanel() {
                   >
                     {n.notifcationmessage}
                   </span>
+                  {n.note !== null && <span className="hint dash-note">“{n.note}”</span>}
                   <span className="hint">{formatRecent(n.createdt, timeZone)}</span>
                 </li>
               ))}

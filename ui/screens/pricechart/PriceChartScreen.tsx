@@ -216,7 +216,7 @@ function AlertItem(props: {
           </button>
         </form>
       ) : (
-        <span className="pc-alert-label">
+        <span className="pc-alert-label" title={alert.note === null ? undefined : `Your note: ${alert.note}`}>
           {alert.kind === 'CONDITION'
             ? alert.conditiontext
             : `${alert.alerttype === 'U' ? 'Up' : 'Down'} ${
