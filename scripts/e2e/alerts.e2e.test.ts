@@ -338,7 +338,11 @@ describe('alerts (Chromium)', function () {
       const res = await fetch('/personalize/stockalerts', {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ symbol: 'MSFT', condition: { op: 'greater_than', value: 1 } }),
+        body: JSON.stringify({
+          symbol: 'MSFT',
+          condition: { op: 'greater_than', value: 1 },
+          note: 'Sell into strength',
+        }),
       });
       return res.status;
     });
@@ -355,6 +359,16 @@ describe('alerts (Chromium)', function () {
     const cell = await message.locator('xpath=ancestor::div[contains(@class, "ag-cell")][1]').boundingBox();
     expect(cell!.width, 'the message has most of the width').to.be.above(220);
     await e2e.screenshot(page, 'bell-phone');
+    await page.keyboard.press('Escape');
+
+    // The dashboard's alerts and notifications show the note too: under the alert, and under its firing.
+    await page.goto('/Dashboard');
+    const activity = page.getByRole('region', { name: 'Alerts and notifications' });
+    await activity.locator('.dash-note').nth(1).waitFor();
+    expect(await activity.locator('.dash-note').allTextContents()).to.deep.equal([
+      '“Sell into strength”',
+      '“Sell into strength”',
+    ]);
     expect(errors).to.deep.equal([]);
     await context.close();
   });

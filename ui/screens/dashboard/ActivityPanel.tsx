@@ -43,6 +43,7 @@ export function ActivityPanel() {
                   <AlertWayMark alert={alert} />
                   <span>{alert.conditiontext}</span>
                   <span className={`dash-status ${alert.status}`}>{alert.status}</span>
+                  {alert.note !== null && <span className="hint dash-note">“{alert.note}”</span>}
                 </li>
               ))}
             </ul>
