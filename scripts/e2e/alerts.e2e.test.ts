@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
-import { startE2E, type E2E } from './browser.ts';
+import { createAlertIn, startE2E, type E2E } from './browser.ts';
 
 /** The shapes of the chart's Plotly graph. */
 async function shapes(page: Page): Promise<{ type?: string; y0?: number; y1?: number }[]> {
@@ -307,17 +307,10 @@ describe('alerts (Chromium)', function () {
   it('shows each alert whole on a phone, its buttons in view, pauses it there, and words a firing in the bell', async () => {
     const { page, context, errors } = await e2e.newPage({ width: 390, height: 844 });
     await e2e.signUp(page, 'phone');
-    const created = await page.evaluate(async () => {
-      const res = await fetch('/personalize/stockalerts', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          symbol: 'MSFT',
-          condition: { op: 'crossing_up', source: 'sma:50', value: { ref: 'sma:200' } },
-          frequency: 'once_per_bar',
-        }),
-      });
-      return res.status;
+    const created = await createAlertIn(page, {
+      symbol: 'MSFT',
+      condition: { op: 'crossing_up', source: 'sma:50', value: { ref: 'sma:200' } },
+      frequency: 'once_per_bar',
     });
     expect(created).to.equal(200);
     await page.goto('/Alerts');
@@ -334,17 +327,10 @@ describe('alerts (Chromium)', function () {
     await e2e.screenshot(page, 'alerts-phone');
 
     // The bell on a phone: no Stock column (the message starts with the symbol), the message given the width.
-    const fired = await page.evaluate(async () => {
-      const res = await fetch('/personalize/stockalerts', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          symbol: 'MSFT',
-          condition: { op: 'greater_than', value: 1 },
-          note: 'Sell into strength',
-        }),
-      });
-      return res.status;
+    const fired = await createAlertIn(page, {
+      symbol: 'MSFT',
+      condition: { op: 'greater_than', value: 1 },
+      note: 'Sell into strength',
     });
     expect(fired).to.equal(200);
     await page.getByTestId('connection-banner').waitFor({ state: 'detached' });

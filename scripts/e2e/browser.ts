@@ -72,6 +72,21 @@ function collectErrors(page: Page, expected: readonly string[]): string[] {
   return errors;
 }
 
+/**
+ * Creates an alert through the page's session (`POST /personalize/stockalerts` with `body`, as the web app sends
+ * it) and answers the HTTP status.
+ */
+export async function createAlertIn(page: Page, body: Record<string, unknown>): Promise<number> {
+  return page.evaluate(async (sent) => {
+    const res = await fetch('/personalize/stockalerts', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(sent),
+    });
+    return res.status;
+  }, body);
+}
+
 /** Builds the app if needed, starts the gateway and launches Chromium. */
 export async function startE2E(env: Record<string, string> = {}): Promise<E2E> {
   const uiDir = mkdtempSync(join(tmpdir(), 'sp-ui-'));

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { startReceiver, type TestReceiver } from '../../engine/delivery/testing/receiver.ts';
-import { startE2E, type E2E } from './browser.ts';
+import { createAlertIn, startE2E, type E2E } from './browser.ts';
 
 /** The notifications the page constructed (the real Notification API is called through). */
 function shownNotifications(page: Page): Promise<{ title: string; body: string }[]> {
@@ -72,14 +72,7 @@ describe('delivery settings and browser notifications (Chromium)', function () {
       return quotes[0]!.price;
     });
     const threshold = Math.round(price * 100 + 100) / 100;
-    const created = await page.evaluate(async (close) => {
-      const res = await fetch('/personalize/stockalerts', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ symbol: 'AAPL', close, alerttype: 'U' }),
-      });
-      return res.status;
-    }, threshold);
+    const created = await createAlertIn(page, { symbol: 'AAPL', close: threshold, alerttype: 'U' });
     expect(created).to.equal(200);
 
     // The tab is hidden, as when the trader switched to another.

@@ -27,6 +27,7 @@ import {
 import { FREQUENCY_TEXT, formatSourceValue, parseSource } from '../../../domain/alerts/conditions.ts';
 import type { AlertAnswer } from '../../../domain/contract/alerts.ts';
 import { notificationTypeName } from '../../../domain/notifications/notifications.ts';
+import { withNote } from '../../components/alertWords.ts';
 import { ConditionBuilder } from '../../components/ConditionBuilder.tsx';
 import { draftOf, newDraft } from '../../components/conditionDraft.ts';
 import { Grid, gridTheme } from '../../components/Grid.tsx';
@@ -170,7 +171,7 @@ function ConditionCell({ data }: Cell) {
 
 /** An alert's condition in words, then its note: what the CSV and the tooltip of the condition hold. */
 const conditionWithNote = ({ data }: { data?: AlertAnswer | null }): string =>
-  !data ? '' : data.note === null ? data.conditiontext : `${data.conditiontext} — “${data.note}”`;
+  data ? withNote(data.conditiontext, data.note) : '';
 
 /** A text cell's tooltip: the full text it shows. */
 const shownText = ({ valueFormatted, value }: ITooltipParams<AlertAnswer>) =>

@@ -4,6 +4,7 @@
  * change in the alerts' messages; the note, the user's own words, does not count), and the alert's note.
  */
 import { notificationTypeName } from '../../../domain/notifications/notifications.ts';
+import { withNote } from '../../components/alertWords.ts';
 import type { BellNotification } from './bell.machine.ts';
 
 /** The indicator a message reads: `+` up, `-` down (the first found wins, as the spec words it), or none. */
@@ -38,6 +39,6 @@ export function bellAlertWords(
     text,
     direction: messageDirection(text),
     note,
-    full: note === null ? text : `${text} — “${note}”`,
+    full: withNote(text, note),
   };
 }

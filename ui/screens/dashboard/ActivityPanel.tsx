@@ -5,6 +5,7 @@
 import { useMachine } from '@xstate/react';
 import { useId } from 'react';
 import { notificationTypeName } from '../../../domain/notifications/notifications.ts';
+import { messageDirection } from '../bell/bellText.ts';
 import { Empty, Failed, Skeleton } from '../../components/LoadState.tsx';
 import { SymbolChip } from '../../components/SymbolChip.tsx';
 import { usePreferences } from '../../services/preferences.ts';
@@ -59,13 +60,7 @@ export function ActivityPanel() {
                 <li key={n.id} className={n.read ? '' : 'unread'}>
                   <SymbolChip symbol={n.symbol} addable={false} />
                   <span className="bell-type">{notificationTypeName(n.notificationtype)}</span>
-                  <span
-                    className={
-                      n.notifcationmessage.includes('+') ? 'up' : n.notifcationmessage.includes('-') ? 'down' : ''
-                    }
-                  >
-                    {n.notifcationmessage}
-                  </span>
+                  <span className={messageDirection(n.notifcationmessage) ?? ''}>{n.notifcationmessage}</span>
                   {n.note !== null && <span className="hint dash-note">“{n.note}”</span>}
                   <span className="hint">{formatRecent(n.createdt, timeZone)}</span>
                 </li>
