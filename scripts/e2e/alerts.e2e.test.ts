@@ -88,10 +88,14 @@ describe('alerts (Chromium)', function () {
     const { lower, upper } = boundsOf((await popover.getAttribute('aria-label')) ?? '');
     expect(lower).to.be.below(upper);
     await popover.getByLabel('Channel operator').selectOption('entering_channel');
+    const channelNote = 'Fade the move back to the top of the range';
+    await popover.getByLabel('Channel note').fill(channelNote);
     await popover.getByRole('button', { name: 'Create channel alert' }).click();
     const words = `Price enters the channel ${lower.toFixed(2)} – ${upper.toFixed(2)}`;
     await page.locator('.plot-container').getByText(`${words} ✕`).waitFor();
-    await page.getByRole('list', { name: 'Alerts' }).getByText(words).waitFor();
+    const listed = page.getByRole('list', { name: 'Alerts' }).getByText(words);
+    await listed.waitFor();
+    expect(await listed.getAttribute('title')).to.equal(`Your note: ${channelNote}`);
     expect(await shapes(page)).to.deep.include({ type: 'rect', y0: lower, y1: upper });
     await e2e.screenshot(page, 'pricechart-channel');
 
@@ -113,6 +117,7 @@ describe('alerts (Chromium)', function () {
     expect(await rows.count()).to.equal(1);
     expect(await panel.locator('.ag-row [col-id="symbol"]').allTextContents()).to.deep.equal(['AAPL']);
     expect(await panel.locator('.bell-type').allTextContents()).to.deep.equal(['Price']);
+    expect(await panel.locator('.bell-note').allTextContents()).to.deep.equal([`“${channelNote}”`]);
 
     // The manager lists it as triggered once, with its history.
     await panel.getByRole('link', { name: 'Manage alerts' }).click();
@@ -123,6 +128,7 @@ describe('alerts (Chromium)', function () {
     expect(await row.locator('[col-id="status"]').textContent()).to.equal('triggered');
     expect(await row.locator('[col-id="triggercount"]').textContent()).to.equal('1');
     expect(await row.locator('[col-id="frequency"]').textContent()).to.equal('Only once');
+    expect(await row.locator('[col-id="conditiontext"] .al-note').textContent()).to.equal(`“${channelNote}”`);
     // The symbol's chip and the row's buttons fit within the row.
     const cell = await row.locator('[col-id="symbol"]').boundingBox();
     for (const inCell of [row.locator('[col-id="symbol"] .symbol-chip'), row.getByRole('button', { name: /^Edit / })]) {

@@ -41,10 +41,15 @@ describe('price chart (Chromium)', function () {
     const price = await lastPrice(page, 'AAPL');
     const threshold = (Math.round(price * 101) / 100).toFixed(2);
     await page.getByLabel('Alert price').fill(threshold);
+    await page.getByLabel('Price alert note').fill('Above last week’s high: buy the first pullback');
     await page.getByRole('button', { name: 'Add price alert' }).click();
     const label = page.locator('.plot-container').getByText(`▲ Up ${threshold} ✕`);
     await label.waitFor();
     expect(await page.getByRole('list', { name: 'Alerts' }).getByText('armed').count()).to.equal(1);
+    expect(await page.locator('.pc-alert-label').getAttribute('title')).to.equal(
+      'Your note: Above last week’s high: buy the first pullback',
+    );
+    expect(await page.getByLabel('Price alert note').inputValue(), 'the form is cleared for the next').to.equal('');
 
     await e2e.pushTicks([{ symbol: 'AAPL', price: Math.round(price * 104) / 100, size: 100 }]);
     const badge = page.getByTestId('bell-badge');
@@ -94,6 +99,80 @@ describe('price chart (Chromium)', function () {
     await page.locator('.pc-reloading').waitFor({ state: 'detached' });
     await page.locator('.legendtext', { hasText: 'SMA 200' }).waitFor();
     await e2e.screenshot(page, 'pricechart');
+    expect(errors).to.deep.equal([]);
+    await context.close();
+  });
+
+  it("keeps the chart's popovers on a phone's screen when the click is at the chart's edge", async () => {
+    const { page, context, errors } = await e2e.newPage();
+    await page.setViewportSize({ width: 390, height: 844 });
+    await e2e.signUp(page, 'chart');
+    await page.goto('/PriceCharts?stock=AAPL');
+    await page.locator('.plot-container').first().waitFor();
+    await page.getByTestId('chart-quote').waitFor();
+    /** The plot area where it is now (a click on a button above it may have scrolled the page). */
+    const plotBox = async () => {
+      const box = await page.locator('.nsewdrag').first().boundingBox();
+      if (!box) throw new Error('no plot area');
+      return box;
+    };
+    /**
+     * A point of the plot area at `x` px from its left, `from` of its height down or below: the first there that
+     * is the plot itself (a line's drag handle or a label takes the click instead).
+     */
+    const freePoint = async (x: number, from: number) => {
+      const box = await plotBox();
+      return page.evaluate(
+        ([left, top, height]) => {
+          for (let y = top; y < top + height; y += 4) {
+            if (document.elementFromPoint(left, y)?.classList.contains('nsewdrag')) return { x: left, y };
+          }
+          throw new Error(`no free point of the plot at ${left}`);
+        },
+        [box.x + (x < 0 ? box.width + x : x), box.y + box.height * from, box.height * (1 - from)] as const,
+      );
+    };
+    /** The popover's left and right edges, and how wide the page can scroll. */
+    const placeOf = (name: RegExp) =>
+      page.getByRole('dialog', { name }).evaluate((dialog) => {
+        const { left, right } = dialog.getBoundingClientRect();
+        return { left, right, page: document.documentElement.scrollWidth };
+      });
+
+    // A channel drawn at the plot's right edge: its popover (with the note) is moved in, the page not widened.
+    await page
+      .getByRole('group', { name: 'A click on the chart draws' })
+      .getByRole('button', { name: 'Channel' })
+      .click();
+    const first = await freePoint(-3, 0.1);
+    await page.mouse.click(first.x, first.y);
+    await page
+      .locator('.plot-container')
+      .getByText(/Channel from \d+\.\d\d: click the other bound/)
+      .waitFor();
+    const second = await freePoint(-3, 0.4);
+    await page.mouse.click(second.x, second.y);
+    await page.getByRole('dialog', { name: /Add a channel alert/ }).waitFor();
+    const channel = await placeOf(/Add a channel alert/);
+    expect(channel.left).to.be.at.least(0);
+    expect(channel.right).to.be.at.most(390);
+    expect(channel.page, 'no sideways scroll').to.be.at.most(390);
+    await page.keyboard.press('Escape');
+
+    // A level at the left edge: its popover whole on the screen, and its buttons make the alert.
+    await page
+      .getByRole('group', { name: 'A click on the chart draws' })
+      .getByRole('button', { name: 'Price level' })
+      .click();
+    const level = await freePoint(3, 0.2);
+    await page.mouse.click(level.x, level.y);
+    const popover = page.getByRole('dialog', { name: /Add an alert at/ });
+    await popover.waitFor();
+    const place = await placeOf(/Add an alert at/);
+    expect(place.left).to.be.at.least(0);
+    expect(place.right).to.be.at.most(390);
+    await popover.getByRole('button', { name: '▲ Up (U)' }).click();
+    await page.getByRole('list', { name: 'Alerts' }).getByRole('listitem').first().waitFor();
     expect(errors).to.deep.equal([]);
     await context.close();
   });

@@ -6,11 +6,21 @@
  */
 import { useMachine } from '@xstate/react';
 import type { ClickAnnotationEvent, PlotRelayoutEvent, PlotlyHTMLElement } from 'plotly.js';
-import { useEffect, useMemo, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
+import {
+  useEffect,
+  useLayoutEffect,
+  useMemo,
+  useRef,
+  useState,
+  type FormEvent,
+  type KeyboardEvent,
+  type RefObject,
+} from 'react';
 import {
   CHANNEL_OPS,
   FREQUENCY_TEXT,
   ALERT_FREQUENCIES,
+  ALERT_NOTE_MAX,
   type AlertFrequency,
   type AlertOp,
   type AlertSource,
@@ -42,7 +52,7 @@ import {
   type Compare,
   type SmaPeriod,
 } from './chartData.ts';
-import { buildFigure, chartHeight, hasPrices, priceAtPoint, type PixelAxis } from './chartFigure.ts';
+import { buildFigure, chartHeight, hasPrices, keptInside, priceAtPoint, type PixelAxis } from './chartFigure.ts';
 import { cleanSymbol, priceChartMachine, type PriceChartEvent } from './pricechart.machine.ts';
 import './pricechart.css';
 
@@ -96,10 +106,31 @@ function OpenSymbolForm(props: { readonly onOpen: (symbol: string) => void; read
   );
 }
 
+/** An alert form's note: the user's words shown with each firing of the alert (optional). */
+function NoteField(props: {
+  readonly label: string;
+  readonly value: string;
+  readonly onChange: (note: string) => void;
+}) {
+  return (
+    <label className="pc-note">
+      {props.label}
+      <input
+        type="text"
+        maxLength={ALERT_NOTE_MAX}
+        placeholder="Optional, shown with each firing"
+        value={props.value}
+        onChange={(e) => props.onChange(e.target.value)}
+      />
+    </label>
+  );
+}
+
 function PriceAlertForm(props: { readonly send: Send; readonly last: number | null; readonly busy: boolean }) {
   const { send, last, busy } = props;
   const [text, setText] = useState('');
   const [direction, setDirection] = useState<'auto' | 'U' | 'D'>('auto');
+  const [note, setNote] = useState('');
   const price = Number(text);
   const auto = defaultDirection(price, last);
   const chosen = direction === 'auto' ? auto : direction;
@@ -110,8 +141,10 @@ function PriceAlertForm(props: { readonly send: Send; readonly last: number | nu
       type: 'user.addAlert',
       price: text.trim() === '' ? NaN : price,
       alerttype: direction === 'auto' ? auto : direction,
+      note,
     });
     setText('');
+    setNote('');
   };
   return (
     <form className="pc-alert-form" onSubmit={submit}>
@@ -134,6 +167,7 @@ function PriceAlertForm(props: { readonly send: Send; readonly last: number | nu
           <option value="D">Down (D)</option>
         </select>
       </label>
+      <NoteField label="Price alert note" value={note} onChange={setNote} />
       <button type="submit" className="button primary" disabled={busy}>
         Add price alert
       </button>
@@ -149,9 +183,11 @@ function PriceAlertForm(props: { readonly send: Send; readonly last: number | nu
 function SmaAlertForm({ send, busy }: { readonly send: Send; readonly busy: boolean }) {
   const [period, setPeriod] = useState<SmaPeriod>(50);
   const [direction, setDirection] = useState<'U' | 'D'>('U');
+  const [note, setNote] = useState('');
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    send({ type: 'user.addSmaAlert', period, alerttype: direction });
+    send({ type: 'user.addSmaAlert', period, alerttype: direction, note });
+    setNote('');
   };
   return (
     <form className="pc-alert-form" onSubmit={submit}>
@@ -172,6 +208,7 @@ function SmaAlertForm({ send, busy }: { readonly send: Send; readonly busy: bool
           <option value="D">Price falls below (D)</option>
         </select>
       </label>
+      <NoteField label="SMA alert note" value={note} onChange={setNote} />
       <button type="submit" className="button" disabled={busy}>
         Add SMA alert
       </button>
@@ -279,6 +316,22 @@ const SOURCE_LABELS: Readonly<Record<string, string>> = Object.fromEntries(
   SOURCE_CHIPS.map((c) => [c.source, c.label]),
 );
 
+/**
+ * The left of a popover centred on `centre` in its container, kept inside it (`keptInside`): a click near the
+ * chart's edge on a phone would otherwise put part of it off the screen. Measured once laid out, before it is
+ * painted.
+ */
+function useKeptInside(ref: RefObject<HTMLElement | null>, centre: number): number {
+  const [widths, setWidths] = useState<{ own: number; room: number } | null>(null);
+  useLayoutEffect(() => {
+    const own = ref.current?.offsetWidth;
+    const room = (ref.current?.offsetParent as HTMLElement | null | undefined)?.clientWidth;
+    if (own === undefined || room === undefined) return;
+    setWidths((was) => (was?.own === own && was.room === room ? was : { own, room }));
+  });
+  return widths === null ? centre : keptInside(centre, widths.own, widths.room);
+}
+
 /** The popover of a drawn channel: which series, which channel operator, how often, then create. */
 function ChannelPopover(props: {
   readonly lower: number;
@@ -292,16 +345,20 @@ function ChannelPopover(props: {
   const [op, setOp] = useState<AlertOp>('entering_channel');
   const [frequency, setFrequency] = useState<AlertFrequency>('once');
   const [source, setSource] = useState<AlertSource>('price');
+  const [note, setNote] = useState('');
+  const form = useRef<HTMLFormElement>(null);
+  const left = useKeptInside(form, props.left);
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    send({ type: 'user.addChannel', op, frequency, source });
+    send({ type: 'user.addChannel', op, frequency, source, note });
   };
   return (
     <form
+      ref={form}
       className="pc-popover"
       role="dialog"
       aria-label={`Add a channel alert ${lower.toFixed(2)} – ${upper.toFixed(2)}`}
-      style={{ left: props.left, top: props.top }}
+      style={{ left, top: props.top }}
       onSubmit={submit}
       onKeyDown={(e: KeyboardEvent) => {
         if (e.key === 'Escape') send({ type: 'user.cancelChannel' });
@@ -332,6 +389,7 @@ function ChannelPopover(props: {
         labelOf={(f) => FREQUENCY_TEXT[f]}
         onChange={setFrequency}
       />
+      <NoteField label="Channel note" value={note} onChange={setNote} />
       <div className="pc-popover-actions">
         <button type="submit" className="button primary" disabled={props.busy}>
           Create channel alert
@@ -448,6 +506,7 @@ function PriceChart({ symbol }: { readonly symbol: string }) {
   }, [graph, send]);
 
   const popoverRef = useRef<HTMLDivElement>(null);
+  const popoverLeft = useKeptInside(popoverRef, popover?.left ?? 0);
   useEffect(() => {
     if (!popover) return;
     const onPointer = (event: PointerEvent) => {
@@ -626,7 +685,7 @@ function PriceChart({ symbol }: { readonly symbol: string }) {
                   className="pc-popover"
                   role="dialog"
                   aria-label={`Add an alert at ${popover.price.toFixed(2)}`}
-                  style={{ left: popover.left, top: popover.top }}
+                  style={{ left: popoverLeft, top: popover.top }}
                   onKeyDown={(e: KeyboardEvent) => {
                     if (e.key === 'Escape') setPopover(null);
                     if (e.key.toLowerCase() === 'u') chooseDirection('U');

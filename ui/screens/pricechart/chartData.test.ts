@@ -30,6 +30,7 @@ import {
   intradayCandles,
   intradayRange,
   intradayX,
+  keptInside,
   priceAtPoint,
   offViewText,
   priceView,
@@ -604,5 +605,14 @@ describe('price chart data', () => {
     expect(priceAtPoint(axes, 10, 130), 'left of the plot').to.equal(null);
     expect(priceAtPoint(axes, 100, 500), 'below the price plot').to.equal(null);
     expect(priceAtPoint({}, 100, 130)).to.equal(null);
+  });
+
+  it('keeps a popover centred on a click inside its container, moved inwards at the edges', () => {
+    // A phone's chart, 340 px wide, and a popover 270 px wide.
+    expect(keptInside(170, 270, 340)).to.equal(170);
+    expect(keptInside(3, 270, 340), 'a click at the left edge').to.equal(139);
+    expect(keptInside(335, 270, 340), 'at the right edge').to.equal(201);
+    expect(keptInside(100, 400, 340), 'wider than the chart: centred').to.equal(170);
+    expect(keptInside(500, 200, 1200, 0)).to.equal(500);
   });
 });

@@ -458,3 +458,15 @@ export function priceAtPoint(
   if (!Number.isFinite(value) || value <= 0) return null;
   return Math.round(value * 100) / 100;
 }
+
+/**
+ * Where a popover `width` wide, centred on `centre` (pixels from its container's left edge), goes so that it
+ * stays `margin` inside a container `room` wide: moved inwards by what would stick out; centred in the
+ * container when it is the wider.
+ */
+export function keptInside(centre: number, width: number, room: number, margin = 4): number {
+  const min = width / 2 + margin;
+  const max = room - width / 2 - margin;
+  if (max < min) return room / 2;
+  return Math.min(Math.max(centre, min), max);
+}

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { createActor, fromCallback, fromPromise, waitFor, type SnapshotFrom } from 'xstate';
 import {
+  ALERT_NOTE_MAX,
   conditionText,
   parseCondition,
   type AlertCondition,
@@ -449,6 +450,38 @@ describe('price chart machine', () => {
     expect(calls.saves[0]).to.deep.equal({ symbol: 'AAPL', alerttype: 'D', kind: 'SMA', period: 50 });
     const sma = ctx(actor.getSnapshot()).elements.find((e) => e.type === 'ALERT');
     expect(sma?.charttype).to.equal('sma');
+  });
+
+  it('sends the note typed in each alert form, none when blank, and refuses one the contract refuses', async () => {
+    const { actor, calls, ready } = chart();
+    await ready();
+    actor.send({ type: 'user.addAlert', price: 125, alerttype: 'U', note: 'Breakout: add on the retest' });
+    await waitFor(actor, (s) => s.matches({ alerts: 'ready' }));
+    actor.send({ type: 'user.addSmaAlert', period: 200, alerttype: 'D', note: '   ' });
+    await waitFor(actor, (s) => s.matches({ alerts: 'ready' }) && calls.saves.length === 2);
+    actor.send({ type: 'user.setDrawing', drawing: 'channel' });
+    actor.send({ type: 'user.channelPoint', price: 110 });
+    actor.send({ type: 'user.channelPoint', price: 115 });
+    const long = 'x'.repeat(ALERT_NOTE_MAX + 1);
+    actor.send({ type: 'user.addChannel', op: 'exiting_channel', frequency: 'once', note: long });
+    expect(ctx(actor.getSnapshot()).alertError).to.equal(
+      `note: must be at most ${ALERT_NOTE_MAX} characters, got ${ALERT_NOTE_MAX + 1}`,
+    );
+    expect(ctx(actor.getSnapshot()).channel, 'the channel stays drawn for another try').to.deep.equal({
+      lower: 110,
+      upper: 115,
+    });
+    actor.send({ type: 'user.addChannel', op: 'exiting_channel', frequency: 'once', note: 'Range broke' });
+    await waitFor(actor, (s) => s.matches({ alerts: 'ready' }) && calls.saves.length === 3);
+    expect(calls.saves.map((body) => body.note)).to.deep.equal([
+      'Breakout: add on the retest',
+      undefined,
+      'Range broke',
+    ]);
+    expect(calls.saves[1]).to.deep.equal({ symbol: 'AAPL', alerttype: 'D', kind: 'SMA', period: 200 });
+    actor.send({ type: 'user.addSmaAlert', period: 50, alerttype: 'U', note: 'two\nlines' });
+    expect(ctx(actor.getSnapshot()).alertError).to.equal('note: must be one line, without control characters');
+    expect(calls.saves).to.have.length(3);
   });
 
   it('moves an alert with update: true and its id, keeping its direction', async () => {

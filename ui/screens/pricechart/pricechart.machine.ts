@@ -116,12 +116,13 @@ export type PriceChartEvent =
   | { type: 'user.toggleSma'; period: SmaPeriod }
   | { type: 'user.toggleRsi' }
   | { type: 'user.retry' }
-  | { type: 'user.addAlert'; price: number; alerttype: 'U' | 'D' }
-  | { type: 'user.addSmaAlert'; period: SmaPeriod; alerttype: 'U' | 'D' }
+  /** `note`: the user's words shown with each firing (blank for none), on each of the chart's alert forms. */
+  | { type: 'user.addAlert'; price: number; alerttype: 'U' | 'D'; note?: string }
+  | { type: 'user.addSmaAlert'; period: SmaPeriod; alerttype: 'U' | 'D'; note?: string }
   | { type: 'user.setDrawing'; drawing: PriceChartContext['drawing'] }
   | { type: 'user.channelPoint'; price: number }
   | { type: 'user.cancelChannel' }
-  | { type: 'user.addChannel'; op: AlertOp; frequency: AlertFrequency; source?: AlertSource }
+  | { type: 'user.addChannel'; op: AlertOp; frequency: AlertFrequency; source?: AlertSource; note?: string }
   | { type: 'user.addCondition'; body: AlertBody }
   | { type: 'user.moveAlert'; id: string; price: number }
   | { type: 'user.deleteAlert'; id: string }
@@ -256,21 +257,24 @@ export function alertRequest(context: PriceChartContext, event: PriceChartEvent)
   const { symbol } = context;
   switch (event.type) {
     case 'user.addAlert':
-      return { symbol, close: event.price, alerttype: event.alerttype, kind: 'PRICE' };
+      return notedBody({ symbol, close: event.price, alerttype: event.alerttype, kind: 'PRICE' }, event.note);
     case 'user.addSmaAlert':
-      return { symbol, alerttype: event.alerttype, kind: 'SMA', period: event.period };
+      return notedBody({ symbol, alerttype: event.alerttype, kind: 'SMA', period: event.period }, event.note);
     case 'user.addChannel':
       return context.channel
-        ? {
-            symbol,
-            condition: {
-              op: event.op,
-              source: event.source ?? 'price',
-              lower: context.channel.lower,
-              upper: context.channel.upper,
+        ? notedBody(
+            {
+              symbol,
+              condition: {
+                op: event.op,
+                source: event.source ?? 'price',
+                lower: context.channel.lower,
+                upper: context.channel.upper,
+              },
+              frequency: event.frequency,
             },
-            frequency: event.frequency,
-          }
+            event.note,
+          )
         : null;
     case 'user.addCondition':
       return { ...event.body, symbol };
@@ -282,6 +286,11 @@ export function alertRequest(context: PriceChartContext, event: PriceChartEvent)
     default:
       return null;
   }
+}
+
+/** A new alert's body with the note typed in its form, when there is one (a blank one is none). */
+function notedBody(body: AlertRequest, note: string | undefined): AlertRequest {
+  return note === undefined || note.trim() === '' ? body : { ...body, note };
 }
 
 /** A symbol as typed, upper-cased and trimmed. */
@@ -440,10 +449,8 @@ export const priceChartMachine = setup({
         if (thresholdProblem(event.price) !== null) return false;
       }
       const request = alertRequest(context, event);
-      if (request === null) return false;
-      return event.type === 'user.addChannel' || event.type === 'user.addCondition'
-        ? bodyProblem(request) === null
-        : true;
+      // A move sends a threshold only; every new alert is checked as the server checks it (its note too).
+      return request !== null && (event.type === 'user.moveAlert' || bodyProblem(request) === null);
     },
     drawingChannel: ({ context, event }) => {
       assertEvent(event, 'user.channelPoint');
@@ -603,9 +610,16 @@ export const priceChartMachine = setup({
           on: {
             'user.addAlert': [
               { guard: 'alertIsValid', target: 'saving' },
-              { actions: assign({ alertError: ({ event }) => thresholdProblem(event.price) }) },
+              {
+                actions: assign({
+                  alertError: ({ context, event }) => thresholdProblem(event.price) ?? requestProblem(context, event),
+                }),
+              },
             ],
-            'user.addSmaAlert': { guard: 'alertIsValid', target: 'saving' },
+            'user.addSmaAlert': [
+              { guard: 'alertIsValid', target: 'saving' },
+              { actions: assign({ alertError: ({ context, event }) => requestProblem(context, event) }) },
+            ],
             'user.addChannel': [
               { guard: 'alertIsValid', target: 'saving' },
               { actions: assign({ alertError: ({ context, event }) => requestProblem(context, event) }) },
@@ -806,7 +820,7 @@ export const priceChartMachine = setup({
   },
 });
 
-/** Why a channel or condition alert cannot be sent, naming the field, as the contract says. */
+/** Why a new alert cannot be sent, naming the field, as the contract says. */
 export function requestProblem(context: PriceChartContext, event: PriceChartEvent): string {
   const request = alertRequest(context, event);
   if (request === null) return 'Draw the channel first: click its two bounds on the chart';
