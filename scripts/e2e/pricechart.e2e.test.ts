@@ -104,8 +104,7 @@ describe('price chart (Chromium)', function () {
   });
 
   it("keeps the chart's popovers on a phone's screen when the click is at the chart's edge", async () => {
-    const { page, context, errors } = await e2e.newPage();
-    await page.setViewportSize({ width: 390, height: 844 });
+    const { page, context, errors } = await e2e.newPage({ width: 390, height: 844 });
     await e2e.signUp(page, 'chart');
     await page.goto('/PriceCharts?stock=AAPL');
     await page.locator('.plot-container').first().waitFor();

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { bundleSizes } from '../buildUi.ts';
 import { startE2E, type E2E } from './browser.ts';
 
@@ -89,6 +90,58 @@ describe('web app shell (Chromium)', function () {
     await e2e.screenshot(page, 'narrow-menu');
     await page.keyboard.press('Escape');
     await page.getByRole('menu', { name: 'Main' }).waitFor({ state: 'detached' });
+    await context.close();
+  });
+
+  it("fits every screen in a 390 px phone's width, with a portfolio, a watch list and alerts: none scrolls sideways", async () => {
+    const { page, context, errors } = await e2e.newPage({ width: 390, height: 844 });
+    await e2e.signUp(page, 'phone');
+    // Lots, a watch list and alerts, so the screens show their tables and lists rather than their empty states.
+    await page.evaluate(`(async () => {
+      const post = async (url, body) => {
+        const response = await fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+        if (!response.ok) throw new Error(url + ': ' + response.status);
+      };
+      await post('/personalize/createwatchlist', ['AAPL', 'MSFT', 'NVDA']);
+      await post('/personalize/userstockportfolio', ['AAPL', 'MSFT']);
+      await post('/personalize/userPositions/AAPL', [
+        { date: '2024-06-03', close: 190.12, position: 15 },
+        { date: '2024-09-03', close: 220.5, position: 5 },
+      ]);
+      await post('/personalize/stockalerts', {
+        symbol: 'AAPL',
+        condition: { op: 'entering_channel', lower: 150, upper: 160 },
+        frequency: 'every_time',
+        note: 'Add to the position on the way into the range, stop under 148',
+      });
+    })()`);
+    /** What each screen shows once its data is in (besides no loading skeleton left). */
+    const loaded: Record<string, string> = {
+      '/Portfolio': 'table.lots tbody tr',
+      '/Watchlist': '.ag-row',
+      '/Alerts': '.ag-row',
+      '/PriceCharts': '.plot-container',
+    };
+    // Every screen the app routes (the route table imports the screens' code, so its paths are read as text).
+    const routes = readFileSync(fileURLToPath(new URL('../../ui/app/routes.ts', import.meta.url)), 'utf8');
+    const paths = [...routes.matchAll(/path: '(\/\w+)'/g)].map((match) => match[1]!);
+    expect(paths).to.include.members(['/Dashboard', '/Portfolio', '/Alerts', '/Settings']);
+    const wide: string[] = [];
+    for (const path of paths) {
+      await page.goto(path === '/PriceCharts' ? `${path}?stock=AAPL` : path);
+      await page.locator('h1').first().waitFor();
+      const ready = loaded[path];
+      if (ready !== undefined) await page.locator(ready).first().waitFor();
+      await page.waitForFunction(() => document.querySelector('[aria-busy="true"]') === null);
+      const width = await page.evaluate(() => document.documentElement.scrollWidth);
+      if (width > 390) wide.push(`${path}: ${width} px`);
+    }
+    expect(wide, 'screens wider than the phone').to.deep.equal([]);
+    expect(errors).to.deep.equal([]);
     await context.close();
   });
 
