@@ -122,7 +122,7 @@ describe('alerts (Chromium)', function () {
     // The manager lists it as triggered once, with its history.
     await panel.getByRole('link', { name: 'Manage alerts' }).click();
     await page.waitForURL('**/Alerts');
-    const grid = page.getByRole('region', { name: 'Alerts' });
+    const grid = page.getByRole('region', { name: 'Alerts table' });
     const row = grid.locator('.ag-row', { hasText: words });
     await row.waitFor();
     expect(await row.locator('[col-id="status"]').textContent()).to.equal('triggered');

@@ -38,7 +38,7 @@ describe('analysis pages: Perform, Drill, Analyze, Correlate (Chromium)', functi
     await page.getByRole('slider', { name: 'Months' }).fill('12');
     await page.getByText('Period: 12 months').waitFor();
     await settled(page);
-    await page.getByRole('img', { name: /Energy stocks over 12 months/ }).waitFor();
+    await page.getByRole('figure', { name: /Energy stocks over 12 months/ }).waitFor();
     expect(await xom.textContent(), 'the change is measured over 12 months now').not.to.equal(before);
     await e2e.screenshot(page, 'perform');
 
@@ -143,13 +143,13 @@ describe('analysis pages: Perform, Drill, Analyze, Correlate (Chromium)', functi
     const { page, context, errors } = await e2e.newPage();
     await e2e.signUp(page, 'correlate');
     await open(page, errors, '/Correlate');
-    await page.getByRole('img', { name: /^Correlation heatmap of \d+ symbols over 60 trading days/ }).waitFor();
+    await page.getByRole('figure', { name: /^Correlation heatmap of \d+ symbols over 60 trading days/ }).waitFor();
     const energy = await page.evaluate(async () => {
       const sectors = (await (await fetch('/api/sectors')).json()) as { sector: string; symbols: string[] }[];
       return sectors.find((s) => s.sector === 'Energy')?.symbols.length ?? 0;
     });
     await page.getByRole('combobox', { name: /^Sector/ }).selectOption({ label: 'Energy' });
-    await page.getByRole('img', { name: `Correlation heatmap of ${energy} symbols over 60 trading days` }).waitFor();
+    await page.getByRole('figure', { name: `Correlation heatmap of ${energy} symbols over 60 trading days` }).waitFor();
     await settled(page);
     // One Plotly heatmap trace, a row and a column per symbol, drawn as a heatmap (one image of cells); the chart
     // code loads lazily, so the traces are read once Plotly has drawn the sector's matrix.
@@ -176,13 +176,15 @@ describe('analysis pages: Perform, Drill, Analyze, Correlate (Chromium)', functi
     await page.locator('.correlate-heatmap .hovertext').waitFor();
     await page.mouse.click(x, y);
     const compare = page.getByRole('article', { name: /rebased to 100$/ });
-    await compare.getByRole('img', { name: /rebased to 100, correlation -?\d\.\d\d/ }).waitFor();
+    await compare.getByRole('figure', { name: /rebased to 100, correlation -?\d\.\d\d/ }).waitFor();
     await compare.locator('.js-plotly-plot').waitFor();
     await e2e.screenshot(page, 'correlate');
 
     await page.getByRole('group', { name: 'Window (trading days)' }).getByText('250', { exact: true }).click();
     await compare.waitFor({ state: 'detached' });
-    await page.getByRole('img', { name: `Correlation heatmap of ${energy} symbols over 250 trading days` }).waitFor();
+    await page
+      .getByRole('figure', { name: `Correlation heatmap of ${energy} symbols over 250 trading days` })
+      .waitFor();
     expect(errors).to.deep.equal([]);
     await context.close();
   });

@@ -143,7 +143,7 @@ describe('watch list, portfolio and company statistics (Chromium)', function () 
       dollars(Math.round((higher * 10 + applePrice * 5) * 100) / 100),
     );
     await page
-      .getByRole('img', { name: /Allocation by market value: (MSFT, AAPL|AAPL, MSFT)/ })
+      .getByRole('figure', { name: /Allocation by market value: (MSFT, AAPL|AAPL, MSFT)/ })
       .locator('.main-svg')
       .first()
       .waitFor();
@@ -166,17 +166,17 @@ describe('watch list, portfolio and company statistics (Chromium)', function () 
     await e2e.signUp(page, 'stats');
     await page.goto('/CompanyStats?stock=MSFT');
     const revenue = page.getByRole('region', { name: 'Revenue' });
-    await revenue.getByRole('img', { name: /Revenue of MSFT, annual, \d+ figures/ }).waitFor();
+    await revenue.getByRole('figure', { name: /Revenue of MSFT, annual, \d+ figures/ }).waitFor();
     for (const title of ['Gross profit', 'Net income', 'Earnings per share']) {
       await page
         .getByRole('region', { name: title })
-        .getByRole('img', { name: /of MSFT, annual/ })
+        .getByRole('figure', { name: /of MSFT, annual/ })
         .waitFor();
     }
 
     let saved = statsSaved(page);
     await revenue.getByRole('button', { name: 'Quarterly' }).click();
-    await revenue.getByRole('img', { name: /Revenue of MSFT, quarterly, \d+ figures/ }).waitFor();
+    await revenue.getByRole('figure', { name: /Revenue of MSFT, quarterly, \d+ figures/ }).waitFor();
     await saved;
 
     saved = statsSaved(page);
@@ -185,7 +185,7 @@ describe('watch list, portfolio and company statistics (Chromium)', function () 
     await saved;
 
     await page.reload();
-    await revenue.getByRole('img', { name: /Revenue of MSFT, quarterly/ }).waitFor();
+    await revenue.getByRole('figure', { name: /Revenue of MSFT, quarterly/ }).waitFor();
     expect(await revenue.getByRole('button', { name: 'Quarterly' }).getAttribute('aria-pressed')).to.equal('true');
     expect(await page.getByRole('region', { name: 'Net income' }).count()).to.equal(0);
 
@@ -194,20 +194,20 @@ describe('watch list, portfolio and company statistics (Chromium)', function () 
     await page.getByRole('button', { name: 'Add', exact: true }).click();
     await page
       .getByRole('region', { name: 'Net income' })
-      .getByRole('img', { name: /Net income of MSFT/ })
+      .getByRole('figure', { name: /Net income of MSFT/ })
       .waitFor();
     await saved;
     await page.reload();
     await page
       .getByRole('region', { name: 'Net income' })
-      .getByRole('img', { name: /Net income of MSFT/ })
+      .getByRole('figure', { name: /Net income of MSFT/ })
       .waitFor();
     // The other charts draw after the reload too: wait for the fourth before counting.
     await page
-      .getByRole('img', { name: / of MSFT, / })
+      .getByRole('figure', { name: / of MSFT, / })
       .nth(3)
       .waitFor();
-    expect(await page.getByRole('img', { name: / of MSFT, / }).count()).to.equal(4);
+    expect(await page.getByRole('figure', { name: / of MSFT, / }).count()).to.equal(4);
 
     // Another company through the picker.
     const picker = page.getByRole('combobox', { name: 'Company' });
@@ -215,7 +215,7 @@ describe('watch list, portfolio and company statistics (Chromium)', function () 
     await page.getByRole('option', { name: /AAPL/ }).first().waitFor();
     await picker.press('Enter');
     await page.waitForURL('**/CompanyStats?stock=AAPL');
-    await revenue.getByRole('img', { name: /Revenue of AAPL, quarterly/ }).waitFor();
+    await revenue.getByRole('figure', { name: /Revenue of AAPL, quarterly/ }).waitFor();
     await page.waitForFunction(() => document.querySelectorAll('.stat-card .js-plotly-plot .bars .point').length >= 4);
     await e2e.screenshot(page, 'companystats');
     expect(errors).to.deep.equal([]);

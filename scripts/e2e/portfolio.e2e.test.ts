@@ -74,14 +74,14 @@ describe('portfolio transactions, import and performance (Chromium)', function (
     expect(await sale.count()).to.equal(2);
 
     // The performance chart, over a range and against a symbol.
-    const chart = (name: RegExp) => page.getByRole('img', { name }).locator('.main-svg').first();
+    const chart = (name: RegExp) => page.getByRole('figure', { name }).locator('.main-svg').first();
     await chart(/Time-weighted return of the portfolio against Equal weight \(universe\), All/).waitFor();
     await page.getByRole('group', { name: 'Range' }).getByRole('button', { name: '1Y' }).click();
     await chart(/against Equal weight \(universe\), 1Y/).waitFor();
     await page.getByLabel('Benchmark').fill('msft');
     await page.getByRole('button', { name: 'Compare' }).click();
     await chart(/against MSFT, 1Y/).waitFor();
-    await page.getByRole('img', { name: /Allocation by sector: Information Technology/ }).waitFor();
+    await page.getByRole('figure', { name: /Allocation by sector: Information Technology/ }).waitFor();
     await e2e.screenshot(page, 'portfolio-transactions');
 
     // The export holds the four imported rows and the sales.

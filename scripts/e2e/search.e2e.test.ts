@@ -181,7 +181,7 @@ describe('search page (Chromium)', function () {
     );
     await page.getByRole('gridcell', { name: company, exact: true }).click();
     const panel = page.getByRole('region', { name: 'Chart panel' });
-    await panel.getByRole('img', { name: `Daily prices of ${symbol} over 3 months` }).waitFor();
+    await panel.getByRole('figure', { name: `Daily prices of ${symbol} over 3 months` }).waitFor();
     await panel.locator('.js-plotly-plot').waitFor();
     expect(await mainHeight(page)).to.be.closeTo(0.78, 0.01);
     expect(

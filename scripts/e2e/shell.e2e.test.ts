@@ -1,9 +1,62 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleSizes } from '../buildUi.ts';
+import type { Page } from 'playwright-core';
 import { startE2E, type E2E } from './browser.ts';
+
+/** Every path the app routes (the route table imports the screens' code, so its paths are read as text). */
+function screenPaths(): string[] {
+  const routes = readFileSync(fileURLToPath(new URL('../../ui/app/routes.ts', import.meta.url)), 'utf8');
+  const paths = [...routes.matchAll(/path: '(\/\w+)'/g)].map((match) => match[1]!);
+  expect(paths).to.include.members(['/Dashboard', '/Portfolio', '/Alerts', '/Settings']);
+  return paths;
+}
+
+/** Lots, a watch list and an alert for the signed-in user: the screens show their tables rather than empty states. */
+async function seedLists(page: Page): Promise<void> {
+  await page.evaluate(`(async () => {
+    const post = async (url, body) => {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      if (!response.ok) throw new Error(url + ': ' + response.status);
+    };
+    await post('/personalize/createwatchlist', ['AAPL', 'MSFT', 'NVDA']);
+    await post('/personalize/userstockportfolio', ['AAPL', 'MSFT']);
+    await post('/personalize/userPositions/AAPL', [
+      { date: '2024-06-03', close: 190.12, position: 15 },
+      { date: '2024-09-03', close: 220.5, position: 5 },
+    ]);
+    await post('/personalize/stockalerts', {
+      symbol: 'AAPL',
+      condition: { op: 'entering_channel', lower: 150, upper: 160 },
+      frequency: 'every_time',
+      note: 'Add to the position on the way into the range, stop under 148',
+    });
+  })()`);
+}
+
+/** What a screen shows once its data is in (besides no loading skeleton left). */
+const LOADED: Readonly<Record<string, string>> = {
+  '/Portfolio': 'table.lots tbody tr',
+  '/Watchlist': '.ag-row',
+  '/Alerts': '.ag-row',
+  '/PriceCharts': '.plot-container',
+};
+
+/** Opens a screen (the price chart on AAPL) and waits for its heading, its data and no skeleton left. */
+async function openLoaded(page: Page, path: string): Promise<void> {
+  await page.goto(path === '/PriceCharts' ? `${path}?stock=AAPL` : path);
+  await page.locator('h1').first().waitFor();
+  const ready = LOADED[path];
+  if (ready !== undefined) await page.locator(ready).first().waitFor();
+  await page.waitForFunction(() => document.querySelector('[aria-busy="true"]') === null);
+}
 
 describe('web app shell (Chromium)', function () {
   this.timeout(120_000);
@@ -96,53 +149,47 @@ describe('web app shell (Chromium)', function () {
   it("fits every screen in a 390 px phone's width, with a portfolio, a watch list and alerts: none scrolls sideways", async () => {
     const { page, context, errors } = await e2e.newPage({ width: 390, height: 844 });
     await e2e.signUp(page, 'phone');
-    // Lots, a watch list and alerts, so the screens show their tables and lists rather than their empty states.
-    await page.evaluate(`(async () => {
-      const post = async (url, body) => {
-        const response = await fetch(url, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify(body),
-        });
-        if (!response.ok) throw new Error(url + ': ' + response.status);
-      };
-      await post('/personalize/createwatchlist', ['AAPL', 'MSFT', 'NVDA']);
-      await post('/personalize/userstockportfolio', ['AAPL', 'MSFT']);
-      await post('/personalize/userPositions/AAPL', [
-        { date: '2024-06-03', close: 190.12, position: 15 },
-        { date: '2024-09-03', close: 220.5, position: 5 },
-      ]);
-      await post('/personalize/stockalerts', {
-        symbol: 'AAPL',
-        condition: { op: 'entering_channel', lower: 150, upper: 160 },
-        frequency: 'every_time',
-        note: 'Add to the position on the way into the range, stop under 148',
-      });
-    })()`);
-    /** What each screen shows once its data is in (besides no loading skeleton left). */
-    const loaded: Record<string, string> = {
-      '/Portfolio': 'table.lots tbody tr',
-      '/Watchlist': '.ag-row',
-      '/Alerts': '.ag-row',
-      '/PriceCharts': '.plot-container',
-    };
-    // Every screen the app routes (the route table imports the screens' code, so its paths are read as text).
-    const routes = readFileSync(fileURLToPath(new URL('../../ui/app/routes.ts', import.meta.url)), 'utf8');
-    const paths = [...routes.matchAll(/path: '(\/\w+)'/g)].map((match) => match[1]!);
-    expect(paths).to.include.members(['/Dashboard', '/Portfolio', '/Alerts', '/Settings']);
+    await seedLists(page);
     const wide: string[] = [];
-    for (const path of paths) {
-      await page.goto(path === '/PriceCharts' ? `${path}?stock=AAPL` : path);
-      await page.locator('h1').first().waitFor();
-      const ready = loaded[path];
-      if (ready !== undefined) await page.locator(ready).first().waitFor();
-      await page.waitForFunction(() => document.querySelector('[aria-busy="true"]') === null);
+    for (const path of screenPaths()) {
+      await openLoaded(page, path);
       const width = await page.evaluate(() => document.documentElement.scrollWidth);
       if (width > 390) wide.push(`${path}: ${width} px`);
     }
     expect(wide, 'screens wider than the phone').to.deep.equal([]);
     expect(errors).to.deep.equal([]);
     await context.close();
+  });
+
+  it('passes the axe-core accessibility rules on every screen, in the light and the dark theme', async () => {
+    // axe-core's own checks (WCAG 2.1 A and AA: names, roles, landmarks, contrast of text), run in the page.
+    const axe = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+    const violations: string[] = [];
+    for (const theme of ['light', 'dark'] as const) {
+      const { page, context, errors } = await e2e.newPage();
+      await page.emulateMedia({ colorScheme: theme });
+      const check = async (path: string): Promise<void> => {
+        await page.evaluate(axe);
+        const found = await page.evaluate<string[]>(`axe
+          .run(document, { runOnly: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] })
+          .then((result) => result.violations.map((v) =>
+            v.id + ' (' + v.impact + ') ' + v.nodes.length + 'x, e.g. ' + v.nodes[0].target.join(' ')))`);
+        violations.push(...found.map((violation) => `${theme} ${path}: ${violation}`));
+      };
+      // The sign-in page signed out, then every screen signed in.
+      await page.goto('/Login');
+      await page.getByRole('button', { name: 'Sign in' }).waitFor();
+      await check('/Login');
+      await e2e.signUp(page, `axe${theme}`);
+      await seedLists(page);
+      for (const path of screenPaths()) {
+        await openLoaded(page, path);
+        await check(path);
+      }
+      expect(errors).to.deep.equal([]);
+      await context.close();
+    }
+    expect(violations).to.deep.equal([]);
   });
 
   it('keeps the entry chunk under 500 kB gzip, with Plotly in a chunk of its own loaded only by chart screens', () => {

@@ -75,7 +75,8 @@ export function Chart(props: ChartProps) {
   const { height = 320, label, ...plot } = props;
   const { resolvedTheme } = usePreferences();
   return (
-    <div className="chart" role="img" aria-label={label ?? 'Chart'} style={{ height }}>
+    // A figure rather than an image: Plotly's toolbar and legend inside are controls a keyboard reaches.
+    <div className="chart" role="figure" aria-label={label ?? 'Chart'} style={{ height }}>
       <Suspense fallback={<Skeleton lines={Math.max(2, Math.round(Number(height) / 60) || 4)} height={24} />}>
         <Plot
           useResizeHandler

@@ -213,7 +213,7 @@ const columns: ColDef<AlertAnswer>[] = [
   },
   { headerName: 'Triggers', field: 'triggercount', width: 96, type: 'rightAligned' },
   {
-    headerName: '',
+    headerName: 'Actions',
     colId: 'actions',
     width: 232,
     // Kept in view when the grid is wider than the page (the other columns scroll under it).
@@ -521,7 +521,7 @@ export default function AlertsScreen() {
         {context.alerts.length === 0 ? (
           <Empty>No alerts yet: create one here, or click a price chart.</Empty>
         ) : (
-          <div className={tall ? 'al-grid tall' : 'al-grid'} role="region" aria-label="Alerts">
+          <div className={tall ? 'al-grid tall' : 'al-grid'} role="region" aria-label="Alerts table">
             <BusyContext value={busy}>
               <Grid<AlertAnswer>
                 theme={alertsTheme}

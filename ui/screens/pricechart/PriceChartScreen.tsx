@@ -755,7 +755,7 @@ function PriceChart({ symbol }: { readonly symbol: string }) {
         </div>
 
         {!unavailable && (
-          <aside className="pc-side">
+          <div className="pc-side">
             <section className="card" aria-labelledby="pc-alerts-title">
               <h2 id="pc-alerts-title">Alerts on {symbol}</h2>
               <PriceAlertForm send={send} last={last} busy={alertsBusy} />
@@ -856,7 +856,7 @@ function PriceChart({ symbol }: { readonly symbol: string }) {
                 </button>
               </div>
             </section>
-          </aside>
+          </div>
         )}
       </div>
     </section>

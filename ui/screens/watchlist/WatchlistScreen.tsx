@@ -95,7 +95,7 @@ const columns: ColDef<WatchlistRow>[] = [
   { headerName: 'Market cap', field: 'marketcap', width: 120, type: 'rightAligned', valueFormatter: bigNumber },
   { headerName: 'Volume', field: 'volume', width: 110, type: 'rightAligned', valueFormatter: bigNumber },
   {
-    headerName: '',
+    headerName: 'Actions',
     colId: 'actions',
     width: 130,
     sortable: false,
