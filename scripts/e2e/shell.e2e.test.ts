@@ -161,7 +161,9 @@ describe('web app shell (Chromium)', function () {
     await context.close();
   });
 
-  it('passes the axe-core accessibility rules on every screen, in the light and the dark theme', async () => {
+  it('passes the axe-core accessibility rules on every screen, in the light and the dark theme', async function () {
+    // About 40 s here: every screen twice, each scanned whole.
+    this.timeout(300_000);
     // axe-core's own checks (WCAG 2.1 A and AA: names, roles, landmarks, contrast of text), run in the page.
     const axe = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
     const violations: string[] = [];
