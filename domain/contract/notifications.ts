@@ -35,6 +35,21 @@ export const notificationAnswer = z.object({
 /** A notification as the API answers it. */
 export type NotificationAnswer = z.infer<typeof notificationAnswer>;
 
+/**
+ * What a system notification of a firing shows (a Web Push one, or the browser's own for a hidden tab): the symbol
+ * in the title (none for a test), the message and, on a line of its own, the alert's note.
+ */
+export function firingNotificationText(
+  symbol: string,
+  message: string,
+  note: string | null,
+): { readonly title: string; readonly body: string } {
+  return {
+    title: symbol === '' ? 'StockPulse' : `StockPulse: ${symbol}`,
+    body: note === null ? message : `${message}\n${note}`,
+  };
+}
+
 const unreadAnswer = z.object({ unread: z.number().int() });
 
 const isoTime = z.iso.datetime({ offset: true });

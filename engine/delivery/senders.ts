@@ -9,6 +9,7 @@ import nodemailer from 'nodemailer';
 import webPush from 'web-push';
 import type { Channel } from '../../domain/channels/channels.ts';
 import type { WebhookPayload } from '../../domain/contract/channels.ts';
+import { firingNotificationText } from '../../domain/contract/notifications.ts';
 import { ForbiddenAddressError, postChecked } from './guard.ts';
 import { signatureHeader } from './secrets.ts';
 
@@ -219,8 +220,7 @@ export interface PushContent {
 /** The notification a push message shows. */
 export function pushContent(payload: WebhookPayload): PushContent {
   return {
-    title: payload.symbol === '' ? 'StockPulse' : `StockPulse: ${payload.symbol}`,
-    body: payload.note === null ? payload.message : `${payload.message}\n${payload.note}`,
+    ...firingNotificationText(payload.symbol, payload.message, payload.note),
     symbol: payload.symbol,
     url: payload.symbol === '' ? '/Settings' : `/PriceCharts?stock=${encodeURIComponent(payload.symbol)}`,
     id: payload.id,

@@ -15,7 +15,11 @@ export function alertWay(alert: Pick<AlertAnswer, 'kind' | 'alerttype' | 'condit
  * A text and, after it, an alert's note in quotes (`… — “note”`), or the text alone without a note: what a tooltip
  * or a CSV holds where the note is shown under the text.
  */
-export const withNote = (text: string, note: string | null): string => (note === null ? text : `${text} — “${note}”`);
+export const withNote = (text: string, note: string | null): string =>
+  note === null ? text : `${text} — ${quotedNote(note)}`;
+
+/** An alert's note as it is shown: in quotes. */
+export const quotedNote = (note: string): string => `“${note}”`;
 
 /** ▲, ▼, or ◆ for a crossing either way or a channel (as the price chart's list of alerts marks them). */
 export const wayMark = (way: 'up' | 'down' | null): string => (way === 'up' ? '▲' : way === 'down' ? '▼' : '◆');

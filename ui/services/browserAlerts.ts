@@ -3,6 +3,7 @@
  * arrives while the tab is hidden, and the Web Push subscription of this browser through the service worker
  * (`/sw.js`). What this browser wants is kept in its own storage, since it is about the device, not the user.
  */
+import { firingNotificationText } from '../../domain/contract/notifications.ts';
 import type { NotificationPush } from '../../domain/contract/socket.ts';
 import { live } from './live.ts';
 
@@ -67,10 +68,8 @@ function beep(): void {
 export function alertInBrowser(push: NotificationPush, open: (path: string) => void, prefs = readBrowserPrefs()): void {
   if (!document.hidden) return;
   if (prefs.notify && notificationPermission() === 'granted') {
-    const shown = new Notification(`StockPulse: ${push.symbol}`, {
-      body: push.note === null ? push.notifcationmessage : `${push.notifcationmessage}\n${push.note}`,
-      tag: push.id,
-    });
+    const { title, body } = firingNotificationText(push.symbol, push.notifcationmessage, push.note);
+    const shown = new Notification(title, { body, tag: push.id });
     shown.onclick = () => {
       window.focus();
       open(chartPathOf(push.symbol));

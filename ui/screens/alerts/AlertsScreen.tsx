@@ -27,6 +27,7 @@ import {
 import { FREQUENCY_TEXT, formatSourceValue, parseSource } from '../../../domain/alerts/conditions.ts';
 import type { AlertAnswer } from '../../../domain/contract/alerts.ts';
 import { notificationTypeName } from '../../../domain/notifications/notifications.ts';
+import { AlertNote } from '../../components/AlertNote.tsx';
 import { withNote } from '../../components/alertWords.ts';
 import { ConditionBuilder } from '../../components/ConditionBuilder.tsx';
 import { draftOf, newDraft } from '../../components/conditionDraft.ts';
@@ -164,7 +165,7 @@ function ConditionCell({ data }: Cell) {
   return (
     <>
       {data.conditiontext}
-      {data.note !== null && <span className="al-note">“{data.note}”</span>}
+      <AlertNote note={data.note} className="al-note" />
     </>
   );
 }
@@ -239,7 +240,7 @@ function AlertCard(props: Cell) {
   return (
     <div className="al-card">
       <div className="al-card-condition">{data.conditiontext}</div>
-      {data.note !== null && <div className="al-note">“{data.note}”</div>}
+      <AlertNote note={data.note} className="al-note" />
       <div className="al-card-meta">
         <StatusCell {...props} /> · {FREQUENCY_TEXT[data.frequency]} · {fired}
         {data.expires === null ? '' : ` · expires ${formatDateTime(data.expires)}`}
@@ -597,7 +598,7 @@ export default function AlertsScreen() {
                     <td className="num">{t.value === null ? '–' : formatSourceValue(historySource, t.value)}</td>
                     <td>
                       {t.message}
-                      {t.note !== null && <span className="al-note">“{t.note}”</span>}
+                      <AlertNote note={t.note} className="al-note" />
                     </td>
                   </tr>
                 ))}

@@ -2,6 +2,7 @@
  * A notification in the bell's Alert column: the spec's indicator (green ▲ for `+` in the message, red ▼ for
  * `-`), the type's name and the whole message, wrapping, with the message as its tooltip too.
  */
+import { AlertNote } from '../../components/AlertNote.tsx';
 import { bellAlertWords } from './bellText.ts';
 import type { BellNotification } from './bell.machine.ts';
 
@@ -23,7 +24,7 @@ export function BellAlert({ notification }: { readonly notification: BellNotific
       <span className="bell-type">{words.type}</span>
       <span className="bell-message">
         {words.text}
-        {words.note !== null && <span className="bell-note">“{words.note}”</span>}
+        <AlertNote note={words.note} className="bell-note" />
       </span>
     </span>
   );

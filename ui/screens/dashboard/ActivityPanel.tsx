@@ -6,6 +6,7 @@ import { useMachine } from '@xstate/react';
 import { useId } from 'react';
 import { notificationTypeName } from '../../../domain/notifications/notifications.ts';
 import { messageDirection } from '../bell/bellText.ts';
+import { AlertNote } from '../../components/AlertNote.tsx';
 import { Empty, Failed, Skeleton } from '../../components/LoadState.tsx';
 import { SymbolChip } from '../../components/SymbolChip.tsx';
 import { usePreferences } from '../../services/preferences.ts';
@@ -44,7 +45,7 @@ export function ActivityPanel() {
                   <AlertWayMark alert={alert} />
                   <span>{alert.conditiontext}</span>
                   <span className={`dash-status ${alert.status}`}>{alert.status}</span>
-                  {alert.note !== null && <span className="hint dash-note">“{alert.note}”</span>}
+                  <AlertNote note={alert.note} className="hint dash-note" />
                 </li>
               ))}
             </ul>
@@ -61,7 +62,7 @@ export function ActivityPanel() {
                   <SymbolChip symbol={n.symbol} addable={false} />
                   <span className="bell-type">{notificationTypeName(n.notificationtype)}</span>
                   <span className={messageDirection(n.notifcationmessage) ?? ''}>{n.notifcationmessage}</span>
-                  {n.note !== null && <span className="hint dash-note">“{n.note}”</span>}
+                  <AlertNote note={n.note} className="hint dash-note" />
                   <span className="hint">{formatRecent(n.createdt, timeZone)}</span>
                 </li>
               ))}
