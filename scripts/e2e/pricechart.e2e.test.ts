@@ -40,8 +40,16 @@ describe('price chart (Chromium)', function () {
 
     const price = await lastPrice(page, 'AAPL');
     const threshold = (Math.round(price * 101) / 100).toFixed(2);
-    await page.getByLabel('Alert price').fill(threshold);
+    // A refused price keeps what was typed, for another try.
+    await page.getByLabel('Alert price').fill('0');
     await page.getByLabel('Price alert note').fill('Above last week’s high: buy the first pullback');
+    await page.getByRole('button', { name: 'Add price alert' }).click();
+    await page.getByText('Price: at least 0.01').waitFor();
+    expect(await page.getByLabel('Alert price').inputValue(), 'the refused price is kept').to.equal('0');
+    expect(await page.getByLabel('Price alert note').inputValue(), 'the note is kept').to.equal(
+      'Above last week’s high: buy the first pullback',
+    );
+    await page.getByLabel('Alert price').fill(threshold);
     await page.getByRole('button', { name: 'Add price alert' }).click();
     const label = page.locator('.plot-container').getByText(`▲ Up ${threshold} ✕`);
     await label.waitFor();
@@ -50,6 +58,7 @@ describe('price chart (Chromium)', function () {
       'Your note: Above last week’s high: buy the first pullback',
     );
     expect(await page.getByLabel('Price alert note').inputValue(), 'the form is cleared for the next').to.equal('');
+    expect(await page.getByLabel('Alert price').inputValue()).to.equal('');
 
     await e2e.pushTicks([{ symbol: 'AAPL', price: Math.round(price * 104) / 100, size: 100 }]);
     const badge = page.getByTestId('bell-badge');

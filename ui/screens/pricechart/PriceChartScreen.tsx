@@ -7,6 +7,7 @@
 import { useMachine } from '@xstate/react';
 import type { ClickAnnotationEvent, PlotRelayoutEvent, PlotlyHTMLElement } from 'plotly.js';
 import {
+  useCallback,
   useEffect,
   useLayoutEffect,
   useMemo,
@@ -53,7 +54,7 @@ import {
   type SmaPeriod,
 } from './chartData.ts';
 import { buildFigure, chartHeight, hasPrices, keptInside, priceAtPoint, type PixelAxis } from './chartFigure.ts';
-import { cleanSymbol, priceChartMachine, type PriceChartEvent } from './pricechart.machine.ts';
+import { cleanSymbol, priceChartMachine, type AlertAnswer, type PriceChartEvent } from './pricechart.machine.ts';
 import './pricechart.css';
 
 const screenMachine = priceChartMachine.provide({
@@ -126,25 +127,52 @@ function NoteField(props: {
   );
 }
 
-function PriceAlertForm(props: { readonly send: Send; readonly last: number | null; readonly busy: boolean }) {
+/**
+ * What a form does once its alert is answered: `clear` when the server saved it, nothing when it was refused (the
+ * typed values stay for another try). Answers the function to call when the form sends.
+ */
+function useClearedWhenSaved(answered: AlertAnswer, clear: () => void): () => void {
+  const sentAt = useRef<number | null>(null);
+  useEffect(() => {
+    if (sentAt.current === null || sentAt.current === answered.count) return;
+    sentAt.current = null;
+    if (answered.saved) clear();
+  }, [answered, clear]);
+  return () => {
+    sentAt.current = answered.count;
+  };
+}
+
+function PriceAlertForm(props: {
+  readonly send: Send;
+  readonly last: number | null;
+  readonly busy: boolean;
+  readonly answered: AlertAnswer;
+}) {
   const { send, last, busy } = props;
   const [text, setText] = useState('');
   const [direction, setDirection] = useState<'auto' | 'U' | 'D'>('auto');
   const [note, setNote] = useState('');
+  const sent = useClearedWhenSaved(
+    props.answered,
+    useCallback(() => {
+      setText('');
+      setNote('');
+    }, []),
+  );
   const price = Number(text);
   const auto = defaultDirection(price, last);
   const chosen = direction === 'auto' ? auto : direction;
   const holds = text.trim() === '' ? null : holdsAlready(price, chosen, last);
   const submit = (event: FormEvent) => {
     event.preventDefault();
+    sent();
     send({
       type: 'user.addAlert',
       price: text.trim() === '' ? NaN : price,
       alerttype: direction === 'auto' ? auto : direction,
       note,
     });
-    setText('');
-    setNote('');
   };
   return (
     <form className="pc-alert-form" onSubmit={submit}>
@@ -180,14 +208,19 @@ function PriceAlertForm(props: { readonly send: Send; readonly last: number | nu
   );
 }
 
-function SmaAlertForm({ send, busy }: { readonly send: Send; readonly busy: boolean }) {
+function SmaAlertForm(props: { readonly send: Send; readonly busy: boolean; readonly answered: AlertAnswer }) {
+  const { send, busy } = props;
   const [period, setPeriod] = useState<SmaPeriod>(50);
   const [direction, setDirection] = useState<'U' | 'D'>('U');
   const [note, setNote] = useState('');
+  const sent = useClearedWhenSaved(
+    props.answered,
+    useCallback(() => setNote(''), []),
+  );
   const submit = (event: FormEvent) => {
     event.preventDefault();
+    sent();
     send({ type: 'user.addSmaAlert', period, alerttype: direction, note });
-    setNote('');
   };
   return (
     <form className="pc-alert-form" onSubmit={submit}>
@@ -758,8 +791,8 @@ function PriceChart({ symbol }: { readonly symbol: string }) {
           <div className="pc-side">
             <section className="card" aria-labelledby="pc-alerts-title">
               <h2 id="pc-alerts-title">Alerts on {symbol}</h2>
-              <PriceAlertForm send={send} last={last} busy={alertsBusy} />
-              <SmaAlertForm send={send} busy={alertsBusy} />
+              <PriceAlertForm send={send} last={last} busy={alertsBusy} answered={context.answered} />
+              <SmaAlertForm send={send} busy={alertsBusy} answered={context.answered} />
               <details className="pc-condition">
                 <summary>Any condition (SMA, EMA, RSI, volume, change %)</summary>
                 <ConditionBuilder

@@ -452,6 +452,24 @@ describe('price chart machine', () => {
     expect(sma?.charttype).to.equal('sma');
   });
 
+  it('counts each alert request answered, and whether it was saved: a form clears what was typed only then', async () => {
+    const { actor, ready } = chart({ saveFails: 'body.note: must be at most 200 characters, got 201' });
+    await ready();
+    expect(ctx(actor.getSnapshot()).answered).to.deep.equal({ count: 0, saved: false });
+    actor.send({ type: 'user.addAlert', price: 0, alerttype: 'U', note: 'kept' });
+    expect(ctx(actor.getSnapshot()).answered, 'refused here').to.deep.equal({ count: 1, saved: false });
+    actor.send({ type: 'user.addSmaAlert', period: 50, alerttype: 'U', note: 'two\nlines' });
+    expect(ctx(actor.getSnapshot()).answered, 'refused here').to.deep.equal({ count: 2, saved: false });
+    actor.send({ type: 'user.addAlert', price: 125, alerttype: 'U' });
+    await waitFor(actor, (s) => s.matches({ alerts: 'ready' }) && s.context.answered.count === 3);
+    expect(ctx(actor.getSnapshot()).answered, 'refused by the server').to.deep.equal({ count: 3, saved: false });
+    const saved = chart();
+    await saved.ready();
+    saved.actor.send({ type: 'user.addAlert', price: 125, alerttype: 'U' });
+    await waitFor(saved.actor, (s) => s.matches({ alerts: 'ready' }) && s.context.answered.count === 1);
+    expect(ctx(saved.actor.getSnapshot()).answered).to.deep.equal({ count: 1, saved: true });
+  });
+
   it('sends the note typed in each alert form, none when blank, and refuses one the contract refuses', async () => {
     const { actor, calls, ready } = chart();
     await ready();

@@ -108,6 +108,14 @@ export interface PriceChartContext {
   readonly channel: Channel | null;
   /** The alert being saved. */
   readonly outgoing: AlertRequest | null;
+  /** The answer to the last new or moved alert: a form keeps what was typed in it unless it was saved. */
+  readonly answered: AlertAnswer;
+}
+
+/** An alert request answered (`count` of them so far): saved, or refused here or by the server. */
+export interface AlertAnswer {
+  readonly count: number;
+  readonly saved: boolean;
 }
 
 /** Events of the chart. */
@@ -196,6 +204,7 @@ export function initialContext(symbol: string): PriceChartContext {
     channelStart: null,
     channel: null,
     outgoing: null,
+    answered: { count: 0, saved: false },
   };
 }
 
@@ -442,6 +451,10 @@ export const priceChartMachine = setup({
     keepAlert: assign(({ context }, params: { alert: ChartAlert }) =>
       withPatch(context, { alerts: upsertAlert(context.alerts, params.alert) }),
     ),
+    /** Counts an alert request answered, saved or refused. */
+    answer: assign(({ context }, params: { saved: boolean }) => ({
+      answered: { count: context.answered.count + 1, saved: params.saved },
+    })),
   },
   guards: {
     alertIsValid: ({ context, event }) => {
@@ -611,22 +624,40 @@ export const priceChartMachine = setup({
             'user.addAlert': [
               { guard: 'alertIsValid', target: 'saving' },
               {
-                actions: assign({
-                  alertError: ({ context, event }) => thresholdProblem(event.price) ?? requestProblem(context, event),
-                }),
+                actions: [
+                  assign({
+                    alertError: ({ context, event }) => thresholdProblem(event.price) ?? requestProblem(context, event),
+                  }),
+                  { type: 'answer', params: { saved: false } },
+                ],
               },
             ],
             'user.addSmaAlert': [
               { guard: 'alertIsValid', target: 'saving' },
-              { actions: assign({ alertError: ({ context, event }) => requestProblem(context, event) }) },
+              {
+                actions: [
+                  assign({ alertError: ({ context, event }) => requestProblem(context, event) }),
+                  { type: 'answer', params: { saved: false } },
+                ],
+              },
             ],
             'user.addChannel': [
               { guard: 'alertIsValid', target: 'saving' },
-              { actions: assign({ alertError: ({ context, event }) => requestProblem(context, event) }) },
+              {
+                actions: [
+                  assign({ alertError: ({ context, event }) => requestProblem(context, event) }),
+                  { type: 'answer', params: { saved: false } },
+                ],
+              },
             ],
             'user.addCondition': [
               { guard: 'alertIsValid', target: 'saving' },
-              { actions: assign({ alertError: ({ context, event }) => requestProblem(context, event) }) },
+              {
+                actions: [
+                  assign({ alertError: ({ context, event }) => requestProblem(context, event) }),
+                  { type: 'answer', params: { saved: false } },
+                ],
+              },
             ],
             'user.moveAlert': [
               { guard: 'alertIsValid', target: 'saving' },
@@ -675,6 +706,7 @@ export const priceChartMachine = setup({
               target: 'ready',
               actions: [
                 { type: 'keepAlert', params: ({ event }) => ({ alert: event.output }) },
+                { type: 'answer', params: { saved: true } },
                 {
                   type: 'notify',
                   params: ({ context, event }) => ({
@@ -686,10 +718,13 @@ export const priceChartMachine = setup({
             },
             onError: {
               target: 'ready',
-              actions: assign({
-                alertError: ({ event }) => `The alert could not be saved: ${errorMessage(event.error)}`,
-                revision: ({ context }) => context.revision + 1,
-              }),
+              actions: [
+                assign({
+                  alertError: ({ event }) => `The alert could not be saved: ${errorMessage(event.error)}`,
+                  revision: ({ context }) => context.revision + 1,
+                }),
+                { type: 'answer', params: { saved: false } },
+              ],
             },
           },
           on: { 'server.alertsChanged': { guard: not('alertsStale'), actions: assign({ alertsStale: true }) } },
