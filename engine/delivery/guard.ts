@@ -15,50 +15,52 @@ export class ForbiddenAddressError extends Error {
   override readonly name = 'ForbiddenAddressError';
 }
 
-function ipv4Number(address: string): number {
-  return address.split('.').reduce((n, part) => n * 256 + Number(part), 0);
-}
-
-const V4_BLOCKS: readonly [string, number][] = [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.0.2.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['198.51.100.0', 24],
-  ['203.0.113.0', 24],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-];
-
-function forbiddenV4(address: string): boolean {
-  const n = ipv4Number(address);
-  return V4_BLOCKS.some(([base, bits]) => {
-    const size = 2 ** (32 - bits);
-    return n >= ipv4Number(base) && n < ipv4Number(base) + size;
-  });
-}
+/**
+ * The addresses a user's URL may not reach, in Node's own `BlockList`, which also matches an IPv4-mapped IPv6
+ * address (`::ffff:7f00:1`, as the URL parser writes `[::ffff:127.0.0.1]`) against the IPv4 blocks.
+ */
+const FORBIDDEN: net.BlockList = (() => {
+  const list = new net.BlockList();
+  const v4: readonly [string, number][] = [
+    ['0.0.0.0', 8],
+    ['10.0.0.0', 8],
+    ['100.64.0.0', 10],
+    ['127.0.0.0', 8],
+    ['169.254.0.0', 16],
+    ['172.16.0.0', 12],
+    ['192.0.0.0', 24],
+    ['192.0.2.0', 24],
+    ['192.168.0.0', 16],
+    ['198.18.0.0', 15],
+    ['198.51.100.0', 24],
+    ['203.0.113.0', 24],
+    ['224.0.0.0', 4],
+    ['240.0.0.0', 4],
+  ];
+  // ::/96 IPv4-compatible (also :: and ::1), 64:ff9b::/96 and 64:ff9b:1::/48 NAT64, 2001::/32 Teredo and
+  // 2002::/16 6to4 (both carry an IPv4 address), 2001:db8::/32 documentation, fc00::/7 unique local (AWS's
+  // metadata fd00:ec2::254 too), fe80::/10 link-local, ff00::/8 multicast.
+  const v6: readonly [string, number][] = [
+    ['::', 96],
+    ['64:ff9b::', 96],
+    ['64:ff9b:1::', 48],
+    ['2001::', 32],
+    ['2001:db8::', 32],
+    ['2002::', 16],
+    ['fc00::', 7],
+    ['fe80::', 10],
+    ['ff00::', 8],
+  ];
+  for (const [base, bits] of v4) list.addSubnet(base, bits, 'ipv4');
+  for (const [base, bits] of v6) list.addSubnet(base, bits, 'ipv6');
+  return list;
+})();
 
 /** Whether an IP address is one a user's URL may not reach: anything but a public unicast address. */
 export function isForbiddenAddress(address: string): boolean {
   const family = net.isIP(address);
-  if (family === 4) return forbiddenV4(address);
-  if (family !== 6) return true;
-  const lower = address.toLowerCase();
-  const mapped = /^(?:0{0,4}:){0,5}ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower) ?? /^::(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (mapped) return forbiddenV4(mapped[1]!);
-  if (lower === '::' || lower === '::1') return true;
-  const first = parseInt(lower.split(':')[0] || '0', 16);
-  // fc00::/7 unique local, fe80::/10 link-local, ff00::/8 multicast, 2001:db8::/32 documentation, 64:ff9b::/96 NAT64.
-  if ((first & 0xfe00) === 0xfc00 || (first & 0xffc0) === 0xfe80 || (first & 0xff00) === 0xff00) return true;
-  if (lower.startsWith('2001:db8:') || lower.startsWith('64:ff9b:')) return true;
-  // fd00:ec2::254 (AWS metadata over IPv6) is inside fc00::/7 already.
-  return false;
+  if (family === 0) return true;
+  return FORBIDDEN.check(address, family === 4 ? 'ipv4' : 'ipv6');
 }
 
 /** The allowed hosts of a comma-separated list, lower-cased. */

@@ -264,12 +264,24 @@ describe('address check', function () {
     'fd00:ec2::254',
     '::ffff:127.0.0.1',
     '::ffff:169.254.169.254',
+    // The same, as the URL parser writes them (`new URL('http://[::ffff:127.0.0.1]/').hostname`).
+    '::ffff:7f00:1',
+    '0:0:0:0:0:ffff:7f00:1',
+    '::ffff:a9fe:a9fe',
+    '::ffff:a00:1',
+    '::7f00:1',
+    '::127.0.0.1',
+    '64:ff9b::7f00:1',
+    '2002:7f00:1::1',
+    '2001:0:7f00:1::1',
+    'ff02::1',
+    'not an address',
   ]) {
     it(`refuses ${address}`, function () {
       expect(isForbiddenAddress(address)).to.equal(true);
     });
   }
-  for (const address of ['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111']) {
+  for (const address of ['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111', '::ffff:808:808', '::ffff:8.8.8.8']) {
     it(`accepts the public address ${address}`, function () {
       expect(isForbiddenAddress(address)).to.equal(false);
     });

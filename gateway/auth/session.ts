@@ -13,11 +13,11 @@ export const SESSION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 const SESSION_COOKIE_PATTERN = new RegExp(`(?:^|;) *${SESSION_COOKIE}=([^;]*)`);
 
 /**
- * The session cookie's value, read as `ctx.cookies.get(SESSION_COOKIE)` reads it (unsigned, surrounding
- * quotes removed) without making the request's `Cookies` object.
+ * The session cookie's value in a `Cookie` header (a request's, or a socket's handshake's), read as
+ * `ctx.cookies.get(SESSION_COOKIE)` reads it (unsigned, surrounding quotes removed, not decoded: a token is
+ * URL-safe) without making the request's `Cookies` object.
  */
-function sessionToken(ctx: Context): string | undefined {
-  const header = ctx.req.headers.cookie;
+export function sessionTokenOf(header: string | undefined): string | undefined {
   if (!header) return undefined;
   const value = SESSION_COOKIE_PATTERN.exec(header)?.[1];
   return value?.[0] === '"' ? value.slice(1, -1) : value;
@@ -28,7 +28,7 @@ function sessionToken(ctx: Context): string | undefined {
  * undefined, with nothing to wait for, when the request has no session cookie or its session is held in memory.
  */
 export function readSession(ctx: Context, sessions: SessionStore): Promise<void> | undefined {
-  const token = sessionToken(ctx);
+  const token = sessionTokenOf(ctx.req.headers.cookie);
   ctx.state.session = null;
   if (!token) return undefined;
   // A session the in-process cache holds needs no promise (see `sessionCache.ts`).

@@ -97,7 +97,16 @@ describe('API reference', function () {
   });
 
   it('answers 404 naming the file for anything else under /api/docs', async function () {
-    for (const path of ['/api/docs/package.json', '/api/docs/..%2F..%2Fpackage.json', '/api/docs/swagger-ui.js.map']) {
+    for (const path of [
+      '/api/docs/package.json',
+      '/api/docs/..%2F..%2Fpackage.json',
+      '/api/docs/swagger-ui.js.map',
+      // Names every object has: the files are a map, not an object's properties.
+      '/api/docs/constructor',
+      '/api/docs/__proto__',
+      '/api/docs/toString',
+      '/api/docs/hasOwnProperty',
+    ]) {
       const res = await gw.client().get(path);
       expect(res.status, path).to.equal(404);
       expect(res.body).to.deep.include({ error: 'not_found' });

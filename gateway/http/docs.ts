@@ -15,22 +15,22 @@ import { notFound } from '../errors.ts';
 const VIEWER_DIR = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 const OWN_DIR = fileURLToPath(new URL('./docs/', import.meta.url));
 
-/** The files of the reference page, by name: where each is and its media type. */
-const FILES: Readonly<Record<string, { readonly path: string; readonly type: string }>> = Object.freeze({
-  'index.html': { path: join(OWN_DIR, 'index.html'), type: 'text/html; charset=utf-8' },
-  'init.js': { path: join(OWN_DIR, 'init.js'), type: 'text/javascript; charset=utf-8' },
-  'swagger-ui.css': { path: join(VIEWER_DIR, 'swagger-ui.css'), type: 'text/css; charset=utf-8' },
-  'swagger-ui-bundle.js': { path: join(VIEWER_DIR, 'swagger-ui-bundle.js'), type: 'text/javascript; charset=utf-8' },
-  'favicon-32x32.png': { path: join(VIEWER_DIR, 'favicon-32x32.png'), type: 'image/png' },
-});
+/** The files of the reference page, by name: where each is and its media type (a map: a name is the caller's). */
+const FILES: ReadonlyMap<string, { readonly path: string; readonly type: string }> = new Map([
+  ['index.html', { path: join(OWN_DIR, 'index.html'), type: 'text/html; charset=utf-8' }],
+  ['init.js', { path: join(OWN_DIR, 'init.js'), type: 'text/javascript; charset=utf-8' }],
+  ['swagger-ui.css', { path: join(VIEWER_DIR, 'swagger-ui.css'), type: 'text/css; charset=utf-8' }],
+  ['swagger-ui-bundle.js', { path: join(VIEWER_DIR, 'swagger-ui-bundle.js'), type: 'text/javascript; charset=utf-8' }],
+  ['favicon-32x32.png', { path: join(VIEWER_DIR, 'favicon-32x32.png'), type: 'image/png' }],
+]);
 
 /** The names of the files the reference page is made of. */
-export const REFERENCE_FILES: readonly string[] = Object.freeze(Object.keys(FILES));
+export const REFERENCE_FILES: readonly string[] = Object.freeze([...FILES.keys()]);
 
 const cache = new Map<string, Buffer>();
 
 function sendFile(ctx: Context, name: string): void {
-  const file = FILES[name];
+  const file = FILES.get(name);
   if (!file) throw notFound(`params.file: no reference file ${JSON.stringify(name)}`);
   let content = cache.get(name);
   if (!content) {

@@ -4,17 +4,8 @@
  */
 import { parsePosition, type LogPosition } from '../../platform/eventstore/port.ts';
 import type { SessionStore } from '../../platform/sessions/port.ts';
-import { SESSION_COOKIE } from '../auth/session.ts';
+import { sessionTokenOf } from '../auth/session.ts';
 import type { RealtimeServer } from './server.ts';
-
-/** The value of one cookie in a `Cookie` header. */
-function cookieValue(header: string | undefined, name: string): string | undefined {
-  for (const part of (header ?? '').split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
-  }
-  return undefined;
-}
 
 /** The handshake's `auth.since`: absent (null), a position, or a refusal naming the field. */
 function sinceOf(auth: unknown): LogPosition | null | Error {
@@ -26,7 +17,7 @@ function sinceOf(auth: unknown): LogPosition | null | Error {
 /** The handshake middleware: a socket without a valid session, or with a bad `auth.since`, is refused. */
 export function authenticateSockets(sessions: SessionStore): Parameters<RealtimeServer['use']>[0] {
   return (socket, next) => {
-    const token = cookieValue(socket.request.headers.cookie, SESSION_COOKIE);
+    const token = sessionTokenOf(socket.request.headers.cookie);
     if (!token) {
       next(new Error('unauthorized: sign in first'));
       return;

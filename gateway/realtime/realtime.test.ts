@@ -115,6 +115,24 @@ describe('realtime (Socket.IO)', function () {
     ).to.equal('refused');
   });
 
+  it('refuses a session cookie that is not URL-encoded text, and goes on serving', async function () {
+    for (const token of ['%', '%E0%A4%A']) {
+      const client = gw.client();
+      client.cookies.set('sid', token);
+      const socket = open(gw, client);
+      sockets.push(socket);
+      const error = await connected(socket).then(
+        () => null,
+        (e: Error) => e,
+      );
+      expect(error?.message, token).to.match(/unauthorized/);
+    }
+    const socket = open(gw, await gw.user());
+    sockets.push(socket);
+    await connected(socket);
+    expect(socket.connected).to.equal(true);
+  });
+
   it('acknowledges a subscription with a snapshot, refuses bad symbols naming them, and streams quotes', async function () {
     const user = await gw.user();
     const socket = open(gw, user);

@@ -278,6 +278,16 @@ describe('delivery routes and channels', function () {
       expect(refused.status).to.equal(200);
       expect(refused.body).to.include({ ok: false, status: null });
       expect((refused.body as AttemptAnswer).error).to.match(/10\.0\.0\.1 .*not a public address/);
+
+      // The allowed receiver's own address, written as IPv4-mapped IPv6, is still the inside.
+      const port = new URL(receiver.url).port;
+      for (const host of ['[::ffff:127.0.0.1]', '[0:0:0:0:0:ffff:7f00:1]']) {
+        const mapped = await addChannel(user, { type: 'webhook', url: `http://${host}:${port}/mapped` });
+        const answer = await user.post(`/personalize/channels/${mapped.id}/test`);
+        expect(answer.body, host).to.include({ ok: false, status: null });
+        expect((answer.body as AttemptAnswer).error, host).to.match(/::ffff:7f00:1 .*not a public address/);
+      }
+      expect(receiver.requests.filter((r) => r.url === '/mapped')).to.deep.equal([]);
     });
 
     it('refuses bad delivery queries naming the field', async function () {
