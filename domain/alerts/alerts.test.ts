@@ -659,6 +659,46 @@ describe('alert conditions, frequencies, pause, resume and expiry', () => {
     expect(changed!.data).to.deep.include({ frequency: 'once', expires });
   });
 
+  it('keeps the condition of an alert an update sends neither a condition nor an older field for', () => {
+    const bare = { alertId: A1, symbol: 'AAPL', at: LATER };
+    // A condition alert: only its frequency changes, and it is re-armed.
+    const [frequency] = alertsDecider.decide(
+      { type: 'UpdateAlert', data: { ...bare, frequency: 'once' } },
+      fold(alertsDecider, [conditionCreated()]),
+    );
+    const { createdt: _createdt, ...definition } = conditionCreated().data as AlertCreatedData;
+    expect(frequency).to.deep.equal({
+      type: 'AlertUpdated',
+      data: { ...definition, frequency: 'once', updatedt: LATER },
+    });
+    // An alert of the older body stays a price alert, its note added.
+    given(alertsDecider, [created()])
+      .when({ type: 'UpdateAlert', data: { ...bare, note: 'Trim on the way up' } })
+      .then([updated({ note: 'Trim on the way up' })]);
+    // Nothing changed on an armed alert: nothing to append.
+    given(alertsDecider, [conditionCreated()]).when({ type: 'UpdateAlert', data: bare }).thenNothing();
+    // An update that leaves the condition out names no condition field for an alert that does not exist.
+    given(alertsDecider).when({ type: 'UpdateAlert', data: bare }).thenError('not_found');
+  });
+
+  it('names the kept expiry of an update that has passed, and asks for another', () => {
+    const past = [conditionCreated({ expires: '2025-03-04T00:00:00.000Z' })];
+    const decide = () =>
+      alertsDecider.decide(
+        { type: 'UpdateAlert', data: { alertId: A1, symbol: 'AAPL', note: 'again', at: LATER } },
+        fold(alertsDecider, past),
+      );
+    expect(decide).to.throw(
+      DomainError,
+      "expires: the alert's own, 2025-03-04T00:00:00.000Z, has passed; send a later one, or null for none",
+    );
+    const [reopened] = alertsDecider.decide(
+      { type: 'UpdateAlert', data: { alertId: A1, symbol: 'AAPL', expires: null, at: LATER } },
+      fold(alertsDecider, past),
+    );
+    expect(reopened!.data).to.deep.include({ expires: null });
+  });
+
   describe('a note', () => {
     const note = 'Buy 100 at the open; stop at 178';
     const withNote = conditionCreated({ note });

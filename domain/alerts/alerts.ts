@@ -766,13 +766,20 @@ function decideTrigger(command: TriggerAlert, state: AlertsState): AlertsEvent[]
   ];
 }
 
+/** Whether an alert input says what the alert is: a condition, or any of the older body's fields. */
+function sendsCondition(input: AlertInput): boolean {
+  return [input.condition, input.kind, input.alerttype, input.threshold, input.period].some((v) => v != null);
+}
+
 /**
- * An update's fields with the alert's own frequency and expiry where the update sends none: a frequency absent or
- * null, an expiry absent (`expires: null` makes the alert open-ended).
+ * An update's fields with the alert's own where the update sends none: its condition when neither a condition
+ * nor an older body's field is sent, its frequency when absent or null, its expiry and note when absent
+ * (`expires: null` makes the alert open-ended, `note: null` removes the note).
  */
 function keptUnlessSent(input: AlertInput, alert: Alert): AlertInput {
   return {
     ...input,
+    ...(sendsCondition(input) ? {} : { condition: alert.condition }),
     frequency: input.frequency ?? alert.frequency,
     expires: input.expires === undefined ? alert.expires : input.expires,
     note: input.note === undefined ? alert.note : input.note,
@@ -800,7 +807,19 @@ function decide(command: AlertsCommand, state: AlertsState): AlertsEvent[] {
     case 'UpdateAlert': {
       const alertId = parseAlertId(command.data.alertId);
       const existing = findAlert(state, alertId);
+      // An update that leaves the condition out is of an alert that exists.
+      if (!existing && !sendsCondition(command.data)) requireAlert(state, alertId);
       const definition = parseDefinition(existing ? keptUnlessSent(command.data, existing) : command.data);
+      if (existing && command.data.expires === undefined && definition.expires !== null) {
+        // The alert's own expiry, kept: one that has passed needs another.
+        if (Date.parse(definition.expires) <= parseAt(command.data.at)) {
+          throw new DomainError(
+            'invalid_expires',
+            `expires: the alert's own, ${definition.expires}, has passed; send a later one, or null for none`,
+            'expires',
+          );
+        }
+      }
       requireFutureExpiry(definition, command.data.at);
       const alert = requireAlert(state, alertId);
       if (alert.status === 'armed' && sameDefinition(alert, definition)) return [];

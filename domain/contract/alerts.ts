@@ -189,6 +189,9 @@ const alertBody = z
       if (isConditionProblem(condition)) refuse(condition.field, condition.message);
       return;
     }
+    const older = [body.close, body.alerttype, body.kind, body.period].some((v) => v !== null && v !== undefined);
+    // An update that sends neither keeps the alert's condition.
+    if (body.update === true && !older) return;
     if (body.alerttype === null || body.alerttype === undefined) {
       refuse('alerttype', 'is required (U or D) for a price or SMA alert; or send a condition');
       return;
@@ -252,7 +255,7 @@ export const alertsApi = {
   postStockalerts: route({
     method: 'POST',
     path: '/personalize/stockalerts',
-    summary: `Create an alert, or with update: true and an id change one and re-arm it (a frequency, expires or note it leaves out stays the alert's own). Body {symbol, condition: {op, source?, value?, lower?, upper?, bars?}, frequency?, expires?, note?, id?, update?}; sources price, sma:20|50|100|200, ema:<2..200>, rsi:14, volume, changepct; frequencies once, once_per_bar, once_per_bar_close, every_time; expires an ISO time with its zone or null; note the user's own words shown with each firing (one line, at most ${ALERT_NOTE_MAX} characters; null clears it); a level {ref} names price, sma or ema and only on those sources. Operators: ${alertOpsDescription}. The older body {symbol, close, alerttype, kind?, period?} still makes price and SMA alerts`,
+    summary: `Create an alert, or with update: true and an id change one and re-arm it (a condition, frequency, expires or note it leaves out stays the alert's own: sending neither condition nor the older body's fields keeps the condition). Body {symbol, condition: {op, source?, value?, lower?, upper?, bars?}, frequency?, expires?, note?, id?, update?}; sources price, sma:20|50|100|200, ema:<2..200>, rsi:14, volume, changepct; frequencies once, once_per_bar, once_per_bar_close, every_time; expires an ISO time with its zone or null; note the user's own words shown with each firing (one line, at most ${ALERT_NOTE_MAX} characters; null clears it); a level {ref} names price, sma or ema and only on those sources. Operators: ${alertOpsDescription}. The older body {symbol, close, alerttype, kind?, period?} still makes price and SMA alerts`,
     tag: 'alerts',
     access: 'user',
     body: alertBody,

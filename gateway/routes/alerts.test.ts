@@ -327,6 +327,42 @@ describe('alert routes', function () {
       expect(open).to.deep.include({ frequency: 'every_time', expires: null });
     });
 
+    it('keeps the condition an update leaves out, and answers 404 for such an update of no alert', async function () {
+      const user = await gw.user();
+      const alert = await createAlert(user, {
+        symbol: 'AAPL',
+        condition: { op: 'inside_channel', lower: 180, upper: 190 },
+        frequency: 'every_time',
+      });
+      const noted = await createAlert(user, { symbol: 'AAPL', note: 'Range trade', id: alert.id, update: true });
+      expect(noted).to.deep.include({
+        condition: alert.condition,
+        conditiontext: alert.conditiontext,
+        frequency: 'every_time',
+        note: 'Range trade',
+      });
+      const older = await createAlert(user, { symbol: 'AAPL', close: 190, alerttype: 'U' });
+      const daily = await createAlert(user, { symbol: 'AAPL', frequency: 'once_per_bar', id: older.id, update: true });
+      expect(daily).to.deep.include({
+        condition: older.condition,
+        conditiontext: older.conditiontext,
+        frequency: 'once_per_bar',
+      });
+      const unknown = uuidV5('no-such-alert', STOCKPULSE_NAMESPACE);
+      const res = await user.post('/personalize/stockalerts', { symbol: 'AAPL', note: 'x', id: unknown, update: true });
+      expect(res.status, res.text).to.equal(404);
+      expect((res.body as { message: string }).message).to.equal(`body.id: no alert ${unknown}`);
+      // The older body's fields still go together: a threshold without its direction names the direction.
+      const half = await user.post('/personalize/stockalerts', {
+        symbol: 'AAPL',
+        close: 191,
+        id: alert.id,
+        update: true,
+      });
+      expect(half.status, half.text).to.equal(400);
+      expect((half.body as { message: string }).message).to.match(/^body\.alerttype: is required/);
+    });
+
     it('re-arms a triggered alert', async function () {
       const user = await gw.user();
       const alert = await createAlert(user, { symbol: 'AAPL', close: 190, alerttype: 'U' });

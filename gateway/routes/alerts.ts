@@ -154,7 +154,8 @@ export function alertsRoutes(deps: AlertsDeps) {
         const alertId = update ? (body.id ?? '').toLowerCase() : uuidV5(`${m.commandId}/alert`, STOCKPULSE_NAMESPACE);
         if (!isUuid(alertId)) throw notFound(`body.id: no alert ${JSON.stringify(body.id)}`);
         const kind = body.kind === 'SMA' ? 'SMA' : 'PRICE';
-        const hasCondition = body.condition !== null && body.condition !== undefined;
+        // The older body's fields, when it is one (an update sending neither them nor a condition keeps its own).
+        const older = (body.condition ?? null) === null && (body.alerttype ?? null) !== null;
         const data = {
           alertId,
           symbol: body.symbol,
@@ -164,10 +165,10 @@ export function alertsRoutes(deps: AlertsDeps) {
           expires: body.expires,
           // Absent on an update: the alert keeps its note (null or blank clears it).
           note: body.note,
-          kind: hasCondition ? null : kind,
-          alerttype: hasCondition ? null : (body.alerttype ?? null),
-          threshold: !hasCondition && kind === 'PRICE' ? (body.close ?? null) : null,
-          period: !hasCondition && kind === 'SMA' ? (body.period ?? null) : null,
+          kind: older ? kind : null,
+          alerttype: older ? (body.alerttype ?? null) : null,
+          threshold: older && kind === 'PRICE' ? (body.close ?? null) : null,
+          period: older && kind === 'SMA' ? (body.period ?? null) : null,
           at: m.at,
         } as const;
         const outcome = await inBodyTerms(alertId, () =>
