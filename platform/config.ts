@@ -14,9 +14,9 @@ export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' |
 
 /** Limits on account creation and sign-in, per client address and overall. */
 export interface AuthLimits {
-  /** Registrations one address may make per hour (`REGISTRATIONS_PER_ADDRESS`). */
+  /** Registration attempts one address may make per hour, refused ones too (`REGISTRATIONS_PER_ADDRESS`). */
   readonly registrationsPerAddress: number;
-  /** Registrations per hour from all addresses together (`REGISTRATIONS_PER_HOUR`). */
+  /** Registration attempts per hour from all addresses together (`REGISTRATIONS_PER_HOUR`). */
   readonly registrationsPerHour: number;
   /** Wrong passwords for one account from one address before each further one waits longer (`SIGNIN_FREE_FAILURES`). */
   readonly signInFreeFailures: number;

@@ -724,6 +724,9 @@ describe('alert conditions, frequencies, pause, resume and expiry', () => {
         ['first line\nsecond line', 'note: must be one line, without control characters'],
         ['bell\u0007', 'note: must be one line, without control characters'],
         ['a\u2028b', 'note: must be one line, without control characters'],
+        // Characters as a reader counts them: an emoji is one.
+        ['😀'.repeat(201), 'note: must be at most 200 characters, got 201'],
+        ['a\ud800b', 'note: must not contain unpaired surrogates'],
       ];
       for (const [sent, message] of cases) {
         given(alertsDecider)
@@ -736,9 +739,11 @@ describe('alert conditions, frequencies, pause, resume and expiry', () => {
           );
         expect(decide).to.throw(DomainError, message);
       }
-      given(alertsDecider)
-        .when({ type: 'CreateAlert', data: withCondition({ note: 'é'.repeat(200) }) })
-        .then([conditionCreated({ note: 'é'.repeat(200) })]);
+      for (const longest of ['é'.repeat(200), '😀'.repeat(200)]) {
+        given(alertsDecider)
+          .when({ type: 'CreateAlert', data: withCondition({ note: longest }) })
+          .then([conditionCreated({ note: longest })]);
+      }
     });
 
     it('keeps the note an update does not send, clears it sent null, and re-arms an alert whose note changed', () => {

@@ -7,6 +7,7 @@
  */
 import { NOTIFICATION_TYPE, type NotificationType } from '../notifications/notifications.ts';
 import { SMA_PERIODS, type SmaPeriod } from '../screener/query.ts';
+import { isPlainText } from '../text.ts';
 
 /** The operators, TradingView's thirteen. */
 export const ALERT_OPS = [
@@ -397,7 +398,7 @@ export function parseExpires(input: unknown): string | null | ConditionProblem {
   return new Date(Date.parse(text)).toISOString();
 }
 
-/** The longest note an alert may carry, in characters (UTF-16 code units). */
+/** The longest note an alert may carry, in characters (code points: an emoji is one). */
 export const ALERT_NOTE_MAX = 200;
 
 /**
@@ -409,13 +410,16 @@ export function parseNote(input: unknown): string | null | ConditionProblem {
   if (typeof input !== 'string') return { field: 'note', message: 'must be text or null' };
   const text = input.trim();
   if (text === '') return null;
-  if (text.length > ALERT_NOTE_MAX) {
-    return { field: 'note', message: `must be at most ${ALERT_NOTE_MAX} characters, got ${text.length}` };
+  // Characters as a reader counts them: an emoji (a surrogate pair) is one.
+  const length = [...text].length;
+  if (length > ALERT_NOTE_MAX) {
+    return { field: 'note', message: `must be at most ${ALERT_NOTE_MAX} characters, got ${length}` };
   }
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(text)) {
     return { field: 'note', message: 'must be one line, without control characters' };
   }
+  if (!isPlainText(text)) return { field: 'note', message: 'must not contain unpaired surrogates' };
   return text;
 }
 

@@ -230,7 +230,7 @@ function decide(command: ChannelsCommand, state: ChannelsState): ChannelsEvent[]
     case 'RemoveChannel': {
       const channel = findChannel(state, command.data.channelId);
       if (!channel)
-        throw new DomainError('not_found', `id: no channel ${JSON.stringify(command.data.channelId)}`, 'id');
+        throw new DomainError('not_found', `channelId ${String(command.data.channelId)}: no channel`, 'channelId');
       return [{ type: 'ChannelRemoved', data: { channelId: channel.id } }];
     }
     case 'ConfirmEmailChannel': {

@@ -1,8 +1,9 @@
 /**
  * Limits on registration and sign-in.
  *
- * Registration: at most `registrationsPerAddress` accounts per address per hour and `registrationsPerHour`
- * from all addresses together.
+ * Registration: at most `registrationsPerAddress` attempts per address per hour and `registrationsPerHour`
+ * from all addresses together, counted before the attempt is decided (a name taken counts), so the route cannot
+ * be used to try names in bulk.
  *
  * Sign-in: wrong passwords are counted per (account, address) and per address, not per account, so nobody can
  * keep a user out by guessing from elsewhere, and users behind one address do not lock each other out. After

@@ -182,7 +182,9 @@ describe('delivery routes and channels', function () {
       const owner = await gw.user();
       const other = await gw.user();
       const added = await addChannel(owner, { type: 'webhook', url: `${receiver.url}/hook-b` });
-      expect((await other.post(`/personalize/delchannel/${added.id}`)).status).to.equal(404);
+      const foreign = await other.post(`/personalize/delchannel/${added.id}`);
+      expect(foreign.status).to.equal(404);
+      expect((foreign.body as { message: string }).message).to.equal(`params.id: no channel ${added.id}`);
       expect((await other.post(`/personalize/channels/${added.id}/test`)).status).to.equal(404);
       expect((await owner.post('/personalize/delchannel/nope')).status).to.equal(404);
       const res = await owner.post(`/personalize/delchannel/${added.id}`);

@@ -5,7 +5,7 @@
  * refusal names (its own, or the server's through `problem`). Used by the alert manager and the price chart.
  */
 import { useId, useState, type FormEvent, type ReactNode } from 'react';
-import { ALERT_FREQUENCIES, ALERT_NOTE_MAX, FREQUENCY_TEXT, type AlertSource } from '../../domain/alerts/conditions.ts';
+import { ALERT_FREQUENCIES, FREQUENCY_TEXT, type AlertSource } from '../../domain/alerts/conditions.ts';
 import { zoneLabel } from '../services/time.ts';
 import {
   OPS,
@@ -291,7 +291,6 @@ export function ConditionBuilder(props: ConditionBuilderProps) {
           <input
             id={`${ids}-note`}
             type="text"
-            maxLength={ALERT_NOTE_MAX}
             placeholder="e.g. take half off, stop at the 50-day"
             aria-invalid={invalid('note')}
             value={draft.note}

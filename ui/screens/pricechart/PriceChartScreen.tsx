@@ -21,7 +21,6 @@ import {
   CHANNEL_OPS,
   FREQUENCY_TEXT,
   ALERT_FREQUENCIES,
-  ALERT_NOTE_MAX,
   type AlertFrequency,
   type AlertOp,
   type AlertSource,
@@ -118,7 +117,6 @@ function NoteField(props: {
       {props.label}
       <input
         type="text"
-        maxLength={ALERT_NOTE_MAX}
         placeholder="Optional, shown with each firing"
         value={props.value}
         onChange={(e) => props.onChange(e.target.value)}
