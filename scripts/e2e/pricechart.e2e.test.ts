@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
-import { startE2E, type E2E } from './browser.ts';
+import { createAlertIn, startE2E, type E2E } from './browser.ts';
 
 /** The traces of the chart's Plotly graph, by type. */
 async function traceTypes(page: Page): Promise<string[]> {
@@ -70,6 +70,92 @@ describe('price chart (Chromium)', function () {
     await page.locator('.plot-container').getByText(`▲ Up ${threshold} · triggered ✕`).click();
     await page.getByText('No alerts on AAPL yet').waitFor();
     expect(await page.locator('.plot-container').getByText(threshold).count()).to.equal(0);
+    expect(errors).to.deep.equal([]);
+    await context.close();
+  });
+
+  it("moves a condition's line dragged to another price, and puts a dragged support line back", async () => {
+    const { page, context, errors } = await e2e.newPage();
+    await e2e.signUp(page, 'chart');
+    await page.goto('/PriceCharts?stock=AAPL');
+    const price = await lastPrice(page, 'AAPL');
+    const level = Math.round(price * 95) / 100;
+    expect(
+      await createAlertIn(page, {
+        symbol: 'AAPL',
+        condition: { op: 'less_than', value: level },
+        frequency: 'every_time',
+        note: 'Add on the dip',
+      }),
+    ).to.equal(200);
+    await page.reload();
+    const alerts = page.getByRole('list', { name: 'Alerts' });
+    await alerts.getByText(`Price is at or below ${level.toFixed(2)}`).waitFor();
+    await page.locator('.plot-container').first().waitFor();
+    /** Each line's price and where it is on the screen, in the order of the layout's shapes. */
+    const lines = (): Promise<{ y0: number; x: number; y: number }[]> =>
+      page.evaluate(`(() => {
+        const gd = document.querySelector('.js-plotly-plot');
+        const ax = gd._fullLayout.yaxis;
+        const xa = gd._fullLayout.xaxis;
+        const box = gd.getBoundingClientRect();
+        return (gd.layout.shapes || [])
+          .filter((s) => s.type === 'line' && s.yref === 'y')
+          .map((s) => ({ y0: s.y0, x: box.left + xa._offset + xa._length * 0.5, y: box.top + ax._offset + ax.d2p(s.y0) }));
+      })()`);
+    const drag = async (line: { x: number; y: number }, dy: number) => {
+      await page.mouse.move(line.x, line.y);
+      await page.mouse.down();
+      await page.mouse.move(line.x, line.y + dy / 2, { steps: 4 });
+      await page.mouse.move(line.x, line.y + dy, { steps: 4 });
+      await page.mouse.up();
+    };
+    const before = await lines();
+    const alertLine = before.find((l) => Math.abs(l.y0 - level) < 1e-9);
+    expect(alertLine, 'the alert is drawn as a line').to.not.equal(undefined);
+    expect(before.at(-1), 'above every other line').to.equal(alertLine);
+
+    await drag(alertLine!, 30);
+    const moved = alerts.getByText(/^Price is at or below \d+\.\d\d$/);
+    await page.waitForFunction(
+      (was) =>
+        [...document.querySelectorAll('.pc-alert-label')].some(
+          (e) => /at or below/.test(e.textContent ?? '') && !(e.textContent ?? '').includes(was),
+        ),
+      level.toFixed(2),
+    );
+    const to = Number(/(\d+\.\d\d)$/.exec((await moved.textContent()) ?? '')?.[1]);
+    expect(to).to.be.below(level);
+    const answer = await page.evaluate<{ condition: { op: string; value: number }; frequency: string; note: string }[]>(
+      `fetch('/personalize/stockalerts').then((r) => r.json())`,
+    );
+    expect(answer).to.have.length(1);
+    expect(answer[0]).to.deep.include({ frequency: 'every_time', note: 'Add on the dip' });
+    expect(answer[0]!.condition).to.deep.include({ op: 'less_than', value: to });
+
+    // A support or resistance line is the market's: dragged, it goes back to its price.
+    const fixed = (await lines()).find((l) => Math.abs(l.y0 - to) > 1e-9);
+    expect(fixed, 'a support or resistance line').to.not.equal(undefined);
+    await page.evaluate(`(() => {
+      window.__dragged = [];
+      document.querySelector('.js-plotly-plot').on('plotly_relayout', (e) => window.__dragged.push(Object.keys(e)));
+    })()`);
+    await drag(fixed!, 40);
+    // Plotly took the drag (the line left its price), and the chart then put it back.
+    await page.waitForFunction(() =>
+      (window as unknown as { __dragged: string[][] }).__dragged.some((keys) =>
+        keys.some((k) => /^shapes\[\d+\]\.y0$/.test(k)),
+      ),
+    );
+    await page.waitForFunction(
+      (y0) =>
+        (
+          (document.querySelector('.js-plotly-plot') as unknown as { layout: { shapes?: { y0: number }[] } }).layout
+            .shapes ?? []
+        ).some((shape) => shape.y0 === y0),
+      fixed!.y0,
+    );
+    expect((await lines()).map((l) => l.y0)).to.include(fixed!.y0);
     expect(errors).to.deep.equal([]);
     await context.close();
   });

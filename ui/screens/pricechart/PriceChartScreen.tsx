@@ -53,7 +53,13 @@ import {
   type SmaPeriod,
 } from './chartData.ts';
 import { buildFigure, chartHeight, hasPrices, keptInside, priceAtPoint, type PixelAxis } from './chartFigure.ts';
-import { cleanSymbol, priceChartMachine, type AlertAnswer, type PriceChartEvent } from './pricechart.machine.ts';
+import {
+  cleanSymbol,
+  movableLevel,
+  priceChartMachine,
+  type AlertAnswer,
+  type PriceChartEvent,
+} from './pricechart.machine.ts';
 import './pricechart.css';
 
 const screenMachine = priceChartMachine.provide({
@@ -298,7 +304,7 @@ function AlertItem(props: {
           {note}
         </span>
       )}
-      {alert.kind === 'PRICE' && !editing && (
+      {movableLevel(alert) !== null && !editing && (
         <button
           type="button"
           className="icon-button small"
@@ -306,7 +312,7 @@ function AlertItem(props: {
           title="Change the price"
           disabled={busy}
           onClick={() => {
-            setText(alert.threshold?.toFixed(2) ?? '');
+            setText(movableLevel(alert)?.toFixed(2) ?? '');
             setEditing(true);
           }}
         >
@@ -482,12 +488,14 @@ function PriceChart({ symbol }: { readonly symbol: string }) {
   const current = useRef({
     figure,
     elements: context.elements,
+    alerts: context.alerts,
     last: context.quote?.price ?? null,
     drawing: context.drawing,
   });
   current.current = {
     figure,
     elements: context.elements,
+    alerts: context.alerts,
     last: context.quote?.price ?? context.bars.at(-1)?.close ?? null,
     drawing: context.drawing,
   };
@@ -558,7 +566,9 @@ function PriceChart({ symbol }: { readonly symbol: string }) {
     let snapBack = false;
     for (const move of moves) {
       const element = elements.find((e) => e.id === move.id);
-      if (element?.type === 'ALERT' && element.charttype === 'price') {
+      const alert = current.current.alerts.find((a) => a.id === move.id);
+      // Only an alert at one price moves; any other line dragged (support, resistance, a move's level) goes back.
+      if (element?.type === 'ALERT' && alert !== undefined && movableLevel(alert) !== null) {
         send({ type: 'user.moveAlert', id: move.id, price: move.y });
       } else snapBack = true;
     }
@@ -703,7 +713,9 @@ function PriceChart({ symbol }: { readonly symbol: string }) {
               {chartLoading && <div className="pc-reloading">Loading {context.duration}…</div>}
               <Chart
                 data={figure.data}
-                layout={figure.layout}
+                // A line dragged in vain goes back: Plotly keeps a dragged shape where it was dropped until
+                // `editrevision` changes (the zoom, `uirevision`, is kept).
+                layout={{ ...figure.layout, editrevision: `${context.revision}/${redraw}` }}
                 config={{ edits: { shapePosition: true }, scrollZoom: false, displayModeBar: true }}
                 height={chartHeight(rsiShown)}
                 label={`${symbol} candlestick chart with volume, ${context.duration}`}

@@ -109,8 +109,8 @@ describe('chart elements', () => {
       series('compare-IBM', 'AXIS', 'IBM'),
       markers,
     ]);
-    expect(out.shapeIds).to.deep.equal(['a1', 's1']);
-    expect(out.shapes[0]).to.include({ type: 'line', xref: 'paper', x0: 0, x1: 1, y0: 190.5, y1: 190.5 });
+    expect(out.shapeIds, 'alert lines last, on top of the others for a drag').to.deep.equal(['s1', 'a1']);
+    expect(out.shapes[1]).to.include({ type: 'line', xref: 'paper', x0: 0, x1: 1, y0: 190.5, y1: 190.5 });
     expect(out.annotationIds, 'an SMA alert is a label only, an alert without a price is not drawn').to.deep.equal([
       'a1',
       's1',

@@ -332,6 +332,9 @@ export function renderElements(elements: readonly ChartElement[], removed: reado
   const traces: Data[] = [];
   const shapes: Partial<Shape>[] = [];
   const shapeIds: string[] = [];
+  // Alert lines are drawn after every other shape, so a drag near a support line takes the alert's.
+  const alertShapes: Partial<Shape>[] = [];
+  const alertShapeIds: string[] = [];
   const annotations: Partial<Annotations>[] = [];
   const annotationIds: string[] = [];
   let secondAxis = false;
@@ -352,7 +355,7 @@ export function renderElements(elements: readonly ChartElement[], removed: reado
         if (y === null || !Number.isFinite(y)) break;
         const alert = element.type === 'ALERT';
         if (element.charttype !== 'sma') {
-          shapes.push({
+          (alert ? alertShapes : shapes).push({
             type: 'line',
             xref: 'paper',
             x0: 0,
@@ -363,7 +366,7 @@ export function renderElements(elements: readonly ChartElement[], removed: reado
             line: { color: element.color, width: alert ? 2 : 1, dash },
             layer: 'above',
           });
-          shapeIds.push(element.id);
+          (alert ? alertShapeIds : shapeIds).push(element.id);
         }
         const slot = place(axis, y, alert ? 'right' : 'left', label);
         annotations.push({
@@ -457,6 +460,8 @@ export function renderElements(elements: readonly ChartElement[], removed: reado
       }
     }
   }
+  shapes.push(...alertShapes);
+  shapeIds.push(...alertShapeIds);
   return { traces, shapes, shapeIds, annotations, annotationIds, secondAxis };
 }
 

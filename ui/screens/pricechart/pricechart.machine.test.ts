@@ -13,6 +13,7 @@ import {
   alertRequest,
   compareProblem,
   initialContext,
+  movableLevel,
   priceChartMachine,
   type AlertRequest,
   type AlertToggle,
@@ -517,6 +518,42 @@ describe('price chart machine', () => {
     });
     expect(ctx(actor.getSnapshot()).alerts).to.have.length(1);
     expect(ctx(actor.getSnapshot()).alerts[0]).to.include({ threshold: 118.25, status: 'armed' });
+  });
+
+  it('moves a condition of the price against one price, keeping its operator, and no other condition', async () => {
+    const level = conditionAlert('c1', {
+      op: 'crossing_down',
+      source: 'price',
+      value: 120,
+      lower: null,
+      upper: null,
+      bars: null,
+    });
+    const channel = conditionAlert('c2', {
+      op: 'inside_channel',
+      source: 'price',
+      value: null,
+      lower: 110,
+      upper: 120,
+      bars: null,
+    });
+    const { actor, calls, ready } = chart({ alerts: [level, channel] });
+    await ready();
+    expect(movableLevel(level)).to.equal(120);
+    expect(movableLevel(channel)).to.equal(null);
+    actor.send({ type: 'user.moveAlert', id: 'c1', price: 117.5 });
+    await waitFor(actor, (s) => s.matches({ alerts: 'ready' }) && calls.saves.length === 1);
+    expect(calls.saves[0]).to.deep.equal({
+      symbol: 'AAPL',
+      id: 'c1',
+      update: true,
+      condition: { op: 'crossing_down', source: 'price', value: 117.5 },
+    });
+    const before = ctx(actor.getSnapshot()).revision;
+    actor.send({ type: 'user.moveAlert', id: 'c2', price: 115 });
+    expect(ctx(actor.getSnapshot()).alertError).to.equal('Only an alert at one price level can be moved');
+    expect(ctx(actor.getSnapshot()).revision, 'the dragged line goes back').to.equal(before + 1);
+    expect(calls.saves).to.have.length(1);
   });
 
   it('puts a dragged line back and says why when the move fails', async () => {

@@ -5,7 +5,7 @@
  * form and the snapshot button.
  */
 import { alertsApi } from '../../../domain/contract/alerts.ts';
-import type { AlertFrequency, AlertOp, AlertSource } from '../../../domain/alerts/conditions.ts';
+import { LEVEL_OPS, type AlertFrequency, type AlertOp, type AlertSource } from '../../../domain/alerts/conditions.ts';
 import { marketApi } from '../../../domain/contract/market.ts';
 import { patternsApi } from '../../../domain/contract/patterns.ts';
 import { snapshotsApi } from '../../../domain/contract/snapshots.ts';
@@ -289,12 +289,34 @@ export function alertRequest(context: PriceChartContext, event: PriceChartEvent)
       return { ...event.body, symbol };
     case 'user.moveAlert': {
       const alert = context.alerts.find((a) => a.id === event.id);
-      if (!alert || alert.kind !== 'PRICE') return null;
-      return { symbol, id: alert.id, update: true, close: event.price, alerttype: alert.alerttype, kind: 'PRICE' };
+      if (!alert || movableLevel(alert) === null) return null;
+      if (alert.kind === 'PRICE') {
+        return { symbol, id: alert.id, update: true, close: event.price, alerttype: alert.alerttype, kind: 'PRICE' };
+      }
+      // The same condition at another price (its frequency, expiry and note are kept by the update).
+      const { op, source } = alert.condition;
+      return {
+        symbol,
+        id: alert.id,
+        update: true,
+        condition: { op, source: source as AlertSource, value: event.price },
+      };
     }
     default:
       return null;
   }
+}
+
+/**
+ * The price of an alert that can be moved to another price (dragged on the chart or given one in its list): a
+ * price alert, or a condition of the price against one constant price (crossing, greater than, …); null for
+ * any other (an SMA alert, a channel, a move, a level on another series).
+ */
+export function movableLevel(alert: ChartAlert): number | null {
+  if (alert.kind === 'PRICE') return alert.threshold;
+  if (alert.kind !== 'CONDITION') return null;
+  const { op, source, value } = alert.condition;
+  return source === 'price' && LEVEL_OPS.includes(op) && typeof value === 'number' ? value : null;
 }
 
 /** A new alert's body with the note typed in its form, when there is one (a blank one is none). */
@@ -663,7 +685,8 @@ export const priceChartMachine = setup({
               { guard: 'alertIsValid', target: 'saving' },
               {
                 actions: assign({
-                  alertError: ({ event }) => thresholdProblem(event.price) ?? 'Only a price alert can be moved',
+                  alertError: ({ event }) =>
+                    thresholdProblem(event.price) ?? 'Only an alert at one price level can be moved',
                   revision: ({ context }) => context.revision + 1,
                 }),
               },
