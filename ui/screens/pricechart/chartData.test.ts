@@ -516,6 +516,26 @@ describe('price chart data', () => {
     expect(figure.layout.annotations?.[0]?.y).to.be.closeTo(344.9, 1e-9);
   });
 
+  it('stops the axis at the prices for a channel following a moving average with its other bound far off', () => {
+    const bars = [bar('2026-01-05', 330), bar('2026-01-06', 340)];
+    const mixed = channelElement('m1', {
+      lower: [327, 328],
+      upper: 700,
+      x: ['2026-01-05', '2026-01-06'],
+      label: 'Price is inside the channel ✕',
+    });
+    const figure = buildFigure(
+      { symbol: 'AAPL', duration: '3M', bars, intraday: [], removed: [], smas: [], rsiPanel: false, elements: [mixed] },
+      'market',
+    );
+    // Prices 329–341 (span 12): the band is drawn down to its average (327) and up to 344 (a quarter of the
+    // span), padded by 5%, where its constant bound at 700 would have stretched the axis to it.
+    const options = figure.layout.yaxis?.autorangeoptions as { clipmin?: number; clipmax: number };
+    expect(options.clipmin).to.equal(undefined);
+    expect(options.clipmax).to.be.closeTo(344.85, 1e-9);
+    expect(figure.layout.annotations?.[0]?.y, 'its label held at the top').to.be.closeTo(344.85, 1e-9);
+  });
+
   it('shows the RSI(14) panel below the volume when turned on, on daily durations only', () => {
     const bars = [bar('2026-01-05', 100, { rsi_14: 55 }), bar('2026-01-06', 101, { rsi_14: 61 })];
     const state = { symbol: 'AAPL', duration: '3M', bars, intraday: [], elements: [], removed: [], smas: [] } as const;

@@ -172,8 +172,10 @@ export function replaceElements(
 
 /** What a set of elements draws: traces, shapes and annotations, with the element id of each shape and annotation. */
 export interface RenderedElements {
-  /** Traces of LINE, AXIS and IMAGE elements. */
+  /** Traces of LINE, AXIS and IMAGE elements, and the edges of BAND elements whose bounds follow a series. */
   readonly traces: Data[];
+  /** Those of the traces that are a band's edges: levels of alerts, not prices, for the price axis's fit. */
+  readonly bandTraces: ReadonlySet<Data>;
   /** Lines of ALERT and SAR elements, rectangles of BAND elements. */
   readonly shapes: Partial<Shape>[];
   /** The element id of each shape, by index. */
@@ -330,6 +332,7 @@ export function renderBand(data: BandData, color: string): RenderedBand | null {
 /** Renders elements (minus the removed ones) into Plotly traces, shapes and annotations. */
 export function renderElements(elements: readonly ChartElement[], removed: readonly string[] = []): RenderedElements {
   const traces: Data[] = [];
+  const bandTraces = new Set<Data>();
   const shapes: Partial<Shape>[] = [];
   const shapeIds: string[] = [];
   // Alert lines are drawn after every other shape, so a drag near a support line takes the alert's.
@@ -393,6 +396,7 @@ export function renderElements(elements: readonly ChartElement[], removed: reado
         const band = renderBand(element.chartdata, element.color);
         if (!band) break;
         traces.push(...band.traces);
+        for (const trace of band.traces) bandTraces.add(trace);
         if (band.shape) {
           shapes.push(band.shape);
           shapeIds.push(element.id);
@@ -462,7 +466,7 @@ export function renderElements(elements: readonly ChartElement[], removed: reado
   }
   shapes.push(...alertShapes);
   shapeIds.push(...alertShapeIds);
-  return { traces, shapes, shapeIds, annotations, annotationIds, secondAxis };
+  return { traces, bandTraces, shapes, shapeIds, annotations, annotationIds, secondAxis };
 }
 
 /** A shape moved by dragging: the element's id and the price it now sits at. */

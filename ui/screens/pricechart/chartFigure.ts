@@ -228,8 +228,18 @@ export function priceLevels(elements: readonly ChartElement[]): PriceLevel[] {
       if (y !== null && Number.isFinite(y)) levels.push({ lo: y, hi: y, label: named });
     } else if (element.type === 'BAND') {
       const { lower, upper, axis, label } = element.chartdata;
-      if ((axis ?? 'y') === 'y' && typeof lower === 'number' && typeof upper === 'number')
-        levels.push({ lo: Math.min(lower, upper), hi: Math.max(lower, upper), label: withoutMark(label) });
+      if ((axis ?? 'y') !== 'y') continue;
+      // A bound that follows a series spans its values over the chart.
+      let lo = Infinity;
+      let hi = -Infinity;
+      for (const bound of [lower, upper]) {
+        for (const v of typeof bound === 'number' ? [bound] : bound) {
+          if (v === null || !Number.isFinite(v)) continue;
+          lo = Math.min(lo, v);
+          hi = Math.max(hi, v);
+        }
+      }
+      if (lo <= hi) levels.push({ lo, hi, label: withoutMark(label) });
     }
   }
   return levels;
@@ -342,7 +352,11 @@ export function buildFigure(
   const hoverZone = zoneLabel(fromFieldValue(lastMinute, 'market') || Date.now(), zone);
   const rendered = renderElements(context.elements, context.removed);
   data.push(...rendered.traces);
-  const view = priceView(priceValues(data), priceLevels(visibleElements(context.elements, context.removed)));
+  // A band's edges are levels (`priceLevels`), not prices: a bound far off must not stretch the axis.
+  const view = priceView(
+    priceValues(data.filter((trace) => !rendered.bandTraces.has(trace))),
+    priceLevels(visibleElements(context.elements, context.removed)),
+  );
   const annotations = view === null ? [...rendered.annotations] : withinView(rendered, context.elements, view);
   const annotationIds = [...rendered.annotationIds];
   for (const side of ['above', 'below'] as const) {
