@@ -23,7 +23,7 @@ describe('session routes', function () {
     expect(first.body).to.deep.equal({ username, initial: 'A' });
     const again = await gw.client().post('/api/register', { username, password: 'another one' });
     expect(again.status).to.equal(409);
-    expect(again.body).to.deep.include({ error: 'taken' });
+    expect(again.body).to.deep.include({ error: 'taken', message: 'body.username: already taken' });
   });
 
   for (const [body, field] of [

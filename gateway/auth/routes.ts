@@ -10,6 +10,7 @@ import { dummyHash, hashPassword, verifyPassword } from '../../platform/password
 import type { SessionStore } from '../../platform/sessions/port.ts';
 import type { CommandService } from '../commands.ts';
 import { ApiError } from '../errors.ts';
+import { inRequestTerms } from '../http/fieldNames.ts';
 import { defineRoute } from '../http/route.ts';
 import { refuseIfWaiting, type AuthLimiter } from './limits.ts';
 import { SESSION_COOKIE, SESSION_TTL_MS, clearSessionCookies, setSessionCookies } from './session.ts';
@@ -45,10 +46,12 @@ export function authRoutes(deps: AuthDeps) {
       handle: async ({ body, ctx, meta }) => {
         refuseIfWaiting(ctx, await deps.limiter.register(ctx.ip), 'too many registrations');
         const passwordHash = await hashPassword(body.password);
-        await deps.commands.execute(
-          accountConcern,
-          { type: 'RegisterUser', data: { username: body.username, passwordHash } },
-          { ...meta(), userId: body.username, actor: `user:${body.username}` },
+        await inRequestTerms({ username: 'body.username' }, () =>
+          deps.commands.execute(
+            accountConcern,
+            { type: 'RegisterUser', data: { username: body.username, passwordHash } },
+            { ...meta(), userId: body.username, actor: `user:${body.username}` },
+          ),
         );
         return { username: body.username, initial: initialOf(body.username) };
       },
