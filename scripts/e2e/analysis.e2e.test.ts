@@ -139,6 +139,112 @@ describe('analysis pages: Perform, Drill, Analyze, Correlate (Chromium)', functi
     await context.close();
   });
 
+  it('Analyze: a stream of ticks redraws the live prices in place, at most once a second, creating no element', async () => {
+    const { page, context, errors } = await e2e.newPage();
+    await e2e.signUp(page, 'analyzelive');
+    await open(page, errors, '/Analyzer');
+    await page.waitForFunction(() => {
+      const cards = [...document.querySelectorAll('.pattern-card')];
+      return cards.length > 20 && cards.every((card) => card.querySelector('.live-price strong') !== null);
+    });
+    const cards = await page.$$eval('.pattern-card', (all) =>
+      all.map((card) => ({
+        symbol: (card.querySelector('.symbol-chip a')?.textContent ?? '').trim(),
+        price: Number((card.querySelector('.live-price strong')?.textContent ?? '').replace(/,/g, '')),
+      })),
+    );
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Performance.enable');
+    const nodes = async () => {
+      const { metrics } = await cdp.send('Performance.getMetrics');
+      return metrics.find((m) => m.name === 'Nodes')?.value ?? Number.NaN;
+    };
+
+    // Every change of the cards is recorded, and each redraw of the first card's price with its flash.
+    await page.evaluate(() => {
+      const grid = document.querySelector('.pattern-cards');
+      const first = grid?.querySelector('.pattern-card');
+      const tag = first?.querySelector('.live-price');
+      if (!grid || !first || !tag) throw new Error('no priced card');
+      const record = {
+        added: 0,
+        redraws: [] as { at: number; text: string; same: boolean; flash: string; time: number }[],
+      };
+      let last = tag.querySelector('strong')?.textContent ?? '';
+      new MutationObserver((mutations) => {
+        for (const mutation of mutations) {
+          for (const node of mutation.addedNodes) if (node.nodeType === Node.ELEMENT_NODE) record.added += 1;
+        }
+        const now = first.querySelector('.live-price');
+        const text = now?.querySelector('strong')?.textContent ?? '';
+        if (text === last) return;
+        last = text;
+        const animation = now?.getAnimations()[0] as CSSAnimation | undefined;
+        record.redraws.push({
+          at: performance.now(),
+          text,
+          same: now === tag,
+          flash: animation?.animationName ?? '',
+          time: Number(animation?.currentTime ?? 0),
+        });
+      }).observe(grid, { childList: true, subtree: true, characterData: true, attributes: true });
+      (window as unknown as { liveRecord: typeof record }).liveRecord = record;
+    });
+    const before = await nodes();
+
+    // Rounds of bursts: each moves every card's symbol up 8 times as fast as the feed route takes the ticks, then
+    // waits for the first card to show the last price.
+    const ROUNDS = 4;
+    const BURST = 8;
+    const priceAt = (price: number, step: number) => Math.round(price * (1 + step / 1000) * 100) / 100;
+    let step = 0;
+    for (let round = 1; round <= ROUNDS; round += 1) {
+      for (let i = 0; i < BURST; i += 1) {
+        step += 1;
+        await e2e.pushTicks(cards.map((c) => ({ symbol: c.symbol, price: priceAt(c.price, step), size: 100 })));
+      }
+      await page.waitForFunction(
+        (want) =>
+          Number((document.querySelector('.pattern-card .live-price strong')?.textContent ?? '').replace(/,/g, '')) ===
+          want,
+        priceAt(cards[0]!.price, step),
+      );
+    }
+    await page.waitForFunction(
+      (want) =>
+        [...document.querySelectorAll('.pattern-card .live-price strong')].every(
+          (price, i) => Number((price.textContent ?? '').replace(/,/g, '')) === want[i],
+        ),
+      cards.map((c) => priceAt(c.price, step)),
+    );
+    const after = await nodes();
+    const { added, redraws } = await page.evaluate(
+      () =>
+        (
+          window as unknown as {
+            liveRecord: { added: number; redraws: { at: number; same: boolean; flash: string; time: number }[] };
+          }
+        ).liveRecord,
+    );
+
+    expect(added, 'a price change creates no element').to.equal(0);
+    expect(after - before, 'the page holds no more nodes after the ticks').to.be.below(200);
+    expect(redraws.length, 'every round is shown').to.be.at.least(ROUNDS);
+    for (const [i, redraw] of redraws.entries()) {
+      expect(redraw.same, 'the same price element').to.equal(true);
+      expect(redraw.flash, 'each move up flashes').to.match(/^flash-up/);
+      expect(redraw.time, 'the flash starts again').to.be.below(400);
+      const previous = redraws[i - 1];
+      if (previous) expect(redraw.at - previous.at, 'at most one redraw a second').to.be.at.least(900);
+    }
+
+    // The page still answers a click.
+    await page.getByRole('tab', { name: 'Stock list' }).click();
+    await page.locator('.ranked-row').first().waitFor();
+    expect(errors).to.deep.equal([]);
+    await context.close();
+  });
+
   it('Correlate: picks a sector, shows the heatmap and clusters, and compares the pair of a clicked cell', async () => {
     const { page, context, errors } = await e2e.newPage();
     await e2e.signUp(page, 'correlate');

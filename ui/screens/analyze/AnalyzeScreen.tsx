@@ -3,7 +3,7 @@
  * each symbol's pattern timeline, and the pattern statistics.
  */
 import { useMachine } from '@xstate/react';
-import { useState } from 'react';
+import { memo, useMemo, useState } from 'react';
 import type { ColDef, ColGroupDef, ValueFormatterParams } from 'ag-grid-community';
 import type { Data } from 'plotly.js';
 import { formatNumber } from '../../../domain/format.ts';
@@ -39,22 +39,38 @@ type Definitions = Readonly<Record<string, PatternDefinition>>;
 const signed = (n: number) => (n > 0 ? `+${formatNumber(n)}` : formatNumber(n));
 const tone = (n: number) => (n > 0 ? 'up' : n < 0 ? 'down' : '');
 
-function Card({ card, price, definitions }: { card: PatternCard; price?: LivePrice; definitions: Definitions }) {
+/**
+ * A card's live price, flashing the direction of its last move. The element stays: a move in the same direction
+ * as the one before replays the flash through the animation's second name (`again`), so no element is created.
+ */
+function LivePriceTag({ price }: { price: LivePrice }) {
+  const flash = price.flash ? ` flash-${price.flash}${price.seq % 2 === 0 ? ' again' : ''}` : '';
+  return (
+    <span className={`live-price${flash}`}>
+      <strong>{formatPrice(price.price)}</strong>{' '}
+      <span className={tone(price.change)}>
+        {signed(price.change)} ({signed(price.changepct)}%)
+      </span>
+    </span>
+  );
+}
+
+/** A stock's card; drawn again only when its own price (or card) changes, not on every other card's quote. */
+const Card = memo(function Card({
+  card,
+  price,
+  definitions,
+}: {
+  card: PatternCard;
+  price?: LivePrice;
+  definitions: Definitions;
+}) {
   const since = changeSince(card.close, price?.price);
   return (
     <article className="card pattern-card" aria-label={`${card.symbol} patterns`}>
       <header>
         <SymbolChip symbol={card.symbol} />
-        {price ? (
-          <span key={price.seq} className={`live-price ${price.flash ? `flash-${price.flash}` : ''}`}>
-            <strong>{formatPrice(price.price)}</strong>{' '}
-            <span className={tone(price.change)}>
-              {signed(price.change)} ({signed(price.changepct)}%)
-            </span>
-          </span>
-        ) : (
-          <span className="live-price hint">price…</span>
-        )}
+        {price ? <LivePriceTag price={price} /> : <span className="live-price hint">price…</span>}
       </header>
       <ul className="pattern-list">
         {card.patterns.map((p) => (
@@ -78,9 +94,10 @@ function Card({ card, price, definitions }: { card: PatternCard; price?: LivePri
       </p>
     </article>
   );
-}
+});
 
-function Timeline({
+/** A symbol's pattern timeline; its chart is drawn again only when its days, window or definitions change. */
+const Timeline = memo(function Timeline({
   days,
   window,
   definitions,
@@ -131,7 +148,7 @@ function Timeline({
       config={{ displayModeBar: false, staticPlot: false }}
     />
   );
-}
+});
 
 const percent = (digits: number) => (p: ValueFormatterParams<StatRow, number | null>) =>
   p.value === null || p.value === undefined ? '–' : `${(p.value * 100).toFixed(digits)}%`;
@@ -214,6 +231,7 @@ export default function AnalyzeScreen() {
   const { context } = state;
   const { tab, definitions } = context;
   const retry = (section: AnalyzeTab) => () => send({ type: 'user.retry', section });
+  const rows = useMemo(() => statRows(context.stats, definitions), [context.stats, definitions]);
 
   let panel;
   if (tab === 'latest') {
@@ -360,7 +378,7 @@ export default function AnalyzeScreen() {
         </p>
         <div className="stats-grid">
           <Grid<StatRow>
-            rowData={statRows(context.stats, definitions)}
+            rowData={rows}
             columnDefs={statColumns}
             getRowId={(p) => p.data.name}
             domLayout="autoHeight"

@@ -6,17 +6,21 @@ import {
   changeSince,
   filterCards,
   formatPrice,
+  LIVE_MAX,
+  livePricesOf,
   patternLabel,
   RANK_PAGE,
   shortDate,
   statRows,
   timelinePoints,
   withQuote,
+  withQuotes,
   type AnalyzeEvent,
   type PatternCard,
   type PatternDate,
   type PatternDefinition,
   type PatternStat,
+  type QuoteSource,
   type RankedSymbol,
   type TimelineDay,
 } from './analyze.machine.ts';
@@ -44,13 +48,35 @@ const CARDS: Record<string, PatternCard[]> = {
   ],
   '2024-12-30': [{ symbol: 'MSFT', date: '2024-12-30', close: 400, patterns: [{ name: 'doji', bullish: null }] }],
 };
+/** The least time between two batches of live prices in these tests, in ms. */
+const BATCH_MS = 40;
 const RANKED: RankedSymbol[] = Array.from({ length: 20 }, (_, i) => ({ symbol: `S${i}`, count: 30 - i }));
 
 function quote(symbol: string, price: number, changepct = 0): Quote {
   return { symbol, price, change: 0, changepct, volume: 0, ts: '2025-01-02T15:00:00Z', source: 'simulated' };
 }
 
-function analyze(options: { failDates?: number; failStats?: boolean; dates?: PatternDate[] } = {}) {
+/** A live connection of quotes pushed by hand: who follows which symbols, and a push to them. */
+function quoteSource() {
+  const listeners = new Map<string, Set<(quote: Quote) => void>>();
+  const source: QuoteSource = {
+    onQuotes: (symbols, listener) => {
+      for (const symbol of symbols) listeners.set(symbol, (listeners.get(symbol) ?? new Set()).add(listener));
+      return () => {
+        for (const symbol of symbols) listeners.get(symbol)?.delete(listener);
+      };
+    },
+  };
+  const followed = () => [...listeners].filter(([, set]) => set.size > 0).map(([symbol]) => symbol);
+  const push = (q: Quote) => {
+    for (const listener of listeners.get(q.symbol) ?? []) listener(q);
+  };
+  return { source, followed, push };
+}
+
+function analyze(
+  options: { failDates?: number; failStats?: boolean; dates?: PatternDate[]; livePrices?: QuoteSource } = {},
+) {
   const calls: string[] = [];
   const subscribed: (readonly string[])[] = [];
   let push: ((event: AnalyzeEvent) => void) | null = null;
@@ -67,11 +93,13 @@ function analyze(options: { failDates?: number; failStats?: boolean; dates?: Pat
           calls.push(`day ${input.date}`);
           return Promise.resolve(CARDS[input.date] ?? []);
         }),
-        livePrices: fromCallback<AnalyzeEvent, { symbols: readonly string[] }>(({ sendBack, input }) => {
-          subscribed.push(input.symbols);
-          push = sendBack;
-          return () => subscribed.push([]);
-        }),
+        livePrices: options.livePrices
+          ? livePricesOf(options.livePrices, BATCH_MS)
+          : fromCallback<AnalyzeEvent, { symbols: readonly string[] }>(({ sendBack, input }) => {
+              subscribed.push(input.symbols);
+              push = sendBack;
+              return () => subscribed.push([]);
+            }),
         loadRanking: fromPromise<RankedSymbol[]>(async () => {
           calls.push('ranking');
           return Promise.resolve(RANKED);
@@ -122,14 +150,81 @@ describe('analyze machine', () => {
     expect(actor.getSnapshot().matches({ stocks: 'idle' }), 'other tabs load when opened').to.equal(true);
   });
 
-  it('updates a card price from a pushed quote, flashing the direction of the move', async () => {
+  it('updates a card price from pushed quotes, flashing the direction of the move', async () => {
     const { actor, push } = analyze();
     await waitFor(actor, (s) => s.matches({ latest: 'ready' }));
-    push({ type: 'server.quote', quote: quote('AAPL', 210) });
-    push({ type: 'server.quote', quote: quote('AAPL', 205) });
-    const price = actor.getSnapshot().context.prices['AAPL'];
-    expect(price).to.include({ price: 205, flash: 'down', seq: 2 });
-    expect(changeSince(200, price?.price)).to.deep.equal({ change: 5, pct: 2.5 });
+    push({ type: 'server.quotes', quotes: [quote('AAPL', 210), quote('XOM', 99)] });
+    push({ type: 'server.quotes', quotes: [quote('AAPL', 205)] });
+    const { prices } = actor.getSnapshot().context;
+    expect(prices['AAPL']).to.include({ price: 205, flash: 'down', seq: 2 });
+    expect(prices['XOM']).to.include({ price: 99, flash: null, seq: 1 });
+    expect(changeSince(200, prices['AAPL']?.price)).to.deep.equal({ change: 5, pct: 2.5 });
+  });
+
+  it('hands the cards the newest quote of each symbol at most once per batch time, whatever the quote rate', async () => {
+    const { source, followed, push } = quoteSource();
+    const { actor } = analyze({ livePrices: source });
+    await waitFor(actor, (s) => s.matches({ latest: 'ready' }));
+    expect(followed()).to.deep.equal(['AAPL', 'XOM']);
+    const updates: number[] = [];
+    let seen = actor.getSnapshot().context.prices;
+    actor.subscribe((s) => {
+      if (s.context.prices === seen) return;
+      seen = s.context.prices;
+      updates.push(Date.now());
+    });
+
+    // A burst of quotes: one update, with the last quote of each symbol.
+    for (let i = 1; i <= 50; i += 1) {
+      push(quote('AAPL', 200 + i));
+      push(quote('XOM', 100 - i / 10));
+    }
+    await waitFor(actor, (s) => s.context.prices['XOM'] !== undefined);
+    expect(updates).to.have.length(1);
+    expect(actor.getSnapshot().context.prices['AAPL']).to.include({ price: 250, flash: null, seq: 1 });
+    expect(actor.getSnapshot().context.prices['XOM']).to.include({ price: 95, seq: 1 });
+
+    // The next quotes wait for the batch time, then come together, flashing against the price shown.
+    push(quote('AAPL', 251));
+    push(quote('AAPL', 249));
+    expect(updates, 'held until the batch time has passed').to.have.length(1);
+    await waitFor(actor, (s) => s.context.prices['AAPL']?.price === 249);
+    expect(updates).to.have.length(2);
+    expect(updates[1]! - updates[0]!).to.be.at.least(BATCH_MS - 5);
+    expect(actor.getSnapshot().context.prices['AAPL']).to.include({ flash: 'down', seq: 2 });
+
+    // Leaving the date stops following its symbols; a quote held for the next batch is dropped.
+    push(quote('AAPL', 260));
+    actor.send({ type: 'user.selectDate', date: '2024-12-30' });
+    await waitFor(actor, (s) => s.matches({ latest: 'ready' }));
+    expect(followed()).to.deep.equal(['MSFT']);
+    push(quote('MSFT', 410));
+    await waitFor(actor, (s) => s.context.prices['MSFT'] !== undefined);
+    expect(Object.keys(actor.getSnapshot().context.prices)).to.deep.equal(['MSFT']);
+    actor.stop();
+    expect(followed()).to.deep.equal([]);
+  });
+
+  it('follows at most LIVE_MAX symbols live', async () => {
+    const many = Array.from({ length: LIVE_MAX + 20 }, (_, i): PatternCard => ({
+      symbol: `S${i}`,
+      date: '2024-12-31',
+      close: 10,
+      patterns: [{ name: 'doji', bullish: null }],
+    }));
+    const { source, followed } = quoteSource();
+    const actor = createActor(
+      analyzeMachine.provide({
+        actors: {
+          loadDates: fromPromise(async () => Promise.resolve({ dates: DATES, definitions: DEFINITIONS })),
+          loadDay: fromPromise<PatternCard[], { date: string }>(async () => Promise.resolve(many)),
+          livePrices: livePricesOf(source, BATCH_MS),
+        },
+      }),
+    ).start();
+    await waitFor(actor, (s) => s.matches({ latest: 'ready' }));
+    expect(followed()).to.have.length(LIVE_MAX);
+    actor.stop();
   });
 
   it('switches the date tab: new cards, and the live prices follow the new stocks', async () => {
@@ -220,6 +315,16 @@ describe('analyze helpers', () => {
     expect(up['AAPL']).to.include({ flash: 'up', seq: 2 });
     expect(withQuote(up, quote('AAPL', 101))).to.equal(up);
     expect(withQuote(up, quote('AAPL', 101, 1))['AAPL']).to.include({ flash: null, seq: 3 });
+  });
+
+  it('applies a batch of quotes in order, and keeps the same map when none moved a price', () => {
+    const first = withQuotes({}, [quote('AAPL', 100), quote('XOM', 50)]);
+    expect(first['AAPL']).to.include({ price: 100, seq: 1 });
+    const next = withQuotes(first, [quote('AAPL', 102), quote('AAPL', 101)]);
+    expect(next['AAPL']).to.include({ price: 101, flash: 'down', seq: 3 });
+    expect(next['XOM']).to.equal(first['XOM']);
+    expect(withQuotes(next, [quote('XOM', 50)])).to.equal(next);
+    expect(withQuotes(next, [])).to.equal(next);
   });
 
   it('measures the change since the pattern close, and nothing without a price or close', () => {

@@ -17,7 +17,7 @@ import { and, assign, fromCallback, fromPromise, setup } from 'xstate';
 import { formatNumber } from '../../../domain/format.ts';
 import type { Quote } from '../../../domain/market/types.ts';
 import { call, errorMessage } from '../../services/api.ts';
-import { live } from '../../services/live.ts';
+import { live, type LiveConnection } from '../../services/live.ts';
 
 /** The page's tabs. */
 export type AnalyzeTab = 'latest' | 'stocks' | 'stats';
@@ -30,6 +30,12 @@ export const RANK_DAYS = 60;
 export const RANK_PAGE = 15;
 /** Most symbols whose prices stream live on the cards (the socket takes 200). */
 export const LIVE_MAX = 180;
+/**
+ * Least time between two updates of the cards' live prices, in ms: the quotes arriving meanwhile are handed over
+ * together, the newest of each symbol, so a busy market redraws the cards (and replays a card's flash) at most
+ * once a second rather than on every quote.
+ */
+export const LIVE_BATCH_MS = 1000;
 
 /** A stock's patterns on one date, with its close that day. */
 export interface PatternCard {
@@ -71,6 +77,46 @@ export function withQuote(
       seq: (previous?.seq ?? 0) + 1,
     },
   };
+}
+
+/** Live prices updated by a batch of quotes, in order; the same map when none of them moved a price. */
+export function withQuotes(
+  prices: Readonly<Record<string, LivePrice>>,
+  quotes: readonly Pick<Quote, 'symbol' | 'price' | 'change' | 'changepct'>[],
+): Readonly<Record<string, LivePrice>> {
+  return quotes.reduce(withQuote, prices);
+}
+
+/** The part of the live connection the cards' prices use. */
+export type QuoteSource = Pick<LiveConnection, 'onQuotes'>;
+
+/**
+ * The live prices of the cards over a connection: follows `input.symbols` (at most {@link LIVE_MAX}) and sends
+ * the newest quote of each symbol back as one `server.quotes`: at once after a quiet spell, then at most once
+ * every `batchMs`.
+ */
+export function livePricesOf(source: QuoteSource, batchMs = LIVE_BATCH_MS) {
+  return fromCallback<AnalyzeEvent, { symbols: readonly string[] }>(({ sendBack, input }) => {
+    const pending = new Map<string, Quote>();
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    let sentAt = Number.NEGATIVE_INFINITY;
+    const flush = () => {
+      timer = null;
+      if (pending.size === 0) return;
+      const quotes = [...pending.values()];
+      pending.clear();
+      sentAt = Date.now();
+      sendBack({ type: 'server.quotes', quotes });
+    };
+    const off = source.onQuotes(input.symbols.slice(0, LIVE_MAX), (quote) => {
+      pending.set(quote.symbol, quote);
+      timer ??= setTimeout(flush, Math.max(0, sentAt + batchMs - Date.now()));
+    });
+    return () => {
+      off();
+      if (timer !== null) clearTimeout(timer);
+    };
+  });
 }
 
 /** The change from the pattern day's close to the price now, or null when either is unknown. */
@@ -206,7 +252,7 @@ export type AnalyzeEvent =
   | { type: 'user.selectDate'; date: string }
   | { type: 'user.showMore' }
   | { type: 'user.retry'; section: AnalyzeTab }
-  | { type: 'server.quote'; quote: Quote };
+  | { type: 'server.quotes'; quotes: readonly Quote[] };
 
 /** The Analyze page's machine. */
 export const analyzeMachine = setup({
@@ -220,9 +266,7 @@ export const analyzeMachine = setup({
       return { dates, definitions: Object.fromEntries(definitions.map((d) => [d.name, d])) };
     }),
     loadDay: fromPromise<PatternCard[], { date: string }>(async ({ input }) => fetchPatternDay(input.date)),
-    livePrices: fromCallback<AnalyzeEvent, { symbols: readonly string[] }>(({ sendBack, input }) =>
-      live.onQuotes(input.symbols.slice(0, LIVE_MAX), (quote) => sendBack({ type: 'server.quote', quote })),
-    ),
+    livePrices: livePricesOf(live),
     loadRanking: fromPromise<RankedSymbol[]>(async () =>
       call(patternsApi.getPatternsGroupbysymByLimitDays, { params: { limitDays: RANK_DAYS } }),
     ),
@@ -314,8 +358,8 @@ export const analyzeMachine = setup({
             input: ({ context }) => ({ symbols: context.cards.map((c) => c.symbol) }),
           },
           on: {
-            'server.quote': {
-              actions: assign({ prices: ({ context, event }) => withQuote(context.prices, event.quote) }),
+            'server.quotes': {
+              actions: assign({ prices: ({ context, event }) => withQuotes(context.prices, event.quotes) }),
             },
           },
         },
