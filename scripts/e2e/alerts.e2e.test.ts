@@ -310,6 +310,62 @@ describe('alerts (Chromium)', function () {
     await context.close();
   });
 
+  it('closes the condition builder by Escape as by Cancel, giving the focus back to the button that opened it', async () => {
+    const { page, context, errors } = await e2e.newPage();
+    await e2e.signUp(page, 'escape');
+    expect(await createAlertIn(page, { symbol: 'MSFT', condition: { op: 'greater_than', value: 1 } })).to.equal(200);
+    await page.goto('/Alerts');
+    const words = 'Price is at or above 1.00';
+    await page.getByRole('region', { name: 'Alerts table' }).locator('.ag-row', { hasText: words }).waitFor();
+    const focused = page.locator(':focus');
+    const builder = page.getByRole('form', { name: 'Condition' });
+
+    // New alert: the builder takes the focus; Escape closes it and New alert has the focus again.
+    const create = page.getByRole('button', { name: 'New alert' });
+    await create.focus();
+    await page.keyboard.press('Enter');
+    await builder.waitFor();
+    await page.keyboard.press('Escape');
+    await builder.waitFor({ state: 'detached' });
+    await create.and(focused).waitFor();
+
+    // Escape in the symbol's search closes its suggestions, then clears it, before it closes the builder.
+    await page.keyboard.press('Enter');
+    const symbol = builder.getByRole('combobox', { name: 'Symbol' });
+    await symbol.fill('apple');
+    const suggestions = builder.getByRole('option', { name: /AAPL/ });
+    await suggestions.waitFor();
+    await page.keyboard.press('Escape');
+    await suggestions.waitFor({ state: 'detached' });
+    expect(await builder.count(), 'the builder stays open').to.equal(1);
+    expect(await symbol.inputValue()).to.equal('apple');
+    await page.keyboard.press('Escape');
+    await page.waitForFunction(() => (document.activeElement as HTMLInputElement | null)?.value === '');
+    expect(await builder.count(), 'the builder stays open').to.equal(1);
+    await page.keyboard.press('Escape');
+    await builder.waitFor({ state: 'detached' });
+    await create.and(focused).waitFor();
+
+    // Edit: Escape from one of its fields closes it unsaved, and the row's Edit button has the focus again.
+    const edit = page.getByRole('button', { name: `Edit alert MSFT ${words}` });
+    await edit.focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: `Change the alert on MSFT: ${words}` }).waitFor();
+    const level = builder.getByLabel('Level', { exact: true });
+    await level.fill('2');
+    await page.keyboard.press('Escape');
+    await builder.waitFor({ state: 'detached' });
+    await edit.and(focused).waitFor();
+    // Nothing was saved: the alert is as it was.
+    const held = await page.evaluate(async () => {
+      const alerts = (await (await fetch('/personalize/stockalerts')).json()) as { conditiontext: string }[];
+      return alerts.map((a) => a.conditiontext);
+    });
+    expect(held).to.deep.equal([words]);
+    expect(errors).to.deep.equal([]);
+    await context.close();
+  });
+
   it('shows each alert whole on a phone, its buttons in view, pauses it there, and words a firing in the bell', async () => {
     const { page, context, errors } = await e2e.newPage({ width: 390, height: 844 });
     await e2e.signUp(page, 'phone');

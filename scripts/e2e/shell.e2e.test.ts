@@ -137,12 +137,75 @@ describe('web app shell (Chromium)', function () {
     const { page, context } = await e2e.newPage({ width: 600, height: 800 });
     await e2e.signUp(page, 'narrow');
     expect(await page.getByRole('menubar').isVisible()).to.equal(false);
-    await page.getByRole('button', { name: 'Menu' }).focus();
+    const button = page.getByRole('button', { name: 'Menu' });
+    const menu = page.getByRole('menu', { name: 'Main' });
+    const focused = page.locator(':focus');
+    await button.focus();
     await page.keyboard.press('Enter');
-    await page.getByRole('menu', { name: 'Main' }).getByRole('menuitem', { name: 'Art' }).waitFor();
+    await menu.getByRole('menuitem', { name: 'Art' }).waitFor();
     await e2e.screenshot(page, 'narrow-menu');
+    // Opened on the page shown (the dashboard is none of them: the first); the arrows move through the items,
+    // wrapping; Escape goes back to the button.
+    await menu.getByRole('menuitem').first().and(focused).waitFor();
+    await page.keyboard.press('ArrowUp');
+    await menu.getByRole('menuitem').last().and(focused).waitFor();
+    await page.keyboard.press('Home');
+    await menu.getByRole('menuitem').first().and(focused).waitFor();
+    await page.keyboard.press('ArrowDown');
+    await menu.getByRole('menuitem').nth(1).and(focused).waitFor();
     await page.keyboard.press('Escape');
-    await page.getByRole('menu', { name: 'Main' }).waitFor({ state: 'detached' });
+    await menu.waitFor({ state: 'detached' });
+    await button.and(focused).waitFor();
+    await context.close();
+  });
+
+  it('moves through the account menu with the arrow keys, Home and End, and closes it by Escape back to the avatar or by a click outside', async () => {
+    const { page, context, errors } = await e2e.newPage();
+    await e2e.signUp(page, 'account');
+    const focused = page.locator(':focus');
+    const avatar = page.getByRole('button', { name: 'Account' });
+    const menu = page.getByRole('menu', { name: 'Account' });
+    /** Waits for the focus to be on the account menu's item `name`. */
+    const focusOn = (role: 'menuitem' | 'menuitemradio', name: string | RegExp) =>
+      menu.getByRole(role, { name }).and(focused).waitFor();
+
+    await avatar.focus();
+    await page.keyboard.press('Enter');
+    await menu.waitFor();
+    expect(await avatar.getAttribute('aria-expanded')).to.equal('true');
+    // It opens on the chosen theme.
+    await focusOn('menuitemradio', 'System');
+    await page.keyboard.press('ArrowDown');
+    await focusOn('menuitemradio', 'Light');
+    await page.keyboard.press('ArrowDown');
+    await focusOn('menuitemradio', 'Dark');
+    await page.keyboard.press('ArrowDown');
+    await focusOn('menuitemradio', /^Market time/);
+    await page.keyboard.press('ArrowUp');
+    await focusOn('menuitemradio', 'Dark');
+    await page.keyboard.press('End');
+    await focusOn('menuitem', 'Logout');
+    // Past either end it wraps round.
+    await page.keyboard.press('ArrowDown');
+    await focusOn('menuitemradio', 'System');
+    await page.keyboard.press('ArrowUp');
+    await focusOn('menuitem', 'Logout');
+    await page.keyboard.press('Home');
+    await focusOn('menuitemradio', 'System');
+
+    // Escape closes it and gives the focus back to the avatar, where Enter opens it again.
+    await page.keyboard.press('Escape');
+    await menu.waitFor({ state: 'detached' });
+    await avatar.and(focused).waitFor();
+    expect(await avatar.getAttribute('aria-expanded')).to.equal('false');
+    await page.keyboard.press('Enter');
+    await focusOn('menuitemradio', 'System');
+
+    // A click outside closes it too.
+    await page.locator('h1').first().click();
+    await menu.waitFor({ state: 'detached' });
+    expect(await avatar.getAttribute('aria-expanded')).to.equal('false');
+    expect(errors).to.deep.equal([]);
     await context.close();
   });
 

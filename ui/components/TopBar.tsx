@@ -1,9 +1,12 @@
 /**
  * The top bar: title link to the dashboard, the nine menu items (a dropdown on narrow screens), the bell and
  * the avatar with its menu: the theme (System, Light, Dark), the time zone times are shown in (Market, Local),
- * the alert manager, Settings and Logout.
+ * the alert manager, Settings and Logout. Both menus are menu buttons: opened, the account menu focuses the chosen
+ * theme and the narrow screen's menu the page shown; ArrowDown and ArrowUp move through the items (wrapping), Home
+ * and End go to the first and the last; Escape closes it and gives the focus back to its button, as a click outside
+ * closes it.
  */
-import { useEffect, useState, type ReactNode } from 'react';
+import { useEffect, useState, type KeyboardEvent, type ReactNode } from 'react';
 import { MENU_ITEMS } from '../app/menu.ts';
 import {
   preferences,
@@ -51,6 +54,35 @@ function ChoiceGroup<T extends string>(props: {
   );
 }
 
+/**
+ * Moves the focus among a menu's items (`menuitem`, `menuitemradio`, in the order shown): ArrowDown to the next,
+ * ArrowUp to the previous, wrapping at either end, Home to the first and End to the last.
+ */
+function moveInMenu(event: KeyboardEvent<HTMLElement>) {
+  const items = [...event.currentTarget.querySelectorAll<HTMLElement>('[role^="menuitem"]')];
+  if (items.length === 0) return;
+  const at = items.findIndex((item) => item === document.activeElement);
+  let next: number;
+  switch (event.key) {
+    case 'ArrowDown':
+      next = at < 0 ? 0 : (at + 1) % items.length;
+      break;
+    case 'ArrowUp':
+      next = at < 0 ? items.length - 1 : (at - 1 + items.length) % items.length;
+      break;
+    case 'Home':
+      next = 0;
+      break;
+    case 'End':
+      next = items.length - 1;
+      break;
+    default:
+      return;
+  }
+  event.preventDefault();
+  items[next]?.focus();
+}
+
 /** The top bar. */
 export function TopBar(props: {
   readonly path: string;
@@ -60,9 +92,17 @@ export function TopBar(props: {
 }) {
   const [menuOpen, setMenuOpen] = useState(false);
   const [accountOpen, setAccountOpen] = useState(false);
-  const menuRef = useDismiss(menuOpen, () => setMenuOpen(false));
-  const accountRef = useDismiss(accountOpen, () => setAccountOpen(false));
+  // Escape gives the focus back to the menu's button.
+  const menuRef = useDismiss(menuOpen, () => setMenuOpen(false), true);
+  // Escape gives the focus back to the avatar (the first button of the account's element).
+  const accountRef = useDismiss(accountOpen, () => setAccountOpen(false), true);
   useEffect(() => setMenuOpen(false), [props.path]);
+  // Opened, the narrow screen's menu focuses the page shown (or its first item), as the account menu its theme.
+  useEffect(() => {
+    if (!menuOpen) return;
+    const items = menuRef.current?.querySelectorAll<HTMLElement>('[role="menuitem"]');
+    (menuRef.current?.querySelector<HTMLElement>('[aria-current="page"]') ?? items?.[0])?.focus();
+  }, [menuOpen, menuRef]);
   const shown = usePreferences();
   const zoneText = (choice: TimeZoneChoice) =>
     choice === 'market'
@@ -111,7 +151,7 @@ export function TopBar(props: {
           </svg>
         </button>
         {menuOpen && (
-          <nav className="dropdown" role="menu" aria-label="Main">
+          <nav className="dropdown" role="menu" aria-label="Main" onKeyDown={moveInMenu}>
             {links}
           </nav>
         )}
@@ -130,7 +170,7 @@ export function TopBar(props: {
             {props.initial || '?'}
           </button>
           {accountOpen && (
-            <div className="dropdown right" role="menu" aria-label="Account">
+            <div className="dropdown right" role="menu" aria-label="Account" onKeyDown={moveInMenu}>
               <ChoiceGroup
                 label="Theme"
                 choices={THEME_CHOICES}

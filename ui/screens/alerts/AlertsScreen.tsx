@@ -370,6 +370,10 @@ export default function AlertsScreen() {
   const cancelDelete = (event: KeyboardEvent) => {
     if (event.key === 'Escape' && !deleting) send({ type: 'user.cancelDelete' });
   };
+  // Escape in the builder acts as its Cancel, unless a field took it for itself (the symbol's suggestions closed).
+  const cancelEdit = (event: KeyboardEvent) => {
+    if (event.key === 'Escape' && !event.defaultPrevented) send({ type: 'user.closeEditor' });
+  };
   const edited = editor.mode === 'edit' ? context.alerts.find((a) => a.id === editor.id) : undefined;
   const historyAlert = context.alerts.find((a) => a.id === historyId);
   // A trigger's value is the source's: shown in its unit, as the message writes it.
@@ -496,7 +500,13 @@ export default function AlertsScreen() {
         </div>
       )}
       {editor.mode !== 'closed' && (
-        <section ref={editorPanel} tabIndex={-1} className="card al-editor" aria-labelledby="al-editor-title">
+        <section
+          ref={editorPanel}
+          tabIndex={-1}
+          className="card al-editor"
+          aria-labelledby="al-editor-title"
+          onKeyDown={cancelEdit}
+        >
           <h2 id="al-editor-title">
             {edited ? `Change the alert on ${edited.symbol}: ${edited.conditiontext}` : 'New alert'}
           </h2>
