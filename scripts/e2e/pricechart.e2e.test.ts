@@ -173,6 +173,11 @@ describe('price chart (Chromium)', function () {
     await page.mouse.click(box.x + box.width / 2, box.y + box.height * 0.15);
     const popover = page.getByRole('dialog', { name: /Add an alert at/ });
     await popover.waitFor();
+    // Escape closes it, the focus left on the chart rather than lost to the page.
+    await page.keyboard.press('Escape');
+    await popover.waitFor({ state: 'detached' });
+    await page.locator('.pc-chart-wrap:focus').waitFor();
+    await page.mouse.click(box.x + box.width / 2, box.y + box.height * 0.15);
     await popover.getByRole('button', { name: '▲ Up (U)' }).click();
     await page.getByRole('list', { name: 'Alerts' }).getByRole('listitem').first().waitFor();
     expect(

@@ -555,6 +555,16 @@ function PriceChart({ symbol }: { readonly symbol: string }) {
     return () => document.removeEventListener('pointerdown', onPointer);
   }, [popover]);
 
+  // A popover closed (Escape, Cancel, or its alert sent) leaves the focus on the chart it was opened from, rather
+  // than on the page's body.
+  const popoverOpen = popover !== null || context.channel !== null;
+  const hadPopover = useRef(false);
+  useEffect(() => {
+    const lost = document.activeElement === null || document.activeElement === document.body;
+    if (hadPopover.current && !popoverOpen && lost) wrapper.current?.focus();
+    hadPopover.current = popoverOpen;
+  }, [popoverOpen]);
+
   const onRelayout = (event: PlotRelayoutEvent) => {
     const { figure: shown, elements } = current.current;
     const levels = new Map<string, number>();
@@ -709,7 +719,7 @@ function PriceChart({ symbol }: { readonly symbol: string }) {
           ) : chartLoading && !hasPrices(context) ? (
             <Skeleton lines={10} height={28} />
           ) : (
-            <div className="pc-chart-wrap" ref={wrapper} aria-busy={chartLoading}>
+            <div className="pc-chart-wrap" ref={wrapper} aria-busy={chartLoading} tabIndex={-1}>
               {chartLoading && <div className="pc-reloading">Loading {context.duration}…</div>}
               <Chart
                 data={figure.data}
