@@ -13,6 +13,7 @@ const SYMBOL_RULE = 'must be 1-10 characters of A-Z 0-9 . -';
 export const symbolSchema = z
   .string()
   .trim()
+  .min(1, { error: 'is required', abort: true })
   .regex(/^[A-Za-z0-9.-]*$/, SYMBOL_RULE)
   .toUpperCase()
   .regex(SYMBOL_PATTERN, SYMBOL_RULE);

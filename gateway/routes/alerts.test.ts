@@ -135,6 +135,12 @@ describe('alert routes', function () {
     const res = await user.post('/personalize/stockalerts', { symbol: 'ZZZZQ', close: 10, alerttype: 'U' });
     expect(res.status).to.equal(400, res.text);
     expect((res.body as { message: string }).message).to.equal('body.symbol: unknown symbol ZZZZQ');
+    // An empty one is missing, not a symbol breaking the rule.
+    for (const symbol of ['', '   ']) {
+      const blank = await user.post('/personalize/stockalerts', { symbol, close: 10, alerttype: 'U' });
+      expect(blank.status).to.equal(400, blank.text);
+      expect((blank.body as { message: string }).message).to.equal('body.symbol: is required');
+    }
   });
 
   describe('reading', function () {
