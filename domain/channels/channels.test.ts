@@ -65,10 +65,29 @@ describe('channels decider', function () {
   }
 
   it('refuses an address that is not an email address', function () {
-    for (const bad of ['me', 'me@', '@example.com', 'me@example', 'a b@example.com']) {
+    // Control characters too: the mail server would take `a\u0000b@…` as another mailbox, `ab@…`.
+    for (const bad of [
+      'me',
+      'me@',
+      '@example.com',
+      'me@example',
+      'a b@example.com',
+      'a\u0000b@example.com',
+      'a\u001b[31m@example.com',
+      'a\u007fb@example.com',
+      'a\u0085b@example.com',
+    ]) {
       given(channelsDecider)
         .when(add(1, email(bad)))
         .thenError('invalid_address');
+    }
+  });
+
+  it('refuses a webhook name with control characters, naming the name', function () {
+    for (const name of ['a\u001b[31mred', 'line\nbreak', 'nul\u0000']) {
+      given(channelsDecider)
+        .when(add(1, webhook(undefined, name)))
+        .thenError('invalid_name');
     }
   });
 

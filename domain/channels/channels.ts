@@ -4,6 +4,7 @@
  */
 import { DomainError, type Decider, type DomainEvent } from '../decider.ts';
 import { isUuid } from '../ids.ts';
+import { PLAIN_TEXT_MESSAGE, isPlainText } from '../text.ts';
 
 /** The concern name of channel streams (`channels-<userId>`). */
 export const CHANNELS_CONCERN = 'channels';
@@ -161,11 +162,13 @@ function checkedSpec(spec: ChannelSpec): {
       if (name.length > CHANNEL_NAME_MAX) {
         throw new DomainError('invalid_name', `name is longer than ${CHANNEL_NAME_MAX} characters`, 'name');
       }
+      if (!isPlainText(name)) throw new DomainError('invalid_name', `name ${PLAIN_TEXT_MESSAGE}`, 'name');
       return { name: name === '' ? new URL(url).host : name, url, address: null, subscription: null };
     }
     case 'email': {
       const address = spec.address.trim();
-      if (address.length > 254 || !EMAIL_PATTERN.test(address)) {
+      // Control characters would reach the mail server as another address (`a\u0000b@…` as `ab@…`).
+      if (address.length > 254 || !isPlainText(address) || !EMAIL_PATTERN.test(address)) {
         throw new DomainError(
           'invalid_address',
           `address ${JSON.stringify(spec.address)} is not an email address`,

@@ -143,6 +143,8 @@ const confirmQuery = z.object({
 /** The channel choice of an alert on `POST /personalize/stockalerts` (absent: every channel of the user). */
 export const alertChannelsField = z
   .array(uuid('a channel id'))
+  // An empty choice would deliver the alert nowhere, unsaid.
+  .min(1, 'must name at least one channel; leave it out for every channel')
   .max(CHANNELS_LIMIT, `must name at most ${CHANNELS_LIMIT} channels`)
   .nullish();
 

@@ -121,12 +121,14 @@ export function emailContent(message: OutgoingMessage): { subject: string; text:
   }
   const price = payload.price === null ? '' : ` at ${payload.price.toFixed(2)}`;
   const note = payload.note === null ? '' : `Your note: ${payload.note}\n\n`;
-  const text = `${payload.message}\n\n${note}${payload.symbol}${price}, ${payload.at}\n`;
+  // The symbol and price, when the message is of an alert (a test message has neither), and the time.
+  const detail = [`${payload.symbol}${price}`, payload.at].filter((part) => part !== '').join(', ');
+  const text = `${payload.message}\n\n${note}${detail}\n`;
   const noteHtml = payload.note === null ? '' : `<p>Your note: ${escapeHtml(payload.note)}</p>`;
   return {
     subject: `StockPulse: ${payload.message}`,
     text,
-    html: `<p><strong>${escapeHtml(payload.message)}</strong></p>${noteHtml}<p>${escapeHtml(payload.symbol)}${escapeHtml(price)}, ${escapeHtml(payload.at)}</p>`,
+    html: `<p><strong>${escapeHtml(payload.message)}</strong></p>${noteHtml}<p>${escapeHtml(detail)}</p>`,
   };
 }
 

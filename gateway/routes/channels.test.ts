@@ -257,6 +257,17 @@ describe('delivery routes and channels', function () {
       });
       expect(bad.status).to.equal(400);
       expect((bad.body as { message: string }).message).to.match(/^body\.channels\[0\]: /);
+      // No channel at all would deliver it nowhere.
+      const none = await user.post('/personalize/stockalerts', {
+        symbol: 'AAPL',
+        close: 150,
+        alerttype: 'U',
+        channels: [],
+      });
+      expect(none.status).to.equal(400);
+      expect((none.body as { message: string }).message).to.equal(
+        'body.channels: must name at least one channel; leave it out for every channel',
+      );
       expect(await user.getOk<AlertAnswer[]>('/personalize/stockalerts')).to.deep.equal([]);
     });
 
@@ -342,6 +353,17 @@ describe('delivery routes and channels', function () {
       expect(raw).to.contain('Your note: Sell <half> & hold');
       expect(raw).to.contain('<p>Your note: Sell &#60;half&#62; &#38; hold</p>');
       expect(await deliveries(user, `?alertId=${early.id}`)).to.deep.equal([]);
+
+      // A test message, of no symbol and no price: its time alone under the message.
+      expect((await user.post(`/personalize/channels/${channel.id}/test`)).status).to.equal(200);
+      const withTest = await eventually(
+        () => Promise.resolve(mails.filter((m) => m.to.includes(address))),
+        (list) => list.length === 3,
+      );
+      const test = unquote(withTest[2]!.raw);
+      expect(test).to.match(/^\d{4}-\d{2}-\d{2}T[\d:.]+Z$/m);
+      expect(test, 'no empty symbol before the time').to.not.match(/^, \d{4}-/m);
+      expect(test).to.not.contain('<p>, ');
     });
   });
 
