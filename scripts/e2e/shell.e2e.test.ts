@@ -214,12 +214,22 @@ describe('web app shell (Chromium)', function () {
     await e2e.signUp(page, 'phone');
     await seedLists(page);
     const wide: string[] = [];
+    const covered: string[] = [];
     for (const path of screenPaths()) {
       await openLoaded(page, path);
       const width = await page.evaluate(() => document.documentElement.scrollWidth);
       if (width > 390) wide.push(`${path}: ${width} px`);
+      // The market's label sits under the screen, covering none of it.
+      const overlap = await page.evaluate(`(() => {
+        const label = document.querySelector('[data-testid="market-label"]');
+        if (!label) return 0;
+        return Math.max(0, Math.round(document.querySelector('main').getBoundingClientRect().bottom -
+          label.getBoundingClientRect().top));
+      })()`);
+      if (overlap > 0) covered.push(`${path}: ${String(overlap)} px`);
     }
     expect(wide, 'screens wider than the phone').to.deep.equal([]);
+    expect(covered, "screens whose content the market's label covers").to.deep.equal([]);
     expect(errors).to.deep.equal([]);
     await context.close();
   });
