@@ -13,7 +13,8 @@ import {
 const AT = '2025-01-02T15:00:00.000Z';
 const ID = (n: number): string => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 const ALERT = '11111111-1111-4111-8111-111111111111';
-const P256DH = 'B'.repeat(87);
+/** A browser's P-256 public key, uncompressed (a point of the curve). */
+const P256DH = 'BJecsw9gCxCZrtPaZJ69VXFBDgukiHBcaPPl45a36gF3U9hvHqz31cf0HeX1bxD-6OcZxbmAk_HP9bKrluX7RpE';
 const AUTH = 'A'.repeat(22);
 
 const add = (n: number, spec: ChannelSpec): ChannelsCommand => ({
@@ -91,17 +92,24 @@ describe('channels decider', function () {
     }
   });
 
-  it('refuses push keys of the wrong shape, naming the key', function () {
-    given(channelsDecider)
-      .when({
-        type: 'AddChannel',
-        data: {
-          channelId: ID(1),
-          spec: { type: 'webpush', subscription: { endpoint: 'https://p.example.com/1', p256dh: 'short', auth: AUTH } },
-          at: AT,
-        },
-      })
-      .thenError('invalid_key');
+  it('refuses push keys of the wrong shape, or off the curve, naming the key', function () {
+    // The right key with its last bit changed is off the curve; 65 bytes of 7 are no point either.
+    const changed = Buffer.from(P256DH, 'base64url');
+    changed[64] = changed[64]! ^ 1;
+    for (const p256dh of [
+      'short',
+      'B'.repeat(87),
+      changed.toString('base64url'),
+      Buffer.alloc(65, 7).toString('base64url'),
+    ]) {
+      const spec: ChannelSpec = {
+        type: 'webpush',
+        subscription: { endpoint: 'https://p.example.com/1', p256dh, auth: AUTH },
+      };
+      given(channelsDecider)
+        .when({ type: 'AddChannel', data: { channelId: ID(1), spec, at: AT } })
+        .thenError('invalid_key');
+    }
   });
 
   it('adds the same browser or address once', function () {

@@ -149,6 +149,26 @@ function httpUrl(text: string, field: string, schemes: readonly string[]): strin
   return parsed.href;
 }
 
+/** The field prime and the constant `b` of the curve P-256 (`y² = x³ − 3x + b`). */
+const P256_P = 0xffffffff00000001000000000000000000000000ffffffffffffffffffffffffn;
+const P256_B = 0x5ac635d8aa3a93e7b3ebbd55769886bc651d06b0cc53b0f63bce3c3e27d2604bn;
+
+/**
+ * Whether a base64url text is a point of P-256 written uncompressed (`0x04`, x, y: 65 bytes), as a browser's
+ * push key is: a key off the curve would make every delivery to it fail, so it is refused when added.
+ */
+function isP256Point(key: string): boolean {
+  const bytes = [...atob(key.replace(/=+$/, '').replace(/-/g, '+').replace(/_/g, '/'))].map((c) => c.charCodeAt(0));
+  if (bytes.length !== 65 || bytes[0] !== 4) return false;
+  const number = (from: number): bigint =>
+    bytes.slice(from, from + 32).reduce((n, byte) => (n << 8n) | BigInt(byte), 0n);
+  const x = number(1);
+  const y = number(33);
+  if (x >= P256_P || y >= P256_P) return false;
+  const mod = (n: bigint): bigint => ((n % P256_P) + P256_P) % P256_P;
+  return mod(y * y) === mod(x * x * x - 3n * x + P256_B);
+}
+
 function checkedSpec(spec: ChannelSpec): {
   name: string;
   url: string | null;
@@ -180,10 +200,10 @@ function checkedSpec(spec: ChannelSpec): {
     case 'webpush': {
       const { endpoint, p256dh, auth } = spec.subscription;
       const url = httpUrl(endpoint, 'subscription.endpoint', ['https:', 'http:']);
-      if (!BASE64URL.test(p256dh) || p256dh.length < 80 || p256dh.length > 100) {
+      if (!BASE64URL.test(p256dh) || p256dh.length < 80 || p256dh.length > 100 || !isP256Point(p256dh)) {
         throw new DomainError(
           'invalid_key',
-          'subscription.keys.p256dh must be a base64url P-256 public key',
+          'subscription.keys.p256dh must be a base64url P-256 public key (a point of the curve, uncompressed)',
           'subscription.keys.p256dh',
         );
       }
