@@ -220,7 +220,7 @@ describe('web app shell (Chromium)', function () {
       const width = await page.evaluate(() => document.documentElement.scrollWidth);
       if (width > 390) wide.push(`${path}: ${width} px`);
       // The market's label sits under the screen, covering none of it.
-      const overlap = await page.evaluate(`(() => {
+      const overlap = await page.evaluate<number>(`(() => {
         const label = document.querySelector('[data-testid="market-label"]');
         if (!label) return 0;
         return Math.max(0, Math.round(document.querySelector('main').getBoundingClientRect().bottom -
