@@ -99,4 +99,101 @@ describe('portfolio transactions, import and performance (Chromium)', function (
     expect(errors).to.deep.equal([]);
     await context.close();
   });
+
+  it('refuses an unknown benchmark next to its field and keeps the one in use, later reads working', async () => {
+    const { page, context, errors } = await e2e.newPage({
+      width: 1400,
+      height: 1000,
+      expectedErrors: ['/api/portfolio/performance'],
+    });
+    await e2e.signUp(page, 'bench');
+    await page.goto('/Portfolio');
+    const form = page.getByRole('form', { name: 'Record a transaction' });
+    const buy = async (date: string, quantity: string, price: string) => {
+      await form.getByLabel('Symbol').fill('AAPL');
+      await form.getByLabel('Date').fill(date);
+      await form.getByLabel('Quantity', { exact: true }).fill(quantity);
+      await form.getByLabel('Price').fill(price);
+      await form.getByRole('button', { name: 'Record buy' }).click();
+    };
+    await buy('2024-06-03', '10', '300');
+    const chart = (name: RegExp) => page.getByRole('figure', { name }).locator('.main-svg').first();
+    await chart(/against Equal weight \(universe\), All/).waitFor();
+
+    // Refused: said next to the field, what was typed kept, the chart still against the benchmark in use.
+    const benchmark = page.getByLabel('Benchmark');
+    const refused = page.waitForResponse((r) => r.url().includes('/api/portfolio/performance?benchmark=ZZZZZZ'));
+    await benchmark.fill('ZZZZZZ');
+    await page.getByRole('button', { name: 'Compare' }).click();
+    expect((await refused).status()).to.equal(400);
+    const refusal = page.locator('.benchmark-form').getByRole('alert');
+    await refusal.getByText('Benchmark: no company ZZZZZZ').waitFor();
+    expect(await benchmark.inputValue()).to.equal('ZZZZZZ');
+    expect(await benchmark.getAttribute('aria-invalid')).to.equal('true');
+    expect(await benchmark.getAttribute('aria-describedby')).to.equal(await refusal.getAttribute('id'));
+    await chart(/against Equal weight \(universe\), All/).waitFor();
+    expect(await page.getByText(/Could not read the ledger/).count()).to.equal(0);
+
+    // Another buy reads the ledger again against the benchmark in use, and it works.
+    const reread = page.waitForResponse((r) => r.url().includes('/api/portfolio/performance?'));
+    await buy('2024-06-04', '5', '310');
+    const answer = await reread;
+    expect(new URL(answer.url()).searchParams.get('benchmark')).to.equal('EW');
+    expect(answer.status()).to.equal(200);
+    await page.locator('table.transactions tr[data-kind="buy"]').nth(1).waitFor();
+    await chart(/against Equal weight \(universe\), All/).waitFor();
+    expect(await page.getByText(/Could not read the ledger/).count()).to.equal(0);
+
+    // A benchmark the server knows replaces the refusal.
+    await benchmark.fill('msft');
+    await page.getByRole('button', { name: 'Compare' }).click();
+    await chart(/against MSFT, All/).waitFor();
+    await refusal.waitFor({ state: 'detached' });
+    expect(await benchmark.getAttribute('aria-invalid')).to.equal(null);
+    expect(errors).to.deep.equal([]);
+    await context.close();
+  });
+
+  it('does not redraw the performance chart while live prices move', async () => {
+    const { page, context, errors } = await e2e.newPage({ width: 1400, height: 1000 });
+    await e2e.signUp(page, 'calm');
+    await page.goto('/Portfolio');
+    const form = page.getByRole('form', { name: 'Record a transaction' });
+    await form.getByLabel('Symbol').fill('AAPL');
+    await form.getByLabel('Date').fill('2024-06-03');
+    await form.getByLabel('Quantity', { exact: true }).fill('10');
+    await form.getByLabel('Price').fill('300');
+    await form.getByRole('button', { name: 'Record buy' }).click();
+    const apple = page.getByRole('region', { name: 'AAPL position' });
+    await apple.waitFor();
+    const performance = page.getByRole('figure', { name: /Time-weighted return of the portfolio/ });
+    await performance.locator('.main-svg').first().waitFor();
+    await page.getByTestId('connection-banner').waitFor({ state: 'detached' });
+
+    // Count every change inside the performance chart's plot, and every change of the AAPL price shown.
+    await page.evaluate(() => {
+      const plot = document.querySelector('[role="figure"][aria-label^="Time-weighted return"] .js-plotly-plot');
+      const price = document.querySelector('[aria-label="AAPL price"]');
+      if (!plot || !price) throw new Error('the performance chart or the AAPL price is missing');
+      const counts = { plot: 0, price: 0 };
+      (window as unknown as { redraws: typeof counts }).redraws = counts;
+      const options = { subtree: true, childList: true, attributes: true, characterData: true };
+      new MutationObserver((records) => (counts.plot += records.length)).observe(plot, options);
+      new MutationObserver((records) => (counts.price += records.length)).observe(price, options);
+    });
+
+    // A stream of ticks, one after the other; the last one reaches the page.
+    const prices = [301, 302.5, 299.75, 304, 306.25, 303, 307.5, 308];
+    for (const price of prices) await e2e.pushTicks([{ symbol: 'AAPL', price, size: 100 }]);
+    await apple.getByLabel('AAPL price').getByText('308.00').waitFor({ timeout: 10_000 });
+    // 10 × (308 − 300)
+    await page.getByTestId('unrealized-pnl').getByText('+80.00').waitFor({ timeout: 10_000 });
+    const counts = await page.evaluate(
+      () => (window as unknown as { redraws: { plot: number; price: number } }).redraws,
+    );
+    expect(counts.price).to.be.greaterThan(0);
+    expect(counts.plot).to.equal(0);
+    expect(errors).to.deep.equal([]);
+    await context.close();
+  });
 });

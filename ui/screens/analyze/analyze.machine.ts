@@ -18,6 +18,7 @@ import { formatNumber } from '../../../domain/format.ts';
 import type { Quote } from '../../../domain/market/types.ts';
 import { call, errorMessage } from '../../services/api.ts';
 import { live, type LiveConnection } from '../../services/live.ts';
+import { quoteBatcher } from '../../services/quoteBatch.ts';
 
 /** The page's tabs. */
 export type AnalyzeTab = 'latest' | 'stocks' | 'stats';
@@ -97,24 +98,11 @@ export type QuoteSource = Pick<LiveConnection, 'onQuotes'>;
  */
 export function livePricesOf(source: QuoteSource, batchMs = LIVE_BATCH_MS) {
   return fromCallback<AnalyzeEvent, { symbols: readonly string[] }>(({ sendBack, input }) => {
-    const pending = new Map<string, Quote>();
-    let timer: ReturnType<typeof setTimeout> | null = null;
-    let sentAt = Number.NEGATIVE_INFINITY;
-    const flush = () => {
-      timer = null;
-      if (pending.size === 0) return;
-      const quotes = [...pending.values()];
-      pending.clear();
-      sentAt = Date.now();
-      sendBack({ type: 'server.quotes', quotes });
-    };
-    const off = source.onQuotes(input.symbols.slice(0, LIVE_MAX), (quote) => {
-      pending.set(quote.symbol, quote);
-      timer ??= setTimeout(flush, Math.max(0, sentAt + batchMs - Date.now()));
-    });
+    const batches = quoteBatcher(batchMs, (quotes) => sendBack({ type: 'server.quotes', quotes }));
+    const off = source.onQuotes(input.symbols.slice(0, LIVE_MAX), (quote) => batches.take(quote));
     return () => {
       off();
-      if (timer !== null) clearTimeout(timer);
+      batches.stop();
     };
   });
 }

@@ -4,10 +4,10 @@
  * a lot. A symbol search adds a symbol; buttons remove a symbol or a lot.
  */
 import { useMachine } from '@xstate/react';
+import type { Config, Data, Layout } from 'plotly.js';
 import { useCallback, useId, useMemo, useState, type FormEvent } from 'react';
 import type { Quote } from '../../../domain/market/types.ts';
 import type { LotFields } from '../../../domain/positions/lots.ts';
-import { Chart } from '../../components/Chart.tsx';
 import { Link } from '../../components/Link.tsx';
 import { Dismissible, Empty, LoadState } from '../../components/LoadState.tsx';
 import { PriceFlash } from '../../components/PriceFlash.tsx';
@@ -17,6 +17,7 @@ import type { UniverseHit } from '../../components/symbolSearch.machine.ts';
 import { todayStamp, tradingDayTitle } from '../../services/time.ts';
 import { formatPercent, formatPrice, formatSigned, signClass } from '../watchlist/quotes.ts';
 import { portfolioMachine } from './portfolio.machine.ts';
+import { StillChart } from './StillChart.tsx';
 import { TransactionsPanel } from './TransactionsPanel.tsx';
 import {
   allocation,
@@ -29,6 +30,9 @@ import {
   type PositionLot,
 } from './positions.ts';
 import './portfolio.css';
+
+const ALLOCATION_LAYOUT: Partial<Layout> = { margin: { l: 8, r: 8, t: 8, b: 8 }, showlegend: false };
+const ALLOCATION_CONFIG: Partial<Config> = { displayModeBar: false };
 
 function quantity(value: number): string {
   return value.toLocaleString('en-US', { maximumFractionDigits: 6 });
@@ -265,6 +269,22 @@ export default function PortfolioScreen() {
     [symbols, lots, prices],
   );
   const slices = useMemo(() => allocation(symbols, lots, prices), [symbols, lots, prices]);
+  // The donut is drawn again only when a symbol or its market value changes, not on every quote.
+  const slicesKey = JSON.stringify(slices);
+  const allocationData = useMemo((): Data[] => {
+    const shown = JSON.parse(slicesKey) as typeof slices;
+    return [
+      {
+        type: 'pie',
+        labels: shown.map((s) => s.symbol),
+        values: shown.map((s) => s.value),
+        hole: 0.45,
+        sort: false,
+        textinfo: 'label+percent',
+        hovertemplate: '%{label}: $%{value:,.2f} (%{percent})<extra></extra>',
+      },
+    ];
+  }, [slicesKey]);
   const sectorOf = useCallback((symbol: string) => companies[symbol]?.sector, [companies]);
 
   return (
@@ -335,22 +355,12 @@ export default function PortfolioScreen() {
                 {slices.length === 0 ? (
                   <Empty>Add lots to see how your money is spread across symbols.</Empty>
                 ) : (
-                  <Chart
+                  <StillChart
                     label={`Allocation by market value: ${slices.map((s) => s.symbol).join(', ')}`}
                     height={240}
-                    data={[
-                      {
-                        type: 'pie',
-                        labels: slices.map((s) => s.symbol),
-                        values: slices.map((s) => s.value),
-                        hole: 0.45,
-                        sort: false,
-                        textinfo: 'label+percent',
-                        hovertemplate: '%{label}: $%{value:,.2f} (%{percent})<extra></extra>',
-                      },
-                    ]}
-                    layout={{ margin: { l: 8, r: 8, t: 8, b: 8 }, showlegend: false }}
-                    config={{ displayModeBar: false }}
+                    data={allocationData}
+                    layout={ALLOCATION_LAYOUT}
+                    config={ALLOCATION_CONFIG}
                   />
                 )}
               </div>

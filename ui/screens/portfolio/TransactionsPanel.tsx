@@ -4,11 +4,11 @@
  * dividend, fee), the transactions, the import wizard and the CSV exports.
  */
 import { useMachine } from '@xstate/react';
-import { useId, useMemo, useState, type FormEvent } from 'react';
+import type { Config, Data, Layout } from 'plotly.js';
+import { useCallback, useId, useMemo, useState, type FormEvent } from 'react';
 import { portfolioApi } from '../../../domain/contract/portfolio.ts';
 import { portfolioPnl } from '../../../domain/portfolio/pnl.ts';
 import { TRANSACTION_KINDS, type TransactionKind } from '../../../domain/portfolio/transactions.ts';
-import { Chart } from '../../components/Chart.tsx';
 import { Dismissible, Empty, LoadState } from '../../components/LoadState.tsx';
 import { formatPrice, formatSigned, signClass } from '../watchlist/quotes.ts';
 import { ImportWizard } from './ImportWizard.tsx';
@@ -27,6 +27,7 @@ import {
   type TransactionFormErrors,
 } from './ledger.ts';
 import { EQUAL_WEIGHT, ledgerMachine } from './ledger.machine.ts';
+import { StillChart } from './StillChart.tsx';
 import { todayStamp, tradingDayTitle } from '../../services/time.ts';
 
 const KIND_LABELS: Readonly<Record<TransactionKind, string>> = {
@@ -178,10 +179,26 @@ function TransactionFormView(props: {
   );
 }
 
-/** The performance chart: time-weighted return of the portfolio and of the benchmark over the range picked. */
+const PERFORMANCE_LAYOUT: Partial<Layout> = {
+  yaxis: { title: { text: 'Return %' }, ticksuffix: '%' },
+  yaxis2: { title: { text: 'Value $' }, overlaying: 'y', side: 'right', showgrid: false },
+  legend: { orientation: 'h', y: -0.15 },
+  margin: { l: 56, r: 64, t: 16, b: 48 },
+};
+
+const DONUT_LAYOUT: Partial<Layout> = { margin: { l: 8, r: 8, t: 8, b: 8 }, showlegend: true };
+const DONUT_CONFIG: Partial<Config> = { displayModeBar: false };
+
+/**
+ * The performance chart: time-weighted return of the portfolio and of the benchmark over the range picked. It is
+ * history, so live prices never redraw it; a benchmark the server refuses is said next to its field, what was
+ * typed stays there and the chart keeps the benchmark in use.
+ */
 function PerformanceChart(props: {
   readonly performance: Performance;
   readonly benchmark: string;
+  readonly benchmarkError: string | null;
+  readonly comparing: boolean;
   readonly onBenchmark: (benchmark: string) => void;
 }) {
   const id = useId();
@@ -189,6 +206,31 @@ function PerformanceChart(props: {
   const [typed, setTyped] = useState('');
   const shown = useMemo(() => inRange(props.performance, range), [props.performance, range]);
   const benchmarkName = props.benchmark === EQUAL_WEIGHT ? 'Equal weight (universe)' : props.benchmark;
+  const data = useMemo(
+    (): Data[] => [
+      { type: 'scatter', mode: 'lines', name: 'Portfolio', x: [...shown.dates], y: [...shown.twr] },
+      {
+        type: 'scatter',
+        mode: 'lines',
+        name: benchmarkName,
+        x: [...shown.dates],
+        y: [...shown.benchmarkReturn],
+        line: { dash: 'dot' },
+      },
+      {
+        type: 'scatter',
+        mode: 'lines',
+        name: 'Value ($)',
+        x: [...shown.dates],
+        y: [...shown.value],
+        yaxis: 'y2',
+        line: { width: 1 },
+        opacity: 0.5,
+      },
+    ],
+    [shown, benchmarkName],
+  );
+  const errorId = `${id}-benchmark-error`;
   return (
     <div className="card portfolio-performance" data-testid="portfolio-performance">
       <h2>Performance</h2>
@@ -208,6 +250,7 @@ function PerformanceChart(props: {
         </div>
         <form
           className="benchmark-form"
+          aria-busy={props.comparing || undefined}
           onSubmit={(e) => {
             e.preventDefault();
             props.onBenchmark(typed.trim() === '' ? EQUAL_WEIGHT : typed);
@@ -220,45 +263,27 @@ function PerformanceChart(props: {
             placeholder="Symbol, or empty for equal weight"
             value={typed}
             onChange={(e) => setTyped(e.target.value)}
+            aria-invalid={props.benchmarkError ? true : undefined}
+            aria-describedby={props.benchmarkError ? errorId : undefined}
           />
           <button type="submit" className="button small">
             Compare
           </button>
+          {props.benchmarkError && (
+            <p id={errorId} className="error benchmark-error" role="alert">
+              {props.benchmarkError}
+            </p>
+          )}
         </form>
       </div>
       {shown.dates.length === 0 ? (
         <Empty>Record a transaction to see how the portfolio did since.</Empty>
       ) : (
-        <Chart
+        <StillChart
           label={`Time-weighted return of the portfolio against ${benchmarkName}, ${range}`}
           height={300}
-          data={[
-            { type: 'scatter', mode: 'lines', name: 'Portfolio', x: [...shown.dates], y: [...shown.twr] },
-            {
-              type: 'scatter',
-              mode: 'lines',
-              name: benchmarkName,
-              x: [...shown.dates],
-              y: [...shown.benchmarkReturn],
-              line: { dash: 'dot' },
-            },
-            {
-              type: 'scatter',
-              mode: 'lines',
-              name: 'Value ($)',
-              x: [...shown.dates],
-              y: [...shown.value],
-              yaxis: 'y2',
-              line: { width: 1 },
-              opacity: 0.5,
-            },
-          ]}
-          layout={{
-            yaxis: { title: { text: 'Return %' }, ticksuffix: '%' },
-            yaxis2: { title: { text: 'Value $' }, overlaying: 'y', side: 'right', showgrid: false },
-            legend: { orientation: 'h', y: -0.15 },
-            margin: { l: 56, r: 64, t: 16, b: 48 },
-          }}
+          data={data}
+          layout={PERFORMANCE_LAYOUT}
         />
       )}
     </div>
@@ -271,10 +296,27 @@ export function TransactionsPanel(props: {
   readonly sectorOf: (symbol: string) => string | undefined;
 }) {
   const [state, send] = useMachine(ledgerMachine);
-  const { ledger, performance, benchmark, recordError, recorded, error } = state.context;
+  const { ledger, performance, benchmark, benchmarkError, recordError, refreshError, recorded, error } = state.context;
   const pnl = useMemo(() => (ledger ? portfolioPnl(ledger, props.prices) : null), [ledger, props.prices]);
   const realized = useMemo(() => (ledger ? realizedByTransaction(ledger) : {}), [ledger]);
   const sectors = useMemo(() => (pnl ? sectorAllocation(pnl, props.sectorOf) : []), [pnl, props.sectorOf]);
+  // The donut is drawn again only when a sector or its value (in cents) changes, not on every price.
+  const sectorsKey = JSON.stringify(sectors);
+  const sectorData = useMemo((): Data[] => {
+    const slices = JSON.parse(sectorsKey) as typeof sectors;
+    return [
+      {
+        type: 'pie',
+        labels: slices.map((s) => s.label),
+        values: slices.map((s) => s.value),
+        hole: 0.45,
+        sort: false,
+        textinfo: 'percent',
+        hovertemplate: '%{label}: $%{value:,.2f} (%{percent})<extra></extra>',
+      },
+    ];
+  }, [sectorsKey]);
+  const pickBenchmark = useCallback((b: string) => send({ type: 'user.pickBenchmark', benchmark: b }), [send]);
   return (
     <section className="transactions-panel" aria-labelledby="transactions-title">
       <h2 id="transactions-title" className="sr-only">
@@ -323,22 +365,12 @@ export function TransactionsPanel(props: {
                 {sectors.length === 0 ? (
                   <Empty>Open lots with a price show here by sector.</Empty>
                 ) : (
-                  <Chart
+                  <StillChart
                     label={`Allocation by sector: ${sectors.map((s) => s.label).join(', ')}`}
                     height={240}
-                    data={[
-                      {
-                        type: 'pie',
-                        labels: sectors.map((s) => s.label),
-                        values: sectors.map((s) => s.value),
-                        hole: 0.45,
-                        sort: false,
-                        textinfo: 'percent',
-                        hovertemplate: '%{label}: $%{value:,.2f} (%{percent})<extra></extra>',
-                      },
-                    ]}
-                    layout={{ margin: { l: 8, r: 8, t: 8, b: 8 }, showlegend: true }}
-                    config={{ displayModeBar: false }}
+                    data={sectorData}
+                    layout={DONUT_LAYOUT}
+                    config={DONUT_CONFIG}
                   />
                 )}
               </div>
@@ -347,7 +379,9 @@ export function TransactionsPanel(props: {
               <PerformanceChart
                 performance={performance}
                 benchmark={benchmark}
-                onBenchmark={(b) => send({ type: 'user.pickBenchmark', benchmark: b })}
+                benchmarkError={benchmarkError}
+                comparing={state.matches({ ready: 'comparing' })}
+                onBenchmark={pickBenchmark}
               />
             )}
             <div className="card transactions-card">
@@ -362,8 +396,11 @@ export function TransactionsPanel(props: {
                   </a>
                 </span>
               </header>
-              {recordError && (
-                <Dismissible message={recordError} onDismiss={() => send({ type: 'user.dismissError' })} />
+              {(recordError ?? refreshError) && (
+                <Dismissible
+                  message={[recordError, refreshError].filter(Boolean).join(' · ')}
+                  onDismiss={() => send({ type: 'user.dismissError' })}
+                />
               )}
               <TransactionFormView
                 ledger={ledger}

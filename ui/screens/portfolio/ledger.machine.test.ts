@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { createActor, fromCallback, fromPromise, waitFor } from 'xstate';
 import type { TransactionFields } from '../../../domain/portfolio/transactions.ts';
 import type { Ledger, Performance } from './ledger.ts';
-import { ledgerMachine, type LedgerEvent, type LedgerLoad } from './ledger.machine.ts';
+import { benchmarkRefusal, ledgerMachine, type LedgerEvent, type LedgerLoad } from './ledger.machine.ts';
 import {
   importMachine,
   type ImportCommitAnswer,
@@ -19,7 +19,7 @@ const performance = (benchmark: string): Performance => ({
   benchmarkReturn: [0],
 });
 
-function ledgerPanel(server: { failRecord?: string; failLoad?: string }) {
+function ledgerPanel(server: { failRecord?: string; failLoad?: string; unknown?: readonly string[] }) {
   const calls: string[] = [];
   let ledger = emptyLedger();
   let sendBack: ((event: LedgerEvent) => void) | null = null;
@@ -29,6 +29,9 @@ function ledgerPanel(server: { failRecord?: string; failLoad?: string }) {
         loadLedger: fromPromise<LedgerLoad, { benchmark: string }>(async ({ input }) => {
           calls.push(`load ${input.benchmark}`);
           if (server.failLoad) throw new Error(server.failLoad);
+          if (server.unknown?.includes(input.benchmark)) {
+            throw new Error(`query.benchmark: unknown symbol ${input.benchmark}`);
+          }
           return Promise.resolve({ ledger, performance: performance(input.benchmark) });
         }),
         recordTransaction: fromPromise<Ledger, TransactionFields>(async ({ input }) => {
@@ -97,6 +100,85 @@ describe('portfolio ledger machine', () => {
     actor.send({ type: 'user.pickBenchmark', benchmark: 'msft' });
     await waitFor(actor, (s) => s.matches({ ready: 'idle' }) && s.context.performance?.benchmark === 'MSFT');
     expect(calls).to.deep.equal(['load EW', 'load MSFT']);
+  });
+
+  it('refuses an unknown benchmark in plain words and keeps the previous one in use', async () => {
+    const { actor, calls } = ledgerPanel({ unknown: ['ZZZZZZ'] });
+    await waitFor(actor, (s) => s.matches({ ready: 'idle' }));
+    actor.send({ type: 'user.pickBenchmark', benchmark: 'msft' });
+    await waitFor(actor, (s) => s.matches({ ready: 'idle' }) && s.context.benchmark === 'MSFT');
+    actor.send({ type: 'user.pickBenchmark', benchmark: ' zzzzzz ' });
+    await waitFor(actor, (s) => s.context.benchmarkError !== null);
+    const { context } = actor.getSnapshot();
+    expect(actor.getSnapshot().matches({ ready: 'idle' })).to.equal(true);
+    expect(context.benchmarkError).to.equal('Benchmark: no company ZZZZZZ');
+    expect(context.benchmark).to.equal('MSFT');
+    expect(context.performance?.benchmark).to.equal('MSFT');
+    expect(context.refreshError).to.equal(null);
+    expect(context.recordError).to.equal(null);
+    expect(calls).to.deep.equal(['load EW', 'load MSFT', 'load ZZZZZZ']);
+  });
+
+  it('reads again against the previous benchmark after a refusal', async () => {
+    const { actor, calls, changed } = ledgerPanel({ unknown: ['ZZZZZZ'] });
+    await waitFor(actor, (s) => s.matches({ ready: 'idle' }));
+    actor.send({ type: 'user.pickBenchmark', benchmark: 'ZZZZZZ' });
+    await waitFor(actor, (s) => s.context.benchmarkError !== null);
+    actor.send({ type: 'user.dismissError' });
+    actor.send({ type: 'user.record', transaction: buy });
+    await waitFor(actor, (s) => s.matches({ ready: 'idle' }) && s.context.recorded === 1);
+    changed();
+    await waitFor(actor, () => calls.length === 5);
+    await waitFor(actor, (s) => s.matches({ ready: 'idle' }));
+    expect(calls).to.deep.equal(['load EW', 'load ZZZZZZ', 'record buy AAPL', 'load EW', 'load EW']);
+    const { context } = actor.getSnapshot();
+    expect(context.benchmark).to.equal('EW');
+    expect(context.performance?.benchmark).to.equal('EW');
+    expect(context.refreshError).to.equal(null);
+    expect(context.recordError).to.equal(null);
+  });
+
+  it('clears the errors of a failed read and of a refused benchmark once a read succeeds', async () => {
+    const server: { failLoad?: string; unknown?: readonly string[] } = { unknown: ['ZZZZZZ'] };
+    const { actor, changed } = ledgerPanel(server);
+    await waitFor(actor, (s) => s.matches({ ready: 'idle' }));
+    server.failLoad = 'The server cannot be reached';
+    changed();
+    await waitFor(actor, (s) => s.context.refreshError !== null);
+    expect(actor.getSnapshot().context.refreshError).to.equal(
+      'Could not read the ledger: The server cannot be reached',
+    );
+    delete server.failLoad;
+    actor.send({ type: 'user.pickBenchmark', benchmark: 'ZZZZZZ' });
+    await waitFor(actor, (s) => s.context.benchmarkError !== null);
+    actor.send({ type: 'user.pickBenchmark', benchmark: 'MSFT' });
+    await waitFor(actor, (s) => s.matches({ ready: 'idle' }) && s.context.benchmark === 'MSFT');
+    const { context } = actor.getSnapshot();
+    expect(context.refreshError).to.equal(null);
+    expect(context.benchmarkError).to.equal(null);
+    expect(context.performance?.benchmark).to.equal('MSFT');
+  });
+
+  it('waits for a transaction being recorded before reading another benchmark', async () => {
+    const { actor, calls } = ledgerPanel({});
+    await waitFor(actor, (s) => s.matches({ ready: 'idle' }));
+    actor.send({ type: 'user.record', transaction: buy });
+    actor.send({ type: 'user.pickBenchmark', benchmark: 'MSFT' });
+    await waitFor(actor, (s) => s.matches({ ready: 'idle' }) && s.context.benchmark === 'MSFT');
+    expect(calls).to.deep.equal(['load EW', 'record buy AAPL', 'load EW', 'load MSFT']);
+    expect(actor.getSnapshot().context.recorded).to.equal(1);
+  });
+
+  it('says a refused benchmark in words naming the field', () => {
+    expect(benchmarkRefusal('ZZZZZZ', new Error('query.benchmark: unknown symbol ZZZZZZ'))).to.equal(
+      'Benchmark: no company ZZZZZZ',
+    );
+    expect(benchmarkRefusal('A B', new Error('query.benchmark: must be a symbol'))).to.equal(
+      'Benchmark: must be a symbol',
+    );
+    expect(benchmarkRefusal('MSFT', new Error('The server cannot be reached'))).to.equal(
+      'Could not compare with MSFT: The server cannot be reached',
+    );
   });
 
   it('reads again when the ledger changed elsewhere', async () => {

@@ -1,7 +1,8 @@
 /**
  * The transactions panel of the portfolio screen: the ledger (transactions, open lots, closed parts of lots)
  * and the performance against the benchmark the user picks. A transaction is sent, then the ledger and the
- * performance are read again; a change made elsewhere (an import, another tab) is read again too.
+ * performance are read again; a change made elsewhere (an import, another tab) is read again too. A benchmark the
+ * user picks is used only once the server answers for it: a refused one leaves the previous benchmark in use.
  */
 import { assertEvent, assign, fromCallback, fromPromise, setup } from 'xstate';
 import { portfolioApi } from '../../../domain/contract/portfolio.ts';
@@ -23,13 +24,20 @@ export interface LedgerLoad {
 export interface LedgerContext {
   readonly ledger: Ledger | null;
   readonly performance: Performance | null;
+  /** The benchmark in use: the last one the server answered for. */
   readonly benchmark: string;
+  /** The benchmark asked for and not answered yet. */
+  readonly asked: string | null;
+  /** Why the last benchmark asked for was refused, in words naming the field. */
+  readonly benchmarkError: string | null;
   /** Whether the ledger changed on the server since it was read. */
   readonly stale: boolean;
   /** Why the ledger could not be loaded. */
   readonly error: string | null;
   /** Why the last transaction was refused. */
   readonly recordError: string | null;
+  /** Why the ledger could not be read again (cleared by the next successful read). */
+  readonly refreshError: string | null;
   /** How many transactions were recorded from this panel (a form clears itself when it grows). */
   readonly recorded: number;
 }
@@ -41,6 +49,24 @@ export type LedgerEvent =
   | { type: 'user.retry' }
   | { type: 'user.dismissError' }
   | { type: 'server.changed' };
+
+/** A benchmark as the user typed it, as the server names it: trimmed, upper case, `EW` when empty. */
+export function benchmarkOf(typed: string): string {
+  const symbol = typed.trim().toUpperCase();
+  return symbol === '' ? EQUAL_WEIGHT : symbol;
+}
+
+/**
+ * Why a benchmark was refused, in plain words naming the field: the server's words about `query.benchmark`
+ * (`unknown symbol ZZZZZZ`) become `Benchmark: no company ZZZZZZ`; any other failure says what could not be done.
+ */
+export function benchmarkRefusal(benchmark: string, error: unknown): string {
+  const message = errorMessage(error);
+  const field = /^query\.benchmark:\s*(.*)$/s.exec(message);
+  if (!field) return `Could not compare with ${benchmark}: ${message}`;
+  const unknown = /^unknown symbol\s+(\S+)$/i.exec(field[1]!.trim());
+  return unknown ? `Benchmark: no company ${unknown[1]!}` : `Benchmark: ${field[1]!.trim()}`;
+}
 
 /** The transactions panel's machine. */
 export const ledgerMachine = setup({
@@ -62,11 +88,20 @@ export const ledgerMachine = setup({
       }),
     ),
   },
+  actions: {
+    /** Keeps the benchmark asked for until the server answers; the previous one stays in use meanwhile. */
+    ask: assign(({ event }) => {
+      assertEvent(event, 'user.pickBenchmark');
+      return { asked: benchmarkOf(event.benchmark), benchmarkError: null };
+    }),
+  },
   guards: {
     stale: ({ context }) => context.stale,
+    asked: ({ context }) => context.asked !== null,
     otherBenchmark: ({ context, event }) => {
       assertEvent(event, 'user.pickBenchmark');
-      return event.benchmark.trim().toUpperCase() !== context.benchmark;
+      const benchmark = benchmarkOf(event.benchmark);
+      return benchmark !== context.benchmark || context.asked !== null;
     },
   },
 }).createMachine({
@@ -76,9 +111,12 @@ export const ledgerMachine = setup({
     ledger: null,
     performance: null,
     benchmark: EQUAL_WEIGHT,
+    asked: null,
+    benchmarkError: null,
     stale: false,
     error: null,
     recordError: null,
+    refreshError: null,
     recorded: 0,
   },
   states: {
@@ -99,17 +137,45 @@ export const ledgerMachine = setup({
       initial: 'idle',
       on: {
         'server.changed': { actions: assign({ stale: true }) },
-        'user.dismissError': { actions: assign({ recordError: null }) },
-        'user.pickBenchmark': {
-          guard: 'otherBenchmark',
-          target: '.refreshing',
-          actions: assign({ benchmark: ({ event }) => event.benchmark.trim().toUpperCase() }),
-        },
+        'user.dismissError': { actions: assign({ recordError: null, refreshError: null }) },
+        // Asked now, read once nothing else is being read or sent.
+        'user.pickBenchmark': { guard: 'otherBenchmark', actions: 'ask' },
       },
       states: {
         idle: {
-          always: { guard: 'stale', target: 'refreshing' },
+          always: [
+            { guard: 'asked', target: 'comparing' },
+            { guard: 'stale', target: 'refreshing' },
+          ],
           on: { 'user.record': 'recording' },
+        },
+        comparing: {
+          entry: assign({ stale: false }),
+          on: {
+            // Another benchmark asked for replaces the one being read.
+            'user.pickBenchmark': { guard: 'otherBenchmark', target: 'comparing', reenter: true, actions: 'ask' },
+          },
+          invoke: {
+            src: 'loadLedger',
+            input: ({ context }) => ({ benchmark: context.asked ?? context.benchmark }),
+            onDone: {
+              target: 'idle',
+              actions: assign(({ context, event }) => ({
+                ...event.output,
+                benchmark: context.asked ?? context.benchmark,
+                asked: null,
+                benchmarkError: null,
+                refreshError: null,
+              })),
+            },
+            onError: {
+              target: 'idle',
+              actions: assign(({ context, event }) => ({
+                benchmarkError: benchmarkRefusal(context.asked ?? context.benchmark, event.error),
+                asked: null,
+              })),
+            },
+          },
         },
         recording: {
           invoke: {
@@ -134,11 +200,11 @@ export const ledgerMachine = setup({
           invoke: {
             src: 'loadLedger',
             input: ({ context }) => ({ benchmark: context.benchmark }),
-            onDone: { target: 'idle', actions: assign(({ event }) => ({ ...event.output })) },
+            onDone: { target: 'idle', actions: assign(({ event }) => ({ ...event.output, refreshError: null })) },
             onError: {
               target: 'idle',
               actions: assign({
-                recordError: ({ event }) => `Could not read the ledger: ${errorMessage(event.error)}`,
+                refreshError: ({ event }) => `Could not read the ledger: ${errorMessage(event.error)}`,
               }),
             },
           },

@@ -1,9 +1,10 @@
 import { expect } from 'chai';
-import { createActor, fromCallback, fromPromise, waitFor } from 'xstate';
+import { createActor, fromCallback, fromPromise, sendTo, setup, waitFor } from 'xstate';
 import type { Quote } from '../../../domain/market/types.ts';
 import type { WatchQuotes } from '../watchlist/quotes.ts';
 import {
   applyAnswer,
+  batchedQuoteFeedOf,
   portfolioMachine,
   type PortfolioAnswer,
   type PortfolioChange,
@@ -182,5 +183,42 @@ describe('portfolio machine', () => {
     const state = { symbols: ['A', 'B'], lots: { A: [], B: [{ id: 'x', ...lot }] } };
     const next = applyAnswer(state, { kind: 'removeSymbol', symbol: 'B' }, { symbols: ['A'] });
     expect(next).to.deep.equal({ symbols: ['A'], lots: { A: [] } });
+  });
+});
+
+describe('portfolio batched quote feed', () => {
+  it('sends the first quote at once, then the latest of each symbol in a batch, across a new watch', async () => {
+    const listeners = new Map<string, Set<(quote: Quote) => void>>();
+    const source = {
+      onQuotes: (symbols: readonly string[], listener: (quote: Quote) => void) => {
+        for (const s of symbols) listeners.set(s, (listeners.get(s) ?? new Set()).add(listener));
+        return () => symbols.forEach((s) => listeners.get(s)?.delete(listener));
+      },
+    };
+    const tick = (q: Quote) => listeners.get(q.symbol)?.forEach((listener) => listener(q));
+    const batches: (readonly Quote[])[] = [];
+    const parent = createActor(
+      setup({ actors: { feed: batchedQuoteFeedOf(source, 30) } }).createMachine({
+        invoke: { id: 'feed', src: 'feed', input: { symbols: ['AAPL'] } },
+        on: {
+          'server.quotes': {
+            actions: ({ event }) => batches.push((event as unknown as { quotes: readonly Quote[] }).quotes),
+          },
+          watch: { actions: sendTo('feed', { type: 'quotes.watch', symbols: ['AAPL', 'MSFT'] }) },
+        },
+      }),
+    ).start();
+    tick(quote('AAPL', 100));
+    await waitFor(parent, () => batches.length === 1);
+    parent.send({ type: 'watch' });
+    tick(quote('AAPL', 101));
+    tick(quote('MSFT', 400));
+    tick(quote('AAPL', 102));
+    await waitFor(parent, () => batches.length === 2);
+    expect(batches.map((b) => b.map((q) => `${q.symbol} ${q.price}`))).to.deep.equal([
+      ['AAPL 100'],
+      ['AAPL 102', 'MSFT 400'],
+    ]);
+    parent.stop();
   });
 });

@@ -2,7 +2,8 @@
  * The portfolio screen: the user's symbols, the position lots of each, the companies and live quotes. Adding
  * a symbol ignores one already held; adding a lot to a symbol not yet held adds the symbol; removing a symbol
  * removes its lots. Changes are sent to the server one after the other and its answers are the truth. A load
- * that fails keeps its message and stops loading (spec section 8); a change made elsewhere is read again.
+ * that fails keeps its message and stops loading (spec section 8); a change made elsewhere is read again. Live
+ * quotes come in batches (at most one a second), so the screen and its charts do not redraw on every tick.
  */
 import { marketApi } from '../../../domain/contract/market.ts';
 import { portfolioApi } from '../../../domain/contract/portfolio.ts';
@@ -12,14 +13,16 @@ import type { Quote } from '../../../domain/market/types.ts';
 import type { UniverseHit } from '../../components/symbolSearch.machine.ts';
 import { call, errorMessage } from '../../services/api.ts';
 import { live } from '../../services/live.ts';
+import { quoteBatcher } from '../../services/quoteBatch.ts';
 import { showToast } from '../../services/toast.ts';
 import {
   companiesBySymbol,
-  liveQuoteFeed,
   loadQuotes,
   quoteMapOf,
   withQuote,
   type QuoteMap,
+  type QuoteSource,
+  type WatchQuotes,
 } from '../watchlist/quotes.ts';
 import type { PositionLot } from './positions.ts';
 
@@ -66,7 +69,38 @@ export type PortfolioEvent =
   | { type: 'user.retry' }
   | { type: 'user.dismissError' }
   | { type: 'server.quote'; quote: Quote }
+  | { type: 'server.quotes'; quotes: readonly Quote[] }
   | { type: 'server.changed' };
+
+/** How long live quotes are gathered before the screen takes them, in milliseconds. */
+export const QUOTE_BATCH_MS = 1000;
+
+/**
+ * The socket feed of quotes in batches: follows `input.symbols`, then whatever `quotes.watch` names; the latest
+ * quote of each symbol that moved comes back in one `server.quotes`, the first at once, then at most one per
+ * `batchMs`.
+ */
+export function batchedQuoteFeedOf(source: QuoteSource, batchMs = QUOTE_BATCH_MS) {
+  return fromCallback<WatchQuotes, { symbols: readonly string[] }>(({ input, receive, sendBack }) => {
+    const batches = quoteBatcher(batchMs, (quotes) =>
+      sendBack({ type: 'server.quotes', quotes } satisfies PortfolioEvent),
+    );
+    // Each subscription has a listener of its own, so ending the previous one never ends the next.
+    const follow = (symbols: readonly string[]) =>
+      symbols.length > 0 ? source.onQuotes(symbols, (quote: Quote) => batches.take(quote)) : () => undefined;
+    let off = follow(input.symbols);
+    receive((event) => {
+      // Subscribing before unsubscribing keeps the quotes of symbols that stay.
+      const next = follow(event.symbols);
+      off();
+      off = next;
+    });
+    return () => {
+      off();
+      batches.stop();
+    };
+  });
+}
 
 /** What a load answers. */
 export interface PortfolioLoad {
@@ -151,7 +185,7 @@ export const portfolioMachine = setup({
           return call(portfolioApi.postDeluserPositionsBySymbol, { params, body: { id: input.id } });
       }
     }),
-    quoteFeed: liveQuoteFeed,
+    quoteFeed: batchedQuoteFeedOf(live),
     portfolioChanges: fromCallback<PortfolioEvent>(({ sendBack }) =>
       live.onReadModelChanged((change) => {
         if (change.name === 'portfolio' || change.name === 'positionlots') sendBack({ type: 'server.changed' });
@@ -241,6 +275,9 @@ export const portfolioMachine = setup({
         'user.removeLot': { actions: 'enqueue' },
         'user.dismissError': { actions: assign({ saveError: null }) },
         'server.quote': { actions: assign({ quotes: ({ context, event }) => withQuote(context.quotes, event.quote) }) },
+        'server.quotes': {
+          actions: assign({ quotes: ({ context, event }) => event.quotes.reduce(withQuote, context.quotes) }),
+        },
         'server.changed': { actions: assign({ stale: true }) },
       },
       states: {
