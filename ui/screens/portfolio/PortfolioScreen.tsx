@@ -4,7 +4,7 @@
  * a lot. A symbol search adds a symbol; buttons remove a symbol or a lot.
  */
 import { useMachine } from '@xstate/react';
-import type { Config, Data, Layout } from 'plotly.js';
+import type { Config, Layout } from 'plotly.js';
 import { useCallback, useId, useMemo, useState, type FormEvent } from 'react';
 import type { Quote } from '../../../domain/market/types.ts';
 import type { LotFields } from '../../../domain/positions/lots.ts';
@@ -17,7 +17,7 @@ import type { UniverseHit } from '../../components/symbolSearch.machine.ts';
 import { todayStamp, tradingDayTitle } from '../../services/time.ts';
 import { formatPercent, formatPrice, formatSigned, signClass } from '../watchlist/quotes.ts';
 import { portfolioMachine } from './portfolio.machine.ts';
-import { StillChart } from './StillChart.tsx';
+import { StillChart, useDonut } from './StillChart.tsx';
 import { TransactionsPanel } from './TransactionsPanel.tsx';
 import {
   allocation,
@@ -270,21 +270,10 @@ export default function PortfolioScreen() {
   );
   const slices = useMemo(() => allocation(symbols, lots, prices), [symbols, lots, prices]);
   // The donut is drawn again only when a symbol or its market value changes, not on every quote.
-  const slicesKey = JSON.stringify(slices);
-  const allocationData = useMemo((): Data[] => {
-    const shown = JSON.parse(slicesKey) as typeof slices;
-    return [
-      {
-        type: 'pie',
-        labels: shown.map((s) => s.symbol),
-        values: shown.map((s) => s.value),
-        hole: 0.45,
-        sort: false,
-        textinfo: 'label+percent',
-        hovertemplate: '%{label}: $%{value:,.2f} (%{percent})<extra></extra>',
-      },
-    ];
-  }, [slicesKey]);
+  const allocationData = useDonut(
+    useMemo(() => slices.map((s) => ({ label: s.symbol, value: s.value })), [slices]),
+    'label+percent',
+  );
   const sectorOf = useCallback((symbol: string) => companies[symbol]?.sector, [companies]);
 
   return (

@@ -27,7 +27,7 @@ import {
   type TransactionFormErrors,
 } from './ledger.ts';
 import { EQUAL_WEIGHT, ledgerMachine } from './ledger.machine.ts';
-import { StillChart } from './StillChart.tsx';
+import { StillChart, useDonut } from './StillChart.tsx';
 import { todayStamp, tradingDayTitle } from '../../services/time.ts';
 
 const KIND_LABELS: Readonly<Record<TransactionKind, string>> = {
@@ -300,22 +300,8 @@ export function TransactionsPanel(props: {
   const pnl = useMemo(() => (ledger ? portfolioPnl(ledger, props.prices) : null), [ledger, props.prices]);
   const realized = useMemo(() => (ledger ? realizedByTransaction(ledger) : {}), [ledger]);
   const sectors = useMemo(() => (pnl ? sectorAllocation(pnl, props.sectorOf) : []), [pnl, props.sectorOf]);
-  // The donut is drawn again only when a sector or its value (in cents) changes, not on every price.
-  const sectorsKey = JSON.stringify(sectors);
-  const sectorData = useMemo((): Data[] => {
-    const slices = JSON.parse(sectorsKey) as typeof sectors;
-    return [
-      {
-        type: 'pie',
-        labels: slices.map((s) => s.label),
-        values: slices.map((s) => s.value),
-        hole: 0.45,
-        sort: false,
-        textinfo: 'percent',
-        hovertemplate: '%{label}: $%{value:,.2f} (%{percent})<extra></extra>',
-      },
-    ];
-  }, [sectorsKey]);
+  // The donut is drawn again only when a sector or its value changes, not on every price.
+  const sectorData = useDonut(sectors, 'percent');
   const pickBenchmark = useCallback((b: string) => send({ type: 'user.pickBenchmark', benchmark: b }), [send]);
   return (
     <section className="transactions-panel" aria-labelledby="transactions-title">
