@@ -165,6 +165,24 @@ describe('channels decider', function () {
       .thenError('unknown_channel');
   });
 
+  it('drops an alert’s choice once, so its triggers go to every channel again', function () {
+    const chosen: ChannelsEvent = { type: 'AlertChannelsChosen', data: { alertId: ALERT, channelIds: [ID(1)] } };
+    const clear: ChannelsCommand = { type: 'ChooseAlertChannels', data: { alertId: ALERT, channelIds: null } };
+    given(channelsDecider, [added(1, webhook()), added(2, webhook()), chosen])
+      .when(clear)
+      .then([{ type: 'AlertChannelsCleared', data: { alertId: ALERT } }]);
+    given(channelsDecider, [added(1, webhook()), chosen, { type: 'AlertChannelsCleared', data: { alertId: ALERT } }])
+      .when(clear)
+      .thenNothing();
+    const state = fold(channelsDecider, [
+      added(1, webhook()),
+      added(2, webhook()),
+      chosen,
+      { type: 'AlertChannelsCleared', data: { alertId: ALERT } },
+    ]);
+    expect(channelsForAlert(state, ALERT).map((c) => c.id)).to.deep.equal([ID(1), ID(2)]);
+  });
+
   it('delivers to the named channels still there, or to every confirmed channel', function () {
     const state = fold(channelsDecider, [
       added(1, webhook()),

@@ -24,6 +24,13 @@ export const CHANNEL_TYPES = ['webhook', 'email', 'webpush'] as const;
 /** A kind of channel. */
 export type ChannelType = (typeof CHANNEL_TYPES)[number];
 
+/** Each kind of channel in the screens' words. */
+export const CHANNEL_TYPE_LABELS: Readonly<Record<ChannelType, string>> = Object.freeze({
+  webhook: 'Webhook',
+  email: 'Email',
+  webpush: 'Browser push',
+});
+
 /** What a browser's `PushManager.subscribe` gives: the push service endpoint and the keys to encrypt for. */
 export interface PushSubscriptionKeys {
   /** The push service URL of this browser. */
@@ -77,10 +84,10 @@ export type DropPushSubscription = DomainEvent<
   'DropPushSubscription',
   { readonly channelId: string; readonly reason: string }
 >;
-/** Names the channels one alert uses (none named: all of the user's channels). */
+/** Names the channels one alert uses; null: every channel of the user again (the choice of an alert naming none). */
 export type ChooseAlertChannels = DomainEvent<
   'ChooseAlertChannels',
-  { readonly alertId: string; readonly channelIds: readonly string[] }
+  { readonly alertId: string; readonly channelIds: readonly string[] | null }
 >;
 
 /** Every command of the channels concern. */
@@ -110,9 +117,17 @@ export type AlertChannelsChosen = DomainEvent<
   { readonly alertId: string; readonly channelIds: readonly string[] }
 >;
 
+/** An alert's choice was dropped: its triggers go to every channel of the user again. */
+export type AlertChannelsCleared = DomainEvent<'AlertChannelsCleared', { readonly alertId: string }>;
+
 /** Every event of the channels concern. */
 export type ChannelsEvent =
-  ChannelAdded | ChannelRemoved | EmailChannelConfirmed | PushSubscriptionRemoved | AlertChannelsChosen;
+  | ChannelAdded
+  | ChannelRemoved
+  | EmailChannelConfirmed
+  | PushSubscriptionRemoved
+  | AlertChannelsChosen
+  | AlertChannelsCleared;
 
 /** A user's channels and the alerts that name theirs. */
 export interface ChannelsState {
@@ -278,6 +293,12 @@ function decide(command: ChannelsCommand, state: ChannelsState): ChannelsEvent[]
       const { alertId, channelIds } = command.data;
       if (!isUuid(alertId))
         throw new DomainError('invalid_id', `alertId ${JSON.stringify(alertId)} is not an alert id`, 'alertId');
+      const key = alertId.toLowerCase();
+      if (channelIds === null) {
+        return Object.hasOwn(state.alertChannels, key)
+          ? [{ type: 'AlertChannelsCleared', data: { alertId: key } }]
+          : [];
+      }
       const chosen: string[] = [];
       channelIds.forEach((id, i) => {
         const channel = findChannel(state, id);
@@ -290,9 +311,9 @@ function decide(command: ChannelsCommand, state: ChannelsState): ChannelsEvent[]
         }
         if (!chosen.includes(channel.id)) chosen.push(channel.id);
       });
-      const before = state.alertChannels[alertId.toLowerCase()];
+      const before = state.alertChannels[key];
       if (before && before.length === chosen.length && before.every((id, i) => id === chosen[i])) return [];
-      return [{ type: 'AlertChannelsChosen', data: { alertId: alertId.toLowerCase(), channelIds: chosen } }];
+      return [{ type: 'AlertChannelsChosen', data: { alertId: key, channelIds: chosen } }];
     }
     default: {
       const _exhaustive: never = command;
@@ -326,6 +347,10 @@ function evolve(state: ChannelsState, event: ChannelsEvent): ChannelsState {
       };
     case 'AlertChannelsChosen':
       return { ...state, alertChannels: { ...state.alertChannels, [event.data.alertId]: event.data.channelIds } };
+    case 'AlertChannelsCleared': {
+      const { [event.data.alertId]: _dropped, ...kept } = state.alertChannels;
+      return { ...state, alertChannels: kept };
+    }
     default: {
       // An event type this version does not know leaves the state as it is, so replaying the log never fails.
       const _exhaustive: never = event;

@@ -94,6 +94,8 @@ export const alertAnswer = z.object({
   triggercount: z.number().int(),
   /** The user's note, shown with each firing, or null. */
   note: z.string().nullable(),
+  /** The ids of the channels its triggers are delivered to besides the bell, or null for every channel. */
+  channels: z.array(z.string()).nullable(),
 });
 
 /** What the API answers for an alert. */

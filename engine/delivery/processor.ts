@@ -55,6 +55,7 @@ export const DELIVERY_EVENT_TYPES: readonly string[] = Object.freeze([
   'EmailChannelConfirmed',
   'PushSubscriptionRemoved',
   'AlertChannelsChosen',
+  'AlertChannelsCleared',
   'DeliveryAttempted',
   'DeliverySucceeded',
   'DeliveryFailed',

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { ALERT_FREQUENCIES, ALERT_OPS } from '../../domain/alerts/conditions.ts';
 import { ALERTS_LIMIT, alertsDecider, type Alert, type AlertsCommand } from '../../domain/alerts/alerts.ts';
 import { fold } from '../../domain/decider.ts';
+import { channelsDecider } from '../../domain/channels/channels.ts';
 import { STOCKPULSE_NAMESPACE, uuidV5 } from '../../domain/ids.ts';
 import type { EngineTrigger } from '../../engine/alerts/alertEngine.ts';
 import { CommandService } from '../commands.ts';
@@ -64,9 +65,11 @@ describe('alert routes', function () {
         'lastfired',
         'triggercount',
         'note',
+        'channels',
       ]);
       expect(alert.id).to.match(UUID);
       expect(alert).to.deep.include({ symbol: 'AAPL', threshold: 190, alerttype: 'U', kind: 'PRICE', status: 'armed' });
+      expect(alert.channels).to.equal(null);
       expect(Number.isNaN(Date.parse(alert.createdt))).to.equal(false);
       expect(await events(user.username)).to.deep.equal(['AlertCreated']);
     });
@@ -268,7 +271,7 @@ describe('alert routes', function () {
         alertsDecider.initialState,
       );
       const { note: _note, ...before } = fold(alertsDecider, created).alerts[0]!;
-      expect(alertView(before as Alert).note).to.equal(null);
+      expect(alertView(before as Alert, channelsDecider.initialState).note).to.equal(null);
     });
 
     it('answers empty lists to a new user', async function () {

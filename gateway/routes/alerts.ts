@@ -8,6 +8,8 @@ import { type AlertAnswer } from '../../domain/contract/alerts.ts';
 import { conditionText } from '../../domain/alerts/conditions.ts';
 import { STOCKPULSE_NAMESPACE, isUuid, uuidV5 } from '../../domain/ids.ts';
 import { isDomainError } from '../../domain/decider.ts';
+import { channelsDecider, type ChannelsState } from '../../domain/channels/channels.ts';
+import { channelsProjection } from '../../projections/delivery/delivery.projection.ts';
 import { comparePositions, type LogPosition } from '../../platform/eventstore/port.ts';
 import type { ReadModelStore } from '../../platform/readmodels/port.ts';
 import {
@@ -23,7 +25,7 @@ import { keptAnswer } from '../http/keptAnswer.ts';
 import { inRequestTerms } from '../http/fieldNames.ts';
 import { defineRoute, markPosition } from '../http/route.ts';
 import { requireSymbol, type SymbolDirectory } from '../http/schemas.ts';
-import { chooseChannels, requireChannels } from './channels.ts';
+import { chooseChannels, readChannels, requireChannels } from './channels.ts';
 
 /** What the alert routes need. */
 export interface AlertsDeps {
@@ -39,8 +41,17 @@ const concern = { concern: ALERTS_CONCERN, decider: alertsDecider };
 
 export type { AlertAnswer };
 
-/** An alert in the API's shape. */
-export function alertView(alert: Alert): AlertAnswer {
+/**
+ * The channels an alert named that still exist (its triggers go to those), or null when it named none (every
+ * channel of the user).
+ */
+function namedChannels(channels: ChannelsState, alertId: string): string[] | null {
+  const named = channels.alertChannels[alertId];
+  return named ? named.filter((id) => channels.channels.some((c) => c.id === id)) : null;
+}
+
+/** An alert in the API's shape, with the channels it is delivered to from the user's channels. */
+export function alertView(alert: Alert, channels: ChannelsState): AlertAnswer {
   return {
     id: alert.id,
     symbol: alert.symbol,
@@ -58,6 +69,7 @@ export function alertView(alert: Alert): AlertAnswer {
     triggercount: alert.triggerCount,
     // Documents folded before alerts had notes have none.
     note: alert.note ?? null,
+    channels: namedChannels(channels, alert.id),
   };
 }
 
@@ -102,6 +114,8 @@ const ALERTS_CONSUMER = projectionConsumer(alertsProjection).name;
 /** A user's alerts, in the order they were created, and the log position the list reflects. */
 interface UserAlerts {
   readonly alerts: readonly Alert[];
+  /** The user's channels and the alerts that named some. */
+  readonly channels: ChannelsState;
   readonly position: LogPosition | undefined;
 }
 
@@ -113,6 +127,7 @@ interface UserAlerts {
  */
 async function readAlerts(readModels: ReadModelStore, userId: string): Promise<UserAlerts> {
   const checkpoint = await readModels.readCheckpoint(ALERTS_CONSUMER);
+  const channels = await readDocument<ChannelsState>(readModels, channelsProjection, userId);
   const listed = await readModels.list<StoredDocument<AlertDocument>>(alertsProjection.name, {
     prefix: alertsPrefix(userId),
   });
@@ -121,7 +136,14 @@ async function readAlerts(readModels: ReadModelStore, userId: string): Promise<U
   for (const doc of docs) {
     if (position === undefined || comparePositions(doc.position, position) > 0) position = doc.position;
   }
-  return { alerts: docs.map((doc) => doc.value.alert), position };
+  if (channels && (position === undefined || comparePositions(channels.position, position) > 0)) {
+    position = channels.position;
+  }
+  return {
+    alerts: docs.map((doc) => doc.value.alert),
+    channels: channels?.value ?? channelsDecider.initialState,
+    position,
+  };
 }
 
 /**
@@ -132,11 +154,11 @@ function keptAlerts(readModels: ReadModelStore, userId: string, symbol: string |
   return keptAnswer(
     readModels,
     `stockalerts\u0000${userId}\u0000${symbol ?? ''}`,
-    { prefixes: [[alertsProjection.name, alertsPrefix(userId)]] },
+    { prefixes: [[alertsProjection.name, alertsPrefix(userId)]], documents: [[channelsProjection.name, userId]] },
     async () => {
-      const { alerts, position } = await readAlerts(readModels, userId);
+      const { alerts, channels, position } = await readAlerts(readModels, userId);
       const chosen = symbol === null ? alerts : alerts.filter((a) => a.symbol === symbol);
-      return { body: chosen.map(alertView), position };
+      return { body: chosen.map((alert) => alertView(alert, channels)), position };
     },
   );
 }
@@ -151,6 +173,8 @@ export function alertsRoutes(deps: AlertsDeps) {
         const m = meta();
         if (body.channels) await requireChannels(deps.readModels, m.userId, body.channels);
         const update = body.update === true;
+        // null on an update: every channel again; absent: the alert keeps its choice (a new one: every channel).
+        const choice = body.channels === undefined || (body.channels === null && !update) ? undefined : body.channels;
         const alertId = update ? (body.id ?? '').toLowerCase() : uuidV5(`${m.commandId}/alert`, STOCKPULSE_NAMESPACE);
         if (!isUuid(alertId)) throw notFound(`body.id: no alert ${JSON.stringify(body.id)}`);
         const kind = body.kind === 'SMA' ? 'SMA' : 'PRICE';
@@ -176,8 +200,11 @@ export function alertsRoutes(deps: AlertsDeps) {
         );
         const alert = outcome.state.alerts.find((a) => a.id === alertId);
         if (!alert) throw notFound(`body.id: no alert ${alertId}`);
-        if (body.channels) await chooseChannels(deps.commands, alertId, body.channels, m);
-        return alertView(alert);
+        const channels =
+          choice === undefined
+            ? await readChannels(deps.readModels, m.userId)
+            : await chooseChannels(deps.commands, alertId, choice, m);
+        return alertView(alert, channels);
       },
     }),
     defineRoute({
@@ -197,7 +224,7 @@ export function alertsRoutes(deps: AlertsDeps) {
           const outcome = await deps.commands.execute(concern, { type, data: { alertId, at: m.at } }, m);
           const alert = outcome.state.alerts.find((a) => a.id === alertId);
           if (!alert) throw notFound(`params.id: no alert ${alertId}`);
-          return alertView(alert);
+          return alertView(alert, await readChannels(deps.readModels, m.userId));
         },
       }),
     ),
@@ -212,10 +239,11 @@ export function alertsRoutes(deps: AlertsDeps) {
         const { done, refused } = actionReport(data, outcome.state, outcome.events);
         const byId = new Map(outcome.state.alerts.map((alert) => [alert.id, alert]));
         const alerts = body.action === 'delete' ? [] : done.flatMap((id) => byId.get(id) ?? []);
+        const channels = alerts.length > 0 ? await readChannels(deps.readModels, m.userId) : null;
         return {
           action: body.action,
           done,
-          alerts: alerts.map(alertView),
+          alerts: channels ? alerts.map((alert) => alertView(alert, channels)) : [],
           failed: refused.map((r) => ({ id: r.alertId, message: r.message })),
         };
       },

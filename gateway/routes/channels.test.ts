@@ -239,6 +239,38 @@ describe('delivery routes and channels', function () {
       expect(await deliveries(user, '?limit=1')).to.have.length(1);
     });
 
+    it('answers the channels an alert names; null on an update delivers it to every channel again', async function () {
+      const user = await gw.user();
+      const first = await addChannel(user, { type: 'webhook', url: `${receiver.url}/pick-${user.username}` });
+      const second = await addChannel(user, { type: 'webhook', url: `${receiver.url}/rest-${user.username}` });
+      const named = await createAlert(user, { channels: [first.id], close: 170 });
+      expect(named.channels).to.deep.equal([first.id]);
+      expect((await createAlert(user, { close: 171 })).channels).to.equal(null);
+      const update = { symbol: 'AAPL', id: named.id, update: true };
+      // Leaving `channels` out keeps the choice; a note alone changes the note alone.
+      const kept = await user.post('/personalize/stockalerts', { ...update, note: 'Half' });
+      expect(kept.status, kept.text).to.equal(200);
+      expect((kept.body as AlertAnswer).channels).to.deep.equal([first.id]);
+      const listed = async () =>
+        (await user.getOk<AlertAnswer[]>('/personalize/stockalerts')).find((a) => a.id === named.id)!.channels;
+      expect(await eventually(listed, (channels) => channels !== null)).to.deep.equal([first.id]);
+      const reset = await user.post('/personalize/stockalerts', { ...update, channels: null });
+      expect(reset.status, reset.text).to.equal(200);
+      expect((reset.body as AlertAnswer).channels).to.equal(null);
+      expect(await eventually(listed, (channels) => channels === null)).to.equal(null);
+      await fire(named);
+      const both = await eventually(
+        () => deliveries(user, `?alertId=${named.id}`),
+        (list) => list.length === 2 && list.every((d) => d.status === 'succeeded'),
+      );
+      expect(both.map((d) => d.channelId)).to.have.members([first.id, second.id]);
+      // A named channel removed is no longer listed: the alert is delivered to the ones left.
+      const again = await user.post('/personalize/stockalerts', { ...update, channels: [first.id, second.id] });
+      expect((again.body as AlertAnswer).channels).to.deep.equal([first.id, second.id]);
+      expect((await user.post(`/personalize/delchannel/${first.id}`)).status).to.equal(200);
+      expect(await eventually(listed, (channels) => channels?.length === 1)).to.deep.equal([second.id]);
+    });
+
     it('refuses an alert naming a channel that is not the caller’s, creating nothing', async function () {
       const user = await gw.user();
       const res = await user.post('/personalize/stockalerts', {

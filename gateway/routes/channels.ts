@@ -235,14 +235,17 @@ export async function requireChannels(
   }
 }
 
-/** Records the channels an alert's triggers go to, on the user's channels stream. */
+/**
+ * Records the channels an alert's triggers go to (null: every channel again), on the user's channels stream;
+ * answers the user's channels after it.
+ */
 export async function chooseChannels(
   commands: CommandService,
   alertId: string,
-  channelIds: readonly string[],
+  channelIds: readonly string[] | null,
   meta: CommandMeta,
-): Promise<void> {
-  await commands
+): Promise<ChannelsState> {
+  const outcome = await commands
     .execute(
       concern,
       { type: 'ChooseAlertChannels', data: { alertId, channelIds } },
@@ -251,4 +254,5 @@ export async function chooseChannels(
     .catch((error: unknown) => {
       throw bodyRefusal(error);
     });
+  return outcome.state;
 }

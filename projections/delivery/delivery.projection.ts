@@ -26,6 +26,7 @@ export const channelsProjection: Projection<ChannelsState> = deciderProjection('
   'EmailChannelConfirmed',
   'PushSubscriptionRemoved',
   'AlertChannelsChosen',
+  'AlertChannelsCleared',
 ] satisfies ChannelsEvent['type'][]);
 
 /** A delivery's entry in its user's ring of the latest {@link DELIVERIES_KEPT}: the delivery, and which it is. */

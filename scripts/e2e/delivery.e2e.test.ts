@@ -93,4 +93,68 @@ describe('delivery settings and browser notifications (Chromium)', function () {
     await e2e.screenshot(page, 'settings');
     expect(errors).to.deep.equal([]);
   });
+
+  it('delivers an alert to the channels ticked in its builder, and to every channel again', async () => {
+    const { page, context, errors } = await e2e.newPage();
+    await e2e.signUp(page, 'chooser');
+    const addHook = (name: string) =>
+      page.evaluate(
+        async ([url, hookName]) => {
+          const res = await fetch('/personalize/channels', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ type: 'webhook', url, name: hookName }),
+          });
+          return ((await res.json()) as { id: string }).id;
+        },
+        [`${receiver.url}/${name}`, name] as const,
+      );
+    const desk = await addHook('desk');
+    const phone = await addHook('phone');
+    const price = await page.evaluate(async () => {
+      const quotes = (await (await fetch('/api/quotes?symbols=MSFT')).json()) as { price: number }[];
+      return quotes[0]!.price;
+    });
+    const level = Math.round(price * 100 + 100) / 100;
+    expect(await createAlertIn(page, { symbol: 'MSFT', condition: { op: 'greater_than', value: level } })).to.equal(
+      200,
+    );
+    const channelsOfAlert = () =>
+      page.evaluate(async () => {
+        const alerts = (await (await fetch('/personalize/stockalerts')).json()) as { channels: string[] | null }[];
+        return alerts[0]!.channels;
+      });
+    expect(await channelsOfAlert()).to.equal(null);
+
+    await page.goto('/Alerts');
+    const edit = page.getByRole('button', { name: /^Edit alert MSFT / });
+    await edit.click();
+    const builder = page.getByRole('form', { name: 'Condition' });
+    const every = builder.getByRole('checkbox', { name: 'Every channel' });
+    await every.waitFor();
+    expect(await every.isChecked()).to.equal(true);
+    await every.uncheck();
+    // Unticking "Every channel" starts from all of them ticked; the one not wanted is unticked.
+    await builder.getByRole('checkbox', { name: 'phone (Webhook)' }).uncheck();
+    expect(await builder.getByRole('checkbox', { name: 'desk (Webhook)' }).isChecked()).to.equal(true);
+    await builder.getByRole('button', { name: 'Save and re-arm' }).click();
+    await builder.waitFor({ state: 'detached' });
+    expect(await channelsOfAlert()).to.deep.equal([desk]);
+
+    const before = receiver.requests.length;
+    await e2e.pushTicks([{ symbol: 'MSFT', price: level + 0.5 }]);
+    await receiver.waitFor(before + 1);
+    expect(receiver.requests.slice(before).map((r) => r.url)).to.deep.equal(['/desk']);
+
+    // Every channel again: the edit sends null, and the alert answers it so.
+    await edit.click();
+    await every.check();
+    expect(await builder.getByRole('checkbox', { name: 'phone (Webhook)' }).isDisabled()).to.equal(true);
+    await builder.getByRole('button', { name: 'Save and re-arm' }).click();
+    await builder.waitFor({ state: 'detached' });
+    expect(await channelsOfAlert()).to.equal(null);
+    expect(phone).to.be.a('string');
+    expect(errors).to.deep.equal([]);
+    await context.close();
+  });
 });

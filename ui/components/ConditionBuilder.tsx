@@ -1,10 +1,13 @@
 /**
  * The condition builder: source chips (price, SMA, EMA, RSI, volume, change %), the operator, then the fields the
  * operator uses (a level as a number or another series; a channel's lower and upper; an amount over bars), the
- * frequency and the expiry. It checks the draft against the contract as the user types and marks the field a
+ * frequency, the expiry, the note and the channels it is delivered to. It checks the draft against the contract as the user types and marks the field a
  * refusal names (its own, or the server's through `problem`). Used by the alert manager and the price chart.
  */
+import { useMachine } from '@xstate/react';
 import { useId, useState, type FormEvent, type ReactNode } from 'react';
+import { CHANNEL_TYPE_LABELS } from '../../domain/channels/channels.ts';
+import type { ChannelAnswer } from '../../domain/contract/channels.ts';
 import { ALERT_FREQUENCIES, FREQUENCY_TEXT, type AlertSource } from '../../domain/alerts/conditions.ts';
 import { zoneLabel } from '../services/time.ts';
 import {
@@ -22,6 +25,8 @@ import {
   type FieldProblem,
   type OperandDraft,
 } from './conditionDraft.ts';
+import { channelListMachine } from './channelList.machine.ts';
+import { Link } from './Link.tsx';
 import { SymbolSearch } from './SymbolSearch.tsx';
 import './ConditionBuilder.css';
 
@@ -119,6 +124,76 @@ function Operand(props: {
           value={value.number}
           onChange={(e) => onChange({ ...value, number: e.target.value })}
         />
+      )}
+    </fieldset>
+  );
+}
+
+/** A channel as the choice names it: its name, and its kind when the name does not say it. */
+function channelLabel(channel: ChannelAnswer): string {
+  const kind = CHANNEL_TYPE_LABELS[channel.type];
+  const name = channel.name.toLowerCase().includes(kind.toLowerCase()) ? channel.name : `${channel.name} (${kind})`;
+  return channel.confirmed ? name : `${name}, not confirmed yet`;
+}
+
+/**
+ * "Deliver to": every channel of the user (null), or the ones ticked. Unticking "Every channel" starts from all of
+ * them ticked, to untick the ones not wanted.
+ */
+function DeliverTo(props: {
+  readonly chosen: readonly string[] | null;
+  readonly invalid: boolean;
+  readonly onChange: (chosen: readonly string[] | null) => void;
+}) {
+  const { chosen, invalid, onChange } = props;
+  const [state, send] = useMachine(channelListMachine);
+  const { channels, error } = state.context;
+  const every = chosen === null;
+  return (
+    <fieldset className="cb-channels" data-field="channels" aria-invalid={invalid}>
+      <legend>Deliver to (besides the bell)</legend>
+      {state.matches('loading') && <span className="cb-muted">Loading your channels…</span>}
+      {state.matches('failed') && (
+        <span className="cb-muted">
+          Your channels could not be loaded ({error}).{' '}
+          <button type="button" className="button" onClick={() => send({ type: 'user.retry' })}>
+            Retry
+          </button>
+        </span>
+      )}
+      {state.matches('ready') && channels.length === 0 && (
+        <span className="cb-muted">
+          The bell only: add e-mail, Web Push or a webhook in <Link to="/Settings">Settings</Link>.
+        </span>
+      )}
+      {state.matches('ready') && channels.length > 0 && (
+        <>
+          <label className="cb-check">
+            <input
+              type="checkbox"
+              checked={every}
+              onChange={(e) => onChange(e.target.checked ? null : channels.map((c) => c.id))}
+            />
+            Every channel
+          </label>
+          {channels.map((channel) => (
+            <label key={channel.id} className="cb-check">
+              <input
+                type="checkbox"
+                disabled={every}
+                checked={every || chosen.includes(channel.id)}
+                onChange={(e) =>
+                  onChange(
+                    e.target.checked
+                      ? channels.filter((c) => c.id === channel.id || chosen?.includes(c.id)).map((c) => c.id)
+                      : (chosen ?? []).filter((id) => id !== channel.id),
+                  )
+                }
+              />
+              {channelLabel(channel)}
+            </label>
+          ))}
+        </>
       )}
     </fieldset>
   );
@@ -298,6 +373,7 @@ export function ConditionBuilder(props: ConditionBuilderProps) {
           />
         </label>
       </div>
+      <DeliverTo chosen={draft.channels} invalid={invalid('channels')} onChange={(channels) => change({ channels })} />
       {shown && (
         <p className="error" role="alert" data-field={shown.field}>
           {problemText(shown, draft.op)}

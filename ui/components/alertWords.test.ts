@@ -29,6 +29,7 @@ describe('alerts in words', () => {
       lastfired: null,
       triggercount: 0,
       note: null,
+      channels: null,
       ...extra,
     };
   };

@@ -30,6 +30,7 @@ const RSI_ALERT: AlertAnswer = {
   lastfired: null,
   triggercount: 0,
   note: null,
+  channels: null,
 };
 
 describe('condition draft', () => {
@@ -55,8 +56,23 @@ describe('condition draft', () => {
       frequency: 'every_time',
       expires: null,
       note: null,
+      channels: null,
       id: 'a1',
       update: true,
+    });
+  });
+
+  it('sends the channels ticked; a new alert for every channel leaves them out, a change sends null', () => {
+    const desk = '00000000-0000-4000-8000-000000000001';
+    const draft = newDraft('AAPL', { op: 'greater_than', value: number('190') });
+    expect(requestOf(draft)).to.not.have.property('channels');
+    expect(requestOf({ ...draft, channels: [desk] }).channels).to.deep.equal([desk]);
+    const named = draftOf({ ...RSI_ALERT, channels: [desk] });
+    expect(named.channels).to.deep.equal([desk]);
+    expect(requestOf({ ...named, channels: null }, RSI_ALERT.id).channels).to.equal(null);
+    expect(draftProblem({ ...draft, channels: [] })).to.deep.equal({
+      field: 'channels',
+      message: 'must name at least one channel; leave it out for every channel',
     });
   });
 
@@ -101,7 +117,9 @@ describe('condition draft', () => {
     expect(fieldLabel('condition.bars', 'moving_up')).to.equal('Bars');
     expect(fieldLabel('expires', 'crossing')).to.equal('Expires');
     expect(fieldLabel('symbol', 'crossing')).to.equal('Symbol');
-    expect(fieldLabel('channels', 'crossing')).to.equal('channels');
+    expect(fieldLabel('channels', 'crossing')).to.equal('Deliver to');
+    expect(fieldLabel('channels.0', 'crossing')).to.equal('Deliver to');
+    expect(fieldLabel('kind', 'crossing')).to.equal('kind');
   });
 
   it('shows a refusal of a field with its label, and one of the whole request in its own words', () => {
@@ -152,6 +170,7 @@ describe('condition draft', () => {
       frequency: 'once_per_bar_close',
       expires: '2026-12-31T21:00:00.000Z',
       note: null,
+      channels: null,
       id: 'a1',
       update: true,
     });

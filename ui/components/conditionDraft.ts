@@ -49,6 +49,8 @@ export interface ConditionDraft {
   readonly expires: string;
   /** The note as typed, '' for none. */
   readonly note: string;
+  /** The ids of the channels its triggers go to besides the bell, or null for every channel of the user. */
+  readonly channels: readonly string[] | null;
 }
 
 /** The source chips: the price, the four SMAs, two EMAs, RSI(14), volume and the day's change. */
@@ -136,6 +138,7 @@ export function newDraft(symbol: string, patch: Partial<ConditionDraft> = {}): C
     frequency: 'once',
     expires: '',
     note: '',
+    channels: null,
     ...patch,
   };
 }
@@ -153,6 +156,7 @@ export function draftOf(alert: AlertAnswer): ConditionDraft {
     frequency: alert.frequency,
     expires: alert.expires === null ? '' : toFieldValue(alert.expires),
     note: alert.note ?? '',
+    channels: alert.channels,
   });
 }
 
@@ -171,8 +175,9 @@ function operandOf(draft: OperandDraft, source: AlertSource): AlertOperand | und
 
 /**
  * The body of a draft: the fields its operator uses, the frequency, the expiry (an unreadable expiry is sent as
- * typed, for the schema to refuse) and the note (null when blank, which clears it on a change). With `id`, a change
- * of that alert (`update: true`).
+ * typed, for the schema to refuse), the note (null when blank, which clears it on a change) and the channels (left
+ * out of a new alert delivered to every channel; null on a change, every channel again). With `id`, a change of
+ * that alert (`update: true`).
  */
 export function requestOf(draft: ConditionDraft, id?: string): AlertBody {
   const fields = opFields(draft.op);
@@ -200,6 +205,7 @@ export function requestOf(draft: ConditionDraft, id?: string): AlertBody {
     frequency: draft.frequency,
     expires,
     note: draft.note.trim() === '' ? null : draft.note,
+    ...(id === undefined && draft.channels === null ? {} : { channels: draft.channels && [...draft.channels] }),
     ...(id === undefined ? {} : { id, update: true }),
   };
 }
@@ -246,8 +252,9 @@ export function fieldLabel(field: string, op: AlertOp): string {
       frequency: 'Frequency',
       expires: 'Expires',
       note: 'Note',
+      channels: 'Deliver to',
     };
-    return labels[field] ?? field;
+    return labels[field] ?? labels[head!] ?? field;
   }
   switch (part) {
     case 'op':

@@ -39,6 +39,7 @@ describe('the API client', function () {
       lastfired: null,
       triggercount: 0,
       note: null,
+      channels: null,
     };
 
     it('answers an answer that matches the route schema as it is', function () {

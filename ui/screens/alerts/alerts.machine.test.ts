@@ -44,6 +44,7 @@ function alert(id: string, symbol: string, condition: AlertCondition, extra: Par
     lastfired: null,
     triggercount: 0,
     note: null,
+    channels: null,
     ...extra,
   };
 }
@@ -381,6 +382,7 @@ describe('alert manager machine', () => {
         frequency: 'once',
         expires: '2099-01-02T03:04:05.678Z',
         note: null,
+        channels: null,
         id: 'a2',
         update: true,
       },
@@ -430,6 +432,7 @@ describe('alert manager machine', () => {
       frequency: 'once_per_bar',
       expires: null,
       note: null,
+      channels: null,
       id: 'a1',
       update: true,
     });

@@ -87,6 +87,7 @@ function card(options: { barsFail?: boolean; alertFails?: boolean } = {}) {
               lastfired: null,
               triggercount: 0,
               note: null,
+              channels: null,
             };
             alerts = [...alerts, alert];
             return Promise.resolve(alert);

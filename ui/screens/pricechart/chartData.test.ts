@@ -150,6 +150,7 @@ describe('price chart data', () => {
       lastfired: null,
       triggercount: 0,
       note: null,
+      channels: null,
     };
     const element = alertElement(armed, []);
     expect(element).to.deep.include({ type: 'ALERT', charttype: 'price', color: '#138a36' });
@@ -196,6 +197,7 @@ describe('price chart data', () => {
       lastfired: null,
       triggercount: 0,
       note: null,
+      channels: null,
     };
     expect(alertElement(alert, bars, undefined, true)).to.deep.include({ type: 'ALERT', color: LEVEL_COLORS.up });
     expect(alertElement(alert, bars, undefined, true)?.chartdata).to.deep.include({
@@ -241,6 +243,7 @@ describe('price chart data', () => {
       lastfired: null,
       triggercount: 0,
       note: null,
+      channels: null,
     });
     const daily = chartView('3M');
     const constant = alertElement(channel({}), bars, daily);

@@ -58,6 +58,7 @@ function alert(id: string, threshold: number, extra: Partial<ChartAlert> = {}): 
     lastfired: null,
     triggercount: 0,
     note: null,
+    channels: null,
     ...extra,
   };
 }

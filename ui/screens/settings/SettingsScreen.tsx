@@ -5,18 +5,13 @@
  */
 import { useMachine } from '@xstate/react';
 import type { FormEvent } from 'react';
+import { CHANNEL_TYPE_LABELS } from '../../../domain/channels/channels.ts';
 import type { ChannelAnswer, DeliveryAnswer } from '../../../domain/contract/channels.ts';
 import { Dismissible, Empty, LoadState } from '../../components/LoadState.tsx';
 import { usePreferences } from '../../services/preferences.ts';
 import { formatRecent, formatTime } from '../../services/time.ts';
 import { deliveriesOf, settingsMachine } from './settings.machine.ts';
 import './settings.css';
-
-const TYPE_LABELS: Readonly<Record<ChannelAnswer['type'], string>> = {
-  webhook: 'Webhook',
-  email: 'Email',
-  webpush: 'Browser push',
-};
 
 function field(form: FormData, name: string): string {
   const value = form.get(name);
@@ -131,9 +126,13 @@ export default function SettingsScreen() {
                 const test = tests[channel.id];
                 const recent = deliveriesOf(deliveries, channel.id);
                 return (
-                  <li key={channel.id} className="channel" aria-label={`${TYPE_LABELS[channel.type]} ${channel.name}`}>
+                  <li
+                    key={channel.id}
+                    className="channel"
+                    aria-label={`${CHANNEL_TYPE_LABELS[channel.type]} ${channel.name}`}
+                  >
                     <div className="channel-head">
-                      <strong>{TYPE_LABELS[channel.type]}</strong> {channel.name}
+                      <strong>{CHANNEL_TYPE_LABELS[channel.type]}</strong> {channel.name}
                       <span className="channel-target">{target(channel)}</span>
                       {!channel.confirmed && (
                         <span className="channel-pending">waiting for the address to be confirmed</span>
