@@ -223,7 +223,7 @@ export const portfolioApi = {
   postPortfolioImportPreview: route({
     method: 'POST',
     path: '/api/portfolio/import/preview',
-    summary: `Read a transaction file {format: auto|generic|ibkr|schwab, csv} (at most ${MAX_IMPORT_BYTES} bytes and ${MAX_IMPORT_ROWS} rows) and answer each data row's verdict (new, duplicate, skipped, refused with line and column), recording nothing`,
+    summary: `Read a transaction file {format: auto|generic|ibkr|schwab, csv} (at most ${MAX_IMPORT_BYTES} bytes and ${MAX_IMPORT_ROWS} rows) and answer each data row's verdict (new, duplicate, skipped, refused with line and column), recording nothing; a file without the header or sections of the format named answers 400 naming body.csv; a comma in a number only groups thousands (1,234.50), a decimal comma (1,5) is refused`,
     tag: 'portfolio',
     access: 'user',
     body: importBody,

@@ -5,7 +5,7 @@
  * same file imported again is recognised row by row.
  */
 import { STOCKPULSE_NAMESPACE, uuidV5 } from '../ids.ts';
-import { isDomainError } from '../decider.ts';
+import { DomainError, isDomainError } from '../decider.ts';
 import { roundToCents } from '../positions/lots.ts';
 import { isSymbol } from '../symbol.ts';
 import { decideTransaction, portfolioDecider, type PortfolioState } from './portfolio.ts';
@@ -87,15 +87,20 @@ export interface UnreadableFile {
   readonly message: string;
 }
 
-/** A number as a broker writes it: `1,234.50`, `$1,234.50`, `-$12.00`, `($12.00)`; null when empty. */
+/**
+ * A number as a broker writes it: `1,234.50`, `$1,234.50`, `-$12.00`, `($12.00)`; null when empty. A comma
+ * only groups thousands (`1,234,567.8`); any other comma (`1,5`) is refused rather than read as a decimal point.
+ */
 function amountOf(text: string | undefined, column: string): number | null {
   const raw = (text ?? '').trim();
   if (raw === '' || raw === '--') return null;
   const negative = raw.startsWith('-') || (raw.startsWith('(') && raw.endsWith(')'));
-  const digits = raw.replace(/[()$,\s]/g, '').replace(/^[-+]/, '');
-  if (!/^\d+(\.\d+)?$/.test(digits))
-    throw new RowError(column, `${column} ${JSON.stringify(raw.slice(0, 40))} is not a number`);
-  const value = Number(digits);
+  const digits = raw.replace(/[()$\s]/g, '').replace(/^[-+]/, '');
+  if (!/^\d+(\.\d+)?$/.test(digits) && !/^\d{1,3}(,\d{3})+(\.\d+)?$/.test(digits)) {
+    const hint = digits.includes(',') ? '; use a point for decimals' : '';
+    throw new RowError(column, `${column} ${JSON.stringify(raw.slice(0, 40))} is not a number${hint}`);
+  }
+  const value = Number(digits.replaceAll(',', ''));
   return negative ? -value : value;
 }
 
@@ -123,6 +128,11 @@ function symbolCell(text: string | undefined, column: string): string {
   const symbol = (text ?? '').trim().toUpperCase();
   if (!isSymbol(symbol)) throw new RowError(column, `${column} ${JSON.stringify(symbol.slice(0, 40))} is not a symbol`);
   return symbol;
+}
+
+/** The refusal of a whole file that is not in the format chosen: `what` names the header or section missing. */
+function wrongFormat(what: string): DomainError {
+  return new DomainError('wrong_format', `csv: no ${what} found; is it another broker's file?`, 'csv');
 }
 
 function readRow(line: number, columns: Columns, read: () => ReadRow['outcome']): ReadRow {
@@ -190,6 +200,8 @@ function readGeneric(rows: readonly CsvRecord[]): ReadRow[] {
 
 /** The Trades (stocks) and Dividends sections of an Interactive Brokers activity statement. */
 function readIbkr(rows: readonly CsvRecord[]): ReadRow[] {
+  if (!rows.some(({ cells }) => (cells[0] === 'Trades' || cells[0] === 'Dividends') && cells[1] === 'Header'))
+    throw wrongFormat('Interactive Brokers Trades or Dividends section (Trades,Header,…)');
   const out: ReadRow[] = [];
   const headers = new Map<string, readonly string[]>();
   for (const { cells, line } of rows) {
@@ -280,7 +292,7 @@ const SCHWAB_KINDS: Readonly<Record<string, TransactionKind>> = {
 /** A Schwab transaction history: `Date, Action, Symbol, Description, Quantity, Price, Fees & Comm, Amount`. */
 function readSchwab(rows: readonly CsvRecord[]): ReadRow[] {
   const start = rows.findIndex((r) => r.cells.some((c) => c === 'Action') && r.cells.some((c) => c === 'Date'));
-  if (start < 0) return [];
+  if (start < 0) throw wrongFormat('Schwab header (Date,Action,Symbol,…)');
   const at = indexOf(rows[start]!.cells);
   const columns: Columns = {
     kind: 'Action',
@@ -354,6 +366,9 @@ function contentKey(fields: Record<string, unknown>): string {
     .join('|');
 }
 
+/** What a row's transaction is called when it is decided against the portfolio, stripped from refusals. */
+const SUBJECT = 'transactions[0]';
+
 /** Options of {@link previewImport}. */
 export interface PreviewOptions {
   /** The format, or `auto` to tell it from the file. */
@@ -369,7 +384,9 @@ export interface PreviewOptions {
 /**
  * Reads a file and judges each data row against the portfolio as the rows before it would leave it: `new`,
  * `duplicate` (its content, or its id, recorded already), `skipped` (not a trade, dividend or fee of stocks)
- * or `refused` (the line and column named). Rows are judged oldest first, as they would be recorded.
+ * or `refused` (the line and column named). Rows are judged oldest first, as they would be recorded. A file
+ * without the header or sections of the format chosen is refused whole: a `wrong_format` {@link DomainError}
+ * naming `csv`, the file.
  */
 export function previewImport(file: readonly CsvRecord[] | UnreadableFile, options: PreviewOptions): ImportJudgement {
   if (!Array.isArray(file)) {
@@ -460,14 +477,17 @@ export function previewImport(file: readonly CsvRecord[] | UnreadableFile, optio
       continue;
     }
     try {
-      const events = decideTransaction(transaction, state, 'transactions[0]');
+      const events = decideTransaction(transaction, state, SUBJECT);
       for (const event of events) state = portfolioDecider.evolve(state, event);
       recorded.add(transaction.id);
       toRecord.push(transaction);
       verdicts.set(i, { line: row.line, verdict: 'new', column: null, message: null, transaction });
     } catch (error) {
       if (!isDomainError(error)) throw error;
-      verdicts.set(i, refusal(row, fieldOf(error.field), error.message.replace(/^transactions\[0\]\./, '')));
+      // `transactions[0].symbol …` is about a column; `transactions[0] would give …` is about the whole row.
+      const aboutRow = error.message.startsWith(`${SUBJECT} `);
+      const message = error.message.startsWith(SUBJECT) ? error.message.slice(SUBJECT.length + 1) : error.message;
+      verdicts.set(i, refusal(row, aboutRow ? null : fieldOf(error.field), message));
     }
   }
   const rows = candidates.map((_, i) => verdicts.get(i)!);

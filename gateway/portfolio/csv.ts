@@ -9,7 +9,18 @@ import type { CsvRecord, UnreadableFile } from '../../domain/portfolio/importFor
 /** Longest record accepted, in characters. */
 const MAX_RECORD_CHARS = 64 * 1024;
 
-/** The records of a CSV text (cells trimmed, empty lines skipped, rows of any length), or where reading stopped. */
+/** How a cell that a spreadsheet would run as a formula starts; {@link writeCsv} quotes such a cell with `'`. */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/** A cell as it was before {@link writeCsv} quoted it (`'=SUM(1)` → `=SUM(1)`); any other cell as it is. */
+function unquoted(cell: string): string {
+  return cell.startsWith("'") && FORMULA_START.test(cell.slice(1)) ? cell.slice(1) : cell;
+}
+
+/**
+ * The records of a CSV text (cells trimmed, empty lines skipped, rows of any length), or where reading stopped.
+ * A cell {@link writeCsv} quoted against formulas reads as it was, so an exported file imports as written.
+ */
 export function readCsv(text: string): CsvRecord[] | UnreadableFile {
   try {
     const parsed = parse(text, {
@@ -20,7 +31,7 @@ export function readCsv(text: string): CsvRecord[] | UnreadableFile {
       trim: true,
       max_record_size: MAX_RECORD_CHARS,
     }) as unknown as { record: string[]; info: { lines: number } }[];
-    return parsed.map(({ record, info }) => ({ cells: record, line: info.lines }));
+    return parsed.map(({ record, info }) => ({ cells: record.map(unquoted), line: info.lines }));
   } catch (error) {
     const lines = (error as { lines?: unknown }).lines;
     const message = error instanceof Error ? error.message : String(error);
@@ -31,7 +42,7 @@ export function readCsv(text: string): CsvRecord[] | UnreadableFile {
 /** A CSV text of a header and rows; a cell that a spreadsheet would run as a formula is quoted with `'`. */
 export function writeCsv(columns: readonly string[], rows: readonly (readonly (string | number | null)[])[]): string {
   const safe = rows.map((row) =>
-    row.map((cell) => (typeof cell === 'string' && /^[=+\-@\t\r]/.test(cell) ? `'${cell}` : (cell ?? ''))),
+    row.map((cell) => (typeof cell === 'string' && FORMULA_START.test(cell) ? `'${cell}` : (cell ?? ''))),
   );
   return stringify([columns, ...safe]);
 }

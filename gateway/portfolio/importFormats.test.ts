@@ -11,7 +11,7 @@ import {
   type PreviewOptions,
 } from '../../domain/portfolio/importFormats.ts';
 import { portfolioDecider, type PortfolioEvent } from '../../domain/portfolio/portfolio.ts';
-import { readCsv } from './csv.ts';
+import { readCsv, writeCsv } from './csv.ts';
 
 const AT = '2025-02-24T15:00:00.000Z';
 const fixture = (name: string) =>
@@ -109,6 +109,8 @@ describe('transaction files (import formats)', () => {
 
   const refusals: [string, string, number, string | null][] = [
     ['a price that is not a number', 'date,kind,symbol,quantity,price\n2024-01-02,buy,KO,1,abc\n', 2, 'price'],
+    ['a quantity with a decimal comma', 'date,kind,symbol,quantity,price\n2024-01-02,buy,KO,"1,5",60\n', 2, 'quantity'],
+    ['a price with a decimal comma', 'date,kind,symbol,quantity,price\n2024-01-02,buy,KO,1,"60,25"\n', 2, 'price'],
     ['a missing quantity', 'date,kind,symbol,quantity,price\n2024-01-02,buy,KO,,60\n', 2, 'quantity'],
     ['a kind it does not know', 'date,kind,symbol,quantity,price\n2024-01-02,gift,KO,1,60\n', 2, 'kind'],
     ['a date that is not real', 'date,kind,symbol,quantity,price\n2024-02-30,buy,KO,1,60\n', 2, 'date'],
@@ -133,6 +135,36 @@ describe('transaction files (import formats)', () => {
       expect(preview.toRecord).to.deep.equal([]);
     });
   }
+
+  it('reads a comma only as a thousands separator, and says to use a point for decimals', () => {
+    const csv = 'date,kind,symbol,quantity,price\n2024-01-02,buy,KO,"1,500","$1,234.50"\n2024-01-03,buy,KO,"1,5",60\n';
+    const preview = previewImport(readCsv(csv), options);
+    expect(brief(preview.rows)).to.deep.equal([
+      [2, 'new', null, ['buy', 'KO', '2024-01-02', 1500, 1234.5, 0]],
+      [3, 'refused', 'quantity', null],
+    ]);
+    expect(preview.rows[1]!.message).to.equal('quantity "1,5" is not a number; use a point for decimals');
+  });
+
+  it('reads back a cell the export quoted against formulas as it was', () => {
+    const cells = ['=HYPERLINK("x")', '@SUM(1)', '+1', '-1', "'quoted", 'plain'];
+    const read = readCsv(
+      writeCsv(
+        ['id'],
+        cells.map((cell) => [cell]),
+      ),
+    ) as CsvRecord[];
+    expect(read.slice(1).map((r) => r.cells[0])).to.deep.equal(cells);
+  });
+
+  it('refuses a file without the header or sections of the format chosen, naming the file', () => {
+    expect(() => previewImport(fixture('generic.csv'), { ...options, format: 'schwab' }))
+      .to.throw(/^csv: no Schwab header/)
+      .with.property('code', 'wrong_format');
+    expect(() => previewImport(fixture('schwab-transactions.csv'), { ...options, format: 'ibkr' }))
+      .to.throw(/^csv: no Interactive Brokers Trades or Dividends section/)
+      .with.property('field', 'csv');
+  });
 
   it(`refuses a file of more than ${MAX_IMPORT_ROWS} rows`, () => {
     const csv = `date,kind,symbol,quantity,price\n${'2024-01-02,buy,KO,1,60\n'.repeat(MAX_IMPORT_ROWS + 1)}`;

@@ -2,6 +2,8 @@ import { expect } from 'chai';
 import { parse } from 'csv-parse/sync';
 import { readFileSync } from 'node:fs';
 import { startTestGateway, type TestClient, type TestGateway, type TestInput } from '../testing/harness.ts';
+import type { AnswerOf } from '../../domain/contract/route.ts';
+import { portfolioApi } from '../../domain/contract/portfolio.ts';
 
 interface Ledger {
   readonly symbols: string[];
@@ -9,11 +11,7 @@ interface Ledger {
   readonly transactions: { kind: string; id: string; symbol: string; date: string; quantity?: number }[];
   readonly closings: { lotId: string; quantity: number; gainCents: number }[];
 }
-interface Preview {
-  readonly format: string;
-  readonly rows: { line: number; verdict: string; column: string | null; message: string | null }[];
-  readonly counts: Record<string, number>;
-}
+type Preview = AnswerOf<typeof portfolioApi.postPortfolioImportPreview>;
 
 const fixture = (name: string) => readFileSync(new URL(`../../data/portfolio-import/${name}`, import.meta.url), 'utf8');
 const buy = (symbol: string, date: string, quantity: number, price: number, fee = 0) => ({

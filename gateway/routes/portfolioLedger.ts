@@ -64,7 +64,7 @@ function inFileTerms(error: unknown, judgement: ImportJudgement): unknown {
   const index = /^transactions\[(\d+)\]/.exec(error.field ?? '')?.[1];
   const id = index === undefined ? undefined : judgement.toRecord[Number(index)]?.id;
   const row = judgement.rows.find((r) => r.transaction?.id === id);
-  const message = error.message.replace(/^transactions\[\d+\]\.?/, '');
+  const message = error.message.replace(/^transactions\[\d+\][.\s]?/, '');
   return new ApiError(400, 'bad_request', `body.csv: ${row ? `line ${row.line}: ` : ''}${message}`);
 }
 
@@ -81,13 +81,20 @@ export function portfolioLedgerRoutes(deps: PortfolioLedgerDeps) {
     userId: string,
     ctx: Context,
     body: { format: 'auto' | ImportJudgement['format']; csv: string },
-  ) =>
-    previewImport(readCsv(body.csv), {
-      format: body.format,
-      state: await readLedger(deps, userId, ctx),
-      at: new Date().toISOString(),
-      known: (symbol) => deps.market.has(symbol),
-    });
+  ) => {
+    const state = await readLedger(deps, userId, ctx);
+    // A file in another format is refused naming the field the file came in.
+    return inRequestTerms({ csv: 'body.csv' }, () =>
+      Promise.resolve(
+        previewImport(readCsv(body.csv), {
+          format: body.format,
+          state,
+          at: new Date().toISOString(),
+          known: (symbol) => deps.market.has(symbol),
+        }),
+      ),
+    );
+  };
   return [
     defineRoute({
       ...portfolioApi.postPortfolioTransactions,
