@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { formatNumber } from './format.ts';
+import { formatNumber, formatPrice } from './format.ts';
 
 describe('number display', () => {
   it('shows a value under 1000 as is, rounded to 2 decimals without trailing zeros', () => {
@@ -45,5 +45,14 @@ describe('number display', () => {
     expect(formatNumber(-0)).to.equal('0');
     expect(formatNumber(Number.NaN)).to.equal('n/a');
     expect(formatNumber(Number.POSITIVE_INFINITY)).to.equal('n/a');
+  });
+
+  it('writes a price with 2 decimals and thousands separators, never in millions', () => {
+    expect(formatPrice(12.5)).to.equal('12.50');
+    expect(formatPrice(7483.75)).to.equal('7,483.75');
+    expect(formatPrice(-1234.5)).to.equal('-1,234.50');
+    expect(formatPrice(2_500_000)).to.equal('2,500,000.00');
+    expect(formatPrice(null)).to.equal('n/a');
+    expect(formatPrice(Number.NaN, '–')).to.equal('–');
   });
 });

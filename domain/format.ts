@@ -38,3 +38,14 @@ export function formatNumber(n: number): string {
   if (millions < 1000) return `${sign}${millions.toFixed(2)}M`;
   return `${sign}${round2(abs / BILLION).toFixed(2)}B`;
 }
+
+const PRICE_FORMAT = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+
+/**
+ * Formats a price or an amount of dollars: 2 decimals and thousands separators (`12.50`, `7,483.75`), never in
+ * millions as {@link formatNumber} would (a share price of 7,483.75 is not `0.01M`); `missing` for a value that is
+ * not a finite number.
+ */
+export function formatPrice(value: number | null | undefined, missing: string = NOT_A_NUMBER_TEXT): string {
+  return value === null || value === undefined || !Number.isFinite(value) ? missing : PRICE_FORMAT.format(value);
+}

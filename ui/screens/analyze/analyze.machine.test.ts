@@ -367,9 +367,9 @@ describe('analyze helpers', () => {
     });
   });
 
-  it('writes prices as they are, with 2 decimals from 1000 up', () => {
-    expect(formatPrice(189.3)).to.equal('189.3');
-    expect(formatPrice(5123.456)).to.equal('5123.46');
+  it('writes prices with 2 decimals and thousands separators, never in millions', () => {
+    expect(formatPrice(189.3)).to.equal('189.30');
+    expect(formatPrice(5123.456)).to.equal('5,123.46');
   });
 
   it('writes a trading day short', () => {

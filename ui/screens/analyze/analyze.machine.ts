@@ -14,7 +14,7 @@ import {
   type RankedSymbol,
 } from '../../../domain/contract/patterns.ts';
 import { and, assign, fromCallback, fromPromise, setup } from 'xstate';
-import { formatNumber } from '../../../domain/format.ts';
+import { formatPrice } from '../../../domain/format.ts';
 import type { Quote } from '../../../domain/market/types.ts';
 import { call, errorMessage } from '../../services/api.ts';
 import { live, type LiveConnection } from '../../services/live.ts';
@@ -449,10 +449,8 @@ export const analyzeMachine = setup({
   },
 });
 
-/** A price for display: the number display rule under 1000, else the price with 2 decimals (never `0.01M`). */
-export function formatPrice(price: number): string {
-  return Math.abs(price) < 1000 ? formatNumber(price) : price.toFixed(2);
-}
+/** A price for display: 2 decimals and thousands separators, never in millions. */
+export { formatPrice };
 
 /** A trading day as a tab shows it: `Dec 31`. */
 export function shortDate(date: string): string {

@@ -6,7 +6,6 @@
 import { useMachine } from '@xstate/react';
 import type { PlotMouseEvent } from 'plotly.js';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { formatNumber } from '../../../domain/format.ts';
 import { Chart } from '../../components/Chart.tsx';
 import { DeleteButton } from '../../components/DeleteButton.tsx';
 import { Dismissible, Empty, Failed, Skeleton } from '../../components/LoadState.tsx';
@@ -16,10 +15,11 @@ import { SymbolChip } from '../../components/SymbolChip.tsx';
 import { usePreferences } from '../../services/preferences.ts';
 import { chartPath, navigate } from '../../services/router.ts';
 import { formatDateTime } from '../../services/time.ts';
-import { artMachine, snapshotImagePath, type ArtEvent, type Snapshot } from './art.machine.ts';
+import { artMachine, sizeText, snapshotImagePath, type ArtEvent, type Snapshot } from './art.machine.ts';
 import {
   COLOR_LIMIT,
   LIVE_SYMBOLS_MAX,
+  formatPrice,
   marketMapFigure,
   movers,
   signedPercent,
@@ -46,7 +46,7 @@ function MoverList(props: { readonly title: string; readonly rows: readonly (Map
             <li key={row.symbol}>
               <SymbolChip symbol={row.symbol} />
               <PriceFlash value={row.price} className="art-price">
-                {formatNumber(row.price)}
+                {formatPrice(row.price)}
               </PriceFlash>
               <PriceFlash value={row.changepct} className={row.changepct >= 0 ? 'up' : 'down'}>
                 {signedPercent(row.changepct)}
@@ -76,7 +76,7 @@ function SnapshotCard(props: {
         <h3>{snapshot.title}</h3>
         <p className="hint">
           {snapshot.symbol ? <SymbolChip symbol={snapshot.symbol} addable={false} /> : 'Market map'} ·{' '}
-          {formatDateTime(snapshot.createdt, timeZone)} · {formatNumber(Math.round(snapshot.bytes / 1024))} KB
+          {formatDateTime(snapshot.createdt, timeZone)} · {sizeText(snapshot.bytes)}
         </p>
       </div>
       <div className="art-snapshot-actions">

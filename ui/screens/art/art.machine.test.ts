@@ -1,7 +1,15 @@
 import { expect } from 'chai';
 import { SimulatedClock, createActor, fromCallback, fromPromise, waitFor } from 'xstate';
 import type { Quote } from '../../../domain/market/types.ts';
-import { POLL_MS, artMachine, snapshotImagePath, type ArtEvent, type MapExport, type Snapshot } from './art.machine.ts';
+import {
+  POLL_MS,
+  artMachine,
+  sizeText,
+  snapshotImagePath,
+  type ArtEvent,
+  type MapExport,
+  type Snapshot,
+} from './art.machine.ts';
 import { LIVE_SYMBOLS_MAX, type MapCompany } from './treemap.ts';
 
 const SECTORS = ['Information Technology', 'Financials', 'Energy'];
@@ -173,5 +181,14 @@ describe('art machine', () => {
 
   it('names the image of a snapshot', () => {
     expect(snapshotImagePath('1b2c')).to.equal('/personalize/snapshots/1b2c/image');
+  });
+
+  it('writes the size of a snapshot in bytes, KB or MB, never as millions', () => {
+    expect(sizeText(512)).to.equal('512 B');
+    expect(sizeText(2048)).to.equal('2 KB');
+    expect(sizeText(880 * 1024)).to.equal('880 KB');
+    expect(sizeText(1023 * 1024)).to.equal('1,023 KB');
+    expect(sizeText(1465 * 1024)).to.equal('1.4 MB');
+    expect(sizeText(12.5 * 1024 * 1024)).to.equal('12.5 MB');
   });
 });

@@ -28,6 +28,17 @@ export function snapshotImagePath(id: string): string {
   return fillPath(snapshotsApi.getSnapshotsByIdImage.path, { id });
 }
 
+const KB = 1024;
+const MB = KB * KB;
+
+/** A snapshot's size for people: `512 B`, `880 KB`, `1,465 KB` as `1.4 MB`; KB and MB are powers of 1024. */
+export function sizeText(bytes: number): string {
+  if (bytes < KB) return `${Math.max(0, Math.round(bytes))} B`;
+  const kilobytes = Math.round(bytes / KB);
+  if (kilobytes < KB) return `${kilobytes.toLocaleString('en-US')} KB`;
+  return `${(bytes / MB).toLocaleString('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 })} MB`;
+}
+
 /** A quote of the map, with the time it was priced. */
 export type HeldQuote = MapQuote & { ts?: string };
 

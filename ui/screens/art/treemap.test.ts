@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import {
   MARKET_ID,
+  formatPrice,
   marketMapFigure,
   movers,
   sectorId,
@@ -65,6 +66,13 @@ describe('market map figure', () => {
     expect(trace.marker.colors[2]).to.equal(0);
   });
 
+  it('shows a price as a price in the hover, thousands and all, never in millions', () => {
+    const quotes = { A: { price: 7483.75, changepct: 1 }, B: { price: 12.5, changepct: 0 } };
+    const trace = marketMapFigure(companies, quotes).data[0] as unknown as TreemapTrace;
+    expect(trace.customdata[3]!.slice(0, 4)).to.deep.equal(['A', 'Alpha', '+1.00%', '7,483.75']);
+    expect(trace.customdata[4]![3]).to.equal('12.50');
+  });
+
   it('weights a change by market cap over the companies with a quote', () => {
     const tech = companies.slice(0, 2);
     expect(weightedChange(tech, { A: { price: 1, changepct: 1 }, B: { price: 1, changepct: -3 } })).to.equal(0);
@@ -102,6 +110,14 @@ describe('market map quotes', () => {
     );
     expect(result.gainers.map((m) => m.symbol)).to.deep.equal(['D']);
     expect(result.losers.map((m) => m.symbol)).to.deep.equal(['B']);
+  });
+
+  it('writes prices with 2 decimals and thousands separators', () => {
+    expect(formatPrice(7483.75)).to.equal('7,483.75');
+    expect(formatPrice(1000)).to.equal('1,000.00');
+    expect(formatPrice(4_999_999.5)).to.equal('4,999,999.50');
+    expect(formatPrice(0.5)).to.equal('0.50');
+    expect(formatPrice(Number.NaN)).to.equal('n/a');
   });
 
   it('writes signed percentages', () => {

@@ -5,7 +5,7 @@
  * polled quotes, and the biggest movers.
  */
 import type { Data, Layout } from 'plotly.js';
-import { formatNumber } from '../../../domain/format.ts';
+import { formatNumber, formatPrice } from '../../../domain/format.ts';
 
 /** A company as the map places it. */
 export interface MapCompany {
@@ -54,6 +54,9 @@ export function signedPercent(value: number): string {
   const rounded = Math.round(value * 100) / 100;
   return `${rounded > 0 ? '+' : ''}${rounded.toFixed(2)}%`;
 }
+
+/** A price with 2 decimals and thousands separators (`7,483.75`, never the display rule's `0.01M`). */
+export { formatPrice };
 
 /** The red-to-green scale, neutral grey at 0. */
 export const CHANGE_COLORSCALE: [number, string][] = [
@@ -116,7 +119,7 @@ export function marketMapFigure(
       company.symbol,
       company.name,
       quote ? signedPercent(quote.changepct) : 'n/a',
-      quote ? formatNumber(quote.price) : 'n/a',
+      quote ? formatPrice(quote.price) : 'n/a',
       company.sector,
       formatNumber(company.marketcap),
       quote?.changepct ?? 0,

@@ -13,12 +13,13 @@ import { SymbolChip } from '../../components/SymbolChip.tsx';
 import { SymbolSearch } from '../../components/SymbolSearch.tsx';
 import { navigate, useLocation } from '../../services/router.ts';
 import {
-  STAT_LIMITS,
   STAT_TITLES,
   addableTypes,
   barsOf,
   companyStatsMachine,
   figureKey,
+  limitChoices,
+  limitLabel,
   type FigureLoad,
 } from './companystats.machine.ts';
 import './companystats.css';
@@ -33,10 +34,6 @@ const machine = companyStatsMachine.provide({
 /** A figure as the chart's hover shows it: dollars per share for EPS, else the display rule. */
 function figureText(type: CompanyStatType, value: number): string {
   return type === 'earningspershare' ? `$${value.toFixed(2)}` : `$${formatNumber(value)}`;
-}
-
-function limitLabel(limit: number): string {
-  return limit === 0 ? 'All' : `Last ${limit}`;
 }
 
 /** One statistic: its controls and its bar chart. */
@@ -115,7 +112,7 @@ function StatCard(props: {
         <label className="stat-limit">
           <span className="sr-only">Figures of {title}</span>
           <select value={stat.limit} onChange={(e) => props.onLimit(Number(e.target.value))}>
-            {STAT_LIMITS.map((limit) => (
+            {limitChoices(stat.limit).map((limit) => (
               <option key={limit} value={limit}>
                 {limitLabel(limit)}
               </option>

@@ -8,6 +8,8 @@ import {
   barsOf,
   companyStatsMachine,
   figureKey,
+  limitChoices,
+  limitLabel,
   modifyStat,
   removeStat,
   type CompanyStatsEvent,
@@ -224,6 +226,23 @@ describe('company statistics machine', () => {
     expect(modifyStat(one, 'revenue', { period: 'Q' })).to.deep.equal([{ type: 'revenue', limit: 0, period: 'Q' }]);
     expect(addableTypes(one)).to.deep.equal(['grossprofit', 'income', 'earningspershare']);
     expect(figureKey('A', { type: 'income', limit: 4, period: 'Q' })).to.equal('A/income/4/Q');
+  });
+
+  it("offers a card's own figure count when it is none of the presets, labelled with its number", () => {
+    expect(limitChoices(8)).to.deep.equal([0, 4, 8, 12, 20, 40]);
+    expect(limitChoices(0)).to.deep.equal([0, 4, 8, 12, 20, 40]);
+    expect(limitChoices(5)).to.deep.equal([0, 4, 5, 8, 12, 20, 40]);
+    expect(limitChoices(1)).to.deep.equal([0, 1, 4, 8, 12, 20, 40]);
+    expect(limitChoices(33)).to.deep.equal([0, 4, 8, 12, 20, 33, 40]);
+    expect(limitChoices(5).map(limitLabel)).to.deep.equal([
+      'All',
+      'Last 4',
+      'Last 5',
+      'Last 8',
+      'Last 12',
+      'Last 20',
+      'Last 40',
+    ]);
   });
 
   it('orders bars oldest first with year and quarter labels', () => {

@@ -81,6 +81,20 @@ export const STAT_TITLES: Readonly<Record<CompanyStatType, string>> = {
 /** How many figures a card can show; 0 is all. */
 export const STAT_LIMITS: readonly number[] = [0, 4, 8, 12, 20, 40];
 
+/**
+ * The choices of a card's figure count: {@link STAT_LIMITS}, with the card's own limit among them in order when
+ * it is none of them (a list saved with, say, 5), so the select shows what the chart draws.
+ */
+export function limitChoices(current: number): readonly number[] {
+  if (STAT_LIMITS.includes(current)) return STAT_LIMITS;
+  return [...STAT_LIMITS, current].sort((a, b) => (a === 0 ? -1 : b === 0 ? 1 : a - b));
+}
+
+/** How a figure count reads in its select: `All` for 0, else `Last 5`. */
+export function limitLabel(limit: number): string {
+  return limit === 0 ? 'All' : `Last ${limit}`;
+}
+
 /** The cache key of a card's figures. */
 export function figureKey(symbol: string, stat: CompanyStat): string {
   return `${symbol}/${stat.type}/${stat.limit}/${stat.period}`;

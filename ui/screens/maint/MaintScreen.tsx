@@ -1,7 +1,7 @@
 /**
  * The Maint page (/Maint): for every user, the market data status, the tick source and its rate, the
- * projections' lags (read again every few seconds) and the rebuild check with its progress and result; for
- * auditors, the audit trail of a user.
+ * projections' lags (read again every few seconds) and the rebuild check's progress and result; for operators,
+ * the button that starts the check; for auditors, the audit trail of a user.
  */
 import { useMachine } from '@xstate/react';
 import type { ColDef } from 'ag-grid-community';
@@ -13,6 +13,7 @@ import { usePreferences } from '../../services/preferences.ts';
 import { formatDateTime, formatTime } from '../../services/time.ts';
 import { AuditPanel, AuditorsOnly } from './AuditPanel.tsx';
 import {
+  countText,
   durationText,
   rebuildProgress,
   rebuildSummary,
@@ -105,7 +106,7 @@ function StatusCards({ status, statusAt }: { readonly status: MaintStatus; reado
           </dd>
           <dt>Ticks evaluated</dt>
           <dd>
-            <PriceFlash value={ticks.ticks}>{formatNumber(ticks.ticks)}</PriceFlash>
+            <PriceFlash value={ticks.ticks}>{countText(ticks.ticks)}</PriceFlash>
           </dd>
           <dt>Armed alerts</dt>
           <dd>{ticks.armedAlerts}</dd>
@@ -135,9 +136,11 @@ function RebuildCard(props: {
   readonly running: boolean;
   readonly busy: boolean;
   readonly error: string | null;
+  /** Whether the user is an operator (null until the session is read). */
+  readonly operator: boolean | null;
   readonly send: (event: MaintEvent) => void;
 }) {
-  const { job, running, busy, error, send } = props;
+  const { job, running, busy, error, operator, send } = props;
   const share = job ? rebuildProgress(job) : 0;
   const { timeZone } = usePreferences();
   return (
@@ -146,9 +149,16 @@ function RebuildCard(props: {
       <p className="hint">
         Replays the whole event log into scratch read models and compares them with the live ones, which are only read.
       </p>
-      <button type="button" className="button primary" disabled={busy} onClick={() => send({ type: 'user.rebuild' })}>
-        {running ? 'Checking…' : busy ? 'Starting…' : 'Run the rebuild check'}
-      </button>
+      {operator === true && (
+        <button type="button" className="button primary" disabled={busy} onClick={() => send({ type: 'user.rebuild' })}>
+          {running ? 'Checking…' : busy ? 'Starting…' : 'Run the rebuild check'}
+        </button>
+      )}
+      {operator === false && (
+        <p className="hint" data-testid="maint-rebuild-operators">
+          The rebuild check is for operators: its progress and result are shown here when one runs.
+        </p>
+      )}
       {error && (
         <p className="error" role="alert">
           {error}
@@ -252,6 +262,7 @@ export default function MaintScreen() {
         running={running}
         busy={running || state.matches({ rebuild: 'starting' }) || state.matches({ rebuild: 'checking' })}
         error={context.rebuildError}
+        operator={context.operator}
         send={send}
       />
       {audit && <AuditPanel actor={audit} />}

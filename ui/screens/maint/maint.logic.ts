@@ -42,6 +42,11 @@ export function rebuildSummary(job: RebuildJob): string {
   return `${job.differenceCount} document${job.differenceCount === 1 ? '' : 's'} differ from the log${shown}: ${scope}.`;
 }
 
+/** A count for people: a whole number with thousands separators (`1,234,567`), never the display rule's `1.23M`. */
+export function countText(count: number): string {
+  return Math.round(count).toLocaleString('en-US');
+}
+
 /** A delay in milliseconds for people: `0 ms`, `850 ms`, `4.2 s`, `3 min 5 s`. */
 export function durationText(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)} ms`;

@@ -3,6 +3,7 @@ import { SimulatedClock, createActor, fromPromise, waitFor, type ActorRefFrom } 
 import { ApiError } from '../../services/api.ts';
 import { auditMachine } from './audit.machine.ts';
 import {
+  countText,
   durationText,
   rebuildProgress,
   rebuildSummary,
@@ -75,7 +76,8 @@ function page(options: {
 }) {
   const clock = new SimulatedClock();
   const calls = { status: 0, rebuild: 0, start: 0, session: 0, users: 0 };
-  const session = options.session ?? (() => ({ signedIn: true, username: 'ada', roles: ['user', 'auditor'] }));
+  const session =
+    options.session ?? (() => ({ signedIn: true, username: 'ada', roles: ['user', 'auditor', 'operator'] }));
   const statuses = options.statuses ?? [() => status(0)];
   const rebuilds = options.rebuilds ?? [() => job('idle', 0, 0)];
   const actor = createActor(
@@ -169,7 +171,7 @@ describe('maint machine', () => {
     const { actor, clock, calls } = page({
       rebuilds: [() => job('idle', 0, 0), () => job('running', 500, 1000), () => job('done', 1000, 1000)],
     });
-    await waitFor(actor, (s) => s.matches({ rebuild: 'idle' }));
+    await waitFor(actor, (s) => s.matches({ rebuild: 'idle' }) && s.context.operator === true);
     expect(actor.getSnapshot().context.job, 'no check ran yet').to.equal(null);
     actor.send({ type: 'user.rebuild' });
     await waitFor(actor, (s) => s.matches({ rebuild: 'running' }));
@@ -200,7 +202,7 @@ describe('maint machine', () => {
         throw new ApiError(409, 'conflict', 'a rebuild check is already running');
       },
     });
-    await waitFor(conflict.actor, (s) => s.matches({ rebuild: 'idle' }));
+    await waitFor(conflict.actor, (s) => s.matches({ rebuild: 'idle' }) && s.context.operator === true);
     conflict.actor.send({ type: 'user.rebuild' });
     await waitFor(conflict.actor, (s) => s.matches({ rebuild: 'idle' }) && s.context.job !== null);
     expect(conflict.actor.getSnapshot().context.job?.differenceCount).to.equal(2);
@@ -213,11 +215,35 @@ describe('maint machine', () => {
         throw new Error('The server could not answer');
       },
     });
-    await waitFor(actor, (s) => s.matches({ rebuild: 'idle' }));
+    await waitFor(actor, (s) => s.matches({ rebuild: 'idle' }) && s.context.operator === true);
     actor.send({ type: 'user.rebuild' });
     await waitFor(actor, (s) => s.context.rebuildError !== null);
     expect(actor.getSnapshot().matches({ rebuild: 'idle' })).to.equal(true);
     expect(actor.getSnapshot().context.rebuildError).to.equal('The server could not answer');
+  });
+
+  it('starts no rebuild check for a user the session names no operator, and says so', async () => {
+    const { actor, calls } = page({ session: () => ({ signedIn: true, username: 'bob', roles: ['user', 'auditor'] }) });
+    expect(actor.getSnapshot().context.operator, 'unknown until the session is read').to.equal(null);
+    await waitFor(actor, (s) => s.matches({ rebuild: 'idle' }) && s.context.operator !== null);
+    expect(actor.getSnapshot().context.operator).to.equal(false);
+    actor.send({ type: 'user.rebuild' });
+    expect(actor.getSnapshot().matches({ rebuild: 'idle' })).to.equal(true);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(calls.start, 'POST /api/maint/rebuild would answer 403').to.equal(0);
+    expect(actor.getSnapshot().context.rebuildError).to.equal(null);
+  });
+
+  it('offers no rebuild check when the session cannot be read', async () => {
+    const { actor, calls } = page({
+      session: () => {
+        throw new ApiError(0, 'network', 'The server cannot be reached');
+      },
+    });
+    await waitFor(actor, (s) => s.matches({ rebuild: 'idle' }) && s.context.operator !== null);
+    expect(actor.getSnapshot().context.operator).to.equal(false);
+    actor.send({ type: 'user.rebuild' });
+    expect(calls.start).to.equal(0);
   });
 
   it('invokes the audit part for an auditor, as the session says', async () => {
@@ -278,6 +304,14 @@ describe('maint logic', () => {
     );
     expect(rebuildSummary({ ...job('failed', 1, 1), error: 'disk full' })).to.equal('The check failed: disk full');
     expect(rebuildSummary(job('running', 1, 2))).to.equal('');
+  });
+
+  it('writes counts as whole numbers with thousands separators, never in millions', () => {
+    expect(countText(0)).to.equal('0');
+    expect(countText(999)).to.equal('999');
+    expect(countText(4_321)).to.equal('4,321');
+    expect(countText(4_999_999)).to.equal('4,999,999');
+    expect(countText(1_234_567_890)).to.equal('1,234,567,890');
   });
 
   it('writes delays for people', () => {

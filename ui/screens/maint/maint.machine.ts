@@ -30,10 +30,18 @@ export interface MaintContext {
   readonly job: RebuildJob | null;
   /** Why the check could not be started or followed. */
   readonly rebuildError: string | null;
+  /**
+   * Whether the session names the user an operator, the only role that may start a rebuild check; null until the
+   * session is read (false when it cannot be read).
+   */
+  readonly operator: boolean | null;
 }
 
 /** Events of the page. */
 export type MaintEvent = { type: 'user.retry' } | { type: 'user.rebuild' };
+
+/** The roles of the session's answer, for the `noteRoles` action. */
+const rolesOfSession = ({ event }: { event: { output: SessionAnswer } }) => ({ roles: event.output.roles });
 
 /** The Maint page's machine. */
 export const maintMachine = setup({
@@ -49,16 +57,29 @@ export const maintMachine = setup({
     loadSession: fromPromise<SessionAnswer>(async ({ signal }) => call(authApi.getSession, { signal })),
     audit: auditMachine,
   },
+  actions: {
+    /** Keeps whether the session's roles make the user an operator. */
+    noteRoles: assign((_, params: { roles: readonly string[] }) => ({ operator: params.roles.includes('operator') })),
+  },
   delays: { statusPoll: STATUS_POLL_MS, rebuildPoll: REBUILD_POLL_MS },
   guards: {
     jobRunning: ({ event }) => 'output' in event && (event.output as RebuildJob).state === 'running',
     alreadyRunning: ({ event }) => 'error' in event && event.error instanceof ApiError && event.error.status === 409,
     isAuditor: ({ event }) => 'output' in event && (event.output as SessionAnswer).roles.includes('auditor'),
+    isOperator: ({ context }) => context.operator === true,
   },
 }).createMachine({
   id: 'maint',
   type: 'parallel',
-  context: { status: null, statusAt: null, error: null, staleError: null, job: null, rebuildError: null },
+  context: {
+    status: null,
+    statusAt: null,
+    error: null,
+    staleError: null,
+    job: null,
+    rebuildError: null,
+    operator: null,
+  },
   states: {
     audit: {
       initial: 'checking',
@@ -66,9 +87,12 @@ export const maintMachine = setup({
         checking: {
           invoke: {
             src: 'loadSession',
-            onDone: [{ guard: 'isAuditor', target: 'auditor' }, { target: 'notAuditor' }],
-            // Without the session's answer the audit part is not shown: the rest of the page works on.
-            onError: 'notAuditor',
+            onDone: [
+              { guard: 'isAuditor', target: 'auditor', actions: { type: 'noteRoles', params: rolesOfSession } },
+              { target: 'notAuditor', actions: { type: 'noteRoles', params: rolesOfSession } },
+            ],
+            // Without the session's answer neither the audit part nor the rebuild button is shown: the rest works on.
+            onError: { target: 'notAuditor', actions: assign({ operator: false }) },
           },
         },
         auditor: {
@@ -125,7 +149,8 @@ export const maintMachine = setup({
           },
         },
         idle: {
-          on: { 'user.rebuild': 'starting' },
+          // The route refuses anyone but an operator: nothing is sent for the others.
+          on: { 'user.rebuild': { guard: 'isOperator', target: 'starting' } },
         },
         starting: {
           entry: assign({ rebuildError: null }),

@@ -9,7 +9,14 @@ import { chartPath, navigate } from '../../services/router.ts';
 import { focusOf } from './lines.ts';
 import { LinesChart } from './LinesChart.tsx';
 import { MonthsSlider } from './MonthsSlider.tsx';
-import { groupsOf, performMachine, sectorCharts, TOP_CHOICES, type PerformSource } from './perform.machine.ts';
+import {
+  groupsOf,
+  performMachine,
+  sectorCharts,
+  TOP_CHOICES,
+  topLabel,
+  type PerformSource,
+} from './perform.machine.ts';
 import './perform.css';
 
 const screenMachine = performMachine.provide({
@@ -98,7 +105,7 @@ export default function PerformScreen() {
           <select value={top} onChange={(event) => send({ type: 'user.setTop', top: Number(event.target.value) })}>
             {TOP_CHOICES.map((n) => (
               <option key={n} value={n}>
-                {n === 0 ? 'All' : `Largest ${n}`}
+                {topLabel(n, source)}
               </option>
             ))}
           </select>

@@ -8,6 +8,8 @@ import {
   neededSymbols,
   performMachine,
   sectorCharts,
+  topLabel,
+  TOP_CHOICES,
   type PerformanceData,
   type PerformEvent,
   type SectorGroup,
@@ -153,6 +155,13 @@ describe('perform machine', () => {
     push({ type: 'server.sectorsChanged' });
     await waitFor(actor, (s) => s.matches('ready'));
     expect(sectorLoads()).to.equal(2);
+  });
+
+  it("names the choice of stocks per chart honestly: the largest of a GICS sector, the first of the user's", () => {
+    expect(TOP_CHOICES.map((n) => topLabel(n, 'gics'))).to.deep.equal(['Largest 10', 'Largest 20', 'All']);
+    expect(TOP_CHOICES.map((n) => topLabel(n, 'mine'))).to.deep.equal(['First 10', 'First 20', 'All']);
+    const added = { ...chips, symbols: ['AMD', 'NVDA'] };
+    expect(neededSymbols([added], 1), "a user's sector keeps the order its symbols were added").to.deep.equal(['AMD']);
   });
 
   it('batches symbols by the route limit and knows what the data covers', () => {

@@ -27,7 +27,7 @@ export interface SectorGroup {
   readonly id: string;
   /** The sector's name. */
   readonly name: string;
-  /** Its symbols (GICS: largest market cap first). */
+  /** Its symbols (GICS: largest market cap first; the user's own: in the order added). */
   readonly symbols: readonly string[];
   /** Whether the user defined it. */
   readonly mine: boolean;
@@ -83,8 +83,18 @@ export async function fetchPerformance(symbols: readonly string[], months: numbe
 /** Which sectors the page shows. */
 export type PerformSource = 'gics' | 'mine';
 
-/** Stocks per sector chart: the largest N, or 0 for all. */
+/** Stocks per sector chart: the first N of the sector's list, or 0 for all. */
 export const TOP_CHOICES = Object.freeze([10, 20, 0]);
+
+/**
+ * How a choice of stocks per chart reads: `All`; for the GICS sectors, listed largest market cap first,
+ * `Largest N`; for the user's own, listed in the order the symbols were added (the page holds no market caps),
+ * `First N`.
+ */
+export function topLabel(top: number, source: PerformSource): string {
+  if (top <= 0) return 'All';
+  return source === 'gics' ? `Largest ${top}` : `First ${top}`;
+}
 
 /** One chart of the page. */
 export interface SectorChart {

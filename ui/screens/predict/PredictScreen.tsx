@@ -22,6 +22,7 @@ import {
   errorRows,
   featuresText,
   forecastFigure,
+  forecastHeading,
   modelText,
   percent,
   type FitResult,
@@ -224,7 +225,7 @@ function Coefficients({ result }: { readonly result: FitResult }) {
 
 function Result({ result, request }: { readonly result: FitResult; readonly request: PredictRequest | null }) {
   const figure = useMemo(() => forecastFigure(result), [result]);
-  const last = result.forecast.at(-1);
+  const heading = forecastHeading(result);
   return (
     <div className="predict-result">
       <Verdict result={result} />
@@ -246,12 +247,7 @@ function Result({ result, request }: { readonly result: FitResult; readonly requ
       <div className="card">
         <h2>
           <SymbolChip symbol={result.symbol} /> forecast
-          {last && (
-            <span className="predict-forecast-last">
-              {' '}
-              {last.date}: {formatNumber(last.price)} (10%–90%: {formatNumber(last.low)} – {formatNumber(last.high)})
-            </span>
-          )}
+          {heading && <span className="predict-forecast-last"> {heading}</span>}
         </h2>
         <Chart
           data={figure.data}

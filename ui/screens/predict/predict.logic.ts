@@ -12,7 +12,7 @@ import {
 } from '../../../domain/prediction/spec.ts';
 import type { PredictionFit, PredictionModelAnswer } from '../../../domain/contract/prediction.ts';
 import { PREDICTION_NAME_MAX_LENGTH } from '../../../domain/prediction/predictions.ts';
-import { formatNumber } from '../../../domain/format.ts';
+import { formatNumber, formatPrice } from '../../../domain/format.ts';
 import { tradingDayTitle } from '../../services/time.ts';
 
 /** A saved model as `GET /personalize/predictions` lists it: the request it was fitted with, and more. */
@@ -171,6 +171,19 @@ export function featuresText(features: PredictFeatures): string {
 /** A share 0–1 as a percentage with one decimal. */
 export function percent(share: number): string {
   return `${(share * 100).toFixed(1)}%`;
+}
+
+/** A price with 2 decimals and thousands separators (`7,483.75`, never the display rule's `0.01M`). */
+export { formatPrice };
+
+/**
+ * The last forecast day as the forecast card's heading shows it: `2025-01-10: 7,483.75 (10%–90%: 7,210.40 –
+ * 7,755.10)`; null when the fit has no forecast.
+ */
+export function forecastHeading(result: FitResult): string | null {
+  const last = result.forecast.at(-1);
+  if (!last) return null;
+  return `${last.date}: ${formatPrice(last.price)} (10%–90%: ${formatPrice(last.low)} – ${formatPrice(last.high)})`;
 }
 
 /** One row of the error table: the figure, the model's and the baseline's values, and which is better. */

@@ -6,6 +6,7 @@ import {
   errorRows,
   featuresText,
   forecastFigure,
+  forecastHeading,
   formFromModel,
   requestFromForm,
   requestOfModel,
@@ -323,5 +324,13 @@ describe('predict logic', () => {
     expect(high!.fill).to.equal('tonexty');
     expect(high!.y).to.deep.equal([250, 256.3, 259]);
     expect(forecast!.y).to.deep.equal([250, 250.7, 251]);
+  });
+
+  it('heads the forecast with prices, thousands and all, never in millions', () => {
+    expect(forecastHeading(fitOf(POLY))).to.equal('2025-01-03: 251.00 (10%–90%: 243.30 – 259.00)');
+    const bkng = fitOf({ ...POLY, symbol: 'BKNG' });
+    const forecast = [...bkng.forecast, { date: '2025-01-06', price: 7483.75, low: 7210.4, high: 7755.1 }];
+    expect(forecastHeading({ ...bkng, forecast })).to.equal('2025-01-06: 7,483.75 (10%–90%: 7,210.40 – 7,755.10)');
+    expect(forecastHeading({ ...bkng, forecast: [] })).to.equal(null);
   });
 });

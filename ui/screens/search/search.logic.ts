@@ -27,7 +27,7 @@ import {
 import type { QueryAnswer } from '../../../domain/contract/queries.ts';
 import type { Preset, ScreenerResult } from '../../../domain/contract/screener.ts';
 import type { Quote } from '../../../domain/market/types.ts';
-import { formatNumber } from '../../../domain/format.ts';
+import { formatPrice } from '../../../domain/format.ts';
 
 /** Rows a run answers by default (spec section 9: screener row count). */
 export const DEFAULT_ROW_COUNT = 50;
@@ -47,15 +47,8 @@ export const PRESET_COLOR = '#9ec5ff';
 /** Most intraday points kept for the chart of the clicked row. */
 export const MAX_CHART_POINTS = 600;
 
-/**
- * A price or average for display: the number display rule under 1000 (where it shows the number as is), and
- * plain thousands with up to 2 decimals above, since a share price is never meant in millions.
- */
-export function formatPrice(value: number | null | undefined): string {
-  if (value === null || value === undefined || !Number.isFinite(value)) return 'n/a';
-  if (Math.abs(value) < 1000) return formatNumber(value);
-  return value.toLocaleString('en-US', { maximumFractionDigits: 2 });
-}
+/** A price or average for display: 2 decimals and thousands separators, never in millions. */
+export { formatPrice };
 
 export type { Preset, ScreenerResult };
 

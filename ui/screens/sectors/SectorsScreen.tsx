@@ -15,6 +15,7 @@ import {
   isCopied,
   suggestions,
   type GicsSector,
+  type NewSectorDraft,
   type UserSector,
 } from './sectors.logic.ts';
 import { sectorsMachine, type SectorSearch, type SectorsEvent } from './sectors.machine.ts';
@@ -208,15 +209,14 @@ function SectorCard({ sector, busy, search, searching, send }: CardProps) {
   );
 }
 
-function NewSectorCard({ send }: { readonly send: (event: SectorsEvent) => void }) {
-  const [name, setName] = useState('');
-  const [symbols, setSymbols] = useState('');
+function NewSectorCard(props: { readonly draft: NewSectorDraft; readonly send: (event: SectorsEvent) => void }) {
+  const { draft, send } = props;
+  const { name, symbols } = draft;
   const id = useId();
   const create = (event: FormEvent) => {
     event.preventDefault();
+    // The machine keeps what was typed until the sector is created, so a refusal loses nothing.
     send({ type: 'user.create', name, symbols });
-    setName('');
-    setSymbols('');
   };
   return (
     <article className="card sector-card new-sector" aria-labelledby={`${id}-title`}>
@@ -224,11 +224,19 @@ function NewSectorCard({ send }: { readonly send: (event: SectorsEvent) => void 
       <form onSubmit={create} className="new-sector-form">
         <label>
           Sector name
-          <input value={name} maxLength={SECTOR_NAME_MAX} onChange={(e) => setName(e.target.value)} />
+          <input
+            value={name}
+            maxLength={SECTOR_NAME_MAX}
+            onChange={(e) => send({ type: 'user.editDraft', name: e.target.value })}
+          />
         </label>
         <label>
           Symbols (optional)
-          <input value={symbols} placeholder="NVDA, AMD, AVGO" onChange={(e) => setSymbols(e.target.value)} />
+          <input
+            value={symbols}
+            placeholder="NVDA, AMD, AVGO"
+            onChange={(e) => send({ type: 'user.editDraft', symbols: e.target.value })}
+          />
         </label>
         <button type="submit" className="button primary" disabled={name.trim().length === 0}>
           Create sector
@@ -329,7 +337,7 @@ export default function SectorsScreen() {
             send={send}
           />
         ))}
-        <NewSectorCard send={send} />
+        <NewSectorCard draft={ctx.draft} send={send} />
       </div>
       <h2 className="sectors-section">Ready-made GICS sectors</h2>
       <p className="hint">Copy one to start from the universe&apos;s companies of that sector, largest first.</p>

@@ -32,6 +32,24 @@ export type SectorChange =
   | { readonly kind: 'removeSymbol'; readonly id: string; readonly symbol: string }
   | { readonly kind: 'delete'; readonly id: string };
 
+/** The "new sector" form as the user fills it, kept until the sector is created. */
+export interface NewSectorDraft {
+  readonly name: string;
+  /** The symbols as typed (`NVDA, AMD`). */
+  readonly symbols: string;
+}
+
+/** The empty "new sector" form. */
+export const EMPTY_DRAFT: NewSectorDraft = Object.freeze({ name: '', symbols: '' });
+
+/**
+ * The "new sector" form once the server accepted a change: emptied when the change created the sector it names,
+ * else as it was (a refused create, or a form filled again meanwhile, keeps what the user typed).
+ */
+export function draftAfterAccepted(draft: NewSectorDraft, change: SectorChange): NewSectorDraft {
+  return change.kind === 'create' && draft.name.trim() === change.name ? EMPTY_DRAFT : draft;
+}
+
 /** What the server answers to a change: the sector after it, or the deletion. */
 export type ChangeAnswer = UserSector | { readonly id: string; readonly deleted: true };
 

@@ -2,8 +2,10 @@ import { expect } from 'chai';
 import { createActor, fromCallback, fromPromise, waitFor } from 'xstate';
 import { ApiError } from '../../services/api.ts';
 import {
+  EMPTY_DRAFT,
   applyAnswer,
   confirmation,
+  draftAfterAccepted,
   isCopied,
   nameError,
   parseSymbols,
@@ -180,6 +182,46 @@ describe('sectors machine', () => {
     actor.send({ type: 'user.dismissError' });
     expect(actor.getSnapshot().context.actionError).to.equal(null);
     expect(sent).to.deep.equal([]);
+  });
+
+  it('keeps the "new sector" form through a refused create and empties it once the sector is created', async () => {
+    const { actor, sent, settled, server } = page();
+    await settled();
+    const typeAndCreate = (name: string, symbols: string) => {
+      actor.send({ type: 'user.editDraft', name });
+      actor.send({ type: 'user.editDraft', symbols });
+      const { draft } = actor.getSnapshot().context;
+      actor.send({ type: 'user.create', name: draft.name, symbols: draft.symbols });
+    };
+    typeAndCreate('chips', 'NVDA, AVGO');
+    expect(actor.getSnapshot().context.actionError, 'refused here').to.match(/^name: you already have/);
+    expect(actor.getSnapshot().context.draft).to.deep.equal({ name: 'chips', symbols: 'NVDA, AVGO' });
+    typeAndCreate('Semis', 'NVDA, b@d');
+    expect(actor.getSnapshot().context.draft).to.deep.equal({ name: 'Semis', symbols: 'NVDA, b@d' });
+    // Another tab created "Semis": the server refuses the create this page did not know to be taken.
+    server.answer({ kind: 'create', name: 'Semis', symbols: [] });
+    typeAndCreate('Semis', 'NVDA, AVGO');
+    await settled();
+    expect(actor.getSnapshot().context.actionError).to.equal('body.name: a sector named Semis exists');
+    expect(actor.getSnapshot().context.draft).to.deep.equal({ name: 'Semis', symbols: 'NVDA, AVGO' });
+    typeAndCreate(' Accel ', 'NVDA, AVGO');
+    expect(actor.getSnapshot().context.draft, 'kept while the create is sent').to.include({ name: ' Accel ' });
+    await settled();
+    expect(sent.map((c) => c.kind === 'create' && c.name)).to.deep.equal(['Semis', 'Accel']);
+    expect(actor.getSnapshot().context.draft).to.deep.equal({ name: '', symbols: '' });
+  });
+
+  it('keeps a "new sector" form filled again while the previous create was being sent', () => {
+    const created: SectorChange = { kind: 'create', name: 'Banks', symbols: [] };
+    expect(draftAfterAccepted({ name: 'Banks ', symbols: 'JPM' }, created)).to.deep.equal(EMPTY_DRAFT);
+    expect(draftAfterAccepted({ name: 'Insurers', symbols: 'AIG' }, created)).to.deep.equal({
+      name: 'Insurers',
+      symbols: 'AIG',
+    });
+    expect(draftAfterAccepted({ name: 'Banks', symbols: '' }, { kind: 'copy', gics: 'Financials' })).to.deep.equal({
+      name: 'Banks',
+      symbols: '',
+    });
   });
 
   it('keeps the server message of a refused change and goes on with the next', async () => {

@@ -11,13 +11,16 @@ import { call, errorMessage } from '../../services/api.ts';
 import { live } from '../../services/live.ts';
 import { showToast } from '../../services/toast.ts';
 import {
+  EMPTY_DRAFT,
   applyAnswer,
   confirmation,
+  draftAfterAccepted,
   nameError,
   parseSymbols,
   symbolsError,
   type ChangeAnswer,
   type GicsSector,
+  type NewSectorDraft,
   type SectorChange,
   type UniverseEntry,
   type UserSector,
@@ -49,11 +52,14 @@ export interface SectorsContext {
   /** Changes not yet answered, the one being sent first. */
   readonly queue: readonly SectorChange[];
   readonly search: SectorSearch;
+  /** The "new sector" form, emptied once the server created its sector (a refusal keeps it). */
+  readonly draft: NewSectorDraft;
 }
 
 /** Events of the page. */
 export type SectorsEvent =
   | { type: 'user.retry' }
+  | { type: 'user.editDraft'; name?: string; symbols?: string }
   | { type: 'user.create'; name: string; symbols: string }
   | { type: 'user.copy'; gics: Sector }
   | { type: 'user.rename'; id: string; name: string }
@@ -179,8 +185,18 @@ export const sectorsMachine = setup({
 }).createMachine({
   id: 'sectors',
   type: 'parallel',
-  context: { sectors: [], gics: [], error: null, actionError: null, queue: [], search: NO_SEARCH },
+  context: { sectors: [], gics: [], error: null, actionError: null, queue: [], search: NO_SEARCH, draft: EMPTY_DRAFT },
   invoke: { src: 'liveChanges' },
+  on: {
+    'user.editDraft': {
+      actions: assign({
+        draft: ({ context, event }) => ({
+          name: event.name ?? context.draft.name,
+          symbols: event.symbols ?? context.draft.symbols,
+        }),
+      }),
+    },
+  },
   states: {
     data: {
       initial: 'loading',
@@ -235,6 +251,7 @@ export const sectorsMachine = setup({
                 },
                 assign({
                   sectors: ({ context, event }) => applyAnswer(context.sectors, event.output),
+                  draft: ({ context }) => draftAfterAccepted(context.draft, context.queue[0]!),
                   queue: ({ context }) => context.queue.slice(1),
                 }),
               ],

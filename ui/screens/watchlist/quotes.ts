@@ -4,6 +4,7 @@
  */
 import { marketApi } from '../../../domain/contract/market.ts';
 import { fromCallback } from 'xstate';
+import { formatPrice as priceText } from '../../../domain/format.ts';
 import type { Quote } from '../../../domain/market/types.ts';
 import type { UniverseHit } from '../../components/symbolSearch.machine.ts';
 import { call } from '../../services/api.ts';
@@ -75,17 +76,15 @@ export async function loadQuotes(symbols: readonly string[]): Promise<Quote[]> {
   return call(marketApi.getQuotes, { query: { symbols: symbols.join(',') } });
 }
 
-const money = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
-
 /** A price or an amount of dollars with 2 decimals and thousands separators (`1,234.50`); `–` when unknown. */
 export function formatPrice(value: number | null | undefined): string {
-  return value === null || value === undefined || !Number.isFinite(value) ? '–' : money.format(value);
+  return priceText(value, '–');
 }
 
 /** A change with its sign (`+1.25`, `-0.40`); `–` when unknown. */
 export function formatSigned(value: number | null | undefined): string {
   if (value === null || value === undefined || !Number.isFinite(value)) return '–';
-  return `${value > 0 ? '+' : ''}${money.format(value)}`;
+  return `${value > 0 ? '+' : ''}${priceText(value)}`;
 }
 
 /** A percentage with its sign and 2 decimals (`+1.25%`); `–` when unknown. */
