@@ -285,21 +285,6 @@ describe('price forecasts', () => {
       expect(result).to.deep.equal(fitPrediction(bars, input));
       expect(turns).to.be.above(2);
     });
-
-    it('fits five years of bars quickly', () => {
-      const times = (input: Partial<PredictionSpecInput>): number => {
-        const runs = [0, 1, 2].map(() => {
-          const start = performance.now();
-          fitPrediction(bars, spec(input));
-          return performance.now() - start;
-        });
-        return runs.sort((a, b) => a - b)[1]!;
-      };
-      expect(times({ horizon: 5, features: ALL_FEATURES })).to.be.below(200);
-      expect(
-        times({ horizon: 5, model: 'poly', degree: 3, features: { ...ALL_FEATURES, lagReturns: 10 } }),
-      ).to.be.below(1000);
-    });
   });
 
   describe('refusals', () => {

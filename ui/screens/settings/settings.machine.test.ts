@@ -119,6 +119,40 @@ describe('settings machine', function () {
     expect(calls).to.include(`remove ${HOOK.id}`);
   });
 
+  it('reads the lists again when the server says they changed during a read, rather than keeping the older', async function () {
+    const server = { deliveries: [] as DeliveryAnswer[] };
+    const loads: (() => void)[] = [];
+    let changed: (() => void) | undefined;
+    const actor = createActor(
+      settingsMachine.provide({
+        actors: {
+          // Each read answers when the test says, with what the server held when it was sent.
+          loadSettings: fromPromise<SettingsLoad>(() => {
+            const held = { channels: [HOOK], deliveries: [...server.deliveries] };
+            return new Promise((resolve) => loads.push(() => resolve(held)));
+          }),
+          deliveryChanges: fromCallback(({ sendBack }) => {
+            changed = () => sendBack({ type: 'server.changed' });
+            return () => undefined;
+          }),
+        },
+      }),
+    ).start();
+    loads.shift()!();
+    await waitFor(actor, (s) => s.matches({ ready: 'idle' }));
+    changed!();
+    expect(actor.getSnapshot().matches({ ready: 'refreshing' })).to.equal(true);
+    // The test message's delivery is recorded after this read was sent, and said while it is under way.
+    server.deliveries.push(delivery(1, HOOK.id));
+    changed!();
+    loads.shift()!();
+    await waitFor(actor, () => loads.length === 1);
+    loads.shift()!();
+    const read = await waitFor(actor, (s) => s.matches({ ready: 'idle' }) && s.context.deliveries.length === 1);
+    expect(read.context.deliveries.map((d) => d.id)).to.deep.equal(['d1']);
+    expect(loads).to.deep.equal([]);
+  });
+
   it('turns notifications on only once the browser allows them, and saves the choice', async function () {
     const granted = settings({ channels: [], deliveries: [], permission: 'granted' });
     await waitFor(granted.actor, (s) => s.matches({ ready: 'idle' }));

@@ -41,6 +41,11 @@ export interface SettingsContext {
   readonly error: string | null;
   /** Why the last change failed. */
   readonly saveError: string | null;
+  /**
+   * Whether the server said the channels or deliveries changed while a request was under way (the list read then
+   * may be older): they are read again once it is done.
+   */
+  readonly stale: boolean;
 }
 
 /** Events of the settings screen. */
@@ -111,6 +116,7 @@ export const settingsMachine = setup({
   },
   guards: {
     granted: (_, params: { permission: string }) => params.permission === 'granted',
+    stale: ({ context }) => context.stale,
   },
 }).createMachine({
   id: 'settings',
@@ -125,6 +131,7 @@ export const settingsMachine = setup({
     permission: notificationPermission(),
     error: null,
     saveError: null,
+    stale: false,
   }),
   states: {
     loading: {
@@ -151,9 +158,12 @@ export const settingsMachine = setup({
         'user.setSound': {
           actions: [assign({ prefs: ({ context, event }) => ({ ...context.prefs, sound: event.on }) }), 'savePrefs'],
         },
+        // Kept for when the request under way is done (idle reads the lists again at once).
+        'server.changed': { actions: assign({ stale: true }) },
       },
       states: {
         idle: {
+          always: { guard: 'stale', target: 'refreshing' },
           on: {
             'user.addChannel': 'adding',
             'user.addThisBrowser': 'subscribing',
@@ -247,6 +257,8 @@ export const settingsMachine = setup({
           },
         },
         refreshing: {
+          // A change said from now on may be after what this read finds: it is kept for another read.
+          entry: assign({ stale: false }),
           invoke: {
             src: 'loadSettings',
             onDone: {
