@@ -4,7 +4,7 @@
  */
 import { z } from './zod.ts';
 import { ROLES, USERNAME_PATTERN } from '../accounts/accounts.ts';
-import { LOG_POSITION_PATTERN } from './common.ts';
+import { LOG_POSITION_PATTERN, isCalendarDate } from './common.ts';
 import { route } from './route.ts';
 
 /** Most events in one page of a history. */
@@ -15,13 +15,20 @@ export const AUDIT_PAGE_DEFAULT = 100;
 export const USER_LIST_MAX = 1000;
 
 /** A date, or a date and time with `Z` or an offset; a time without a zone would depend on the server. */
-const ISO_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/;
-const isoTime = z
-  .string()
-  .refine(
-    (s) => ISO_TIME.test(s) && !Number.isNaN(Date.parse(s)),
-    'must be an ISO 8601 time with a zone, e.g. 2026-01-31T14:30:00Z',
-  );
+const ISO_TIME = /^(\d{4}-\d{2}-\d{2})(T(\d{2}):(\d{2})(:(\d{2})(\.\d{1,9})?)?(Z|[+-](\d{2}):(\d{2})))?$/;
+
+/**
+ * Whether a text is such a time naming a real moment: a calendar day (not 2026-02-30, which `Date.parse` would
+ * roll over into March), hours to 23, minutes and seconds to 59, an offset within a day.
+ */
+function isIsoTime(text: string): boolean {
+  const match = ISO_TIME.exec(text);
+  if (!match || !isCalendarDate(match[1]!)) return false;
+  const [hour, minute, second, offsetHours, offsetMinutes] = [3, 4, 6, 9, 10].map((i) => Number(match[i] ?? 0));
+  return hour! < 24 && minute! < 60 && second! < 60 && offsetHours! < 24 && offsetMinutes! < 60;
+}
+
+const isoTime = z.string().refine(isIsoTime, 'must be an ISO 8601 time with a zone, e.g. 2026-01-31T14:30:00Z');
 const position = z.string().regex(LOG_POSITION_PATTERN, 'must be a log position commit/prepare, e.g. 1042/1042');
 const stateQuery = z
   .strictObject({ at: isoTime.optional(), position: position.optional() })

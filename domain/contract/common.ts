@@ -26,10 +26,19 @@ export function symbolList(max: number) {
   return z.array(symbolSchema).min(1, 'must name at least one symbol').max(max, `must name at most ${max} symbols`);
 }
 
-/** A whole number from `min` to `max` in a path or query string. */
+/** A whole number as a path or query string writes it: plain decimal digits, no sign but `-`, no leading zero. */
+const WHOLE_NUMBER_TEXT = /^-?(0|[1-9]\d{0,15})$/;
+
+/**
+ * A whole number from `min` to `max` in a path or query string (or a JSON number): `16`, not `0x10`, `1e1`,
+ * ` 16` or `016`, which a plain conversion would read as numbers.
+ */
 export function wholeNumber(min: number, max: number) {
   const message = `must be a whole number from ${min} to ${max}`;
-  return z.coerce.number({ error: message }).int(message).min(min, message).max(max, message);
+  return z.preprocess(
+    (value) => (typeof value === 'string' && WHOLE_NUMBER_TEXT.test(value) ? Number(value) : value),
+    z.number({ error: message }).int(message).min(min, message).max(max, message),
+  );
 }
 
 /** Whether a `YYYY-MM-DD` text names a day of the Gregorian calendar. */

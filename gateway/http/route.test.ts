@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import Koa from 'koa';
 import { z } from 'zod';
 import { toErrorAnswer } from '../errors.ts';
-import { defineRoute, mountRoutes, type RouteDef } from './route.ts';
+import { defineRoute, mountRoutes, validationError, type RouteDef } from './route.ts';
 
 /** A GET route whose schemas count their runs, and the answers it gives. */
 function countedRoutes(runs: { params: number; query: number }): RouteDef<never, never, never>[] {
@@ -117,5 +117,28 @@ describe('route validation of repeated GETs', function () {
     const again = await get('/things/all?tags=a,b');
     expect(first.body.tags).to.deep.equal(['a', 'b', 'seen']);
     expect(again.body.tags).to.deep.equal(['a', 'b', 'seen']);
+  });
+});
+
+describe('refusals of a union body', function () {
+  const symbols = z.array(z.string()).max(3, 'must name at most 3 symbols');
+  const body = z.union([symbols, z.object({ symbols })]);
+  const refusal = (value: unknown) => {
+    const result = body.safeParse(value);
+    expect(result.success).to.equal(false);
+    return validationError('body', result.error!).message;
+  };
+
+  it('names the rule of the branch whose type the value has', function () {
+    expect(refusal(['A', 'B', 'C', 'D'])).to.equal('body: must name at most 3 symbols');
+    expect(refusal({ symbols: ['A', 'B', 'C', 'D'] })).to.equal('body.symbols: must name at most 3 symbols');
+    expect(refusal({ symbols: 'A' })).to.match(/^body\.symbols: /);
+  });
+
+  it('names the types a value of none of them may have, or the union’s own words', function () {
+    expect(refusal('AAPL')).to.equal('body: must be an array or an object');
+    const worded = z.union([symbols, z.object({ symbols })], { error: 'must be a list of symbols or {symbols}' });
+    const result = worded.safeParse(7);
+    expect(validationError('body', result.error!).message).to.equal('body: must be a list of symbols or {symbols}');
   });
 });

@@ -74,13 +74,32 @@ export function validationError(where: string, error: z.ZodError): ApiError {
   return new ApiError(400, 'bad_request', `${path}: ${issue.message}`);
 }
 
-/** For a union that failed, the issue of the branch that got furthest (the deepest path). */
+/** zod's own message of a union none of whose branches took the value. */
+const UNION_DEFAULT_MESSAGE = 'Invalid input';
+
+/**
+ * For a union that failed, the issue of the branch that got furthest: the deepest path, and at the same depth a
+ * branch whose type the value has (a list of 101 symbols is refused for its length, not for not being an
+ * object). A value of none of the branches' types is refused with the union's own message, else with the types
+ * it may have (`must be an object or an array`).
+ */
 function mostSpecific(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue {
   const issue = issues[0]!;
   if (issue.code !== 'invalid_union' || issue.errors.length === 0) return issue;
   const candidates = issue.errors.map((branch) => mostSpecific(branch));
-  const deepest = candidates.reduce((best, c) => (c.path.length > best.path.length ? c : best));
-  return deepest.path.length === 0 ? issue : { ...deepest, path: [...issue.path, ...deepest.path] };
+  const deepest = candidates.reduce((best, c) =>
+    c.path.length > best.path.length ||
+    (c.path.length === best.path.length && best.code === 'invalid_type' && c.code !== 'invalid_type')
+      ? c
+      : best,
+  );
+  if (deepest.path.length > 0 || deepest.code !== 'invalid_type') {
+    return { ...deepest, path: [...issue.path, ...deepest.path] };
+  }
+  if (issue.message !== UNION_DEFAULT_MESSAGE) return issue;
+  const expected = [...new Set(candidates.flatMap((c) => (c.code === 'invalid_type' ? [c.expected] : [])))];
+  const named = expected.map((type) => (/^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`));
+  return { ...issue, message: `must be ${named.join(' or ')}` };
 }
 
 function parse<T>(schema: z.ZodType<T> | undefined, value: unknown, where: string): T {

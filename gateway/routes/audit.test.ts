@@ -244,6 +244,10 @@ describe('audit routes', function () {
     ['an unknown query parameter', 'events?types=UserSignedIn', 'query'],
     ['both at and position', 'state?at=2026-03-01T00:00:00Z&position=1/1', 'query.position'],
     ['an at that is not a time', 'state?at=2026-13-45T00:00:00Z', 'query.at'],
+    ['an at on a day the calendar lacks', 'state?at=2026-11-31', 'query.at'],
+    ['an at at hour 24', 'state?at=2026-03-01T24:00Z', 'query.at'],
+    ['a from on February 30', 'events?from=2026-02-30T10:00:00Z', 'query.from'],
+    ['a to with an offset of 25 hours', 'events?to=2026-03-01T10:00:00%2B25:00', 'query.to'],
     ['a position that is not one', 'state?position=12', 'query.position'],
   ];
   for (const [what, path, field] of badInputs) {

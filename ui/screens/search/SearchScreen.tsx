@@ -268,7 +268,12 @@ export default function SearchScreen() {
             <form className="save-query" onSubmit={save} aria-label="Save the query">
               <label className="inline">
                 Query name
-                <input value={saveName} maxLength={80} onChange={(e) => setSaveName(e.target.value)} />
+                <input
+                  value={saveName}
+                  maxLength={80}
+                  placeholder="empty: named after its clauses"
+                  onChange={(e) => setSaveName(e.target.value)}
+                />
               </label>
               <button type="submit" className="button" disabled={state.matches({ saving: 'saving' })}>
                 {state.matches({ saving: 'saving' }) ? 'Saving…' : 'Save query'}

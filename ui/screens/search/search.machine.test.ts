@@ -68,7 +68,13 @@ interface Options {
 }
 
 function screener(options: Options = {}) {
-  const calls: { runs: RunInput[]; saves: unknown[]; deletes: string[]; bars: string[]; streams: string[][] } = {
+  const calls: {
+    runs: RunInput[];
+    saves: { queryname: string | null }[];
+    deletes: string[];
+    bars: string[];
+    streams: string[][];
+  } = {
     runs: [],
     saves: [],
     deletes: [],
@@ -92,13 +98,13 @@ function screener(options: Options = {}) {
           const rows = options.run ? options.run(input) : [row('AAPL'), row('MSFT')];
           return Promise.resolve({ rows: rows.slice(0, input.limit), total: rows.length });
         }),
-        saveQuery: fromPromise<SavedQuery, { queryname: string; query: readonly LabelledClause[] }>(
+        saveQuery: fromPromise<SavedQuery, { queryname: string | null; query: readonly LabelledClause[] }>(
           async ({ input }) => {
             calls.saves.push(input);
             if (options.failSave) throw new ApiError(400, 'invalid_queryname', 'body.queryname: must not be empty');
             return Promise.resolve({
               id: 'new-id',
-              queryname: input.queryname,
+              queryname: input.queryname ?? 'Large cap',
               query: [...input.query],
               type: 'custom',
             });
@@ -251,6 +257,16 @@ describe('search machine', () => {
     expect(context.saved.map((s) => s.queryname)).to.deep.equal(['Oversold', 'Big caps']);
     expect(context.queryName).to.equal('Big caps');
     expect(toasts).to.deep.equal(['Saved "Big caps"']);
+  });
+
+  it('saves a query without a name as none, for the server to name it after its clauses', async () => {
+    const { actor, calls } = screener({ saved: [] });
+    await ready(actor);
+    actor.send({ type: 'user.addClause', clause: { type: 'mcap', op: 'like', val: 'large' } });
+    actor.send({ type: 'user.save', name: '   ' });
+    await waitFor(actor, (s) => s.matches({ saving: 'idle' }));
+    expect(calls.saves.map((s) => s.queryname)).to.deep.equal([null]);
+    expect(actor.getSnapshot().context.queryName).to.equal('Large cap');
   });
 
   it('keeps the message of a refused save', async () => {

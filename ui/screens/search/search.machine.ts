@@ -130,8 +130,9 @@ export const searchMachine = setup({
     runQuery: fromPromise<ScreenerResult, RunInput>(async ({ input }) =>
       call(screenerApi.postScreenerRun, { body: { query: input.query, limit: input.limit } }),
     ),
-    saveQuery: fromPromise<SavedQuery, { queryname: string; query: readonly LabelledClause[] }>(async ({ input }) =>
-      call(queriesApi.postStockalertquery, { body: { queryname: input.queryname, query: input.query } }),
+    saveQuery: fromPromise<SavedQuery, { queryname: string | null; query: readonly LabelledClause[] }>(
+      async ({ input }) =>
+        call(queriesApi.postStockalertquery, { body: { queryname: input.queryname, query: input.query } }),
     ),
     deleteQuery: fromPromise<unknown, { id: string }>(async ({ input }) =>
       call(queriesApi.postDelstkalertqryById, { params: { id: input.id } }),
@@ -404,7 +405,8 @@ export const searchMachine = setup({
           invoke: {
             src: 'saveQuery',
             input: ({ context, event }) => ({
-              queryname: event.type === 'user.save' ? event.name.trim() : context.queryName,
+              // A blank name is sent as none: the server names the query after its clauses.
+              queryname: (event.type === 'user.save' ? event.name : context.queryName).trim() || null,
               query: context.clauses,
             }),
             onDone: {
