@@ -360,4 +360,38 @@ describe('MarketData', function () {
       market.close();
     }
   });
+
+  it('measures a live price of a later session from every stored bar: the 52-week range, volume and weeks', function () {
+    const market = open(copyOfMarket());
+    try {
+      const bars = market.store.bars('AAPL');
+      const n = bars.length;
+      const last = bars[n - 1] as DailyBar;
+      const before = market.screenerInputs().find((r) => r.symbol === 'AAPL')!;
+      // The session after the store's last day, at 11:00 New York; its price within the last bar's range.
+      const [y, m, d] = last.date.split('-').map(Number) as [number, number, number];
+      const next = new Date(Date.UTC(y, m - 1, d + 1, 16)).toISOString();
+      const price = last.low + (last.high - last.low) / 2;
+      const live: Quote = { symbol: 'AAPL', price, change: 0, changepct: 0, volume: 9_000, ts: next, source: 'feed' };
+      market.useQuoteSource({ quote: (s) => (s === 'AAPL' ? live : undefined), quotes: () => [live] });
+      const [moved] = market.screenerInputs();
+      const year = bars.slice(n - 252);
+      const high = Math.max(...year.map((b) => b.high));
+      const low = Math.min(...year.map((b) => b.low));
+      expect(moved?.metrics.high52).to.be.closeTo((price / high - 1) * 100, 1e-9);
+      expect(moved?.metrics.low52).to.be.closeTo((price / low - 1) * 100, 1e-9);
+      // Not a new high or low: the last stored day reached beyond the price both ways.
+      expect(moved?.metrics.high52).to.be.below(0);
+      expect(moved?.metrics.low52).to.be.above(0);
+      const averageVolume = bars.slice(n - 20).reduce((sum, b) => sum + b.volume, 0) / 20;
+      expect(moved?.metrics.relvolume).to.be.closeTo(9_000 / averageVolume, 1e-9);
+      expect(moved?.metrics.perf_1W).to.be.closeTo((price / (bars[n - 5] as DailyBar).close - 1) * 100, 1e-9);
+      // The session's open is not known: no gap rather than the last day's.
+      expect(moved?.metrics.gap).to.equal(null);
+      expect(before.metrics.gap).to.not.equal(null);
+      expect(moved?.metrics.beta).to.equal(before.metrics.beta);
+    } finally {
+      market.close();
+    }
+  });
 });

@@ -31,6 +31,7 @@ import {
   BASE_BARS,
   barBases,
   betaOf,
+  laterBases,
   marketReturns,
   metricsAt,
   modelledDividend,
@@ -41,7 +42,8 @@ import {
 import { analyseBars, analysisVersion, seriesOf, toStored, type SymbolSnapshot } from './analysis.ts';
 import { lastClosedSession } from './marketDate.ts';
 import { PatternIndex } from './patternIndex.ts';
-import { LastCloseQuotes, type QuoteSource } from './quotes.ts';
+import { LastCloseQuotes, type Quote, type QuoteSource } from './quotes.ts';
+import { TradingDays } from '../alerts/tradingDay.ts';
 import { monthWindowStart, percentChanges, round } from './series.ts';
 
 /** The steps of opening the market data, as progress reports name them. */
@@ -196,6 +198,12 @@ export class MarketData {
   private quoteSource: QuoteSource;
   private screenerCache: { source: QuoteSource; rows: ScreenerInput[] } | undefined;
   private metricBases: ReadonlyMap<string, MetricBases> | undefined;
+  /** The last bars the metric bases were computed from, kept for the bases of a later session's prices. */
+  private baseBars: ReadonlyMap<string, readonly DailyBar[]> | undefined;
+  /** The bases of prices of sessions after the stored bars, per session date and symbol. */
+  private readonly sessionBases = new Map<string, Map<string, MetricBases>>();
+  /** The New York dates of quotes' times. */
+  private readonly quoteDays = new TradingDays();
   private patternIndex: PatternIndex | undefined;
   /** The market's trading days (every symbol's days together), oldest first. */
   readonly calendar: readonly string[];
@@ -416,9 +424,10 @@ export class MarketData {
     const rows: ScreenerInput[] = [];
     for (const entry of this.companies) {
       const snapshot = this.snapshots.get(entry.symbol);
-      const base = bases.get(entry.symbol);
+      const closed = bases.get(entry.symbol);
       const quote = source.quote(entry.symbol);
-      if (snapshot === undefined || base === undefined || quote === undefined) continue;
+      if (snapshot === undefined || closed === undefined || quote === undefined) continue;
+      const base = this.basesAt(entry.symbol, closed, snapshot.date, quote);
       const marketcap = entry.shares * quote.price;
       const { SMA_20, SMA_50, SMA_100, SMA_200, rsi_14 } = snapshot.indicators;
       rows.push({
@@ -440,11 +449,36 @@ export class MarketData {
     return rows;
   }
 
+  /**
+   * The bases of a quote's price: those of the last stored bar, or for a live price of a later session (the
+   * engine's quotes keep moving after the store's last day) those of that session, computed once per date.
+   */
+  private basesAt(symbol: string, closed: MetricBases, lastDate: string, quote: Quote): MetricBases {
+    const ms = Date.parse(quote.ts);
+    if (quote.source === 'close' || Number.isNaN(ms)) return closed;
+    const day = this.quoteDays.of(ms);
+    if (day <= lastDate) return closed;
+    let ofDay = this.sessionBases.get(day);
+    if (ofDay === undefined) {
+      // One session at a time: the dates before it are not asked again.
+      this.sessionBases.clear();
+      this.sessionBases.set(day, (ofDay = new Map<string, MetricBases>()));
+    }
+    let bases = ofDay.get(symbol);
+    const series = this.series.get(symbol);
+    if (bases === undefined && series !== undefined) {
+      bases = laterBases(closed, this.baseBars?.get(symbol) ?? [], series, day);
+      ofDay.set(symbol, bases);
+    }
+    return bases ?? closed;
+  }
+
   /** The metric bases of every company with bars: its last bars, close series, fundamentals and the market's beta. */
   private screenerBases(): ReadonlyMap<string, MetricBases> {
     if (this.metricBases !== undefined) return this.metricBases;
     const symbols = this.companies.map((e) => e.symbol).filter((symbol) => this.snapshots.has(symbol));
     const lastBars = this.store.lastBars(symbols, BASE_BARS);
+    this.baseBars = lastBars;
     const market = marketReturns(symbols.flatMap((symbol) => this.series.get(symbol) ?? []));
     const bases = new Map<string, MetricBases>();
     for (const entry of this.companies) {

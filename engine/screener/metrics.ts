@@ -147,6 +147,31 @@ export function barBases(
   return { gap, averageVolume, high52, low52, atr, volatility: volatilityOf(bars.map((b) => b.close)) };
 }
 
+/**
+ * The bases of a price of a session after the last of `bars` (a live session whose bar is not stored yet), from
+ * the bases of the last bar's own price: the 52-week range and the average volume run up to and including the
+ * last bar, the performance periods are measured back from `day` (the session's date), and there is no gap (the
+ * session's open is not among the bars); ATR, volatility and the rest are the last bar's.
+ */
+export function laterBases(
+  closed: MetricBases,
+  bars: readonly DailyBar[],
+  series: { readonly dates: readonly string[]; readonly closes: ArrayLike<number> },
+  day: string,
+): MetricBases {
+  const last = bars.at(-1);
+  // The last bar stands in for the session's: only the bars before it are read for these.
+  const { high52, low52, averageVolume } = last ? barBases([...bars, last]) : closed;
+  return {
+    ...closed,
+    gap: null,
+    high52,
+    low52,
+    averageVolume,
+    perfBase: perfBases([...series.dates, day], [...Array.from(series.closes), NaN]),
+  };
+}
+
 /** Population standard deviation of the last 20 daily close-to-close returns, in percent; null under 21 closes. */
 export function volatilityOf(closes: ArrayLike<number>): number | null {
   const n = closes.length;
