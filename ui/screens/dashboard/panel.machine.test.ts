@@ -8,6 +8,7 @@ function panel(input: unknown, fail: () => boolean = () => false) {
   let notify: (() => void) | null = null;
   const actor = createActor(
     panelMachine.provide({
+      delays: { settle: 5 },
       actors: {
         load: fromPromise<unknown, unknown>(async ({ input: given }) => {
           loads.push(given);
@@ -48,6 +49,49 @@ describe('dashboard panel machine', () => {
     await waitFor(actor, (s) => s.matches('ready'));
     notify();
     await waitFor(actor, (s) => s.matches('ready') && loads.length === 2);
+  });
+
+  it('reads once for a burst of news, and once more for news during a read, cancelling none', async () => {
+    const answers: (() => void)[] = [];
+    let loads = 0;
+    let notify: () => void = () => undefined;
+    const actor = createActor(
+      panelMachine.provide({
+        delays: { settle: 5 },
+        actors: {
+          load: fromPromise<unknown, unknown>(({ signal }) => {
+            loads += 1;
+            const n = loads;
+            return new Promise((resolve, reject) => {
+              signal.addEventListener('abort', () => reject(new Error(`read ${n} cancelled`)));
+              answers.push(() => resolve({ read: n }));
+            });
+          }),
+          watch: fromCallback<PanelEvent>(({ sendBack }) => {
+            notify = () => sendBack({ type: 'server.changed' });
+          }),
+        },
+      }),
+      { input: null },
+    ).start();
+    answers.shift()!();
+    await waitFor(actor, (s) => s.matches('ready'));
+    // An alert firing: its notification and two read models changed, all at once.
+    notify();
+    notify();
+    notify();
+    await waitFor(actor, (s) => s.matches('refreshing'));
+    expect(loads).to.equal(2);
+    // More firings while that read is under way neither cancel it nor start one each.
+    notify();
+    notify();
+    answers.shift()!();
+    await waitFor(actor, (s) => s.matches('refreshing') && loads === 3);
+    expect(actor.getSnapshot().context.data).to.deep.equal({ read: 2 });
+    answers.shift()!();
+    const done = await waitFor(actor, (s) => s.matches('ready'));
+    expect(done.context.data).to.deep.equal({ read: 3 });
+    expect(loads).to.equal(3);
   });
 
   it('keeps the message of a failed load, stops loading and retries on demand', async () => {
