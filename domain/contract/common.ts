@@ -1,5 +1,6 @@
 /**
- * Schemas many routes share: symbols and lists of them, whole numbers and dates in a path or query string, ids.
+ * Schemas many routes share: symbols and lists of them, whole numbers and dates in a path or query string, the
+ * period of fundamental figures, ids.
  */
 import { z } from './zod.ts';
 import { SYMBOL_PATTERN } from '../symbol.ts';
@@ -55,6 +56,15 @@ export const dateSchema = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD')
   .refine(isCalendarDate, 'must be a calendar date');
+
+/**
+ * The period of fundamental figures, `A` (years) or `Q` (quarters), in either case; it is upper-cased, so `q`
+ * reads as `Q`.
+ */
+export const periodSchema = z
+  .string({ error: 'must be A or Q' })
+  .toUpperCase()
+  .pipe(z.enum(['A', 'Q'], { error: 'must be A or Q' }));
 
 /** A comma-separated list of symbols in a query string (`A,B,C`), from `min` to `max` of them, no symbol twice. */
 export function commaSymbols(min: number, max: number) {

@@ -6,7 +6,7 @@ import { z } from './zod.ts';
 import { DATA_FEEDS, QUOTE_SOURCES } from '../market/feeds.ts';
 import { FUNDAMENTAL_TYPES, SECTORS, type Quote } from '../market/types.ts';
 import { CAP_CLASSES } from '../screener/query.ts';
-import { commaSymbols, symbolSchema, wholeNumber } from './common.ts';
+import { commaSymbols, periodSchema, symbolSchema, wholeNumber } from './common.ts';
 import { route } from './route.ts';
 
 /** Most symbols one quotes request names. */
@@ -168,10 +168,7 @@ export const marketApi = {
       type: z.enum(FUNDAMENTAL_TYPES, { error: `must be one of ${FUNDAMENTAL_TYPES.join(', ')}` }),
       symbol: symbolSchema,
       limit: wholeNumber(0, FUNDAMENTALS_LIMIT_MAX),
-      period: z
-        .string()
-        .toUpperCase()
-        .pipe(z.enum(['A', 'Q'], { error: 'must be A or Q' })),
+      period: periodSchema,
     }),
     response: z.array(fundamentalFigure),
   }),

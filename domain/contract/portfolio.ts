@@ -215,7 +215,7 @@ export const portfolioApi = {
     method: 'GET',
     path: '/api/portfolio/ledger',
     summary:
-      'The portfolio ledger: {symbols, lots (open, by symbol), transactions (oldest first), closings (closed parts of lots with their realized gain in cents)}',
+      'The portfolio ledger: {symbols, lots (open, by symbol), transactions (by trade date, oldest first, those of one date in the order recorded), closings (closed parts of lots with their realized gain in cents)}',
     tag: 'portfolio',
     access: 'user',
     response: ledgerResponse,

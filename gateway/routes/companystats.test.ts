@@ -117,6 +117,22 @@ describe('company stats routes', function () {
     ]);
   });
 
+  it('saves a period given in lower case, as the fundamentals route reads it, upper-cased', async function () {
+    const user = await gw.user();
+    const res = await user.post('/personalize/companystats', [
+      { type: 'revenue', limit: 5, period: 'q' },
+      { type: 'income', limit: 0, period: 'a' },
+    ]);
+    expect(res.status).to.equal(200, res.text);
+    const saved = [
+      { type: 'revenue', limit: 5, period: 'Q' },
+      { type: 'income', limit: 0, period: 'A' },
+    ];
+    expect(res.body).to.deep.equal(saved);
+    expect((await user.get('/personalize/companystats')).body).to.deep.equal(saved);
+    expect(await events(user.username)).to.deep.equal(saved.map((data) => ({ type: 'CompanyStatAdded', data })));
+  });
+
   const stat = { type: 'revenue', limit: 0, period: 'A' };
   const badInputs: [string, { raw?: string; body?: unknown; headers?: Record<string, string> }, number, string][] = [
     ['an empty list', { body: [] }, 400, 'body'],
@@ -129,7 +145,8 @@ describe('company stats routes', function () {
     ['a fractional limit', { body: [{ ...stat, limit: 2.5 }] }, 400, 'body[0].limit'],
     ['a limit as text', { body: [{ ...stat, limit: '4' }] }, 400, 'body[0].limit'],
     ['an unknown period', { body: [{ ...stat, period: 'M' }] }, 400, 'body[0].period'],
-    ['a lower-case period', { body: [{ ...stat, period: 'a' }] }, 400, 'body[0].period'],
+    ['a lower-case unknown period', { body: [{ ...stat, period: 'm' }] }, 400, 'body[0].period'],
+    ['a period that is not text', { body: [{ ...stat, period: 1 }] }, 400, 'body[0].period'],
     ['more statistics than types', { body: [...DEFAULTS, stat] }, 400, 'body'],
     ['invalid JSON', { raw: '[{"type"', headers: { 'content-type': 'application/json' } }, 400, 'body'],
     ['a body that is not JSON', { raw: 'revenue', headers: { 'content-type': 'text/plain' } }, 415, 'body'],
@@ -143,6 +160,35 @@ describe('company stats routes', function () {
       const message = (res.body as { message: string }).message;
       expect(message.startsWith(`${field}:`) || message.startsWith(`${field} `)).to.equal(true, message);
       expect(await events(user.username)).to.deep.equal([]);
+    });
+  }
+
+  const refusals: [string, unknown, string][] = [
+    [
+      'an unknown type',
+      [{ ...stat, type: 'ebitda' }],
+      'body[0].type: must be one of revenue, grossprofit, income, earningspershare',
+    ],
+    [
+      'a missing type',
+      [{ limit: 0, period: 'A' }],
+      'body[0].type: must be one of revenue, grossprofit, income, earningspershare',
+    ],
+    ['a negative limit', [{ ...stat, limit: -1 }], 'body[0].limit: must be a whole number from 0 to 40'],
+    ['a limit of 41', [{ ...stat, limit: 41 }], 'body[0].limit: must be a whole number from 0 to 40'],
+    ['a fractional limit', [{ ...stat, limit: 2.5 }], 'body[0].limit: must be a whole number from 0 to 40'],
+    ['a limit as text', [{ ...stat, limit: '4' }], 'body[0].limit: must be a whole number from 0 to 40'],
+    ['a missing limit', [{ type: 'revenue', period: 'A' }], 'body[0].limit: must be a whole number from 0 to 40'],
+    ['an unknown period', [{ ...stat, period: 'M' }], 'body[0].period: must be A or Q'],
+    ['a missing period', [{ type: 'revenue', limit: 0 }], 'body[0].period: must be A or Q'],
+    ['a statistic that is not an object', ['revenue'], 'body[0]: must be {type, limit, period}'],
+    ['an object instead of a list', stat, 'body: must be a list of statistics'],
+  ];
+  for (const [what, body, message] of refusals) {
+    it(`refuses ${what} saying "${message}"`, async function () {
+      const res = await (await gw.user()).post('/personalize/companystats', body);
+      expect(res.status).to.equal(400, res.text);
+      expect((res.body as { message: string }).message).to.equal(message);
     });
   }
 

@@ -91,6 +91,31 @@ describe('portfolio transaction routes', function () {
       expect(ledger.transactions.map((t) => t.kind)).to.deep.equal(['buy', 'sell', 'buy']);
     });
 
+    it('lists the transactions by trade date, oldest first, one date in the order recorded', async function () {
+      const user = await gw.user();
+      const first = await record(user, buy('KO', '2024-03-04', 2, 60));
+      await record(user, buy('KO', '2024-01-02', 1, 58));
+      const answered = await record(user, { kind: 'dividend', symbol: 'KO', date: '2024-03-04', amount: 0.97 });
+      const imported = await user.post('/api/portfolio/import', {
+        csv: 'date,kind,symbol,quantity,price\n2024-02-01,buy,KO,3,59\n',
+      });
+      expect(imported.status).to.equal(200, imported.text);
+      const dated = (ledger: Ledger) => ledger.transactions.map((t) => [t.date, t.kind]);
+      expect(dated(answered)).to.deep.equal([
+        ['2024-01-02', 'buy'],
+        ['2024-03-04', 'buy'],
+        ['2024-03-04', 'dividend'],
+      ]);
+      const read = (await user.get('/api/portfolio/ledger')).body as Ledger;
+      expect(dated(read)).to.deep.equal([
+        ['2024-01-02', 'buy'],
+        ['2024-02-01', 'buy'],
+        ['2024-03-04', 'buy'],
+        ['2024-03-04', 'dividend'],
+      ]);
+      expect(read.transactions[2]!.id).to.equal(first.transactions[0]!.id);
+    });
+
     const refusals: [string, TestInput, number, string][] = [
       ['an unknown kind', { body: { kind: 'gift', symbol: 'AAPL', date: '2024-01-02' } }, 400, 'body.kind'],
       [

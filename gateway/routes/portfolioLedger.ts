@@ -36,8 +36,13 @@ export function transactionIdFor(commandId: string): string {
   return uuidV5(`${commandId}/transaction/0`, STOCKPULSE_NAMESPACE);
 }
 
+/**
+ * The ledger as the routes answer it: the transactions by trade date, oldest first, those of one date in the order
+ * recorded (the state keeps them in the order recorded, so an older trade recorded later would come last).
+ */
 function ledgerAnswer(state: PortfolioState) {
-  return { symbols: state.symbols, lots: state.lots, transactions: state.transactions, closings: state.closings };
+  const transactions = [...state.transactions].sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
+  return { symbols: state.symbols, lots: state.lots, transactions, closings: state.closings };
 }
 
 async function readLedger(deps: PortfolioLedgerDeps, userId: string, ctx: Context): Promise<PortfolioState> {
@@ -159,9 +164,10 @@ export function portfolioLedgerRoutes(deps: PortfolioLedgerDeps) {
       handle: async ({ userId, ctx }) => {
         const ledger = await readLedger(deps, userId, ctx);
         attachment(ctx, 'transactions.csv');
+        // In the ledger's order, so the file reads as the list does.
         return writeCsv(
           GENERIC_COLUMNS,
-          ledger.transactions.map((t) =>
+          ledgerAnswer(ledger).transactions.map((t) =>
             t.kind === 'dividend' || t.kind === 'fee'
               ? [t.id, t.date, t.kind, t.symbol, null, null, null, t.amount]
               : [t.id, t.date, t.kind, t.symbol, t.quantity, t.price, t.fee, null],
