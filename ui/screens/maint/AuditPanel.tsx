@@ -1,5 +1,7 @@
 /**
- * The audit part of the Maint page, shown to auditors only: pick a user, the user's events in a grid (filtered
+ * The audit part of the Maint page, shown to auditors only: find a user by the start of the name and pick them
+ * (the server lists at most {@link USER_LIST_MAX} accounts at once, and the part says when the list stops there),
+ * the user's events in a grid (filtered
  * by type and time; a click on a row moves the slider there), a time slider over the history with the user's
  * state at that moment as foldable per-concern cards, and the hash-chain verification.
  */
@@ -7,6 +9,7 @@ import { useSelector } from '@xstate/react';
 import type { ColDef, RowClickedEvent } from 'ag-grid-community';
 import { useId, useMemo } from 'react';
 import type { ActorRefFrom } from 'xstate';
+import { USER_LIST_MAX } from '../../../domain/contract/audit.ts';
 import { Grid } from '../../components/Grid.tsx';
 import { Empty, Failed, Skeleton } from '../../components/LoadState.tsx';
 import type { auditMachine } from './audit.machine.ts';
@@ -57,6 +60,30 @@ export function AuditorsOnly() {
   );
 }
 
+/**
+ * What the user list holds, under the search field: nothing to say for a full list; a text no user name can start
+ * with; no name starting with the text; or a list stopped at {@link USER_LIST_MAX}, to be narrowed by typing more.
+ */
+function UserListNote(props: {
+  readonly invalid: boolean;
+  readonly listed: string | null;
+  readonly count: number;
+  readonly cut: boolean;
+}) {
+  const text = props.invalid
+    ? 'A user name has only a-z, 0-9, _ . and - (at most 32 characters): no user matches.'
+    : props.cut
+      ? `Showing the first ${USER_LIST_MAX}; type more of the name.`
+      : props.listed && props.count === 0
+        ? `No user name starts with “${props.listed}”.`
+        : null;
+  return text === null ? null : (
+    <p className="hint" role="status" data-testid="maint-user-list">
+      {text}
+    </p>
+  );
+}
+
 /** The audit part; a user who may not audit sees {@link AuditorsOnly}. */
 export function AuditPanel({ actor }: { readonly actor: ActorRefFrom<typeof auditMachine> }) {
   const state = useSelector(actor, (s) => s);
@@ -77,7 +104,10 @@ export function AuditPanel({ actor }: { readonly actor: ActorRefFrom<typeof audi
     if (event.data) send({ type: 'user.moveSlider', index: event.data.index });
   };
   const current = context.events[context.index];
-  const inHistory = state.matches({ ready: 'history' });
+  const inHistory = state.matches({ ready: { user: 'history' } });
+  const searching = state.matches({ ready: { list: 'searching' } });
+  // The user audited stays in the list while a search lists other names.
+  const unlisted = context.selected !== null && !context.users.some((u) => u.username === context.selected);
 
   return (
     <section className="card maint-audit" aria-labelledby={`${id}-title`}>
@@ -92,16 +122,30 @@ export function AuditPanel({ actor }: { readonly actor: ActorRefFrom<typeof audi
       ) : (
         <>
           <div className="toolbar">
+            <label htmlFor={`${id}-search`}>
+              Find user
+              <input
+                id={`${id}-search`}
+                type="search"
+                value={context.search}
+                placeholder="Start of the name"
+                autoComplete="off"
+                spellCheck={false}
+                onChange={(e) => send({ type: 'user.search', text: e.target.value })}
+              />
+            </label>
             <label htmlFor={`${id}-user`}>
               User
               <select
                 id={`${id}-user`}
                 value={context.selected ?? ''}
+                aria-busy={searching}
                 onChange={(e) => e.target.value && send({ type: 'user.pickUser', username: e.target.value })}
               >
                 <option value="" disabled>
                   Pick a user ({context.users.length})
                 </option>
+                {unlisted && <option value={context.selected ?? ''}>{context.selected}</option>}
                 {context.users.map((u) => (
                   <option key={u.username} value={u.username}>
                     {u.username}
@@ -110,20 +154,38 @@ export function AuditPanel({ actor }: { readonly actor: ActorRefFrom<typeof audi
                 ))}
               </select>
             </label>
+            {searching && <span className="hint">Searching…</span>}
             {inHistory && (
               <button
                 type="button"
                 className="button"
-                disabled={state.matches({ ready: { history: { chain: 'verifying' } } })}
+                disabled={state.matches({ ready: { user: { history: { chain: 'verifying' } } } })}
                 onClick={() => send({ type: 'user.verify' })}
               >
-                {state.matches({ ready: { history: { chain: 'verifying' } } }) ? 'Verifying…' : 'Verify hash chain'}
+                {state.matches({ ready: { user: { history: { chain: 'verifying' } } } })
+                  ? 'Verifying…'
+                  : 'Verify hash chain'}
               </button>
             )}
           </div>
-          {state.matches({ ready: 'noUser' }) && <Empty>Pick a user to see their events and state over time.</Empty>}
-          {state.matches({ ready: 'loadingHistory' }) && <Skeleton lines={6} />}
-          {state.matches({ ready: 'historyFailed' }) && (
+          {state.matches({ ready: { list: 'failed' } }) ? (
+            <Failed
+              message={`The users could not be listed: ${context.searchError ?? 'the server did not answer'}`}
+              onRetry={() => send({ type: 'user.retrySearch' })}
+            />
+          ) : (
+            <UserListNote
+              invalid={state.matches({ ready: { list: 'invalid' } })}
+              listed={context.listed}
+              count={context.users.length}
+              cut={context.cut}
+            />
+          )}
+          {state.matches({ ready: { user: 'noUser' } }) && (
+            <Empty>Pick a user to see their events and state over time.</Empty>
+          )}
+          {state.matches({ ready: { user: 'loadingHistory' } }) && <Skeleton lines={6} />}
+          {state.matches({ ready: { user: 'historyFailed' } }) && (
             <Failed
               message={context.historyError ?? 'The history could not be read'}
               onRetry={() => send({ type: 'user.retryHistory' })}
@@ -131,7 +193,7 @@ export function AuditPanel({ actor }: { readonly actor: ActorRefFrom<typeof audi
           )}
           {inHistory && (
             <>
-              {context.verification && state.matches({ ready: { history: { chain: 'verified' } } }) && (
+              {context.verification && state.matches({ ready: { user: { history: { chain: 'verified' } } } }) && (
                 <p
                   className={`maint-verify ${context.verification.intact ? 'ok' : 'broken'}`}
                   role="status"
@@ -142,7 +204,7 @@ export function AuditPanel({ actor }: { readonly actor: ActorRefFrom<typeof audi
                   {context.verification.firstBreak && ` (log position ${context.verification.firstBreak.position})`}
                 </p>
               )}
-              {context.verifyError && state.matches({ ready: { history: { chain: 'failed' } } }) && (
+              {context.verifyError && state.matches({ ready: { user: { history: { chain: 'failed' } } } }) && (
                 <Failed message={`The chain could not be verified: ${context.verifyError}`} />
               )}
               <h3>Events of {context.selected}</h3>
@@ -242,7 +304,7 @@ export function AuditPanel({ actor }: { readonly actor: ActorRefFrom<typeof audi
                       </p>
                     )}
                   </div>
-                  {state.matches({ ready: { history: { moment: 'failed' } } }) ? (
+                  {state.matches({ ready: { user: { history: { moment: 'failed' } } } }) ? (
                     <Failed
                       message={context.stateError ?? 'The state could not be read'}
                       onRetry={() => send({ type: 'user.retryState' })}
@@ -252,7 +314,7 @@ export function AuditPanel({ actor }: { readonly actor: ActorRefFrom<typeof audi
                   ) : (
                     <div
                       className="cards maint-state"
-                      aria-busy={!state.matches({ ready: { history: { moment: 'shown' } } })}
+                      aria-busy={!state.matches({ ready: { user: { history: { moment: 'shown' } } } })}
                     >
                       {stateCards(context.state).map((card) => (
                         <article

@@ -1,10 +1,11 @@
 /**
  * The audit part of the Maint page, for auditors: whether the user may audit at all (a 403 on the user list
- * hides the part), the user picked, that user's whole event history (read page by page), the state at the
- * moment the time slider points to, and the hash-chain verification.
+ * hides the part), the user list (searched by the start of the name, as the server lists at most
+ * {@link USER_LIST_MAX} accounts at once), the user picked, that user's whole event history (read page by page),
+ * the state at the moment the time slider points to, and the hash-chain verification.
  */
-import { auditApi } from '../../../domain/contract/audit.ts';
-import { assign, fromPromise, setup } from 'xstate';
+import { auditApi, USER_LIST_MAX } from '../../../domain/contract/audit.ts';
+import { assertEvent, assign, fromPromise, setup } from 'xstate';
 import { answerAt, ApiError, call, errorMessage, urlOf } from '../../services/api.ts';
 import {
   NO_FILTER,
@@ -25,6 +26,9 @@ export const HISTORY_MAX_PAGES = 20;
 /** Pause after the slider stops before the state is read, in ms. */
 export const SLIDER_DEBOUNCE_MS = 250;
 
+/** Pause after the last key in the user search before the list is read, in ms. */
+export const SEARCH_DEBOUNCE_MS = 200;
+
 /** A user's history as read. */
 export interface History {
   readonly events: readonly AuditEvent[];
@@ -34,9 +38,18 @@ export interface History {
 
 /** What the audit part holds. */
 export interface AuditContext {
+  /** The accounts whose name starts with {@link AuditContext.listed}, at most {@link USER_LIST_MAX} of them. */
   readonly users: readonly AuditAccount[];
-  /** Why the user list could not be read. */
+  /** Why the user list could not be read at first. */
   readonly error: string | null;
+  /** The text of the user search field. */
+  readonly search: string;
+  /** The prefix the user list was read for; null when it lists nobody (a text no name can start with, a failure). */
+  readonly listed: string | null;
+  /** Whether the list stopped at {@link USER_LIST_MAX}, so more names may start with that prefix. */
+  readonly cut: boolean;
+  /** Why the last search could not be read. */
+  readonly searchError: string | null;
   /** The user audited. */
   readonly selected: string | null;
   /** That user's events, in log order. */
@@ -57,6 +70,8 @@ export interface AuditContext {
 /** Events of the audit part. */
 export type AuditPanelEvent =
   | { type: 'user.retry' }
+  | { type: 'user.search'; text: string }
+  | { type: 'user.retrySearch' }
   | { type: 'user.pickUser'; username: string }
   | { type: 'user.retryHistory' }
   | { type: 'user.filter'; patch: Partial<EventFilter> }
@@ -83,6 +98,23 @@ export async function readHistory(username: string, readPage: (path: string) => 
   return { events, truncated: true };
 }
 
+/**
+ * The prefix a search text asks for: trimmed and lower-cased, as user names are; null when no user name can start
+ * with it (a character outside a-z 0-9 _ . -, or more than 32 characters).
+ */
+export function searchPrefix(text: string): string | null {
+  const prefix = text.trim().toLowerCase();
+  return auditApi.getAuditUsers.query.safeParse({ prefix }).success ? prefix : null;
+}
+
+/** The URL of the user list: the accounts whose name starts with the prefix, every account when it is empty. */
+export function userListUrl(prefix: string): string {
+  return urlOf(auditApi.getAuditUsers, { query: { prefix: prefix === '' ? undefined : prefix } });
+}
+
+/** An empty user list, for a search that lists nobody. */
+const noUsers = { users: [], listed: null, cut: false } as const;
+
 const cleared = {
   events: [],
   truncated: false,
@@ -99,7 +131,9 @@ const cleared = {
 export const auditMachine = setup({
   types: { context: {} as AuditContext, events: {} as AuditPanelEvent },
   actors: {
-    loadUsers: fromPromise<AuditAccount[]>(async () => call(auditApi.getAuditUsers)),
+    loadUsers: fromPromise<AuditAccount[], { prefix: string }>(async ({ input, signal }) =>
+      answerAt(auditApi.getAuditUsers, userListUrl(input.prefix), { signal }),
+    ),
     loadHistory: fromPromise<History, { username: string }>(async ({ input, signal }) =>
       readHistory(input.username, (path) => answerAt(auditApi.getAuditUsersByUsernameEvents, path, { signal })),
     ),
@@ -114,21 +148,52 @@ export const auditMachine = setup({
       call(auditApi.getAuditUsersByUsernameVerify, { params: { username: input.username } }),
     ),
   },
-  delays: { slider: SLIDER_DEBOUNCE_MS },
+  actions: {
+    /** Keeps the search field's text. */
+    setSearch: assign({
+      search: ({ event }) => {
+        assertEvent(event, 'user.search');
+        return event.text;
+      },
+    }),
+    /** Shows a user list read for the search text, noting whether it stopped at {@link USER_LIST_MAX}. */
+    showUsers: assign(({ context }, users: readonly AuditAccount[]) => ({
+      users,
+      listed: searchPrefix(context.search),
+      cut: users.length >= USER_LIST_MAX,
+      error: null,
+      searchError: null,
+    })),
+  },
+  delays: { slider: SLIDER_DEBOUNCE_MS, search: SEARCH_DEBOUNCE_MS },
   guards: {
     forbidden: ({ event }) =>
       'error' in event && event.error instanceof ApiError && (event.error.status === 403 || event.error.status === 401),
     hasEvents: ({ context }) => context.events.length > 0,
+    /** No user name can start with the search text. */
+    unsearchable: ({ context }) => searchPrefix(context.search) === null,
+    /** The list shown is already the one for the search text. */
+    alreadyListed: ({ context }) => searchPrefix(context.search) === context.listed,
   },
 }).createMachine({
   id: 'audit',
   initial: 'probing',
-  context: { users: [], error: null, selected: null, ...cleared },
+  context: {
+    users: [],
+    error: null,
+    search: '',
+    listed: null,
+    cut: false,
+    searchError: null,
+    selected: null,
+    ...cleared,
+  },
   states: {
     probing: {
       invoke: {
         src: 'loadUsers',
-        onDone: { target: 'ready', actions: assign({ users: ({ event }) => event.output, error: null }) },
+        input: { prefix: '' },
+        onDone: { target: 'ready', actions: { type: 'showUsers', params: ({ event }) => event.output } },
         onError: [
           { guard: 'forbidden', target: 'forbidden' },
           { target: 'failed', actions: assign({ error: ({ event }) => errorMessage(event.error) }) },
@@ -140,105 +205,148 @@ export const auditMachine = setup({
       on: { 'user.retry': 'probing' },
     },
     ready: {
-      initial: 'noUser',
-      on: {
-        'user.pickUser': {
-          target: '.loadingHistory',
-          reenter: true,
-          actions: assign({ selected: ({ event }) => event.username, ...cleared }),
-        },
-      },
+      type: 'parallel',
       states: {
-        noUser: {},
-        loadingHistory: {
-          invoke: {
-            src: 'loadHistory',
-            input: ({ context }) => ({ username: context.selected! }),
-            onDone: {
-              target: 'history',
-              actions: assign({
-                events: ({ event }) => event.output.events,
-                truncated: ({ event }) => event.output.truncated,
-                index: ({ event }) => Math.max(0, event.output.events.length - 1),
-              }),
-            },
-            onError: {
-              target: 'historyFailed',
-              actions: assign({ historyError: ({ event }) => errorMessage(event.error) }),
-            },
-          },
-        },
-        historyFailed: {
-          on: { 'user.retryHistory': 'loadingHistory' },
-        },
-        history: {
-          type: 'parallel',
+        list: {
+          initial: 'idle',
+          // No `reenter` on the regions' own events: re-entering a region of a parallel state would exit its
+          // sibling regions too (the user audited, the verification). Targeting a child still restarts it.
           on: {
-            'user.filter': {
-              actions: assign({ filter: ({ context, event }) => ({ ...context.filter, ...event.patch }) }),
-            },
-            'user.clearFilter': { actions: assign({ filter: NO_FILTER }) },
+            'user.search': { target: '.waiting', actions: 'setSearch' },
           },
           states: {
-            moment: {
-              initial: 'loading',
-              on: {
-                'user.moveSlider': {
-                  guard: ({ context, event }) => event.index >= 0 && event.index < context.events.length,
-                  target: '.waiting',
-                  reenter: true,
-                  actions: assign({ index: ({ event }) => event.index }),
-                },
+            idle: {},
+            waiting: {
+              after: {
+                search: [
+                  { guard: 'unsearchable', target: 'invalid' },
+                  { guard: 'alreadyListed', target: 'idle' },
+                  { target: 'searching' },
+                ],
               },
-              states: {
-                waiting: {
-                  after: { slider: 'loading' },
-                },
-                loading: {
-                  always: { guard: ({ context }) => context.events.length === 0, target: 'empty' },
-                  invoke: {
-                    src: 'loadState',
-                    input: ({ context }) => ({
-                      username: context.selected!,
-                      position: context.events[context.index]?.position ?? '0/0',
-                    }),
-                    onDone: {
-                      target: 'shown',
-                      actions: assign({ state: ({ event }) => event.output, stateError: null }),
-                    },
-                    onError: {
-                      target: 'failed',
-                      actions: assign({ stateError: ({ event }) => errorMessage(event.error) }),
-                    },
+            },
+            searching: {
+              invoke: {
+                src: 'loadUsers',
+                input: ({ context }) => ({ prefix: searchPrefix(context.search) ?? '' }),
+                onDone: { target: 'idle', actions: { type: 'showUsers', params: ({ event }) => event.output } },
+                onError: [
+                  { guard: 'forbidden', target: '#audit.forbidden' },
+                  {
+                    target: 'failed',
+                    actions: assign({ ...noUsers, searchError: ({ event }) => errorMessage(event.error) }),
                   },
+                ],
+              },
+            },
+            invalid: {
+              entry: assign({ ...noUsers, searchError: null }),
+            },
+            failed: {
+              on: { 'user.retrySearch': 'searching' },
+            },
+          },
+        },
+        user: {
+          initial: 'noUser',
+          on: {
+            'user.pickUser': {
+              target: '.loadingHistory',
+              actions: assign({ selected: ({ event }) => event.username, ...cleared }),
+            },
+          },
+          states: {
+            noUser: {},
+            loadingHistory: {
+              invoke: {
+                src: 'loadHistory',
+                input: ({ context }) => ({ username: context.selected! }),
+                onDone: {
+                  target: 'history',
+                  actions: assign({
+                    events: ({ event }) => event.output.events,
+                    truncated: ({ event }) => event.output.truncated,
+                    index: ({ event }) => Math.max(0, event.output.events.length - 1),
+                  }),
                 },
-                empty: {},
-                shown: {},
-                failed: {
-                  on: { 'user.retryState': 'loading' },
+                onError: {
+                  target: 'historyFailed',
+                  actions: assign({ historyError: ({ event }) => errorMessage(event.error) }),
                 },
               },
             },
-            chain: {
-              initial: 'unchecked',
+            historyFailed: {
+              on: { 'user.retryHistory': 'loadingHistory' },
+            },
+            history: {
+              type: 'parallel',
+              on: {
+                'user.filter': {
+                  actions: assign({ filter: ({ context, event }) => ({ ...context.filter, ...event.patch }) }),
+                },
+                'user.clearFilter': { actions: assign({ filter: NO_FILTER }) },
+              },
               states: {
-                unchecked: { on: { 'user.verify': 'verifying' } },
-                verifying: {
-                  invoke: {
-                    src: 'verifyChain',
-                    input: ({ context }) => ({ username: context.selected! }),
-                    onDone: {
-                      target: 'verified',
-                      actions: assign({ verification: ({ event }) => event.output, verifyError: null }),
+                moment: {
+                  initial: 'loading',
+                  on: {
+                    'user.moveSlider': {
+                      guard: ({ context, event }) => event.index >= 0 && event.index < context.events.length,
+                      target: '.waiting',
+                      actions: assign({ index: ({ event }) => event.index }),
                     },
-                    onError: {
-                      target: 'failed',
-                      actions: assign({ verifyError: ({ event }) => errorMessage(event.error) }),
+                  },
+                  states: {
+                    waiting: {
+                      after: { slider: 'loading' },
+                    },
+                    loading: {
+                      always: { guard: ({ context }) => context.events.length === 0, target: 'empty' },
+                      invoke: {
+                        src: 'loadState',
+                        input: ({ context }) => ({
+                          username: context.selected!,
+                          position: context.events[context.index]?.position ?? '0/0',
+                        }),
+                        onDone: {
+                          target: 'shown',
+                          actions: assign({ state: ({ event }) => event.output, stateError: null }),
+                        },
+                        onError: {
+                          target: 'failed',
+                          actions: assign({ stateError: ({ event }) => errorMessage(event.error) }),
+                        },
+                      },
+                    },
+                    empty: {},
+                    shown: {},
+                    failed: {
+                      on: { 'user.retryState': 'loading' },
                     },
                   },
                 },
-                verified: { on: { 'user.verify': 'verifying' } },
-                failed: { on: { 'user.verify': 'verifying' } },
+                chain: {
+                  initial: 'unchecked',
+                  states: {
+                    unchecked: { on: { 'user.verify': 'verifying' } },
+                    verifying: {
+                      invoke: {
+                        src: 'verifyChain',
+                        input: ({ context }) => ({ username: context.selected! }),
+                        onDone: {
+                          target: 'verified',
+                          actions: assign({ verification: ({ event }) => event.output, verifyError: null }),
+                        },
+                        onError: {
+                          target: 'failed',
+                          actions: assign({ verifyError: ({ event }) => errorMessage(event.error) }),
+                        },
+                      },
+                    },
+                    verified: { on: { 'user.verify': 'verifying' } },
+                    failed: { on: { 'user.verify': 'verifying' } },
+                  },
+                },
               },
             },
           },
