@@ -5,7 +5,6 @@
  */
 import { useMachine } from '@xstate/react';
 import type { ColDef } from 'ag-grid-community';
-import { formatNumber } from '../../../domain/format.ts';
 import { Grid } from '../../components/Grid.tsx';
 import { Failed, Skeleton } from '../../components/LoadState.tsx';
 import { PriceFlash } from '../../components/PriceFlash.tsx';
@@ -68,7 +67,7 @@ function StatusCards({ status, statusAt }: { readonly status: MaintStatus; reado
           <dt>Symbols</dt>
           <dd>{market.symbols}</dd>
           <dt>Daily bars</dt>
-          <dd title={String(market.bars)}>{formatNumber(market.bars)}</dd>
+          <dd>{countText(market.bars)}</dd>
           <dt>Range</dt>
           <dd>{market.from && market.to ? `${market.from} – ${market.to}` : 'no bars'}</dd>
           <dt>Last tick</dt>

@@ -7,7 +7,7 @@
 import { useMachine } from '@xstate/react';
 import { useId, useMemo, useState, type FormEvent } from 'react';
 import { DEGREE_RANGE, HORIZON_RANGE, LAG_RETURNS_RANGE, LAMBDA_RANGE } from '../../../domain/prediction/spec.ts';
-import { formatNumber } from '../../../domain/format.ts';
+import { formatPrice } from '../../../domain/format.ts';
 import { Chart } from '../../components/Chart.tsx';
 import { DeleteButton } from '../../components/DeleteButton.tsx';
 import { Dismissible, Empty, Failed, Skeleton } from '../../components/LoadState.tsx';
@@ -307,7 +307,7 @@ function ModelCard(props: { readonly model: SavedModel; readonly deleting: boole
         {modelText(model)}; {featuresText(model.features)}
       </p>
       <p className={metrics.beatsBaseline ? 'up' : 'down'}>
-        RMSE {formatNumber(metrics.model.rmse)} vs baseline {formatNumber(metrics.baseline.rmse)}; hit rate{' '}
+        RMSE {formatPrice(metrics.model.rmse)} vs baseline {formatPrice(metrics.baseline.rmse)}; hit rate{' '}
         {percent(metrics.model.hitRate)}
         {metrics.beatsBaseline ? ' (beats the baseline)' : ' (does not beat the baseline)'}
       </p>

@@ -12,7 +12,7 @@ import {
 } from '../../../domain/prediction/spec.ts';
 import type { PredictionFit, PredictionModelAnswer } from '../../../domain/contract/prediction.ts';
 import { PREDICTION_NAME_MAX_LENGTH } from '../../../domain/prediction/predictions.ts';
-import { formatNumber, formatPrice } from '../../../domain/format.ts';
+import { formatPrice } from '../../../domain/format.ts';
 import { tradingDayTitle } from '../../services/time.ts';
 
 /** A saved model as `GET /personalize/predictions` lists it: the request it was fitted with, and more. */
@@ -200,20 +200,23 @@ function betterOf(model: number, baseline: number, higherIsBetter: boolean): Err
   return model > baseline === higherIsBetter ? 'model' : 'baseline';
 }
 
-/** The rows of the error table: MAE, RMSE (lower is better) and the direction hit rate (higher is better). */
+/**
+ * The rows of the error table: MAE, RMSE (in dollars, written as prices; lower is better) and the direction hit
+ * rate (higher is better).
+ */
 export function errorRows(metrics: PredictMetrics): readonly ErrorRow[] {
   const { model, baseline } = metrics;
   return [
     {
       label: 'Mean absolute error',
-      model: formatNumber(model.mae),
-      baseline: formatNumber(baseline.mae),
+      model: formatPrice(model.mae),
+      baseline: formatPrice(baseline.mae),
       better: betterOf(model.mae, baseline.mae, false),
     },
     {
       label: 'Root mean square error',
-      model: formatNumber(model.rmse),
-      baseline: formatNumber(baseline.rmse),
+      model: formatPrice(model.rmse),
+      baseline: formatPrice(baseline.rmse),
       better: betterOf(model.rmse, baseline.rmse, false),
     },
     {

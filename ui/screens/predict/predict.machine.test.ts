@@ -303,8 +303,8 @@ describe('predict logic', () => {
   it('marks the better side of each error figure: lower errors, higher hit rate', () => {
     const rows = errorRows(fitOf(POLY).metrics);
     expect(rows.map((r) => [r.label, r.model, r.baseline, r.better])).to.deep.equal([
-      ['Mean absolute error', '5.4', '5.45', 'model'],
-      ['Root mean square error', '7.71', '7.7', 'baseline'],
+      ['Mean absolute error', '5.40', '5.45', 'model'],
+      ['Root mean square error', '7.71', '7.70', 'baseline'],
       ['Direction hit rate', '57.8%', '58.1%', 'baseline'],
     ]);
   });
