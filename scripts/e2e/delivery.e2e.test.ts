@@ -137,6 +137,7 @@ describe('delivery settings and browser notifications (Chromium)', function () {
     // Unticking "Every channel" starts from all of them ticked; the one not wanted is unticked.
     await builder.getByRole('checkbox', { name: 'phone (Webhook)' }).uncheck();
     expect(await builder.getByRole('checkbox', { name: 'desk (Webhook)' }).isChecked()).to.equal(true);
+    await e2e.screenshot(page, 'deliver-to');
     await builder.getByRole('button', { name: 'Save and re-arm' }).click();
     await builder.waitFor({ state: 'detached' });
     expect(await channelsOfAlert()).to.deep.equal([desk]);
