@@ -23,9 +23,7 @@ describe('portfolio routes', function () {
     await gw.close();
   });
 
-  async function eventCount(username: string): Promise<number> {
-    return (await gw.running.system.events.readStream(`portfolio-${username}`).catch(() => [])).length;
-  }
+  const eventCount = (username: string) => gw.eventCount(`portfolio-${username}`);
 
   function refusesEach(
     path: string,

@@ -20,9 +20,7 @@ describe('sector routes', function () {
     await gw.close();
   });
 
-  async function eventCount(username: string): Promise<number> {
-    return (await gw.running.system.events.readStream(`sectors-${username}`).catch(() => [])).length;
-  }
+  const eventCount = (username: string) => gw.eventCount(`sectors-${username}`);
 
   async function create(client: TestClient, body: unknown): Promise<SectorAnswer> {
     const res = await client.post('/personalize/sectors', body);

@@ -100,9 +100,7 @@ describe('chart snapshot routes', function () {
   let seed = 0;
   const freshPng = (): Buffer => png(++seed, 8 + seed);
 
-  async function eventCount(username: string): Promise<number> {
-    return (await gw.running.system.events.readStream(`snapshots-${username}`).catch(() => [])).length;
-  }
+  const eventCount = (username: string) => gw.eventCount(`snapshots-${username}`);
 
   async function save(client: TestClient, body: Record<string, unknown>): Promise<SnapshotAnswer> {
     const res = await client.post('/personalize/snapshots', body);

@@ -13,9 +13,7 @@ describe('watch list routes', function () {
     await gw.close();
   });
 
-  async function eventCount(username: string): Promise<number> {
-    return (await gw.running.system.events.readStream(`watchlist-${username}`).catch(() => [])).length;
-  }
+  const eventCount = (username: string) => gw.eventCount(`watchlist-${username}`);
 
   it('merges added symbols without duplicates and answers the whole list', async function () {
     const user = await gw.user();

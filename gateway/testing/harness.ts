@@ -37,6 +37,8 @@ export interface TestGateway {
    * the ticks that follow is measured from that close (the quote's `prevClose`).
    */
   openDay(symbols: readonly string[]): Promise<void>;
+  /** How many events a stream of the log holds (0 for one never written). */
+  eventCount(stream: string): Promise<number>;
   /** Stops the gateway; `keepData` leaves the folder for a restart. */
   close(options?: { keepData?: boolean }): Promise<void>;
 }
@@ -277,6 +279,7 @@ export async function startTestGateway(
       return Object.assign(client, { username });
     },
     pushTicks: (ticks) => pushTicks(running, ticks),
+    eventCount: async (stream) => (await running.system.events.readStream(stream).catch(() => [])).length,
     openDay: async (symbols) => {
       const quotes = running.system.liveQuotes;
       if (!quotes) throw new Error('this gateway serves no live quotes');
