@@ -127,6 +127,10 @@ describe('delivery settings and browser notifications (Chromium)', function () {
     expect(await channelsOfAlert()).to.equal(null);
 
     await page.goto('/Alerts');
+    // The grid says where the alert goes besides the bell, naming the channels from the user's list.
+    const deliverTo = (text: string) =>
+      page.locator('.ag-row .ag-cell[col-id="channels"]', { hasText: new RegExp(`^${text}$`) }).waitFor();
+    await deliverTo('Every channel');
     const edit = page.getByRole('button', { name: /^Edit alert MSFT / });
     await edit.click();
     const builder = page.getByRole('form', { name: 'Condition' });
@@ -141,6 +145,10 @@ describe('delivery settings and browser notifications (Chromium)', function () {
     await builder.getByRole('button', { name: 'Save and re-arm' }).click();
     await builder.waitFor({ state: 'detached' });
     expect(await channelsOfAlert()).to.deep.equal([desk]);
+    await deliverTo('desk \\(Webhook\\)');
+    // Loaded afresh, the alerts and the channels come in either order: the cell names the channel all the same.
+    await page.reload();
+    await deliverTo('desk \\(Webhook\\)');
 
     const before = receiver.requests.length;
     await e2e.pushTicks([{ symbol: 'MSFT', price: level + 0.5 }]);
@@ -154,6 +162,7 @@ describe('delivery settings and browser notifications (Chromium)', function () {
     await builder.getByRole('button', { name: 'Save and re-arm' }).click();
     await builder.waitFor({ state: 'detached' });
     expect(await channelsOfAlert()).to.equal(null);
+    await deliverTo('Every channel');
     expect(phone).to.be.a('string');
     expect(errors).to.deep.equal([]);
     await context.close();

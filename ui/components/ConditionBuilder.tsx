@@ -6,8 +6,6 @@
  */
 import { useMachine } from '@xstate/react';
 import { useId, useState, type FormEvent, type ReactNode } from 'react';
-import { CHANNEL_TYPE_LABELS } from '../../domain/channels/channels.ts';
-import type { ChannelAnswer } from '../../domain/contract/channels.ts';
 import { ALERT_FREQUENCIES, FREQUENCY_TEXT, type AlertSource } from '../../domain/alerts/conditions.ts';
 import { zoneLabel } from '../services/time.ts';
 import {
@@ -26,6 +24,7 @@ import {
   type OperandDraft,
 } from './conditionDraft.ts';
 import { channelListMachine } from './channelList.machine.ts';
+import { channelLabel } from './channelWords.ts';
 import { Link } from './Link.tsx';
 import { SymbolSearch } from './SymbolSearch.tsx';
 import './ConditionBuilder.css';
@@ -127,13 +126,6 @@ function Operand(props: {
       )}
     </fieldset>
   );
-}
-
-/** A channel as the choice names it: its name, and its kind when the name does not say it. */
-function channelLabel(channel: ChannelAnswer): string {
-  const kind = CHANNEL_TYPE_LABELS[channel.type];
-  const name = channel.name.toLowerCase().includes(kind.toLowerCase()) ? channel.name : `${channel.name} (${kind})`;
-  return channel.confirmed ? name : `${name}, not confirmed yet`;
 }
 
 /**

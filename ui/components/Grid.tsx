@@ -62,10 +62,28 @@ export function exportedColumns(columns: readonly Column[]): Column[] {
   });
 }
 
+/** What the app adds to AG Grid's props. */
+interface GridExtras {
+  /** The compact theme (the bell's). */
+  readonly compact?: boolean;
+  /** The CSV file's stem. */
+  readonly exportName?: string;
+  /**
+   * Something the cells' text is made from besides their rows (a list the screen loads on its own): when it
+   * changes, every cell is drawn again (a cell is otherwise drawn again only when its row changes).
+   */
+  readonly refreshOn?: unknown;
+}
+
 /** A grid; `compact` selects the compact theme, `exportName` the CSV file's stem. */
-export function Grid<Row>(props: AgGridReactProps<Row> & { readonly compact?: boolean; readonly exportName?: string }) {
-  const { compact, exportName, ...rest } = props;
+export function Grid<Row>(props: AgGridReactProps<Row> & GridExtras) {
+  const { compact, exportName, refreshOn, ...rest } = props;
   const grid = useRef<AgGridReact<Row>>(null);
+
+  useEffect(() => {
+    const api = grid.current?.api;
+    if (api && !api.isDestroyed()) api.refreshCells({ force: true });
+  }, [refreshOn]);
 
   useEffect(
     () =>

@@ -1,6 +1,6 @@
 /**
  * The alert manager (`/Alerts`): every alert of the user in a grid (symbol, the condition in words, frequency,
- * expiry, status, last fired, number of triggers), a text and status filter, sortable columns, row selection to
+ * the channels it is delivered to, expiry, status, last fired, number of triggers), a text and status filter, sortable columns, row selection to
  * delete several at once (after a confirmation), a condition builder to create or change one, pause/resume,
  * re-arm of a fired or expired one, and each alert's history.
  */
@@ -28,6 +28,8 @@ import { FREQUENCY_TEXT, formatSourceValue, parseSource } from '../../../domain/
 import type { AlertAnswer } from '../../../domain/contract/alerts.ts';
 import { notificationTypeName } from '../../../domain/notifications/notifications.ts';
 import { AlertNote } from '../../components/AlertNote.tsx';
+import { channelListMachine } from '../../components/channelList.machine.ts';
+import { deliveryText } from '../../components/channelWords.ts';
 import { withNote } from '../../components/alertWords.ts';
 import { ConditionBuilder } from '../../components/ConditionBuilder.tsx';
 import { draftOf, newDraft } from '../../components/conditionDraft.ts';
@@ -178,9 +180,13 @@ const conditionWithNote = ({ data }: { data?: AlertAnswer | null }): string =>
 const shownText = ({ valueFormatted, value }: ITooltipParams<AlertAnswer>) =>
   valueFormatted ?? (value === null || value === undefined ? undefined : String(value));
 
-// Widths fit their longest text ("Once per bar close", "2026-12-05 09:30 ET"); the condition takes what is left and
-// wraps rather than cutting a channel's upper bound. At 1300 px everything fits without scrolling sideways.
-const columns: ColDef<AlertAnswer>[] = [
+/**
+ * The wide grid's columns; `deliverTo` says where an alert's triggers go besides the bell. Widths fit their longest
+ * text ("Once per bar close", "2026-12-05 09:30 ET"); the condition takes what is left and wraps rather than cutting
+ * a channel's upper bound, and so do the channels an alert is delivered to. At 1300 px everything fits without
+ * scrolling sideways.
+ */
+const columnsWith = (deliverTo: (alert: AlertAnswer) => string): ColDef<AlertAnswer>[] => [
   { headerName: 'Symbol', field: 'symbol', width: 96, cellRenderer: SymbolCell, suppressKeyboardEvent: tabWithinCell },
   {
     headerName: 'Condition',
@@ -200,6 +206,15 @@ const columns: ColDef<AlertAnswer>[] = [
     width: 150,
     valueFormatter: ({ value }: ValueFormatterParams<AlertAnswer, AlertAnswer['frequency']>) =>
       value ? FREQUENCY_TEXT[value] : '',
+    tooltipValueGetter: shownText,
+  },
+  {
+    headerName: 'Deliver to',
+    colId: 'channels',
+    width: 150,
+    wrapText: true,
+    autoHeight: true,
+    valueGetter: ({ data }: ValueGetterParams<AlertAnswer>) => (data ? deliverTo(data) : ''),
     tooltipValueGetter: shownText,
   },
   { headerName: 'Expires', field: 'expires', width: 164, valueFormatter: expiry, tooltipValueGetter: shownText },
@@ -227,11 +242,12 @@ const columns: ColDef<AlertAnswer>[] = [
 ];
 
 /**
- * A narrow screen's row: the condition in words, then its status, frequency, firings and expiry, then the row's
- * buttons, in one cell as wide as the screen leaves beside the symbol (the wide grid's columns would be out of view).
+ * A narrow screen's row: the condition in words, then its status, frequency, firings, expiry and the channels it
+ * goes to (when not every one), then the row's buttons, in one cell as wide as the screen leaves beside the symbol
+ * (the wide grid's columns would be out of view).
  */
-function AlertCard(props: Cell) {
-  const { data } = props;
+function AlertCard(props: Cell & { readonly deliverTo: (alert: AlertAnswer) => string }) {
+  const { data, deliverTo } = props;
   if (!data) return null;
   const fired =
     data.lastfired === null
@@ -244,6 +260,7 @@ function AlertCard(props: Cell) {
       <div className="al-card-meta">
         <StatusCell {...props} /> · {FREQUENCY_TEXT[data.frequency]} · {fired}
         {data.expires === null ? '' : ` · expires ${formatDateTime(data.expires)}`}
+        {data.channels === null ? '' : ` · to ${deliverTo(data)}`}
       </div>
       <ActionsCell {...props} />
     </div>
@@ -254,7 +271,7 @@ function AlertCard(props: Cell) {
  * The columns on a narrow screen: the symbol, then the whole alert in one cell ({@link AlertCard}); sorted by last
  * firing as the wide grid is (a hidden column). Its CSV holds the symbol and the condition in words with the note.
  */
-const narrowColumns: ColDef<AlertAnswer>[] = [
+const narrowColumnsWith = (deliverTo: (alert: AlertAnswer) => string): ColDef<AlertAnswer>[] => [
   { headerName: 'Symbol', field: 'symbol', width: 84, cellRenderer: SymbolCell, suppressKeyboardEvent: tabWithinCell },
   {
     headerName: 'Alert',
@@ -271,6 +288,7 @@ const narrowColumns: ColDef<AlertAnswer>[] = [
     minWidth: 200,
     autoHeight: true,
     cellRenderer: AlertCard,
+    cellRendererParams: { deliverTo },
     cellClass: 'al-card-cell',
     suppressKeyboardEvent: tabWithinCell,
   },
@@ -352,6 +370,16 @@ export default function AlertsScreen() {
   const tall = rows.length > AUTO_HEIGHT_ROWS;
   const busy = !state.matches({ ready: { list: 'idle' } }) && !state.matches({ ready: { list: 'refreshing' } });
   const gridContext = useMemo<GridContext>(() => ({ send }), [send]);
+  // The user's channels name each alert's "Deliver to" (counted until they are loaded, or if they cannot be).
+  const [channelList] = useMachine(channelListMachine);
+  const knownChannels = channelList.matches('ready') ? channelList.context.channels : null;
+  // Read by the cells when they are drawn: the grid draws them again when the channels come (`refreshOn`).
+  const channelsNow = useRef(knownChannels);
+  channelsNow.current = knownChannels;
+  const columns = useMemo(() => {
+    const deliverTo = (alert: AlertAnswer) => deliveryText(alert.channels, channelsNow.current);
+    return narrow ? narrowColumnsWith(deliverTo) : columnsWith(deliverTo);
+  }, [narrow]);
   const onSelection = useCallback(
     (event: SelectionChangedEvent<AlertAnswer>) =>
       send({ type: 'user.select', ids: event.api.getSelectedRows().map((a) => a.id) }),
@@ -537,7 +565,8 @@ export default function AlertsScreen() {
               <Grid<AlertAnswer>
                 theme={alertsTheme}
                 rowData={rows}
-                columnDefs={narrow ? narrowColumns : columns}
+                columnDefs={columns}
+                refreshOn={knownChannels}
                 getRowId={rowIdOf}
                 context={gridContext}
                 rowSelection={{ mode: 'multiRow', checkboxes: true, headerCheckbox: true, enableClickSelection: false }}

@@ -1,0 +1,34 @@
+/**
+ * An alert's delivery channels in words: each channel named as the builder's "Deliver to" names it, and an alert's
+ * choice as the alert manager's grid shows it.
+ */
+import { CHANNEL_TYPE_LABELS } from '../../domain/channels/channels.ts';
+import type { ChannelAnswer } from '../../domain/contract/channels.ts';
+
+/** A channel as the choice names it: its name, and its kind when the name does not say it. */
+export function channelName(channel: ChannelAnswer): string {
+  const kind = CHANNEL_TYPE_LABELS[channel.type];
+  return channel.name.toLowerCase().includes(kind.toLowerCase()) ? channel.name : `${channel.name} (${kind})`;
+}
+
+/** A channel in the builder's choice: its name, and that it is not confirmed yet when it is not. */
+export function channelLabel(channel: ChannelAnswer): string {
+  const name = channelName(channel);
+  return channel.confirmed ? name : `${name}, not confirmed yet`;
+}
+
+/**
+ * Where an alert's triggers go besides the bell: "Every channel" (null), "The bell only" (every channel it named
+ * was removed), or the channels named, in the user's order; `known` null while the user's channels are not
+ * loaded (then they are counted).
+ */
+export function deliveryText(chosen: readonly string[] | null, known: readonly ChannelAnswer[] | null): string {
+  if (chosen === null) return 'Every channel';
+  if (chosen.length === 0) return 'The bell only';
+  if (known === null) return chosen.length === 1 ? '1 channel' : `${chosen.length} channels`;
+  const names = known.filter((channel) => chosen.includes(channel.id)).map(channelName);
+  // A channel removed since the user's list was loaded is still counted.
+  const unknown = chosen.length - names.length;
+  if (unknown > 0) names.push(unknown === 1 ? '1 other channel' : `${unknown} other channels`);
+  return names.join(', ');
+}
