@@ -19,7 +19,7 @@ import { loadConfig } from '../platform/config.ts';
 import { authRoutes } from './auth/routes.ts';
 import { CommandService, type ReadModelSync } from './commands.ts';
 import { ApiError } from './errors.ts';
-import { isClientGone } from './http/aborted.ts';
+import { isClientGone, isUnreadableRequest } from './http/aborted.ts';
 import { mountApiReference } from './http/docs.ts';
 import { httpMetrics } from './http/metrics.ts';
 import { front } from './http/front.ts';
@@ -156,6 +156,14 @@ export function createApp(deps: AppDeps): Koa {
   // A browser that leaves while a file is still streaming is not an error of the server.
   app.on('error', (error: NodeJS.ErrnoException) => {
     if (isClientGone(error)) return;
+    if (isUnreadableRequest(error)) {
+      // The error carries the raw bytes read (`rawPacket`): only its code and reason are logged.
+      logger.info(
+        { code: error.code, reason: (error as { reason?: unknown }).reason },
+        'a request the server could not read',
+      );
+      return;
+    }
     logger.error({ err: error }, 'unhandled application error');
   });
   const router = new Router();

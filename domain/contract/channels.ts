@@ -6,7 +6,7 @@ import { z } from './zod.ts';
 import { CHANNEL_NAME_MAX, CHANNEL_TYPES, CHANNEL_URL_MAX, CHANNELS_LIMIT } from '../channels/channels.ts';
 import { isUuid } from '../ids.ts';
 import { notificationTypeSchema } from './notifications.ts';
-import { idParams } from './common.ts';
+import { idParams, wholeNumber } from './common.ts';
 import { route } from './route.ts';
 
 /** Most deliveries one read answers, and the default. */
@@ -123,12 +123,7 @@ const uuid = (what: string) =>
 const deliveriesQuery = z.object({
   alertId: uuid('an alert id').optional(),
   channelId: uuid('a channel id').optional(),
-  limit: z.coerce
-    .number()
-    .int('must be a whole number')
-    .min(1, 'must be at least 1')
-    .max(DELIVERY_PAGE.max, `must be at most ${DELIVERY_PAGE.max}`)
-    .default(DELIVERY_PAGE.default),
+  limit: wholeNumber(1, DELIVERY_PAGE.max).default(DELIVERY_PAGE.default),
 });
 
 const confirmQuery = z.object({

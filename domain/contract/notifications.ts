@@ -4,6 +4,7 @@
 import { z } from './zod.ts';
 import { isUuid } from '../ids.ts';
 import { MARK_READ_LIMIT, NOTIFICATION_TYPE, type NotificationType } from '../notifications/notifications.ts';
+import { wholeNumber } from './common.ts';
 import { route } from './route.ts';
 
 /** Most notifications one page may hold, and the default page size. */
@@ -80,12 +81,7 @@ const typeParams = z.object({
 });
 
 const pageQuery = z.object({
-  limit: z.coerce
-    .number()
-    .int('must be a whole number')
-    .min(1, 'must be at least 1')
-    .max(NOTIFICATION_PAGE.max, `must be at most ${NOTIFICATION_PAGE.max}`)
-    .default(NOTIFICATION_PAGE.default),
+  limit: wholeNumber(1, NOTIFICATION_PAGE.max).default(NOTIFICATION_PAGE.default),
   before: z
     .string()
     .trim()

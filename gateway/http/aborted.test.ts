@@ -54,4 +54,27 @@ describe('a client that aborts its upload', function () {
       ['info', 'client closed the connection before its request was read', '/personalize/stockalertquery'],
     ]);
   });
+
+  it('a request Node cannot parse is logged at info level, without its bytes (a password, a session cookie)', async function () {
+    const port = Number(new URL(running.url).port);
+    const socket = net.connect(port, '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    const before = lines.length;
+    const answers: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => answers.push(chunk));
+    const closed = new Promise((resolve) => socket.once('close', resolve));
+    // A length shorter than the body: the rest of it is read as a next request on the connection, which fails.
+    socket.write(
+      'POST /api/login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n' +
+        'Cookie: sid=secret-session-token\r\nContent-Length: 1\r\n\r\n{"username":"pd1x","password":"hunter22x"}',
+    );
+    await closed;
+    expect(Buffer.concat(answers).toString('utf8')).to.match(/^HTTP\/1\.1 400 /);
+    const logged = (): typeof lines => lines.slice(before).filter((l) => l.msg !== 'stopped');
+    for (let i = 0; i < 200 && logged().length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    const text = logged().map((l) => JSON.stringify(l));
+    expect(text.join('\n')).not.to.match(/hunter22x|secret-session-token|rawPacket/);
+    expect(logged().map((l) => l.level)).not.to.include('error');
+    expect(logged().map((l) => l.msg)).to.include('a request the server could not read');
+  });
 });

@@ -339,6 +339,12 @@ describe('delivery routes and channels', function () {
       const user = await gw.user();
       await user.getRefused('/personalize/deliveries?limit=0', 'query.limit');
       await user.getRefused('/personalize/deliveries?limit=abc', 'query.limit');
+      await user.getRefused('/personalize/deliveries?limit=', 'query.limit');
+      await user.getRefused('/personalize/deliveries?limit=1&limit=2', 'query.limit');
+      const refusal = await user.get('/personalize/deliveries?limit=abc');
+      expect((refusal.body as { message: string }).message).to.match(
+        /^query\.limit: must be a whole number from 1 to \d+$/,
+      );
       await user.getRefused('/personalize/deliveries?alertId=nope', 'query.alertId');
     });
   });

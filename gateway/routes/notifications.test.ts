@@ -205,6 +205,8 @@ describe('notification routes', function () {
       ['a limit of 0', '/personalize/usernotifications/ALL?limit=0', 400, 'query.limit'],
       ['a limit of 201', '/personalize/usernotifications/ALL?limit=201', 400, 'query.limit'],
       ['a limit that is no number', '/personalize/usernotifications/ALL?limit=ten', 400, 'query.limit'],
+      ['an empty limit', '/personalize/usernotifications/ALL?limit=', 400, 'query.limit'],
+      ['a limit given twice', '/personalize/usernotifications/ALL?limit=1&limit=2', 400, 'query.limit'],
       [
         'a before that is neither id nor time',
         '/personalize/usernotifications/ALL?before=yesterday',
@@ -225,6 +227,8 @@ describe('notification routes', function () {
         expect(res.status).to.equal(status, res.text);
         const message = (res.body as { message: string }).message;
         expect(message.startsWith(field), message).to.equal(true);
+        // A limit refused says what it must be, not how the server failed to read it (`expected number, received NaN`).
+        if (field === 'query.limit') expect(message).to.equal('query.limit: must be a whole number from 1 to 200');
       });
     }
   });
@@ -331,6 +335,8 @@ describe('notification routes', function () {
         expect(res.status).to.equal(status, res.text);
         const message = (res.body as { message: string }).message;
         expect(message.startsWith(field), message).to.equal(true);
+        // A limit refused says what it must be, not how the server failed to read it (`expected number, received NaN`).
+        if (field === 'query.limit') expect(message).to.equal('query.limit: must be a whole number from 1 to 200');
         expect(await readEvents(user.username)).to.deep.equal([]);
       });
     }
