@@ -107,6 +107,29 @@ describe('sign-in delays', function () {
     expect(longer.headers.get('retry-after')).to.equal('4');
   });
 
+  it('holds wrong passwords sent at once as it holds them one after the other', async function () {
+    const username = await account();
+    const guesses = await Promise.all(
+      Array.from({ length: 20 }, () => login(gw.client(), username, 'wrong guess', '192.0.2.30')),
+    );
+    // The five free attempts are checked; every other one waits for the turn the one before it earned.
+    expect(guesses.filter((r) => r.status === 401)).to.have.length(5);
+    expect(guesses.filter((r) => r.status === 429)).to.have.length(15);
+    const held = await login(gw.client(), username, PASSWORD, '192.0.2.30');
+    expect(held.status, held.text).to.equal(429);
+    expect(held.headers.get('retry-after')).to.equal('2');
+    expect((await login(gw.client(), username, PASSWORD, '192.0.2.31')).status).to.equal(200);
+  });
+
+  it('holds an address guessing many accounts at once beyond its hour', async function () {
+    const guesses = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => login(gw.client(), `nobody${i}x${name()}`, 'wrong guess', '192.0.2.40')),
+    );
+    // SIGNIN_FAILURES_PER_ADDRESS is 8 here.
+    expect(guesses.filter((r) => r.status === 401)).to.have.length(8);
+    expect(guesses.filter((r) => r.status === 429)).to.have.length(4);
+  });
+
   it('does not let users behind one address lock each other out', async function () {
     const victim = await account();
     const neighbour = await account();
@@ -189,12 +212,15 @@ describe('sign-in delays in Redis', function () {
     clients.push(a, b);
     const gatewayA = createAuthLimiter(limits, redisLimiters(a));
     const gatewayB = createAuthLimiter(limits, redisLimiters(b));
-    for (let i = 0; i < limits.signInFreeFailures; i++) await gatewayA.signInFailed('ada', '192.0.2.1');
-    expect(await gatewayB.signInWait('ada', '192.0.2.1')).to.equal(2);
-    expect(await gatewayB.signInWait('ada', '192.0.2.2')).to.equal(0);
+    for (let i = 0; i < limits.signInFreeFailures; i++) {
+      expect(await gatewayA.signInBegin('ada', '192.0.2.1')).to.equal(0);
+      await gatewayA.signInEnded('ada', '192.0.2.1', false);
+    }
+    expect(await gatewayB.signInBegin('ada', '192.0.2.1')).to.equal(2);
+    expect(await gatewayB.signInBegin('ada', '192.0.2.2')).to.equal(0);
     expect(await a.keys('sp-signin-*')).to.have.length.greaterThan(0);
-    await gatewayB.signInSucceeded('ada', '192.0.2.1');
-    expect(await gatewayA.signInWait('ada', '192.0.2.1')).to.equal(0);
+    await gatewayB.signInEnded('ada', '192.0.2.1', true);
+    expect(await gatewayA.signInBegin('ada', '192.0.2.1')).to.equal(0);
   });
 
   it('count registrations across gateways', async function () {

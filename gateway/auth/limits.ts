@@ -11,6 +11,10 @@
  * wait twice as long before its next try for that account (2 s, 4 s, … up to 15 min); the right password from
  * an address that has not failed signs in. An address that sends `signInFailuresPerAddress` wrong passwords in
  * an hour, whatever the accounts, waits for the hour to end. A success forgets the (account, address) failures.
+ * Each attempt counts as a wrong password from the moment it starts until its password proves right, so attempts
+ * sent at once are held as the same attempts one after the other would be: the ones beyond the free failures
+ * each need the wait of the one before to be over, and an address's attempts beyond its hour's limit are refused
+ * (a refused attempt is not counted).
  */
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { AuthLimits } from '../../platform/config.ts';
@@ -27,12 +31,16 @@ const FAILURE_MEMORY_S = 24 * 60 * 60;
 export interface AuthLimiter {
   /** Counts a registration from `address`; answers 0, or the seconds to wait when over a limit. */
   register(address: string): Promise<number>;
-  /** Seconds before `account` may be tried from `address`, or 0. */
-  signInWait(account: string, address: string): Promise<number>;
-  /** Records a wrong password for `account` from `address`. */
-  signInFailed(account: string, address: string): Promise<void>;
-  /** Forgets the wrong passwords for `account` from `address`. */
-  signInSucceeded(account: string, address: string): Promise<void>;
+  /**
+   * Starts a sign-in to `account` from `address`: answers 0, the attempt then counted as a wrong password until
+   * {@link signInEnded} says it was right, or the seconds to wait (the attempt refused, not counted).
+   */
+  signInBegin(account: string, address: string): Promise<number>;
+  /**
+   * Ends a sign-in begun: a right password forgets the wrong ones for `account` from `address` and is no longer
+   * counted as one of the address's; a wrong one stays counted.
+   */
+  signInEnded(account: string, address: string, right: boolean): Promise<void>;
 }
 
 /** The wait, in seconds, after the `failures`-th wrong password for one account from one address. */
@@ -69,17 +77,29 @@ export function createAuthLimiter(limits: AuthLimits, limiters: LimiterFactory):
   const pair = (account: string, address: string): string => `${account}/${address}`;
   return {
     register: async (address) => (await take(registrationsByAddress, address)) || take(registrations, 'all'),
-    signInWait: async (account, address) =>
-      Math.max(await waitOf(delayByPair, pair(account, address)), await waitOf(failuresByAddress, address)),
-    signInFailed: async (account, address) => {
+    signInBegin: async (account, address) => {
       const key = pair(account, address);
-      const [counted] = await Promise.all([failuresByPair.penalty(key), failuresByAddress.penalty(address)]);
-      const delay = signInDelay(counted.consumedPoints, limits.signInFreeFailures);
+      const waiting = Math.max(await waitOf(delayByPair, key), await waitOf(failuresByAddress, address));
+      if (waiting > 0) return waiting;
+      // Counted first (each count is atomic, in Redis too), then judged by its place among the attempts.
+      const [byPair, byAddress] = await Promise.all([failuresByPair.penalty(key), failuresByAddress.penalty(address)]);
+      const attempt = byPair.consumedPoints;
+      let wait = 0;
+      if (byAddress.consumedPoints > limits.signInFailuresPerAddress) wait = secondsOf(byAddress);
+      // Beyond the free failures, one attempt at a time takes the pair's turn once its wait is over.
+      else if (attempt > limits.signInFreeFailures) wait = await take(delayByPair, key);
+      if (wait > 0) {
+        await Promise.all([failuresByPair.reward(key, 1), failuresByAddress.reward(address, 1)]);
+        return wait;
+      }
+      const delay = signInDelay(attempt, limits.signInFreeFailures);
       if (delay > 0) await delayByPair.block(key, delay);
+      return 0;
     },
-    signInSucceeded: async (account, address) => {
+    signInEnded: async (account, address, right) => {
+      if (!right) return;
       const key = pair(account, address);
-      await Promise.all([failuresByPair.delete(key), delayByPair.delete(key)]);
+      await Promise.all([failuresByPair.delete(key), delayByPair.delete(key), failuresByAddress.reward(address, 1)]);
     },
   };
 }

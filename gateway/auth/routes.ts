@@ -60,14 +60,12 @@ export function authRoutes(deps: AuthDeps) {
       ...authApi.postLogin,
       handle: async ({ body, ctx, meta }) => {
         const username = body.username.toLowerCase();
-        refuseIfWaiting(ctx, await deps.limiter.signInWait(username, ctx.ip), 'too many failed sign-ins');
+        refuseIfWaiting(ctx, await deps.limiter.signInBegin(username, ctx.ip), 'too many failed sign-ins');
         const account = await readAccount(deps.events, username);
         const ok = await verifyPassword(body.password, account.passwordHash ?? (await dummyHash()));
-        if (!ok || account.username === null) {
-          await deps.limiter.signInFailed(username, ctx.ip);
-          throw new ApiError(401, 'unauthorized', 'username or password is wrong');
-        }
-        await deps.limiter.signInSucceeded(username, ctx.ip);
+        const right = ok && account.username !== null;
+        await deps.limiter.signInEnded(username, ctx.ip, right);
+        if (!right) throw new ApiError(401, 'unauthorized', 'username or password is wrong');
         await deps.commands.execute(
           accountConcern,
           { type: 'SignIn', data: { address: ctx.ip } },

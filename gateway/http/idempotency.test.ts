@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { createHash } from 'node:crypto';
 import { grantRole } from '../auth/grant.ts';
 import { startTestGateway, type TestGateway } from '../testing/harness.ts';
 
@@ -44,6 +45,32 @@ describe('Idempotency-Key', function () {
     const again = await user.post('/personalize/stockalerts', { alerttype: 'U', close: 190, symbol: 'AAPL' }, headers);
     expect(again.status, again.text).to.equal(200);
     expect(again.body).to.deep.equal(first.body);
+  });
+
+  it('keeps nothing made from a password in the log, and checks the password of a retried sign-in', async function () {
+    const client = gw.client();
+    const username = `idem${Date.now().toString(36)}`;
+    const password = 'a password of its own';
+    const registered = await client.post('/api/register', { username, password }, { 'Idempotency-Key': 'reg-1' });
+    expect(registered.status, registered.text).to.equal(201);
+    const signIn = { 'Idempotency-Key': 'login-1' };
+    expect((await client.post('/api/login', { username, password }, signIn)).status).to.equal(200);
+    // The same key with a wrong password: refused, not answered as the first sign-in was.
+    const wrong = await client.post('/api/login', { username, password: 'not the password' }, signIn);
+    expect(wrong.status, wrong.text).to.equal(401);
+    const again = await client.post('/api/login', { username, password }, signIn);
+    expect(again.status, again.text).to.equal(200);
+    const recorded = await gw.running.system.events.readStream(`account-${username}`);
+    const hashes = recorded.map((e) => (e.metadata as { requestHash?: string }).requestHash);
+    expect(hashes.filter((h) => h !== undefined)).to.have.length.greaterThan(1);
+    // A fingerprint made with the password is one a guess could be checked against: none is.
+    const guessable = ['POST /api/register', 'POST /api/login'].map((path) =>
+      createHash('sha256')
+        .update(`${path}\n${JSON.stringify({ password, username })}`)
+        .digest('base64url'),
+    );
+    for (const hash of hashes) expect(guessable).not.to.include(hash);
+    expect(JSON.stringify(recorded)).not.to.include(password);
   });
 
   it('refuses a malformed key with 400 on every state-changing route', async function () {
