@@ -1,11 +1,11 @@
 /**
- * The handshake of a socket: the session cookie is required (the user's sockets join only the user's room),
- * and `auth.since`, when given, must be a log position.
+ * The handshake of a socket: the session cookie is required (the user's sockets join only the user's room, and
+ * their session's, see `sessionRoom`), and `auth.since`, when given, must be a log position.
  */
 import { parsePosition, type LogPosition } from '../../platform/eventstore/port.ts';
 import type { SessionStore } from '../../platform/sessions/port.ts';
 import { sessionTokenOf } from '../auth/session.ts';
-import type { RealtimeServer } from './server.ts';
+import { sessionRoom, type RealtimeServer } from './server.ts';
 
 /** The handshake's `auth.since`: absent (null), a position, or a refusal naming the field. */
 function sinceOf(auth: unknown): LogPosition | null | Error {
@@ -37,6 +37,8 @@ export function authenticateSockets(sessions: SessionStore): Parameters<Realtime
         socket.data.symbols = new Set();
         socket.data.since = since;
         socket.data.catchingUp = since ? [] : null;
+        socket.data.sessionRoom = sessionRoom(token);
+        socket.data.expiresAt = session.expiresAt;
         next();
       },
       (error: unknown) => next(error instanceof Error ? error : new Error(String(error))),

@@ -133,6 +133,36 @@ describe('realtime (Socket.IO)', function () {
     expect(socket.connected).to.equal(true);
   });
 
+  it("disconnects a session's sockets when it signs out, and only that session's", async function () {
+    const user = await gw.user();
+    const elsewhere = gw.client();
+    expect(
+      (await elsewhere.post('/api/login', { username: user.username, password: 'correct horse' })).status,
+    ).to.equal(200);
+    const mine = open(gw, user);
+    const theirs = open(gw, elsewhere);
+    sockets.push(mine, theirs);
+    await Promise.all([connected(mine), connected(theirs)]);
+    const closed = new Promise<string>((resolve) => mine.once('disconnect', resolve));
+    expect((await user.post('/api/logout')).status).to.equal(200);
+    expect(await closed).to.equal('io server disconnect');
+    // The same user signed in elsewhere is still served.
+    await roundTrip(theirs);
+    expect(theirs.connected).to.equal(true);
+  });
+
+  it('disconnects a socket when its session expires', async function () {
+    const user = await gw.user();
+    const token = await gw.running.system.appDeps.sessions.create(user.username, [], 300);
+    const client = gw.client();
+    client.cookies.set('sid', token);
+    const socket = open(gw, client);
+    sockets.push(socket);
+    const closed = new Promise<string>((resolve) => socket.once('disconnect', resolve));
+    await connected(socket);
+    expect(await closed).to.equal('io server disconnect');
+  });
+
   it('acknowledges a subscription with a snapshot, refuses bad symbols naming them, and streams quotes', async function () {
     const user = await gw.user();
     const socket = open(gw, user);

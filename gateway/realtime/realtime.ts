@@ -1,6 +1,6 @@
 /**
  * Socket.IO on the gateway's HTTP server: the handshake needs the session cookie, a socket joins only its
- * user's room, quotes go to the sockets that subscribed (at most 4 a second per symbol, the first at once), a
+ * user's room (and its session's: signing out or the session's expiry disconnects it), quotes go to the sockets that subscribed (at most 4 a second per symbol, the first at once), a
  * notification is pushed to the user's sockets as soon as the trigger is appended, and a socket that
  * reconnects with the position of the last notification it saw (`auth: {since}`) first gets the ones it
  * missed, each once.
@@ -33,7 +33,7 @@ import { MAX_WATCHED_SYMBOLS, quotesRequest, type QuotesAck } from '../../domain
 import { authenticateSockets } from './auth.ts';
 import { catchUp } from './catchUp.ts';
 import { startFanOut } from './fanOut.ts';
-import { quoteRoom, redisAdapter, userRoom, type RealtimeServer, type RealtimeSocket } from './server.ts';
+import { quoteRoom, redisAdapter, sessionRoom, userRoom, type RealtimeServer, type RealtimeSocket } from './server.ts';
 import { QuoteThrottle } from './throttle.ts';
 
 export { MAX_WATCHED_SYMBOLS } from '../../domain/contract/socket.ts';
@@ -70,8 +70,29 @@ export interface Realtime {
   readonly io: RealtimeServer;
   /** Connected sockets. */
   socketCount(): number;
+  /** Disconnects the sockets opened with a session's token, on every gateway (the session was ended). */
+  endSession(token: string): void;
   /** Disconnects every socket and stops the timers (the HTTP server is left to its owner). */
   close(): Promise<void>;
+}
+
+/** The longest delay `setTimeout` keeps (about 24.8 days); a longer one fires at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * `store`, with each session it ends (signing out) also ending that session's sockets through `endSockets`
+ * (`Realtime.endSession`, given once the realtime server is attached).
+ */
+export function endingSockets(store: SessionStore, endSockets: (token: string) => void): SessionStore {
+  return {
+    create: (userId, roles, ttlMs) => store.create(userId, roles, ttlMs),
+    get: (token) => store.get(token),
+    delete: async (token) => {
+      await store.delete(token);
+      endSockets(token);
+    },
+    close: () => store.close(),
+  };
 }
 
 /** Attaches Socket.IO to the gateway's HTTP server. */
@@ -94,11 +115,18 @@ export function attachRealtime(server: http.Server, deps: RealtimeDeps): Realtim
   };
 
   io.on('connection', (socket: RealtimeSocket) => {
-    void socket.join(userRoom(socket.data.userId));
+    void socket.join([userRoom(socket.data.userId), socket.data.sessionRoom]);
     if (pastSocketCap(io.of('/').adapter.rooms, userRoom(socket.data.userId))) {
       socket.disconnect(true);
       return;
     }
+    // The session ends at its expiry, and its sockets with it (a timer's longest delay is about 24 days).
+    const expiry = setTimeout(
+      () => socket.disconnect(true),
+      Math.min(MAX_TIMER_MS, Math.max(0, socket.data.expiresAt - Date.now())),
+    );
+    expiry.unref();
+    socket.once('disconnect', () => clearTimeout(expiry));
     if (socket.data.since) catchUp(socket, socket.data.since, deps);
     const answer = (ack: unknown, value: QuotesAck): void => {
       if (typeof ack === 'function') (ack as (answer: QuotesAck) => void)(value);
@@ -148,6 +176,7 @@ export function attachRealtime(server: http.Server, deps: RealtimeDeps): Realtim
   return {
     io,
     socketCount: () => io.of('/').sockets.size,
+    endSession: (token) => io.in(sessionRoom(token)).disconnectSockets(true),
     close: async () => {
       throttle.stop();
       stopQuotes?.();

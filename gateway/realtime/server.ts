@@ -3,6 +3,7 @@
  * joins, and the Redis Streams adapter through which the servers of several processes reach each other.
  */
 import { createAdapter } from '@socket.io/redis-streams-adapter';
+import { createHash } from 'node:crypto';
 import type { Server, Socket } from 'socket.io';
 import type { LogPosition } from '../../platform/eventstore/port.ts';
 import type { RedisClient } from '../../platform/redis.ts';
@@ -18,6 +19,10 @@ export interface SocketData {
   since: LogPosition | null;
   /** Notifications pushed while the missed ones are being sent (null once they are). */
   catchingUp: NotificationPush[] | null;
+  /** The room of the socket's session ({@link sessionRoom}), which signing out disconnects. */
+  sessionRoom: string;
+  /** When the socket's session expires (ms since the epoch): the socket is disconnected then. */
+  expiresAt: number;
 }
 
 /** Events between the servers (through the Redis adapter). */
@@ -34,6 +39,14 @@ export const SOCKET_STREAM = 'socket.io';
 
 /** A socket of the gateway. */
 export type RealtimeSocket = Socket<ClientToServerEvents, ServerToClientEvents, InterServerEvents, SocketData>;
+
+/**
+ * The room of the sockets opened with one session: named by a hash of its token, so the token itself is never
+ * a room's name (rooms travel between the gateways through Redis).
+ */
+export function sessionRoom(token: string): string {
+  return `session:${createHash('sha256').update(token).digest('base64url')}`;
+}
 
 /** The room of a user's sockets. */
 export function userRoom(userId: string): string {

@@ -21,7 +21,7 @@ import { createApp, type AppDeps } from '../app.ts';
 import { createAuthLimiter } from '../auth/limits.ts';
 import { memoryLimiters, redisLimiters } from '../auth/rateLimit.ts';
 import { createHealthApp } from '../healthApp.ts';
-import { attachRealtime, type Realtime } from '../realtime/realtime.ts';
+import { attachRealtime, endingSockets, type Realtime } from '../realtime/realtime.ts';
 import { startRelay, type Relay } from '../realtime/relay.ts';
 import { partMetricsText } from '../http/metrics.ts';
 import type { Ports, ProjectionsPart, Stops } from './parts.ts';
@@ -187,7 +187,10 @@ export async function serveApi(config: Config, logger: Logger, stops: Stops, sys
     scratchReadModels: () => openSqliteReadModelStore({ file: ':memory:' }),
   });
   // The application first: Socket.IO, attached after, takes its own path and hands the rest to it.
-  const server = serverOf(createApp({ ...system.appDeps, health, rebuildChecks }), stops);
+  // Signing out ends the session's sockets too, on every gateway (through the adapter).
+  let ended: ((token: string) => void) | null = null;
+  const sessions = endingSockets(system.appDeps.sessions, (token) => ended?.(token));
+  const server = serverOf(createApp({ ...system.appDeps, sessions, health, rebuildChecks }), stops);
   const live = system.liveQuotes;
   const realtime = attachRealtime(server, {
     sessions: system.appDeps.sessions,
@@ -202,6 +205,7 @@ export async function serveApi(config: Config, logger: Logger, stops: Stops, sys
     redis: system.redis,
     origin: system.appDeps.origin,
   });
+  ended = (token) => realtime.endSession(token);
   stops.add(() => realtime.close());
   return listening(config, logger, stops, server, { system, realtime, relay: null });
 }
