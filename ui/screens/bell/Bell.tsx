@@ -79,6 +79,20 @@ export function Bell() {
               <BellGrid notifications={notifications} />
             </Suspense>
           )}
+          {state.matches({ data: 'ready' }) && unread > 0 && (
+            <p className="bell-older">
+              {unread === 1 ? '1 older unread notification is' : `${unread} older unread notifications are`} not listed
+              here.{' '}
+              <button
+                type="button"
+                className="button small"
+                disabled={state.matches({ panel: { open: 'markingAll' } })}
+                onClick={() => send({ type: 'user.markAll' })}
+              >
+                Mark all read
+              </button>
+            </p>
+          )}
         </div>
       )}
     </div>

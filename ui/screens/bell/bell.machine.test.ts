@@ -25,6 +25,10 @@ function bell(options: { notifications?: BellNotification[]; unread?: number; fa
           if (options.fail) throw new Error('The server could not answer');
           return Promise.resolve({ notifications: options.notifications ?? [], unread: options.unread ?? 0 });
         }),
+        markRead: fromPromise(async ({ input }: { input: { ids: readonly string[] } }) => {
+          calls.push(`markRead ${input.ids.join(',')}`);
+          return Promise.resolve({ unread: 0 });
+        }),
         markAllRead: fromPromise(async () => {
           calls.push('markAllRead');
           return Promise.resolve({ unread: 0 });
@@ -55,17 +59,34 @@ describe('bell machine', () => {
     expect(actor.getSnapshot().context.notifications.map((n) => n.id)).to.deep.equal(['n1']);
   });
 
-  it('marks everything read when opened, and a notification arriving while open is read too', async () => {
-    const { actor, calls, push } = bell({ notifications: [note('1')], unread: 1 });
+  it('marks what it lists read when opened, and a notification arriving while open is read too', async () => {
+    const { actor, calls, push } = bell({ notifications: [note('1'), note('0', 'x', true)], unread: 1 });
     await waitFor(actor, (s) => s.matches({ data: 'ready' }));
     actor.send({ type: 'user.open' });
     expect(actor.getSnapshot().context.unread).to.equal(0);
     expect(actor.getSnapshot().context.notifications.every((n) => n.read)).to.equal(true);
     push({ type: 'server.notification', notification: note('2') });
     expect(actor.getSnapshot().context.unread).to.equal(0);
-    expect(calls).to.include('markAllRead');
+    await waitFor(actor, () => calls.length === 3);
+    // The listed unread one, then the one pushed while open; never every notification unseen.
+    expect(calls).to.deep.equal(['load', 'markRead 1', 'markRead 2']);
     actor.send({ type: 'user.close' });
     expect(actor.getSnapshot().matches({ panel: 'closed' })).to.equal(true);
+  });
+
+  it('leaves the unread ones older than those listed unread, until the user marks them all read', async () => {
+    // 230 unread, the newest 200 listed.
+    const listed = Array.from({ length: 200 }, (_, i) => note(String(i)));
+    const { actor, calls } = bell({ notifications: listed, unread: 230 });
+    await waitFor(actor, (s) => s.matches({ data: 'ready' }));
+    actor.send({ type: 'user.open' });
+    expect(actor.getSnapshot().context.unread).to.equal(30);
+    await waitFor(actor, () => calls.length === 2);
+    expect(calls[1]!.split(' ')[1]!.split(',')).to.have.length(200);
+    actor.send({ type: 'user.markAll' });
+    await waitFor(actor, (s) => s.context.unread === 0);
+    expect(calls).to.include('markAllRead');
+    expect(actor.getSnapshot().matches({ panel: { open: 'marking' } })).to.equal(true);
   });
 
   it('keeps the failure message and retries on demand', async () => {

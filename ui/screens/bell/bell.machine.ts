@@ -1,9 +1,11 @@
 /**
  * The notifications bell: the unread count (live from the socket), the panel with the newest notifications,
- * and "opening marks them read".
+ * and "opening marks them read": the ones the panel lists (by id), and those pushed while it is open; unread
+ * ones older than the newest {@link BELL_LOAD_LIMIT} stay unread (the panel says how many) until the user marks
+ * them read too.
  */
 import { notificationsApi } from '../../../domain/contract/notifications.ts';
-import { assign, fromCallback, fromPromise, setup } from 'xstate';
+import { assertEvent, assign, fromCallback, fromPromise, setup, spawnChild } from 'xstate';
 import type { NotificationPush } from '../../../domain/contract/socket.ts';
 import { call, callPositioned, errorMessage } from '../../services/api.ts';
 import { live } from '../../services/live.ts';
@@ -26,6 +28,7 @@ export type BellEvent =
   | { type: 'user.open' }
   | { type: 'user.close' }
   | { type: 'user.retry' }
+  | { type: 'user.markAll' }
   | { type: 'server.notification'; notification: BellNotification }
   | { type: 'server.changed' };
 
@@ -54,6 +57,9 @@ export const bellMachine = setup({
       if (listed.position) live.notePosition(listed.position);
       return { notifications: listed.body, unread: count.unread };
     }),
+    markRead: fromPromise<{ unread: number } | null, { ids: readonly string[] }>(async ({ input }) =>
+      input.ids.length === 0 ? null : call(notificationsApi.postReadnotifications, { body: { ids: [...input.ids] } }),
+    ),
     markAllRead: fromPromise(async () => call(notificationsApi.postReadnotifications, { body: { all: true } })),
     liveNotifications: fromCallback<BellEvent>(({ sendBack }) => {
       const offPush = live.onNotification((notification) => sendBack({ type: 'server.notification', notification }));
@@ -77,8 +83,9 @@ export const bellMachine = setup({
           ? context.unread + 1
           : context.unread,
     }),
-    markAllReadLocally: assign({
-      unread: 0,
+    /** The listed ones read; the count keeps the unread ones not listed (older than the newest loaded). */
+    markListedReadLocally: assign({
+      unread: ({ context }) => Math.max(0, context.unread - context.notifications.filter((n) => !n.read).length),
       notifications: ({ context }) => context.notifications.map((n) => (n.read ? n : { ...n, read: true })),
     }),
   },
@@ -123,18 +130,45 @@ export const bellMachine = setup({
           },
         },
         open: {
-          entry: 'markAllReadLocally',
-          invoke: {
-            src: 'markAllRead',
-            onError: { actions: assign({ error: ({ event }) => errorMessage(event.error) }) },
+          initial: 'marking',
+          // The ids are the listed unread ones, taken before the entry marks them read locally.
+          entry: [
+            spawnChild('markRead', {
+              input: ({ context }) => ({ ids: context.notifications.filter((n) => !n.read).map((n) => n.id) }),
+            }),
+            'markListedReadLocally',
+          ],
+          states: {
+            marking: {},
+            markingAll: {
+              invoke: {
+                src: 'markAllRead',
+                onDone: { target: 'marking', actions: assign({ unread: 0 }) },
+                onError: {
+                  target: 'marking',
+                  actions: assign({ error: ({ event }) => errorMessage(event.error) }),
+                },
+              },
+            },
           },
           on: {
             'user.close': 'closed',
+            'user.markAll': '.markingAll',
             'server.notification': {
-              actions: assign({
-                notifications: ({ context, event }) =>
-                  withNotification(context.notifications, { ...event.notification, read: true }),
-              }),
+              // Seen as it arrives: read on the server too, unless it was already listed.
+              guard: ({ context, event }) => !context.notifications.some((n) => n.id === event.notification.id),
+              actions: [
+                assign({
+                  notifications: ({ context, event }) =>
+                    withNotification(context.notifications, { ...event.notification, read: true }),
+                }),
+                spawnChild('markRead', {
+                  input: ({ event }) => {
+                    assertEvent(event, 'server.notification');
+                    return { ids: [event.notification.id] };
+                  },
+                }),
+              ],
             },
           },
         },
