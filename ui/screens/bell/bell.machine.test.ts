@@ -25,7 +25,7 @@ function bell(options: { notifications?: BellNotification[]; unread?: number; fa
           if (options.fail) throw new Error('The server could not answer');
           return Promise.resolve({ notifications: options.notifications ?? [], unread: options.unread ?? 0 });
         }),
-        markRead: fromPromise(async ({ input }: { input: { ids: readonly string[] } }) => {
+        markRead: fromPromise<{ unread: number } | null, { ids: readonly string[] }>(async ({ input }) => {
           calls.push(`markRead ${input.ids.join(',')}`);
           return Promise.resolve({ unread: 0 });
         }),
