@@ -71,7 +71,8 @@ describe('delivery processor', function () {
       readModels: options.store ?? readModels,
       senders: senders(options.allowed),
       secrets,
-      publicOrigin: 'http://localhost:3000',
+      // A function, as `setUpDelivery` supplies it: read at each send.
+      publicOrigin: () => 'http://localhost:3000',
       retry: FAST,
       lostAfterMs: 1000,
       ...(options.instance ? { instance: options.instance } : {}),

@@ -94,8 +94,8 @@ export interface DeliveryProcessorOptions {
   readonly readModels: ReadModelStore;
   readonly senders: Senders;
   readonly secrets: DeliverySecrets;
-  /** The origin the confirmation links point at (`PUBLIC_ORIGIN`). */
-  readonly publicOrigin: string;
+  /** The origin the links of messages point at (`PUBLIC_ORIGIN`), or a function read at each send. */
+  readonly publicOrigin: string | (() => string);
   /** Distinguishes processors sharing one read-model store (lower-case letters and digits). */
   readonly instance?: string;
   /** When failed attempts are retried (default {@link DEFAULT_RETRY_POLICY}). */
@@ -280,7 +280,8 @@ export interface AttemptDeps {
   readonly events: EventStore;
   readonly senders: Senders;
   readonly secrets: DeliverySecrets;
-  readonly publicOrigin: string;
+  /** As {@link DeliveryProcessorOptions.publicOrigin}. */
+  readonly publicOrigin: string | (() => string);
   readonly retry: RetryPolicy;
   readonly now: () => number;
   readonly random: () => number;
@@ -319,14 +320,17 @@ export async function attemptDelivery(
     engineMeta(delivery.userId, `${delivery.deliveryId}/attempt/${attempt}`, startedAt),
   );
   if (claim.length === 0) return null;
+  // Read now, not when the processor started: the server's port may be known only after that.
+  const origin = typeof deps.publicOrigin === 'function' ? deps.publicOrigin() : deps.publicOrigin;
   const message: OutgoingMessage =
     delivery.kind === 'confirm'
       ? {
           channel,
           payload: delivery.payload,
-          confirmLink: confirmLinkOf(deps.publicOrigin, deps.secrets, delivery.userId, channel.id),
+          origin,
+          confirmLink: confirmLinkOf(origin, deps.secrets, delivery.userId, channel.id),
         }
-      : { channel, payload: delivery.payload };
+      : { channel, payload: delivery.payload, origin };
   let result: AttemptResult;
   try {
     result = await deps.senders[channel.type](message);

@@ -10,6 +10,7 @@ import webPush from 'web-push';
 import type { Channel } from '../../domain/channels/channels.ts';
 import type { WebhookPayload } from '../../domain/contract/channels.ts';
 import { firingNotificationText } from '../../domain/contract/notifications.ts';
+import { newYorkTime } from '../ticks/marketClock.ts';
 import { ForbiddenAddressError, postChecked } from './guard.ts';
 import { signatureHeader } from './secrets.ts';
 
@@ -38,6 +39,8 @@ export interface OutgoingMessage {
   readonly payload: WebhookPayload;
   /** An email confirmation's link, for a `confirm` delivery. */
   readonly confirmLink?: string;
+  /** The app's origin (`PUBLIC_ORIGIN`), which an alert email links the symbol's chart and the alerts at. */
+  readonly origin?: string;
 }
 
 /** Sends one message through one kind of channel. */
@@ -108,6 +111,28 @@ function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
+/** The market zone's label, as the app shows it (`ui/services/time.ts`: `MARKET_LABEL`). */
+const MARKET_LABEL = 'ET';
+
+/**
+ * An instant as the market's wall clock reads it, to the second and labelled: `2026-11-30 12:16:22 ET`. The
+ * engine's own New York clock (`engine/ticks/marketClock.ts`) reads it; the app's formatter lives in the UI.
+ * Text that is no time is answered as it is.
+ */
+export function marketTime(at: string): string {
+  const ms = Date.parse(at);
+  if (Number.isNaN(ms)) return at;
+  const t = newYorkTime(ms);
+  const two = (n: number): string => String(n).padStart(2, '0');
+  return `${t.date} ${two(t.hour)}:${two(t.minute)}:${two(t.second)} ${MARKET_LABEL}`;
+}
+
+/** The app's pages an alert email links: the symbol's chart and the alert manager. */
+export function alertLinks(origin: string, symbol: string): { chart: string; alerts: string } {
+  const base = origin.replace(/\/$/, '');
+  return { chart: `${base}/PriceCharts?stock=${encodeURIComponent(symbol)}`, alerts: `${base}/Alerts` };
+}
+
 /** The subject, text and HTML of a message's email. */
 export function emailContent(message: OutgoingMessage): { subject: string; text: string; html: string } {
   const { payload, confirmLink } = message;
@@ -121,14 +146,24 @@ export function emailContent(message: OutgoingMessage): { subject: string; text:
   }
   const price = payload.price === null ? '' : ` at ${payload.price.toFixed(2)}`;
   const note = payload.note === null ? '' : `Your note: ${payload.note}\n\n`;
-  // The symbol and price, when the message is of an alert (a test message has neither), and the time.
-  const detail = [`${payload.symbol}${price}`, payload.at].filter((part) => part !== '').join(', ');
-  const text = `${payload.message}\n\n${note}${detail}\n`;
+  // The symbol and price, when the message is of an alert (a test message has neither), and the time, on the
+  // market's clock like every time the app shows (not the payload's UTC).
+  const detail = [`${payload.symbol}${price}`, marketTime(payload.at)].filter((part) => part !== '').join(', ');
+  // An alert's email links the symbol's chart and the alert manager; a test message, of no symbol, links
+  // nothing, and neither does a message sent without the origin (links must be absolute in an email).
+  const links =
+    payload.symbol === '' || message.origin === undefined ? null : alertLinks(message.origin, payload.symbol);
+  const linksText = links ? `\nChart: ${links.chart}\nYour alerts: ${links.alerts}\n` : '';
+  const linksHtml = links
+    ? `<p><a href="${escapeHtml(links.chart)}">${escapeHtml(payload.symbol)} chart</a> · ` +
+      `<a href="${escapeHtml(links.alerts)}">Your alerts</a></p>`
+    : '';
+  const text = `${payload.message}\n\n${note}${detail}\n${linksText}`;
   const noteHtml = payload.note === null ? '' : `<p>Your note: ${escapeHtml(payload.note)}</p>`;
   return {
     subject: `StockPulse: ${payload.message}`,
     text,
-    html: `<p><strong>${escapeHtml(payload.message)}</strong></p>${noteHtml}<p>${escapeHtml(detail)}</p>`,
+    html: `<p><strong>${escapeHtml(payload.message)}</strong></p>${noteHtml}<p>${escapeHtml(detail)}</p>${linksHtml}`,
   };
 }
 
@@ -219,10 +254,13 @@ export interface PushContent {
   readonly id: string;
 }
 
-/** The notification a push message shows. */
+/**
+ * The notification a push message shows. The message says no time, and a notification may be shown late (a
+ * browser offline), so the market time follows it on its first line, the note staying on a line of its own.
+ */
 export function pushContent(payload: WebhookPayload): PushContent {
   return {
-    ...firingNotificationText(payload.symbol, payload.message, payload.note),
+    ...firingNotificationText(payload.symbol, `${payload.message}, ${marketTime(payload.at)}`, payload.note),
     symbol: payload.symbol,
     url: payload.symbol === '' ? '/Settings' : `/PriceCharts?stock=${encodeURIComponent(payload.symbol)}`,
     id: payload.id,

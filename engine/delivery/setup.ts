@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { chainKeyOf } from '../../platform/audit/chainKey.ts';
 import type { Config } from '../../platform/config.ts';
 import type { EventStore } from '../../platform/eventstore/port.ts';
+import type { Logger } from '../../platform/logger.ts';
 import type { Senders } from './processor.ts';
 import { deliverySecrets, type DeliverySecrets } from './secrets.ts';
 import { emailSender, loadVapidKeys, pushSender, webhookSender } from './senders.ts';
@@ -16,19 +17,37 @@ export interface DeliverySetup {
   readonly senders: Senders;
   /** The VAPID public key (base64url) for `PushManager.subscribe`. */
   readonly vapidPublicKey: string;
-  /** The origin confirmation links point at. */
-  readonly publicOrigin: string;
+  /**
+   * The origin the links of messages (confirmation, chart, alert manager) point at, read at each send:
+   * `PUBLIC_ORIGIN`, else `http://localhost:<port>` on the port the server listens on ({@link listeningOn}).
+   */
+  readonly publicOrigin: () => string;
+  /**
+   * Tells the links the port the API server bound: with `PORT=0` the system picks it only once the server
+   * listens, after the delivery parts are built (the processor of role `all` starts first).
+   */
+  listeningOn(port: number): void;
   /** Closes the SMTP connections. */
   close(): void;
 }
 
-/** Builds the delivery parts of a process. */
-export function setUpDelivery(config: Config, events: EventStore): DeliverySetup {
+/** Builds the delivery parts of a process. Without `PUBLIC_ORIGIN` it warns, once, that links name localhost. */
+export function setUpDelivery(config: Config, events: EventStore, logger: Pick<Logger, 'warn'>): DeliverySetup {
   // Without a chain key (a store opened by hand), secrets hold for this process only.
   const secrets = deliverySecrets(chainKeyOf(events) ?? randomBytes(32));
   const allowedHosts = new Set(config.delivery.webhookAllowedHosts);
   const vapid = loadVapidKeys(config.delivery.vapid, config.dataDir);
   const email = emailSender({ smtpUrl: config.delivery.smtpUrl, from: config.delivery.smtpFrom });
+  // Until the server reports its port, the configured one; `PORT=0` (any free port) falls back to the default
+  // 3000 only for a message sent before the server listens.
+  let port = config.port === 0 ? 3000 : config.port;
+  const configuredOrigin = config.publicOrigin;
+  if (configuredOrigin === null) {
+    logger.warn(
+      { port: config.port === 0 ? 'chosen when listening' : config.port },
+      'PUBLIC_ORIGIN is unset: links in e-mails name http://localhost and the port the server listens on',
+    );
+  }
   return {
     secrets,
     senders: {
@@ -37,7 +56,10 @@ export function setUpDelivery(config: Config, events: EventStore): DeliverySetup
       webpush: pushSender({ vapid, subject: config.delivery.vapidSubject, allowedHosts }),
     },
     vapidPublicKey: vapid.publicKey,
-    publicOrigin: config.publicOrigin ?? `http://localhost:${config.port === 0 ? 3000 : config.port}`,
+    publicOrigin: () => configuredOrigin ?? `http://localhost:${port}`,
+    listeningOn: (bound) => {
+      port = bound;
+    },
     close: () => email.close(),
   };
 }

@@ -244,9 +244,9 @@ export async function runDelivery(
   stops: Stops,
   instance?: string,
 ): Promise<DeliveryPart> {
-  const setup = setUpDelivery(config, ports.events);
-  stops.add(() => setup.close());
   const deliveryLogger = componentLogger(logger, 'delivery');
+  const setup = setUpDelivery(config, ports.events, deliveryLogger);
+  stops.add(() => setup.close());
   // With Redis, the delivery processes share the users between them instead of racing for each delivery.
   const partition = ports.redis
     ? await redisPartition(ports.redis, {

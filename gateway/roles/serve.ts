@@ -11,7 +11,7 @@ import type { LiveQuotes } from '../../engine/quotes/liveQuotes.ts';
 import type { TickBus } from '../../platform/bus/port.ts';
 import type { Config } from '../../platform/config.ts';
 import type { EventStore } from '../../platform/eventstore/port.ts';
-import type { Logger } from '../../platform/logger.ts';
+import { componentLogger, type Logger } from '../../platform/logger.ts';
 import type { ReadModelStore } from '../../platform/readmodels/port.ts';
 import { openSqliteReadModelStore } from '../../platform/readmodels/sqlite.ts';
 import type { RedisClient } from '../../platform/redis.ts';
@@ -99,7 +99,7 @@ export function systemOf(config: Config, logger: Logger, ports: Ports, parts: Pa
     health: { projections, engine: parts.engine },
     dataDir: config.dataDir,
     origin: { publicOrigin: config.publicOrigin, trustProxy: config.trustProxy },
-    delivery: parts.delivery ?? setUpDelivery(config, events),
+    delivery: parts.delivery ?? setUpDelivery(config, events, componentLogger(logger, 'delivery')),
     authLimiter: createAuthLimiter(config.authLimits, ports.redis ? redisLimiters(ports.redis) : memoryLimiters),
   };
   return {
@@ -156,6 +156,8 @@ async function listening(
   started: Pick<RunningGateway, 'system' | 'realtime' | 'relay'>,
 ): Promise<RunningGateway> {
   const address = await listen(server, config.port);
+  // The links of e-mails name the port bound (with `PORT=0`, known only now) when `PUBLIC_ORIGIN` is unset.
+  started.system.appDeps.delivery?.listeningOn(address.port);
   const url = `http://localhost:${address.port}`;
   logger.info(
     { url, role: config.role, eventStore: config.eventStoreUrl === null ? 'sqlite' : 'esdb', dataDir: config.dataDir },

@@ -399,7 +399,7 @@ describe('delivery routes and channels', function () {
         (list) => list.length === 3,
       );
       const test = unquote(withTest[2]!.raw);
-      expect(test).to.match(/^\d{4}-\d{2}-\d{2}T[\d:.]+Z$/m);
+      expect(test).to.match(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} ET$/m);
       expect(test, 'no empty symbol before the time').to.not.match(/^, \d{4}-/m);
       expect(test).to.not.contain('<p>, ');
     });
