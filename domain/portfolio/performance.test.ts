@@ -65,6 +65,77 @@ describe('portfolio performance', () => {
     expect(performanceSeries(input([trade('buy', 'AAPL', '2024-02-01', 1, 1)])).dates).to.deep.equal([]);
   });
 
+  describe('trades at a price other than the previous close', () => {
+    const june = ['2025-06-10', '2025-06-11', '2025-06-12', '2025-06-13'];
+    const aapl = [237, 239.28, 240, 241.2];
+    const series = (transactions: Transaction[]) =>
+      performanceSeries({
+        transactions,
+        calendar: june,
+        closes: (symbol, dates) => (symbol === 'AAPL' ? aapl : []).slice(june.length - dates.length),
+        benchmark: (dates) => dates.map(() => null),
+      });
+
+    it('earns the previous close to the sale price on a full exit, then nothing', () => {
+      const twr = series([
+        trade('buy', 'AAPL', '2025-06-10', 10, 237),
+        trade('sell', 'AAPL', '2025-06-11', 10, 239.28),
+      ]).twr;
+      // 239.28 / 237 − 1 = 0.962% on 06-11; nothing is held afterwards.
+      expect(twr).to.deep.equal([0, 0.962, 0.962, 0.962]);
+    });
+
+    it('loses on a losing exit and earns the buy price to the close on the buy back', () => {
+      const twr = series([
+        trade('buy', 'AAPL', '2025-06-10', 10, 237),
+        trade('sell', 'AAPL', '2025-06-11', 10, 236),
+        trade('buy', 'AAPL', '2025-06-12', 10, 238),
+      ]).twr;
+      // 06-11: 2360 / 2370 − 1 = −0.4219%; 06-12: 2400 / 2380 = +0.8403% (0.4148% in all); 06-13: 2412 / 2400.
+      expect(twr).to.deep.equal([0, -0.4219, 0.4148, 0.9169]);
+    });
+
+    it('splits a day at a sale and a buy back on that day', () => {
+      const twr = series([
+        trade('buy', 'AAPL', '2025-06-10', 10, 237),
+        trade('sell', 'AAPL', '2025-06-11', 10, 236),
+        trade('buy', 'AAPL', '2025-06-11', 10, 236),
+      ]).twr;
+      // 06-11: 2360 / 2370 before the trades, 2392.8 / 2360 after them: 2392.8 / 2370 − 1 = 0.962%.
+      expect(twr.slice(0, 2)).to.deep.equal([0, 0.962]);
+    });
+
+    it('earns the day on the whole holding when part of it is sold', () => {
+      const twr = series([
+        trade('buy', 'AAPL', '2025-06-10', 10, 237),
+        trade('sell', 'AAPL', '2025-06-11', 5, 239.28),
+      ]).twr;
+      // 06-11: (5 × 239.28 sold + 5 × 239.28 held) / 2370 − 1 = 0.962%; then the 5 left: 240 / 239.28, 241.2 / 237.
+      expect(twr).to.deep.equal([0, 0.962, 1.2658, 1.7722]);
+    });
+
+    it('measures a first buy from its price to the close', () => {
+      const twr = series([trade('buy', 'AAPL', '2025-06-10', 10, 236)]).twr;
+      // 06-10: 2370 / 2360 − 1 = 0.4237%; 06-11: 2392.8 / 2360 − 1 = 1.3898%.
+      expect(twr.slice(0, 2)).to.deep.equal([0.4237, 1.3898]);
+    });
+
+    it('charges the commission of a first buy against the money put in', () => {
+      const buy: Transaction = {
+        kind: 'buy',
+        id: 'b',
+        symbol: 'AAPL',
+        date: '2025-06-10',
+        quantity: 10,
+        price: 237,
+        fee: 2.37,
+      };
+      const twr = series([buy]).twr;
+      // (2370 − 2.37) / 2370 − 1 = −0.1%.
+      expect(twr[0]).to.equal(-0.1);
+    });
+  });
+
   it('builds an equal-weight index from the daily returns of its members', () => {
     expect(equalWeightLevels([[0, 10, 21]], 3).map((v) => Number(v.toFixed(6)))).to.deep.equal([100, 110, 121]);
     expect(

@@ -1,8 +1,16 @@
 /**
  * Performance over time: the portfolio's value on each trading day since its first transaction and its
- * time-weighted return, against a benchmark. Each day's return is (value − value the day before − net money
- * put in + dividends − fees) over |value the day before + net money put in| (trades counted at the start of
- * their day, at their price); days compound, so money put in or taken out does not move the return.
+ * time-weighted return, against a benchmark. Each day is split at its trades (in the order recorded) into
+ * sub-periods whose returns compound: a sub-period runs from a value (the previous close, or the holdings
+ * right after a trade) to the holdings' value at the next trade or the close, with each symbol marked at its
+ * latest known price (the traded symbol at its trade price, the others at their last close; a symbol's move
+ * we cannot place within the day falls in the day's last sub-period). Its return is (end value − start value
+ * + income) / |start value|, so a trade's money is counted at its own price on both sides and never moves the
+ * return: a sale earns the previous close → sale price, a buy the buy price → close. A sub-period starting
+ * from nothing (a first buy, or after selling out) has no return; the next one starts at the trade price.
+ * Income (the day's dividends and fee transactions, and each trade's commission at its trade) counts in the
+ * first sub-period ending after it that starts from a value; income of a day with nothing held is left out.
+ * Shorts count negative, over the absolute value.
  */
 import { roundQuantity, type Transaction } from './transactions.ts';
 
@@ -51,36 +59,46 @@ export function performanceSeries(input: PerformanceInput): PerformanceSeries {
   const value: number[] = [];
   const twr: number[] = [];
   let next = 0;
-  let previous = 0;
   let growth = 1;
+  /** The value of the holdings at the latest known prices. */
+  const worth = (): number => {
+    let sum = 0;
+    for (const [symbol, quantity] of held) sum += quantity * (lastPrice.get(symbol) ?? 0);
+    return sum;
+  };
   dates.forEach((date, day) => {
-    let flow = 0;
-    let income = 0;
     // A transaction on a day without trading counts on the next trading day.
-    while (next < ordered.length && ordered[next]!.date <= date) {
-      const t = ordered[next++]!;
+    const todays: Transaction[] = [];
+    while (next < ordered.length && ordered[next]!.date <= date) todays.push(ordered[next++]!);
+    let income = 0;
+    for (const t of todays) {
       if (t.kind === 'dividend') income += t.amount;
       else if (t.kind === 'fee') income -= t.amount;
-      else {
-        const signed = t.kind === 'buy' ? t.quantity : -t.quantity;
-        held.set(t.symbol, roundQuantity((held.get(t.symbol) ?? 0) + signed));
-        lastPrice.set(t.symbol, t.price);
-        flow += signed * t.price;
-        income -= t.fee;
-      }
     }
-    let today = 0;
-    for (const [symbol, quantity] of held) {
-      const close = closes.get(symbol)?.[day];
-      if (typeof close === 'number') lastPrice.set(symbol, close);
-      today += quantity * (lastPrice.get(symbol) ?? 0);
+    let start = worth();
+    // Ends a sub-period at `end`; its income waits for a sub-period that starts from a value.
+    const close = (end: number): void => {
+      if (start === 0) return;
+      growth *= 1 + (end - start + income) / Math.abs(start);
+      income = 0;
+    };
+    for (const t of todays) {
+      if (t.kind === 'dividend' || t.kind === 'fee') continue;
+      lastPrice.set(t.symbol, t.price);
+      income -= t.fee;
+      close(worth());
+      const signed = t.kind === 'buy' ? t.quantity : -t.quantity;
+      held.set(t.symbol, roundQuantity((held.get(t.symbol) ?? 0) + signed));
+      start = worth();
     }
-    const base = Math.abs(previous + flow);
-    const change = base === 0 ? 0 : (today - previous - flow + income) / base;
-    growth *= 1 + change;
+    for (const symbol of held.keys()) {
+      const price = closes.get(symbol)?.[day];
+      if (typeof price === 'number') lastPrice.set(symbol, price);
+    }
+    const today = worth();
+    close(today);
     value.push(round(today, 2));
     twr.push(round((growth - 1) * 100, 4));
-    previous = today;
   });
   const levels = input.benchmark(dates);
   const start = levels.find((v): v is number => typeof v === 'number' && v > 0);

@@ -94,6 +94,14 @@ function dollars(sums: Sums, symbol: string): SymbolPnl {
   };
 }
 
+/**
+ * The amount in whole cents of `quantity` shares at `price`: the price in whole cents times the quantity, rounded
+ * half up (toward +∞) to the cent. The one rule for a lot's cost and value, shared with the portfolio screen.
+ */
+export function amountCents(price: number, quantity: number): number {
+  return Math.round(cents(price) * quantity);
+}
+
 /** The P&L of the portfolio at the prices given (symbols without a price have no value or unrealized P&L). */
 export function portfolioPnl(input: PnlInput, prices: Readonly<Record<string, number>>): PortfolioPnl {
   const bySymbol = new Map<string, Sums>(input.symbols.map((s) => [s, zero()]));
@@ -106,8 +114,8 @@ export function portfolioPnl(input: PnlInput, prices: Readonly<Record<string, nu
   for (const symbol of input.symbols) {
     const price = Object.hasOwn(prices, symbol) ? prices[symbol] : undefined;
     for (const lot of Object.hasOwn(input.lots, symbol) ? input.lots[symbol]! : []) {
-      const cost = Math.round(cents(lot.close) * lot.position);
-      const value = price === undefined ? null : Math.round(cents(price) * lot.position);
+      const cost = amountCents(lot.close, lot.position);
+      const value = price === undefined ? null : amountCents(price, lot.position);
       const s = sums(symbol);
       s.quantity += lot.position;
       s.cost += cost;

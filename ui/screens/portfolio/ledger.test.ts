@@ -121,6 +121,16 @@ describe('portfolio transactions panel arithmetic', () => {
       });
     });
 
+    it('takes a commission of 0 however it is written', () => {
+      for (const fee of ['0', '0.0', '0.00', ' 0.00 ', '']) {
+        expect(checkTransactionForm(form({ fee }), '2024-01-02').transaction, fee).to.deep.include({ fee: 0 });
+      }
+      expect(checkTransactionForm(form({ fee: '1.50' }), '2024-01-02').transaction).to.deep.include({ fee: 1.5 });
+      expect(checkTransactionForm(form({ fee: '-0.00' }), '2024-01-02').errors).to.deep.equal({
+        fee: 'Enter a commission of 0 or more',
+      });
+    });
+
     it('names each wrong field', () => {
       expect(
         checkTransactionForm(

@@ -116,9 +116,15 @@ export type TransactionFormErrors = Partial<
 
 const NUMBER = /^\d+(\.\d+)?$/;
 
-function positive(text: string): number | null {
+/** The number typed (digits, optional decimals, so never negative); null when it is not one. */
+function nonNegative(text: string): number | null {
   const trimmed = text.trim().replace(/,/g, '');
-  return NUMBER.test(trimmed) && Number(trimmed) > 0 ? Number(trimmed) : null;
+  return NUMBER.test(trimmed) ? Number(trimmed) : null;
+}
+
+function positive(text: string): number | null {
+  const value = nonNegative(text);
+  return value !== null && value > 0 ? value : null;
 }
 
 /** Checks the form; answers the transaction to send or the wrong fields (the server checks everything again). */
@@ -138,7 +144,8 @@ export function checkTransactionForm(
   }
   const quantity = positive(form.quantity);
   const price = positive(form.price);
-  const fee = form.fee.trim() === '' ? 0 : (positive(form.fee) ?? (form.fee.trim() === '0' ? 0 : null));
+  // A commission may be 0 however it is written ("0", "0.00"); empty means none.
+  const fee = form.fee.trim() === '' ? 0 : nonNegative(form.fee);
   if (quantity === null) errors.quantity = 'Enter a quantity above 0';
   if (price === null) errors.price = 'Enter a price above 0';
   if (fee === null) errors.fee = 'Enter a commission of 0 or more';

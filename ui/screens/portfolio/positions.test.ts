@@ -31,6 +31,16 @@ describe('portfolio positions', () => {
     });
   });
 
+  it('rounds a lot to the cent as the server does', () => {
+    // 0.5 × 201 cents = 100.5 → 101; 0.5 × 303 cents = 151.5 → 152 (domain/portfolio/pnl.ts: cost 1.01, 0.51).
+    expect(lotFigures({ date: '2025-01-02', close: 2.01, position: 0.5 }, 3.03)).to.deep.equal({
+      costBasis: 1.01,
+      marketValue: 1.52,
+      pnl: 0.51,
+      pnlPct: 50.5,
+    });
+  });
+
   it('adds lots up in whole cents, without float noise', () => {
     const lots = [
       { date: '2025-01-02', close: 0.1, position: 1 },

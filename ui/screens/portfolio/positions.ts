@@ -4,6 +4,7 @@
  * form. A short lot (negative quantity) has a negative cost basis and market value, so its P&L is positive
  * when the price falls.
  */
+import { amountCents } from '../../../domain/portfolio/pnl.ts';
 import {
   EARLIEST_LOT_DATE,
   LOT_POSITION_DECIMALS,
@@ -40,13 +41,17 @@ function percentOf(pnl: number | null, base: number): number | null {
   return pnl === null || base === 0 ? null : cents((pnl / base) * 100);
 }
 
-/** The figures of one lot at a price (null when there is no price yet). */
+/**
+ * The figures of one lot at a price (null when there is no price yet). Cost and value are rounded to the cent
+ * by the server's rule (`amountCents`, price in cents × quantity), so the screen shows what the server says.
+ */
 export function lotFigures(lot: LotFields, price: number | null): PositionFigures {
-  const costBasis = cents(lot.close * lot.position);
+  const cost = amountCents(lot.close, lot.position);
+  const costBasis = cost / 100;
   if (price === null) return { costBasis, marketValue: null, pnl: null, pnlPct: null };
-  const marketValue = cents(price * lot.position);
-  const pnl = cents(marketValue - costBasis);
-  return { costBasis, marketValue, pnl, pnlPct: percentOf(pnl, Math.abs(costBasis)) };
+  const value = amountCents(price, lot.position);
+  const pnl = (value - cost) / 100;
+  return { costBasis, marketValue: value / 100, pnl, pnlPct: percentOf(pnl, Math.abs(costBasis)) };
 }
 
 /**
