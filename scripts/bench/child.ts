@@ -15,11 +15,21 @@ export function progress(line: string): void {
   process.stderr.write(`  ${line}\n`);
 }
 
+/** The URL of the line a server child writes once it listens (`{"url": …}`), or null for another line. */
+function urlOf(line: string): string | null {
+  try {
+    const parsed = JSON.parse(line) as { url?: unknown; msg?: unknown };
+    return typeof parsed.url === 'string' && parsed.msg === undefined ? parsed.url : null;
+  } catch {
+    return null;
+  }
+}
+
 /**
- * Starts `file serve <kind>` with tsx and resolves with the URL its first stdout line announces. With
- * `BENCH_CPU_PROF=<folder>` in the environment, each server child writes a V8 CPU profile there when it stops
- * (open it in Chrome's DevTools, Performance tab). With `forwardOutput`, what the child writes on stdout after
- * the URL goes to stderr.
+ * Starts `file serve <kind>` with tsx and resolves with the URL its stdout announces (`{"url": …}`, after any
+ * log line of its start). With `BENCH_CPU_PROF=<folder>` in the environment, each server child writes a V8 CPU
+ * profile there when it stops (open it in Chrome's DevTools, Performance tab). With `forwardOutput`, what the
+ * child writes on stdout before and after the URL goes to stderr.
  */
 export function startServerChild(
   file: string,
@@ -42,11 +52,19 @@ export function startServerChild(
       // After the URL, what the child writes (its log lines at the level it was given) goes to stderr if asked.
       if (listening) return void (forwardOutput && process.stderr.write(chunk));
       out += chunk.toString('utf8');
-      const end = out.indexOf('\n');
-      if (end <= 0) return;
-      listening = true;
-      resolve({ url: (JSON.parse(out.slice(0, end)) as { url: string }).url, child });
-      if (forwardOutput && out.length > end + 1) process.stderr.write(out.slice(end + 1));
+      // Log lines written while starting (a warning at start) come before the line of the URL.
+      for (let end = out.indexOf('\n'); end >= 0 && !listening; end = out.indexOf('\n')) {
+        const line = out.slice(0, end);
+        out = out.slice(end + 1);
+        const url = urlOf(line);
+        if (url === null) {
+          if (forwardOutput) process.stderr.write(`${line}\n`);
+          continue;
+        }
+        listening = true;
+        resolve({ url, child });
+        if (forwardOutput && out.length > 0) process.stderr.write(out);
+      }
     });
     child.once('exit', (code, signal) => {
       const how = signal === null ? `with code ${code}` : `on ${signal}`;
