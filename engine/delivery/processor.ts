@@ -94,8 +94,8 @@ export interface DeliveryProcessorOptions {
   readonly readModels: ReadModelStore;
   readonly senders: Senders;
   readonly secrets: DeliverySecrets;
-  /** The origin the links of messages point at (`PUBLIC_ORIGIN`), or a function read at each send. */
-  readonly publicOrigin: string | (() => string);
+  /** The origin the links of messages point at (`PUBLIC_ORIGIN`), read at each send. */
+  readonly publicOrigin: () => string;
   /** Distinguishes processors sharing one read-model store (lower-case letters and digits). */
   readonly instance?: string;
   /** When failed attempts are retried (default {@link DEFAULT_RETRY_POLICY}). */
@@ -281,7 +281,7 @@ export interface AttemptDeps {
   readonly senders: Senders;
   readonly secrets: DeliverySecrets;
   /** As {@link DeliveryProcessorOptions.publicOrigin}. */
-  readonly publicOrigin: string | (() => string);
+  readonly publicOrigin: () => string;
   readonly retry: RetryPolicy;
   readonly now: () => number;
   readonly random: () => number;
@@ -321,7 +321,7 @@ export async function attemptDelivery(
   );
   if (claim.length === 0) return null;
   // Read now, not when the processor started: the server's port may be known only after that.
-  const origin = typeof deps.publicOrigin === 'function' ? deps.publicOrigin() : deps.publicOrigin;
+  const origin = deps.publicOrigin();
   const message: OutgoingMessage =
     delivery.kind === 'confirm'
       ? {

@@ -10,6 +10,7 @@ import webPush from 'web-push';
 import type { Channel } from '../../domain/channels/channels.ts';
 import type { WebhookPayload } from '../../domain/contract/channels.ts';
 import { firingNotificationText } from '../../domain/contract/notifications.ts';
+import { MARKET_LABEL } from '../../domain/market/zone.ts';
 import { newYorkTime } from '../ticks/marketClock.ts';
 import { ForbiddenAddressError, postChecked } from './guard.ts';
 import { signatureHeader } from './secrets.ts';
@@ -111,12 +112,9 @@ function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-/** The market zone's label, as the app shows it (`ui/services/time.ts`: `MARKET_LABEL`). */
-const MARKET_LABEL = 'ET';
-
 /**
  * An instant as the market's wall clock reads it, to the second and labelled: `2026-11-30 12:16:22 ET`. The
- * engine's own New York clock (`engine/ticks/marketClock.ts`) reads it; the app's formatter lives in the UI.
+ * engine's own New York clock (`engine/ticks/marketClock.ts`) reads it; the label is the app's (`domain/market/zone.ts`).
  * Text that is no time is answered as it is.
  */
 export function marketTime(at: string): string {

@@ -3,11 +3,12 @@
  * regular clock follows the wall clock; the accelerated clock plays one session in a few real minutes, back to
  * back, so the market moves at any hour for demos. New York time comes from `Intl`, daylight saving included.
  */
+import { MARKET_TIME_ZONE } from '../../domain/market/zone.ts';
 import { isTradingDay, isValidDate, nextTradingDay } from '../marketdata/calendar.ts';
 import { sessionClose } from './nyseCalendar.ts';
 
 /** The exchange's time zone. */
-export const NEW_YORK = 'America/New_York';
+export const NEW_YORK = MARKET_TIME_ZONE;
 
 /** The regular session's open and close, New York time, and its length. */
 export const REGULAR_SESSION = Object.freeze({

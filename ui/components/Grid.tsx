@@ -80,19 +80,13 @@ export function Grid<Row>(props: AgGridReactProps<Row> & GridExtras) {
   const { compact, exportName, refreshOn, ...rest } = props;
   const grid = useRef<AgGridReact<Row>>(null);
 
-  useEffect(() => {
+  // Every cell drawn again: when the screen's own list changes, and when a preference (the time zone) does.
+  const redraw = () => {
     const api = grid.current?.api;
     if (api && !api.isDestroyed()) api.refreshCells({ force: true });
-  }, [refreshOn]);
-
-  useEffect(
-    () =>
-      preferences.subscribe(() => {
-        const api = grid.current?.api;
-        if (api && !api.isDestroyed()) api.refreshCells({ force: true });
-      }),
-    [],
-  );
+  };
+  useEffect(redraw, [refreshOn]);
+  useEffect(() => preferences.subscribe(redraw), []);
 
   const exportCsv = () => {
     const api = grid.current?.api;

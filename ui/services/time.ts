@@ -14,14 +14,10 @@
  * (`preferences.get().timeZone`). Components call `usePreferences()` to render again when the setting changes;
  * grids refresh their cells themselves.
  */
+import { MARKET_LABEL, MARKET_NAME, MARKET_TIME_ZONE } from '../../domain/market/zone.ts';
 import { preferences, type TimeZoneChoice } from './preferences.ts';
 
-/** The market's zone. */
-export const MARKET_TIME_ZONE = 'America/New_York';
-/** The market zone's label. */
-export const MARKET_LABEL = 'ET';
-/** The market zone's name in titles. */
-export const MARKET_NAME = 'New York';
+export { MARKET_LABEL, MARKET_NAME, MARKET_TIME_ZONE };
 /** What a daily bar's date is, in any zone: the New York trading day. */
 export const TRADING_DAY = `${MARKET_NAME} trading day`;
 
