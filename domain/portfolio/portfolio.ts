@@ -13,6 +13,7 @@ import {
   afterClosings,
   matchTrade,
   parseTransaction,
+  replayTrades,
   type BuyTransaction,
   type CashTransaction,
   type Closing,
@@ -133,6 +134,16 @@ export type DividendReceived = DomainEvent<
 /** A fee was charged on a holding. */
 export type FeeCharged = DomainEvent<'FeeCharged', { readonly symbol: string; readonly transaction: CashTransaction }>;
 
+/**
+ * A trade dated before trades of its symbol recorded earlier changed what they close: the symbol's trades were
+ * matched again oldest first (those of one date in the order recorded), and these are its open lots and closed
+ * parts now, in place of the ones before.
+ */
+export type TradesRematched = DomainEvent<
+  'TradesRematched',
+  { readonly symbol: string; readonly lots: readonly Lot[]; readonly closings: readonly Closing[] }
+>;
+
 /** Every event of the portfolio. */
 export type PortfolioEvent =
   | SymbolAddedToPortfolio
@@ -142,7 +153,8 @@ export type PortfolioEvent =
   | SharesBought
   | SharesSold
   | DividendReceived
-  | FeeCharged;
+  | FeeCharged
+  | TradesRematched;
 
 /**
  * A user's portfolio: its symbols in the order added, the open lots of each symbol in the order added, every
@@ -305,8 +317,12 @@ function recordTransactions(data: RecordTransactions['data'], state: PortfolioSt
     );
   }
   const known = new Set(idsOf(state.transactions));
+  const prior = new Set(known);
   const events: PortfolioEvent[] = [];
   let current = state;
+  const latest = latestTradeDates(state.transactions);
+  // The first trade of each symbol dated before one recorded before it: its field names the refusals.
+  const backDated = new Map<string, { field: string; date: string }>();
   given.forEach((raw, i) => {
     const field = `transactions[${i}]`;
     const t = parseTransaction(raw, field, data.at);
@@ -315,12 +331,114 @@ function recordTransactions(data: RecordTransactions['data'], state: PortfolioSt
     if (known.size > TRANSACTIONS_LIMIT) {
       throw new DomainError('limit', `${field} would record more than ${TRANSACTIONS_LIMIT} transactions`, field);
     }
+    if (t.kind === 'buy' || t.kind === 'sell') {
+      const before = latest.get(t.symbol);
+      if (before !== undefined && t.date < before && !backDated.has(t.symbol)) {
+        backDated.set(t.symbol, { field, date: t.date });
+      }
+      if (before === undefined || t.date > before) latest.set(t.symbol, t.date);
+    }
     for (const event of decideTransaction(t, current, field)) {
       events.push(event);
       current = evolve(current, event);
     }
   });
+  for (const [symbol, at] of backDated) {
+    const event = rematch(current, symbol, at, prior);
+    if (event) {
+      events.push(event);
+      current = evolve(current, event);
+    }
+  }
   return events;
+}
+
+/** The latest date of each symbol's buys and sells. */
+function latestTradeDates(transactions: readonly Transaction[]): Map<string, string> {
+  const latest = new Map<string, string>();
+  for (const t of transactions) {
+    if (t.kind !== 'buy' && t.kind !== 'sell') continue;
+    const before = latest.get(t.symbol);
+    if (before === undefined || t.date > before) latest.set(t.symbol, t.date);
+  }
+  return latest;
+}
+
+const byIdentity = (lots: readonly Lot[]): string =>
+  JSON.stringify([...lots].map((l) => [l.id, l.date, l.close, l.position]).sort());
+const closingsIdentity = (closings: readonly Closing[]): string =>
+  JSON.stringify(closings.map((c) => [c.transactionId, c.lotId, c.quantity, c.gainCents]).sort());
+
+/** Trades of one date in the order recorded, the dates oldest first. */
+function oldestFirst<T extends Transaction>(trades: readonly T[]): T[] {
+  return trades
+    .map((t, index) => ({ t, index }))
+    .sort((a, b) => (a.t.date < b.t.date ? -1 : a.t.date > b.t.date ? 1 : a.index - b.index))
+    .map(({ t }) => t);
+}
+
+/**
+ * After a trade dated before trades of its symbol recorded earlier (`at`): the symbol's trades matched again
+ * oldest first, or null when that closes the same parts. The symbol's lots must be what its trades tell: those
+ * recorded before this command (`prior`) matched in the order recorded (as before any trade was back-dated) or
+ * oldest first (as since), then this command's in its order. Refused, naming the back-dated trade's date, when
+ * they are not (a lot added by hand while opposite lots were open, or removed after part of it was sold), or when
+ * a later sale's named lots no longer hold what it sold.
+ */
+function rematch(
+  state: PortfolioState,
+  symbol: string,
+  at: { field: string; date: string },
+  prior: ReadonlySet<string>,
+): PortfolioEvent | null {
+  const trades = state.transactions.filter(
+    (t): t is BuyTransaction | SellTransaction => t.symbol === symbol && (t.kind === 'buy' || t.kind === 'sell'),
+  );
+  const held = lotsOf(state, symbol);
+  const closed = state.closings.filter((c) => c.symbol === symbol);
+  const fieldOf = (t: Transaction) => `the ${t.kind} ${t.id} of ${t.date}`;
+  const tells = (order: readonly (BuyTransaction | SellTransaction)[]): boolean => {
+    try {
+      const replay = replayTrades(order, fieldOf);
+      return (
+        byIdentity(replay.lots) === byIdentity(held) && closingsIdentity(replay.closings) === closingsIdentity(closed)
+      );
+    } catch {
+      return false;
+    }
+  };
+  const before = trades.filter((t) => prior.has(t.id));
+  const now = trades.filter((t) => !prior.has(t.id));
+  if (!tells([...before, ...now]) && !tells([...oldestFirst(before), ...now])) {
+    throw new DomainError(
+      'invalid_transaction',
+      `${at.field}.date ${at.date} is before trades of ${symbol} recorded already, and ${symbol}'s lots were ` +
+        'changed by hand since: record its trades in date order, or remove the symbol and record them again',
+      `${at.field}.date`,
+    );
+  }
+  let dated;
+  try {
+    dated = replayTrades(oldestFirst(trades), fieldOf);
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error;
+    throw new DomainError(
+      error.code,
+      `${at.field}.date ${at.date} comes before a trade of ${symbol} it would change: ${error.message}`,
+      `${at.field}.date`,
+    );
+  }
+  if (dated.lots.length > OPEN_LOTS_PER_SYMBOL_LIMIT) {
+    throw new DomainError(
+      'limit',
+      `${at.field} would give ${symbol} more than ${OPEN_LOTS_PER_SYMBOL_LIMIT} open lots`,
+      `${at.field}.quantity`,
+    );
+  }
+  if (closingsIdentity(dated.closings) === closingsIdentity(closed) && byIdentity(dated.lots) === byIdentity(held)) {
+    return null;
+  }
+  return { type: 'TradesRematched', data: { symbol, lots: dated.lots, closings: dated.closings } };
 }
 
 /**
@@ -414,6 +532,14 @@ function evolve(state: PortfolioState, event: PortfolioEvent): PortfolioState {
         lots: withLots(state, symbol, lots),
         transactions: appended(state.transactions, t),
         closings: [...state.closings, ...closings],
+      };
+    }
+    case 'TradesRematched': {
+      const { symbol, lots, closings } = event.data;
+      return {
+        ...state,
+        lots: withLots(state, symbol, lots),
+        closings: [...state.closings.filter((c) => c.symbol !== symbol), ...closings],
       };
     }
     case 'DividendReceived':

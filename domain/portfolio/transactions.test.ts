@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import fc from 'fast-check';
+import { DomainError } from '../decider.ts';
 import { fold } from '../decider.ts';
 import type { Lot } from '../positions/lots.ts';
 import { given } from '../testing/givenWhenThen.ts';
@@ -37,6 +39,10 @@ const sell = (id: string, date: string, quantity: number, price: number, extra: 
   price,
   fee: 0,
   ...extra,
+});
+const rematched = (symbol: string, lots: Lot[], closings: Closing[]): PortfolioEvent => ({
+  type: 'TradesRematched',
+  data: { symbol, lots, closings },
 });
 const added = (symbol: string): PortfolioEvent => ({ type: 'SymbolAddedToPortfolio', data: { symbol } });
 const lotAdded = (symbol: string, lot: Lot): PortfolioEvent => ({ type: 'PositionLotAdded', data: { symbol, lot } });
@@ -225,6 +231,99 @@ describe('portfolio transactions', () => {
     }
   });
 
+  describe('trades dated before trades recorded earlier', () => {
+    it('match the later sale against the earlier buy: the short it opened becomes a closed long', () => {
+      const s = sell('s', '2025-03-05', 10, 130);
+      const b = buy('b', '2025-03-03', 10, 100);
+      // Recorded alone the buy would open a lot beside the short; matched oldest first, the sale closes it:
+      // (130 − 100) × 10 = 300.00 realized, nothing open.
+      given(portfolioDecider, [added('AAPL'), sold(s, [], -10)])
+        .when(record(b))
+        .then([bought(b, [], 10), rematched('AAPL', [], [closing(s, lotOf(b), 10, 30_000)])]);
+    });
+
+    it('move first in, first out: a sale dated before a recorded sale takes the oldest lot', () => {
+      const s1 = sell('s1', '2025-03-06', 10, 130);
+      const s0 = sell('s0', '2025-03-05', 5, 110);
+      const history = [...held, sold(s1, [closing(s1, lotOf(b1), 10, 30_000)], 0)];
+      // Oldest first: s0 closes 5 of b1 at 110 (+50.00); s1 the other 5 of b1 (+150.00) and b2 (+50.00).
+      given(portfolioDecider, history)
+        .when(record(s0))
+        .then([
+          sold(s0, [closing(s0, lotOf(b2), 5, -5_000)], 0),
+          rematched(
+            'AAPL',
+            [],
+            [closing(s0, lotOf(b1), 5, 5_000), closing(s1, lotOf(b1, 5), 5, 15_000), closing(s1, lotOf(b2), 5, 5_000)],
+          ),
+        ]);
+    });
+
+    it('record nothing more when matching oldest first closes the same parts', () => {
+      const b0 = buy('b0', '2025-03-01', 3, 90);
+      given(portfolioDecider, held)
+        .when(record(b0))
+        .then([bought(b0, [], 3)]);
+    });
+
+    it('are refused, naming the date, when a later sale would no longer find the lot it named', () => {
+      const s1 = sell('s1', '2025-03-06', 10, 130, { lots: [{ id: 'b1', quantity: 10 }] });
+      const history = [...held, sold(s1, [closing(s1, lotOf(b1), 10, 30_000)], 0)];
+      const refusal = refusalOf(history, record(sell('s0', '2025-03-05', 5, 110)));
+      expect(refusal.field).to.equal('transactions[0].date');
+      expect(refusal.message).to.match(/^transactions\[0\]\.date 2025-03-05 comes before a trade of AAPL/);
+      expect(refusal.message).to.include('more than the 5 left of lot b1');
+    });
+
+    it('are refused, naming the date, when lots were changed by hand in a way the trades do not retell', () => {
+      const s1 = sell('s1', '2025-03-05', 4, 130);
+      const history: PortfolioEvent[] = [
+        ...held,
+        sold(s1, [closing(s1, lotOf(b1), 4, 12_000)], 0),
+        { type: 'PositionLotRemoved', data: { symbol: 'AAPL', id: 'b1' } },
+      ];
+      const refusal = refusalOf(history, record(buy('b0', '2025-03-01', 1, 90)));
+      expect(refusal.code).to.equal('invalid_transaction');
+      expect(refusal.field).to.equal('transactions[0].date');
+      // In date order the same trades are recorded as they come.
+      given(portfolioDecider, history)
+        .when(record(buy('b9', '2025-03-09', 1, 90)))
+        .then([bought(buy('b9', '2025-03-09', 1, 90), [], 1)]);
+    });
+
+    it('leave the lots and realized gains that recording in date order leaves, in whatever order they come', () => {
+      const trade = fc.record({
+        day: fc.integer({ min: 1, max: 28 }),
+        sell: fc.boolean(),
+        quantity: fc.integer({ min: 1, max: 20 }),
+        price: fc.integer({ min: 50, max: 150 }),
+        key: fc.double({ min: 0, max: 1, noNaN: true }),
+      });
+      // One trade a day: trades of one date are matched in the order recorded, so only those of different days
+      // can come in any order.
+      const days = fc.uniqueArray(trade, { selector: (t) => t.day, minLength: 1, maxLength: 12 });
+      fc.assert(
+        fc.property(days, (specs) => {
+          const trades = specs.map((t) => {
+            const date = `2025-02-${String(t.day).padStart(2, '0')}`;
+            return t.sell ? sell(`t${t.day}`, date, t.quantity, t.price) : buy(`t${t.day}`, date, t.quantity, t.price);
+          });
+          const keyOf = new Map(specs.map((t) => [`t${t.day}`, t.key]));
+          const dated = [...trades].sort((x, y) => (x.date < y.date ? -1 : 1));
+          const shuffled = [...trades].sort((x, y) => keyOf.get(x.id)! - keyOf.get(y.id)!);
+          const inDateOrder = summary(recordOneByOne(dated));
+          expect(summary(recordOneByOne(shuffled))).to.deep.equal(inDateOrder);
+          expect(
+            summary(
+              fold(portfolioDecider, portfolioDecider.decide(record(...shuffled), portfolioDecider.initialState)),
+            ),
+          ).to.deep.equal(inDateOrder);
+        }),
+        { numRuns: 300 },
+      );
+    });
+  });
+
   describe('old lots', () => {
     it('fold into the transactions as a buy, or a sell for a short lot, and sell like any lot', () => {
       const long = { id: 'l', date: '2025-03-03', close: 10, position: 3 };
@@ -300,3 +399,30 @@ describe('portfolio transactions', () => {
     });
   });
 });
+
+/** The refusal a command meets after a history. */
+function refusalOf(history: readonly PortfolioEvent[], command: PortfolioCommand): DomainError {
+  try {
+    portfolioDecider.decide(command, fold(portfolioDecider, history));
+  } catch (error) {
+    if (error instanceof DomainError) return error;
+    throw error;
+  }
+  return expect.fail('expected a refusal');
+}
+
+/** The state after recording each trade by a command of its own, in the order given. */
+function recordOneByOne(trades: readonly Transaction[]) {
+  let state = portfolioDecider.initialState;
+  for (const t of trades) {
+    for (const event of portfolioDecider.decide(record(t), state)) state = portfolioDecider.evolve(state, event);
+  }
+  return state;
+}
+
+/** A state's open lots and closed parts, each sorted, to compare states reached in different orders. */
+function summary(state: ReturnType<typeof recordOneByOne>) {
+  const lots = lotsOf(state, 'AAPL').map((l) => `${l.id} ${l.date} ${l.close} ${l.position}`);
+  const closed = state.closings.map((c) => `${c.transactionId} ${c.lotId} ${c.quantity} ${c.gainCents}`);
+  return { lots: lots.sort(), closings: closed.sort() };
+}

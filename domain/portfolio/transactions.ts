@@ -293,3 +293,29 @@ export function afterClosings(lots: readonly Lot[], closings: readonly Pick<Clos
   }
   return out;
 }
+
+/** The open lots and closed parts a list of trades leaves, each matched as {@link matchTrade} does. */
+export interface Replay {
+  readonly lots: readonly Lot[];
+  readonly closings: readonly Closing[];
+}
+
+/**
+ * Matches the trades of one symbol one after another, from no lots: each closes what {@link matchTrade} picks
+ * among the lots the ones before it left and opens a lot with the rest. `fieldOf` names a trade in refusals.
+ */
+export function replayTrades(
+  trades: readonly (BuyTransaction | SellTransaction)[],
+  fieldOf: (trade: BuyTransaction | SellTransaction) => string,
+): Replay {
+  let lots: Lot[] = [];
+  const closings: Closing[] = [];
+  for (const trade of trades) {
+    const matching = matchTrade(trade, lots, fieldOf(trade));
+    lots = afterClosings(lots, matching.closings);
+    if (matching.opened !== 0)
+      lots.push({ id: trade.id, date: trade.date, close: trade.price, position: matching.opened });
+    closings.push(...matching.closings);
+  }
+  return { lots, closings };
+}

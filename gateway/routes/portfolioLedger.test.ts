@@ -114,6 +114,48 @@ describe('portfolio transaction routes', function () {
       expect(read.transactions[2]!.id).to.equal(first.transactions[0]!.id);
     });
 
+    it('matches the trades again oldest first when one comes dated before trades recorded already', async function () {
+      const user = await gw.user();
+      // The sale recorded first opened a short; the buy dated before it is the lot it sold.
+      await record(user, { kind: 'sell', symbol: 'JNJ', date: '2024-01-05', quantity: 10, price: 160 });
+      const ledger = await record(user, buy('JNJ', '2024-01-02', 10, 150));
+      expect(ledger.closings.map((c) => [c.quantity, c.gainCents])).to.deep.equal([[10, 10_000]]);
+      expect(ledger.lots.JNJ ?? []).to.deep.equal([]);
+      const positions = await user.get('/personalize/userPositions/JNJ');
+      expect((positions.body as { positions: unknown[] }).positions).to.deep.equal([]);
+      // Exported and imported by another user, the same trades give the same realized gain.
+      const csv = (await user.get('/api/portfolio/export/transactions.csv')).text;
+      const other = await gw.user();
+      expect((await other.post('/api/portfolio/import', { csv })).status).to.equal(200);
+      const again = (await other.get('/api/portfolio/ledger')).body as Ledger;
+      expect(again.closings.map((c) => [c.quantity, c.gainCents])).to.deep.equal([[10, 10_000]]);
+    });
+
+    it('refuses a trade dated before a sale whose named lot it would take, naming its date', async function () {
+      const user = await gw.user();
+      const bought = await record(user, buy('PFE', '2024-01-02', 10, 30));
+      const lot = bought.lots.PFE![0]!;
+      await record(user, {
+        kind: 'sell',
+        symbol: 'PFE',
+        date: '2024-01-10',
+        quantity: 10,
+        price: 31,
+        lots: [{ id: lot.id, quantity: 10 }],
+      });
+      const before = await eventCount(user.username);
+      const res = await user.post('/api/portfolio/transactions', {
+        kind: 'sell',
+        symbol: 'PFE',
+        date: '2024-01-05',
+        quantity: 5,
+        price: 29,
+      });
+      expect(res.status).to.be.oneOf([400, 409], res.text);
+      expect((res.body as { message: string }).message).to.match(/^body\.date 2024-01-05 comes before a trade of PFE/);
+      expect(await eventCount(user.username)).to.equal(before);
+    });
+
     const refusals: [string, TestInput, number, string][] = [
       ['an unknown kind', { body: { kind: 'gift', symbol: 'AAPL', date: '2024-01-02' } }, 400, 'body.kind'],
       [

@@ -97,6 +97,7 @@ describe('portfolio ledger projection', () => {
       'SharesSold',
       'DividendReceived',
       'FeeCharged',
+      'TradesRematched',
     ]);
   });
 });

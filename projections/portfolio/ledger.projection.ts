@@ -18,4 +18,5 @@ export const ledgerProjection = deciderProjection('portfolioledger', 1, portfoli
   'SharesSold',
   'DividendReceived',
   'FeeCharged',
+  'TradesRematched',
 ] satisfies PortfolioEvent['type'][]);

@@ -29,6 +29,7 @@ export const positionLotsProjection: Projection<PositionLotsDocument> = {
     'SymbolRemovedFromPortfolio',
     'SharesBought',
     'SharesSold',
+    'TradesRematched',
   ] satisfies PortfolioEvent['type'][],
   key: (event) => {
     const userId = userKey(event);
@@ -65,6 +66,11 @@ export const positionLotsProjection: Projection<PositionLotsDocument> = {
         if (opened !== 0)
           left.push({ id: transaction.id, date: transaction.date, close: transaction.price, position: opened });
         return left.length === 0 ? null : { symbol, positions: left };
+      }
+      // A back-dated trade matched the symbol's trades again: these are its open lots now.
+      case 'TradesRematched': {
+        const { symbol, lots } = event.data as { symbol: string; lots: readonly Lot[] };
+        return lots.length === 0 ? null : { symbol, positions: lots.map((l) => ({ ...l })) };
       }
       default:
         return doc ?? null;
