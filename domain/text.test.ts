@@ -4,7 +4,7 @@ import { PLAIN_TEXT_MESSAGE, isPlainText, plainText } from './text.ts';
 
 describe('plain text', function () {
   it('accepts printable text, accents and emoji (surrogate pairs) included', function () {
-    for (const text of ['Tech leaders', 'Énergie – 2026', 'Rockets 🚀', ''])
+    for (const text of ['Tech leaders', 'Énergie – 2026', 'Rockets 🚀', '', 'שוק \u200fההון', 'سهم\u200e AAPL'])
       expect(isPlainText(text), text).to.equal(true);
   });
 
@@ -19,6 +19,9 @@ describe('plain text', function () {
     ['a lone high surrogate', 'a\ud83d'],
     ['a lone low surrogate', '\ude80b'],
     ['swapped surrogates', '\ude80\ud83d'],
+    ['a right-to-left override', 'AAPL\u202eetirovaf'],
+    ['a left-to-right embedding', '\u202aname\u202c'],
+    ['a first-strong isolate', 'a\u2068b\u2069'],
   ] as const) {
     it(`refuses ${what}`, function () {
       expect(isPlainText(text)).to.equal(false);
