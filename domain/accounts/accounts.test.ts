@@ -32,6 +32,25 @@ describe('accounts decider', function () {
       .then([{ type: 'UserSignedOut', data: {} }]);
   });
 
+  it('changes the password, and the account folds to the new hash', function () {
+    const changed = { type: 'PasswordChanged', data: { passwordHash: 'h2' } } as const;
+    given(accountDecider, [registered])
+      .when({ type: 'ChangePassword', data: { passwordHash: 'h2' } })
+      .then([changed]);
+    expect(
+      accountDecider.evolve(accountDecider.evolve(accountDecider.initialState, registered), changed).passwordHash,
+    ).to.equal('h2');
+    given(accountDecider, [])
+      .when({ type: 'ChangePassword', data: { passwordHash: 'h2' } })
+      .thenError('not_found');
+  });
+
+  it('records the ending of the other sessions', function () {
+    given(accountDecider, [registered])
+      .when({ type: 'EndOtherSessions', data: { ended: 2 } })
+      .then([{ type: 'OtherSessionsEnded', data: { ended: 2 } }]);
+  });
+
   it('refuses to sign in an account that does not exist', function () {
     given(accountDecider, [])
       .when({ type: 'SignIn', data: { address: '127.0.0.1' } })

@@ -1,5 +1,5 @@
 /**
- * Accounts: registration, sign-in and sign-out, and roles. The stream is `account-<username>`: the user id
+ * Accounts: registration, sign-in and sign-out, password changes, ending the other sessions, and roles. The stream is `account-<username>`: the user id
  * is the username, so registration is unique by construction (the stream must not exist yet).
  */
 import { DomainError, type Decider, type DomainEvent } from '../decider.ts';
@@ -25,11 +25,15 @@ export type RegisterUser = DomainEvent<'RegisterUser', { readonly username: stri
 export type SignIn = DomainEvent<'SignIn', { readonly address: string }>;
 /** Records a sign-out. */
 export type SignOut = DomainEvent<'SignOut', Record<string, never>>;
+/** Replaces the password (already hashed; the current one was checked before). */
+export type ChangePassword = DomainEvent<'ChangePassword', { readonly passwordHash: string }>;
+/** Records that the user ended every session but the one asking (the sessions themselves live in the session store). */
+export type EndOtherSessions = DomainEvent<'EndOtherSessions', { readonly ended: number }>;
 /** Grants a role to the account. */
 export type GrantRole = DomainEvent<'GrantRole', { readonly role: Role; readonly grantedBy: string }>;
 
 /** Every command of the accounts concern. */
-export type AccountCommand = RegisterUser | SignIn | SignOut | GrantRole;
+export type AccountCommand = RegisterUser | SignIn | SignOut | ChangePassword | EndOtherSessions | GrantRole;
 
 /** An account was created. */
 export type UserRegistered = DomainEvent<
@@ -40,11 +44,16 @@ export type UserRegistered = DomainEvent<
 export type UserSignedIn = DomainEvent<'UserSignedIn', { readonly address: string }>;
 /** The user signed out. */
 export type UserSignedOut = DomainEvent<'UserSignedOut', Record<string, never>>;
+/** The password was changed. */
+export type PasswordChanged = DomainEvent<'PasswordChanged', { readonly passwordHash: string }>;
+/** The user's other sessions were ended (`ended`: how many were live). */
+export type OtherSessionsEnded = DomainEvent<'OtherSessionsEnded', { readonly ended: number }>;
 /** A role was granted to the user. */
 export type RoleGranted = DomainEvent<'RoleGranted', { readonly role: Role; readonly grantedBy: string }>;
 
 /** Every event of the accounts concern. */
-export type AccountEvent = UserRegistered | UserSignedIn | UserSignedOut | RoleGranted;
+export type AccountEvent =
+  UserRegistered | UserSignedIn | UserSignedOut | PasswordChanged | OtherSessionsEnded | RoleGranted;
 
 /** One account as its stream tells it. */
 export interface AccountState {
@@ -81,6 +90,12 @@ function decide(command: AccountCommand, state: AccountState): AccountEvent[] {
     case 'SignOut':
       requireRegistered(state);
       return [{ type: 'UserSignedOut', data: {} }];
+    case 'ChangePassword':
+      requireRegistered(state);
+      return [{ type: 'PasswordChanged', data: { passwordHash: command.data.passwordHash } }];
+    case 'EndOtherSessions':
+      requireRegistered(state);
+      return [{ type: 'OtherSessionsEnded', data: { ended: command.data.ended } }];
     case 'GrantRole':
       requireRegistered(state);
       if (!ROLES.includes(command.data.role))
@@ -104,7 +119,10 @@ function evolve(state: AccountState, event: AccountEvent): AccountState {
     case 'UserSignedIn':
       return { ...state, signIns: state.signIns + 1 };
     case 'UserSignedOut':
+    case 'OtherSessionsEnded':
       return state;
+    case 'PasswordChanged':
+      return { ...state, passwordHash: event.data.passwordHash };
     case 'RoleGranted':
       return state.roles.includes(event.data.role) ? state : { ...state, roles: [...state.roles, event.data.role] };
     default:

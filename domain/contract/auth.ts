@@ -16,6 +16,14 @@ const loginBody = z.object({
   password: z.string().min(1, 'is required').max(128, 'must be at most 128 characters'),
 });
 
+const passwordChange = z.object({
+  currentPassword: z.string().min(1, 'is required').max(128, 'must be at most 128 characters'),
+  newPassword: credentials.shape.password,
+});
+
+/** How many of the user's other sessions a request ended. */
+const sessionsEnded = z.object({ endedSessions: z.number().int().nonnegative() });
+
 /** A signed-in user: the name and the initial the header shows. */
 const userAnswer = z.object({ username: z.string(), initial: z.string() });
 
@@ -58,6 +66,25 @@ export const authApi = {
     tag: 'session',
     access: 'public',
     response: sessionAnswer,
+  }),
+  postPassword: route({
+    method: 'POST',
+    path: '/api/account/password',
+    summary:
+      "Change the password (the current one checked, wrong ones counted as failed sign-ins); ends the user's " +
+      'other sessions and their sockets, this one stays',
+    tag: 'session',
+    access: 'user',
+    body: passwordChange,
+    response: sessionsEnded,
+  }),
+  postEndOtherSessions: route({
+    method: 'POST',
+    path: '/api/account/sessions/end-others',
+    summary: 'End every session of the user but this one (other devices and browsers), and their sockets',
+    tag: 'session',
+    access: 'user',
+    response: sessionsEnded,
   }),
   postLogout: route({
     method: 'POST',

@@ -137,4 +137,80 @@ describe('session routes', function () {
     expect(events.map((e) => e.type)).to.deep.equal(['UserRegistered', 'UserSignedIn', 'UserSignedOut']);
     expect(JSON.stringify(events[0]!.data)).to.not.include('correct horse');
   });
+
+  describe('changing the password', function () {
+    async function signedIn(username: string, password: string) {
+      const client = gw.client();
+      const res = await client.post('/api/login', { username, password });
+      expect(res.status).to.equal(200, res.text);
+      return client;
+    }
+
+    it('takes the new password, refuses the old one, and ends the other sessions but this one', async function () {
+      const username = name();
+      await gw.client().post('/api/register', { username, password: 'long enough' });
+      const here = await signedIn(username, 'long enough');
+      const phone = await signedIn(username, 'long enough');
+      const tablet = await signedIn(username, 'long enough');
+      const res = await here.post('/api/account/password', {
+        currentPassword: 'long enough',
+        newPassword: 'even longer now',
+      });
+      expect(res.status).to.equal(200, res.text);
+      expect(res.body).to.deep.equal({ endedSessions: 2 });
+      expect((await here.get('/api/loggedinstatus')).body).to.equal(true);
+      for (const other of [phone, tablet]) {
+        expect((await other.get('/personalize/watchlist')).status).to.equal(401);
+      }
+      expect((await gw.client().post('/api/login', { username, password: 'long enough' })).status).to.equal(401);
+      await signedIn(username, 'even longer now');
+      const types = (await gw.running.system.events.readStream(`account-${username}`)).map((e) => e.type);
+      expect(types.slice(-3)).to.deep.equal(['PasswordChanged', 'OtherSessionsEnded', 'UserSignedIn']);
+    });
+
+    for (const [what, body, field] of [
+      [
+        'a wrong current password',
+        { currentPassword: 'not it at all', newPassword: 'even longer now' },
+        'body.currentPassword',
+      ],
+      ['a short new password', { currentPassword: 'long enough', newPassword: 'short' }, 'body.newPassword'],
+      ['the same password again', { currentPassword: 'long enough', newPassword: 'long enough' }, 'body.newPassword'],
+      ['no current password', { newPassword: 'even longer now' }, 'body.currentPassword'],
+    ] as const) {
+      it(`refuses ${what} with 400 naming ${field}, changing nothing`, async function () {
+        const username = name();
+        await gw.client().post('/api/register', { username, password: 'long enough' });
+        const here = await signedIn(username, 'long enough');
+        const other = await signedIn(username, 'long enough');
+        const res = await here.post('/api/account/password', body);
+        expect(res.status).to.equal(400, res.text);
+        expect((res.body as { message: string }).message.startsWith(field)).to.equal(true, res.text);
+        expect((await other.get('/api/loggedinstatus')).body).to.equal(true);
+        await signedIn(username, 'long enough');
+      });
+    }
+
+    it('counts wrong current passwords as failed sign-ins, so guessing here is slowed down too', async function () {
+      const username = name();
+      await gw.client().post('/api/register', { username, password: 'long enough' });
+      const here = await signedIn(username, 'long enough');
+      const statuses: number[] = [];
+      for (let i = 0; i < 8; i++) {
+        const res = await here.post('/api/account/password', {
+          currentPassword: `guess ${i}`,
+          newPassword: 'x'.repeat(9),
+        });
+        statuses.push(res.status);
+      }
+      expect(statuses).to.include(429);
+      expect(statuses.indexOf(429)).to.be.greaterThan(0);
+    });
+
+    it('asks for a session', async function () {
+      const res = await gw.client().post('/api/account/password', { currentPassword: 'a', newPassword: 'b'.repeat(8) });
+      expect(res.status).to.equal(401);
+      expect((await gw.client().post('/api/account/sessions/end-others')).status).to.equal(401);
+    });
+  });
 });

@@ -1,9 +1,11 @@
 /**
- * Session routes of the API contract: register, login, logout, logged-in status.
+ * Session routes of the API contract: register, login, logout, logged-in status, changing the password and
+ * ending the other sessions.
  */
 import { authApi } from '../../domain/contract/auth.ts';
+import type { Context } from 'koa';
 import { ACCOUNT_CONCERN, accountDecider, initialOf, type AccountEvent } from '../../domain/accounts/accounts.ts';
-import { fold } from '../../domain/decider.ts';
+import { fold, type CommandMeta } from '../../domain/decider.ts';
 import { streamName } from '../../domain/ids.ts';
 import { StreamNotFoundError, type EventStore } from '../../platform/eventstore/port.ts';
 import { dummyHash, hashPassword, verifyPassword } from '../../platform/passwords.ts';
@@ -40,6 +42,18 @@ async function readAccount(events: EventStore, username: string) {
 
 /** The session routes. */
 export function authRoutes(deps: AuthDeps) {
+  /** Ends the user's sessions but the caller's, records how many, and answers that. */
+  const endOthers = async (username: string, ctx: Context, meta: () => CommandMeta): Promise<number> => {
+    const ended = await deps.sessions.endOthers(username, ctx.cookies.get(SESSION_COOKIE) ?? null);
+    // Its own command id: the password change before it in the same request holds the request's.
+    const m = meta();
+    await deps.commands.execute(
+      accountConcern,
+      { type: 'EndOtherSessions', data: { ended: ended.length } },
+      { ...m, commandId: `${m.commandId}/end-others` },
+    );
+    return ended.length;
+  };
   return [
     defineRoute({
       ...authApi.postRegister,
@@ -88,6 +102,28 @@ export function authRoutes(deps: AuthDeps) {
           username: session?.userId ?? null,
           roles: session ? [...session.roles] : [],
         }),
+    }),
+    defineRoute({
+      ...authApi.postPassword,
+      handle: async ({ body, ctx, session, meta }) => {
+        const username = session!.userId;
+        // Counted as a sign-in, so this route guesses passwords no faster than signing in does.
+        refuseIfWaiting(ctx, await deps.limiter.signInBegin(username, ctx.ip), 'too many wrong passwords');
+        const account = await readAccount(deps.events, username);
+        const right = await verifyPassword(body.currentPassword, account.passwordHash ?? (await dummyHash()));
+        await deps.limiter.signInEnded(username, ctx.ip, right);
+        if (!right) throw new ApiError(400, 'bad_request', 'body.currentPassword: is not the password of this account');
+        if (body.newPassword === body.currentPassword) {
+          throw new ApiError(400, 'bad_request', 'body.newPassword: is the current password');
+        }
+        const passwordHash = await hashPassword(body.newPassword);
+        await deps.commands.execute(accountConcern, { type: 'ChangePassword', data: { passwordHash } }, meta());
+        return { endedSessions: await endOthers(username, ctx, meta) };
+      },
+    }),
+    defineRoute({
+      ...authApi.postEndOtherSessions,
+      handle: async ({ ctx, session, meta }) => ({ endedSessions: await endOthers(session!.userId, ctx, meta) }),
     }),
     defineRoute({
       ...authApi.postLogout,

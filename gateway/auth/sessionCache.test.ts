@@ -23,6 +23,11 @@ function countingStore(): SessionStore & { gets: number; sessions: Map<string, S
       sessions.delete(token);
       return Promise.resolve();
     },
+    endOthers: (userId: string, keep: string | null) => {
+      const ended = [...sessions].filter(([token, s]) => s.userId === userId && token !== keep).map(([t]) => t);
+      for (const token of ended) sessions.delete(token);
+      return Promise.resolve(ended);
+    },
     close: () => Promise.resolve(),
   };
   return store;
@@ -63,6 +68,22 @@ describe('session cache', function () {
     await sessions.get(token);
     await sessions.delete(token);
     expect(await sessions.get(token)).to.equal(null);
+  });
+
+  it("forgets a user's other sessions ended through it at once, and keeps the one named", async function () {
+    const store = countingStore();
+    const sessions = cacheSessions(store, { ttlMs: 60_000, now });
+    const [kept, other] = [
+      await sessions.create('ada', ['user'], 10_000),
+      await sessions.create('ada', ['user'], 10_000),
+    ];
+    const bob = await sessions.create('bob', ['user'], 10_000);
+    for (const token of [kept, other, bob]) await sessions.get(token);
+    expect(await sessions.endOthers('ada', kept)).to.deep.equal([other]);
+    expect(recallSession(sessions, other)).to.equal(undefined);
+    expect(await sessions.get(other)).to.equal(null);
+    expect(recallSession(sessions, kept)?.userId).to.equal('ada');
+    expect(recallSession(sessions, bob)?.userId).to.equal('bob');
   });
 
   it('never answers a cached session past its own expiry', async function () {

@@ -29,7 +29,7 @@ export function recallSession(store: SessionStore, token: string): Session | nul
 /**
  * Wraps a session store so `get` answers a session found less than `ttlMs` ago from memory. A session ended
  * through this wrapper (`delete`) is forgotten at once; one ended by another process stays usable here for at
- * most `ttlMs`. Unknown tokens are not cached, so made-up tokens cannot fill the cache.
+ * most `ttlMs`. So does a user's other sessions ended through it (`endOthers`). Unknown tokens are not cached, so made-up tokens cannot fill the cache.
  */
 export function cacheSessions(store: SessionStore, options: SessionCacheOptions = {}): SessionStore {
   const ttlMs = options.ttlMs ?? 1000;
@@ -60,6 +60,15 @@ export function cacheSessions(store: SessionStore, options: SessionCacheOptions 
       await store.delete(token);
       // A lookup running meanwhile may have put the token back; a session that no longer exists never stays.
       cache.delete(token);
+    },
+    endOthers: async (userId, keep) => {
+      const forget = () => {
+        for (const [token, hit] of cache) if (hit.session.userId === userId && token !== keep) cache.delete(token);
+      };
+      forget();
+      const ended = await store.endOthers(userId, keep);
+      forget();
+      return ended;
     },
     close: () => {
       cache.clear();

@@ -71,6 +71,17 @@ describe('Idempotency-Key', function () {
     );
     for (const hash of hashes) expect(guessable).not.to.include(hash);
     expect(JSON.stringify(recorded)).not.to.include(password);
+    // Nor does a password change keep a fingerprint of either password.
+    const change = { currentPassword: password, newPassword: 'another password of its own' };
+    const changed = await client.post('/api/account/password', change, { 'Idempotency-Key': 'pass-1' });
+    expect(changed.status, changed.text).to.equal(200);
+    const last = (await gw.running.system.events.readStream(`account-${username}`)).at(-2)!;
+    expect(last.type).to.equal('PasswordChanged');
+    const fingerprint = (last.metadata as { requestHash?: string }).requestHash;
+    const withPasswords = createHash('sha256')
+      .update(`POST /api/account/password\n${JSON.stringify(change)}`)
+      .digest('base64url');
+    expect(fingerprint).to.be.a('string').and.not.equal(withPasswords);
   });
 
   it('refuses a malformed key with 400 on every state-changing route', async function () {

@@ -133,7 +133,8 @@ describe('realtime (Socket.IO)', function () {
     expect(socket.connected).to.equal(true);
   });
 
-  it("disconnects a session's sockets when it signs out, and only that session's", async function () {
+  /** A user signed in twice (this client and another), with a connected socket in each session. */
+  async function signedInTwice() {
     const user = await gw.user();
     const elsewhere = gw.client();
     expect(
@@ -143,12 +144,27 @@ describe('realtime (Socket.IO)', function () {
     const theirs = open(gw, elsewhere);
     sockets.push(mine, theirs);
     await Promise.all([connected(mine), connected(theirs)]);
+    return { user, elsewhere, mine, theirs };
+  }
+
+  it("disconnects a session's sockets when it signs out, and only that session's", async function () {
+    const { user, mine, theirs } = await signedInTwice();
     const closed = new Promise<string>((resolve) => mine.once('disconnect', resolve));
     expect((await user.post('/api/logout')).status).to.equal(200);
     expect(await closed).to.equal('io server disconnect');
     // The same user signed in elsewhere is still served.
     await roundTrip(theirs);
     expect(theirs.connected).to.equal(true);
+  });
+
+  it("disconnects the other sessions' sockets when a user ends them, and keeps this session's", async function () {
+    const { user, elsewhere, mine, theirs } = await signedInTwice();
+    const closed = new Promise<string>((resolve) => theirs.once('disconnect', resolve));
+    const ended = await user.post('/api/account/sessions/end-others');
+    expect(ended.body).to.deep.equal({ endedSessions: 1 });
+    expect(await closed).to.equal('io server disconnect');
+    await roundTrip(mine);
+    expect((await elsewhere.get('/api/loggedinstatus')).body).to.equal(false);
   });
 
   it('disconnects a socket when its session expires', async function () {

@@ -22,6 +22,7 @@ import type { Logger } from '../../platform/logger.ts';
 import type { ReadModelStore } from '../../platform/readmodels/port.ts';
 import type { RedisClient } from '../../platform/redis.ts';
 import type { SessionStore } from '../../platform/sessions/port.ts';
+import { tokenHash } from '../../platform/sessions/token.ts';
 import type { ReadModelCommitListener } from '../../projections/index.ts';
 import type { EngineTrigger } from '../../engine/alerts/alertEngine.ts';
 import type { OriginPolicy } from '../http/origin.ts';
@@ -33,7 +34,14 @@ import { MAX_WATCHED_SYMBOLS, quotesRequest, type QuotesAck } from '../../domain
 import { authenticateSockets } from './auth.ts';
 import { catchUp } from './catchUp.ts';
 import { startFanOut } from './fanOut.ts';
-import { quoteRoom, redisAdapter, sessionRoom, userRoom, type RealtimeServer, type RealtimeSocket } from './server.ts';
+import {
+  quoteRoom,
+  redisAdapter,
+  sessionHashRoom,
+  userRoom,
+  type RealtimeServer,
+  type RealtimeSocket,
+} from './server.ts';
 import { QuoteThrottle } from './throttle.ts';
 
 export { MAX_WATCHED_SYMBOLS } from '../../domain/contract/socket.ts';
@@ -70,8 +78,8 @@ export interface Realtime {
   readonly io: RealtimeServer;
   /** Connected sockets. */
   socketCount(): number;
-  /** Disconnects the sockets opened with a session's token, on every gateway (the session was ended). */
-  endSession(token: string): void;
+  /** Disconnects the sockets opened with the sessions of these token hashes, on every gateway (they were ended). */
+  endSessions(tokenHashes: readonly string[]): void;
   /** Disconnects every socket and stops the timers (the HTTP server is left to its owner). */
   close(): Promise<void>;
 }
@@ -80,16 +88,21 @@ export interface Realtime {
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
- * `store`, with each session it ends (signing out) also ending that session's sockets through `endSockets`
- * (`Realtime.endSession`, given once the realtime server is attached).
+ * `store`, with each session it ends (signing out, or a user's other sessions) also ending those sessions'
+ * sockets through `endSockets` (`Realtime.endSessions`, given once the realtime server is attached).
  */
-export function endingSockets(store: SessionStore, endSockets: (token: string) => void): SessionStore {
+export function endingSockets(store: SessionStore, endSockets: (tokenHashes: readonly string[]) => void): SessionStore {
   return {
     create: (userId, roles, ttlMs) => store.create(userId, roles, ttlMs),
     get: (token) => store.get(token),
     delete: async (token) => {
       await store.delete(token);
-      endSockets(token);
+      endSockets([tokenHash(token)]);
+    },
+    endOthers: async (userId, keep) => {
+      const ended = await store.endOthers(userId, keep);
+      if (ended.length > 0) endSockets(ended);
+      return ended;
     },
     close: () => store.close(),
   };
@@ -176,7 +189,9 @@ export function attachRealtime(server: http.Server, deps: RealtimeDeps): Realtim
   return {
     io,
     socketCount: () => io.of('/').sockets.size,
-    endSession: (token) => io.in(sessionRoom(token)).disconnectSockets(true),
+    endSessions: (hashes) => {
+      if (hashes.length > 0) io.in(hashes.map(sessionHashRoom)).disconnectSockets(true);
+    },
     close: async () => {
       throttle.stop();
       stopQuotes?.();

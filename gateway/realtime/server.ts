@@ -3,7 +3,7 @@
  * joins, and the Redis Streams adapter through which the servers of several processes reach each other.
  */
 import { createAdapter } from '@socket.io/redis-streams-adapter';
-import { createHash } from 'node:crypto';
+import { tokenHash } from '../../platform/sessions/token.ts';
 import type { Server, Socket } from 'socket.io';
 import type { LogPosition } from '../../platform/eventstore/port.ts';
 import type { RedisClient } from '../../platform/redis.ts';
@@ -45,7 +45,12 @@ export type RealtimeSocket = Socket<ClientToServerEvents, ServerToClientEvents, 
  * a room's name (rooms travel between the gateways through Redis).
  */
 export function sessionRoom(token: string): string {
-  return `session:${createHash('sha256').update(token).digest('base64url')}`;
+  return sessionHashRoom(tokenHash(token));
+}
+
+/** The room of the sockets of the session whose token has this hash (`tokenHash`). */
+export function sessionHashRoom(hash: string): string {
+  return `session:${hash}`;
 }
 
 /** The room of a user's sockets. */

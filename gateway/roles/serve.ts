@@ -190,8 +190,8 @@ export async function serveApi(config: Config, logger: Logger, stops: Stops, sys
   });
   // The application first: Socket.IO, attached after, takes its own path and hands the rest to it.
   // Signing out ends the session's sockets too, on every gateway (through the adapter).
-  let ended: ((token: string) => void) | null = null;
-  const sessions = endingSockets(system.appDeps.sessions, (token) => ended?.(token));
+  let ended: ((tokenHashes: readonly string[]) => void) | null = null;
+  const sessions = endingSockets(system.appDeps.sessions, (hashes) => ended?.(hashes));
   const server = serverOf(createApp({ ...system.appDeps, sessions, health, rebuildChecks }), stops);
   const live = system.liveQuotes;
   const realtime = attachRealtime(server, {
@@ -207,7 +207,7 @@ export async function serveApi(config: Config, logger: Logger, stops: Stops, sys
     redis: system.redis,
     origin: system.appDeps.origin,
   });
-  ended = (token) => realtime.endSession(token);
+  ended = (hashes) => realtime.endSessions(hashes);
   stops.add(() => realtime.close());
   return listening(config, logger, stops, server, { system, realtime, relay: null });
 }

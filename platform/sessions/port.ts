@@ -23,6 +23,11 @@ export interface SessionStore {
   get(token: string): Promise<Session | null>;
   /** Ends the session of a token (no-op when unknown). */
   delete(token: string): Promise<void>;
+  /**
+   * Ends every live session of a user but the one of `keep` (every one when null), and answers the stored
+   * hashes of the tokens it ended (`tokenHash`), so their open sockets can be ended too.
+   */
+  endOthers(userId: string, keep: string | null): Promise<readonly string[]>;
   /** Releases the store. */
   close(): Promise<void>;
 }

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import type { SessionStore } from './port.ts';
+import { tokenHash } from './token.ts';
 
 /** The behaviour every SessionStore adapter must have (on the real clock). */
 export function sessionStoreContract(
@@ -39,6 +40,22 @@ export function sessionStoreContract(
       const token = await subject.store.create('ada', ['user'], 60_000);
       await subject.store.delete(token);
       expect(await subject.store.get(token)).to.equal(null);
+    });
+
+    it("ends a user's other sessions, answering the hashes of those it ended", async function () {
+      const kept = await subject.store.create('ada', ['user'], 60_000);
+      const other = await subject.store.create('ada', ['user'], 60_000);
+      const third = await subject.store.create('ada', ['user'], 60_000);
+      const someoneElse = await subject.store.create('bob', ['user'], 60_000);
+      const ended = await subject.store.endOthers('ada', kept);
+      expect([...ended].sort()).to.deep.equal([tokenHash(other), tokenHash(third)].sort());
+      expect(await subject.store.get(other)).to.equal(null);
+      expect(await subject.store.get(third)).to.equal(null);
+      expect((await subject.store.get(kept))?.userId).to.equal('ada');
+      expect((await subject.store.get(someoneElse))?.userId).to.equal('bob');
+      expect(await subject.store.endOthers('ada', kept)).to.deep.equal([]);
+      expect(await subject.store.endOthers('ada', null)).to.deep.equal([tokenHash(kept)]);
+      expect(await subject.store.get(kept)).to.equal(null);
     });
 
     it('answers null once the session has expired', async function () {

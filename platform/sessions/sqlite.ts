@@ -19,6 +19,7 @@ export class SqliteSessionStore implements SessionStore {
   private readonly select: Database.Statement<[string], Row>;
   private readonly remove: Database.Statement<[string]>;
   private readonly purge: Database.Statement<[number]>;
+  private readonly ofUser: Database.Statement<[string, string, number], { token_hash: string }>;
   private creations = 0;
 
   constructor(file: string) {
@@ -36,6 +37,10 @@ export class SqliteSessionStore implements SessionStore {
     this.select = this.db.prepare('SELECT user_id, roles, created_at, expires_at FROM sessions WHERE token_hash = ?');
     this.remove = this.db.prepare('DELETE FROM sessions WHERE token_hash = ?');
     this.purge = this.db.prepare('DELETE FROM sessions WHERE expires_at <= ?');
+    this.db.exec('CREATE INDEX IF NOT EXISTS sessions_user ON sessions (user_id)');
+    this.ofUser = this.db.prepare(
+      'DELETE FROM sessions WHERE user_id = ? AND token_hash != ? AND expires_at > ? RETURNING token_hash',
+    );
   }
 
   create(userId: string, roles: readonly Role[], ttlMs: number): Promise<string> {
@@ -60,6 +65,11 @@ export class SqliteSessionStore implements SessionStore {
   delete(token: string): Promise<void> {
     this.remove.run(tokenHash(token));
     return Promise.resolve();
+  }
+
+  endOthers(userId: string, keep: string | null): Promise<readonly string[]> {
+    const kept = keep === null ? '' : tokenHash(keep);
+    return Promise.resolve(this.ofUser.all(userId, kept, Date.now()).map((row) => row.token_hash));
   }
 
   close(): Promise<void> {

@@ -133,6 +133,48 @@ describe('web app shell (Chromium)', function () {
     await context.close();
   });
 
+  it('changes the password from the settings screen, which signs the other browser out', async () => {
+    const { page, context, errors } = await e2e.newPage();
+    const username = await e2e.signUp(page, 'pass');
+    const other = await e2e.newPage();
+    await other.page.goto('/Login');
+    await other.page.getByLabel('User name').fill(username);
+    await other.page.getByLabel('Password').fill('correct horse battery');
+    await other.page.getByRole('button', { name: 'Sign in' }).click();
+    await other.page.waitForURL('**/Dashboard');
+
+    await page.getByRole('button', { name: 'Account' }).click();
+    await page.getByRole('menuitem', { name: 'Settings' }).click();
+    await page.waitForURL('**/Settings');
+    const card = page.getByRole('region', { name: 'Account' });
+    await card.getByLabel('Current password').fill('correct horse battery');
+    await card.getByLabel('New password', { exact: true }).fill('a longer horse battery');
+    await card.getByLabel('New password, again').fill('a longer horse batery');
+    await card.getByRole('button', { name: 'Change password' }).click();
+    await card.getByText('New password, again: does not match the new password').waitFor();
+    await card.getByRole('button', { name: 'Dismiss' }).click();
+    await card.getByLabel('New password, again').fill('a longer horse battery');
+    await card.getByRole('button', { name: 'Change password' }).click();
+    await card.getByText('Password changed. 1 other session was signed out.').waitFor();
+    expect(await card.getByLabel('Current password').inputValue(), 'the fields are emptied').to.equal('');
+    await e2e.screenshot(page, 'settings-account');
+
+    // The other browser's session ended: its next page asks it to sign in, where only the new password works.
+    await other.page.goto('/Dashboard');
+    await other.page.waitForURL('**/Login');
+    await other.page.getByLabel('User name').fill(username);
+    await other.page.getByLabel('Password').fill('correct horse battery');
+    await other.page.getByRole('button', { name: 'Sign in' }).click();
+    await other.page.getByText('Wrong user name or password').waitFor();
+    await other.page.getByLabel('Password').fill('a longer horse battery');
+    await other.page.getByRole('button', { name: 'Sign in' }).click();
+    await other.page.waitForURL('**/Dashboard');
+    expect(errors).to.deep.equal([]);
+    expect(other.errors.filter((e) => !e.includes('401'))).to.deep.equal([]);
+    await other.context.close();
+    await context.close();
+  });
+
   it('collapses the menu into a dropdown on a narrow screen, usable with the keyboard', async () => {
     const { page, context } = await e2e.newPage({ width: 600, height: 800 });
     await e2e.signUp(page, 'narrow');

@@ -1,7 +1,7 @@
 /**
  * Settings: the delivery channels alerts reach besides the bell (webhooks, email addresses, browsers by Web
  * Push), each with its last deliveries, a test and a remove button; and what this browser does with an alert
- * while its tab is hidden.
+ * while its tab is hidden; and the account: change the password, sign out the other devices.
  */
 import { useMachine } from '@xstate/react';
 import type { FormEvent } from 'react';
@@ -10,6 +10,7 @@ import type { ChannelAnswer, DeliveryAnswer } from '../../../domain/contract/cha
 import { Dismissible, Empty, LoadState } from '../../components/LoadState.tsx';
 import { usePreferences } from '../../services/preferences.ts';
 import { formatRecent, formatTime } from '../../services/time.ts';
+import { AccountCard } from './AccountCard.tsx';
 import { deliveriesOf, settingsMachine } from './settings.machine.ts';
 import './settings.css';
 
@@ -196,6 +197,7 @@ export default function SettingsScreen() {
             </button>
           </form>
         </section>
+        <AccountCard />
       </LoadState>
     </section>
   );

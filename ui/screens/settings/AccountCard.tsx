@@ -1,0 +1,98 @@
+/**
+ * The settings screen's account card: change the password (which signs out every other device) and sign out
+ * the other devices alone.
+ */
+import { useMachine } from '@xstate/react';
+import { useEffect, useRef, type FormEvent } from 'react';
+import { Dismissible } from '../../components/LoadState.tsx';
+import { accountMachine } from './account.machine.ts';
+
+function field(form: FormData, name: string): string {
+  const value = form.get(name);
+  return typeof value === 'string' ? value : '';
+}
+
+/** The account card. */
+export function AccountCard() {
+  const [state, send] = useMachine(accountMachine);
+  const { done, error } = state.context;
+  const busy = !state.matches('idle');
+  const form = useRef<HTMLFormElement>(null);
+  const changed = state.context.changes;
+  // Once the password is changed, the fields are emptied; a refusal keeps them to correct.
+  useEffect(() => {
+    if (changed > 0) form.current?.reset();
+  }, [changed]);
+
+  const changePassword = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const fields = new FormData(event.currentTarget);
+    send({
+      type: 'user.changePassword',
+      form: {
+        currentPassword: field(fields, 'current'),
+        newPassword: field(fields, 'new'),
+        repeated: field(fields, 'repeated'),
+      },
+    });
+  };
+
+  return (
+    <section className="settings-card" aria-labelledby="account-title">
+      <h2 id="account-title">Account</h2>
+      {error && <Dismissible message={error} onDismiss={() => send({ type: 'user.dismiss' })} />}
+      {done && (
+        <p className="settings-done" role="status">
+          {done}
+        </p>
+      )}
+      <form
+        ref={form}
+        className="settings-form settings-password"
+        onSubmit={changePassword}
+        aria-label="Change the password"
+      >
+        <input
+          name="current"
+          type="password"
+          required
+          autoComplete="current-password"
+          placeholder="Current password"
+          aria-label="Current password"
+        />
+        <input
+          name="new"
+          type="password"
+          required
+          minLength={8}
+          maxLength={128}
+          autoComplete="new-password"
+          placeholder="New password (8 characters or more)"
+          aria-label="New password"
+        />
+        <input
+          name="repeated"
+          type="password"
+          required
+          autoComplete="new-password"
+          placeholder="New password, again"
+          aria-label="New password, again"
+        />
+        <button type="submit" className="button" disabled={busy}>
+          {state.matches('changing') ? 'Changing…' : 'Change password'}
+        </button>
+      </form>
+      <p className="settings-hint">Changing the password signs out every other device and browser.</p>
+      <p>
+        <button
+          type="button"
+          className="button"
+          disabled={busy}
+          onClick={() => send({ type: 'user.endOtherSessions' })}
+        >
+          {state.matches('ending') ? 'Signing out…' : 'Sign out other devices'}
+        </button>
+      </p>
+    </section>
+  );
+}
