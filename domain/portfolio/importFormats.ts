@@ -23,8 +23,28 @@ export const MAX_IMPORT_BYTES = 1024 * 1024;
 /** Most data rows a file may hold. */
 export const MAX_IMPORT_ROWS = 2_000;
 
-/** The columns of the generic format, in the order the export writes them (`id`, `fee`, `amount` optional). */
-export const GENERIC_COLUMNS = ['id', 'date', 'kind', 'symbol', 'quantity', 'price', 'fee', 'amount'] as const;
+/**
+ * The columns of the generic format, in the order the export writes them (`id`, `fee`, `amount`, `lots`
+ * optional). `lots` holds the lots a sale names, `<lot id>:<quantity>` joined by `;` ({@link lotsCell}).
+ */
+export const GENERIC_COLUMNS = ['id', 'date', 'kind', 'symbol', 'quantity', 'price', 'fee', 'amount', 'lots'] as const;
+
+/** The `lots` cell of a sale naming its lots: `b1:10;b2:2.5`; empty for one sold first in, first out. */
+export function lotsCell(lots: readonly { readonly id: string; readonly quantity: number }[] | undefined): string {
+  return (lots ?? []).map((pick) => `${pick.id}:${pick.quantity}`).join(';');
+}
+
+/** The lots a `lots` cell names ({@link lotsCell}); none when it is empty. */
+function lotsOfCell(text: string): { id: string; quantity: number }[] {
+  if (text === '') return [];
+  return text.split(';').map((part) => {
+    const m = /^\s*([^:;\s]{1,100})\s*:\s*(\d+(?:\.\d+)?)\s*$/.exec(part);
+    if (!m) {
+      throw new RowError('lots', `lots ${JSON.stringify(part.slice(0, 40))} is not <lot id>:<quantity>`);
+    }
+    return { id: m[1]!, quantity: Number(m[2]) };
+  });
+}
 
 /** What became of one data row: a new transaction, one recorded already, a row skipped, or a refusal. */
 export type RowVerdict = 'new' | 'duplicate' | 'skipped' | 'refused';
@@ -174,6 +194,7 @@ function readGeneric(rows: readonly CsvRecord[]): ReadRow[] {
     price: 'price',
     fee: 'fee',
     amount: 'amount',
+    lots: 'lots',
   };
   return data.map(({ cells, line }) =>
     readRow(line, columns, () => {
@@ -189,6 +210,11 @@ function readGeneric(rows: readonly CsvRecord[]): ReadRow[] {
         fields.quantity = required(number('quantity'), 'quantity');
         fields.price = roundToCents(required(number('price'), 'price'));
         fields.fee = roundToCents(number('fee') ?? 0);
+        const lots = lotsOfCell(cell('lots'));
+        if (lots.length > 0) {
+          if (kind !== 'sell') throw new RowError('lots', 'lots: only a sale names the lots it sells');
+          fields.lots = lots;
+        }
       } else if (kind === 'dividend' || kind === 'fee') {
         fields.amount = roundToCents(required(number('amount'), 'amount'));
       }

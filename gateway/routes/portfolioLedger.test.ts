@@ -295,6 +295,40 @@ describe('portfolio transaction routes', function () {
       expect((again.body as Preview).counts).to.deep.equal({ new: 0, duplicate: 5, skipped: 0, refused: 0 });
     });
 
+    it('writes the lots a sale names, so the file imports elsewhere with the same realized gain', async function () {
+      const user = await gw.user();
+      await record(user, buy('XOM', '2024-01-02', 10, 100));
+      const second = await record(user, buy('XOM', '2024-01-03', 10, 110));
+      const newer = second.lots.XOM![1]!;
+      const sold = await record(user, {
+        kind: 'sell',
+        symbol: 'XOM',
+        date: '2024-01-04',
+        quantity: 4,
+        price: 120,
+        lots: [{ id: newer.id, quantity: 4 }],
+      });
+      const csv = (await user.get('/api/portfolio/export/transactions.csv')).text;
+      const rows = parse<Record<string, string>>(csv, { columns: true });
+      expect(rows.map((r) => r.lots)).to.deep.equal(['', '', `${newer.id}:4`]);
+      const other = await gw.user();
+      const imported = await other.post('/api/portfolio/import', { csv });
+      expect(imported.status).to.equal(200, imported.text);
+      const again = (await other.get('/api/portfolio/ledger')).body as Ledger;
+      // (120 − 110) × 4 from the newer lot, not (120 − 100) × 4 first in, first out.
+      expect(again.closings.map((c) => [c.lotId, c.gainCents])).to.deep.equal([[newer.id, 4_000]]);
+      expect(sold.closings.map((c) => [c.lotId, c.gainCents])).to.deep.equal([[newer.id, 4_000]]);
+      const bad = await other.post('/api/portfolio/import/preview', {
+        csv: 'date,kind,symbol,quantity,price,lots\n2024-01-05,sell,XOM,1,120,nonsense\n',
+      });
+      const row = (bad.body as Preview).rows[0]!;
+      expect([row.verdict, row.column, row.message]).to.deep.equal([
+        'refused',
+        'lots',
+        'lots "nonsense" is not <lot id>:<quantity>',
+      ]);
+    });
+
     it('writes the open lots with their P&L at the last close and a total per symbol', async function () {
       const user = await gw.user();
       await user.post('/api/portfolio/import', { csv: fixture('generic.csv') });

@@ -5,7 +5,12 @@
 import type { Context } from 'koa';
 import { portfolioApi, IMPORT_BODY_LIMIT } from '../../domain/contract/portfolio.ts';
 import { STOCKPULSE_NAMESPACE, uuidV5 } from '../../domain/ids.ts';
-import { GENERIC_COLUMNS, previewImport, type ImportJudgement } from '../../domain/portfolio/importFormats.ts';
+import {
+  GENERIC_COLUMNS,
+  lotsCell,
+  previewImport,
+  type ImportJudgement,
+} from '../../domain/portfolio/importFormats.ts';
 import { equalWeightLevels, performanceSeries } from '../../domain/portfolio/performance.ts';
 import { portfolioPnl } from '../../domain/portfolio/pnl.ts';
 import { PORTFOLIO_CONCERN, portfolioDecider, type PortfolioState } from '../../domain/portfolio/portfolio.ts';
@@ -169,8 +174,18 @@ export function portfolioLedgerRoutes(deps: PortfolioLedgerDeps) {
           GENERIC_COLUMNS,
           ledgerAnswer(ledger).transactions.map((t) =>
             t.kind === 'dividend' || t.kind === 'fee'
-              ? [t.id, t.date, t.kind, t.symbol, null, null, null, t.amount]
-              : [t.id, t.date, t.kind, t.symbol, t.quantity, t.price, t.fee, null],
+              ? [t.id, t.date, t.kind, t.symbol, null, null, null, t.amount, null]
+              : [
+                  t.id,
+                  t.date,
+                  t.kind,
+                  t.symbol,
+                  t.quantity,
+                  t.price,
+                  t.fee,
+                  null,
+                  lotsCell(t.kind === 'sell' ? t.lots : []),
+                ],
           ),
         );
       },
