@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { fold } from '../decider.ts';
+import { DomainError, fold } from '../decider.ts';
 import { given } from '../testing/givenWhenThen.ts';
 import {
   CHANNELS_LIMIT,
@@ -31,6 +31,17 @@ const added = (n: number, spec: ChannelSpec): ChannelsEvent => {
   const [event] = channelsDecider.decide(add(n, spec), channelsDecider.initialState);
   return event!;
 };
+
+/** The refusal of a command after past events. */
+function refusal(command: ChannelsCommand, past: ChannelsEvent[] = []): DomainError {
+  try {
+    channelsDecider.decide(command, fold(channelsDecider, past));
+  } catch (error) {
+    if (error instanceof DomainError) return error;
+    throw error;
+  }
+  throw new Error('the command was accepted');
+}
 
 describe('channels decider', function () {
   it('adds a webhook named after its host when no name is given', function () {
@@ -116,9 +127,40 @@ describe('channels decider', function () {
     given(channelsDecider, [added(1, push())])
       .when(add(2, push()))
       .thenNothing();
-    given(channelsDecider, [added(1, email('Me@Example.com'))])
-      .when(add(2, email('me@example.com')))
-      .thenNothing();
+    for (const again of ['me@example.com', ' ME@EXAMPLE.COM ']) {
+      given(channelsDecider, [added(1, email('Me@Example.com'))])
+        .when(add(2, email(again)))
+        .thenNothing();
+    }
+  });
+
+  it('refuses a webhook URL that is already a channel, naming the url, however the URL is written', function () {
+    for (const url of [
+      'https://hooks.example.com/a',
+      'HTTPS://Hooks.Example.COM:443/a',
+      'https://hooks.example.com/./a',
+      'https://hooks.example.com/b/../a',
+    ]) {
+      const past = [added(1, webhook('https://hooks.example.com/a', 'Desk'))];
+      given(channelsDecider, past)
+        .when(add(2, webhook(url, 'Desk again')))
+        .thenError('taken');
+      const error = refusal(add(2, webhook(url, 'Desk again')), past);
+      expect(error.field, url).to.equal('url');
+      expect(error.message, url).to.equal('url "https://hooks.example.com/a" is already the webhook of channel "Desk"');
+    }
+  });
+
+  it('adds another webhook of the same host, and the same URL again once its channel is removed', function () {
+    given(channelsDecider, [added(1, webhook('https://hooks.example.com/a'))])
+      .when(add(2, webhook('https://hooks.example.com/a?desk=2')))
+      .then([added(2, webhook('https://hooks.example.com/a?desk=2'))]);
+    given(channelsDecider, [
+      added(1, webhook('https://hooks.example.com/a')),
+      { type: 'ChannelRemoved', data: { channelId: ID(1) } },
+    ])
+      .when(add(2, webhook('https://hooks.example.com/a')))
+      .then([added(2, webhook('https://hooks.example.com/a'))]);
   });
 
   it(`refuses a channel past ${CHANNELS_LIMIT}`, function () {

@@ -260,6 +260,16 @@ function decide(command: ChannelsCommand, state: ChannelsState): ChannelsEvent[]
           (checked.address !== null && c.address?.toLowerCase() === checked.address.toLowerCase()),
       );
       if (same) return [];
+      // A second channel to the same webhook would post every alert there twice. URLs are compared as the URL
+      // parser writes them (`checkedSpec` keeps that form), so `HTTPS://Hooks.Example.com:443/a` is `…com/a`.
+      const sameUrl = checked.url === null ? undefined : state.channels.find((c) => c.url === checked.url);
+      if (sameUrl) {
+        throw new DomainError(
+          'taken',
+          `url ${JSON.stringify(checked.url)} is already the webhook of channel ${JSON.stringify(sameUrl.name)}`,
+          'url',
+        );
+      }
       if (state.channels.length >= CHANNELS_LIMIT) {
         throw new DomainError('limit', `a user may have at most ${CHANNELS_LIMIT} channels`, 'type');
       }
@@ -359,7 +369,10 @@ function evolve(state: ChannelsState, event: ChannelsEvent): ChannelsState {
   }
 }
 
-/** The channel rules: validated targets, the {@link CHANNELS_LIMIT} cap, one channel per browser or address. */
+/**
+ * The channel rules: validated targets, the {@link CHANNELS_LIMIT} cap, one channel per browser or address (the
+ * same one again is the channel already there), and one per webhook URL (the same URL again is refused, `taken`).
+ */
 export const channelsDecider: Decider<ChannelsCommand, ChannelsEvent, ChannelsState> = {
   initialState: Object.freeze({ channels: Object.freeze([]), alertChannels: Object.freeze({}) }),
   decide,

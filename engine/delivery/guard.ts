@@ -3,7 +3,8 @@
  * the host is resolved first and every address checked (loopback, private, link-local, carrier-grade NAT,
  * multicast, reserved and cloud metadata addresses are refused), then the request connects to the address
  * that was checked, so a second DNS answer cannot swap it. Redirects are answers, never followed. A host in
- * the allowed list (`WEBHOOK_ALLOWED_HOSTS`) skips the address check.
+ * the allowed list (`WEBHOOK_ALLOWED_HOSTS`) skips the address check. The same rule refuses a URL when it is
+ * added, when its host is written as an address (or is `localhost`): {@link forbiddenLiteralHost}.
  */
 import { lookup } from 'node:dns/promises';
 import http from 'node:http';
@@ -73,13 +74,42 @@ export function parseAllowedHosts(list: string | undefined | null): ReadonlySet<
   );
 }
 
+/** A URL's host as the address check reads it: lower-cased, an IPv6 address without its brackets. */
+function hostOf(url: URL): string {
+  return url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+}
+
+/** Whether a URL's host is in the allowed list, by name alone or with its port (`127.0.0.1:8080`). */
+function isAllowedHost(url: URL, allowedHosts: ReadonlySet<string>): boolean {
+  return allowedHosts.has(hostOf(url)) || allowedHosts.has(url.host.toLowerCase());
+}
+
+/** Whether a host name is loopback by name (`localhost`, `*.localhost`, RFC 6761, with or without the root dot). */
+function isLocalhostName(host: string): boolean {
+  const name = host.replace(/\.$/, '');
+  return name === 'localhost' || name.endsWith('.localhost');
+}
+
+/**
+ * The reason a URL would be refused when sent, when that is known without DNS: its host is an IP address
+ * that is not public, or `localhost`, and not in the allowed list; null otherwise. A host name needing DNS is
+ * not answered here: it is checked when each request is sent ({@link resolveChecked}), as its addresses may
+ * change after it is added.
+ */
+export function forbiddenLiteralHost(url: URL, allowedHosts: ReadonlySet<string>): string | null {
+  if (isAllowedHost(url, allowedHosts)) return null;
+  const host = hostOf(url);
+  if (net.isIP(host) !== 0) return isForbiddenAddress(host) ? `${host} is not a public address` : null;
+  return isLocalhostName(host) ? `${host} is a loopback name, not a public address` : null;
+}
+
 /** The address a URL's host may be reached at, after the check; throws {@link ForbiddenAddressError}. */
 export async function resolveChecked(
   url: URL,
   allowedHosts: ReadonlySet<string>,
 ): Promise<{ address: string; family: number }> {
-  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  const allowed = allowedHosts.has(host) || allowedHosts.has(url.host.toLowerCase());
+  const host = hostOf(url);
+  const allowed = isAllowedHost(url, allowedHosts);
   const addresses = net.isIP(host) ? [{ address: host, family: net.isIP(host) }] : await lookup(host, { all: true });
   if (addresses.length === 0) throw new ForbiddenAddressError(`${host} has no address`);
   if (!allowed) {
@@ -95,6 +125,8 @@ export interface OutboundAnswer {
   readonly status: number;
   /** The first bytes of the answer's body (at most 1 KiB), for the record. */
   readonly body: string;
+  /** The answer's `Retry-After` header as sent (seconds or an HTTP date), null without one. */
+  readonly retryAfter: string | null;
 }
 
 /** Options of {@link postChecked}. */
@@ -146,8 +178,13 @@ export async function postChecked(request: OutboundRequest): Promise<OutboundAns
           if (size < 1024) chunks.push(chunk);
           size += chunk.length;
         });
+        const retryAfter = res.headers['retry-after'];
         res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8').slice(0, 1024) }),
+          resolve({
+            status: res.statusCode ?? 0,
+            body: Buffer.concat(chunks).toString('utf8').slice(0, 1024),
+            retryAfter: typeof retryAfter === 'string' ? retryAfter : null,
+          }),
         );
         res.on('error', reject);
       },

@@ -13,11 +13,12 @@ import type { EventStore, RecordedEvent } from '../../platform/eventstore/port.t
 import { openSqliteEventStore } from '../../platform/eventstore/sqlite.ts';
 import type { ReadModelStore } from '../../platform/readmodels/port.ts';
 import { openSqliteReadModelStore } from '../../platform/readmodels/sqlite.ts';
-import { isForbiddenAddress, parseAllowedHosts } from './guard.ts';
+import { forbiddenLiteralHost, isForbiddenAddress, parseAllowedHosts } from './guard.ts';
 import { startDeliveryProcessor, type DeliveryProcessor, type Senders } from './processor.ts';
 import { deliverySecrets } from './secrets.ts';
 import { emailSender, webhookSender, type Sender } from './senders.ts';
-import { startReceiver, type TestReceiver } from './testing/receiver.ts';
+import { RETRY_AFTER_MAX_MS } from './retry.ts';
+import { startReceiver, type ReceivedRequest, type ReceiverAnswer, type TestReceiver } from './testing/receiver.ts';
 
 const secrets = deliverySecrets(Buffer.from('a test key of at least thirty-two characters'));
 const FAST = { delaysMs: [20, 40, 80, 160, 320], jitter: 0.2 };
@@ -33,14 +34,14 @@ describe('delivery processor', function () {
   let readModels: ReadModelStore;
   let receiver: TestReceiver;
   const processors: DeliveryProcessor[] = [];
-  let answers: (index: number) => number | 'hang' = () => 200;
+  let answers: (index: number, request: ReceivedRequest) => ReceiverAnswer = () => 200;
 
   beforeEach(async function () {
     dir = mkdtempSync(join(tmpdir(), 'sp-delivery-'));
     events = openSqliteEventStore({ file: join(dir, 'events.db') });
     readModels = openSqliteReadModelStore({ file: join(dir, 'readmodels.db') });
     answers = () => 200;
-    receiver = await startReceiver((i) => answers(i));
+    receiver = await startReceiver((i, request) => answers(i, request));
   });
   afterEach(async function () {
     for (const p of processors.splice(0)) await p.stop();
@@ -193,6 +194,47 @@ describe('delivery processor', function () {
     expect(failures.every((f) => !f.final && typeof f.retryAt === 'string')).to.equal(true);
   });
 
+  it('times the next attempt by a 429 or 503 Retry-After, at least the backoff and at most an hour', async function () {
+    // Each path answers its first request as the case says, and 200 after.
+    const date = new Date(Date.now() + 3000).toUTCString();
+    const cases: Record<string, { status: number; retryAfter: string }> = {
+      '/seconds': { status: 503, retryAfter: '1' },
+      '/date': { status: 429, retryAfter: date },
+      '/day': { status: 429, retryAfter: '86400' },
+      '/now': { status: 503, retryAfter: '0' },
+      '/error': { status: 500, retryAfter: '60' },
+      '/junk': { status: 429, retryAfter: 'soon' },
+    };
+    answers = (_i, request) => {
+      const first = receiver.requests.filter((r) => r.url === request.url).length === 1;
+      const asked = cases[request.url];
+      return first && asked ? { status: asked.status, headers: { 'retry-after': asked.retryAfter } } : 200;
+    };
+    await start();
+    /** The wait the first failure of a delivery to `path` recorded: its `retryAt` after its `at`, in ms. */
+    const recordedWait = async (path: string): Promise<{ waitMs: number; retryAt: string }> => {
+      const user = `u${randomUUID().slice(0, 8)}`;
+      await addWebhook(user, `${receiver.url}${path}`);
+      await fire(user);
+      const recorded = await deliveryEvents(user, (types) => types.includes('DeliveryFailed'));
+      const failed = recorded.find((e) => e.type === 'DeliveryFailed')!.data as { at: string; retryAt: string };
+      expect(failed, path).to.include({ status: cases[path]!.status, final: false });
+      return { waitMs: Date.parse(failed.retryAt) - Date.parse(failed.at), retryAt: failed.retryAt };
+    };
+
+    expect((await recordedWait('/seconds')).waitMs).to.equal(1000);
+    // Sent again no sooner than asked, and then delivered.
+    const [first, second] = (await receiver.waitFor(2)).filter((r) => r.url === '/seconds');
+    expect(second!.arrivedAt - first!.arrivedAt).to.be.at.least(990);
+    expect((await recordedWait('/date')).retryAt).to.equal(new Date(Date.parse(date)).toISOString());
+    expect((await recordedWait('/day')).waitMs).to.equal(RETRY_AFTER_MAX_MS);
+    // A shorter wait than the backoff's, a Retry-After on another status, or one that is no time: the backoff
+    // (20 ms ± 20 %).
+    for (const path of ['/now', '/error', '/junk']) {
+      expect((await recordedWait(path)).waitMs, path).to.be.within(16, 24);
+    }
+  });
+
   it('gives up at once on a 400 and after the last attempt on a 500', async function () {
     const user400 = `u${randomUUID().slice(0, 8)}`;
     answers = () => 400;
@@ -287,4 +329,40 @@ describe('address check', function () {
       expect(isForbiddenAddress(address)).to.equal(false);
     });
   }
+
+  describe('when a URL is added', function () {
+    const allowed = parseAllowedHosts('127.0.0.1, Hooks.Internal:8443');
+    for (const url of [
+      'http://10.0.0.1/hook',
+      'http://0x7f000002/hook',
+      'http://[::ffff:127.0.0.1]/hook',
+      'http://[fe80::1]/hook',
+      'http://localhost:8080/hook',
+      'http://LOCALHOST./hook',
+      'http://api.localhost/hook',
+      'http://hooks.internal.localhost/hook',
+    ]) {
+      it(`refuses ${url}, as sending it would`, function () {
+        expect(forbiddenLiteralHost(new URL(url), allowed)).to.be.a('string');
+      });
+    }
+    for (const url of [
+      'http://127.0.0.1:9999/hook',
+      'https://8.8.8.8/hook',
+      'https://[2606:4700:4700::1111]/hook',
+      'https://hooks.example.com/hook',
+      'https://hooks.internal:8443/hook',
+      'https://localhost.example.com/hook',
+    ]) {
+      it(`leaves ${url} (allowed, public, or a host name checked when sent)`, function () {
+        expect(forbiddenLiteralHost(new URL(url), allowed)).to.equal(null);
+      });
+    }
+    it('follows the allowed hosts, as sending does', function () {
+      expect(forbiddenLiteralHost(new URL('http://localhost:1/'), parseAllowedHosts('localhost'))).to.equal(null);
+      expect(forbiddenLiteralHost(new URL('http://127.0.0.1/'), parseAllowedHosts(''))).to.equal(
+        '127.0.0.1 is not a public address',
+      );
+    });
+  });
 });

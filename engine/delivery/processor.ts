@@ -36,7 +36,7 @@ import type { DocumentWrite, ReadModelStore } from '../../platform/readmodels/po
 import { startConsumer, type Consumer, type ConsumerRunner } from '../../platform/subscriptions/runner.ts';
 import { cachedDeliveryLog, directDeliveryLog, type DeliveryLog } from './deliveryLog.ts';
 import { WHOLE_PARTITION, type DeliveryPartition } from './partition.ts';
-import { DEFAULT_RETRY_POLICY, maxAttempts, retryDelay, type RetryPolicy } from './retry.ts';
+import { DEFAULT_RETRY_POLICY, maxAttempts, retryAfterMs, retryDelay, type RetryPolicy } from './retry.ts';
 import type { DeliverySecrets } from './secrets.ts';
 import type { AttemptResult, OutgoingMessage, Sender } from './senders.ts';
 import { ATTEMPT_TIMEOUT_MS } from './senders.ts';
@@ -343,8 +343,11 @@ export async function attemptDelivery(
     };
   }
   const endedAt = deps.now();
+  // A receiver that said when to come back (`Retry-After`) is tried then, within the bounds of `retryDelay`.
   const delay =
-    result.ok || !result.retryable || delivery.kind === 'test' ? null : retryDelay(deps.retry, attempt, deps.random());
+    result.ok || !result.retryable || delivery.kind === 'test'
+      ? null
+      : retryDelay(deps.retry, attempt, deps.random(), retryAfterMs(result.retryAfter, endedAt));
   await log.record(
     delivery.userId,
     {

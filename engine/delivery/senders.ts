@@ -12,7 +12,8 @@ import type { WebhookPayload } from '../../domain/contract/channels.ts';
 import { firingNotificationText } from '../../domain/contract/notifications.ts';
 import { MARKET_LABEL } from '../../domain/market/zone.ts';
 import { newYorkTime } from '../ticks/marketClock.ts';
-import { ForbiddenAddressError, postChecked } from './guard.ts';
+import { ForbiddenAddressError, postChecked, type OutboundAnswer } from './guard.ts';
+import { RETRY_AFTER_STATUSES } from './retry.ts';
 import { signatureHeader } from './secrets.ts';
 
 /** How long a receiver has to answer one attempt. */
@@ -30,6 +31,8 @@ export interface AttemptResult {
   readonly retryable: boolean;
   /** A push service said the subscription no longer exists (404, 410). */
   readonly gone?: boolean;
+  /** The `Retry-After` of a 429 or 503 answer as sent (seconds or an HTTP date): when to try again. */
+  readonly retryAfter?: string;
 }
 
 /** One message to send. */
@@ -47,14 +50,16 @@ export interface OutgoingMessage {
 /** Sends one message through one kind of channel. */
 export type Sender = (message: OutgoingMessage) => Promise<AttemptResult>;
 
-function httpResult(status: number, body: string): AttemptResult {
+function httpResult({ status, body, retryAfter }: OutboundAnswer): AttemptResult {
   if (status >= 200 && status < 300) return { ok: true, status, error: null, retryable: false };
   const retryable = status === 408 || status === 429 || status >= 500;
   const error =
     status >= 300 && status < 400
       ? `answered a redirect (${status}), which is not followed`
       : `answered ${status}${body ? `: ${body.slice(0, 200)}` : ''}`;
-  return { ok: false, status, error, retryable };
+  // The processor reads it (`retry.ts`) to time the next attempt.
+  const asked = retryAfter !== null && RETRY_AFTER_STATUSES.includes(status) ? { retryAfter } : {};
+  return { ok: false, status, error, retryable, ...asked };
 }
 
 function networkResult(error: unknown): AttemptResult {
@@ -94,7 +99,7 @@ export function webhookSender(options: WebhookSenderOptions): Sender {
         timeoutMs: options.timeoutMs ?? ATTEMPT_TIMEOUT_MS,
         allowedHosts: options.allowedHosts,
       });
-      return httpResult(answer.status, answer.body);
+      return httpResult(answer);
     } catch (error) {
       return networkResult(error);
     }
@@ -304,7 +309,7 @@ export function pushSender(options: PushSenderOptions): Sender {
         timeoutMs: options.timeoutMs ?? ATTEMPT_TIMEOUT_MS,
         allowedHosts: options.allowedHosts,
       });
-      const result = httpResult(answer.status, answer.body);
+      const result = httpResult(answer);
       return answer.status === 404 || answer.status === 410 ? { ...result, gone: true } : result;
     } catch (error) {
       return networkResult(error);

@@ -18,6 +18,11 @@ export interface DeliverySetup {
   /** The VAPID public key (base64url) for `PushManager.subscribe`. */
   readonly vapidPublicKey: string;
   /**
+   * The hosts reached even on addresses that are not public (`WEBHOOK_ALLOWED_HOSTS`, lower-cased): the senders
+   * check against them when sending, and the channel routes when a URL is added (`guard.ts`).
+   */
+  readonly allowedHosts: ReadonlySet<string>;
+  /**
    * The origin the links of messages (confirmation, chart, alert manager) point at, read at each send:
    * `PUBLIC_ORIGIN`, else `http://localhost:<port>` on the port the server listens on ({@link listeningOn}).
    */
@@ -35,7 +40,7 @@ export interface DeliverySetup {
 export function setUpDelivery(config: Config, events: EventStore, logger: Pick<Logger, 'warn'>): DeliverySetup {
   // Without a chain key (a store opened by hand), secrets hold for this process only.
   const secrets = deliverySecrets(chainKeyOf(events) ?? randomBytes(32));
-  const allowedHosts = new Set(config.delivery.webhookAllowedHosts);
+  const allowedHosts: ReadonlySet<string> = new Set(config.delivery.webhookAllowedHosts);
   const vapid = loadVapidKeys(config.delivery.vapid, config.dataDir);
   const email = emailSender({ smtpUrl: config.delivery.smtpUrl, from: config.delivery.smtpFrom });
   // Until the server reports its port, the configured one; `PORT=0` (any free port) falls back to the default
@@ -56,6 +61,7 @@ export function setUpDelivery(config: Config, events: EventStore, logger: Pick<L
       webpush: pushSender({ vapid, subject: config.delivery.vapidSubject, allowedHosts }),
     },
     vapidPublicKey: vapid.publicKey,
+    allowedHosts,
     publicOrigin: () => configuredOrigin ?? `http://localhost:${port}`,
     listeningOn: (bound) => {
       port = bound;

@@ -1,9 +1,11 @@
-import { createDecipheriv, createECDH, createHmac, randomBytes } from 'node:crypto';
+import { createDecipheriv, createECDH, createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { SMTPServer } from 'smtp-server';
 import type { AddressInfo } from 'node:net';
+import { channelsDecider } from '../../domain/channels/channels.ts';
 import type { AttemptAnswer, ChannelAnswer, DeliveryAnswer, WebhookPayload } from '../../domain/contract/channels.ts';
 import { startReceiver, type TestReceiver } from '../../engine/delivery/testing/receiver.ts';
+import { handleCommand } from '../../platform/commandHandler.ts';
 import { startTestGateway, type TestGateway } from '../testing/harness.ts';
 import type { AlertAnswer } from './alerts.ts';
 
@@ -121,6 +123,30 @@ describe('delivery routes and channels', function () {
     return res.body as ChannelAnswer & { secret?: string };
   }
 
+  /** Records a webhook channel on the user's stream as the log may hold one, without the route's checks. */
+  async function recordWebhook(user: User, url: string): Promise<string> {
+    const channelId = randomUUID();
+    const at = new Date().toISOString();
+    await handleCommand(
+      gw.running.system.events,
+      channelsDecider,
+      `channels-${user.username}`,
+      { type: 'AddChannel', data: { channelId, spec: { type: 'webhook', url, name: '' }, at } },
+      { commandId: randomUUID(), userId: user.username, at, actor: `user:${user.username}` },
+    );
+    return channelId;
+  }
+
+  /** Sends a test message through a channel, once the channel's read model has it. */
+  async function testMessage(user: User, channelId: string): Promise<AttemptAnswer> {
+    const res = await eventually(
+      () => user.post(`/personalize/channels/${channelId}/test`),
+      (r) => r.status !== 404,
+    );
+    expect(res.status, res.text).to.equal(200);
+    return res.body as AttemptAnswer;
+  }
+
   async function createAlert(user: User, extra: Record<string, unknown> = {}): Promise<AlertAnswer> {
     const res = await user.post('/personalize/stockalerts', { symbol: 'AAPL', close: 150, alerttype: 'U', ...extra });
     expect(res.status, res.text).to.equal(200);
@@ -149,6 +175,60 @@ describe('delivery routes and channels', function () {
       expect(JSON.stringify(listed)).to.not.contain(added.secret!);
       const recorded = await gw.running.system.events.readStream(`channels-${user.username}`);
       expect(JSON.stringify(recorded.map((e) => e.data))).to.not.contain(added.secret!);
+    });
+
+    it('refuses a URL on an address the senders would refuse, unless its host is allowed', async function () {
+      const user = await gw.user();
+      const port = new URL(receiver.url).port;
+      const keys = browserKeys();
+      const cases: [unknown, string, RegExp][] = [
+        [{ type: 'webhook', url: 'http://10.0.0.1:8080/hook' }, 'body.url', /10\.0\.0\.1 is not a public address$/],
+        [{ type: 'webhook', url: 'http://169.254.169.254/latest' }, 'body.url', /169\.254\.169\.254 is not a/],
+        [{ type: 'webhook', url: 'https://[fd00:ec2::254]/' }, 'body.url', /fd00:ec2::254 is not a public/],
+        // The allowed host 127.0.0.1, written another way, is another host: the senders refuse it too.
+        [{ type: 'webhook', url: `http://[::ffff:127.0.0.1]:${port}/m` }, 'body.url', /::ffff:7f00:1 is not a/],
+        [{ type: 'webhook', url: 'http://0x0a000001/hook' }, 'body.url', /url "http:\/\/0x0a000001\/hook" is never/],
+        [{ type: 'webhook', url: `http://localhost:${port}/hook` }, 'body.url', /localhost is a loopback name/],
+        [{ type: 'webhook', url: 'http://api.localhost./hook' }, 'body.url', /api\.localhost\. is a loopback name/],
+        [
+          {
+            type: 'webpush',
+            subscription: { endpoint: 'http://192.168.1.1/push', keys: { p256dh: keys.p256dh, auth: keys.authText } },
+          },
+          'body.subscription.endpoint',
+          /192\.168\.1\.1 is not a public address$/,
+        ],
+      ];
+      for (const [body, field, reason] of cases) {
+        const res = await user.post('/personalize/channels', body);
+        const message = (res.body as { message: string }).message;
+        expect(res.status, `${JSON.stringify(body)}: ${res.text}`).to.equal(400);
+        expect(message, JSON.stringify(body)).to.match(new RegExp(`^${field.replace(/\./g, '\\.')}: `));
+        expect(message, JSON.stringify(body)).to.match(reason);
+      }
+      expect(await user.getOk<ChannelAnswer[]>('/personalize/channels')).to.deep.equal([]);
+      // The receiver's 127.0.0.1 is allowed (`WEBHOOK_ALLOWED_HOSTS`) when added as when sent; a host name is
+      // left to the check at sending.
+      await addChannel(user, { type: 'webhook', url: `${receiver.url}/allowed` });
+      await addChannel(user, { type: 'webhook', url: 'https://hooks.example.com/named' });
+    });
+
+    it('refuses a webhook URL the user already has, however written, with 409 naming the url', async function () {
+      const user = await gw.user();
+      const first = await addChannel(user, { type: 'webhook', url: `${receiver.url}/dup`, name: 'Desk' });
+      const port = new URL(receiver.url).port;
+      for (const url of [`${receiver.url}/dup`, `HTTP://127.0.0.1:${port}/x/../dup`]) {
+        const res = await user.post('/personalize/channels', { type: 'webhook', url, name: 'Desk again' });
+        expect(res.status, res.text).to.equal(409);
+        expect(res.body).to.include({
+          error: 'conflict',
+          message: `body.url: url "${receiver.url}/dup" is already the webhook of channel "Desk"`,
+        });
+      }
+      // Another user may post to the same URL.
+      const other = await addChannel(await gw.user(), { type: 'webhook', url: `${receiver.url}/dup` });
+      expect(other.id).to.not.equal(first.id);
+      expect((await user.getOk<ChannelAnswer[]>('/personalize/channels')).map((c) => c.id)).to.deep.equal([first.id]);
     });
 
     it('refuses bad channels naming the field', async function () {
@@ -318,21 +398,21 @@ describe('delivery routes and channels', function () {
       );
       expect(list[0]).to.include({ kind: 'test', alertId: null, channelId: channel.id });
 
-      const inside = await addChannel(user, { type: 'webhook', url: 'http://10.0.0.1:8080/hook' });
-      const refused = await user.post(`/personalize/channels/${inside.id}/test`);
-      expect(refused.status).to.equal(200);
-      expect(refused.body).to.include({ ok: false, status: null });
-      expect((refused.body as AttemptAnswer).error).to.match(/10\.0\.0\.1 .*not a public address/);
+      // A channel on the log that no route checked (one added before the check at adding existed) is still
+      // refused when sent: the senders check every address.
+      const inside = await recordWebhook(user, 'http://10.0.0.1:8080/hook');
+      const refused = await testMessage(user, inside);
+      expect(refused).to.include({ ok: false, status: null });
+      expect(refused.error).to.match(/10\.0\.0\.1 .*not a public address/);
 
       // The allowed receiver's own address, written as IPv4-mapped IPv6, is still the inside.
       const port = new URL(receiver.url).port;
-      for (const host of ['[::ffff:127.0.0.1]', '[0:0:0:0:0:ffff:7f00:1]']) {
-        const mapped = await addChannel(user, { type: 'webhook', url: `http://${host}:${port}/mapped` });
-        const answer = await user.post(`/personalize/channels/${mapped.id}/test`);
-        expect(answer.body, host).to.include({ ok: false, status: null });
-        expect((answer.body as AttemptAnswer).error, host).to.match(/::ffff:7f00:1 .*not a public address/);
+      for (const [i, host] of ['[::ffff:127.0.0.1]', '[0:0:0:0:0:ffff:7f00:1]'].entries()) {
+        const answer = await testMessage(user, await recordWebhook(user, `http://${host}:${port}/mapped-${i}`));
+        expect(answer, host).to.include({ ok: false, status: null });
+        expect(answer.error, host).to.match(/::ffff:7f00:1 .*not a public address/);
       }
-      expect(receiver.requests.filter((r) => r.url === '/mapped')).to.deep.equal([]);
+      expect(receiver.requests.filter((r) => r.url.startsWith('/mapped'))).to.deep.equal([]);
     });
 
     it('refuses bad delivery queries naming the field', async function () {

@@ -10,8 +10,9 @@ import {
   type ChannelsState,
 } from '../../domain/channels/channels.ts';
 import { channelsApi, pushKeyApi, type ChannelAnswer } from '../../domain/contract/channels.ts';
-import { isDomainError, type CommandMeta } from '../../domain/decider.ts';
+import { DomainError, isDomainError, type CommandMeta } from '../../domain/decider.ts';
 import { STOCKPULSE_NAMESPACE, isUuid, uuidV5 } from '../../domain/ids.ts';
+import { forbiddenLiteralHost } from '../../engine/delivery/guard.ts';
 import { DEFAULT_RETRY_POLICY } from '../../engine/delivery/retry.ts';
 import { attemptDelivery, noticePayload } from '../../engine/delivery/processor.ts';
 import type { DeliverySetup } from '../../engine/delivery/setup.ts';
@@ -20,7 +21,7 @@ import { channelsProjection, readDelivery, readDeliveries } from '../../projecti
 import { readDocument } from '../../projections/projection.ts';
 import type { EventStore } from '../../platform/eventstore/port.ts';
 import type { CommandService } from '../commands.ts';
-import { ApiError, notFound } from '../errors.ts';
+import { ApiError, DOMAIN_ERROR_STATUS, ERROR_CODES, notFound } from '../errors.ts';
 import { defineRoute, markPosition } from '../http/route.ts';
 
 /** What the delivery routes need. */
@@ -48,16 +49,44 @@ export function channelView(channel: Channel): ChannelAnswer {
   };
 }
 
-/** A domain refusal of the body, restated with the body's field name in front. */
+/**
+ * A domain refusal of the body, restated with the body's field name in front: 409 for the channel limit and a
+ * URL already taken (as `errors.ts` answers `taken`), 400 for the rest.
+ */
 function bodyRefusal(error: unknown): unknown {
   if (isDomainError(error) && error.field !== undefined && error.code !== 'not_found') {
-    return new ApiError(
-      error.code === 'limit' ? 409 : 400,
-      error.code === 'limit' ? 'conflict' : 'bad_request',
-      `body.${error.field}: ${error.message}`,
-    );
+    const status = error.code === 'limit' ? 409 : (DOMAIN_ERROR_STATUS[error.code] ?? 400);
+    return new ApiError(status, ERROR_CODES[status] ?? 'bad_request', `body.${error.field}: ${error.message}`);
   }
   return error;
+}
+
+/**
+ * Refuses a webhook URL or push endpoint that the address check would refuse when sending, when that is known
+ * without DNS: its host is an address that is not public, or `localhost`, and not in `WEBHOOK_ALLOWED_HOSTS`
+ * (`forbiddenLiteralHost`, the senders' own rule). A host name is checked when each message is sent, since the
+ * addresses it resolves to may change after it is added. What is no http(s) URL is left to the decider.
+ */
+function refuseInsideAddress(spec: ChannelSpec, allowedHosts: ReadonlySet<string>): void {
+  const target =
+    spec.type === 'webhook'
+      ? { text: spec.url, field: 'url' }
+      : spec.type === 'webpush'
+        ? { text: spec.subscription.endpoint, field: 'subscription.endpoint' }
+        : null;
+  if (target === null || !URL.canParse(target.text)) return;
+  const url = new URL(target.text);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return;
+  const reason = forbiddenLiteralHost(url, allowedHosts);
+  if (reason !== null) {
+    throw bodyRefusal(
+      new DomainError(
+        'forbidden_address',
+        `${target.field} ${JSON.stringify(target.text)} is never reached: ${reason}`,
+        target.field,
+      ),
+    );
+  }
 }
 
 function needDelivery(delivery: DeliverySetup | undefined): DeliverySetup {
@@ -100,6 +129,7 @@ export function channelsRoutes(deps: ChannelsDeps) {
                     auth: body.subscription.keys.auth,
                   },
                 };
+        refuseInsideAddress(spec, deps.delivery?.allowedHosts ?? new Set());
         const outcome = await deps.commands
           .execute(concern, { type: 'AddChannel', data: { channelId, spec, at: m.at } }, m)
           .catch((error: unknown) => {

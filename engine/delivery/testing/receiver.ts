@@ -17,8 +17,9 @@ export interface ReceivedRequest {
   readonly arrivedAt: number;
 }
 
-/** The answer to one request: a status, or `hang` to never answer. */
-export type ReceiverAnswer = number | 'hang' | { status: number; delayMs: number };
+/** The answer to one request: a status, or `hang` to never answer; an object adds a delay or headers. */
+export type ReceiverAnswer =
+  number | 'hang' | { status: number; delayMs?: number; headers?: Readonly<Record<string, string>> };
 
 /** A running receiver. */
 export interface TestReceiver {
@@ -59,9 +60,9 @@ export async function startReceiver(
       }
       const reply = answer(index, request);
       if (reply === 'hang') return;
-      const { status, delayMs } = typeof reply === 'number' ? { status: reply, delayMs: 0 } : reply;
+      const { status, delayMs = 0, headers = {} } = typeof reply === 'number' ? { status: reply } : reply;
       const send = (): void => {
-        res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : 'no');
+        res.writeHead(status, { 'content-type': 'text/plain', ...headers }).end(status < 300 ? 'ok' : 'no');
         answers += 1;
         for (let i = answerWaiters.length - 1; i >= 0; i--) {
           if (answers >= answerWaiters[i]!.count) setImmediate(answerWaiters.splice(i, 1)[0]!.resolve);
