@@ -2,6 +2,7 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './app/App.tsx';
+import { isConfirmEmailPath } from './app/routes.ts';
 import { sessionMachine } from './app/session.machine.ts';
 import { Session } from './app/sessionContext.ts';
 import { navigate } from './services/router.ts';
@@ -9,7 +10,9 @@ import './styles.css';
 
 const session = sessionMachine.provide({
   actions: {
-    goToLogin: () => navigate('/Login', { replace: true }),
+    goToLogin: () => {
+      if (!isConfirmEmailPath(window.location.pathname)) navigate('/Login', { replace: true });
+    },
     goHome: () => navigate('/'),
     goToDashboard: () => {
       const path = window.location.pathname.toLowerCase();

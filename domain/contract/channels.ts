@@ -126,7 +126,8 @@ const deliveriesQuery = z.object({
   limit: wholeNumber(1, DELIVERY_PAGE.max).default(DELIVERY_PAGE.default),
 });
 
-const confirmQuery = z.object({
+/** The user, channel and token of a confirmation link. */
+export const confirmQuery = z.object({
   user: text(64),
   channel: uuid('a channel id'),
   token: z
@@ -193,10 +194,23 @@ export const channelsApi = {
   getConfirmChannel: route({
     method: 'GET',
     path: '/api/channels/confirm',
-    summary: "Confirm an email channel's address: the link of the confirmation email",
+    summary:
+      'The link of a confirmation email sent before the confirmation page: 303 to that page (`/ConfirmEmail`), ' +
+      'which confirms with a POST; opening a link (a mail scanner does) confirms nothing',
     tag: 'delivery',
     access: 'public',
     query: confirmQuery,
+    response: z.string(),
+    status: 303,
+    contentType: 'text/plain',
+  }),
+  postConfirmChannel: route({
+    method: 'POST',
+    path: '/api/channels/confirm',
+    summary: "Confirm an email channel's address with the user, channel and token of its confirmation link",
+    tag: 'delivery',
+    access: 'public',
+    body: confirmQuery,
     response: z.object({ id: z.string(), confirmed: z.literal(true) }),
   }),
 };

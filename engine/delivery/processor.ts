@@ -265,14 +265,14 @@ function engineMeta(userId: string, commandId: string, at: string): CommandMeta 
   return { commandId, userId, at, actor: 'engine' };
 }
 
-/** The confirmation link of an email channel. */
+/** The confirmation link of an email channel: the page that confirms it when the person asks (`/ConfirmEmail`). */
 export function confirmLinkOf(origin: string, secrets: DeliverySecrets, userId: string, channelId: string): string {
   const query = new URLSearchParams({
     user: userId,
     channel: channelId,
     token: secrets.confirmToken(userId, channelId),
   });
-  return `${origin.replace(/\/$/, '')}/api/channels/confirm?${query.toString()}`;
+  return `${origin.replace(/\/$/, '')}/ConfirmEmail?${query.toString()}`;
 }
 
 /** What one attempt needs besides the queue: the log, the senders and the clock. */

@@ -441,17 +441,29 @@ describe('delivery routes and channels', function () {
       );
       const text = unquote(confirm!.raw);
       expect(text).to.match(/Subject: Confirm your StockPulse alert address/);
-      const link = /http:\/\/stocks\.example\.com(\/api\/channels\/confirm\?[^\s"<>]+)/.exec(text);
+      const link = /http:\/\/stocks\.example\.com\/ConfirmEmail\?([^\s"<>]+)/.exec(text);
       expect(link, text).to.not.equal(null);
+      const fields = Object.fromEntries(new URLSearchParams(link![1]!.replaceAll('&amp;', '&')));
 
       // Until confirmed: no test message, no alert.
       expect((await user.post(`/personalize/channels/${channel.id}/test`)).status).to.equal(409);
       const early = await createAlert(user, { close: 140 });
       await fire(early);
 
-      const forged = link![1]!.replace(/token=[0-9a-f]{4}/, 'token=0000');
-      expect((await gw.client().get(forged)).status).to.equal(404);
-      const confirmed = await gw.client().get(link![1]!);
+      // Opening a link (as a mail scanner does), this one or one of an older email, confirms nothing: the older
+      // one is sent on to the page, where a person confirms.
+      const query = new URLSearchParams(fields).toString();
+      const older = await gw.client().get(`/api/channels/confirm?${query}`);
+      expect(older.status, older.text).to.equal(303);
+      expect(older.headers.get('location')).to.equal(`/ConfirmEmail?${query}`);
+      await gw.client().get(`/ConfirmEmail?${query}`);
+      expect((await user.getOk<ChannelAnswer[]>('/personalize/channels'))[0]).to.include({ confirmed: false });
+
+      const forged = { ...fields, token: `0000${fields.token!.slice(4)}` };
+      const refused = await gw.client().post('/api/channels/confirm', forged);
+      expect(refused.status).to.equal(404);
+      expect((refused.body as { message: string }).message).to.equal('body.token: no such confirmation link');
+      const confirmed = await gw.client().post('/api/channels/confirm', fields);
       expect(confirmed.status, confirmed.text).to.equal(200);
       expect(confirmed.body).to.deep.equal({ id: channel.id, confirmed: true });
       expect((await user.getOk<ChannelAnswer[]>('/personalize/channels'))[0]).to.include({ confirmed: true });

@@ -220,29 +220,40 @@ export function channelsRoutes(deps: ChannelsDeps) {
     }),
     defineRoute({
       ...channelsApi.getConfirmChannel,
-      handle: async ({ query, ctx }) => {
+      handle: ({ query, ctx }) => {
+        // Only a page a person acts on confirms: a link opened by a mail scanner or a preview changes nothing.
+        const page = `/ConfirmEmail?${new URLSearchParams(query).toString()}`;
+        ctx.set('Location', page);
+        ctx.set('Cache-Control', 'no-store');
+        ctx.type = 'text/plain; charset=utf-8';
+        return Promise.resolve(`Confirm the address on ${page}`);
+      },
+    }),
+    defineRoute({
+      ...channelsApi.postConfirmChannel,
+      handle: async ({ body, ctx }) => {
         const delivery = needDelivery(deps.delivery);
         // A wrong token is answered like an unknown channel, so links cannot be probed.
-        if (!delivery.secrets.checkConfirmToken(query.user, query.channel, query.token)) {
-          throw notFound('query.token: no such confirmation link');
+        if (!delivery.secrets.checkConfirmToken(body.user, body.channel, body.token)) {
+          throw notFound('body.token: no such confirmation link');
         }
         const at = new Date().toISOString();
         await deps.commands
           .execute(
             concern,
-            { type: 'ConfirmEmailChannel', data: { channelId: query.channel, at } },
+            { type: 'ConfirmEmailChannel', data: { channelId: body.channel, at } },
             {
-              commandId: `confirm/${query.channel}`,
-              userId: query.user,
+              commandId: `confirm/${body.channel}`,
+              userId: body.user,
               at,
-              actor: `user:${query.user}`,
+              actor: `user:${body.user}`,
               correlationId: ctx.state.requestId as string | undefined,
             },
           )
           .catch((error: unknown) => {
-            throw isDomainError(error) ? notFound('query.channel: no such confirmation link') : error;
+            throw isDomainError(error) ? notFound('body.channel: no such confirmation link') : error;
           });
-        return { id: query.channel, confirmed: true as const };
+        return { id: body.channel, confirmed: true as const };
       },
     }),
     defineRoute({

@@ -167,4 +167,43 @@ describe('delivery settings and browser notifications (Chromium)', function () {
     expect(errors).to.deep.equal([]);
     await context.close();
   });
+
+  it("confirms an email address on the link's page only when the button is pressed, signed in or not", async () => {
+    const { page, context } = await e2e.newPage();
+    const username = await e2e.signUp(page, 'mail');
+    const channel = await page.evaluate(async (address) => {
+      const response = await fetch('/personalize/channels', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ type: 'email', address }),
+      });
+      return (await response.json()) as { id: string; confirmed: boolean };
+    }, `${username}@example.com`);
+    expect(channel.confirmed).to.equal(false);
+    const confirmed = () =>
+      page.evaluate(async () => {
+        const channels = (await (await fetch('/personalize/channels')).json()) as { confirmed: boolean }[];
+        return channels[0]!.confirmed;
+      });
+    const token = e2e.gw.running.system.appDeps.delivery!.secrets.confirmToken(username, channel.id);
+    const link = `/ConfirmEmail?${new URLSearchParams({ user: username, channel: channel.id, token }).toString()}`;
+
+    // Opened in another browser, signed out, as a mail client opens it.
+    const visitor = await e2e.newPage({ expectedErrors: ['/api/channels/confirm'] });
+    await visitor.page.goto(link.replace(/token=[0-9a-f]{4}/, 'token=0000'));
+    await visitor.page.getByRole('button', { name: 'Confirm this address' }).click();
+    await visitor.page.getByText(/This confirmation link is not valid/).waitFor();
+    await visitor.page.goto(link);
+    const button = visitor.page.getByRole('button', { name: 'Confirm this address' });
+    await button.waitFor();
+    expect(visitor.page.url()).to.match(/\/ConfirmEmail\?/);
+    expect(await confirmed(), 'opening the page confirms nothing').to.equal(false);
+    await button.click();
+    await visitor.page.getByText('The address is confirmed: alerts will reach it.').waitFor();
+    await e2e.screenshot(visitor.page, 'confirm-email');
+    expect(await confirmed()).to.equal(true);
+    expect(visitor.errors).to.deep.equal([]);
+    await visitor.context.close();
+    await context.close();
+  });
 });

@@ -11,9 +11,10 @@ import { Link } from '../components/Link.tsx';
 import { Bell } from '../screens/bell/Bell.tsx';
 import { navigate, useLocation } from '../services/router.ts';
 import { startBrowserAlerts } from '../services/browserAlerts.ts';
+import { ConfirmEmailScreen } from '../screens/confirmemail/ConfirmEmailScreen.tsx';
 import { LoginScreen } from '../screens/login/LoginScreen.tsx';
 import { MarketLabel } from './MarketLabel.tsx';
-import { screenOf } from './routes.ts';
+import { isConfirmEmailPath, screenOf } from './routes.ts';
 import { Session } from './sessionContext.ts';
 
 function NotFound({ path }: { readonly path: string }) {
@@ -85,9 +86,15 @@ export function App() {
             : 'signedOut',
   );
   const error = Session.useSelector((s) => s.context.error);
+  // The confirmation page of an email address is for whoever opens the link, signed in or not.
+  const confirming = isConfirmEmailPath(location.path);
   useEffect(() => {
-    if (status === 'signedOut' && location.path.toLowerCase() !== '/login') navigate('/Login', { replace: true });
-  }, [status, location.path]);
+    if (status === 'signedOut' && !confirming && location.path.toLowerCase() !== '/login') {
+      navigate('/Login', { replace: true });
+    }
+  }, [status, location.path, confirming]);
+
+  if (confirming) return <ConfirmEmailScreen />;
 
   if (status === 'checking' || status === 'signingOut') {
     return (

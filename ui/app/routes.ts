@@ -103,3 +103,11 @@ export function screenOf(path: string): ScreenRoute | undefined {
   const lower = path.toLowerCase();
   return SCREENS.find((screen) => screen.path.toLowerCase() === lower);
 }
+
+/** The page an email channel's confirmation link opens: for whoever opens it, signed in or not. */
+export const CONFIRM_EMAIL_PATH = '/ConfirmEmail';
+
+/** Whether a path is the confirmation page, which no session check sends to the sign-in page. */
+export function isConfirmEmailPath(path: string): boolean {
+  return path.toLowerCase() === CONFIRM_EMAIL_PATH.toLowerCase();
+}
