@@ -15,6 +15,9 @@
  * sent at once are held as the same attempts one after the other would be: the ones beyond the free failures
  * each need the wait of the one before to be over, and an address's attempts beyond its hour's limit are refused
  * (a refused attempt is not counted).
+ *
+ * Messages sent on a user's request (a channel's test, an email address's confirmation): at most
+ * {@link SENDS_ON_REQUEST_PER_HOUR} per user per hour, so the server cannot be made to mail or post in bulk.
  */
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { AuthLimits } from '../../platform/config.ts';
@@ -23,6 +26,9 @@ import { secondsOf, take, type LimiterFactory } from './rateLimit.ts';
 
 /** Longest wait a run of wrong passwords earns, in seconds. */
 export const MAX_SIGN_IN_DELAY_S = 15 * 60;
+
+/** Messages a user may have sent on request (tests, confirmation emails) per hour. */
+export const SENDS_ON_REQUEST_PER_HOUR = 30;
 
 /** How long wrong passwords for one account from one address are remembered, in seconds. */
 const FAILURE_MEMORY_S = 24 * 60 * 60;
@@ -41,6 +47,8 @@ export interface AuthLimiter {
    * counted as one of the address's; a wrong one stays counted.
    */
   signInEnded(account: string, address: string, right: boolean): Promise<void>;
+  /** Counts a message sent on `userId`'s request; answers 0, or the seconds to wait when over the limit. */
+  sendOnRequest(userId: string): Promise<number>;
 }
 
 /** The wait, in seconds, after the `failures`-th wrong password for one account from one address. */
@@ -74,8 +82,10 @@ export function createAuthLimiter(limits: AuthLimits, limiters: LimiterFactory):
     points: limits.signInFailuresPerAddress,
     durationS: hour,
   });
+  const sends = limiters({ name: 'sends-user', points: SENDS_ON_REQUEST_PER_HOUR, durationS: hour });
   const pair = (account: string, address: string): string => `${account}/${address}`;
   return {
+    sendOnRequest: (userId) => take(sends, userId),
     register: async (address) => (await take(registrationsByAddress, address)) || take(registrations, 'all'),
     signInBegin: async (account, address) => {
       const key = pair(account, address);

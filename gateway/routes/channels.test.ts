@@ -1,5 +1,6 @@
 import { createDecipheriv, createECDH, createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { expect } from 'chai';
+import { SENDS_ON_REQUEST_PER_HOUR } from '../auth/limits.ts';
 import { SMTPServer } from 'smtp-server';
 import type { AddressInfo } from 'node:net';
 import { channelsDecider } from '../../domain/channels/channels.ts';
@@ -280,6 +281,26 @@ describe('delivery routes and channels', function () {
   });
 
   describe('webhooks', function () {
+    it(`sends at most ${SENDS_ON_REQUEST_PER_HOUR} messages an hour on a user's request, then answers 429`, async function () {
+      const user = await gw.user();
+      const hook = await addChannel(user, { type: 'webhook', url: `${receiver.url}/tests-${user.username}` });
+      for (let i = 0; i < SENDS_ON_REQUEST_PER_HOUR; i++) {
+        const sent = await user.post(`/personalize/channels/${hook.id}/test`);
+        expect(sent.status, sent.text).to.equal(200);
+      }
+      const over = await user.post(`/personalize/channels/${hook.id}/test`);
+      expect(over.status).to.equal(429);
+      expect(Number(over.headers.get('retry-after'))).to.be.greaterThan(0);
+      expect((over.body as { message: string }).message).to.match(/at most \d+ test and confirmation messages an hour/);
+      // A confirmation email is such a message too; another user has an hour of their own.
+      expect((await user.post('/personalize/channels', { type: 'email', address: 'x@example.com' })).status).to.equal(
+        429,
+      );
+      const other = await gw.user();
+      const theirs = await addChannel(other, { type: 'webhook', url: `${receiver.url}/tests-${other.username}` });
+      expect((await other.post(`/personalize/channels/${theirs.id}/test`)).status).to.equal(200);
+    });
+
     it('delivers a trigger to the channels the alert names, and to all without a choice', async function () {
       const user = await gw.user();
       const first = await addChannel(user, { type: 'webhook', url: `${receiver.url}/named-${user.username}` });

@@ -22,6 +22,8 @@ import { readDocument } from '../../projections/projection.ts';
 import type { EventStore } from '../../platform/eventstore/port.ts';
 import type { CommandService } from '../commands.ts';
 import { ApiError, DOMAIN_ERROR_STATUS, ERROR_CODES, notFound } from '../errors.ts';
+import type { Context } from 'koa';
+import { SENDS_ON_REQUEST_PER_HOUR, refuseIfWaiting, type AuthLimiter } from '../auth/limits.ts';
 import { defineRoute, markPosition } from '../http/route.ts';
 
 /** What the delivery routes need. */
@@ -31,6 +33,17 @@ export interface ChannelsDeps {
   readonly readModels: ReadModelStore;
   /** The secrets and senders; the routes that need them answer 503 without. */
   readonly delivery: DeliverySetup | undefined;
+  /** Counts the messages a user has sent on request (tests, confirmation emails). */
+  readonly limiter: Pick<AuthLimiter, 'sendOnRequest'>;
+}
+
+/** Refuses, 429 with `Retry-After`, a message on request beyond the user's hour ({@link SENDS_ON_REQUEST_PER_HOUR}). */
+async function countSend(deps: ChannelsDeps, ctx: Context, userId: string): Promise<void> {
+  refuseIfWaiting(
+    ctx,
+    await deps.limiter.sendOnRequest(userId),
+    `at most ${SENDS_ON_REQUEST_PER_HOUR} test and confirmation messages an hour`,
+  );
 }
 
 const concern = { concern: CHANNELS_CONCERN, decider: channelsDecider };
@@ -113,7 +126,9 @@ export function channelsRoutes(deps: ChannelsDeps) {
   return [
     defineRoute({
       ...channelsApi.postChannels,
-      handle: async ({ body, meta }) => {
+      handle: async ({ body, ctx, userId, meta }) => {
+        // An email address is sent its confirmation at once.
+        if (body.type === 'email') await countSend(deps, ctx, userId);
         const m = meta();
         const channelId = uuidV5(`${m.commandId}/channel`, STOCKPULSE_NAMESPACE);
         const spec: ChannelSpec =
@@ -170,12 +185,13 @@ export function channelsRoutes(deps: ChannelsDeps) {
     }),
     defineRoute({
       ...channelsApi.postChannelTest,
-      handle: async ({ params, userId, meta }) => {
+      handle: async ({ params, userId, ctx, meta }) => {
         const delivery = needDelivery(deps.delivery);
         const channel = await channelOf(userId, params.id);
         if (!channel.confirmed) {
           throw new ApiError(409, 'conflict', `params.id: the address of channel ${channel.id} is not confirmed yet`);
         }
+        await countSend(deps, ctx, userId);
         const m = meta();
         const deliveryId = uuidV5(`${m.commandId}/test`, STOCKPULSE_NAMESPACE);
         const result = await attemptDelivery(
