@@ -142,6 +142,7 @@ describe('web app shell (Chromium)', function () {
     await other.page.getByLabel('Password').fill('correct horse battery');
     await other.page.getByRole('button', { name: 'Sign in' }).click();
     await other.page.waitForURL('**/Dashboard');
+    await other.page.getByTestId('connection-banner').waitFor({ state: 'detached' });
 
     await page.getByRole('button', { name: 'Account' }).click();
     await page.getByRole('menuitem', { name: 'Settings' }).click();
@@ -159,9 +160,10 @@ describe('web app shell (Chromium)', function () {
     expect(await card.getByLabel('Current password').inputValue(), 'the fields are emptied').to.equal('');
     await e2e.screenshot(page, 'settings-account');
 
-    // The other browser's session ended: its next page asks it to sign in, where only the new password works.
-    await other.page.goto('/Dashboard');
+    // The other browser's session ended: the server closed its socket, and it went to sign in without a request
+    // of its own, where only the new password works.
     await other.page.waitForURL('**/Login');
+    await other.page.getByRole('button', { name: 'Sign in' }).waitFor();
     await other.page.getByLabel('User name').fill(username);
     await other.page.getByLabel('Password').fill('correct horse battery');
     await other.page.getByRole('button', { name: 'Sign in' }).click();

@@ -34,6 +34,9 @@ export type SessionEvent =
 /** Seconds the "live updates resumed" banner stays. */
 export const RESUMED_BANNER_MS = 3000;
 
+/** How long after the server closed the socket, the session holding, it is opened again. */
+export const RECONNECT_DELAY_MS = 1000;
+
 /** The session machine. */
 export const sessionMachine = setup({
   types: { context: {} as SessionContext, events: {} as SessionEvent },
@@ -48,12 +51,26 @@ export const sessionMachine = setup({
     }),
     liveStatus: fromCallback<SessionEvent>(({ sendBack }) => {
       live.connect();
+      let stopped = false;
       const off = live.onStatus((status: LiveStatus) => {
         if (status === 'connected') sendBack({ type: 'socket.connected' });
         if (status === 'disconnected') sendBack({ type: 'socket.disconnected' });
       });
+      // The server closed the socket: signed out elsewhere (another device ended this session, or it expired),
+      // then to the sign-in page at once; a server stopping, then the socket is opened again.
+      // Opened again after a second, so a socket refused while the session holds is not retried in a tight loop.
+      const reopen = () => setTimeout(() => !stopped && live.reconnect(), RECONNECT_DELAY_MS);
+      const offServer = live.onServerDisconnect(() => {
+        void call(authApi.getLoggedinstatus).then((signedIn) => {
+          if (stopped) return;
+          if (signedIn === true) reopen();
+          else sendBack({ type: 'server.sessionEnded' });
+        }, reopen);
+      });
       return () => {
+        stopped = true;
         off();
+        offServer();
         live.disconnect();
       };
     }),

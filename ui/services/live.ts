@@ -34,6 +34,7 @@ export class LiveConnection {
   private readonly notificationListeners = new Set<Listener<NotificationPush>>();
   private readonly changeListeners = new Set<Listener<ReadModelChange>>();
   private readonly statusListeners = new Set<Listener<LiveStatus>>();
+  private readonly serverDisconnectListeners = new Set<() => void>();
   private readonly lastQuotes = new Map<string, Quote>();
   private lastPosition: string | null = null;
   private current: LiveStatus = 'disconnected';
@@ -52,8 +53,16 @@ export class LiveConnection {
       const symbols = [...this.quoteListeners.keys()];
       if (symbols.length > 0) this.subscribeRemote(symbols);
     });
-    socket.on('disconnect', () => this.setStatus('disconnected'));
-    socket.on('connect_error', () => this.setStatus('disconnected'));
+    socket.on('disconnect', (reason) => {
+      this.setStatus('disconnected');
+      // The server closed it (its session ended, or the server is stopping): socket.io does not reconnect then.
+      if (reason === 'io server disconnect') for (const listener of this.serverDisconnectListeners) listener();
+    });
+    socket.on('connect_error', (error) => {
+      this.setStatus('disconnected');
+      // Refused for want of a session: as when the server closes it, it is not tried again by itself.
+      if (error.message.startsWith('unauthorized')) for (const listener of this.serverDisconnectListeners) listener();
+    });
     socket.on('quote', (quote) => {
       this.lastQuotes.set(quote.symbol, quote);
       for (const listener of this.quoteListeners.get(quote.symbol) ?? []) listener(quote);
@@ -66,6 +75,23 @@ export class LiveConnection {
     socket.on('readmodel:changed', (change) => {
       for (const listener of this.changeListeners) listener(change);
     });
+  }
+
+  /**
+   * Follows the server closing the connection itself (a session ended, or the server stopping) or refusing it
+   * for want of a session, after which it is not opened again but by {@link reconnect}; answers the unsubscribe.
+   */
+  onServerDisconnect(listener: () => void): () => void {
+    this.serverDisconnectListeners.add(listener);
+    return () => this.serverDisconnectListeners.delete(listener);
+  }
+
+  /** Opens again a connection the server closed (the session still holds). */
+  reconnect(): void {
+    if (this.socket && !this.socket.connected) {
+      this.setStatus('connecting');
+      this.socket.connect();
+    }
   }
 
   /** Closes the connection and forgets the listeners' symbols (on sign-out). */
