@@ -87,7 +87,7 @@ describe('portfolio transactions, import and performance (Chromium)', function (
     // The export holds the four imported rows and the sales.
     const exported = await page.evaluate(async () => (await fetch('/api/portfolio/export/transactions.csv')).text());
     const lines = exported.trim().split('\n');
-    expect(lines[0]).to.equal('id,date,kind,symbol,quantity,price,fee,amount');
+    expect(lines[0]).to.equal('id,date,kind,symbol,quantity,price,fee,amount,lots');
     expect(lines.slice(1).map((l) => l.split(',').slice(1, 4).join(','))).to.deep.equal([
       '2024-01-10,buy,AAPL',
       '2024-02-05,buy,NVDA',
