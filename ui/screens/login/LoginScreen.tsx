@@ -5,12 +5,7 @@
 import { useMachine } from '@xstate/react';
 import type { FormEvent } from 'react';
 import { loginMachine } from './login.machine.ts';
-
-/** A text field of a submitted form ('' when absent). */
-function fieldText(form: FormData, name: string): string {
-  const value = form.get(name);
-  return typeof value === 'string' ? value : '';
-}
+import { formText } from '../../components/formText.ts';
 
 /** The sign-in page; `onSignedIn` gets the user's initial. */
 export function LoginScreen({ onSignedIn }: { readonly onSignedIn: (initial: string) => void }) {
@@ -24,8 +19,8 @@ export function LoginScreen({ onSignedIn }: { readonly onSignedIn: (initial: str
     const form = new FormData(event.currentTarget);
     send({
       type: 'user.submit',
-      username: fieldText(form, 'username').trim().toLowerCase(),
-      password: fieldText(form, 'password'),
+      username: formText(form, 'username').trim().toLowerCase(),
+      password: formText(form, 'password'),
     });
   };
   const registering = mode === 'register';

@@ -6,11 +6,7 @@ import { useMachine } from '@xstate/react';
 import { useEffect, useRef, type FormEvent } from 'react';
 import { Dismissible } from '../../components/LoadState.tsx';
 import { accountMachine } from './account.machine.ts';
-
-function field(form: FormData, name: string): string {
-  const value = form.get(name);
-  return typeof value === 'string' ? value : '';
-}
+import { formText } from '../../components/formText.ts';
 
 /** The account card. */
 export function AccountCard() {
@@ -30,9 +26,9 @@ export function AccountCard() {
     send({
       type: 'user.changePassword',
       form: {
-        currentPassword: field(fields, 'current'),
-        newPassword: field(fields, 'new'),
-        repeated: field(fields, 'repeated'),
+        currentPassword: formText(fields, 'current'),
+        newPassword: formText(fields, 'new'),
+        repeated: formText(fields, 'repeated'),
       },
     });
   };

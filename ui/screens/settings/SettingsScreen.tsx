@@ -7,17 +7,13 @@ import { useMachine } from '@xstate/react';
 import type { FormEvent } from 'react';
 import { CHANNEL_TYPE_LABELS } from '../../../domain/channels/channels.ts';
 import type { ChannelAnswer, DeliveryAnswer } from '../../../domain/contract/channels.ts';
+import { formText } from '../../components/formText.ts';
 import { Dismissible, Empty, LoadState } from '../../components/LoadState.tsx';
 import { usePreferences } from '../../services/preferences.ts';
 import { formatRecent, formatTime } from '../../services/time.ts';
 import { AccountCard } from './AccountCard.tsx';
 import { deliveriesOf, settingsMachine } from './settings.machine.ts';
 import './settings.css';
-
-function field(form: FormData, name: string): string {
-  const value = form.get(name);
-  return typeof value === 'string' ? value : '';
-}
 
 function target(channel: ChannelAnswer): string {
   return channel.url ?? channel.address ?? channel.endpoint ?? '';
@@ -54,14 +50,14 @@ export default function SettingsScreen() {
     const form = new FormData(event.currentTarget);
     send({
       type: 'user.addChannel',
-      channel: { type: 'webhook', url: field(form, 'url'), name: field(form, 'name') },
+      channel: { type: 'webhook', url: formText(form, 'url'), name: formText(form, 'name') },
     });
     event.currentTarget.reset();
   };
   const addEmail = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
-    send({ type: 'user.addChannel', channel: { type: 'email', address: field(form, 'address') } });
+    send({ type: 'user.addChannel', channel: { type: 'email', address: formText(form, 'address') } });
     event.currentTarget.reset();
   };
 
