@@ -114,7 +114,7 @@ const triggered = (over: Partial<AlertTriggeredData> = {}): AlertsEvent => ({
     changepct: 1.25,
     sma: null,
     notificationtype: 1,
-    message: 'AAPL rose above 190.00 (+1.25% on the day)',
+    message: 'AAPL rose above 190.00: 191.00 (+1.25% on the day)',
     at: LATER,
     condition: priceCondition('U', 190),
     frequency: 'once',
@@ -310,7 +310,7 @@ describe('alerts decider', () => {
             changepct: 0.84,
             sma: 187.321,
             notificationtype: 2,
-            message: 'AAPL crossed above its 50-day SMA 187.32 (+0.84% on the day)',
+            message: 'AAPL crossed above its 50-day SMA 187.32: 188.10 (+0.84% on the day)',
             condition: smaCondition('U', 50),
           }),
         ]);
@@ -451,16 +451,39 @@ describe('the threshold rule', () => {
 });
 
 describe('alert messages', () => {
-  const price = (alerttype: 'U' | 'D', changepct: number, symbol = 'AAPL', thresholdCents = 19000): string =>
-    alertMessage({ symbol, kind: 'PRICE', alerttype, thresholdCents, period: null, sma: null, changepct });
-  const sma = (alerttype: 'U' | 'D', changepct: number, value: number | null = 187.32, symbol = 'AAPL'): string =>
-    alertMessage({ symbol, kind: 'SMA', alerttype, thresholdCents: null, period: 50, sma: value, changepct });
+  const price = (
+    alerttype: 'U' | 'D',
+    changepct: number,
+    symbol = 'AAPL',
+    thresholdCents = 19000,
+    at: number | null = null,
+  ): string =>
+    alertMessage({ symbol, kind: 'PRICE', alerttype, thresholdCents, period: null, sma: null, price: at, changepct });
+  const sma = (
+    alerttype: 'U' | 'D',
+    changepct: number,
+    value: number | null = 187.32,
+    symbol = 'AAPL',
+    at: number | null = null,
+  ): string =>
+    alertMessage({ symbol, kind: 'SMA', alerttype, thresholdCents: null, period: 50, sma: value, price: at, changepct });
 
-  it('writes the examples of the product', () => {
+  it('writes the examples of the product, with the price it fired at', () => {
+    expect(price('U', 1.25, 'AAPL', 19000, 190.12)).to.equal('AAPL rose above 190.00: 190.12 (+1.25% on the day)');
+    expect(price('D', -2.1, 'AAPL', 18000, 179.95)).to.equal('AAPL fell below 180.00: 179.95 (-2.10% on the day)');
+    expect(sma('U', 0.84, 187.32, 'AAPL', 187.4)).to.equal(
+      'AAPL crossed above its 50-day SMA 187.32: 187.40 (+0.84% on the day)',
+    );
+    expect(sma('D', -0.5, 187.32, 'AAPL', 187.3)).to.equal(
+      'AAPL crossed below its 50-day SMA 187.32: 187.30 (-0.50% on the day)',
+    );
+  });
+
+  it('leaves out a price that is not known or not a price', () => {
     expect(price('U', 1.25)).to.equal('AAPL rose above 190.00 (+1.25% on the day)');
-    expect(price('D', -2.1, 'AAPL', 18000)).to.equal('AAPL fell below 180.00 (-2.10% on the day)');
-    expect(sma('U', 0.84)).to.equal('AAPL crossed above its 50-day SMA 187.32 (+0.84% on the day)');
-    expect(sma('D', -0.5)).to.equal('AAPL crossed below its 50-day SMA 187.32 (-0.50% on the day)');
+    for (const at of [Number.NaN, 0, -1, Number.POSITIVE_INFINITY]) {
+      expect(price('U', 1.25, 'AAPL', 19000, at)).to.equal('AAPL rose above 190.00 (+1.25% on the day)');
+    }
   });
 
   it('keeps the direction sign when the day moved the other way, writing the change in words', () => {
@@ -496,7 +519,16 @@ describe('alert messages', () => {
       const inputs: AlertMessageInput[] = [];
       for (const alerttype of ['U', 'D'] as const) {
         for (const changepct of [-0.005, 0.005, -0.0049, 0.0049, 99.995, -99.995]) {
-          inputs.push({ symbol: 'X', kind: 'PRICE', alerttype, thresholdCents: 1, period: null, sma: null, changepct });
+          inputs.push({
+            symbol: 'X',
+            kind: 'PRICE',
+            alerttype,
+            thresholdCents: 1,
+            period: null,
+            sma: null,
+            price: 0.01,
+            changepct,
+          });
         }
       }
       for (const message of inputs.map(alertMessage)) expect(/[+-]/.test(message), message).to.equal(true);

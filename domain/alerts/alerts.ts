@@ -386,6 +386,8 @@ export interface AlertMessageInput {
   readonly period: SmaPeriod | null;
   /** SMA alerts: the moving average crossed, when known. */
   readonly sma: number | null;
+  /** The price it fired at, when known. */
+  readonly price: number | null;
   /** The day's change in percent. */
   readonly changepct: number;
 }
@@ -395,9 +397,10 @@ export interface AlertMessageInput {
  * alert's message always contains `+`; a downward one always contains `-` and never `+`. A `-` also appears in
  * symbols (`BF-B`) and in `50-day`, so a reader tells the two apart by looking for `+` first. The day's change is written with its
  * sign when it agrees with the direction (or rounds to 0.00, which takes the direction's sign), e.g.
- * `AAPL rose above 190.00 (+1.25% on the day)`, `AAPL fell below 180.00 (-2.10% on the day)`,
- * `AAPL crossed above its 50-day SMA 187.32 (+0.84% on the day)`; when it disagrees the sign is followed by
- * the change in words: `AAPL rose above 190.00 (+, though down 0.50% on the day)`.
+ * `AAPL rose above 190.00: 190.12 (+1.25% on the day)`, `AAPL fell below 180.00: 179.95 (-2.10% on the day)`,
+ * `AAPL crossed above its 50-day SMA 187.32: 187.40 (+0.84% on the day)` (the price it fired at after the colon,
+ * as in {@link conditionMessage}); when it disagrees the sign is followed by the change in words:
+ * `AAPL rose above 190.00: 190.02 (+, though down 0.50% on the day)`.
  */
 export function alertMessage(input: AlertMessageInput): string {
   const up = input.alerttype === 'U';
@@ -414,7 +417,9 @@ export function alertMessage(input: AlertMessageInput): string {
   const tail = agrees
     ? `${sign}${magnitude}% on the day`
     : `${sign}, though ${up ? 'down' : 'up'} ${magnitude}% on the day`;
-  return `${head} (${tail})`;
+  const price = input.price;
+  const at = price !== null && Number.isFinite(price) && price > 0 ? `: ${formatCents(toCents(price))}` : '';
+  return `${head}${at} (${tail})`;
 }
 
 /** What {@link conditionMessage} needs to know of a fired alert. */
@@ -738,7 +743,7 @@ function decideTrigger(command: TriggerAlert, state: AlertsState): AlertsEvent[]
           changepct,
           levels: { level, upper },
         })
-      : alertMessage({ ...alert, sma: isSma ? sma : null, changepct });
+      : alertMessage({ ...alert, sma: isSma ? sma : null, price, changepct });
   return [
     {
       type: 'AlertTriggered',

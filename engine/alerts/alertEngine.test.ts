@@ -204,7 +204,7 @@ describe('alert engine on the SQLite store', function () {
       price: 190,
       changepct: 0.26,
       notificationtype: 1,
-      message: 'AAPL rose above 190.00 (+0.26% on the day)',
+      message: 'AAPL rose above 190.00: 190.00 (+0.26% on the day)',
     });
     expect(fired.map((t) => [t.event.data.alertId, t.eventId])).to.deep.equal([[alertId, events[0]!.id]]);
     expect(engine.stats().triggers).to.deep.include({ fired: 1, appended: 1 });
@@ -218,7 +218,7 @@ describe('alert engine on the SQLite store', function () {
     await engine.waitFor(position);
     await feed(engine, ticks('AAPL', 188.02, 188.01));
     const [event] = await triggered(stores.events, 'u1');
-    expect(event!.data).to.deep.include({ price: 188.01, message: 'AAPL fell below 188.01 (-0.79% on the day)' });
+    expect(event!.data).to.deep.include({ price: 188.01, message: 'AAPL fell below 188.01: 188.01 (-0.79% on the day)' });
   });
 
   it('appends nothing when the same ticks are fed again', async function () {
@@ -306,7 +306,7 @@ describe('alert engine on the SQLite store', function () {
       price: 100,
       sma: 100,
       notificationtype: 2,
-      message: 'MSFT crossed above its 20-day SMA 100.00 (+0.00% on the day)',
+      message: 'MSFT crossed above its 20-day SMA 100.00: 100.00 (+0.00% on the day)',
     });
   });
 
@@ -616,7 +616,7 @@ describe('alert engine on the SQLite store', function () {
       expect(docs[0]!.doc.value).to.deep.include({
         symbol: 'AAPL',
         notificationtype: 1,
-        notifcationmessage: 'AAPL rose above 190.00 (+0.40% on the day)',
+        notifcationmessage: 'AAPL rose above 190.00: 190.25 (+0.40% on the day)',
       });
     } finally {
       await runner.stop();
@@ -701,7 +701,7 @@ describe('the trigger decider', function () {
             changepct: 0.5,
             sma: null,
             notificationtype: 1,
-            message: 'AAPL rose above 190.00 (+0.50% on the day)',
+            message: 'AAPL rose above 190.00: 190.50 (+0.50% on the day)',
             at: AT,
             // Events written before conditions existed are read as the price alert they describe.
             condition: priceCondition('U', 190),
@@ -731,7 +731,7 @@ describe('the trigger decider', function () {
             changepct: 0.5,
             sma: null,
             notificationtype: 1,
-            message: 'AAPL rose above 200.00 (+0.50% on the day)',
+            message: 'AAPL rose above 200.00: 200.00 (+0.50% on the day)',
             at: AT,
             // Events written before conditions existed are read as the price alert they describe.
             condition: priceCondition('U', 200),

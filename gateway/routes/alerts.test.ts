@@ -667,7 +667,7 @@ describe('alert routes', function () {
       const recorded = await gw.running.system.events.readStream(`alerts-${user.username}`);
       const data = recorded.at(-1)!.data as { message: string; notificationtype: number };
       expect(data).to.include({
-        message: `AAPL fell below ${threshold.toFixed(2)} (-, though up ${changepct.toFixed(2)}% on the day)`,
+        message: `AAPL fell below ${threshold.toFixed(2)}: ${price.toFixed(2)} (-, though up ${changepct.toFixed(2)}% on the day)`,
         notificationtype: 1,
       });
       expect(recorded.at(-1)!.metadata).to.include({ actor: 'engine', userId: user.username });

@@ -102,7 +102,7 @@ describe('notification routes', function () {
           id,
           symbol: 'AAPL',
           notificationtype: 1,
-          notifcationmessage: `AAPL rose above ${threshold.toFixed(2)} (+${changepct.toFixed(2)}% on the day)`,
+          notifcationmessage: `AAPL rose above ${threshold.toFixed(2)}: ${trigger.event.data.price.toFixed(2)} (+${changepct.toFixed(2)}% on the day)`,
           createdt: at,
           read: false,
           note: null,
@@ -167,7 +167,7 @@ describe('notification routes', function () {
         const items = await list(user, `/personalize/usernotifications/${type}`);
         expect(items.map((n) => [n.id, n.notificationtype])).to.deep.equal([[sma.id, 2]]);
         const level = sma.trigger.event.data.sma!.toFixed(2);
-        expect(items[0]!.notifcationmessage).to.match(new RegExp(`^MSFT crossed below its 50-day SMA ${level} \\(`));
+        expect(items[0]!.notifcationmessage).to.match(new RegExp(`^MSFT crossed below its 50-day SMA ${level}: [0-9.]+ \\(-`));
       }
     });
 
