@@ -80,7 +80,7 @@ function hostOf(url: URL): string {
 }
 
 /** Whether a URL's host is in the allowed list, by name alone or with its port (`127.0.0.1:8080`). */
-function isAllowedHost(url: URL, allowedHosts: ReadonlySet<string>): boolean {
+export function isAllowedHost(url: URL, allowedHosts: ReadonlySet<string>): boolean {
   return allowedHosts.has(hostOf(url)) || allowedHosts.has(url.host.toLowerCase());
 }
 

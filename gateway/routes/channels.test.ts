@@ -199,6 +199,17 @@ describe('delivery routes and channels', function () {
           'body.subscription.endpoint',
           /192\.168\.1\.1 is not a public address$/,
         ],
+        [
+          {
+            type: 'webpush',
+            subscription: {
+              endpoint: 'http://push.example.com/send/abc',
+              keys: { p256dh: keys.p256dh, auth: keys.authText },
+            },
+          },
+          'body.subscription.endpoint',
+          /is never reached: a push service is reached over https$/,
+        ],
       ];
       for (const [body, field, reason] of cases) {
         const res = await user.post('/personalize/channels', body);

@@ -12,7 +12,7 @@ import {
 import { channelsApi, pushKeyApi, type ChannelAnswer } from '../../domain/contract/channels.ts';
 import { DomainError, isDomainError, type CommandMeta } from '../../domain/decider.ts';
 import { STOCKPULSE_NAMESPACE, isUuid, uuidV5 } from '../../domain/ids.ts';
-import { forbiddenLiteralHost } from '../../engine/delivery/guard.ts';
+import { forbiddenLiteralHost, isAllowedHost } from '../../engine/delivery/guard.ts';
 import { DEFAULT_RETRY_POLICY } from '../../engine/delivery/retry.ts';
 import { attemptDelivery, noticePayload } from '../../engine/delivery/processor.ts';
 import type { DeliverySetup } from '../../engine/delivery/setup.ts';
@@ -78,7 +78,8 @@ function bodyRefusal(error: unknown): unknown {
  * Refuses a webhook URL or push endpoint that the address check would refuse when sending, when that is known
  * without DNS: its host is an address that is not public, or `localhost`, and not in `WEBHOOK_ALLOWED_HOSTS`
  * (`forbiddenLiteralHost`, the senders' own rule). A host name is checked when each message is sent, since the
- * addresses it resolves to may change after it is added. What is no http(s) URL is left to the decider.
+ * addresses it resolves to may change after it is added. A push endpoint must be https unless its host is allowed.
+ * What is no http(s) URL is left to the decider.
  */
 function refuseInsideAddress(spec: ChannelSpec, allowedHosts: ReadonlySet<string>): void {
   const target =
@@ -90,7 +91,12 @@ function refuseInsideAddress(spec: ChannelSpec, allowedHosts: ReadonlySet<string
   if (target === null || !URL.canParse(target.text)) return;
   const url = new URL(target.text);
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return;
-  const reason = forbiddenLiteralHost(url, allowedHosts);
+  // Push services speak https (RFC 8030); plain http only to a host allowed for tests and private setups.
+  const plainPush =
+    spec.type === 'webpush' && url.protocol === 'http:' && !isAllowedHost(url, allowedHosts)
+      ? 'a push service is reached over https'
+      : null;
+  const reason = forbiddenLiteralHost(url, allowedHosts) ?? plainPush;
   if (reason !== null) {
     throw bodyRefusal(
       new DomainError(
