@@ -164,6 +164,42 @@ describe('display: dark theme, CSV export of grids, times in the chosen zone (Ch
     await context.close();
   });
 
+  it("draws the price chart's labels on the dark theme's boxes, and the light theme's after a switch", async () => {
+    const { context, page, errors } = await contextWith({ colorScheme: 'dark' });
+    await e2e.signUp(page, 'labels');
+    await page.goto('/PriceCharts?stock=AAPL');
+    await page.locator('.plot-container').first().waitFor();
+    await page.getByTestId('chart-quote').waitFor();
+    const box = await page.locator('.nsewdrag').first().boundingBox();
+    if (!box) throw new Error('no plot area');
+    await page.mouse.click(box.x + box.width / 2, box.y + box.height * 0.15);
+    await page.getByRole('dialog', { name: /Add an alert at/ }).getByRole('button', { name: '▲ Up (U)' }).click();
+    const label = page.locator('.plot-container g.annotation', { hasText: /▲ Up \d+\.\d\d/ });
+    await label.waitFor();
+    // The box behind the label's text, and the text's own colour.
+    const colours = () =>
+      label.evaluate((g) => ({
+        box: getComputedStyle(g.querySelector('rect.bg')!).fill,
+        text: getComputedStyle(g.querySelector('text')!).fill,
+      }));
+    const dark = await colours();
+    expect(luminance(dark.box), `box ${dark.box}`).to.be.below(0.15);
+    await pick(page, 'Light');
+    await page.waitForFunction(() => document.documentElement.dataset.theme === 'light');
+    await page.waitForFunction(
+      (before) =>
+        getComputedStyle(
+          document.querySelector('.plot-container g.annotation rect.bg') ?? document.documentElement,
+        ).fill !== before,
+      dark.box,
+    );
+    const light = await colours();
+    expect(luminance(light.box), `box ${light.box}`).to.be.above(0.85);
+    expect(light.text, 'the label keeps its line colour').to.equal(dark.text);
+    expect(errors).to.deep.equal([]);
+    await context.close();
+  });
+
   it("exports a grid as CSV: the grid's columns, its rows, a file named after the table and the date", async () => {
     const { context, page, errors } = await contextWith({});
     await e2e.signUp(page, 'csv');

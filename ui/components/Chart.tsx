@@ -6,7 +6,7 @@
  * transparent background (the card's).
  */
 import { lazy, Suspense } from 'react';
-import type { Config, Data, Layout, PlotMouseEvent, PlotRelayoutEvent, Template } from 'plotly.js';
+import type { Annotations, Config, Data, Layout, PlotMouseEvent, PlotRelayoutEvent, Template } from 'plotly.js';
 import { usePreferences, type Theme } from '../services/preferences.ts';
 import { Skeleton } from './LoadState.tsx';
 
@@ -26,24 +26,44 @@ export const BASE_LAYOUT = Object.freeze({
 });
 
 /** The colours of a theme's charts. */
-const CHART_COLOURS: Record<Theme, { ink: string; muted: string; grid: string; line: string; hover: string }> = {
-  light: { ink: '#1b2430', muted: '#5d6b7d', grid: '#edf0f5', line: '#c9d1dc', hover: '#ffffff' },
-  dark: { ink: '#e6edf3', muted: '#9aa7b6', grid: '#2a313b', line: '#3d4652', hover: '#1f2630' },
+const CHART_COLOURS: Record<
+  Theme,
+  { ink: string; muted: string; grid: string; line: string; hover: string; label: string }
+> = {
+  light: {
+    ink: '#1b2430',
+    muted: '#5d6b7d',
+    grid: '#edf0f5',
+    line: '#c9d1dc',
+    hover: '#ffffff',
+    label: 'rgba(255,255,255,0.85)',
+  },
+  dark: {
+    ink: '#e6edf3',
+    muted: '#9aa7b6',
+    grid: '#2a313b',
+    line: '#3d4652',
+    hover: '#1f2630',
+    label: 'rgba(22,27,34,0.85)',
+  },
 };
 
-/** The Plotly template of a theme: defaults every layout of the app takes unless it sets its own. */
+/**
+ * The Plotly template of a theme: defaults every layout of the app takes unless it sets its own, the boxes and
+ * text of annotations (a chart's labels) included, which Plotly takes from `annotationdefaults`.
+ */
 export function chartTemplate(theme: Theme): Template {
   const c = CHART_COLOURS[theme];
   const axis = { gridcolor: c.grid, linecolor: c.line, zerolinecolor: c.line, tickcolor: c.line, color: c.muted };
-  return {
-    layout: {
-      font: { color: c.ink },
-      xaxis: axis,
-      yaxis: axis,
-      legend: { font: { color: c.ink } },
-      hoverlabel: { bgcolor: c.hover, bordercolor: c.line, font: { color: c.ink } },
-    },
+  const layout: Partial<Layout> & { annotationdefaults: Partial<Annotations> } = {
+    font: { color: c.ink },
+    xaxis: axis,
+    yaxis: axis,
+    legend: { font: { color: c.ink } },
+    hoverlabel: { bgcolor: c.hover, bordercolor: c.line, font: { color: c.ink } },
+    annotationdefaults: { bgcolor: c.label, font: { color: c.muted } },
   };
+  return { layout };
 }
 
 const TEMPLATES: Record<Theme, Template> = { light: chartTemplate('light'), dark: chartTemplate('dark') };

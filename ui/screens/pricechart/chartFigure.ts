@@ -371,8 +371,7 @@ export function buildFigure(
       yanchor: side === 'above' ? 'top' : 'bottom',
       text: offViewText(labels, side),
       showarrow: false,
-      font: { size: 11, color: '#5b6472' },
-      bgcolor: 'rgba(255,255,255,0.85)',
+      font: { size: 11 },
       borderpad: 2,
     });
     annotationIds.push(`offview:${side}`);
