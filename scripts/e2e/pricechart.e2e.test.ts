@@ -203,6 +203,52 @@ describe('price chart (Chromium)', function () {
     await context.close();
   });
 
+  it('keeps an open alert popover at its price and place across the plot when the window is resized', async () => {
+    const { page, context, errors } = await e2e.newPage({ width: 1400, height: 900 });
+    await e2e.signUp(page, 'chart');
+    await page.goto('/PriceCharts?stock=AAPL');
+    await page.locator('.plot-container').first().waitFor();
+    await page.getByTestId('chart-quote').waitFor();
+    const box = await page.locator('.nsewdrag').first().boundingBox();
+    if (!box) throw new Error('no plot area');
+    await page.mouse.click(box.x + box.width * 0.5, box.y + box.height * 0.2);
+    await page.getByRole('dialog', { name: /Add an alert at/ }).waitFor();
+    /**
+     * How far the popover's anchor is from where its price is on the price axis now, in pixels, and where it is
+     * across the plot (a fraction of its width).
+     */
+    const offAxis = () =>
+      page.evaluate(() => {
+        const popover = document.querySelector<HTMLElement>('.pc-popover')!;
+        const price = Number(/at ([\d.]+)/.exec(popover.getAttribute('aria-label') ?? '')?.[1]);
+        type Axis = { _offset: number; _length: number; d2p: (v: number) => number };
+        const graph = document.querySelector('.pc-chart-wrap .js-plotly-plot') as unknown as HTMLElement & {
+          _fullLayout: { xaxis: Axis; yaxis: Axis };
+        };
+        const { xaxis, yaxis } = graph._fullLayout;
+        const g = graph.getBoundingClientRect();
+        const wrap = (popover.offsetParent as HTMLElement).getBoundingClientRect();
+        const top = parseFloat(popover.style.top) - (g.top - wrap.top) - yaxis._offset;
+        const left = parseFloat(popover.style.left) - (g.left - wrap.left) - xaxis._offset;
+        return { pixels: Math.abs(top - yaxis.d2p(price)), across: left / xaxis._length, width: xaxis._length };
+      });
+    const before = await offAxis();
+    expect(before.pixels, 'opened at its price').to.be.below(2);
+    await page.setViewportSize({ width: 900, height: 700 });
+    await page.waitForFunction((width) => {
+      const graph = document.querySelector('.pc-chart-wrap .js-plotly-plot') as unknown as {
+        _fullLayout: { xaxis: { _length: number } };
+      };
+      return graph._fullLayout.xaxis._length < width - 100;
+    }, before.width);
+    await page.waitForFunction(() => document.querySelector('.pc-popover') !== null);
+    const after = await offAxis();
+    expect(after.pixels, 'at its price on the narrower chart').to.be.below(2);
+    expect(after.across, 'at the same place across the plot').to.be.closeTo(before.across, 0.01);
+    expect(errors).to.deep.equal([]);
+    await context.close();
+  });
+
   it("keeps the chart's popovers on a phone's screen when the click is at the chart's edge", async () => {
     const { page, context, errors } = await e2e.newPage({ width: 390, height: 844 });
     await e2e.signUp(page, 'chart');

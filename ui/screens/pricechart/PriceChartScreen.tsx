@@ -52,7 +52,15 @@ import {
   type Compare,
   type SmaPeriod,
 } from './chartData.ts';
-import { buildFigure, chartHeight, hasPrices, keptInside, priceAtPoint, type PixelAxis } from './chartFigure.ts';
+import {
+  buildFigure,
+  chartHeight,
+  hasPrices,
+  keptInside,
+  pointOfPrice,
+  priceAtPoint,
+  type PixelAxis,
+} from './chartFigure.ts';
 import {
   cleanSymbol,
   movableLevel,
@@ -68,11 +76,20 @@ const screenMachine = priceChartMachine.provide({
 
 type Send = (event: PriceChartEvent) => void;
 
-/** Where a click on the chart asks for an alert's direction. */
+/**
+ * Where a click on the chart asks for an alert's direction: its price, where it is in the chart's wrapper, and
+ * the fraction of the plot's width it was clicked at (so it follows its price when the chart is laid out again).
+ */
 interface Popover {
   readonly price: number;
   readonly left: number;
   readonly top: number;
+  readonly across: number;
+}
+
+/** The axes of a drawn Plotly graph, from its full layout. */
+function axesOf(graph: HTMLElement): { xaxis?: PixelAxis; yaxis?: PixelAxis } {
+  return (graph as unknown as { _fullLayout?: { xaxis?: PixelAxis; yaxis?: PixelAxis } })._fullLayout ?? {};
 }
 
 function elementName(element: ChartElement): string {
@@ -516,15 +533,18 @@ function PriceChart({ symbol }: { readonly symbol: string }) {
       // A click on an alert line's handle is the start of a drag; one inside a channel's band places a level.
       if (target?.closest('.annotation, .legend, .modebar, [drag-helper]')) return;
       const rect = graph.getBoundingClientRect();
-      const layout = (graph as unknown as { _fullLayout?: { xaxis?: PixelAxis; yaxis?: PixelAxis } })._fullLayout;
-      const price = priceAtPoint(layout ?? {}, event.clientX - rect.left, event.clientY - rect.top);
+      const axes = axesOf(graph);
+      const price = priceAtPoint(axes, event.clientX - rect.left, event.clientY - rect.top);
       if (price === null) return;
       const box = wrapper.current?.getBoundingClientRect() ?? rect;
       const at = { left: event.clientX - box.left, top: event.clientY - box.top };
       if (current.current.drawing === 'channel') {
         setClicked(at);
         send({ type: 'user.channelPoint', price });
-      } else setPopover({ price, ...at });
+      } else {
+        const across = axes.xaxis ? (event.clientX - rect.left - axes.xaxis._offset) / axes.xaxis._length : 0.5;
+        setPopover({ price, across, ...at });
+      }
     };
     const onAnnotation = (event: ClickAnnotationEvent) => {
       const id = current.current.figure.annotationIds[event.index];
@@ -543,6 +563,26 @@ function PriceChart({ symbol }: { readonly symbol: string }) {
       plot.removeListener?.('plotly_clickannotation', onAnnotation);
     };
   }, [graph, send]);
+
+  // An open popover follows its price when the chart is drawn again at another size (the window resized).
+  const popoverOpenAt = popover === null ? null : popover.price;
+  useEffect(() => {
+    if (!graph || popoverOpenAt === null) return;
+    const follow = () =>
+      setPopover((open) => {
+        if (open === null) return open;
+        const point = pointOfPrice(axesOf(graph), open.price, open.across);
+        if (point === null) return open;
+        const rect = graph.getBoundingClientRect();
+        const box = wrapper.current?.getBoundingClientRect() ?? rect;
+        const left = Math.round(point.left + rect.left - box.left);
+        const top = Math.round(point.top + rect.top - box.top);
+        return Math.abs(left - open.left) < 1 && Math.abs(top - open.top) < 1 ? open : { ...open, left, top };
+      });
+    const plot = graph as PlotlyHTMLElement & { removeListener?: (name: string, fn: unknown) => void };
+    plot.on('plotly_afterplot', follow);
+    return () => plot.removeListener?.('plotly_afterplot', follow);
+  }, [graph, popoverOpenAt]);
 
   const popoverRef = useRef<HTMLDivElement>(null);
   const popoverLeft = useKeptInside(popoverRef, popover?.left ?? 0);

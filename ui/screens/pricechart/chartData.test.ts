@@ -31,6 +31,7 @@ import {
   intradayRange,
   intradayX,
   keptInside,
+  pointOfPrice,
   priceAtPoint,
   offViewText,
   priceView,
@@ -628,6 +629,24 @@ describe('price chart data', () => {
     expect(priceAtPoint(axes, 10, 130), 'left of the plot').to.equal(null);
     expect(priceAtPoint(axes, 100, 500), 'below the price plot').to.equal(null);
     expect(priceAtPoint({}, 100, 130)).to.equal(null);
+  });
+
+  it('places a price back on the axes as they are laid out now, within the plot area', () => {
+    const axis = (offset: number, length: number, top: number) => ({
+      _offset: offset,
+      _length: length,
+      p2d: (px: number) => top - px / 10,
+      d2p: (value: number) => (top - value) * 10,
+    });
+    const wide = { xaxis: axis(50, 500, 0), yaxis: axis(30, 400, 200) };
+    const clicked = priceAtPoint(wide, 150, 130)!;
+    expect(pointOfPrice(wide, clicked, 0.2)).to.deep.equal({ left: 150, top: 130 });
+    // The window narrowed: the plot is shorter and its prices spread over fewer pixels.
+    const narrow = { xaxis: axis(40, 250, 0), yaxis: axis(20, 200, 200) };
+    expect(pointOfPrice(narrow, clicked, 0.2)).to.deep.equal({ left: 90, top: 120 });
+    expect(pointOfPrice(narrow, 500, 1.5), 'kept within the plot').to.deep.equal({ left: 290, top: 20 });
+    expect(pointOfPrice({ xaxis: wide.xaxis, yaxis: { ...wide.yaxis, d2p: undefined } }, 190, 0.5)).to.equal(null);
+    expect(pointOfPrice({}, 190, 0.5)).to.equal(null);
   });
 
   it('keeps a popover centred on a click inside its container, moved inwards at the edges', () => {

@@ -451,6 +451,8 @@ export interface PixelAxis {
   readonly _length: number;
   /** A pixel along the axis to a data value. */
   readonly p2d: (pixel: number) => unknown;
+  /** A data value to a pixel along the axis. */
+  readonly d2p?: (value: number) => number;
 }
 
 /**
@@ -470,6 +472,27 @@ export function priceAtPoint(
   const value = Number(yaxis.p2d(py));
   if (!Number.isFinite(value) || value <= 0) return null;
   return Math.round(value * 100) / 100;
+}
+
+/**
+ * Where a point placed at `price`, a fraction `across` of the price plot's width from its left, is on the graph
+ * now (pixels from its top-left corner): a popover opened at a click follows its price when the chart is laid out
+ * again (the window resized). Kept within the plot area; null when the axes cannot tell.
+ */
+export function pointOfPrice(
+  axes: { readonly xaxis?: PixelAxis; readonly yaxis?: PixelAxis },
+  price: number,
+  across: number,
+): { left: number; top: number } | null {
+  const { xaxis, yaxis } = axes;
+  if (!xaxis || !yaxis?.d2p) return null;
+  const py = yaxis.d2p(price);
+  if (!Number.isFinite(py)) return null;
+  const within = (value: number, length: number): number => Math.min(Math.max(value, 0), length);
+  return {
+    left: xaxis._offset + within(across, 1) * xaxis._length,
+    top: yaxis._offset + within(py, yaxis._length),
+  };
 }
 
 /**
