@@ -7,7 +7,8 @@
  * - `crossing_up` previous v < lo and now v ≥ lo; `crossing_down` previous v > lo and now v ≤ lo; `crossing`
  *   either (TradingView's crossings, the level compared at each tick);
  * - `inside_channel` lo ≤ v ≤ hi, `outside_channel` not inside; `entering_channel` outside then inside,
- *   `exiting_channel` inside then outside;
+ *   `exiting_channel` inside then outside; a channel is the range between its bounds whichever is higher (a
+ *   bound that is a series may pass the other: the channel between two averages stays between them);
  * - `moving_up(_pct)` v ≥ lo and `moving_down(_pct)` v ≤ lo, with lo the value `bars` bars back plus or minus
  *   the amount (see `SourceFeed.movingLevel`).
  */
@@ -15,6 +16,11 @@ import { EDGE_OPS, type AlertCondition, type AlertOp } from '../../domain/alerts
 import { toUnits, type FeedBook, type SourceFeed } from './series.ts';
 
 const EDGE: ReadonlySet<AlertOp> = new Set(EDGE_OPS);
+
+/** Whether `v` is within the channel between `a` and `b`, bounds included, whichever of the two is higher. */
+function within(v: number, a: number, b: number): boolean {
+  return a <= b ? a <= v && v <= b : b <= v && v <= a;
+}
 
 /** Whether an operator fires on a change between two ticks (never on the first tick after arming). */
 export function isEdgeOp(op: AlertOp): boolean {
@@ -38,9 +44,9 @@ export function truthOf(op: AlertOp, v: number, lo: number, hi: number): boolean
       return v >= lo;
     case 'inside_channel':
     case 'entering_channel':
-      return lo <= v && v <= hi;
+      return within(v, lo, hi);
     default:
-      return !(lo <= v && v <= hi);
+      return !within(v, lo, hi);
   }
 }
 
@@ -54,9 +60,9 @@ export function edgeOf(op: AlertOp, pv: number, plo: number, phi: number, v: num
     case 'crossing':
       return (pv < plo && v >= lo) || (pv > plo && v <= lo);
     case 'entering_channel':
-      return !(plo <= pv && pv <= phi) && lo <= v && v <= hi;
+      return !within(pv, plo, phi) && within(v, lo, hi);
     case 'exiting_channel':
-      return plo <= pv && pv <= phi && !(lo <= v && v <= hi);
+      return within(pv, plo, phi) && !within(v, lo, hi);
     default:
       return false;
   }
