@@ -65,7 +65,7 @@ export const feedApi = {
   postFeedTicks: route({
     method: 'POST',
     path: '/api/feed/ticks',
-    summary: `Push 1-${FEED_MAX_TICKS} ticks (Authorization: Bearer <FEED_TOKEN>) to the engine; absent (404) when the server has no feed token`,
+    summary: `Push 1-${FEED_MAX_TICKS} ticks (Authorization: Bearer <FEED_TOKEN>) to the engine; answered once the bus has them for good (in one process: evaluated, the alerts they fired recorded); absent (404) when the server has no feed token`,
     tag: 'feed',
     access: 'feed',
     body: feedBody,

@@ -141,6 +141,32 @@ describe('feed ingestion route', function () {
     expect(res.body).to.deep.equal({ accepted: FEED_MAX_TICKS });
   });
 
+  it('answers 202 once the alerts the ticks fired are in the log, so an answered batch survives a crash', async function () {
+    const user = await gw.user();
+    const { price } = await quote(user, 'AAPL');
+    // Many alerts of one user, whose triggers are appended one after the other: far longer than an answer takes.
+    const thresholds = Array.from({ length: 40 }, (_, i) => Math.round((price + 1 + i / 100) * 100) / 100);
+    for (const close of thresholds) {
+      const created = await user.post('/personalize/stockalerts', { symbol: 'AAPL', close, alerttype: 'U' });
+      expect(created.status).to.equal(200, created.text);
+    }
+    const ticks = [
+      { symbol: 'AAPL', price: thresholds[0]! - 0.01 },
+      { symbol: 'AAPL', price: thresholds.at(-1)!, size: 100 },
+    ];
+    expect((await gw.client().post(FEED_PATH, ticks, AUTH)).status).to.equal(202);
+    // Read at once, without waiting for the engine: the answer came after the appends.
+    const recorded = await gw.running.system.events.readStream(`alerts-${user.username}`);
+    expect(recorded.filter((e) => e.type === 'AlertTriggered')).to.have.length(thresholds.length);
+    const dataDir = gw.dataDir;
+    await gw.close({ keepData: true });
+    gw = await startTestGateway({ dataDir, env: { FEED_TOKEN: TOKEN } });
+    const again = gw.client();
+    Object.assign(again, { cookies: user.cookies });
+    await settled(gw);
+    expect(await notifications(again)).to.have.length(thresholds.length);
+  });
+
   it('fires a price alert exactly once, and it is still there once after a restart', async function () {
     const user = await gw.user();
     const { price } = await quote(user, 'AAPL');

@@ -33,4 +33,27 @@ describe('in-process tick bus', function () {
     expect((refused as Error).message).to.equal('boom');
     expect(seen).to.have.length(1);
   });
+
+  it("answers a publish once the promises its listeners answered have settled, reporting a listener's failure", async function () {
+    const reported: unknown[] = [];
+    const bus = createInProcessTickBus({ onError: (error) => reported.push(error) });
+    const made: { resolve: () => void; reject: (error: Error) => void }[] = [];
+    const later = () =>
+      new Promise<void>((resolve, reject) => {
+        made.push({ resolve, reject });
+      });
+    bus.subscribe({ onTicks: later });
+    bus.subscribe({ onTicks: later });
+    let answered = false;
+    const published = bus.publish([tick]).then(() => (answered = true));
+    expect(made).to.have.length(2);
+    made[0]!.resolve();
+    await Promise.resolve();
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    expect(answered, 'one listener is still at work').to.equal(false);
+    made[1]!.reject(new Error('append failed'));
+    await published;
+    expect(answered).to.equal(true);
+    expect((reported as Error[]).map((e) => e.message)).to.deep.equal(['append failed']);
+  });
 });

@@ -1,6 +1,7 @@
 /**
  * The in-process TickBus: publishing calls every listener synchronously, in subscription order, so a tick
- * reaches the engine of the same process without a queue or a copy.
+ * reaches the engine of the same process without a queue or a copy. Keeping nothing itself, it answers a publish
+ * once what the batch caused is durable: after the promises its listeners answered have settled.
  */
 import {
   TickBusClosedError,
@@ -43,19 +44,22 @@ export class InProcessTickBus implements TickBus {
     if (this.closed) return Promise.reject(new TickBusClosedError());
     if (ticks.length === 0) return READY;
     const errors: unknown[] = [];
-    for (const member of this.solo.slice()) this.deliver(member, ticks, errors);
+    const pending: Promise<void>[] = [];
+    for (const member of this.solo.slice()) this.deliver(member, ticks, errors, pending);
     for (const members of this.groups.values()) {
       if (members.length === 1) {
-        this.deliver(members[0]!, ticks, errors);
+        this.deliver(members[0]!, ticks, errors, pending);
         continue;
       }
       const shares: Tick[][] = members.map(() => []);
       for (const tick of ticks) shares[this.shard(tick.symbol, members.length)]!.push(tick);
       members.slice().forEach((member, i) => {
-        if (shares[i]!.length > 0) this.deliver(member, shares[i]!, errors);
+        if (shares[i]!.length > 0) this.deliver(member, shares[i]!, errors, pending);
       });
     }
-    return this.settle(errors);
+    if (pending.length === 0) return this.settle(errors);
+    // A listener's failure after the call is reported, as its own part is: the batch was taken all the same.
+    return Promise.all(pending).then(() => this.settle(errors));
   }
 
   /** Calls every listener's `onDayClosed`, group members included. */
@@ -120,12 +124,12 @@ export class InProcessTickBus implements TickBus {
     return hash % members;
   }
 
-  private deliver(member: Member, ticks: readonly Tick[], errors: unknown[]): void {
+  private deliver(member: Member, ticks: readonly Tick[], errors: unknown[], pending: Promise<void>[]): void {
     if (!member.active) return;
     try {
       const result = member.listener.onTicks(ticks);
-      // The in-process bus keeps nothing to acknowledge: what the batch caused only has to be reported.
-      if (result instanceof Promise) result.catch((error: unknown) => this.report(error, []));
+      // What the batch caused failing later is reported, never thrown at the publisher (it is under way).
+      if (result instanceof Promise) pending.push(result.catch((error: unknown) => this.report(error, [])));
     } catch (error) {
       this.report(error, errors);
     }

@@ -71,7 +71,11 @@ export interface TickSubscription {
 
 /** Carries ticks and day closes from the sources to the engines. */
 export interface TickBus {
-  /** Publishes a batch of ticks (an empty batch is ignored); resolves once the bus has taken it. */
+  /**
+   * Publishes a batch of ticks (an empty batch is ignored); resolves once the bus has taken it for good: a
+   * durable bus once it is stored; the in-process bus, which keeps nothing, once its listeners have made durable
+   * what the batch caused (their `onTicks` promises settled), so a caller answered has lost nothing to a crash.
+   */
   publish(ticks: readonly Tick[]): Promise<void>;
   /** Publishes the close of a trading day, in order with the ticks published before and after it. */
   publishDayClosed(day: ClosedDay): Promise<void>;
