@@ -466,7 +466,16 @@ describe('alert messages', () => {
     symbol = 'AAPL',
     at: number | null = null,
   ): string =>
-    alertMessage({ symbol, kind: 'SMA', alerttype, thresholdCents: null, period: 50, sma: value, price: at, changepct });
+    alertMessage({
+      symbol,
+      kind: 'SMA',
+      alerttype,
+      thresholdCents: null,
+      period: 50,
+      sma: value,
+      price: at,
+      changepct,
+    });
 
   it('writes the examples of the product, with the price it fired at', () => {
     expect(price('U', 1.25, 'AAPL', 19000, 190.12)).to.equal('AAPL rose above 190.00: 190.12 (+1.25% on the day)');

@@ -218,7 +218,10 @@ describe('alert engine on the SQLite store', function () {
     await engine.waitFor(position);
     await feed(engine, ticks('AAPL', 188.02, 188.01));
     const [event] = await triggered(stores.events, 'u1');
-    expect(event!.data).to.deep.include({ price: 188.01, message: 'AAPL fell below 188.01: 188.01 (-0.79% on the day)' });
+    expect(event!.data).to.deep.include({
+      price: 188.01,
+      message: 'AAPL fell below 188.01: 188.01 (-0.79% on the day)',
+    });
   });
 
   it('appends nothing when the same ticks are fed again', async function () {

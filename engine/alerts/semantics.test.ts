@@ -16,9 +16,7 @@ describe('alert semantics: channels', () => {
       for (const v of values) {
         expect(truthOf(op, v, 15, 5), `${op} at ${v}`).to.equal(truthOf(op, v, 5, 15));
         for (const pv of values) {
-          expect(edgeOf(op, pv, 15, 5, v, 15, 5), `${op} from ${pv} to ${v}`).to.equal(
-            edgeOf(op, pv, 5, 15, v, 5, 15),
-          );
+          expect(edgeOf(op, pv, 15, 5, v, 15, 5), `${op} from ${pv} to ${v}`).to.equal(edgeOf(op, pv, 5, 15, v, 5, 15));
         }
       }
     }

@@ -167,7 +167,9 @@ describe('notification routes', function () {
         const items = await list(user, `/personalize/usernotifications/${type}`);
         expect(items.map((n) => [n.id, n.notificationtype])).to.deep.equal([[sma.id, 2]]);
         const level = sma.trigger.event.data.sma!.toFixed(2);
-        expect(items[0]!.notifcationmessage).to.match(new RegExp(`^MSFT crossed below its 50-day SMA ${level}: [0-9.]+ \\(-`));
+        expect(items[0]!.notifcationmessage).to.match(
+          new RegExp(`^MSFT crossed below its 50-day SMA ${level}: [0-9.]+ \\(-`),
+        );
       }
     });
 

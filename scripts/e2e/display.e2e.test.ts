@@ -173,7 +173,10 @@ describe('display: dark theme, CSV export of grids, times in the chosen zone (Ch
     const box = await page.locator('.nsewdrag').first().boundingBox();
     if (!box) throw new Error('no plot area');
     await page.mouse.click(box.x + box.width / 2, box.y + box.height * 0.15);
-    await page.getByRole('dialog', { name: /Add an alert at/ }).getByRole('button', { name: '▲ Up (U)' }).click();
+    await page
+      .getByRole('dialog', { name: /Add an alert at/ })
+      .getByRole('button', { name: '▲ Up (U)' })
+      .click();
     const label = page.locator('.plot-container g.annotation', { hasText: /▲ Up \d+\.\d\d/ });
     await label.waitFor();
     // The box behind the label's text, and the text's own colour.
@@ -188,9 +191,8 @@ describe('display: dark theme, CSV export of grids, times in the chosen zone (Ch
     await page.waitForFunction(() => document.documentElement.dataset.theme === 'light');
     await page.waitForFunction(
       (before) =>
-        getComputedStyle(
-          document.querySelector('.plot-container g.annotation rect.bg') ?? document.documentElement,
-        ).fill !== before,
+        getComputedStyle(document.querySelector('.plot-container g.annotation rect.bg') ?? document.documentElement)
+          .fill !== before,
       dark.box,
     );
     const light = await colours();
