@@ -117,6 +117,14 @@ const ledgerResponse = z.object({
   closings: z.array(closingAnswer),
 });
 
+/** The ledger after a transaction, with what a sale beyond the long lots held opened. */
+const recordedResponse = ledgerResponse.extend({
+  opensShort: z
+    .object({ sold: z.number(), held: z.number(), short: z.number() })
+    .optional()
+    .describe('A sale beyond the long lots held: the quantity sold, the long quantity closed, the short left open'),
+});
+
 const importBody = z.object({
   format: z
     .enum(['auto', ...IMPORT_FORMATS], { error: `must be one of auto, ${IMPORT_FORMATS.join(', ')}` })
@@ -165,7 +173,8 @@ export const portfolioApi = {
   postDelstockfromportfolioBySymbol: route({
     method: 'POST',
     path: '/personalize/delstockfromportfolio/:symbol',
-    summary: 'Remove a symbol and its lots from the portfolio; answers the symbol list after removal',
+    summary:
+      'Remove a symbol and its lots from the portfolio; answers the symbol list after removal; a symbol not in the portfolio answers 404 naming params.symbol',
     tag: 'portfolio',
     access: 'user',
     params: symbolParams,
@@ -194,7 +203,7 @@ export const portfolioApi = {
     method: 'POST',
     path: '/personalize/deluserPositions/:symbol',
     summary:
-      'Remove a lot of a symbol, named by {id} or by its {date, close, position} (the oldest such lot); answers {symbol, positions}',
+      'Remove a lot of a symbol, named by {id} or by its {date, close, position} (the oldest such lot); answers {symbol, positions}; a symbol not in the portfolio, or no such lot, answers 404 naming the field',
     tag: 'portfolio',
     access: 'user',
     params: symbolParams,
@@ -205,11 +214,11 @@ export const portfolioApi = {
     method: 'POST',
     path: '/api/portfolio/transactions',
     summary:
-      'Record a transaction {kind: buy|sell|dividend|fee, symbol, date, quantity, price, fee?} or {kind, symbol, date, amount}; a sell closes long lots first in first out unless it names {lots: [{id, quantity}]}; answers the ledger',
+      'Record a transaction {kind: buy|sell|dividend|fee, symbol, date, quantity, price, fee?} or {kind, symbol, date, amount}; a sell closes long lots first in first out unless it names {lots: [{id, quantity}]}; answers the ledger, with opensShort {sold, held, short} when a sell of more than the long lots held left a short lot open',
     tag: 'portfolio',
     access: 'user',
     body: transactionBody,
-    response: ledgerResponse,
+    response: recordedResponse,
   }),
   getPortfolioLedger: route({
     method: 'GET',
@@ -253,7 +262,7 @@ export const portfolioApi = {
     method: 'GET',
     path: '/api/portfolio/export/positions.csv',
     summary:
-      'The open lots as CSV with their P&L at the last close (symbol, lot, date, price, quantity, cost, close, value, unrealized) and a total row per symbol with realized P&L, dividends and fees',
+      'The open lots as CSV valued at the live price the portfolio screen shows (the last close until ticks flow): symbol, lot, date, price, quantity, cost, marketPrice, priceAt (the time of marketPrice in market time, New York, with its UTC offset), value, unrealized; a total row per symbol with realized P&L, dividends and fees, and a portfolio row',
     tag: 'portfolio',
     access: 'user',
     response: z.string(),

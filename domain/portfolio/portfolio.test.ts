@@ -79,10 +79,13 @@ describe('portfolio decider', () => {
         .then([lotRemoved('AAPL', 'a'), lotRemoved('AAPL', 'b'), removed('AAPL')]);
     });
 
-    it('decides nothing for a symbol not in the portfolio', () => {
+    it('refuses a symbol not in the portfolio with not_found naming the symbol', () => {
       given(portfolioDecider, [added('AAPL')])
-        .when(remove('MSFT'))
-        .thenNothing();
+        .when(remove('msft'))
+        .thenError('not_found');
+      expect(() => portfolioDecider.decide(remove('msft'), fold(portfolioDecider, [added('AAPL')])))
+        .to.throw('symbol: MSFT is not in the portfolio')
+        .with.property('field', 'symbol');
     });
 
     it('refuses an invalid symbol', () => {

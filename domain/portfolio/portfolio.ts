@@ -38,7 +38,7 @@ export interface AddSymbolsToPortfolio {
   };
 }
 
-/** Removes a symbol and all its lots; nothing happens when it is not in the portfolio. */
+/** Removes a symbol and all its lots; refused (`not_found`, naming `symbol`) when it is not in the portfolio. */
 export interface RemoveSymbolFromPortfolio {
   /** Command type. */
   readonly type: 'RemoveSymbolFromPortfolio';
@@ -192,6 +192,11 @@ function tooMany(symbols: number): DomainError {
   );
 }
 
+/** The refusal of a command about a symbol the portfolio does not hold. */
+function notHeld(symbol: string): DomainError {
+  return new DomainError('not_found', `symbol: ${symbol} is not in the portfolio`, 'symbol');
+}
+
 function decide(command: PortfolioCommand, state: PortfolioState): PortfolioEvent[] {
   switch (command.type) {
     case 'AddSymbolsToPortfolio': {
@@ -201,7 +206,7 @@ function decide(command: PortfolioCommand, state: PortfolioState): PortfolioEven
     }
     case 'RemoveSymbolFromPortfolio': {
       const symbol = parseSymbol(command.data.symbol, 'symbol');
-      if (!state.symbols.includes(symbol)) return [];
+      if (!state.symbols.includes(symbol)) throw notHeld(symbol);
       return [
         ...lotsOf(state, symbol).map((lot): PortfolioEvent => ({
           type: 'PositionLotRemoved',
@@ -240,6 +245,7 @@ function decide(command: PortfolioCommand, state: PortfolioState): PortfolioEven
     }
     case 'RemovePositionLot': {
       const symbol = parseSymbol(command.data.symbol, 'symbol');
+      if (!state.symbols.includes(symbol)) throw notHeld(symbol);
       const held = lotsOf(state, symbol);
       const named = command.data.lot;
       let found: Lot | undefined;

@@ -5,6 +5,7 @@
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import type { CsvRecord, UnreadableFile } from '../../domain/portfolio/importFormats.ts';
+import { newYorkTime } from '../../engine/ticks/marketClock.ts';
 
 /** Longest record accepted, in characters. */
 const MAX_RECORD_CHARS = 64 * 1024;
@@ -45,4 +46,20 @@ export function writeCsv(columns: readonly string[], rows: readonly (readonly (s
     row.map((cell) => (typeof cell === 'string' && FORMULA_START.test(cell) ? `'${cell}` : (cell ?? ''))),
   );
   return stringify([columns, ...safe]);
+}
+
+const two = (n: number): string => String(n).padStart(2, '0');
+
+/**
+ * An instant in market time (New York) with its offset from UTC, to the second: `2025-02-24T16:00:00-05:00`,
+ * the same instant as the ISO text it comes from; null for a text that is no instant.
+ */
+export function marketTime(iso: string): string | null {
+  const ms = Math.floor(Date.parse(iso) / 1000) * 1000;
+  if (!Number.isFinite(ms)) return null;
+  const t = newYorkTime(ms);
+  const [y, m, d] = t.date.split('-').map(Number) as [number, number, number];
+  const offset = Math.round((Date.UTC(y, m - 1, d, t.hour, t.minute, t.second) - ms) / 60_000);
+  const zone = `${offset < 0 ? '-' : '+'}${two(Math.floor(Math.abs(offset) / 60))}:${two(Math.abs(offset) % 60)}`;
+  return `${t.date}T${two(t.hour)}:${two(t.minute)}:${two(t.second)}${zone}`;
 }

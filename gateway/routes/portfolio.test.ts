@@ -79,13 +79,33 @@ describe('portfolio routes', function () {
       expect((await user.get('/api/userstkpositions')).body).to.deep.equal(['NVDA']);
     });
 
-    it('answers the list unchanged, appending nothing, for a symbol not in the portfolio', async function () {
+    it('answers 404 naming params.symbol, appending nothing, for a symbol not in the portfolio', async function () {
       const user = await gw.user();
       await user.post('/personalize/userstockportfolio', ['AAPL']);
-      const res = await user.post('/personalize/delstockfromportfolio/MSFT');
-      expect(res.status).to.equal(200);
-      expect(res.body).to.deep.equal(['AAPL']);
+      const res = await user.post('/personalize/delstockfromportfolio/msft');
+      expect(res.status).to.equal(404, res.text);
+      expect(res.body).to.deep.include({
+        error: 'not_found',
+        message: 'params.symbol: MSFT is not in the portfolio',
+      });
       expect(await eventCount(user.username)).to.equal(1);
+      expect((await user.get('/api/userstkpositions')).body).to.deep.equal(['AAPL']);
+      // Removed once, the second removal finds it gone too.
+      expect((await user.post('/personalize/delstockfromportfolio/AAPL')).status).to.equal(200);
+      const again = await user.post('/personalize/delstockfromportfolio/AAPL');
+      expect(again.status).to.equal(404, again.text);
+      expect(await eventCount(user.username)).to.equal(2);
+    });
+
+    it('answers a retried removal with the same Idempotency-Key as it answered the first time', async function () {
+      const user = await gw.user();
+      await user.post('/personalize/userstockportfolio', ['AAPL', 'MSFT']);
+      const headers = { 'Idempotency-Key': 'remove-1' };
+      const first = await user.post('/personalize/delstockfromportfolio/AAPL', undefined, headers);
+      const retried = await user.post('/personalize/delstockfromportfolio/AAPL', undefined, headers);
+      expect([first.status, retried.status]).to.deep.equal([200, 200], retried.text);
+      expect(retried.body).to.deep.equal(['MSFT']);
+      expect(await eventCount(user.username)).to.equal(3);
     });
 
     it('removes the lots of a removed symbol too', async function () {
@@ -218,7 +238,7 @@ describe('portfolio routes', function () {
 
     it('answers 404 naming the field for an unknown lot, appending nothing', async function () {
       const user = await gw.user();
-      await user.post('/personalize/userPositions/AAPL', lot());
+      const added = (await user.post('/personalize/userPositions/AAPL', lot())).body as Positions;
       const before = await eventCount(user.username);
       const byId = await user.post('/personalize/deluserPositions/AAPL', {
         id: '6ba7b810-9dad-51d1-80b4-00c04fd430c8',
@@ -230,7 +250,15 @@ describe('portfolio routes', function () {
       expect((byFields.body as { message: string }).message).to.match(/^body /);
       const otherSymbol = await user.post('/personalize/deluserPositions/MSFT', lot());
       expect(otherSymbol.status).to.equal(404);
+      expect(otherSymbol.body).to.deep.include({
+        error: 'not_found',
+        message: 'params.symbol: MSFT is not in the portfolio',
+      });
+      const otherById = await user.post('/personalize/deluserPositions/msft', { id: added.positions[0]!.id });
+      expect(otherById.status).to.equal(404);
+      expect((otherById.body as { message: string }).message).to.equal('params.symbol: MSFT is not in the portfolio');
       expect(await eventCount(user.username)).to.equal(before);
+      expect(((await user.get('/personalize/userPositions/AAPL')).body as Positions).positions).to.have.length(1);
     });
 
     it("answers 404 for another user's lot id and leaves both users' lots alone", async function () {

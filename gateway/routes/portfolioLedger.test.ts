@@ -1,9 +1,16 @@
 import { expect } from 'chai';
 import { parse } from 'csv-parse/sync';
 import { readFileSync } from 'node:fs';
-import { startTestGateway, type TestClient, type TestGateway, type TestInput } from '../testing/harness.ts';
+import {
+  startTestGateway,
+  TEST_MARKET_DATE,
+  type TestClient,
+  type TestGateway,
+  type TestInput,
+} from '../testing/harness.ts';
 import type { AnswerOf } from '../../domain/contract/route.ts';
 import { portfolioApi } from '../../domain/contract/portfolio.ts';
+import type { Quote } from '../../domain/market/types.ts';
 
 interface Ledger {
   readonly symbols: string[];
@@ -55,6 +62,37 @@ describe('portfolio transaction routes', function () {
       expect(read.transactions.map((t) => t.kind)).to.deep.equal(['buy', 'buy', 'sell']);
       const lots = await user.get('/personalize/userPositions/AAPL');
       expect((lots.body as { positions: { position: number }[] }).positions.map((p) => p.position)).to.deep.equal([3]);
+    });
+
+    it('says in its answer when a sale of more than is held opens a short, and only then', async function () {
+      const user = await gw.user();
+      const bought = await user.post('/api/portfolio/transactions', buy('PFE', '2024-01-02', 10, 30));
+      expect(bought.body).to.not.have.property('opensShort');
+      const within = await user.post('/api/portfolio/transactions', {
+        kind: 'sell',
+        symbol: 'PFE',
+        date: '2024-01-03',
+        quantity: 4,
+        price: 31,
+      });
+      expect(within.status).to.equal(200, within.text);
+      expect(within.body).to.not.have.property('opensShort');
+      const beyond = await user.post('/api/portfolio/transactions', {
+        kind: 'sell',
+        symbol: 'pfe',
+        date: '2024-01-04',
+        quantity: 15,
+        price: 32,
+      });
+      expect(beyond.status).to.equal(200, beyond.text);
+      const answer = beyond.body as Ledger & { opensShort?: unknown };
+      // 6 long shares were left: 15 sold closes them and opens a short of 9.
+      expect(answer.opensShort).to.deep.equal({ sold: 15, held: 6, short: 9 });
+      expect(answer.lots.PFE!.map((l) => l.position)).to.deep.equal([-9]);
+      expect((await user.get('/api/portfolio/ledger')).body).to.not.have.property('opensShort');
+      // Selling more while short opens a further short of all it sells.
+      const more = await record(user, { kind: 'sell', symbol: 'PFE', date: '2024-01-05', quantity: 2, price: 33 });
+      expect((more as Ledger & { opensShort?: unknown }).opensShort).to.deep.equal({ sold: 2, held: 0, short: 2 });
     });
 
     it('sells the lots named, and records dividends and fees', async function () {
@@ -329,7 +367,7 @@ describe('portfolio transaction routes', function () {
       ]);
     });
 
-    it('writes the open lots with their P&L at the last close and a total per symbol', async function () {
+    it('writes the open lots with their P&L, at the last close before any tick, and a total per symbol', async function () {
       const user = await gw.user();
       await user.post('/api/portfolio/import', { csv: fixture('generic.csv') });
       const res = await user.get('/api/portfolio/export/positions.csv');
@@ -339,8 +377,48 @@ describe('portfolio transaction routes', function () {
       // 5 of 12 sold at 420.45 against 388.47: (420.45 − 388.47) × 5 = 159.90; fees 1 + 1.
       expect([msft.quantity, msft.realized, msft.fees]).to.deep.equal(['7', '159.9', '2']);
       const ko = rows.find((r) => r.symbol === 'KO' && r.lot !== 'total')!;
-      expect(Number(ko.value)).to.be.closeTo(40 * Number(ko.close), 0.01);
+      const [quote] = await user.getOk<{ price: number; source: string }[]>('/api/quotes?symbols=KO');
+      expect(quote!.source).to.equal('close');
+      expect(Number(ko.marketPrice)).to.equal(quote!.price);
+      expect(Number(ko.value)).to.be.closeTo(40 * quote!.price, 0.01);
+      // The close of the market's last day, 16:00 in New York (winter time).
+      expect(ko.priceAt).to.equal(`${TEST_MARKET_DATE}T16:00:00-05:00`);
       expect(rows.at(-1)!.lot).to.equal('portfolio');
+    });
+
+    it('values the open lots at the live price the portfolio reads, stating its time in market time', async function () {
+      const user = await gw.user();
+      await record(user, buy('NVDA', '2024-01-02', 10, 100));
+      await record(user, { kind: 'sell', symbol: 'NVDA', date: '2024-01-03', quantity: 14, price: 110 });
+      const quoteOf = async () => (await user.getOk<Quote[]>('/api/quotes?symbols=NVDA'))[0]!;
+      const close = (await quoteOf()).price;
+      const live = Number((close + 12.34).toFixed(2));
+      const ts = Date.parse('2025-02-25T15:30:00.000Z');
+      await gw.pushTicks([{ symbol: 'NVDA', price: live, ts }]);
+
+      // What the screen reads: the lots and the live quote.
+      const quote = await quoteOf();
+      expect([quote.price, quote.ts, quote.source]).to.deep.equal([live, new Date(ts).toISOString(), 'feed']);
+      const lots = (await user.getOk<{ positions: { position: number }[] }>('/personalize/userPositions/NVDA'))
+        .positions;
+      expect(lots.map((l) => l.position)).to.deep.equal([-4]);
+
+      const res = await user.get('/api/portfolio/export/positions.csv');
+      expect(res.status).to.equal(200);
+      const rows = parse<Record<string, string>>(res.text, { columns: true });
+      const lot = rows.find((r) => r.symbol === 'NVDA' && r.lot !== 'total')!;
+      const total = rows.find((r) => r.symbol === 'NVDA' && r.lot === 'total')!;
+      // A short of 4 opened at 110: value −4 × live, unrealized (live − 110) × −4.
+      const value = (Math.round(live * 100) * -4) / 100;
+      for (const row of [lot, total]) {
+        expect(Number(row.marketPrice)).to.equal(quote.price);
+        expect(Number(row.value)).to.equal(value);
+        expect(Number(row.unrealized)).to.be.closeTo(value + 440, 0.001);
+        // 15:30 UTC is 10:30 in New York in February.
+        expect(row.priceAt).to.equal('2025-02-25T10:30:00-05:00');
+      }
+      expect(Number(lot.value)).to.not.be.closeTo(-4 * close, 0.001);
+      expect(Object.keys(lot)).to.not.include('close');
     });
   });
 

@@ -13,7 +13,7 @@ import {
 } from '../../domain/portfolio/importFormats.ts';
 import { equalWeightLevels, performanceSeries } from '../../domain/portfolio/performance.ts';
 import { portfolioPnl } from '../../domain/portfolio/pnl.ts';
-import { PORTFOLIO_CONCERN, portfolioDecider, type PortfolioState } from '../../domain/portfolio/portfolio.ts';
+import { PORTFOLIO_CONCERN, lotsOf, portfolioDecider, type PortfolioState } from '../../domain/portfolio/portfolio.ts';
 import type { Transaction } from '../../domain/portfolio/transactions.ts';
 import type { MarketData } from '../../engine/market/marketData.ts';
 import type { ReadModelStore } from '../../platform/readmodels/port.ts';
@@ -25,13 +25,13 @@ import { isDomainError } from '../../domain/decider.ts';
 import { inRequestTerms } from '../http/fieldNames.ts';
 import { defineRoute, markPosition } from '../http/route.ts';
 import { requireSymbol } from '../http/schemas.ts';
-import { readCsv, writeCsv } from '../portfolio/csv.ts';
+import { marketTime, readCsv, writeCsv } from '../portfolio/csv.ts';
 
 /** What the portfolio transaction routes need. */
 export interface PortfolioLedgerDeps {
   readonly commands: CommandService;
   readonly readModels: ReadModelStore;
-  readonly market: Pick<MarketData, 'has' | 'calendar' | 'barsFrom' | 'performance' | 'symbols' | 'snapshot'>;
+  readonly market: Pick<MarketData, 'has' | 'calendar' | 'barsFrom' | 'performance' | 'symbols' | 'quotes'>;
 }
 
 const concern = { concern: PORTFOLIO_CONCERN, decider: portfolioDecider };
@@ -48,6 +48,18 @@ export function transactionIdFor(commandId: string): string {
 function ledgerAnswer(state: PortfolioState) {
   const transactions = [...state.transactions].sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
   return { symbols: state.symbols, lots: state.lots, transactions, closings: state.closings };
+}
+
+/**
+ * What a sale left open beyond the long lots it closed: the quantity sold, the long quantity it closed and the
+ * short lot it opened (its id is the sale's), or undefined when the sale opened none or none is open any more.
+ */
+function opensShort(state: PortfolioState, t: Transaction) {
+  if (t.kind !== 'sell') return undefined;
+  const lot = lotsOf(state, t.symbol).find((l) => l.id === t.id && l.position < 0);
+  if (!lot) return undefined;
+  const closed = state.closings.filter((c) => c.transactionId === t.id).reduce((sum, c) => sum + c.quantity, 0);
+  return { sold: t.quantity, held: Number(closed.toFixed(6)), short: -lot.position };
 }
 
 async function readLedger(deps: PortfolioLedgerDeps, userId: string, ctx: Context): Promise<PortfolioState> {
@@ -123,7 +135,8 @@ export function portfolioLedgerRoutes(deps: PortfolioLedgerDeps) {
             m,
           ),
         );
-        return ledgerAnswer(outcome.state);
+        const short = opensShort(outcome.state, transaction);
+        return { ...ledgerAnswer(outcome.state), ...(short ? { opensShort: short } : {}) };
       },
     }),
     defineRoute({
@@ -194,10 +207,12 @@ export function portfolioLedgerRoutes(deps: PortfolioLedgerDeps) {
       ...portfolioApi.getPortfolioExportPositions,
       handle: async ({ userId, ctx }) => {
         const ledger = await readLedger(deps, userId, ctx);
+        // The quotes the portfolio screen values the lots at: live once ticks flow, else the last close.
         const prices: Record<string, number> = {};
-        for (const symbol of ledger.symbols) {
-          const close = deps.market.snapshot(symbol)?.close;
-          if (close !== undefined) prices[symbol] = close;
+        const priceAt: Record<string, string | null> = {};
+        for (const quote of deps.market.quotes.quotes(ledger.symbols)) {
+          prices[quote.symbol] = quote.price;
+          priceAt[quote.symbol] = marketTime(quote.ts);
         }
         const pnl = portfolioPnl(ledger, prices);
         attachment(ctx, 'positions.csv');
@@ -209,7 +224,8 @@ export function portfolioLedgerRoutes(deps: PortfolioLedgerDeps) {
             'price',
             'quantity',
             'cost',
-            'close',
+            'marketPrice',
+            'priceAt',
             'value',
             'unrealized',
             'realized',
@@ -226,6 +242,7 @@ export function portfolioLedgerRoutes(deps: PortfolioLedgerDeps) {
               l.quantity,
               l.cost,
               prices[l.symbol] ?? null,
+              priceAt[l.symbol] ?? null,
               l.value,
               l.unrealized,
               null,
@@ -241,6 +258,7 @@ export function portfolioLedgerRoutes(deps: PortfolioLedgerDeps) {
               s.quantity,
               s.cost,
               prices[s.symbol] ?? null,
+              priceAt[s.symbol] ?? null,
               s.value,
               s.unrealized,
               s.realized,
@@ -255,6 +273,7 @@ export function portfolioLedgerRoutes(deps: PortfolioLedgerDeps) {
               null,
               null,
               pnl.total.cost,
+              null,
               null,
               pnl.total.value,
               pnl.total.unrealized,

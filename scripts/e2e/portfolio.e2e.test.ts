@@ -154,6 +154,67 @@ describe('portfolio transactions, import and performance (Chromium)', function (
     await context.close();
   });
 
+  it('says when a sale opens a short, and gives the book a P&L % over long cost plus short proceeds', async () => {
+    const { page, context, errors } = await e2e.newPage({ width: 1400, height: 1000 });
+    await e2e.signUp(page, 'short');
+    await page.goto('/Portfolio');
+    const form = page.getByRole('form', { name: 'Record a transaction' });
+    const trade = async (kind: 'buy' | 'sell', date: string, quantity: string, price: string) => {
+      await form.getByLabel('Transaction').selectOption(kind);
+      await form.getByLabel('Symbol').fill('AAPL');
+      await form.getByLabel('Date').fill(date);
+      await form.getByLabel('Quantity', { exact: true }).fill(quantity);
+      await form.getByLabel('Price').fill(price);
+      await form.getByRole('button', { name: `Record ${kind}` }).click();
+    };
+    await trade('buy', '2024-06-03', '10', '100');
+    const apple = page.getByRole('region', { name: 'AAPL position' });
+    await apple.getByRole('button', { name: /Remove the lot of 10 AAPL bought 2024-06-03/ }).waitFor();
+    expect(await page.getByTestId('short-notice').count()).to.equal(0);
+
+    // 15 sold of 10 held: the 10 close, a short of 5 at 150 opens, and the panel says so.
+    await trade('sell', '2024-06-04', '15', '150');
+    await page.getByTestId('short-notice').getByText('Sold 15 of 10 held: a short of 5 is open').waitFor();
+    await apple.getByRole('button', { name: /Remove the lot of -5 AAPL bought 2024-06-04/ }).waitFor();
+
+    // A long lot of 10 at 100 beside the short, then AAPL trades at 120.
+    const lotForm = apple.getByRole('form', { name: 'Add a lot of AAPL' });
+    await lotForm.getByLabel('Date').fill('2024-06-05');
+    await lotForm.getByLabel('Price paid').fill('100');
+    await lotForm.getByLabel('Quantity').fill('10');
+    await lotForm.getByRole('button', { name: 'Add lot' }).click();
+    await apple.getByRole('button', { name: /Remove the lot of 10 AAPL bought 2024-06-05/ }).waitFor();
+    await page.getByTestId('connection-banner').waitFor({ state: 'detached' });
+    await e2e.pushTicks([{ symbol: 'AAPL', price: 120, size: 100 }]);
+    await apple.getByLabel('AAPL price').getByText('120.00').waitFor({ timeout: 10_000 });
+
+    // The long gains (120 − 100) × 10 = 200, the short (120 − 150) × −5 = 150: 350 over 1,000 paid for the long
+    // plus 750 received for the short, +20%, in the symbol's total as in the portfolio's.
+    await page.getByTestId('total-pnl').getByText('+350.00').waitFor({ timeout: 10_000 });
+    expect(await page.getByTestId('total-pnl-pct').textContent()).to.equal('+20.00%');
+    expect((await apple.getByRole('row', { name: 'AAPL total' }).textContent()) ?? '').to.include('+20.00%');
+    const totals = page.getByRole('group', { name: 'Portfolio totals' });
+    expect(await totals.getByText('P&L %').getAttribute('title')).to.equal(
+      'P&L over what long lots cost plus what short lots were sold for',
+    );
+
+    // The positions export values the lots at the same live price.
+    const csv = await page.evaluate(async () => (await fetch('/api/portfolio/export/positions.csv')).text());
+    const [header, ...rows] = csv
+      .trim()
+      .split('\n')
+      .map((line) => line.split(','));
+    const column = (name: string) => header!.indexOf(name);
+    const total = rows.find((r) => r[column('symbol')] === 'AAPL' && r[column('lot')] === 'total')!;
+    expect([total[column('marketPrice')], total[column('value')], total[column('unrealized')]]).to.deep.equal([
+      '120',
+      '600',
+      '350',
+    ]);
+    expect(errors).to.deep.equal([]);
+    await context.close();
+  });
+
   it('does not redraw the performance chart while live prices move', async () => {
     const { page, context, errors } = await e2e.newPage({ width: 1400, height: 1000 });
     await e2e.signUp(page, 'calm');

@@ -23,7 +23,7 @@ import {
   allocation,
   checkLotForm,
   lotFigures,
-  sumFigures,
+  portfolioFigures,
   symbolFigures,
   type LotFormErrors,
   type PositionFigures,
@@ -33,6 +33,9 @@ import './portfolio.css';
 
 const ALLOCATION_LAYOUT: Partial<Layout> = { margin: { l: 8, r: 8, t: 8, b: 8 }, showlegend: false };
 const ALLOCATION_CONFIG: Partial<Config> = { displayModeBar: false };
+
+/** What the P&L % is a percentage of, as its header's tooltip says. */
+const PNL_PCT_BASIS = 'P&L over what long lots cost plus what short lots were sold for';
 
 function quantity(value: number): string {
   return value.toLocaleString('en-US', { maximumFractionDigits: 6 });
@@ -192,7 +195,7 @@ function PositionCard(props: {
                 <th scope="col" className="num">
                   P&amp;L
                 </th>
-                <th scope="col" className="num">
+                <th scope="col" className="num" title={PNL_PCT_BASIS}>
                   P&amp;L %
                 </th>
                 <th scope="col">
@@ -264,10 +267,7 @@ export default function PortfolioScreen() {
     () => Object.fromEntries(Object.values(quotes).map((q) => [q.symbol, q.price])) as Record<string, number>,
     [quotes],
   );
-  const totals = useMemo(
-    () => sumFigures(symbols.map((symbol) => symbolFigures(lots[symbol] ?? [], prices[symbol] ?? null))),
-    [symbols, lots, prices],
-  );
+  const totals = useMemo(() => portfolioFigures(symbols, lots, prices), [symbols, lots, prices]);
   const slices = useMemo(() => allocation(symbols, lots, prices), [symbols, lots, prices]);
   // The donut is drawn again only when a symbol or its market value changes, not on every quote.
   const allocationData = useDonut(
@@ -334,8 +334,10 @@ export default function PortfolioScreen() {
                     </dd>
                   </div>
                   <div>
-                    <dt>P&amp;L %</dt>
-                    <dd className={signClass(totals.pnlPct)}>{formatPercent(totals.pnlPct)}</dd>
+                    <dt title={PNL_PCT_BASIS}>P&amp;L %</dt>
+                    <dd className={signClass(totals.pnlPct)} data-testid="total-pnl-pct">
+                      {formatPercent(totals.pnlPct)}
+                    </dd>
                   </div>
                 </dl>
               </div>

@@ -296,7 +296,8 @@ export function TransactionsPanel(props: {
   readonly sectorOf: (symbol: string) => string | undefined;
 }) {
   const [state, send] = useMachine(ledgerMachine);
-  const { ledger, performance, benchmark, benchmarkError, recordError, refreshError, recorded, error } = state.context;
+  const { ledger, performance, benchmark, benchmarkError, recordError, refreshError, recorded, error, notice } =
+    state.context;
   const pnl = useMemo(() => (ledger ? portfolioPnl(ledger, props.prices) : null), [ledger, props.prices]);
   const realized = useMemo(() => (ledger ? realizedByTransaction(ledger) : {}), [ledger]);
   const sectors = useMemo(() => (pnl ? sectorAllocation(pnl, props.sectorOf) : []), [pnl, props.sectorOf]);
@@ -394,6 +395,11 @@ export function TransactionsPanel(props: {
                 busy={state.matches({ ready: 'recording' })}
                 onRecord={(transaction) => send({ type: 'user.record', transaction })}
               />
+              {notice && (
+                <p className="hint short-notice" role="status" data-testid="short-notice">
+                  {notice}
+                </p>
+              )}
               {ledger.transactions.length === 0 ? (
                 <Empty>No transactions yet: record one above or import a file below.</Empty>
               ) : (

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { createActor, fromCallback, fromPromise, waitFor } from 'xstate';
 import type { TransactionFields } from '../../../domain/portfolio/transactions.ts';
-import type { Ledger, Performance } from './ledger.ts';
+import type { Ledger, Performance, Recorded } from './ledger.ts';
 import { benchmarkRefusal, ledgerMachine, type LedgerEvent, type LedgerLoad } from './ledger.machine.ts';
 import {
   importMachine,
@@ -34,7 +34,7 @@ function ledgerPanel(server: { failRecord?: string; failLoad?: string; unknown?:
           }
           return Promise.resolve({ ledger, performance: performance(input.benchmark) });
         }),
-        recordTransaction: fromPromise<Ledger, TransactionFields>(async ({ input }) => {
+        recordTransaction: fromPromise<Recorded, TransactionFields>(async ({ input }) => {
           calls.push(`record ${input.kind} ${input.symbol}`);
           if (server.failRecord) throw new Error(server.failRecord);
           ledger = {
@@ -51,7 +51,9 @@ function ledgerPanel(server: { failRecord?: string; failLoad?: string; unknown?:
               },
             ],
           };
-          return Promise.resolve(ledger);
+          // A sale of 15 with 10 held opens a short of 5, as the server says.
+          const short = input.kind === 'sell' && input.quantity === 15 ? { sold: 15, held: 10, short: 5 } : null;
+          return Promise.resolve(short ? { ...ledger, opensShort: short } : ledger);
         }),
         ledgerChanges: fromCallback<LedgerEvent>(({ sendBack: send }) => {
           sendBack = send;
@@ -80,6 +82,18 @@ describe('portfolio ledger machine', () => {
     await waitFor(actor, (s) => s.matches({ ready: 'idle' }) && s.context.recorded === 1);
     expect(calls).to.deep.equal(['load EW', 'record buy AAPL', 'load EW']);
     expect(actor.getSnapshot().context.ledger?.transactions).to.have.length(1);
+  });
+
+  it('says a sale that opened a short, until the next transaction', async () => {
+    const { actor } = ledgerPanel({});
+    await waitFor(actor, (s) => s.matches({ ready: 'idle' }));
+    expect(actor.getSnapshot().context.notice).to.equal(null);
+    actor.send({ type: 'user.record', transaction: { ...buy, kind: 'sell', quantity: 15 } });
+    await waitFor(actor, (s) => s.matches({ ready: 'idle' }) && s.context.recorded === 1);
+    expect(actor.getSnapshot().context.notice).to.equal('Sold 15 of 10 held: a short of 5 is open');
+    actor.send({ type: 'user.record', transaction: buy });
+    await waitFor(actor, (s) => s.matches({ ready: 'idle' }) && s.context.recorded === 2);
+    expect(actor.getSnapshot().context.notice).to.equal(null);
   });
 
   it('keeps a refusal for the user to read, and records nothing', async () => {

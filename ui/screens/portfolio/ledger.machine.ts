@@ -1,15 +1,16 @@
 /**
  * The transactions panel of the portfolio screen: the ledger (transactions, open lots, closed parts of lots)
- * and the performance against the benchmark the user picks. A transaction is sent, then the ledger and the
- * performance are read again; a change made elsewhere (an import, another tab) is read again too. A benchmark the
- * user picks is used only once the server answers for it: a refused one leaves the previous benchmark in use.
+ * and the performance against the benchmark the user picks. A transaction is sent (a sale that opened a short
+ * is said in `notice`), then the ledger and the performance are read again; a change made elsewhere (an
+ * import, another tab) is read again too. A benchmark the user picks is used only once the server answers for
+ * it: a refused one leaves the previous benchmark in use.
  */
 import { assertEvent, assign, fromCallback, fromPromise, setup } from 'xstate';
 import { portfolioApi } from '../../../domain/contract/portfolio.ts';
 import type { TransactionFields } from '../../../domain/portfolio/transactions.ts';
 import { call, errorMessage } from '../../services/api.ts';
 import { live } from '../../services/live.ts';
-import type { Ledger, Performance } from './ledger.ts';
+import { shortNotice, type Ledger, type Performance, type Recorded } from './ledger.ts';
 
 /** The benchmark of the performance chart: `EW` (equal weight of the universe) or a symbol. */
 export const EQUAL_WEIGHT = 'EW';
@@ -36,6 +37,8 @@ export interface LedgerContext {
   readonly error: string | null;
   /** Why the last transaction was refused. */
   readonly recordError: string | null;
+  /** What the last transaction recorded did that its form did not say: a sale that opened a short. */
+  readonly notice: string | null;
   /** Why the ledger could not be read again (cleared by the next successful read). */
   readonly refreshError: string | null;
   /** How many transactions were recorded from this panel (a form clears itself when it grows). */
@@ -79,7 +82,7 @@ export const ledgerMachine = setup({
       ]);
       return { ledger, performance };
     }),
-    recordTransaction: fromPromise<Ledger, TransactionFields>(({ input }) =>
+    recordTransaction: fromPromise<Recorded, TransactionFields>(({ input }) =>
       call(portfolioApi.postPortfolioTransactions, { body: input }),
     ),
     ledgerChanges: fromCallback<LedgerEvent>(({ sendBack }) =>
@@ -116,6 +119,7 @@ export const ledgerMachine = setup({
     stale: false,
     error: null,
     recordError: null,
+    notice: null,
     refreshError: null,
     recorded: 0,
   },
@@ -178,6 +182,7 @@ export const ledgerMachine = setup({
           },
         },
         recording: {
+          entry: assign({ notice: null }),
           invoke: {
             src: 'recordTransaction',
             input: ({ event }) => {
@@ -189,6 +194,7 @@ export const ledgerMachine = setup({
               actions: assign({
                 ledger: ({ event }) => event.output,
                 recordError: null,
+                notice: ({ event }) => shortNotice(event.output),
                 recorded: ({ context }) => context.recorded + 1,
               }),
             },

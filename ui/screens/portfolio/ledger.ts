@@ -11,8 +11,19 @@ import type { TransactionFields } from '../../../domain/portfolio/transactions.t
 /** The ledger as the server answers it. */
 export type Ledger = AnswerOf<typeof portfolioApi.getPortfolioLedger>;
 
+/** The ledger as the server answers a transaction recorded: with what a sale beyond the lots held opened. */
+export type Recorded = AnswerOf<typeof portfolioApi.postPortfolioTransactions>;
+
 /** The performance as the server answers it. */
 export type Performance = AnswerOf<typeof portfolioApi.getPortfolioPerformance>;
+
+/** The line that says a sale opened a short (`Sold 15 of 10 held: a short of 5 is open`), or null. */
+export function shortNotice(answer: Pick<Recorded, 'opensShort'>): string | null {
+  const opened = answer.opensShort;
+  if (!opened) return null;
+  const n = (value: number) => value.toLocaleString('en-US', { maximumFractionDigits: 6 });
+  return `Sold ${n(opened.sold)} of ${n(opened.held)} held: a short of ${n(opened.short)} is open`;
+}
 
 /** The ranges of the performance chart. */
 export const RANGES = ['1M', '3M', 'YTD', '1Y', 'All'] as const;

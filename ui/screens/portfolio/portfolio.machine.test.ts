@@ -55,6 +55,7 @@ function portfolio(server: FakeServer) {
               if (!server.symbols.includes(symbol)) server.symbols.push(symbol);
               return Promise.resolve({ symbols: [...server.symbols] });
             case 'removeSymbol':
+              if (!server.symbols.includes(symbol)) throw new Error(`params.symbol: ${symbol} is not in the portfolio`);
               server.symbols = server.symbols.filter((s) => s !== symbol);
               delete server.lots[symbol];
               return Promise.resolve({ symbols: [...server.symbols] });
@@ -152,6 +153,17 @@ describe('portfolio machine', () => {
     expect(actor.getSnapshot().context.symbols).to.deep.equal(['MSFT']);
     expect(actor.getSnapshot().context.lots).to.not.have.property('AAPL');
     expect(watched.at(-1)).to.deep.equal(['MSFT']);
+  });
+
+  it('sends the removal of a symbol once when it is asked again before the answer', async () => {
+    const { actor, calls } = portfolio({ symbols: ['AAPL', 'MSFT'], lots: {} });
+    await waitFor(actor, (s) => s.matches(idle));
+    actor.send({ type: 'user.removeSymbol', symbol: 'AAPL' });
+    actor.send({ type: 'user.removeSymbol', symbol: 'AAPL' });
+    await waitFor(actor, settled);
+    expect(calls).to.deep.equal(['load', 'removeSymbol AAPL']);
+    expect(actor.getSnapshot().context.saveError).to.equal(null);
+    expect(actor.getSnapshot().context.symbols).to.deep.equal(['MSFT']);
   });
 
   it('keeps the message of a change that failed and reads the portfolio again', async () => {

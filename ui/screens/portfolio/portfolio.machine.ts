@@ -268,7 +268,10 @@ export const portfolioMachine = setup({
           { actions: 'enqueue' },
         ],
         'user.removeSymbol': {
-          guard: ({ context, event }) => context.symbols.includes(event.symbol),
+          // A symbol already being removed is not sent again: the server refuses one it no longer holds.
+          guard: ({ context, event }) =>
+            context.symbols.includes(event.symbol) &&
+            !context.pending.some((p) => p.kind === 'removeSymbol' && p.symbol === event.symbol),
           actions: 'enqueue',
         },
         'user.addLot': { actions: 'enqueue' },

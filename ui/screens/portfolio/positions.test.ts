@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { allocation, checkLotForm, lotFigures, sumFigures, symbolFigures } from './positions.ts';
+import { allocation, checkLotForm, lotFigures, portfolioFigures, sumFigures, symbolFigures } from './positions.ts';
 
 const today = '2026-01-05';
 
@@ -56,6 +56,22 @@ describe('portfolio positions', () => {
     ]);
     expect(total).to.deep.equal({ costBasis: 1500, marketValue: 1100, pnl: 100, pnlPct: 10 });
     expect(sumFigures([])).to.deep.equal({ costBasis: 0, marketValue: null, pnl: null, pnlPct: null });
+  });
+
+  it('gives the portfolio a P&L % over the cost of its long lots plus the proceeds of its short lots', () => {
+    const long = { date: '2025-01-02', close: 100, position: 10 };
+    const short = { date: '2025-01-03', close: 150, position: -10 };
+    // At 120: the long gains (120 − 100) × 10 = 200, the short (120 − 150) × −10 = 300; 500 in all, over
+    // 10 × 100 paid for the long plus 10 × 150 received for the short: 500 / 2,500 = 20%.
+    const oneSymbol = portfolioFigures(['AAPL'], { AAPL: [long, short] }, { AAPL: 120 });
+    expect(oneSymbol).to.deep.equal({ costBasis: -500, marketValue: 0, pnl: 500, pnlPct: 20 });
+    expect(symbolFigures([long, short], 120).pnlPct).to.equal(20);
+    // The same lots in two symbols give the same percentage.
+    const twoSymbols = portfolioFigures(['AAPL', 'MSFT'], { AAPL: [long], MSFT: [short] }, { AAPL: 120, MSFT: 120 });
+    expect(twoSymbols.pnlPct).to.equal(20);
+    // A symbol without a price counts in the cost basis only.
+    const unpriced = portfolioFigures(['AAPL', 'MSFT'], { AAPL: [long], MSFT: [short] }, { AAPL: 120 });
+    expect(unpriced).to.deep.equal({ costBasis: -500, marketValue: 1200, pnl: 200, pnlPct: 20 });
   });
 
   it('allocates by absolute market value, largest first, skipping symbols without lots or price', () => {

@@ -28,7 +28,10 @@ export interface PositionFigures {
   readonly marketValue: number | null;
   /** Market value − cost basis. */
   readonly pnl: number | null;
-  /** P&L as a percentage of the absolute cost basis. */
+  /**
+   * P&L as a percentage of the absolute cost basis of the priced lots: what long lots cost plus what short lots
+   * were sold for, each lot counted on its own (a short never offsets a long in it).
+   */
   readonly pnlPct: number | null;
 }
 
@@ -56,7 +59,8 @@ export function lotFigures(lot: LotFields, price: number | null): PositionFigure
 
 /**
  * Adds figures up. The cost basis counts every part; market value and P&L count the parts that have a price,
- * and the P&L % is over the absolute cost of those parts; they are null when no part has a price.
+ * and the P&L % is over the absolute cost of those parts; they are null when no part has a price. The parts are
+ * lots: a part that already nets a long against a short of one symbol would count only their difference.
  */
 export function sumFigures(parts: readonly PositionFigures[]): PositionFigures {
   let costBasis = 0;
@@ -84,6 +88,20 @@ export function sumFigures(parts: readonly PositionFigures[]): PositionFigures {
 /** The figures of a symbol's lots at its price. */
 export function symbolFigures(lots: readonly LotFields[], price: number | null): PositionFigures {
   return sumFigures(lots.map((lot) => lotFigures(lot, price)));
+}
+
+/**
+ * The figures of the whole portfolio at the prices given, summed lot by lot: its P&L % is the P&L of the priced
+ * lots over the cost of their long lots plus the proceeds of their short lots, as each symbol's own is.
+ */
+export function portfolioFigures(
+  symbols: readonly string[],
+  lots: Readonly<Record<string, readonly LotFields[]>>,
+  prices: Readonly<Record<string, number | undefined>>,
+): PositionFigures {
+  return sumFigures(
+    symbols.flatMap((symbol) => (lots[symbol] ?? []).map((lot) => lotFigures(lot, prices[symbol] ?? null))),
+  );
 }
 
 /** One slice of the allocation chart. */
