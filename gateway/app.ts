@@ -110,7 +110,7 @@ export function apiRoutes(deps: AppDeps): RouteDef<never, never, never>[] {
   const commands = new CommandService(deps.events, deps.readModelSync);
   const limiter = deps.authLimiter ?? createAuthLimiter(loadConfig({}).authLimits, memoryLimiters);
   return [
-    ...authRoutes({ events: deps.events, commands, sessions: deps.sessions, limiter }),
+    ...authRoutes({ events: deps.events, commands, sessions: deps.sessions, limiter, delivery: deps.delivery }),
     ...watchlistRoutes({ commands, readModels: deps.readModels, symbols: deps.symbols }),
     ...alertsRoutes({ commands, readModels: deps.readModels, symbols: deps.symbols }),
     ...channelsRoutes({

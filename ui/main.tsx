@@ -2,7 +2,7 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './app/App.tsx';
-import { isConfirmEmailPath } from './app/routes.ts';
+import { isPublicPath } from './app/routes.ts';
 import { sessionMachine } from './app/session.machine.ts';
 import { Session } from './app/sessionContext.ts';
 import { navigate } from './services/router.ts';
@@ -11,7 +11,7 @@ import './styles.css';
 const session = sessionMachine.provide({
   actions: {
     goToLogin: () => {
-      if (!isConfirmEmailPath(window.location.pathname)) navigate('/Login', { replace: true });
+      if (!isPublicPath(window.location.pathname)) navigate('/Login', { replace: true });
     },
     goHome: () => navigate('/'),
     goToDashboard: () => {

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
+import { fold } from '../decider.ts';
 import { given } from '../testing/givenWhenThen.ts';
-import { accountDecider, initialOf } from './accounts.ts';
+import { PASSWORD_RESET_TTL_MS, accountDecider, initialOf, type AccountEvent } from './accounts.ts';
 
 const registered = { type: 'UserRegistered', data: { username: 'ada', passwordHash: 'h' } } as const;
 
@@ -78,5 +79,69 @@ describe('accounts decider', function () {
   it('takes the initial from the first letter of the username', function () {
     expect(initialOf('ada')).to.equal('A');
     expect(initialOf('9lives')).to.equal('9');
+  });
+
+  describe('password reset by e-mail', function () {
+    const R1 = '6f1c2e0a-8d4b-4c1e-9a7f-0b1d2c3e4f51';
+    const R2 = '6f1c2e0a-8d4b-4c1e-9a7f-0b1d2c3e4f52';
+    const AT = '2026-03-02T10:00:00.000Z';
+    const after = (ms: number): string => new Date(Date.parse(AT) + ms).toISOString();
+    const requested = (requestId = R1, at = AT): AccountEvent => ({
+      type: 'PasswordResetRequested',
+      data: { requestId, at },
+    });
+    const reset = (requestId = R1, at = after(60_000)) =>
+      ({ type: 'ResetPassword', data: { requestId, passwordHash: 'h3', at } }) as const;
+
+    it('records a request of a registered account, and none of an unknown one', function () {
+      given(accountDecider, [registered])
+        .when({ type: 'RequestPasswordReset', data: { requestId: R1, at: AT } })
+        .then([requested()]);
+      given(accountDecider, [])
+        .when({ type: 'RequestPasswordReset', data: { requestId: R1, at: AT } })
+        .thenError('not_found');
+    });
+
+    it('sets the password through the pending request, and the account folds to the new hash', function () {
+      const done: AccountEvent = { type: 'PasswordReset', data: { requestId: R1, passwordHash: 'h3' } };
+      given(accountDecider, [registered, requested()]).when(reset()).then([done]);
+      const state = fold(accountDecider, [registered, requested(), done]);
+      expect(state.passwordHash).to.equal('h3');
+      expect(state.pendingReset).to.equal(undefined);
+    });
+
+    it('takes the request up to one hour after it was made, and refuses it once expired', function () {
+      given(accountDecider, [registered, requested()])
+        .when(reset(R1, after(PASSWORD_RESET_TTL_MS)))
+        .then([{ type: 'PasswordReset', data: { requestId: R1, passwordHash: 'h3' } }]);
+      given(accountDecider, [registered, requested()])
+        .when(reset(R1, after(PASSWORD_RESET_TTL_MS + 1)))
+        .thenError('reset_expired');
+    });
+
+    it('refuses a request already used', function () {
+      const done: AccountEvent = { type: 'PasswordReset', data: { requestId: R1, passwordHash: 'h3' } };
+      given(accountDecider, [registered, requested(), done]).when(reset()).thenError('reset_not_pending');
+    });
+
+    it('refuses a request another one superseded, and takes the newer one', function () {
+      given(accountDecider, [registered, requested(R1), requested(R2, after(1000))])
+        .when(reset(R1))
+        .thenError('reset_not_pending');
+      given(accountDecider, [registered, requested(R1), requested(R2, after(1000))])
+        .when(reset(R2))
+        .then([{ type: 'PasswordReset', data: { requestId: R2, passwordHash: 'h3' } }]);
+    });
+
+    it('refuses a request made before the password was changed', function () {
+      given(accountDecider, [registered, requested(), { type: 'PasswordChanged', data: { passwordHash: 'h2' } }])
+        .when(reset())
+        .thenError('reset_not_pending');
+    });
+
+    it('refuses a request the account never made, and an unknown account', function () {
+      given(accountDecider, [registered]).when(reset()).thenError('reset_not_pending');
+      given(accountDecider, []).when(reset()).thenError('not_found');
+    });
   });
 });

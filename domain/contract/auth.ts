@@ -1,8 +1,10 @@
 /**
- * The session routes of the API: register, login, logout, logged-in status, the session and its roles.
+ * The session routes of the API: register, login, logout, logged-in status, the session and its roles, and
+ * resetting a forgotten password through a link e-mailed to the account's confirmed addresses.
  */
 import { z } from './zod.ts';
 import { USERNAME_PATTERN } from '../accounts/accounts.ts';
+import { isUuid } from '../ids.ts';
 import { route } from './route.ts';
 import { sessionAnswer } from './session.ts';
 
@@ -20,6 +22,30 @@ const passwordChange = z.object({
   currentPassword: z.string().min(1, 'is required').max(128, 'must be at most 128 characters'),
   newPassword: credentials.shape.password,
 });
+
+/** Who forgot the password: the name typed on the sign-in page (any name is answered the same way). */
+const passwordForgot = z.object({ username: loginBody.shape.username });
+
+/** The fields of a reset link (`/ResetPassword?user=…&request=…&token=…`) and the new password. */
+const passwordReset = z.object({
+  user: z.string().min(1, 'is required').max(64, 'is too long'),
+  request: z
+    .string()
+    .trim()
+    .refine((v) => isUuid(v), 'must be the request id of a reset link')
+    .transform((v) => v.toLowerCase()),
+  token: z.string().min(1, 'is required').max(128, 'is too long'),
+  newPassword: credentials.shape.password,
+});
+
+/** The answer to a forgotten password: the same whether or not a link was sent. */
+const resetRequested = z.object({ requested: z.literal(true) });
+
+/** What `POST /api/account/password/forgot` answers. */
+export type ResetRequested = z.infer<typeof resetRequested>;
+
+/** The body of `POST /api/account/password/reset`. */
+export type PasswordResetBody = z.input<typeof passwordReset>;
 
 /** How many of the user's other sessions a request ended. */
 const sessionsEnded = z.object({ endedSessions: z.number().int().nonnegative() });
@@ -76,6 +102,31 @@ export const authApi = {
     tag: 'session',
     access: 'user',
     body: passwordChange,
+    response: sessionsEnded,
+  }),
+  postPasswordForgot: route({
+    method: 'POST',
+    path: '/api/account/password/forgot',
+    summary:
+      'Ask for a password reset link: when the account has a confirmed e-mail address, a link working for one ' +
+      'hour is e-mailed to each; answers the same 202 whether or not the account exists or has one (at most 5 ' +
+      'requests per user name and 20 per address an hour, then 429 with Retry-After)',
+    tag: 'session',
+    access: 'public',
+    body: passwordForgot,
+    response: resetRequested,
+    status: 202,
+  }),
+  postPasswordReset: route({
+    method: 'POST',
+    path: '/api/account/password/reset',
+    summary:
+      "Set a new password with a reset link's user, request and token: the request must be the account's latest, " +
+      'unused, at most one hour old, and the password changed by no other means since; ends every session of the ' +
+      'user and their sockets (at most 20 attempts per address an hour, then 429 with Retry-After)',
+    tag: 'session',
+    access: 'public',
+    body: passwordReset,
     response: sessionsEnded,
   }),
   postEndOtherSessions: route({

@@ -97,7 +97,7 @@ export type AttemptAnswer = z.infer<typeof attemptAnswer>;
 /** One delivery as the API answers it: where it stands after its last attempt. */
 export const deliveryAnswer = z.object({
   id: z.string(),
-  kind: z.enum(['alert', 'test', 'confirm']),
+  kind: z.enum(['alert', 'test', 'confirm', 'reset']),
   alertId: z.string().nullable(),
   channelId: z.string(),
   channelType: z.enum(CHANNEL_TYPES),

@@ -16,8 +16,11 @@ export function deliveryIdOf(triggerId: string, channelId: string): string {
   return uuidV5(`delivery/${triggerId.toLowerCase()}/${channelId.toLowerCase()}`, STOCKPULSE_NAMESPACE);
 }
 
-/** What a delivery carries: an alert's trigger, a channel test, or an email address's confirmation link. */
-export type DeliveryKind = 'alert' | 'test' | 'confirm';
+/**
+ * What a delivery carries: an alert's trigger, a channel test, an email address's confirmation link, or a
+ * password reset link (to a confirmed email address).
+ */
+export type DeliveryKind = 'alert' | 'test' | 'confirm' | 'reset';
 
 /** Records that attempt `attempt` of a delivery starts. */
 export type RecordDeliveryAttempt = DomainEvent<

@@ -1,6 +1,7 @@
 /**
  * The delivery processor: a checkpointed consumer of the log turns each `AlertTriggered` into one queued
- * delivery per channel of the alert (and each new email channel into its confirmation), and a worker sends
+ * delivery per channel of the alert (each new email channel into its confirmation, and each
+ * `PasswordResetRequested` into a reset link to every confirmed email address of the user), and a worker sends
  * what is due. Both the queue and the channels the processor sends to are documents committed with its
  * checkpoint, so a restart resumes exactly where the log says.
  *
@@ -16,6 +17,7 @@
  * Sharing: with a `partition`, a processor sends only the deliveries of the users it takes and parks the others
  * until the processes alive change; every processor still keeps the whole queue, so it can take any user over.
  */
+import { PASSWORD_RESET_TTL_MS, type PasswordResetRequested } from '../../domain/accounts/accounts.ts';
 import type { AlertTriggeredData } from '../../domain/alerts/alerts.ts';
 import {
   CHANNELS_CONCERN,
@@ -59,7 +61,8 @@ export const DELIVERY_EVENT_TYPES: readonly string[] = Object.freeze([
   'DeliveryAttempted',
   'DeliverySucceeded',
   'DeliveryFailed',
-] satisfies (ChannelsEvent['type'] | DeliveriesEvent['type'] | 'AlertTriggered')[]);
+  'PasswordResetRequested',
+] satisfies (ChannelsEvent['type'] | DeliveriesEvent['type'] | 'AlertTriggered' | PasswordResetRequested['type'])[]);
 
 /** One queued delivery, as committed with the processor's checkpoint. */
 export interface QueuedDelivery {
@@ -70,6 +73,8 @@ export interface QueuedDelivery {
   readonly channelType: ChannelType;
   readonly alertId: string | null;
   readonly triggerId: string | null;
+  /** The password reset request whose link a `reset` delivery carries (the token is derived when sending). */
+  readonly requestId?: string;
   readonly payload: WebhookPayload;
   /** Attempts started. */
   readonly attempts: number;
@@ -172,7 +177,7 @@ export function triggerPayload(deliveryId: string, event: RecordedEvent): Webhoo
   };
 }
 
-/** The payload of a message that is no alert (a test, a confirmation): no symbol, no price. */
+/** The payload of a message that is no alert (a test, a confirmation, a reset link): no symbol, no price. */
 export function noticePayload(id: string, message: string, at: string, position = ''): WebhookPayload {
   return { id, alertId: null, symbol: '', message, notificationtype: 0, price: null, at, position, note: null };
 }
@@ -205,6 +210,28 @@ function deliveryConsumer(instance: string | undefined, now: () => number): Cons
               alertId,
               triggerId: event.id,
               payload: triggerPayload(deliveryId, event),
+            });
+          }
+          return;
+        }
+        case 'PasswordResetRequested': {
+          const { requestId, at } = event.data as PasswordResetRequested['data'];
+          // A request read long after it was made (a rebuild of the queue) sends nothing: its link has expired.
+          if (resetExpired(at, now())) return;
+          const state = (await tx.get<ChannelsState>(channelsCollection, userId)) ?? channelsDecider.initialState;
+          for (const channel of state.channels) {
+            if (channel.type !== 'email' || !channel.confirmed) continue;
+            const deliveryId = deliveryIdOf(event.id, channel.id);
+            enqueue({
+              deliveryId,
+              userId,
+              kind: 'reset',
+              channelId: channel.id,
+              channelType: 'email',
+              alertId: null,
+              triggerId: null,
+              requestId,
+              payload: noticePayload(deliveryId, 'Reset your StockPulse password', at, formatPosition(event.position)),
             });
           }
           return;
@@ -261,6 +288,11 @@ function deliveryConsumer(instance: string | undefined, now: () => number): Cons
   };
 }
 
+/** Whether a password reset request made at `at` can no longer be used at `nowMs`. */
+function resetExpired(at: string, nowMs: number): boolean {
+  return !(nowMs - Date.parse(at) <= PASSWORD_RESET_TTL_MS);
+}
+
 function engineMeta(userId: string, commandId: string, at: string): CommandMeta {
   return { commandId, userId, at, actor: 'engine' };
 }
@@ -273,6 +305,19 @@ export function confirmLinkOf(origin: string, secrets: DeliverySecrets, userId: 
     token: secrets.confirmToken(userId, channelId),
   });
   return `${origin.replace(/\/$/, '')}/ConfirmEmail?${query.toString()}`;
+}
+
+/**
+ * The link of a password reset: the page that sets the new password (`/ResetPassword`), with the user, the
+ * request and its token.
+ */
+export function resetLinkOf(origin: string, secrets: DeliverySecrets, userId: string, requestId: string): string {
+  const query = new URLSearchParams({
+    user: userId,
+    request: requestId,
+    token: secrets.resetToken(userId, requestId),
+  });
+  return `${origin.replace(/\/$/, '')}/ResetPassword?${query.toString()}`;
 }
 
 /** What one attempt needs besides the queue: the log, the senders and the clock. */
@@ -296,7 +341,7 @@ export interface AttemptDeps {
  */
 export async function attemptDelivery(
   deps: AttemptDeps,
-  delivery: Pick<QueuedDelivery, 'deliveryId' | 'userId' | 'kind' | 'alertId' | 'triggerId' | 'payload'>,
+  delivery: Pick<QueuedDelivery, 'deliveryId' | 'userId' | 'kind' | 'alertId' | 'triggerId' | 'requestId' | 'payload'>,
   channel: Channel,
   attempt: number,
 ): Promise<(AttemptResult & { readonly final: boolean }) | null> {
@@ -330,7 +375,14 @@ export async function attemptDelivery(
           origin,
           confirmLink: confirmLinkOf(origin, deps.secrets, delivery.userId, channel.id),
         }
-      : { channel, payload: delivery.payload, origin };
+      : delivery.kind === 'reset' && delivery.requestId !== undefined
+        ? {
+            channel,
+            payload: delivery.payload,
+            origin,
+            resetLink: resetLinkOf(origin, deps.secrets, delivery.userId, delivery.requestId),
+          }
+        : { channel, payload: delivery.payload, origin };
   let result: AttemptResult;
   try {
     result = await deps.senders[channel.type](message);
@@ -458,6 +510,10 @@ export async function startDeliveryProcessor(options: DeliveryProcessorOptions):
     jobs.set(job.deliveryId, { ...job, attempts: attempt, attemptedAt: now() });
     if (!channel) return abandon(job, 'the channel was removed');
     if (attempt > maxAttempts(retry)) return abandon(job, 'no outcome was recorded and no attempt is left');
+    // A reset link that could no longer be used when it arrived is not sent.
+    if (job.kind === 'reset' && resetExpired(job.payload.at, now())) {
+      return abandon(job, 'the password reset request expired');
+    }
     const result = await attemptDelivery(deps, job, channel, attempt);
     if (result) {
       const latest = jobs.get(job.deliveryId);

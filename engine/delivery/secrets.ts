@@ -1,7 +1,8 @@
 /**
  * The delivery secrets, derived rather than stored, so none of them is written to the log: a webhook's
- * signing secret and an email address's confirmation token are HMACs of the channel under a key derived from
- * the log's chain key (`CHAIN_KEY`, shared by every process of a deployment).
+ * signing secret and an email address's confirmation token are HMACs of the channel, and a password reset link's
+ * token an HMAC of the user and the request, under a key derived from the log's chain key (`CHAIN_KEY`, shared
+ * by every process of a deployment). Each kind has its own purpose label, so no token stands for another.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
@@ -13,6 +14,17 @@ export interface DeliverySecrets {
   confirmToken(userId: string, channelId: string): string;
   /** Whether a token is the confirmation token of that channel (constant time). */
   checkConfirmToken(userId: string, channelId: string, token: string): boolean;
+  /** The token of a password reset link: of user `userId`'s reset request `requestId`. */
+  resetToken(userId: string, requestId: string): string;
+  /** Whether a token is the token of that reset request (constant time). */
+  checkResetToken(userId: string, requestId: string, token: string): boolean;
+}
+
+/** Whether `given` is `expected`, in a time that does not depend on where they differ. */
+function sameToken(expected: string, given: string): boolean {
+  const a = Buffer.from(expected, 'utf8');
+  const b = Buffer.from(given, 'utf8');
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 /** The secrets derived from a deployment key. */
@@ -21,14 +33,14 @@ export function deliverySecrets(key: Buffer): DeliverySecrets {
   const mac = (text: string): string => createHmac('sha256', derived).update(text).digest('hex');
   const confirmToken = (userId: string, channelId: string): string =>
     mac(`confirm/${userId}/${channelId.toLowerCase()}`);
+  const resetToken = (userId: string, requestId: string): string =>
+    mac(`password-reset/${userId}/${requestId.toLowerCase()}`);
   return {
     webhookSecret: (channelId) => `whsec_${mac(`webhook/${channelId.toLowerCase()}`)}`,
     confirmToken,
-    checkConfirmToken: (userId, channelId, token) => {
-      const expected = Buffer.from(confirmToken(userId, channelId), 'utf8');
-      const given = Buffer.from(token, 'utf8');
-      return given.length === expected.length && timingSafeEqual(given, expected);
-    },
+    checkConfirmToken: (userId, channelId, token) => sameToken(confirmToken(userId, channelId), token),
+    resetToken,
+    checkResetToken: (userId, requestId, token) => sameToken(resetToken(userId, requestId), token),
   };
 }
 

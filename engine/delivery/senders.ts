@@ -43,6 +43,8 @@ export interface OutgoingMessage {
   readonly payload: WebhookPayload;
   /** An email confirmation's link, for a `confirm` delivery. */
   readonly confirmLink?: string;
+  /** A password reset's link, for a `reset` delivery. */
+  readonly resetLink?: string;
   /** The app's origin (`PUBLIC_ORIGIN`), which an alert email links the symbol's chart and the alerts at. */
   readonly origin?: string;
 }
@@ -138,7 +140,18 @@ export function alertLinks(origin: string, symbol: string): { chart: string; ale
 
 /** The subject, text and HTML of a message's email. */
 export function emailContent(message: OutgoingMessage): { subject: string; text: string; html: string } {
-  const { payload, confirmLink } = message;
+  const { payload, confirmLink, resetLink } = message;
+  if (resetLink !== undefined) {
+    const expiry = 'The link expires in one hour and works only once.';
+    const unasked = 'If you did not ask for this, ignore this message: nothing changes, your password stays as it is.';
+    return {
+      subject: 'Reset your StockPulse password',
+      text: `Reset your StockPulse password by opening this link and choosing a new password:\n\n${resetLink}\n\n${expiry} ${unasked}`,
+      html:
+        `<p>Reset your StockPulse password by choosing a new one:</p>` +
+        `<p><a href="${escapeHtml(resetLink)}">Reset your password</a></p><p>${expiry} ${unasked}</p>`,
+    };
+  }
   if (confirmLink !== undefined) {
     const text = `Confirm that StockPulse may send alerts to this address by opening this link:\n\n${confirmLink}\n\nIf you did not ask for this, ignore this message.`;
     return {

@@ -18,6 +18,11 @@
  *
  * Messages sent on a user's request (a channel's test, an email address's confirmation): at most
  * {@link SENDS_ON_REQUEST_PER_HOUR} per user per hour, so the server cannot be made to mail or post in bulk.
+ *
+ * Password resets: at most {@link RESET_REQUESTS_PER_USERNAME} requests per user name and
+ * {@link RESET_REQUESTS_PER_ADDRESS} per address an hour, counted whether or not the account exists (so the limit
+ * tells nothing about it), and {@link RESET_ATTEMPTS_PER_ADDRESS} attempts at using a link per address an hour,
+ * wrong tokens included.
  */
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { AuthLimits } from '../../platform/config.ts';
@@ -29,6 +34,15 @@ export const MAX_SIGN_IN_DELAY_S = 15 * 60;
 
 /** Messages a user may have sent on request (tests, confirmation emails) per hour. */
 export const SENDS_ON_REQUEST_PER_HOUR = 30;
+
+/** Password reset requests per user name per hour. */
+export const RESET_REQUESTS_PER_USERNAME = 5;
+
+/** Password reset requests per address per hour, whatever the user names. */
+export const RESET_REQUESTS_PER_ADDRESS = 20;
+
+/** Attempts at setting a password through a reset link per address per hour, wrong tokens included. */
+export const RESET_ATTEMPTS_PER_ADDRESS = 20;
 
 /** How long wrong passwords for one account from one address are remembered, in seconds. */
 const FAILURE_MEMORY_S = 24 * 60 * 60;
@@ -49,6 +63,13 @@ export interface AuthLimiter {
   signInEnded(account: string, address: string, right: boolean): Promise<void>;
   /** Counts a message sent on `userId`'s request; answers 0, or the seconds to wait when over the limit. */
   sendOnRequest(userId: string): Promise<number>;
+  /**
+   * Counts a password reset request for `username` (existing or not) from `address`; answers 0, or the seconds
+   * to wait when over a limit (then `username` is not counted).
+   */
+  resetRequest(username: string, address: string): Promise<number>;
+  /** Counts an attempt at using a reset link from `address`; answers 0, or the seconds to wait when over the limit. */
+  resetAttempt(address: string): Promise<number>;
 }
 
 /** The wait, in seconds, after the `failures`-th wrong password for one account from one address. */
@@ -83,9 +104,15 @@ export function createAuthLimiter(limits: AuthLimits, limiters: LimiterFactory):
     durationS: hour,
   });
   const sends = limiters({ name: 'sends-user', points: SENDS_ON_REQUEST_PER_HOUR, durationS: hour });
+  const resetsByUsername = limiters({ name: 'reset-user', points: RESET_REQUESTS_PER_USERNAME, durationS: hour });
+  const resetsByAddress = limiters({ name: 'reset-address', points: RESET_REQUESTS_PER_ADDRESS, durationS: hour });
+  const resetAttempts = limiters({ name: 'reset-attempts', points: RESET_ATTEMPTS_PER_ADDRESS, durationS: hour });
   const pair = (account: string, address: string): string => `${account}/${address}`;
   return {
     sendOnRequest: (userId) => take(sends, userId),
+    resetRequest: async (username, address) =>
+      (await take(resetsByAddress, address)) || take(resetsByUsername, username),
+    resetAttempt: (address) => take(resetAttempts, address),
     register: async (address) => (await take(registrationsByAddress, address)) || take(registrations, 'all'),
     signInBegin: async (account, address) => {
       const key = pair(account, address);

@@ -1,12 +1,14 @@
 /**
- * Session routes of the API contract: register, login, logout, logged-in status, changing the password and
- * ending the other sessions.
+ * Session routes of the API contract: register, login, logout, logged-in status, changing the password,
+ * ending the other sessions, and resetting a forgotten password through a link e-mailed to a confirmed address.
  */
 import { authApi } from '../../domain/contract/auth.ts';
 import type { Context } from 'koa';
 import { ACCOUNT_CONCERN, accountDecider, initialOf, type AccountEvent } from '../../domain/accounts/accounts.ts';
+import { CHANNELS_CONCERN, channelsDecider, type ChannelsEvent } from '../../domain/channels/channels.ts';
 import { fold, type CommandMeta } from '../../domain/decider.ts';
-import { streamName } from '../../domain/ids.ts';
+import { STOCKPULSE_NAMESPACE, streamName, uuidV5 } from '../../domain/ids.ts';
+import type { DeliverySetup } from '../../engine/delivery/setup.ts';
 import { StreamNotFoundError, type EventStore } from '../../platform/eventstore/port.ts';
 import { dummyHash, hashPassword, verifyPassword } from '../../platform/passwords.ts';
 import type { SessionStore } from '../../platform/sessions/port.ts';
@@ -23,6 +25,8 @@ export interface AuthDeps {
   readonly commands: CommandService;
   readonly sessions: SessionStore;
   readonly limiter: AuthLimiter;
+  /** The secrets that check a password reset link's token; that route answers 503 without. */
+  readonly delivery?: DeliverySetup | undefined;
 }
 
 const accountConcern = { concern: ACCOUNT_CONCERN, decider: accountDecider };
@@ -40,11 +44,34 @@ async function readAccount(events: EventStore, username: string) {
   }
 }
 
+/** Whether the user has an e-mail address confirmed, to send a reset link to (false for an unknown user). */
+async function hasConfirmedEmail(events: EventStore, username: string): Promise<boolean> {
+  try {
+    const recorded = await events.readStream(streamName(CHANNELS_CONCERN, username));
+    const state = fold(
+      channelsDecider,
+      recorded.map((e) => ({ type: e.type, data: e.data }) as ChannelsEvent),
+    );
+    return state.channels.some((channel) => channel.type === 'email' && channel.confirmed);
+  } catch (error) {
+    if (error instanceof StreamNotFoundError) return false;
+    throw error;
+  }
+}
+
+/** The metadata of a command a public route issues for `username`, on its stream. */
+function userMeta(meta: () => CommandMeta, username: string): () => CommandMeta {
+  return () => ({ ...meta(), userId: username, actor: `user:${username}` });
+}
+
 /** The session routes. */
 export function authRoutes(deps: AuthDeps) {
-  /** Ends the user's sessions but the caller's, records how many, and answers that. */
-  const endOthers = async (username: string, ctx: Context, meta: () => CommandMeta): Promise<number> => {
-    const ended = await deps.sessions.endOthers(username, ctx.cookies.get(SESSION_COOKIE) ?? null);
+  /**
+   * Ends the user's sessions (and their sockets) but the one of `keep` (every one when null), records how many,
+   * and answers that.
+   */
+  const endSessions = async (username: string, keep: string | null, meta: () => CommandMeta): Promise<number> => {
+    const ended = await deps.sessions.endOthers(username, keep);
     // Its own command id: the password change before it in the same request holds the request's.
     const m = meta();
     await deps.commands.execute(
@@ -54,6 +81,9 @@ export function authRoutes(deps: AuthDeps) {
     );
     return ended.length;
   };
+  /** Ends the user's sessions but the caller's, records how many, and answers that. */
+  const endOthers = (username: string, ctx: Context, meta: () => CommandMeta): Promise<number> =>
+    endSessions(username, ctx.cookies.get(SESSION_COOKIE) ?? null, meta);
   return [
     defineRoute({
       ...authApi.postRegister,
@@ -119,6 +149,54 @@ export function authRoutes(deps: AuthDeps) {
         const passwordHash = await hashPassword(body.newPassword);
         await deps.commands.execute(accountConcern, { type: 'ChangePassword', data: { passwordHash } }, meta());
         return { endedSessions: await endOthers(username, ctx, meta) };
+      },
+    }),
+    defineRoute({
+      ...authApi.postPasswordForgot,
+      handle: async ({ body, ctx, meta }) => {
+        const username = body.username.toLowerCase();
+        refuseIfWaiting(ctx, await deps.limiter.resetRequest(username, ctx.ip), 'too many password reset requests');
+        // Both are read whatever the name, and the answer is the same, so it tells nothing about the account.
+        const [account, reachable] = await Promise.all([
+          readAccount(deps.events, username),
+          hasConfirmedEmail(deps.events, username),
+        ]);
+        if (account.username !== null && reachable) {
+          const m = userMeta(meta, username)();
+          // A retried request (same Idempotency-Key) derives the same request id and appends nothing again.
+          const requestId = uuidV5(`${m.commandId}/password-reset`, STOCKPULSE_NAMESPACE);
+          await deps.commands.execute(
+            accountConcern,
+            { type: 'RequestPasswordReset', data: { requestId, at: m.at } },
+            m,
+          );
+        }
+        return { requested: true as const };
+      },
+    }),
+    defineRoute({
+      ...authApi.postPasswordReset,
+      handle: async ({ body, ctx, session, meta }) => {
+        // Every attempt counts, a wrong token's too, so links cannot be guessed at speed.
+        refuseIfWaiting(ctx, await deps.limiter.resetAttempt(ctx.ip), 'too many password reset attempts');
+        if (!deps.delivery) throw new ApiError(503, 'unavailable', 'delivery is not set up on this server');
+        if (!deps.delivery.secrets.checkResetToken(body.user, body.request, body.token)) {
+          throw new ApiError(400, 'bad_request', 'body.token: is not the token of this reset link');
+        }
+        const username = body.user;
+        const passwordHash = await hashPassword(body.newPassword);
+        const m = userMeta(meta, username);
+        await inRequestTerms({ request: 'body.request', username: 'body.user' }, () =>
+          deps.commands.execute(
+            accountConcern,
+            { type: 'ResetPassword', data: { requestId: body.request, passwordHash, at: m().at } },
+            m(),
+          ),
+        );
+        // Whoever signed in with the old password is signed out, this browser too.
+        const endedSessions = await endSessions(username, null, m);
+        if (session?.userId === username) clearSessionCookies(ctx);
+        return { endedSessions };
       },
     }),
     defineRoute({

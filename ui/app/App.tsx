@@ -11,10 +11,9 @@ import { Link } from '../components/Link.tsx';
 import { Bell } from '../screens/bell/Bell.tsx';
 import { navigate, useLocation } from '../services/router.ts';
 import { startBrowserAlerts } from '../services/browserAlerts.ts';
-import { ConfirmEmailScreen } from '../screens/confirmemail/ConfirmEmailScreen.tsx';
 import { LoginScreen } from '../screens/login/LoginScreen.tsx';
 import { MarketLabel } from './MarketLabel.tsx';
-import { isConfirmEmailPath, screenOf } from './routes.ts';
+import { publicPageOf, screenOf } from './routes.ts';
 import { Session } from './sessionContext.ts';
 
 function NotFound({ path }: { readonly path: string }) {
@@ -86,15 +85,32 @@ export function App() {
             : 'signedOut',
   );
   const error = Session.useSelector((s) => s.context.error);
-  // The confirmation page of an email address is for whoever opens the link, signed in or not.
-  const confirming = isConfirmEmailPath(location.path);
+  // The page of an e-mailed link (an address's confirmation, a password reset) is for whoever opens it, signed in
+  // or not.
+  const publicPage = publicPageOf(location.path);
   useEffect(() => {
-    if (status === 'signedOut' && !confirming && location.path.toLowerCase() !== '/login') {
+    if (status === 'signedOut' && !publicPage && location.path.toLowerCase() !== '/login') {
       navigate('/Login', { replace: true });
     }
-  }, [status, location.path, confirming]);
+  }, [status, location.path, publicPage]);
+  useEffect(() => {
+    if (publicPage) document.title = `${publicPage.title} · StockPulse`;
+  }, [publicPage]);
 
-  if (confirming) return <ConfirmEmailScreen />;
+  if (publicPage) {
+    const Page = publicPage.component;
+    return (
+      <Suspense
+        fallback={
+          <div className="centered">
+            <Skeleton lines={4} />
+          </div>
+        }
+      >
+        <Page />
+      </Suspense>
+    );
+  }
 
   if (status === 'checking' || status === 'signingOut') {
     return (

@@ -104,10 +104,35 @@ export function screenOf(path: string): ScreenRoute | undefined {
   return SCREENS.find((screen) => screen.path.toLowerCase() === lower);
 }
 
-/** The page an email channel's confirmation link opens: for whoever opens it, signed in or not. */
-export const CONFIRM_EMAIL_PATH = '/ConfirmEmail';
+/**
+ * The pages an e-mailed link opens, for whoever opens it, signed in or not: no session check sends them to the
+ * sign-in page, and they show without the app's bar. An email channel's confirmation (`/ConfirmEmail`) and a
+ * password reset (`/ResetPassword`).
+ */
+export const PUBLIC_PAGES: readonly ScreenRoute[] = [
+  {
+    path: '/ConfirmEmail',
+    title: 'Confirm your alert address',
+    component: lazy(() =>
+      import('../screens/confirmemail/ConfirmEmailScreen.tsx').then((m) => ({ default: m.ConfirmEmailScreen })),
+    ),
+  },
+  {
+    path: '/ResetPassword',
+    title: 'Reset your password',
+    component: lazy(() =>
+      import('../screens/resetpassword/ResetPasswordScreen.tsx').then((m) => ({ default: m.ResetPasswordScreen })),
+    ),
+  },
+];
 
-/** Whether a path is the confirmation page, which no session check sends to the sign-in page. */
-export function isConfirmEmailPath(path: string): boolean {
-  return path.toLowerCase() === CONFIRM_EMAIL_PATH.toLowerCase();
+/** The public page of a path, or undefined. */
+export function publicPageOf(path: string): ScreenRoute | undefined {
+  const lower = path.toLowerCase();
+  return PUBLIC_PAGES.find((page) => page.path.toLowerCase() === lower);
+}
+
+/** Whether a path is one of the {@link PUBLIC_PAGES}, which no session check sends to the sign-in page. */
+export function isPublicPath(path: string): boolean {
+  return publicPageOf(path) !== undefined;
 }

@@ -22,7 +22,14 @@ function target(channel: ChannelAnswer): string {
 function DeliveryLine({ delivery }: { readonly delivery: DeliveryAnswer }) {
   const { timeZone } = usePreferences();
   const when = formatRecent(delivery.updatedt, timeZone);
-  const what = delivery.kind === 'test' ? 'Test' : delivery.kind === 'confirm' ? 'Confirmation' : 'Alert';
+  const what =
+    delivery.kind === 'test'
+      ? 'Test'
+      : delivery.kind === 'confirm'
+        ? 'Confirmation'
+        : delivery.kind === 'reset'
+          ? 'Password reset'
+          : 'Alert';
   const detail =
     delivery.status === 'succeeded'
       ? 'delivered'

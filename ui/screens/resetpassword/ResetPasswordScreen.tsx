@@ -1,0 +1,86 @@
+/**
+ * `/ResetPassword?user=…&request=…&token=…`: the page a password reset link opens, signed in or not. The new
+ * password is typed twice; once set, every session of the user is signed out and the page links the sign-in.
+ */
+import { useMachine } from '@xstate/react';
+import type { FormEvent } from 'react';
+import { Link } from '../../components/Link.tsx';
+import { formText } from '../../components/formText.ts';
+import { useLocation } from '../../services/router.ts';
+import { endedText, resetLinkOf, resetPasswordMachine } from './resetPassword.machine.ts';
+
+/** The reset page. */
+export function ResetPasswordScreen() {
+  const { params } = useLocation();
+  const [state, send] = useMachine(resetPasswordMachine, { input: { link: resetLinkOf(params) } });
+  const { error, linkRefused, endedSessions, link } = state.context;
+  const busy = state.matches('resetting');
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const fields = new FormData(event.currentTarget);
+    send({
+      type: 'user.submit',
+      form: { newPassword: formText(fields, 'new'), repeated: formText(fields, 'repeated') },
+    });
+  };
+  return (
+    <main className="login" id="main">
+      <section className="login-card" aria-labelledby="reset-title">
+        <h1 id="reset-title">Reset your password</h1>
+        {state.matches('incomplete') && (
+          <p role="alert">
+            This link is incomplete: open the whole link of the reset e-mail, or{' '}
+            <Link to="/Login?forgot">ask for a new one</Link>.
+          </p>
+        )}
+        {(state.matches('ready') || busy) && (
+          <form onSubmit={submit} noValidate aria-describedby={error ? 'reset-error' : 'reset-hint'}>
+            <p className="tagline" id="reset-hint">
+              Choose a new password for <strong>{link?.user}</strong>: 8 characters or more. Every device signed in to
+              the account is signed out.
+            </p>
+            {/* For the browser's password manager: the account the new password is for. */}
+            <input name="username" type="text" autoComplete="username" value={link?.user ?? ''} readOnly hidden />
+            <label>
+              New password
+              <input
+                name="new"
+                type="password"
+                required
+                minLength={8}
+                maxLength={128}
+                autoComplete="new-password"
+                autoFocus
+                disabled={busy}
+              />
+            </label>
+            <label>
+              New password, again
+              <input name="repeated" type="password" required autoComplete="new-password" disabled={busy} />
+            </label>
+            {error && (
+              <p className="error" id="reset-error" role="alert">
+                {error}
+                {linkRefused && (
+                  <>
+                    {' '}
+                    <Link to="/Login?forgot">Ask for a new link</Link>
+                  </>
+                )}
+              </p>
+            )}
+            <button type="submit" className="button primary" disabled={busy}>
+              {busy ? 'Please wait…' : 'Set the new password'}
+            </button>
+          </form>
+        )}
+        {state.matches('done') && (
+          <p role="status">
+            Your password is set. {endedText(endedSessions ?? 0)}. <Link to="/Login">Sign in</Link> with the new
+            password.
+          </p>
+        )}
+      </section>
+    </main>
+  );
+}
