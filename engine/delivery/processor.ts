@@ -385,7 +385,7 @@ export async function attemptDelivery(
         : { channel, payload: delivery.payload, origin };
   let result: AttemptResult;
   try {
-    result = await deps.senders[channel.type](message);
+    result = await deps.senders[channel.type]({ ...message, triggerId: delivery.triggerId });
   } catch (error) {
     result = {
       ok: false,

@@ -84,5 +84,11 @@ describe('message content', function () {
       );
       expect(content.url).to.equal('/PriceCharts?stock=AAPL');
     });
+
+    it("is tagged with the trigger's id (the bell's notification id), or its own id when it tells of none", function () {
+      const payload = alertPayload({});
+      expect(pushContent(payload, 'trigger-1').tag).to.equal('trigger-1');
+      expect(pushContent(payload).tag).to.equal(payload.id);
+    });
   });
 });

@@ -47,6 +47,8 @@ export interface OutgoingMessage {
   readonly resetLink?: string;
   /** The app's origin (`PUBLIC_ORIGIN`), which an alert email links the symbol's chart and the alerts at. */
   readonly origin?: string;
+  /** An alert's: the trigger it tells of, which is the id of its notification in the bell. */
+  readonly triggerId?: string | null;
 }
 
 /** Sends one message through one kind of channel. */
@@ -268,24 +270,30 @@ export interface PushContent {
   /** The page the notification opens. */
   readonly url: string;
   readonly id: string;
+  /**
+   * The notification's tag: an alert's is its notification's id in the bell (the trigger's), which an open tab
+   * of the app tags its own system notification with too, so the browser shows one of the two, not both.
+   */
+  readonly tag: string;
 }
 
 /**
  * The notification a push message shows. The message says no time, and a notification may be shown late (a
  * browser offline), so the market time follows it on its first line, the note staying on a line of its own.
  */
-export function pushContent(payload: WebhookPayload): PushContent {
+export function pushContent(payload: WebhookPayload, triggerId: string | null = null): PushContent {
   return {
     ...firingNotificationText(payload.symbol, `${payload.message}, ${marketTime(payload.at)}`, payload.note),
     symbol: payload.symbol,
     url: payload.symbol === '' ? '/Settings' : `/PriceCharts?stock=${encodeURIComponent(payload.symbol)}`,
     id: payload.id,
+    tag: triggerId ?? payload.id,
   };
 }
 
 /** Encrypts the message for the browser (aes128gcm) and posts it to its push service with a VAPID signature. */
 export function pushSender(options: PushSenderOptions): Sender {
-  return async ({ channel, payload }) => {
+  return async ({ channel, payload, triggerId }) => {
     const subscription = channel.subscription;
     if (subscription === null)
       return { ok: false, status: null, error: 'the channel has no subscription', retryable: false };
@@ -293,7 +301,7 @@ export function pushSender(options: PushSenderOptions): Sender {
     try {
       details = webPush.generateRequestDetails(
         { endpoint: subscription.endpoint, keys: { p256dh: subscription.p256dh, auth: subscription.auth } },
-        JSON.stringify(pushContent(payload)),
+        JSON.stringify(pushContent(payload, triggerId ?? null)),
         {
           vapidDetails: {
             subject: options.subject,

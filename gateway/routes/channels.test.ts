@@ -554,6 +554,9 @@ describe('delivery routes and channels', function () {
       const content = JSON.parse(decryptPush(push!.raw, keys)) as { symbol: string; url: string; body: string };
       expect(content).to.include({ symbol: 'AAPL', url: '/PriceCharts?stock=AAPL' });
       expect(content.body).to.match(/^AAPL rose above 130\.00.*\nCheck the news first$/);
+      // Tagged as the bell's notification, which a tab of the app tags its own system notification with.
+      const [note] = await user.getOk<{ id: string }[]>('/personalize/usernotifications/ALL');
+      expect(content).to.include({ tag: note!.id });
 
       pushAnswer = 410;
       try {

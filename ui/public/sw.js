@@ -4,7 +4,7 @@
  * fired while no tab was open), and opens the symbol's chart when it is clicked.
  */
 self.addEventListener('push', (event) => {
-  let content = { title: 'StockPulse', body: '', url: '/Dashboard', id: undefined };
+  let content = { title: 'StockPulse', body: '', url: '/Dashboard', id: undefined, tag: undefined };
   try {
     content = { ...content, ...event.data.json() };
   } catch {
@@ -13,7 +13,8 @@ self.addEventListener('push', (event) => {
   event.waitUntil(
     self.registration.showNotification(content.title, {
       body: content.body,
-      tag: content.id,
+      // An alert's tag is its notification's id, which an open tab tags its own notification with: one shows.
+      tag: content.tag ?? content.id,
       data: { url: content.url },
       icon: '/favicon.svg',
     }),
