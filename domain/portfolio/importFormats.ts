@@ -517,7 +517,43 @@ export function previewImport(file: readonly CsvRecord[] | UnreadableFile, optio
     }
   }
   const rows = candidates.map((_, i) => verdicts.get(i)!);
-  return { format, rows, toRecord: rows.some((row) => row.verdict === 'refused') ? [] : toRecord };
+  if (rows.some((row) => row.verdict === 'refused')) return { format, rows, toRecord: [] };
+  const refused = commitRefusal(toRecord, options);
+  if (refused === null) return { format, rows, toRecord };
+  // The row the commit would refuse: judged with the file's other rows, as a back-dated trade is matched again.
+  const at = rows.findIndex((row) => row.transaction?.id === refused.transaction.id);
+  rows[at] = refusal(candidates[at]!.row, refused.field, refused.message);
+  return { format, rows, toRecord: [] };
+}
+
+/**
+ * What the commit would refuse of the rows judged new: they are decided together, as the import records them, so
+ * a back-dated trade is matched again with the trades recorded after its date (which the row-by-row judgement,
+ * on the lots as they stand, does not see). Null when the commit would take them all.
+ */
+function commitRefusal(
+  toRecord: readonly Transaction[],
+  options: PreviewOptions,
+): { transaction: Transaction; field: keyof Columns | null; message: string } | null {
+  if (toRecord.length === 0) return null;
+  try {
+    portfolioDecider.decide(
+      { type: 'RecordTransactions', data: { transactions: toRecord, at: options.at } },
+      options.state,
+    );
+    return null;
+  } catch (error) {
+    if (!isDomainError(error)) throw error;
+    const index = /^transactions\[(\d+)\]/.exec(error.field ?? '')?.[1];
+    const transaction = index === undefined ? undefined : toRecord[Number(index)];
+    if (transaction === undefined) throw error;
+    const message = error.message.replace(/^transactions\[\d+\][.\s]?/, '');
+    return {
+      transaction,
+      field: /^transactions\[\d+\]\./.test(error.field ?? '') ? fieldOf(error.field) : null,
+      message,
+    };
+  }
 }
 
 /** The transaction field a domain error names (`transactions[0].lots[1].quantity` → `lots`). */

@@ -278,6 +278,32 @@ describe('portfolio transaction routes', function () {
       expect(await eventCount(user.username)).to.equal(events);
     });
 
+    it('previews a back-dated row as the commit judges it, matched again with the trades after its date', async function () {
+      const user = await gw.user();
+      const bought = await record(user, buy('PFE', '2024-01-02', 10, 30));
+      const lot = bought.lots.PFE![0]!;
+      await record(user, {
+        kind: 'sell',
+        symbol: 'PFE',
+        date: '2024-01-10',
+        quantity: 10,
+        price: 31,
+        lots: [{ id: lot.id, quantity: 10 }],
+      });
+      // On the lots as they stand (none open) this sale would open a short; matched again, it takes 5 of the lot
+      // the recorded sale named whole.
+      const csv = 'date,kind,symbol,quantity,price\n2024-01-03,buy,KO,1,60\n2024-01-05,sell,PFE,5,29\n';
+      const preview = (await user.post('/api/portfolio/import/preview', { csv })).body as Preview;
+      expect(preview.rows.map((r) => [r.line, r.verdict, r.column])).to.deep.equal([
+        [2, 'new', null],
+        [3, 'refused', 'date'],
+      ]);
+      expect(preview.rows[1]!.message).to.match(/^date 2024-01-05 comes before a trade of PFE/);
+      const res = await user.post('/api/portfolio/import', { csv });
+      expect(res.status).to.equal(400);
+      expect((res.body as { message: string }).message).to.match(/^body\.csv: line 3, column date: /);
+    });
+
     it('refuses a file with a wrong row as a whole, naming its line and column', async function () {
       const user = await gw.user();
       const csv = 'date,kind,symbol,quantity,price\n2024-01-02,buy,KO,1,60\n2024-01-03,buy,KO,1,sixty\n';
