@@ -26,6 +26,13 @@ const months = wholeNumber(MONTHS_RANGE.min, MONTHS_RANGE.max).default(MONTHS_RA
 
 const nullableNumber = z.number().nullable();
 
+/** What every market cap the API answers is (the universe, the sectors' order, the screener). */
+export const MARKET_CAP_DEFINITION =
+  'market capitalisation in dollars: shares outstanding × the price the quotes show (the last close until ticks flow)';
+
+/** What a cap class is. */
+export const CAP_CLASS_DEFINITION = 'cap class of the market cap: large above 10 B, mid from 2 B to 10 B, small below';
+
 /** A company of the universe. */
 
 export const universeEntry = z.object({
@@ -33,8 +40,8 @@ export const universeEntry = z.object({
   name: z.string(),
   sector: z.enum(SECTORS),
   industry: z.string(),
-  marketcap: z.number(),
-  capclass: z.enum(CAP_CLASSES as ['large', 'mid', 'small']),
+  marketcap: z.number().describe(MARKET_CAP_DEFINITION),
+  capclass: z.enum(CAP_CLASSES as ['large', 'mid', 'small']).describe(CAP_CLASS_DEFINITION),
 });
 
 /** A symbol's quote: price, change and % change since the previous close, session volume, time and source. */
@@ -119,7 +126,7 @@ export const marketApi = {
     method: 'GET',
     path: '/api/universe',
     summary:
-      'Search the universe: q matches a symbol prefix or a word of the name; sector and cap filter; without q every company that passes the filters',
+      'Search the universe: q matches a symbol prefix or a word of the name; sector and cap filter; without q every company that passes the filters; matches by kind (exact symbol, symbol prefix, name), each largest market cap (shares × the price the quotes show) first',
     tag: 'market',
     access: 'user',
     query: z.object({
@@ -133,7 +140,8 @@ export const marketApi = {
   getSectors: route({
     method: 'GET',
     path: '/api/sectors',
-    summary: 'The 11 GICS sectors with their symbols, largest market cap first',
+    summary:
+      'The 11 GICS sectors with their symbols, largest market cap (shares × the price the quotes show) first, ties by symbol',
     tag: 'market',
     access: 'user',
     response: z.array(z.object({ sector: z.enum(SECTORS), symbols: z.array(z.string()) })),

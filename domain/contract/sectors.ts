@@ -13,7 +13,11 @@ import { SECTORS } from '../market/types.ts';
 export const sectorAnswer = z.object({
   id: z.string(),
   name: z.string(),
-  symbols: z.array(z.string()),
+  symbols: z
+    .array(z.string())
+    .describe(
+      'largest market cap (shares × the price the quotes show) first, ties by symbol, as GET /api/sectors lists a GICS sector; symbols outside the universe last, by symbol',
+    ),
   createdt: z.string(),
 });
 

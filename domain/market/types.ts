@@ -42,6 +42,14 @@ export function capClassOf(marketCap: number): CapClass {
   return 'small';
 }
 
+/**
+ * The market capitalisation of a company at a price: its shares outstanding × the price, in dollars. Every
+ * market cap the app answers is this one at the price the quotes show (the last close until ticks flow).
+ */
+export function marketCapOf(shares: number, price: number): number {
+  return shares * price;
+}
+
 /** A company of the shipped universe, with its figures as of the universe date (approximate). */
 export interface UniverseEntry {
   /** Ticker, upper case, 1–10 of `A-Z 0-9 . -`. */
@@ -56,7 +64,7 @@ export interface UniverseEntry {
   readonly shares: number;
   /** Last close on the universe date, in dollars. */
   readonly close: number;
-  /** shares × close, in dollars. */
+  /** Market cap on the universe date: {@link marketCapOf} shares at that close, in dollars. */
   readonly marketcap: number;
   /** Cap class of `marketcap`. */
   readonly capclass: CapClass;

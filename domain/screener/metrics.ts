@@ -93,7 +93,8 @@ export const METRICS: readonly MetricInfo[] = [
     label: 'Gap %',
     unit: '%',
     nonNegative: false,
-    definition: "the latest bar's open against the close of the bar before, in percent",
+    definition:
+      "the latest bar's open against the close of the bar before, in percent; during a live session, the forming bar's open (the price of the day's first trade) against the previous close",
   },
   {
     type: 'perf',

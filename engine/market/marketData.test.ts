@@ -2,14 +2,14 @@ import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { SECTORS, type DailyBar } from '../../domain/market/types.ts';
+import { SECTORS, capClassOf, type DailyBar } from '../../domain/market/types.ts';
 import { computeIndicators } from '../indicators/indicators.ts';
 import { MARKET_DB_FILE, openMarketStore } from '../marketdata/store.ts';
 import { loadUniverse } from '../marketdata/universe.ts';
 import { detectAll } from '../patterns/patterns.ts';
 import { patternPerformance } from '../patterns/performance.ts';
 import { openMarketData, type MarketData } from './marketData.ts';
-import type { Quote } from './quotes.ts';
+import type { Quote, QuoteSource } from './quotes.ts';
 
 const SYMBOLS = ['AAPL', 'MSFT', 'NVDA', 'XOM', 'CVX', 'DUK', 'JPM', 'KO'];
 const UNIVERSE = loadUniverse().filter((e) => SYMBOLS.includes(e.symbol));
@@ -271,6 +271,66 @@ describe('MarketData', function () {
     }
   });
 
+  it('prices every market cap at the quotes: shares × price, in the search, screener and sectors', function () {
+    const market = open(copyOfMarket());
+    try {
+      const shares = new Map(UNIVERSE.map((e) => [e.symbol, e.shares]));
+      const lastClose = (symbol: string) => (market.store.bars(symbol).at(-1) as DailyBar).close;
+      const caps = new Map(market.search({}).map((e) => [e.symbol, e.marketcap]));
+      for (const entry of market.search({})) {
+        expect(entry.marketcap, entry.symbol).to.equal((shares.get(entry.symbol) as number) * lastClose(entry.symbol));
+        expect(entry.capclass, entry.symbol).to.equal(capClassOf(entry.marketcap));
+        expect(market.marketCap(entry.symbol), entry.symbol).to.equal(entry.marketcap);
+      }
+      expect(new Map(market.screenerInputs().map((r) => [r.symbol, r.marketcap]))).to.deep.equal(caps);
+
+      // Quotes that make XOM and CVX worth exactly as much, then XOM worth less: ties go by symbol.
+      const closes: QuoteSource = market.quotes;
+      const priced = (prices: Record<string, number>): QuoteSource => ({
+        quote: (symbol) => {
+          const quote = closes.quote(symbol);
+          const price = prices[symbol];
+          return quote && price !== undefined ? { ...quote, price, source: 'feed' } : quote;
+        },
+        quotes: (symbols) => symbols.flatMap((symbol) => closes.quote(symbol) ?? []),
+      });
+      const xom = shares.get('XOM') as number;
+      const cvx = shares.get('CVX') as number;
+      market.useQuoteSource(priced({ XOM: cvx, CVX: xom }));
+      expect(market.marketCap('XOM')).to.equal(market.marketCap('CVX'));
+      expect(market.sectors().find((s) => s.sector === 'Energy')?.symbols).to.deep.equal(['CVX', 'XOM']);
+      market.useQuoteSource(priced({ XOM: 0.25, CVX: 1e6 }));
+      const energy = market.search({ sector: 'Energy' });
+      expect(energy.map((e) => [e.symbol, e.marketcap])).to.deep.equal([
+        ['CVX', cvx * 1e6],
+        ['XOM', xom * 0.25],
+      ]);
+      expect(market.search({ sector: 'Energy', cap: 'small' }).map((e) => e.symbol)).to.deep.equal(['XOM']);
+      expect(market.sectors().find((s) => s.sector === 'Energy')?.symbols).to.deep.equal(['CVX', 'XOM']);
+      const rows = new Map(market.screenerInputs().map((r) => [r.symbol, r]));
+      expect(rows.get('XOM')).to.deep.include({ close: 0.25, marketcap: xom * 0.25, capclass: 'small' });
+      // Symbols outside the universe have no market cap: last, by symbol.
+      expect(market.byMarketCap(['ZZZ', 'XOM', 'AAA', 'CVX', 'KO'])).to.deep.equal(['CVX', 'KO', 'XOM', 'AAA', 'ZZZ']);
+      expect(market.marketCap('ZZZ')).to.equal(undefined);
+    } finally {
+      market.close();
+    }
+  });
+
+  it('tells when the quote source is replaced, until unsubscribed', function () {
+    const market = open(copyOfMarket());
+    try {
+      let calls = 0;
+      const stop = market.onQuoteSource(() => (calls += 1));
+      market.useQuoteSource(market.quotes);
+      stop();
+      market.useQuoteSource(market.quotes);
+      expect(calls).to.equal(1);
+    } finally {
+      market.close();
+    }
+  });
+
   it('quotes the last close against the previous one, and the screener follows a new quote source', function () {
     const market = open(copyOfMarket());
     try {
@@ -386,10 +446,47 @@ describe('MarketData', function () {
       const averageVolume = bars.slice(n - 20).reduce((sum, b) => sum + b.volume, 0) / 20;
       expect(moved?.metrics.relvolume).to.be.closeTo(9_000 / averageVolume, 1e-9);
       expect(moved?.metrics.perf_1W).to.be.closeTo((price / (bars[n - 5] as DailyBar).close - 1) * 100, 1e-9);
-      // The session's open is not known: no gap rather than the last day's.
+      // A source that does not tell the session's open: no gap rather than the last day's.
       expect(moved?.metrics.gap).to.equal(null);
       expect(before.metrics.gap).to.not.equal(null);
       expect(moved?.metrics.beta).to.equal(before.metrics.beta);
+    } finally {
+      market.close();
+    }
+  });
+
+  it("gives a live session's gap from its forming bar: the day's first tick against the previous close", function () {
+    const market = open(copyOfMarket());
+    try {
+      const last = market.store.bars('AAPL').at(-1) as DailyBar;
+      const [y, m, d] = last.date.split('-').map(Number) as [number, number, number];
+      const next = new Date(Date.UTC(y, m - 1, d + 1, 16)).toISOString();
+      const open = Math.round(last.close * 104) / 100;
+      const live: Quote = {
+        symbol: 'AAPL',
+        price: open - 1,
+        change: 0,
+        changepct: 0,
+        volume: 9,
+        ts: next,
+        source: 'feed',
+      };
+      market.useQuoteSource({
+        quote: (s) => (s === 'AAPL' ? live : undefined),
+        quotes: () => [live],
+        session: (s) => (s === 'AAPL' ? { open, prevClose: last.close } : undefined),
+      });
+      const [moved] = market.screenerInputs();
+      expect(moved?.metrics.gap).to.be.closeTo((open / last.close - 1) * 100, 1e-9);
+      // A quote of the stored last day keeps that bar's gap, whatever the source's session says.
+      const stored: Quote = { ...live, ts: `${last.date}T15:00:00.000Z` };
+      market.useQuoteSource({
+        quote: (s) => (s === 'AAPL' ? stored : undefined),
+        quotes: () => [stored],
+        session: () => ({ open, prevClose: last.close }),
+      });
+      const previous = market.store.bars('AAPL').at(-2) as DailyBar;
+      expect(market.screenerInputs()[0]?.metrics.gap).to.be.closeTo((last.open / previous.close - 1) * 100, 1e-9);
     } finally {
       market.close();
     }

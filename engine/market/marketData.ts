@@ -7,7 +7,14 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { DomainError } from '../../domain/decider.ts';
-import { capClassOf, SECTORS, type DailyBar, type Sector, type UniverseEntry } from '../../domain/market/types.ts';
+import {
+  capClassOf,
+  marketCapOf,
+  SECTORS,
+  type DailyBar,
+  type Sector,
+  type UniverseEntry,
+} from '../../domain/market/types.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { alignReturns, correlationGroups, correlationMatrix, type CorrelationMatrix } from '../analysis/correlation.ts';
 import type { GroupMember, SymbolHistory } from '../analysis/correlation.ts';
@@ -31,6 +38,7 @@ import {
   BASE_BARS,
   barBases,
   betaOf,
+  gapOf,
   laterBases,
   marketReturns,
   metricsAt,
@@ -42,7 +50,7 @@ import {
 import { analyseBars, analysisVersion, seriesOf, toStored, type SymbolSnapshot } from './analysis.ts';
 import { lastClosedSession } from './marketDate.ts';
 import { PatternIndex } from './patternIndex.ts';
-import { LastCloseQuotes, type Quote, type QuoteSource } from './quotes.ts';
+import { LastCloseQuotes, type Quote, type QuoteSource, type SessionOpen } from './quotes.ts';
 import { TradingDays } from '../alerts/tradingDay.ts';
 import { monthWindowStart, percentChanges, round } from './series.ts';
 
@@ -186,6 +194,21 @@ function chartColumns(bars: readonly DailyBar[]): ChartColumns {
 const STATS_KEY = 'pattern_stats';
 const CHART_CACHE_SIZE = 32;
 
+/** The universe priced by one quote source object: what every market cap and screener row is computed from. */
+interface Priced {
+  readonly source: QuoteSource;
+  /** Every company, with its market cap and cap class at its quote's price, in universe order. */
+  readonly companies: readonly UniverseEntry[];
+  /** The quote of each company that has one. */
+  readonly quotes: ReadonlyMap<string, Quote>;
+  /** The live session of each company whose quote is a tick's. */
+  readonly sessions: ReadonlyMap<string, SessionOpen>;
+  /** The market cap of each company. */
+  readonly caps: ReadonlyMap<string, number>;
+}
+
+const bySymbol = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
 /** The market data service; see the module comment. */
 export class MarketData {
   private readonly bySymbol: ReadonlyMap<string, UniverseEntry>;
@@ -196,6 +219,8 @@ export class MarketData {
   private readonly analysisDigest: string;
   private readonly chartCache = new Map<string, ChartColumns>();
   private quoteSource: QuoteSource;
+  private readonly quoteSourceListeners = new Set<() => void>();
+  private pricedCache: Priced | undefined;
   private screenerCache: { source: QuoteSource; rows: ScreenerInput[] } | undefined;
   private metricBases: ReadonlyMap<string, MetricBases> | undefined;
   /** The last bars the metric bases were computed from, kept for the bases of a later session's prices. */
@@ -287,24 +312,78 @@ export class MarketData {
     return this.bySymbol.get(symbol);
   }
 
-  /** Searches the universe (see `searchUniverse`); without text, every company that passes the filters. */
+  /**
+   * Searches the universe (see `searchUniverse`) by the market caps of {@link pricedCompanies}; without text,
+   * every company that passes the filters.
+   */
   search(query: UniverseQuery): UniverseEntry[] {
     const text = (query.q ?? '').trim();
-    return searchUniverse(this.companies, {
+    return searchUniverse(this.pricedCompanies(), {
       ...query,
       limit: query.limit ?? (text === '' ? this.companies.length : undefined),
     });
   }
 
-  /** The 11 GICS sectors with their symbols, largest market cap first. */
+  /** The 11 GICS sectors with their symbols, in {@link byMarketCap} order. */
   sectors(): { sector: Sector; symbols: string[] }[] {
     return SECTORS.map((sector) => ({
       sector,
-      symbols: this.companies
-        .filter((e) => e.sector === sector)
-        .sort((a, b) => b.marketcap - a.marketcap || (a.symbol < b.symbol ? -1 : 1))
-        .map((e) => e.symbol),
+      symbols: this.byMarketCap(this.companies.filter((e) => e.sector === sector).map((e) => e.symbol)),
     }));
+  }
+
+  /**
+   * Every company with its market cap and cap class at the price its quote shows ({@link marketCapOf}: shares
+   * outstanding × the price, the last close until ticks flow; the universe file's close for a company without
+   * a quote), in universe order. The screener's rows are priced by the same quotes, so both answer the same
+   * market cap.
+   */
+  pricedCompanies(): readonly UniverseEntry[] {
+    return this.priced().companies;
+  }
+
+  /** A company's market cap as {@link pricedCompanies} answers it, or undefined for a symbol outside the universe. */
+  marketCap(symbol: string): number | undefined {
+    return this.priced().caps.get(symbol);
+  }
+
+  /**
+   * Symbols ordered by {@link marketCap}, largest first, ties by symbol; symbols without one (outside the
+   * universe) last, by symbol. The GICS sectors and the users' own sectors list their symbols in this order.
+   */
+  byMarketCap(symbols: readonly string[]): string[] {
+    const caps = this.priced().caps;
+    return [...symbols].sort((a, b) => {
+      const capA = caps.get(a);
+      const capB = caps.get(b);
+      if (capA === undefined || capB === undefined) {
+        return capA !== undefined ? -1 : capB !== undefined ? 1 : bySymbol(a, b);
+      }
+      return capB - capA || bySymbol(a, b);
+    });
+  }
+
+  /** The universe priced by the quote source as it is now, built once per source object. */
+  private priced(): Priced {
+    const source = this.quoteSource;
+    if (this.pricedCache?.source === source) return this.pricedCache;
+    const companies: UniverseEntry[] = [];
+    const quotes = new Map<string, Quote>();
+    const sessions = new Map<string, SessionOpen>();
+    const caps = new Map<string, number>();
+    for (const entry of this.companies) {
+      const quote = source.quote(entry.symbol);
+      if (quote !== undefined) quotes.set(entry.symbol, quote);
+      const session = quote === undefined ? undefined : source.session?.(entry.symbol);
+      if (session !== undefined) sessions.set(entry.symbol, session);
+      const marketcap = marketCapOf(entry.shares, quote?.price ?? entry.close);
+      caps.set(entry.symbol, marketcap);
+      companies.push(
+        marketcap === entry.marketcap ? entry : Object.freeze({ ...entry, marketcap, capclass: capClassOf(marketcap) }),
+      );
+    }
+    this.pricedCache = { source, companies, quotes, sessions, caps };
+    return this.pricedCache;
   }
 
   /** The latest bar of a symbol with its indicators and patterns, or undefined without bars. */
@@ -317,9 +396,19 @@ export class MarketData {
     return this.quoteSource;
   }
 
-  /** Replaces the quote source (the live engine's, once ticks flow). */
+  /**
+   * Replaces the quote source (the live engine's, once ticks flow); market caps and screener rows are priced
+   * again from it when next asked.
+   */
   useQuoteSource(source: QuoteSource): void {
     this.quoteSource = source;
+    for (const listener of [...this.quoteSourceListeners]) listener();
+  }
+
+  /** Calls `listener` after each replacement of the quote source; answers the unsubscribe. */
+  onQuoteSource(listener: () => void): () => void {
+    this.quoteSourceListeners.add(listener);
+    return () => this.quoteSourceListeners.delete(listener);
   }
 
   /**
@@ -414,21 +503,26 @@ export class MarketData {
   }
 
   /**
-   * What the screener reads of every company with bars: quote, indicators, latest-bar patterns and the metric
-   * columns at the quote's price (their bases computed once, on first use).
+   * What the screener reads of every company with bars: quote, indicators, latest-bar patterns, the market cap
+   * of {@link pricedCompanies} and the metric columns at the quote's price (their bases computed once, on first
+   * use; during a live session after the stored bars, the gap is the forming bar's: its first tick against the
+   * previous close).
    */
   screenerInputs(): readonly ScreenerInput[] {
-    const source = this.quoteSource;
+    const priced = this.priced();
+    const { source } = priced;
     if (this.screenerCache?.source === source) return this.screenerCache.rows;
     const bases = this.screenerBases();
     const rows: ScreenerInput[] = [];
-    for (const entry of this.companies) {
+    for (const entry of priced.companies) {
       const snapshot = this.snapshots.get(entry.symbol);
       const closed = bases.get(entry.symbol);
-      const quote = source.quote(entry.symbol);
+      const quote = priced.quotes.get(entry.symbol);
       if (snapshot === undefined || closed === undefined || quote === undefined) continue;
-      const base = this.basesAt(entry.symbol, closed, snapshot.date, quote);
-      const marketcap = entry.shares * quote.price;
+      const day = this.laterSession(snapshot.date, quote);
+      const base = day === undefined ? closed : this.laterBasesOf(entry.symbol, closed, day);
+      const session = day === undefined ? undefined : priced.sessions.get(entry.symbol);
+      const gap = session === undefined ? base.gap : gapOf(session.open, session.prevClose);
       const { SMA_20, SMA_50, SMA_100, SMA_200, rsi_14 } = snapshot.indicators;
       rows.push({
         symbol: entry.symbol,
@@ -437,12 +531,12 @@ export class MarketData {
         industry: entry.industry.trim() === '' ? null : entry.industry,
         close: quote.price,
         changepct: quote.changepct,
-        marketcap,
-        capclass: capClassOf(marketcap),
+        marketcap: entry.marketcap,
+        capclass: entry.capclass,
         indicators: { SMA_20, SMA_50, SMA_100, SMA_200, rsi_14 },
         patterns: snapshot.patterns,
         bullishPatterns: snapshot.patterns.some((name) => BULLISH.has(name)),
-        metrics: metricsAt(base, quote.price, quote.volume),
+        metrics: metricsAt(base, quote.price, quote.volume, gap),
       });
     }
     this.screenerCache = { source, rows };
@@ -450,14 +544,18 @@ export class MarketData {
   }
 
   /**
-   * The bases of a quote's price: those of the last stored bar, or for a live price of a later session (the
-   * engine's quotes keep moving after the store's last day) those of that session, computed once per date.
+   * The date of a live quote's session when it is after the last stored bar (the engine's quotes keep moving
+   * after the store's last day), else undefined: the last stored bar's bases hold for its price.
    */
-  private basesAt(symbol: string, closed: MetricBases, lastDate: string, quote: Quote): MetricBases {
+  private laterSession(lastDate: string, quote: Quote): string | undefined {
     const ms = Date.parse(quote.ts);
-    if (quote.source === 'close' || Number.isNaN(ms)) return closed;
+    if (quote.source === 'close' || Number.isNaN(ms)) return undefined;
     const day = this.quoteDays.of(ms);
-    if (day <= lastDate) return closed;
+    return day > lastDate ? day : undefined;
+  }
+
+  /** The bases of a price of a session after the stored bars, computed once per date. */
+  private laterBasesOf(symbol: string, closed: MetricBases, day: string): MetricBases {
     let ofDay = this.sessionBases.get(day);
     if (ofDay === undefined) {
       // One session at a time: the dates before it are not asked again.

@@ -8,12 +8,25 @@ import type { Quote } from '../../domain/market/types.ts';
 
 export type { Quote };
 
+/** The session a live quote's price belongs to: its open and the close its change is measured from. */
+export interface SessionOpen {
+  /** The price of the session's first tick (the forming bar's open). */
+  readonly open: number;
+  /** The previous close, or null when the symbol has none. */
+  readonly prevClose: number | null;
+}
+
 /** Where quotes come from: the last daily bars now, live ticks later. */
 export interface QuoteSource {
   /** The quote of a symbol, or undefined when it has none. */
   quote(symbol: string): Quote | undefined;
   /** The quotes of the symbols that have one, in the order asked. */
   quotes(symbols: readonly string[]): Quote[];
+  /**
+   * The live session of a symbol whose quote is a tick's (its forming bar's open), else undefined; sources of
+   * daily closes have none.
+   */
+  session?(symbol: string): SessionOpen | undefined;
 }
 
 /** The quote of a latest bar: its close against the previous close, stamped at 16:00 New York on its day. */

@@ -4,7 +4,14 @@
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { SECTORS, capClassOf, type CapClass, type Sector, type UniverseEntry } from '../../domain/market/types.ts';
+import {
+  SECTORS,
+  capClassOf,
+  marketCapOf,
+  type CapClass,
+  type Sector,
+  type UniverseEntry,
+} from '../../domain/market/types.ts';
 import { SYMBOL_MAX_LENGTH, isSymbol } from '../../domain/symbol.ts';
 
 /** The last trading day the universe's closes refer to (`YYYY-MM-DD`, New York). */
@@ -180,7 +187,7 @@ export function parseUniverse(csvText: string): UniverseEntry[] {
     const industry = singleLineText(line, 'industry', rawIndustry);
     const shares = positiveNumber(line, 'shares', rawShares);
     const close = positiveNumber(line, 'close', rawClose);
-    const marketcap = shares * close;
+    const marketcap = marketCapOf(shares, close);
     entries.push(
       Object.freeze({ symbol, name, sector, industry, shares, close, marketcap, capclass: capClassOf(marketcap) }),
     );

@@ -76,6 +76,25 @@ describe('live quotes', function () {
     });
   });
 
+  it("opens the live session at the day's first tick, against the previous close, until the day closes", function () {
+    const quotes = new LiveQuotes([{ symbol: 'AAPL', bars: barsOf([190, 200]) }]);
+    expect(quotes.session('AAPL'), 'no session before the first tick').to.equal(undefined);
+    quotes.applyTick(tick('AAPL', 203.1, 300));
+    quotes.applyTick(tick('AAPL', 198.75, 200, 1000));
+    expect(quotes.session('AAPL')).to.deep.equal({ open: 203.1, prevClose: 200 });
+    quotes.roll({
+      date: '2025-01-02',
+      bars: [{ symbol: 'AAPL', date: '2025-01-02', open: 203.1, high: 203.1, low: 198.75, close: 198.75, volume: 500 }],
+    });
+    expect(quotes.session('AAPL'), 'none after the close').to.equal(undefined);
+    quotes.applyTick(tick('AAPL', 197, 20, 86_400_000));
+    quotes.applyTick(tick('AAPL', 199, 20, 86_401_000));
+    expect(quotes.session('AAPL')).to.deep.equal({ open: 197, prevClose: 198.75 });
+    expect(quotes.session('NOPE')).to.equal(undefined);
+    quotes.applyTick(tick('NEW', 12.34, 10));
+    expect(quotes.session('NEW'), 'a symbol first seen in a tick').to.deep.equal({ open: 12.34, prevClose: null });
+  });
+
   it('replaces the entry of a symbol on each tick, never adding a second one', function () {
     const quotes = new LiveQuotes([
       { symbol: 'AAPL', bars: barsOf([190]) },

@@ -9,7 +9,7 @@ import type { DataFeed } from '../../domain/market/feeds.ts';
 import type { DailyBar } from '../../domain/market/types.ts';
 import type { SmaPeriod } from '../../domain/screener/query.ts';
 import { LiveIndicators, SMA_PERIODS, type IndicatorRow } from '../indicators/indicators.ts';
-import type { Quote, QuoteSource } from '../market/quotes.ts';
+import type { Quote, QuoteSource, SessionOpen } from '../market/quotes.ts';
 import { closeInstant, round } from '../market/series.ts';
 import type { MarketStore } from '../marketdata/store.ts';
 import { priceCents, type ClosedDay, type Tick } from '../ticks/tick.ts';
@@ -76,6 +76,8 @@ class Entry implements PriceMove {
   nextPrevCloseCents = NaN;
   /** Whether the day closed since the last tick: the next tick starts a new day. */
   rolled = true;
+  /** The price the displayed day opened at: the first tick of a live session, else the latest bar's open. */
+  open = NaN;
   high = NaN;
   low = NaN;
   volume = 0;
@@ -104,6 +106,7 @@ class Entry implements PriceMove {
       this.cents = priceCents(last.close);
       this.prevCloseCents = previous ? priceCents(previous.close) : this.cents;
       this.nextPrevCloseCents = this.cents;
+      this.open = priceCents(last.open);
       this.high = priceCents(last.high);
       this.low = priceCents(last.low);
       this.volume = last.volume;
@@ -210,6 +213,7 @@ export class LiveQuotes implements QuoteSource {
     if (entry.rolled) {
       entry.rolled = false;
       entry.prevCloseCents = entry.nextPrevCloseCents;
+      entry.open = cents;
       entry.high = cents;
       entry.low = cents;
       entry.volume = tick.size;
@@ -253,6 +257,7 @@ export class LiveQuotes implements QuoteSource {
       }
       entry.updateBases();
       if (Number.isNaN(entry.cents)) {
+        entry.open = priceCents(bar.open);
         entry.high = priceCents(bar.high);
         entry.low = priceCents(bar.low);
         entry.volume = bar.volume;
@@ -271,6 +276,16 @@ export class LiveQuotes implements QuoteSource {
   quote(symbol: string): LiveQuote | undefined {
     const entry = this.entries.get(symbol);
     return entry === undefined || Number.isNaN(entry.cents) ? undefined : entry.quote(this.feed);
+  }
+
+  /**
+   * The live session of a symbol whose price is a tick's: the open (the price of the session's first tick) and
+   * the previous close; undefined before the first tick and after a day close until the next one.
+   */
+  session(symbol: string): SessionOpen | undefined {
+    const entry = this.entries.get(symbol);
+    if (entry === undefined || !entry.ticked) return undefined;
+    return { open: entry.open / 100, prevClose: entry.prevCloseCents > 0 ? entry.prevCloseCents / 100 : null };
   }
 
   /** The quotes of the symbols that have one, in the order asked. */

@@ -26,6 +26,7 @@ function apiQuotes(quotes: LiveQuotes): QuoteSource {
       return q && shape(q);
     },
     quotes: (symbols) => quotes.quotes(symbols).map(shape),
+    session: (symbol) => quotes.session(symbol),
   };
 }
 

@@ -3,6 +3,7 @@ import type { DailyBar } from '../../domain/market/types.ts';
 import {
   barBases,
   betaOf,
+  gapOf,
   marketReturns,
   metricsAt,
   modelledDividend,
@@ -238,6 +239,15 @@ describe('screener metrics', () => {
     it('carries the bases that do not move with the price', () => {
       expect(metrics).to.deep.include({ gap: bases.gap, atr: bases.atr, volatility: bases.volatility, beta: 1.5 });
       expect(metrics.sma_cross).to.equal(-7);
+    });
+
+    it("takes a live session's gap when given: its open against the previous close", () => {
+      expect(gapOf(103, 100)).to.be.closeTo(3, 1e-9);
+      expect(gapOf(97, 100)).to.be.closeTo(-3, 1e-9);
+      expect(gapOf(97, null)).to.equal(null);
+      expect(gapOf(97, 0)).to.equal(null);
+      expect(metricsAt(bases, 120, 500, gapOf(103, 100)).gap).to.be.closeTo(3, 1e-9);
+      expect(metricsAt(bases, 120, 500, null).gap).to.equal(null);
     });
   });
 });

@@ -72,6 +72,13 @@ export const SECTOR_PAYOUT: Readonly<Record<Sector, number>> = {
   Utilities: 0.65,
 };
 
+/** The gap of a bar: its open against the close before it, in percent; null without a positive close before. */
+export function gapOf(open: number, previousClose: number | null | undefined): number | null {
+  return previousClose !== null && previousClose !== undefined && previousClose > 0
+    ? (open / previousClose - 1) * 100
+    : null;
+}
+
 /** What a symbol's finished history fixes; `null` where the history is too short. */
 export interface MetricBases {
   /** The latest bar's open against the close before it, in percent. */
@@ -118,7 +125,7 @@ export function barBases(
   const n = bars.length;
   const latest = bars[n - 1];
   const before = bars[n - 2];
-  const gap = latest && before && before.close > 0 ? (latest.open / before.close - 1) * 100 : null;
+  const gap = latest && before ? gapOf(latest.open, before.close) : null;
   const averageVolume =
     n > AVERAGE_VOLUME_BARS
       ? mean(
@@ -150,8 +157,9 @@ export function barBases(
 /**
  * The bases of a price of a session after the last of `bars` (a live session whose bar is not stored yet), from
  * the bases of the last bar's own price: the 52-week range and the average volume run up to and including the
- * last bar, the performance periods are measured back from `day` (the session's date), and there is no gap (the
- * session's open is not among the bars); ATR, volatility and the rest are the last bar's.
+ * last bar, the performance periods are measured back from `day` (the session's date), and the gap is null (the
+ * session's open is not among the bars: the caller gives {@link metricsAt} the forming bar's gap); ATR,
+ * volatility and the rest are the last bar's.
  */
 export function laterBases(
   closed: MetricBases,
@@ -312,15 +320,23 @@ export function modelledDividend(sector: Sector, eps: number | null): number | n
 const percent = (value: number, base: number | null): number | null =>
   base !== null && base > 0 ? (value / base - 1) * 100 : null;
 
-/** The metric columns at a price and a session volume, from a symbol's bases. */
-export function metricsAt(bases: MetricBases, price: number, volume: number): ScreenerMetrics {
+/**
+ * The metric columns at a price and a session volume, from a symbol's bases; `gap` is the forming bar's during a
+ * live session ({@link gapOf} its open and the previous close), the bases' otherwise.
+ */
+export function metricsAt(
+  bases: MetricBases,
+  price: number,
+  volume: number,
+  gap: number | null = bases.gap,
+): ScreenerMetrics {
   const perf = (period: PerfPeriod) => percent(price, bases.perfBase[period]);
   const vsSma = (period: PriceSmaPeriod) => percent(price, bases.sma[period]);
   const { eps, previousEps, dividend } = bases;
   return {
     volume,
     relvolume: bases.averageVolume !== null && bases.averageVolume > 0 ? volume / bases.averageVolume : null,
-    gap: bases.gap,
+    gap,
     perf_1W: perf('1W'),
     perf_1M: perf('1M'),
     perf_3M: perf('3M'),

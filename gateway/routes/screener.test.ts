@@ -189,3 +189,90 @@ describe('screener routes', function () {
     expect((await client.post('/api/screener/run', { query: [] })).status).to.equal(401);
   });
 });
+
+/**
+ * Resolves once the market serves a quote source made after `symbol` traded at `price`: the quotes it prices the
+ * screener's rows and the market caps with are replaced at most once a second while prices move.
+ */
+function servedAt(gw: TestGateway, symbol: string, price: number): Promise<void> {
+  const { market, liveQuotes } = gw.running.system;
+  return new Promise((resolve) => {
+    const stop = market.onQuoteSource(() => {
+      if (liveQuotes?.quote(symbol)?.price !== price) return;
+      stop();
+      resolve();
+    });
+  });
+}
+
+describe('screener routes, while ticks move prices', function () {
+  let gw: TestGateway;
+  let user: TestClient;
+  before(async function () {
+    gw = await startTestGateway();
+    user = await gw.user();
+  });
+  after(async function () {
+    await gw.close();
+  });
+
+  interface UniverseHit {
+    symbol: string;
+    marketcap: number;
+    capclass: string;
+  }
+
+  async function rowOf(symbol: string, query: unknown[] = []): Promise<ScreenerRow | undefined> {
+    const res = await user.post('/api/screener/run', { query, limit: 1000 });
+    expect(res.status, res.text).to.equal(200);
+    return (res.body as Answer).rows.find((r) => r.symbol === symbol);
+  }
+
+  async function lastPrice(symbol: string): Promise<number> {
+    const [quote] = await user.getOk<{ price: number }[]>(`/api/quotes?symbols=${symbol}`);
+    return quote!.price;
+  }
+
+  it('answers one market cap in the watch list, search and screener: shares × the tick’s price', async function () {
+    const company = loadUniverse().find((e) => e.symbol === 'KO')!;
+    expect((await user.post('/personalize/createwatchlist', ['KO'])).status).to.equal(200);
+    const price = Math.round((await lastPrice('KO')) * 107) / 100;
+    const served = servedAt(gw, 'KO', price);
+    await gw.pushTicks([{ symbol: 'KO', price, size: 100 }]);
+    await served;
+    const marketcap = company.shares * price;
+
+    // The watch list shows its symbols with the universe's figures, as the watch list screen reads them.
+    expect(await user.getOk<string[]>('/personalize/watchlist')).to.include('KO');
+    const universe = await user.getOk<UniverseHit[]>('/api/universe');
+    expect(universe.find((e) => e.symbol === 'KO')).to.deep.include({ marketcap, capclass: 'large' });
+    const [hit] = await user.getOk<UniverseHit[]>('/api/universe?q=KO');
+    expect(hit).to.deep.include({ symbol: 'KO', marketcap });
+    expect(await rowOf('KO')).to.deep.include({ close: price, marketcap, capclass: 'large' });
+    expect(await lastPrice('KO')).to.equal(price);
+    // Every company agrees between the universe and the screener, not only the one that moved.
+    const rows = (await user.post('/api/screener/run', { query: [], limit: 1000 })).body as Answer;
+    expect(new Map(rows.rows.map((r) => [r.symbol, r.marketcap]))).to.deep.equal(
+      new Map(universe.map((e) => [e.symbol, e.marketcap])),
+    );
+  });
+
+  it("answers the forming bar's gap in a session: the day's first tick against the previous close", async function () {
+    const previousClose = await lastPrice('PEP');
+    const before = await rowOf('PEP');
+    const first = Math.round(previousClose * 105) / 100;
+    const later = Math.round(previousClose * 102) / 100;
+    const served = servedAt(gw, 'PEP', later);
+    await gw.pushTicks([{ symbol: 'PEP', price: first, size: 10 }]);
+    await gw.pushTicks([{ symbol: 'PEP', price: later, size: 10 }]);
+    await served;
+
+    const gap = (first / previousClose - 1) * 100;
+    const row = await rowOf('PEP');
+    expect(row?.close).to.equal(later);
+    expect(row?.gap).to.be.closeTo(gap, 1e-9);
+    expect(before?.gap, "the stored day's gap is another").to.not.be.closeTo(gap, 1e-6);
+    expect(await rowOf('PEP', [{ type: 'gap', op: '>', val: 1 }])).to.deep.include({ symbol: 'PEP' });
+    expect(await rowOf('PEP', [{ type: 'gap', op: '<', val: 1 }])).to.equal(undefined);
+  });
+});

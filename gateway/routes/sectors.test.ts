@@ -11,6 +11,21 @@ interface SectorAnswer {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
+/**
+ * Resolves once the market serves a quote source made after `symbol` traded at `price`: the quotes it prices the
+ * market caps with are replaced at most once a second while prices move.
+ */
+function servedAt(gw: TestGateway, symbol: string, price: number): Promise<void> {
+  const { market, liveQuotes } = gw.running.system;
+  return new Promise((resolve) => {
+    const stop = market.onQuoteSource(() => {
+      if (liveQuotes?.quote(symbol)?.price !== price) return;
+      stop();
+      resolve();
+    });
+  });
+}
+
 describe('sector routes', function () {
   let gw: TestGateway;
   before(async function () {
@@ -239,6 +254,42 @@ describe('sector routes', function () {
     ] as const) {
       expect((await anonymous.post(path, body)).status).to.equal(401, path);
     }
+  });
+
+  it('lists the symbols largest market cap first, as the GICS sectors, following live prices', async function () {
+    const user = await gw.user();
+    const caps = async () =>
+      new Map(
+        (await user.getOk<{ symbol: string; marketcap: number }[]>('/api/universe')).map((e) => [
+          e.symbol,
+          e.marketcap,
+        ]),
+      );
+    const ranked = (symbols: readonly string[], cap: Map<string, number>) =>
+      [...symbols].sort((a, b) => cap.get(b)! - cap.get(a)! || (a < b ? -1 : 1));
+    const added = ['KO', 'PEP', 'NVDA', 'JPM', 'AAPL'];
+    const created = await create(user, { name: 'Mixed', symbols: added });
+    let cap = await caps();
+    expect(created.symbols).to.deep.equal(ranked(added, cap));
+    expect(created.symbols[0], 'not in the order added').to.not.equal('KO');
+
+    // A tick makes KO the largest company of the market.
+    const [ko] = await user.getOk<{ price: number }[]>('/api/quotes?symbols=KO');
+    const price = Math.round(ko!.price * 100 * 100) / 100;
+    const served = servedAt(gw, 'KO', price);
+    await gw.pushTicks([{ symbol: 'KO', price, size: 100 }]);
+    await served;
+    cap = await caps();
+    const [read] = await user.getOk<SectorAnswer[]>('/personalize/sectors');
+    expect(read?.symbols).to.deep.equal(ranked(added, cap));
+    expect(read?.symbols[0]).to.equal('KO');
+    const staples = (await user.getOk<{ sector: string; symbols: string[] }[]>('/api/sectors')).find(
+      (s) => s.sector === 'Consumer Staples',
+    )!.symbols;
+    expect(staples[0]).to.equal('KO');
+    expect(staples).to.deep.equal(ranked(staples, cap));
+    const more = await user.post(`/personalize/sectors/${created.id}/symbols`, ['XOM']);
+    expect((more.body as SectorAnswer).symbols).to.deep.equal(ranked([...added, 'XOM'], cap));
   });
 
   it('lists the routes in the API reference', async function () {

@@ -1,6 +1,7 @@
 /**
  * User-defined sector routes (the Sectors page): list, create (or copy one of the 11 GICS sectors of the
- * universe), rename, add and remove symbols, delete. Each change is one command on `sectors-<userId>`.
+ * universe), rename, add and remove symbols, delete. Each change is one command on `sectors-<userId>`. A sector's
+ * symbols are answered in the order the GICS sectors list theirs: largest market cap first.
  */
 import { sectorsApi, type SectorAnswer } from '../../domain/contract/sectors.ts';
 import { DomainError, isDomainError } from '../../domain/decider.ts';
@@ -25,10 +26,15 @@ import { refuseAbsentSymbol } from '../http/paramErrors.ts';
 import { defineRoute, markPosition } from '../http/route.ts';
 import { requireKnown, type SymbolDirectory } from '../http/schemas.ts';
 
-/** The GICS sectors of the universe, each with its symbols (largest market cap first). */
+/** The GICS sectors of the universe, each with its symbols (largest market cap first), and that order. */
 export interface GicsSectors {
   /** The 11 sectors and their symbols. */
   sectors(): { sector: Sector; symbols: string[] }[];
+  /**
+   * Symbols largest market cap first (shares × the price the quotes show), ties by symbol; those without a
+   * market cap last, by symbol.
+   */
+  byMarketCap(symbols: readonly string[]): string[];
 }
 
 /** What the sector routes need. */
@@ -81,16 +87,16 @@ function sectorIdOf(id: string): string {
   return sectorId;
 }
 
-/** A sector as the API answers it. */
-export function sectorView(sector: UserSector): SectorAnswer {
-  return { id: sector.id, name: sector.name, symbols: [...sector.symbols], createdt: sector.createdt };
+/** A sector as the API answers it: its symbols in the order `gics` lists a sector's (largest market cap first). */
+export function sectorView(sector: UserSector, gics: Pick<GicsSectors, 'byMarketCap'>): SectorAnswer {
+  return { id: sector.id, name: sector.name, symbols: gics.byMarketCap(sector.symbols), createdt: sector.createdt };
 }
 
 /** The sector of an outcome's state, which the command just created or changed. */
-function sectorOf(state: SectorsState, sectorId: string): SectorAnswer {
+function sectorOf(state: SectorsState, sectorId: string, gics: GicsSectors): SectorAnswer {
   const sector = findSector(state, sectorId);
   if (!sector) throw notFound(`params.id: no sector ${sectorId}`);
-  return sectorView(sector);
+  return sectorView(sector, gics);
 }
 
 /** The user-defined sector routes. */
@@ -102,7 +108,7 @@ export function sectorsRoutes(deps: SectorsDeps) {
       { type: 'CreateSector', data: { sectorId, name: sectorName, symbols: list, at: m.at } },
       m,
     );
-    return sectorOf(outcome.state, sectorId);
+    return sectorOf(outcome.state, sectorId, deps.gics);
   };
   return [
     defineRoute({
@@ -110,7 +116,7 @@ export function sectorsRoutes(deps: SectorsDeps) {
       handle: async ({ userId, ctx }) => {
         const doc = await readDocument<SectorsState>(deps.readModels, sectorsProjection, userId);
         markPosition(ctx, doc?.position);
-        return (doc?.value.sectors ?? []).map(sectorView);
+        return (doc?.value.sectors ?? []).map((sector) => sectorView(sector, deps.gics));
       },
     }),
     defineRoute({
@@ -138,7 +144,7 @@ export function sectorsRoutes(deps: SectorsDeps) {
           { type: 'RenameSector', data: { sectorId, name: body.name } },
           meta(),
         );
-        return sectorOf(outcome.state, sectorId);
+        return sectorOf(outcome.state, sectorId, deps.gics);
       },
     }),
     defineRoute({
@@ -152,7 +158,7 @@ export function sectorsRoutes(deps: SectorsDeps) {
           { type: 'AddSymbolsToSector', data: { sectorId, symbols: list } },
           meta(),
         );
-        return sectorOf(outcome.state, sectorId);
+        return sectorOf(outcome.state, sectorId, deps.gics);
       },
     }),
     defineRoute({
@@ -165,7 +171,7 @@ export function sectorsRoutes(deps: SectorsDeps) {
           meta(),
         );
         refuseAbsentSymbol(outcome, params.symbol, 'sector');
-        return sectorOf(outcome.state, sectorId);
+        return sectorOf(outcome.state, sectorId, deps.gics);
       },
     }),
     defineRoute({

@@ -105,7 +105,7 @@ export default function PerformScreen() {
           <select value={top} onChange={(event) => send({ type: 'user.setTop', top: Number(event.target.value) })}>
             {TOP_CHOICES.map((n) => (
               <option key={n} value={n}>
-                {topLabel(n, source)}
+                {topLabel(n)}
               </option>
             ))}
           </select>

@@ -157,11 +157,10 @@ describe('perform machine', () => {
     expect(sectorLoads()).to.equal(2);
   });
 
-  it("names the choice of stocks per chart honestly: the largest of a GICS sector, the first of the user's", () => {
-    expect(TOP_CHOICES.map((n) => topLabel(n, 'gics'))).to.deep.equal(['Largest 10', 'Largest 20', 'All']);
-    expect(TOP_CHOICES.map((n) => topLabel(n, 'mine'))).to.deep.equal(['First 10', 'First 20', 'All']);
-    const added = { ...chips, symbols: ['AMD', 'NVDA'] };
-    expect(neededSymbols([added], 1), "a user's sector keeps the order its symbols were added").to.deep.equal(['AMD']);
+  it('names the choice of stocks per chart: the largest of a sector, as the server lists every sector', () => {
+    expect(TOP_CHOICES.map((n) => topLabel(n))).to.deep.equal(['Largest 10', 'Largest 20', 'All']);
+    const listed = { ...chips, symbols: ['NVDA', 'AMD'] };
+    expect(neededSymbols([listed], 1), "a user's sector is plotted in the server's order").to.deep.equal(['NVDA']);
   });
 
   it('batches symbols by the route limit and knows what the data covers', () => {

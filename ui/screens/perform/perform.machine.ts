@@ -27,7 +27,7 @@ export interface SectorGroup {
   readonly id: string;
   /** The sector's name. */
   readonly name: string;
-  /** Its symbols (GICS: largest market cap first; the user's own: in the order added). */
+  /** Its symbols, largest market cap first (as the server lists a GICS sector's and the user's own). */
   readonly symbols: readonly string[];
   /** Whether the user defined it. */
   readonly mine: boolean;
@@ -87,13 +87,11 @@ export type PerformSource = 'gics' | 'mine';
 export const TOP_CHOICES = Object.freeze([10, 20, 0]);
 
 /**
- * How a choice of stocks per chart reads: `All`; for the GICS sectors, listed largest market cap first,
- * `Largest N`; for the user's own, listed in the order the symbols were added (the page holds no market caps),
- * `First N`.
+ * How a choice of stocks per chart reads: `All`, else `Largest N`, as every sector, GICS or the user's own, comes
+ * listed largest market cap first.
  */
-export function topLabel(top: number, source: PerformSource): string {
-  if (top <= 0) return 'All';
-  return source === 'gics' ? `Largest ${top}` : `First ${top}`;
+export function topLabel(top: number): string {
+  return top <= 0 ? 'All' : `Largest ${top}`;
 }
 
 /** One chart of the page. */
