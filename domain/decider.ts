@@ -48,8 +48,11 @@ export function fold<C, E, S>(decider: Decider<C, E, S>, events: Iterable<E>, fr
   return state;
 }
 
-/** Who issued a command: a signed-in user, the engine acting for them, or an operator's script. */
-export type Actor = `user:${string}` | 'engine' | 'script';
+/**
+ * Who issued a command: a signed-in user, the holder of an email address acting through a link sent to it
+ * (`address:<channel id>`, e.g. an unsubscription), the engine acting for them, or an operator's script.
+ */
+export type Actor = `user:${string}` | `address:${string}` | 'engine' | 'script';
 
 /** What comes in with every command besides its payload: its id, who and when, and the causal chain. */
 export interface CommandMeta {

@@ -198,6 +198,117 @@ describe('channels decider', function () {
     given(channelsDecider).when(drop).thenNothing();
   });
 
+  it('disables a webhook whose receiver answered 410 once, and only a webhook', function () {
+    const disable: ChannelsCommand = { type: 'DisableWebhook', data: { channelId: ID(1), status: 410, at: AT } };
+    const disabled: ChannelsEvent = { type: 'WebhookDisabled', data: { channelId: ID(1), status: 410, at: AT } };
+    given(channelsDecider, [added(1, webhook())])
+      .when(disable)
+      .then([disabled]);
+    given(channelsDecider, [added(1, webhook()), disabled])
+      .when(disable)
+      .thenNothing();
+    given(channelsDecider, [added(1, email())])
+      .when(disable)
+      .thenNothing();
+    given(channelsDecider).when(disable).thenNothing();
+  });
+
+  it('delivers no alert to a disabled webhook until it is enabled again', function () {
+    const disabled: ChannelsEvent = { type: 'WebhookDisabled', data: { channelId: ID(1), status: 410, at: AT } };
+    const state = fold(channelsDecider, [added(1, webhook()), added(2, webhook('https://h.example.com/2')), disabled]);
+    expect(state.channels[0]!.disabled).to.deep.equal({ status: 410, at: AT });
+    expect(channelsForAlert(state, ALERT).map((c) => c.id)).to.deep.equal([ID(2)]);
+    const enabled = channelsDecider.evolve(state, { type: 'WebhookEnabled', data: { channelId: ID(1), at: AT } });
+    expect(enabled.channels[0]).to.not.have.property('disabled');
+    expect(channelsForAlert(enabled, ALERT).map((c) => c.id)).to.deep.equal([ID(1), ID(2)]);
+  });
+
+  it('enables a disabled webhook; nothing for one enabled; refuses another kind or a missing one', function () {
+    const enable: ChannelsCommand = { type: 'EnableWebhook', data: { channelId: ID(1), at: AT } };
+    const disabled: ChannelsEvent = { type: 'WebhookDisabled', data: { channelId: ID(1), status: 410, at: AT } };
+    given(channelsDecider, [added(1, webhook()), disabled])
+      .when(enable)
+      .then([{ type: 'WebhookEnabled', data: { channelId: ID(1), at: AT } }]);
+    given(channelsDecider, [added(1, webhook())])
+      .when(enable)
+      .thenNothing();
+    given(channelsDecider, [added(1, email())])
+      .when(enable)
+      .thenError('not_webhook');
+    given(channelsDecider).when(enable).thenError('not_found');
+  });
+
+  it('rotates a webhook secret to the next generation each time, naming channelId when refused', function () {
+    const rotate: ChannelsCommand = { type: 'RotateWebhookSecret', data: { channelId: ID(1), at: AT } };
+    const rotated = (generation: number): ChannelsEvent => ({
+      type: 'WebhookSecretRotated',
+      data: { channelId: ID(1), generation, at: AT },
+    });
+    given(channelsDecider, [added(1, webhook())])
+      .when(rotate)
+      .then([rotated(1)]);
+    given(channelsDecider, [added(1, webhook()), rotated(1), rotated(2)])
+      .when(rotate)
+      .then([rotated(3)]);
+    given(channelsDecider, [added(1, push())])
+      .when(rotate)
+      .thenError('not_webhook');
+    const other = refusal(rotate, [added(1, email())]);
+    expect(other.field).to.equal('channelId');
+    expect(other.message).to.equal(
+      `channelId ${ID(1)}: only a webhook has a signing secret, and this channel is an email address`,
+    );
+    const missing = refusal(rotate);
+    expect([missing.code, missing.field, missing.message]).to.deep.equal([
+      'not_found',
+      'channelId',
+      `channelId ${ID(1)}: no such channel`,
+    ]);
+    expect(fold(channelsDecider, [added(1, webhook()), rotated(1)]).channels[0]!.secretGeneration).to.equal(1);
+  });
+
+  it('sends an unconfirmed address its confirmation again, and only such an address', function () {
+    const resend: ChannelsCommand = { type: 'ResendEmailConfirmation', data: { channelId: ID(1), at: AT } };
+    given(channelsDecider, [added(1, email())])
+      .when(resend)
+      .then([{ type: 'EmailConfirmationResent', data: { channelId: ID(1), at: AT } }]);
+    given(channelsDecider, [added(1, email()), { type: 'EmailChannelConfirmed', data: { channelId: ID(1), at: AT } }])
+      .when(resend)
+      .thenError('confirmed');
+    given(channelsDecider, [added(1, webhook())])
+      .when(resend)
+      .thenError('not_email');
+    given(channelsDecider).when(resend).thenError('not_found');
+  });
+
+  it('unsubscribes a confirmed address, which its holder may confirm again; nothing when nothing is left to stop', function () {
+    const unsubscribe: ChannelsCommand = { type: 'UnsubscribeEmailChannel', data: { channelId: ID(1), at: AT } };
+    const confirmed: ChannelsEvent = { type: 'EmailChannelConfirmed', data: { channelId: ID(1), at: AT } };
+    const unsubscribed: ChannelsEvent = { type: 'EmailChannelUnsubscribed', data: { channelId: ID(1), at: AT } };
+    given(channelsDecider, [added(1, email()), confirmed])
+      .when(unsubscribe)
+      .then([unsubscribed]);
+    given(channelsDecider, [added(1, email()), confirmed, unsubscribed])
+      .when(unsubscribe)
+      .thenNothing();
+    given(channelsDecider, [added(1, email()), confirmed, unsubscribed, confirmed])
+      .when(unsubscribe)
+      .then([unsubscribed]);
+    given(channelsDecider, [added(1, webhook())])
+      .when(unsubscribe)
+      .thenNothing();
+    given(channelsDecider).when(unsubscribe).thenNothing();
+    // Unsubscribed, the address gets no alert, and may be sent its confirmation again.
+    const state = fold(channelsDecider, [added(1, email()), confirmed, unsubscribed]);
+    expect(state.channels[0]).to.include({ confirmed: false, unsubscribedAt: AT });
+    expect(channelsForAlert(state, ALERT)).to.deep.equal([]);
+    given(channelsDecider, [added(1, email()), confirmed, unsubscribed])
+      .when({ type: 'ResendEmailConfirmation', data: { channelId: ID(1), at: AT } })
+      .then([{ type: 'EmailConfirmationResent', data: { channelId: ID(1), at: AT } }]);
+    const again = fold(channelsDecider, [confirmed], state);
+    expect(again.channels[0]).to.include({ confirmed: true }).and.not.have.property('unsubscribedAt');
+  });
+
   it('records the channels an alert names, refusing one the user does not have', function () {
     given(channelsDecider, [added(1, webhook())])
       .when({ type: 'ChooseAlertChannels', data: { alertId: ALERT, channelIds: [ID(1), ID(1)] } })

@@ -65,7 +65,24 @@ export interface Channel {
   readonly confirmed: boolean;
   /** When it was added (ISO 8601). */
   readonly createdt: string;
+  /** Webhooks: which signing secret signs its deliveries, 1 after the first rotation; absent: the first (0). */
+  readonly secretGeneration?: number;
+  /** Webhooks: set once its receiver answered 410 Gone; nothing is sent to it until it is enabled again. */
+  readonly disabled?: ChannelDisabled;
+  /** Email: when the address holder unsubscribed through an alert email (the address is unconfirmed again). */
+  readonly unsubscribedAt?: string;
 }
+
+/** Why and since when a webhook receives nothing: its receiver answered `status` (410 Gone) at `at`. */
+export interface ChannelDisabled {
+  /** The HTTP status the receiver answered. */
+  readonly status: number;
+  /** When (ISO 8601). */
+  readonly at: string;
+}
+
+/** The fields of a channel that its later events set, not the event that added it. */
+type LaterFields = 'id' | 'confirmed' | 'secretGeneration' | 'disabled' | 'unsubscribedAt';
 
 /** Adds a channel. */
 export type AddChannel = DomainEvent<
@@ -89,19 +106,47 @@ export type ChooseAlertChannels = DomainEvent<
   'ChooseAlertChannels',
   { readonly alertId: string; readonly channelIds: readonly string[] | null }
 >;
+/** Disables a webhook whose receiver answered `status` (410 Gone): issued by the delivery processor. */
+export type DisableWebhook = DomainEvent<
+  'DisableWebhook',
+  { readonly channelId: string; readonly status: number; readonly at: string }
+>;
+/** Enables a disabled webhook again (its user fixed the receiver). */
+export type EnableWebhook = DomainEvent<'EnableWebhook', { readonly channelId: string; readonly at: string }>;
+/** Replaces a webhook's signing secret with the next one. */
+export type RotateWebhookSecret = DomainEvent<
+  'RotateWebhookSecret',
+  { readonly channelId: string; readonly at: string }
+>;
+/** Sends an unconfirmed email address its confirmation link again. */
+export type ResendEmailConfirmation = DomainEvent<
+  'ResendEmailConfirmation',
+  { readonly channelId: string; readonly at: string }
+>;
+/** The address holder's unsubscription, through the link of an alert email (RFC 2369, RFC 8058). */
+export type UnsubscribeEmailChannel = DomainEvent<
+  'UnsubscribeEmailChannel',
+  { readonly channelId: string; readonly at: string }
+>;
 
 /** Every command of the channels concern. */
 export type ChannelsCommand =
-  AddChannel | RemoveChannel | ConfirmEmailChannel | DropPushSubscription | ChooseAlertChannels;
+  | AddChannel
+  | RemoveChannel
+  | ConfirmEmailChannel
+  | DropPushSubscription
+  | ChooseAlertChannels
+  | DisableWebhook
+  | EnableWebhook
+  | RotateWebhookSecret
+  | ResendEmailConfirmation
+  | UnsubscribeEmailChannel;
 
 /** A channel was added. */
-export type ChannelAdded = DomainEvent<
-  'ChannelAdded',
-  Omit<Channel, 'id' | 'confirmed'> & { readonly channelId: string }
->;
+export type ChannelAdded = DomainEvent<'ChannelAdded', Omit<Channel, LaterFields> & { readonly channelId: string }>;
 /** A channel was removed by its user. */
 export type ChannelRemoved = DomainEvent<'ChannelRemoved', { readonly channelId: string }>;
-/** An email channel's address was confirmed. */
+/** An email channel's address was confirmed (again, after an unsubscription: alerts reach it again). */
 export type EmailChannelConfirmed = DomainEvent<
   'EmailChannelConfirmed',
   { readonly channelId: string; readonly at: string }
@@ -120,6 +165,42 @@ export type AlertChannelsChosen = DomainEvent<
 /** An alert's choice was dropped: its triggers go to every channel of the user again. */
 export type AlertChannelsCleared = DomainEvent<'AlertChannelsCleared', { readonly alertId: string }>;
 
+/**
+ * A webhook's receiver answered `status` (410 Gone: the endpoint is gone for good), so the webhook was disabled:
+ * no delivery is queued to it, and the ones pending end failed, until its user enables it again. Its channel
+ * stays listed, saying why.
+ */
+export type WebhookDisabled = DomainEvent<
+  'WebhookDisabled',
+  { readonly channelId: string; readonly status: number; readonly at: string }
+>;
+/** A disabled webhook was enabled again by its user: the alerts triggered from then on reach it. */
+export type WebhookEnabled = DomainEvent<'WebhookEnabled', { readonly channelId: string; readonly at: string }>;
+/**
+ * A webhook's signing secret was replaced: deliveries signed from then on use the secret of `generation`,
+ * derived from the deployment key, the channel and the generation (the secret itself is never in the log).
+ */
+export type WebhookSecretRotated = DomainEvent<
+  'WebhookSecretRotated',
+  { readonly channelId: string; readonly generation: number; readonly at: string }
+>;
+/**
+ * An unconfirmed email address was sent its confirmation again, on its user's request: the delivery processor
+ * queues a confirmation delivery of its own (its id derived from this event's), with the same link as before.
+ */
+export type EmailConfirmationResent = DomainEvent<
+  'EmailConfirmationResent',
+  { readonly channelId: string; readonly at: string }
+>;
+/**
+ * The address holder unsubscribed through the link of an alert email: the address is unconfirmed again, so
+ * nothing but a confirmation reaches it until its holder confirms it again (its user may have one sent).
+ */
+export type EmailChannelUnsubscribed = DomainEvent<
+  'EmailChannelUnsubscribed',
+  { readonly channelId: string; readonly at: string }
+>;
+
 /** Every event of the channels concern. */
 export type ChannelsEvent =
   | ChannelAdded
@@ -127,7 +208,12 @@ export type ChannelsEvent =
   | EmailChannelConfirmed
   | PushSubscriptionRemoved
   | AlertChannelsChosen
-  | AlertChannelsCleared;
+  | AlertChannelsCleared
+  | WebhookDisabled
+  | WebhookEnabled
+  | WebhookSecretRotated
+  | EmailConfirmationResent
+  | EmailChannelUnsubscribed;
 
 /** A user's channels and the alerts that name theirs. */
 export interface ChannelsState {
@@ -248,6 +334,27 @@ function findChannel(state: ChannelsState, channelId: string): Channel | undefin
   return state.channels.find((c) => c.id === id);
 }
 
+/** A channel's kind in a sentence: `a webhook`, `an email address`, `a browser push subscription`. */
+const KIND_WORDS: Readonly<Record<ChannelType, string>> = Object.freeze({
+  webhook: 'a webhook',
+  email: 'an email address',
+  webpush: 'a browser push subscription',
+});
+
+/** The channel a user's command names, of the kind it applies to; refused naming `channelId` otherwise. */
+function channelOfKind(state: ChannelsState, channelId: string, type: ChannelType, only: string): Channel {
+  const channel = findChannel(state, channelId);
+  if (!channel) throw new DomainError('not_found', `channelId ${String(channelId)}: no such channel`, 'channelId');
+  if (channel.type !== type) {
+    throw new DomainError(
+      `not_${type}`,
+      `channelId ${channel.id}: ${only}, and this channel is ${KIND_WORDS[channel.type]}`,
+      'channelId',
+    );
+  }
+  return channel;
+}
+
 function decide(command: ChannelsCommand, state: ChannelsState): ChannelsEvent[] {
   switch (command.type) {
     case 'AddChannel': {
@@ -299,6 +406,40 @@ function decide(command: ChannelsCommand, state: ChannelsState): ChannelsEvent[]
       if (!channel || channel.type !== 'webpush') return [];
       return [{ type: 'PushSubscriptionRemoved', data: { channelId: channel.id, reason: command.data.reason } }];
     }
+    case 'DisableWebhook': {
+      const channel = findChannel(state, command.data.channelId);
+      if (!channel || channel.type !== 'webhook' || channel.disabled) return [];
+      const { status, at } = command.data;
+      return [{ type: 'WebhookDisabled', data: { channelId: channel.id, status, at } }];
+    }
+    case 'EnableWebhook': {
+      const channel = channelOfKind(state, command.data.channelId, 'webhook', 'only a webhook is disabled');
+      return channel.disabled ? [{ type: 'WebhookEnabled', data: { channelId: channel.id, at: command.data.at } }] : [];
+    }
+    case 'RotateWebhookSecret': {
+      const channel = channelOfKind(state, command.data.channelId, 'webhook', 'only a webhook has a signing secret');
+      const generation = (channel.secretGeneration ?? 0) + 1;
+      return [{ type: 'WebhookSecretRotated', data: { channelId: channel.id, generation, at: command.data.at } }];
+    }
+    case 'ResendEmailConfirmation': {
+      const channel = channelOfKind(state, command.data.channelId, 'email', 'only an email address is confirmed');
+      if (channel.confirmed) {
+        throw new DomainError(
+          'confirmed',
+          `channelId ${channel.id}: the address is confirmed already; nothing to send again`,
+          'channelId',
+        );
+      }
+      return [{ type: 'EmailConfirmationResent', data: { channelId: channel.id, at: command.data.at } }];
+    }
+    case 'UnsubscribeEmailChannel': {
+      const channel = findChannel(state, command.data.channelId);
+      // A channel removed meanwhile, or unsubscribed and not confirmed since, has nothing more to stop.
+      if (!channel || channel.type !== 'email' || (channel.unsubscribedAt !== undefined && !channel.confirmed)) {
+        return [];
+      }
+      return [{ type: 'EmailChannelUnsubscribed', data: { channelId: channel.id, at: command.data.at } }];
+    }
     case 'ChooseAlertChannels': {
       const { alertId, channelIds } = command.data;
       if (!isUuid(alertId))
@@ -340,6 +481,11 @@ function without(state: ChannelsState, channelId: string): ChannelsState {
   return { ...state, channels: state.channels.filter((c) => c.id !== channelId) };
 }
 
+/** The state with one channel changed by `change`. */
+function changed(state: ChannelsState, channelId: string, change: (channel: Channel) => Channel): ChannelsState {
+  return { ...state, channels: state.channels.map((c) => (c.id === channelId ? change(c) : c)) };
+}
+
 function evolve(state: ChannelsState, event: ChannelsEvent): ChannelsState {
   switch (event.type) {
     case 'ChannelAdded': {
@@ -351,10 +497,21 @@ function evolve(state: ChannelsState, event: ChannelsEvent): ChannelsState {
     case 'PushSubscriptionRemoved':
       return without(state, event.data.channelId);
     case 'EmailChannelConfirmed':
-      return {
-        ...state,
-        channels: state.channels.map((c) => (c.id === event.data.channelId ? { ...c, confirmed: true } : c)),
-      };
+      return changed(state, event.data.channelId, ({ unsubscribedAt: _gone, ...c }) => ({ ...c, confirmed: true }));
+    case 'WebhookDisabled':
+      return changed(state, event.data.channelId, (c) => ({
+        ...c,
+        disabled: { status: event.data.status, at: event.data.at },
+      }));
+    case 'WebhookEnabled':
+      return changed(state, event.data.channelId, ({ disabled: _gone, ...c }) => c);
+    case 'WebhookSecretRotated':
+      return changed(state, event.data.channelId, (c) => ({ ...c, secretGeneration: event.data.generation }));
+    case 'EmailConfirmationResent':
+      // The processor queues the confirmation; the channel itself is as it was.
+      return state;
+    case 'EmailChannelUnsubscribed':
+      return changed(state, event.data.channelId, (c) => ({ ...c, confirmed: false, unsubscribedAt: event.data.at }));
     case 'AlertChannelsChosen':
       return { ...state, alertChannels: { ...state.alertChannels, [event.data.alertId]: event.data.channelIds } };
     case 'AlertChannelsCleared': {
@@ -372,6 +529,8 @@ function evolve(state: ChannelsState, event: ChannelsEvent): ChannelsState {
 /**
  * The channel rules: validated targets, the {@link CHANNELS_LIMIT} cap, one channel per browser or address (the
  * same one again is the channel already there), and one per webhook URL (the same URL again is refused, `taken`).
+ * Only a webhook is disabled (once, by the processor), enabled again, or has its secret rotated; only an
+ * unconfirmed email address is sent its confirmation again; an unsubscription needs no more than its channel.
  */
 export const channelsDecider: Decider<ChannelsCommand, ChannelsEvent, ChannelsState> = {
   initialState: Object.freeze({ channels: Object.freeze([]), alertChannels: Object.freeze({}) }),
@@ -379,12 +538,17 @@ export const channelsDecider: Decider<ChannelsCommand, ChannelsEvent, ChannelsSt
   evolve,
 };
 
+/** Whether a channel receives alerts: confirmed (an email address) and not disabled (a webhook). */
+export function receivesAlerts(channel: Channel): boolean {
+  return channel.confirmed && channel.disabled === undefined;
+}
+
 /**
  * The channels a trigger of `alertId` goes to: the ones the alert named that still exist, or every channel when
- * it named none; emails only once confirmed.
+ * it named none; emails only once confirmed, webhooks only while not disabled.
  */
 export function channelsForAlert(state: ChannelsState, alertId: string): Channel[] {
   const named = state.alertChannels[alertId];
   const candidates = named ? state.channels.filter((c) => named.includes(c.id)) : state.channels;
-  return candidates.filter((c) => c.confirmed);
+  return candidates.filter(receivesAlerts);
 }

@@ -1,6 +1,7 @@
 /**
  * The delivery routes of the API: the user's channels (webhook, email, Web Push), a test message through one,
- * the email confirmation link, and the record of deliveries; and the JSON a webhook receives.
+ * a webhook enabled again or its secret rotated, the email confirmation link (and sending it again), an alert
+ * email's unsubscribe link, and the record of deliveries; and the JSON a webhook receives.
  */
 import { z } from './zod.ts';
 import { CHANNEL_NAME_MAX, CHANNEL_TYPES, CHANNEL_URL_MAX, CHANNELS_LIMIT } from '../channels/channels.ts';
@@ -75,6 +76,13 @@ export const channelAnswer = z.object({
   /** Whether it receives alerts (an email address once confirmed). */
   confirmed: z.boolean(),
   createdt: z.string(),
+  /**
+   * A webhook whose receiver answered 410 Gone: the status and when. It receives nothing until enabled again
+   * (`POST /personalize/channels/{id}/enable`).
+   */
+  disabled: z.object({ status: z.number().int(), at: z.string() }).optional(),
+  /** An email address whose holder unsubscribed through an alert email, and when; unconfirmed until confirmed again. */
+  unsubscribedAt: z.string().optional(),
 });
 
 /** A channel as the API answers it. */
@@ -82,6 +90,12 @@ export type ChannelAnswer = z.infer<typeof channelAnswer>;
 
 /** The answer of adding a channel: a webhook's signing secret is in it, and only in it. */
 const addedAnswer = channelAnswer.extend({ secret: z.string().optional() });
+
+/** The answer of rotating a webhook's secret: the new secret, shown this once. */
+const rotatedAnswer = channelAnswer.extend({ secret: z.string() });
+
+/** What a webhook's secret rotation answers: the channel and its new secret. */
+export type RotatedSecret = z.infer<typeof rotatedAnswer>;
 
 /** One attempt's outcome, as the test route answers it. */
 export const attemptAnswer = z.object({
@@ -136,6 +150,27 @@ export const confirmQuery = z.object({
     .regex(/^[0-9a-f]{64}$/, 'must be the token of the confirmation link'),
 });
 
+/** The user, channel and token of an alert email's unsubscribe link (`List-Unsubscribe`). */
+export const unsubscribeQuery = z.object({
+  user: text(64),
+  channel: uuid('a channel id'),
+  token: z
+    .string()
+    .trim()
+    .regex(/^[0-9a-f]{64}$/, 'must be the token of the unsubscribe link'),
+});
+
+/** The user, channel and token of an unsubscribe link. */
+export type UnsubscribeLink = z.input<typeof unsubscribeQuery>;
+
+/**
+ * The body of the one-click unsubscribe (RFC 8058): `List-Unsubscribe=One-Click`, form-encoded as a mail client
+ * sends it (`application/x-www-form-urlencoded` or `multipart/form-data`), or as JSON.
+ */
+const oneClickBody = z.object({
+  'List-Unsubscribe': z.literal('One-Click', { error: 'must be One-Click' }),
+});
+
 /** The channel choice of an alert on `POST /personalize/stockalerts` (absent: every channel of the user). */
 export const alertChannelsField = z
   .array(uuid('a channel id'))
@@ -182,6 +217,39 @@ export const channelsApi = {
     params: idParams,
     response: attemptAnswer,
   }),
+  postChannelEnable: route({
+    method: 'POST',
+    path: '/personalize/channels/:id/enable',
+    summary:
+      'Enable a webhook that was disabled when its receiver answered 410 Gone: the alerts triggered from now on ' +
+      'reach it (the deliveries that ended meanwhile stay failed)',
+    tag: 'delivery',
+    access: 'user',
+    params: idParams,
+    response: channelAnswer,
+  }),
+  postChannelSecret: route({
+    method: 'POST',
+    path: '/personalize/channels/:id/secret',
+    summary:
+      "Rotate a webhook's signing secret: answers the new secret, once; deliveries signed from now on use it " +
+      '(webhooks only)',
+    tag: 'delivery',
+    access: 'user',
+    params: idParams,
+    response: rotatedAnswer,
+  }),
+  postChannelConfirmResend: route({
+    method: 'POST',
+    path: '/personalize/channels/:id/confirm/resend',
+    summary:
+      'Send an unconfirmed email address its confirmation link again (the same link); counted with the test ' +
+      'messages, 429 with Retry-After past the hour’s limit',
+    tag: 'delivery',
+    access: 'user',
+    params: idParams,
+    response: z.object({ id: z.string(), resent: z.literal(true) }),
+  }),
   getDeliveries: route({
     method: 'GET',
     path: '/personalize/deliveries',
@@ -212,6 +280,32 @@ export const channelsApi = {
     access: 'public',
     body: confirmQuery,
     response: z.object({ id: z.string(), confirmed: z.literal(true) }),
+  }),
+  getUnsubscribe: route({
+    method: 'GET',
+    path: '/api/channels/unsubscribe',
+    summary:
+      "An alert email's unsubscribe link opened: 303 to the page `/Unsubscribe`, which unsubscribes with a POST; " +
+      'opening the link (a mail scanner does) changes nothing',
+    tag: 'delivery',
+    access: 'public',
+    query: unsubscribeQuery,
+    response: z.string(),
+    status: 303,
+    contentType: 'text/plain',
+  }),
+  postUnsubscribe: route({
+    method: 'POST',
+    path: '/api/channels/unsubscribe',
+    summary:
+      "Unsubscribe an email address from its user's alerts, as the one-click POST of an alert email's " +
+      '`List-Unsubscribe` (RFC 8058, body `List-Unsubscribe=One-Click`, form-encoded or JSON); answers a short text',
+    tag: 'delivery',
+    access: 'public',
+    query: unsubscribeQuery,
+    body: oneClickBody,
+    response: z.string(),
+    contentType: 'text/plain',
   }),
 };
 

@@ -55,7 +55,7 @@ describe('delivery processor', function () {
     const none: Sender = () => Promise.resolve({ ok: false, status: null, error: 'unused', retryable: false });
     return {
       webhook: webhookSender({
-        secretOf: (id) => secrets.webhookSecret(id),
+        secretOf: (id, generation) => secrets.webhookSecret(id, generation),
         allowedHosts: parseAllowedHosts(allowed),
         timeoutMs: 500,
       }),
@@ -65,7 +65,13 @@ describe('delivery processor', function () {
   }
 
   async function start(
-    options: { instance?: string; allowed?: string; store?: ReadModelStore } = {},
+    options: {
+      instance?: string;
+      allowed?: string;
+      store?: ReadModelStore;
+      retry?: typeof FAST;
+      now?: () => number;
+    } = {},
   ): Promise<DeliveryProcessor> {
     const processor = await startDeliveryProcessor({
       events,
@@ -74,7 +80,8 @@ describe('delivery processor', function () {
       secrets,
       // A function, as `setUpDelivery` supplies it: read at each send.
       publicOrigin: () => 'http://localhost:3000',
-      retry: FAST,
+      retry: options.retry ?? FAST,
+      ...(options.now ? { now: options.now } : {}),
       lostAfterMs: 1000,
       ...(options.instance ? { instance: options.instance } : {}),
     });
@@ -122,6 +129,12 @@ describe('delivery processor', function () {
     );
     const recorded = await events.readStream(`alerts-${userId}`);
     return { alertId, triggerId: recorded.at(-1)!.id, ...(outcome.events.length === 1 ? {} : { missing: true }) };
+  }
+
+  /** Records a channels command as its issuer would (the user, or the processor for `DisableWebhook`). */
+  async function channels(userId: string, command: ChannelsCommand): Promise<void> {
+    const actor: CommandMeta['actor'] = command.type === 'DisableWebhook' ? 'engine' : `user:${userId}`;
+    await handleCommand(events, channelsDecider, `channels-${userId}`, command, meta(userId, randomUUID(), actor));
   }
 
   async function deliveryEvents(userId: string, until: (types: string[]) => boolean): Promise<RecordedEvent[]> {
@@ -266,6 +279,88 @@ describe('delivery processor', function () {
     expect(recorded[1]!.data).to.include({ final: true, status: null });
     expect((recorded[1]!.data as { error: string }).error).to.match(/127\.0\.0\.1.*not a public address/);
     expect(receiver.requests).to.have.length(0);
+  });
+
+  it('signs with the secret of the generation a rotation recorded', async function () {
+    const user = `u${randomUUID().slice(0, 8)}`;
+    await start();
+    const channelId = await addWebhook(user);
+    await channels(user, { type: 'RotateWebhookSecret', data: { channelId, at: new Date().toISOString() } });
+    await fire(user);
+    const [request] = await receiver.waitFor(1);
+    const [, t, v1] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(request!.headers['stockpulse-signature'])) ?? [];
+    const signed = (secret: string) => createHmac('sha256', secret).update(`${t}.${request!.body}`).digest('hex');
+    expect(v1).to.equal(signed(secrets.webhookSecret(channelId, 1)));
+    expect(v1).to.not.equal(signed(secrets.webhookSecret(channelId, 0)));
+  });
+
+  it('disables a webhook answering 410 Gone, ends its pending delivery unsent, and queues none until enabled', async function () {
+    const user = `u${randomUUID().slice(0, 8)}`;
+    // The processor's clock, moved on by the test to make a retry due.
+    let skew = 0;
+    const processor = await start({ retry: { delaysMs: [60_000], jitter: 0 }, now: () => Date.now() + skew });
+    const pending = await addWebhook(user, `${receiver.url}/busy`);
+    const gone = await addWebhook(user, `${receiver.url}/gone`);
+    answers = (_i, request) => (request.url === '/gone' ? 410 : 503);
+    const first = await fire(user);
+    const recorded = await deliveryEvents(user, (types) => types.filter((t) => t === 'DeliveryFailed').length === 2);
+    const outcome = (channelId: string) =>
+      recorded.find(
+        (e) =>
+          e.type === 'DeliveryFailed' &&
+          (e.data as { deliveryId: string }).deliveryId === deliveryIdOf(first.triggerId, channelId),
+      )!.data;
+    expect(outcome(gone)).to.include({ status: 410, final: true });
+    expect(outcome(pending)).to.include({ status: 503, final: false });
+    const stream = await events.readStream(`channels-${user}`);
+    expect(stream.at(-1)).to.deep.include({ type: 'WebhookDisabled' });
+    expect(stream.at(-1)!.data).to.include({ channelId: gone, status: 410 });
+    expect(stream.at(-1)!.metadata).to.include({ actor: 'engine' });
+
+    // The other webhook is disabled too while its delivery waits for its retry; once due, it ends unsent.
+    await channels(user, {
+      type: 'DisableWebhook',
+      data: { channelId: pending, status: 410, at: new Date().toISOString() },
+    });
+    skew = 61_000;
+    await fire(user);
+    const ended = await deliveryEvents(user, (types) => types.filter((t) => t === 'DeliveryFailed').length === 3);
+    expect(ended.at(-1)!.data).to.include({
+      deliveryId: deliveryIdOf(first.triggerId, pending),
+      final: true,
+      status: null,
+      error: 'the webhook is disabled: its receiver answered 410 Gone',
+    });
+    // The trigger read while both were disabled queued nothing.
+    await processor.runner.waitFor(await events.headPosition());
+    expect(processor.pending()).to.equal(0);
+    expect(receiver.requests.map((r) => r.url)).to.deep.equal(['/busy', '/gone']);
+
+    // Enabled again, a webhook receives the next trigger.
+    answers = () => 200;
+    await channels(user, { type: 'EnableWebhook', data: { channelId: gone, at: new Date().toISOString() } });
+    const third = await fire(user);
+    await deliveryEvents(user, (types) => types.includes('DeliverySucceeded'));
+    expect(receiver.requests.at(-1)!.headers['idempotency-key']).to.equal(deliveryIdOf(third.triggerId, gone));
+  });
+
+  it('queues a confirmation of its own each time one is sent again', async function () {
+    const user = `u${randomUUID().slice(0, 8)}`;
+    const channelId = randomUUID();
+    await start();
+    await channels(user, {
+      type: 'AddChannel',
+      data: { channelId, spec: { type: 'email', address: `${user}@example.com` }, at: new Date().toISOString() },
+    });
+    await channels(user, { type: 'ResendEmailConfirmation', data: { channelId, at: new Date().toISOString() } });
+    // No SMTP server here: each confirmation ends failed, once.
+    const recorded = await deliveryEvents(user, (types) => types.filter((t) => t === 'DeliveryFailed').length === 2);
+    const attempted = recorded
+      .filter((e) => e.type === 'DeliveryAttempted')
+      .map((e) => e.data as { deliveryId: string; kind: string });
+    expect(attempted.map((a) => a.kind)).to.deep.equal(['confirm', 'confirm']);
+    const stream = await events.readStream(`channels-${user}`);
+    expect(attempted.map((a) => a.deliveryId)).to.have.members(stream.map((e) => deliveryIdOf(e.id, channelId)));
   });
 
   it('sends each delivery once when two processors share the log', async function () {

@@ -1,9 +1,11 @@
 /**
  * The delivery processor: a checkpointed consumer of the log turns each `AlertTriggered` into one queued
- * delivery per channel of the alert (each new email channel into its confirmation, and each
- * `PasswordResetRequested` into a reset link to every confirmed email address of the user), and a worker sends
- * what is due. Both the queue and the channels the processor sends to are documents committed with its
- * checkpoint, so a restart resumes exactly where the log says.
+ * delivery per channel of the alert (each new email channel, and each `EmailConfirmationResent`, into a
+ * confirmation, and each `PasswordResetRequested` into a reset link to every confirmed email address of the
+ * user), and a worker sends what is due. A webhook whose receiver answers 410 Gone is disabled
+ * (`WebhookDisabled`), and a delivery due to a channel that receives nothing (disabled, or an address
+ * unconfirmed or unsubscribed) ends failed, unsent. Both the queue and the channels the processor sends to are
+ * documents committed with its checkpoint, so a restart resumes exactly where the log says.
  *
  * Exactly once: a delivery's id comes from the trigger and the channel; before each attempt the worker records
  * `DeliveryAttempted` through the deliveries decider with a command id made of the delivery id and the attempt
@@ -23,6 +25,7 @@ import {
   CHANNELS_CONCERN,
   channelsDecider,
   channelsForAlert,
+  receivesAlerts,
   type Channel,
   type ChannelType,
   type ChannelsEvent,
@@ -58,6 +61,11 @@ export const DELIVERY_EVENT_TYPES: readonly string[] = Object.freeze([
   'PushSubscriptionRemoved',
   'AlertChannelsChosen',
   'AlertChannelsCleared',
+  'WebhookDisabled',
+  'WebhookEnabled',
+  'WebhookSecretRotated',
+  'EmailConfirmationResent',
+  'EmailChannelUnsubscribed',
   'DeliveryAttempted',
   'DeliverySucceeded',
   'DeliveryFailed',
@@ -263,21 +271,30 @@ function deliveryConsumer(instance: string | undefined, now: () => number): Cons
           const state = (await tx.get<ChannelsState>(channelsCollection, userId)) ?? channelsDecider.initialState;
           const channelEvent = { type: event.type, data: event.data } as ChannelsEvent;
           tx.put(channelsCollection, userId, channelsDecider.evolve(state, channelEvent));
-          if (channelEvent.type === 'ChannelAdded' && channelEvent.data.type === 'email') {
-            // The address hears of StockPulse once, to confirm it; alerts follow only after.
-            const deliveryId = deliveryIdOf(event.id, channelEvent.data.channelId);
+          // The address hears of StockPulse to confirm it (once when added, again each time its user asks);
+          // alerts follow only after. A confirmation sent again is a delivery of its own (its id from this
+          // event's), with the same link.
+          const confirmation =
+            channelEvent.type === 'ChannelAdded' && channelEvent.data.type === 'email'
+              ? { channelId: channelEvent.data.channelId, at: channelEvent.data.createdt }
+              : channelEvent.type === 'EmailConfirmationResent' &&
+                  state.channels.some((c) => c.id === channelEvent.data.channelId)
+                ? channelEvent.data
+                : null;
+          if (confirmation !== null) {
+            const deliveryId = deliveryIdOf(event.id, confirmation.channelId);
             enqueue({
               deliveryId,
               userId,
               kind: 'confirm',
-              channelId: channelEvent.data.channelId,
+              channelId: confirmation.channelId,
               channelType: 'email',
               alertId: null,
               triggerId: null,
               payload: noticePayload(
                 deliveryId,
                 'Confirm your StockPulse alert address',
-                channelEvent.data.createdt,
+                confirmation.at,
                 formatPosition(event.position),
               ),
             });
@@ -286,6 +303,19 @@ function deliveryConsumer(instance: string | undefined, now: () => number): Cons
       }
     },
   };
+}
+
+/**
+ * Why a queued delivery is no longer sent to its channel, or null: a webhook disabled meanwhile (410 Gone), or
+ * an address unsubscribed or unconfirmed, which hears of nothing but its confirmation.
+ */
+function unreachable(job: QueuedDelivery, channel: Channel): string | null {
+  if (channel.disabled !== undefined) {
+    const { status } = channel.disabled;
+    return `the webhook is disabled: its receiver answered ${status}${status === 410 ? ' Gone' : ''}`;
+  }
+  if (job.kind === 'confirm' || receivesAlerts(channel)) return null;
+  return channel.unsubscribedAt !== undefined ? 'the address holder unsubscribed' : 'the address is not confirmed';
 }
 
 /** Whether a password reset request made at `at` can no longer be used at `nowMs`. */
@@ -305,6 +335,19 @@ export function confirmLinkOf(origin: string, secrets: DeliverySecrets, userId: 
     token: secrets.confirmToken(userId, channelId),
   });
   return `${origin.replace(/\/$/, '')}/ConfirmEmail?${query.toString()}`;
+}
+
+/**
+ * The unsubscribe link of an alert email to an email channel (`List-Unsubscribe`): its one-click POST
+ * (RFC 8058) unsubscribes; opened (a GET) it answers 303 to the page `/Unsubscribe`, which asks first.
+ */
+export function unsubscribeLinkOf(origin: string, secrets: DeliverySecrets, userId: string, channelId: string): string {
+  const query = new URLSearchParams({
+    user: userId,
+    channel: channelId,
+    token: secrets.unsubscribeToken(userId, channelId),
+  });
+  return `${origin.replace(/\/$/, '')}/api/channels/unsubscribe?${query.toString()}`;
 }
 
 /**
@@ -337,7 +380,8 @@ export interface AttemptDeps {
 /**
  * Makes attempt `attempt` of a delivery through a channel: records its start (sending only when this call
  * recorded it), sends, records the outcome (with the next attempt's time after a retryable failure) and, when a
- * push service says the subscription is gone, removes it. Answers null when the attempt was not this call's.
+ * push service says the subscription is gone, removes it, or when a webhook receiver answers 410 Gone, disables
+ * the webhook. Answers null when the attempt was not this call's.
  */
 export async function attemptDelivery(
   deps: AttemptDeps,
@@ -382,7 +426,14 @@ export async function attemptDelivery(
             origin,
             resetLink: resetLinkOf(origin, deps.secrets, delivery.userId, delivery.requestId),
           }
-        : { channel, payload: delivery.payload, origin };
+        : delivery.kind === 'alert' && channel.type === 'email'
+          ? {
+              channel,
+              payload: delivery.payload,
+              origin,
+              unsubscribeLink: unsubscribeLinkOf(origin, deps.secrets, delivery.userId, channel.id),
+            }
+          : { channel, payload: delivery.payload, origin };
   let result: AttemptResult;
   try {
     result = await deps.senders[channel.type]({ ...message, triggerId: delivery.triggerId });
@@ -418,13 +469,16 @@ export async function attemptDelivery(
     engineMeta(delivery.userId, `${delivery.deliveryId}/outcome/${attempt}`, new Date(endedAt).toISOString()),
   );
   const final = result.ok || delay === null;
-  if (result.gone) {
+  if (result.gone && (channel.type === 'webpush' || channel.type === 'webhook')) {
+    const at = new Date(endedAt).toISOString();
     await handleCommand(
       deps.events,
       channelsDecider,
       streamName(CHANNELS_CONCERN, delivery.userId),
-      { type: 'DropPushSubscription', data: { channelId: channel.id, reason: result.error ?? 'gone' } },
-      engineMeta(delivery.userId, `${delivery.deliveryId}/gone`, new Date(endedAt).toISOString()),
+      channel.type === 'webpush'
+        ? { type: 'DropPushSubscription', data: { channelId: channel.id, reason: result.error ?? 'gone' } }
+        : { type: 'DisableWebhook', data: { channelId: channel.id, status: result.status ?? 410, at } },
+      engineMeta(delivery.userId, `${delivery.deliveryId}/gone`, at),
       { maxRetries: 10 },
     );
   }
@@ -509,6 +563,8 @@ export async function startDeliveryProcessor(options: DeliveryProcessorOptions):
     // Marked locally until the consumer commits what the attempt recorded.
     jobs.set(job.deliveryId, { ...job, attempts: attempt, attemptedAt: now() });
     if (!channel) return abandon(job, 'the channel was removed');
+    const refusal = unreachable(job, channel);
+    if (refusal !== null) return abandon(job, refusal);
     if (attempt > maxAttempts(retry)) return abandon(job, 'no outcome was recorded and no attempt is left');
     // A reset link that could no longer be used when it arrived is not sent.
     if (job.kind === 'reset' && resetExpired(job.payload.at, now())) {

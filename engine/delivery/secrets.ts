@@ -1,6 +1,7 @@
 /**
  * The delivery secrets, derived rather than stored, so none of them is written to the log: a webhook's
- * signing secret and an email address's confirmation token are HMACs of the channel, and a password reset link's
+ * signing secret is an HMAC of the channel and its secret's generation (bumped by each rotation), an email
+ * address's confirmation and unsubscribe tokens HMACs of the user and the channel, and a password reset link's
  * token an HMAC of the user and the request, under a key derived from the log's chain key (`CHAIN_KEY`, shared
  * by every process of a deployment). Each kind has its own purpose label, so no token stands for another.
  */
@@ -8,12 +9,19 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /** The secrets of one deployment. */
 export interface DeliverySecrets {
-  /** The signing secret of a webhook channel. */
-  webhookSecret(channelId: string): string;
+  /**
+   * The signing secret of a webhook channel: of `generation` (the channel's `secretGeneration`, 0 until its
+   * first rotation, which is the secret of webhooks never rotated).
+   */
+  webhookSecret(channelId: string, generation?: number): string;
   /** The token of an email channel's confirmation link. */
   confirmToken(userId: string, channelId: string): string;
   /** Whether a token is the confirmation token of that channel (constant time). */
   checkConfirmToken(userId: string, channelId: string, token: string): boolean;
+  /** The token of an alert email's unsubscribe link (`List-Unsubscribe`) to that channel. */
+  unsubscribeToken(userId: string, channelId: string): string;
+  /** Whether a token is the unsubscribe token of that channel (constant time). */
+  checkUnsubscribeToken(userId: string, channelId: string, token: string): boolean;
   /** The token of a password reset link: of user `userId`'s reset request `requestId`. */
   resetToken(userId: string, requestId: string): string;
   /** Whether a token is the token of that reset request (constant time). */
@@ -35,10 +43,18 @@ export function deliverySecrets(key: Buffer): DeliverySecrets {
     mac(`confirm/${userId}/${channelId.toLowerCase()}`);
   const resetToken = (userId: string, requestId: string): string =>
     mac(`password-reset/${userId}/${requestId.toLowerCase()}`);
+  const unsubscribeToken = (userId: string, channelId: string): string =>
+    mac(`unsubscribe/${userId}/${channelId.toLowerCase()}`);
   return {
-    webhookSecret: (channelId) => `whsec_${mac(`webhook/${channelId.toLowerCase()}`)}`,
+    // Generation 0 is of the channel alone: a webhook never rotated keeps the secret it was added with.
+    webhookSecret: (channelId, generation = 0) => {
+      const channel = `webhook/${channelId.toLowerCase()}`;
+      return `whsec_${mac(generation === 0 ? channel : `${channel}/${generation}`)}`;
+    },
     confirmToken,
     checkConfirmToken: (userId, channelId, token) => sameToken(confirmToken(userId, channelId), token),
+    unsubscribeToken,
+    checkUnsubscribeToken: (userId, channelId, token) => sameToken(unsubscribeToken(userId, channelId), token),
     resetToken,
     checkResetToken: (userId, requestId, token) => sameToken(resetToken(userId, requestId), token),
   };

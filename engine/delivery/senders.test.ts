@@ -73,6 +73,24 @@ describe('message content', function () {
       expect(test.text).to.equal('Test message\n\n2026-11-30 12:16:22 ET\n');
       expect(test.html).to.not.contain('<a ');
     });
+
+    it('ends with the unsubscribe link in both parts when it has one, and with none otherwise', function () {
+      const link = 'https://stocks.example.com/api/channels/unsubscribe?user=ada&channel=c1&token=ab';
+      const { text, html } = emailContent({
+        channel,
+        payload: alertPayload(),
+        origin: 'https://s',
+        unsubscribeLink: link,
+      });
+      expect(text.endsWith(`\n--\nTo stop StockPulse alerts to this address, unsubscribe: ${link}\n`)).to.equal(true);
+      expect(html).to.match(
+        /<hr><p><small>To stop StockPulse alerts to this address: <a href="[^"]+">unsubscribe<\/a>\.<\/small><\/p>$/,
+      );
+      expect(html).to.contain(`href="${link.replaceAll('&', '&#38;')}"`);
+      const without = emailContent({ channel, payload: alertPayload(), origin: 'https://s' });
+      expect(without.text).to.not.contain('unsubscribe');
+      expect(without.html).to.not.contain('unsubscribe');
+    });
   });
 
   describe('a push notification', function () {

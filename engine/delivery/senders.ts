@@ -29,7 +29,10 @@ export interface AttemptResult {
   readonly error: string | null;
   /** Whether trying again may succeed (network error, timeout, 408, 429, 5xx, a temporary SMTP refusal). */
   readonly retryable: boolean;
-  /** A push service said the subscription no longer exists (404, 410). */
+  /**
+   * The target is gone for good: a push service said the subscription no longer exists (404, 410), or a webhook
+   * receiver answered 410 Gone.
+   */
   readonly gone?: boolean;
   /** The `Retry-After` of a 429 or 503 answer as sent (seconds or an HTTP date): when to try again. */
   readonly retryAfter?: string;
@@ -45,6 +48,11 @@ export interface OutgoingMessage {
   readonly confirmLink?: string;
   /** A password reset's link, for a `reset` delivery. */
   readonly resetLink?: string;
+  /**
+   * An alert email's unsubscribe link (`List-Unsubscribe`, RFC 2369; its one-click POST, RFC 8058), also in the
+   * footer of its text and HTML.
+   */
+  readonly unsubscribeLink?: string;
   /** The app's origin (`PUBLIC_ORIGIN`), which an alert email links the symbol's chart and the alerts at. */
   readonly origin?: string;
   /** An alert's: the trigger it tells of, which is the id of its notification in the bell. */
@@ -75,8 +83,8 @@ function networkResult(error: unknown): AttemptResult {
 
 /** What the webhook sender needs. */
 export interface WebhookSenderOptions {
-  /** The signing secret of a channel. */
-  readonly secretOf: (channelId: string) => string;
+  /** The signing secret of a channel, of its secret's generation (`secretGeneration`, 0 until rotated). */
+  readonly secretOf: (channelId: string, generation: number) => string;
   /** Hosts reached even when their address is not public. */
   readonly allowedHosts: ReadonlySet<string>;
   /** Seconds since the epoch now (default the clock). */
@@ -84,7 +92,10 @@ export interface WebhookSenderOptions {
   readonly timeoutMs?: number;
 }
 
-/** Posts the payload as JSON, keyed by the delivery id and signed with the channel's secret. */
+/**
+ * Posts the payload as JSON, keyed by the delivery id and signed with the channel's current secret; a 410 Gone
+ * answer says the receiver is `gone` (the processor disables the webhook).
+ */
 export function webhookSender(options: WebhookSenderOptions): Sender {
   return async ({ channel, payload }) => {
     if (channel.url === null) return { ok: false, status: null, error: 'the channel has no URL', retryable: false };
@@ -96,14 +107,15 @@ export function webhookSender(options: WebhookSenderOptions): Sender {
         headers: {
           'content-type': 'application/json',
           'idempotency-key': payload.id,
-          'stockpulse-signature': signatureHeader(options.secretOf(channel.id), t, body),
+          'stockpulse-signature': signatureHeader(options.secretOf(channel.id, channel.secretGeneration ?? 0), t, body),
           'user-agent': 'StockPulse-Webhook/1',
         },
         body,
         timeoutMs: options.timeoutMs ?? ATTEMPT_TIMEOUT_MS,
         allowedHosts: options.allowedHosts,
       });
-      return httpResult(answer);
+      const result = httpResult(answer);
+      return answer.status === 410 ? { ...result, gone: true } : result;
     } catch (error) {
       return networkResult(error);
     }
@@ -176,12 +188,22 @@ export function emailContent(message: OutgoingMessage): { subject: string; text:
     ? `<p><a href="${escapeHtml(links.chart)}">${escapeHtml(payload.symbol)} chart</a> · ` +
       `<a href="${escapeHtml(links.alerts)}">Your alerts</a></p>`
     : '';
-  const text = `${payload.message}\n\n${note}${detail}\n${linksText}`;
+  const unsubscribe = message.unsubscribeLink;
+  const footerText =
+    unsubscribe === undefined ? '' : `\n--\nTo stop StockPulse alerts to this address, unsubscribe: ${unsubscribe}\n`;
+  const footerHtml =
+    unsubscribe === undefined
+      ? ''
+      : `<hr><p><small>To stop StockPulse alerts to this address: ` +
+        `<a href="${escapeHtml(unsubscribe)}">unsubscribe</a>.</small></p>`;
+  const text = `${payload.message}\n\n${note}${detail}\n${linksText}${footerText}`;
   const noteHtml = payload.note === null ? '' : `<p>Your note: ${escapeHtml(payload.note)}</p>`;
   return {
     subject: `StockPulse: ${payload.message}`,
     text,
-    html: `<p><strong>${escapeHtml(payload.message)}</strong></p>${noteHtml}<p>${escapeHtml(detail)}</p>${linksHtml}`,
+    html:
+      `<p><strong>${escapeHtml(payload.message)}</strong></p>${noteHtml}<p>${escapeHtml(detail)}</p>${linksHtml}` +
+      footerHtml,
   };
 }
 
@@ -210,7 +232,16 @@ export function emailSender(options: EmailSenderOptions): Sender & { close(): vo
         from: options.from,
         to: message.channel.address,
         ...content,
-        headers: { 'X-StockPulse-Delivery': message.payload.id },
+        headers: {
+          'X-StockPulse-Delivery': message.payload.id,
+          // RFC 2369 and RFC 8058: a mail client's unsubscribe button POSTs `List-Unsubscribe=One-Click` to it.
+          ...(message.unsubscribeLink !== undefined
+            ? {
+                'List-Unsubscribe': `<${message.unsubscribeLink}>`,
+                'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+              }
+            : {}),
+        },
       })) as { response?: unknown };
       const code = /^(\d{3})/.exec(String(info.response))?.[1];
       return { ok: true, status: code ? Number(code) : 250, error: null, retryable: false };

@@ -56,7 +56,7 @@ export function setUpDelivery(config: Config, events: EventStore, logger: Pick<L
   return {
     secrets,
     senders: {
-      webhook: webhookSender({ secretOf: (id) => secrets.webhookSecret(id), allowedHosts }),
+      webhook: webhookSender({ secretOf: (id, generation) => secrets.webhookSecret(id, generation), allowedHosts }),
       email,
       webpush: pushSender({ vapid, subject: config.delivery.vapidSubject, allowedHosts }),
     },

@@ -1,15 +1,26 @@
 /**
- * Request bodies: JSON only, size-limited, read before routing so every route sees a parsed `ctx.request.body`.
+ * Request bodies: JSON only (and an HTML form on the {@link FORM_PATHS}), size-limited, read before routing so
+ * every route sees a parsed `ctx.request.body`.
  * A body declared larger than the global limit is not read here: a route that accepts more (`bodyLimit` of its
  * definition) reads it itself, after its access check, with {@link settleBody}; for any other route
  * {@link refuseLargeBody} answers 413, and so does any other reader of the body.
  */
 import type { Context } from 'koa';
+import { channelsApi } from '../../domain/contract/channels.ts';
 import { ApiError } from '../errors.ts';
 import { refuseDeepJson } from './depth.ts';
 
 /** Largest request body accepted, in bytes, unless a route allows more. */
 export const MAX_BODY_BYTES = 64 * 1024;
+
+/**
+ * The paths (lower case) whose POST may carry a form (`application/x-www-form-urlencoded` or
+ * `multipart/form-data`) instead of JSON: the one-click unsubscribe a mail client sends (RFC 8058). Its fields
+ * become the body's, as strings (a field given twice, a list of them).
+ */
+export const FORM_PATHS: ReadonlySet<string> = new Set([channelsApi.postUnsubscribe.path.toLowerCase()]);
+
+const FORM_TYPES = ['application/x-www-form-urlencoded', 'multipart/form-data'];
 
 declare module 'koa' {
   interface Request {
@@ -49,8 +60,30 @@ async function readJson(ctx: Context, limit: number): Promise<void> {
     if (size > limit) throw tooLarge(limit);
     chunks.push(chunk);
   }
-  const text = Buffer.concat(chunks).toString('utf8');
+  const raw = Buffer.concat(chunks);
+  if (FORM_PATHS.has(ctx.path.replace(/\/+$/, '').toLowerCase()) && ctx.is(FORM_TYPES) !== false) {
+    ctx.request.body = await parseForm(raw, ctx.get('content-type'));
+    return;
+  }
+  const text = raw.toString('utf8');
   if (text.trim() !== '') ctx.request.body = parseJson(ctx.is('application/json') === 'application/json', text);
+}
+
+/** The fields of a form body, by name: a string, or the list of them for a name given more than once. */
+async function parseForm(raw: Buffer, contentType: string): Promise<Record<string, string | string[]>> {
+  let form: FormData;
+  try {
+    form = await new Response(new Uint8Array(raw), { headers: { 'content-type': contentType } }).formData();
+  } catch {
+    throw new ApiError(400, 'bad_request', 'body: not a valid form');
+  }
+  const fields: Record<string, string | string[]> = Object.create(null) as Record<string, string | string[]>;
+  for (const [name, value] of form) {
+    const text = typeof value === 'string' ? value : value.name;
+    const before = fields[name];
+    fields[name] = before === undefined ? text : [...(Array.isArray(before) ? before : [before]), text];
+  }
+  return { ...fields };
 }
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);

@@ -29,6 +29,23 @@ interface Mail {
   readonly raw: string;
 }
 
+/** The headers of a raw message, by lower-case name, each unfolded to one line. */
+function headersOf(raw: string): Record<string, string> {
+  const block = raw.split(/\r?\n\r?\n/, 1)[0]!.replace(/\r?\n[ \t]+/g, ' ');
+  const headers: Record<string, string> = {};
+  for (const line of block.split(/\r?\n/)) {
+    const colon = line.indexOf(':');
+    if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  return headers;
+}
+
+/** Whether `v1` of a `StockPulse-Signature` header is the HMAC of its body under `secret`. */
+function signedWith(header: unknown, body: string, secret: string): boolean {
+  const [, t, v1] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(header)) ?? [];
+  return v1 !== undefined && createHmac('sha256', secret).update(`${t}.${body}`).digest('hex') === v1;
+}
+
 /** Decodes quoted-printable soft breaks and escapes, enough to read links and words in a raw message. */
 function unquote(raw: string): string {
   return raw
@@ -79,6 +96,8 @@ describe('delivery routes and channels', function () {
   let gw: TestGateway;
   let receiver: TestReceiver;
   let pushAnswer = 201;
+  /** What the receiver answers on its `/gone-…` paths. */
+  let goneAnswer = 410;
   const mails: Mail[] = [];
   let smtp: SMTPServer;
 
@@ -101,7 +120,9 @@ describe('delivery routes and channels', function () {
     });
     await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
     const smtpPort = (smtp.server.address() as AddressInfo).port;
-    receiver = await startReceiver((_i, request) => (request.url.startsWith('/push') ? pushAnswer : 200));
+    receiver = await startReceiver((_i, request) =>
+      request.url.startsWith('/push') ? pushAnswer : request.url.startsWith('/gone-') ? goneAnswer : 200,
+    );
     gw = await startTestGateway({
       env: {
         WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
@@ -162,6 +183,38 @@ describe('delivery routes and channels', function () {
 
   function deliveries(user: User, query: string): Promise<DeliveryAnswer[]> {
     return user.getOk<DeliveryAnswer[]>(`/personalize/deliveries${query}`);
+  }
+
+  /** The mails sent to an address, once there are `count` of them. */
+  function mailsTo(address: string, count: number): Promise<Mail[]> {
+    return eventually(
+      () => Promise.resolve(mails.filter((m) => m.to.includes(address))),
+      (list) => list.length >= count,
+    );
+  }
+
+  /** The fields of the confirmation link in a mail. */
+  function confirmFields(mail: Mail): Record<string, string> {
+    const link = /http:\/\/stocks\.example\.com\/ConfirmEmail\?([^\s"<>]+)/.exec(unquote(mail.raw));
+    expect(link, mail.raw).to.not.equal(null);
+    return Object.fromEntries(new URLSearchParams(link![1]!.replaceAll('&amp;', '&')));
+  }
+
+  /** Adds an email address and confirms it through the link of its confirmation. */
+  async function confirmedEmail(user: User, address: string): Promise<ChannelAnswer> {
+    const channel = await addChannel(user, { type: 'email', address });
+    const [confirmation] = await mailsTo(address, 1);
+    const confirmed = await gw.client().post('/api/channels/confirm', confirmFields(confirmation!));
+    expect(confirmed.status, confirmed.text).to.equal(200);
+    return channel;
+  }
+
+  /** Expects a refusal of `status` whose message is `message`. */
+  function refused(res: { status: number; text: string; body: unknown }, status: number, message: string | RegExp) {
+    expect(res.status, res.text).to.equal(status);
+    const text = (res.body as { message: string }).message;
+    if (typeof message === 'string') expect(text).to.equal(message);
+    else expect(text).to.match(message);
   }
 
   describe('channels', function () {
@@ -447,6 +500,139 @@ describe('delivery routes and channels', function () {
       expect(receiver.requests.filter((r) => r.url.startsWith('/mapped'))).to.deep.equal([]);
     });
 
+    it('disables a webhook whose receiver answers 410 Gone, sends it nothing more, and enables it on request', async function () {
+      const user = await gw.user();
+      const gone = await addChannel(user, {
+        type: 'webhook',
+        url: `${receiver.url}/gone-${user.username}`,
+        name: 'Old',
+      });
+      const kept = await addChannel(user, { type: 'webhook', url: `${receiver.url}/kept-${user.username}` });
+      const first = await createAlert(user, { close: 180 });
+      await fire(first);
+      const ended = await eventually(
+        () => deliveries(user, `?alertId=${first.id}`),
+        (list) => list.length === 2 && list.every((d) => d.status !== 'pending'),
+      );
+      // A 410 is no error to retry: the delivery ends at once, and the webhook is disabled.
+      expect(ended.find((d) => d.channelId === gone.id)).to.include({ status: 'failed', lastStatus: 410, attempts: 1 });
+      const listed = await eventually(
+        () => user.getOk<ChannelAnswer[]>('/personalize/channels'),
+        (list) => list.some((c) => c.disabled !== undefined),
+      );
+      expect(listed.find((c) => c.id === gone.id)!.disabled).to.include({ status: 410 });
+      expect(listed.find((c) => c.id === kept.id)).to.not.have.property('disabled');
+      const recorded = await gw.running.system.events.readStream(`channels-${user.username}`);
+      const disabled = recorded.find((e) => e.type === 'WebhookDisabled');
+      expect(disabled?.data).to.include({ channelId: gone.id, status: 410 });
+      expect(disabled?.metadata.actor).to.equal('engine');
+
+      // While disabled, an alert goes to the other webhook only.
+      const second = await createAlert(user, { close: 181 });
+      await fire(second);
+      await eventually(
+        () => deliveries(user, `?alertId=${second.id}`),
+        (list) => list.some((d) => d.channelId === kept.id && d.status === 'succeeded'),
+      );
+
+      // Enabling names the channel it cannot enable.
+      const other = await gw.user();
+      const email = await addChannel(user, { type: 'email', address: `${user.username}@example.com` });
+      const missing = randomUUID();
+      refused(await user.post(`/personalize/channels/${missing}/enable`), 404, `params.id: no such channel ${missing}`);
+      refused(await user.post('/personalize/channels/nope/enable'), 404, 'params.id: no such channel nope');
+      refused(
+        await other.post(`/personalize/channels/${gone.id}/enable`),
+        404,
+        `params.id: no such channel ${gone.id}`,
+      );
+      refused(
+        await user.post(`/personalize/channels/${email.id}/enable`),
+        400,
+        'params.id: only a webhook is disabled, and this channel is an email address',
+      );
+      expect((await gw.client().post(`/personalize/channels/${gone.id}/enable`)).status).to.equal(401);
+
+      goneAnswer = 200;
+      try {
+        const enabled = await user.post(`/personalize/channels/${gone.id}/enable`);
+        expect(enabled.status, enabled.text).to.equal(200);
+        expect(enabled.body).to.include({ id: gone.id, confirmed: true }).and.not.have.property('disabled');
+        // Enabling one that is enabled changes nothing.
+        expect((await user.post(`/personalize/channels/${gone.id}/enable`)).status).to.equal(200);
+        const third = await createAlert(user, { close: 182 });
+        await fire(third);
+        const both = await eventually(
+          () => deliveries(user, `?alertId=${third.id}`),
+          (list) => list.length === 2 && list.every((d) => d.status === 'succeeded'),
+        );
+        expect(both.map((d) => d.channelId)).to.have.members([gone.id, kept.id]);
+      } finally {
+        goneAnswer = 410;
+      }
+      // The alert triggered while it was disabled was never queued to it.
+      expect((await deliveries(user, `?alertId=${second.id}`)).map((d) => d.channelId)).to.deep.equal([kept.id]);
+      const types = (await gw.running.system.events.readStream(`channels-${user.username}`)).map((e) => e.type);
+      expect(types.filter((t) => t.startsWith('Webhook'))).to.deep.equal(['WebhookDisabled', 'WebhookEnabled']);
+    });
+
+    it('rotates a webhook secret: answered once, never in the log, and signing every delivery from then on', async function () {
+      const user = await gw.user();
+      const path = `/rotate-${user.username}`;
+      const hook = await addChannel(user, { type: 'webhook', url: `${receiver.url}${path}` });
+      const res = await user.post(`/personalize/channels/${hook.id}/secret`);
+      expect(res.status, res.text).to.equal(200);
+      const rotated = res.body as ChannelAnswer & { secret: string };
+      expect(rotated).to.include({ id: hook.id, type: 'webhook', url: hook.url });
+      expect(rotated.secret).to.match(/^whsec_[0-9a-f]{64}$/);
+      expect(rotated.secret).to.not.equal(hook.secret);
+      const listed = await user.getOk<ChannelAnswer[]>('/personalize/channels');
+      expect(JSON.stringify(listed)).to.not.contain(rotated.secret);
+      const recorded = await gw.running.system.events.readStream(`channels-${user.username}`);
+      expect(JSON.stringify(recorded.map((e) => e.data))).to.not.contain(rotated.secret);
+      expect(recorded.at(-1)).to.deep.include({ type: 'WebhookSecretRotated' });
+      expect(recorded.at(-1)!.data).to.include({ channelId: hook.id, generation: 1 });
+
+      // A test message and an alert, each signed with the new secret and not the old.
+      expect(await testMessage(user, hook.id)).to.include({ ok: true });
+      const alert = await createAlert(user, { close: 183 });
+      await fire(alert);
+      const received = await eventually(
+        () => Promise.resolve(receiver.requests.filter((r) => r.url === path)),
+        (list) => list.length === 2,
+      );
+      for (const request of received) {
+        expect(signedWith(request.headers['stockpulse-signature'], request.body, rotated.secret)).to.equal(true);
+        expect(signedWith(request.headers['stockpulse-signature'], request.body, hook.secret!)).to.equal(false);
+      }
+      // Another rotation, another secret.
+      const again = (await user.post(`/personalize/channels/${hook.id}/secret`)).body as { secret: string };
+      expect(again.secret)
+        .to.match(/^whsec_/)
+        .and.not.equal(rotated.secret);
+
+      // Only a webhook has a secret; refusals name params.id.
+      const other = await gw.user();
+      const email = await addChannel(user, { type: 'email', address: `${user.username}@example.com` });
+      const missing = randomUUID();
+      refused(await user.post(`/personalize/channels/${missing}/secret`), 404, `params.id: no such channel ${missing}`);
+      refused(await user.post('/personalize/channels/x%20y/secret'), 404, 'params.id: no such channel x y');
+      refused(
+        await other.post(`/personalize/channels/${hook.id}/secret`),
+        404,
+        `params.id: no such channel ${hook.id}`,
+      );
+      refused(
+        await user.post(`/personalize/channels/${email.id}/secret`),
+        400,
+        'params.id: only a webhook has a signing secret, and this channel is an email address',
+      );
+      // A body, whatever it holds, changes nothing.
+      const withBody = await user.postInput(`/personalize/channels/${hook.id}/secret`, { body: [1, { secret: 'x' }] });
+      expect(withBody.status, withBody.text).to.equal(200);
+      expect((await gw.client().post(`/personalize/channels/${hook.id}/secret`)).status).to.equal(401);
+    });
+
     it('refuses bad delivery queries naming the field', async function () {
       const user = await gw.user();
       await user.getRefused('/personalize/deliveries?limit=0', 'query.limit');
@@ -526,6 +712,180 @@ describe('delivery routes and channels', function () {
       expect(test).to.match(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} ET$/m);
       expect(test, 'no empty symbol before the time').to.not.match(/^, \d{4}-/m);
       expect(test).to.not.contain('<p>, ');
+    });
+
+    it('sends an unconfirmed address its confirmation again, with the same link, as a delivery of its own', async function () {
+      const user = await gw.user();
+      const address = `${user.username}@example.com`;
+      const channel = await addChannel(user, { type: 'email', address });
+      const [first] = await mailsTo(address, 1);
+      const res = await user.post(`/personalize/channels/${channel.id}/confirm/resend`);
+      expect(res.status, res.text).to.equal(200);
+      expect(res.body).to.deep.equal({ id: channel.id, resent: true });
+      const [, second] = await mailsTo(address, 2);
+      expect(unquote(second!.raw)).to.match(/Subject: Confirm your StockPulse alert address/);
+      expect(confirmFields(second!)).to.deep.equal(confirmFields(first!));
+      const sent = await eventually(
+        () => deliveries(user, `?channelId=${channel.id}`),
+        (list) => list.length === 2 && list.every((d) => d.status === 'succeeded'),
+      );
+      expect(sent.map((d) => d.kind)).to.deep.equal(['confirm', 'confirm']);
+      expect(sent[0]!.id).to.not.equal(sent[1]!.id);
+      const recorded = await gw.running.system.events.readStream(`channels-${user.username}`);
+      expect(recorded.map((e) => e.type)).to.deep.equal(['ChannelAdded', 'EmailConfirmationResent']);
+
+      // Only an unconfirmed address; refusals name params.id.
+      const hook = await addChannel(user, { type: 'webhook', url: `${receiver.url}/resend-${user.username}` });
+      const missing = randomUUID();
+      const resend = (id: string, who: User = user) => who.post(`/personalize/channels/${id}/confirm/resend`);
+      refused(await resend(missing), 404, `params.id: no such channel ${missing}`);
+      refused(await resend('nope'), 404, 'params.id: no such channel nope');
+      refused(await resend(channel.id, await gw.user()), 404, `params.id: no such channel ${channel.id}`);
+      refused(
+        await resend(hook.id),
+        400,
+        'params.id: only an email address is confirmed, and this channel is a webhook',
+      );
+      const confirmed = await gw.client().post('/api/channels/confirm', confirmFields(second!));
+      expect(confirmed.status, confirmed.text).to.equal(200);
+      refused(await resend(channel.id), 400, 'params.id: the address is confirmed already; nothing to send again');
+      expect((await gw.client().post(`/personalize/channels/${channel.id}/confirm/resend`)).status).to.equal(401);
+      // Nothing refused was sent.
+      expect(mails.filter((m) => m.to.includes(address))).to.have.length(2);
+    });
+
+    it(`counts a confirmation sent again with the ${SENDS_ON_REQUEST_PER_HOUR} messages an hour, then answers 429`, async function () {
+      const user = await gw.user();
+      const address = `${user.username}@example.com`;
+      // Adding it sent the first.
+      const channel = await addChannel(user, { type: 'email', address });
+      for (let i = 1; i < SENDS_ON_REQUEST_PER_HOUR; i++) {
+        const res = await user.post(`/personalize/channels/${channel.id}/confirm/resend`);
+        expect(res.status, res.text).to.equal(200);
+      }
+      const over = await user.post(`/personalize/channels/${channel.id}/confirm/resend`);
+      refused(over, 429, /^at most \d+ test and confirmation messages an hour; try again in \d+ s$/);
+      expect(Number(over.headers.get('retry-after'))).to.be.greaterThan(0);
+      await mailsTo(address, SENDS_ON_REQUEST_PER_HOUR);
+      const recorded = await gw.running.system.events.readStream(`channels-${user.username}`);
+      expect(recorded.filter((e) => e.type === 'EmailConfirmationResent')).to.have.length(
+        SENDS_ON_REQUEST_PER_HOUR - 1,
+      );
+    });
+
+    it('carries List-Unsubscribe and one-click unsubscribe on alert emails; a GET opens the page, a POST unsubscribes', async function () {
+      const user = await gw.user();
+      const address = `${user.username}@example.com`;
+      const channel = await confirmedEmail(user, address);
+      const [confirmation] = await mailsTo(address, 1);
+      expect(headersOf(confirmation!.raw)).to.not.have.property('list-unsubscribe');
+      const alert = await createAlert(user, { close: 186 });
+      await fire(alert);
+      const [, mail] = await mailsTo(address, 2);
+      const headers = headersOf(mail!.raw);
+      expect(headers.subject).to.match(/^StockPulse: AAPL rose above 186\.00/);
+      const [, link] =
+        /^<(http:\/\/stocks\.example\.com\/api\/channels\/unsubscribe\?[^>]+)>$/.exec(
+          headers['list-unsubscribe'] ?? '',
+        ) ?? [];
+      expect(link, headers['list-unsubscribe']).to.be.a('string');
+      expect(headers['list-unsubscribe-post']).to.equal('List-Unsubscribe=One-Click');
+      const url = new URL(link!);
+      const fields = Object.fromEntries(url.searchParams);
+      expect(fields).to.include({ user: user.username, channel: channel.id });
+      expect(fields.token).to.match(/^[0-9a-f]{64}$/);
+      // The footers of both parts carry it too.
+      const body = unquote(mail!.raw);
+      expect(body).to.contain(`unsubscribe: ${link}`);
+      expect(body).to.contain(`<a href="${link!.replaceAll('&', '&#38;')}">unsubscribe</a>`);
+      const path = `${url.pathname}${url.search}`;
+      const channelNow = async () => (await user.getOk<ChannelAnswer[]>('/personalize/channels'))[0]!;
+
+      // Opening the link (a mail scanner does) changes nothing: it is sent on to the page.
+      const opened = await gw.client().get(path);
+      expect(opened.status, opened.text).to.equal(303);
+      expect(opened.headers.get('location')).to.equal(`/Unsubscribe${url.search}`);
+      expect(await channelNow()).to.include({ confirmed: true });
+
+      // Refusals name the field; none is a 500.
+      const oneClick = {
+        raw: 'List-Unsubscribe=One-Click',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      };
+      const post = (query: string, input: Parameters<User['postInput']>[1] = oneClick) =>
+        gw.client().postInput(`/api/channels/unsubscribe?${query}`, input);
+      const query = (change: Record<string, string>) => new URLSearchParams({ ...fields, ...change }).toString();
+      refused(
+        await post(query({ token: `0000${fields.token!.slice(4)}` })),
+        400,
+        'query.token: not the token of this unsubscribe link',
+      );
+      refused(await post(query({ user: 'someone-else' })), 400, 'query.token: not the token of this unsubscribe link');
+      refused(await post(query({ token: 'x' })), 400, /^query\.token: must be the token of the unsubscribe link$/);
+      refused(await post(query({ channel: 'x' })), 400, /^query\.channel: /);
+      refused(await post(`user=${user.username}&channel=${channel.id}`), 400, /^query\.token: /);
+      refused(await post(`${query({})}&user=again`), 400, /^query\.user: /);
+      refused(
+        await post(query({}), { raw: 'List-Unsubscribe=Later', headers: oneClick.headers }),
+        400,
+        'body.List-Unsubscribe: must be One-Click',
+      );
+      refused(await post(query({}), { raw: '', headers: oneClick.headers }), 400, /^body\.List-Unsubscribe: /);
+      refused(await post(query({}), { raw: '' }), 400, /^body: /);
+      refused(await post(query({}), { body: { 'List-Unsubscribe': 1 } }), 400, /^body\.List-Unsubscribe: /);
+      refused(
+        await post(query({}), { raw: 'x', headers: { 'content-type': 'multipart/form-data; boundary=b' } }),
+        400,
+        'body: not a valid form',
+      );
+      refused(
+        await post(query({}), { raw: 'List-Unsubscribe=One-Click', headers: { 'content-type': 'text/plain' } }),
+        415,
+        /^body: /,
+      );
+      refused(await gw.client().get(`/api/channels/unsubscribe?${query({ channel: 'x' })}`), 400, /^query\.channel: /);
+      expect(await channelNow()).to.include({ confirmed: true });
+
+      // The one-click POST, as a mail client sends it, with no session.
+      const done = await post(query({}));
+      expect(done.status, done.text).to.equal(200);
+      expect(done.headers.get('content-type')).to.match(/^text\/plain/);
+      expect(done.text).to.equal(`Unsubscribed: StockPulse sends no more alerts to ${address}.`);
+      const unsubscribed = await channelNow();
+      expect(unsubscribed).to.include({ id: channel.id, confirmed: false });
+      expect(unsubscribed.unsubscribedAt).to.be.a('string');
+      const recorded = await gw.running.system.events.readStream(`channels-${user.username}`);
+      expect(recorded.at(-1)).to.deep.include({ type: 'EmailChannelUnsubscribed' });
+      expect(recorded.at(-1)!.metadata.actor).to.equal(`address:${channel.id}`);
+      // Again, as multipart: answered the same, nothing more recorded.
+      const boundary = 'stockpulse-test';
+      const multipart = [
+        `--${boundary}`,
+        'Content-Disposition: form-data; name="List-Unsubscribe"',
+        '',
+        'One-Click',
+        `--${boundary}--`,
+        '',
+      ].join('\r\n');
+      const again = await post(query({}), {
+        raw: multipart,
+        headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+      });
+      expect(again.status, again.text).to.equal(200);
+      expect(await gw.running.system.events.readStream(`channels-${user.username}`)).to.have.length(recorded.length);
+
+      // No alert reaches it; its user may have the confirmation sent again, and its holder confirm it again.
+      const later = await createAlert(user, { close: 187 });
+      await fire(later);
+      const resent = await user.post(`/personalize/channels/${channel.id}/confirm/resend`);
+      expect(resent.status, resent.text).to.equal(200);
+      const all = await mailsTo(address, 3);
+      expect(headersOf(all[2]!.raw).subject).to.equal('Confirm your StockPulse alert address');
+      expect(await deliveries(user, `?alertId=${later.id}`)).to.deep.equal([]);
+      expect((await gw.client().post('/api/channels/confirm', confirmFields(all[2]!))).status).to.equal(200);
+      expect(await channelNow())
+        .to.include({ confirmed: true })
+        .and.not.have.property('unsubscribedAt');
     });
   });
 

@@ -1,12 +1,15 @@
 /**
- * Delivery routes: add, list and remove channels, send a test message through one, confirm an email address,
- * and read the deliveries; plus the Web Push key browsers subscribe with.
+ * Delivery routes: add, list and remove channels, send a test message through one, enable a disabled webhook
+ * again or rotate its secret, confirm an email address (and send its confirmation again), unsubscribe an address
+ * through an alert email's link, and read the deliveries; plus the Web Push key browsers subscribe with.
  */
+import { randomUUID } from 'node:crypto';
 import {
   CHANNELS_CONCERN,
   channelsDecider,
   type Channel,
   type ChannelSpec,
+  type ChannelsCommand,
   type ChannelsState,
 } from '../../domain/channels/channels.ts';
 import { channelsApi, pushKeyApi, type ChannelAnswer } from '../../domain/contract/channels.ts';
@@ -24,7 +27,7 @@ import type { CommandService } from '../commands.ts';
 import { ApiError, DOMAIN_ERROR_STATUS, ERROR_CODES, notFound } from '../errors.ts';
 import type { Context } from 'koa';
 import { SENDS_ON_REQUEST_PER_HOUR, refuseIfWaiting, type AuthLimiter } from '../auth/limits.ts';
-import { defineRoute, markPosition } from '../http/route.ts';
+import { defineRoute, markPosition, requestIdOf } from '../http/route.ts';
 
 /** What the delivery routes need. */
 export interface ChannelsDeps {
@@ -59,7 +62,23 @@ export function channelView(channel: Channel): ChannelAnswer {
     ...(channel.subscription !== null ? { endpoint: channel.subscription.endpoint } : {}),
     confirmed: channel.confirmed,
     createdt: channel.createdt,
+    ...(channel.disabled !== undefined ? { disabled: channel.disabled } : {}),
+    ...(channel.unsubscribedAt !== undefined ? { unsubscribedAt: channel.unsubscribedAt } : {}),
   };
+}
+
+/** A channel id of a path, lower case; 404 naming `params.id` when it is no channel id at all. */
+function channelIdOf(id: string): string {
+  const channelId = id.toLowerCase();
+  if (!isUuid(channelId)) throw notFound(`params.id: no such channel ${id}`);
+  return channelId;
+}
+
+/** The channel a command left in the state; 404 when it was removed meanwhile. */
+function channelIn(state: ChannelsState, channelId: string): Channel {
+  const channel = state.channels.find((c) => c.id === channelId);
+  if (!channel) throw notFound(`params.id: no such channel ${channelId}`);
+  return channel;
 }
 
 /**
@@ -227,6 +246,52 @@ export function channelsRoutes(deps: ChannelsDeps) {
       },
     }),
     defineRoute({
+      ...channelsApi.postChannelEnable,
+      handle: async ({ params, meta }) => {
+        const channelId = channelIdOf(params.id);
+        const m = meta();
+        const outcome = await deps.commands.execute(
+          concern,
+          { type: 'EnableWebhook', data: { channelId, at: m.at } },
+          m,
+        );
+        return channelView(channelIn(outcome.state, channelId));
+      },
+    }),
+    defineRoute({
+      ...channelsApi.postChannelSecret,
+      handle: async ({ params, meta }) => {
+        const { secrets } = needDelivery(deps.delivery);
+        const channelId = channelIdOf(params.id);
+        const m = meta();
+        const outcome = await deps.commands.execute(
+          concern,
+          { type: 'RotateWebhookSecret', data: { channelId, at: m.at } },
+          m,
+        );
+        const channel = channelIn(outcome.state, channelId);
+        // The generation this request recorded (a retried request's too), not one recorded since.
+        const rotated = outcome.events.find((e) => e.type === 'WebhookSecretRotated');
+        const generation =
+          rotated?.type === 'WebhookSecretRotated' ? rotated.data.generation : (channel.secretGeneration ?? 0);
+        return { ...channelView(channel), secret: secrets.webhookSecret(channel.id, generation) };
+      },
+    }),
+    defineRoute({
+      ...channelsApi.postChannelConfirmResend,
+      handle: async ({ params, userId, ctx, meta }) => {
+        needDelivery(deps.delivery);
+        const channelId = channelIdOf(params.id);
+        const m = meta();
+        const command: ChannelsCommand = { type: 'ResendEmailConfirmation', data: { channelId, at: m.at } };
+        // Refused before it is counted, as the decider refuses it on the channels as last read.
+        channelsDecider.decide(command, await readChannels(deps.readModels, userId));
+        await countSend(deps, ctx, userId);
+        await deps.commands.execute(concern, command, m);
+        return { id: channelId, resent: true as const };
+      },
+    }),
+    defineRoute({
       ...channelsApi.getDeliveries,
       handle: async ({ query, userId, ctx }) => {
         const { deliveries, position } = await readDeliveries(deps.readModels, userId);
@@ -265,7 +330,8 @@ export function channelsRoutes(deps: ChannelsDeps) {
             concern,
             { type: 'ConfirmEmailChannel', data: { channelId: body.channel, at } },
             {
-              commandId: `confirm/${body.channel}`,
+              // Not one id per channel: an address unsubscribed is confirmed again by the same link.
+              commandId: randomUUID(),
               userId: body.user,
               at,
               actor: `user:${body.user}`,
@@ -276,6 +342,45 @@ export function channelsRoutes(deps: ChannelsDeps) {
             throw isDomainError(error) ? notFound('body.channel: no such confirmation link') : error;
           });
         return { id: body.channel, confirmed: true as const };
+      },
+    }),
+    defineRoute({
+      ...channelsApi.getUnsubscribe,
+      handle: ({ query, ctx }) => {
+        // Only a page a person acts on unsubscribes: a link opened by a mail scanner or a preview changes nothing.
+        const page = `/Unsubscribe?${new URLSearchParams(query).toString()}`;
+        ctx.set('Location', page);
+        ctx.set('Cache-Control', 'no-store');
+        ctx.type = 'text/plain; charset=utf-8';
+        return Promise.resolve(`Unsubscribe on ${page}`);
+      },
+    }),
+    defineRoute({
+      ...channelsApi.postUnsubscribe,
+      handle: async ({ query, ctx }) => {
+        const delivery = needDelivery(deps.delivery);
+        if (!delivery.secrets.checkUnsubscribeToken(query.user, query.channel, query.token)) {
+          throw new ApiError(400, 'bad_request', 'query.token: not the token of this unsubscribe link');
+        }
+        const at = new Date().toISOString();
+        // Recorded as the address holder's: whoever holds the address's mail, not necessarily the user.
+        const outcome = await deps.commands.execute(
+          concern,
+          { type: 'UnsubscribeEmailChannel', data: { channelId: query.channel, at } },
+          {
+            commandId: randomUUID(),
+            userId: query.user,
+            at,
+            actor: `address:${query.channel}`,
+            correlationId: requestIdOf(ctx),
+          },
+        );
+        const channel = outcome.state.channels.find((c) => c.id === query.channel && c.type === 'email');
+        ctx.type = 'text/plain; charset=utf-8';
+        ctx.set('Cache-Control', 'no-store');
+        return channel === undefined
+          ? 'StockPulse sends no alerts to this address: it is no longer one of its user’s channels.'
+          : `Unsubscribed: StockPulse sends no more alerts to ${channel.address ?? 'this address'}.`;
       },
     }),
     defineRoute({

@@ -27,6 +27,10 @@ export const channelsProjection: Projection<ChannelsState> = deciderProjection('
   'PushSubscriptionRemoved',
   'AlertChannelsChosen',
   'AlertChannelsCleared',
+  'WebhookDisabled',
+  'WebhookEnabled',
+  'WebhookSecretRotated',
+  'EmailChannelUnsubscribed',
 ] satisfies ChannelsEvent['type'][]);
 
 /** A delivery's entry in its user's ring of the latest {@link DELIVERIES_KEPT}: the delivery, and which it is. */

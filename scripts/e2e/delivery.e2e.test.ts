@@ -1,7 +1,23 @@
+import { createHmac } from 'node:crypto';
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { startReceiver, type TestReceiver } from '../../engine/delivery/testing/receiver.ts';
+import { startTestSmtp, type TestSmtp } from '../../engine/delivery/testing/smtp.ts';
 import { createAlertIn, startE2E, type E2E } from './browser.ts';
+
+/** Whether a `StockPulse-Signature` header signs `body` with `secret`. */
+function signedWith(header: unknown, body: string, secret: string): boolean {
+  const [, t, v1] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(header)) ?? [];
+  return v1 !== undefined && createHmac('sha256', secret).update(`${t}.${body}`).digest('hex') === v1;
+}
+
+/** Opens the settings screen from the account menu. */
+async function openSettings(page: Page): Promise<void> {
+  await page.getByRole('button', { name: 'Account' }).click();
+  await page.getByRole('menuitem', { name: 'Settings' }).click();
+  await page.waitForURL('**/Settings');
+  await page.getByRole('heading', { name: 'Settings' }).waitFor();
+}
 
 /** The notifications the page constructed (the real Notification API is called through). */
 function shownNotifications(page: Page): Promise<{ title: string; body: string }[]> {
@@ -12,15 +28,23 @@ describe('delivery settings and browser notifications (Chromium)', function () {
   this.timeout(180_000);
   let e2e: E2E;
   let receiver: TestReceiver;
+  let smtp: TestSmtp;
 
   before(async function () {
     this.timeout(300_000);
-    receiver = await startReceiver();
-    e2e = await startE2E({ WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' });
+    // A receiver gone for good on `/gone…`.
+    receiver = await startReceiver((_i, request) => (request.url.startsWith('/gone') ? 410 : 200));
+    smtp = await startTestSmtp();
+    e2e = await startE2E({
+      WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
+      SMTP_URL: smtp.url,
+      SMTP_FROM: 'StockPulse <alerts@example.com>',
+    });
   });
   after(async () => {
     await e2e?.close();
     await receiver?.close();
+    await smtp?.close();
   });
 
   it('adds a webhook from the settings screen, tests it, and pops a notification up while the tab is hidden', async () => {
@@ -204,6 +228,145 @@ describe('delivery settings and browser notifications (Chromium)', function () {
     expect(await confirmed()).to.equal(true);
     expect(visitor.errors).to.deep.equal([]);
     await visitor.context.close();
+    await context.close();
+  });
+
+  it('rotates a webhook secret in the settings, shows it once with a copy button, and signs with it', async () => {
+    const { page, context, errors } = await e2e.newPage();
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: e2e.gw.url });
+    const username = await e2e.signUp(page, 'rotate');
+    await openSettings(page);
+    const path = `/rotate-${username}`;
+    await page.getByRole('textbox', { name: 'Webhook URL' }).fill(`${receiver.url}${path}`);
+    await page.getByRole('textbox', { name: 'Webhook name' }).fill('Desk');
+    await page.getByRole('button', { name: 'Add webhook' }).click();
+    const first = /whsec_[0-9a-f]{64}/.exec(
+      (await page.getByText(/Signing secret of the new webhook/).textContent()) ?? '',
+    );
+    expect(first).to.not.equal(null);
+    await page.getByRole('button', { name: 'I have copied it' }).click();
+
+    const channel = page.getByRole('listitem', { name: 'Webhook Desk' });
+    await channel.getByRole('button', { name: 'Rotate secret' }).click();
+    const shown = page.getByText(/New signing secret of Desk, shown only now/);
+    await shown.waitFor();
+    const secret = /whsec_[0-9a-f]{64}/.exec((await shown.textContent()) ?? '')?.[0];
+    expect(secret).to.be.a('string').and.not.equal(first![0]);
+    await page.getByRole('button', { name: 'Copy', exact: true }).click();
+    await page.getByRole('button', { name: 'Copied', exact: true }).waitFor();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).to.equal(secret);
+    await e2e.screenshot(page, 'rotate-secret');
+    await page.getByRole('button', { name: 'I have copied it' }).click();
+    await shown.waitFor({ state: 'detached' });
+    // Shown once: read again, the list shows no secret.
+    await page.reload();
+    await channel.waitFor();
+    expect(await page.getByText(/whsec_/).count()).to.equal(0);
+
+    await channel.getByRole('button', { name: 'Send a test' }).click();
+    await channel.getByText('Test delivered (200)').waitFor();
+    const request = receiver.requests.find((r) => r.url === path)!;
+    expect(signedWith(request.headers['stockpulse-signature'], request.body, secret!)).to.equal(true);
+    expect(signedWith(request.headers['stockpulse-signature'], request.body, first![0])).to.equal(false);
+    expect(errors).to.deep.equal([]);
+    await context.close();
+  });
+
+  it('shows a webhook disabled by a 410 Gone, and enables it again', async () => {
+    const { page, context, errors } = await e2e.newPage();
+    const username = await e2e.signUp(page, 'gone');
+    await openSettings(page);
+    await page.getByRole('textbox', { name: 'Webhook URL' }).fill(`${receiver.url}/gone-${username}`);
+    await page.getByRole('textbox', { name: 'Webhook name' }).fill('Old desk');
+    await page.getByRole('button', { name: 'Add webhook' }).click();
+    await page.getByRole('button', { name: 'I have copied it' }).click();
+    const channel = page.getByRole('listitem', { name: 'Webhook Old desk' });
+    await channel.getByRole('button', { name: 'Send a test' }).click();
+    await channel.getByText(/^Test failed: answered 410/).waitFor();
+    await channel.getByText('Disabled: the receiver answered 410 Gone').waitFor();
+    await e2e.screenshot(page, 'webhook-disabled');
+    await channel.getByRole('button', { name: 'Enable again' }).click();
+    await channel.getByText('Disabled: the receiver answered 410 Gone').waitFor({ state: 'detached' });
+    expect(await channel.getByRole('button', { name: 'Enable again' }).count()).to.equal(0);
+    expect(errors).to.deep.equal([]);
+    await context.close();
+  });
+
+  it('sends an unconfirmed address its confirmation again from the settings', async () => {
+    const { page, context, errors } = await e2e.newPage();
+    const username = await e2e.signUp(page, 'resend');
+    const address = `${username}@example.com`;
+    await openSettings(page);
+    await page.getByRole('textbox', { name: 'Email address' }).fill(address);
+    await page.getByRole('button', { name: 'Add email' }).click();
+    const channel = page.getByRole('listitem', { name: `Email ${address}` });
+    await channel.getByText('waiting for the address to be confirmed').waitFor();
+    const sent = () => smtp.mails.filter((m) => m.to.includes(address));
+    await smtp.waitFor((m) => m.to.includes(address));
+    await channel.getByRole('button', { name: 'Send the confirmation again' }).click();
+    await channel.getByText('Confirmation sent again: open the link in that email').waitFor();
+    await smtp.waitFor(() => sent().length === 2);
+    const link = (text: string) => /\/ConfirmEmail\?[^\s"<>]+/.exec(text)?.[0];
+    expect(link(sent()[1]!.text)).to.be.a('string').and.equal(link(sent()[0]!.text));
+    // Both are in the channel's delivery history.
+    await channel
+      .getByText(/Confirmation · .* · delivered/)
+      .nth(1)
+      .waitFor();
+    await e2e.screenshot(page, 'resend-confirmation');
+    expect(errors).to.deep.equal([]);
+    await context.close();
+  });
+
+  it("unsubscribes an address on the unsubscribe link's page only when the button is pressed", async () => {
+    const { page, context } = await e2e.newPage();
+    const username = await e2e.signUp(page, 'unsub');
+    const address = `${username}@example.com`;
+    const channelId = await page.evaluate(async (sent) => {
+      const response = await fetch('/personalize/channels', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ type: 'email', address: sent }),
+      });
+      return ((await response.json()) as { id: string }).id;
+    }, address);
+    const { secrets } = e2e.gw.running.system.appDeps.delivery!;
+    const confirmed = await fetch(`${e2e.gw.url}/api/channels/confirm`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ user: username, channel: channelId, token: secrets.confirmToken(username, channelId) }),
+    });
+    expect(confirmed.status).to.equal(200);
+    const channelNow = () =>
+      page.evaluate(async () => {
+        const channels = (await (await fetch('/personalize/channels')).json()) as { confirmed: boolean }[];
+        return channels[0]!;
+      });
+    const query = new URLSearchParams({
+      user: username,
+      channel: channelId,
+      token: secrets.unsubscribeToken(username, channelId),
+    });
+
+    // The link of the email's List-Unsubscribe, opened signed out as a mail client opens it: the page asks first.
+    const visitor = await e2e.newPage();
+    await visitor.page.goto(`/api/channels/unsubscribe?${query.toString()}`);
+    await visitor.page.waitForURL(/\/Unsubscribe\?/);
+    const button = visitor.page.getByRole('button', { name: 'Unsubscribe' });
+    await button.waitFor();
+    expect(await channelNow(), 'opening the link unsubscribes nothing').to.include({ confirmed: true });
+    await button.click();
+    await visitor.page.getByText(/^Unsubscribed: StockPulse sends no more alerts to this address/).waitFor();
+    await e2e.screenshot(visitor.page, 'unsubscribe');
+    expect(await channelNow()).to.include({ confirmed: false });
+    expect(visitor.errors).to.deep.equal([]);
+    await visitor.context.close();
+
+    // Its user sees why, and may send the confirmation again.
+    await openSettings(page);
+    const channel = page.getByRole('listitem', { name: `Email ${address}` });
+    await channel.getByText(/unsubscribed .* through an alert email/).waitFor();
+    await channel.getByRole('button', { name: 'Send the confirmation again' }).waitFor();
     await context.close();
   });
 });

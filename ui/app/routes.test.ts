@@ -5,10 +5,11 @@ describe('routes', function () {
   it('opens the pages of e-mailed links for anyone, in any letter case, and no screen behind the sign-in', function () {
     expect(publicPageOf('/ConfirmEmail')?.path).to.equal('/ConfirmEmail');
     expect(publicPageOf('/resetpassword')?.path).to.equal('/ResetPassword');
-    for (const path of ['/ConfirmEmail', '/confirmemail', '/ResetPassword', '/RESETPASSWORD']) {
+    expect(publicPageOf('/unsubscribe')?.path).to.equal('/Unsubscribe');
+    for (const path of ['/ConfirmEmail', '/confirmemail', '/ResetPassword', '/RESETPASSWORD', '/Unsubscribe']) {
       expect(isPublicPath(path), path).to.equal(true);
     }
-    for (const path of ['/', '/Login', '/Settings', '/Dashboard', '/ResetPassword/x', '/Reset']) {
+    for (const path of ['/', '/Login', '/Settings', '/Dashboard', '/ResetPassword/x', '/Reset', '/Unsubscribe/x']) {
       expect(isPublicPath(path), path).to.equal(false);
     }
   });

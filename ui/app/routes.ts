@@ -106,8 +106,8 @@ export function screenOf(path: string): ScreenRoute | undefined {
 
 /**
  * The pages an e-mailed link opens, for whoever opens it, signed in or not: no session check sends them to the
- * sign-in page, and they show without the app's bar. An email channel's confirmation (`/ConfirmEmail`) and a
- * password reset (`/ResetPassword`).
+ * sign-in page, and they show without the app's bar. An email channel's confirmation (`/ConfirmEmail`), a
+ * password reset (`/ResetPassword`), and an alert email's unsubscribe link (`/Unsubscribe`).
  */
 export const PUBLIC_PAGES: readonly ScreenRoute[] = [
   {
@@ -122,6 +122,13 @@ export const PUBLIC_PAGES: readonly ScreenRoute[] = [
     title: 'Reset your password',
     component: lazy(() =>
       import('../screens/resetpassword/ResetPasswordScreen.tsx').then((m) => ({ default: m.ResetPasswordScreen })),
+    ),
+  },
+  {
+    path: '/Unsubscribe',
+    title: 'Unsubscribe from alerts',
+    component: lazy(() =>
+      import('../screens/unsubscribe/UnsubscribeScreen.tsx').then((m) => ({ default: m.UnsubscribeScreen })),
     ),
   },
 ];

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { ChannelAnswer } from '../../domain/contract/channels.ts';
-import { channelLabel, deliveryText } from './channelWords.ts';
+import { channelLabel, deliveryText, disabledText } from './channelWords.ts';
 
 describe('delivery channels in words', () => {
   const channel = (id: string, type: ChannelAnswer['type'], name: string, confirmed = true): ChannelAnswer => ({
@@ -18,6 +18,14 @@ describe('delivery channels in words', () => {
     expect(channelLabel(desk)).to.equal('Trading desk (Webhook)');
     expect(channelLabel(mail)).to.equal('Work email, not confirmed yet');
     expect(channelLabel(phone)).to.equal('Phone (Browser push)');
+  });
+
+  it('says a disabled webhook and an unsubscribed address receive nothing, and why a webhook is disabled', () => {
+    const gone = { ...desk, disabled: { status: 410, at: '2026-11-21T15:00:00.000Z' } };
+    expect(channelLabel(gone)).to.equal('Trading desk (Webhook), disabled');
+    expect(channelLabel({ ...mail, unsubscribedAt: '2026-11-21T15:00:00.000Z' })).to.equal('Work email, unsubscribed');
+    expect(disabledText(gone.disabled)).to.equal('Disabled: the receiver answered 410 Gone');
+    expect(disabledText({ status: 404, at: gone.disabled.at })).to.equal('Disabled: the receiver answered 404');
   });
 
   it("says where an alert's triggers go: every channel, the bell only, or the channels named in the user's order", () => {

@@ -11,10 +11,20 @@ export function channelName(channel: ChannelAnswer): string {
   return channel.name.toLowerCase().includes(kind.toLowerCase()) ? channel.name : `${channel.name} (${kind})`;
 }
 
-/** A channel in the builder's choice: its name, and that it is not confirmed yet when it is not. */
+/**
+ * A channel in the builder's choice: its name, and why it receives nothing when it does not (not confirmed yet,
+ * unsubscribed, or disabled).
+ */
 export function channelLabel(channel: ChannelAnswer): string {
   const name = channelName(channel);
-  return channel.confirmed ? name : `${name}, not confirmed yet`;
+  if (channel.disabled) return `${name}, disabled`;
+  if (channel.confirmed) return name;
+  return channel.unsubscribedAt ? `${name}, unsubscribed` : `${name}, not confirmed yet`;
+}
+
+/** Why a webhook receives nothing, in the settings' words: `Disabled: the receiver answered 410 Gone`. */
+export function disabledText(disabled: NonNullable<ChannelAnswer['disabled']>): string {
+  return `Disabled: the receiver answered ${disabled.status}${disabled.status === 410 ? ' Gone' : ''}`;
 }
 
 /**

@@ -1,12 +1,15 @@
 /**
  * Settings: the delivery channels alerts reach besides the bell (webhooks, email addresses, browsers by Web
- * Push), each with its last deliveries, a test and a remove button; and what this browser does with an alert
- * while its tab is hidden; and the account: change the password, sign out the other devices.
+ * Push), each with its last deliveries, a test and a remove button, a webhook's secret rotation (and, once its
+ * receiver answered 410 Gone, a way to enable it again), and an unconfirmed address's confirmation sent again;
+ * what this browser does with an alert while its tab is hidden; and the account: change the password, sign out
+ * the other devices.
  */
 import { useMachine } from '@xstate/react';
 import type { FormEvent } from 'react';
 import { CHANNEL_TYPE_LABELS } from '../../../domain/channels/channels.ts';
 import type { ChannelAnswer, DeliveryAnswer } from '../../../domain/contract/channels.ts';
+import { disabledText } from '../../components/channelWords.ts';
 import { formText } from '../../components/formText.ts';
 import { Dismissible, Empty, LoadState } from '../../components/LoadState.tsx';
 import { usePreferences } from '../../services/preferences.ts';
@@ -49,8 +52,10 @@ function DeliveryLine({ delivery }: { readonly delivery: DeliveryAnswer }) {
 /** The settings screen. */
 export default function SettingsScreen() {
   const [state, send] = useMachine(settingsMachine);
-  const { channels, deliveries, secret, tests, prefs, permission, error, saveError, busyId } = state.context;
+  const { channels, deliveries, secret, tests, resent, prefs, permission, error, saveError, busyId } = state.context;
   const busy = !state.matches({ ready: 'idle' });
+  const { timeZone } = usePreferences();
+  const secretOf = channels.find((c) => c.id === secret?.channelId);
 
   const addWebhook = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -115,11 +120,20 @@ export default function SettingsScreen() {
           {secret && (
             <div className="settings-secret" role="status">
               <p>
-                Signing secret of the new webhook, shown only now: <code>{secret.secret}</code>
+                {secret.reason === 'rotated'
+                  ? `New signing secret of ${secretOf?.name ?? 'the webhook'}, shown only now: `
+                  : 'Signing secret of the new webhook, shown only now: '}
+                <code>{secret.secret}</code>
               </p>
-              <button type="button" className="button small" onClick={() => send({ type: 'user.dismissSecret' })}>
-                I have copied it
-              </button>
+              {secret.reason === 'rotated' && <p>Deliveries signed from now on use it; the former one no longer.</p>}
+              <p className="settings-secret-actions">
+                <button type="button" className="button small" onClick={() => send({ type: 'user.copySecret' })}>
+                  {secret.copied ? 'Copied' : 'Copy'}
+                </button>
+                <button type="button" className="button small" onClick={() => send({ type: 'user.dismissSecret' })}>
+                  I have copied it
+                </button>
+              </p>
             </div>
           )}
           {channels.length === 0 ? (
@@ -138,10 +152,52 @@ export default function SettingsScreen() {
                     <div className="channel-head">
                       <strong>{CHANNEL_TYPE_LABELS[channel.type]}</strong> {channel.name}
                       <span className="channel-target">{target(channel)}</span>
+                      {channel.disabled && <span className="channel-disabled">{disabledText(channel.disabled)}</span>}
                       {!channel.confirmed && (
-                        <span className="channel-pending">waiting for the address to be confirmed</span>
+                        <span className="channel-pending">
+                          {channel.unsubscribedAt
+                            ? `unsubscribed ${formatRecent(channel.unsubscribedAt, timeZone)} through an alert email: ` +
+                              'send the confirmation again to receive alerts'
+                            : 'waiting for the address to be confirmed'}
+                        </span>
                       )}
                       <span className="channel-actions">
+                        {channel.disabled && (
+                          <button
+                            type="button"
+                            className="button small"
+                            disabled={busy}
+                            onClick={() => send({ type: 'user.enable', id: channel.id })}
+                          >
+                            {state.matches({ ready: 'enabling' }) && busyId === channel.id
+                              ? 'Enabling…'
+                              : 'Enable again'}
+                          </button>
+                        )}
+                        {channel.type === 'webhook' && (
+                          <button
+                            type="button"
+                            className="button small"
+                            disabled={busy}
+                            onClick={() => send({ type: 'user.rotateSecret', id: channel.id })}
+                          >
+                            {state.matches({ ready: 'rotating' }) && busyId === channel.id
+                              ? 'Rotating…'
+                              : 'Rotate secret'}
+                          </button>
+                        )}
+                        {channel.type === 'email' && !channel.confirmed && (
+                          <button
+                            type="button"
+                            className="button small"
+                            disabled={busy}
+                            onClick={() => send({ type: 'user.resendConfirmation', id: channel.id })}
+                          >
+                            {state.matches({ ready: 'resending' }) && busyId === channel.id
+                              ? 'Sending…'
+                              : 'Send the confirmation again'}
+                          </button>
+                        )}
                         <button
                           type="button"
                           className="button small"
@@ -161,6 +217,11 @@ export default function SettingsScreen() {
                         </button>
                       </span>
                     </div>
+                    {!channel.confirmed && resent.includes(channel.id) && (
+                      <p className="test-result ok" role="status">
+                        Confirmation sent again: open the link in that email
+                      </p>
+                    )}
                     {test && (
                       <p className={test.ok ? 'test-result ok' : 'test-result failed'} role="status">
                         {test.ok

@@ -5,8 +5,15 @@ import type {
   ChannelAnswer,
   ChannelRequest,
   DeliveryAnswer,
+  RotatedSecret,
 } from '../../../domain/contract/channels.ts';
-import { deliveriesOf, settingsMachine, type AddedChannel, type SettingsLoad } from './settings.machine.ts';
+import {
+  deliveriesOf,
+  settingsMachine,
+  type AddedChannel,
+  type SettingsEvent,
+  type SettingsLoad,
+} from './settings.machine.ts';
 
 const HOOK: ChannelAnswer = {
   id: '00000000-0000-4000-8000-000000000001',
@@ -34,13 +41,26 @@ function delivery(n: number, channelId: string, status: DeliveryAnswer['status']
   };
 }
 
+const MAIL: ChannelAnswer = {
+  id: '00000000-0000-4000-8000-000000000002',
+  type: 'email',
+  name: 'me@example.com',
+  address: 'me@example.com',
+  confirmed: false,
+  createdt: '2026-01-05T15:00:00.000Z',
+};
+
 function settings(server: {
   channels: ChannelAnswer[];
   deliveries: DeliveryAnswer[];
   permission?: NotificationPermission;
   failAdd?: string;
+  failResend?: string;
+  /** What the clipboard does with a copy: takes it, or refuses. */
+  clipboard?: 'takes' | 'refuses';
 }) {
   const calls: string[] = [];
+  const copied: string[] = [];
   const saved: unknown[] = [];
   const actor = createActor(
     settingsMachine.provide({
@@ -68,6 +88,28 @@ function settings(server: {
           calls.push(`test ${input}`);
           return Promise.resolve({ deliveryId: 'd-test', ok: false, status: 503, error: 'answered 503' });
         }),
+        enableChannel: fromPromise<ChannelAnswer, string>(({ input }) => {
+          calls.push(`enable ${input}`);
+          server.channels = server.channels.map((c) => (c.id === input ? { ...c, disabled: undefined } : c));
+          return Promise.resolve(server.channels.find((c) => c.id === input)!);
+        }),
+        rotateSecret: fromPromise<RotatedSecret, string>(({ input }) => {
+          calls.push(`rotate ${input}`);
+          return Promise.resolve({ ...server.channels.find((c) => c.id === input)!, secret: 'whsec_new' });
+        }),
+        resendConfirmation: fromPromise<unknown, string>(({ input }) => {
+          calls.push(`resend ${input}`);
+          if (server.failResend) return Promise.reject(new Error(server.failResend));
+          return Promise.resolve({ id: input, resent: true });
+        }),
+        copyText: fromCallback<SettingsEvent, string>(({ input, sendBack }) => {
+          copied.push(input);
+          sendBack(
+            server.clipboard === 'refuses'
+              ? { type: 'server.copyFailed', message: 'This browser did not let the page copy' }
+              : { type: 'server.copied' },
+          );
+        }),
         askPermission: fromPromise<NotificationPermission | 'unsupported'>(() =>
           Promise.resolve(server.permission ?? 'granted'),
         ),
@@ -77,7 +119,7 @@ function settings(server: {
     }),
   );
   actor.start();
-  return { actor, calls, saved };
+  return { actor, calls, saved, copied };
 }
 
 describe('settings machine', function () {
@@ -93,10 +135,80 @@ describe('settings machine', function () {
     await waitFor(actor, (s) => s.matches({ ready: 'idle' }));
     actor.send({ type: 'user.addChannel', channel: { type: 'webhook', url: 'https://h.example.com/x' } });
     const state = await waitFor(actor, (s) => s.matches({ ready: 'idle' }) && s.context.channels.length === 1);
-    expect(state.context.secret).to.deep.equal({ channelId: 'new-0', secret: 'whsec_abc' });
+    expect(state.context.secret).to.deep.equal({
+      channelId: 'new-0',
+      secret: 'whsec_abc',
+      reason: 'added',
+      copied: false,
+    });
     expect(calls).to.deep.equal(['load', 'add webhook', 'load']);
     actor.send({ type: 'user.dismissSecret' });
     expect(actor.getSnapshot().context.secret).to.equal(null);
+  });
+
+  it('rotates a webhook secret, shows the new one once, and copies it', async function () {
+    const { actor, calls, copied } = settings({ channels: [HOOK], deliveries: [] });
+    await waitFor(actor, (s) => s.matches({ ready: 'idle' }));
+    // Nothing to copy before a secret is shown.
+    actor.send({ type: 'user.copySecret' });
+    expect(copied).to.deep.equal([]);
+    actor.send({ type: 'user.rotateSecret', id: HOOK.id });
+    expect(actor.getSnapshot().matches({ ready: 'rotating' })).to.equal(true);
+    const shown = await waitFor(actor, (s) => s.matches({ ready: 'idle' }) && s.context.secret !== null);
+    expect(shown.context.secret).to.deep.equal({
+      channelId: HOOK.id,
+      secret: 'whsec_new',
+      reason: 'rotated',
+      copied: false,
+    });
+    expect(calls).to.deep.equal(['load', `rotate ${HOOK.id}`, 'load']);
+    actor.send({ type: 'user.copySecret' });
+    expect(copied).to.deep.equal(['whsec_new']);
+    expect(actor.getSnapshot().context.secret).to.include({ copied: true });
+    actor.send({ type: 'user.dismissSecret' });
+    expect(actor.getSnapshot().context.secret).to.equal(null);
+  });
+
+  it('says when the browser would not copy the secret', async function () {
+    const { actor } = settings({ channels: [], deliveries: [], clipboard: 'refuses' });
+    await waitFor(actor, (s) => s.matches({ ready: 'idle' }));
+    actor.send({ type: 'user.addChannel', channel: { type: 'webhook', url: 'https://h.example.com/x' } });
+    await waitFor(actor, (s) => s.matches({ ready: 'idle' }) && s.context.secret !== null);
+    actor.send({ type: 'user.copySecret' });
+    const state = actor.getSnapshot();
+    expect(state.context.saveError).to.equal('This browser did not let the page copy');
+    expect(state.context.secret).to.include({ reason: 'added', copied: false });
+  });
+
+  it('enables a disabled webhook again and reads the list again', async function () {
+    const gone: ChannelAnswer = { ...HOOK, disabled: { status: 410, at: '2026-01-06T15:00:00.000Z' } };
+    const { actor, calls } = settings({ channels: [gone], deliveries: [] });
+    await waitFor(actor, (s) => s.matches({ ready: 'idle' }));
+    actor.send({ type: 'user.enable', id: HOOK.id });
+    expect(actor.getSnapshot().context.busyId).to.equal(HOOK.id);
+    const enabled = await waitFor(actor, (s) => s.matches({ ready: 'idle' }) && !s.context.channels[0]!.disabled);
+    expect(enabled.context.channels[0]!.disabled).to.equal(undefined);
+    expect(calls).to.deep.equal(['load', `enable ${HOOK.id}`, 'load']);
+  });
+
+  it('sends an address its confirmation again, says so, and says why when refused', async function () {
+    const sent = settings({ channels: [MAIL], deliveries: [] });
+    await waitFor(sent.actor, (s) => s.matches({ ready: 'idle' }));
+    sent.actor.send({ type: 'user.resendConfirmation', id: MAIL.id });
+    const resent = await waitFor(sent.actor, (s) => s.matches({ ready: 'idle' }) && s.context.resent.length === 1);
+    expect(resent.context.resent).to.deep.equal([MAIL.id]);
+    expect(sent.calls).to.deep.equal(['load', `resend ${MAIL.id}`, 'load']);
+    sent.actor.send({ type: 'user.resendConfirmation', id: MAIL.id });
+    await waitFor(sent.actor, (s) => s.matches({ ready: 'idle' }) && sent.calls.length === 5);
+    expect(sent.actor.getSnapshot().context.resent).to.deep.equal([MAIL.id]);
+
+    const limit = 'at most 30 test and confirmation messages an hour; try again in 3599 s';
+    const refused = settings({ channels: [MAIL], deliveries: [], failResend: limit });
+    await waitFor(refused.actor, (s) => s.matches({ ready: 'idle' }));
+    refused.actor.send({ type: 'user.resendConfirmation', id: MAIL.id });
+    const state = await waitFor(refused.actor, (s) => s.context.saveError !== null);
+    expect(state.context.saveError).to.equal(limit);
+    expect(state.context.resent).to.deep.equal([]);
   });
 
   it('says why a channel could not be added', async function () {

@@ -1,10 +1,11 @@
 /**
  * The settings screen: the user's delivery channels (add a webhook, an email address or this browser's Web Push
- * subscription, send a test, remove), each channel's last deliveries, and what this browser does with an alert
- * while its tab is hidden (a system notification, a sound). A webhook's signing secret is shown once, right
- * after it is added.
+ * subscription, send a test, remove, enable a disabled webhook again, rotate a webhook's secret, send an
+ * unconfirmed address its confirmation again), each channel's last deliveries, and what this browser does with an
+ * alert while its tab is hidden (a system notification, a sound). A webhook's signing secret is shown once, right
+ * after it is added or rotated, with a button that copies it.
  */
-import { assign, assertEvent, fromCallback, fromPromise, setup } from 'xstate';
+import { assign, assertEvent, enqueueActions, fromCallback, fromPromise, setup } from 'xstate';
 import {
   channelsApi,
   pushKeyApi,
@@ -12,6 +13,7 @@ import {
   type ChannelAnswer,
   type ChannelRequest,
   type DeliveryAnswer,
+  type RotatedSecret,
 } from '../../../domain/contract/channels.ts';
 import { call, errorMessage } from '../../services/api.ts';
 import {
@@ -28,10 +30,12 @@ import { live } from '../../services/live.ts';
 export interface SettingsContext {
   readonly channels: readonly ChannelAnswer[];
   readonly deliveries: readonly DeliveryAnswer[];
-  /** The secret of the webhook just added, shown once. */
-  readonly secret: { readonly channelId: string; readonly secret: string } | null;
-  /** The channel being removed or tested. */
+  /** The secret of the webhook just added or rotated, shown once, and whether it was copied. */
+  readonly secret: ShownSecret | null;
+  /** The channel being removed, tested, enabled, rotated or sent its confirmation again. */
   readonly busyId: string | null;
+  /** The email channels sent their confirmation again while the screen is open. */
+  readonly resent: readonly string[];
   /** The outcome of the last test of each channel, by channel id. */
   readonly tests: Readonly<Record<string, AttemptAnswer>>;
   /** This browser's preferences and permission. */
@@ -54,6 +58,12 @@ export type SettingsEvent =
   | { type: 'user.addThisBrowser' }
   | { type: 'user.remove'; id: string }
   | { type: 'user.test'; id: string }
+  | { type: 'user.enable'; id: string }
+  | { type: 'user.rotateSecret'; id: string }
+  | { type: 'user.resendConfirmation'; id: string }
+  | { type: 'user.copySecret' }
+  | { type: 'server.copied' }
+  | { type: 'server.copyFailed'; message: string }
   | { type: 'user.setNotify'; on: boolean }
   | { type: 'user.setSound'; on: boolean }
   | { type: 'user.dismissSecret' }
@@ -69,6 +79,15 @@ export interface SettingsLoad {
 
 /** The answer of adding a channel. */
 export type AddedChannel = ChannelAnswer & { readonly secret?: string | undefined };
+
+/** A webhook secret shown once: of a webhook just `added`, or a new one `rotated`. */
+export interface ShownSecret {
+  readonly channelId: string;
+  readonly secret: string;
+  readonly reason: 'added' | 'rotated';
+  /** Whether the copy button put it on the clipboard. */
+  readonly copied: boolean;
+}
 
 /** A channel's deliveries, newest first, at most `limit`. */
 export function deliveriesOf(deliveries: readonly DeliveryAnswer[], channelId: string, limit = 5): DeliveryAnswer[] {
@@ -104,6 +123,25 @@ export const settingsMachine = setup({
     testChannel: fromPromise<AttemptAnswer, string>(async ({ input }) =>
       call(channelsApi.postChannelTest, { params: { id: input } }),
     ),
+    enableChannel: fromPromise<ChannelAnswer, string>(async ({ input }) =>
+      call(channelsApi.postChannelEnable, { params: { id: input } }),
+    ),
+    rotateSecret: fromPromise<RotatedSecret, string>(async ({ input }) =>
+      call(channelsApi.postChannelSecret, { params: { id: input } }),
+    ),
+    resendConfirmation: fromPromise<unknown, string>(async ({ input }) =>
+      call(channelsApi.postChannelConfirmResend, { params: { id: input } }),
+    ),
+    copyText: fromCallback<SettingsEvent, string>(({ input, sendBack }) => {
+      const refused = 'This browser did not let the page copy: select the secret and copy it';
+      if (!navigator.clipboard) sendBack({ type: 'server.copyFailed', message: refused });
+      else {
+        navigator.clipboard.writeText(input).then(
+          () => sendBack({ type: 'server.copied' }),
+          () => sendBack({ type: 'server.copyFailed', message: refused }),
+        );
+      }
+    }),
     askPermission: fromPromise<NotificationPermission | 'unsupported'>(async () => askNotificationPermission()),
     deliveryChanges: fromCallback(({ sendBack }) =>
       live.onReadModelChanged((change) => {
@@ -113,6 +151,11 @@ export const settingsMachine = setup({
   },
   actions: {
     savePrefs: ({ context }) => writeBrowserPrefs(context.prefs),
+    // One copy at a time: a copy asked again replaces the one under way.
+    copySecret: enqueueActions(({ context, enqueue }) => {
+      enqueue.stopChild('copy');
+      enqueue.spawnChild('copyText', { id: 'copy', input: context.secret?.secret ?? '' });
+    }),
   },
   guards: {
     granted: (_, params: { permission: string }) => params.permission === 'granted',
@@ -127,6 +170,7 @@ export const settingsMachine = setup({
     secret: null,
     tests: {},
     busyId: null,
+    resent: [],
     prefs: readBrowserPrefs(),
     permission: notificationPermission(),
     error: null,
@@ -154,6 +198,12 @@ export const settingsMachine = setup({
       initial: 'idle',
       on: {
         'user.dismissSecret': { actions: assign({ secret: null }) },
+        // Copied while anything else goes on: the secret is on screen until dismissed.
+        'user.copySecret': { guard: ({ context }) => context.secret !== null, actions: 'copySecret' },
+        'server.copied': {
+          actions: assign({ secret: ({ context }) => (context.secret ? { ...context.secret, copied: true } : null) }),
+        },
+        'server.copyFailed': { actions: assign({ saveError: ({ event }) => event.message }) },
         'user.dismissError': { actions: assign({ saveError: null }) },
         'user.setSound': {
           actions: [assign({ prefs: ({ context, event }) => ({ ...context.prefs, sound: event.on }) }), 'savePrefs'],
@@ -169,6 +219,9 @@ export const settingsMachine = setup({
             'user.addThisBrowser': 'subscribing',
             'user.remove': { target: 'removing', actions: assign({ busyId: ({ event }) => event.id }) },
             'user.test': { target: 'testing', actions: assign({ busyId: ({ event }) => event.id }) },
+            'user.enable': { target: 'enabling', actions: assign({ busyId: ({ event }) => event.id }) },
+            'user.rotateSecret': { target: 'rotating', actions: assign({ busyId: ({ event }) => event.id }) },
+            'user.resendConfirmation': { target: 'resending', actions: assign({ busyId: ({ event }) => event.id }) },
             'user.setNotify': [
               {
                 guard: ({ event }) => !event.on,
@@ -191,7 +244,9 @@ export const settingsMachine = setup({
               actions: assign({
                 saveError: null,
                 secret: ({ event }) =>
-                  event.output.secret ? { channelId: event.output.id, secret: event.output.secret } : null,
+                  event.output.secret
+                    ? { channelId: event.output.id, secret: event.output.secret, reason: 'added', copied: false }
+                    : null,
               }),
             },
             onError: { target: 'idle', actions: assign({ saveError: ({ event }) => errorMessage(event.error) }) },
@@ -227,6 +282,59 @@ export const settingsMachine = setup({
               actions: assign({
                 saveError: null,
                 tests: ({ context, event }) => ({ ...context.tests, [context.busyId ?? '']: event.output }),
+              }),
+            },
+            onError: { target: 'idle', actions: assign({ saveError: ({ event }) => errorMessage(event.error) }) },
+          },
+        },
+        enabling: {
+          invoke: {
+            src: 'enableChannel',
+            input: ({ event }) => {
+              assertEvent(event, 'user.enable');
+              return event.id;
+            },
+            onDone: { target: 'refreshing', actions: assign({ saveError: null }) },
+            onError: { target: 'idle', actions: assign({ saveError: ({ event }) => errorMessage(event.error) }) },
+          },
+        },
+        rotating: {
+          invoke: {
+            src: 'rotateSecret',
+            input: ({ event }) => {
+              assertEvent(event, 'user.rotateSecret');
+              return event.id;
+            },
+            onDone: {
+              target: 'refreshing',
+              actions: assign({
+                saveError: null,
+                secret: ({ event }) => ({
+                  channelId: event.output.id,
+                  secret: event.output.secret,
+                  reason: 'rotated',
+                  copied: false,
+                }),
+              }),
+            },
+            onError: { target: 'idle', actions: assign({ saveError: ({ event }) => errorMessage(event.error) }) },
+          },
+        },
+        resending: {
+          invoke: {
+            src: 'resendConfirmation',
+            input: ({ event }) => {
+              assertEvent(event, 'user.resendConfirmation');
+              return event.id;
+            },
+            onDone: {
+              target: 'refreshing',
+              actions: assign({
+                saveError: null,
+                resent: ({ context }) =>
+                  context.busyId === null || context.resent.includes(context.busyId)
+                    ? context.resent
+                    : [...context.resent, context.busyId],
               }),
             },
             onError: { target: 'idle', actions: assign({ saveError: ({ event }) => errorMessage(event.error) }) },
