@@ -4,7 +4,7 @@ import { BULLISH_PATTERN_NAMES, PATTERNS } from '../../domain/screener/patterns.
 import { SCREENER_PRESETS, SPEC_PRESETS } from '../../domain/screener/query.ts';
 import { loadUniverse } from '../../engine/marketdata/universe.ts';
 import { naiveScreener, type ScreenerRow } from '../../engine/screener/screener.ts';
-import { startTestGateway, type TestClient, type TestGateway } from '../testing/harness.ts';
+import { servedAt, startTestGateway, type TestClient, type TestGateway } from '../testing/harness.ts';
 
 interface Answer {
   rows: ScreenerRow[];
@@ -189,21 +189,6 @@ describe('screener routes', function () {
     expect((await client.post('/api/screener/run', { query: [] })).status).to.equal(401);
   });
 });
-
-/**
- * Resolves once the market serves a quote source made after `symbol` traded at `price`: the quotes it prices the
- * screener's rows and the market caps with are replaced at most once a second while prices move.
- */
-function servedAt(gw: TestGateway, symbol: string, price: number): Promise<void> {
-  const { market, liveQuotes } = gw.running.system;
-  return new Promise((resolve) => {
-    const stop = market.onQuoteSource(() => {
-      if (liveQuotes?.quote(symbol)?.price !== price) return;
-      stop();
-      resolve();
-    });
-  });
-}
 
 describe('screener routes, while ticks move prices', function () {
   let gw: TestGateway;

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { SECTORS_LIMIT } from '../../domain/sectors/sectors.ts';
-import { startTestGateway, type TestClient, type TestGateway } from '../testing/harness.ts';
+import { servedAt, startTestGateway, type TestClient, type TestGateway } from '../testing/harness.ts';
 
 interface SectorAnswer {
   id: string;
@@ -10,21 +10,6 @@ interface SectorAnswer {
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-/**
- * Resolves once the market serves a quote source made after `symbol` traded at `price`: the quotes it prices the
- * market caps with are replaced at most once a second while prices move.
- */
-function servedAt(gw: TestGateway, symbol: string, price: number): Promise<void> {
-  const { market, liveQuotes } = gw.running.system;
-  return new Promise((resolve) => {
-    const stop = market.onQuoteSource(() => {
-      if (liveQuotes?.quote(symbol)?.price !== price) return;
-      stop();
-      resolve();
-    });
-  });
-}
 
 describe('sector routes', function () {
   let gw: TestGateway;

@@ -241,6 +241,21 @@ function makeDataDir(): string {
 }
 
 /**
+ * Resolves once the market serves a quote source made after `symbol` traded at `price`: the quotes it prices the
+ * screener's rows and the market caps with are replaced at most once a second while prices move.
+ */
+export function servedAt(gw: TestGateway, symbol: string, price: number): Promise<void> {
+  const { market, liveQuotes } = gw.running.system;
+  return new Promise((resolve) => {
+    const stop = market.onQuoteSource(() => {
+      if (liveQuotes?.quote(symbol)?.price !== price) return;
+      stop();
+      resolve();
+    });
+  });
+}
+
+/**
  * Starts the gateway in a fresh temporary folder (or `dataDir`, to restart on the same data); a fresh folder
  * gets a copy of the market database built once per process for its seed.
  */
