@@ -207,6 +207,46 @@ describe('session routes', function () {
       expect(statuses.indexOf(429)).to.be.greaterThan(0);
     });
 
+    it('answers a retried change (same Idempotency-Key, same passwords) as the first, once', async function () {
+      const username = name();
+      await gw.client().post('/api/register', { username, password: 'long enough' });
+      const here = await signedIn(username, 'long enough');
+      await signedIn(username, 'long enough');
+      const body = { currentPassword: 'long enough', newPassword: 'even longer now' };
+      const key = { 'Idempotency-Key': 'change-1' };
+      const first = await here.post('/api/account/password', body, key);
+      expect(first.status).to.equal(200, first.text);
+      expect(first.body).to.deep.equal({ endedSessions: 1 });
+      // The answer was lost: the client sends the same request again, the current password having changed.
+      const again = await here.post('/api/account/password', body, key);
+      expect(again.status).to.equal(200, again.text);
+      expect(again.body).to.deep.equal(first.body);
+      const types = (await gw.running.system.events.readStream(`account-${username}`)).map((e) => e.type);
+      expect(types.filter((t) => t === 'PasswordChanged')).to.have.length(1);
+      expect(types.filter((t) => t === 'OtherSessionsEnded')).to.have.length(1);
+      await signedIn(username, 'even longer now');
+    });
+
+    it('refuses the key of a change made with other passwords with 422, changing nothing', async function () {
+      const username = name();
+      await gw.client().post('/api/register', { username, password: 'long enough' });
+      const here = await signedIn(username, 'long enough');
+      const key = { 'Idempotency-Key': 'change-2' };
+      const body = { currentPassword: 'long enough', newPassword: 'even longer now' };
+      expect((await here.post('/api/account/password', body, key)).status).to.equal(200);
+      // The current password is right, but the key names the change already made: not a new change.
+      const other = { currentPassword: 'even longer now', newPassword: 'a third password' };
+      const res = await here.post('/api/account/password', other, key);
+      expect(res.status).to.equal(422, res.text);
+      expect(res.body).to.deep.include({ error: 'idempotency_key_reused' });
+      expect((await gw.client().post('/api/login', { username, password: 'a third password' })).status).to.equal(401);
+      await signedIn(username, 'even longer now');
+      // A new key changes it.
+      const changed = await here.post('/api/account/password', other, { 'Idempotency-Key': 'change-3' });
+      expect(changed.status).to.equal(200, changed.text);
+      await signedIn(username, 'a third password');
+    });
+
     it('asks for a session', async function () {
       const res = await gw.client().post('/api/account/password', { currentPassword: 'a', newPassword: 'b'.repeat(8) });
       expect(res.status).to.equal(401);

@@ -9,12 +9,13 @@ import { CHANNELS_CONCERN, channelsDecider, type ChannelsEvent } from '../../dom
 import { fold, type CommandMeta } from '../../domain/decider.ts';
 import { STOCKPULSE_NAMESPACE, streamName, uuidV5 } from '../../domain/ids.ts';
 import type { DeliverySetup } from '../../engine/delivery/setup.ts';
-import { StreamNotFoundError, type EventStore } from '../../platform/eventstore/port.ts';
+import { StreamNotFoundError, type EventStore, type RecordedEvent } from '../../platform/eventstore/port.ts';
 import { dummyHash, hashPassword, verifyPassword } from '../../platform/passwords.ts';
 import type { SessionStore } from '../../platform/sessions/port.ts';
 import type { CommandService } from '../commands.ts';
 import { ApiError } from '../errors.ts';
 import { inRequestTerms } from '../http/fieldNames.ts';
+import { keyReused } from '../http/idempotency.ts';
 import { defineRoute } from '../http/route.ts';
 import { refuseIfWaiting, type AuthLimiter } from './limits.ts';
 import { SESSION_COOKIE, SESSION_TTL_MS, clearSessionCookies, setSessionCookies } from './session.ts';
@@ -31,17 +32,50 @@ export interface AuthDeps {
 
 const accountConcern = { concern: ACCOUNT_CONCERN, decider: accountDecider };
 
-async function readAccount(events: EventStore, username: string) {
+async function readAccountEvents(events: EventStore, username: string): Promise<readonly RecordedEvent[]> {
   try {
-    const recorded = await events.readStream(streamName(ACCOUNT_CONCERN, username));
-    return fold(
-      accountDecider,
-      recorded.map((e) => ({ type: e.type, data: e.data }) as AccountEvent),
-    );
+    return await events.readStream(streamName(ACCOUNT_CONCERN, username));
   } catch (error) {
-    if (error instanceof StreamNotFoundError) return accountDecider.initialState;
+    if (error instanceof StreamNotFoundError) return [];
     throw error;
   }
+}
+
+const accountOf = (recorded: readonly RecordedEvent[]) =>
+  fold(
+    accountDecider,
+    recorded.map((e) => ({ type: e.type, data: e.data }) as AccountEvent),
+  );
+
+async function readAccount(events: EventStore, username: string) {
+  return accountOf(await readAccountEvents(events, username));
+}
+
+/** A password change recorded under a command id: the password hashes before and after it. */
+interface RecordedChange {
+  readonly before: string | null;
+  readonly after: string;
+}
+
+/** The password change recorded under `commandId` (a retried request's), if any. */
+function changeRecordedAs(recorded: readonly RecordedEvent[], commandId: string): RecordedChange | undefined {
+  for (let i = 0; i < recorded.length; i++) {
+    const event = recorded[i]!;
+    if (event.type !== 'PasswordChanged' || (event.metadata as { commandId?: unknown }).commandId !== commandId) {
+      continue;
+    }
+    const before = accountOf(recorded.slice(0, i)).passwordHash;
+    return { before, after: (event.data as { passwordHash: string }).passwordHash };
+  }
+  return undefined;
+}
+
+/** How many sessions the request under `commandId` ended, as recorded, if it got that far. */
+function endedRecordedAs(recorded: readonly RecordedEvent[], commandId: string): number | undefined {
+  const event = recorded.find(
+    (e) => e.type === 'OtherSessionsEnded' && (e.metadata as { commandId?: unknown }).commandId === commandId,
+  );
+  return event === undefined ? undefined : (event.data as { ended: number }).ended;
 }
 
 /** Whether the user has an e-mail address confirmed, to send a reset link to (false for an unknown user). */
@@ -139,7 +173,21 @@ export function authRoutes(deps: AuthDeps) {
         const username = session!.userId;
         // Counted as a sign-in, so this route guesses passwords no faster than signing in does.
         refuseIfWaiting(ctx, await deps.limiter.signInBegin(username, ctx.ip), 'too many wrong passwords');
-        const account = await readAccount(deps.events, username);
+        const recorded = await readAccountEvents(deps.events, username);
+        const { commandId } = meta();
+        const earlier = changeRecordedAs(recorded, commandId);
+        if (earlier !== undefined) {
+          // A retry of a change already made (its answer was lost): the same passwords get the same answer, the
+          // current one checked against the password it replaced; any other request under the key is refused.
+          const same =
+            (await verifyPassword(body.currentPassword, earlier.before ?? (await dummyHash()))) &&
+            (await verifyPassword(body.newPassword, earlier.after));
+          await deps.limiter.signInEnded(username, ctx.ip, same);
+          if (!same) throw keyReused(ctx);
+          const ended = endedRecordedAs(recorded, `${commandId}/end-others`);
+          return { endedSessions: ended ?? (await endOthers(username, ctx, meta)) };
+        }
+        const account = accountOf(recorded);
         const right = await verifyPassword(body.currentPassword, account.passwordHash ?? (await dummyHash()));
         await deps.limiter.signInEnded(username, ctx.ip, right);
         if (!right) throw new ApiError(400, 'bad_request', 'body.currentPassword: is not the password of this account');

@@ -28,7 +28,8 @@ export function idempotencyKeyOf(ctx: Context): string | undefined {
  * A body's fields left out of its fingerprint: the fingerprint is kept in the log with the command, where a fast
  * hash of a password, or of a link's token, could be checked against guesses offline. Every route taking one
  * checks it on each request (a sign-in, a password change or reset, a confirmation verifies it before its command,
- * retried or not), so leaving it out lets nothing through.
+ * retried or not; a retried password change checks both passwords against the change it retries), so leaving it
+ * out lets nothing through.
  */
 const SECRET_FIELDS: readonly string[] = ['password', 'currentPassword', 'newPassword', 'token'];
 
