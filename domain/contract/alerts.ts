@@ -103,6 +103,11 @@ export type AlertAnswer = z.infer<typeof alertAnswer>;
 
 /** One firing of an alert, as its history lists it. */
 export const alertTriggerAnswer = z.object({
+  /**
+   * The trigger's id: its notification's id in the bell, and what its deliveries name (`triggerId`); null for a
+   * firing kept before triggers were identified in the history.
+   */
+  id: z.string().nullable(),
   /** When it fired (ISO 8601). */
   at: z.string(),
   /** The price then. */
@@ -320,7 +325,7 @@ export const alertsApi = {
     method: 'GET',
     path: '/personalize/stockalerts/:id/history',
     summary:
-      "The firings of one of the user's alerts, newest first (its latest 1,000): time, price, the source's value, message",
+      "The firings of one of the user's alerts, newest first (its latest 1,000): id (what its deliveries name as triggerId), time, price, the source's value, message",
     tag: 'alerts',
     access: 'user',
     params: idParams,

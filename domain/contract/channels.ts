@@ -113,6 +113,8 @@ export const deliveryAnswer = z.object({
   id: z.string(),
   kind: z.enum(['alert', 'test', 'confirm', 'reset']),
   alertId: z.string().nullable(),
+  /** The trigger an alert's delivery carries (its id in the alert's history and the bell), else null. */
+  triggerId: z.string().nullable(),
   channelId: z.string(),
   channelType: z.enum(CHANNEL_TYPES),
   status: z.enum(['pending', 'succeeded', 'failed']),
@@ -253,7 +255,8 @@ export const channelsApi = {
   getDeliveries: route({
     method: 'GET',
     path: '/personalize/deliveries',
-    summary: "The user's latest deliveries, newest first, optionally of one alert or one channel",
+    summary:
+      "The user's latest deliveries, newest first, optionally of one alert or one channel; an alert's delivery names the firing it carries (triggerId, the id in the alert's history)",
     tag: 'delivery',
     access: 'user',
     query: deliveriesQuery,

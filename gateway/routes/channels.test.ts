@@ -9,6 +9,7 @@ import { startReceiver, type TestReceiver } from '../../engine/delivery/testing/
 import { handleCommand } from '../../platform/commandHandler.ts';
 import { startTestGateway, type TestGateway } from '../testing/harness.ts';
 import type { AlertAnswer } from './alerts.ts';
+import type { AlertTriggerAnswer } from '../../domain/contract/alerts.ts';
 
 type User = Awaited<ReturnType<TestGateway['user']>>;
 
@@ -402,6 +403,11 @@ describe('delivery routes and channels', function () {
       );
       expect(both.map((d) => d.channelId)).to.have.members([first.id, second.id]);
       expect(await deliveries(user, '?limit=1')).to.have.length(1);
+      // Each delivery names its trigger, as the alert's history identifies it: the history shows where it went.
+      const [trigger] = await user.getOk<AlertTriggerAnswer[]>(`/personalize/stockalerts/${unnamed.id}/history`);
+      expect(trigger!.id).to.be.a('string');
+      expect(both.map((d) => d.triggerId)).to.deep.equal([trigger!.id, trigger!.id]);
+      expect(delivered[0]!.triggerId).to.be.a('string').and.not.equal(trigger!.id);
     });
 
     it('answers the channels an alert names; null on an update delivers it to every channel again', async function () {

@@ -55,7 +55,8 @@ describe('alert history projection (SQLite log and read models)', function () {
     (await readAlertHistory(readModels, alertKey(userId, alertId))).map((t) => t.message);
 
   it("keeps each alert's firings under its user, newest first, and drops every page with the alert", async function () {
-    await append('ada', [fired(A1, 1), fired(A1, 2)]);
+    const second = fired(A1, 2);
+    await append('ada', [fired(A1, 1), second]);
     await append('bob', [...range(0, 150).map((n) => fired(A2, n, 'bob'))]);
     expect(await firingsOf('ada', A1)).to.deep.equal([
       'AAPL rose above 100 (firing 2)',
@@ -63,6 +64,8 @@ describe('alert history projection (SQLite log and read models)', function () {
     ]);
     const [latest] = await readAlertHistory(readModels, alertKey('ada', A1));
     expect(latest).to.deep.equal({
+      // The trigger's id, which its deliveries name.
+      id: second.id,
       at: '2025-03-04T15:00:02.000Z',
       price: 100.02,
       value: 100.02,

@@ -59,6 +59,8 @@ export const ALERT_HISTORY_LIMIT = 1000;
 
 /** One firing of an alert, as its history keeps it. */
 export interface AlertHistoryEntry {
+  /** The trigger's id (its event's id, which its deliveries and its notification name); absent from old entries. */
+  readonly id?: string;
   /** When it fired (ISO 8601). */
   readonly at: string;
   /** The price then. */
@@ -100,9 +102,10 @@ function pageKey(key: string, page: number): string {
 }
 
 /** A trigger as its alert's history keeps it. */
-function historyEntry(data: AlertTriggeredData): AlertHistoryEntry {
+function historyEntry(id: string, data: AlertTriggeredData): AlertHistoryEntry {
   const value = typeof data.value === 'number' ? data.value : data.kind === 'PRICE' ? data.price : (data.sma ?? null);
   return {
+    id,
     at: data.at,
     price: data.price,
     value,
@@ -119,7 +122,7 @@ function historyEntry(data: AlertTriggeredData): AlertHistoryEntry {
  */
 export const alertHistoryProjection: WriterProjection = {
   name: HISTORY,
-  version: 2,
+  version: 3,
   handles: ['AlertTriggered', 'AlertDeleted'],
   write: async (event, tx) => {
     const key = alertKeyOf(event);
@@ -142,7 +145,7 @@ export const alertHistoryProjection: WriterProjection = {
     }
     tx.put(HISTORY, pageKey(key, last), {
       position,
-      value: { triggers: [...triggers, historyEntry(event.data as AlertTriggeredData)] },
+      value: { triggers: [...triggers, historyEntry(event.id, event.data as AlertTriggeredData)] },
     } satisfies StoredDocument<AlertHistoryPage>);
     count += 1;
     // The first page goes once the others hold the latest 1,000 without it.
@@ -159,7 +162,7 @@ export const alertHistoryProjection: WriterProjection = {
 export async function readAlertHistory(
   readModels: ReadModelStore,
   key: string,
-): Promise<(AlertHistoryEntry & { readonly note: string | null })[]> {
+): Promise<(Omit<AlertHistoryEntry, 'id'> & { readonly id: string | null; readonly note: string | null })[]> {
   const pages = await readModels.get<StoredDocument<AlertHistoryPages>>(HISTORY, key);
   if (!pages) return [];
   const { first, last } = pages.value;
@@ -172,5 +175,5 @@ export async function readAlertHistory(
   return triggers
     .slice(-ALERT_HISTORY_LIMIT)
     .reverse()
-    .map((entry) => ({ ...entry, note: entry.note ?? null }));
+    .map((entry) => ({ ...entry, id: entry.id ?? null, note: entry.note ?? null }));
 }

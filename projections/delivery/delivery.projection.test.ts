@@ -13,6 +13,8 @@ import { DELIVERIES_KEPT, deliveriesProjection, readDeliveries, readDelivery } f
 const CHANNEL = uuidV5('deliveries-channel', STOCKPULSE_NAMESPACE);
 const ALERT = uuidV5('deliveries-alert', STOCKPULSE_NAMESPACE);
 const idOf = (n: number) => uuidV5(`delivery-${n}`, STOCKPULSE_NAMESPACE);
+/** The trigger the `n`-th delivery carries. */
+const triggerOf = (n: number) => uuidV5(`trigger-${n}`, STOCKPULSE_NAMESPACE);
 const at = (n: number) => new Date(Date.UTC(2025, 2, 4, 15) + n * 1000).toISOString();
 
 function event(userId: string, e: DeliveriesEvent): EventData {
@@ -27,7 +29,7 @@ const attempted = (userId: string, n: number, attempt = 1) =>
       attempt,
       kind: 'alert',
       alertId: ALERT,
-      triggerId: null,
+      triggerId: triggerOf(n),
       channelId: CHANNEL,
       channelType: 'webhook',
       at: at(n),
@@ -77,7 +79,13 @@ describe('deliveries projection (SQLite log and read models)', function () {
       [idOf(2), 'pending', 2, 503, 'HTTP 503'],
       [idOf(1), 'succeeded', 1, 204, null],
     ]);
-    expect(deliveries[2]).to.include({ createdt: at(1), updatedt: at(2), channelType: 'webhook', alertId: ALERT });
+    expect(deliveries[2]).to.include({
+      createdt: at(1),
+      updatedt: at(2),
+      channelType: 'webhook',
+      alertId: ALERT,
+      triggerId: triggerOf(1),
+    });
     expect(position?.commit).to.equal((await events.headPosition()).commit - 1);
     expect((await readDeliveries(readModels, 'ada.b')).deliveries.map((d) => d.id)).to.deep.equal([idOf(9)]);
     expect(await readDelivery(readModels, 'ada', idOf(2))).to.include({ attempts: 2, status: 'pending' });

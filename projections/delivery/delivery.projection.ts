@@ -58,6 +58,7 @@ function createdDelivery(data: DeliveryAttempted['data']): DeliveryAnswer {
     id: data.deliveryId,
     kind: data.kind,
     alertId: data.alertId,
+    triggerId: data.triggerId,
     channelId: data.channelId,
     channelType: data.channelType,
     status: 'pending',
@@ -104,7 +105,7 @@ function updatedDelivery(current: DeliveryAnswer, event: DeliveriesEvent): Deliv
  */
 export const deliveriesProjection: WriterProjection = {
   name: DELIVERIES,
-  version: 2,
+  version: 3,
   handles: ['DeliveryAttempted', 'DeliverySucceeded', 'DeliveryFailed'] satisfies DeliveriesEvent['type'][],
   write: async (recorded, tx) => {
     const userId = userKey(recorded);

@@ -178,6 +178,17 @@ describe('delivery settings and browser notifications (Chromium)', function () {
     await e2e.pushTicks([{ symbol: 'MSFT', price: level + 0.5 }]);
     await receiver.waitFor(before + 1);
     expect(receiver.requests.slice(before).map((r) => r.url)).to.deep.equal(['/desk']);
+    // The alert's history says where its trigger went, and how it stands (pending until the receiver's answer
+    // is recorded, then delivered, without reading the page again).
+    await page.getByRole('button', { name: /^History of alert MSFT / }).click();
+    const triggers = page.getByRole('table', { name: 'Triggers' });
+    await triggers.getByRole('columnheader', { name: 'Delivered' }).waitFor();
+    await triggers
+      .getByRole('listitem')
+      .filter({ hasText: /^desk \(Webhook\): delivered$/ })
+      .waitFor();
+    await e2e.screenshot(page, 'history-delivered');
+    await page.getByRole('button', { name: 'Close the history' }).click();
 
     // Every channel again: the edit sends null, and the alert answers it so.
     await edit.click();

@@ -3,7 +3,8 @@
  * choice as the alert manager's grid shows it.
  */
 import { CHANNEL_TYPE_LABELS } from '../../domain/channels/channels.ts';
-import type { ChannelAnswer } from '../../domain/contract/channels.ts';
+import type { ChannelAnswer, DeliveryAnswer } from '../../domain/contract/channels.ts';
+import { formatTime, type Zone } from '../services/time.ts';
 
 /** A channel as the choice names it: its name, and its kind when the name does not say it. */
 export function channelName(channel: ChannelAnswer): string {
@@ -41,4 +42,26 @@ export function deliveryText(chosen: readonly string[] | null, known: readonly C
   const unknown = chosen.length - names.length;
   if (unknown > 0) names.push(unknown === 1 ? '1 other channel' : `${unknown} other channels`);
   return names.join(', ');
+}
+
+/**
+ * Where a delivery stands after its last attempt, in words: `delivered`, `failed: <why>`, `retrying at 10:05`
+ * or `sending`, with the attempts made when more than one.
+ */
+export function deliveryStatusText(delivery: DeliveryAnswer, timeZone: Zone): string {
+  const status =
+    delivery.status === 'succeeded'
+      ? 'delivered'
+      : delivery.status === 'failed'
+        ? `failed${delivery.lastError ? `: ${delivery.lastError}` : ''}`
+        : delivery.retryAt
+          ? `retrying at ${formatTime(delivery.retryAt, timeZone, { seconds: false })}`
+          : 'sending';
+  return delivery.attempts > 1 ? `${status} (${delivery.attempts} attempts)` : status;
+}
+
+/** The channel a delivery went to, named as the builder names it, or by its kind once the channel is removed. */
+export function deliveryChannelName(delivery: DeliveryAnswer, known: readonly ChannelAnswer[] | null): string {
+  const channel = known?.find((c) => c.id === delivery.channelId);
+  return channel ? channelName(channel) : CHANNEL_TYPE_LABELS[delivery.channelType];
 }

@@ -26,10 +26,11 @@ import {
 } from 'react';
 import { FREQUENCY_TEXT, formatSourceValue, parseSource } from '../../../domain/alerts/conditions.ts';
 import type { AlertAnswer } from '../../../domain/contract/alerts.ts';
+import type { ChannelAnswer, DeliveryAnswer } from '../../../domain/contract/channels.ts';
 import { notificationTypeName } from '../../../domain/notifications/notifications.ts';
 import { AlertNote } from '../../components/AlertNote.tsx';
 import { channelListMachine } from '../../components/channelList.machine.ts';
-import { deliveryText } from '../../components/channelWords.ts';
+import { deliveryChannelName, deliveryStatusText, deliveryText } from '../../components/channelWords.ts';
 import { withNote } from '../../components/alertWords.ts';
 import { ConditionBuilder } from '../../components/ConditionBuilder.tsx';
 import { draftOf, newDraft } from '../../components/conditionDraft.ts';
@@ -38,12 +39,13 @@ import { Dismissible, Empty, Failed, LoadState, Skeleton } from '../../component
 import { SymbolChip } from '../../components/SymbolChip.tsx';
 import { usePreferences } from '../../services/preferences.ts';
 import { NARROW_QUERY, useMediaQuery } from '../../services/media.ts';
-import { formatDateTime } from '../../services/time.ts';
+import { formatDateTime, type Zone } from '../../services/time.ts';
 import { tabWithinCell } from '../watchlist/gridKeys.ts';
 import {
   alertCount,
   alertsMachine,
   selectedWith,
+  triggerDeliveries,
   visibleAlerts,
   type AlertFilter,
   type AlertsEvent,
@@ -357,10 +359,31 @@ interface SelectionAction {
   readonly ids: readonly string[];
 }
 
+/**
+ * Where one trigger was delivered besides the bell: each channel and how its delivery stands; a dash when the
+ * trigger went to the bell only, or its deliveries are older than those read.
+ */
+function TriggerDeliveries(props: {
+  readonly deliveries: readonly DeliveryAnswer[];
+  readonly known: readonly ChannelAnswer[] | null;
+  readonly timeZone: Zone;
+}) {
+  if (props.deliveries.length === 0) return <>–</>;
+  return (
+    <ul className="al-delivered">
+      {props.deliveries.map((d) => (
+        <li key={d.id} className={`delivery ${d.status}`}>
+          {deliveryChannelName(d, props.known)}: {deliveryStatusText(d, props.timeZone)}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 /** The alert manager screen. */
 export default function AlertsScreen() {
   const [state, send] = useMachine(alertsMachine);
-  usePreferences();
+  const { timeZone } = usePreferences();
   const narrow = useMediaQuery(NARROW_QUERY);
   const { context } = state;
   const { alerts, filter } = context;
@@ -626,11 +649,12 @@ export default function AlertsScreen() {
                   <th scope="col">Price</th>
                   <th scope="col">Value</th>
                   <th scope="col">Message</th>
+                  <th scope="col">Delivered</th>
                 </tr>
               </thead>
               <tbody>
                 {history.triggers.map((t) => (
-                  <tr key={`${t.at}-${t.message}`}>
+                  <tr key={t.id ?? `${t.at}-${t.message}`}>
                     <td>{formatDateTime(t.at, undefined, { seconds: true })}</td>
                     <td>{notificationTypeName(t.notificationtype)}</td>
                     <td className="num">{t.price.toFixed(2)}</td>
@@ -638,6 +662,13 @@ export default function AlertsScreen() {
                     <td>
                       {t.message}
                       <AlertNote note={t.note} className="al-note" />
+                    </td>
+                    <td>
+                      <TriggerDeliveries
+                        deliveries={triggerDeliveries(history, t)}
+                        known={knownChannels}
+                        timeZone={timeZone}
+                      />
                     </td>
                   </tr>
                 ))}

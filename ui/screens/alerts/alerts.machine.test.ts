@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { createActor, fromCallback, fromPromise, waitFor } from 'xstate';
 import type { AlertAnswer, AlertTriggerAnswer } from '../../../domain/contract/alerts.ts';
+import type { DeliveryAnswer } from '../../../domain/contract/channels.ts';
 import { conditionText, parseCondition, type AlertCondition } from '../../../domain/alerts/conditions.ts';
 import { ApiError } from '../../services/api.ts';
 import type { AlertBody } from '../../components/conditionDraft.ts';
@@ -10,8 +11,10 @@ import {
   rearmBody,
   refusalProblem,
   selectedWith,
+  triggerDeliveries,
   visibleAlerts,
   type AlertsEvent,
+  type HistoryAnswer,
   type DeleteRequest,
   type DeleteResult,
   type ToggleRequest,
@@ -53,6 +56,8 @@ function alert(id: string, symbol: string, condition: AlertCondition, extra: Par
 interface FakeServer {
   alerts: AlertAnswer[];
   triggers?: Record<string, AlertTriggerAnswer[]>;
+  /** Each alert's deliveries, newest first. */
+  deliveries?: Record<string, DeliveryAnswer[]>;
   failLoad?: string;
   refuseSave?: string;
   refuseDelete?: string;
@@ -109,9 +114,12 @@ function manager(server: FakeServer) {
           const failed = ids.filter((id) => id === server.refuseDelete).map((id) => ({ id, message: 'Not found' }));
           return { deleted, failed };
         }),
-        loadHistory: fromPromise<AlertTriggerAnswer[], { id: string }>(async ({ input }) => {
+        loadHistory: fromPromise<HistoryAnswer, { id: string }>(async ({ input }) => {
           calls.push(`history ${input.id}`);
-          return Promise.resolve(server.triggers?.[input.id] ?? []);
+          return Promise.resolve({
+            triggers: server.triggers?.[input.id] ?? [],
+            deliveries: server.deliveries?.[input.id] ?? [],
+          });
         }),
         listChanges: fromCallback<AlertsEvent>(({ sendBack }) => {
           push = sendBack;
@@ -442,6 +450,7 @@ describe('alert manager machine', () => {
 
   it("shows an alert's trigger history and reads it again when an alert fires", async () => {
     const trigger = (at: string, price: number): AlertTriggerAnswer => ({
+      id: `t${price}`,
       at,
       price,
       value: price,
@@ -466,6 +475,64 @@ describe('alert manager machine', () => {
     expect([...calls].sort()).to.deep.equal(['history a1', 'history a1', 'load', 'load']);
     actor.send({ type: 'user.closeHistory' });
     expect(actor.getSnapshot().context.history).to.equal(null);
+  });
+
+  it('shows where each trigger was delivered, and reads the history again when a delivery moves on', async () => {
+    const trigger = (id: string | null, price: number): AlertTriggerAnswer => ({
+      id,
+      at: `2026-11-24T15:00:0${price - 180}.000Z`,
+      price,
+      value: price,
+      message: `AAPL crossed 185.00: ${price}`,
+      notificationtype: 1,
+      note: null,
+    });
+    const delivery = (
+      id: string,
+      triggerId: string,
+      channelType: DeliveryAnswer['channelType'],
+      status: DeliveryAnswer['status'],
+    ): DeliveryAnswer => ({
+      id,
+      kind: 'alert',
+      alertId: 'a1',
+      triggerId,
+      channelId: `c-${channelType}`,
+      channelType,
+      status,
+      attempts: 1,
+      lastStatus: null,
+      lastError: null,
+      retryAt: null,
+      createdt: '2026-11-24T15:00:00.000Z',
+      updatedt: '2026-11-24T15:00:00.000Z',
+    });
+    const server: FakeServer = {
+      alerts: [alert('a1', 'AAPL', CHANNEL, { frequency: 'every_time' })],
+      // The newest first; one kept before triggers had ids.
+      triggers: { a1: [trigger('t2', 186), trigger('t1', 185), trigger(null, 184)] },
+      deliveries: {
+        a1: [delivery('d3', 't2', 'email', 'pending'), delivery('d2', 't2', 'webhook', 'pending')],
+      },
+    };
+    const { actor, calls, push } = manager(server);
+    await waitFor(actor, (s) => s.matches(idle));
+    actor.send({ type: 'user.showHistory', id: 'a1' });
+    await waitFor(actor, (s) => s.matches({ ready: { history: 'shown' } }));
+    const shown = () => {
+      const history = actor.getSnapshot().context.history!;
+      return history.triggers.map((t) => triggerDeliveries(history, t).map((d) => `${d.channelType} ${d.status}`));
+    };
+    // By channel type, webhook first; the bell only (or not read) for the others.
+    expect(shown()).to.deep.equal([['webhook pending', 'email pending'], [], []]);
+    server.deliveries = {
+      a1: [delivery('d3', 't2', 'email', 'succeeded'), delivery('d2', 't2', 'webhook', 'failed')],
+    };
+    push({ type: 'server.delivered' });
+    await waitFor(actor, (s) => s.matches({ ready: { history: 'shown' } }) && shown()[0]![0] === 'webhook failed');
+    expect(shown()[0]).to.deep.equal(['webhook failed', 'email succeeded']);
+    // A delivery moving on reads the history, not the list.
+    expect(calls).to.deep.equal(['load', 'history a1', 'history a1']);
   });
 
   it('closes the history of a deleted alert without reading it again', async () => {

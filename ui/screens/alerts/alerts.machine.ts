@@ -20,6 +20,8 @@ import {
   type AlertBody,
   type FieldProblem,
 } from '../../components/conditionDraft.ts';
+import { CHANNEL_TYPES } from '../../../domain/channels/channels.ts';
+import { DELIVERY_PAGE, channelsApi, type DeliveryAnswer } from '../../../domain/contract/channels.ts';
 import { call, errorMessage } from '../../services/api.ts';
 import { live } from '../../services/live.ts';
 import { showToast } from '../../services/toast.ts';
@@ -38,10 +40,27 @@ export interface AlertFilter {
 export type Editor =
   { readonly mode: 'closed' } | { readonly mode: 'create' } | { readonly mode: 'edit'; readonly id: string };
 
-/** One alert's trigger history as shown. */
+/** One alert's trigger history as shown, with where its latest triggers were delivered. */
 export interface History {
   readonly id: string;
   readonly triggers: readonly AlertTriggerAnswer[];
+  /** The alert's latest deliveries (at most {@link DELIVERY_PAGE}'s `max`), newest first. */
+  readonly deliveries: readonly DeliveryAnswer[];
+}
+
+/** What the history panel reads: the triggers and the alert's deliveries. */
+export type HistoryAnswer = Omit<History, 'id'>;
+
+/**
+ * The deliveries of one trigger, by channel type (webhook, e-mail, Web Push): none for a trigger kept before
+ * triggers were identified, one delivered to no channel (the bell only), or one whose deliveries are older than
+ * the latest read.
+ */
+export function triggerDeliveries(history: History, trigger: AlertTriggerAnswer): DeliveryAnswer[] {
+  if (trigger.id === null) return [];
+  return history.deliveries
+    .filter((d) => d.triggerId === trigger.id)
+    .sort((a, b) => CHANNEL_TYPES.indexOf(a.channelType) - CHANNEL_TYPES.indexOf(b.channelType));
 }
 
 /** What the manager holds. */
@@ -85,7 +104,8 @@ export type AlertsEvent =
   | { type: 'user.showHistory'; id: string }
   | { type: 'user.closeHistory' }
   | { type: 'user.dismissError' }
-  | { type: 'server.changed' };
+  | { type: 'server.changed' }
+  | { type: 'server.delivered' };
 
 /** A pause or a resume of one alert or several. */
 export interface ToggleRequest {
@@ -198,12 +218,18 @@ export const alertsMachine = setup({
       const answer = await call(alertsApi.postStockalertsBulk, { body: { action: 'delete', ids: [...input.ids] } });
       return { deleted: answer.done, failed: answer.failed };
     }),
-    loadHistory: fromPromise<AlertTriggerAnswer[], { id: string }>(async ({ input, signal }) =>
-      call(alertsApi.getStockalertsHistory, { params: { id: input.id }, signal }),
-    ),
+    loadHistory: fromPromise<HistoryAnswer, { id: string }>(async ({ input, signal }) => {
+      const [triggers, deliveries] = await Promise.all([
+        call(alertsApi.getStockalertsHistory, { params: { id: input.id }, signal }),
+        call(channelsApi.getDeliveries, { query: { alertId: input.id, limit: DELIVERY_PAGE.max }, signal }),
+      ]);
+      return { triggers, deliveries };
+    }),
     listChanges: fromCallback<AlertsEvent>(({ sendBack }) => {
       const offChange = live.onReadModelChanged((change) => {
         if (change.name === 'alerts') sendBack({ type: 'server.changed' });
+        // A delivery moved on (sent, failed, retried): the history open shows it.
+        if (change.name === 'deliveries') sendBack({ type: 'server.delivered' });
       });
       const offNote = live.onNotification(() => sendBack({ type: 'server.changed' }));
       return () => {
@@ -510,7 +536,7 @@ export const alertsMachine = setup({
                 onDone: {
                   target: 'shown',
                   actions: assign({
-                    history: ({ context, event }) => ({ id: context.historyId ?? '', triggers: event.output }),
+                    history: ({ context, event }) => ({ id: context.historyId ?? '', ...event.output }),
                   }),
                 },
                 onError: {
@@ -521,7 +547,10 @@ export const alertsMachine = setup({
             },
             shown: {
               // A change while deleting is the deletion itself: the history of a deleted alert is closed after it.
-              on: { 'server.changed': { guard: not(stateIn({ ready: { list: 'deleting' } })), target: 'loading' } },
+              on: {
+                'server.changed': { guard: not(stateIn({ ready: { list: 'deleting' } })), target: 'loading' },
+                'server.delivered': { target: 'loading' },
+              },
             },
             failed: {},
           },

@@ -9,11 +9,11 @@ import { useMachine } from '@xstate/react';
 import type { FormEvent } from 'react';
 import { CHANNEL_TYPE_LABELS } from '../../../domain/channels/channels.ts';
 import type { ChannelAnswer, DeliveryAnswer } from '../../../domain/contract/channels.ts';
-import { disabledText } from '../../components/channelWords.ts';
+import { deliveryStatusText, disabledText } from '../../components/channelWords.ts';
 import { formText } from '../../components/formText.ts';
 import { Dismissible, Empty, LoadState } from '../../components/LoadState.tsx';
 import { usePreferences } from '../../services/preferences.ts';
-import { formatRecent, formatTime } from '../../services/time.ts';
+import { formatRecent } from '../../services/time.ts';
 import { AccountCard } from './AccountCard.tsx';
 import { deliveriesOf, settingsMachine } from './settings.machine.ts';
 import './settings.css';
@@ -33,18 +33,9 @@ function DeliveryLine({ delivery }: { readonly delivery: DeliveryAnswer }) {
         : delivery.kind === 'reset'
           ? 'Password reset'
           : 'Alert';
-  const detail =
-    delivery.status === 'succeeded'
-      ? 'delivered'
-      : delivery.status === 'failed'
-        ? `failed${delivery.lastError ? `: ${delivery.lastError}` : ''}`
-        : delivery.retryAt
-          ? `retrying at ${formatTime(delivery.retryAt, timeZone, { seconds: false })}`
-          : 'sending';
   return (
     <li className={`delivery ${delivery.status}`}>
-      {what} · {when} · {detail}
-      {delivery.attempts > 1 ? ` (${delivery.attempts} attempts)` : ''}
+      {what} · {when} · {deliveryStatusText(delivery, timeZone)}
     </li>
   );
 }

@@ -29,6 +29,7 @@ function delivery(n: number, channelId: string, status: DeliveryAnswer['status']
     id: `d${n}`,
     kind: 'alert',
     alertId: null,
+    triggerId: null,
     channelId,
     channelType: 'webhook',
     status,
