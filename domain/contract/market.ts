@@ -33,6 +33,9 @@ export const MARKET_CAP_DEFINITION =
 /** What a cap class is. */
 export const CAP_CLASS_DEFINITION = 'cap class of the market cap: large above 10 B, mid from 2 B to 10 B, small below';
 
+/** What the shares answered with each company are. */
+export const SHARES_DEFINITION = 'shares outstanding: the market cap at any price is the shares × that price';
+
 /** A company of the universe. */
 
 export const universeEntry = z.object({
@@ -40,6 +43,7 @@ export const universeEntry = z.object({
   name: z.string(),
   sector: z.enum(SECTORS),
   industry: z.string(),
+  shares: z.number().describe(SHARES_DEFINITION),
   marketcap: z.number().describe(MARKET_CAP_DEFINITION),
   capclass: z.enum(CAP_CLASSES as ['large', 'mid', 'small']).describe(CAP_CLASS_DEFINITION),
 });
@@ -222,8 +226,10 @@ export const marketApi = {
   }),
 };
 
-/** A company of the universe as the API answers it. */
-export type UniverseHit = z.infer<typeof universeEntry>;
+/** A company of the universe as the API answers it, with its shares outstanding. */
+export type UniverseCompany = z.infer<typeof universeEntry>;
+/** A company of the universe as a list that does not price it at live quotes holds it. */
+export type UniverseHit = Omit<UniverseCompany, 'shares'>;
 /** A daily bar as `GET /api/bars/{symbol}` answers it. */
 export type ChartBar = z.infer<typeof chartBar>;
 /** A fundamental figure as `GET /api/fundamentals/…` answers it. */

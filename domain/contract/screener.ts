@@ -5,7 +5,7 @@
 import { z } from './zod.ts';
 import { CATEGORY_DEFINITIONS, METRIC_KEYS, metricKeyDefinition, type MetricKey } from '../screener/metrics.ts';
 import { MAX_CLAUSES, SCREENER_ROW_COUNT, SORT_FIELDS, type LabelledClause } from '../screener/query.ts';
-import { CAP_CLASS_DEFINITION, MARKET_CAP_DEFINITION } from './market.ts';
+import { CAP_CLASS_DEFINITION, MARKET_CAP_DEFINITION, SHARES_DEFINITION } from './market.ts';
 import { route } from './route.ts';
 
 /** Most rows one run answers. */
@@ -77,6 +77,7 @@ export const screenerApi = {
           industry: z.string().nullable().describe(CATEGORY_DEFINITIONS.industry),
           close: z.number(),
           changepct: z.number().describe(metricKeyDefinition('changepct')),
+          shares: z.number().describe(SHARES_DEFINITION),
           marketcap: z.number().describe(MARKET_CAP_DEFINITION),
           capclass: z.string().describe(CAP_CLASS_DEFINITION),
           SMA_50: z.number().nullable(),

@@ -77,9 +77,12 @@ describe('market routes', function () {
 
   it('answers the whole universe without parameters, in the contract shape', async function () {
     const list = await user.getOk<Record<string, unknown>[]>('/api/universe');
-    expect(list).to.have.length(loadUniverse().length);
+    const universe = loadUniverse();
+    expect(list).to.have.length(universe.length);
+    const shares = new Map(universe.map((e) => [e.symbol, e.shares]));
     for (const entry of list) {
-      expect(entry).to.have.all.keys('symbol', 'name', 'sector', 'industry', 'marketcap', 'capclass');
+      expect(entry).to.have.all.keys('symbol', 'name', 'sector', 'industry', 'shares', 'marketcap', 'capclass');
+      expect(entry['shares']).to.equal(shares.get(entry['symbol'] as string));
     }
   });
 

@@ -30,11 +30,12 @@ export function marketRoutes(deps: MarketDeps) {
         Promise.resolve(
           market
             .search({ q: query.q, sector: query.sector, cap: query.cap, limit: query.limit })
-            .map(({ symbol, name, sector, industry, marketcap, capclass }) => ({
+            .map(({ symbol, name, sector, industry, shares, marketcap, capclass }) => ({
               symbol,
               name,
               sector,
               industry,
+              shares,
               marketcap,
               capclass,
             })),

@@ -64,9 +64,12 @@ describe('screener routes', function () {
       if (SPEC_PRESETS.includes(preset)) expect(answer.total).to.be.above(0);
       expect(answer.rows).to.have.length(answer.total);
       for (const row of answer.rows) expect(PRESET_HOLDS[preset.name]?.(row), row.symbol).to.equal(true);
-      expect(answer).to.deep.equal(
-        naiveScreener(gw.running.system.market.screenerInputs(), preset.query, { limit: 1000 }),
-      );
+      const market = gw.running.system.market;
+      const naive = naiveScreener(market.screenerInputs(), preset.query, { limit: 1000 });
+      expect(answer).to.deep.equal({
+        ...naive,
+        rows: naive.rows.map((r) => ({ ...r, shares: market.company(r.symbol)?.shares })),
+      });
     });
   }
 
@@ -80,6 +83,7 @@ describe('screener routes', function () {
       'sector',
       'close',
       'changepct',
+      'shares',
       'marketcap',
       'capclass',
       'SMA_50',
@@ -91,6 +95,8 @@ describe('screener routes', function () {
     );
     const caps = answer.rows.map((r) => r.marketcap);
     expect(caps).to.deep.equal([...caps].sort((a, b) => b - a));
+    const shares = new Map(loadUniverse().map((e) => [e.symbol, e.shares]));
+    for (const row of answer.rows) expect(row, row.symbol).to.include({ shares: shares.get(row.symbol) });
   });
 
   it('sorts and cuts as asked', async function () {
@@ -203,6 +209,7 @@ describe('screener routes, while ticks move prices', function () {
 
   interface UniverseHit {
     symbol: string;
+    shares: number;
     marketcap: number;
     capclass: string;
   }
@@ -232,8 +239,8 @@ describe('screener routes, while ticks move prices', function () {
     const universe = await user.getOk<UniverseHit[]>('/api/universe');
     expect(universe.find((e) => e.symbol === 'KO')).to.deep.include({ marketcap, capclass: 'large' });
     const [hit] = await user.getOk<UniverseHit[]>('/api/universe?q=KO');
-    expect(hit).to.deep.include({ symbol: 'KO', marketcap });
-    expect(await rowOf('KO')).to.deep.include({ close: price, marketcap, capclass: 'large' });
+    expect(hit).to.deep.include({ symbol: 'KO', shares: company.shares, marketcap });
+    expect(await rowOf('KO')).to.deep.include({ close: price, shares: company.shares, marketcap, capclass: 'large' });
     expect(await lastPrice('KO')).to.equal(price);
     // Every company agrees between the universe and the screener, not only the one that moved.
     const rows = (await user.post('/api/screener/run', { query: [], limit: 1000 })).body as Answer;

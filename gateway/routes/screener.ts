@@ -11,7 +11,7 @@ import {
   type LabelledClause,
 } from '../../domain/screener/query.ts';
 import type { MarketData } from '../../engine/market/marketData.ts';
-import { runScreener } from '../../engine/screener/screener.ts';
+import { runScreener, type ScreenerResult, type ScreenerRow } from '../../engine/screener/screener.ts';
 import { ApiError } from '../errors.ts';
 import { defineRoute } from '../http/route.ts';
 
@@ -31,6 +31,27 @@ function checkedQuery(input: unknown): LabelledClause[] {
   }
 }
 
+/** A row of a run's answer: the engine's row with the shares outstanding of its company. */
+type AnswerRow = ScreenerRow & { readonly shares: number };
+
+/** The answer row of each run row, made once per row (the engine makes a new row when its stock's quote moves). */
+const answerRows = new WeakMap<ScreenerRow, AnswerRow>();
+
+/** A run's answer, each row with the shares outstanding of its company (every row is a company of the universe). */
+function withShares(market: MarketData, result: ScreenerResult): { rows: AnswerRow[]; total: number } {
+  const rows = result.rows.map((row) => {
+    let answer = answerRows.get(row);
+    if (answer === undefined) {
+      // Rows are the universe's companies; a row without one is priced by its own cap and close.
+      const shares = market.company(row.symbol)?.shares ?? (row.close > 0 ? row.marketcap / row.close : 0);
+      answer = { ...row, shares };
+      answerRows.set(row, answer);
+    }
+    return answer;
+  });
+  return { rows, total: result.total };
+}
+
 /** The screener routes. */
 export function screenerRoutes(deps: ScreenerDeps) {
   const { market } = deps;
@@ -44,10 +65,13 @@ export function screenerRoutes(deps: ScreenerDeps) {
       handle: async ({ body }) => {
         const query = checkedQuery(body.query);
         return Promise.resolve(
-          runScreener(market.screenerInputs(), query, {
-            limit: body.limit ?? SCREENER_ROW_COUNT,
-            ...(body.sort ? { sort: body.sort } : {}),
-          }),
+          withShares(
+            market,
+            runScreener(market.screenerInputs(), query, {
+              limit: body.limit ?? SCREENER_ROW_COUNT,
+              ...(body.sort ? { sort: body.sort } : {}),
+            }),
+          ),
         );
       },
     }),

@@ -1,5 +1,7 @@
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
+import { formatNumber } from '../../domain/format.ts';
+import { marketCapOf } from '../../domain/market/types.ts';
 import { startE2E, type E2E } from './browser.ts';
 
 /** The last price of a symbol, read with the page's session. */
@@ -7,6 +9,14 @@ async function lastPrice(page: Page, symbol: string): Promise<number> {
   return page.evaluate(async (s) => {
     const quotes = (await (await fetch(`/api/quotes?symbols=${s}`)).json()) as { price: number }[];
     return quotes[0]?.price ?? 0;
+  }, symbol);
+}
+
+/** The shares outstanding of a company, as the universe search answers them to the page's session. */
+async function sharesOf(page: Page, symbol: string): Promise<number> {
+  return page.evaluate(async (s) => {
+    const hits = (await (await fetch(`/api/universe?q=${s}`)).json()) as { symbol: string; shares: number }[];
+    return hits.find((hit) => hit.symbol === s)?.shares ?? 0;
   }, symbol);
 }
 
@@ -88,6 +98,37 @@ describe('watch list, portfolio and company statistics (Chromium)', function () 
     await appleRow.getByRole('link', { name: 'Statistics of AAPL' }).click();
     await page.waitForURL('**/CompanyStats?stock=AAPL');
     await page.getByRole('heading', { name: 'Revenue' }).waitFor();
+    expect(errors).to.deep.equal([]);
+    await context.close();
+  });
+
+  it('moves a market cap on the watch list with a pushed price, without a reload', async () => {
+    const { page, context, errors } = await e2e.newPage();
+    await e2e.signUp(page, 'caps');
+    await page.goto('/Watchlist');
+    await page.getByText('Your watch list is empty: search a symbol to add').waitFor();
+    const search = page.getByRole('combobox', { name: 'Add a symbol' });
+    await search.fill('KO');
+    await page.getByRole('option', { name: /KO/ }).first().waitFor();
+    await search.press('Enter');
+    const row = page.getByRole('row', { name: /KO/ });
+    await row.waitFor();
+
+    const shares = await sharesOf(page, 'KO');
+    expect(shares).to.be.above(0);
+    const price = await lastPrice(page, 'KO');
+    const cap = row.locator('[col-id="marketcap"]');
+    const before = formatNumber(marketCapOf(shares, price));
+    await cap.getByText(before, { exact: true }).waitFor({ timeout: 10_000 });
+
+    // A tick moves the price, and the market cap with it: shares × the new price, on the same page.
+    const higher = Math.round(price * 103) / 100;
+    const after = formatNumber(marketCapOf(shares, higher));
+    expect(after).to.not.equal(before);
+    await page.getByTestId('connection-banner').waitFor({ state: 'detached' });
+    await e2e.pushTicks([{ symbol: 'KO', price: higher, size: 100 }]);
+    await row.locator('[col-id="price"]').getByText(dollars(higher)).waitFor({ timeout: 10_000 });
+    await cap.getByText(after, { exact: true }).waitFor({ timeout: 10_000 });
     expect(errors).to.deep.equal([]);
     await context.close();
   });

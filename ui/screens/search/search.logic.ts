@@ -1,7 +1,7 @@
 /**
  * Pure logic of the screener page: building a clause from the builder's fields, the query list (add one, add
  * several, remove by label), the quick-fill options, the click-context list of the screener state, live quotes
- * folded into the result rows, and the columns a query reads.
+ * folded into the result rows (close, change and market cap), and the columns a query reads.
  */
 import {
   CATEGORY_TYPES,
@@ -26,7 +26,7 @@ import {
 } from '../../../domain/screener/query.ts';
 import type { QueryAnswer } from '../../../domain/contract/queries.ts';
 import type { Preset, ScreenerResult } from '../../../domain/contract/screener.ts';
-import type { Quote } from '../../../domain/market/types.ts';
+import { capClassOf, marketCapOf, type Quote } from '../../../domain/market/types.ts';
 import { formatPrice } from '../../../domain/format.ts';
 
 /** Rows a run answers by default (spec section 9: screener row count). */
@@ -316,6 +316,15 @@ export function withoutEntry(list: readonly ContextEntry[], id: string): readonl
   return id === INTRA_DAY ? list : list.filter((e) => e.id !== id);
 }
 
+/**
+ * The figures of a row at a price: the close, and the market cap of its shares at that price ({@link marketCapOf},
+ * as the server computes it) with the cap class of that cap.
+ */
+function atPrice(row: ScreenerRow, price: number): Pick<ScreenerRow, 'close' | 'marketcap' | 'capclass'> {
+  const marketcap = marketCapOf(row.shares, price);
+  return { close: price, marketcap, capclass: capClassOf(marketcap) };
+}
+
 /** Result rows of a run with nothing flashing, and the latest streamed quote of each symbol laid over. */
 export function resultRows(
   rows: readonly ScreenerRow[],
@@ -323,12 +332,15 @@ export function resultRows(
 ): readonly ResultRow[] {
   return rows.map((row) => {
     const quote = quotes[row.symbol];
-    const live = quote ? { close: quote.price, changepct: quote.changepct } : {};
+    const live = quote ? { ...atPrice(row, quote.price), changepct: quote.changepct } : {};
     return { ...row, ...live, flash: null, flashSeq: 0 };
   });
 }
 
-/** Folds quotes into the rows: close and change % in place, a flash up or down when the price moved. */
+/**
+ * Folds quotes into the rows: close, change % and market cap (shares × the price) in place, a flash up or down
+ * when the price moved.
+ */
 export function applyQuotes(rows: readonly ResultRow[], quotes: readonly Quote[]): readonly ResultRow[] {
   if (quotes.length === 0) return rows;
   const latest = new Map(quotes.map((q) => [q.symbol, q]));
@@ -340,7 +352,7 @@ export function applyQuotes(rows: readonly ResultRow[], quotes: readonly Quote[]
     const flash = quote.price > row.close ? 'up' : quote.price < row.close ? 'down' : row.flash;
     return {
       ...row,
-      close: quote.price,
+      ...atPrice(row, quote.price),
       changepct: quote.changepct,
       flash,
       flashSeq: quote.price === row.close ? row.flashSeq : row.flashSeq + 1,

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { createActor, fromCallback, fromPromise, waitFor } from 'xstate';
-import type { Quote } from '../../../domain/market/types.ts';
+import { marketCapOf, type Quote } from '../../../domain/market/types.ts';
 import { SCREENER_PRESETS, type LabelledClause } from '../../../domain/screener/query.ts';
 import { ApiError } from '../../services/api.ts';
 import {
@@ -31,6 +31,9 @@ import {
 } from './search.logic.ts';
 import { searchMachine, type ChartBar, type RunInput, type SearchEvent } from './search.machine.ts';
 
+/** Shares outstanding of the companies of the rows. */
+const SHARES = 500_000_000;
+
 function row(symbol: string, close = 100, extra: Partial<ScreenerRow> = {}): ScreenerRow {
   return {
     symbol,
@@ -38,7 +41,8 @@ function row(symbol: string, close = 100, extra: Partial<ScreenerRow> = {}): Scr
     sector: 'Information Technology',
     close,
     changepct: 1,
-    marketcap: 5e10,
+    shares: SHARES,
+    marketcap: marketCapOf(SHARES, 100),
     capclass: 'large',
     SMA_50: 90,
     SMA_200: 80,
@@ -311,6 +315,24 @@ describe('search machine', () => {
     expect(actor.getSnapshot().context.quotes).to.deep.equal({});
   });
 
+  it('moves the market cap of a streamed row with its price: shares × the price, over a re-run too', async () => {
+    const { actor, push } = screener({ run: () => [row('AAPL'), row('MSFT', 100, { shares: 1e8 })] });
+    await ready(actor);
+    actor.send({ type: 'user.toggleStream' });
+    const rowOf = (symbol: string) => actor.getSnapshot().context.rows.find((r) => r.symbol === symbol);
+    push([quote('AAPL', 101.5), quote('MSFT', 101)]);
+    expect(rowOf('AAPL')).to.include({ close: 101.5, marketcap: SHARES * 101.5 });
+    expect(rowOf('AAPL')?.marketcap).to.equal(marketCapOf(SHARES, 101.5));
+    // 10 B exactly is mid; above it the cap class is large, as a clause on the class reads it.
+    expect(rowOf('MSFT')).to.include({ close: 101, marketcap: 1e8 * 101, capclass: 'large' });
+    actor.send({ type: 'user.run' });
+    await waitFor(actor, (s) => s.matches({ results: 'ready' }));
+    expect(rowOf('AAPL'), 'the streamed price and its cap are kept over the run').to.include({
+      close: 101.5,
+      marketcap: SHARES * 101.5,
+    });
+  });
+
   it('re-runs the query at most once per 5 seconds while prices move, and follows the new members', async function () {
     this.timeout(STREAM_RERUN_MS + 5000);
     let members = ['AAPL', 'MSFT'];
@@ -469,7 +491,12 @@ describe('search logic', () => {
     const down = applyQuotes(rows, [quote('MSFT', 49)]);
     expect(down[1]).to.include({ close: 49, flash: 'down', flashSeq: 1 });
     expect(down[0]).to.equal(rows[0]);
-    expect(resultRows([row('AAPL', 100)], { AAPL: quote('AAPL', 120) })[0]).to.include({ close: 120, flash: null });
+    expect(down[1]?.marketcap).to.equal(SHARES * 49);
+    expect(resultRows([row('AAPL', 100)], { AAPL: quote('AAPL', 120) })[0]).to.include({
+      close: 120,
+      marketcap: SHARES * 120,
+      flash: null,
+    });
   });
 
   it('names the columns a query reads, references included', () => {

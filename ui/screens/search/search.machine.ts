@@ -1,12 +1,13 @@
 /**
  * The screener page: presets and saved queries for the quick-fill, the query being built, its results (live
- * while the stream is on, re-run at most every 5 s while prices move), saving and deleting queries, and the
- * screener state of the spec (the click-context list, the bottom container with the clicked row's chart).
+ * while the stream is on, market caps moving with the prices, re-run at most every 5 s while prices move),
+ * saving and deleting queries, and the screener state of the spec (the click-context list, the bottom container
+ * with the clicked row's chart).
  */
 import { marketApi, type ChartBar as ChartBarAnswer } from '../../../domain/contract/market.ts';
 import { queriesApi } from '../../../domain/contract/queries.ts';
 import { screenerApi } from '../../../domain/contract/screener.ts';
-import { assign, fromCallback, fromPromise, raise, setup } from 'xstate';
+import { assertEvent, assign, fromCallback, fromPromise, raise, setup } from 'xstate';
 import type { LabelledClause } from '../../../domain/screener/query.ts';
 import type { DailyBar, Quote } from '../../../domain/market/types.ts';
 import { call, errorMessage } from '../../services/api.ts';
@@ -175,15 +176,12 @@ export const searchMachine = setup({
     /** Tells the user something happened. */
     notify: (_, params: { text: string }) => showToast(params.text),
     queryChanged: raise({ type: 'query.changed' }),
-    foldQuotes: assign({
-      rows: ({ context, event }) =>
-        event.type === 'server.quotes' ? applyQuotes(context.rows, event.quotes) : context.rows,
-      quotes: ({ context, event }) => {
-        if (event.type !== 'server.quotes') return context.quotes;
-        const next = { ...context.quotes };
-        for (const quote of event.quotes) next[quote.symbol] = quote;
-        return next;
-      },
+    /** Holds streamed quotes and moves the close, change and market cap of their rows to them. */
+    foldQuotes: assign(({ context, event }) => {
+      assertEvent(event, 'server.quotes');
+      const quotes = { ...context.quotes };
+      for (const quote of event.quotes) quotes[quote.symbol] = quote;
+      return { rows: applyQuotes(context.rows, event.quotes), quotes };
     }),
   },
   guards: {
@@ -195,7 +193,10 @@ export const searchMachine = setup({
     clausesFit: ({ context, event }) =>
       event.type === 'user.addClauses' && clauseLimitError(context.clauses, event.clauses.length) === null,
     hasClauses: ({ context }) => context.clauses.length > 0,
-    pricesMoved: ({ context, event }) => event.type === 'server.quotes' && quotesMovePrices(context.rows, event.quotes),
+    pricesMoved: ({ context, event }) => {
+      assertEvent(event, 'server.quotes');
+      return quotesMovePrices(context.rows, event.quotes);
+    },
     symbolsChanged: ({ context }) =>
       !sameSymbols(
         context.streamSymbols,

@@ -1,12 +1,12 @@
 /**
  * Live quotes for the list screens (watch list, portfolio): the quotes held by symbol, the socket feed as a
- * callback actor whose symbols can change, the companies by symbol, and the number formats of prices and changes.
+ * callback actor whose symbols can change, the companies by symbol with their market caps at the quotes held,
+ * and the number formats of prices and changes.
  */
-import { marketApi } from '../../../domain/contract/market.ts';
+import { marketApi, type UniverseCompany } from '../../../domain/contract/market.ts';
 import { fromCallback } from 'xstate';
 import { formatPrice as priceText } from '../../../domain/format.ts';
-import type { Quote } from '../../../domain/market/types.ts';
-import type { UniverseHit } from '../../components/symbolSearch.machine.ts';
+import { capClassOf, marketCapOf, type Quote } from '../../../domain/market/types.ts';
 import { call } from '../../services/api.ts';
 import { live, type LiveConnection } from '../../services/live.ts';
 
@@ -66,8 +66,31 @@ export function quoteFeedOf(source: QuoteSource) {
 export const liveQuoteFeed = quoteFeedOf(live);
 
 /** The universe as a map by symbol. */
-export function companiesBySymbol(hits: readonly UniverseHit[]): Readonly<Record<string, UniverseHit>> {
+export function companiesBySymbol<T extends { readonly symbol: string }>(
+  hits: readonly T[],
+): Readonly<Record<string, T>> {
   return Object.fromEntries(hits.map((hit) => [hit.symbol, hit]));
+}
+
+/** The companies a screen holds by symbol, each with its shares outstanding. */
+export type CompanyMap = Readonly<Record<string, UniverseCompany>>;
+
+/**
+ * The companies with the market cap of a symbol at a price: {@link marketCapOf} its shares and that price, as
+ * the server computes it, with the cap class of that cap. The same map when the symbol is not among them or its
+ * cap does not change.
+ */
+export function withPrice(companies: CompanyMap, symbol: string, price: number): CompanyMap {
+  const company = companies[symbol];
+  if (company === undefined) return companies;
+  const marketcap = marketCapOf(company.shares, price);
+  if (marketcap === company.marketcap) return companies;
+  return { ...companies, [symbol]: { ...company, marketcap, capclass: capClassOf(marketcap) } };
+}
+
+/** The companies with the market cap of each symbol at the price of its quote held (see {@link withPrice}). */
+export function pricedAt(companies: CompanyMap, quotes: QuoteMap): CompanyMap {
+  return Object.values(quotes).reduce((priced, quote) => withPrice(priced, quote.symbol, quote.price), companies);
 }
 
 /** The quotes of symbols, none when there are no symbols. */

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { createActor, fromCallback, fromPromise, waitFor } from 'xstate';
-import type { Quote } from '../../../domain/market/types.ts';
-import type { UniverseHit } from '../../components/symbolSearch.machine.ts';
+import type { UniverseCompany } from '../../../domain/contract/market.ts';
+import { marketCapOf, type Quote } from '../../../domain/market/types.ts';
 import { withQuote, type WatchQuotes } from './quotes.ts';
 import {
   applyChange,
@@ -13,8 +13,20 @@ import {
   type WatchlistLoad,
 } from './watchlist.machine.ts';
 
-function company(symbol: string, name = `${symbol} Inc.`): UniverseHit {
-  return { symbol, name, sector: 'Information Technology', industry: 'Software', marketcap: 2.5e12, capclass: 'large' };
+/** Shares outstanding of every company of the fake universe. */
+const SHARES = 15_000_000_000;
+
+/** A company as the universe answered it: its market cap at 98, the price when the screen read it. */
+function company(symbol: string, name = `${symbol} Inc.`): UniverseCompany {
+  return {
+    symbol,
+    name,
+    sector: 'Information Technology',
+    industry: 'Software',
+    shares: SHARES,
+    marketcap: marketCapOf(SHARES, 98),
+    capclass: 'large',
+  };
 }
 
 function quote(symbol: string, price: number, ts = '2026-01-05T15:00:00.000Z'): Quote {
@@ -166,6 +178,27 @@ describe('watch list machine', () => {
     push({ type: 'server.quote', quote: quote('AAPL', 101.25, '2026-01-05T15:00:01.000Z') });
     push({ type: 'server.quote', quote: quote('AAPL', 99, '2026-01-05T14:59:59.000Z') });
     expect(actor.getSnapshot().context.quotes['AAPL']?.price).to.equal(101.25);
+  });
+
+  it('moves the market cap shown with the live price: shares × the price of the latest quote', async () => {
+    const { actor, push } = watchlist({ list: ['AAPL'] });
+    await waitFor(actor, (s) => s.matches(idle));
+    const capOf = (symbol: string) =>
+      watchlistRows(actor.getSnapshot().context).find((r) => r.symbol === symbol)?.marketcap;
+    expect(capOf('AAPL'), 'at the price of the quote read with the list').to.equal(SHARES * 100);
+
+    push({ type: 'server.quote', quote: quote('AAPL', 101.25, '2026-01-05T15:00:01.000Z') });
+    expect(capOf('AAPL')).to.equal(SHARES * 101.25);
+    expect(capOf('AAPL')).to.equal(marketCapOf(SHARES, 101.25));
+    push({ type: 'server.quote', quote: quote('AAPL', 99, '2026-01-05T14:59:59.000Z') });
+    expect(capOf('AAPL'), 'an older quote moves neither price nor cap').to.equal(SHARES * 101.25);
+
+    actor.send({ type: 'user.add', symbol: 'NVDA' });
+    await waitFor(actor, (s) => s.matches(idle));
+    expect(capOf('NVDA'), 'the cap answered until a quote comes').to.equal(marketCapOf(SHARES, 98));
+    push({ type: 'server.quote', quote: quote('NVDA', 180.5, '2026-01-05T15:00:02.000Z') });
+    expect(capOf('NVDA')).to.equal(SHARES * 180.5);
+    expect(actor.getSnapshot().context.companies['NVDA']?.capclass).to.equal('large');
   });
 
   it('reads the list again when it changed on the server', async () => {

@@ -1,17 +1,27 @@
 /**
- * The watch list screen: the user's symbols with their companies and live quotes. Adding merges without
- * duplicates and removing filters the symbol out; both show at once and are sent to the server one after the
- * other, the server's answer being the truth. A change made elsewhere (another tab) is read again.
+ * The watch list screen: the user's symbols with their companies and live quotes, each market cap moving with
+ * its live price. Adding merges without duplicates and removing filters the symbol out; both show at once and
+ * are sent to the server one after the other, the server's answer being the truth. A change made elsewhere
+ * (another tab) is read again.
  */
 import { marketApi } from '../../../domain/contract/market.ts';
 import { watchlistApi } from '../../../domain/contract/watchlist.ts';
-import { assign, fromCallback, fromPromise, sendTo, setup } from 'xstate';
+import { assertEvent, assign, fromCallback, fromPromise, sendTo, setup } from 'xstate';
 import type { Quote } from '../../../domain/market/types.ts';
-import type { UniverseHit } from '../../components/symbolSearch.machine.ts';
 import { call, errorMessage } from '../../services/api.ts';
 import { live } from '../../services/live.ts';
 import { showToast } from '../../services/toast.ts';
-import { companiesBySymbol, liveQuoteFeed, loadQuotes, quoteMapOf, withQuote, type QuoteMap } from './quotes.ts';
+import {
+  companiesBySymbol,
+  liveQuoteFeed,
+  loadQuotes,
+  pricedAt,
+  quoteMapOf,
+  withPrice,
+  withQuote,
+  type CompanyMap,
+  type QuoteMap,
+} from './quotes.ts';
 
 /** A change of the watch list waiting for the server. */
 export type WatchlistChange = { readonly kind: 'add' | 'remove'; readonly symbol: string };
@@ -20,8 +30,11 @@ export type WatchlistChange = { readonly kind: 'add' | 'remove'; readonly symbol
 export interface WatchlistContext {
   /** The symbols, in the order they were added, with the changes not yet confirmed applied. */
   readonly symbols: readonly string[];
-  /** The companies of the universe by symbol (name, sector, market cap). */
-  readonly companies: Readonly<Record<string, UniverseHit>>;
+  /**
+   * The companies of the universe by symbol (name, sector, shares outstanding), each market cap the shares × the
+   * price of the symbol's latest quote (the one the server answered while no quote is held).
+   */
+  readonly companies: CompanyMap;
   /** The latest quote of each symbol. */
   readonly quotes: QuoteMap;
   /** Changes sent or to send, oldest first. */
@@ -46,7 +59,7 @@ export type WatchlistEvent =
 /** What the first load answers. */
 export interface WatchlistLoad {
   readonly symbols: readonly string[];
-  readonly companies: Readonly<Record<string, UniverseHit>>;
+  readonly companies: CompanyMap;
   readonly quotes: readonly Quote[];
 }
 
@@ -119,11 +132,24 @@ export const watchlistMachine = setup({
     /** Says a symbol is on the list already. */
     tellAlreadyListed: (_, params: { symbol: string }) => showToast(`${params.symbol} is already on your watch list`),
     watchQuotes: sendTo('quotes', ({ context }) => ({ type: 'quotes.watch', symbols: context.symbols })),
+    /** Holds a quote and moves its company's market cap to its price. */
+    takeQuote: assign(({ context, event }) => {
+      assertEvent(event, 'server.quote');
+      return {
+        quotes: withQuote(context.quotes, event.quote),
+        companies: withPrice(context.companies, event.quote.symbol, event.quote.price),
+      };
+    }),
   },
   guards: {
     hasPending: ({ context }) => context.pending.length > 0,
     stale: ({ context }) => context.stale,
     listed: ({ context, event }) => event.type === 'user.add' && context.symbols.includes(event.symbol),
+    /** Whether a quote is newer than the one held for its symbol (an older one changes nothing). */
+    quoteIsNewer: ({ context, event }) => {
+      assertEvent(event, 'server.quote');
+      return withQuote(context.quotes, event.quote) !== context.quotes;
+    },
   },
 }).createMachine({
   id: 'watchlist',
@@ -143,11 +169,14 @@ export const watchlistMachine = setup({
         src: 'loadWatchlist',
         onDone: {
           target: 'ready',
-          actions: assign({
-            symbols: ({ event }) => event.output.symbols,
-            companies: ({ event }) => event.output.companies,
-            quotes: ({ event }) => quoteMapOf(event.output.quotes),
-            error: null,
+          actions: assign(({ event }) => {
+            const quotes = quoteMapOf(event.output.quotes);
+            return {
+              symbols: event.output.symbols,
+              companies: pricedAt(event.output.companies, quotes),
+              quotes,
+              error: null,
+            };
           }),
         },
         onError: { target: 'failed', actions: assign({ error: ({ event }) => errorMessage(event.error) }) },
@@ -189,7 +218,7 @@ export const watchlistMachine = setup({
           ],
         },
         'user.dismissError': { actions: assign({ saveError: null }) },
-        'server.quote': { actions: assign({ quotes: ({ context, event }) => withQuote(context.quotes, event.quote) }) },
+        'server.quote': { guard: 'quoteIsNewer', actions: 'takeQuote' },
         'server.changed': { actions: assign({ stale: true }) },
       },
       states: {
