@@ -93,6 +93,53 @@ describe('deliveries decider', function () {
     given(deliveriesDecider).when(outcome(1, true)).thenNothing();
   });
 
+  it('ends a delivery waiting for its next attempt unsent, on its last attempt, adding none', function () {
+    const unsent = (n: number): DeliveriesCommand => ({
+      type: 'RecordDeliveryOutcome',
+      data: {
+        deliveryId: D,
+        attempt: n,
+        ok: false,
+        status: null,
+        error: 'the channel was removed',
+        final: true,
+        retryAt: null,
+        at: AT,
+        unsent: true,
+      },
+    });
+    const ended: DeliveriesEvent = {
+      type: 'DeliveryFailed',
+      data: {
+        deliveryId: D,
+        attempt: 1,
+        status: null,
+        error: 'the channel was removed',
+        final: true,
+        retryAt: null,
+        at: AT,
+        unsent: true,
+      },
+    };
+    given(deliveriesDecider, [attempted(1), failed(1)])
+      .when(unsent(1))
+      .then([ended]);
+    given(deliveriesDecider, [attempted(1), failed(1), ended])
+      .when(attempt(2))
+      .thenNothing();
+    given(deliveriesDecider, [attempted(1), failed(1), ended])
+      .when(unsent(1))
+      .thenNothing();
+    // Not while an attempt waits for its outcome, nor for an attempt that is not the last.
+    given(deliveriesDecider, [attempted(1)])
+      .when(unsent(1))
+      .thenNothing();
+    given(deliveriesDecider, [attempted(1), failed(1), attempted(2), failed(2)])
+      .when(unsent(1))
+      .thenNothing();
+    given(deliveriesDecider).when(unsent(1)).thenNothing();
+  });
+
   it('refuses an attempt number below 1', function () {
     given(deliveriesDecider).when(attempt(0)).thenError('invalid_attempt');
   });

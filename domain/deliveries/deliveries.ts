@@ -53,6 +53,11 @@ export type RecordDeliveryOutcome = DomainEvent<
     /** When the next attempt is due, after a failure that is not final. */
     readonly retryAt: string | null;
     readonly at: string;
+    /**
+     * The delivery ends, failed, before its next attempt is made (its channel no longer receives it): the
+     * outcome is recorded against its last attempt, already answered, and no attempt is added.
+     */
+    readonly unsent?: boolean;
   }
 >;
 
@@ -100,6 +105,19 @@ function decide(command: DeliveriesCommand, state: DeliveriesState): DeliveriesE
       if (progress && (progress.status !== 'pending' || attempt <= progress.attempts)) return [];
       return [{ type: 'DeliveryAttempted', data: command.data }];
     case 'RecordDeliveryOutcome': {
+      if (command.data.unsent === true) {
+        // Ends a delivery waiting for its next attempt, which is never made: once, final, nothing in flight.
+        if (
+          !progress ||
+          progress.status !== 'pending' ||
+          attempt !== progress.attempts ||
+          progress.answered !== attempt
+        ) {
+          return [];
+        }
+        const { ok: _ok, ...outcome } = command.data;
+        return [{ type: 'DeliveryFailed', data: { ...outcome, final: true, retryAt: null } }];
+      }
       if (!progress || progress.status !== 'pending' || attempt !== progress.attempts || progress.answered >= attempt) {
         return [];
       }
@@ -142,7 +160,10 @@ function evolve(state: DeliveriesState, event: DeliveriesEvent): DeliveriesState
   return { deliveries: { ...state.deliveries, [deliveryId]: next } };
 }
 
-/** The delivery rules: one recorded start per attempt, one outcome per attempt, nothing after the end. */
+/**
+ * The delivery rules: one recorded start per attempt, one outcome per attempt (a delivery waiting for its next
+ * attempt may end unsent, on its last), nothing after the end.
+ */
 export const deliveriesDecider: Decider<DeliveriesCommand, DeliveriesEvent, DeliveriesState> = {
   initialState: Object.freeze({ deliveries: Object.freeze({}) }),
   decide,

@@ -20,11 +20,11 @@ export interface DeliveryMetrics {
   readonly observe: (delivery: QueuedDelivery, result: AttemptResult, outcome: AttemptOutcome) => void;
   /** Counts an attempt another delivery process had already recorded (pass it as the processor's `onTaken`). */
   readonly taken: (delivery: QueuedDelivery) => void;
-  /** Reads the in-flight, queued and parked counts, and the processes sharing the work, at each scrape. */
+  /** Reads the in-flight, queued, parked and waiting counts, and the processes sharing the work, at each scrape. */
   readonly track: (processor: Tracked, partition?: Pick<DeliveryPartition, 'members'>) => void;
 }
 
-type Tracked = Pick<DeliveryProcessor, 'pending' | 'inFlight' | 'parked' | 'cached'>;
+type Tracked = Pick<DeliveryProcessor, 'pending' | 'inFlight' | 'parked' | 'waiting' | 'cached'>;
 
 /** Makes the metrics; `now` gives milliseconds since the epoch (default `Date.now`). */
 export function deliveryMetrics(now: () => number = Date.now): DeliveryMetrics {
@@ -60,12 +60,15 @@ export function deliveryMetrics(now: () => number = Date.now): DeliveryMetrics {
   });
   new Gauge({
     name: 'stockpulse_delivery_queue',
-    help: 'Deliveries queued and not finished (parked: left to another delivery process).',
+    help:
+      'Deliveries queued and not finished (parked: left to another delivery process; waiting: due, for a channel ' +
+      'with its most attempts in flight).',
     labelNames: ['state'] as const,
     registers: [registry],
     collect() {
       this.set({ state: 'queued' }, processor?.pending() ?? 0);
       this.set({ state: 'parked' }, processor?.parked() ?? 0);
+      this.set({ state: 'waiting' }, processor?.waiting() ?? 0);
     },
   });
   new Gauge({

@@ -18,6 +18,7 @@ import { startDeliveryProcessor, type DeliveryProcessor, type Senders } from './
 import { deliverySecrets } from './secrets.ts';
 import { emailSender, webhookSender, type Sender } from './senders.ts';
 import { RETRY_AFTER_MAX_MS } from './retry.ts';
+import { manualClock } from './testing/clock.ts';
 import { startReceiver, type ReceivedRequest, type ReceiverAnswer, type TestReceiver } from './testing/receiver.ts';
 
 const secrets = deliverySecrets(Buffer.from('a test key of at least thirty-two characters'));
@@ -71,6 +72,7 @@ describe('delivery processor', function () {
       store?: ReadModelStore;
       retry?: typeof FAST;
       now?: () => number;
+      setTimer?: (wake: () => void, delayMs: number) => () => void;
     } = {},
   ): Promise<DeliveryProcessor> {
     const processor = await startDeliveryProcessor({
@@ -82,6 +84,7 @@ describe('delivery processor', function () {
       publicOrigin: () => 'http://localhost:3000',
       retry: options.retry ?? FAST,
       ...(options.now ? { now: options.now } : {}),
+      ...(options.setTimer ? { setTimer: options.setTimer } : {}),
       lostAfterMs: 1000,
       ...(options.instance ? { instance: options.instance } : {}),
     });
@@ -342,6 +345,62 @@ describe('delivery processor', function () {
     const third = await fire(user);
     await deliveryEvents(user, (types) => types.includes('DeliverySucceeded'));
     expect(receiver.requests.at(-1)!.headers['idempotency-key']).to.equal(deliveryIdOf(third.triggerId, gone));
+  });
+
+  /** Resolves with the next event of the log after now that `accept` takes. */
+  async function nextEvent(accept: (event: RecordedEvent) => boolean): Promise<RecordedEvent> {
+    const from = await events.headPosition();
+    return new Promise((resolve, reject) => {
+      const subscription = events.subscribeToAll(
+        {
+          onEvent: (event) => {
+            if (!accept(event)) return;
+            void subscription.stop();
+            resolve(event);
+          },
+          onError: reject,
+        },
+        { fromPosition: from },
+      );
+    });
+  }
+
+  it('ends a delivery whose channel was removed while it waited for its retry unsent, adding no attempt', async function () {
+    const user = `u${randomUUID().slice(0, 8)}`;
+    const clock = manualClock(Date.now());
+    const processor = await start({
+      retry: { delaysMs: [60_000], jitter: 0 },
+      now: clock.now,
+      setTimer: clock.setTimer,
+    });
+    answers = () => 503;
+    const channelId = await addWebhook(user);
+    const failed = nextEvent((e) => e.type === 'DeliveryFailed' && e.metadata.userId === user);
+    const { triggerId } = await fire(user);
+    const deliveryId = deliveryIdOf(triggerId, channelId);
+    expect((await failed).data).to.include({ deliveryId, attempt: 1, final: false });
+
+    await channels(user, { type: 'RemoveChannel', data: { channelId } });
+    await processor.runner.waitFor(await events.headPosition());
+    const ended = nextEvent((e) => e.type === 'DeliveryFailed' && (e.data as { final: boolean }).final);
+    clock.advance(60_000);
+    expect((await ended).data).to.include({
+      deliveryId,
+      attempt: 1,
+      final: true,
+      status: null,
+      error: 'the channel was removed',
+      unsent: true,
+    });
+    const recorded = await events.readStream(`deliveries-${user}`);
+    expect(recorded.map((e) => [e.type, (e.data as { attempt: number }).attempt])).to.deep.equal([
+      ['DeliveryAttempted', 1],
+      ['DeliveryFailed', 1],
+      ['DeliveryFailed', 1],
+    ]);
+    expect(receiver.requests).to.have.length(1);
+    await processor.runner.waitFor(await events.headPosition());
+    expect(processor.pending()).to.equal(0);
   });
 
   it('queues a confirmation of its own each time one is sent again', async function () {

@@ -14,7 +14,14 @@
  * died while waiting) is followed by the next, with the same `Idempotency-Key`.
  *
  * Isolation: sending is asynchronous, bounded by `concurrency`, and never on the path of the engine or the
- * socket push, which only append and read the log.
+ * socket push, which only append and read the log. Fairness: each channel has at most `perChannel` attempts in
+ * flight, so a slow receiver with many deliveries waiting delays its own deliveries only; a due delivery of a
+ * channel at its cap waits for that channel, and is taken again when one of its attempts ends.
+ *
+ * Digest: once an alert email of an alert was sent to an address, that alert's next emails to it within
+ * `emailCooldownMs` are held until the cooldown ends, then go as one email listing each firing (each delivery
+ * still records its own attempt and outcome). The cooldown is read from the log's attempts (a document of the
+ * consumer), so a restarted processor holds and sends the same way.
  *
  * Sharing: with a `partition`, a processor sends only the deliveries of the users it takes and parks the others
  * until the processes alive change; every processor still keeps the whole queue, so it can take any user over.
@@ -33,10 +40,21 @@ import {
 } from '../../domain/channels/channels.ts';
 import type { WebhookPayload } from '../../domain/contract/channels.ts';
 import type { CommandMeta } from '../../domain/decider.ts';
-import { deliveryIdOf, type DeliveriesEvent, type DeliveryKind } from '../../domain/deliveries/deliveries.ts';
+import {
+  deliveryIdOf,
+  type DeliveriesEvent,
+  type DeliveryAttempted,
+  type DeliveryKind,
+} from '../../domain/deliveries/deliveries.ts';
 import { streamName } from '../../domain/ids.ts';
 import { handleCommand } from '../../platform/commandHandler.ts';
-import { formatPosition, type EventStore, type RecordedEvent } from '../../platform/eventstore/port.ts';
+import {
+  formatPosition,
+  isAfter,
+  parsePosition,
+  type EventStore,
+  type RecordedEvent,
+} from '../../platform/eventstore/port.ts';
 import type { DocumentWrite, ReadModelStore } from '../../platform/readmodels/port.ts';
 import { startConsumer, type Consumer, type ConsumerRunner } from '../../platform/subscriptions/runner.ts';
 import { cachedDeliveryLog, directDeliveryLog, type DeliveryLog } from './deliveryLog.ts';
@@ -50,7 +68,7 @@ import { ATTEMPT_TIMEOUT_MS } from './senders.ts';
 export const DELIVERY_CONSUMER = 'delivery';
 
 /** Version of its documents; a change rebuilds them from the whole log. */
-export const DELIVERY_VERSION = 1;
+export const DELIVERY_VERSION = 2;
 
 /** The event types the processor reads. */
 export const DELIVERY_EVENT_TYPES: readonly string[] = Object.freeze([
@@ -117,8 +135,20 @@ export interface DeliveryProcessorOptions {
   readonly lostAfterMs?: number;
   /** Most attempts in flight at once (default 256). */
   readonly concurrency?: number;
+  /** Most attempts in flight at once to one channel (default {@link DEFAULT_PER_CHANNEL}); one email counts one. */
+  readonly perChannel?: number;
+  /**
+   * How long after an alert email of an alert to an address that alert's next emails to it are held, to go
+   * together as one (default {@link DEFAULT_EMAIL_COOLDOWN_MS}).
+   */
+  readonly emailCooldownMs?: number;
   /** Milliseconds now (default `Date.now`). */
   readonly now?: () => number;
+  /**
+   * Calls `wake` after `delayMs` on the clock of `now`, answering what cancels it (default `setTimeout`, which
+   * does not keep the process alive).
+   */
+  readonly setTimer?: (wake: () => void, delayMs: number) => () => void;
   /** A number in [0, 1) for the jitter (default `Math.random`). */
   readonly random?: () => number;
   /** Which users' deliveries this processor sends (default all; see `partition.ts`). */
@@ -152,16 +182,44 @@ export interface DeliveryProcessor {
   inFlight(): number;
   /** Deliveries left to other processes (see {@link DeliveryProcessorOptions.partition}). */
   parked(): number;
+  /** Due deliveries waiting for their channel, which has {@link DeliveryProcessorOptions.perChannel} in flight. */
+  waiting(): number;
   /** Users and deliveries whose state the log holds in memory. */
   cached(): { users: number; deliveries: number };
   /** Stops taking work, waits for the attempts in flight, then stops the consumer. */
   stop(): Promise<void>;
 }
 
-/** The collections of a processor instance. */
-export function deliveryCollections(instance?: string): { channels: string; queue: string } {
+/** Attempts in flight to one channel at most, by default. */
+export const DEFAULT_PER_CHANNEL = 4;
+
+/** How long an alert's further emails to an address are held after one was sent, by default: 5 minutes. */
+export const DEFAULT_EMAIL_COOLDOWN_MS = 5 * 60_000;
+
+/**
+ * The collections of a processor instance: the channels, the queue, and when an alert email of each alert was
+ * last attempted to each address (`<channelId>/<alertId>`, {@link EmailSent}).
+ */
+export function deliveryCollections(instance?: string): { channels: string; queue: string; emailed: string } {
   const suffix = instance ? `_${instance}` : '';
-  return { channels: `deliverychannels${suffix}`, queue: `deliveryqueue${suffix}` };
+  return {
+    channels: `deliverychannels${suffix}`,
+    queue: `deliveryqueue${suffix}`,
+    emailed: `deliveryemailed${suffix}`,
+  };
+}
+
+/** When the latest alert email of an alert to an address was attempted, as the log records it. */
+export interface EmailSent {
+  /** Milliseconds since the epoch. */
+  readonly at: number;
+}
+
+/** What an alert email's delivery is held and carried together by (`<channelId>/<alertId>`), or null. */
+function digestKeyOf(job: Pick<QueuedDelivery, 'kind' | 'channelType' | 'channelId' | 'alertId'>): string | null {
+  return job.kind === 'alert' && job.channelType === 'email' && job.alertId !== null
+    ? `${job.channelId}/${job.alertId}`
+    : null;
 }
 
 function userOf(event: RecordedEvent): string | null {
@@ -192,11 +250,11 @@ export function noticePayload(id: string, message: string, at: string, position 
 
 /** The consumer that keeps the channels and the queue. */
 function deliveryConsumer(instance: string | undefined, now: () => number): Consumer {
-  const { channels: channelsCollection, queue } = deliveryCollections(instance);
+  const { channels: channelsCollection, queue, emailed } = deliveryCollections(instance);
   return {
     name: instance ? `${DELIVERY_CONSUMER}:${instance}` : DELIVERY_CONSUMER,
     version: DELIVERY_VERSION,
-    collections: [channelsCollection, queue],
+    collections: [channelsCollection, queue, emailed],
     filter: { eventTypes: DELIVERY_EVENT_TYPES },
     handle: async (event, tx) => {
       const userId = userOf(event);
@@ -248,6 +306,15 @@ function deliveryConsumer(instance: string | undefined, now: () => number): Cons
         case 'DeliverySucceeded':
         case 'DeliveryFailed': {
           const data = event.data as DeliveriesEvent['data'];
+          if (event.type === 'DeliveryAttempted') {
+            // An alert email was sent: that alert's next emails to the address are held for the cooldown.
+            const key = digestKeyOf(event.data as DeliveryAttempted['data']);
+            const at = Date.parse((event.data as DeliveryAttempted['data']).at);
+            if (key !== null && Number.isFinite(at)) {
+              const last = await tx.get<EmailSent>(emailed, key);
+              if (!last || last.at < at) tx.put(emailed, key, { at } satisfies EmailSent);
+            }
+          }
           const job = await tx.get<QueuedDelivery>(queue, data.deliveryId);
           if (!job) return;
           if (event.type === 'DeliveryAttempted') {
@@ -377,6 +444,15 @@ export interface AttemptDeps {
   readonly log?: DeliveryLog;
 }
 
+/** A delivery as an attempt sends it. */
+export type AttemptedDelivery = Pick<
+  QueuedDelivery,
+  'deliveryId' | 'userId' | 'kind' | 'alertId' | 'triggerId' | 'requestId' | 'payload'
+>;
+
+/** What one attempt answers: how it ended, and whether no attempt follows. */
+export type AttemptAnswer = AttemptResult & { readonly final: boolean };
+
 /**
  * Makes attempt `attempt` of a delivery through a channel: records its start (sending only when this call
  * recorded it), sends, records the outcome (with the next attempt's time after a retryable failure) and, when a
@@ -385,30 +461,60 @@ export interface AttemptDeps {
  */
 export async function attemptDelivery(
   deps: AttemptDeps,
-  delivery: Pick<QueuedDelivery, 'deliveryId' | 'userId' | 'kind' | 'alertId' | 'triggerId' | 'requestId' | 'payload'>,
+  delivery: AttemptedDelivery,
   channel: Channel,
   attempt: number,
-): Promise<(AttemptResult & { readonly final: boolean }) | null> {
+): Promise<AttemptAnswer | null> {
+  const [answer] = await attemptDeliveries(deps, [{ delivery, attempt }], channel);
+  return answer ?? null;
+}
+
+/** The order the firings of a digest are listed in: the log's, else their time. */
+function firingOrder(a: WebhookPayload, b: WebhookPayload): number {
+  const pa = parsePosition(a.position);
+  const pb = parsePosition(b.position);
+  if (pa && pb) return isAfter(pa, pb) ? 1 : isAfter(pb, pa) ? -1 : 0;
+  return Date.parse(a.at) - Date.parse(b.at);
+}
+
+/**
+ * Makes one attempt of each delivery, all through one channel in one message: each start is recorded, and the
+ * message carries the deliveries whose start this call recorded (alert emails of one alert: one email listing
+ * each firing, {@link OutgoingMessage.digest}), then each outcome is recorded (those retried, at one time).
+ * Answers each delivery's attempt in the order given, null for one that was not this call's.
+ */
+export async function attemptDeliveries(
+  deps: AttemptDeps,
+  attempts: readonly { readonly delivery: AttemptedDelivery; readonly attempt: number }[],
+  channel: Channel,
+): Promise<(AttemptAnswer | null)[]> {
   const log = deps.log ?? directDeliveryLog(deps.events);
   const startedAt = new Date(deps.now()).toISOString();
-  const claim = await log.record(
-    delivery.userId,
-    {
-      type: 'RecordDeliveryAttempt',
-      data: {
-        deliveryId: delivery.deliveryId,
-        attempt,
-        kind: delivery.kind,
-        alertId: delivery.alertId,
-        triggerId: delivery.triggerId,
-        channelId: channel.id,
-        channelType: channel.type,
-        at: startedAt,
-      },
-    },
-    engineMeta(delivery.userId, `${delivery.deliveryId}/attempt/${attempt}`, startedAt),
+  const claims = await Promise.all(
+    attempts.map(({ delivery, attempt }) =>
+      log.record(
+        delivery.userId,
+        {
+          type: 'RecordDeliveryAttempt',
+          data: {
+            deliveryId: delivery.deliveryId,
+            attempt,
+            kind: delivery.kind,
+            alertId: delivery.alertId,
+            triggerId: delivery.triggerId,
+            channelId: channel.id,
+            channelType: channel.type,
+            at: startedAt,
+          },
+        },
+        engineMeta(delivery.userId, `${delivery.deliveryId}/attempt/${attempt}`, startedAt),
+      ),
+    ),
   );
-  if (claim.length === 0) return null;
+  const mine = attempts.filter((_, i) => claims[i]!.length > 0);
+  const first = mine[0];
+  if (first === undefined) return attempts.map(() => null);
+  const delivery = first.delivery;
   // Read now, not when the processor started: the server's port may be known only after that.
   const origin = deps.publicOrigin();
   const message: OutgoingMessage =
@@ -432,6 +538,7 @@ export async function attemptDelivery(
               payload: delivery.payload,
               origin,
               unsubscribeLink: unsubscribeLinkOf(origin, deps.secrets, delivery.userId, channel.id),
+              ...(mine.length > 1 ? { digest: mine.map((m) => m.delivery.payload).sort(firingOrder) } : {}),
             }
           : { channel, payload: delivery.payload, origin };
   let result: AttemptResult;
@@ -447,28 +554,35 @@ export async function attemptDelivery(
   }
   const endedAt = deps.now();
   // A receiver that said when to come back (`Retry-After`) is tried then, within the bounds of `retryDelay`.
-  const delay =
-    result.ok || !result.retryable || delivery.kind === 'test'
-      ? null
-      : retryDelay(deps.retry, attempt, deps.random(), retryAfterMs(result.retryAfter, endedAt));
-  await log.record(
-    delivery.userId,
-    {
-      type: 'RecordDeliveryOutcome',
-      data: {
-        deliveryId: delivery.deliveryId,
-        attempt,
-        ok: result.ok,
-        status: result.status,
-        error: result.error,
-        final: !result.ok && delay === null,
-        retryAt: delay === null ? null : new Date(endedAt + delay).toISOString(),
-        at: new Date(endedAt).toISOString(),
-      },
-    },
-    engineMeta(delivery.userId, `${delivery.deliveryId}/outcome/${attempt}`, new Date(endedAt).toISOString()),
+  // One draw of the jitter for the whole message, so the deliveries it carried are retried together.
+  const random = deps.random();
+  const answers = new Map<string, AttemptAnswer>();
+  await Promise.all(
+    mine.map(async ({ delivery: carried, attempt }) => {
+      const delay =
+        result.ok || !result.retryable || carried.kind === 'test'
+          ? null
+          : retryDelay(deps.retry, attempt, random, retryAfterMs(result.retryAfter, endedAt));
+      await log.record(
+        carried.userId,
+        {
+          type: 'RecordDeliveryOutcome',
+          data: {
+            deliveryId: carried.deliveryId,
+            attempt,
+            ok: result.ok,
+            status: result.status,
+            error: result.error,
+            final: !result.ok && delay === null,
+            retryAt: delay === null ? null : new Date(endedAt + delay).toISOString(),
+            at: new Date(endedAt).toISOString(),
+          },
+        },
+        engineMeta(carried.userId, `${carried.deliveryId}/outcome/${attempt}`, new Date(endedAt).toISOString()),
+      );
+      answers.set(carried.deliveryId, { ...result, final: result.ok || delay === null });
+    }),
   );
-  const final = result.ok || delay === null;
   if (result.gone && (channel.type === 'webpush' || channel.type === 'webhook')) {
     const at = new Date(endedAt).toISOString();
     await handleCommand(
@@ -482,7 +596,7 @@ export async function attemptDelivery(
       { maxRetries: 10 },
     );
   }
-  return { ...result, final };
+  return attempts.map((a, i) => (claims[i]!.length > 0 ? (answers.get(a.delivery.deliveryId) ?? null) : null));
 }
 
 /** Starts the processor: the consumer from its checkpoint, then the worker over the queue. */
@@ -491,7 +605,16 @@ export async function startDeliveryProcessor(options: DeliveryProcessorOptions):
   const retry = options.retry ?? DEFAULT_RETRY_POLICY;
   const lostAfterMs = options.lostAfterMs ?? ATTEMPT_TIMEOUT_MS + 2000;
   const concurrency = options.concurrency ?? 256;
-  const { channels: channelsCollection, queue } = deliveryCollections(options.instance);
+  const perChannel = Math.max(1, options.perChannel ?? DEFAULT_PER_CHANNEL);
+  const cooldownMs = options.emailCooldownMs ?? DEFAULT_EMAIL_COOLDOWN_MS;
+  const setTimer =
+    options.setTimer ??
+    ((wake: () => void, delayMs: number): (() => void) => {
+      const timer = setTimeout(wake, delayMs);
+      timer.unref();
+      return () => clearTimeout(timer);
+    });
+  const { channels: channelsCollection, queue, emailed } = deliveryCollections(options.instance);
   const deps: AttemptDeps = {
     events: options.events,
     senders: options.senders,
@@ -509,9 +632,19 @@ export async function startDeliveryProcessor(options: DeliveryProcessorOptions):
   const parked = new Set<string>();
   const jobs = new Map<string, QueuedDelivery>();
   const running = new Map<string, Promise<void>>();
+  /** Messages in flight per channel. */
+  const busy = new Map<string, number>();
+  /** Due deliveries of a channel at its cap, oldest first: taken again, as many as it has room, when one ends. */
+  const waiting = new Map<string, Set<string>>();
+  /** The queued alert emails of each alert to each address (`<channelId>/<alertId>`), which go together. */
+  const digests = new Map<string, Set<string>>();
+  /** When an alert email of each alert was last attempted to each address, while it matters. */
+  const lastEmailed = new Map<string, number>();
+  /** When each of those cooldowns ends, to forget the ones no queued email needs. */
+  const cooldownEnds = new DueHeap();
   let loaded = false;
   let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
+  let cancelTimer: (() => void) | undefined;
   let timerAt = Infinity;
 
   const report = (error: unknown): void => options.onError?.(error instanceof Error ? error : new Error(String(error)));
@@ -519,13 +652,91 @@ export async function startDeliveryProcessor(options: DeliveryProcessorOptions):
   const dueAt = (job: QueuedDelivery): number =>
     job.attempts > job.answered ? (job.attemptedAt ?? 0) + lostAfterMs : job.dueAt;
 
-  /** Records that a delivery ends without a further attempt: its channel is gone, or its attempts ran out. */
+  /** Files a queued delivery (as the consumer committed it or the queue was loaded) by its alert and address. */
+  const keep = (deliveryId: string, job: QueuedDelivery): void => {
+    jobs.set(deliveryId, job);
+    const key = digestKeyOf(job);
+    if (key === null) return;
+    let group = digests.get(key);
+    if (!group) digests.set(key, (group = new Set()));
+    group.add(deliveryId);
+  };
+
+  const forget = (deliveryId: string): void => {
+    const job = jobs.get(deliveryId);
+    jobs.delete(deliveryId);
+    ready.delete(deliveryId);
+    parked.delete(deliveryId);
+    if (!job) return;
+    const channelWaiting = waiting.get(job.channelId);
+    if (channelWaiting?.delete(deliveryId) && channelWaiting.size === 0) waiting.delete(job.channelId);
+    const key = digestKeyOf(job);
+    const group = key === null ? undefined : digests.get(key);
+    if (!group?.delete(deliveryId) || group.size > 0) return;
+    digests.delete(key!);
+    const last = lastEmailed.get(key!);
+    if (last !== undefined && last + cooldownMs <= now()) lastEmailed.delete(key!);
+  };
+
+  /**
+   * Until when an alert email never attempted is held: the end of the cooldown of its alert's last email to its
+   * address, or null when none lasts.
+   */
+  const heldUntil = (job: QueuedDelivery, at: number): number | null => {
+    const key = digestKeyOf(job);
+    if (key === null || job.attempts > 0) return null;
+    const last = lastEmailed.get(key);
+    return last !== undefined && last + cooldownMs > at ? last + cooldownMs : null;
+  };
+
+  const emailedAt = (key: string, at: number): void => {
+    const last = lastEmailed.get(key);
+    if (last !== undefined && last >= at) return;
+    lastEmailed.set(key, at);
+    cooldownEnds.push(at + cooldownMs, key);
+  };
+
+  /** Forgets the cooldowns that ended, of alerts with no email queued to the address. */
+  const forgetCooldowns = (at: number): void => {
+    for (let top = cooldownEnds.peek(); top && top.at <= at; top = cooldownEnds.peek()) {
+      cooldownEnds.pop();
+      const last = lastEmailed.get(top.id);
+      if (last !== undefined && last + cooldownMs <= at && !digests.has(top.id)) lastEmailed.delete(top.id);
+    }
+  };
+
+  /**
+   * Records that a delivery ends without a further attempt: its channel is gone, or its attempts ran out. One
+   * whose last attempt was answered ends on it, unsent (no attempt is added); one never attempted records its
+   * first, which its delivery history lists.
+   */
   const abandon = async (job: QueuedDelivery, error: string): Promise<void> => {
     const log = deps.log!;
     const at = new Date(now()).toISOString();
+    if (job.attempts > 0 && job.attempts === job.answered) {
+      await log.record(
+        job.userId,
+        {
+          type: 'RecordDeliveryOutcome',
+          data: {
+            deliveryId: job.deliveryId,
+            attempt: job.attempts,
+            ok: false,
+            status: null,
+            error,
+            final: true,
+            retryAt: null,
+            at,
+            unsent: true,
+          },
+        },
+        engineMeta(job.userId, `${job.deliveryId}/unsent/${job.attempts}`, at),
+      );
+      return;
+    }
     let attempt = job.attempts;
-    if (job.attempts === job.answered) {
-      attempt = job.attempts + 1;
+    if (job.attempts === 0) {
+      attempt = 1;
       await log.record(
         job.userId,
         {
@@ -554,30 +765,51 @@ export async function startDeliveryProcessor(options: DeliveryProcessorOptions):
     );
   };
 
-  const run = async (job: QueuedDelivery): Promise<void> => {
-    const state = await options.readModels.get<ChannelsState>(channelsCollection, job.userId);
-    const channel = state?.channels.find((c) => c.id === job.channelId);
-    const attempt = job.attempts + 1;
-    // Finished meanwhile (by another processor, whose events the consumer has just committed).
-    if (!jobs.has(job.deliveryId)) return;
-    // Marked locally until the consumer commits what the attempt recorded.
-    jobs.set(job.deliveryId, { ...job, attempts: attempt, attemptedAt: now() });
-    if (!channel) return abandon(job, 'the channel was removed');
-    const refusal = unreachable(job, channel);
-    if (refusal !== null) return abandon(job, refusal);
-    if (attempt > maxAttempts(retry)) return abandon(job, 'no outcome was recorded and no attempt is left');
+  /** Why a delivery due now to `channel` is not sent, or null. */
+  const refusal = (job: QueuedDelivery, channel: Channel | undefined): string | null => {
+    if (!channel) return 'the channel was removed';
+    const unreachableWhy = unreachable(job, channel);
+    if (unreachableWhy !== null) return unreachableWhy;
+    if (job.attempts + 1 > maxAttempts(retry)) return 'no outcome was recorded and no attempt is left';
     // A reset link that could no longer be used when it arrived is not sent.
-    if (job.kind === 'reset' && resetExpired(job.payload.at, now())) {
-      return abandon(job, 'the password reset request expired');
+    if (job.kind === 'reset' && resetExpired(job.payload.at, now())) return 'the password reset request expired';
+    return null;
+  };
+
+  /** Makes the next attempt of each delivery of `group` (one channel), together in one message. */
+  const run = async (group: readonly QueuedDelivery[]): Promise<void> => {
+    const first = group[0]!;
+    const state = await options.readModels.get<ChannelsState>(channelsCollection, first.userId);
+    const channel = state?.channels.find((c) => c.id === first.channelId);
+    const sending: QueuedDelivery[] = [];
+    for (const job of group) {
+      // Finished meanwhile (by another processor, whose events the consumer has just committed).
+      if (!jobs.has(job.deliveryId)) continue;
+      // Marked locally until the consumer commits what the attempt recorded.
+      jobs.set(job.deliveryId, { ...job, attempts: job.attempts + 1, attemptedAt: now() });
+      const why = refusal(job, channel);
+      if (why !== null) await abandon(job, why);
+      else sending.push(job);
     }
-    const result = await attemptDelivery(deps, job, channel, attempt);
-    if (result) {
+    if (sending.length === 0 || !channel) return;
+    const answers = await attemptDeliveries(
+      deps,
+      sending.map((job) => ({ delivery: job, attempt: job.attempts + 1 })),
+      channel,
+    );
+    sending.forEach((job, i) => {
+      const result = answers[i];
+      const attempt = job.attempts + 1;
+      if (!result) {
+        options.onTaken?.(job);
+        return;
+      }
       const latest = jobs.get(job.deliveryId);
       // Until the consumer commits the outcome; a commit that came first already holds the next due time.
       if (latest && latest.answered < attempt)
         jobs.set(job.deliveryId, { ...latest, answered: attempt, dueAt: Infinity });
       options.onOutcome?.(job, result, { attempt, final: result.final });
-    } else options.onTaken?.(job);
+    });
   };
 
   // Deliveries due now, oldest first, and the later ones by due time: taking work never walks the queue.
@@ -593,6 +825,69 @@ export async function startDeliveryProcessor(options: DeliveryProcessorOptions):
     else if (Number.isFinite(due)) later.push(due, deliveryId);
   };
 
+  /** Takes again as many deliveries waiting for `channelId` as it has room for. */
+  const release = (channelId: string): void => {
+    const channelWaiting = waiting.get(channelId);
+    if (!channelWaiting) return;
+    let room = perChannel - (busy.get(channelId) ?? 0);
+    for (const deliveryId of channelWaiting) {
+      if (room <= 0) break;
+      channelWaiting.delete(deliveryId);
+      if (!jobs.has(deliveryId) || running.has(deliveryId) || ready.has(deliveryId)) continue;
+      schedule(deliveryId);
+      if (ready.has(deliveryId)) room -= 1;
+    }
+    if (channelWaiting.size === 0) waiting.delete(channelId);
+  };
+
+  /**
+   * The deliveries one message carries with `job`: an alert email held until its cooldown ended goes with the
+   * others of its alert to its address held with it, and a retry with the others due again; an email sent as its
+   * firing is read goes alone (the firings read with it are held by the cooldown it starts).
+   */
+  const groupOf = (job: QueuedDelivery, at: number): QueuedDelivery[] => {
+    const key = digestKeyOf(job);
+    const group = [job];
+    if (key === null) return group;
+    const last = lastEmailed.get(key);
+    const together = (other: QueuedDelivery): boolean =>
+      other.attempts > 0 || (last !== undefined && other.dueAt < last + cooldownMs && last + cooldownMs <= at);
+    if (!together(job)) return group;
+    for (const deliveryId of digests.get(key) ?? []) {
+      const other = jobs.get(deliveryId);
+      if (!other || other === job || running.has(deliveryId) || dueAt(other) > at || !together(other)) continue;
+      group.push(other);
+    }
+    return group;
+  };
+
+  const start = (job: QueuedDelivery, at: number): void => {
+    const group = groupOf(job, at);
+    const { channelId } = job;
+    busy.set(channelId, (busy.get(channelId) ?? 0) + 1);
+    // The cooldown starts now, before the consumer reads the attempt the log will say: a next firing waits.
+    const key = digestKeyOf(job);
+    if (key !== null) emailedAt(key, at);
+    const work = run(group)
+      .catch(report)
+      .finally(() => {
+        const left = (busy.get(channelId) ?? 1) - 1;
+        if (left > 0) busy.set(channelId, left);
+        else busy.delete(channelId);
+        for (const member of group) running.delete(member.deliveryId);
+        for (const member of group) schedule(member.deliveryId);
+        release(channelId);
+        pump();
+      });
+    const channelWaiting = waiting.get(channelId);
+    for (const member of group) {
+      ready.delete(member.deliveryId);
+      channelWaiting?.delete(member.deliveryId);
+      running.set(member.deliveryId, work);
+    }
+    if (channelWaiting?.size === 0) waiting.delete(channelId);
+  };
+
   const pump = (): void => {
     if (stopped || !loaded) return;
     const at = now();
@@ -600,6 +895,7 @@ export async function startDeliveryProcessor(options: DeliveryProcessorOptions):
       later.pop();
       schedule(top.id);
     }
+    forgetCooldowns(at);
     for (const deliveryId of ready) {
       if (running.size >= concurrency) break;
       ready.delete(deliveryId);
@@ -614,40 +910,44 @@ export async function startDeliveryProcessor(options: DeliveryProcessorOptions):
         if (Number.isFinite(due)) later.push(due, deliveryId);
         continue;
       }
-      const work = run(job)
-        .catch(report)
-        .finally(() => {
-          running.delete(deliveryId);
-          schedule(deliveryId);
-          pump();
-        });
-      running.set(deliveryId, work);
+      const held = heldUntil(job, at);
+      if (held !== null) {
+        later.push(held, deliveryId);
+        continue;
+      }
+      if ((busy.get(job.channelId) ?? 0) >= perChannel) {
+        let channelWaiting = waiting.get(job.channelId);
+        if (!channelWaiting) waiting.set(job.channelId, (channelWaiting = new Set()));
+        channelWaiting.add(deliveryId);
+        continue;
+      }
+      start(job, at);
     }
     const next = later.peek()?.at ?? Infinity;
     if (next < timerAt) {
-      if (timer) clearTimeout(timer);
+      cancelTimer?.();
       timerAt = next;
-      timer = setTimeout(
+      cancelTimer = setTimer(
         () => {
-          timer = undefined;
+          cancelTimer = undefined;
           timerAt = Infinity;
           pump();
         },
         Math.min(Math.max(0, next - now()), 60_000),
       );
-      timer.unref();
     }
   };
 
   const apply = (writes: readonly DocumentWrite[]): void => {
     for (const write of writes) {
+      if (write.collection === emailed) {
+        if (write.doc !== null) emailedAt(write.key, (write.doc as EmailSent).at);
+        continue;
+      }
       if (write.collection !== queue) continue;
-      if (write.doc === null) {
-        jobs.delete(write.key);
-        ready.delete(write.key);
-        parked.delete(write.key);
-      } else {
-        jobs.set(write.key, write.doc as QueuedDelivery);
+      if (write.doc === null) forget(write.key);
+      else {
+        keep(write.key, write.doc as QueuedDelivery);
         schedule(write.key);
       }
     }
@@ -660,7 +960,12 @@ export async function startDeliveryProcessor(options: DeliveryProcessorOptions):
   });
   const caughtUp = runner.caughtUp.then(async () => {
     for (const { key, doc } of await options.readModels.list<QueuedDelivery>(queue)) {
-      if (!jobs.has(key)) jobs.set(key, doc);
+      if (!jobs.has(key)) keep(key, doc);
+    }
+    // The last email of each alert with emails queued to an address: they are held, or go together, by it.
+    for (const key of [...digests.keys()]) {
+      const sent = await options.readModels.get<EmailSent>(emailed, key);
+      if (sent) emailedAt(key, sent.at);
     }
     for (const key of jobs.keys()) schedule(key);
     loaded = true;
@@ -679,11 +984,16 @@ export async function startDeliveryProcessor(options: DeliveryProcessorOptions):
     pending: () => jobs.size,
     inFlight: () => running.size,
     parked: () => parked.size,
+    waiting: () => {
+      let count = 0;
+      for (const channelWaiting of waiting.values()) count += channelWaiting.size;
+      return count;
+    },
     cached: () => deps.log!.cached?.() ?? { users: 0, deliveries: 0 },
     stop: async () => {
       stopped = true;
       unlisten();
-      if (timer) clearTimeout(timer);
+      cancelTimer?.();
       await Promise.allSettled([...running.values()]);
       await runner.stop();
     },

@@ -57,6 +57,11 @@ export interface OutgoingMessage {
   readonly origin?: string;
   /** An alert's: the trigger it tells of, which is the id of its notification in the bell. */
   readonly triggerId?: string | null;
+  /**
+   * An alert email's firings of one alert, in order, when it tells of more than one (a digest of the firings
+   * held during the cooldown after its previous email); `payload` is one of them.
+   */
+  readonly digest?: readonly WebhookPayload[];
 }
 
 /** Sends one message through one kind of channel. */
@@ -146,6 +151,14 @@ export function marketTime(at: string): string {
   return `${t.date} ${two(t.hour)}:${two(t.minute)}:${two(t.second)} ${MARKET_LABEL}`;
 }
 
+/** An instant as the market's wall clock reads it, to the minute and labelled: `10:02 ET`. */
+export function marketClockTime(at: string): string {
+  const ms = Date.parse(at);
+  if (Number.isNaN(ms)) return at;
+  const t = newYorkTime(ms);
+  return `${String(t.hour).padStart(2, '0')}:${String(t.minute).padStart(2, '0')} ${MARKET_LABEL}`;
+}
+
 /** The app's pages an alert email links: the symbol's chart and the alert manager. */
 export function alertLinks(origin: string, symbol: string): { chart: string; alerts: string } {
   const base = origin.replace(/\/$/, '');
@@ -174,11 +187,13 @@ export function emailContent(message: OutgoingMessage): { subject: string; text:
       html: `<p>Confirm that StockPulse may send alerts to this address:</p><p><a href="${escapeHtml(confirmLink)}">Confirm this address</a></p><p>If you did not ask for this, ignore this message.</p>`,
     };
   }
-  const price = payload.price === null ? '' : ` at ${payload.price.toFixed(2)}`;
-  const note = payload.note === null ? '' : `Your note: ${payload.note}\n\n`;
   // The symbol and price, when the message is of an alert (a test message has neither), and the time, on the
   // market's clock like every time the app shows (not the payload's UTC).
-  const detail = [`${payload.symbol}${price}`, marketTime(payload.at)].filter((part) => part !== '').join(', ');
+  const detailOf = (firing: WebhookPayload): string => {
+    const price = firing.price === null ? '' : ` at ${firing.price.toFixed(2)}`;
+    return [`${firing.symbol}${price}`, marketTime(firing.at)].filter((part) => part !== '').join(', ');
+  };
+  const detail = detailOf(payload);
   // An alert's email links the symbol's chart and the alert manager; a test message, of no symbol, links
   // nothing, and neither does a message sent without the origin (links must be absolute in an email).
   const links =
@@ -196,6 +211,24 @@ export function emailContent(message: OutgoingMessage): { subject: string; text:
       ? ''
       : `<hr><p><small>To stop StockPulse alerts to this address: ` +
         `<a href="${escapeHtml(unsubscribe)}">unsubscribe</a>.</small></p>`;
+  const digest = message.digest !== undefined && message.digest.length > 1 ? message.digest : null;
+  if (digest !== null) {
+    // One email for the firings of one alert held during its cooldown: each firing's message and time, in order.
+    const latest = digest.at(-1)!;
+    const heading = `${latest.symbol}: alert fired ${digest.length} times since ${marketClockTime(digest[0]!.at)}`;
+    const note = latest.note === null ? '' : `\nYour note: ${latest.note}\n`;
+    const lines = digest.map((firing) => `- ${firing.message}, ${marketTime(firing.at)}`).join('\n');
+    const noteHtml = latest.note === null ? '' : `<p>Your note: ${escapeHtml(latest.note)}</p>`;
+    const items = digest
+      .map((firing) => `<li>${escapeHtml(firing.message)}, ${escapeHtml(marketTime(firing.at))}</li>`)
+      .join('');
+    return {
+      subject: heading,
+      text: `${heading}:\n\n${lines}\n${note}${linksText}${footerText}`,
+      html: `<p><strong>${escapeHtml(heading)}</strong></p><ul>${items}</ul>${noteHtml}${linksHtml}${footerHtml}`,
+    };
+  }
+  const note = payload.note === null ? '' : `Your note: ${payload.note}\n\n`;
   const text = `${payload.message}\n\n${note}${detail}\n${linksText}${footerText}`;
   const noteHtml = payload.note === null ? '' : `<p>Your note: ${escapeHtml(payload.note)}</p>`;
   return {

@@ -17,9 +17,19 @@ export interface ReceivedRequest {
   readonly arrivedAt: number;
 }
 
-/** The answer to one request: a status, or `hang` to never answer; an object adds a delay or headers. */
+/**
+ * The answer to one request: a status, or `hang` to never answer; an object adds a delay, headers, or a promise
+ * it waits for (`until`: a receiver held open until the test releases it).
+ */
 export type ReceiverAnswer =
-  number | 'hang' | { status: number; delayMs?: number; headers?: Readonly<Record<string, string>> };
+  | number
+  | 'hang'
+  | {
+      status: number;
+      delayMs?: number;
+      headers?: Readonly<Record<string, string>>;
+      until?: PromiseLike<unknown>;
+    };
 
 /** A running receiver. */
 export interface TestReceiver {
@@ -60,7 +70,7 @@ export async function startReceiver(
       }
       const reply = answer(index, request);
       if (reply === 'hang') return;
-      const { status, delayMs = 0, headers = {} } = typeof reply === 'number' ? { status: reply } : reply;
+      const { status, delayMs = 0, headers = {}, until } = typeof reply === 'number' ? { status: reply } : reply;
       const send = (): void => {
         res.writeHead(status, { 'content-type': 'text/plain', ...headers }).end(status < 300 ? 'ok' : 'no');
         answers += 1;
@@ -68,8 +78,14 @@ export async function startReceiver(
           if (answers >= answerWaiters[i]!.count) setImmediate(answerWaiters.splice(i, 1)[0]!.resolve);
         }
       };
-      if (delayMs > 0) setTimeout(send, delayMs);
-      else send();
+      const respond = (): void => {
+        // Not on a connection closed meanwhile (the receiver closing, or the sender giving up).
+        if (res.destroyed) return;
+        if (delayMs > 0) setTimeout(send, delayMs);
+        else send();
+      };
+      if (until) until.then(respond, respond);
+      else respond();
     });
   });
   // As a typical receiver keeps connections (Node's default): a shorter timeout rounds to `Keep-Alive: timeout=0`
