@@ -47,6 +47,20 @@ describe('deliveries decider', function () {
     expect(deliveryIdOf(TRIGGER, TRIGGER)).to.not.equal(D);
   });
 
+  it('ends a delivery never attempted abandoned, once, and nothing is attempted after', function () {
+    const { attempt: _attempt, ...fields } = attemptData(1);
+    const data = { ...fields, error: 'the channel was removed' };
+    const abandon: DeliveriesCommand = { type: 'RecordDeliveryAbandoned', data };
+    const abandoned: DeliveriesEvent = { type: 'DeliveryAbandoned', data };
+    given(deliveriesDecider).when(abandon).then([abandoned]);
+    given(deliveriesDecider, [abandoned]).when(abandon).thenNothing();
+    given(deliveriesDecider, [abandoned]).when(attempt(1)).thenNothing();
+    // One attempted ends on its attempts (unsent), not abandoned.
+    given(deliveriesDecider, [attempted(1), failed(1)])
+      .when(abandon)
+      .thenNothing();
+  });
+
   it('records the first attempt, and nothing for an attempt already recorded', function () {
     given(deliveriesDecider)
       .when(attempt(1))

@@ -61,8 +61,20 @@ export type RecordDeliveryOutcome = DomainEvent<
   }
 >;
 
+/**
+ * Records that a delivery ends before any attempt of it was made (its channel was removed, or stopped receiving,
+ * while it waited): nothing was sent, so no attempt is recorded.
+ */
+export type RecordDeliveryAbandoned = DomainEvent<
+  'RecordDeliveryAbandoned',
+  Omit<RecordDeliveryAttempt['data'], 'attempt'> & {
+    /** Why it was not sent. */
+    readonly error: string;
+  }
+>;
+
 /** Every command of the deliveries concern. */
-export type DeliveriesCommand = RecordDeliveryAttempt | RecordDeliveryOutcome;
+export type DeliveriesCommand = RecordDeliveryAttempt | RecordDeliveryOutcome | RecordDeliveryAbandoned;
 
 /** An attempt of a delivery started. */
 export type DeliveryAttempted = DomainEvent<'DeliveryAttempted', RecordDeliveryAttempt['data']>;
@@ -74,8 +86,11 @@ export type DeliverySucceeded = DomainEvent<
 /** An attempt failed; `final` when no other follows. */
 export type DeliveryFailed = DomainEvent<'DeliveryFailed', Omit<RecordDeliveryOutcome['data'], 'ok'>>;
 
+/** A delivery ended, failed, before its first attempt: nothing was sent. */
+export type DeliveryAbandoned = DomainEvent<'DeliveryAbandoned', RecordDeliveryAbandoned['data']>;
+
 /** Every event of the deliveries concern. */
-export type DeliveriesEvent = DeliveryAttempted | DeliverySucceeded | DeliveryFailed;
+export type DeliveriesEvent = DeliveryAttempted | DeliverySucceeded | DeliveryFailed | DeliveryAbandoned;
 
 /** Where one delivery stands. */
 export interface DeliveryProgress {
@@ -94,11 +109,16 @@ export interface DeliveriesState {
 }
 
 function decide(command: DeliveriesCommand, state: DeliveriesState): DeliveriesEvent[] {
-  const { deliveryId, attempt } = command.data;
+  const { deliveryId } = command.data;
+  const progress = state.deliveries[deliveryId];
+  if (command.type === 'RecordDeliveryAbandoned') {
+    // Only a delivery of which nothing is recorded yet: one attempted ends on its attempts (`unsent`).
+    return progress ? [] : [{ type: 'DeliveryAbandoned', data: command.data }];
+  }
+  const { attempt } = command.data;
   if (!Number.isSafeInteger(attempt) || attempt < 1) {
     throw new DomainError('invalid_attempt', `attempt ${attempt} is not a whole number >= 1`, 'attempt');
   }
-  const progress = state.deliveries[deliveryId];
   switch (command.type) {
     case 'RecordDeliveryAttempt':
       // A delivery that is done, or an attempt already started (by this or another processor), is not sent again.
@@ -138,18 +158,21 @@ function decide(command: DeliveriesCommand, state: DeliveriesState): DeliveriesE
 }
 
 function evolve(state: DeliveriesState, event: DeliveriesEvent): DeliveriesState {
-  const { deliveryId, attempt } = event.data;
+  const { deliveryId } = event.data;
   const progress = state.deliveries[deliveryId] ?? { attempts: 0, answered: 0, status: 'pending' as const };
   let next: DeliveryProgress;
   switch (event.type) {
     case 'DeliveryAttempted':
-      next = { ...progress, attempts: Math.max(progress.attempts, attempt) };
+      next = { ...progress, attempts: Math.max(progress.attempts, event.data.attempt) };
       break;
     case 'DeliverySucceeded':
-      next = { ...progress, answered: attempt, status: 'succeeded' };
+      next = { ...progress, answered: event.data.attempt, status: 'succeeded' };
       break;
     case 'DeliveryFailed':
-      next = { ...progress, answered: attempt, status: event.data.final ? 'failed' : 'pending' };
+      next = { ...progress, answered: event.data.attempt, status: event.data.final ? 'failed' : 'pending' };
+      break;
+    case 'DeliveryAbandoned':
+      next = { ...progress, status: 'failed' };
       break;
     default: {
       // An event type this version does not know leaves the state as it is, so replaying the log never fails.

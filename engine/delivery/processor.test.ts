@@ -73,6 +73,7 @@ describe('delivery processor', function () {
       retry?: typeof FAST;
       now?: () => number;
       setTimer?: (wake: () => void, delayMs: number) => () => void;
+      perChannel?: number;
     } = {},
   ): Promise<DeliveryProcessor> {
     const processor = await startDeliveryProcessor({
@@ -87,6 +88,7 @@ describe('delivery processor', function () {
       ...(options.setTimer ? { setTimer: options.setTimer } : {}),
       lostAfterMs: 1000,
       ...(options.instance ? { instance: options.instance } : {}),
+      ...(options.perChannel ? { perChannel: options.perChannel } : {}),
     });
     processors.push(processor);
     await processor.caughtUp;
@@ -401,6 +403,44 @@ describe('delivery processor', function () {
     expect(receiver.requests).to.have.length(1);
     await processor.runner.waitFor(await events.headPosition());
     expect(processor.pending()).to.equal(0);
+  });
+
+  it('ends a delivery never attempted whose channel was removed abandoned, recording no attempt', async function () {
+    const user = `u${randomUUID().slice(0, 8)}`;
+    const processor = await start({ perChannel: 1 });
+    // The first delivery holds the channel's one attempt until released; the second waits for the channel.
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    answers = (i) => (i === 0 ? { status: 200, until: held } : 200);
+    const channelId = await addWebhook(user);
+    const first = await fire(user);
+    await receiver.waitFor(1);
+    const second = await fire(user);
+    await processor.runner.waitFor(await events.headPosition());
+    expect(processor.waiting()).to.equal(1);
+    await channels(user, { type: 'RemoveChannel', data: { channelId } });
+    await processor.runner.waitFor(await events.headPosition());
+    const abandoned = nextEvent((e) => e.type === 'DeliveryAbandoned' && e.metadata.userId === user);
+    release();
+    expect((await abandoned).data).to.include({
+      deliveryId: deliveryIdOf(second.triggerId, channelId),
+      triggerId: second.triggerId,
+      alertId: second.alertId,
+      channelType: 'webhook',
+      error: 'the channel was removed',
+    });
+    await deliveryEvents(user, (types) => types.includes('DeliverySucceeded'));
+    const recorded = await events.readStream(`deliveries-${user}`);
+    const secondId = deliveryIdOf(second.triggerId, channelId);
+    // The second was never sent: the log says it ended, and no attempt of it.
+    expect(
+      recorded.filter((e) => (e.data as { deliveryId: string }).deliveryId === secondId).map((e) => e.type),
+    ).to.deep.equal(['DeliveryAbandoned']);
+    expect(recorded.filter((e) => e.type === 'DeliveryAttempted').map((e) => e.data)).to.have.length(1);
+    expect((recorded[0]!.data as { deliveryId: string }).deliveryId).to.equal(deliveryIdOf(first.triggerId, channelId));
+    expect(receiver.requests).to.have.length(1);
+    await processor.runner.waitFor(await events.headPosition());
+    expect(processor.pending() + processor.waiting()).to.equal(0);
   });
 
   it('queues a confirmation of its own each time one is sent again', async function () {

@@ -43,6 +43,7 @@ import type { CommandMeta } from '../../domain/decider.ts';
 import {
   deliveryIdOf,
   type DeliveriesEvent,
+  type DeliveryAbandoned,
   type DeliveryAttempted,
   type DeliveryKind,
 } from '../../domain/deliveries/deliveries.ts';
@@ -87,6 +88,7 @@ export const DELIVERY_EVENT_TYPES: readonly string[] = Object.freeze([
   'DeliveryAttempted',
   'DeliverySucceeded',
   'DeliveryFailed',
+  'DeliveryAbandoned',
   'PasswordResetRequested',
 ] satisfies (ChannelsEvent['type'] | DeliveriesEvent['type'] | 'AlertTriggered' | PasswordResetRequested['type'])[]);
 
@@ -302,10 +304,14 @@ function deliveryConsumer(instance: string | undefined, now: () => number): Cons
           }
           return;
         }
+        case 'DeliveryAbandoned':
+          // Ended before its first attempt: it leaves the queue.
+          tx.delete(queue, (event.data as DeliveryAbandoned['data']).deliveryId);
+          return;
         case 'DeliveryAttempted':
         case 'DeliverySucceeded':
         case 'DeliveryFailed': {
-          const data = event.data as DeliveriesEvent['data'];
+          const data = event.data as Exclude<DeliveriesEvent, DeliveryAbandoned>['data'];
           if (event.type === 'DeliveryAttempted') {
             // An alert email was sent: that alert's next emails to the address are held for the cooldown.
             const key = digestKeyOf(event.data as DeliveryAttempted['data']);
@@ -707,8 +713,8 @@ export async function startDeliveryProcessor(options: DeliveryProcessorOptions):
 
   /**
    * Records that a delivery ends without a further attempt: its channel is gone, or its attempts ran out. One
-   * whose last attempt was answered ends on it, unsent (no attempt is added); one never attempted records its
-   * first, which its delivery history lists.
+   * whose last attempt was answered ends on it, unsent (no attempt is added); one never attempted ends
+   * abandoned (`DeliveryAbandoned`, no attempt recorded, as none was made), which its delivery history lists.
    */
   const abandon = async (job: QueuedDelivery, error: string): Promise<void> => {
     const log = deps.log!;
@@ -734,27 +740,27 @@ export async function startDeliveryProcessor(options: DeliveryProcessorOptions):
       );
       return;
     }
-    let attempt = job.attempts;
     if (job.attempts === 0) {
-      attempt = 1;
       await log.record(
         job.userId,
         {
-          type: 'RecordDeliveryAttempt',
+          type: 'RecordDeliveryAbandoned',
           data: {
             deliveryId: job.deliveryId,
-            attempt,
             kind: job.kind,
             alertId: job.alertId,
             triggerId: job.triggerId,
             channelId: job.channelId,
             channelType: job.channelType,
+            error,
             at,
           },
         },
-        engineMeta(job.userId, `${job.deliveryId}/attempt/${attempt}`, at),
+        engineMeta(job.userId, `${job.deliveryId}/abandoned`, at),
       );
+      return;
     }
+    const attempt = job.attempts;
     await log.record(
       job.userId,
       {

@@ -92,6 +92,32 @@ describe('deliveries projection (SQLite log and read models)', function () {
     expect(await readDelivery(readModels, 'ada.b', idOf(2)), "another user's delivery").to.equal(undefined);
   });
 
+  it('lists a delivery that ended before its first attempt as failed, with no attempt and why', async function () {
+    const abandoned = event('ada', {
+      type: 'DeliveryAbandoned',
+      data: {
+        deliveryId: idOf(7),
+        kind: 'alert',
+        alertId: ALERT,
+        triggerId: triggerOf(7),
+        channelId: CHANNEL,
+        channelType: 'webhook',
+        error: 'the channel was removed',
+        at: at(7),
+      },
+    });
+    await append('ada', [attempted('ada', 6), abandoned]);
+    const { deliveries } = await readDeliveries(readModels, 'ada');
+    expect(deliveries.map((d) => d.id)).to.deep.equal([idOf(7), idOf(6)]);
+    expect(deliveries[0]).to.include({
+      status: 'failed',
+      attempts: 0,
+      lastError: 'the channel was removed',
+      triggerId: triggerOf(7),
+      createdt: at(7),
+    });
+  });
+
   it(`keeps the latest ${DELIVERIES_KEPT}, each later event rewriting its delivery's slot only`, async function () {
     const total = DELIVERIES_KEPT + 120;
     for (let from = 0; from < total; from += 200) {

@@ -4,7 +4,7 @@
  */
 import { channelsDecider, type ChannelsEvent, type ChannelsState } from '../../domain/channels/channels.ts';
 import type { DeliveryAnswer } from '../../domain/contract/channels.ts';
-import type { DeliveriesEvent, DeliveryAttempted } from '../../domain/deliveries/deliveries.ts';
+import type { DeliveriesEvent, DeliveryAbandoned, DeliveryAttempted } from '../../domain/deliveries/deliveries.ts';
 import { isAfter, type LogPosition } from '../../platform/eventstore/port.ts';
 import type { ReadModelStore } from '../../platform/readmodels/port.ts';
 import {
@@ -52,8 +52,9 @@ function pointerKey(userId: string, deliveryId: string): string {
   return `${userId}/${deliveryId}`;
 }
 
-/** A delivery as its first attempt records it. */
-function createdDelivery(data: DeliveryAttempted['data']): DeliveryAnswer {
+/** A delivery as its first event records it: its first attempt, or its end before any (abandoned). */
+function createdDelivery(event: DeliveryAttempted | DeliveryAbandoned): DeliveryAnswer {
+  const { data } = event;
   return {
     id: data.deliveryId,
     kind: data.kind,
@@ -61,10 +62,10 @@ function createdDelivery(data: DeliveryAttempted['data']): DeliveryAnswer {
     triggerId: data.triggerId,
     channelId: data.channelId,
     channelType: data.channelType,
-    status: 'pending',
-    attempts: data.attempt,
+    status: event.type === 'DeliveryAbandoned' ? 'failed' : 'pending',
+    attempts: event.type === 'DeliveryAbandoned' ? 0 : event.data.attempt,
     lastStatus: null,
-    lastError: null,
+    lastError: event.type === 'DeliveryAbandoned' ? event.data.error : null,
     retryAt: null,
     createdt: data.at,
     updatedt: data.at,
@@ -95,6 +96,9 @@ function updatedDelivery(current: DeliveryAnswer, event: DeliveriesEvent): Deliv
         retryAt: event.data.retryAt,
         updatedt: event.data.at,
       };
+    case 'DeliveryAbandoned':
+      // Recorded only for a delivery of which nothing was: its first event, never an update.
+      return current;
   }
 }
 
@@ -106,7 +110,12 @@ function updatedDelivery(current: DeliveryAnswer, event: DeliveriesEvent): Deliv
 export const deliveriesProjection: WriterProjection = {
   name: DELIVERIES,
   version: 3,
-  handles: ['DeliveryAttempted', 'DeliverySucceeded', 'DeliveryFailed'] satisfies DeliveriesEvent['type'][],
+  handles: [
+    'DeliveryAttempted',
+    'DeliverySucceeded',
+    'DeliveryFailed',
+    'DeliveryAbandoned',
+  ] satisfies DeliveriesEvent['type'][],
   write: async (recorded, tx) => {
     const userId = userKey(recorded);
     if (userId === null) return;
@@ -130,14 +139,14 @@ export const deliveriesProjection: WriterProjection = {
       } satisfies StoredDocument<DeliverySlot>);
       return;
     }
-    if (event.type !== 'DeliveryAttempted') return;
+    if (event.type !== 'DeliveryAttempted' && event.type !== 'DeliveryAbandoned') return;
     const taken = await takeRingSlot(tx, DELIVERIES, userId, position, DELIVERIES_KEPT);
     if (taken === null) return;
     const gone = await tx.get<StoredDocument<DeliverySlot>>(DELIVERIES, taken.key);
     if (gone) tx.delete(DELIVERIES, pointerKey(userId, gone.value.delivery.id));
     tx.put(DELIVERIES, taken.key, {
       position,
-      value: { seq: taken.seq, delivery: createdDelivery(event.data) },
+      value: { seq: taken.seq, delivery: createdDelivery(event) },
     } satisfies StoredDocument<DeliverySlot>);
     tx.put(DELIVERIES, pointerKey(userId, event.data.deliveryId), {
       position,
