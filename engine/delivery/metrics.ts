@@ -18,6 +18,8 @@ export interface DeliveryMetrics {
   readonly registry: Registry;
   /** Counts one recorded outcome (pass it as the processor's `onOutcome`). */
   readonly observe: (delivery: QueuedDelivery, result: AttemptResult, outcome: AttemptOutcome) => void;
+  /** Counts a delivery ended without being sent further (pass it as the processor's `onUnsent`). */
+  readonly unsent: (delivery: QueuedDelivery) => void;
   /** Counts an attempt another delivery process had already recorded (pass it as the processor's `onTaken`). */
   readonly taken: (delivery: QueuedDelivery) => void;
   /** Reads the in-flight, queued, parked and waiting counts, and the processes sharing the work, at each scrape. */
@@ -39,7 +41,9 @@ export function deliveryMetrics(now: () => number = Date.now): DeliveryMetrics {
   });
   const deliveries = new Counter({
     name: 'stockpulse_deliveries_total',
-    help: 'Deliveries finished by channel type and outcome (succeeded, failed).',
+    help:
+      'Deliveries finished by channel type and outcome (succeeded, failed; unsent: ended without a further ' +
+      'attempt, its channel receiving nothing).',
     labelNames: ['channel', 'outcome'] as const,
     registers: [registry],
   });
@@ -99,6 +103,7 @@ export function deliveryMetrics(now: () => number = Date.now): DeliveryMetrics {
         latency.observe({ channel }, Math.max(0, now() - triggeredAt) / 1000);
       }
     },
+    unsent: (delivery) => deliveries.inc({ channel: delivery.channelType, outcome: 'unsent' }),
     taken: (delivery) => attempts.inc({ channel: delivery.channelType, result: 'taken' }),
     track: (running, partition) => {
       processor = running;

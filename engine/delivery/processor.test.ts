@@ -14,7 +14,8 @@ import { openSqliteEventStore } from '../../platform/eventstore/sqlite.ts';
 import type { ReadModelStore } from '../../platform/readmodels/port.ts';
 import { openSqliteReadModelStore } from '../../platform/readmodels/sqlite.ts';
 import { forbiddenLiteralHost, isForbiddenAddress, parseAllowedHosts } from './guard.ts';
-import { startDeliveryProcessor, type DeliveryProcessor, type Senders } from './processor.ts';
+import { deliveryMetrics } from './metrics.ts';
+import { startDeliveryProcessor, type DeliveryProcessor, type QueuedDelivery, type Senders } from './processor.ts';
 import { deliverySecrets } from './secrets.ts';
 import { emailSender, webhookSender, type Sender } from './senders.ts';
 import { RETRY_AFTER_MAX_MS } from './retry.ts';
@@ -74,6 +75,7 @@ describe('delivery processor', function () {
       now?: () => number;
       setTimer?: (wake: () => void, delayMs: number) => () => void;
       perChannel?: number;
+      onUnsent?: (delivery: QueuedDelivery, why: string) => void;
     } = {},
   ): Promise<DeliveryProcessor> {
     const processor = await startDeliveryProcessor({
@@ -89,6 +91,7 @@ describe('delivery processor', function () {
       lostAfterMs: 1000,
       ...(options.instance ? { instance: options.instance } : {}),
       ...(options.perChannel ? { perChannel: options.perChannel } : {}),
+      ...(options.onUnsent ? { onUnsent: options.onUnsent } : {}),
     });
     processors.push(processor);
     await processor.caughtUp;
@@ -407,7 +410,9 @@ describe('delivery processor', function () {
 
   it('ends a delivery never attempted whose channel was removed abandoned, recording no attempt', async function () {
     const user = `u${randomUUID().slice(0, 8)}`;
-    const processor = await start({ perChannel: 1 });
+    // The figures an operator reads: the abandoned delivery counts as ended unsent.
+    const metrics = deliveryMetrics();
+    const processor = await start({ perChannel: 1, onUnsent: metrics.unsent });
     // The first delivery holds the channel's one attempt until released; the second waits for the channel.
     let release: () => void = () => undefined;
     const held = new Promise<void>((resolve) => (release = resolve));
@@ -441,6 +446,8 @@ describe('delivery processor', function () {
     expect(receiver.requests).to.have.length(1);
     await processor.runner.waitFor(await events.headPosition());
     expect(processor.pending() + processor.waiting()).to.equal(0);
+    const figures = await metrics.registry.getSingleMetricAsString('stockpulse_deliveries_total');
+    expect(figures).to.include('stockpulse_deliveries_total{channel="webhook",outcome="unsent"} 1');
   });
 
   it('queues a confirmation of its own each time one is sent again', async function () {

@@ -161,6 +161,8 @@ export interface DeliveryProcessorOptions {
   readonly onTaken?: (delivery: QueuedDelivery) => void;
   /** Called after each recorded outcome, with the attempt's number and whether it ended the delivery. */
   readonly onOutcome?: (delivery: QueuedDelivery, result: AttemptResult, attempt: AttemptOutcome) => void;
+  /** Called after a delivery ended without its next attempt being sent (its channel receives nothing), with why. */
+  readonly onUnsent?: (delivery: QueuedDelivery, why: string) => void;
   readonly onError?: (error: Error) => void;
 }
 
@@ -794,8 +796,10 @@ export async function startDeliveryProcessor(options: DeliveryProcessorOptions):
       // Marked locally until the consumer commits what the attempt recorded.
       jobs.set(job.deliveryId, { ...job, attempts: job.attempts + 1, attemptedAt: now() });
       const why = refusal(job, channel);
-      if (why !== null) await abandon(job, why);
-      else sending.push(job);
+      if (why !== null) {
+        await abandon(job, why);
+        options.onUnsent?.(job, why);
+      } else sending.push(job);
     }
     if (sending.length === 0 || !channel) return;
     const answers = await attemptDeliveries(

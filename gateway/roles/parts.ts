@@ -266,6 +266,7 @@ export async function runDelivery(
     ...(instance !== undefined ? { instance } : {}),
     ...(partition ? { partition } : {}),
     onOutcome: metrics.observe,
+    onUnsent: metrics.unsent,
     onTaken: metrics.taken,
     onError: (error) => deliveryLogger.error({ err: error }, 'delivery failed'),
   });
