@@ -380,4 +380,42 @@ describe('delivery settings and browser notifications (Chromium)', function () {
     await channel.getByRole('button', { name: 'Send the confirmation again' }).waitFor();
     await context.close();
   });
+
+  it("warns in the bell under an alert's notification that its webhook delivery failed, naming the webhook", async () => {
+    const { page, context, errors } = await e2e.newPage();
+    const username = await e2e.signUp(page, 'bellwarn');
+    // The receiver answers 410 Gone on this path: the alert's delivery to it ends failed.
+    const added = await page.evaluate(async (url) => {
+      const res = await fetch('/personalize/channels', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ type: 'webhook', url, name: 'Ops desk' }),
+      });
+      return res.status;
+    }, `${receiver.url}/gone-${username}`);
+    expect(added).to.equal(200);
+    const price = await page.evaluate(async () => {
+      const quotes = (await (await fetch('/api/quotes?symbols=NVDA')).json()) as { price: number }[];
+      return quotes[0]!.price;
+    });
+    const level = Math.round(price * 100 + 100) / 100;
+    expect(await createAlertIn(page, { symbol: 'NVDA', condition: { op: 'greater_than', value: level } })).to.equal(
+      200,
+    );
+
+    await e2e.pushTicks([{ symbol: 'NVDA', price: level + 0.5 }]);
+    await page.getByTestId('bell-badge').waitFor();
+    await page.getByRole('button', { name: 'Notifications' }).click();
+    const panel = page.getByRole('dialog', { name: 'Notifications' });
+    const firing = panel.locator('.ag-row', { hasText: /NVDA/ });
+    await firing.waitFor();
+    // The page is not loaded again: the bell reads the deliveries when the server says they changed, and names
+    // the channel once the user's channels are read.
+    const warning = firing.getByRole('note').filter({ hasText: /Ops desk \(Webhook\): (failed|retrying at)/ });
+    await warning.waitFor();
+    expect(await warning.textContent()).to.match(/^⚠ Ops desk \(Webhook\): failed: answered 410/);
+    await e2e.screenshot(page, 'bell-delivery-failed');
+    expect(errors).to.deep.equal([]);
+    await context.close();
+  });
 });

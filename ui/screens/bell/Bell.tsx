@@ -1,7 +1,8 @@
 /**
  * The bell in the top bar: badge with the unread count and the panel with the notifications grid (compact,
  * 15 rows a page, no column menu; green up and red down indicators, the type and the whole message) and a
- * link to the alert manager. Outside click or Escape closes it; opening it marks them read.
+ * link to the alert manager; under a notification, a warning for each of its deliveries (webhook, email, Web
+ * Push) that failed or waits for a retry. Outside click or Escape closes it; opening it marks them read.
  */
 import { useMachine } from '@xstate/react';
 import { lazy, Suspense } from 'react';
@@ -20,7 +21,7 @@ export function Bell() {
   const open = state.matches({ panel: 'open' });
   const wrapper = useDismiss(open, () => send({ type: 'user.close' }), true);
 
-  const { unread, notifications, error } = state.context;
+  const { unread, notifications, deliveries, error } = state.context;
   return (
     <div className="bell" ref={wrapper}>
       <button
@@ -76,7 +77,7 @@ export function Bell() {
             <p className="empty">No alerts have fired yet. Create one from a chart or in the alert manager.</p>
           ) : (
             <Suspense fallback={<Skeleton lines={4} />}>
-              <BellGrid notifications={notifications} />
+              <BellGrid notifications={notifications} deliveries={deliveries} />
             </Suspense>
           )}
           {state.matches({ data: 'ready' }) && unread > 0 && (

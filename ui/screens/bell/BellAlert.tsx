@@ -1,13 +1,13 @@
 /**
  * A notification in the bell's Alert column: the spec's indicator (green ▲ for `+` in the message, red ▼ for
- * `-`), the type's name and the whole message, wrapping, with the message as its tooltip too.
+ * `-`), the type's name and the whole message, wrapping, with the message as its tooltip too; under it the
+ * alert's note, and a warning line for each delivery that failed or waits for a retry.
  */
 import { AlertNote } from '../../components/AlertNote.tsx';
-import { bellAlertWords } from './bellText.ts';
-import type { BellNotification } from './bell.machine.ts';
+import { bellAlertWords, type BellRow } from './bellText.ts';
 
-/** One notification's indicator, type and message. */
-export function BellAlert({ notification }: { readonly notification: BellNotification }) {
+/** One notification's indicator, type and message, and the warnings of its deliveries. */
+export function BellAlert({ notification }: { readonly notification: BellRow }) {
   const words = bellAlertWords(notification);
   return (
     <span className="bell-alert" title={words.full}>
@@ -25,6 +25,12 @@ export function BellAlert({ notification }: { readonly notification: BellNotific
       <span className="bell-message">
         {words.text}
         <AlertNote note={words.note} className="bell-note" />
+        {notification.warnings?.map((warning) => (
+          <span key={warning.id} className={`bell-delivery bell-delivery-${warning.status}`} role="note">
+            <span aria-hidden="true">⚠ </span>
+            {warning.text}
+          </span>
+        ))}
       </span>
     </span>
   );

@@ -1,6 +1,13 @@
 import { expect } from 'chai';
 import { createActor, fromCallback, fromPromise, waitFor } from 'xstate';
-import { bellMachine, withNotification, type BellEvent, type BellNotification } from './bell.machine.ts';
+import type { DeliveryAnswer } from '../../../domain/contract/channels.ts';
+import {
+  bellMachine,
+  deliveryWarnings,
+  withNotification,
+  type BellEvent,
+  type BellNotification,
+} from './bell.machine.ts';
 
 function note(id: string, message = 'AAPL crossed 190 +', read = false): BellNotification {
   return {
@@ -14,8 +21,42 @@ function note(id: string, message = 'AAPL crossed 190 +', read = false): BellNot
   };
 }
 
-function bell(options: { notifications?: BellNotification[]; unread?: number; fail?: boolean } = {}) {
+/** A delivery of trigger `triggerId` as the server answers it. */
+function delivery(id: string, triggerId: string | null, change: Partial<DeliveryAnswer> = {}): DeliveryAnswer {
+  return {
+    id,
+    kind: 'alert',
+    alertId: 'a1',
+    triggerId,
+    channelId: 'c1',
+    channelType: 'webhook',
+    status: 'succeeded',
+    attempts: 1,
+    lastStatus: 200,
+    lastError: null,
+    retryAt: null,
+    createdt: '2026-01-01T00:00:00Z',
+    updatedt: '2026-01-01T00:00:01Z',
+    ...change,
+  };
+}
+
+interface FakeBell {
+  notifications?: BellNotification[];
+  unread?: number;
+  fail?: boolean;
+  /** The deliveries the server answers (read at each read). */
+  deliveries?: DeliveryAnswer[];
+  /** Whether reading the deliveries fails. */
+  failDeliveries?: boolean;
+  /** Holds each deliveries read until released. */
+  holdDeliveries?: boolean;
+}
+
+function bell(options: FakeBell = {}) {
   const calls: string[] = [];
+  const released: (() => void)[] = [];
+  let deliveryReads = 0;
   let push: ((event: BellEvent) => void) | null = null;
   const actor = createActor(
     bellMachine.provide({
@@ -24,6 +65,12 @@ function bell(options: { notifications?: BellNotification[]; unread?: number; fa
           calls.push('load');
           if (options.fail) throw new Error('The server could not answer');
           return Promise.resolve({ notifications: options.notifications ?? [], unread: options.unread ?? 0 });
+        }),
+        loadDeliveries: fromPromise<readonly DeliveryAnswer[]>(async () => {
+          deliveryReads += 1;
+          if (options.holdDeliveries) await new Promise<void>((resolve) => released.push(resolve));
+          if (options.failDeliveries) throw new Error('The server could not answer');
+          return [...(options.deliveries ?? [])];
         }),
         markRead: fromPromise<{ unread: number } | null, { ids: readonly string[] }>(async ({ input }) => {
           calls.push(`markRead ${input.ids.join(',')}`);
@@ -39,7 +86,13 @@ function bell(options: { notifications?: BellNotification[]; unread?: number; fa
       },
     }),
   ).start();
-  return { actor, calls, push: (event: BellEvent) => push?.(event) };
+  return {
+    actor,
+    calls,
+    push: (event: BellEvent) => push?.(event),
+    deliveryReads: () => deliveryReads,
+    release: () => released.splice(0).forEach((resolve) => resolve()),
+  };
 }
 
 describe('bell machine', () => {
@@ -95,6 +148,88 @@ describe('bell machine', () => {
     expect(actor.getSnapshot().context.error).to.equal('The server could not answer');
     actor.send({ type: 'user.retry' });
     expect(calls.filter((c) => c === 'load')).to.have.length(2);
+  });
+
+  it('joins each notification with its deliveries that failed or wait for a retry, by the trigger id', async () => {
+    const { actor } = bell({
+      notifications: [note('t1'), note('t2'), note('t3')],
+      deliveries: [
+        delivery('d1', 't1', { channelType: 'email', status: 'failed', attempts: 6, lastError: 'answered 503' }),
+        delivery('d2', 't1', { status: 'failed', lastError: 'answered 410 Gone' }),
+        delivery('d3', 't1'),
+        // Waiting for a retry after a failed attempt: warned of. On its first attempt: not.
+        delivery('d4', 't2', { status: 'pending', attempts: 2, retryAt: '2026-01-01T00:05:00Z' }),
+        delivery('d5', 't2', { channelType: 'email', status: 'pending', attempts: 1 }),
+        delivery('d6', 't3'),
+        // Of a trigger not listed, and a test message: no notification to warn under.
+        delivery('d7', 'gone', { status: 'failed' }),
+        delivery('d8', null, { kind: 'test', status: 'failed' }),
+      ],
+    });
+    await waitFor(actor, (s) => s.matches({ data: 'ready', deliveries: 'ready' }));
+    const { notifications, deliveries } = actor.getSnapshot().context;
+    expect(deliveries).to.have.length(8);
+    const warnings = deliveryWarnings(notifications, deliveries);
+    // Each notification's in channel-type order: the webhook first.
+    expect(Object.fromEntries([...warnings].map(([id, list]) => [id, list.map((d) => d.id)]))).to.deep.equal({
+      t1: ['d2', 'd1'],
+      t2: ['d4'],
+    });
+  });
+
+  it('reads the deliveries again on a deliveries change, and not the notifications', async () => {
+    const server: FakeBell = { notifications: [note('t1')], deliveries: [] };
+    const { actor, calls, push, deliveryReads } = bell(server);
+    await waitFor(actor, (s) => s.matches({ data: 'ready', deliveries: 'ready' }));
+    expect(deliveryReads()).to.equal(1);
+    server.deliveries = [delivery('d1', 't1', { status: 'failed', lastError: 'answered 503' })];
+    push({ type: 'server.delivered' });
+    await waitFor(actor, (s) => s.context.deliveries.length === 1);
+    expect(deliveryReads()).to.equal(2);
+    expect(calls.filter((c) => c === 'load')).to.have.length(1);
+    expect(
+      deliveryWarnings(actor.getSnapshot().context.notifications, actor.getSnapshot().context.deliveries).size,
+    ).to.equal(1);
+    // A change of the notifications' reads reads the notifications, not the deliveries.
+    push({ type: 'server.changed' });
+    await waitFor(actor, () => calls.filter((c) => c === 'load').length === 2);
+    await waitFor(actor, (s) => s.matches({ data: 'ready' }));
+    expect(deliveryReads()).to.equal(2);
+  });
+
+  it('reads the deliveries once more after changes that came while they were being read', async () => {
+    const server: FakeBell = { notifications: [note('t1')], deliveries: [], holdDeliveries: true };
+    const { actor, push, deliveryReads, release } = bell(server);
+    await waitFor(actor, (s) => s.matches({ data: 'ready' }));
+    push({ type: 'server.delivered' });
+    push({ type: 'server.delivered' });
+    server.holdDeliveries = false;
+    server.deliveries = [delivery('d1', 't1', { status: 'failed' })];
+    release();
+    await waitFor(actor, (s) => s.matches({ deliveries: 'ready' }) && s.context.deliveries.length === 1);
+    expect(deliveryReads()).to.equal(2);
+  });
+
+  it('shows the notifications without warnings when the deliveries cannot be read, and reads them on a change', async () => {
+    const server: FakeBell = {
+      notifications: [note('t1'), note('t2')],
+      unread: 2,
+      deliveries: [delivery('d1', 't1', { status: 'failed' })],
+      failDeliveries: true,
+    };
+    const { actor, push } = bell(server);
+    await waitFor(actor, (s) => s.matches({ data: 'ready', deliveries: 'unavailable' }));
+    const { context } = actor.getSnapshot();
+    expect(context.notifications.map((n) => n.id)).to.deep.equal(['t1', 't2']);
+    expect(context.unread).to.equal(2);
+    expect(context.error).to.equal(null);
+    expect(deliveryWarnings(context.notifications, context.deliveries).size).to.equal(0);
+    actor.send({ type: 'user.open' });
+    expect(actor.getSnapshot().matches({ panel: 'open' })).to.equal(true);
+    server.failDeliveries = false;
+    push({ type: 'server.delivered' });
+    await waitFor(actor, (s) => s.matches({ deliveries: 'ready' }));
+    expect(actor.getSnapshot().context.deliveries.map((d) => d.id)).to.deep.equal(['d1']);
   });
 
   it('puts the newest first and keeps at most the load limit', () => {

@@ -1,8 +1,9 @@
 import { expect } from 'chai';
 import * as React from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
+import type { ChannelAnswer, DeliveryAnswer } from '../../../domain/contract/channels.ts';
 import { BellAlert } from './BellAlert.tsx';
-import { bellAlertWords, messageDirection } from './bellText.ts';
+import { bellAlertWords, bellRows, messageDirection, type BellRow } from './bellText.ts';
 import type { BellNotification } from './bell.machine.ts';
 
 function note(symbol: string, message: string, notificationtype: BellNotification['notificationtype'] = 1) {
@@ -36,13 +37,62 @@ describe('bell alert words', () => {
   });
 });
 
+/** A delivery of the notification `n1`, to the webhook `c1`. */
+function delivery(id: string, change: Partial<DeliveryAnswer>): DeliveryAnswer {
+  return {
+    id,
+    kind: 'alert',
+    alertId: 'a1',
+    triggerId: 'n1',
+    channelId: 'c1',
+    channelType: 'webhook',
+    status: 'pending',
+    attempts: 1,
+    lastStatus: null,
+    lastError: null,
+    retryAt: null,
+    createdt: '2026-01-01T00:00:00Z',
+    updatedt: '2026-01-01T00:00:00Z',
+    ...change,
+  };
+}
+
+describe('bell delivery warnings', () => {
+  const desk: ChannelAnswer = { id: 'c1', type: 'webhook', name: 'desk', confirmed: true, createdt: '' };
+  const failed = delivery('d1', { status: 'failed', attempts: 6, lastStatus: 503, lastError: 'answered 503' });
+  const retrying = delivery('d2', {
+    channelId: 'c2',
+    channelType: 'email',
+    attempts: 2,
+    lastError: 'answered 421',
+    retryAt: '2026-01-01T00:05:00Z',
+  });
+
+  it("words each warning as the alert manager does, naming the channel, or its kind while the channels aren't known", () => {
+    const notifications = [note('AAPL', 'AAPL rose above 190.00 (+0.40% on the day)')];
+    const [row] = bellRows(notifications, [failed, retrying], [desk], 'market');
+    expect(row?.warnings).to.deep.equal([
+      { id: 'd1', status: 'failed', text: 'desk (Webhook): failed: answered 503 (6 attempts)' },
+      { id: 'd2', status: 'retrying', text: 'Email: retrying at 19:05 ET (2 attempts)' },
+    ]);
+    expect(bellRows(notifications, [failed], null, 'market')[0]?.warnings?.[0]?.text).to.equal(
+      'Webhook: failed: answered 503 (6 attempts)',
+    );
+  });
+
+  it('leaves a notification whose deliveries were made, or are on their first attempt, as it is', () => {
+    const notifications = [note('AAPL', 'AAPL rose above 190.00 (+0.40% on the day)')];
+    const quiet = [delivery('d3', { status: 'succeeded', lastStatus: 200 }), delivery('d4', {})];
+    expect(bellRows(notifications, quiet, [desk], 'market')).to.equal(notifications);
+  });
+});
+
 describe('bell alert cell', () => {
   // The mocha run compiles .tsx with the classic JSX transform, which calls the global React.
   before(() => {
     (globalThis as { React?: typeof React }).React = React;
   });
-  const render = (notification: BellNotification) =>
-    renderToStaticMarkup(React.createElement(BellAlert, { notification }));
+  const render = (notification: BellRow) => renderToStaticMarkup(React.createElement(BellAlert, { notification }));
 
   it('shows the whole message, the level and the fired price included, with the message as its tooltip', () => {
     const message = 'MSFT price crosses above 520.50: 521.10 (-0.31% on the day)';
@@ -70,5 +120,17 @@ describe('bell alert cell', () => {
     expect(html).to.include('<span class="bell-note">“Re-check - then sell”</span>');
     expect(html).to.include(`title="${message} — “Re-check - then sell”"`);
     expect(render(note('AAPL', message))).not.to.include('bell-note');
+  });
+
+  it('shows a warning line, as text, under a message for each delivery that failed or waits for a retry', () => {
+    const message = 'AAPL rose above 190.00 (+0.40% on the day)';
+    const html = render({
+      ...note('AAPL', message),
+      warnings: [{ id: 'd1', status: 'failed', text: 'desk (Webhook): failed: answered 503 (6 attempts)' }],
+    });
+    expect(html).to.include(
+      '<span class="bell-delivery bell-delivery-failed" role="note"><span aria-hidden="true">⚠ </span>desk (Webhook): failed: answered 503 (6 attempts)</span>',
+    );
+    expect(render(note('AAPL', message))).not.to.include('bell-delivery');
   });
 });
