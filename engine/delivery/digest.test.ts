@@ -12,7 +12,13 @@ import type { EventStore } from '../../platform/eventstore/port.ts';
 import { openSqliteEventStore } from '../../platform/eventstore/sqlite.ts';
 import type { ReadModelStore } from '../../platform/readmodels/port.ts';
 import { openSqliteReadModelStore } from '../../platform/readmodels/sqlite.ts';
-import { startDeliveryProcessor, type DeliveryProcessor } from './processor.ts';
+import {
+  deliveryCollections,
+  startDeliveryProcessor,
+  type DeliveryProcessor,
+  type EmailSent,
+  type EmailedAlerts,
+} from './processor.ts';
 import { deliverySecrets } from './secrets.ts';
 import { emailSender, marketTime, type Sender } from './senders.ts';
 import { manualClock, type ManualClock } from './testing/clock.ts';
@@ -254,5 +260,48 @@ describe('alert email digest', function () {
     for (const id of ids) {
       expect(await logOf(user, id), id).to.deep.equal(['DeliveryAttempted', 'DeliverySucceeded']);
     }
+  });
+
+  it("forgets an alert's cooldown when the alert is deleted, and every one of an address when it is removed", async function () {
+    const user = `d${randomUUID().slice(0, 8)}`;
+    const processor = await start();
+    const { channelId } = await addEmail(user);
+    const x = await everyTimeAlert(user);
+    const y = await everyTimeAlert(user);
+    const ids = [await fire(user, x, 1, 0, 191.5), await fire(user, y, 1, 10, 192)].map((f) =>
+      deliveryIdOf(f.id, channelId),
+    );
+    await finishedAll(ids);
+    const settled = async (): Promise<void> => processor.runner.waitFor(await events.headPosition());
+    await settled();
+    const { emailed, emailedBy } = deliveryCollections();
+    const record = (alertId: string) => readModels.get<EmailSent>(emailed, `${channelId}/${alertId}`);
+    const alertsOf = async () => (await readModels.get<EmailedAlerts>(emailedBy, channelId))?.alertIds;
+    expect(await record(x))
+      .to.have.property('at')
+      .that.is.a('number');
+    expect(await record(y))
+      .to.have.property('at')
+      .that.is.a('number');
+    expect(await alertsOf()).to.have.members([x, y]);
+
+    await handleCommand(
+      events,
+      alertsDecider,
+      `alerts-${user}`,
+      { type: 'DeleteAlert', data: { alertId: x } },
+      meta(user),
+    );
+    await settled();
+    expect(await record(x)).to.equal(undefined);
+    expect(await record(y)).to.have.property('at');
+    expect(await alertsOf()).to.deep.equal([y]);
+
+    const remove: ChannelsCommand = { type: 'RemoveChannel', data: { channelId } };
+    await handleCommand(events, channelsDecider, `channels-${user}`, remove, meta(user));
+    await settled();
+    expect(await record(y)).to.equal(undefined);
+    expect(await alertsOf()).to.equal(undefined);
+    expect(await readModels.list(emailed, { prefix: `${channelId}/` })).to.deep.equal([]);
   });
 });

@@ -27,7 +27,7 @@
  * until the processes alive change; every processor still keeps the whole queue, so it can take any user over.
  */
 import { PASSWORD_RESET_TTL_MS, type PasswordResetRequested } from '../../domain/accounts/accounts.ts';
-import type { AlertTriggeredData } from '../../domain/alerts/alerts.ts';
+import type { AlertDeleted, AlertTriggeredData } from '../../domain/alerts/alerts.ts';
 import {
   CHANNELS_CONCERN,
   channelsDecider,
@@ -57,7 +57,12 @@ import {
   type RecordedEvent,
 } from '../../platform/eventstore/port.ts';
 import type { DocumentWrite, ReadModelStore } from '../../platform/readmodels/port.ts';
-import { startConsumer, type Consumer, type ConsumerRunner } from '../../platform/subscriptions/runner.ts';
+import {
+  startConsumer,
+  type Consumer,
+  type ConsumerRunner,
+  type ConsumerTx,
+} from '../../platform/subscriptions/runner.ts';
 import { cachedDeliveryLog, directDeliveryLog, type DeliveryLog } from './deliveryLog.ts';
 import { WHOLE_PARTITION, type DeliveryPartition } from './partition.ts';
 import { DEFAULT_RETRY_POLICY, maxAttempts, retryAfterMs, retryDelay, type RetryPolicy } from './retry.ts';
@@ -69,7 +74,7 @@ import { ATTEMPT_TIMEOUT_MS } from './senders.ts';
 export const DELIVERY_CONSUMER = 'delivery';
 
 /** Version of its documents; a change rebuilds them from the whole log. */
-export const DELIVERY_VERSION = 2;
+export const DELIVERY_VERSION = 3;
 
 /** The event types the processor reads. */
 export const DELIVERY_EVENT_TYPES: readonly string[] = Object.freeze([
@@ -90,7 +95,14 @@ export const DELIVERY_EVENT_TYPES: readonly string[] = Object.freeze([
   'DeliveryFailed',
   'DeliveryAbandoned',
   'PasswordResetRequested',
-] satisfies (ChannelsEvent['type'] | DeliveriesEvent['type'] | 'AlertTriggered' | PasswordResetRequested['type'])[]);
+  'AlertDeleted',
+] satisfies (
+  | ChannelsEvent['type']
+  | DeliveriesEvent['type']
+  | 'AlertTriggered'
+  | AlertDeleted['type']
+  | PasswordResetRequested['type']
+)[]);
 
 /** One queued delivery, as committed with the processor's checkpoint. */
 export interface QueuedDelivery {
@@ -201,16 +213,28 @@ export const DEFAULT_PER_CHANNEL = 4;
 export const DEFAULT_EMAIL_COOLDOWN_MS = 5 * 60_000;
 
 /**
- * The collections of a processor instance: the channels, the queue, and when an alert email of each alert was
- * last attempted to each address (`<channelId>/<alertId>`, {@link EmailSent}).
+ * The collections of a processor instance: the channels, the queue, when an alert email of each alert was last
+ * attempted to each address (`<channelId>/<alertId>`, {@link EmailSent}), and which alerts have such a record per
+ * address (`<channelId>`, {@link EmailedAlerts}), so that deleting the alert or removing the address deletes them.
  */
-export function deliveryCollections(instance?: string): { channels: string; queue: string; emailed: string } {
+export function deliveryCollections(instance?: string): {
+  channels: string;
+  queue: string;
+  emailed: string;
+  emailedBy: string;
+} {
   const suffix = instance ? `_${instance}` : '';
   return {
     channels: `deliverychannels${suffix}`,
     queue: `deliveryqueue${suffix}`,
     emailed: `deliveryemailed${suffix}`,
+    emailedBy: `deliveryemailedby${suffix}`,
   };
+}
+
+/** The alerts with an {@link EmailSent} record for one address. */
+export interface EmailedAlerts {
+  readonly alertIds: readonly string[];
 }
 
 /** When the latest alert email of an alert to an address was attempted, as the log records it. */
@@ -254,11 +278,21 @@ export function noticePayload(id: string, message: string, at: string, position 
 
 /** The consumer that keeps the channels and the queue. */
 function deliveryConsumer(instance: string | undefined, now: () => number): Consumer {
-  const { channels: channelsCollection, queue, emailed } = deliveryCollections(instance);
+  const { channels: channelsCollection, queue, emailed, emailedBy } = deliveryCollections(instance);
+  /** Deletes the cooldown records of the alerts `drop` accepts among those e-mailed through `channelId`. */
+  const forgetEmailed = async (tx: ConsumerTx, channelId: string, drop: (alertId: string) => boolean) => {
+    const known = await tx.get<EmailedAlerts>(emailedBy, channelId);
+    if (!known) return;
+    const kept = known.alertIds.filter((alertId) => !drop(alertId));
+    if (kept.length === known.alertIds.length) return;
+    for (const alertId of known.alertIds) if (drop(alertId)) tx.delete(emailed, `${channelId}/${alertId}`);
+    if (kept.length === 0) tx.delete(emailedBy, channelId);
+    else tx.put(emailedBy, channelId, { alertIds: kept } satisfies EmailedAlerts);
+  };
   return {
     name: instance ? `${DELIVERY_CONSUMER}:${instance}` : DELIVERY_CONSUMER,
     version: DELIVERY_VERSION,
-    collections: [channelsCollection, queue, emailed],
+    collections: [channelsCollection, queue, emailed, emailedBy],
     filter: { eventTypes: DELIVERY_EVENT_TYPES },
     handle: async (event, tx) => {
       const userId = userOf(event);
@@ -306,6 +340,15 @@ function deliveryConsumer(instance: string | undefined, now: () => number): Cons
           }
           return;
         }
+        case 'AlertDeleted': {
+          // A deleted alert sends no more: its cooldown records go (an id used again starts afresh).
+          const { alertId } = event.data as AlertDeleted['data'];
+          const state = (await tx.get<ChannelsState>(channelsCollection, userId)) ?? channelsDecider.initialState;
+          for (const channel of state.channels) {
+            if (channel.type === 'email') await forgetEmailed(tx, channel.id, (id) => id === alertId);
+          }
+          return;
+        }
         case 'DeliveryAbandoned':
           // Ended before its first attempt: it leaves the queue.
           tx.delete(queue, (event.data as DeliveryAbandoned['data']).deliveryId);
@@ -321,6 +364,11 @@ function deliveryConsumer(instance: string | undefined, now: () => number): Cons
             if (key !== null && Number.isFinite(at)) {
               const last = await tx.get<EmailSent>(emailed, key);
               if (!last || last.at < at) tx.put(emailed, key, { at } satisfies EmailSent);
+              if (!last) {
+                const { channelId, alertId } = event.data as DeliveryAttempted['data'];
+                const known = (await tx.get<EmailedAlerts>(emailedBy, channelId))?.alertIds ?? [];
+                tx.put(emailedBy, channelId, { alertIds: [...known, alertId!] } satisfies EmailedAlerts);
+              }
             }
           }
           const job = await tx.get<QueuedDelivery>(queue, data.deliveryId);
@@ -346,6 +394,8 @@ function deliveryConsumer(instance: string | undefined, now: () => number): Cons
           const state = (await tx.get<ChannelsState>(channelsCollection, userId)) ?? channelsDecider.initialState;
           const channelEvent = { type: event.type, data: event.data } as ChannelsEvent;
           tx.put(channelsCollection, userId, channelsDecider.evolve(state, channelEvent));
+          // A removed address keeps no cooldown record.
+          if (channelEvent.type === 'ChannelRemoved') await forgetEmailed(tx, channelEvent.data.channelId, () => true);
           // The address hears of StockPulse to confirm it (once when added, again each time its user asks);
           // alerts follow only after. A confirmation sent again is a delivery of its own (its id from this
           // event's), with the same link.
