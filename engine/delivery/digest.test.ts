@@ -206,6 +206,7 @@ describe('alert email digest', function () {
     clock.advance(COOLDOWN_MS);
     const digest = await smtp.waitFor(isDigest(address));
     expect(subjectOf(digest)).to.equal('AAPL: alert fired 2 times since 10:02 ET');
+    expect(headerOf(digest, 'X-StockPulse-Deliveries')).to.equal(`${ids[1]}, ${ids[2]}`);
     const second = digest.text.indexOf(lineOf(fired[1]!.data));
     const third = digest.text.indexOf(lineOf(fired[2]!.data));
     expect(second, digest.text).to.be.above(-1);

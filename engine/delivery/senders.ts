@@ -267,6 +267,10 @@ export function emailSender(options: EmailSenderOptions): Sender & { close(): vo
         ...content,
         headers: {
           'X-StockPulse-Delivery': message.payload.id,
+          // A digest names every delivery it carries, in the order of its firings.
+          ...(message.digest !== undefined && message.digest.length > 1
+            ? { 'X-StockPulse-Deliveries': message.digest.map((firing) => firing.id).join(', ') }
+            : {}),
           // RFC 2369 and RFC 8058: a mail client's unsubscribe button POSTs `List-Unsubscribe=One-Click` to it.
           ...(message.unsubscribeLink !== undefined
             ? {
