@@ -210,10 +210,14 @@ export interface Run {
  * The engine's path: the alerts armed in new indexes as the engine arms them (not timed, `armMs`), then batches
  * of 100 ticks through `evaluateTicks` (the live quotes, then the index) `passes` times or up to `limit` ticks,
  * each day close evaluating the closing bars (`evaluateClose`, the alerts evaluated then only) and rolling the
- * quotes and the indexes. Each firing is recorded as the tick's number (at a close, the ticks before it), the
- * alert and its value.
+ * quotes and the indexes (`closes` of them, taking `closeMs` of `ms`). Each firing is recorded as the tick's
+ * number (at a close, the ticks before it), the alert and its value.
  */
-export function indexedRun(market: Market, passes: number, limit = Infinity): Run & { readonly armMs: number } {
+export function indexedRun(
+  market: Market,
+  passes: number,
+  limit = Infinity,
+): Run & { readonly armMs: number; readonly closes: number; readonly closeMs: number } {
   const quotes = new LiveQuotes(market.seeds);
   const history = (symbol: string): ReturnType<LiveQuotes['history']> => quotes.history(symbol);
   // As the engine does: the alerts evaluated at the close only in an index of their own, which no tick reads.
@@ -228,6 +232,8 @@ export function indexedRun(market: Market, passes: number, limit = Infinity): Ru
   const days = new TradingDays();
   const fired = new Firings();
   let evaluated = 0;
+  let closes = 0;
+  let closeMs = 0;
   const batch: Tick[] = [];
   let first = 0;
   const onFire = (alert: ArmedAlert, tick: Tick): void => {
@@ -251,11 +257,14 @@ export function indexedRun(market: Market, passes: number, limit = Infinity): Ru
       if (evaluated + batch.length >= limit) break;
       if (tick === null) {
         flush();
+        const closing0 = performance.now();
         const day = market.closes[closeAt++]!;
         evaluateClose(day, quotes, closing, onClose);
         quotes.roll(day);
         index.roll();
         closing.roll();
+        closes += 1;
+        closeMs += performance.now() - closing0;
         continue;
       }
       batch.push(tick);
@@ -263,7 +272,7 @@ export function indexedRun(market: Market, passes: number, limit = Infinity): Ru
     }
     flush();
   }
-  return { evaluated, ms: performance.now() - started, fired, armMs };
+  return { evaluated, ms: performance.now() - started, fired, armMs, closes, closeMs };
 }
 
 /**
