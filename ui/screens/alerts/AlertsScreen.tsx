@@ -185,11 +185,11 @@ const shownText = ({ valueFormatted, value }: ITooltipParams<AlertAnswer>) =>
 /**
  * The wide grid's columns; `deliverTo` says where an alert's triggers go besides the bell. Widths fit their longest
  * text ("Once per bar close", "2026-12-05 09:30 ET"); the condition takes what is left and wraps rather than cutting
- * a channel's upper bound, and so do the channels an alert is delivered to. At 1440 px everything fits without
+ * a channel's upper bound, and so do the channels an alert is delivered to. At 1400 px everything fits without
  * scrolling sideways; narrower, the columns scroll under the pinned buttons.
  */
 const columnsWith = (deliverTo: (alert: AlertAnswer) => string): ColDef<AlertAnswer>[] => [
-  { headerName: 'Symbol', field: 'symbol', width: 96, cellRenderer: SymbolCell, suppressKeyboardEvent: tabWithinCell },
+  { headerName: 'Symbol', field: 'symbol', width: 84, cellRenderer: SymbolCell, suppressKeyboardEvent: tabWithinCell },
   {
     headerName: 'Condition',
     field: 'conditiontext',
@@ -213,7 +213,7 @@ const columnsWith = (deliverTo: (alert: AlertAnswer) => string): ColDef<AlertAns
   {
     headerName: 'Deliver to',
     colId: 'channels',
-    width: 150,
+    width: 134,
     wrapText: true,
     autoHeight: true,
     valueGetter: ({ data }: ValueGetterParams<AlertAnswer>) => (data ? deliverTo(data) : ''),
