@@ -10,6 +10,7 @@ import { detectAll } from '../patterns/patterns.ts';
 import { patternPerformance } from '../patterns/performance.ts';
 import { openMarketData, type MarketData } from './marketData.ts';
 import type { Quote, QuoteSource } from './quotes.ts';
+import { LiveQuotes } from '../quotes/liveQuotes.ts';
 
 const SYMBOLS = ['AAPL', 'MSFT', 'NVDA', 'XOM', 'CVX', 'DUK', 'JPM', 'KO'];
 const UNIVERSE = loadUniverse().filter((e) => SYMBOLS.includes(e.symbol));
@@ -487,6 +488,44 @@ describe('MarketData', function () {
       });
       const previous = market.store.bars('AAPL').at(-2) as DailyBar;
       expect(market.screenerInputs()[0]?.metrics.gap).to.be.closeTo((last.open / previous.close - 1) * 100, 1e-9);
+    } finally {
+      market.close();
+    }
+  });
+
+  it("keeps a session's gap after its day closes, until the next session's first tick", function () {
+    const market = open(copyOfMarket());
+    try {
+      const bars = market.store.bars('AAPL');
+      const last = bars.at(-1) as DailyBar;
+      const [y, m, d] = last.date.split('-').map(Number) as [number, number, number];
+      const next = new Date(Date.UTC(y, m - 1, d + 1)).toISOString().slice(0, 10);
+      const at = (hour: number): number => Date.parse(`${next}T${String(hour).padStart(2, '0')}:00:00.000Z`);
+      const open = Math.round(last.close * 103) / 100;
+      const quotes = new LiveQuotes([{ symbol: 'AAPL', bars }]);
+      quotes.applyTick({ symbol: 'AAPL', price: open, size: 100, ts: at(15) });
+      quotes.applyTick({ symbol: 'AAPL', price: open - 2, size: 100, ts: at(19) });
+      const gap = (open / last.close - 1) * 100;
+      const gapNow = (): number | null | undefined => {
+        // A new source object, as the quote feed gives the market after prices moved.
+        market.useQuoteSource({
+          quote: (s) => quotes.quote(s),
+          quotes: (symbols) => quotes.quotes(symbols),
+          session: (s) => quotes.session(s),
+        });
+        return market.screenerInputs().find((row) => row.symbol === 'AAPL')?.metrics.gap;
+      };
+      expect(gapNow()).to.be.closeTo(gap, 1e-9);
+      const close = open - 2;
+      quotes.roll({
+        date: next,
+        bars: [{ symbol: 'AAPL', date: next, open, high: open, low: close, close, volume: 200 }],
+      });
+      expect(gapNow(), "the closed session's gap overnight").to.be.closeTo(gap, 1e-9);
+      const after = new Date(Date.UTC(y, m - 1, d + 2, 15)).getTime();
+      const nextOpen = Math.round(close * 98) / 100;
+      quotes.applyTick({ symbol: 'AAPL', price: nextOpen, size: 100, ts: after });
+      expect(gapNow()).to.be.closeTo((nextOpen / close - 1) * 100, 1e-9);
     } finally {
       market.close();
     }

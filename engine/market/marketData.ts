@@ -544,12 +544,13 @@ export class MarketData {
   }
 
   /**
-   * The date of a live quote's session when it is after the last stored bar (the engine's quotes keep moving
-   * after the store's last day), else undefined: the last stored bar's bases hold for its price.
+   * The date of a quote's session when it is after the last stored bar (the engine's quotes keep moving after the
+   * store's last day, and a session that closed stays the quote's, as a close, until the next tick), else
+   * undefined: the last stored bar's bases hold for its price.
    */
   private laterSession(lastDate: string, quote: Quote): string | undefined {
     const ms = Date.parse(quote.ts);
-    if (quote.source === 'close' || Number.isNaN(ms)) return undefined;
+    if (Number.isNaN(ms)) return undefined;
     const day = this.quoteDays.of(ms);
     return day > lastDate ? day : undefined;
   }

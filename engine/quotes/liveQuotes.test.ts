@@ -76,7 +76,7 @@ describe('live quotes', function () {
     });
   });
 
-  it("opens the live session at the day's first tick, against the previous close, until the day closes", function () {
+  it("opens the live session at the day's first tick, against the previous close, until the next one", function () {
     const quotes = new LiveQuotes([{ symbol: 'AAPL', bars: barsOf([190, 200]) }]);
     expect(quotes.session('AAPL'), 'no session before the first tick').to.equal(undefined);
     quotes.applyTick(tick('AAPL', 203.1, 300));
@@ -86,11 +86,24 @@ describe('live quotes', function () {
       date: '2025-01-02',
       bars: [{ symbol: 'AAPL', date: '2025-01-02', open: 203.1, high: 203.1, low: 198.75, close: 198.75, volume: 500 }],
     });
-    expect(quotes.session('AAPL'), 'none after the close').to.equal(undefined);
+    expect(quotes.session('AAPL'), 'the session that closed, until the next tick').to.deep.equal({
+      open: 203.1,
+      prevClose: 200,
+    });
     quotes.applyTick(tick('AAPL', 197, 20, 86_400_000));
     quotes.applyTick(tick('AAPL', 199, 20, 86_401_000));
     expect(quotes.session('AAPL')).to.deep.equal({ open: 197, prevClose: 198.75 });
     expect(quotes.session('NOPE')).to.equal(undefined);
+    // A day that closes without a tick of the symbol tells no session.
+    quotes.roll({
+      date: '2025-01-03',
+      bars: [{ symbol: 'AAPL', date: '2025-01-03', open: 197, high: 199, low: 197, close: 199, volume: 40 }],
+    });
+    quotes.roll({
+      date: '2025-01-06',
+      bars: [{ symbol: 'AAPL', date: '2025-01-06', open: 199, high: 199, low: 199, close: 199, volume: 0 }],
+    });
+    expect(quotes.session('AAPL'), 'no tick since the last close').to.equal(undefined);
     quotes.applyTick(tick('NEW', 12.34, 10));
     expect(quotes.session('NEW'), 'a symbol first seen in a tick').to.deep.equal({ open: 12.34, prevClose: null });
   });

@@ -84,6 +84,11 @@ class Entry implements PriceMove {
   ts = 0;
   /** Whether the price is a tick's (else a daily close's). */
   ticked = false;
+  /**
+   * After a day close, until the next tick: the open (first tick) and previous close of the session that closed,
+   * in cents, when it had ticks; else null.
+   */
+  closedSession: { readonly open: number; readonly prevCloseCents: number } | null = null;
   /** Whether the indicators lag behind the last price. */
   dirty = false;
   snapshot: LiveQuote | undefined;
@@ -212,6 +217,7 @@ export class LiveQuotes implements QuoteSource {
     entry.cents = cents;
     if (entry.rolled) {
       entry.rolled = false;
+      entry.closedSession = null;
       entry.prevCloseCents = entry.nextPrevCloseCents;
       entry.open = cents;
       entry.high = cents;
@@ -263,6 +269,9 @@ export class LiveQuotes implements QuoteSource {
         entry.volume = bar.volume;
         entry.prevCloseCents = close;
       }
+      // The session that closed stays the one told until the next tick, when it had ticks of its own.
+      entry.closedSession =
+        entry.ticked && !entry.rolled ? { open: entry.open, prevCloseCents: entry.prevCloseCents } : null;
       entry.cents = close;
       entry.nextPrevCloseCents = close;
       entry.rolled = true;
@@ -279,13 +288,18 @@ export class LiveQuotes implements QuoteSource {
   }
 
   /**
-   * The live session of a symbol whose price is a tick's: the open (the price of the session's first tick) and
-   * the previous close; undefined before the first tick and after a day close until the next one.
+   * The session of a symbol: while its price is a tick's, the live one (the open, the price of the session's
+   * first tick, and the previous close); after a day close until the next tick, the session that closed, when it
+   * had ticks; undefined before the first tick.
    */
   session(symbol: string): SessionOpen | undefined {
     const entry = this.entries.get(symbol);
-    if (entry === undefined || !entry.ticked) return undefined;
-    return { open: entry.open / 100, prevClose: entry.prevCloseCents > 0 ? entry.prevCloseCents / 100 : null };
+    if (entry === undefined) return undefined;
+    const { open, prevCloseCents } = entry.ticked
+      ? { open: entry.open, prevCloseCents: entry.prevCloseCents }
+      : (entry.closedSession ?? { open: NaN, prevCloseCents: NaN });
+    if (Number.isNaN(open)) return undefined;
+    return { open: open / 100, prevClose: prevCloseCents > 0 ? prevCloseCents / 100 : null };
   }
 
   /** The quotes of the symbols that have one, in the order asked. */
