@@ -194,6 +194,16 @@ describe('watch list, portfolio and company statistics (Chromium)', function () 
     await card.getByRole('button', { name: /Remove the lot of 10 MSFT/ }).click();
     await card.getByText(/No lots yet/).waitFor();
     await card.getByRole('button', { name: 'Remove MSFT from the portfolio' }).click();
+    // Asked first: Keep leaves it, then the removal is confirmed.
+    const ask = card.getByRole('alertdialog', { name: 'Remove MSFT?' });
+    await ask.getByText('Its transactions go with it.').waitFor();
+    expect(await ask.getByRole('button', { name: 'Keep' }).evaluate((b) => b === document.activeElement)).to.equal(
+      true,
+    );
+    await page.keyboard.press('Escape');
+    await ask.waitFor({ state: 'detached' });
+    await card.getByRole('button', { name: 'Remove MSFT from the portfolio' }).click();
+    await ask.getByRole('button', { name: 'Remove MSFT' }).click();
     await card.waitFor({ state: 'detached' });
     await page.reload();
     await apple.waitFor();

@@ -1,7 +1,8 @@
 /**
  * The portfolio: the totals (cost basis, market value, P&L and P&L % at live prices) with the allocation by
  * market value, then a card per symbol with its live price, its lots (per lot and in total) and a form to add
- * a lot. A symbol search adds a symbol; buttons remove a symbol or a lot.
+ * a lot. A symbol search adds a symbol; buttons remove a symbol (once confirmed: its lots and transactions go
+ * with it) or a lot.
  */
 import { useMachine } from '@xstate/react';
 import type { Config, Layout } from 'plotly.js';
@@ -136,6 +137,10 @@ function PositionCard(props: {
   readonly quote: Quote | undefined;
   readonly lots: readonly PositionLot[];
   readonly saving: boolean;
+  /** Whether the removal of the symbol waits for the user to confirm it. */
+  readonly confirmingRemoval: boolean;
+  readonly onAskRemoveSymbol: (symbol: string) => void;
+  readonly onKeepSymbol: () => void;
   readonly onRemoveSymbol: (symbol: string) => void;
   readonly onAddLot: (symbol: string, lot: LotFields) => void;
   readonly onRemoveLot: (symbol: string, id: string) => void;
@@ -165,12 +170,37 @@ function PositionCard(props: {
             className="icon-button small"
             aria-label={`Remove ${symbol} from the portfolio`}
             title="Remove from the portfolio"
-            onClick={() => props.onRemoveSymbol(symbol)}
+            aria-expanded={props.confirmingRemoval}
+            onClick={() => props.onAskRemoveSymbol(symbol)}
           >
             ✕
           </button>
         </span>
       </header>
+      {props.confirmingRemoval && (
+        <div
+          className="confirm-bar position-confirm"
+          role="alertdialog"
+          aria-label={`Remove ${symbol}?`}
+          onKeyDown={(event) => {
+            if (event.key === 'Escape') props.onKeepSymbol();
+          }}
+        >
+          <span>
+            Remove {symbol} from the portfolio?{' '}
+            {lots.length === 0
+              ? 'Its transactions go with it.'
+              : `Its ${lots.length === 1 ? 'lot' : `${lots.length} lots`} and its transactions go with it.`}
+          </span>
+          <button type="button" className="button danger small" onClick={() => props.onRemoveSymbol(symbol)}>
+            Remove {symbol}
+          </button>
+          {/* The choice that loses nothing has the focus. */}
+          <button type="button" className="button small" autoFocus onClick={props.onKeepSymbol}>
+            Keep
+          </button>
+        </div>
+      )}
       {lots.length === 0 ? (
         <p className="empty">No lots yet: add the date, price and quantity of a purchase below.</p>
       ) : (
@@ -256,9 +286,11 @@ function PositionCard(props: {
 /** The portfolio screen. */
 export default function PortfolioScreen() {
   const [state, send] = useMachine(portfolioMachine);
-  const { symbols, lots, quotes, companies, pending, error, saveError } = state.context;
+  const { symbols, lots, quotes, companies, pending, error, saveError, confirmingRemoval } = state.context;
   const held = useMemo(() => new Set(symbols), [symbols]);
   const addSymbol = useCallback((hit: UniverseHit) => send({ type: 'user.addSymbol', symbol: hit.symbol }), [send]);
+  const askRemoveSymbol = useCallback((symbol: string) => send({ type: 'user.askRemoveSymbol', symbol }), [send]);
+  const keepSymbol = useCallback(() => send({ type: 'user.keepSymbol' }), [send]);
   const removeSymbol = useCallback((symbol: string) => send({ type: 'user.removeSymbol', symbol }), [send]);
   const addLot = useCallback((symbol: string, lot: LotFields) => send({ type: 'user.addLot', symbol, lot }), [send]);
   const removeLot = useCallback((symbol: string, id: string) => send({ type: 'user.removeLot', symbol, id }), [send]);
@@ -365,6 +397,9 @@ export default function PortfolioScreen() {
                   quote={quotes[symbol]}
                   lots={lots[symbol] ?? []}
                   saving={pending.some((p) => p.symbol === symbol)}
+                  confirmingRemoval={confirmingRemoval === symbol}
+                  onAskRemoveSymbol={askRemoveSymbol}
+                  onKeepSymbol={keepSymbol}
                   onRemoveSymbol={removeSymbol}
                   onAddLot={addLot}
                   onRemoveLot={removeLot}

@@ -155,6 +155,23 @@ describe('portfolio machine', () => {
     expect(watched.at(-1)).to.deep.equal(['MSFT']);
   });
 
+  it('asks before removing a symbol, and sends nothing when the user keeps it', async () => {
+    const { actor, calls } = portfolio({ symbols: ['AAPL', 'MSFT'], lots: { AAPL: [{ id: 'l1', ...lot }] } });
+    await waitFor(actor, (s) => s.matches(idle));
+    actor.send({ type: 'user.askRemoveSymbol', symbol: 'NVDA' });
+    expect(actor.getSnapshot().context.confirmingRemoval, 'a symbol not held').to.equal(null);
+    actor.send({ type: 'user.askRemoveSymbol', symbol: 'AAPL' });
+    expect(actor.getSnapshot().context.confirmingRemoval).to.equal('AAPL');
+    actor.send({ type: 'user.keepSymbol' });
+    expect(actor.getSnapshot().context.confirmingRemoval).to.equal(null);
+    actor.send({ type: 'user.askRemoveSymbol', symbol: 'AAPL' });
+    actor.send({ type: 'user.removeSymbol', symbol: 'AAPL' });
+    expect(actor.getSnapshot().context.confirmingRemoval, 'answered by the removal').to.equal(null);
+    await waitFor(actor, settled);
+    expect(calls).to.deep.equal(['load', 'removeSymbol AAPL']);
+    expect(actor.getSnapshot().context.symbols).to.deep.equal(['MSFT']);
+  });
+
   it('sends the removal of a symbol once when it is asked again before the answer', async () => {
     const { actor, calls } = portfolio({ symbols: ['AAPL', 'MSFT'], lots: {} });
     await waitFor(actor, (s) => s.matches(idle));

@@ -7,7 +7,7 @@
  */
 import { marketApi } from '../../../domain/contract/market.ts';
 import { portfolioApi } from '../../../domain/contract/portfolio.ts';
-import { assign, fromCallback, fromPromise, sendTo, setup } from 'xstate';
+import { assertEvent, assign, fromCallback, fromPromise, sendTo, setup } from 'xstate';
 import type { LotFields } from '../../../domain/positions/lots.ts';
 import type { Quote } from '../../../domain/market/types.ts';
 import type { UniverseHit } from '../../components/symbolSearch.machine.ts';
@@ -58,11 +58,15 @@ export interface PortfolioContext {
   readonly error: string | null;
   /** Why the last change could not be saved. */
   readonly saveError: string | null;
+  /** The symbol whose removal waits for the user to confirm it (its lots and transactions go with it), or null. */
+  readonly confirmingRemoval: string | null;
 }
 
 /** Events of the portfolio screen. */
 export type PortfolioEvent =
   | { type: 'user.addSymbol'; symbol: string }
+  | { type: 'user.askRemoveSymbol'; symbol: string }
+  | { type: 'user.keepSymbol' }
   | { type: 'user.removeSymbol'; symbol: string }
   | { type: 'user.addLot'; symbol: string; lot: LotFields }
   | { type: 'user.removeLot'; symbol: string; id: string }
@@ -196,6 +200,13 @@ export const portfolioMachine = setup({
     /** Says a symbol is in the portfolio already. */
     tellAlreadyHeld: (_, params: { symbol: string }) => showToast(`${params.symbol} is already in your portfolio`),
     watchQuotes: sendTo('quotes', ({ context }) => ({ type: 'quotes.watch', symbols: watched(context) })),
+    askToConfirmRemoval: assign({
+      confirmingRemoval: ({ event }) => {
+        assertEvent(event, 'user.askRemoveSymbol');
+        return event.symbol;
+      },
+    }),
+    forgetRemovalQuestion: assign({ confirmingRemoval: null }),
     enqueue: assign({
       pending: ({ context, event }) => {
         switch (event.type) {
@@ -218,6 +229,10 @@ export const portfolioMachine = setup({
   guards: {
     hasPending: ({ context }) => context.pending.length > 0,
     stale: ({ context }) => context.stale,
+    holdsAsked: ({ context, event }) => {
+      assertEvent(event, 'user.askRemoveSymbol');
+      return context.symbols.includes(event.symbol);
+    },
     held: ({ context, event }) =>
       event.type === 'user.addSymbol' &&
       (context.symbols.includes(event.symbol) ||
@@ -235,6 +250,7 @@ export const portfolioMachine = setup({
     stale: false,
     error: null,
     saveError: null,
+    confirmingRemoval: null,
   },
   states: {
     loading: {
@@ -267,12 +283,15 @@ export const portfolioMachine = setup({
           { guard: 'held', actions: { type: 'tellAlreadyHeld', params: ({ event }) => ({ symbol: event.symbol }) } },
           { actions: 'enqueue' },
         ],
+        // Removing a symbol takes its lots and transactions with it: the screen asks first.
+        'user.askRemoveSymbol': { guard: 'holdsAsked', actions: 'askToConfirmRemoval' },
+        'user.keepSymbol': { actions: 'forgetRemovalQuestion' },
         'user.removeSymbol': {
           // A symbol already being removed is not sent again: the server refuses one it no longer holds.
           guard: ({ context, event }) =>
             context.symbols.includes(event.symbol) &&
             !context.pending.some((p) => p.kind === 'removeSymbol' && p.symbol === event.symbol),
-          actions: 'enqueue',
+          actions: ['enqueue', 'forgetRemovalQuestion'],
         },
         'user.addLot': { actions: 'enqueue' },
         'user.removeLot': { actions: 'enqueue' },

@@ -127,7 +127,7 @@ function SectorCard({ sector, busy, search, searching, send }: CardProps) {
         )}
       </header>
       {confirming && (
-        <div className="sector-confirm" role="alertdialog" aria-label={`Delete ${sector.name}?`}>
+        <div className="confirm-bar" role="alertdialog" aria-label={`Delete ${sector.name}?`}>
           <span>
             Delete {sector.name} and its {sector.symbols.length} symbols?
           </span>
