@@ -172,6 +172,17 @@ describe('portfolio machine', () => {
     expect(actor.getSnapshot().context.symbols).to.deep.equal(['MSFT']);
   });
 
+  it('drops the question about a symbol removed elsewhere, so that adding it again asks nothing', async () => {
+    const server: FakeServer = { symbols: ['AAPL', 'MSFT'], lots: {} };
+    const { actor } = portfolio(server);
+    await waitFor(actor, (s) => s.matches(idle));
+    actor.send({ type: 'user.askRemoveSymbol', symbol: 'AAPL' });
+    server.symbols = ['MSFT'];
+    actor.send({ type: 'server.changed' });
+    await waitFor(actor, (s) => s.matches(idle) && !s.context.symbols.includes('AAPL'));
+    expect(actor.getSnapshot().context.confirmingRemoval).to.equal(null);
+  });
+
   it('sends the removal of a symbol once when it is asked again before the answer', async () => {
     const { actor, calls } = portfolio({ symbols: ['AAPL', 'MSFT'], lots: {} });
     await waitFor(actor, (s) => s.matches(idle));

@@ -207,6 +207,12 @@ export const portfolioMachine = setup({
       },
     }),
     forgetRemovalQuestion: assign({ confirmingRemoval: null }),
+    dropRemovalQuestionOfGone: assign({
+      confirmingRemoval: ({ context }) =>
+        context.confirmingRemoval !== null && context.symbols.includes(context.confirmingRemoval)
+          ? context.confirmingRemoval
+          : null,
+    }),
     enqueue: assign({
       pending: ({ context, event }) => {
         switch (event.type) {
@@ -304,6 +310,8 @@ export const portfolioMachine = setup({
       },
       states: {
         idle: {
+          // After each change or read: a question about a symbol no longer held (removed elsewhere) is dropped.
+          entry: 'dropRemovalQuestionOfGone',
           always: [
             { guard: 'hasPending', target: 'saving' },
             { guard: 'stale', target: 'refreshing' },
