@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
-import { createAlertIn, startE2E, type E2E } from './browser.ts';
+import { createAlertIn, lastPriceIn, startE2E, type E2E } from './browser.ts';
 
 /** The shapes of the chart's Plotly graph. */
 async function shapes(page: Page): Promise<{ type?: string; y0?: number; y1?: number }[]> {
@@ -37,14 +37,6 @@ function boundsOf(name: string): { lower: number; upper: number } {
 }
 
 const cents = (value: number) => Math.round(value * 100) / 100;
-
-/** The last price of a symbol, read through the page's session. */
-async function lastPrice(page: Page, symbol: string): Promise<number> {
-  return page.evaluate(async (s) => {
-    const quotes = (await (await fetch(`/api/quotes?symbols=${s}`)).json()) as { price: number }[];
-    return quotes[0]?.price ?? 100;
-  }, symbol);
-}
 
 describe('alerts (Chromium)', function () {
   this.timeout(240_000);
@@ -235,7 +227,7 @@ describe('alerts (Chromium)', function () {
     await page.locator('.plot-container').first().waitFor();
     await page.getByTestId('chart-quote').waitFor();
     await page.locator('.legendtext', { hasText: 'SMA 50' }).waitFor();
-    const upper = cents((await lastPrice(page, 'AAPL')) * 1.5);
+    const upper = cents((await lastPriceIn(page, 'AAPL')) * 1.5);
 
     await page.getByText('Any condition (SMA, EMA, RSI, volume, change %)').click();
     const builder = page.getByRole('form', { name: 'Condition' });

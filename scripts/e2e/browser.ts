@@ -87,6 +87,38 @@ export async function createAlertIn(page: Page, body: Record<string, unknown>): 
   }, body);
 }
 
+/** The last price of a symbol, read through the page's session (`GET /api/quotes`); throws when it has none. */
+export async function lastPriceIn(page: Page, symbol: string): Promise<number> {
+  const price = await page.evaluate(async (s) => {
+    const quotes = (await (await fetch(`/api/quotes?symbols=${encodeURIComponent(s)}`)).json()) as { price: number }[];
+    return quotes[0]?.price;
+  }, symbol);
+  if (price === undefined) throw new Error(`no quote of ${symbol}`);
+  return price;
+}
+
+/**
+ * Adds a webhook channel through the page's session (`POST /personalize/channels`, as Settings sends it) and
+ * answers the HTTP status and the channel's id (undefined when refused).
+ */
+export async function addWebhookIn(
+  page: Page,
+  url: string,
+  name: string,
+): Promise<{ readonly status: number; readonly id: string | undefined }> {
+  return page.evaluate(
+    async ([hookUrl, hookName]) => {
+      const res = await fetch('/personalize/channels', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ type: 'webhook', url: hookUrl, name: hookName }),
+      });
+      return { status: res.status, id: ((await res.json()) as { id?: string }).id };
+    },
+    [url, name] as const,
+  );
+}
+
 /** Builds the app if needed, starts the gateway and launches Chromium. */
 export async function startE2E(env: Record<string, string> = {}): Promise<E2E> {
   const uiDir = mkdtempSync(join(tmpdir(), 'sp-ui-'));

@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { startReceiver, type TestReceiver } from '../../engine/delivery/testing/receiver.ts';
 import { startTestSmtp, type TestSmtp } from '../../engine/delivery/testing/smtp.ts';
-import { createAlertIn, startE2E, type E2E } from './browser.ts';
+import { addWebhookIn, createAlertIn, lastPriceIn, startE2E, type E2E } from './browser.ts';
 
 /** Whether a `StockPulse-Signature` header signs `body` with `secret`. */
 function signedWith(header: unknown, body: string, secret: string): boolean {
@@ -91,10 +91,7 @@ describe('delivery settings and browser notifications (Chromium)', function () {
     await channel.getByText(/Test · .* · delivered/).waitFor();
     expect(receiver.requests.map((r) => r.url)).to.deep.equal(['/e2e']);
 
-    const price = await page.evaluate(async () => {
-      const quotes = (await (await fetch('/api/quotes?symbols=AAPL')).json()) as { price: number }[];
-      return quotes[0]!.price;
-    });
+    const price = await lastPriceIn(page, 'AAPL');
     const threshold = Math.round(price * 100 + 100) / 100;
     const created = await createAlertIn(page, { symbol: 'AAPL', close: threshold, alerttype: 'U' });
     expect(created).to.equal(200);
@@ -121,24 +118,10 @@ describe('delivery settings and browser notifications (Chromium)', function () {
   it('delivers an alert to the channels ticked in its builder, and to every channel again', async () => {
     const { page, context, errors } = await e2e.newPage();
     await e2e.signUp(page, 'chooser');
-    const addHook = (name: string) =>
-      page.evaluate(
-        async ([url, hookName]) => {
-          const res = await fetch('/personalize/channels', {
-            method: 'POST',
-            headers: { 'content-type': 'application/json' },
-            body: JSON.stringify({ type: 'webhook', url, name: hookName }),
-          });
-          return ((await res.json()) as { id: string }).id;
-        },
-        [`${receiver.url}/${name}`, name] as const,
-      );
+    const addHook = async (name: string) => (await addWebhookIn(page, `${receiver.url}/${name}`, name)).id;
     const desk = await addHook('desk');
     const phone = await addHook('phone');
-    const price = await page.evaluate(async () => {
-      const quotes = (await (await fetch('/api/quotes?symbols=MSFT')).json()) as { price: number }[];
-      return quotes[0]!.price;
-    });
+    const price = await lastPriceIn(page, 'MSFT');
     const level = Math.round(price * 100 + 100) / 100;
     expect(await createAlertIn(page, { symbol: 'MSFT', condition: { op: 'greater_than', value: level } })).to.equal(
       200,
@@ -385,19 +368,9 @@ describe('delivery settings and browser notifications (Chromium)', function () {
     const { page, context, errors } = await e2e.newPage();
     const username = await e2e.signUp(page, 'bellwarn');
     // The receiver answers 410 Gone on this path: the alert's delivery to it ends failed.
-    const added = await page.evaluate(async (url) => {
-      const res = await fetch('/personalize/channels', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ type: 'webhook', url, name: 'Ops desk' }),
-      });
-      return res.status;
-    }, `${receiver.url}/gone-${username}`);
-    expect(added).to.equal(200);
-    const price = await page.evaluate(async () => {
-      const quotes = (await (await fetch('/api/quotes?symbols=NVDA')).json()) as { price: number }[];
-      return quotes[0]!.price;
-    });
+    const added = await addWebhookIn(page, `${receiver.url}/gone-${username}`, 'Ops desk');
+    expect(added.status).to.equal(200);
+    const price = await lastPriceIn(page, 'NVDA');
     const level = Math.round(price * 100 + 100) / 100;
     expect(await createAlertIn(page, { symbol: 'NVDA', condition: { op: 'greater_than', value: level } })).to.equal(
       200,
