@@ -294,11 +294,9 @@ export class LiveQuotes implements QuoteSource {
    */
   session(symbol: string): SessionOpen | undefined {
     const entry = this.entries.get(symbol);
-    if (entry === undefined) return undefined;
-    const { open, prevCloseCents } = entry.ticked
-      ? { open: entry.open, prevCloseCents: entry.prevCloseCents }
-      : (entry.closedSession ?? { open: NaN, prevCloseCents: NaN });
-    if (Number.isNaN(open)) return undefined;
+    const session = entry === undefined ? null : entry.ticked ? entry : entry.closedSession;
+    if (session === null) return undefined;
+    const { open, prevCloseCents } = session;
     return { open: open / 100, prevClose: prevCloseCents > 0 ? prevCloseCents / 100 : null };
   }
 
