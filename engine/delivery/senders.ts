@@ -165,6 +165,11 @@ export function alertLinks(origin: string, symbol: string): { chart: string; ale
   return { chart: `${base}/PriceCharts?stock=${encodeURIComponent(symbol)}`, alerts: `${base}/Alerts` };
 }
 
+/** The firings an email tells of as a digest (more than one), or null for an email of one. */
+function digestOf(message: OutgoingMessage): readonly WebhookPayload[] | null {
+  return message.digest !== undefined && message.digest.length > 1 ? message.digest : null;
+}
+
 /** The subject, text and HTML of a message's email. */
 export function emailContent(message: OutgoingMessage): { subject: string; text: string; html: string } {
   const { payload, confirmLink, resetLink } = message;
@@ -211,7 +216,7 @@ export function emailContent(message: OutgoingMessage): { subject: string; text:
       ? ''
       : `<hr><p><small>To stop StockPulse alerts to this address: ` +
         `<a href="${escapeHtml(unsubscribe)}">unsubscribe</a>.</small></p>`;
-  const digest = message.digest !== undefined && message.digest.length > 1 ? message.digest : null;
+  const digest = digestOf(message);
   if (digest !== null) {
     // One email for the firings of one alert held during its cooldown: each firing's message and time, in order.
     const latest = digest.at(-1)!;
@@ -260,6 +265,7 @@ export function emailSender(options: EmailSenderOptions): Sender & { close(): vo
     if (message.channel.address === null)
       return { ok: false, status: null, error: 'the channel has no address', retryable: false };
     const content = emailContent(message);
+    const digest = digestOf(message);
     try {
       const info = (await transport.sendMail({
         from: options.from,
@@ -268,9 +274,7 @@ export function emailSender(options: EmailSenderOptions): Sender & { close(): vo
         headers: {
           'X-StockPulse-Delivery': message.payload.id,
           // A digest names every delivery it carries, in the order of its firings.
-          ...(message.digest !== undefined && message.digest.length > 1
-            ? { 'X-StockPulse-Deliveries': message.digest.map((firing) => firing.id).join(', ') }
-            : {}),
+          ...(digest !== null ? { 'X-StockPulse-Deliveries': digest.map((firing) => firing.id).join(', ') } : {}),
           // RFC 2369 and RFC 8058: a mail client's unsubscribe button POSTs `List-Unsubscribe=One-Click` to it.
           ...(message.unsubscribeLink !== undefined
             ? {
