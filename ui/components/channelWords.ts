@@ -2,7 +2,7 @@
  * An alert's delivery channels in words: each channel named as the builder's "Deliver to" names it, and an alert's
  * choice as the alert manager's grid shows it.
  */
-import { CHANNEL_TYPE_LABELS } from '../../domain/channels/channels.ts';
+import { CHANNEL_TYPES, CHANNEL_TYPE_LABELS } from '../../domain/channels/channels.ts';
 import type { ChannelAnswer, DeliveryAnswer } from '../../domain/contract/channels.ts';
 import { formatTime, type Zone } from '../services/time.ts';
 
@@ -58,6 +58,11 @@ export function deliveryStatusText(delivery: DeliveryAnswer, timeZone: Zone): st
           ? `retrying at ${formatTime(delivery.retryAt, timeZone, { seconds: false })}`
           : 'sending';
   return delivery.attempts > 1 ? `${status} (${delivery.attempts} attempts)` : status;
+}
+
+/** Orders deliveries by their channel's type as the app lists them: webhook, email, Web Push. */
+export function byChannelType(a: Pick<DeliveryAnswer, 'channelType'>, b: Pick<DeliveryAnswer, 'channelType'>): number {
+  return CHANNEL_TYPES.indexOf(a.channelType) - CHANNEL_TYPES.indexOf(b.channelType);
 }
 
 /** The channel a delivery went to, named as the builder names it, or by its kind once the channel is removed. */

@@ -20,7 +20,7 @@ import {
   type AlertBody,
   type FieldProblem,
 } from '../../components/conditionDraft.ts';
-import { CHANNEL_TYPES } from '../../../domain/channels/channels.ts';
+import { byChannelType } from '../../components/channelWords.ts';
 import { DELIVERY_PAGE, channelsApi, type DeliveryAnswer } from '../../../domain/contract/channels.ts';
 import { call, errorMessage } from '../../services/api.ts';
 import { live } from '../../services/live.ts';
@@ -58,9 +58,7 @@ export type HistoryAnswer = Omit<History, 'id'>;
  */
 export function triggerDeliveries(history: History, trigger: AlertTriggerAnswer): DeliveryAnswer[] {
   if (trigger.id === null) return [];
-  return history.deliveries
-    .filter((d) => d.triggerId === trigger.id)
-    .sort((a, b) => CHANNEL_TYPES.indexOf(a.channelType) - CHANNEL_TYPES.indexOf(b.channelType));
+  return history.deliveries.filter((d) => d.triggerId === trigger.id).sort(byChannelType);
 }
 
 /** What the manager holds. */

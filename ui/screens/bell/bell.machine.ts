@@ -5,7 +5,7 @@
  * them read too. Beside them, the user's latest deliveries (webhook, email, Web Push), read again when one moves
  * on, so that a notification whose delivery failed, or waits for a retry after a failed attempt, says so.
  */
-import { CHANNEL_TYPES } from '../../../domain/channels/channels.ts';
+import { byChannelType } from '../../components/channelWords.ts';
 import { DELIVERY_PAGE, channelsApi, type DeliveryAnswer } from '../../../domain/contract/channels.ts';
 import { notificationsApi } from '../../../domain/contract/notifications.ts';
 import { assertEvent, assign, fromCallback, fromPromise, setup, spawnChild } from 'xstate';
@@ -76,7 +76,7 @@ export function deliveryWarnings(
     else warnings.set(id, [delivery]);
   }
   for (const list of warnings.values()) {
-    list.sort((a, b) => CHANNEL_TYPES.indexOf(a.channelType) - CHANNEL_TYPES.indexOf(b.channelType));
+    list.sort(byChannelType);
   }
   return warnings;
 }
