@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { startTestGateway, type TestGateway } from '../../gateway/testing/harness.ts';
 import { buildUi } from '../buildUi.ts';
 
@@ -117,6 +117,19 @@ export async function addWebhookIn(
     },
     [url, name] as const,
   );
+}
+
+/**
+ * Answers a confirmation bar (`ConfirmBar`) that `ask` opened by keeping: checks that Keep has the focus, presses
+ * Escape and waits for the bar to close; then opens it again with `ask`, to be confirmed by the caller.
+ */
+export async function keepByEscapeThenAskAgain(page: Page, bar: Locator, ask: () => Promise<void>): Promise<void> {
+  const keep = bar.getByRole('button', { name: 'Keep' });
+  if (!(await keep.evaluate((b) => b === document.activeElement))) throw new Error('Keep does not have the focus');
+  await page.keyboard.press('Escape');
+  await bar.waitFor({ state: 'detached' });
+  await ask();
+  await bar.waitFor();
 }
 
 /** Builds the app if needed, starts the gateway and launches Chromium. */

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { formatNumber } from '../../domain/format.ts';
 import { marketCapOf } from '../../domain/market/types.ts';
-import { startE2E, type E2E } from './browser.ts';
+import { keepByEscapeThenAskAgain, startE2E, type E2E } from './browser.ts';
 
 /** The last price of a symbol, read with the page's session. */
 async function lastPrice(page: Page, symbol: string): Promise<number> {
@@ -191,18 +191,23 @@ describe('watch list, portfolio and company statistics (Chromium)', function () 
     await e2e.screenshot(page, 'portfolio');
 
     await page.reload();
-    await card.getByRole('button', { name: /Remove the lot of 10 MSFT/ }).click();
+    // A lot's removal asks first too: Escape keeps it, then the removal is confirmed.
+    const removeLot = () => card.getByRole('button', { name: /Remove the lot of 10 MSFT/ }).click();
+    await removeLot();
+    const askLot = card.getByRole('alertdialog', { name: 'Remove this lot?' });
+    await askLot.getByText(/Remove the lot of 10 MSFT bought \d{4}-\d{2}-\d{2}\? If none of it was sold/).waitFor();
+    await keepByEscapeThenAskAgain(page, askLot, async () => {
+      expect(await msftTotal.textContent()).to.include(dollars(paid * 10));
+      await removeLot();
+    });
+    await askLot.getByRole('button', { name: 'Remove the lot' }).click();
     await card.getByText(/No lots yet/).waitFor();
-    await card.getByRole('button', { name: 'Remove MSFT from the portfolio' }).click();
-    // Asked first: Keep leaves it, then the removal is confirmed.
+    // The symbol's too: Keep leaves it, then the removal is confirmed.
+    const removeSymbol = () => card.getByRole('button', { name: 'Remove MSFT from the portfolio' }).click();
+    await removeSymbol();
     const ask = card.getByRole('alertdialog', { name: 'Remove MSFT?' });
     await ask.getByText('Its transactions go with it.').waitFor();
-    expect(await ask.getByRole('button', { name: 'Keep' }).evaluate((b) => b === document.activeElement)).to.equal(
-      true,
-    );
-    await page.keyboard.press('Escape');
-    await ask.waitFor({ state: 'detached' });
-    await card.getByRole('button', { name: 'Remove MSFT from the portfolio' }).click();
+    await keepByEscapeThenAskAgain(page, ask, removeSymbol);
     await ask.getByRole('button', { name: 'Remove MSFT' }).click();
     await card.waitFor({ state: 'detached' });
     await page.reload();

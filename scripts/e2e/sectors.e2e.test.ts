@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { startE2E, type E2E } from './browser.ts';
+import { keepByEscapeThenAskAgain, startE2E, type E2E } from './browser.ts';
 
 describe('sectors page (Chromium)', function () {
   this.timeout(180_000);
@@ -63,8 +63,12 @@ describe('sectors page (Chromium)', function () {
     await page.getByText('Copied Energy with 32 symbols').waitFor({ state: 'detached' });
     await e2e.screenshot(page, 'sectors');
 
-    await renamed.getByRole('button', { name: 'Delete E2E Semis' }).click();
-    await page.getByRole('alertdialog', { name: 'Delete E2E Semis?' }).getByRole('button', { name: 'Delete' }).click();
+    // Asked first, Keep focused: Escape keeps the sector, then the deletion is confirmed.
+    const remove = () => renamed.getByRole('button', { name: 'Delete E2E Semis' }).click();
+    await remove();
+    const ask = page.getByRole('alertdialog', { name: 'Delete E2E Semis?' });
+    await keepByEscapeThenAskAgain(page, ask, remove);
+    await ask.getByRole('button', { name: 'Delete' }).click();
     await renamed.waitFor({ state: 'detached' });
     const stored = await page.evaluate(async () =>
       ((await (await fetch('/personalize/sectors')).json()) as { name: string }[]).map((s) => s.name),

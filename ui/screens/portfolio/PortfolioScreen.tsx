@@ -1,14 +1,15 @@
 /**
  * The portfolio: the totals (cost basis, market value, P&L and P&L % at live prices) with the allocation by
  * market value, then a card per symbol with its live price, its lots (per lot and in total) and a form to add
- * a lot. A symbol search adds a symbol; buttons remove a symbol (once confirmed: its lots and transactions go
- * with it) or a lot.
+ * a lot. A symbol search adds a symbol; buttons remove a symbol (its lots and transactions go with it) or a lot
+ * (its purchase too when none of it was sold), each once confirmed.
  */
 import { useMachine } from '@xstate/react';
 import type { Config, Layout } from 'plotly.js';
 import { useCallback, useId, useMemo, useState, type FormEvent } from 'react';
 import type { Quote } from '../../../domain/market/types.ts';
 import type { LotFields } from '../../../domain/positions/lots.ts';
+import { ConfirmBar } from '../../components/ConfirmBar.tsx';
 import { Link } from '../../components/Link.tsx';
 import { Dismissible, Empty, LoadState } from '../../components/LoadState.tsx';
 import { PriceFlash } from '../../components/PriceFlash.tsx';
@@ -17,7 +18,7 @@ import { SymbolSearch } from '../../components/SymbolSearch.tsx';
 import type { UniverseHit } from '../../components/symbolSearch.machine.ts';
 import { todayStamp, tradingDayTitle } from '../../services/time.ts';
 import { formatPercent, formatPrice, formatSigned, signClass } from '../watchlist/quotes.ts';
-import { portfolioMachine } from './portfolio.machine.ts';
+import { portfolioMachine, type RemovalQuestion } from './portfolio.machine.ts';
 import { StillChart, useDonut } from './StillChart.tsx';
 import { TransactionsPanel } from './TransactionsPanel.tsx';
 import {
@@ -130,6 +131,11 @@ function LotForm(props: {
   );
 }
 
+/** A lot in words: "the lot of 10 AAPL bought 2024-01-10". */
+function lotInWords(symbol: string, lot: PositionLot): string {
+  return `the lot of ${quantity(lot.position)} ${symbol} bought ${lot.date}`;
+}
+
 /** One symbol of the portfolio: header with the live price, the lots table and the lot form. */
 function PositionCard(props: {
   readonly symbol: string;
@@ -137,10 +143,11 @@ function PositionCard(props: {
   readonly quote: Quote | undefined;
   readonly lots: readonly PositionLot[];
   readonly saving: boolean;
-  /** Whether the removal of the symbol waits for the user to confirm it. */
-  readonly confirmingRemoval: boolean;
+  /** The removal of the symbol or of one of its lots that waits for the user to confirm it, or null. */
+  readonly confirmingRemoval: RemovalQuestion | null;
   readonly onAskRemoveSymbol: (symbol: string) => void;
-  readonly onKeepSymbol: () => void;
+  readonly onAskRemoveLot: (symbol: string, id: string) => void;
+  readonly onKeep: () => void;
   readonly onRemoveSymbol: (symbol: string) => void;
   readonly onAddLot: (symbol: string, lot: LotFields) => void;
   readonly onRemoveLot: (symbol: string, id: string) => void;
@@ -150,6 +157,8 @@ function PositionCard(props: {
   const total = symbolFigures(lots, price);
   const shares = lots.reduce((sum, lot) => sum + lot.position, 0);
   const titleId = useId();
+  const asked = props.confirmingRemoval;
+  const askedLot = asked?.lot == null ? undefined : lots.find((lot) => lot.id === asked.lot);
   return (
     <section className="card position-card" aria-labelledby={titleId} data-symbol={symbol}>
       <header className="position-header">
@@ -170,36 +179,26 @@ function PositionCard(props: {
             className="icon-button small"
             aria-label={`Remove ${symbol} from the portfolio`}
             title="Remove from the portfolio"
-            aria-expanded={props.confirmingRemoval}
+            aria-expanded={asked !== null && asked.lot === null}
             onClick={() => props.onAskRemoveSymbol(symbol)}
           >
             ✕
           </button>
         </span>
       </header>
-      {props.confirmingRemoval && (
-        <div
-          className="confirm-bar position-confirm"
-          role="alertdialog"
-          aria-label={`Remove ${symbol}?`}
-          onKeyDown={(event) => {
-            if (event.key === 'Escape') props.onKeepSymbol();
-          }}
-        >
-          <span>
-            Remove {symbol} from the portfolio?{' '}
-            {lots.length === 0
+      {asked !== null && asked.lot === null && (
+        <ConfirmBar
+          className="position-confirm"
+          title={`Remove ${symbol}?`}
+          question={`Remove ${symbol} from the portfolio? ${
+            lots.length === 0
               ? 'Its transactions go with it.'
-              : `Its ${lots.length === 1 ? 'lot' : `${lots.length} lots`} and its transactions go with it.`}
-          </span>
-          <button type="button" className="button danger small" onClick={() => props.onRemoveSymbol(symbol)}>
-            Remove {symbol}
-          </button>
-          {/* The choice that loses nothing has the focus. */}
-          <button type="button" className="button small" autoFocus onClick={props.onKeepSymbol}>
-            Keep
-          </button>
-        </div>
+              : `Its ${lots.length === 1 ? 'lot' : `${lots.length} lots`} and its transactions go with it.`
+          }`}
+          confirm={`Remove ${symbol}`}
+          onConfirm={() => props.onRemoveSymbol(symbol)}
+          onKeep={props.onKeep}
+        />
       )}
       {lots.length === 0 ? (
         <p className="empty">No lots yet: add the date, price and quantity of a purchase below.</p>
@@ -247,9 +246,10 @@ function PositionCard(props: {
                       <button
                         type="button"
                         className="icon-button small"
-                        aria-label={`Remove the lot of ${quantity(lot.position)} ${symbol} bought ${lot.date}`}
+                        aria-label={`Remove ${lotInWords(symbol, lot)}`}
                         title="Remove this lot"
-                        onClick={() => props.onRemoveLot(symbol, lot.id)}
+                        aria-expanded={askedLot === lot}
+                        onClick={() => props.onAskRemoveLot(symbol, lot.id)}
                       >
                         ✕
                       </button>
@@ -273,6 +273,16 @@ function PositionCard(props: {
           </table>
         </div>
       )}
+      {askedLot !== undefined && (
+        <ConfirmBar
+          className="position-confirm"
+          title="Remove this lot?"
+          question={`Remove ${lotInWords(symbol, askedLot)}? If none of it was sold, its purchase leaves the transactions too.`}
+          confirm="Remove the lot"
+          onConfirm={() => props.onRemoveLot(symbol, askedLot.id)}
+          onKeep={props.onKeep}
+        />
+      )}
       <LotForm symbol={symbol} price={price} onAdd={(lot) => props.onAddLot(symbol, lot)} />
       {props.saving && (
         <p className="hint" role="status">
@@ -290,7 +300,11 @@ export default function PortfolioScreen() {
   const held = useMemo(() => new Set(symbols), [symbols]);
   const addSymbol = useCallback((hit: UniverseHit) => send({ type: 'user.addSymbol', symbol: hit.symbol }), [send]);
   const askRemoveSymbol = useCallback((symbol: string) => send({ type: 'user.askRemoveSymbol', symbol }), [send]);
-  const keepSymbol = useCallback(() => send({ type: 'user.keepSymbol' }), [send]);
+  const askRemoveLot = useCallback(
+    (symbol: string, id: string) => send({ type: 'user.askRemoveLot', symbol, id }),
+    [send],
+  );
+  const keep = useCallback(() => send({ type: 'user.keep' }), [send]);
   const removeSymbol = useCallback((symbol: string) => send({ type: 'user.removeSymbol', symbol }), [send]);
   const addLot = useCallback((symbol: string, lot: LotFields) => send({ type: 'user.addLot', symbol, lot }), [send]);
   const removeLot = useCallback((symbol: string, id: string) => send({ type: 'user.removeLot', symbol, id }), [send]);
@@ -397,9 +411,10 @@ export default function PortfolioScreen() {
                   quote={quotes[symbol]}
                   lots={lots[symbol] ?? []}
                   saving={pending.some((p) => p.symbol === symbol)}
-                  confirmingRemoval={confirmingRemoval === symbol}
+                  confirmingRemoval={confirmingRemoval?.symbol === symbol ? confirmingRemoval : null}
                   onAskRemoveSymbol={askRemoveSymbol}
-                  onKeepSymbol={keepSymbol}
+                  onAskRemoveLot={askRemoveLot}
+                  onKeep={keep}
                   onRemoveSymbol={removeSymbol}
                   onAddLot={addLot}
                   onRemoveLot={removeLot}

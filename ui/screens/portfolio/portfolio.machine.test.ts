@@ -161,8 +161,8 @@ describe('portfolio machine', () => {
     actor.send({ type: 'user.askRemoveSymbol', symbol: 'NVDA' });
     expect(actor.getSnapshot().context.confirmingRemoval, 'a symbol not held').to.equal(null);
     actor.send({ type: 'user.askRemoveSymbol', symbol: 'AAPL' });
-    expect(actor.getSnapshot().context.confirmingRemoval).to.equal('AAPL');
-    actor.send({ type: 'user.keepSymbol' });
+    expect(actor.getSnapshot().context.confirmingRemoval).to.deep.equal({ symbol: 'AAPL', lot: null });
+    actor.send({ type: 'user.keep' });
     expect(actor.getSnapshot().context.confirmingRemoval).to.equal(null);
     actor.send({ type: 'user.askRemoveSymbol', symbol: 'AAPL' });
     actor.send({ type: 'user.removeSymbol', symbol: 'AAPL' });
@@ -170,6 +170,57 @@ describe('portfolio machine', () => {
     await waitFor(actor, settled);
     expect(calls).to.deep.equal(['load', 'removeSymbol AAPL']);
     expect(actor.getSnapshot().context.symbols).to.deep.equal(['MSFT']);
+  });
+
+  it('asks before removing a lot, sends nothing when the user keeps it, and removes it once confirmed', async () => {
+    const { actor, calls } = portfolio({
+      symbols: ['AAPL'],
+      lots: {
+        AAPL: [
+          { id: 'l1', ...lot },
+          { id: 'l2', ...lot, position: 4 },
+        ],
+      },
+    });
+    await waitFor(actor, (s) => s.matches(idle));
+    actor.send({ type: 'user.askRemoveLot', symbol: 'AAPL', id: 'l9' });
+    expect(actor.getSnapshot().context.confirmingRemoval, 'a lot not held').to.equal(null);
+    actor.send({ type: 'user.askRemoveLot', symbol: 'AAPL', id: 'l2' });
+    expect(actor.getSnapshot().context.confirmingRemoval).to.deep.equal({ symbol: 'AAPL', lot: 'l2' });
+    actor.send({ type: 'user.keep' });
+    expect(actor.getSnapshot().context.confirmingRemoval).to.equal(null);
+    actor.send({ type: 'user.askRemoveLot', symbol: 'AAPL', id: 'l2' });
+    actor.send({ type: 'user.removeLot', symbol: 'AAPL', id: 'l2' });
+    expect(actor.getSnapshot().context.confirmingRemoval, 'answered by the removal').to.equal(null);
+    await waitFor(actor, settled);
+    expect(calls).to.deep.equal(['load', 'removeLot AAPL']);
+    expect(actor.getSnapshot().context.lots['AAPL']?.map((l) => l.id)).to.deep.equal(['l1']);
+  });
+
+  it('drops the question about a lot removed elsewhere, and keeps the one about a lot still held', async () => {
+    const server: FakeServer = {
+      symbols: ['AAPL'],
+      lots: {
+        AAPL: [
+          { id: 'l1', ...lot },
+          { id: 'l2', ...lot },
+        ],
+      },
+    };
+    const { actor } = portfolio(server);
+    await waitFor(actor, (s) => s.matches(idle));
+    actor.send({ type: 'user.askRemoveLot', symbol: 'AAPL', id: 'l1' });
+    server.lots['AAPL'] = [{ id: 'l1', ...lot }];
+    actor.send({ type: 'server.changed' });
+    await waitFor(actor, (s) => s.matches(idle) && s.context.lots['AAPL']?.length === 1);
+    expect(actor.getSnapshot().context.confirmingRemoval, 'its lot still held').to.deep.equal({
+      symbol: 'AAPL',
+      lot: 'l1',
+    });
+    server.lots['AAPL'] = [];
+    actor.send({ type: 'server.changed' });
+    await waitFor(actor, (s) => s.matches(idle) && s.context.lots['AAPL']?.length === 0);
+    expect(actor.getSnapshot().context.confirmingRemoval).to.equal(null);
   });
 
   it('drops the question about a symbol removed elsewhere, so that adding it again asks nothing', async () => {

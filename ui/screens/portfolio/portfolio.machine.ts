@@ -37,6 +37,12 @@ export type PortfolioChange =
 export type PortfolioAnswer =
   { readonly symbols: readonly string[] } | { readonly symbol: string; readonly positions: readonly PositionLot[] };
 
+/** A removal waiting for the user to confirm it: a symbol (with its lots), or one lot of it (`lot`, its id). */
+export interface RemovalQuestion {
+  readonly symbol: string;
+  readonly lot: string | null;
+}
+
 /** The lots of each symbol. */
 export type LotsBySymbol = Readonly<Record<string, readonly PositionLot[]>>;
 
@@ -58,15 +64,16 @@ export interface PortfolioContext {
   readonly error: string | null;
   /** Why the last change could not be saved. */
   readonly saveError: string | null;
-  /** The symbol whose removal waits for the user to confirm it (its lots and transactions go with it), or null. */
-  readonly confirmingRemoval: string | null;
+  /** The removal that waits for the user to confirm it (what it takes with it is told first), or null. */
+  readonly confirmingRemoval: RemovalQuestion | null;
 }
 
 /** Events of the portfolio screen. */
 export type PortfolioEvent =
   | { type: 'user.addSymbol'; symbol: string }
   | { type: 'user.askRemoveSymbol'; symbol: string }
-  | { type: 'user.keepSymbol' }
+  | { type: 'user.askRemoveLot'; symbol: string; id: string }
+  | { type: 'user.keep' }
   | { type: 'user.removeSymbol'; symbol: string }
   | { type: 'user.addLot'; symbol: string; lot: LotFields }
   | { type: 'user.removeLot'; symbol: string; id: string }
@@ -148,6 +155,12 @@ export function describeChange(change: PortfolioChange): string {
   }
 }
 
+/** Whether what a removal question is about is still held (a lot: among its symbol's lots). */
+function stillThere(context: Pick<PortfolioContext, 'symbols' | 'lots'>, question: RemovalQuestion): boolean {
+  if (!context.symbols.includes(question.symbol)) return false;
+  return question.lot === null || (context.lots[question.symbol] ?? []).some((lot) => lot.id === question.lot);
+}
+
 /** The symbols whose quotes the screen follows. */
 function watched(context: Pick<PortfolioContext, 'symbols'>): readonly string[] {
   return context.symbols;
@@ -202,14 +215,14 @@ export const portfolioMachine = setup({
     watchQuotes: sendTo('quotes', ({ context }) => ({ type: 'quotes.watch', symbols: watched(context) })),
     askToConfirmRemoval: assign({
       confirmingRemoval: ({ event }) => {
-        assertEvent(event, 'user.askRemoveSymbol');
-        return event.symbol;
+        assertEvent(event, ['user.askRemoveSymbol', 'user.askRemoveLot']);
+        return { symbol: event.symbol, lot: event.type === 'user.askRemoveLot' ? event.id : null };
       },
     }),
     forgetRemovalQuestion: assign({ confirmingRemoval: null }),
     dropRemovalQuestionOfGone: assign({
       confirmingRemoval: ({ context }) =>
-        context.confirmingRemoval !== null && context.symbols.includes(context.confirmingRemoval)
+        context.confirmingRemoval !== null && stillThere(context, context.confirmingRemoval)
           ? context.confirmingRemoval
           : null,
     }),
@@ -236,8 +249,8 @@ export const portfolioMachine = setup({
     hasPending: ({ context }) => context.pending.length > 0,
     stale: ({ context }) => context.stale,
     holdsAsked: ({ context, event }) => {
-      assertEvent(event, 'user.askRemoveSymbol');
-      return context.symbols.includes(event.symbol);
+      assertEvent(event, ['user.askRemoveSymbol', 'user.askRemoveLot']);
+      return stillThere(context, { symbol: event.symbol, lot: event.type === 'user.askRemoveLot' ? event.id : null });
     },
     held: ({ context, event }) =>
       event.type === 'user.addSymbol' &&
@@ -289,9 +302,10 @@ export const portfolioMachine = setup({
           { guard: 'held', actions: { type: 'tellAlreadyHeld', params: ({ event }) => ({ symbol: event.symbol }) } },
           { actions: 'enqueue' },
         ],
-        // Removing a symbol takes its lots and transactions with it: the screen asks first.
+        // Removing a symbol takes its lots and transactions with it, a lot its purchase: the screen asks first.
         'user.askRemoveSymbol': { guard: 'holdsAsked', actions: 'askToConfirmRemoval' },
-        'user.keepSymbol': { actions: 'forgetRemovalQuestion' },
+        'user.askRemoveLot': { guard: 'holdsAsked', actions: 'askToConfirmRemoval' },
+        'user.keep': { actions: 'forgetRemovalQuestion' },
         'user.removeSymbol': {
           // A symbol already being removed is not sent again: the server refuses one it no longer holds.
           guard: ({ context, event }) =>
@@ -300,7 +314,7 @@ export const portfolioMachine = setup({
           actions: ['enqueue', 'forgetRemovalQuestion'],
         },
         'user.addLot': { actions: 'enqueue' },
-        'user.removeLot': { actions: 'enqueue' },
+        'user.removeLot': { actions: ['enqueue', 'forgetRemovalQuestion'] },
         'user.dismissError': { actions: assign({ saveError: null }) },
         'server.quote': { actions: assign({ quotes: ({ context, event }) => withQuote(context.quotes, event.quote) }) },
         'server.quotes': {
@@ -310,7 +324,7 @@ export const portfolioMachine = setup({
       },
       states: {
         idle: {
-          // After each change or read: a question about a symbol no longer held (removed elsewhere) is dropped.
+          // After each change or read: a question about a symbol or a lot no longer held (removed elsewhere) is dropped.
           entry: 'dropRemovalQuestionOfGone',
           always: [
             { guard: 'hasPending', target: 'saving' },

@@ -5,6 +5,7 @@
  */
 import { useMachine } from '@xstate/react';
 import { useId, useState, type FormEvent } from 'react';
+import { ConfirmBar } from '../../components/ConfirmBar.tsx';
 import { Dismissible, Failed, Skeleton } from '../../components/LoadState.tsx';
 import { usePreferences } from '../../services/preferences.ts';
 import { formatDate } from '../../services/time.ts';
@@ -127,24 +128,16 @@ function SectorCard({ sector, busy, search, searching, send }: CardProps) {
         )}
       </header>
       {confirming && (
-        <div className="confirm-bar" role="alertdialog" aria-label={`Delete ${sector.name}?`}>
-          <span>
-            Delete {sector.name} and its {sector.symbols.length} symbols?
-          </span>
-          <button
-            type="button"
-            className="button danger small"
-            onClick={() => {
-              setConfirming(false);
-              send({ type: 'user.delete', id: sector.id });
-            }}
-          >
-            Delete
-          </button>
-          <button type="button" className="button small" onClick={() => setConfirming(false)}>
-            Keep
-          </button>
-        </div>
+        <ConfirmBar
+          title={`Delete ${sector.name}?`}
+          question={`Delete ${sector.name} and its ${sector.symbols.length} symbols?`}
+          confirm="Delete"
+          onConfirm={() => {
+            setConfirming(false);
+            send({ type: 'user.delete', id: sector.id });
+          }}
+          onKeep={() => setConfirming(false)}
+        />
       )}
       {sector.symbols.length === 0 ? (
         <p className="empty">No symbols yet: search the universe below to add some.</p>
