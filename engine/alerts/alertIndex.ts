@@ -242,7 +242,8 @@ function dropWhere(columns: readonly unknown[][], drop: (i: number) => boolean, 
     for (const column of columns) column[k] = column[i];
     k++;
   }
-  for (const column of columns) column.length = k;
+  // Setting a length is a call into the runtime: skipped when nothing was dropped (the common case at a close).
+  if (k !== length) for (const column of columns) column.length = k;
   return kept;
 }
 
