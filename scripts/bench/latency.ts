@@ -357,8 +357,14 @@ interface NotificationRun {
 interface GcFigures {
   readonly pauses: number;
   readonly over10ms: number;
+  /** Of those, per kind of collection (prom-client's `kind`: minor, major, incremental, weakcb). */
+  readonly over10msByKind: Readonly<Record<GcKind, number>>;
   readonly seconds: number;
 }
+
+/** The kinds of collection prom-client labels its histogram with. */
+const GC_KINDS = ['minor', 'major', 'incremental', 'weakcb'] as const;
+type GcKind = (typeof GC_KINDS)[number];
 
 /** The gateway's event-loop delay over a span of time, ms (prom-client's: the time between samplings 10 ms apart). */
 interface LoopDelayFigures {
@@ -396,11 +402,21 @@ async function metric(url: string, name: string, labels = ''): Promise<number> {
 /** The gateway's garbage collection so far (`nodejs_gc_duration_seconds`, every kind). */
 function gcOf(read: Scrape): GcFigures {
   const all = read('nodejs_gc_duration_seconds_count');
+  const over10msOf = (kind: GcKind): number =>
+    read('nodejs_gc_duration_seconds_count', `kind="${kind}"`) -
+    read('nodejs_gc_duration_seconds_bucket', `le="0.01",kind="${kind}"`);
   return {
     pauses: all,
     over10ms: all - read('nodejs_gc_duration_seconds_bucket', 'le="0.01"'),
+    over10msByKind: Object.fromEntries(GC_KINDS.map((kind) => [kind, over10msOf(kind)])) as Record<GcKind, number>,
     seconds: read('nodejs_gc_duration_seconds_sum'),
   };
+}
+
+/** The kinds of the collections of 10 ms or more, in words (" (minor 3, major 1)"), or nothing when none. */
+function slowKinds(gc: GcFigures): string {
+  const kinds = GC_KINDS.filter((kind) => gc.over10msByKind[kind] > 0);
+  return kinds.length === 0 ? '' : ` (${kinds.map((kind) => `${kind} ${gc.over10msByKind[kind]}`).join(', ')})`;
 }
 
 const TRIGGERS_APPENDED: [string, string] = ['stockpulse_alert_triggers_total', 'outcome="appended"'];
@@ -586,6 +602,9 @@ async function measureNotifications(
     gc: {
       pauses: gcAfter.pauses - gcBefore.pauses,
       over10ms: gcAfter.over10ms - gcBefore.over10ms,
+      over10msByKind: Object.fromEntries(
+        GC_KINDS.map((kind) => [kind, gcAfter.over10msByKind[kind] - gcBefore.over10msByKind[kind]]),
+      ) as Record<GcKind, number>,
       seconds: round2(gcAfter.seconds - gcBefore.seconds),
     },
     heapMb,
@@ -707,7 +726,7 @@ export async function benchLatency(options: LatencyOptions = {}): Promise<Latenc
     for (const [what, r] of runs) {
       progress(
         `  gateway${what ? ` ${what}` : ''}: heap ${r.heapMb} MB; ${r.gc.pauses} collections in ${r.seconds.toFixed(1)} s, ` +
-          `${r.gc.over10ms} of 10 ms or more, ${(r.gc.seconds * 1000).toFixed(0)} ms in all; ` +
+          `${r.gc.over10ms} of 10 ms or more${slowKinds(r.gc)}, ${(r.gc.seconds * 1000).toFixed(0)} ms in all; ` +
           `event-loop delay p99 ${r.loopDelay.p99Ms} ms, max ${r.loopDelay.maxMs} ms`,
       );
     }
