@@ -32,8 +32,10 @@ describe('delivery settings and browser notifications (Chromium)', function () {
 
   before(async function () {
     this.timeout(300_000);
-    // A receiver gone for good on `/gone…`.
-    receiver = await startReceiver((_i, request) => (request.url.startsWith('/gone') ? 410 : 200));
+    // A receiver gone for good on `/gone…`, and unavailable for now on `/busy…` (its delivery waits for a retry).
+    receiver = await startReceiver((_i, request) =>
+      request.url.startsWith('/gone') ? 410 : request.url.startsWith('/busy') ? 503 : 200,
+    );
     smtp = await startTestSmtp();
     e2e = await startE2E({
       WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
@@ -364,12 +366,14 @@ describe('delivery settings and browser notifications (Chromium)', function () {
     await context.close();
   });
 
-  it("warns in the bell under an alert's notification that its webhook delivery failed, naming the webhook", async () => {
+  it("warns in the bell under an alert's notification that a webhook delivery failed or waits for its retry", async () => {
     const { page, context, errors } = await e2e.newPage();
     const username = await e2e.signUp(page, 'bellwarn');
-    // The receiver answers 410 Gone on this path: the alert's delivery to it ends failed.
+    // The receiver answers 410 Gone on this path: the alert's delivery to it ends failed; it answers 503 on the
+    // other one, so that delivery waits for its retry.
     const added = await addWebhookIn(page, `${receiver.url}/gone-${username}`, 'Ops desk');
     expect(added.status).to.equal(200);
+    expect((await addWebhookIn(page, `${receiver.url}/busy-${username}`, 'Night desk')).status).to.equal(200);
     const price = await lastPriceIn(page, 'NVDA');
     const level = Math.round(price * 100 + 100) / 100;
     expect(await createAlertIn(page, { symbol: 'NVDA', condition: { op: 'greater_than', value: level } })).to.equal(
@@ -387,6 +391,10 @@ describe('delivery settings and browser notifications (Chromium)', function () {
     const warning = firing.getByRole('note').filter({ hasText: /Ops desk \(Webhook\): (failed|retrying at)/ });
     await warning.waitFor();
     expect(await warning.textContent()).to.match(/^⚠ Ops desk \(Webhook\): failed: answered 410/);
+    // The retry 30 s or so away is told in the zone times are shown in.
+    const retrying = firing.getByRole('note').filter({ hasText: /Night desk \(Webhook\)/ });
+    await retrying.getByText(/retrying at/).waitFor();
+    expect(await retrying.textContent()).to.match(/^⚠ Night desk \(Webhook\): retrying at \d{1,2}:\d{2}/);
     await e2e.screenshot(page, 'bell-delivery-failed');
     expect(errors).to.deep.equal([]);
     await context.close();
