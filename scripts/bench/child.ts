@@ -28,8 +28,10 @@ function urlOf(line: string): string | null {
 /**
  * Starts `file serve <kind>` with tsx and resolves with the URL its stdout announces (`{"url": …}`, after any
  * log line of its start). With `BENCH_CPU_PROF=<folder>` in the environment, each server child writes a V8 CPU
- * profile there when it stops (open it in Chrome's DevTools, Performance tab). With `forwardOutput`, what the
- * child writes on stdout before and after the URL goes to stderr.
+ * profile there when it stops (open it in Chrome's DevTools, Performance tab); with `BENCH_TRACE_GC=1`, each
+ * prints a line per garbage collection (V8's `--trace-gc-nvp`: its kind, pause, and the bytes it copied and
+ * promoted), seen with `forwardOutput`. With `forwardOutput`, what the child writes on stdout before and after
+ * the URL goes to stderr.
  */
 export function startServerChild(
   file: string,
@@ -39,7 +41,10 @@ export function startServerChild(
 ): Promise<{ url: string; child: ChildProcess }> {
   const profile = process.env.BENCH_CPU_PROF;
   // One folder per kind: the main thread and tsx's loader thread each write a profile of their own.
-  const profiling = profile ? ['--cpu-prof', `--cpu-prof-dir=${join(profile, kind)}`] : [];
+  const profiling = [
+    ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${join(profile, kind)}`] : []),
+    ...(process.env.BENCH_TRACE_GC === '1' ? ['--trace-gc-nvp'] : []),
+  ];
   // The flags `npm start` gives the server, so the children run as it does.
   const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, ...profiling, '--import', 'tsx', file, 'serve', kind], {
     env: { ...process.env, ...env },
