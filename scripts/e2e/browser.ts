@@ -120,15 +120,17 @@ export async function addWebhookIn(
 }
 
 /**
- * Answers a confirmation bar (`ConfirmBar`) that `ask` opened by keeping: checks that Keep has the focus, presses
- * Escape and waits for the bar to close; then opens it again with `ask`, to be confirmed by the caller.
+ * Answers a confirmation bar (`ConfirmBar`) that the button `opener` opened by keeping: checks that Keep has the
+ * focus, presses Escape, waits for the bar to close and the focus to be back on `opener`; then opens the bar again,
+ * to be confirmed by the caller.
  */
-export async function keepByEscapeThenAskAgain(page: Page, bar: Locator, ask: () => Promise<void>): Promise<void> {
-  const keep = bar.getByRole('button', { name: 'Keep' });
-  if (!(await keep.evaluate((b) => b === document.activeElement))) throw new Error('Keep does not have the focus');
+export async function keepByEscapeThenAskAgain(page: Page, bar: Locator, opener: Locator): Promise<void> {
+  const focused = (locator: Locator) => locator.evaluate((element) => element === document.activeElement);
+  if (!(await focused(bar.getByRole('button', { name: 'Keep' })))) throw new Error('Keep does not have the focus');
   await page.keyboard.press('Escape');
   await bar.waitFor({ state: 'detached' });
-  await ask();
+  if (!(await focused(opener))) throw new Error('the focus is not back on the button that asked');
+  await opener.click();
   await bar.waitFor();
 }
 

@@ -192,19 +192,17 @@ describe('watch list, portfolio and company statistics (Chromium)', function () 
 
     await page.reload();
     // A lot's removal asks first too: Escape keeps it, then the removal is confirmed.
-    const removeLot = () => card.getByRole('button', { name: /Remove the lot of 10 MSFT/ }).click();
-    await removeLot();
+    const removeLot = card.getByRole('button', { name: /Remove the lot of 10 MSFT/ });
+    await removeLot.click();
     const askLot = card.getByRole('alertdialog', { name: 'Remove this lot?' });
     await askLot.getByText(/Remove the lot of 10 MSFT bought \d{4}-\d{2}-\d{2}\? If none of it was sold/).waitFor();
-    await keepByEscapeThenAskAgain(page, askLot, async () => {
-      expect(await msftTotal.textContent()).to.include(dollars(paid * 10));
-      await removeLot();
-    });
+    await keepByEscapeThenAskAgain(page, askLot, removeLot);
+    expect(await msftTotal.textContent()).to.include(dollars(paid * 10));
     await askLot.getByRole('button', { name: 'Remove the lot' }).click();
     await card.getByText(/No lots yet/).waitFor();
     // The symbol's too: Keep leaves it, then the removal is confirmed.
-    const removeSymbol = () => card.getByRole('button', { name: 'Remove MSFT from the portfolio' }).click();
-    await removeSymbol();
+    const removeSymbol = card.getByRole('button', { name: 'Remove MSFT from the portfolio' });
+    await removeSymbol.click();
     const ask = card.getByRole('alertdialog', { name: 'Remove MSFT?' });
     await ask.getByText('Its transactions go with it.').waitFor();
     await keepByEscapeThenAskAgain(page, ask, removeSymbol);

@@ -64,8 +64,8 @@ describe('sectors page (Chromium)', function () {
     await e2e.screenshot(page, 'sectors');
 
     // Asked first, Keep focused: Escape keeps the sector, then the deletion is confirmed.
-    const remove = () => renamed.getByRole('button', { name: 'Delete E2E Semis' }).click();
-    await remove();
+    const remove = renamed.getByRole('button', { name: 'Delete E2E Semis' });
+    await remove.click();
     const ask = page.getByRole('alertdialog', { name: 'Delete E2E Semis?' });
     await keepByEscapeThenAskAgain(page, ask, remove);
     await ask.getByRole('button', { name: 'Delete' }).click();
