@@ -161,6 +161,13 @@ function stillThere(context: Pick<PortfolioContext, 'symbols' | 'lots'>, questio
   return question.lot === null || (context.lots[question.symbol] ?? []).some((lot) => lot.id === question.lot);
 }
 
+/** The removal a user's question is about: a symbol, or one of its lots. */
+function questionOf(
+  event: Extract<PortfolioEvent, { type: 'user.askRemoveSymbol' | 'user.askRemoveLot' }>,
+): RemovalQuestion {
+  return { symbol: event.symbol, lot: event.type === 'user.askRemoveLot' ? event.id : null };
+}
+
 /** The symbols whose quotes the screen follows. */
 function watched(context: Pick<PortfolioContext, 'symbols'>): readonly string[] {
   return context.symbols;
@@ -216,7 +223,7 @@ export const portfolioMachine = setup({
     askToConfirmRemoval: assign({
       confirmingRemoval: ({ event }) => {
         assertEvent(event, ['user.askRemoveSymbol', 'user.askRemoveLot']);
-        return { symbol: event.symbol, lot: event.type === 'user.askRemoveLot' ? event.id : null };
+        return questionOf(event);
       },
     }),
     forgetRemovalQuestion: assign({ confirmingRemoval: null }),
@@ -250,7 +257,7 @@ export const portfolioMachine = setup({
     stale: ({ context }) => context.stale,
     holdsAsked: ({ context, event }) => {
       assertEvent(event, ['user.askRemoveSymbol', 'user.askRemoveLot']);
-      return stillThere(context, { symbol: event.symbol, lot: event.type === 'user.askRemoveLot' ? event.id : null });
+      return stillThere(context, questionOf(event));
     },
     held: ({ context, event }) =>
       event.type === 'user.addSymbol' &&
