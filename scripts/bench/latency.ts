@@ -366,6 +366,11 @@ interface GcFigures {
 const GC_KINDS = ['minor', 'major', 'incremental', 'weakcb'] as const;
 type GcKind = (typeof GC_KINDS)[number];
 
+/** A figure per kind of collection. */
+function perGcKind(figure: (kind: GcKind) => number): Record<GcKind, number> {
+  return Object.fromEntries(GC_KINDS.map((kind) => [kind, figure(kind)])) as Record<GcKind, number>;
+}
+
 /** The gateway's event-loop delay over a span of time, ms (prom-client's: the time between samplings 10 ms apart). */
 interface LoopDelayFigures {
   readonly p99Ms: number;
@@ -408,7 +413,7 @@ function gcOf(read: Scrape): GcFigures {
   return {
     pauses: all,
     over10ms: all - read('nodejs_gc_duration_seconds_bucket', 'le="0.01"'),
-    over10msByKind: Object.fromEntries(GC_KINDS.map((kind) => [kind, over10msOf(kind)])) as Record<GcKind, number>,
+    over10msByKind: perGcKind(over10msOf),
     seconds: read('nodejs_gc_duration_seconds_sum'),
   };
 }
@@ -602,9 +607,7 @@ async function measureNotifications(
     gc: {
       pauses: gcAfter.pauses - gcBefore.pauses,
       over10ms: gcAfter.over10ms - gcBefore.over10ms,
-      over10msByKind: Object.fromEntries(
-        GC_KINDS.map((kind) => [kind, gcAfter.over10msByKind[kind] - gcBefore.over10msByKind[kind]]),
-      ) as Record<GcKind, number>,
+      over10msByKind: perGcKind((kind) => gcAfter.over10msByKind[kind] - gcBefore.over10msByKind[kind]),
       seconds: round2(gcAfter.seconds - gcBefore.seconds),
     },
     heapMb,
