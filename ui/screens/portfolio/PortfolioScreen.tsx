@@ -158,6 +158,8 @@ function PositionCard(props: {
   const shares = lots.reduce((sum, lot) => sum + lot.position, 0);
   const titleId = useId();
   const asked = props.confirmingRemoval;
+  // The question is about the symbol, or about one of its lots.
+  const askedSymbol = asked !== null && asked.lot === null;
   const askedLot = asked?.lot == null ? undefined : lots.find((lot) => lot.id === asked.lot);
   return (
     <section className="card position-card" aria-labelledby={titleId} data-symbol={symbol}>
@@ -179,14 +181,14 @@ function PositionCard(props: {
             className="icon-button small"
             aria-label={`Remove ${symbol} from the portfolio`}
             title="Remove from the portfolio"
-            aria-expanded={asked !== null && asked.lot === null}
+            aria-expanded={askedSymbol}
             onClick={() => props.onAskRemoveSymbol(symbol)}
           >
             ✕
           </button>
         </span>
       </header>
-      {asked !== null && asked.lot === null && (
+      {askedSymbol && (
         <ConfirmBar
           className="position-confirm"
           title={`Remove ${symbol}?`}
