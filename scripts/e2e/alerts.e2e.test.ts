@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { createAlertIn, lastPriceIn, startE2E, type E2E } from './browser.ts';
 
@@ -354,6 +355,71 @@ describe('alerts (Chromium)', function () {
       return alerts.map((a) => a.conditiontext);
     });
     expect(held).to.deep.equal([words]);
+    expect(errors).to.deep.equal([]);
+    await context.close();
+  });
+
+  it('on a laptop says frequency and expiry under the condition, keeps status to buttons in view, and exports every column at every width', async () => {
+    const { page, context, errors } = await e2e.newPage({ width: 1280, height: 800 });
+    await e2e.signUp(page, 'laptop');
+    const created = await createAlertIn(page, {
+      symbol: 'AAPL',
+      condition: { op: 'entering_channel', lower: 180.5, upper: 195.25 },
+      frequency: 'once_per_bar_close',
+      expires: '2030-01-02T21:00:00Z',
+    });
+    expect(created).to.equal(200);
+    await page.goto('/Alerts');
+    const grid = page.getByRole('region', { name: 'Alerts table' });
+    const condition = grid.locator('.al-condition', { hasText: 'Price enters the channel 180.50 – 195.25' });
+    await condition.waitFor();
+    expect(await condition.locator('.al-meta').textContent()).to.equal(
+      'Once per bar close · expires 2030-01-02 16:00 ET',
+    );
+    // Each header's name (the sort's order, a hidden number, left out).
+    const headers = (await grid.getByRole('columnheader').allTextContents()).map((text) =>
+      text.trim().replace(/\s+\d+$/, ''),
+    );
+    expect(headers.filter(Boolean)).to.deep.equal([
+      'Symbol',
+      'Condition',
+      'Status',
+      'Last fired',
+      'Triggers',
+      'Actions',
+    ]);
+    // Nothing scrolls under the pinned buttons: the last column ends where they begin.
+    const triggers = await grid.getByRole('columnheader', { name: 'Triggers' }).boundingBox();
+    const actions = await grid.getByRole('columnheader', { name: 'Actions' }).boundingBox();
+    expect(triggers!.x + triggers!.width, 'Triggers ends before the buttons').to.be.at.most(actions!.x + 1);
+    expect(actions!.x + actions!.width, 'the buttons are within the window').to.be.at.most(1280);
+    await e2e.screenshot(page, 'alerts-laptop');
+
+    /** The CSV the grid exports, as lines. */
+    const exported = async () => {
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        grid.getByRole('button', { name: 'Export CSV' }).click(),
+      ]);
+      return readFileSync(await download.path(), 'utf8')
+        .replace(/^\uFEFF/, '')
+        .trim()
+        .split(/\r?\n/);
+    };
+    const laptop = await exported();
+    expect(laptop[0]).to.equal(
+      '"Symbol","Condition","Frequency","Deliver to","Expires","Status","Last fired","Triggers"',
+    );
+    expect(laptop[1]).to.equal(
+      '"AAPL","Price enters the channel 180.50 – 195.25","Once per bar close","Every channel","2030-01-02 16:00 ET","armed","–","0"',
+    );
+    // A window where each alert is a card exports the same file; so does the wide one.
+    await page.setViewportSize({ width: 900, height: 800 });
+    await grid.locator('.al-card').first().waitFor();
+    expect(await exported()).to.deep.equal(laptop);
+    await page.setViewportSize({ width: 1400, height: 900 });
+    await grid.getByRole('columnheader', { name: 'Frequency' }).waitFor();
+    expect(await exported()).to.deep.equal(laptop);
     expect(errors).to.deep.equal([]);
     await context.close();
   });

@@ -3,8 +3,9 @@
  *
  * API: `<Grid rowData columnDefs … />` takes AG Grid's props, plus `compact` (the bell's denser theme) and
  * `exportName` (the stem of the CSV file; by default the screen's name and its `stock` parameter). Each grid
- * has an "Export CSV" button writing the displayed columns (those with a field or a value getter) of the
- * filtered, sorted rows with their formatted values, to `<stem>-<date>.csv`. The theme follows the app's
+ * has an "Export CSV" button writing the displayed columns (those with a field or a value getter), and the ones a
+ * narrower layout folds into another cell ({@link FOLDED}) but not a cell drawn for the screen only, of the filtered, sorted rows with their formatted
+ * values, to `<stem>-<date>.csv`. The theme follows the app's
  * (light or dark, from `data-ag-theme-mode` on `<html>`), and cells are formatted again when the viewer
  * switches between market and local time, so value formatters may call `ui/services/time.ts` directly.
  */
@@ -54,11 +55,30 @@ export function exportFileName(stem: string, date: string): string {
   return `${safe}-${date}.csv`;
 }
 
-/** The columns a CSV holds: the displayed ones that show data (a field or a value getter), not the buttons. */
+/** What a column's `context` may say of the CSV: whether it holds the column, whatever the default. */
+interface ColumnCsv {
+  readonly csv?: boolean;
+}
+
+/**
+ * The `context` of a column a layout hides because another cell says what it holds (a narrower window's): the CSV
+ * still holds it, so that what a grid exports does not depend on the window's width.
+ */
+export const FOLDED: ColumnCsv = { csv: true };
+
+/** The `context` of a column drawn for the screen only (a card gathering folded columns): not in the CSV. */
+export const ON_SCREEN_ONLY: ColumnCsv = { csv: false };
+
+/**
+ * The columns a CSV holds, of a grid's columns in their order: by default the displayed ones that show data (a
+ * field or a value getter), not the buttons; a column's `context` may say otherwise ({@link FOLDED},
+ * {@link ON_SCREEN_ONLY}).
+ */
 export function exportedColumns(columns: readonly Column[]): Column[] {
   return columns.filter((column) => {
     const def = column.getColDef();
-    return def.field !== undefined || def.valueGetter !== undefined;
+    const csv = (def.context as ColumnCsv | undefined)?.csv;
+    return csv ?? (column.isVisible() && (def.field !== undefined || def.valueGetter !== undefined));
   });
 }
 
@@ -94,7 +114,7 @@ export function Grid<Row>(props: AgGridReactProps<Row> & GridExtras) {
     const stem = exportName ?? exportStem(window.location.pathname, window.location.search);
     api.exportDataAsCsv({
       fileName: exportFileName(stem, todayStamp()),
-      columnKeys: exportedColumns(api.getAllDisplayedColumns()),
+      columnKeys: exportedColumns(api.getAllGridColumns()),
     });
   };
 

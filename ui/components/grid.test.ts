@@ -1,9 +1,10 @@
 import { expect } from 'chai';
 import type { ColDef, Column } from 'ag-grid-community';
-import { exportedColumns, exportFileName, exportStem } from './Grid.tsx';
+import { FOLDED, ON_SCREEN_ONLY, exportedColumns, exportFileName, exportStem } from './Grid.tsx';
 
-/** A displayed column with the given definition. */
-const column = (def: ColDef): Column => ({ getColDef: () => def }) as unknown as Column;
+/** A column with the given definition, displayed unless `hidden`. */
+const column = (def: ColDef, hidden = false): Column =>
+  ({ getColDef: () => def, isVisible: () => !hidden }) as unknown as Column;
 
 describe('grid CSV export', () => {
   it('names the file after the screen and the symbol it shows, then the date', () => {
@@ -25,5 +26,13 @@ describe('grid CSV export', () => {
     const computed = column({ headerName: 'Spread', valueGetter: () => 1 });
     const actions = column({ headerName: '', colId: 'actions' });
     expect(exportedColumns([symbol, actions, computed])).to.deep.equal([symbol, computed]);
+  });
+
+  it('exports the columns a layout folds into another cell, not the ones hidden otherwise nor a card', () => {
+    const symbol = column({ field: 'symbol', headerName: 'Symbol' });
+    const card = column({ headerName: 'Alert', valueGetter: () => 1, context: ON_SCREEN_ONLY });
+    const folded = column({ field: 'frequency', headerName: 'Frequency', context: FOLDED }, true);
+    const hidden = column({ field: 'note', headerName: 'Note' }, true);
+    expect(exportedColumns([symbol, card, folded, hidden])).to.deep.equal([symbol, folded]);
   });
 });

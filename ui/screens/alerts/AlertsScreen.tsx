@@ -34,11 +34,11 @@ import { deliveryChannelName, deliveryStatusText, deliveryText } from '../../com
 import { withNote } from '../../components/alertWords.ts';
 import { ConditionBuilder } from '../../components/ConditionBuilder.tsx';
 import { draftOf, newDraft } from '../../components/conditionDraft.ts';
-import { Grid, gridTheme } from '../../components/Grid.tsx';
+import { FOLDED, Grid, ON_SCREEN_ONLY, gridTheme } from '../../components/Grid.tsx';
 import { Dismissible, Empty, Failed, LoadState, Skeleton } from '../../components/LoadState.tsx';
 import { SymbolChip } from '../../components/SymbolChip.tsx';
 import { usePreferences } from '../../services/preferences.ts';
-import { NARROW_QUERY, useMediaQuery } from '../../services/media.ts';
+import { useMediaQuery } from '../../services/media.ts';
 import { formatDateTime, type Zone } from '../../services/time.ts';
 import { tabWithinCell } from '../watchlist/gridKeys.ts';
 import {
@@ -52,6 +52,15 @@ import {
   type StatusFilter,
 } from './alerts.machine.ts';
 import './alerts.css';
+
+/**
+ * A window narrower than the wide grid (1400 px): the frequency, the channels and the expiry go under the condition
+ * (the `compact` layout of {@link columnsWith}).
+ */
+const COMPACT_QUERY = '(max-width: 1399px)';
+
+/** A window where even the compact grid would scroll sideways: each alert is one card (the `cards` layout). */
+const CARDS_QUERY = '(max-width: 960px)';
 
 /** What the grid's cells can do. */
 interface GridContext {
@@ -174,6 +183,35 @@ function ConditionCell({ data }: Cell) {
   );
 }
 
+/**
+ * After an alert's frequency, what the compact grid and the card say of it: its expiry (when it has one) and where
+ * it is delivered (when not to every channel), each after a middle dot.
+ */
+function expiryAndChannels(alert: AlertAnswer, deliverTo: (alert: AlertAnswer) => string): string {
+  return (
+    (alert.expires === null ? '' : ` · expires ${formatDateTime(alert.expires)}`) +
+    (alert.channels === null ? '' : ` · to ${deliverTo(alert)}`)
+  );
+}
+
+/**
+ * The compact grid's condition cell: the condition in words and its note, then the columns it folds (frequency,
+ * expiry, channels) on a line of their own.
+ */
+function FoldedConditionCell(props: Cell & { readonly deliverTo: (alert: AlertAnswer) => string }) {
+  const { data, deliverTo } = props;
+  if (!data) return null;
+  return (
+    <>
+      <ConditionCell {...props} />
+      <span className="al-meta">
+        {FREQUENCY_TEXT[data.frequency]}
+        {expiryAndChannels(data, deliverTo)}
+      </span>
+    </>
+  );
+}
+
 /** An alert's condition in words, then its note: what the CSV and the tooltip of the condition hold. */
 const conditionWithNote = ({ data }: { data?: AlertAnswer | null }): string =>
   data ? withNote(data.conditiontext, data.note) : '';
@@ -181,67 +219,6 @@ const conditionWithNote = ({ data }: { data?: AlertAnswer | null }): string =>
 /** A text cell's tooltip: the full text it shows. */
 const shownText = ({ valueFormatted, value }: ITooltipParams<AlertAnswer>) =>
   valueFormatted ?? (value === null || value === undefined ? undefined : String(value));
-
-/**
- * The wide grid's columns; `deliverTo` says where an alert's triggers go besides the bell. Widths fit their longest
- * text ("Once per bar close", "2026-12-05 09:30 ET"); the condition takes what is left and wraps rather than cutting
- * a channel's upper bound, and so do the channels an alert is delivered to. At 1400 px everything fits without
- * scrolling sideways; narrower, the columns scroll under the pinned buttons.
- */
-const columnsWith = (deliverTo: (alert: AlertAnswer) => string): ColDef<AlertAnswer>[] => [
-  { headerName: 'Symbol', field: 'symbol', width: 84, cellRenderer: SymbolCell, suppressKeyboardEvent: tabWithinCell },
-  {
-    headerName: 'Condition',
-    field: 'conditiontext',
-    flex: 1,
-    minWidth: 180,
-    wrapText: true,
-    autoHeight: true,
-    cellClass: 'al-condition',
-    cellRenderer: ConditionCell,
-    valueFormatter: conditionWithNote,
-    tooltipValueGetter: shownText,
-  },
-  {
-    headerName: 'Frequency',
-    field: 'frequency',
-    width: 150,
-    valueFormatter: ({ value }: ValueFormatterParams<AlertAnswer, AlertAnswer['frequency']>) =>
-      value ? FREQUENCY_TEXT[value] : '',
-    tooltipValueGetter: shownText,
-  },
-  {
-    headerName: 'Deliver to',
-    colId: 'channels',
-    width: 134,
-    wrapText: true,
-    autoHeight: true,
-    valueGetter: ({ data }: ValueGetterParams<AlertAnswer>) => (data ? deliverTo(data) : ''),
-    tooltipValueGetter: shownText,
-  },
-  { headerName: 'Expires', field: 'expires', width: 164, valueFormatter: expiry, tooltipValueGetter: shownText },
-  { headerName: 'Status', field: 'status', width: 100, cellRenderer: StatusCell },
-  {
-    headerName: 'Last fired',
-    field: 'lastfired',
-    width: 164,
-    valueFormatter: time,
-    sort: 'desc',
-    tooltipValueGetter: shownText,
-  },
-  { headerName: 'Triggers', field: 'triggercount', width: 96, type: 'rightAligned' },
-  {
-    headerName: 'Actions',
-    colId: 'actions',
-    width: 232,
-    // Kept in view when the grid is wider than the page (the other columns scroll under it).
-    pinned: 'right',
-    sortable: false,
-    resizable: false,
-    cellRenderer: ActionsCell,
-    suppressKeyboardEvent: tabWithinCell,
-  },
-];
 
 /**
  * A narrow screen's row: the condition in words, then its status, frequency, firings, expiry and the channels it
@@ -261,29 +238,48 @@ function AlertCard(props: Cell & { readonly deliverTo: (alert: AlertAnswer) => s
       <AlertNote note={data.note} className="al-note" />
       <div className="al-card-meta">
         <StatusCell {...props} /> · {FREQUENCY_TEXT[data.frequency]} · {fired}
-        {data.expires === null ? '' : ` · expires ${formatDateTime(data.expires)}`}
-        {data.channels === null ? '' : ` · to ${deliverTo(data)}`}
+        {expiryAndChannels(data, deliverTo)}
       </div>
       <ActionsCell {...props} />
     </div>
   );
 }
 
+/** How the grid is laid out for the window's width: {@link COMPACT_QUERY}, {@link CARDS_QUERY}. */
+type Layout = 'wide' | 'compact' | 'cards';
+
 /**
- * The columns on a narrow screen: the symbol, then the whole alert in one cell ({@link AlertCard}); sorted by last
- * firing as the wide grid is (a hidden column). Its CSV holds the symbol and the condition in words with the note.
+ * The grid's columns for a layout; `deliverTo` says where an alert's triggers go besides the bell.
+ * - `wide`: a column each. Widths fit their longest text ("Once per bar close", "2026-12-05 09:30 ET"); the
+ *   condition takes what is left and wraps rather than cutting a channel's upper bound, and so do the channels an
+ *   alert is delivered to. At 1400 px everything fits without scrolling sideways.
+ * - `compact`: the frequency, the channels and the expiry are said under the condition ({@link FoldedConditionCell}),
+ *   and the rest fits down to 961 px.
+ * - `cards`: the symbol, then the whole alert in one cell ({@link AlertCard}).
+ * The columns a layout hides because another cell says what they hold are still in the CSV ({@link FOLDED}), so
+ * every layout exports the same file; every layout is sorted by last firing first.
  */
-const narrowColumnsWith = (deliverTo: (alert: AlertAnswer) => string): ColDef<AlertAnswer>[] => [
-  { headerName: 'Symbol', field: 'symbol', width: 84, cellRenderer: SymbolCell, suppressKeyboardEvent: tabWithinCell },
-  {
+const columnsWith = (deliverTo: (alert: AlertAnswer) => string, layout: Layout): ColDef<AlertAnswer>[] => {
+  // `hide` said either way: a grid given new columns keeps a column's hidden state when the new one leaves it out.
+  const fold = (folded: boolean) => (folded ? { hide: true, context: FOLDED } : { hide: false });
+  // Said under the condition from the compact layout on, and in the card.
+  const settings = fold(layout !== 'wide');
+  // Said in the card only.
+  const rest = fold(layout === 'cards');
+  const symbol: ColDef<AlertAnswer> = {
+    headerName: 'Symbol',
+    field: 'symbol',
+    width: 84,
+    cellRenderer: SymbolCell,
+    suppressKeyboardEvent: tabWithinCell,
+  };
+  const card: ColDef<AlertAnswer> = {
     headerName: 'Alert',
     colId: 'alert',
     // The whole alert, so the cell draws again when any of what it shows changes (its status, its firings), sorted
-    // and exported by its condition in words.
+    // by its condition in words; the CSV has the folded columns instead.
     valueGetter: ({ data }: ValueGetterParams<AlertAnswer>) => data,
     equals: (a: AlertAnswer | undefined, b: AlertAnswer | undefined) => a === b,
-    valueFormatter: ({ value }: ValueFormatterParams<AlertAnswer, AlertAnswer | undefined>) =>
-      conditionWithNote({ data: value }),
     comparator: (a: AlertAnswer | undefined, b: AlertAnswer | undefined) =>
       (a?.conditiontext ?? '').localeCompare(b?.conditiontext ?? ''),
     flex: 1,
@@ -293,9 +289,78 @@ const narrowColumnsWith = (deliverTo: (alert: AlertAnswer) => string): ColDef<Al
     cellRendererParams: { deliverTo },
     cellClass: 'al-card-cell',
     suppressKeyboardEvent: tabWithinCell,
-  },
-  { headerName: 'Last fired', field: 'lastfired', hide: true, sort: 'desc' },
-];
+    context: ON_SCREEN_ONLY,
+  };
+  return [
+    symbol,
+    ...(layout === 'cards' ? [card] : []),
+    {
+      headerName: 'Condition',
+      field: 'conditiontext',
+      flex: 1,
+      minWidth: 180,
+      wrapText: true,
+      autoHeight: true,
+      cellClass: 'al-condition',
+      ...(layout === 'compact'
+        ? { cellRenderer: FoldedConditionCell, cellRendererParams: { deliverTo } }
+        : { cellRenderer: ConditionCell }),
+      valueFormatter: conditionWithNote,
+      tooltipValueGetter: shownText,
+      ...rest,
+    },
+    {
+      headerName: 'Frequency',
+      field: 'frequency',
+      width: 150,
+      valueFormatter: ({ value }: ValueFormatterParams<AlertAnswer, AlertAnswer['frequency']>) =>
+        value ? FREQUENCY_TEXT[value] : '',
+      tooltipValueGetter: shownText,
+      ...settings,
+    },
+    {
+      headerName: 'Deliver to',
+      colId: 'channels',
+      width: 134,
+      wrapText: true,
+      autoHeight: true,
+      valueGetter: ({ data }: ValueGetterParams<AlertAnswer>) => (data ? deliverTo(data) : ''),
+      tooltipValueGetter: shownText,
+      ...settings,
+    },
+    {
+      headerName: 'Expires',
+      field: 'expires',
+      width: 164,
+      valueFormatter: expiry,
+      tooltipValueGetter: shownText,
+      ...settings,
+    },
+    { headerName: 'Status', field: 'status', width: 100, cellRenderer: StatusCell, ...rest },
+    {
+      headerName: 'Last fired',
+      field: 'lastfired',
+      width: 164,
+      valueFormatter: time,
+      sort: 'desc',
+      tooltipValueGetter: shownText,
+      ...rest,
+    },
+    { headerName: 'Triggers', field: 'triggercount', width: 96, type: 'rightAligned', ...rest },
+    {
+      headerName: 'Actions',
+      colId: 'actions',
+      width: 232,
+      // Kept in view when the grid is wider than the page (the other columns scroll under it).
+      pinned: 'right',
+      sortable: false,
+      resizable: false,
+      cellRenderer: ActionsCell,
+      suppressKeyboardEvent: tabWithinCell,
+      hide: layout === 'cards',
+    },
+  ];
+};
 
 /** What an empty filter result says: the status and the text that match nothing. */
 function noMatchText(filter: AlertFilter): string {
@@ -384,7 +449,8 @@ function TriggerDeliveries(props: {
 export default function AlertsScreen() {
   const [state, send] = useMachine(alertsMachine);
   const { timeZone } = usePreferences();
-  const narrow = useMediaQuery(NARROW_QUERY);
+  const cards = useMediaQuery(CARDS_QUERY);
+  const folded = useMediaQuery(COMPACT_QUERY);
   const { context } = state;
   const { alerts, filter } = context;
   // Only a change of the alerts or of the filter gives the grid new rows (not a flag of the machine's).
@@ -401,8 +467,8 @@ export default function AlertsScreen() {
   channelsNow.current = knownChannels;
   const columns = useMemo(() => {
     const deliverTo = (alert: AlertAnswer) => deliveryText(alert.channels, channelsNow.current);
-    return narrow ? narrowColumnsWith(deliverTo) : columnsWith(deliverTo);
-  }, [narrow]);
+    return columnsWith(deliverTo, cards ? 'cards' : folded ? 'compact' : 'wide');
+  }, [cards, folded]);
   const onSelection = useCallback(
     (event: SelectionChangedEvent<AlertAnswer>) =>
       send({ type: 'user.select', ids: event.api.getSelectedRows().map((a) => a.id) }),
