@@ -183,14 +183,26 @@ function ConditionCell({ data }: Cell) {
   );
 }
 
+/** A time in the viewer's zone, kept on one line where the text around it wraps. */
+function When({ iso }: { readonly iso: string }) {
+  return <span className="al-when">{formatDateTime(iso)}</span>;
+}
+
 /**
  * After an alert's frequency, what the compact grid and the card say of it: its expiry (when it has one) and where
  * it is delivered (when not to every channel), each after a middle dot.
  */
-function expiryAndChannels(alert: AlertAnswer, deliverTo: (alert: AlertAnswer) => string): string {
+function ExpiryAndChannels({ alert, deliverTo }: { alert: AlertAnswer; deliverTo: (alert: AlertAnswer) => string }) {
   return (
-    (alert.expires === null ? '' : ` · expires ${formatDateTime(alert.expires)}`) +
-    (alert.channels === null ? '' : ` · to ${deliverTo(alert)}`)
+    <>
+      {alert.expires !== null && (
+        <>
+          {' · expires '}
+          <When iso={alert.expires} />
+        </>
+      )}
+      {alert.channels !== null && ` · to ${deliverTo(alert)}`}
+    </>
   );
 }
 
@@ -206,7 +218,7 @@ function FoldedConditionCell(props: Cell & { readonly deliverTo: (alert: AlertAn
       <ConditionCell {...props} />
       <span className="al-meta">
         {FREQUENCY_TEXT[data.frequency]}
-        {expiryAndChannels(data, deliverTo)}
+        <ExpiryAndChannels alert={data} deliverTo={deliverTo} />
       </span>
     </>
   );
@@ -229,16 +241,22 @@ function AlertCard(props: Cell & { readonly deliverTo: (alert: AlertAnswer) => s
   const { data, deliverTo } = props;
   if (!data) return null;
   const fired =
-    data.lastfired === null
-      ? 'not fired yet'
-      : `fired ${formatDateTime(data.lastfired)}${data.triggercount > 1 ? ` (${data.triggercount} times)` : ''}`;
+    data.lastfired === null ? (
+      'not fired yet'
+    ) : (
+      <>
+        {'fired '}
+        <When iso={data.lastfired} />
+        {data.triggercount > 1 && ` (${data.triggercount} times)`}
+      </>
+    );
   return (
     <div className="al-card">
       <div className="al-card-condition">{data.conditiontext}</div>
       <AlertNote note={data.note} className="al-note" />
       <div className="al-card-meta">
         <StatusCell {...props} /> · {FREQUENCY_TEXT[data.frequency]} · {fired}
-        {expiryAndChannels(data, deliverTo)}
+        <ExpiryAndChannels alert={data} deliverTo={deliverTo} />
       </div>
       <ActionsCell {...props} />
     </div>
