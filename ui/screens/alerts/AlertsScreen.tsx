@@ -183,6 +183,9 @@ function ConditionCell({ data }: Cell) {
   );
 }
 
+/** Where an alert's triggers go besides the bell, in words (the grid's "Deliver to"). */
+type DeliverTo = (alert: AlertAnswer) => string;
+
 /** A time in the viewer's zone, kept on one line where the text around it wraps. */
 function When({ iso }: { readonly iso: string }) {
   return <span className="al-when">{formatDateTime(iso)}</span>;
@@ -192,7 +195,7 @@ function When({ iso }: { readonly iso: string }) {
  * After an alert's frequency, what the compact grid and the card say of it: its expiry (when it has one) and where
  * it is delivered (when not to every channel), each after a middle dot.
  */
-function ExpiryAndChannels({ alert, deliverTo }: { alert: AlertAnswer; deliverTo: (alert: AlertAnswer) => string }) {
+function ExpiryAndChannels({ alert, deliverTo }: { readonly alert: AlertAnswer; readonly deliverTo: DeliverTo }) {
   return (
     <>
       {alert.expires !== null && (
@@ -210,7 +213,7 @@ function ExpiryAndChannels({ alert, deliverTo }: { alert: AlertAnswer; deliverTo
  * The compact grid's condition cell: the condition in words and its note, then the columns it folds (frequency,
  * expiry, channels) on a line of their own.
  */
-function FoldedConditionCell(props: Cell & { readonly deliverTo: (alert: AlertAnswer) => string }) {
+function FoldedConditionCell(props: Cell & { readonly deliverTo: DeliverTo }) {
   const { data, deliverTo } = props;
   if (!data) return null;
   return (
@@ -237,7 +240,7 @@ const shownText = ({ valueFormatted, value }: ITooltipParams<AlertAnswer>) =>
  * goes to (when not every one), then the row's buttons, in one cell as wide as the screen leaves beside the symbol
  * (the wide grid's columns would be out of view).
  */
-function AlertCard(props: Cell & { readonly deliverTo: (alert: AlertAnswer) => string }) {
+function AlertCard(props: Cell & { readonly deliverTo: DeliverTo }) {
   const { data, deliverTo } = props;
   if (!data) return null;
   const fired =
@@ -263,6 +266,29 @@ function AlertCard(props: Cell & { readonly deliverTo: (alert: AlertAnswer) => s
   );
 }
 
+/**
+ * The `cards` layout's column: the whole alert in one cell ({@link AlertCard}), as wide as the screen leaves beside
+ * the symbol.
+ */
+const cardColumnWith = (deliverTo: DeliverTo): ColDef<AlertAnswer> => ({
+  headerName: 'Alert',
+  colId: 'alert',
+  // The whole alert, so the cell draws again when any of what it shows changes (its status, its firings), sorted
+  // by its condition in words; the CSV has the folded columns instead.
+  valueGetter: ({ data }: ValueGetterParams<AlertAnswer>) => data,
+  equals: (a: AlertAnswer | undefined, b: AlertAnswer | undefined) => a === b,
+  comparator: (a: AlertAnswer | undefined, b: AlertAnswer | undefined) =>
+    (a?.conditiontext ?? '').localeCompare(b?.conditiontext ?? ''),
+  flex: 1,
+  minWidth: 200,
+  autoHeight: true,
+  cellRenderer: AlertCard,
+  cellRendererParams: { deliverTo },
+  cellClass: 'al-card-cell',
+  suppressKeyboardEvent: tabWithinCell,
+  context: ON_SCREEN_ONLY,
+});
+
 /** How the grid is laid out for the window's width: {@link COMPACT_QUERY}, {@link CARDS_QUERY}. */
 type Layout = 'wide' | 'compact' | 'cards';
 
@@ -277,41 +303,22 @@ type Layout = 'wide' | 'compact' | 'cards';
  * The columns a layout hides because another cell says what they hold are still in the CSV ({@link FOLDED}), so
  * every layout exports the same file; every layout is sorted by last firing first.
  */
-const columnsWith = (deliverTo: (alert: AlertAnswer) => string, layout: Layout): ColDef<AlertAnswer>[] => {
+const columnsWith = (deliverTo: DeliverTo, layout: Layout): ColDef<AlertAnswer>[] => {
   // `hide` said either way: a grid given new columns keeps a column's hidden state when the new one leaves it out.
   const fold = (folded: boolean) => (folded ? { hide: true, context: FOLDED } : { hide: false });
   // Said under the condition from the compact layout on, and in the card.
   const settings = fold(layout !== 'wide');
   // Said in the card only.
   const rest = fold(layout === 'cards');
-  const symbol: ColDef<AlertAnswer> = {
-    headerName: 'Symbol',
-    field: 'symbol',
-    width: 84,
-    cellRenderer: SymbolCell,
-    suppressKeyboardEvent: tabWithinCell,
-  };
-  const card: ColDef<AlertAnswer> = {
-    headerName: 'Alert',
-    colId: 'alert',
-    // The whole alert, so the cell draws again when any of what it shows changes (its status, its firings), sorted
-    // by its condition in words; the CSV has the folded columns instead.
-    valueGetter: ({ data }: ValueGetterParams<AlertAnswer>) => data,
-    equals: (a: AlertAnswer | undefined, b: AlertAnswer | undefined) => a === b,
-    comparator: (a: AlertAnswer | undefined, b: AlertAnswer | undefined) =>
-      (a?.conditiontext ?? '').localeCompare(b?.conditiontext ?? ''),
-    flex: 1,
-    minWidth: 200,
-    autoHeight: true,
-    cellRenderer: AlertCard,
-    cellRendererParams: { deliverTo },
-    cellClass: 'al-card-cell',
-    suppressKeyboardEvent: tabWithinCell,
-    context: ON_SCREEN_ONLY,
-  };
   return [
-    symbol,
-    ...(layout === 'cards' ? [card] : []),
+    {
+      headerName: 'Symbol',
+      field: 'symbol',
+      width: 84,
+      cellRenderer: SymbolCell,
+      suppressKeyboardEvent: tabWithinCell,
+    },
+    ...(layout === 'cards' ? [cardColumnWith(deliverTo)] : []),
     {
       headerName: 'Condition',
       field: 'conditiontext',
@@ -484,7 +491,7 @@ export default function AlertsScreen() {
   const channelsNow = useRef(knownChannels);
   channelsNow.current = knownChannels;
   const columns = useMemo(() => {
-    const deliverTo = (alert: AlertAnswer) => deliveryText(alert.channels, channelsNow.current);
+    const deliverTo: DeliverTo = (alert) => deliveryText(alert.channels, channelsNow.current);
     return columnsWith(deliverTo, cards ? 'cards' : folded ? 'compact' : 'wide');
   }, [cards, folded]);
   const onSelection = useCallback(
