@@ -4,10 +4,10 @@
  * API: `<Grid rowData columnDefs … />` takes AG Grid's props, plus `compact` (the bell's denser theme) and
  * `exportName` (the stem of the CSV file; by default the screen's name and its `stock` parameter). Each grid
  * has an "Export CSV" button writing the displayed columns (those with a field or a value getter), and the ones a
- * narrower layout folds into another cell ({@link FOLDED}) but not a cell drawn for the screen only, of the filtered, sorted rows with their formatted
- * values, to `<stem>-<date>.csv`. The theme follows the app's
- * (light or dark, from `data-ag-theme-mode` on `<html>`), and cells are formatted again when the viewer
- * switches between market and local time, so value formatters may call `ui/services/time.ts` directly.
+ * narrower layout folds into another cell ({@link FOLDED}) but not a cell drawn for the screen only, of the
+ * filtered, sorted rows with their formatted values, to `<stem>-<date>.csv`. The theme follows the app's (light or
+ * dark, from `data-ag-theme-mode` on `<html>`), and cells are formatted again when the viewer switches between
+ * market and local time, so value formatters may call `ui/services/time.ts` directly.
  */
 import { AgGridReact, type AgGridReactProps } from 'ag-grid-react';
 import { AllCommunityModule, ModuleRegistry, themeQuartz, type Column } from 'ag-grid-community';
