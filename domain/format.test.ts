@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { formatNumber, formatPrice } from './format.ts';
+import { formatNumber, formatPrice, formatSigned, formatSignedPercent } from './format.ts';
 
 describe('number display', () => {
   it('shows a value under 1000 as is, rounded to 2 decimals without trailing zeros', () => {
@@ -54,5 +54,24 @@ describe('number display', () => {
     expect(formatPrice(2_500_000)).to.equal('2,500,000.00');
     expect(formatPrice(null)).to.equal('n/a');
     expect(formatPrice(Number.NaN, '–')).to.equal('–');
+  });
+
+  it('writes a change with its sign and 2 decimals, none when it rounds to zero', () => {
+    expect(formatSigned(1.234)).to.equal('+1.23');
+    expect(formatSigned(-0.4)).to.equal('-0.40');
+    expect(formatSigned(1234.5)).to.equal('+1,234.50');
+    expect(formatSigned(0)).to.equal('0.00');
+    expect(formatSigned(-0.001)).to.equal('0.00');
+    expect(formatSigned(-0.5, 'n/a', 1)).to.equal('-0.5');
+    expect(formatSigned(undefined)).to.equal('n/a');
+    expect(formatSigned(Number.POSITIVE_INFINITY, '–')).to.equal('–');
+  });
+
+  it('writes a change in percent the same way, followed by %', () => {
+    expect(formatSignedPercent(-0.2)).to.equal('-0.20%');
+    expect(formatSignedPercent(12.345)).to.equal('+12.35%');
+    expect(formatSignedPercent(-0.004)).to.equal('0.00%');
+    expect(formatSignedPercent(3.25, 'n/a', 1)).to.equal('+3.3%');
+    expect(formatSignedPercent(null, '–')).to.equal('–');
   });
 });

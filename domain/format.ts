@@ -47,5 +47,45 @@ const PRICE_FORMAT = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, 
  * not a finite number.
  */
 export function formatPrice(value: number | null | undefined, missing: string = NOT_A_NUMBER_TEXT): string {
-  return value === null || value === undefined || !Number.isFinite(value) ? missing : PRICE_FORMAT.format(value);
+  return isFiniteNumber(value) ? PRICE_FORMAT.format(value) : missing;
+}
+
+/** Whether a value to display is a finite number (not null, undefined, NaN or an infinity). */
+function isFiniteNumber(value: number | null | undefined): value is number {
+  return typeof value === 'number' && Number.isFinite(value);
+}
+
+/** The signed formats by number of decimals: a value that rounds to zero has no sign (`0.00`, never `-0.00`). */
+const SIGNED_FORMATS = [0, 1, 2].map(
+  (digits) =>
+    new Intl.NumberFormat('en-US', {
+      minimumFractionDigits: digits,
+      maximumFractionDigits: digits,
+      signDisplay: 'exceptZero',
+    }),
+);
+
+/** Decimals a signed change may be written with. */
+export type SignedDigits = 0 | 1 | 2;
+
+/**
+ * Formats a change with its sign, thousands separators and `digits` decimals (2 unless told): `+1.25`, `-0.40`,
+ * `+1,234.50`; a change that rounds to zero has no sign (`0.00`); `missing` for a value that is not a finite
+ * number. One form for every screen, so the same change never reads `-0.4` on one and `-0.40` on another.
+ */
+export function formatSigned(
+  value: number | null | undefined,
+  missing: string = NOT_A_NUMBER_TEXT,
+  digits: SignedDigits = 2,
+): string {
+  return isFiniteNumber(value) ? SIGNED_FORMATS[digits]!.format(value) : missing;
+}
+
+/** {@link formatSigned} followed by `%`: a change in percent (`+1.25%`, `-0.40%`, `0.00%`); `missing` as is. */
+export function formatSignedPercent(
+  value: number | null | undefined,
+  missing: string = NOT_A_NUMBER_TEXT,
+  digits: SignedDigits = 2,
+): string {
+  return isFiniteNumber(value) ? `${SIGNED_FORMATS[digits]!.format(value)}%` : missing;
 }

@@ -6,7 +6,7 @@ import { useMachine } from '@xstate/react';
 import { memo, useMemo, useState } from 'react';
 import type { ColDef, ColGroupDef, ValueFormatterParams } from 'ag-grid-community';
 import type { Data } from 'plotly.js';
-import { formatNumber } from '../../../domain/format.ts';
+import { formatSigned, formatSignedPercent } from '../../../domain/format.ts';
 import { Chart } from '../../components/Chart.tsx';
 import { Grid } from '../../components/Grid.tsx';
 import { Empty, Failed, Skeleton } from '../../components/LoadState.tsx';
@@ -36,7 +36,6 @@ import './analyze.css';
 
 type Definitions = Readonly<Record<string, PatternDefinition>>;
 
-const signed = (n: number) => (n > 0 ? `+${formatNumber(n)}` : formatNumber(n));
 const tone = (n: number) => (n > 0 ? 'up' : n < 0 ? 'down' : '');
 
 /**
@@ -49,7 +48,7 @@ function LivePriceTag({ price }: { price: LivePrice }) {
     <span className={`live-price${flash}`}>
       <strong>{formatPrice(price.price)}</strong>{' '}
       <span className={tone(price.change)}>
-        {signed(price.change)} ({signed(price.changepct)}%)
+        {formatSigned(price.change)} ({formatSignedPercent(price.changepct)})
       </span>
     </span>
   );
@@ -87,7 +86,7 @@ const Card = memo(function Card({
           <>
             Since {shortDate(card.date)} close {card.close === null ? '' : formatPrice(card.close)}:{' '}
             <strong className={tone(since.change)}>
-              {signed(since.change)} ({signed(since.pct)}%)
+              {formatSigned(since.change)} ({formatSignedPercent(since.pct)})
             </strong>
           </>
         )}
@@ -153,7 +152,7 @@ const Timeline = memo(function Timeline({
 const percent = (digits: number) => (p: ValueFormatterParams<StatRow, number | null>) =>
   p.value === null || p.value === undefined ? '–' : `${(p.value * 100).toFixed(digits)}%`;
 const signedPercent = (p: ValueFormatterParams<StatRow, number | null>) =>
-  p.value === null || p.value === undefined ? '–' : `${p.value > 0 ? '+' : ''}${(p.value * 100).toFixed(2)}%`;
+  formatSignedPercent((p.value ?? Number.NaN) * 100, '–');
 const medianClass = (p: { value: number | null | undefined }) =>
   p.value === null || p.value === undefined ? '' : p.value > 0 ? 'up' : p.value < 0 ? 'down' : '';
 

@@ -16,13 +16,13 @@ import { usePreferences } from '../../services/preferences.ts';
 import { chartPath, navigate } from '../../services/router.ts';
 import { formatDateTime } from '../../services/time.ts';
 import { artMachine, sizeText, snapshotImagePath, type ArtEvent, type Snapshot } from './art.machine.ts';
+import { formatSignedPercent } from '../../../domain/format.ts';
 import {
   COLOR_LIMIT,
   LIVE_SYMBOLS_MAX,
   formatPrice,
   marketMapFigure,
   movers,
-  signedPercent,
   type MapCompany,
   type MapQuote,
 } from './treemap.ts';
@@ -49,7 +49,7 @@ function MoverList(props: { readonly title: string; readonly rows: readonly (Map
                 {formatPrice(row.price)}
               </PriceFlash>
               <PriceFlash value={row.changepct} className={row.changepct >= 0 ? 'up' : 'down'}>
-                {signedPercent(row.changepct)}
+                {formatSignedPercent(row.changepct)}
               </PriceFlash>
             </li>
           ))}

@@ -5,7 +5,6 @@ import {
   marketMapFigure,
   movers,
   sectorId,
-  signedPercent,
   splitForLive,
   weightedChange,
   withQuotes,
@@ -118,12 +117,5 @@ describe('market map quotes', () => {
     expect(formatPrice(4_999_999.5)).to.equal('4,999,999.50');
     expect(formatPrice(0.5)).to.equal('0.50');
     expect(formatPrice(Number.NaN)).to.equal('n/a');
-  });
-
-  it('writes signed percentages', () => {
-    expect(signedPercent(1.254)).to.equal('+1.25%');
-    expect(signedPercent(-0.4)).to.equal('-0.40%');
-    expect(signedPercent(0)).to.equal('0.00%');
-    expect(signedPercent(-0.001)).to.equal('0.00%');
   });
 });

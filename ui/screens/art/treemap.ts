@@ -5,7 +5,7 @@
  * polled quotes, and the biggest movers.
  */
 import type { Data, Layout } from 'plotly.js';
-import { formatNumber, formatPrice } from '../../../domain/format.ts';
+import { formatNumber, formatPrice, formatSignedPercent } from '../../../domain/format.ts';
 
 /** A company as the map places it. */
 export interface MapCompany {
@@ -49,12 +49,6 @@ export function weightedChange(
   return weight > 0 ? sum / weight : null;
 }
 
-/** A signed percentage with 2 decimals: `+1.25%`, `-0.40%`, `0.00%`. */
-export function signedPercent(value: number): string {
-  const rounded = Math.round(value * 100) / 100;
-  return `${rounded > 0 ? '+' : ''}${rounded.toFixed(2)}%`;
-}
-
 /** A price with 2 decimals and thousands separators (`7,483.75`, never the display rule's `0.01M`). */
 export { formatPrice };
 
@@ -87,7 +81,7 @@ export function marketMapFigure(
   const values = [total];
   const changes = [market ?? 0];
   const customdata: (string | number)[][] = [
-    ['', 'Market', market === null ? 'n/a' : signedPercent(market), '', '', formatNumber(total), market ?? 0],
+    ['', 'Market', formatSignedPercent(market), '', '', formatNumber(total), market ?? 0],
   ];
   for (const sector of sectors) {
     const members = mapped.filter((c) => c.sector === sector);
@@ -98,15 +92,7 @@ export function marketMapFigure(
     parents.push(MARKET_ID);
     values.push(cap);
     changes.push(change ?? 0);
-    customdata.push([
-      '',
-      sector,
-      change === null ? 'n/a' : signedPercent(change),
-      '',
-      sector,
-      formatNumber(cap),
-      change ?? 0,
-    ]);
+    customdata.push(['', sector, formatSignedPercent(change), '', sector, formatNumber(cap), change ?? 0]);
   }
   for (const company of mapped) {
     const quote = quotes[company.symbol];
@@ -118,7 +104,7 @@ export function marketMapFigure(
     customdata.push([
       company.symbol,
       company.name,
-      quote ? signedPercent(quote.changepct) : 'n/a',
+      formatSignedPercent(quote?.changepct),
       quote ? formatPrice(quote.price) : 'n/a',
       company.sector,
       formatNumber(company.marketcap),
@@ -158,7 +144,7 @@ export function marketMapFigure(
           thickness: 12,
           len: 0.8,
           tickvals: ticks,
-          ticktext: ticks.map(signedPercent),
+          ticktext: ticks.map((tick) => formatSignedPercent(tick)),
         },
       },
     },

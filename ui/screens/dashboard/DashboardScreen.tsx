@@ -7,7 +7,8 @@ import { useState } from 'react';
 import { Empty, Skeleton } from '../../components/LoadState.tsx';
 import { Link } from '../../components/Link.tsx';
 import { chartPath, navigate } from '../../services/router.ts';
-import { DASHBOARD_LAYOUTS_MAX, breadth, listSource, shownStocks, signed, sliderLabel } from './dashboard.logic.ts';
+import { DASHBOARD_LAYOUTS_MAX, breadth, listSource, shownStocks, sliderLabel } from './dashboard.logic.ts';
+import { formatPercent } from '../watchlist/quotes.ts';
 import { dashboardMachine } from './dashboard.machine.ts';
 import { Dashboard, sameItems } from './dashboardActor.ts';
 import { LayoutRow } from './LayoutRow.tsx';
@@ -51,7 +52,7 @@ function Subheader() {
             <>
               {', average '}
               <span className={today.averagePct > 0 ? 'up' : today.averagePct < 0 ? 'down' : ''}>
-                {signed(today.averagePct)}%
+                {formatPercent(today.averagePct)}
               </span>
             </>
           )}

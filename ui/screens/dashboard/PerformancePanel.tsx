@@ -7,7 +7,8 @@ import { useEffect, useId, useMemo } from 'react';
 import type { Data, Layout, PlotMouseEvent } from 'plotly.js';
 import { Chart } from '../../components/Chart.tsx';
 import { Empty, Failed, Skeleton } from '../../components/LoadState.tsx';
-import { shownStocks, signed, sliderLabel, sliderMonths } from './dashboard.logic.ts';
+import { shownStocks, sliderLabel, sliderMonths } from './dashboard.logic.ts';
+import { formatPercent } from '../watchlist/quotes.ts';
 import { Dashboard, sameItems } from './dashboardActor.ts';
 import { performanceMachine, type PerformanceBar, type PerformanceInput } from './panels.ts';
 
@@ -24,7 +25,7 @@ function PerformanceChart({ input, period }: { readonly input: PerformanceInput;
         x: list.map((b) => b.symbol),
         y: list.map((b) => b.pct),
         marker: { color: list.map((b) => (b.pct >= 0 ? '#138a36' : '#c62828')) },
-        text: list.map((b) => `${signed(b.pct)}%`),
+        text: list.map((b) => formatPercent(b.pct)),
         textposition: 'outside',
         cliponaxis: false,
         hovertemplate: '%{x}: %{y:.2f}%<extra>click to open the chart</extra>',
@@ -65,13 +66,14 @@ function PerformanceChart({ input, period }: { readonly input: PerformanceInput;
         onClick={open}
       />
       <p className="hint">
-        {best && `Best: ${best.symbol} ${signed(best.pct)}%`}
-        {worst && worst !== best && ` · Worst: ${worst.symbol} ${signed(worst.pct)}%`} · click a bar to open its chart
+        {best && `Best: ${best.symbol} ${formatPercent(best.pct)}`}
+        {worst && worst !== best && ` · Worst: ${worst.symbol} ${formatPercent(worst.pct)}`} · click a bar to open its
+        chart
       </p>
       <ul className="sr-only">
         {bars.map((b) => (
           <li key={b.symbol}>
-            {b.symbol} {signed(b.pct)}%
+            {b.symbol} {formatPercent(b.pct)}
           </li>
         ))}
       </ul>

@@ -26,7 +26,8 @@ import {
   type Fundamentals,
   type RecentPattern,
 } from './card.machine.ts';
-import { changeSince, patternLabel, peRatio, signed, sliderMonths, tone, type TrailPoint } from './dashboard.logic.ts';
+import { changeSince, patternLabel, peRatio, sliderMonths, tone, type TrailPoint } from './dashboard.logic.ts';
+import { formatPercent, formatSigned } from '../watchlist/quotes.ts';
 import { Dashboard } from './dashboardActor.ts';
 
 const cardLogic = cardMachine.provide({
@@ -174,7 +175,7 @@ function PatternsBody({ patterns, quote }: { readonly patterns: readonly RecentP
               ))}
             </span>
             <span className={`card-pattern-since ${tone(since?.pct)}`} title="Change since that day's close">
-              {since ? `${signed(since.pct)}% since` : '–'}
+              {since ? `${formatPercent(since.pct)} since` : '–'}
             </span>
           </li>
         );
@@ -343,7 +344,7 @@ export function StockCard({ symbol }: { readonly symbol: string }) {
           {current === null ? '–' : price(current)}
         </span>
         <span className={`stock-change ${sign}`}>
-          {quote ? `${signed(quote.change)} (${signed(quote.changepct)}%)` : '–'}
+          {quote ? `${formatSigned(quote.change)} (${formatPercent(quote.changepct)})` : '–'}
         </span>
       </header>
       {showDetail && (

@@ -17,7 +17,6 @@ import {
   priceRange,
   removeLayout,
   shownStocks,
-  signed,
   sliderLabel,
   sliderMonths,
   toggleComponent,
@@ -121,10 +120,7 @@ describe('dashboard rules', () => {
   });
 
   describe('figures', () => {
-    it('signs and tints changes', () => {
-      expect(signed(1.234)).to.equal('+1.23');
-      expect(signed(-0.4)).to.equal('-0.40');
-      expect(signed(0)).to.equal('0.00');
+    it('tints changes', () => {
       expect(tone(2)).to.equal('up');
       expect(tone(-2)).to.equal('down');
       expect(tone(0)).to.equal('');

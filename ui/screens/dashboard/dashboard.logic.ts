@@ -221,12 +221,6 @@ export function tone(change: number | null | undefined): 'up' | 'down' | '' {
   return change > 0 ? 'up' : 'down';
 }
 
-/** A change with its sign and 2 decimals, e.g. `+1.25` or `-0.40`. */
-export function signed(value: number): string {
-  const fixed = Math.abs(value).toFixed(2);
-  return value > 0 ? `+${fixed}` : value < 0 ? `-${fixed}` : fixed;
-}
-
 /** The change and % change from a base price to a price, or null without a usable base. */
 export function changeSince(base: number | null | undefined, price: number): { change: number; pct: number } | null {
   if (base === null || base === undefined || !(base > 0) || !Number.isFinite(price)) return null;

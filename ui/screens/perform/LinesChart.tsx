@@ -5,9 +5,10 @@
  */
 import { useEffect, useMemo, useRef } from 'react';
 import type { PlotHoverEvent, PlotlyHTMLElement, PlotMouseEvent } from 'plotly.js';
+import { formatSignedPercent } from '../../../domain/format.ts';
 import { Chart } from '../../components/Chart.tsx';
 import { tradingDayTitle } from '../../services/time.ts';
-import { legendEntries, lineTraces, signedPercent, type LineFocus, type LineSeries } from './lines.ts';
+import { legendEntries, lineTraces, type LineFocus, type LineSeries } from './lines.ts';
 import './lines.css';
 
 /** What the chart shows and what it reports. */
@@ -137,7 +138,7 @@ export function LinesChart(props: LinesChartProps) {
               <span className="swatch" style={{ background: entry.color }} aria-hidden="true" />
               {entry.label}
               <span className={entry.last === null ? 'muted' : entry.last >= 0 ? 'up' : 'down'}>
-                {signedPercent(entry.last, 1)}
+                {formatSignedPercent(entry.last, 'n/a', 1)}
               </span>
             </button>
             <button

@@ -12,7 +12,6 @@ import {
   removeLine,
   restoreLines,
   showAllLines,
-  signedPercent,
   type LineSeries,
 } from './lines.ts';
 
@@ -105,10 +104,7 @@ describe('traces and legend of the % change charts', () => {
     expect(lastValue([null, null])).to.equal(null);
   });
 
-  it('writes signed percentages and keeps the months on the slider', () => {
-    expect(signedPercent(12.345)).to.equal('+12.35%');
-    expect(signedPercent(-0.5, 1)).to.equal('-0.5%');
-    expect(signedPercent(null)).to.equal('n/a');
+  it('keeps the months on the slider', () => {
     expect(clampMonths(1)).to.equal(3);
     expect(clampMonths(61)).to.equal(60);
     expect(clampMonths(Number.NaN)).to.equal(3);

@@ -169,13 +169,6 @@ export function lineTraces(
   };
 }
 
-/** A signed percentage for display: `+12.34%`, `-0.5%`, `n/a`. */
-export function signedPercent(value: number | null, digits = 2): string {
-  if (value === null || !Number.isFinite(value)) return 'n/a';
-  const text = value.toFixed(digits);
-  return value > 0 ? `+${text}%` : `${text}%`;
-}
-
 /** The months the slider offers, at least and at most, and the spec's default (type M, 3). */
 export const SLIDER_MONTHS = Object.freeze({ min: 3, max: 60, default: 3 });
 

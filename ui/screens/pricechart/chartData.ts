@@ -19,7 +19,7 @@ import {
   type AlertOp,
   type AlertSource,
 } from '../../../domain/alerts/conditions.ts';
-import { formatNumber } from '../../../domain/format.ts';
+import { formatNumber, formatSigned, formatSignedPercent } from '../../../domain/format.ts';
 import type { AlertAnswer } from '../../../domain/contract/alerts.ts';
 import type { ChartBar } from '../../../domain/contract/market.ts';
 import type { PatternRowAnswer } from '../../../domain/contract/patterns.ts';
@@ -673,11 +673,9 @@ export function quoteText(quote: Pick<Quote, 'price' | 'change' | 'changepct'>):
   readonly change: string;
   readonly tone: 'up' | 'down' | 'flat';
 } {
-  const sign = quote.change > 0 ? '+' : '';
-  const pctSign = quote.changepct > 0 ? '+' : '';
   return {
     price: quote.price.toFixed(2),
-    change: `${sign}${quote.change.toFixed(2)} (${pctSign}${quote.changepct.toFixed(2)}%)`,
+    change: `${formatSigned(quote.change)} (${formatSignedPercent(quote.changepct)})`,
     tone: quote.change > 0 ? 'up' : quote.change < 0 ? 'down' : 'flat',
   };
 }

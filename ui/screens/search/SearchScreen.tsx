@@ -12,7 +12,7 @@ import type {
   RowSelectedEvent,
 } from 'ag-grid-community';
 import { useEffect, useId, useMemo, useState, type FormEvent } from 'react';
-import { formatNumber } from '../../../domain/format.ts';
+import { formatNumber, formatSignedPercent } from '../../../domain/format.ts';
 import { metricInfo, type MetricType } from '../../../domain/screener/metrics.ts';
 import { patternInfo } from '../../../domain/screener/patterns.ts';
 import { Grid } from '../../components/Grid.tsx';
@@ -52,8 +52,7 @@ function ChangeCell({ data }: ICellRendererParams<ResultRow>) {
   const flash = data.flash && data.flashSeq > 0 ? `flash-${data.flash}` : '';
   return (
     <span key={data.flashSeq} className={`price ${tone} ${flash}`} aria-label={`${data.symbol} change`}>
-      {data.changepct > 0 ? '+' : ''}
-      {formatNumber(data.changepct)}%
+      {formatSignedPercent(data.changepct)}
     </span>
   );
 }

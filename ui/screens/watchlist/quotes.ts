@@ -5,7 +5,7 @@
  */
 import { marketApi, type UniverseCompany } from '../../../domain/contract/market.ts';
 import { fromCallback } from 'xstate';
-import { formatPrice as priceText } from '../../../domain/format.ts';
+import { formatPrice as priceText, formatSigned as signedText, formatSignedPercent } from '../../../domain/format.ts';
 import { capClassOf, marketCapOf, type Quote } from '../../../domain/market/types.ts';
 import { call } from '../../services/api.ts';
 import { live, type LiveConnection } from '../../services/live.ts';
@@ -106,14 +106,12 @@ export function formatPrice(value: number | null | undefined): string {
 
 /** A change with its sign (`+1.25`, `-0.40`); `–` when unknown. */
 export function formatSigned(value: number | null | undefined): string {
-  if (value === null || value === undefined || !Number.isFinite(value)) return '–';
-  return `${value > 0 ? '+' : ''}${priceText(value)}`;
+  return signedText(value, '–');
 }
 
 /** A percentage with its sign and 2 decimals (`+1.25%`); `–` when unknown. */
 export function formatPercent(value: number | null | undefined): string {
-  const signed = formatSigned(value);
-  return signed === '–' ? signed : `${signed}%`;
+  return formatSignedPercent(value, '–');
 }
 
 /** The colour class of a signed number: `up`, `down` or none. */
