@@ -12,6 +12,7 @@ import { Grid } from '../../components/Grid.tsx';
 import { Empty, Failed, Skeleton } from '../../components/LoadState.tsx';
 import { SymbolChip } from '../../components/SymbolChip.tsx';
 import { tradingDayTitle } from '../../services/time.ts';
+import { signClass } from '../watchlist/quotes.ts';
 import {
   analyzeMachine,
   changeSince,
@@ -36,8 +37,6 @@ import './analyze.css';
 
 type Definitions = Readonly<Record<string, PatternDefinition>>;
 
-const tone = (n: number) => (n > 0 ? 'up' : n < 0 ? 'down' : '');
-
 /**
  * A card's live price, flashing the direction of its last move. The element stays: a move in the same direction
  * as the one before replays the flash through the animation's second name (`again`), so no element is created.
@@ -47,7 +46,7 @@ function LivePriceTag({ price }: { price: LivePrice }) {
   return (
     <span className={`live-price${flash}`}>
       <strong>{formatPrice(price.price)}</strong>{' '}
-      <span className={tone(price.change)}>
+      <span className={signClass(price.change)}>
         {formatSigned(price.change)} ({formatSignedPercent(price.changepct)})
       </span>
     </span>
@@ -85,7 +84,7 @@ const Card = memo(function Card({
         ) : (
           <>
             Since {shortDate(card.date)} close {card.close === null ? '' : formatPrice(card.close)}:{' '}
-            <strong className={tone(since.change)}>
+            <strong className={signClass(since.change)}>
               {formatSigned(since.change)} ({formatSignedPercent(since.pct)})
             </strong>
           </>

@@ -7,8 +7,7 @@ import { useId } from 'react';
 import { Empty, Failed, Skeleton } from '../../components/LoadState.tsx';
 import { SymbolChip } from '../../components/SymbolChip.tsx';
 import { formatNumber } from '../../../domain/format.ts';
-import { tone } from './dashboard.logic.ts';
-import { formatPercent } from '../watchlist/quotes.ts';
+import { formatPercent, signClass } from '../watchlist/quotes.ts';
 import { moversMachine, type Mover, type Movers } from './panels.ts';
 
 function MoverList({ title, movers, volume }: { title: string; movers: readonly Mover[]; volume?: boolean }) {
@@ -23,7 +22,7 @@ function MoverList({ title, movers, volume }: { title: string; movers: readonly 
             <li key={m.symbol} title={m.name}>
               <SymbolChip symbol={m.symbol} />
               <span className="mover-price">{m.price.toFixed(2)}</span>
-              <span className={tone(m.changepct)}>{formatPercent(m.changepct)}</span>
+              <span className={signClass(m.changepct)}>{formatPercent(m.changepct)}</span>
               {volume && <span className="hint">{formatNumber(m.volume)}</span>}
             </li>
           ))}

@@ -26,8 +26,8 @@ import {
   type Fundamentals,
   type RecentPattern,
 } from './card.machine.ts';
-import { changeSince, patternLabel, peRatio, sliderMonths, tone, type TrailPoint } from './dashboard.logic.ts';
-import { formatPercent, formatSigned } from '../watchlist/quotes.ts';
+import { changeSince, patternLabel, peRatio, sliderMonths, type TrailPoint } from './dashboard.logic.ts';
+import { formatPercent, formatSigned, signClass } from '../watchlist/quotes.ts';
 import { Dashboard } from './dashboardActor.ts';
 
 const cardLogic = cardMachine.provide({
@@ -174,7 +174,7 @@ function PatternsBody({ patterns, quote }: { readonly patterns: readonly RecentP
                 </span>
               ))}
             </span>
-            <span className={`card-pattern-since ${tone(since?.pct)}`} title="Change since that day's close">
+            <span className={`card-pattern-since ${signClass(since?.pct)}`} title="Change since that day's close">
               {since ? `${formatPercent(since.pct)} since` : '–'}
             </span>
           </li>
@@ -281,7 +281,7 @@ export function StockCard({ symbol }: { readonly symbol: string }) {
   const ctx = state.context;
   const lastBar = ctx.bars.at(-1);
   const current = quote?.price ?? lastBar?.close ?? null;
-  const sign = tone(quote?.change);
+  const sign = signClass(quote?.change);
   const alertsShown = state.matches({ alerts: 'shown' });
   const alertsBusy = state.matches({ alerts: 'loading' }) || state.matches({ alerts: 'saving' });
   const mode: CardMode = state.matches({ body: 'info' })
@@ -293,7 +293,7 @@ export function StockCard({ symbol }: { readonly symbol: string }) {
         : 'chart';
 
   const smaTone = (sma: number | null | undefined) =>
-    sma === null || sma === undefined || current === null ? '' : tone(current - sma);
+    sma === null || sma === undefined || current === null ? '' : signClass(current - sma);
 
   let body;
   if (mode === 'chart') {

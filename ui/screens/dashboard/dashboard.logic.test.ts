@@ -20,7 +20,6 @@ import {
   sliderLabel,
   sliderMonths,
   toggleComponent,
-  tone,
   TRAIL_MAX,
 } from './dashboard.logic.ts';
 
@@ -120,13 +119,6 @@ describe('dashboard rules', () => {
   });
 
   describe('figures', () => {
-    it('tints changes', () => {
-      expect(tone(2)).to.equal('up');
-      expect(tone(-2)).to.equal('down');
-      expect(tone(0)).to.equal('');
-      expect(tone(undefined)).to.equal('');
-    });
-
     it('computes the change since a close, and nothing without a close', () => {
       expect(changeSince(100, 110)).to.deep.equal({ change: 10, pct: 10 });
       expect(changeSince(200, 150)).to.deep.equal({ change: -50, pct: -25 });

@@ -215,12 +215,6 @@ export function breadth(symbols: readonly string[], quotes: Readonly<Record<stri
   return { up, down, flat: known.length - up - down, averagePct };
 }
 
-/** The sign of a change, for the green/red tint. */
-export function tone(change: number | null | undefined): 'up' | 'down' | '' {
-  if (change === null || change === undefined || change === 0 || !Number.isFinite(change)) return '';
-  return change > 0 ? 'up' : 'down';
-}
-
 /** The change and % change from a base price to a price, or null without a usable base. */
 export function changeSince(base: number | null | undefined, price: number): { change: number; pct: number } | null {
   if (base === null || base === undefined || !(base > 0) || !Number.isFinite(price)) return null;

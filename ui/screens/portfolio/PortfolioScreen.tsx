@@ -50,8 +50,8 @@ function MarketCells({ figures }: { readonly figures: PositionFigures }) {
       <td className="num">
         <PriceFlash value={figures.marketValue}>{formatPrice(figures.marketValue)}</PriceFlash>
       </td>
-      <td className={`num ${signClass(figures.pnl) ?? ''}`}>{formatSigned(figures.pnl)}</td>
-      <td className={`num ${signClass(figures.pnlPct) ?? ''}`}>{formatPercent(figures.pnlPct)}</td>
+      <td className={`num ${signClass(figures.pnl)}`}>{formatSigned(figures.pnl)}</td>
+      <td className={`num ${signClass(figures.pnlPct)}`}>{formatPercent(figures.pnlPct)}</td>
     </>
   );
 }

@@ -434,7 +434,7 @@ export function TransactionsPanel(props: {
                           <td className="num">{priceOf(t) === null ? '' : quantity(sizeOf(t))}</td>
                           <td className="num">{priceOf(t) === null ? '' : formatPrice(priceOf(t))}</td>
                           <td className="num">{formatPrice(feeOf(t) ?? sizeOf(t))}</td>
-                          <td className={`num ${signClass(realized[t.id]) ?? ''}`}>
+                          <td className={`num ${signClass(realized[t.id])}`}>
                             {realized[t.id] === undefined ? '' : formatSigned(realized[t.id])}
                           </td>
                         </tr>

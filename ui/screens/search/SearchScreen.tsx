@@ -18,6 +18,7 @@ import { patternInfo } from '../../../domain/screener/patterns.ts';
 import { Grid } from '../../components/Grid.tsx';
 import { Empty, Failed, Skeleton } from '../../components/LoadState.tsx';
 import { SymbolChip } from '../../components/SymbolChip.tsx';
+import { signClass } from '../watchlist/quotes.ts';
 import { ChartPanel } from './ChartPanel.tsx';
 import { ClauseBuilder } from './ClauseBuilder.tsx';
 import { QuickFill } from './QuickFill.tsx';
@@ -48,10 +49,13 @@ function CloseCell({ data }: ICellRendererParams<ResultRow>) {
 
 function ChangeCell({ data }: ICellRendererParams<ResultRow>) {
   if (!data) return null;
-  const tone = data.changepct > 0 ? 'up' : data.changepct < 0 ? 'down' : '';
   const flash = data.flash && data.flashSeq > 0 ? `flash-${data.flash}` : '';
   return (
-    <span key={data.flashSeq} className={`price ${tone} ${flash}`} aria-label={`${data.symbol} change`}>
+    <span
+      key={data.flashSeq}
+      className={`price ${signClass(data.changepct)} ${flash}`}
+      aria-label={`${data.symbol} change`}
+    >
       {formatSignedPercent(data.changepct)}
     </span>
   );

@@ -80,7 +80,8 @@ describe('list screens: live quotes', () => {
     expect(formatPercent(0)).to.equal('0.00%');
     expect(signClass(2)).to.equal('up');
     expect(signClass(-2)).to.equal('down');
-    expect(signClass(0)).to.equal(undefined);
+    expect(signClass(0)).to.equal('');
+    expect(signClass(undefined)).to.equal('');
   });
 
   it('flashes green on a rise, red on a fall, and not at all without a change', () => {

@@ -114,8 +114,8 @@ export function formatPercent(value: number | null | undefined): string {
   return formatSignedPercent(value, '–');
 }
 
-/** The colour class of a signed number: `up`, `down` or none. */
-export function signClass(value: number | null | undefined): 'up' | 'down' | undefined {
-  if (value === null || value === undefined || !Number.isFinite(value) || value === 0) return undefined;
+/** The colour class of a signed number, green or red: `up`, `down`, or `''` for zero or unknown. */
+export function signClass(value: number | null | undefined): 'up' | 'down' | '' {
+  if (value === null || value === undefined || !Number.isFinite(value) || value === 0) return '';
   return value > 0 ? 'up' : 'down';
 }
