@@ -398,14 +398,14 @@ describe('price chart data', () => {
     expect(thresholdProblem(1_000_001)).to.equal('Price: at most 1000000');
   });
 
-  it('writes the header as price, change and % change with their signs', () => {
+  it('writes the header as price (with thousands separators), change and % change with their signs', () => {
     expect(quoteText({ price: 191.5, change: 1.25, changepct: 0.66 })).to.deep.equal({
       price: '191.50',
       change: '+1.25 (+0.66%)',
       tone: 'up',
     });
     expect(quoteText({ price: 1500, change: -3, changepct: -0.2 })).to.deep.include({
-      price: '1500.00',
+      price: '1,500.00',
       change: '-3.00 (-0.20%)',
       tone: 'down',
     });

@@ -19,7 +19,7 @@ import {
   type AlertOp,
   type AlertSource,
 } from '../../../domain/alerts/conditions.ts';
-import { formatNumber, formatSigned, formatSignedPercent } from '../../../domain/format.ts';
+import { formatNumber, formatPrice, formatSigned, formatSignedPercent } from '../../../domain/format.ts';
 import type { AlertAnswer } from '../../../domain/contract/alerts.ts';
 import type { ChartBar } from '../../../domain/contract/market.ts';
 import type { PatternRowAnswer } from '../../../domain/contract/patterns.ts';
@@ -674,7 +674,7 @@ export function quoteText(quote: Pick<Quote, 'price' | 'change' | 'changepct'>):
   readonly tone: 'up' | 'down' | 'flat';
 } {
   return {
-    price: quote.price.toFixed(2),
+    price: formatPrice(quote.price),
     change: `${formatSigned(quote.change)} (${formatSignedPercent(quote.changepct)})`,
     tone: quote.change > 0 ? 'up' : quote.change < 0 ? 'down' : 'flat',
   };
