@@ -424,6 +424,63 @@ describe('alerts (Chromium)', function () {
     await context.close();
   });
 
+  it('sorts the alerts by any column from Sort by, also one a card folds, and keeps the order through a change of layout', async () => {
+    const { page, context, errors } = await e2e.newPage({ width: 900, height: 800 });
+    await e2e.signUp(page, 'sorter');
+    const alerts = [
+      { symbol: 'MSFT', condition: { op: 'crossing', value: 900 }, expires: '2031-03-02T21:00:00Z' },
+      { symbol: 'NVDA', condition: { op: 'less_than', value: 5 }, expires: '2029-01-02T21:00:00Z' },
+      { symbol: 'AAPL', condition: { op: 'greater_than', value: 500 } },
+    ];
+    for (const alert of alerts) expect(await createAlertIn(page, alert)).to.equal(200);
+    await page.goto('/Alerts');
+    const grid = page.getByRole('region', { name: 'Alerts table' });
+    await grid.locator('.al-card').nth(2).waitFor();
+    const sortBy = page.getByLabel('Sort by');
+    /**
+     * Waits until the grid shows the symbols in this order: by each row's index, not the rows' order in the page
+     * (a row with a pinned column is drawn in two containers: the one holding the symbol is read).
+     */
+    const inOrder = (want: string[]) =>
+      page.waitForFunction((expected) => {
+        const shown = [...document.querySelectorAll('.al-grid .ag-row')]
+          .map((row) => ({
+            at: Number(row.getAttribute('row-index')),
+            symbol: row.querySelector('[col-id="symbol"]')?.textContent?.replace('+', '').trim(),
+          }))
+          .filter((row) => row.symbol !== undefined)
+          .sort((x, y) => x.at - y.at)
+          .map((row) => row.symbol);
+        return JSON.stringify(shown) === JSON.stringify(expected);
+      }, want);
+    expect(await sortBy.inputValue()).to.equal('lastfired');
+    await sortBy.selectOption({ label: 'Symbol, A to Z' });
+    await inOrder(['AAPL', 'MSFT', 'NVDA']);
+    // The expiry is said in the card only; the alert that never expires comes last.
+    await sortBy.selectOption({ label: 'Expires, soonest first' });
+    await inOrder(['NVDA', 'MSFT', 'AAPL']);
+    // "Price crosses 900.00", "Price is at or above 500.00", "Price is at or below 5.00".
+    await sortBy.selectOption({ label: 'Condition, A to Z' });
+    await inOrder(['MSFT', 'AAPL', 'NVDA']);
+    // A header sorts too: Sort by names the order when it offers it, and says so when it does not.
+    const symbolHeader = grid.getByRole('columnheader', { name: 'Symbol' });
+    await symbolHeader.click();
+    await inOrder(['AAPL', 'MSFT', 'NVDA']);
+    expect(await sortBy.inputValue()).to.equal('symbol');
+    await symbolHeader.click();
+    await inOrder(['NVDA', 'MSFT', 'AAPL']);
+    expect(await sortBy.inputValue()).to.equal('');
+    expect(await sortBy.locator('option:checked').textContent()).to.equal('As the column headers say');
+    // The wide layout's new columns keep the order.
+    await page.setViewportSize({ width: 1400, height: 900 });
+    await grid.getByRole('columnheader', { name: 'Frequency' }).waitFor();
+    await inOrder(['NVDA', 'MSFT', 'AAPL']);
+    await sortBy.selectOption({ label: 'Condition, A to Z' });
+    await inOrder(['MSFT', 'AAPL', 'NVDA']);
+    expect(errors).to.deep.equal([]);
+    await context.close();
+  });
+
   it('shows each alert whole on a phone, its buttons in view, pauses it there, and words a firing in the bell', async () => {
     const { page, context, errors } = await e2e.newPage({ width: 390, height: 844 });
     await e2e.signUp(page, 'phone');

@@ -8,9 +8,12 @@ import { useMachine } from '@xstate/react';
 import type {
   ColDef,
   GetRowIdParams,
+  GridApi,
+  GridReadyEvent,
   ICellRendererParams,
   ITooltipParams,
   SelectionChangedEvent,
+  SortChangedEvent,
   ValueFormatterParams,
   ValueGetterParams,
 } from 'ag-grid-community';
@@ -21,6 +24,7 @@ import {
   useEffect,
   useMemo,
   useRef,
+  useState,
   type KeyboardEvent,
   type RefObject,
 } from 'react';
@@ -51,6 +55,7 @@ import {
   type AlertsEvent,
   type StatusFilter,
 } from './alerts.machine.ts';
+import { ALERT_SORTS, alertSortOf, compareExpiry, sortOfColumns, sortState } from './alertSort.ts';
 import './alerts.css';
 
 /**
@@ -358,6 +363,7 @@ const columnsWith = (deliverTo: DeliverTo, layout: Layout): ColDef<AlertAnswer>[
       field: 'expires',
       width: 164,
       valueFormatter: expiry,
+      comparator: compareExpiry,
       tooltipValueGetter: shownText,
       ...settings,
     },
@@ -367,7 +373,8 @@ const columnsWith = (deliverTo: DeliverTo, layout: Layout): ColDef<AlertAnswer>[
       field: 'lastfired',
       width: 164,
       valueFormatter: time,
-      sort: 'desc',
+      // The first order only: a layout's new columns keep the one chosen since.
+      initialSort: 'desc',
       tooltipValueGetter: shownText,
       ...rest,
     },
@@ -494,6 +501,28 @@ export default function AlertsScreen() {
     const deliverTo: DeliverTo = (alert) => deliveryText(alert.channels, channelsNow.current);
     return columnsWith(deliverTo, cards ? 'cards' : folded ? 'compact' : 'wide');
   }, [cards, folded]);
+  // The order chosen in "Sort by" ('' when a header click sorted the grid otherwise), applied whenever a grid
+  // appears (after an empty list, say) and kept through the layouts' changes of columns.
+  const [sortKey, setSortKey] = useState(ALERT_SORTS[0]!.key);
+  const sortKeyNow = useRef(sortKey);
+  sortKeyNow.current = sortKey;
+  const gridApi = useRef<GridApi<AlertAnswer> | null>(null);
+  const onGridReady = useCallback((event: GridReadyEvent<AlertAnswer>) => {
+    gridApi.current = event.api;
+    const sort = alertSortOf(sortKeyNow.current);
+    if (sort) event.api.applyColumnState(sortState(sort));
+  }, []);
+  const onSortChanged = useCallback(
+    (event: SortChangedEvent<AlertAnswer>) => setSortKey(sortOfColumns(event.api.getColumnState())?.key ?? ''),
+    [],
+  );
+  const sortBy = (key: string) => {
+    const sort = alertSortOf(key);
+    if (!sort) return;
+    setSortKey(key);
+    const api = gridApi.current;
+    if (api && !api.isDestroyed()) api.applyColumnState(sortState(sort));
+  };
   const onSelection = useCallback(
     (event: SelectionChangedEvent<AlertAnswer>) =>
       send({ type: 'user.select', ids: event.api.getSelectedRows().map((a) => a.id) }),
@@ -571,6 +600,17 @@ export default function AlertsScreen() {
             {STATUSES.map((s) => (
               <option key={s} value={s}>
                 {s === 'all' ? 'All' : s}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Sort by
+          <select value={sortKey} onChange={(e) => sortBy(e.target.value)}>
+            {sortKey === '' && <option value="">As the column headers say</option>}
+            {ALERT_SORTS.map((sort) => (
+              <option key={sort.key} value={sort.key}>
+                {sort.label}
               </option>
             ))}
           </select>
@@ -685,6 +725,8 @@ export default function AlertsScreen() {
                 context={gridContext}
                 rowSelection={{ mode: 'multiRow', checkboxes: true, headerCheckbox: true, enableClickSelection: false }}
                 onSelectionChanged={onSelection}
+                onGridReady={onGridReady}
+                onSortChanged={onSortChanged}
                 domLayout={tall ? 'normal' : 'autoHeight'}
                 exportName="alerts"
                 tooltipShowDelay={400}
