@@ -477,6 +477,35 @@ function TriggerDeliveries(props: {
   );
 }
 
+/**
+ * The order chosen in "Sort by" (`sortKey`, '' when a header click sorted the grid otherwise), `sortBy` to choose
+ * one, and the grid's handlers that keep them together: the order is applied whenever a grid appears (after an
+ * empty list, say) and stays through the layouts' changes of columns.
+ */
+function useSortBy() {
+  const [sortKey, setSortKey] = useState(ALERT_SORTS[0]!.key);
+  const sortKeyNow = useRef(sortKey);
+  sortKeyNow.current = sortKey;
+  const gridApi = useRef<GridApi<AlertAnswer> | null>(null);
+  const onGridReady = useCallback((event: GridReadyEvent<AlertAnswer>) => {
+    gridApi.current = event.api;
+    const sort = alertSortOf(sortKeyNow.current);
+    if (sort) event.api.applyColumnState(sortState(sort));
+  }, []);
+  const onSortChanged = useCallback(
+    (event: SortChangedEvent<AlertAnswer>) => setSortKey(sortOfColumns(event.api.getColumnState())?.key ?? ''),
+    [],
+  );
+  const sortBy = (key: string) => {
+    const sort = alertSortOf(key);
+    if (!sort) return;
+    setSortKey(key);
+    const api = gridApi.current;
+    if (api && !api.isDestroyed()) api.applyColumnState(sortState(sort));
+  };
+  return { sortKey, sortBy, onGridReady, onSortChanged };
+}
+
 /** The alert manager screen. */
 export default function AlertsScreen() {
   const [state, send] = useMachine(alertsMachine);
@@ -501,28 +530,7 @@ export default function AlertsScreen() {
     const deliverTo: DeliverTo = (alert) => deliveryText(alert.channels, channelsNow.current);
     return columnsWith(deliverTo, cards ? 'cards' : folded ? 'compact' : 'wide');
   }, [cards, folded]);
-  // The order chosen in "Sort by" ('' when a header click sorted the grid otherwise), applied whenever a grid
-  // appears (after an empty list, say) and kept through the layouts' changes of columns.
-  const [sortKey, setSortKey] = useState(ALERT_SORTS[0]!.key);
-  const sortKeyNow = useRef(sortKey);
-  sortKeyNow.current = sortKey;
-  const gridApi = useRef<GridApi<AlertAnswer> | null>(null);
-  const onGridReady = useCallback((event: GridReadyEvent<AlertAnswer>) => {
-    gridApi.current = event.api;
-    const sort = alertSortOf(sortKeyNow.current);
-    if (sort) event.api.applyColumnState(sortState(sort));
-  }, []);
-  const onSortChanged = useCallback(
-    (event: SortChangedEvent<AlertAnswer>) => setSortKey(sortOfColumns(event.api.getColumnState())?.key ?? ''),
-    [],
-  );
-  const sortBy = (key: string) => {
-    const sort = alertSortOf(key);
-    if (!sort) return;
-    setSortKey(key);
-    const api = gridApi.current;
-    if (api && !api.isDestroyed()) api.applyColumnState(sortState(sort));
-  };
+  const { sortKey, sortBy, onGridReady, onSortChanged } = useSortBy();
   const onSelection = useCallback(
     (event: SelectionChangedEvent<AlertAnswer>) =>
       send({ type: 'user.select', ids: event.api.getSelectedRows().map((a) => a.id) }),
