@@ -177,6 +177,29 @@ describe('web app shell (Chromium)', function () {
     await context.close();
   });
 
+  it('opens a page typed by its menu name at its own address, and offers every page at an unknown one', async () => {
+    const { page, context, errors } = await e2e.newPage();
+    await e2e.signUp(page, 'typed');
+    // The menu says Drill, the page's address is /Charting; the screen's title names the price chart.
+    await page.goto('/drill');
+    await page.waitForURL((url) => url.pathname === '/Charting');
+    expect(await page.title()).to.equal('Drill · StockPulse');
+    // The query goes along.
+    await page.goto('/PriceChart?stock=MSFT');
+    await page.waitForURL((url) => url.pathname === '/PriceCharts' && url.search === '?stock=MSFT');
+    expect(await page.title()).to.equal('Price chart · StockPulse');
+    // An address that names no page says so and links to each page.
+    await page.goto('/Analyse');
+    await page.getByRole('heading', { name: 'Page not found' }).waitFor();
+    const pages = page.getByRole('navigation', { name: 'Pages' });
+    expect(await pages.getByRole('link').count()).to.be.at.least(15);
+    await pages.getByRole('link', { name: 'Analyze' }).click();
+    await page.waitForURL((url) => url.pathname === '/Analyzer');
+    expect(await page.title()).to.equal('Analyze · StockPulse');
+    expect(errors).to.deep.equal([]);
+    await context.close();
+  });
+
   it('collapses the menu into a dropdown on a narrow screen, usable with the keyboard', async () => {
     const { page, context } = await e2e.newPage({ width: 600, height: 800 });
     await e2e.signUp(page, 'narrow');

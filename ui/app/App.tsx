@@ -13,7 +13,7 @@ import { navigate, useLocation } from '../services/router.ts';
 import { startBrowserAlerts } from '../services/browserAlerts.ts';
 import { LoginScreen } from '../screens/login/LoginScreen.tsx';
 import { MarketLabel } from './MarketLabel.tsx';
-import { publicPageOf, screenOf } from './routes.ts';
+import { SCREENS, publicPageOf, screenNamed, screenOf } from './routes.ts';
 import { Session } from './sessionContext.ts';
 
 function NotFound({ path }: { readonly path: string }) {
@@ -21,8 +21,18 @@ function NotFound({ path }: { readonly path: string }) {
     <section className="screen">
       <h1>Page not found</h1>
       <p>
-        There is no page at <code>{path}</code>. <Link to="/Dashboard">Go to the dashboard</Link>.
+        There is no page at <code>{path}</code>. <Link to="/Dashboard">Go to the dashboard</Link>, or to one of the
+        pages:
       </p>
+      <nav aria-label="Pages">
+        <ul className="page-list">
+          {SCREENS.map((screen) => (
+            <li key={screen.path}>
+              <Link to={screen.path}>{screen.title}</Link>
+            </li>
+          ))}
+        </ul>
+      </nav>
     </section>
   );
 }
@@ -40,10 +50,14 @@ function SignedInApp() {
           ? 'connecting'
           : 'live',
   );
-  const path = location.path === '/' || location.path.toLowerCase() === '/login' ? '/Dashboard' : location.path;
+  // The root and the sign-in page open the dashboard; a page typed by its name (`/Analyze`) opens at its own path,
+  // with the query kept.
+  const typed = location.path === '/' || location.path.toLowerCase() === '/login' ? '/Dashboard' : location.path;
+  const path = screenNamed(typed)?.path ?? typed;
+  const query = location.href.slice(location.path.length);
   useEffect(() => {
-    if (path !== location.path) navigate(path, { replace: true });
-  }, [path, location.path]);
+    if (path !== location.path) navigate(path + query, { replace: true });
+  }, [path, query, location.path]);
   const screen = screenOf(path);
   useEffect(() => {
     document.title = screen ? `${screen.title} · StockPulse` : 'StockPulse';

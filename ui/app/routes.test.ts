@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { PUBLIC_PAGES, SCREENS, isPublicPath, publicPageOf, screenOf } from './routes.ts';
+import { PUBLIC_PAGES, SCREENS, isPublicPath, publicPageOf, screenNamed, screenOf } from './routes.ts';
 
 describe('routes', function () {
   it('opens the pages of e-mailed links for anyone, in any letter case, and no screen behind the sign-in', function () {
@@ -11,6 +11,29 @@ describe('routes', function () {
     }
     for (const path of ['/', '/Login', '/Settings', '/Dashboard', '/ResetPassword/x', '/Reset', '/Unsubscribe/x']) {
       expect(isPublicPath(path), path).to.equal(false);
+    }
+  });
+
+  it("names a screen by its title as well as by its path: the menu's Analyze is the Analyzer", function () {
+    const named = (path: string) => screenNamed(path)?.path;
+    const names: Record<string, string> = {
+      '/Analyze': '/Analyzer',
+      '/drill': '/Charting',
+      '/PERFORM': '/SectorPerformance',
+      '/Search': '/StockSearch',
+      '/Sectors': '/SectorSetUp',
+      '/Predict': '/Prediction',
+      '/PriceChart': '/PriceCharts',
+      '/companystatistics': '/CompanyStats',
+    };
+    for (const [typed, path] of Object.entries(names)) expect(named(typed), typed).to.equal(path);
+    // A screen's own path is no other name, and what names no screen stays unknown.
+    for (const path of ['/Analyzer', '/dashboard', '/Correlate', '/Watchlist', '/Nowhere', '/Analyze/x', '/']) {
+      expect(named(path), path).to.equal(undefined);
+    }
+    for (const screen of SCREENS) {
+      const byTitle = `/${screen.title.replaceAll(' ', '')}`;
+      expect(screenNamed(byTitle) ?? screenOf(byTitle), screen.title).to.equal(screen);
     }
   });
 

@@ -105,6 +105,17 @@ export function screenOf(path: string): ScreenRoute | undefined {
 }
 
 /**
+ * The screen a typed address names by its title rather than its path, in any letter case and without the title's
+ * spaces: `/Analyze` is the Analyzer (`/Analyzer`), `/drill` the Charting page, `/PriceChart` the price chart.
+ * Undefined when the address is a screen's own path or names no screen.
+ */
+export function screenNamed(path: string): ScreenRoute | undefined {
+  if (screenOf(path)) return undefined;
+  const lower = path.toLowerCase();
+  return SCREENS.find((screen) => `/${screen.title.replaceAll(' ', '')}`.toLowerCase() === lower);
+}
+
+/**
  * The pages an e-mailed link opens, for whoever opens it, signed in or not: no session check sends them to the
  * sign-in page, and they show without the app's bar. An email channel's confirmation (`/ConfirmEmail`), a
  * password reset (`/ResetPassword`), and an alert email's unsubscribe link (`/Unsubscribe`).
