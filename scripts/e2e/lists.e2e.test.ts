@@ -272,6 +272,27 @@ describe('watch list, portfolio and company statistics (Chromium)', function () 
     await revenue.getByRole('figure', { name: /Revenue of AAPL, quarterly/ }).waitFor();
     await page.waitForFunction(() => document.querySelectorAll('.stat-card .js-plotly-plot .bars .point').length >= 4);
     await e2e.screenshot(page, 'companystats');
+
+    // On a phone a chart's yearly labels turn rather than run into each other (level ones keep a gap between them),
+    // and none is cut at the card's edge.
+    await page.setViewportSize({ width: 390, height: 844 });
+    const gross = page.getByRole('region', { name: 'Gross profit' });
+    await gross.getByRole('figure', { name: /Gross profit of AAPL, annual/ }).waitFor();
+    // Plotly draws again on the resize: the check waits for the frame after it rather than for a set time.
+    const labelsFit = await gross.evaluate(async (card) => {
+      for (let frame = 0; ; frame++) {
+        const edge = card.getBoundingClientRect();
+        const texts = [...card.querySelectorAll('.xtick text')];
+        const boxes = texts.map((text) => text.getBoundingClientRect());
+        const turned = texts.every((text) => /rotate\(/.test(text.getAttribute('transform') ?? ''));
+        const apart = boxes.every((box, i) => i === 0 || box.left >= boxes[i - 1]!.right + 4);
+        const inside = boxes.every((box) => box.left >= edge.left && box.right <= edge.right);
+        const fit = boxes.length >= 4 && edge.width < 390 && (turned || apart) && inside;
+        if (fit || frame === 120) return fit;
+        await new Promise(requestAnimationFrame);
+      }
+    });
+    expect(labelsFit, 'the annual labels apart and inside the card at 390 px').to.equal(true);
     expect(errors).to.deep.equal([]);
     await context.close();
   });

@@ -81,7 +81,7 @@ function StatCard(props: {
         ]}
         layout={{
           margin: { l: 56, r: 8, t: 8, b: 56 },
-          xaxis: { type: 'category', tickangle: stat.period === 'Q' ? -45 : 0 },
+          xaxis: { type: 'category', tickangle: stat.period === 'Q' ? -45 : 'auto', automargin: true },
           yaxis:
             stat.type === 'earningspershare'
               ? { tickprefix: '$', tickformat: '.2f' }
