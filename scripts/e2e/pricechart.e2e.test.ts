@@ -249,6 +249,42 @@ describe('price chart (Chromium)', function () {
     await context.close();
   });
 
+  it("writes the patterns' names apart from each other on a phone's chart, and again when it widens", async () => {
+    const { page, context, errors } = await e2e.newPage({ width: 390, height: 844 });
+    await e2e.signUp(page, 'names');
+    await page.goto('/PriceCharts?stock=AAPL');
+    await page.locator('.plot-container').first().waitFor();
+    /** How many names are written once none covers another (waiting a frame at a time for the redraw), or -1. */
+    const namesApart = () =>
+      page
+        .locator('.js-plotly-plot')
+        .first()
+        .evaluate(async (graph) => {
+          for (let frame = 0; frame < 180; frame++) {
+            const boxes = [...graph.querySelectorAll('.scatterlayer .textpoint text')]
+              .filter((text) => (text.textContent ?? '').trim() !== '')
+              .map((text) => text.getBoundingClientRect());
+            const covered = boxes.some((a, i) =>
+              boxes.some(
+                (b, j) =>
+                  j > i && a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1,
+              ),
+            );
+            if (boxes.length > 0 && !covered) return boxes.length;
+            await new Promise(requestAnimationFrame);
+          }
+          return -1;
+        });
+    const onPhone = await namesApart();
+    expect(onPhone, "the names on a phone's chart, none covering another").to.be.above(0);
+    await page.setViewportSize({ width: 1400, height: 900 });
+    await page.waitForFunction(() => (document.querySelector('.js-plotly-plot') as HTMLElement).clientWidth > 700);
+    const wide = await namesApart();
+    expect(wide, 'the names on a wide chart, none covering another').to.be.at.least(onPhone);
+    expect(errors).to.deep.equal([]);
+    await context.close();
+  });
+
   it("keeps the chart's popovers on a phone's screen when the click is at the chart's edge", async () => {
     const { page, context, errors } = await e2e.newPage({ width: 390, height: 844 });
     await e2e.signUp(page, 'chart');

@@ -92,6 +92,15 @@ function axesOf(graph: HTMLElement): { xaxis?: PixelAxis; yaxis?: PixelAxis } {
   return (graph as unknown as { _fullLayout?: { xaxis?: PixelAxis; yaxis?: PixelAxis } })._fullLayout ?? {};
 }
 
+/**
+ * The width of a Plotly graph's plot area: the element's own less its layout's side margins, which a resize does
+ * not change (read at once, before Plotly has drawn at the new size).
+ */
+function plotWidthOf(graph: HTMLElement): number {
+  const margin = (graph as unknown as { _fullLayout?: { margin?: { l: number; r: number } } })._fullLayout?.margin;
+  return graph.clientWidth - (margin ? margin.l + margin.r : 72);
+}
+
 function elementName(element: ChartElement): string {
   switch (element.type) {
     case 'LINE':
@@ -518,6 +527,14 @@ function PriceChart({ symbol }: { readonly symbol: string }) {
   };
   // Where the last click on the chart was, for the channel's popover.
   const [clicked, setClicked] = useState<{ left: number; top: number }>({ left: 0, top: 0 });
+
+  // The patterns' names are placed for the chart's width: a phone's leaves room for fewer.
+  useEffect(() => {
+    if (!graph) return;
+    const observer = new ResizeObserver(() => send({ type: 'ui.resized', plotWidth: plotWidthOf(graph) }));
+    observer.observe(graph);
+    return () => observer.disconnect();
+  }, [graph, send]);
 
   useEffect(() => {
     if (!graph) return;

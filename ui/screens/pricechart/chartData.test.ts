@@ -22,6 +22,7 @@ import {
   thresholdProblem,
   type ChartAlert,
   type PatternRow,
+  type SmaPeriod,
 } from './chartData.ts';
 import {
   CHART_MARGIN,
@@ -351,6 +352,25 @@ describe('price chart data', () => {
         120,
       ),
     ).to.deep.equal([true, true]);
+    // A phone's narrow chart writes fewer of them, and so does an average drawn far below the candles (the price
+    // axis then spans it, packing the names closer).
+    const onPhone = patternElement('AAPL', [...rows, row(days[5]!, 'doji')], shown, { plotWidth: 300 });
+    if (onPhone.type !== 'IMAGE') throw new Error('not markers');
+    expect(onPhone.chartdata.points.filter((p) => p.label).map((p) => p.x)).to.deep.equal([days[5], days[59]]);
+    const close = [
+      { index: 10, y: 100, text: 'bullish marubozu' },
+      { index: 11, y: 104, text: 'bearish engulfing' },
+    ];
+    expect(placePatternLabels(close, 63, 90, 120)).to.deep.equal([true, true]);
+    expect(placePatternLabels(close, 63, 0, 120)).to.deep.equal([false, true]);
+    // The 11th bar 3 higher than the 10th: apart over prices from 80 to 122, not over 1 to 122.
+    const averaged = shown.map((b, i) => (i === 11 ? bar(b.date, 103, { SMA_200: 1 }) : { ...b, SMA_200: 1 }));
+    const lowAverage = (smas: SmaPeriod[]) => {
+      const element = patternElement('AAPL', [row(days[10]!, 'hammer'), row(days[11]!, 'doji')], averaged, { smas });
+      return element.type === 'IMAGE' ? element.chartdata.points.map((p) => p.label) : [];
+    };
+    expect(lowAverage([])).to.deep.equal([true, true]);
+    expect(lowAverage([200])).to.deep.equal([false, true]);
     // A long chart shows names on hover only.
     const long = Array.from({ length: 200 }, (_, i) => ({
       ...bar(`2025-${String(1 + (i % 12)).padStart(2, '0')}-${String(1 + Math.floor(i / 12)).padStart(2, '0')}`, 100),

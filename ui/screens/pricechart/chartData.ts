@@ -360,9 +360,15 @@ export function holdsAlready(threshold: number, alerttype: 'U' | 'D', last: numb
   return `the price (${(toCents(last) / 100).toFixed(2)}) is already ${where} ${(cents / 100).toFixed(2)}`;
 }
 
+/** A bar's field of a moving average. */
+export function smaKey(period: SmaPeriod): 'SMA_20' | 'SMA_50' | 'SMA_100' | 'SMA_200' {
+  return `SMA_${period}`;
+}
+
 /** The value of a moving average on the last bar that has it, or null. */
 export function lastSma(bars: readonly Bar[], period: number): number | null {
-  const key = `SMA_${period}` as 'SMA_20' | 'SMA_50' | 'SMA_100' | 'SMA_200';
+  // Any other period (an alert's of none) names no field: no value.
+  const key = smaKey(period as SmaPeriod);
   for (let i = bars.length - 1; i >= 0; i -= 1) {
     const value = (bars[i] as Bar)[key];
     if (typeof value === 'number') return value;
@@ -535,10 +541,16 @@ export const LABELLED_PATTERN_BARS = 130;
 
 /**
  * What the placement of the patterns' names assumes: the price panel's plot area in px (about 780 × 330 in a
- * 1,300 px window; a wider one leaves more room than assumed, never less for a label written), and a name of the
- * 10 px font: 6 px a character, 13 px high.
+ * 1,300 px window; the width is the chart's own once measured, see `plotWidthOf`), and a name of the 10 px font:
+ * 6 px a character, 13 px high.
  */
 export const PATTERN_LABEL_BOX = Object.freeze({ plotWidth: 760, plotHeight: 330, charPx: 6, linePx: 13 });
+
+/** What the chart leaves the patterns' names: its price panel's width in px, and the moving averages drawn. */
+export interface PatternRoom {
+  readonly plotWidth?: number;
+  readonly smas?: readonly SmaPeriod[];
+}
 
 /** A marker to be placed: its bar's index among the bars shown, its price, and its name. */
 interface LabelCandidate {
@@ -549,16 +561,18 @@ interface LabelCandidate {
 
 /**
  * Which markers have their names written above them: from the latest bar back, each whose name would not cover
- * a name already written (by {@link PATTERN_LABEL_BOX}'s measures, over the prices from `low` to `high`); the
- * others show theirs on hover. Adjacent bars' names used to be written over each other, unreadable.
+ * a name already written (by {@link PATTERN_LABEL_BOX}'s measures, over the prices from `low` to `high`, on a
+ * plot `plotWidth` pixels wide); the others show theirs on hover. Adjacent bars' names used to be written over
+ * each other, unreadable.
  */
 export function placePatternLabels(
   candidates: readonly LabelCandidate[],
   bars: number,
   low: number,
   high: number,
+  plotWidth: number = PATTERN_LABEL_BOX.plotWidth,
 ): boolean[] {
-  const { plotWidth, plotHeight, charPx, linePx } = PATTERN_LABEL_BOX;
+  const { plotHeight, charPx, linePx } = PATTERN_LABEL_BOX;
   const barPx = plotWidth / Math.max(1, bars);
   const pricePx = plotHeight / Math.max(1e-9, high - low);
   const placed: { x: number; y: number; half: number }[] = [];
@@ -580,7 +594,12 @@ export function placePatternLabels(
  * they are all bullish, a red triangle down when all bearish, else a grey circle, with the patterns' names
  * written where they do not cover each other (up to {@link LABELLED_PATTERN_BARS} bars; always on hover).
  */
-export function patternElement(symbol: string, rows: readonly PatternRow[], bars: readonly Bar[]): ChartElement {
+export function patternElement(
+  symbol: string,
+  rows: readonly PatternRow[],
+  bars: readonly Bar[],
+  room: PatternRoom = {},
+): ChartElement {
   const indexOf = new Map(bars.map((b, i) => [b.date, i]));
   const marks: (Omit<MarkerPoint, 'label'> & { readonly index: number })[] = [];
   for (const row of [...rows].sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0))) {
@@ -598,10 +617,21 @@ export function patternElement(symbol: string, rows: readonly PatternRow[], bars
       color: bullish ? LEVEL_COLORS.up : bearish ? LEVEL_COLORS.down : '#64748b',
     });
   }
-  const low = Math.min(...bars.map((b) => b.low));
-  const high = Math.max(...marks.map((m) => m.y), ...bars.map((b) => b.high));
+  // The price axis spans the moving averages drawn too: a long one far below the candles packs them closer.
+  const averages = (room.smas ?? []).flatMap((period) =>
+    bars.flatMap((b) => {
+      const value = b[smaKey(period)];
+      return typeof value === 'number' && Number.isFinite(value) ? [value] : [];
+    }),
+  );
+  const low = Math.min(...bars.map((b) => b.low), ...averages);
+  const high = Math.max(...marks.map((m) => m.y), ...bars.map((b) => b.high), ...averages);
+  // Plotly pads the axis by about a twentieth of the span at each end.
+  const pad = (high - low) / 20;
   const labels =
-    bars.length <= LABELLED_PATTERN_BARS ? placePatternLabels(marks, bars.length, low, high) : marks.map(() => false);
+    bars.length <= LABELLED_PATTERN_BARS
+      ? placePatternLabels(marks, bars.length, low - pad, high + pad, room.plotWidth)
+      : marks.map(() => false);
   const points: MarkerPoint[] = marks.map(({ index: _index, ...mark }, i) => ({ ...mark, label: labels[i]! }));
   return {
     symbol,

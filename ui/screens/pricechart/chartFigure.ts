@@ -12,7 +12,7 @@ import {
   type ChartElement,
   type RenderedElements,
 } from './chartElements.ts';
-import { LEVEL_COLORS, RSI_COLOR, SMA_COLORS, type Bar, type Candle, type SmaPeriod } from './chartData.ts';
+import { LEVEL_COLORS, RSI_COLOR, SMA_COLORS, smaKey, type Bar, type Candle } from './chartData.ts';
 import type { PriceChartContext } from './pricechart.machine.ts';
 import {
   fromFieldValue,
@@ -31,8 +31,6 @@ export interface Figure {
   readonly shapeIds: readonly string[];
   readonly annotationIds: readonly string[];
 }
-
-const smaKey = (period: SmaPeriod) => `SMA_${period}` as const;
 
 /** Whether the figure draws anything: daily bars, or on 1D at least one candle. */
 export function hasPrices(context: Pick<PriceChartContext, 'duration' | 'bars' | 'intraday'>): boolean {

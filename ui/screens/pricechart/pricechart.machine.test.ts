@@ -8,7 +8,7 @@ import {
   type AlertSource,
 } from '../../../domain/alerts/conditions.ts';
 import type { Quote } from '../../../domain/market/types.ts';
-import type { Bar, ChartAlert, Duration, PatternRow } from './chartData.ts';
+import { PATTERN_LABEL_BOX, type Bar, type ChartAlert, type Duration, type PatternRow } from './chartData.ts';
 import {
   alertRequest,
   compareProblem,
@@ -216,6 +216,39 @@ describe('price chart machine', () => {
     expect(types).to.include.members(['ALERT', 'SAR', 'IMAGE']);
     const image = c.elements.find((e) => e.type === 'IMAGE');
     expect(image?.type === 'IMAGE' && image.chartdata.points.map((p) => p.text)).to.deep.equal(['Hammer']);
+  });
+
+  it("places the patterns' names again for the chart's measured width, and for the averages drawn", async () => {
+    const rows = BARS.map((b, i) => ({
+      id: `p${i}`,
+      symbol: 'AAPL',
+      date: b.date,
+      stockpatterns: [{ name: 'bullish_marubozu', bullish: true }],
+    }));
+    const { actor, ready } = chart({ patterns: rows });
+    await ready();
+    const written = () => {
+      const image = ctx(actor.getSnapshot()).elements.find((e) => e.type === 'IMAGE');
+      return image?.type === 'IMAGE' ? image.chartdata.points.filter((p) => p.label).length : -1;
+    };
+    const wide = written();
+    expect(ctx(actor.getSnapshot()).plotWidth).to.equal(PATTERN_LABEL_BOX.plotWidth);
+    actor.send({ type: 'ui.resized', plotWidth: 250 });
+    const phone = written();
+    expect(ctx(actor.getSnapshot()).plotWidth).to.equal(250);
+    expect(phone, 'fewer names on a phone').to.be.within(1, wide - 1);
+    // A change of a few pixels, or no width at all, leaves them as they are.
+    const before = ctx(actor.getSnapshot()).elements;
+    actor.send({ type: 'ui.resized', plotWidth: 254 });
+    actor.send({ type: 'ui.resized', plotWidth: Number.NaN });
+    actor.send({ type: 'ui.resized', plotWidth: 0 });
+    expect(ctx(actor.getSnapshot()).elements).to.equal(before);
+    actor.send({ type: 'ui.resized', plotWidth: 900 });
+    expect(written()).to.be.at.least(wide);
+    // Turning an average on or off places them again too (the elements are derived anew).
+    const drawn = ctx(actor.getSnapshot()).elements;
+    actor.send({ type: 'user.toggleSma', period: 50 });
+    expect(ctx(actor.getSnapshot()).elements).to.not.equal(drawn);
   });
 
   it('keeps the failure message, stops loading, and retries', async () => {

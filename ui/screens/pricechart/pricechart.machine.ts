@@ -34,6 +34,7 @@ import {
   marketDate,
   patternDays,
   patternElement,
+  PATTERN_LABEL_BOX,
   supportResistance,
   thresholdProblem,
   type Bar,
@@ -110,6 +111,8 @@ export interface PriceChartContext {
   readonly outgoing: AlertRequest | null;
   /** The answer to the last new or moved alert: a form keeps what was typed in it unless it was saved. */
   readonly answered: AlertAnswer;
+  /** The price panel's width in px, as last measured: how much room the patterns' names have. */
+  readonly plotWidth: number;
 }
 
 /** An alert request answered (`count` of them so far): saved, or refused here or by the server. */
@@ -142,6 +145,8 @@ export type PriceChartEvent =
   | { type: 'user.reset' }
   | { type: 'user.saveSnapshot'; graph: HTMLElement; title: string }
   | { type: 'user.openSymbol'; symbol: string }
+  /** The chart was laid out at a new width: `plotWidth`, its price panel's, in px. */
+  | { type: 'ui.resized'; plotWidth: number }
   | { type: 'server.quote'; quote: Quote }
   | { type: 'server.alertsChanged' };
 
@@ -205,6 +210,7 @@ export function initialContext(symbol: string): PriceChartContext {
     channel: null,
     outgoing: null,
     answered: { count: 0, saved: false },
+    plotWidth: PATTERN_LABEL_BOX.plotWidth,
   };
 }
 
@@ -232,7 +238,7 @@ export function deriveElements(context: Omit<PriceChartContext, 'elements'>): Ch
   return [
     ...alerts,
     ...levelElements(symbol, supportResistance(bars)),
-    patternElement(symbol, context.patterns, bars),
+    patternElement(symbol, context.patterns, bars, { plotWidth: context.plotWidth, smas: context.smas }),
     ...compares,
   ];
 }
@@ -487,6 +493,13 @@ export const priceChartMachine = setup({
       // A move sends a threshold only; every new alert is checked as the server checks it (its note too).
       return request !== null && (event.type === 'user.moveAlert' || bodyProblem(request) === null);
     },
+    // A width the names could be placed over, and different enough from the last to place them again.
+    resizedEnough: ({ context, event }) => {
+      assertEvent(event, 'ui.resized');
+      return (
+        Number.isFinite(event.plotWidth) && event.plotWidth >= 40 && Math.abs(event.plotWidth - context.plotWidth) >= 8
+      );
+    },
     drawingChannel: ({ context, event }) => {
       assertEvent(event, 'user.channelPoint');
       return context.drawing === 'channel' && Number.isFinite(event.price) && event.price > 0;
@@ -525,12 +538,14 @@ export const priceChartMachine = setup({
       }),
     },
     'user.toggleSma': {
-      actions: assign({
-        smas: ({ context, event }) =>
-          context.smas.includes(event.period)
+      // The averages drawn widen the price axis, so the patterns' names are placed again.
+      actions: assign(({ context, event }) =>
+        withPatch(context, {
+          smas: context.smas.includes(event.period)
             ? context.smas.filter((p) => p !== event.period)
             : [...context.smas, event.period].sort((a, b) => a - b),
-      }),
+        }),
+      ),
     },
     'user.toggleRsi': {
       actions: assign(({ context }) => withPatch(context, { rsiPanel: !context.rsiPanel })),
@@ -542,6 +557,10 @@ export const priceChartMachine = setup({
       actions: assign({ removed: ({ context }) => hideElements(context.removed, addedIds(context.elements)) }),
     },
     'user.reset': { actions: assign({ removed: [] }) },
+    'ui.resized': {
+      guard: 'resizedEnough',
+      actions: assign(({ context, event }) => withPatch(context, { plotWidth: event.plotWidth })),
+    },
     'user.setDrawing': {
       actions: assign(({ context, event }) =>
         withPatch(context, { drawing: event.drawing, channelStart: null, channel: null }),
