@@ -249,18 +249,23 @@ describe('price chart (Chromium)', function () {
     await context.close();
   });
 
-  it("writes the patterns' names apart from each other on a phone's chart, and again when it widens", async () => {
+  it("writes the patterns' names apart and whole on a phone's chart, and its dates level, and again when it widens", async () => {
     const { page, context, errors } = await e2e.newPage({ width: 390, height: 844 });
     await e2e.signUp(page, 'names');
     await page.goto('/PriceCharts?stock=AAPL');
     await page.locator('.plot-container').first().waitFor();
-    /** How many names are written once none covers another (waiting a frame at a time for the redraw), or -1. */
+    /**
+     * How many names are written once none covers another or is cut at the plot's side, and the dates are level
+     * and inside the chart (waiting a frame at a time for the redraw); -1 if that never comes.
+     */
     const namesApart = () =>
       page
         .locator('.js-plotly-plot')
         .first()
         .evaluate(async (graph) => {
           for (let frame = 0; frame < 180; frame++) {
+            const plot = graph.querySelector('.nsewdrag')!.getBoundingClientRect();
+            const chart = graph.getBoundingClientRect();
             const boxes = [...graph.querySelectorAll('.scatterlayer .textpoint text')]
               .filter((text) => (text.textContent ?? '').trim() !== '')
               .map((text) => text.getBoundingClientRect());
@@ -270,17 +275,23 @@ describe('price chart (Chromium)', function () {
                   j > i && a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1,
               ),
             );
-            if (boxes.length > 0 && !covered) return boxes.length;
+            const whole = boxes.every((box) => box.left >= plot.left - 1 && box.right <= plot.right + 1);
+            const dates = [...graph.querySelectorAll('.xtick text')];
+            const level = dates.every((text) => !/rotate\((?!0[,)])/.test(text.getAttribute('transform') ?? ''));
+            const inside = dates
+              .map((text) => text.getBoundingClientRect())
+              .every((box) => box.left >= chart.left && box.right <= chart.right);
+            if (boxes.length > 0 && !covered && whole && dates.length >= 3 && level && inside) return boxes.length;
             await new Promise(requestAnimationFrame);
           }
           return -1;
         });
     const onPhone = await namesApart();
-    expect(onPhone, "the names on a phone's chart, none covering another").to.be.above(0);
+    expect(onPhone, "the names on a phone's chart, none covering another or cut, the dates level").to.be.above(0);
     await page.setViewportSize({ width: 1400, height: 900 });
     await page.waitForFunction(() => (document.querySelector('.js-plotly-plot') as HTMLElement).clientWidth > 700);
     const wide = await namesApart();
-    expect(wide, 'the names on a wide chart, none covering another').to.be.at.least(onPhone);
+    expect(wide, 'the names on a wide chart, none covering another or cut').to.be.at.least(onPhone);
     expect(errors).to.deep.equal([]);
     await context.close();
   });

@@ -356,7 +356,22 @@ describe('price chart data', () => {
     // axis then spans it, packing the names closer).
     const onPhone = patternElement('AAPL', [...rows, row(days[5]!, 'doji')], shown, { plotWidth: 300 });
     if (onPhone.type !== 'IMAGE') throw new Error('not markers');
-    expect(onPhone.chartdata.points.filter((p) => p.label).map((p) => p.x)).to.deep.equal([days[5], days[59]]);
+    // 4.7 px a bar: the latest name that fits whole inside the plot is the 53rd bar's (its centre 246 px from the
+    // left, its half 50 px), and it covers the other nine.
+    expect(onPhone.chartdata.points.filter((p) => p.label).map((p) => p.x)).to.deep.equal([days[5], days[52]]);
+    // A name at the plot's edge is cut there by Plotly: it shows on hover only.
+    expect(
+      placePatternLabels(
+        [
+          { index: 0, y: 100, text: 'bullish marubozu' },
+          { index: 30, y: 100, text: 'doji' },
+          { index: 62, y: 100, text: 'bearish engulfing' },
+        ],
+        63,
+        90,
+        120,
+      ),
+    ).to.deep.equal([false, true, false]);
     const close = [
       { index: 10, y: 100, text: 'bullish marubozu' },
       { index: 11, y: 104, text: 'bearish engulfing' },
@@ -433,7 +448,7 @@ describe('price chart data', () => {
 
   it('builds candlesticks, volume on its own axis and the chosen moving averages', () => {
     const bars = [bar('2026-01-05', 100), bar('2026-01-06', 101)];
-    const figure = buildFigure({
+    const daily = {
       symbol: 'AAPL',
       duration: '3M',
       bars,
@@ -442,10 +457,15 @@ describe('price chart data', () => {
       removed: [],
       smas: [50],
       rsiPanel: false,
-    });
+    } as const;
+    const figure = buildFigure(daily);
     expect(figure.data.map((d) => d.type)).to.deep.equal(['candlestick', 'bar', 'scatter']);
     expect(figure.data[1]).to.include({ yaxis: 'y2' });
-    expect(figure.layout.xaxis).to.include({ type: 'category' });
+    expect(figure.layout.xaxis).to.include({ type: 'category', nticks: 8 });
+    // A phone's plot writes fewer dates, so they stay level and whole.
+    expect(buildFigure({ ...daily, plotWidth: 260 }).layout.xaxis).to.include({ nticks: 3 });
+    expect(buildFigure({ ...daily, plotWidth: 640 }).layout.xaxis).to.include({ nticks: 6 });
+    expect(buildFigure({ ...daily, plotWidth: 1400 }).layout.xaxis).to.include({ nticks: 8 });
     const intraday = buildFigure({
       symbol: 'AAPL',
       duration: '1D',

@@ -560,10 +560,10 @@ interface LabelCandidate {
 }
 
 /**
- * Which markers have their names written above them: from the latest bar back, each whose name would not cover
- * a name already written (by {@link PATTERN_LABEL_BOX}'s measures, over the prices from `low` to `high`, on a
- * plot `plotWidth` pixels wide); the others show theirs on hover. Adjacent bars' names used to be written over
- * each other, unreadable.
+ * Which markers have their names written above them: from the latest bar back, each whose name would fit whole
+ * inside the plot and not cover a name already written (by {@link PATTERN_LABEL_BOX}'s measures, over the prices
+ * from `low` to `high`, on a plot `plotWidth` pixels wide); the others show theirs on hover. Adjacent bars' names
+ * used to be written over each other, unreadable.
  */
 export function placePatternLabels(
   candidates: readonly LabelCandidate[],
@@ -582,6 +582,8 @@ export function placePatternLabels(
     const x = (c.index + 0.5) * barPx;
     const y = (c.y - low) * pricePx;
     const half = (c.text.length * charPx) / 2 + 2;
+    // Plotly cuts a name at the plot's edge: one that would not fit whole shows on hover only.
+    if (x - half < 0 || x + half > plotWidth) continue;
     if (placed.some((p) => Math.abs(p.x - x) < p.half + half && Math.abs(p.y - y) < linePx)) continue;
     placed.push({ x, y, half });
     written[i] = true;

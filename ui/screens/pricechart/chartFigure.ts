@@ -100,6 +100,14 @@ export function intradayX(candles: readonly Pick<Candle, 'time'>[], zone: Zone):
 /** The chart's margins, in pixels: the plot's height is the chart's less the top and the bottom. */
 export const CHART_MARGIN = Object.freeze({ t: 36, b: 40 });
 
+/**
+ * How many dates the daily axis writes at most: one per 100 px of the plot's width, 3 to 8, so a phone's chart
+ * writes them level and whole rather than turned and cut at the edge.
+ */
+export function dateTickCount(plotWidth = 800): number {
+  return Math.max(3, Math.min(8, Math.floor(plotWidth / 100)));
+}
+
 /** The chart's height in pixels: taller with the RSI panel, so the price panel keeps its height. */
 export function chartHeight(rsi: boolean): number {
   return rsi ? 720 : 560;
@@ -277,7 +285,8 @@ export function buildFigure(
   context: Pick<
     PriceChartContext,
     'symbol' | 'duration' | 'bars' | 'intraday' | 'elements' | 'removed' | 'smas' | 'rsiPanel'
-  >,
+  > &
+    Partial<Pick<PriceChartContext, 'plotWidth'>>,
   zone: Zone = preferences.get().timeZone,
 ): Figure {
   const { symbol, duration } = context;
@@ -394,7 +403,7 @@ export function buildFigure(
       : {
           type: 'category',
           rangeslider: { visible: false },
-          nticks: 8,
+          nticks: dateTickCount(context.plotWidth),
           showgrid: false,
           title: { text: tradingDayTitle(), font: { size: 11 }, standoff: 4 },
         },
