@@ -367,7 +367,7 @@ export function smaKey(period: SmaPeriod): 'SMA_20' | 'SMA_50' | 'SMA_100' | 'SM
 
 /** The value of a moving average on the last bar that has it, or null. */
 export function lastSma(bars: readonly Bar[], period: number): number | null {
-  // Any other period (an alert's of none) names no field: no value.
+  // Another period (0 for an alert without one) names no field of a bar: no value.
   const key = smaKey(period as SmaPeriod);
   for (let i = bars.length - 1; i >= 0; i -= 1) {
     const value = (bars[i] as Bar)[key];
