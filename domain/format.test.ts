@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { formatNumber, formatPrice, formatSigned, formatSignedPercent } from './format.ts';
+import { formatNumber, formatPrice, formatQuantity, formatSigned, formatSignedPercent } from './format.ts';
 
 describe('number display', () => {
   it('shows a value under 1000 as is, rounded to 2 decimals without trailing zeros', () => {
@@ -73,5 +73,15 @@ describe('number display', () => {
     expect(formatSignedPercent(-0.004)).to.equal('0.00%');
     expect(formatSignedPercent(3.25, 'n/a', 1)).to.equal('+3.3%');
     expect(formatSignedPercent(null, '–')).to.equal('–');
+  });
+
+  it('writes a number of shares with separators and up to 6 decimals, as the lots were entered', () => {
+    expect(formatQuantity(10)).to.equal('10');
+    expect(formatQuantity(1250)).to.equal('1,250');
+    expect(formatQuantity(0.125)).to.equal('0.125');
+    expect(formatQuantity(1.1234567)).to.equal('1.123457');
+    expect(formatQuantity(-5)).to.equal('-5');
+    expect(formatQuantity(undefined, '')).to.equal('');
+    expect(formatQuantity(Number.NaN)).to.equal('n/a');
   });
 });

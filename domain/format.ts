@@ -50,6 +50,17 @@ export function formatPrice(value: number | null | undefined, missing: string = 
   return isFiniteNumber(value) ? PRICE_FORMAT.format(value) : missing;
 }
 
+const QUANTITY_FORMAT = new Intl.NumberFormat('en-US', { maximumFractionDigits: 6 });
+
+/**
+ * Formats a number of shares: thousands separators and up to 6 decimals, trailing zeros dropped (`10`, `1,250`,
+ * `0.125`, `-5`); `missing` for a value that is not a finite number. One formatter made once, so a table of
+ * thousands of lots redrawn on each quote does not build one per cell.
+ */
+export function formatQuantity(value: number | null | undefined, missing: string = NOT_A_NUMBER_TEXT): string {
+  return isFiniteNumber(value) ? QUANTITY_FORMAT.format(value) : missing;
+}
+
 /** Whether a value to display is a finite number (not null, undefined, NaN or an infinity). */
 function isFiniteNumber(value: number | null | undefined): value is number {
   return typeof value === 'number' && Number.isFinite(value);

@@ -257,4 +257,54 @@ describe('portfolio transactions, import and performance (Chromium)', function (
     expect(errors).to.deep.equal([]);
     await context.close();
   });
+
+  it('lists a long portfolio a page at a time, and flashes only the totals of a card of many lots', async () => {
+    const { page, context, errors } = await e2e.newPage({ width: 1400, height: 1000 });
+    await e2e.signUp(page, 'many');
+    await page.goto('/Portfolio');
+    await page.getByRole('group', { name: 'Import transactions' }).waitFor();
+    // 130 purchases of AAPL, one a day from 2024-01-02, imported as a broker file would be.
+    const day = (i: number) => new Date(Date.UTC(2024, 0, 2) + i * 86_400_000).toISOString().slice(0, 10);
+    const rows = Array.from({ length: 130 }, (_, i) => `${day(i)},buy,AAPL,${i + 1},${(150 + i / 10).toFixed(2)},0`);
+    const csv = ['date,kind,symbol,quantity,price,fee', ...rows].join('\n');
+    const status = await page.evaluate(async (body) => {
+      const response = await fetch('/api/portfolio/import', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ format: 'generic', csv: body }),
+      });
+      return response.status;
+    }, csv);
+    expect(status).to.equal(200);
+    await page.reload();
+
+    // The card lists its first 20 lots, its total counts all 130 (1 + … + 130 = 8,515 shares).
+    const apple = page.getByRole('region', { name: 'AAPL position' });
+    const lots = apple.locator('tbody tr');
+    await apple.getByText('Showing 20 of 130 AAPL lots.').waitFor();
+    expect(await lots.count()).to.equal(20);
+    expect(await apple.locator('tfoot').textContent()).to.include('8,515');
+    await apple.getByRole('button', { name: 'Show 20 more' }).click();
+    await apple.getByText('Showing 40 of 130 AAPL lots.').waitFor();
+    expect(await lots.count()).to.equal(40);
+
+    // The transactions: the newest 100 first, then the 30 older ones.
+    const transactions = page.locator('table.transactions tbody tr');
+    await page.getByText('Showing 100 of 130 transactions.').waitFor();
+    expect(await transactions.count()).to.equal(100);
+    expect(await transactions.first().locator('td').first().textContent()).to.equal(day(129));
+    await page.getByRole('button', { name: 'Show 30 more' }).click();
+    await page.getByText(/Showing \d+ of 130 transactions/).waitFor({ state: 'detached' });
+    expect(await transactions.count()).to.equal(130);
+    expect(await transactions.last().locator('td').first().textContent()).to.equal(day(0));
+
+    // A tick flashes the card's total, not each of its many lots.
+    await e2e.pushTicks([{ symbol: 'AAPL', price: 200, size: 100 }]);
+    await apple.getByLabel('AAPL price').getByText('200.00').waitFor({ timeout: 10_000 });
+    await e2e.pushTicks([{ symbol: 'AAPL', price: 201, size: 100 }]);
+    await apple.locator('tfoot .flash-up').waitFor({ timeout: 10_000 });
+    expect(await apple.locator('tbody .flash-up, tbody .flash-down').count()).to.equal(0);
+    expect(errors).to.deep.equal([]);
+    await context.close();
+  });
 });

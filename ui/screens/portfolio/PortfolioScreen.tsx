@@ -6,11 +6,13 @@
  */
 import { useMachine } from '@xstate/react';
 import type { Config, Layout } from 'plotly.js';
-import { useCallback, useId, useMemo, useState, type FormEvent } from 'react';
+import { memo, useCallback, useId, useMemo, useState, type FormEvent } from 'react';
+import { formatQuantity } from '../../../domain/format.ts';
 import type { Quote } from '../../../domain/market/types.ts';
 import type { LotFields } from '../../../domain/positions/lots.ts';
 import { ConfirmBar } from '../../components/ConfirmBar.tsx';
 import { Link } from '../../components/Link.tsx';
+import { MoreRows, useRowLimit } from '../../components/MoreRows.tsx';
 import { Dismissible, Empty, LoadState } from '../../components/LoadState.tsx';
 import { PriceFlash } from '../../components/PriceFlash.tsx';
 import { SymbolChip } from '../../components/SymbolChip.tsx';
@@ -39,17 +41,24 @@ const ALLOCATION_CONFIG: Partial<Config> = { displayModeBar: false };
 /** What the P&L % is a percentage of, as its header's tooltip says. */
 const PNL_PCT_BASIS = 'P&L over what long lots cost plus what short lots were sold for';
 
-function quantity(value: number): string {
-  return value.toLocaleString('en-US', { maximumFractionDigits: 6 });
-}
+/**
+ * A card of at most this many lots flashes each lot's market value when the price moves; a longer one flashes
+ * only its total, so a table of hundreds of lots is not animated and painted again on every tick.
+ */
+export const FLASHING_LOTS = 10;
 
-/** The market cells of a row: market value, P&L and P&L %, coloured by sign. */
-function MarketCells({ figures }: { readonly figures: PositionFigures }) {
+/** How many lots a card lists at first, and how many more each "Show more" lists (the cards stand one above the other). */
+export const LOTS_STEP = 20;
+
+/**
+ * The market cells of a row: market value (flashing when it moves, unless `still`), P&L and P&L %, coloured by
+ * sign.
+ */
+function MarketCells({ figures, still = false }: { readonly figures: PositionFigures; readonly still?: boolean }) {
+  const value = formatPrice(figures.marketValue);
   return (
     <>
-      <td className="num">
-        <PriceFlash value={figures.marketValue}>{formatPrice(figures.marketValue)}</PriceFlash>
-      </td>
+      <td className="num">{still ? value : <PriceFlash value={figures.marketValue}>{value}</PriceFlash>}</td>
       <td className={`num ${signClass(figures.pnl)}`}>{formatSigned(figures.pnl)}</td>
       <td className={`num ${signClass(figures.pnlPct)}`}>{formatPercent(figures.pnlPct)}</td>
     </>
@@ -133,11 +142,11 @@ function LotForm(props: {
 
 /** A lot in words: "the lot of 10 AAPL bought 2024-01-10". */
 function lotInWords(symbol: string, lot: PositionLot): string {
-  return `the lot of ${quantity(lot.position)} ${symbol} bought ${lot.date}`;
+  return `the lot of ${formatQuantity(lot.position)} ${symbol} bought ${lot.date}`;
 }
 
 /** One symbol of the portfolio: header with the live price, the lots table and the lot form. */
-function PositionCard(props: {
+function PositionCardView(props: {
   readonly symbol: string;
   readonly company: UniverseHit | undefined;
   readonly quote: Quote | undefined;
@@ -157,6 +166,7 @@ function PositionCard(props: {
   const total = symbolFigures(lots, price);
   const shares = lots.reduce((sum, lot) => sum + lot.position, 0);
   const titleId = useId();
+  const [shownLots, moreLots] = useRowLimit(LOTS_STEP);
   const asked = props.confirmingRemoval;
   // The question is about the symbol, or about one of its lots.
   const askedSymbol = asked !== null && asked.lot === null;
@@ -235,15 +245,15 @@ function PositionCard(props: {
               </tr>
             </thead>
             <tbody>
-              {lots.map((lot) => {
+              {lots.slice(0, shownLots).map((lot) => {
                 const figures = lotFigures(lot, price);
                 return (
                   <tr key={lot.id}>
                     <td>{lot.date}</td>
                     <td className="num">{formatPrice(lot.close)}</td>
-                    <td className="num">{quantity(lot.position)}</td>
+                    <td className="num">{formatQuantity(lot.position)}</td>
                     <td className="num">{formatPrice(figures.costBasis)}</td>
-                    <MarketCells figures={figures} />
+                    <MarketCells figures={figures} still={lots.length > FLASHING_LOTS} />
                     <td>
                       <button
                         type="button"
@@ -264,7 +274,7 @@ function PositionCard(props: {
               <tr aria-label={`${symbol} total`}>
                 <th scope="row">Total</th>
                 <td />
-                <td className="num">{quantity(shares)}</td>
+                <td className="num">{formatQuantity(shares)}</td>
                 <td className="num" data-testid={`${symbol}-cost-basis`}>
                   {formatPrice(total.costBasis)}
                 </td>
@@ -273,6 +283,7 @@ function PositionCard(props: {
               </tr>
             </tfoot>
           </table>
+          <MoreRows shown={shownLots} total={lots.length} noun={`${symbol} lots`} step={LOTS_STEP} onMore={moreLots} />
         </div>
       )}
       {askedLot !== undefined && (
@@ -296,6 +307,12 @@ function PositionCard(props: {
 }
 
 /** The portfolio screen. */
+/**
+ * {@link PositionCardView}, drawn again only when one of its props changes: a quote redraws its own symbol's
+ * card, not every card (a portfolio of thousands of lots stays responsive between quotes).
+ */
+const PositionCard = memo(PositionCardView);
+
 export default function PortfolioScreen() {
   const [state, send] = useMachine(portfolioMachine);
   const { symbols, lots, quotes, companies, pending, error, saveError, confirmingRemoval } = state.context;

@@ -5,11 +5,13 @@
  */
 import { useMachine } from '@xstate/react';
 import type { Config, Data, Layout } from 'plotly.js';
-import { useCallback, useId, useMemo, useState, type FormEvent } from 'react';
+import { memo, useCallback, useId, useMemo, useState, type FormEvent } from 'react';
 import { portfolioApi } from '../../../domain/contract/portfolio.ts';
+import { formatQuantity } from '../../../domain/format.ts';
 import { portfolioPnl } from '../../../domain/portfolio/pnl.ts';
 import { TRANSACTION_KINDS, type TransactionKind } from '../../../domain/portfolio/transactions.ts';
 import { Dismissible, Empty, LoadState } from '../../components/LoadState.tsx';
+import { MoreRows, useRowLimit } from '../../components/MoreRows.tsx';
 import { formatPrice, formatSigned, signClass } from '../watchlist/quotes.ts';
 import { ImportWizard } from './ImportWizard.tsx';
 import {
@@ -20,6 +22,7 @@ import {
   priceOf,
   sizeOf,
   realizedByTransaction,
+  type LedgerTransaction,
   sectorAllocation,
   type Ledger,
   type Performance,
@@ -36,10 +39,6 @@ const KIND_LABELS: Readonly<Record<TransactionKind, string>> = {
   dividend: 'Dividend',
   fee: 'Fee',
 };
-
-function quantity(value: number | undefined): string {
-  return value === undefined ? '' : value.toLocaleString('en-US', { maximumFractionDigits: 6 });
-}
 
 /** The form that records one transaction; a sell closes the oldest lots unless the user chooses lots. */
 function TransactionFormView(props: {
@@ -152,7 +151,7 @@ function TransactionFormView(props: {
                 {open.map((lot) => (
                   <li key={lot.id}>
                     <label>
-                      {lot.date} · {quantity(lot.position)} at {formatPrice(lot.close)}
+                      {lot.date} · {formatQuantity(lot.position)} at {formatPrice(lot.close)}
                       <input
                         type="text"
                         inputMode="decimal"
@@ -290,6 +289,65 @@ function PerformanceChart(props: {
   );
 }
 
+/** How many transactions the table lists at first, and how many more each "Show more" lists. */
+export const TRANSACTIONS_STEP = 100;
+
+/**
+ * The transactions, newest first, with what each sale realized: drawn again only when the ledger changes, not on
+ * each quote that moves the P&L above it (thousands of rows would otherwise be redrawn with every price).
+ */
+const TransactionTable = memo(function TransactionTable(props: {
+  readonly transactions: readonly LedgerTransaction[];
+  readonly realized: Readonly<Record<string, number>>;
+}) {
+  const { realized, transactions } = props;
+  const [shown, more] = useRowLimit(TRANSACTIONS_STEP);
+  // Newest first: the last `shown` of the transactions (kept oldest first), reversed.
+  const rows = useMemo(() => transactions.slice(-shown).reverse(), [transactions, shown]);
+  return (
+    <div className="lots-scroll">
+      <table className="lots transactions">
+        <caption className="sr-only">Transactions, newest first</caption>
+        <thead>
+          <tr>
+            <th scope="col">{tradingDayTitle()}</th>
+            <th scope="col">Kind</th>
+            <th scope="col">Symbol</th>
+            <th scope="col" className="num">
+              Quantity
+            </th>
+            <th scope="col" className="num">
+              Price
+            </th>
+            <th scope="col" className="num">
+              Commission / amount
+            </th>
+            <th scope="col" className="num">
+              Realized P&amp;L
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((t) => (
+            <tr key={t.id} data-kind={t.kind}>
+              <td>{t.date}</td>
+              <td>{KIND_LABELS[t.kind]}</td>
+              <td>{t.symbol}</td>
+              <td className="num">{priceOf(t) === null ? '' : formatQuantity(sizeOf(t), '')}</td>
+              <td className="num">{priceOf(t) === null ? '' : formatPrice(priceOf(t))}</td>
+              <td className="num">{formatPrice(feeOf(t) ?? sizeOf(t))}</td>
+              <td className={`num ${signClass(realized[t.id])}`}>
+                {realized[t.id] === undefined ? '' : formatSigned(realized[t.id])}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <MoreRows shown={shown} total={transactions.length} noun="transactions" step={TRANSACTIONS_STEP} onMore={more} />
+    </div>
+  );
+});
+
 /** The transactions panel. */
 export function TransactionsPanel(props: {
   readonly prices: Readonly<Record<string, number>>;
@@ -403,45 +461,7 @@ export function TransactionsPanel(props: {
               {ledger.transactions.length === 0 ? (
                 <Empty>No transactions yet: record one above or import a file below.</Empty>
               ) : (
-                <div className="lots-scroll">
-                  <table className="lots transactions">
-                    <caption className="sr-only">Transactions, newest first</caption>
-                    <thead>
-                      <tr>
-                        <th scope="col">{tradingDayTitle()}</th>
-                        <th scope="col">Kind</th>
-                        <th scope="col">Symbol</th>
-                        <th scope="col" className="num">
-                          Quantity
-                        </th>
-                        <th scope="col" className="num">
-                          Price
-                        </th>
-                        <th scope="col" className="num">
-                          Commission / amount
-                        </th>
-                        <th scope="col" className="num">
-                          Realized P&amp;L
-                        </th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      {[...ledger.transactions].reverse().map((t) => (
-                        <tr key={t.id} data-kind={t.kind}>
-                          <td>{t.date}</td>
-                          <td>{KIND_LABELS[t.kind]}</td>
-                          <td>{t.symbol}</td>
-                          <td className="num">{priceOf(t) === null ? '' : quantity(sizeOf(t))}</td>
-                          <td className="num">{priceOf(t) === null ? '' : formatPrice(priceOf(t))}</td>
-                          <td className="num">{formatPrice(feeOf(t) ?? sizeOf(t))}</td>
-                          <td className={`num ${signClass(realized[t.id])}`}>
-                            {realized[t.id] === undefined ? '' : formatSigned(realized[t.id])}
-                          </td>
-                        </tr>
-                      ))}
-                    </tbody>
-                  </table>
-                </div>
+                <TransactionTable transactions={ledger.transactions} realized={realized} />
               )}
             </div>
           </>

@@ -4,6 +4,7 @@
  * checks of the transaction form.
  */
 import type { AnswerOf } from '../../../domain/contract/route.ts';
+import { formatQuantity } from '../../../domain/format.ts';
 import type { portfolioApi } from '../../../domain/contract/portfolio.ts';
 import type { PortfolioPnl } from '../../../domain/portfolio/pnl.ts';
 import type { TransactionFields } from '../../../domain/portfolio/transactions.ts';
@@ -21,8 +22,7 @@ export type Performance = AnswerOf<typeof portfolioApi.getPortfolioPerformance>;
 export function shortNotice(answer: Pick<Recorded, 'opensShort'>): string | null {
   const opened = answer.opensShort;
   if (!opened) return null;
-  const n = (value: number) => value.toLocaleString('en-US', { maximumFractionDigits: 6 });
-  return `Sold ${n(opened.sold)} of ${n(opened.held)} held: a short of ${n(opened.short)} is open`;
+  return `Sold ${formatQuantity(opened.sold)} of ${formatQuantity(opened.held)} held: a short of ${formatQuantity(opened.short)} is open`;
 }
 
 /** The ranges of the performance chart. */
