@@ -94,5 +94,7 @@ export const screenerApi = {
 
 /** A preset search as `GET /api/screener/presets` answers it. */
 export type Preset = z.infer<typeof screenerApi.getScreenerPresets.response>[number];
+/** The order of a run's rows: a field and its direction (`POST /api/screener/run`'s `sort`). */
+export type ScreenerSort = NonNullable<z.input<typeof screenerApi.postScreenerRun.body>['sort']>;
 /** A run's answer: the rows of the page and how many matched. */
 export type ScreenerResult = z.infer<typeof screenerApi.postScreenerRun.response>;

@@ -103,6 +103,34 @@ describe('search page (Chromium)', function () {
     await context.close();
   });
 
+  it('sorts every matching stock when a column is sorted, not only the rows shown', async () => {
+    const { page, context, errors } = await e2e.newPage();
+    await e2e.signUp(page, 'sorted');
+    await page.goto('/StockSearch');
+    const before = await shown(page);
+    expect(before.rows).to.be.below(before.total);
+    // The first rows of every match by the day's change, highest first, as the server sorts them.
+    const expected = await page.evaluate(async (limit) => {
+      const response = await fetch('/api/screener/run', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ query: [], limit, sort: { field: 'changepct', dir: 'desc' } }),
+      });
+      return ((await response.json()) as { rows: { symbol: string }[] }).rows.map((row) => row.symbol);
+    }, before.rows);
+    const header = page.getByRole('grid').getByRole('columnheader', { name: 'Change %' });
+    await header.click();
+    await header.click();
+    await page.waitForFunction(
+      (symbol) => document.querySelector('.ag-row[row-index="0"]')?.textContent?.startsWith(symbol) === true,
+      expected[0] ?? '',
+    );
+    expect((await gridSymbols(page)).slice(0, 5)).to.deep.equal(expected.slice(0, 5));
+    expect(await shown(page)).to.deep.equal(before);
+    expect(errors).to.deep.equal([]);
+    await context.close();
+  });
+
   it('builds sector and performance clauses, shows their columns, and offers the signals', async () => {
     const { page, context, errors } = await e2e.newPage();
     await e2e.signUp(page, 'search-metrics');

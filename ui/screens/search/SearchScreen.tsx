@@ -10,6 +10,7 @@ import type {
   ICellRendererParams,
   RowClickedEvent,
   RowSelectedEvent,
+  SortChangedEvent,
 } from 'ag-grid-community';
 import { useEffect, useId, useMemo, useState, type FormEvent } from 'react';
 import { formatNumber, formatSignedPercent } from '../../../domain/format.ts';
@@ -22,7 +23,7 @@ import { signClass } from '../watchlist/quotes.ts';
 import { ChartPanel } from './ChartPanel.tsx';
 import { ClauseBuilder } from './ClauseBuilder.tsx';
 import { QuickFill } from './QuickFill.tsx';
-import { METRIC_COLUMNS, ROW_COUNTS, formatPrice, queryColumns, type ResultRow } from './search.logic.ts';
+import { METRIC_COLUMNS, ROW_COUNTS, formatPrice, gridSort, queryColumns, type ResultRow } from './search.logic.ts';
 import { searchMachine } from './search.machine.ts';
 import './search.css';
 
@@ -316,6 +317,11 @@ export default function SearchScreen() {
                     if (key === 'Enter' && e.data && !isControl(e.event?.target)) {
                       send({ type: 'user.clickRow', symbol: e.data.symbol });
                     }
+                  }}
+                  onSortChanged={(e: SortChangedEvent<ResultRow>) => {
+                    // A header clicked: every match is sorted again by the server, not only the rows held.
+                    if (e.source === 'uiColumnSorted')
+                      send({ type: 'user.sort', sort: gridSort(e.api.getColumnState()) });
                   }}
                   onRowSelected={(e: RowSelectedEvent<ResultRow>) => {
                     if (e.data && e.source !== 'rowDataChanged') {

@@ -20,12 +20,14 @@ import {
   isMetricClause,
   isPatternClause,
   metricKeyOf,
+  SORT_FIELDS,
   validateClause,
   type Clause,
   type LabelledClause,
+  type SortField,
 } from '../../../domain/screener/query.ts';
 import type { QueryAnswer } from '../../../domain/contract/queries.ts';
-import type { Preset, ScreenerResult } from '../../../domain/contract/screener.ts';
+import type { Preset, ScreenerResult, ScreenerSort } from '../../../domain/contract/screener.ts';
 import { capClassOf, marketCapOf, type Quote } from '../../../domain/market/types.ts';
 import { formatPrice } from '../../../domain/format.ts';
 
@@ -157,12 +159,16 @@ export function referencesOf(type: ClauseDraft['type'], param: string): readonly
 }
 
 /**
- * A number typed by the user: plain decimals, with `K`, `M`, `B` or `T` for thousands to trillions (`10B`);
- * blank gives `undefined` and anything else the text itself, so the validator's message shows what was typed.
+ * A number typed by the user: plain decimals, with `K`, `M`, `B` or `T` for thousands to trillions (`10B`), and
+ * commas grouping thousands (`1,250`); blank gives `undefined` and anything else the text itself (a decimal comma,
+ * `0,5`, included), so the validator's message shows what was typed.
  */
 export function parseAmount(text: string): number | string | undefined {
-  const trimmed = text.trim().replace(/,/g, '');
-  if (trimmed.length === 0) return undefined;
+  const typed = text.trim();
+  if (typed.length === 0) return undefined;
+  // A comma only groups thousands (1,234.5); a decimal comma (0,5) is left as typed, and refused.
+  if (typed.includes(',') && !/^-?\d{1,3}(?:,\d{3})+(?:\.\d+)?\s*[kmbt]?$/i.test(typed)) return typed;
+  const trimmed = typed.replace(/,/g, '');
   const match = /^(-?\d+(?:\.\d+)?)\s*([kmbt])?$/i.exec(trimmed);
   if (!match) return trimmed;
   const scale = { k: 1e3, m: 1e6, b: 1e9, t: 1e12 }[(match[2] ?? '').toLowerCase() as 'k' | 'm' | 'b' | 't'] ?? 1;
@@ -201,13 +207,22 @@ export function draftToClause(draft: ClauseDraft): Record<string, unknown> {
 export type ClauseCheck =
   { readonly ok: true; readonly clause: LabelledClause } | { readonly ok: false; readonly error: string };
 
+/** The longest label a clause may have (the server refuses a longer one). */
+const MAX_LABEL = 100;
+
+/** A clause's label written for it: its description, cut to {@link MAX_LABEL} characters with `…`. */
+function labelOf(clause: Clause): string {
+  const text = describeClause(clause);
+  return text.length <= MAX_LABEL ? text : `${text.slice(0, MAX_LABEL - 1)}…`;
+}
+
 /** Checks a raw clause with the screener language (the server's own rules) and labels it. */
 export function checkClause(raw: unknown, label = ''): ClauseCheck {
   try {
     const clause = validateClause(raw, 'clause');
     const text = label.trim();
-    if (text.length > 100) return { ok: false, error: 'clause.label: must be at most 100 characters' };
-    return { ok: true, clause: { label: text.length > 0 ? text : describeClause(clause), query: clause } };
+    if (text.length > MAX_LABEL) return { ok: false, error: `clause.label: must be at most ${MAX_LABEL} characters` };
+    return { ok: true, clause: { label: text.length > 0 ? text : labelOf(clause), query: clause } };
   } catch (error) {
     return { ok: false, error: error instanceof Error ? error.message : String(error) };
   }
@@ -416,4 +431,17 @@ export function withChartPoint(points: readonly ChartPoint[], quote: Quote): rea
   const last = points[points.length - 1];
   if (last && last.ts === quote.ts && last.price === quote.price) return points;
   return [...points, { ts: quote.ts, price: quote.price }].slice(-MAX_CHART_POINTS);
+}
+
+/**
+ * The order of a run for the grid's sorted column (`colId` and `sort` of AG Grid's column state): the server sorts
+ * every match by it before taking the rows shown; null (its default order) when no column is sorted or the
+ * sorted one is not a field the server sorts by (the patterns), which the grid then sorts alone.
+ */
+export function gridSort(
+  columns: readonly { readonly colId: string; readonly sort?: 'asc' | 'desc' | null }[],
+): ScreenerSort | null {
+  const sorted = columns.find((column) => column.sort === 'asc' || column.sort === 'desc');
+  if (sorted?.sort == null || !(SORT_FIELDS as readonly string[]).includes(sorted.colId)) return null;
+  return { field: sorted.colId as SortField, dir: sorted.sort };
 }

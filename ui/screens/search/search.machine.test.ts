@@ -14,6 +14,7 @@ import {
   addClauses,
   applyQuotes,
   checkClause,
+  gridSort,
   draftToClause,
   operatorsOf,
   parseAmount,
@@ -162,10 +163,32 @@ describe('search machine', () => {
     const { context } = actor.getSnapshot();
     expect(context.presets.map((p) => p.name)).to.have.length(SCREENER_PRESETS.length);
     expect(context.saved).to.deep.equal([saved1]);
-    expect(calls.runs).to.deep.equal([{ query: [], limit: DEFAULT_ROW_COUNT }]);
+    expect(calls.runs).to.deep.equal([{ query: [], limit: DEFAULT_ROW_COUNT, sort: null }]);
     expect(context.rows.map((r) => r.symbol)).to.deep.equal(['AAPL', 'MSFT']);
     expect(context.clickContext).to.deep.equal(INITIAL_CONTEXT);
     expect(actor.getSnapshot().matches({ bottom: 'hidden', stream: 'off', chart: 'empty' })).to.equal(true);
+  });
+
+  it('runs the query again sorted when the grid is sorted, so the rows shown are the first of every match', async () => {
+    const { actor, calls } = screener();
+    await ready(actor);
+    actor.send({ type: 'user.sort', sort: { field: 'changepct', dir: 'desc' } });
+    // The rows stay on screen while the sorted ones are read.
+    expect(actor.getSnapshot().matches({ results: 'refreshing' })).to.equal(true);
+    expect(actor.getSnapshot().context.rows).to.have.length(2);
+    await ready(actor);
+    expect(calls.runs.at(-1)).to.deep.equal({
+      query: [],
+      limit: DEFAULT_ROW_COUNT,
+      sort: { field: 'changepct', dir: 'desc' },
+    });
+    // The order stays for the next runs, until the grid is no longer sorted.
+    actor.send({ type: 'user.run' });
+    await ready(actor);
+    expect(calls.runs.at(-1)?.sort).to.deep.equal({ field: 'changepct', dir: 'desc' });
+    actor.send({ type: 'user.sort', sort: null });
+    await ready(actor);
+    expect(calls.runs.at(-1)?.sort).to.equal(null);
   });
 
   it('keeps the failure of the lists and retries on demand', async () => {
@@ -409,6 +432,11 @@ describe('search logic', () => {
     expect(parseAmount(' 30 ')).to.equal(30);
     expect(parseAmount('')).to.equal(undefined);
     expect(parseAmount('lots')).to.equal('lots');
+    // A comma groups thousands; a decimal comma is not read as one (0,5 is not 5), it stays as typed.
+    expect(parseAmount('1,250.5')).to.equal(1250.5);
+    expect(parseAmount('1,000,000')).to.equal(1e6);
+    expect(parseAmount('0,5')).to.equal('0,5');
+    expect(parseAmount('12,50')).to.equal('12,50');
     expect(draftToClause({ ...EMPTY_DRAFT, type: 'SMA', param: '200', op: '>', ref: 'SMA:50' })).to.deep.equal({
       type: 'SMA',
       param: 200,
@@ -446,6 +474,21 @@ describe('search logic', () => {
     expect(checkClause({ type: 'rsi', param: 14, op: 'bet', val: [30, 'x'] })).to.deep.include({ ok: false });
     const bad = checkClause({ type: 'SMA', param: 50, op: '>', val: { ref: 'SMA', param: 50 } });
     expect(bad.ok ? '' : bad.error).to.equal("clause: val refers to the clause's own column SMA");
+    // A description longer than a label may be (a long industry) is cut, so the server does not refuse the query.
+    const industry = 'x'.repeat(98);
+    const long = checkClause({ type: 'industry', op: '=', val: industry });
+    expect(long.ok && long.clause.label).to.have.length(100);
+    expect(long.ok && long.clause.label.endsWith('…')).to.equal(true);
+  });
+
+  it('sorts the run by the sorted column of the grid when the server sorts by it', () => {
+    expect(gridSort([{ colId: 'symbol' }, { colId: 'changepct', sort: 'desc' }])).to.deep.equal({
+      field: 'changepct',
+      dir: 'desc',
+    });
+    expect(gridSort([{ colId: 'rsi_14', sort: 'asc' }])).to.deep.equal({ field: 'rsi_14', dir: 'asc' });
+    expect(gridSort([{ colId: 'patterns', sort: 'asc' }])).to.equal(null);
+    expect(gridSort([{ colId: 'close', sort: null }])).to.equal(null);
   });
 
   it('adds without duplicates, numbers a repeated label, and removes by label', () => {

@@ -6,7 +6,7 @@
  */
 import { marketApi, type ChartBar as ChartBarAnswer } from '../../../domain/contract/market.ts';
 import { queriesApi } from '../../../domain/contract/queries.ts';
-import { screenerApi } from '../../../domain/contract/screener.ts';
+import { screenerApi, type ScreenerSort } from '../../../domain/contract/screener.ts';
 import { assertEvent, assign, fromCallback, fromPromise, raise, setup } from 'xstate';
 import type { LabelledClause } from '../../../domain/screener/query.ts';
 import type { DailyBar, Quote } from '../../../domain/market/types.ts';
@@ -65,6 +65,11 @@ export interface SearchContext {
   /** How many stocks matched (the rows hold at most `rowCount`). */
   readonly total: number;
   readonly rowCount: number;
+  /**
+   * The order the user sorted the grid in, which the server applies to every match before taking the first
+   * `rowCount` (null: its default, largest market cap first).
+   */
+  readonly sort: ScreenerSort | null;
   /** Why the last run failed (the server's message names the clause and field). */
   readonly runError: string | null;
   /** Why the last save or delete failed. */
@@ -98,6 +103,7 @@ export type SearchEvent =
   | { type: 'user.save'; name: string }
   | { type: 'user.deleteSaved'; id: string }
   | { type: 'user.toggleStream' }
+  | { type: 'user.sort'; sort: ScreenerSort | null }
   | { type: 'user.toggleBottom' }
   | { type: 'user.clickRow'; symbol: string }
   | { type: 'user.selectRow'; symbol: string; selected: boolean }
@@ -114,6 +120,7 @@ export type SearchEvent =
 export interface RunInput {
   readonly query: readonly LabelledClause[];
   readonly limit: number;
+  readonly sort: ScreenerSort | null;
 }
 
 /** The screener page's machine. */
@@ -129,7 +136,9 @@ export const searchMachine = setup({
     }),
     loadSaved: fromPromise<SavedQuery[]>(async () => call(queriesApi.getStockalertquery)),
     runQuery: fromPromise<ScreenerResult, RunInput>(async ({ input }) =>
-      call(screenerApi.postScreenerRun, { body: { query: input.query, limit: input.limit } }),
+      call(screenerApi.postScreenerRun, {
+        body: { query: input.query, limit: input.limit, ...(input.sort ? { sort: input.sort } : {}) },
+      }),
     ),
     saveQuery: fromPromise<SavedQuery, { queryname: string | null; query: readonly LabelledClause[] }>(
       async ({ input }) =>
@@ -176,6 +185,16 @@ export const searchMachine = setup({
     /** Tells the user something happened. */
     notify: (_, params: { text: string }) => showToast(params.text),
     queryChanged: raise({ type: 'query.changed' }),
+    /**
+     * Keeps the order the grid was sorted in: the query runs again in it (the grid staying on screen), so the
+     * rows shown are the first of every match in that order, not the rows held sorted among themselves.
+     */
+    sortBy: assign({
+      sort: ({ event }) => {
+        assertEvent(event, 'user.sort');
+        return event.sort;
+      },
+    }),
     /** Holds streamed quotes and moves the close, change and market cap of their rows to them. */
     foldQuotes: assign(({ context, event }) => {
       assertEvent(event, 'server.quotes');
@@ -217,6 +236,7 @@ export const searchMachine = setup({
     rows: [],
     total: 0,
     rowCount: DEFAULT_ROW_COUNT,
+    sort: null,
     runError: null,
     saveError: null,
     deleting: null,
@@ -342,7 +362,7 @@ export const searchMachine = setup({
         running: {
           invoke: {
             src: 'runQuery',
-            input: ({ context }) => ({ query: context.clauses, limit: context.rowCount }),
+            input: ({ context }) => ({ query: context.clauses, limit: context.rowCount, sort: context.sort }),
             onDone: {
               target: 'ready',
               actions: [
@@ -361,12 +381,13 @@ export const searchMachine = setup({
           },
         },
         ready: {
-          on: { 'stream.rerun': 'refreshing' },
+          on: { 'stream.rerun': 'refreshing', 'user.sort': { target: 'refreshing', actions: 'sortBy' } },
         },
         refreshing: {
+          on: { 'user.sort': { target: 'refreshing', reenter: true, actions: 'sortBy' } },
           invoke: {
             src: 'runQuery',
-            input: ({ context }) => ({ query: context.clauses, limit: context.rowCount }),
+            input: ({ context }) => ({ query: context.clauses, limit: context.rowCount, sort: context.sort }),
             onDone: {
               target: 'ready',
               actions: [
