@@ -118,4 +118,28 @@ describe('live connection (Chromium)', function () {
     expect(errors.filter((e) => !/WebSocket|socket\.io/i.test(e))).to.deep.equal([]);
     await context.close();
   });
+
+  it('keeps the panel of the bell within a short window, its list scrolling inside it', async () => {
+    const { page, context, errors } = await signedInTab('short');
+    for (const symbol of ['AAPL', 'MSFT', 'NVDA', 'KO']) await fire(symbol, await armAlert(page, symbol));
+    await page.getByLabel('4 unread').waitFor({ timeout: 15_000 });
+    await page.setViewportSize({ width: 1280, height: 300 });
+    await page.getByRole('button', { name: 'Notifications' }).click();
+    const panel = page.getByRole('dialog', { name: 'Notifications' });
+    const lastRow = panel.locator('.ag-row[row-index="3"]').first();
+    await lastRow.waitFor({ state: 'attached' });
+    const box = await panel.evaluate((el) => ({
+      bottom: el.getBoundingClientRect().bottom,
+      window: window.innerHeight,
+      scrolls: el.scrollHeight > el.clientHeight,
+    }));
+    expect(box.bottom).to.be.at.most(box.window);
+    expect(box.scrolls).to.equal(true);
+    // Scrolled to its end, the panel shows its last row inside the window.
+    await panel.evaluate((el) => el.scrollTo(0, el.scrollHeight));
+    const last = await lastRow.evaluate((el) => el.getBoundingClientRect().bottom);
+    expect(last).to.be.at.most(box.window);
+    expect(errors).to.deep.equal([]);
+    await context.close();
+  });
 });
