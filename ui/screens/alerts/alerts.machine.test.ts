@@ -8,6 +8,7 @@ import type { AlertBody } from '../../components/conditionDraft.ts';
 import {
   alertsMachine,
   EXPIRED_PROBLEM,
+  expiryPassed,
   rearmBody,
   refusalProblem,
   selectedWith,
@@ -430,6 +431,26 @@ describe('alert manager machine', () => {
     expect(actor.getSnapshot().context.editor).to.deep.equal({ mode: 'edit', id: 'a1' });
     expect(actor.getSnapshot().context.formProblem).to.deep.equal(EXPIRED_PROBLEM);
     expect(calls).to.deep.equal(['load']);
+  });
+
+  it('opens an alert fired before an expiry that has passed since in the builder too, sending nothing', async () => {
+    const { actor, calls } = manager({
+      alerts: [alert('a1', 'AAPL', CHANNEL, { status: 'triggered', expires: '2026-11-21T15:00:00.000Z' })],
+    });
+    await waitFor(actor, (s) => s.matches(idle));
+    actor.send({ type: 'user.rearm', id: 'a1' });
+    expect(actor.getSnapshot().matches(idle)).to.equal(true);
+    expect(actor.getSnapshot().context.editor).to.deep.equal({ mode: 'edit', id: 'a1' });
+    expect(actor.getSnapshot().context.formProblem).to.deep.equal(EXPIRED_PROBLEM);
+    expect(actor.getSnapshot().context.actionError).to.equal(null);
+    expect(calls).to.deep.equal(['load']);
+    expect(expiryPassed({ expires: '2026-11-21T15:00:00.000Z' }, Date.parse('2026-11-21T15:00:00.000Z'))).to.equal(
+      true,
+    );
+    expect(expiryPassed({ expires: '2026-11-21T15:00:00.000Z' }, Date.parse('2026-11-21T14:59:59.999Z'))).to.equal(
+      false,
+    );
+    expect(expiryPassed({ expires: null })).to.equal(false);
   });
 
   it('builds the body of a re-arm as the builder sends an unchanged alert', () => {

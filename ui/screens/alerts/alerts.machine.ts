@@ -198,6 +198,11 @@ export const EXPIRED_PROBLEM: FieldProblem = {
 
 const findAlert = (context: AlertsContext, id: string) => context.alerts.find((a) => a.id === id);
 
+/** Whether an alert's expiry has passed at `now` (an alert without one never expires). */
+export function expiryPassed(alert: Pick<AlertAnswer, 'expires'>, now: number = Date.now()): boolean {
+  return alert.expires !== null && Date.parse(alert.expires) <= now;
+}
+
 /** The alert manager's machine. */
 export const alertsMachine = setup({
   types: { context: {} as AlertsContext, events: {} as AlertsEvent },
@@ -259,11 +264,14 @@ export const alertsMachine = setup({
     },
     isTriggered: ({ context, event }) => {
       assertEvent(event, 'user.rearm');
-      return findAlert(context, event.id)?.status === 'triggered';
+      const alert = findAlert(context, event.id);
+      return alert?.status === 'triggered' && !expiryPassed(alert);
     },
+    /** Expired, or fired before an expiry that has passed since: either way a later expiry re-arms it. */
     isExpired: ({ context, event }) => {
       assertEvent(event, 'user.rearm');
-      return findAlert(context, event.id)?.status === 'expired';
+      const alert = findAlert(context, event.id);
+      return alert?.status === 'expired' || (alert?.status === 'triggered' && expiryPassed(alert));
     },
     namesKnownAlerts: ({ context, event }) => {
       assertEvent(event, 'user.delete');
