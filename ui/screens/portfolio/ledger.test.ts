@@ -131,6 +131,21 @@ describe('portfolio transactions panel arithmetic', () => {
       });
     });
 
+    it('says the largest quantity, price, commission and amount before the server refuses them', () => {
+      expect(
+        checkTransactionForm(form({ quantity: '2000000000', price: '20000000', fee: '2000000000' }), '2024-01-02')
+          .errors,
+      ).to.deep.equal({
+        quantity: 'Enter a quantity of at most 1,000,000,000',
+        price: 'Enter a price of at most 10,000,000.00',
+        fee: 'Enter a commission of at most 1,000,000,000.00',
+      });
+      expect(checkTransactionForm(form({ kind: 'fee', amount: '1000000001' }), '2024-01-02').errors).to.deep.equal({
+        amount: 'Enter an amount of at most 1,000,000,000.00',
+      });
+      expect(checkTransactionForm(form({ quantity: '1000000000' }), '2024-01-02').errors).to.equal(undefined);
+    });
+
     it('names each wrong field', () => {
       expect(
         checkTransactionForm(

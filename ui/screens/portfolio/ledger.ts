@@ -4,10 +4,11 @@
  * checks of the transaction form.
  */
 import type { AnswerOf } from '../../../domain/contract/route.ts';
-import { formatQuantity } from '../../../domain/format.ts';
+import { formatPrice, formatQuantity } from '../../../domain/format.ts';
 import type { portfolioApi } from '../../../domain/contract/portfolio.ts';
 import type { PortfolioPnl } from '../../../domain/portfolio/pnl.ts';
-import type { TransactionFields } from '../../../domain/portfolio/transactions.ts';
+import { MAX_TRANSACTION_AMOUNT, type TransactionFields } from '../../../domain/portfolio/transactions.ts';
+import { MAX_LOT_CLOSE, MAX_LOT_POSITION } from '../../../domain/positions/lots.ts';
 
 /** The ledger as the server answers it. */
 export type Ledger = AnswerOf<typeof portfolioApi.getPortfolioLedger>;
@@ -150,6 +151,8 @@ export function checkTransactionForm(
   if (form.kind === 'dividend' || form.kind === 'fee') {
     const amount = positive(form.amount);
     if (amount === null) errors.amount = 'Enter an amount above 0';
+    else if (amount > MAX_TRANSACTION_AMOUNT)
+      errors.amount = `Enter an amount of at most ${formatPrice(MAX_TRANSACTION_AMOUNT)}`;
     if (Object.keys(errors).length > 0 || amount === null) return { errors };
     return { transaction: { kind: form.kind, symbol, date: form.date, amount } };
   }
@@ -158,8 +161,13 @@ export function checkTransactionForm(
   // A commission may be 0 however it is written ("0", "0.00"); empty means none.
   const fee = form.fee.trim() === '' ? 0 : nonNegative(form.fee);
   if (quantity === null) errors.quantity = 'Enter a quantity above 0';
+  else if (quantity > MAX_LOT_POSITION)
+    errors.quantity = `Enter a quantity of at most ${formatQuantity(MAX_LOT_POSITION)}`;
   if (price === null) errors.price = 'Enter a price above 0';
+  else if (price > MAX_LOT_CLOSE) errors.price = `Enter a price of at most ${formatPrice(MAX_LOT_CLOSE)}`;
   if (fee === null) errors.fee = 'Enter a commission of 0 or more';
+  else if (fee > MAX_TRANSACTION_AMOUNT)
+    errors.fee = `Enter a commission of at most ${formatPrice(MAX_TRANSACTION_AMOUNT)}`;
   let lots: { id: string; quantity: number }[] | undefined;
   if (form.kind === 'sell' && form.lots !== null) {
     lots = [];
