@@ -170,6 +170,18 @@ function indexOf(header: readonly string[]): (name: string) => number {
   return (name) => lower.indexOf(name.toLowerCase());
 }
 
+/**
+ * What to say of a header read as one column whose text holds semicolons or tabs: the file's columns are
+ * separated by them, not by commas (a spreadsheet saved in a locale with decimal commas does so).
+ */
+function separatorHint(cells: readonly string[]): string {
+  if (cells.length !== 1) return '';
+  const text = cells[0] ?? '';
+  if (text.includes(';')) return ' (its columns are separated by semicolons: save the file with commas)';
+  if (text.includes('\t')) return ' (its columns are separated by tabs: save the file with commas)';
+  return '';
+}
+
 /** The generic format: a header naming the columns of {@link GENERIC_COLUMNS} in any order. */
 function readGeneric(rows: readonly CsvRecord[]): ReadRow[] {
   const [header, ...data] = rows;
@@ -181,7 +193,11 @@ function readGeneric(rows: readonly CsvRecord[]): ReadRow[] {
         {
           line: header.line,
           columns: {},
-          outcome: { kind: 'refused', column: name, message: `the header has no column ${name}` },
+          outcome: {
+            kind: 'refused',
+            column: name,
+            message: `the header has no column ${name}${separatorHint(header.cells)}`,
+          },
         },
       ];
     }

@@ -146,6 +146,26 @@ describe('transaction files (import formats)', () => {
     expect(preview.rows[1]!.message).to.equal('quantity "1,5" is not a number; use a point for decimals');
   });
 
+  it('says a file whose columns are separated by semicolons or tabs should be saved with commas', () => {
+    for (const [separator, words] of [
+      [';', 'semicolons'],
+      ['\t', 'tabs'],
+    ] as const) {
+      const csv = ['date', 'kind', 'symbol', 'quantity', 'price'].join(separator) + '\n2024-01-02;buy;KO;10;60\n';
+      const preview = previewImport(readCsv(csv), options);
+      expect(preview.rows.map((r) => [r.verdict, r.column, r.message])).to.deep.equal([
+        [
+          'refused',
+          'date',
+          `the header has no column date (its columns are separated by ${words}: save the file with commas)`,
+        ],
+      ]);
+    }
+    // A header of commas that lacks a column says only that.
+    const missing = previewImport(readCsv('day,kind,symbol\n2024-01-02,buy,KO\n'), options);
+    expect(missing.rows[0]!.message).to.equal('the header has no column date');
+  });
+
   it('reads back a cell the export quoted against formulas as it was', () => {
     const cells = ['=HYPERLINK("x")', '@SUM(1)', '+1', '-1', "'quoted", 'plain'];
     const read = readCsv(
