@@ -524,6 +524,19 @@ describe('alerts (Chromium)', function () {
     await e2e.screenshot(page, 'bell-phone');
     await page.keyboard.press('Escape');
 
+    // The fired alert's history on a phone: its table scrolls within its card, the page keeps its width.
+    await page.goto('/Alerts');
+    const firedCard = page.locator('.al-card', { hasText: 'triggered' });
+    await firedCard.getByRole('button', { name: /^History of alert MSFT/ }).click();
+    await page
+      .getByRole('table', { name: 'Triggers' })
+      .getByText(/^MSFT rose above 1\.00/)
+      .waitFor();
+    expect(
+      await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth),
+      'the page is no wider than the phone',
+    ).to.equal(0);
+
     // The dashboard's alerts and notifications show the note too: under the alert, and under its firing.
     await page.goto('/Dashboard');
     const activity = page.getByRole('region', { name: 'Alerts and notifications' });

@@ -782,39 +782,42 @@ export default function AlertsScreen() {
           ) : !history || history.triggers.length === 0 ? (
             <Empty>This alert has not fired yet.</Empty>
           ) : (
-            <table className="al-history-table" aria-label="Triggers">
-              <thead>
-                <tr>
-                  <th scope="col">Time</th>
-                  <th scope="col">Type</th>
-                  <th scope="col">Price</th>
-                  <th scope="col">Value</th>
-                  <th scope="col">Message</th>
-                  <th scope="col">Delivered</th>
-                </tr>
-              </thead>
-              <tbody>
-                {history.triggers.map((t) => (
-                  <tr key={t.id ?? `${t.at}-${t.message}`}>
-                    <td>{formatDateTime(t.at, undefined, { seconds: true })}</td>
-                    <td>{notificationTypeName(t.notificationtype)}</td>
-                    <td className="num">{t.price.toFixed(2)}</td>
-                    <td className="num">{t.value === null ? '–' : formatSourceValue(historySource, t.value)}</td>
-                    <td>
-                      {t.message}
-                      <AlertNote note={t.note} className="al-note" />
-                    </td>
-                    <td>
-                      <TriggerDeliveries
-                        deliveries={triggerDeliveries(history, t)}
-                        known={knownChannels}
-                        timeZone={timeZone}
-                      />
-                    </td>
+            // The table scrolls sideways within its card on a narrow screen, the page staying its width.
+            <div className="al-history-scroll">
+              <table className="al-history-table" aria-label="Triggers">
+                <thead>
+                  <tr>
+                    <th scope="col">Time</th>
+                    <th scope="col">Type</th>
+                    <th scope="col">Price</th>
+                    <th scope="col">Value</th>
+                    <th scope="col">Message</th>
+                    <th scope="col">Delivered</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {history.triggers.map((t) => (
+                    <tr key={t.id ?? `${t.at}-${t.message}`}>
+                      <td>{formatDateTime(t.at, undefined, { seconds: true })}</td>
+                      <td>{notificationTypeName(t.notificationtype)}</td>
+                      <td className="num">{t.price.toFixed(2)}</td>
+                      <td className="num">{t.value === null ? '–' : formatSourceValue(historySource, t.value)}</td>
+                      <td>
+                        {t.message}
+                        <AlertNote note={t.note} className="al-note" />
+                      </td>
+                      <td>
+                        <TriggerDeliveries
+                          deliveries={triggerDeliveries(history, t)}
+                          known={knownChannels}
+                          timeZone={timeZone}
+                        />
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
           )}
         </section>
       )}
