@@ -1,6 +1,7 @@
 /**
- * A long table drawn a page at a time: its first rows, then as many more at each press of "Show more". A portfolio of thousands of lots and transactions would otherwise lay out every row again each
- * time a live price moves, and the screen would freeze for seconds at a time.
+ * A long table drawn a page at a time: its first rows, then as many more at each press of "Show more". A portfolio
+ * of thousands of lots and transactions would otherwise lay out every row again each time a live price moves, and
+ * the screen would freeze for seconds at a time.
  */
 import { useCallback, useState } from 'react';
 import { formatQuantity } from '../../domain/format.ts';

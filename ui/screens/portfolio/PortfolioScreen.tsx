@@ -47,7 +47,10 @@ const PNL_PCT_BASIS = 'P&L over what long lots cost plus what short lots were so
  */
 export const FLASHING_LOTS = 10;
 
-/** How many lots a card lists at first, and how many more each "Show more" lists (the cards stand one above the other). */
+/**
+ * How many lots a card lists at first, and how many more each "Show more" lists (the cards stand one above the
+ * other, so fewer than the transactions' table).
+ */
 export const LOTS_STEP = 20;
 
 /**

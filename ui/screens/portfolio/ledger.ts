@@ -23,7 +23,8 @@ export type Performance = AnswerOf<typeof portfolioApi.getPortfolioPerformance>;
 export function shortNotice(answer: Pick<Recorded, 'opensShort'>): string | null {
   const opened = answer.opensShort;
   if (!opened) return null;
-  return `Sold ${formatQuantity(opened.sold)} of ${formatQuantity(opened.held)} held: a short of ${formatQuantity(opened.short)} is open`;
+  const [sold, held, short] = [opened.sold, opened.held, opened.short].map((n) => formatQuantity(n));
+  return `Sold ${sold} of ${held} held: a short of ${short} is open`;
 }
 
 /** The ranges of the performance chart. */
