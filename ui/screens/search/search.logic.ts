@@ -14,6 +14,7 @@ import {
 import {
   ANY_BULLISH_PATTERN,
   MAX_CLAUSES,
+  MAX_LABEL_LENGTH,
   columnKeyOf,
   describeClause,
   isCategoryClause,
@@ -207,13 +208,10 @@ export function draftToClause(draft: ClauseDraft): Record<string, unknown> {
 export type ClauseCheck =
   { readonly ok: true; readonly clause: LabelledClause } | { readonly ok: false; readonly error: string };
 
-/** The longest label a clause may have (the server refuses a longer one). */
-const MAX_LABEL = 100;
-
-/** A clause's label written for it: its description, cut to {@link MAX_LABEL} characters with `…`. */
+/** A clause's label written for it: its description, cut to the language's {@link MAX_LABEL_LENGTH} with `…`. */
 function labelOf(clause: Clause): string {
   const text = describeClause(clause);
-  return text.length <= MAX_LABEL ? text : `${text.slice(0, MAX_LABEL - 1)}…`;
+  return text.length <= MAX_LABEL_LENGTH ? text : `${text.slice(0, MAX_LABEL_LENGTH - 1)}…`;
 }
 
 /** Checks a raw clause with the screener language (the server's own rules) and labels it. */
@@ -221,7 +219,9 @@ export function checkClause(raw: unknown, label = ''): ClauseCheck {
   try {
     const clause = validateClause(raw, 'clause');
     const text = label.trim();
-    if (text.length > MAX_LABEL) return { ok: false, error: `clause.label: must be at most ${MAX_LABEL} characters` };
+    if (text.length > MAX_LABEL_LENGTH) {
+      return { ok: false, error: `clause.label: must be at most ${MAX_LABEL_LENGTH} characters` };
+    }
     return { ok: true, clause: { label: text.length > 0 ? text : labelOf(clause), query: clause } };
   } catch (error) {
     return { ok: false, error: error instanceof Error ? error.message : String(error) };
