@@ -1,5 +1,12 @@
 import { expect } from 'chai';
-import { formatNumber, formatPrice, formatQuantity, formatSigned, formatSignedPercent } from './format.ts';
+import {
+  formatNumber,
+  formatPrice,
+  formatQuantity,
+  formatSigned,
+  formatSignedPercent,
+  withoutGrouping,
+} from './format.ts';
 
 describe('number display', () => {
   it('shows a value under 1000 as is, rounded to 2 decimals without trailing zeros', () => {
@@ -83,5 +90,21 @@ describe('number display', () => {
     expect(formatQuantity(-5)).to.equal('-5');
     expect(formatQuantity(undefined, '')).to.equal('');
     expect(formatQuantity(Number.NaN)).to.equal('n/a');
+  });
+
+  it('reads a typed number back with the commas that group thousands taken out, and only those', () => {
+    expect(withoutGrouping(' 1,250.50 ')).to.equal('1250.50');
+    expect(withoutGrouping('-12,345,678')).to.equal('-12345678');
+    expect(withoutGrouping('2,500k')).to.equal('2500k');
+    expect(withoutGrouping('182.5')).to.equal('182.5');
+    // A decimal comma, or commas in the wrong places, stay: the text is then not a number and is refused.
+    expect(withoutGrouping('0,5')).to.equal('0,5');
+    expect(withoutGrouping('1,25')).to.equal('1,25');
+    expect(withoutGrouping('12,34,567')).to.equal('12,34,567');
+    expect(withoutGrouping('1,2345')).to.equal('1,2345');
+    expect(withoutGrouping(',500')).to.equal(',500');
+    expect(Number(withoutGrouping('0,5'))).to.be.NaN;
+    expect(Number(withoutGrouping(formatQuantity(1250.125)))).to.equal(1250.125);
+    expect(Number(withoutGrouping(formatPrice(7483.75)))).to.equal(7483.75);
   });
 });

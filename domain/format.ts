@@ -61,6 +61,20 @@ export function formatQuantity(value: number | null | undefined, missing: string
   return isFiniteNumber(value) ? QUANTITY_FORMAT.format(value) : missing;
 }
 
+/** A typed number whose commas group thousands, as the formats above write them: `1,250`, `-12,345.5`, `2,500k`. */
+const GROUPED = /^[-+]?\d{1,3}(?:,\d{3})+(?:\.\d*)?\s*[a-z]?$/i;
+
+/**
+ * The text of a typed number with its thousands commas taken out (`1,250.50` → `1250.50`), trimmed; the way back
+ * from {@link formatPrice} and {@link formatQuantity} for every field a number is typed in. A comma anywhere
+ * else (a decimal comma, `0,5`, or `1,25`) is left where it is, so the number reads as not one and is refused
+ * rather than taken as 5 or 125.
+ */
+export function withoutGrouping(text: string): string {
+  const trimmed = text.trim();
+  return trimmed.includes(',') && GROUPED.test(trimmed) ? trimmed.replace(/,/g, '') : trimmed;
+}
+
 /** Whether a value to display is a finite number (not null, undefined, NaN or an infinity). */
 function isFiniteNumber(value: number | null | undefined): value is number {
   return typeof value === 'number' && Number.isFinite(value);

@@ -181,6 +181,11 @@ describe('portfolio transactions, import and performance (Chromium)', function (
     const lotForm = apple.getByRole('form', { name: 'Add a lot of AAPL' });
     await lotForm.getByLabel('Date').fill('2024-06-05');
     await lotForm.getByLabel('Price paid').fill('100');
+    // A decimal comma is refused next to its field, never read as 5 shares.
+    await lotForm.getByLabel('Quantity').fill('0,5');
+    await lotForm.getByRole('button', { name: 'Add lot' }).click();
+    await lotForm.getByText('Quantity: must be a number, e.g. 10').waitFor();
+    expect(await apple.getByRole('button', { name: /Remove the lot of 5 AAPL/ }).count()).to.equal(0);
     await lotForm.getByLabel('Quantity').fill('10');
     await lotForm.getByRole('button', { name: 'Add lot' }).click();
     await apple.getByRole('button', { name: /Remove the lot of 10 AAPL bought 2024-06-05/ }).waitFor();

@@ -108,6 +108,15 @@ describe('condition draft', () => {
     expect(draftProblem(rsi)).to.equal(null);
   });
 
+  it('reads commas as grouping thousands only: a decimal comma is not a number, never a level 100 times higher', () => {
+    const grouped = newDraft('AMZN', { op: 'greater_than', value: number('1,250.5') });
+    expect(requestOf(grouped).condition).to.deep.equal({ op: 'greater_than', source: 'price', value: 1250.5 });
+    const decimalComma = newDraft('AMZN', { op: 'greater_than', value: number('182,50') });
+    expect(draftProblem(decimalComma)?.field).to.equal('condition.value');
+    const moving = newDraft('AMZN', { op: 'moving_up_pct', value: number('0,5'), bars: '1' });
+    expect(draftProblem(moving)?.field).to.equal('condition.value');
+  });
+
   it("names a refused field by its control's words", () => {
     expect(fieldLabel('condition.value', 'crossing_up')).to.equal('Level');
     expect(fieldLabel('condition.value.ref', 'greater_than')).to.equal('Level');

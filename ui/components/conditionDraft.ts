@@ -20,6 +20,7 @@ import {
   isPriceLike,
 } from '../../domain/alerts/conditions.ts';
 import type { BodyOf } from '../../domain/contract/route.ts';
+import { withoutGrouping } from '../../domain/format.ts';
 import { formatDateTime, fromFieldValue, toFieldValue } from '../services/time.ts';
 
 /** The body the alert routes take. */
@@ -160,9 +161,12 @@ export function draftOf(alert: AlertAnswer): ConditionDraft {
   });
 }
 
-/** A typed number: undefined when nothing is typed (the field is then missing), NaN when it is not a number. */
+/**
+ * A typed number: undefined when nothing is typed (the field is then missing), NaN when it is not a number (a
+ * decimal comma, `0,5`, included: commas only group thousands).
+ */
 function numberOf(text: string): number | undefined {
-  const trimmed = text.trim().replace(/,/g, '');
+  const trimmed = withoutGrouping(text);
   return trimmed === '' ? undefined : Number(trimmed);
 }
 

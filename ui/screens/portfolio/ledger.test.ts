@@ -146,6 +146,18 @@ describe('portfolio transactions panel arithmetic', () => {
       expect(checkTransactionForm(form({ quantity: '1000000000' }), '2024-01-02').errors).to.equal(undefined);
     });
 
+    it('reads commas as grouping thousands only: a decimal comma is refused, never read as a whole number', () => {
+      expect(
+        checkTransactionForm(form({ quantity: '1,250', price: '1,234.50', fee: '1.50' }), '2024-01-02').transaction,
+      ).to.deep.include({ quantity: 1250, price: 1234.5, fee: 1.5 });
+      expect(
+        checkTransactionForm(form({ quantity: '0,5', price: '100,25', fee: '1,5' }), '2024-01-02').errors,
+      ).to.have.keys('quantity', 'price', 'fee');
+      expect(checkTransactionForm(form({ kind: 'dividend', amount: '4,20' }), '2024-01-02').errors).to.have.keys(
+        'amount',
+      );
+    });
+
     it('names each wrong field', () => {
       expect(
         checkTransactionForm(

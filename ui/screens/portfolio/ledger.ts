@@ -4,7 +4,7 @@
  * checks of the transaction form.
  */
 import type { AnswerOf } from '../../../domain/contract/route.ts';
-import { formatPrice, formatQuantity } from '../../../domain/format.ts';
+import { formatPrice, formatQuantity, withoutGrouping } from '../../../domain/format.ts';
 import type { portfolioApi } from '../../../domain/contract/portfolio.ts';
 import type { PortfolioPnl } from '../../../domain/portfolio/pnl.ts';
 import { MAX_TRANSACTION_AMOUNT, type TransactionFields } from '../../../domain/portfolio/transactions.ts';
@@ -129,9 +129,9 @@ export type TransactionFormErrors = Partial<
 
 const NUMBER = /^\d+(\.\d+)?$/;
 
-/** The number typed (digits, optional decimals, so never negative); null when it is not one. */
+/** The number typed (digits, optional decimals, so never negative; commas only grouping thousands); else null. */
 function nonNegative(text: string): number | null {
-  const trimmed = text.trim().replace(/,/g, '');
+  const trimmed = withoutGrouping(text);
   return NUMBER.test(trimmed) ? Number(trimmed) : null;
 }
 

@@ -98,6 +98,18 @@ describe('portfolio positions', () => {
     });
   });
 
+  it('refuses a decimal comma rather than reading 0,5 as 5 shares', () => {
+    expect(checkLotForm({ date: '2025-12-31', price: '182,50', quantity: '0,5' }, today).errors).to.deep.equal({
+      price: 'Price: must be a number, e.g. 182.50',
+      quantity: 'Quantity: must be a number, e.g. 10',
+    });
+    expect(checkLotForm({ date: '2025-12-31', price: '1,234.5', quantity: '-1,000' }, today).lot).to.deep.equal({
+      date: '2025-12-31',
+      close: 1234.5,
+      position: -1000,
+    });
+  });
+
   it('names every wrong field with a clear message', () => {
     expect(checkLotForm({ date: '', price: '', quantity: '' }, today).errors).to.deep.equal({
       date: 'Date: choose the trade date',

@@ -4,6 +4,7 @@
  * form. A short lot (negative quantity) has a negative cost basis and market value, so its P&L is positive
  * when the price falls.
  */
+import { withoutGrouping } from '../../../domain/format.ts';
 import { amountCents } from '../../../domain/portfolio/pnl.ts';
 import {
   EARLIEST_LOT_DATE,
@@ -155,7 +156,7 @@ function checkDate(text: string, today: string): string | null {
 }
 
 function checkPrice(text: string): string | null {
-  const value = text.trim().replace(/,/g, '');
+  const value = withoutGrouping(text);
   if (value === '') return 'Price: enter the price paid per share';
   if (!NUMBER.test(value)) return 'Price: must be a number, e.g. 182.50';
   const price = Number(value);
@@ -166,7 +167,7 @@ function checkPrice(text: string): string | null {
 }
 
 function checkQuantity(text: string): string | null {
-  const value = text.trim().replace(/,/g, '');
+  const value = withoutGrouping(text);
   if (value === '') return 'Quantity: enter the number of shares';
   if (!NUMBER.test(value)) return 'Quantity: must be a number, e.g. 10';
   const quantity = Number(value);
@@ -191,8 +192,8 @@ export function checkLotForm(form: LotForm, today: string): LotCheck {
   return {
     lot: {
       date: form.date.trim(),
-      close: Number(form.price.trim().replace(/,/g, '')),
-      position: Number(form.quantity.trim().replace(/,/g, '')),
+      close: Number(withoutGrouping(form.price)),
+      position: Number(withoutGrouping(form.quantity)),
     },
     errors: null,
   };

@@ -28,9 +28,10 @@ import {
   type SortField,
 } from '../../../domain/screener/query.ts';
 import type { QueryAnswer } from '../../../domain/contract/queries.ts';
+import { queryNameKey } from '../../../domain/queries/queries.ts';
 import type { Preset, ScreenerResult, ScreenerSort } from '../../../domain/contract/screener.ts';
 import { capClassOf, marketCapOf, type Quote } from '../../../domain/market/types.ts';
-import { formatPrice } from '../../../domain/format.ts';
+import { formatPrice, withoutGrouping } from '../../../domain/format.ts';
 
 /** Rows a run answers by default (spec section 9: screener row count). */
 export const DEFAULT_ROW_COUNT = 50;
@@ -165,11 +166,8 @@ export function referencesOf(type: ClauseDraft['type'], param: string): readonly
  * `0,5`, included), so the validator's message shows what was typed.
  */
 export function parseAmount(text: string): number | string | undefined {
-  const typed = text.trim();
-  if (typed.length === 0) return undefined;
-  // A comma only groups thousands (1,234.5); a decimal comma (0,5) is left as typed, and refused.
-  if (typed.includes(',') && !/^-?\d{1,3}(?:,\d{3})+(?:\.\d+)?\s*[kmbt]?$/i.test(typed)) return typed;
-  const trimmed = typed.replace(/,/g, '');
+  const trimmed = withoutGrouping(text);
+  if (trimmed.length === 0) return undefined;
   const match = /^(-?\d+(?:\.\d+)?)\s*([kmbt])?$/i.exec(trimmed);
   if (!match) return trimmed;
   const scale = { k: 1e3, m: 1e6, b: 1e9, t: 1e12 }[(match[2] ?? '').toLowerCase() as 'k' | 'm' | 'b' | 't'] ?? 1;
@@ -293,10 +291,34 @@ export function quickFillOptions(
   ];
 }
 
+/** The industries of the universe's companies, each once, in alphabetical order. */
+export function industriesOf(companies: readonly { readonly industry: string }[]): string[] {
+  const names = new Set(companies.map((c) => c.industry.trim()).filter((name) => name !== ''));
+  return [...names].sort((a, b) => a.localeCompare(b, 'en'));
+}
+
+/**
+ * The saved query a save under `name` replaces: the one of that name, case and surrounding spaces aside (as the
+ * server compares them); none for a blank name (the server names the query after its clauses).
+ */
+export function savedNamed(list: readonly SavedQuery[], name: string): SavedQuery | undefined {
+  const key = queryNameKey(name);
+  return key === '' ? undefined : list.find((s) => queryNameKey(s.queryname) === key);
+}
+
+/** What a save under `name` says, `saved` being the list before it: which query it replaced, if any. */
+export function savedText(saved: readonly SavedQuery[], name: string): string {
+  const replaced = savedNamed(saved, name);
+  if (replaced === undefined) return `Saved "${name}"`;
+  return replaced.queryname === name
+    ? `Saved "${name}" over its earlier version`
+    : `Saved "${name}", replacing "${replaced.queryname}"`;
+}
+
 /** Puts a saved query in the list, replacing the one of the same id or the same name (any case). */
 export function upsertSaved(list: readonly SavedQuery[], query: SavedQuery): readonly SavedQuery[] {
-  const key = query.queryname.trim().toLowerCase();
-  const at = list.findIndex((s) => s.id === query.id || s.queryname.trim().toLowerCase() === key);
+  const key = queryNameKey(query.queryname);
+  const at = list.findIndex((s) => s.id === query.id || queryNameKey(s.queryname) === key);
   if (at < 0) return [...list, query];
   return list.map((s, i) => (i === at ? query : s)).filter((s, i) => i === at || s.id !== query.id);
 }
