@@ -572,4 +572,44 @@ describe('alerts (Chromium)', function () {
     expect(errors).to.deep.equal([]);
     await context.close();
   });
+
+  it('refuses a decimal comma in a level, and closes the builder of an alert deleted elsewhere, saying so', async () => {
+    const { page, context, errors } = await e2e.newPage({ width: 1400, height: 900 });
+    await e2e.signUp(page, 'elsewhere');
+    expect(await createAlertIn(page, { symbol: 'KO', condition: { op: 'greater_than', value: 500 } })).to.equal(200);
+    await page.goto('/Alerts');
+    await page.getByTestId('connection-banner').waitFor({ state: 'detached' });
+    await page.getByRole('button', { name: /^Edit alert KO/ }).click();
+    await page.getByRole('heading', { name: /^Change the alert on KO/ }).waitFor();
+    const builder = page.getByRole('form', { name: 'Condition' });
+    const level = builder.getByLabel('Level', { exact: true });
+    // 62,50 is a decimal comma: refused, naming the field, rather than read as a level of 6,250.
+    await level.fill('62,50');
+    await builder.getByRole('button', { name: 'Save and re-arm' }).click();
+    await builder
+      .getByRole('alert')
+      .getByText(/^Level: /)
+      .waitFor();
+    const levels = async () =>
+      page.evaluate(async () =>
+        (
+          (await (await fetch('/personalize/stockalerts')).json()) as { id: string; condition: { value: number } }[]
+        ).map((a) => ({ id: a.id, value: a.condition.value })),
+      );
+    const [held] = await levels();
+    expect(held?.value, 'nothing was saved').to.equal(500);
+
+    // The alert is deleted elsewhere (another tab, another device) while its builder is open here.
+    const deleted = await page.evaluate(
+      async (id) => (await fetch(`/personalize/deletealert/${id}`, { method: 'POST' })).status,
+      held!.id,
+    );
+    expect(deleted).to.equal(200);
+    await page.getByText('The alert you were changing on KO was deleted elsewhere').waitFor();
+    await builder.waitFor({ state: 'detached' });
+    expect(await page.getByRole('heading', { name: 'New alert' }).count(), 'no blank new alert instead').to.equal(0);
+    expect(await levels()).to.deep.equal([]);
+    expect(errors).to.deep.equal([]);
+    await context.close();
+  });
 });

@@ -570,6 +570,27 @@ describe('alert manager machine', () => {
     expect(calls).to.deep.equal(['load', 'history a1', 'delete a1', 'load']);
   });
 
+  it('closes the builder of an alert deleted elsewhere, saying so, and keeps one of another alert open', async () => {
+    const server: FakeServer = { alerts: [alert('a1', 'AAPL', CHANNEL), alert('a2', 'MSFT', RSI)] };
+    const { actor, push } = manager(server);
+    await waitFor(actor, (s) => s.matches(idle));
+    actor.send({ type: 'user.edit', id: 'a1' });
+    server.alerts = [alert('a2', 'MSFT', RSI)];
+    push({ type: 'server.changed' });
+    await waitFor(actor, (s) => s.matches(idle) && s.context.alerts.length === 1);
+    expect(actor.getSnapshot().context.editor).to.deep.equal({ mode: 'closed' });
+    expect(actor.getSnapshot().context.actionError).to.equal(
+      'The alert you were changing on AAPL was deleted elsewhere',
+    );
+    actor.send({ type: 'user.dismissError' });
+    actor.send({ type: 'user.edit', id: 'a2' });
+    server.alerts = [alert('a2', 'MSFT', RSI), alert('a3', 'AAPL', CHANNEL)];
+    push({ type: 'server.changed' });
+    await waitFor(actor, (s) => s.matches(idle) && s.context.alerts.length === 2);
+    expect(actor.getSnapshot().context.editor).to.deep.equal({ mode: 'edit', id: 'a2' });
+    expect(actor.getSnapshot().context.actionError).to.equal(null);
+  });
+
   it('reads the list after an action when it changed meanwhile', async () => {
     const server: FakeServer = { alerts: [alert('a1', 'AAPL', CHANNEL)] };
     const { actor, calls, push } = manager(server);

@@ -372,11 +372,33 @@ export const alertsMachine = setup({
                 src: 'loadAlerts',
                 onDone: {
                   target: 'idle',
-                  actions: assign({
-                    alerts: ({ event }) => event.output,
-                    selected: ({ context, event }) =>
-                      context.selected.filter((id) => event.output.some((a) => a.id === id)),
-                  }),
+                  actions: [
+                    // An alert deleted elsewhere (another tab, another device) takes its history and its
+                    // builder with it: the builder closes saying so, rather than turning into a blank new alert.
+                    enqueueActions(({ context, event, enqueue }) => {
+                      const { historyId } = context;
+                      if (historyId !== null && !event.output.some((a) => a.id === historyId)) {
+                        enqueue.raise({ type: 'user.closeHistory' });
+                      }
+                    }),
+                    assign(({ context, event }) => {
+                      const here = new Set(event.output.map((a) => a.id));
+                      const { editor } = context;
+                      const edited = editor.mode === 'edit' && !here.has(editor.id) ? editor.id : null;
+                      const gone = context.alerts.find((a) => a.id === edited);
+                      return {
+                        alerts: event.output,
+                        selected: context.selected.filter((id) => here.has(id)),
+                        ...(edited === null
+                          ? {}
+                          : {
+                              editor: { mode: 'closed' as const },
+                              formProblem: null,
+                              actionError: `The alert you were changing${gone ? ` on ${gone.symbol}` : ''} was deleted elsewhere`,
+                            }),
+                      };
+                    }),
+                  ],
                 },
                 onError: 'idle',
               },
