@@ -181,9 +181,21 @@ describe('screener query language', () => {
           { query: { type: 'pattern_bullish_engulfing_', op: 'not_like' } },
         ]),
       ).to.deep.equal([
-        ok('close < SMA(50)', { type: 'close', op: '<', val: { ref: 'SMA', param: 50 } }),
+        ok('Close < SMA(50)', { type: 'close', op: '<', val: { ref: 'SMA', param: 50 } }),
         ok('Bullish engulfing absent', { type: 'pattern_bullish_engulfing_', op: 'not_like', val: null }),
       ]);
+    });
+
+    it('describes a clause in the words its column is shown with, never an internal name', () => {
+      const described = (clause: unknown) => describeClause(validateClause(clause));
+      expect(described({ type: 'mcap', op: 'like', val: 'large' })).to.equal('Market cap is large');
+      expect(described({ type: 'mcap', op: 'bet', val: [2e9, 1e10] })).to.equal('Market cap between 2.00B and 10.00B');
+      expect(described({ type: 'perf', param: '1M', op: '>', val: 5 })).to.equal('Performance 1M > 5%');
+      expect(described({ type: 'price_vs_sma', param: 50, op: '<', val: -3 })).to.equal('Price vs SMA 50 < -3%');
+      expect(described({ type: 'div_yield', op: 'bet', val: [2, 6] })).to.equal('Dividend yield between 2% and 6%');
+      expect(described({ type: 'pe', op: '<', val: 15 })).to.equal('P/E < 15');
+      expect(described({ type: 'industry', op: '=', val: 'Banks' })).to.equal('Industry is Banks');
+      expect(described({ type: 'SMA', param: 20, op: '>', val: { ref: 'close' } })).to.equal('SMA(20) > Close');
     });
 
     it('an empty query only when asked to', () => {
@@ -441,16 +453,16 @@ describe('screener query language', () => {
 
   describe('describes clauses', () => {
     it('in a few words each', () => {
-      expect(describeClause({ type: 'SMA', param: 200, op: '>', val: { ref: 'close' } })).to.equal('SMA(200) > close');
-      expect(describeClause({ type: 'perf', param: '3M', op: '>', val: 10 })).to.equal('perf(3M) > 10%');
-      expect(describeClause({ type: 'relvolume', op: 'bet', val: [1, 2] })).to.equal('relvolume between 1 and 2');
-      expect(describeClause({ type: 'sector', op: 'not_like', val: 'Energy' })).to.equal('sector is not Energy');
+      expect(describeClause({ type: 'SMA', param: 200, op: '>', val: { ref: 'close' } })).to.equal('SMA(200) > Close');
+      expect(describeClause({ type: 'perf', param: '3M', op: '>', val: 10 })).to.equal('Performance 3M > 10%');
+      expect(describeClause({ type: 'relvolume', op: 'bet', val: [1, 2] })).to.equal('Relative volume between 1 and 2');
+      expect(describeClause({ type: 'sector', op: 'not_like', val: 'Energy' })).to.equal('Sector is not Energy');
       expect(describeClause({ type: 'rsi', param: 14, op: 'bet', val: [30, 70] })).to.equal(
         'RSI(14) between 30 and 70',
       );
-      expect(describeClause({ type: 'mcap', op: '>', val: 10e9 })).to.equal('mcap > 10.00B');
-      expect(describeClause({ type: 'mcap', op: 'not_like', val: 'small' })).to.equal('mcap is not small');
-      expect(describeClause({ type: 'pattern_bullish_', op: '>', val: 0 })).to.equal('any bullish pattern present');
+      expect(describeClause({ type: 'mcap', op: '>', val: 10e9 })).to.equal('Market cap > 10.00B');
+      expect(describeClause({ type: 'mcap', op: 'not_like', val: 'small' })).to.equal('Market cap is not small');
+      expect(describeClause({ type: 'pattern_bullish_', op: '>', val: 0 })).to.equal('Any bullish pattern present');
     });
 
     it('maps columns to row keys', () => {

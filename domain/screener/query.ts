@@ -427,17 +427,24 @@ export function validateClause(input: unknown, where = 'clause'): Clause {
 
 function describeColumn(column: ColumnSelector | ColumnRef): string {
   const type = 'type' in column ? column.type : column.ref;
-  if (type === 'close') return 'close';
+  if (type === 'close') return 'Close';
   if (type === 'SMA') return `SMA(${(column as { param: SmaPeriod }).param})`;
   return `RSI(${RSI_PERIOD})`;
 }
 
-/** A short human label for a clause, e.g. `close < SMA(50)`, `RSI(14) between 30 and 70`, `mcap is large`. */
+/**
+ * A short label for a clause in the words its columns are shown with, e.g. `Close < SMA(50)`,
+ * `RSI(14) between 30 and 70`, `Market cap is large`, `Performance 1M > 5%`, `Sector is Energy`.
+ */
 export function describeClause(clause: Clause): string {
-  if (isCategoryClause(clause)) return `${clause.type} ${clause.op === '=' ? 'is' : 'is not'} ${clause.val}`;
+  if (isCategoryClause(clause)) {
+    return `${clause.type === 'sector' ? 'Sector' : 'Industry'} ${clause.op === '=' ? 'is' : 'is not'} ${clause.val}`;
+  }
   if (isMetricClause(clause)) {
     const info = metricInfo(clause.type);
-    const name = 'param' in clause ? `${clause.type}(${clause.param})` : clause.type;
+    // The column's words without its unit, which follows the number: `Price vs SMA 50 > 5%`.
+    const words = info.label.replace(/ %$/, '');
+    const name = 'param' in clause ? `${words} ${clause.param}` : words;
     const unit = info.unit === '%' ? '%' : '';
     const number = (n: number): string => (info.unit === 'shares' ? formatNumber(n) : String(n));
     if (clause.op === 'bet')
@@ -446,19 +453,19 @@ export function describeClause(clause: Clause): string {
   }
   if (isPatternClause(clause)) {
     const name = patternNameOf(clause.type);
-    const what = name === ANY_BULLISH_PATTERN ? 'any bullish pattern' : (patternInfo(name)?.label ?? name);
+    const what = name === ANY_BULLISH_PATTERN ? 'Any bullish pattern' : (patternInfo(name)?.label ?? name);
     return `${what} ${wantsPatternPresent(clause) ? 'present' : 'absent'}`;
   }
   if (clause.type === 'mcap') {
     switch (clause.op) {
       case 'like':
-        return `mcap is ${clause.val}`;
+        return `Market cap is ${clause.val}`;
       case 'not_like':
-        return `mcap is not ${clause.val}`;
+        return `Market cap is not ${clause.val}`;
       case 'bet':
-        return `mcap between ${formatNumber(clause.val[0])} and ${formatNumber(clause.val[1])}`;
+        return `Market cap between ${formatNumber(clause.val[0])} and ${formatNumber(clause.val[1])}`;
       default:
-        return `mcap ${clause.op} ${formatNumber(clause.val)}`;
+        return `Market cap ${clause.op} ${formatNumber(clause.val)}`;
     }
   }
   const column = describeColumn(clause);

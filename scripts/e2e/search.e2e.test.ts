@@ -73,10 +73,22 @@ describe('search page (Chromium)', function () {
     await builder.getByLabel('Operator', { exact: true }).selectOption('like');
     await builder.getByLabel('Cap class').selectOption('large');
     await builder.getByRole('button', { name: 'Add clause' }).click();
-    await page.getByRole('button', { name: 'Remove mcap is large' }).waitFor();
+    await page.getByRole('button', { name: 'Remove Market cap is large', exact: true }).waitFor();
     expect(await builder.getByRole('alert').count()).to.equal(0);
     const narrowed = await shown(page);
     expect(narrowed.total).to.be.at.most(preset.total);
+
+    // The industry clause offers the universe's industries as its value is typed.
+    await builder.getByLabel('Type', { exact: true }).selectOption('industry');
+    const offered = await builder
+      .getByLabel('Industry', { exact: true })
+      .evaluate((input) => [...((input as HTMLInputElement).list?.options ?? [])].map((o) => o.value));
+    const industries = await page.evaluate(async () =>
+      ((await (await fetch('/api/universe?limit=1000')).json()) as { industry: string }[]).map((e) => e.industry),
+    );
+    expect(offered).to.have.length.above(1);
+    expect([...offered].sort()).to.deep.equal([...new Set(industries.filter((name) => name !== ''))].sort());
+    await builder.getByLabel('Type', { exact: true }).selectOption('rsi');
 
     const name = `E2E large below SMA 50`;
     await page.getByLabel('Query name').fill(name);
@@ -93,11 +105,26 @@ describe('search page (Chromium)', function () {
     expect(colours.list).to.equal('rgb(17, 24, 39)');
     expect(await savedNames(page)).to.deep.equal([name]);
 
+    // A name held already, in another case, replaces that query: the form says so before the click.
+    const shouting = name.toUpperCase();
+    await page.getByLabel('Query name').fill(shouting);
+    await page.getByRole('status').getByText(`Replaces the saved query “${name}”`).waitFor();
+    await page.getByRole('button', { name: 'Replace query' }).click();
+    await page.getByText(`Saved "${shouting}", replacing "${name}"`).waitFor();
+    const replaced = page
+      .getByRole('list', { name: 'Presets and saved queries' })
+      .getByRole('button', { name: shouting, exact: true });
+    await replaced.waitFor();
+    expect(await savedNames(page)).to.deep.equal([shouting]);
+    await page.getByLabel('Query name').fill('E2E another name');
+    await page.getByRole('button', { name: 'Save query' }).waitFor();
+    expect(await page.getByText(/^Replaces the saved query/).count()).to.equal(0);
+
     await page.getByLabel('Quick fill').fill('large below');
     await page.getByRole('button', { name: 'Close below 50-day average', exact: true }).waitFor({ state: 'detached' });
-    await page.getByRole('button', { name: `Delete saved query ${name}` }).click();
-    await savedEntry.waitFor({ state: 'detached' });
-    await page.getByText(`Deleted "${name}"`).waitFor();
+    await page.getByRole('button', { name: `Delete saved query ${shouting}` }).click();
+    await replaced.waitFor({ state: 'detached' });
+    await page.getByText(`Deleted "${shouting}"`).waitFor();
     expect(await savedNames(page)).to.deep.equal([]);
     expect(errors).to.deep.equal([]);
     await context.close();
@@ -147,7 +174,7 @@ describe('search page (Chromium)', function () {
     await builder.getByLabel('Operator', { exact: true }).selectOption('=');
     await builder.getByLabel('Sector', { exact: true }).selectOption('Energy');
     await builder.getByRole('button', { name: 'Add clause' }).click();
-    await page.getByRole('button', { name: 'Remove sector is Energy' }).waitFor();
+    await page.getByRole('button', { name: 'Remove Sector is Energy', exact: true }).waitFor();
 
     await builder.getByLabel('Type', { exact: true }).selectOption('perf');
     await builder.getByLabel('Period', { exact: true }).selectOption('1M');
@@ -155,7 +182,7 @@ describe('search page (Chromium)', function () {
     await builder.getByLabel('From', { exact: true }).fill('-1000');
     await builder.getByLabel('To', { exact: true }).fill('1000');
     await builder.getByRole('button', { name: 'Add clause' }).click();
-    await page.getByRole('button', { name: 'Remove perf(1M) between -1000% and 1000%' }).waitFor();
+    await page.getByRole('button', { name: 'Remove Performance 1M between -1000% and 1000%', exact: true }).waitFor();
     await page.getByRole('grid').getByRole('columnheader', { name: 'Performance 1M %' }).waitFor();
 
     const answer = await page.evaluate(async () => {

@@ -83,12 +83,14 @@ function Choice({
 export interface ClauseBuilderProps {
   /** Why the last clause was refused, or null. */
   readonly error: string | null;
+  /** The universe's industries, offered as the industry clause's value is typed. */
+  readonly industries: readonly string[];
   /** Adds the clause the fields spell (raw; the machine validates it). */
   readonly onAdd: (clause: Record<string, unknown>, label: string) => void;
 }
 
 /** The clause builder form. */
-export function ClauseBuilder({ error, onAdd }: ClauseBuilderProps) {
+export function ClauseBuilder({ error, industries, onAdd }: ClauseBuilderProps) {
   const [draft, setDraft] = useState<ClauseDraft>(EMPTY_DRAFT);
   const id = useId();
   const errorId = `${id}-error`;
@@ -197,17 +199,25 @@ export function ClauseBuilder({ error, onAdd }: ClauseBuilderProps) {
         <Choice label="Sector" value={draft.value} options={SECTORS} onPick={(value) => change({ value })} />
       )}
       {draft.type === 'industry' && (
-        <Field label="Industry">
-          <input
-            value={draft.value}
-            maxLength={100}
-            size={22}
-            placeholder="e.g. Semiconductors"
-            aria-invalid={error !== null}
-            aria-describedby={error ? errorId : undefined}
-            onChange={(e) => change({ value: e.target.value })}
-          />
-        </Field>
+        <>
+          <Field label="Industry">
+            <input
+              value={draft.value}
+              maxLength={100}
+              size={22}
+              placeholder="e.g. Semiconductors"
+              list={`${id}-industries`}
+              aria-invalid={error !== null}
+              aria-describedby={error ? errorId : undefined}
+              onChange={(e) => change({ value: e.target.value })}
+            />
+          </Field>
+          <datalist id={`${id}-industries`}>
+            {industries.map((name) => (
+              <option key={name} value={name} />
+            ))}
+          </datalist>
+        </>
       )}
       {draft.type !== 'pattern' && !isCategory && !isClass && !(usesReference && draft.ref !== '') && (
         <>

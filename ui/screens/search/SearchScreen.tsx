@@ -23,7 +23,15 @@ import { signClass } from '../watchlist/quotes.ts';
 import { ChartPanel } from './ChartPanel.tsx';
 import { ClauseBuilder } from './ClauseBuilder.tsx';
 import { QuickFill } from './QuickFill.tsx';
-import { METRIC_COLUMNS, ROW_COUNTS, formatPrice, gridSort, queryColumns, type ResultRow } from './search.logic.ts';
+import {
+  METRIC_COLUMNS,
+  ROW_COUNTS,
+  formatPrice,
+  gridSort,
+  queryColumns,
+  savedNamed,
+  type ResultRow,
+} from './search.logic.ts';
 import { searchMachine } from './search.machine.ts';
 import './search.css';
 
@@ -175,6 +183,8 @@ export default function SearchScreen() {
         ? 'failed'
         : 'empty';
 
+  // A name already held (any case) replaces that query on saving: the form says so before the click.
+  const replacing = savedNamed(ctx.saved, saveName);
   const save = (event: FormEvent) => {
     event.preventDefault();
     send({ type: 'user.save', name: saveName });
@@ -241,6 +251,7 @@ export default function SearchScreen() {
           <div className="search-query">
             <ClauseBuilder
               error={ctx.clauseError}
+              industries={ctx.industries}
               onAdd={(clause, label) => send({ type: 'user.addClause', clause, label })}
             />
             <div className="clause-chips-row">
@@ -280,8 +291,13 @@ export default function SearchScreen() {
                 />
               </label>
               <button type="submit" className="button" disabled={state.matches({ saving: 'saving' })}>
-                {state.matches({ saving: 'saving' }) ? 'Saving…' : 'Save query'}
+                {state.matches({ saving: 'saving' }) ? 'Saving…' : replacing ? 'Replace query' : 'Save query'}
               </button>
+              {replacing && (
+                <span className="hint" role="status">
+                  Replaces the saved query “{replacing.queryname}”
+                </span>
+              )}
               {ctx.saveError && (
                 <span className="error" role="alert">
                   {ctx.saveError}

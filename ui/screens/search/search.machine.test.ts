@@ -22,6 +22,9 @@ import {
   quickFillOptions,
   removeByLabel,
   resultRows,
+  industriesOf,
+  savedNamed,
+  savedText,
   upsertSaved,
   withClicked,
   withSelected,
@@ -94,7 +97,11 @@ function screener(options: Options = {}) {
       actors: {
         loadLists: fromPromise(async () => {
           if (options.failLists) throw new ApiError(0, 'network', 'The server cannot be reached');
-          return Promise.resolve({ presets: SCREENER_PRESETS.map((p) => ({ ...p })), saved: options.saved ?? [] });
+          return Promise.resolve({
+            presets: SCREENER_PRESETS.map((p) => ({ ...p })),
+            saved: options.saved ?? [],
+            industries: ['Banks', 'Semiconductors'],
+          });
         }),
         loadSaved: fromPromise(async () => Promise.resolve(options.saved ?? [])),
         runQuery: fromPromise<ScreenerResult, RunInput>(async ({ input }) => {
@@ -162,6 +169,7 @@ describe('search machine', () => {
     await ready(actor);
     const { context } = actor.getSnapshot();
     expect(context.presets.map((p) => p.name)).to.have.length(SCREENER_PRESETS.length);
+    expect(context.industries).to.deep.equal(['Banks', 'Semiconductors']);
     expect(context.saved).to.deep.equal([saved1]);
     expect(calls.runs).to.deep.equal([{ query: [], limit: DEFAULT_ROW_COUNT, sort: null }]);
     expect(context.rows.map((r) => r.symbol)).to.deep.equal(['AAPL', 'MSFT']);
@@ -284,6 +292,21 @@ describe('search machine', () => {
     expect(context.saved.map((s) => s.queryname)).to.deep.equal(['Oversold', 'Big caps']);
     expect(context.queryName).to.equal('Big caps');
     expect(toasts).to.deep.equal(['Saved "Big caps"']);
+  });
+
+  it('says which saved query a save under a name already held replaced, whatever its case', async () => {
+    const { actor, toasts } = screener({ saved: [saved1] });
+    await ready(actor);
+    actor.send({ type: 'user.addClause', clause: { type: 'mcap', op: 'like', val: 'large' } });
+    actor.send({ type: 'user.save', name: 'OVERSOLD' });
+    await waitFor(actor, (s) => s.matches({ saving: 'idle' }));
+    expect(actor.getSnapshot().context.saved.map((s) => s.queryname)).to.deep.equal(['OVERSOLD']);
+    actor.send({ type: 'user.save', name: 'OVERSOLD' });
+    await waitFor(actor, (s) => s.matches({ saving: 'idle' }) && toasts.length === 2);
+    expect(toasts).to.deep.equal([
+      'Saved "OVERSOLD", replacing "Oversold"',
+      'Saved "OVERSOLD" over its earlier version',
+    ]);
   });
 
   it('saves a query without a name as none, for the server to name it after its clauses', async () => {
@@ -469,7 +492,7 @@ describe('search logic', () => {
   it('checks a clause with the language and labels it with its description unless a label is given', () => {
     expect(checkClause({ type: 'close', op: '<', val: { ref: 'SMA', param: 50 } })).to.deep.equal({
       ok: true,
-      clause: { label: 'close < SMA(50)', query: { type: 'close', op: '<', val: { ref: 'SMA', param: 50 } } },
+      clause: { label: 'Close < SMA(50)', query: { type: 'close', op: '<', val: { ref: 'SMA', param: 50 } } },
     });
     expect(checkClause({ type: 'rsi', param: 14, op: 'bet', val: [30, 'x'] })).to.deep.include({ ok: false });
     const bad = checkClause({ type: 'SMA', param: 50, op: '>', val: { ref: 'SMA', param: 50 } });
@@ -509,6 +532,18 @@ describe('search logic', () => {
     expect(all.filter((o) => o.kind === 'preset').every((o) => o.color !== SAVED_QUERY_COLOR)).to.equal(true);
     expect(quickFillOptions(presets, [saved1], 'rsi 30').map((o) => o.name)).to.deep.equal(['14-day RSI below 30']);
     expect(quickFillOptions(presets, [saved1], 'OVERSOLD rsi').map((o) => o.name)).to.deep.equal(['Oversold']);
+  });
+
+  it('offers each industry of the universe once, in alphabetical order', () => {
+    const companies = [{ industry: 'Semiconductors' }, { industry: 'Banks' }, { industry: ' ' }, { industry: 'Banks' }];
+    expect(industriesOf(companies)).to.deep.equal(['Banks', 'Semiconductors']);
+  });
+
+  it('finds the saved query a name would replace: case and spaces aside, none for a blank name', () => {
+    expect(savedNamed([saved1], ' oversold ')).to.equal(saved1);
+    expect(savedNamed([saved1], 'Oversold 2')).to.equal(undefined);
+    expect(savedNamed([saved1], '  ')).to.equal(undefined);
+    expect(savedText([saved1], 'Momentum')).to.equal('Saved "Momentum"');
   });
 
   it('replaces a saved query of the same id or name', () => {
@@ -574,7 +609,7 @@ describe('search logic', () => {
     expect(sector).to.deep.equal({ type: 'sector', op: 'not_like', val: 'Energy' });
     expect(checkClause(sector)).to.deep.equal({
       ok: true,
-      clause: { label: 'sector is not Energy', query: { type: 'sector', op: 'not_like', val: 'Energy' } },
+      clause: { label: 'Sector is not Energy', query: { type: 'sector', op: 'not_like', val: 'Energy' } },
     });
     const refused = checkClause(draftToClause({ ...EMPTY_DRAFT, type: 'atr', op: '>', value: '-1' }));
     expect(refused).to.deep.equal({ ok: false, error: 'clause: val must be at or above 0 for atr ($), got -1' });

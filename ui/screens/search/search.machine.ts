@@ -22,11 +22,13 @@ import {
   addClauses,
   applyQuotes,
   checkClause,
+  industriesOf,
   clauseLimitError,
   quotesMovePrices,
   removeByLabel,
   resultRows,
   sameSymbols,
+  savedText,
   upsertSaved,
   withChartPoint,
   withClicked,
@@ -49,10 +51,15 @@ export const CHART_MONTHS = 3;
 /** How long the live feed gathers quotes before handing them to the page, in ms. */
 export const QUOTE_BATCH_MS = 200;
 
+/** Most companies of the universe read for its industries (the route's own maximum). */
+const UNIVERSE_LIMIT = 1000;
+
 /** The page's state. */
 export interface SearchContext {
   readonly presets: readonly Preset[];
   readonly saved: readonly SavedQuery[];
+  /** The industries of the universe, offered by the industry clause (its value must name one). */
+  readonly industries: readonly string[];
   /** Why the presets or saved queries could not be loaded. */
   readonly listsError: string | null;
   /** The query being built and run. */
@@ -127,12 +134,13 @@ export interface RunInput {
 export const searchMachine = setup({
   types: { context: {} as SearchContext, events: {} as SearchEvent },
   actors: {
-    loadLists: fromPromise<{ presets: Preset[]; saved: SavedQuery[] }>(async () => {
-      const [presets, saved] = await Promise.all([
+    loadLists: fromPromise<{ presets: Preset[]; saved: SavedQuery[]; industries: string[] }>(async () => {
+      const [presets, saved, universe] = await Promise.all([
         call(screenerApi.getScreenerPresets),
         call(queriesApi.getStockalertquery),
+        call(marketApi.getUniverse, { query: { limit: UNIVERSE_LIMIT } }),
       ]);
-      return { presets, saved };
+      return { presets, saved, industries: industriesOf(universe) };
     }),
     loadSaved: fromPromise<SavedQuery[]>(async () => call(queriesApi.getStockalertquery)),
     runQuery: fromPromise<ScreenerResult, RunInput>(async ({ input }) =>
@@ -229,6 +237,7 @@ export const searchMachine = setup({
   context: {
     presets: [],
     saved: [],
+    industries: [],
     listsError: null,
     clauses: [],
     queryName: '',
@@ -331,6 +340,7 @@ export const searchMachine = setup({
               actions: assign({
                 presets: ({ event }) => event.output.presets,
                 saved: ({ event }) => event.output.saved,
+                industries: ({ event }) => event.output.industries,
                 listsError: null,
               }),
             },
@@ -434,12 +444,16 @@ export const searchMachine = setup({
             onDone: {
               target: 'idle',
               actions: [
+                // Said before the list takes it: a save under a name already held replaces that query.
+                {
+                  type: 'notify',
+                  params: ({ context, event }) => ({ text: savedText(context.saved, event.output.queryname) }),
+                },
                 assign({
                   saved: ({ context, event }) => upsertSaved(context.saved, event.output),
                   queryName: ({ event }) => event.output.queryname,
                   saveError: null,
                 }),
-                { type: 'notify', params: ({ event }) => ({ text: `Saved "${event.output.queryname}"` }) },
               ],
             },
             onError: { target: 'idle', actions: assign({ saveError: ({ event }) => errorMessage(event.error) }) },
