@@ -339,7 +339,7 @@ export default function PredictScreen() {
       <h1>Predict</h1>
       <p className="hint predict-intro">
         Fits a regression on the symbol's daily bars and checks it honestly: walk-forward validation (each forecast made
-        only from the days before it) compared with the naive baseline that tomorrow's price is today's.
+        only from the days before it) compared with the naive baseline that the price at the horizon is today's.
       </p>
       <div className="predict-layout">
         <FitForm form={context.form} busy={fitting} send={send} />
