@@ -38,7 +38,7 @@ import {
   priceView,
   volumeTicks,
 } from './chartFigure.ts';
-import { renderElements } from './chartElements.ts';
+import { labelWidth, renderElements, type ChartElement } from './chartElements.ts';
 import { bar, channelElement } from './chartFixtures.ts';
 
 function quote(price: number, ts: string, change = 1, volume = 5000): Quote {
@@ -516,6 +516,41 @@ describe('price chart data', () => {
     expect(priceView([100, 104, 96], [{ lo: 10, hi: 10, label: null }])).to.deep.include({ clipLow: true, below: [] });
     expect(priceView([], [near])).to.equal(null);
     expect(priceView([50], [])?.range[0]).to.be.below(50);
+  });
+
+  it('keeps alert labels apart by the pixels between them on the axis as drawn, not by a share of the price', () => {
+    const alertAt = (id: string, y: number): ChartElement => ({
+      symbol: 'AAPL',
+      id,
+      type: 'ALERT',
+      charttype: 'price',
+      chartdata: { y, label: `Price crosses ${y.toFixed(2)} ✕`, dash: 'dash', clickable: true },
+      color: 'green',
+      normalize: false,
+    });
+    const state = { symbol: 'AAPL', duration: '5Y', intraday: [], removed: [], smas: [], rsiPanel: false } as const;
+    const places = (figure: ReturnType<typeof buildFigure>) =>
+      (figure.layout.annotations ?? []).map((a) => ({ x: a.x, below: a.yanchor === 'top' }));
+    // Five years from 50 to 230: 154 is 2.6% above 150 but under 6 px from it, so its label moves aside.
+    const wide = buildFigure({
+      ...state,
+      bars: [bar('2021-01-05', 50), bar('2026-01-06', 230)],
+      elements: [alertAt('a1', 150), alertAt('a2', 154)],
+    });
+    expect(places(wide)[0]).to.deep.equal({ x: 1, below: false });
+    expect(places(wide)[1]).to.not.deep.equal({ x: 1, below: false });
+    // A day's range of a dollar: 100.20 and 100.80 are over 100 px apart, both at the edge.
+    const narrow = buildFigure({
+      ...state,
+      bars: [bar('2026-01-05', 100), bar('2026-01-06', 101)],
+      elements: [alertAt('a1', 100.2), alertAt('a2', 100.8)],
+    });
+    expect(places(narrow)).to.deep.equal([
+      { x: 1, below: false },
+      { x: 1, below: false },
+    ]);
+    // The plot measured on a phone: a label's share of its width is larger.
+    expect(labelWidth('Price crosses 150.00 ✕', 300)).to.be.above(labelWidth('Price crosses 150.00 ✕'));
   });
 
   it('keeps a channel far from the price off the axis and writes it at the edge of the price panel', () => {

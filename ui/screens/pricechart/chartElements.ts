@@ -215,9 +215,27 @@ const LABEL_STEP = 0.17;
 /** An estimate of a label's box: the plot's width (on the narrow side), a character and the padding, in pixels. */
 export const LABEL_BOX = Object.freeze({ plotWidth: 760, charPx: 6.2, padPx: 10 });
 
-/** The estimated width of a label of 11 px text, as a fraction of the plot's width (at most the whole). */
-export function labelWidth(text: string): number {
-  return Math.min(1, ([...text].length * LABEL_BOX.charPx + LABEL_BOX.padPx) / LABEL_BOX.plotWidth);
+/** The height of a label of 11 px text with its border, in pixels. */
+export const LABEL_HEIGHT_PX = 17;
+
+/**
+ * The estimated width of a label of 11 px text, as a fraction of the plot's width (at most the whole): of the
+ * plot measured when known, else of {@link LABEL_BOX}'s.
+ */
+export function labelWidth(text: string, plotWidth: number = LABEL_BOX.plotWidth): number {
+  return Math.min(1, ([...text].length * LABEL_BOX.charPx + LABEL_BOX.padPx) / Math.max(1, plotWidth));
+}
+
+/** What the chart knows of its plot when the labels are placed. */
+export interface LabelMeasures {
+  /** The plot's width in pixels (the screen measures it); {@link LABEL_BOX}'s when not known yet. */
+  readonly plotWidth?: number;
+  /**
+   * The price that one label's height spans on the price axis as drawn (its range over its height in pixels):
+   * labels closer than this on that axis would overlap, however far apart in percent. When not known, labels
+   * within {@link LABEL_CLEARANCE} of the price of one another are taken as near.
+   */
+  readonly priceNear?: number;
 }
 
 /**
@@ -330,7 +348,11 @@ export function renderBand(data: BandData, color: string): RenderedBand | null {
 }
 
 /** Renders elements (minus the removed ones) into Plotly traces, shapes and annotations. */
-export function renderElements(elements: readonly ChartElement[], removed: readonly string[] = []): RenderedElements {
+export function renderElements(
+  elements: readonly ChartElement[],
+  removed: readonly string[] = [],
+  measures: LabelMeasures = {},
+): RenderedElements {
   const traces: Data[] = [];
   const bandTraces = new Set<Data>();
   const shapes: Partial<Shape>[] = [];
@@ -346,8 +368,13 @@ export function renderElements(elements: readonly ChartElement[], removed: reado
   const place = (axis: BandAxis, y: number, side: 'left' | 'right', text: string): LabelPlace => {
     let placed = byAxis.get(axis);
     if (!placed) byAxis.set(axis, (placed = []));
-    const near = axis === 'y4' ? RSI_LABEL_CLEARANCE : undefined;
-    return labelSlot(placed, y, side, labelWidth(text), near);
+    const near =
+      axis === 'y4'
+        ? RSI_LABEL_CLEARANCE
+        : axis === 'y' && measures.priceNear !== undefined
+          ? Math.max(measures.priceNear, 1e-9)
+          : undefined;
+    return labelSlot(placed, y, side, labelWidth(text, measures.plotWidth), near);
   };
   for (const element of visibleElements(elements, removed)) {
     switch (element.type) {

@@ -5,6 +5,7 @@
 import type { Annotations, Data, Layout } from 'plotly.js';
 import { formatNumber } from '../../../domain/format.ts';
 import {
+  LABEL_HEIGHT_PX,
   renderElements,
   visibleElements,
   type BandBound,
@@ -106,6 +107,13 @@ export const CHART_MARGIN = Object.freeze({ t: 36, b: 40 });
  */
 export function dateTickCount(plotWidth = 800): number {
   return Math.max(3, Math.min(8, Math.floor(plotWidth / 100)));
+}
+
+/** The price one label's height spans on the price panel of a view: its range over the panel's height in pixels. */
+export function priceNearOf(view: PriceView, rsi: boolean): number {
+  const [bottom, top] = panelDomains(rsi).price;
+  const panelPx = (chartHeight(rsi) - CHART_MARGIN.t - CHART_MARGIN.b) * (top - bottom);
+  return ((view.range[1] - view.range[0]) * LABEL_HEIGHT_PX) / panelPx;
 }
 
 /** The chart's height in pixels: taller with the RSI panel, so the price panel keeps its height. */
@@ -357,13 +365,19 @@ export function buildFigure(
   // The zone's label at the last candle (its daylight time), for the 1D hover.
   const lastMinute = candles.at(-1)?.time.replace(' ', 'T') ?? '';
   const hoverZone = zoneLabel(fromFieldValue(lastMinute, 'market') || Date.now(), zone);
-  const rendered = renderElements(context.elements, context.removed);
-  data.push(...rendered.traces);
+  // Drawn once to fit the price axis, then again with the labels placed by what the axis shows: two labels near
+  // in pixels keep apart, however far apart in percent (a five-year chart spans a wide range of prices).
+  const fitted = renderElements(context.elements, context.removed);
   // A band's edges are levels (`priceLevels`), not prices: a bound far off must not stretch the axis.
   const view = priceView(
-    priceValues(data.filter((trace) => !rendered.bandTraces.has(trace))),
+    priceValues([...data, ...fitted.traces.filter((trace) => !fitted.bandTraces.has(trace))]),
     priceLevels(visibleElements(context.elements, context.removed)),
   );
+  const rendered = renderElements(context.elements, context.removed, {
+    plotWidth: context.plotWidth,
+    ...(view === null ? {} : { priceNear: priceNearOf(view, rsi) }),
+  });
+  data.push(...rendered.traces);
   const annotations = view === null ? [...rendered.annotations] : withinView(rendered, context.elements, view);
   const annotationIds = [...rendered.annotationIds];
   for (const side of ['above', 'below'] as const) {
