@@ -424,6 +424,30 @@ describe('alerts (Chromium)', function () {
     await context.close();
   });
 
+  it('shows a five-letter symbol whole in the Symbol column, at every width the table has columns', async () => {
+    const { page, context, errors } = await e2e.newPage({ width: 1280, height: 800 });
+    await e2e.signUp(page, 'longsymbol');
+    for (const symbol of ['GOOGL', 'CMCSA', 'BRK.B']) {
+      expect(await createAlertIn(page, { symbol, condition: { op: 'greater_than', value: 5000 } })).to.equal(200);
+    }
+    await page.goto('/Alerts');
+    const grid = page.getByRole('region', { name: 'Alerts table' });
+    for (const width of [1280, 1920]) {
+      await page.setViewportSize({ width, height: 800 });
+      const chips = grid.locator('[col-id="symbol"] .symbol-chip');
+      await chips.nth(2).waitFor();
+      // A chip wider than its cell is cut by the cell (which hides what overflows it).
+      const overflowing = await grid
+        .locator('.ag-cell[col-id="symbol"]')
+        .evaluateAll((cells) =>
+          cells.filter((cell) => cell.scrollWidth > cell.clientWidth).map((cell) => cell.textContent),
+        );
+      expect(overflowing, `at ${width} px`).to.deep.equal([]);
+    }
+    expect(errors).to.deep.equal([]);
+    await context.close();
+  });
+
   it('sorts the alerts by any column from Sort by, also one a card folds, and keeps the order through a change of layout', async () => {
     const { page, context, errors } = await e2e.newPage({ width: 900, height: 800 });
     await e2e.signUp(page, 'sorter');

@@ -319,7 +319,7 @@ const columnsWith = (deliverTo: DeliverTo, layout: Layout): ColDef<AlertAnswer>[
     {
       headerName: 'Symbol',
       field: 'symbol',
-      width: 84,
+      width: 96,
       cellRenderer: SymbolCell,
       suppressKeyboardEvent: tabWithinCell,
     },
