@@ -32,6 +32,8 @@ async function seedLists(page: Page): Promise<void> {
       { date: '2024-06-03', close: 190.12, position: 15 },
       { date: '2024-09-03', close: 220.5, position: 5 },
     ]);
+    // A sector of the longest name taken: its select must not widen Drill or Correlate.
+    await post('/personalize/sectors', { name: 'Semiconductor equipment and materials 40' });
     await post('/personalize/stockalerts', {
       symbol: 'AAPL',
       condition: { op: 'entering_channel', lower: 150, upper: 160 },

@@ -11,7 +11,7 @@ export function SectorSelect(props: {
 }) {
   const { groups } = props;
   return (
-    <label>
+    <label className="sector-select">
       Sector
       <select
         value={props.sectorId ?? ''}
