@@ -154,6 +154,10 @@ describe('search page (Chromium)', function () {
     );
     expect((await gridSymbols(page)).slice(0, 5)).to.deep.equal(expected.slice(0, 5));
     expect(await shown(page)).to.deep.equal(before);
+    // The RSI column writes two decimals on every row, so its figures line up.
+    const rsi = await page.locator('.ag-row .ag-cell[col-id="rsi_14"]').allTextContents();
+    expect(rsi).to.have.length.above(0);
+    for (const text of rsi) expect(text).to.match(/^(\d+\.\d{2}|n\/a)$/);
     expect(errors).to.deep.equal([]);
     await context.close();
   });

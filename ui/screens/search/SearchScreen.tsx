@@ -108,8 +108,8 @@ export function resultColumns(used: ReadonlySet<string>): ColDef<ResultRow>[] {
     headerName,
     width: 100,
     type: 'numericColumn',
-    valueFormatter: (p: { value: number | null | undefined }) =>
-      field === 'rsi_14' ? show(p.value) : formatPrice(p.value),
+    // Two decimals on every row (RSI too), so the column's figures line up.
+    valueFormatter: (p: { value: number | null | undefined }) => formatPrice(p.value),
   });
   const all: ColDef<ResultRow>[] = [
     { field: 'close', headerName: 'Close', width: 100, type: 'numericColumn', cellRenderer: CloseCell },
