@@ -4,6 +4,7 @@ import { PERF_PERIODS, PLAIN_METRIC_TYPES, PRICE_SMA_PERIODS } from './metrics.t
 import { PATTERNS, PATTERN_NAMES } from './patterns.ts';
 import {
   MAX_CLAUSES,
+  MAX_LABEL_LENGTH,
   SCREENER_PRESETS,
   columnKeyOf,
   describeClause,
@@ -196,6 +197,13 @@ describe('screener query language', () => {
       expect(described({ type: 'pe', op: '<', val: 15 })).to.equal('P/E < 15');
       expect(described({ type: 'industry', op: '=', val: 'Banks' })).to.equal('Industry is Banks');
       expect(described({ type: 'SMA', param: 20, op: '>', val: { ref: 'close' } })).to.equal('SMA(20) > Close');
+    });
+
+    it('a long description cut to a label the language takes, so the query answered can be sent again', () => {
+      const [labelled] = validateQuery([{ type: 'industry', op: '=', val: 'x'.repeat(98) }]);
+      expect(labelled?.label).to.have.length(MAX_LABEL_LENGTH);
+      expect(labelled?.label.endsWith('…')).to.equal(true);
+      expect(validateQuery([labelled])).to.deep.equal([labelled]);
     });
 
     it('an empty query only when asked to', () => {

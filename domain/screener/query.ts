@@ -474,6 +474,15 @@ export function describeClause(clause: Clause): string {
   return `${column} ${clause.op} ${typeof val === 'number' ? String(val) : describeColumn(val)}`;
 }
 
+/**
+ * The label a clause gets when none is given: its description, cut to {@link MAX_LABEL_LENGTH} with `…` (an
+ * industry's long name), so the query it labels can be sent again as it was answered.
+ */
+export function clauseLabel(clause: Clause): string {
+  const text = describeClause(clause);
+  return text.length <= MAX_LABEL_LENGTH ? text : `${text.slice(0, MAX_LABEL_LENGTH - 1)}…`;
+}
+
 function parseLabel(label: unknown, place: Place): string {
   const text = typeof label === 'string' ? label.trim() : '';
   if (text.length === 0 || text.length > MAX_LABEL_LENGTH) {
@@ -510,11 +519,11 @@ export function validateQuery(input: unknown, options: ValidateQueryOptions = {}
     }
     if (!('label' in item) && !('query' in item)) {
       const clause = parseClauseAt(item, { where: at, path: at });
-      return { label: describeClause(clause), query: clause };
+      return { label: clauseLabel(clause), query: clause };
     }
     if (item['label'] === undefined) {
       const clause = parseClauseAt(item['query'], { where: at, path: `${at}.query` });
-      return { label: describeClause(clause), query: clause };
+      return { label: clauseLabel(clause), query: clause };
     }
     const label = parseLabel(item['label'], { where: at, path: at });
     const clause = parseClauseAt(item['query'], {

@@ -16,7 +16,7 @@ import {
   MAX_CLAUSES,
   MAX_LABEL_LENGTH,
   columnKeyOf,
-  describeClause,
+  clauseLabel,
   isCategoryClause,
   isMetricClause,
   isPatternClause,
@@ -206,12 +206,6 @@ export function draftToClause(draft: ClauseDraft): Record<string, unknown> {
 export type ClauseCheck =
   { readonly ok: true; readonly clause: LabelledClause } | { readonly ok: false; readonly error: string };
 
-/** A clause's label written for it: its description, cut to the language's {@link MAX_LABEL_LENGTH} with `…`. */
-function labelOf(clause: Clause): string {
-  const text = describeClause(clause);
-  return text.length <= MAX_LABEL_LENGTH ? text : `${text.slice(0, MAX_LABEL_LENGTH - 1)}…`;
-}
-
 /** Checks a raw clause with the screener language (the server's own rules) and labels it. */
 export function checkClause(raw: unknown, label = ''): ClauseCheck {
   try {
@@ -220,7 +214,7 @@ export function checkClause(raw: unknown, label = ''): ClauseCheck {
     if (text.length > MAX_LABEL_LENGTH) {
       return { ok: false, error: `clause.label: must be at most ${MAX_LABEL_LENGTH} characters` };
     }
-    return { ok: true, clause: { label: text.length > 0 ? text : labelOf(clause), query: clause } };
+    return { ok: true, clause: { label: text.length > 0 ? text : clauseLabel(clause), query: clause } };
   } catch (error) {
     return { ok: false, error: error instanceof Error ? error.message : String(error) };
   }
