@@ -4,6 +4,7 @@
  * verdict saying why not (the line and the column named); a row's id is derived from its content, so the
  * same file imported again is recognised row by row.
  */
+import { withoutGrouping } from '../format.ts';
 import { STOCKPULSE_NAMESPACE, uuidV5 } from '../ids.ts';
 import { DomainError, isDomainError } from '../decider.ts';
 import { roundToCents } from '../positions/lots.ts';
@@ -115,12 +116,12 @@ function amountOf(text: string | undefined, column: string): number | null {
   const raw = (text ?? '').trim();
   if (raw === '' || raw === '--') return null;
   const negative = raw.startsWith('-') || (raw.startsWith('(') && raw.endsWith(')'));
-  const digits = raw.replace(/[()$\s]/g, '').replace(/^[-+]/, '');
-  if (!/^\d+(\.\d+)?$/.test(digits) && !/^\d{1,3}(,\d{3})+(\.\d+)?$/.test(digits)) {
-    const hint = digits.includes(',') ? '; use a point for decimals' : '';
+  const digits = withoutGrouping(raw.replace(/[()$\s]/g, '').replace(/^[-+]/, ''));
+  if (!/^\d+(\.\d+)?$/.test(digits)) {
+    const hint = raw.includes(',') ? '; use a point for decimals' : '';
     throw new RowError(column, `${column} ${JSON.stringify(raw.slice(0, 40))} is not a number${hint}`);
   }
-  const value = Number(digits.replaceAll(',', ''));
+  const value = Number(digits);
   return negative ? -value : value;
 }
 
