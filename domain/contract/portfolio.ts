@@ -203,7 +203,7 @@ export const portfolioApi = {
     method: 'POST',
     path: '/personalize/deluserPositions/:symbol',
     summary:
-      'Remove a lot of a symbol, named by {id} or by its {date, close, position} (the oldest such lot); answers {symbol, positions}; a symbol not in the portfolio, or no such lot, answers 404 naming the field',
+      'Remove a lot of a symbol, named by {id} or by its {date, close, position} (the oldest such lot), with the trade that opened it; answers {symbol, positions}; a symbol not in the portfolio, or no such lot, answers 404 naming the field; a lot part of which a trade closed answers 409 naming body.id (or body): record the sale of the rest instead',
     tag: 'portfolio',
     access: 'user',
     params: symbolParams,

@@ -4,6 +4,7 @@
  * the symbol first, and removing a symbol removes its lots.
  */
 import { DomainError, type Decider, type DomainEvent } from '../decider.ts';
+import { formatQuantity } from '../format.ts';
 import { LOTS_PER_SYMBOL_LIMIT, lotMatches, parseLotFields, type Lot, type LotFields } from '../positions/lots.ts';
 import { newSymbols, parseSymbol } from '../symbol.ts';
 import {
@@ -14,6 +15,7 @@ import {
   matchTrade,
   parseTransaction,
   replayTrades,
+  roundQuantity,
   type BuyTransaction,
   type CashTransaction,
   type Closing,
@@ -197,6 +199,25 @@ function notHeld(symbol: string): DomainError {
   return new DomainError('not_found', `symbol: ${symbol} is not in the portfolio`, 'symbol');
 }
 
+/**
+ * The refusal to remove by hand a lot part of which a trade closed: its trades would still count the shares
+ * removed, so it is closed by recording the trade of the rest (or the symbol removed with its transactions).
+ */
+function partlyClosed(symbol: string, lot: Lot, sold: readonly Closing[], field: string): DomainError {
+  const long = lot.position > 0;
+  const closed = roundQuantity(sold.reduce((sum, c) => sum + Math.abs(c.quantity), 0));
+  const last = sold.reduce((date, c) => (c.closeDate > date ? c.closeDate : date), sold[0]!.closeDate);
+  const left = formatQuantity(Math.abs(lot.position));
+  return new DomainError(
+    'conflict',
+    `${field}: ${formatQuantity(closed)} ${closed === 1 ? 'share' : 'shares'} of the ${lot.date} lot of ${symbol} ` +
+      `${closed === 1 ? 'was' : 'were'} ${long ? 'sold' : 'bought back'}, the last on ${last}; ` +
+      `record ${long ? 'a sale' : 'a purchase'} ` +
+      `of the ${left} left to close it, or remove ${symbol} with its transactions`,
+    field,
+  );
+}
+
 function decide(command: PortfolioCommand, state: PortfolioState): PortfolioEvent[] {
   switch (command.type) {
     case 'AddSymbolsToPortfolio': {
@@ -249,7 +270,8 @@ function decide(command: PortfolioCommand, state: PortfolioState): PortfolioEven
       const held = lotsOf(state, symbol);
       const named = command.data.lot;
       let found: Lot | undefined;
-      if (typeof named === 'object' && named !== null && 'id' in named) {
+      const byId = typeof named === 'object' && named !== null && 'id' in named;
+      if (byId) {
         const id = parseLotId(named.id, 'lot.id');
         found = held.find((lot) => lot.id === id);
         if (!found) throw new DomainError('not_found', `lot.id ${id} is not a lot of ${symbol}`, 'lot.id');
@@ -265,7 +287,11 @@ function decide(command: PortfolioCommand, state: PortfolioState): PortfolioEven
           );
         }
       }
-      return [{ type: 'PositionLotRemoved', data: { symbol, id: found.id } }];
+      const field = byId ? 'lot.id' : 'lot';
+      const { id } = found;
+      const sold = state.closings.filter((c) => c.symbol === symbol && c.lotId === id);
+      if (sold.length > 0) throw partlyClosed(symbol, found, sold, field);
+      return [{ type: 'PositionLotRemoved', data: { symbol, id } }];
     }
     case 'RecordTransactions':
       return recordTransactions(command.data, state);

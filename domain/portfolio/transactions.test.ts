@@ -324,6 +324,51 @@ describe('portfolio transactions', () => {
     });
   });
 
+  describe('removing a lot by hand', () => {
+    const remove = (lot: { id: string } | object): PortfolioCommand => ({
+      type: 'RemovePositionLot',
+      data: { symbol: 'AAPL', lot: lot as { id: string } },
+    });
+
+    it('takes out a lot none of which was sold, with the trade that opened it', () => {
+      given(portfolioDecider, held)
+        .when(remove({ id: 'b2' }))
+        .then([{ type: 'PositionLotRemoved', data: { symbol: 'AAPL', id: 'b2' } }]);
+      const state = fold(portfolioDecider, [
+        ...held,
+        { type: 'PositionLotRemoved', data: { symbol: 'AAPL', id: 'b2' } },
+      ]);
+      expect(state.transactions.map((t) => t.id)).to.deep.equal(['b1']);
+    });
+
+    it('is refused (409) for a lot part of which was sold, naming the lot and what closes it', () => {
+      const s1 = sell('s1', '2025-03-05', 4, 130);
+      const s2 = sell('s2', '2025-03-06', 1, 131);
+      const history = [...held, sold(s1, [closing(s1, lotOf(b1), 4, 12_000)], 0)];
+      const after = [...history, sold(s2, [closing(s2, lotOf(b1, 6), 1, 3_100)], 0)];
+      const byId = refusalOf(after, remove({ id: 'b1' }));
+      expect([byId.code, byId.field]).to.deep.equal(['conflict', 'lot.id']);
+      expect(byId.message).to.equal(
+        'lot.id: 5 shares of the 2025-03-03 lot of AAPL were sold, the last on 2025-03-06; record a sale of the 5 ' +
+          'left to close it, or remove AAPL with its transactions',
+      );
+      const byFields = refusalOf(history, remove({ date: '2025-03-03', close: 100, position: 6 }));
+      expect([byFields.code, byFields.field]).to.deep.equal(['conflict', 'lot']);
+      expect(byFields.message).to.match(/^lot: 4 shares of the 2025-03-03 lot of AAPL were sold, .* of the 6 left/);
+    });
+
+    it('is refused for a short lot partly bought back, telling to record a purchase', () => {
+      const s0 = sell('s0', '2025-03-03', 3, 100);
+      const b = buy('bb', '2025-03-04', 1, 90);
+      const history = [added('AAPL'), sold(s0, [], -3), bought(b, [closing(b, lotOf(s0, -3), -1, 1_000)], 0)];
+      const refusal = refusalOf(history, remove({ id: 's0' }));
+      expect(refusal.message).to.equal(
+        'lot.id: 1 share of the 2025-03-03 lot of AAPL was bought back, the last on 2025-03-04; record a purchase ' +
+          'of the 2 left to close it, or remove AAPL with its transactions',
+      );
+    });
+  });
+
   describe('old lots', () => {
     it('fold into the transactions as a buy, or a sell for a short lot, and sell like any lot', () => {
       const long = { id: 'l', date: '2025-03-03', close: 10, position: 3 };

@@ -114,6 +114,32 @@ describe('portfolio transaction routes', function () {
       expect(ledger.transactions.map((t) => t.kind)).to.deep.equal(['buy', 'buy', 'sell', 'dividend', 'fee']);
     });
 
+    it('refuses with 409 to remove by hand a lot partly sold, and keeps its lot and trades; an untouched one goes with its buy', async function () {
+      const user = await gw.user();
+      await record(user, buy('KO', '2024-01-02', 10, 60));
+      const opened = await record(user, buy('KO', '2024-01-03', 2, 61));
+      const [first, second] = opened.lots.KO!;
+      await record(user, { kind: 'sell', symbol: 'KO', date: '2024-01-04', quantity: 4, price: 62 });
+      const before = await eventCount(user.username);
+      const refused = await user.post('/personalize/deluserPositions/KO', { id: first!.id });
+      expect(refused.status).to.equal(409, refused.text);
+      expect(refused.body).to.include({
+        error: 'conflict',
+        message:
+          'body.id: 4 shares of the 2024-01-02 lot of KO were sold, the last on 2024-01-04; record a sale of the 6 ' +
+          'left to close it, or remove KO with its transactions',
+      });
+      expect(await eventCount(user.username)).to.equal(before);
+      const removed = await user.post('/personalize/deluserPositions/KO', { id: second!.id });
+      expect(removed.status).to.equal(200, removed.text);
+      const ledger = (await user.get('/api/portfolio/ledger')).body as Ledger;
+      expect(ledger.lots.KO!.map((l) => [l.date, l.position])).to.deep.equal([['2024-01-02', 6]]);
+      expect(ledger.transactions.map((t) => [t.kind, t.date])).to.deep.equal([
+        ['buy', '2024-01-02'],
+        ['sell', '2024-01-04'],
+      ]);
+    });
+
     it('folds lots added through the lot routes in as buys that sell like any other, shorts included', async function () {
       const user = await gw.user();
       await user.post('/personalize/userPositions/IBM', [

@@ -163,6 +163,9 @@ function PositionCardView(props: {
   readonly onRemoveSymbol: (symbol: string) => void;
   readonly onAddLot: (symbol: string, lot: LotFields) => void;
   readonly onRemoveLot: (symbol: string, id: string) => void;
+  /** Why the last change of this symbol could not be saved, told in its card, or null. */
+  readonly saveError: string | null;
+  readonly onDismissError: () => void;
 }) {
   const { symbol, quote, lots } = props;
   const price = quote?.price ?? null;
@@ -293,11 +296,14 @@ function PositionCardView(props: {
         <ConfirmBar
           className="position-confirm"
           title="Remove this lot?"
-          question={`Remove ${lotInWords(symbol, askedLot)}? If none of it was sold, its purchase leaves the transactions too.`}
+          question={`Remove ${lotInWords(symbol, askedLot)}? The trade that opened it leaves the transactions too.`}
           confirm="Remove the lot"
           onConfirm={() => props.onRemoveLot(symbol, askedLot.id)}
           onKeep={props.onKeep}
         />
+      )}
+      {props.saveError !== null && (
+        <Dismissible message={props.saveError} className="position-save-error" small onDismiss={props.onDismissError} />
       )}
       <LotForm symbol={symbol} price={price} onAdd={(lot) => props.onAddLot(symbol, lot)} />
       {props.saving && (
@@ -309,16 +315,20 @@ function PositionCardView(props: {
   );
 }
 
-/** The portfolio screen. */
 /**
  * {@link PositionCardView}, drawn again only when one of its props changes: a quote redraws its own symbol's
  * card, not every card (a portfolio of thousands of lots stays responsive between quotes).
  */
 const PositionCard = memo(PositionCardView);
 
+/** The portfolio screen. */
 export default function PortfolioScreen() {
   const [state, send] = useMachine(portfolioMachine);
-  const { symbols, lots, quotes, companies, pending, error, saveError, confirmingRemoval } = state.context;
+  const { symbols, lots, quotes, companies, pending, error, saveError, saveErrorSymbol, confirmingRemoval } =
+    state.context;
+  // A change of a symbol shown is told in its card, where the user acted; any other at the top.
+  const errorInCard = saveErrorSymbol !== null && symbols.includes(saveErrorSymbol);
+  const dismissError = useCallback(() => send({ type: 'user.dismissError' }), [send]);
   const held = useMemo(() => new Set(symbols), [symbols]);
   const addSymbol = useCallback((hit: UniverseHit) => send({ type: 'user.addSymbol', symbol: hit.symbol }), [send]);
   const askRemoveSymbol = useCallback((symbol: string) => send({ type: 'user.askRemoveSymbol', symbol }), [send]);
@@ -364,12 +374,8 @@ export default function PortfolioScreen() {
           markedText="in your portfolio"
         />
       </div>
-      {saveError && (
-        <Dismissible
-          message={saveError}
-          className="portfolio-save-error"
-          onDismiss={() => send({ type: 'user.dismissError' })}
-        />
+      {saveError && !errorInCard && (
+        <Dismissible message={saveError} className="portfolio-save-error" onDismiss={dismissError} />
       )}
       <LoadState
         loading={state.matches('loading')}
@@ -440,6 +446,8 @@ export default function PortfolioScreen() {
                   onRemoveSymbol={removeSymbol}
                   onAddLot={addLot}
                   onRemoveLot={removeLot}
+                  saveError={errorInCard && saveErrorSymbol === symbol ? saveError : null}
+                  onDismissError={dismissError}
                 />
               ))}
             </div>

@@ -254,8 +254,32 @@ describe('portfolio machine', () => {
     expect(actor.getSnapshot().context.saveError).to.equal(
       'Could not add the lot of AAPL: body.date 2999-01-01 is in the future',
     );
+    expect(actor.getSnapshot().context.saveErrorSymbol).to.equal('AAPL');
     actor.send({ type: 'user.dismissError' });
     expect(actor.getSnapshot().context.saveError).to.equal(null);
+    expect(actor.getSnapshot().context.saveErrorSymbol).to.equal(null);
+  });
+
+  it('tells which symbol a refused lot removal was of, and forgets it once a change is saved', async () => {
+    const refusal = 'lot.id: 4 shares of the 2025-06-02 lot of AAPL were sold, the last on 2025-06-03; record a sale';
+    const server: FakeServer = { symbols: ['AAPL', 'MSFT'], lots: { AAPL: [{ id: 'l1', ...lot }] }, failSave: refusal };
+    const { actor, calls } = portfolio(server);
+    await waitFor(actor, (s) => s.matches(idle));
+    actor.send({ type: 'user.removeLot', symbol: 'AAPL', id: 'l1' });
+    await waitFor(actor, (s) => settled(s) && calls.includes('read'));
+    const { context } = actor.getSnapshot();
+    expect([context.saveError, context.saveErrorSymbol]).to.deep.equal([
+      `Could not remove the lot of AAPL: ${refusal}`,
+      'AAPL',
+    ]);
+    expect(context.lots['AAPL']).to.deep.equal([{ id: 'l1', ...lot }]);
+    delete server.failSave;
+    actor.send({ type: 'user.addLot', symbol: 'MSFT', lot });
+    await waitFor(actor, settled);
+    expect([actor.getSnapshot().context.saveError, actor.getSnapshot().context.saveErrorSymbol]).to.deep.equal([
+      null,
+      null,
+    ]);
   });
 
   it('takes live quotes and reads the portfolio again when it changed elsewhere', async () => {

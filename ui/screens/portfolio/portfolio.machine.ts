@@ -64,6 +64,8 @@ export interface PortfolioContext {
   readonly error: string | null;
   /** Why the last change could not be saved. */
   readonly saveError: string | null;
+  /** The symbol of the change that could not be saved: its card tells why, where the user acted. */
+  readonly saveErrorSymbol: string | null;
   /** The removal that waits for the user to confirm it (what it takes with it is told first), or null. */
   readonly confirmingRemoval: RemovalQuestion | null;
 }
@@ -276,6 +278,7 @@ export const portfolioMachine = setup({
     stale: false,
     error: null,
     saveError: null,
+    saveErrorSymbol: null,
     confirmingRemoval: null,
   },
   states: {
@@ -322,7 +325,7 @@ export const portfolioMachine = setup({
         },
         'user.addLot': { actions: 'enqueue' },
         'user.removeLot': { actions: ['enqueue', 'forgetRemovalQuestion'] },
-        'user.dismissError': { actions: assign({ saveError: null }) },
+        'user.dismissError': { actions: assign({ saveError: null, saveErrorSymbol: null }) },
         'server.quote': { actions: assign({ quotes: ({ context, event }) => withQuote(context.quotes, event.quote) }) },
         'server.quotes': {
           actions: assign({ quotes: ({ context, event }) => event.quotes.reduce(withQuote, context.quotes) }),
@@ -349,6 +352,7 @@ export const portfolioMachine = setup({
                   ...applyAnswer(context, context.pending[0]!, event.output),
                   pending: context.pending.slice(1),
                   saveError: null,
+                  saveErrorSymbol: null,
                 })),
                 'watchQuotes',
               ],
@@ -360,6 +364,7 @@ export const portfolioMachine = setup({
                 saveError: `Could not ${context.pending[0] ? describeChange(context.pending[0]) : 'save'}: ${errorMessage(
                   event.error,
                 )}`,
+                saveErrorSymbol: context.pending[0]?.symbol ?? null,
                 stale: true,
               })),
             },
