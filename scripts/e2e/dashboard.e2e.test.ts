@@ -183,4 +183,33 @@ describe('dashboard (Chromium)', function () {
     expect(errors).to.deep.equal([]);
     await context.close();
   });
+
+  it("keeps the bottom bar to two rows on a phone, and the cards' lowest price labels clear of their dates", async () => {
+    const { page, context, errors } = await e2e.newPage({ width: 390, height: 844 });
+    await e2e.signUp(page, 'phone');
+    await api(page, 'POST', '/personalize/createwatchlist', ['NVDA', 'XOM', 'KO']);
+    await page.reload();
+    const bar = page.getByRole('navigation', { name: 'Where the dashboard stocks come from' });
+    await bar.getByRole('button', { name: 'Watch list (3)' }).click();
+    await page.getByRole('article', { name: 'KO card' }).waitFor();
+    await chartsDrawn(page);
+    // Four rows of 30-odd pixels took about a sixth of the screen; the sources, then the sector and the count.
+    const height = (await bar.boundingBox())!.height;
+    expect(height, "the bar's height at 390 px").to.be.below(96);
+    const countBox = (await bar.getByText('3 of 30 stocks').boundingBox())!;
+    const sectorBox = (await bar.getByLabel('Sector').boundingBox())!;
+    expect(Math.abs(countBox.y + countBox.height / 2 - (sectorBox.y + sectorBox.height / 2))).to.be.below(8);
+    // In each card's chart, the lowest price label ends above the highest point of the dates.
+    const gaps = await page.evaluate(() =>
+      [...document.querySelectorAll('.stock-card .js-plotly-plot')].map((plot) => {
+        const bottoms = [...plot.querySelectorAll('.ytick text')].map((t) => t.getBoundingClientRect().bottom);
+        const tops = [...plot.querySelectorAll('.xtick text')].map((t) => t.getBoundingClientRect().top);
+        return Math.min(...tops) - Math.max(...bottoms);
+      }),
+    );
+    expect(gaps).to.have.length(3);
+    for (const gap of gaps) expect(gap, 'space between the lowest price label and the dates').to.be.at.least(2);
+    expect(errors).to.deep.equal([]);
+    await context.close();
+  });
 });

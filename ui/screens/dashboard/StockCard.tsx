@@ -26,7 +26,7 @@ import {
   type Fundamentals,
   type RecentPattern,
 } from './card.machine.ts';
-import { changeSince, patternLabel, peRatio, sliderMonths, type TrailPoint } from './dashboard.logic.ts';
+import { changeSince, paddedRange, patternLabel, peRatio, sliderMonths, type TrailPoint } from './dashboard.logic.ts';
 import { formatPercent, formatSigned, signClass } from '../watchlist/quotes.ts';
 import { Dashboard } from './dashboardActor.ts';
 
@@ -99,12 +99,14 @@ const CardChart = memo(function CardChart(props: {
       y1: a.threshold ?? 0,
       line: { color: ALERT, width: 1, dash: 'dash' },
     }));
+    // Padded, so the lowest price label clears the dates; the alert lines shown stay on the chart.
+    const range = paddedRange([...y, ...priceAlerts.map((a) => a.threshold ?? NaN)]);
     const layout: Partial<Layout> = {
       margin: { l: 44, r: 8, t: 6, b: 22 },
       showlegend: false,
       hovermode: 'x',
       xaxis: { showgrid: false, tickfont: { size: 10 }, nticks: 4 },
-      yaxis: { tickfont: { size: 10 }, nticks: 4 },
+      yaxis: { tickfont: { size: 10 }, nticks: 4, ...(range ? { range } : {}) },
       shapes,
       annotations: priceAlerts.map((a) => ({
         xref: 'paper',

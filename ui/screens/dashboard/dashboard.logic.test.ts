@@ -14,6 +14,7 @@ import {
   patternLabel,
   peRatio,
   performanceBars,
+  paddedRange,
   priceRange,
   removeLayout,
   shownStocks,
@@ -145,6 +146,16 @@ describe('dashboard rules', () => {
         ]),
       ).to.deep.equal({ low: 3, high: 9 });
       expect(priceRange([])).to.equal(null);
+    });
+
+    it("pads a small chart's price axis a tenth of the span each side, a flat series half a percent", () => {
+      expect(paddedRange([200, 240, 220])).to.deep.equal([196, 244]);
+      // An alert line above the prices widens the axis to it; a missing threshold is no value.
+      expect(paddedRange([10, 20, 30, NaN])).to.deep.equal([8, 32]);
+      expect(paddedRange([100, 100])).to.deep.equal([99.5, 100.5]);
+      expect(paddedRange([0])).to.deep.equal([-0.01, 0.01]);
+      expect(paddedRange([])).to.equal(null);
+      expect(paddedRange([NaN])).to.equal(null);
     });
 
     it('takes the last known % change of each series, highest first', () => {

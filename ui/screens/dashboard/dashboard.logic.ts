@@ -15,6 +15,7 @@ import {
 import { DASHBOARD_STOCKS_LIMIT } from '../../../domain/dashboard/stocks.ts';
 import type { Quote } from '../../../domain/market/types.ts';
 import { PATTERNS } from '../../../domain/screener/patterns.ts';
+import { finiteExtent } from '../../components/extent.ts';
 
 export type { DashboardOptions };
 
@@ -238,6 +239,22 @@ export function priceRange(bars: readonly { low: number; high: number }[]): { lo
     if (bar.high > high) high = bar.high;
   }
   return { low, high };
+}
+
+/** The share of a small chart's span left free above and below its values. */
+const CHART_PAD = 0.1;
+
+/**
+ * A small chart's price axis: the values' span with {@link CHART_PAD} of it free on each side (a flat series
+ * ±0.5% of its price), so neither the line nor the lowest price label sits on the dates below; null without a
+ * finite value (the chart fits itself).
+ */
+export function paddedRange(values: readonly number[]): [number, number] | null {
+  const extent = finiteExtent(values);
+  if (extent === null) return null;
+  const { lo, hi } = extent;
+  const pad = hi > lo ? (hi - lo) * CHART_PAD : Math.max(Math.abs(hi) * 0.005, 0.01);
+  return [lo - pad, hi + pad];
 }
 
 /** The last % change of each series, highest first; series without a value are left out. */

@@ -14,6 +14,7 @@ import {
   type RenderedElements,
 } from './chartElements.ts';
 import { LEVEL_COLORS, RSI_COLOR, SMA_COLORS, smaKey, type Bar, type Candle } from './chartData.ts';
+import { finiteExtent } from '../../components/extent.ts';
 import type { PriceChartContext } from './pricechart.machine.ts';
 import {
   fromFieldValue,
@@ -166,14 +167,9 @@ export interface PriceView {
  * Null when there is no value to fit.
  */
 export function priceView(values: Iterable<number>, levels: readonly PriceLevel[]): PriceView | null {
-  let lo = Infinity;
-  let hi = -Infinity;
-  for (const v of values) {
-    if (!Number.isFinite(v)) continue;
-    if (v < lo) lo = v;
-    if (v > hi) hi = v;
-  }
-  if (lo > hi) return null;
+  const extent = finiteExtent(values);
+  if (extent === null) return null;
+  let { lo, hi } = extent;
   const span = hi > lo ? hi - lo : Math.max(Math.abs(hi) * 0.02, 0.01);
   const reachLo = lo - LEVEL_REACH * span;
   const reachHi = hi + LEVEL_REACH * span;
