@@ -424,7 +424,7 @@ describe('alerts (Chromium)', function () {
     await context.close();
   });
 
-  it('shows a five-letter symbol whole in the Symbol column, at every width the table has columns', async () => {
+  it("shows a five-letter symbol whole in the Symbol column at every width the table has columns, and the filter's placeholder whole", async () => {
     const { page, context, errors } = await e2e.newPage({ width: 1280, height: 800 });
     await e2e.signUp(page, 'longsymbol');
     for (const symbol of ['GOOGL', 'CMCSA', 'BRK.B']) {
@@ -444,6 +444,12 @@ describe('alerts (Chromium)', function () {
         );
       expect(overflowing, `at ${width} px`).to.deep.equal([]);
     }
+    // The filter's placeholder is whole too: typed as the field's text, it does not scroll.
+    const filter = page.getByRole('searchbox', { name: 'Filter' });
+    const placeholder = (await filter.getAttribute('placeholder')) ?? '';
+    expect(placeholder).to.equal('Symbol, condition or note');
+    await filter.fill(placeholder);
+    expect(await filter.evaluate((input) => input.scrollWidth - input.clientWidth)).to.equal(0);
     expect(errors).to.deep.equal([]);
     await context.close();
   });

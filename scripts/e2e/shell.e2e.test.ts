@@ -303,6 +303,35 @@ describe('web app shell (Chromium)', function () {
     await context.close();
   });
 
+  it("writes every field's placeholder whole on every screen, on a laptop and on a phone", async function () {
+    this.timeout(240_000);
+    const { page, context, errors } = await e2e.newPage({ width: 1280, height: 800 });
+    await e2e.signUp(page, 'hints');
+    await seedLists(page);
+    const cut: string[] = [];
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: 844 });
+      for (const path of screenPaths()) {
+        await openLoaded(page, path);
+        // A placeholder typed as the field's text: a field that scrolls would have cut it.
+        const fields = await page.evaluate(`(() => {
+          const out = [];
+          for (const field of document.querySelectorAll('input[placeholder], textarea[placeholder]')) {
+            if (field.offsetParent === null || field.value !== '') continue;
+            field.value = field.placeholder;
+            if (field.scrollWidth > field.clientWidth) out.push(field.placeholder);
+            field.value = '';
+          }
+          return out;
+        })()`);
+        for (const placeholder of fields as string[]) cut.push(`${path} at ${width} px: "${placeholder}"`);
+      }
+    }
+    expect(cut, 'placeholders cut by their field').to.deep.equal([]);
+    expect(errors).to.deep.equal([]);
+    await context.close();
+  });
+
   it('passes the axe-core accessibility rules on every screen, in the light and the dark theme', async function () {
     // About 40 s here: every screen twice, each scanned whole.
     this.timeout(300_000);

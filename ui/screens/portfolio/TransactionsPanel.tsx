@@ -259,7 +259,7 @@ function PerformanceChart(props: {
           <input
             id={`${id}-benchmark`}
             type="text"
-            placeholder="Symbol, or empty for equal weight"
+            placeholder="Symbol (empty: equal weight)"
             value={typed}
             onChange={(e) => setTyped(e.target.value)}
             aria-invalid={props.benchmarkError ? true : undefined}

@@ -31,7 +31,7 @@ export function QuickFill(props: QuickFillProps) {
         <input
           type="search"
           value={text}
-          placeholder="Type to filter presets and saved queries"
+          placeholder="Filter presets and saved queries"
           onChange={(e) => setText(e.target.value)}
         />
       </label>

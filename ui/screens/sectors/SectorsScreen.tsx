@@ -165,7 +165,7 @@ function SectorCard({ sector, busy, search, searching, send }: CardProps) {
           <input
             id={`${id}-add`}
             value={text}
-            placeholder="Symbol or company; or AAPL, MSFT"
+            placeholder="AAPL, MSFT or a company"
             autoComplete="off"
             onChange={(e) => typed(e.target.value)}
             onKeyDown={(e) => {
