@@ -8,6 +8,7 @@ import {
   normalizeSeries,
   renderElements,
   replaceElements,
+  tracedPrices,
   shapeMoves,
   trimToLength,
   visibleElements,
@@ -128,6 +129,22 @@ describe('chart elements', () => {
       hovertext: ['Hammer', 'Doji'],
       hovertemplate: '%{x}: %{hovertext}<extra></extra>',
     });
+  });
+
+  it("tells the prices its traces draw on the price axis without rendering: a normalised line's and the markers'", () => {
+    const followed = channelElement('c9', {
+      lower: [null, 98],
+      upper: 120,
+      x: ['2026-03-02', '2026-03-03'],
+      axis: 'y',
+      label: 'Price is inside the channel ✕',
+    });
+    const levels = [level('a1', 'ALERT', 190.5), followed];
+    const traced = [series('compare-MSFT', 'LINE'), series('compare-IBM', 'AXIS', 'IBM'), markers];
+    // A band's edges are levels, not prices; an alert is a level; a series on its own axis is not on this one.
+    expect(tracedPrices([...levels, ...traced])).to.deep.equal([10, 11, 12, 13]);
+    const rendered = renderElements(traced).traces.filter((t) => (t as { yaxis?: string }).yaxis !== 'y3');
+    expect(rendered.flatMap((t) => (t as { y: number[] }).y)).to.deep.equal([10, 11, 12, 13]);
   });
 
   /** A channel on the price, 180 to 190. */

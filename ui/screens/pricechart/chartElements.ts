@@ -174,8 +174,6 @@ export function replaceElements(
 export interface RenderedElements {
   /** Traces of LINE, AXIS and IMAGE elements, and the edges of BAND elements whose bounds follow a series. */
   readonly traces: Data[];
-  /** Those of the traces that are a band's edges: levels of alerts, not prices, for the price axis's fit. */
-  readonly bandTraces: ReadonlySet<Data>;
   /** Lines of ALERT and SAR elements, rectangles of BAND elements. */
   readonly shapes: Partial<Shape>[];
   /** The element id of each shape, by index. */
@@ -347,6 +345,21 @@ export function renderBand(data: BandData, color: string): RenderedBand | null {
   return { shape: null, traces: [edge(lower, 'lower'), edge(upper, 'upper')], axis, top };
 }
 
+/**
+ * The prices the traces of elements draw on the price axis (a normalised compared symbol's line, the
+ * patterns' markers), which the axis is fitted to with the candles: what {@link renderElements} would put there,
+ * without rendering. Bands' edges and levels are not prices (see `priceLevels`), a compared symbol on its own
+ * axis is on that axis.
+ */
+export function tracedPrices(elements: readonly ChartElement[]): number[] {
+  const values: number[] = [];
+  for (const element of elements) {
+    if (element.type === 'LINE') values.push(...element.chartdata.y);
+    else if (element.type === 'IMAGE') for (const point of element.chartdata.points) values.push(point.y);
+  }
+  return values;
+}
+
 /** Renders elements (minus the removed ones) into Plotly traces, shapes and annotations. */
 export function renderElements(
   elements: readonly ChartElement[],
@@ -354,7 +367,6 @@ export function renderElements(
   measures: LabelMeasures = {},
 ): RenderedElements {
   const traces: Data[] = [];
-  const bandTraces = new Set<Data>();
   const shapes: Partial<Shape>[] = [];
   const shapeIds: string[] = [];
   // Alert lines are drawn after every other shape, so a drag near a support line takes the alert's.
@@ -422,7 +434,6 @@ export function renderElements(
         const band = renderBand(element.chartdata, element.color);
         if (!band) break;
         traces.push(...band.traces);
-        for (const trace of band.traces) bandTraces.add(trace);
         if (band.shape) {
           shapes.push(band.shape);
           shapeIds.push(element.id);
@@ -491,7 +502,7 @@ export function renderElements(
   }
   shapes.push(...alertShapes);
   shapeIds.push(...alertShapeIds);
-  return { traces, bandTraces, shapes, shapeIds, annotations, annotationIds, secondAxis };
+  return { traces, shapes, shapeIds, annotations, annotationIds, secondAxis };
 }
 
 /** A shape moved by dragging: the element's id and the price it now sits at. */

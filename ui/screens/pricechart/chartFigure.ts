@@ -7,6 +7,7 @@ import { formatNumber } from '../../../domain/format.ts';
 import {
   LABEL_HEIGHT_PX,
   renderElements,
+  tracedPrices,
   visibleElements,
   type BandBound,
   type BandData,
@@ -361,14 +362,11 @@ export function buildFigure(
   // The zone's label at the last candle (its daylight time), for the 1D hover.
   const lastMinute = candles.at(-1)?.time.replace(' ', 'T') ?? '';
   const hoverZone = zoneLabel(fromFieldValue(lastMinute, 'market') || Date.now(), zone);
-  // Drawn once to fit the price axis, then again with the labels placed by what the axis shows: two labels near
-  // in pixels keep apart, however far apart in percent (a five-year chart spans a wide range of prices).
-  const fitted = renderElements(context.elements, context.removed);
-  // A band's edges are levels (`priceLevels`), not prices: a bound far off must not stretch the axis.
-  const view = priceView(
-    priceValues([...data, ...fitted.traces.filter((trace) => !fitted.bandTraces.has(trace))]),
-    priceLevels(visibleElements(context.elements, context.removed)),
-  );
+  // The price axis is fitted first, so the labels are placed by what it shows: two labels near in pixels keep
+  // apart, however far apart in percent (a five-year chart spans a wide range of prices). A band's edges are
+  // levels (`priceLevels`), not prices: a bound far off must not stretch the axis.
+  const visible = visibleElements(context.elements, context.removed);
+  const view = priceView([...priceValues(data), ...tracedPrices(visible)], priceLevels(visible));
   const rendered = renderElements(context.elements, context.removed, {
     plotWidth: context.plotWidth,
     ...(view === null ? {} : { priceNear: priceNearOf(view, rsi) }),
