@@ -634,7 +634,11 @@ export function patternElement(
     bars.length <= LABELLED_PATTERN_BARS
       ? placePatternLabels(marks, bars.length, low - pad, high + pad, room.plotWidth)
       : marks.map(() => false);
-  const points: MarkerPoint[] = marks.map(({ index: _index, ...mark }, i) => ({ ...mark, label: labels[i]! }));
+  const points: MarkerPoint[] = marks.map(({ index, ...mark }, i) => ({
+    ...mark,
+    label: labels[i]!,
+    at: (index + 0.5) / bars.length,
+  }));
   return {
     symbol,
     id: 'image-patterns',

@@ -3,6 +3,7 @@ import {
   COMPARE_COLORS,
   addedIds,
   compareColor,
+  coversLabel,
   hideElements,
   labelWidth,
   normalizeSeries,
@@ -13,6 +14,7 @@ import {
   trimToLength,
   visibleElements,
   type ChartElement,
+  type MarkerPoint,
 } from './chartElements.ts';
 import { channelElement } from './chartFixtures.ts';
 
@@ -145,6 +147,42 @@ describe('chart elements', () => {
     expect(tracedPrices([...levels, ...traced])).to.deep.equal([10, 11, 12, 13]);
     const rendered = renderElements(traced).traces.filter((t) => (t as { yaxis?: string }).yaxis !== 'y3');
     expect(rendered.flatMap((t) => (t as { y: number[] }).y)).to.deep.equal([10, 11, 12, 13]);
+  });
+
+  it("leaves to the hover a pattern's name that would cover a level's label, and writes the others", () => {
+    // Resistance 200 labelled at the left edge; a price near spans 2 (one label's height, 17 px).
+    const sar = level('r1', 'SAR', 200, 'resistance');
+    const point = (at: number, y: number, text: string): MarkerPoint => ({
+      x: '2026-01-02',
+      y,
+      text,
+      symbol: 'circle',
+      color: 'grey',
+      label: true,
+      at,
+    });
+    const patterns: ChartElement = {
+      ...markers,
+      chartdata: {
+        points: [
+          point(0.02, 199.5, 'Shooting star'), // its name, just above the marker, on the label's row
+          point(0.6, 199.5, 'Doji'), // far to the right of the label
+          point(0.02, 195, 'Hammer'), // its name ends below the label's row
+          { ...point(0.03, 199.8, 'Harami'), at: undefined }, // where it is across the plot is not known
+        ],
+      },
+    };
+    const out = renderElements([patterns, sar], [], { plotWidth: 760, priceNear: 2 });
+    expect((out.traces[0] as { text: string[] }).text).to.deep.equal(['', 'Doji', 'Hammer', 'Harami']);
+    expect((out.traces[0] as { hovertext: string[] }).hovertext[0]).to.equal('Shooting star');
+    // Without the level, every name is written.
+    const alone = renderElements([patterns], [], { plotWidth: 760, priceNear: 2 });
+    expect((alone.traces[0] as { text: string[] }).text).to.deep.equal(['Shooting star', 'Doji', 'Hammer', 'Harami']);
+    const placed = [{ left: 0, right: 0.2, y: 200, below: true }];
+    expect(coversLabel({ y: 199.5, text: 'Doji' }, 0.05, placed, 760, 2), 'a label written under its level').to.equal(
+      false,
+    );
+    expect(coversLabel({ y: 197.5, text: 'Doji' }, 0.05, placed, 760, 2)).to.equal(true);
   });
 
   /** A channel on the price, 180 to 190. */

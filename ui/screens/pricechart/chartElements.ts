@@ -73,6 +73,9 @@ export interface MarkerPoint {
   readonly color: string;
   /** Whether the text is written above the marker (else it shows on hover only). */
   readonly label: boolean;
+  /** Where the bar's centre is across the plot (a fraction of its width), when known: a written name that would
+   * cover a level's label there is left to the hover. */
+  readonly at?: number;
 }
 
 /** Markers on bars (IMAGE). */
@@ -187,7 +190,7 @@ export interface RenderedElements {
 }
 
 /** A label placed on an axis: its extent across the plot (fractions of its width), its level, its row. */
-interface PlacedLabel {
+export interface PlacedLabel {
   readonly left: number;
   readonly right: number;
   readonly y: number;
@@ -360,6 +363,32 @@ export function tracedPrices(elements: readonly ChartElement[]): number[] {
   return values;
 }
 
+/** A pattern's name, 10 px text over its marker: pixels a character, and from the marker's price to its top. */
+const MARKER_TEXT = Object.freeze({ charPx: 6, padPx: 4, fromPx: 5, heightPx: 18 });
+
+/**
+ * Whether a marker's written name, centred at `at` across the plot above its price `y`, would cover one of the
+ * labels `placed` on the price axis (`near`: the price a label's height spans, the default as in
+ * {@link labelSlot}).
+ */
+export function coversLabel(
+  point: Pick<MarkerPoint, 'y' | 'text'>,
+  at: number,
+  placed: readonly PlacedLabel[],
+  plotWidth: number = LABEL_BOX.plotWidth,
+  near?: number,
+): boolean {
+  const half = ([...point.text].length * MARKER_TEXT.charPx + MARKER_TEXT.padPx) / 2 / Math.max(1, plotWidth);
+  return placed.some((label) => {
+    const span = near ?? LABEL_CLEARANCE * Math.max(Math.abs(label.y), 1e-9);
+    const perPx = span / LABEL_HEIGHT_PX;
+    const bottom = point.y + MARKER_TEXT.fromPx * perPx;
+    const top = point.y + (MARKER_TEXT.fromPx + MARKER_TEXT.heightPx) * perPx;
+    const [lo, hi] = label.below ? [label.y - span, label.y] : [label.y, label.y + span];
+    return label.left < at + half && at - half < label.right && lo < top && bottom < hi;
+  });
+}
+
 /** Renders elements (minus the removed ones) into Plotly traces, shapes and annotations. */
 export function renderElements(
   elements: readonly ChartElement[],
@@ -374,6 +403,8 @@ export function renderElements(
   const alertShapeIds: string[] = [];
   const annotations: Partial<Annotations>[] = [];
   const annotationIds: string[] = [];
+  // The written names of markers, checked against the levels' labels once all are placed.
+  const named: { readonly points: readonly MarkerPoint[]; readonly text: string[] }[] = [];
   let secondAxis = false;
   // Labels keep apart from those near them on the same axis.
   const byAxis = new Map<BandAxis, PlacedLabel[]>();
@@ -478,12 +509,14 @@ export function renderElements(
       case 'IMAGE': {
         const { points } = element.chartdata;
         if (points.length === 0) break;
+        const text = points.map((p) => (p.label ? p.text : ''));
+        named.push({ points, text });
         traces.push({
           type: 'scatter',
           mode: points.some((p) => p.label) ? 'text+markers' : 'markers',
           x: points.map((p) => p.x),
           y: points.map((p) => p.y),
-          text: points.map((p) => (p.label ? p.text : '')),
+          text,
           hovertext: points.map((p) => p.text),
           textposition: 'top center',
           textfont: { size: 10, color: points.map((p) => p.color) },
@@ -499,6 +532,15 @@ export function renderElements(
         throw new Error(`unknown chart element ${JSON.stringify(unknown)}`);
       }
     }
+  }
+  const levels = byAxis.get('y') ?? [];
+  const near = measures.priceNear === undefined ? undefined : Math.max(measures.priceNear, 1e-9);
+  for (const { points, text } of named) {
+    points.forEach((point, i) => {
+      if (point.at !== undefined && text[i] && coversLabel(point, point.at, levels, measures.plotWidth, near)) {
+        text[i] = '';
+      }
+    });
   }
   shapes.push(...alertShapes);
   shapeIds.push(...alertShapeIds);
