@@ -406,17 +406,13 @@ export function renderElements(
   // The written names of markers, checked against the levels' labels once all are placed.
   const named: { readonly points: readonly MarkerPoint[]; readonly text: string[] }[] = [];
   let secondAxis = false;
-  // Labels keep apart from those near them on the same axis.
+  // Labels keep apart from those near them on the same axis; on the price axis, by a label's height as drawn.
   const byAxis = new Map<BandAxis, PlacedLabel[]>();
+  const priceNear = measures.priceNear === undefined ? undefined : Math.max(measures.priceNear, 1e-9);
   const place = (axis: BandAxis, y: number, side: 'left' | 'right', text: string): LabelPlace => {
     let placed = byAxis.get(axis);
     if (!placed) byAxis.set(axis, (placed = []));
-    const near =
-      axis === 'y4'
-        ? RSI_LABEL_CLEARANCE
-        : axis === 'y' && measures.priceNear !== undefined
-          ? Math.max(measures.priceNear, 1e-9)
-          : undefined;
+    const near = axis === 'y4' ? RSI_LABEL_CLEARANCE : axis === 'y' ? priceNear : undefined;
     return labelSlot(placed, y, side, labelWidth(text, measures.plotWidth), near);
   };
   for (const element of visibleElements(elements, removed)) {
@@ -534,10 +530,9 @@ export function renderElements(
     }
   }
   const levels = byAxis.get('y') ?? [];
-  const near = measures.priceNear === undefined ? undefined : Math.max(measures.priceNear, 1e-9);
   for (const { points, text } of named) {
     points.forEach((point, i) => {
-      if (point.at !== undefined && text[i] && coversLabel(point, point.at, levels, measures.plotWidth, near)) {
+      if (point.at !== undefined && text[i] && coversLabel(point, point.at, levels, measures.plotWidth, priceNear)) {
         text[i] = '';
       }
     });
