@@ -323,8 +323,12 @@ describe('price chart data', () => {
       { length: 63 },
       (_, i) => `2026-0${1 + Math.floor(i / 28)}-${String(1 + (i % 28)).padStart(2, '0')}`,
     );
-    // Prices from 80 to 120 over the chart, the marked bars at 99 to 101.
-    const shown = [...days.map((date) => bar(date, 100)), bar('2026-03-10', 100, { high: 120, low: 80 })];
+    // Prices from 80 to 120 over the chart (the first bar's high, the last one's low: candles that cover no name),
+    // the marked bars at 99 to 101.
+    const shown = [
+      ...days.map((date, i) => bar(date, 100, i === 0 ? { high: 120 } : {})),
+      bar('2026-03-10', 100, { low: 80 }),
+    ];
     const row = (date: string, name: string): PatternRow => ({
       id: date,
       symbol: 'AAPL',
@@ -378,8 +382,11 @@ describe('price chart data', () => {
     ];
     expect(placePatternLabels(close, 63, 90, 120)).to.deep.equal([true, true]);
     expect(placePatternLabels(close, 63, 0, 120)).to.deep.equal([false, true]);
-    // The 11th bar 3 higher than the 10th: apart over prices from 80 to 122, not over 1 to 122.
-    const averaged = shown.map((b, i) => (i === 11 ? bar(b.date, 103, { SMA_200: 1 }) : { ...b, SMA_200: 1 }));
+    // The 11th bar's marker 4 above the 10th's (its candle clear of the 10th's name): apart over prices from 80 to
+    // 122, not over 1 to 122.
+    const averaged = shown.map((b, i) =>
+      i === 11 ? bar(b.date, 105, { high: 105, low: 104.8, SMA_200: 1 }) : { ...b, SMA_200: 1 },
+    );
     const lowAverage = (smas: SmaPeriod[]) => {
       const element = patternElement('AAPL', [row(days[10]!, 'hammer'), row(days[11]!, 'doji')], averaged, { smas });
       return element.type === 'IMAGE' ? element.chartdata.points.map((p) => p.label) : [];
@@ -393,6 +400,23 @@ describe('price chart data', () => {
     const far = patternElement('AAPL', [row(long[0]!.date, 'doji')], long);
     if (far.type !== 'IMAGE') throw new Error('not markers');
     expect(far.chartdata.points.map((p) => p.label)).to.deep.equal([false]);
+  });
+
+  it("leaves to the hover a pattern's name that would cover another bar's marker or candle", () => {
+    // 63 bars over 760 px (12.1 px a bar), prices 90 to 120 over 330 px (11 px a dollar): a name is written from
+    // 0.45 to 1.64 above its marker, and 'bullish marubozu' spans 4 bars each side of its own.
+    const marubozu = { index: 10, y: 100, text: 'bullish marubozu' };
+    const flat = Array.from({ length: 63 }, () => ({ low: 95, high: 98 }));
+    expect(placePatternLabels([marubozu], 63, 90, 120, 760, flat)).to.deep.equal([true]);
+    // A doji's marker two bars on, 1.5 above: under the marubozu's name (the names themselves apart). Its own name
+    // is written; the marubozu's is left to the hover. Six bars on, it is clear of the name, and both are written.
+    const doji = (index: number) => ({ index, y: 101.5, text: 'doji' });
+    expect(placePatternLabels([marubozu, doji(12)], 63, 90, 120, 760, flat)).to.deep.equal([false, true]);
+    expect(placePatternLabels([marubozu, doji(16)], 63, 90, 120, 760, flat)).to.deep.equal([true, true]);
+    // A candle three bars on reaching 101: under the name; reaching 100.3, below it.
+    const tall = (high: number) => flat.map((bar, i) => (i === 13 ? { low: 97, high } : bar));
+    expect(placePatternLabels([marubozu], 63, 90, 120, 760, tall(101))).to.deep.equal([false]);
+    expect(placePatternLabels([marubozu], 63, 90, 120, 760, tall(100.3))).to.deep.equal([true]);
   });
 
   it("compares a symbol as a normalised line trimmed to the main series' length", () => {

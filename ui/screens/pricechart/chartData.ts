@@ -541,10 +541,19 @@ export const LABELLED_PATTERN_BARS = 130;
 
 /**
  * What the placement of the patterns' names assumes: the price panel's plot area in px (about 780 × 330 in a
- * 1,300 px window; the width is the chart's own once measured, see `plotWidthOf`), and a name of the 10 px font:
- * 6 px a character, 13 px high.
+ * 1,300 px window; the width is the chart's own once measured, see `plotWidthOf`), a name of the 10 px font
+ * (6 px a character, 13 px high) written from 5 px above its marker's centre, a marker 10 px across, and a
+ * candle's width, a fraction of a bar's.
  */
-export const PATTERN_LABEL_BOX = Object.freeze({ plotWidth: 760, plotHeight: 330, charPx: 6, linePx: 13 });
+export const PATTERN_LABEL_BOX = Object.freeze({
+  plotWidth: 760,
+  plotHeight: 330,
+  charPx: 6,
+  linePx: 13,
+  markerPx: 10,
+  fromPx: 5,
+  candleWidth: 0.7,
+});
 
 /** What the chart leaves the patterns' names: its price panel's width in px, and the moving averages drawn. */
 export interface PatternRoom {
@@ -559,11 +568,18 @@ interface LabelCandidate {
   readonly text: string;
 }
 
+/** A bar's price range, which a pattern's name may not be written over. */
+export interface BarExtent {
+  readonly low: number;
+  readonly high: number;
+}
+
 /**
  * Which markers have their names written above them: from the latest bar back, each whose name would fit whole
- * inside the plot and not cover a name already written (by {@link PATTERN_LABEL_BOX}'s measures, over the prices
- * from `low` to `high`, on a plot `plotWidth` pixels wide); the others show theirs on hover. Adjacent bars' names
- * used to be written over each other, unreadable.
+ * inside the plot, not cover a name already written, another bar's marker or a candle of `extents` (the bars
+ * shown, by index), by {@link PATTERN_LABEL_BOX}'s measures over the prices from `low` to `high` on a plot
+ * `plotWidth` pixels wide; the others show theirs on hover. Adjacent bars' names used to be written over each
+ * other, and over the markers and candles of the bars beside theirs, unreadable.
  */
 export function placePatternLabels(
   candidates: readonly LabelCandidate[],
@@ -571,20 +587,41 @@ export function placePatternLabels(
   low: number,
   high: number,
   plotWidth: number = PATTERN_LABEL_BOX.plotWidth,
+  extents: readonly BarExtent[] = [],
 ): boolean[] {
-  const { plotHeight, charPx, linePx } = PATTERN_LABEL_BOX;
+  const { plotHeight, charPx, linePx, markerPx, fromPx, candleWidth } = PATTERN_LABEL_BOX;
   const barPx = plotWidth / Math.max(1, bars);
   const pricePx = plotHeight / Math.max(1e-9, high - low);
+  const pxOf = (price: number): number => (price - low) * pricePx;
   const placed: { x: number; y: number; half: number }[] = [];
   const written = candidates.map(() => false);
   const latestFirst = candidates.map((c, i) => ({ c, i })).sort((a, b) => b.c.index - a.c.index);
   for (const { c, i } of latestFirst) {
     const x = (c.index + 0.5) * barPx;
-    const y = (c.y - low) * pricePx;
+    const y = pxOf(c.y);
     const half = (c.text.length * charPx) / 2 + 2;
     // Plotly cuts a name at the plot's edge: one that would not fit whole shows on hover only.
     if (x - half < 0 || x + half > plotWidth) continue;
     if (placed.some((p) => Math.abs(p.x - x) < p.half + half && Math.abs(p.y - y) < linePx)) continue;
+    // The name is written from `fromPx` above its marker's centre, `linePx` high.
+    const bottom = y + fromPx;
+    const top = bottom + linePx;
+    const coversMarker = candidates.some((other, k) => {
+      if (k === i) return false;
+      const mx = (other.index + 0.5) * barPx;
+      const my = pxOf(other.y);
+      return Math.abs(mx - x) < half + markerPx / 2 && my + markerPx / 2 > bottom && my - markerPx / 2 < top;
+    });
+    if (coversMarker) continue;
+    const first = Math.max(0, Math.floor((x - half) / barPx - candleWidth / 2));
+    const last = Math.min(extents.length - 1, Math.floor((x + half) / barPx + candleWidth / 2));
+    let coversCandle = false;
+    for (let k = first; k <= last && !coversCandle; k++) {
+      const extent = extents[k]!;
+      const near = Math.abs((k + 0.5) * barPx - x) < half + (candleWidth * barPx) / 2;
+      coversCandle = near && pxOf(extent.high) > bottom && pxOf(extent.low) < top;
+    }
+    if (coversCandle) continue;
     placed.push({ x, y, half });
     written[i] = true;
   }
@@ -632,7 +669,7 @@ export function patternElement(
   const pad = (high - low) / 20;
   const labels =
     bars.length <= LABELLED_PATTERN_BARS
-      ? placePatternLabels(marks, bars.length, low - pad, high + pad, room.plotWidth)
+      ? placePatternLabels(marks, bars.length, low - pad, high + pad, room.plotWidth, bars)
       : marks.map(() => false);
   const points: MarkerPoint[] = marks.map(({ index, ...mark }, i) => ({
     ...mark,
