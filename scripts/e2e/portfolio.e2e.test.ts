@@ -144,8 +144,16 @@ describe('portfolio transactions, import and performance (Chromium)', function (
     const chart = (name: RegExp) => page.getByRole('figure', { name }).locator('.main-svg').first();
     await chart(/against Equal weight \(universe\), All/).waitFor();
 
-    // Refused: said next to the field, what was typed kept, the chart still against the benchmark in use.
     const benchmark = page.getByLabel('Benchmark');
+    // On a wide screen the field and its button keep to the ranges' line (the button once wrapped under them).
+    const tops = await Promise.all(
+      [page.getByRole('group', { name: 'Range' }), benchmark, page.getByRole('button', { name: 'Compare' })].map(
+        async (element) => (await element.boundingBox())?.y ?? NaN,
+      ),
+    );
+    expect(Math.max(...tops) - Math.min(...tops), 'ranges, field and button on one line').to.be.below(8);
+
+    // Refused: said next to the field, what was typed kept, the chart still against the benchmark in use.
     const refused = page.waitForResponse((r) => r.url().includes('/api/portfolio/performance?benchmark=ZZZZZZ'));
     await benchmark.fill('ZZZZZZ');
     await page.getByRole('button', { name: 'Compare' }).click();
