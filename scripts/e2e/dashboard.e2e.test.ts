@@ -51,6 +51,14 @@ describe('dashboard (Chromium)', function () {
     await search.press('Enter');
     const card = page.getByRole('article', { name: 'AAPL card' });
     await card.waitFor();
+    // The card's views keep to one row in a card four of which share a 1,280 px screen.
+    await page.setViewportSize({ width: 1280, height: 900 });
+    const views = await card.getByRole('group', { name: 'AAPL card view' }).evaluate((group) => ({
+      group: group.getBoundingClientRect().height,
+      button: group.querySelector('button')!.getBoundingClientRect().height,
+    }));
+    expect(views.group, "the card's views on one row").to.be.below(views.button * 1.5);
+    await page.setViewportSize({ width: 1400, height: 900 });
     // The card shows at once; the list is saved a moment later.
     await page.waitForFunction(
       async () => {

@@ -43,7 +43,7 @@ const MODES: readonly { readonly mode: CardMode; readonly label: string }[] = [
   { mode: 'chart', label: 'Chart' },
   { mode: 'info', label: 'Company' },
   { mode: 'patterns', label: 'Patterns' },
-  { mode: 'fundamentals', label: 'Fundamentals' },
+  { mode: 'fundamentals', label: 'Financials' },
 ];
 
 const FUNDAMENTAL_LABELS: Readonly<Record<(typeof FUNDAMENTAL_TYPES)[number], string>> = {
