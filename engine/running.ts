@@ -16,6 +16,7 @@ import type { LiveQuotes } from './quotes/liveQuotes.ts';
 import { seedQuotes, serveQuotes } from './quotes/quoteFeed.ts';
 import type { RedisClient } from '../platform/redis.ts';
 import type { ProviderHealth, SymbolDemand } from './ticks/providerStream.ts';
+import { parseMarketClockMode } from './ticks/marketClock.ts';
 import { configuredFeed, dayCloseClaims, openTickSource } from './ticks/sources.ts';
 
 /** The started live engine: tick source → tick bus → live quotes and alert engine. */
@@ -28,6 +29,8 @@ export interface RunningEngine {
   readonly alerts: AlertEngine;
   /** Which source produces ticks. */
   readonly source: Config['tickSource'];
+  /** The simulator's demo clock: real minutes per trading day; null for New York hours or another source. */
+  readonly sessionMinutes: number | null;
   /** Calls `listener` once per durable trigger (deduplicated by event id); returns the unsubscribe. */
   onTrigger(listener: (trigger: EngineTrigger) => void): () => void;
   /** Whether ticks can flow: the source is started (the feed is always live) and the bus is open. */
@@ -40,6 +43,13 @@ export interface RunningEngine {
 
 /** Event ids of the latest triggers remembered to report each once. */
 const REPORTED_TRIGGERS_KEPT = 10_000;
+
+/** The simulator's demo clock: real minutes per trading day; null for New York hours or another source. */
+export function demoSessionMinutes(config: Pick<Config, 'tickSource' | 'marketClock'>): number | null {
+  if (config.tickSource !== 'simulator') return null;
+  const mode = parseMarketClockMode(config.marketClock);
+  return mode.mode === 'accelerated' ? mode.sessionMinutes : null;
+}
 
 /** The group of the engines on the tick bus: they split the symbols between them. */
 export const ENGINE_GROUP = 'engines';
@@ -153,6 +163,7 @@ export async function startEngine(
     quotes,
     alerts,
     source: config.tickSource,
+    sessionMinutes: demoSessionMinutes(config),
     live: () => live && open && (sourceHealth?.().ok ?? true),
     ...(sourceHealth ? { sourceHealth } : {}),
     onTrigger: (listener) => {

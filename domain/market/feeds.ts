@@ -25,13 +25,23 @@ export interface FeedDescription {
 
 /** The name and delay of each feed. */
 export const FEED_DESCRIPTIONS: Readonly<Record<DataFeed, FeedDescription>> = Object.freeze({
-  simulated: { name: 'Simulated', delay: 'no delay, simulated in real time' },
+  simulated: { name: 'Simulated', delay: 'no delay, New York trading hours' },
   replay: { name: 'Replay', delay: 'replayed ticks' },
   feed: { name: 'Feed', delay: 'as the producer sends them' },
   'alpaca-iex': { name: 'Alpaca IEX', delay: 'real-time, IEX trades only' },
   'alpaca-sip': { name: 'Alpaca SIP', delay: 'real-time, consolidated' },
   finnhub: { name: 'Finnhub', delay: 'real-time' },
 });
+
+/**
+ * The simulator's delay as people read it, by its clock: New York trading hours, or on the demo clock one
+ * trading day every `sessionMinutes` real minutes (then a day's change and its bar are of minutes, not hours).
+ */
+export function simulatedDelay(sessionMinutes: number | null): string {
+  if (sessionMinutes === null) return FEED_DESCRIPTIONS.simulated.delay;
+  const every = sessionMinutes === 1 ? 'minute' : `${sessionMinutes} minutes`;
+  return `no delay, a trading day every ${every}`;
+}
 
 /** The tick sources a configuration names (`TICK_SOURCE`). */
 export type TickSourceName = 'simulator' | 'replay' | 'feed' | 'alpaca' | 'finnhub';

@@ -4,7 +4,7 @@
  */
 import type Router from '@koa/router';
 import type { LiveFeed } from '../../domain/contract/market.ts';
-import { DATA_FEEDS, FEED_DESCRIPTIONS, dataFeedOf, type DataFeed } from '../../domain/market/feeds.ts';
+import { DATA_FEEDS, FEED_DESCRIPTIONS, dataFeedOf, simulatedDelay, type DataFeed } from '../../domain/market/feeds.ts';
 import { describeProviderHealth } from '../../engine/ticks/providerStream.ts';
 import type { EventStore } from '../../platform/eventstore/port.ts';
 import type { ConsumerLag } from '../../platform/subscriptions/runner.ts';
@@ -17,7 +17,9 @@ export interface HealthDeps {
   readonly projections: Pick<RunningProjections, 'caughtUp' | 'lags'> | null;
   /** The live engine, when this process runs it. */
   readonly engine:
-    (Pick<RunningEngine, 'live' | 'alerts' | 'source'> & Pick<Partial<RunningEngine>, 'sourceHealth'>) | null;
+    | (Pick<RunningEngine, 'live' | 'alerts' | 'source'> &
+        Pick<Partial<RunningEngine>, 'sourceHealth' | 'sessionMinutes'>)
+    | null;
   /** Connected sockets, when this process serves Socket.IO. */
   readonly sockets?: (() => number) | undefined;
   /** The standard metrics (process, HTTP) in the Prometheus text format, printed after the app's own. */
@@ -78,7 +80,9 @@ export function liveFeedOf(engine: HealthDeps['engine'] | undefined): LiveFeed |
   const { ok, detail } = tickSourceCheck(engine);
   const live = provider ? ok && provider.ok : ok;
   const health = provider ? (detail ?? '') : live ? 'live' : 'stopped';
-  return { source, ...FEED_DESCRIPTIONS[source], ok: live, health };
+  const described = FEED_DESCRIPTIONS[source];
+  const delay = source === 'simulated' ? simulatedDelay(engine.sessionMinutes ?? null) : described.delay;
+  return { source, name: described.name, delay, ok: live, health };
 }
 
 /** A Prometheus label value, escaped. */

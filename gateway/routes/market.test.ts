@@ -54,7 +54,8 @@ describe('market routes', function () {
       expect(status.feed).to.deep.equal({
         source: 'simulated',
         name: 'Simulated',
-        delay: 'no delay, simulated in real time',
+        // The test gateway's simulator runs on the demo clock (MARKET_CLOCK's default).
+        delay: 'no delay, a trading day every 10 minutes',
         ok: true,
         health: 'live',
       });

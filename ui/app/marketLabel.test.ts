@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { FEED_DESCRIPTIONS } from '../../domain/market/feeds.ts';
+import { FEED_DESCRIPTIONS, simulatedDelay } from '../../domain/market/feeds.ts';
 import { marketLabelText } from './marketLabel.ts';
 
 describe('market label', () => {
@@ -15,8 +15,15 @@ describe('market label', () => {
     );
     const simulated = { source: 'simulated' as const, ...FEED_DESCRIPTIONS.simulated, ok: true, health: 'live' };
     expect(marketLabelText({ asOf: '2026-11-24', source: 'simulated', feed: simulated })).to.equal(
-      'Simulated prices (no delay, simulated in real time), live · simulated market, data as of 2026-11-24',
+      'Simulated prices (no delay, New York trading hours), live · simulated market, data as of 2026-11-24',
     );
+    // On the demo clock a day passes in minutes, and the label says so (a day's change is of those minutes).
+    const demo = { ...simulated, delay: simulatedDelay(10) };
+    expect(marketLabelText({ asOf: '2026-11-24', source: 'simulated', feed: demo })).to.equal(
+      'Simulated prices (no delay, a trading day every 10 minutes), live · simulated market, data as of 2026-11-24',
+    );
+    expect(simulatedDelay(1)).to.equal('no delay, a trading day every minute');
+    expect(simulatedDelay(null)).to.equal('no delay, New York trading hours');
   });
 
   it('says only where the bars come from without a feed, and nothing of an imported market without one', () => {
