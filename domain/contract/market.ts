@@ -74,6 +74,19 @@ export const chartBar = z.object({
   rsi_14: nullableNumber,
 });
 
+/**
+ * What the averages of the day after the bars are made of: per period, the sum of the last `period − 1` closes
+ * the bars end with (null with fewer), so the next day's average at a price `p` is `(sum + p) / period`.
+ */
+export const nextAverages = z.object({
+  /** The date of the last bar, the one the sums end with. */
+  after: z.string(),
+  SMA_20: nullableNumber,
+  SMA_50: nullableNumber,
+  SMA_100: nullableNumber,
+  SMA_200: nullableNumber,
+});
+
 const percentValues = z.array(nullableNumber);
 
 /** A member of a cluster of correlated stocks, with its average correlation to the others. */
@@ -162,12 +175,13 @@ export const marketApi = {
   getBarsBySymbol: route({
     method: 'GET',
     path: '/api/bars/:symbol',
-    summary: "A symbol's daily bars of the last N months (1-60, default 3) with SMA 20/50/100/200 and RSI 14",
+    summary:
+      "A symbol's daily bars of the last N months (1-60, default 3) with SMA 20/50/100/200 and RSI 14, and `next`: per average the sum of the last period − 1 closes (the next day's average at a price p is (sum + p) / period; null without bars)",
     tag: 'market',
     access: 'user',
     params: z.object({ symbol: symbolSchema }),
     query: z.object({ months }),
-    response: z.object({ symbol: z.string(), bars: z.array(chartBar) }),
+    response: z.object({ symbol: z.string(), bars: z.array(chartBar), next: nextAverages.nullable() }),
   }),
   getFundamentalsByTypeBySymbolByLimitByPeriod: route({
     method: 'GET',
@@ -232,6 +246,8 @@ export type UniverseCompany = z.infer<typeof universeEntry>;
 export type UniverseHit = Omit<UniverseCompany, 'shares'>;
 /** A daily bar as `GET /api/bars/{symbol}` answers it. */
 export type ChartBar = z.infer<typeof chartBar>;
+/** What the averages of the day after a symbol's bars are made of, as `GET /api/bars/{symbol}` answers it. */
+export type NextAverages = z.infer<typeof nextAverages>;
 /** A fundamental figure as `GET /api/fundamentals/…` answers it. */
 export type FundamentalFigure = z.infer<typeof fundamentalFigure>;
 /** The market's status as the API answers it. */

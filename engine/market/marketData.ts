@@ -32,6 +32,8 @@ import {
 } from '../marketdata/store.ts';
 import { loadUniverse, searchUniverse, UNIVERSE_DATE, type UniverseQuery } from '../marketdata/universe.ts';
 import { BULLISH_PATTERN_NAMES } from '../../domain/screener/patterns.ts';
+import type { NextAverages } from '../../domain/contract/market.ts';
+import type { SmaPeriod } from '../../domain/screener/query.ts';
 import type { PatternPerformance } from '../patterns/performance.ts';
 import type { ScreenerInput } from '../screener/screener.ts';
 import {
@@ -416,16 +418,7 @@ export class MarketData {
    * indicators of its whole history; the charts of the symbols asked last are kept, in columns.
    */
   chartBars(symbol: string, months: number): ChartBar[] {
-    let chart = this.chartCache.get(symbol);
-    if (chart === undefined) {
-      chart = chartColumns(this.store.bars(symbol));
-      if (this.chartCache.size >= CHART_CACHE_SIZE) {
-        const oldest = this.chartCache.keys().next().value;
-        if (oldest !== undefined) this.chartCache.delete(oldest);
-      }
-    } else this.chartCache.delete(symbol);
-    this.chartCache.set(symbol, chart);
-    const { dates, columns } = chart;
+    const { dates, columns } = this.chartOf(symbol);
     const value = (column: Float64Array, i: number): number => column[i] as number;
     const indicator = (column: Float64Array, i: number): number | null => {
       const v = column[i] as number;
@@ -448,6 +441,37 @@ export class MarketData {
       });
     }
     return out;
+  }
+
+  /**
+   * What the averages of the day after a symbol's last bar are made of: per period, the sum of the last
+   * `period − 1` closes (null with fewer); null without bars.
+   */
+  nextAverages(symbol: string): NextAverages | null {
+    const { dates, columns } = this.chartOf(symbol);
+    const after = dates.at(-1);
+    if (after === undefined) return null;
+    const sum = (period: SmaPeriod): number | null => {
+      if (dates.length < period - 1) return null;
+      let total = 0;
+      for (let i = dates.length - period + 1; i < dates.length; i += 1) total += columns.close[i] as number;
+      return total;
+    };
+    return { after, SMA_20: sum(20), SMA_50: sum(50), SMA_100: sum(100), SMA_200: sum(200) };
+  }
+
+  /** A symbol's history with its indicators, in columns: the charts of the symbols asked last are kept. */
+  private chartOf(symbol: string): ChartColumns {
+    let chart = this.chartCache.get(symbol);
+    if (chart === undefined) {
+      chart = chartColumns(this.store.bars(symbol));
+      if (this.chartCache.size >= CHART_CACHE_SIZE) {
+        const oldest = this.chartCache.keys().next().value;
+        if (oldest !== undefined) this.chartCache.delete(oldest);
+      }
+    } else this.chartCache.delete(symbol);
+    this.chartCache.set(symbol, chart);
+    return chart;
   }
 
   /** A symbol's bars from a date (included) to its last bar. */

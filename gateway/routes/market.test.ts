@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import type { NextAverages } from '../../domain/contract/market.ts';
 import { SECTORS, type DailyBar } from '../../domain/market/types.ts';
 import { loadUniverse } from '../../engine/marketdata/universe.ts';
 import { tradingDays } from '../../engine/marketdata/calendar.ts';
@@ -157,6 +158,16 @@ describe('market routes', function () {
     const history = gw.running.system.market.store.bars('AAPL');
     expect(all[first]?.SMA_200).to.be.closeTo(mean(history.slice(0, 200).map((b) => b.close)), 1e-9);
     expect(res.bars.at(-1)).to.deep.equal(last);
+  });
+
+  it("answers with the bars what the next day's averages are made of: the sums of the last closes", async function () {
+    const { bars, next } = await user.getOk<{ bars: ChartBar[]; next: NextAverages }>('/api/bars/AAPL?months=12');
+    const closes = bars.map((b) => b.close);
+    const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+    expect(next.after).to.equal(TEST_MARKET_DATE);
+    for (const period of [20, 50, 100, 200] as const) {
+      expect(next[`SMA_${period}`], `SMA ${period}`).to.be.closeTo(sum(closes.slice(-(period - 1))), 1e-6);
+    }
   });
 
   it('answers fundamentals newest first in the contract shape, by period and limit', async function () {

@@ -56,7 +56,11 @@ export function marketRoutes(deps: MarketDeps) {
       ...marketApi.getBarsBySymbol,
       handle: async ({ params, query }) => {
         requireSymbol(market, params.symbol, 'params.symbol');
-        return Promise.resolve({ symbol: params.symbol, bars: market.chartBars(params.symbol, query.months) });
+        return Promise.resolve({
+          symbol: params.symbol,
+          bars: market.chartBars(params.symbol, query.months),
+          next: market.nextAverages(params.symbol),
+        });
       },
     }),
     defineRoute({

@@ -74,6 +74,45 @@ describe('price chart (Chromium)', function () {
     await context.close();
   });
 
+  it("draws today's moving averages on the forming candle, today's price counted, and moves them with it", async () => {
+    const { page, context, errors } = await e2e.newPage();
+    await e2e.signUp(page, 'averages');
+    await page.goto('/PriceCharts?stock=MSFT');
+    await page.locator('.plot-container').first().waitFor();
+    await page.getByTestId('connection-banner').waitFor({ state: 'detached' });
+    const next = await page.evaluate(async () => {
+      const answer = (await (await fetch('/api/bars/MSFT?months=3')).json()) as {
+        next: { SMA_50: number; SMA_200: number };
+      };
+      return answer.next;
+    });
+    /** The forming candle's date and the last point of each average, once the candle is at `price`. */
+    const lastPoints = (price: number) =>
+      page.waitForFunction((close) => {
+        const graph = document.querySelector('.js-plotly-plot') as unknown as {
+          data: { type?: string; name?: string; x: string[]; y: (number | null)[]; close?: number[] }[];
+        };
+        const candles = graph.data.find((trace) => trace.type === 'candlestick');
+        if (candles?.close?.at(-1) !== close) return null;
+        const [sma50, sma200] = ['SMA 50', 'SMA 200'].map(
+          (name) => graph.data.find((trace) => trace.name === name)?.y.at(-1) ?? null,
+        );
+        return { date: candles.x.at(-1), sma50, sma200 };
+      }, price);
+    const price = Math.round((await lastPrice(page, 'MSFT')) * 103) / 100;
+    await e2e.pushTicks([{ symbol: 'MSFT', price, size: 100 }]);
+    const today = await (await lastPoints(price)).jsonValue();
+    expect(today?.sma50, "today's 50-day average").to.be.closeTo((next.SMA_50 + price) / 50, 1e-6);
+    expect(today?.sma200, "today's 200-day average").to.be.closeTo((next.SMA_200 + price) / 200, 1e-6);
+    const later = Math.round(price * 102) / 100;
+    await e2e.pushTicks([{ symbol: 'MSFT', price: later, size: 100 }]);
+    const moved = await (await lastPoints(later)).jsonValue();
+    expect(moved?.date, 'the same forming candle').to.equal(today?.date);
+    expect(moved?.sma50).to.be.closeTo((next.SMA_50 + later) / 50, 1e-6);
+    expect(errors).to.deep.equal([]);
+    await context.close();
+  });
+
   it("moves a condition's line dragged to another price, and puts a dragged support line back", async () => {
     const { page, context, errors } = await e2e.newPage();
     await e2e.signUp(page, 'chart');

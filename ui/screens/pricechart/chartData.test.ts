@@ -80,6 +80,22 @@ describe('price chart data', () => {
     expect(applyQuote([], quote(90, '2026-01-01T15:00:00Z'))).to.deep.equal([]);
   });
 
+  it("moves the forming bar's moving averages with the price, today's close counted", () => {
+    // The 20-day average of the last bar: 100; the sum of its last 19 closes: 1,900.
+    const bars = [bar('2026-01-02', 100), bar('2026-01-05', 100, { SMA_20: 100, SMA_50: null })];
+    const next = { after: '2026-01-05', SMA_20: 1900, SMA_50: null, SMA_100: null, SMA_200: null };
+    const today = applyQuote(bars, quote(120, '2026-01-06T15:00:00Z', 20), next);
+    expect(today[2]).to.include({ date: '2026-01-06', SMA_20: 101, SMA_50: null });
+    // A later price moves it by a twentieth of the change; a quote of a stored bar's day moves that bar's alike.
+    expect(applyQuote(today, quote(140, '2026-01-06T16:00:00Z', 40), next)[2]).to.include({ SMA_20: 102 });
+    expect(applyQuote(bars, quote(110, '2026-01-05T19:00:00Z'), next)[1]).to.include({ SMA_20: 100.5 });
+    // Sums of other bars than these (the chart went on past them) give no average rather than a wrong one.
+    expect(applyQuote(bars, quote(120, '2026-01-06T15:00:00Z', 20), { ...next, after: '2026-01-02' })[2]).to.include({
+      SMA_20: null,
+    });
+    expect(applyQuote(bars, quote(120, '2026-01-06T15:00:00Z', 20))[2]).to.include({ SMA_20: null });
+  });
+
   it('builds minute candles from quotes, with the volume traded in each minute', () => {
     let candles = addQuoteToIntraday([], quote(100, '2026-01-06T14:30:05Z', 0, 1000));
     candles = addQuoteToIntraday(candles, quote(101, '2026-01-06T14:30:40Z', 0, 1500));

@@ -21,7 +21,7 @@ import {
 } from '../../../domain/alerts/conditions.ts';
 import { formatNumber, formatPrice, formatSigned, formatSignedPercent } from '../../../domain/format.ts';
 import type { AlertAnswer } from '../../../domain/contract/alerts.ts';
-import type { ChartBar } from '../../../domain/contract/market.ts';
+import type { ChartBar, NextAverages } from '../../../domain/contract/market.ts';
 import type { PatternRowAnswer } from '../../../domain/contract/patterns.ts';
 import type { Quote } from '../../../domain/market/types.ts';
 import { SMA_PERIODS, type SmaPeriod } from '../../../domain/screener/query.ts';
@@ -133,15 +133,21 @@ export function marketDate(ts: string): string | null {
 /**
  * Folds a live quote into the daily bars: a quote of the last bar's day moves its close (and high, low,
  * volume); a quote of a later day forms today's bar (opening at the previous close); an older quote, or one
- * that changes nothing, leaves the bars as they are (the same array).
+ * that changes nothing, leaves the bars as they are (the same array). The moving averages move with the price,
+ * as the alerts' do (today's close counted): a bar's by the change of its close over the period, a new bar's
+ * from `next`, the sums the server's bars end with (none when the bars go on past them, or it has none).
  */
-export function applyQuote(bars: readonly Bar[], quote: Quote): readonly Bar[] {
+export function applyQuote(bars: readonly Bar[], quote: Quote, next: NextAverages | null = null): readonly Bar[] {
   const last = bars.at(-1);
   const day = marketDate(quote.ts);
   if (!last || day === null || day < last.date) return bars;
   if (day === last.date) {
     const volume = Math.max(last.volume, quote.volume);
     if (last.close === quote.price && volume === last.volume) return bars;
+    const moved = (period: SmaPeriod): number | null => {
+      const average = last[smaKey(period)];
+      return average === null ? null : average + (quote.price - last.close) / period;
+    };
     return [
       ...bars.slice(0, -1),
       {
@@ -150,10 +156,18 @@ export function applyQuote(bars: readonly Bar[], quote: Quote): readonly Bar[] {
         high: Math.max(last.high, quote.price),
         low: Math.min(last.low, quote.price),
         volume,
+        SMA_20: moved(20),
+        SMA_50: moved(50),
+        SMA_100: moved(100),
+        SMA_200: moved(200),
       },
     ];
   }
   const open = Math.round((quote.price - quote.change) * 10_000) / 10_000;
+  const average = (period: SmaPeriod): number | null => {
+    const sum = next !== null && next.after === last.date ? next[smaKey(period)] : null;
+    return sum === null ? null : (sum + quote.price) / period;
+  };
   return [
     ...bars,
     {
@@ -163,10 +177,10 @@ export function applyQuote(bars: readonly Bar[], quote: Quote): readonly Bar[] {
       low: Math.min(open, quote.price),
       close: quote.price,
       volume: quote.volume,
-      SMA_20: null,
-      SMA_50: null,
-      SMA_100: null,
-      SMA_200: null,
+      SMA_20: average(20),
+      SMA_50: average(50),
+      SMA_100: average(100),
+      SMA_200: average(200),
       rsi_14: null,
     },
   ];

@@ -110,6 +110,8 @@ function chart(options: Options = {}) {
           const bars = input.duration === '5D' ? BARS.slice(-5) : BARS;
           return Promise.resolve({
             bars,
+            // The sum of the last 49 closes: 50-day averages only.
+            next: { after: '2026-01-30', SMA_20: null, SMA_50: 4900, SMA_100: null, SMA_200: null },
             patterns: options.patterns ?? [],
             compareBars: Object.fromEntries(input.compares.map((s) => [s, BARS.map((b) => ({ ...b, close: 50 }))])),
           });
@@ -344,9 +346,14 @@ describe('price chart machine', () => {
     c = ctx(actor.getSnapshot());
     expect(c.flash).to.deep.equal({ direction: 'down', key: 2 });
     expect(c.bars.at(-1)).to.include({ date: '2026-01-31', close: 111 });
-    expect(c.intraday.length).to.equal(1);
+    // Today's 50-day average counts today's price, as the alerts' does: (4,900 + 111) / 50, then 112.
+    expect(c.bars.at(-1)).to.include({ SMA_50: 100.22, SMA_20: null });
+    push({ type: 'server.quote', quote: quote(112, '2026-01-31T15:01:00Z') });
+    expect(ctx(actor.getSnapshot()).bars.at(-1)?.SMA_50).to.be.closeTo(100.24, 1e-9);
+    c = ctx(actor.getSnapshot());
+    expect(c.intraday.length).to.equal(2);
     push({ type: 'server.quote', quote: { ...quote(1), symbol: 'MSFT' } });
-    expect(ctx(actor.getSnapshot()).quote?.price, "another symbol's quote is ignored").to.equal(111);
+    expect(ctx(actor.getSnapshot()).quote?.price, "another symbol's quote is ignored").to.equal(112);
   });
 
   it('adds a price alert with the server answer and draws its line', async () => {

@@ -6,7 +6,7 @@
  */
 import { alertsApi } from '../../../domain/contract/alerts.ts';
 import { LEVEL_OPS, type AlertFrequency, type AlertOp, type AlertSource } from '../../../domain/alerts/conditions.ts';
-import { marketApi } from '../../../domain/contract/market.ts';
+import { marketApi, type NextAverages } from '../../../domain/contract/market.ts';
 import { patternsApi } from '../../../domain/contract/patterns.ts';
 import { snapshotsApi } from '../../../domain/contract/snapshots.ts';
 import { assertEvent, assign, fromCallback, fromPromise, not, setup } from 'xstate';
@@ -85,6 +85,8 @@ export interface PriceChartContext {
   readonly rsiPanel: boolean;
   /** The last live quote. */
   readonly quote: Quote | null;
+  /** What the averages of the day after the loaded bars are made of: the forming bar's follow the price. */
+  readonly next: NextAverages | null;
   /** The header's flash after a price change. */
   readonly flash: Flash | null;
   /** Why the chart could not be loaded. */
@@ -160,6 +162,8 @@ export interface ChartRequest {
 /** What the chart load answers. */
 export interface ChartLoad {
   readonly bars: readonly Bar[];
+  /** What the averages of the day after the bars are made of (see `applyQuote`). */
+  readonly next: NextAverages | null;
   readonly patterns: readonly PatternRow[];
   readonly compareBars: Readonly<Record<string, readonly Bar[]>>;
 }
@@ -197,6 +201,7 @@ export function initialContext(symbol: string): PriceChartContext {
     smas: DEFAULT_SMAS,
     rsiPanel: false,
     quote: null,
+    next: null,
     flash: null,
     error: null,
     alertsError: null,
@@ -354,13 +359,22 @@ export function loadFailure(error: unknown, symbol: string): string {
   return `The chart could not be loaded: ${errorMessage(error)}`;
 }
 
-async function fetchBars(symbol: string, duration: Duration, signal: AbortSignal): Promise<Bar[]> {
+/** A symbol's bars of a duration, and what the averages of the day after them are made of. */
+async function fetchChart(
+  symbol: string,
+  duration: Duration,
+  signal: AbortSignal,
+): Promise<{ bars: Bar[]; next: NextAverages | null }> {
   const answer = await call(marketApi.getBarsBySymbol, {
     params: { symbol },
     query: { months: durationMonths(duration) },
     signal,
   });
-  return barsOfDuration(duration, answer.bars);
+  return { bars: barsOfDuration(duration, answer.bars), next: answer.next };
+}
+
+async function fetchBars(symbol: string, duration: Duration, signal: AbortSignal): Promise<Bar[]> {
+  return (await fetchChart(symbol, duration, signal)).bars;
 }
 
 /** A pause of an armed alert or a resume of a paused one. */
@@ -390,8 +404,8 @@ export const priceChartMachine = setup({
   actors: {
     loadChart: fromPromise<ChartLoad, ChartRequest>(async ({ input, signal }) => {
       try {
-        const [bars, patterns, ...others] = await Promise.all([
-          fetchBars(input.symbol, input.duration, signal),
+        const [{ bars, next }, patterns, ...others] = await Promise.all([
+          fetchChart(input.symbol, input.duration, signal),
           input.duration === '1D'
             ? Promise.resolve([] as PatternRow[])
             : call(patternsApi.getPatternsRecentstkpatternByStockByLimitdays, {
@@ -401,7 +415,7 @@ export const priceChartMachine = setup({
           ...input.compares.map((s) => fetchBars(s, input.duration, signal)),
         ]);
         const compareBars = Object.fromEntries(input.compares.map((s, i) => [s, others[i] ?? []]));
-        return { bars, patterns, compareBars };
+        return { bars, next, patterns, compareBars };
       } catch (error) {
         throw new Error(loadFailure(error, input.symbol), { cause: error });
       }
@@ -532,7 +546,7 @@ export const priceChartMachine = setup({
         return withPatch(context, {
           quote,
           flash,
-          bars: applyQuote(context.bars, quote),
+          bars: applyQuote(context.bars, quote, context.next),
           intraday: addQuoteToIntraday(context.intraday, quote),
         });
       }),
@@ -605,7 +619,10 @@ export const priceChartMachine = setup({
               target: 'ready',
               actions: assign(({ context, event }) =>
                 withPatch(context, {
-                  bars: context.quote ? applyQuote(event.output.bars, context.quote) : event.output.bars,
+                  bars: context.quote
+                    ? applyQuote(event.output.bars, context.quote, event.output.next)
+                    : event.output.bars,
+                  next: event.output.next,
                   patterns: event.output.patterns,
                   compareBars: event.output.compareBars,
                   error: null,
