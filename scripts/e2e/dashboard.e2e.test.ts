@@ -88,6 +88,10 @@ describe('dashboard (Chromium)', function () {
     );
     expect(await price.getAttribute('class')).to.contain('flash-up');
     expect(await card.locator('.stock-change').getAttribute('class')).to.contain('up');
+    // Today's 50-day average at the new price (a tick of a later day than the bars), as the chart and the alerts
+    // count it: the sum of the last 49 closes and today's price, over 50.
+    const { next } = (await api(page, 'GET', '/api/bars/AAPL?months=3')) as { next: { SMA_50: number } };
+    await card.getByText(`SMA 50 ${((next.SMA_50 + moved) / 50).toFixed(2)}`, { exact: true }).waitFor();
 
     const threshold = (Math.round(moved * 105) / 100).toFixed(2);
     await card.getByRole('button', { name: 'Add alert' }).click();

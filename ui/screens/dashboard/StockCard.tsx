@@ -26,7 +26,15 @@ import {
   type Fundamentals,
   type RecentPattern,
 } from './card.machine.ts';
-import { changeSince, paddedRange, patternLabel, peRatio, sliderMonths, type TrailPoint } from './dashboard.logic.ts';
+import {
+  cardAverage,
+  changeSince,
+  paddedRange,
+  patternLabel,
+  peRatio,
+  sliderMonths,
+  type TrailPoint,
+} from './dashboard.logic.ts';
 import { formatPercent, formatSigned, signClass } from '../watchlist/quotes.ts';
 import { Dashboard } from './dashboardActor.ts';
 
@@ -294,6 +302,9 @@ export function StockCard({ symbol }: { readonly symbol: string }) {
         ? 'fundamentals'
         : 'chart';
 
+  // Today's averages at the live price, as the chart's forming candle and the alerts have them.
+  const sma50 = cardAverage(50, ctx.bars, ctx.next, quote);
+  const sma200 = cardAverage(200, ctx.bars, ctx.next, quote);
   const smaTone = (sma: number | null | undefined) =>
     sma === null || sma === undefined || current === null ? '' : signClass(current - sma);
 
@@ -352,11 +363,11 @@ export function StockCard({ symbol }: { readonly symbol: string }) {
       {showDetail && (
         <>
           <p className="stock-sma">
-            <span className={smaTone(lastBar?.SMA_50)}>
-              SMA 50 <strong>{lastBar?.SMA_50 != null ? price(lastBar.SMA_50) : '–'}</strong>
+            <span className={smaTone(sma50)}>
+              SMA 50 <strong>{sma50 !== null ? price(sma50) : '–'}</strong>
             </span>
-            <span className={smaTone(lastBar?.SMA_200)}>
-              SMA 200 <strong>{lastBar?.SMA_200 != null ? price(lastBar.SMA_200) : '–'}</strong>
+            <span className={smaTone(sma200)}>
+              SMA 200 <strong>{sma200 !== null ? price(sma200) : '–'}</strong>
             </span>
           </p>
           <div className="segmented small" role="group" aria-label={`${symbol} card view`}>

@@ -6,6 +6,7 @@ import {
   closesByDate,
   type CardAlert,
   type CardBar,
+  type CardBars,
   type CompanyInfo,
   type Fundamentals,
   type RecentPattern,
@@ -41,10 +42,10 @@ function card(options: { barsFail?: boolean; alertFails?: boolean } = {}) {
   const actor = createActor(
     cardMachine.provide({
       actors: {
-        loadBars: fromPromise<CardBar[], { symbol: string; months: number }>(async ({ input }) => {
+        loadBars: fromPromise<CardBars, { symbol: string; months: number }>(async ({ input }) => {
           calls.push({ name: 'bars', input });
           if (options.barsFail) throw new Error('Not found');
-          return Promise.resolve([bar('2026-01-02', 100), bar('2026-01-05', 102)]);
+          return Promise.resolve({ bars: [bar('2026-01-02', 100), bar('2026-01-05', 102)], next: null });
         }),
         loadInfo: fromPromise<CompanyInfo, string>(async ({ input }) => {
           calls.push({ name: 'info', input });

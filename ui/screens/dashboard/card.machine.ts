@@ -4,7 +4,12 @@
  * shown), and the user's alerts on the symbol (drawn as lines, and a new one added from the card).
  */
 import { alertsApi, type AlertAnswer } from '../../../domain/contract/alerts.ts';
-import { marketApi, type ChartBar, type FundamentalFigure } from '../../../domain/contract/market.ts';
+import {
+  marketApi,
+  type ChartBar,
+  type FundamentalFigure,
+  type NextAverages,
+} from '../../../domain/contract/market.ts';
 import { patternsApi } from '../../../domain/contract/patterns.ts';
 import { assign, fromPromise, setup } from 'xstate';
 import { thresholdProblem } from '../../../domain/alerts/alerts.ts';
@@ -14,6 +19,12 @@ import { priceRange } from './dashboard.logic.ts';
 
 /** A daily bar with the indicators the card reads (`GET /api/bars/{symbol}`). */
 export type CardBar = Pick<ChartBar, keyof DailyBar | 'SMA_50' | 'SMA_200'>;
+
+/** The card's bars, and what the averages of the day after them are made of. */
+export interface CardBars {
+  readonly bars: readonly CardBar[];
+  readonly next: NextAverages | null;
+}
 
 /** What the company-info body shows (the price-dependent figures are computed from the live quote). */
 export interface CompanyInfo {
@@ -62,6 +73,8 @@ export interface CardContext {
   readonly symbol: string;
   readonly months: number;
   readonly bars: readonly CardBar[];
+  /** What the averages of the day after the bars are made of (today's, at the live price). */
+  readonly next: NextAverages | null;
   readonly barsError: string | null;
   readonly info: CompanyInfo | null;
   readonly infoError: string | null;
@@ -102,13 +115,13 @@ export const cardMachine = setup({
     input: {} as { symbol: string; months: number },
   },
   actors: {
-    loadBars: fromPromise<CardBar[], { symbol: string; months: number }>(async ({ input, signal }) => {
+    loadBars: fromPromise<CardBars, { symbol: string; months: number }>(async ({ input, signal }) => {
       const answer = await call(marketApi.getBarsBySymbol, {
         params: { symbol: input.symbol },
         query: { months: input.months },
         signal,
       });
-      return answer.bars;
+      return { bars: answer.bars, next: answer.next };
     }),
     loadInfo: fromPromise<CompanyInfo, string>(async ({ input, signal }) => {
       const [companies, eps, year] = await Promise.all([
@@ -183,6 +196,7 @@ export const cardMachine = setup({
     symbol: input.symbol,
     months: input.months,
     bars: [],
+    next: null,
     barsError: null,
     info: null,
     infoError: null,
@@ -212,7 +226,7 @@ export const cardMachine = setup({
           invoke: {
             src: 'loadBars',
             input: ({ context }) => ({ symbol: context.symbol, months: context.months }),
-            onDone: { target: 'ready', actions: assign({ bars: ({ event }) => event.output, barsError: null }) },
+            onDone: { target: 'ready', actions: assign(({ event }) => ({ ...event.output, barsError: null })) },
             onError: { target: 'failed', actions: assign({ barsError: ({ event }) => errorMessage(event.error) }) },
           },
         },

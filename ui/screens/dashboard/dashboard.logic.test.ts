@@ -3,6 +3,7 @@ import type { Quote } from '../../../domain/market/types.ts';
 import {
   addLayout,
   addStock,
+  cardAverage,
   applyQuote,
   breadth,
   capList,
@@ -172,5 +173,17 @@ describe('dashboard rules', () => {
         { symbol: 'D', pct: -3 },
       ]);
     });
+  });
+
+  it("gives a card today's averages at its live quote, today's price counted, and the last bar's without one", () => {
+    const bars = [{ date: '2026-01-05', close: 100, SMA_50: 100, SMA_200: null }];
+    const next = { after: '2026-01-05', SMA_20: null, SMA_50: 4900, SMA_100: null, SMA_200: null };
+    const at = (price: number, ts: string) => ({ price, ts });
+    expect(cardAverage(50, bars, next, at(150, '2026-01-06T15:00:00Z'))).to.equal(101);
+    expect(cardAverage(50, bars, next, at(110, '2026-01-05T19:00:00Z'))).to.be.closeTo(100.2, 1e-9);
+    expect(cardAverage(50, bars, next, undefined)).to.equal(100);
+    expect(cardAverage(50, bars, next, at(90, '2026-01-02T19:00:00Z')), 'an older quote').to.equal(100);
+    expect(cardAverage(200, bars, next, at(150, '2026-01-06T15:00:00Z')), 'too short a history').to.equal(null);
+    expect(cardAverage(50, [], next, at(150, '2026-01-06T15:00:00Z'))).to.equal(null);
   });
 });

@@ -16,6 +16,9 @@ import { DASHBOARD_STOCKS_LIMIT } from '../../../domain/dashboard/stocks.ts';
 import type { Quote } from '../../../domain/market/types.ts';
 import { PATTERNS } from '../../../domain/screener/patterns.ts';
 import { finiteExtent } from '../../components/extent.ts';
+import { liveAverage, type AveragedBar } from '../../components/liveAverage.ts';
+import { wallClock } from '../../services/time.ts';
+import type { NextAverages } from '../../../domain/contract/market.ts';
 
 export type { DashboardOptions };
 
@@ -274,4 +277,21 @@ const patternLabels: ReadonlyMap<string, string> = new Map(PATTERNS.map((p) => [
 /** The label of a pattern name (`bullish_engulfing` → `Bullish engulfing`); an unknown name with its underscores as spaces. */
 export function patternLabel(name: string): string {
   return patternLabels.get(name) ?? name.replaceAll('_', ' ');
+}
+
+/**
+ * A card's moving average of `period` at its live quote, today's price counted as the alerts count it (see
+ * `liveAverage`); the last bar's own without a quote, or with one older than it.
+ */
+export function cardAverage(
+  period: 50 | 200,
+  bars: readonly AveragedBar[],
+  next: NextAverages | null,
+  quote: Pick<Quote, 'price' | 'ts'> | undefined,
+): number | null {
+  const last = bars.at(-1);
+  if (last === undefined) return null;
+  const day = quote === undefined ? null : (wallClock(quote.ts, 'market')?.date ?? null);
+  if (quote === undefined || day === null || day < last.date) return last[`SMA_${period}`] ?? null;
+  return liveAverage(period, last, day, quote.price, next);
 }

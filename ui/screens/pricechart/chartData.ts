@@ -28,6 +28,7 @@ import { SMA_PERIODS, type SmaPeriod } from '../../../domain/screener/query.ts';
 import { channelPlacement, panelNote, seriesValues, sourcePanel, type ChartView, type Panel } from './channelBands.ts';
 import { normalizeSeries, trimToLength, type BandAxis, type ChartElement, type MarkerPoint } from './chartElements.ts';
 import { wallClock } from '../../services/time.ts';
+import { liveAverage } from '../../components/liveAverage.ts';
 
 /** A daily bar as `GET /api/bars/{symbol}` answers it. */
 export type Bar = ChartBar;
@@ -144,10 +145,7 @@ export function applyQuote(bars: readonly Bar[], quote: Quote, next: NextAverage
   if (day === last.date) {
     const volume = Math.max(last.volume, quote.volume);
     if (last.close === quote.price && volume === last.volume) return bars;
-    const moved = (period: SmaPeriod): number | null => {
-      const average = last[smaKey(period)];
-      return average === null ? null : average + (quote.price - last.close) / period;
-    };
+    const moved = (period: SmaPeriod): number | null => liveAverage(period, last, day, quote.price, next);
     return [
       ...bars.slice(0, -1),
       {
@@ -164,10 +162,7 @@ export function applyQuote(bars: readonly Bar[], quote: Quote, next: NextAverage
     ];
   }
   const open = Math.round((quote.price - quote.change) * 10_000) / 10_000;
-  const average = (period: SmaPeriod): number | null => {
-    const sum = next !== null && next.after === last.date ? next[smaKey(period)] : null;
-    return sum === null ? null : (sum + quote.price) / period;
-  };
+  const average = (period: SmaPeriod): number | null => liveAverage(period, last, day, quote.price, next);
   return [
     ...bars,
     {

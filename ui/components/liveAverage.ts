@@ -1,0 +1,32 @@
+/**
+ * A moving average at a live price, today's price counted as the alerts count it (the engine's SMA sources):
+ * what the price chart's forming candle and a dashboard card show.
+ */
+import type { NextAverages } from '../../domain/contract/market.ts';
+import type { SmaPeriod } from '../../domain/screener/query.ts';
+
+/** A daily bar's date, close and (some of) its moving averages, as `GET /api/bars/{symbol}` answers them. */
+export type AveragedBar = { readonly date: string; readonly close: number } & Partial<
+  Readonly<Record<`SMA_${SmaPeriod}`, number | null>>
+>;
+
+/**
+ * The `period` average at `price` on trading day `day`: on the last bar's day, its average moved by the change
+ * of its close over the period; on a later day, from `next`, the sums of the last closes the bars end with
+ * (null when they end with another bar, or the history is too short).
+ */
+export function liveAverage(
+  period: SmaPeriod,
+  last: AveragedBar,
+  day: string,
+  price: number,
+  next: NextAverages | null,
+): number | null {
+  const key = `SMA_${period}` as const;
+  if (day === last.date) {
+    const average = last[key];
+    return average === null || average === undefined ? null : average + (price - last.close) / period;
+  }
+  const sum = next !== null && next.after === last.date ? next[key] : null;
+  return sum === null ? null : (sum + price) / period;
+}
