@@ -35,6 +35,20 @@ describe('price chart (Chromium)', function () {
     await page.goto('/PriceCharts?stock=AAPL');
     await page.locator('.plot-container').first().waitFor();
     expect(await traceTypes(page)).to.include.members(['candlestick', 'bar']);
+    // The latest candle keeps clear of the plot's right edge, where the alerts' labels are written: empty bars
+    // right of it, a tenth of the bars shown.
+    const clearance = await page
+      .locator('.js-plotly-plot')
+      .first()
+      .evaluate((graph) => {
+        const plot = graph.querySelector('.nsewdrag')!.getBoundingClientRect();
+        const candles = [...graph.querySelectorAll('.boxlayer path.box')].map((c) => c.getBoundingClientRect());
+        const first = candles[0]!;
+        const last = candles.at(-1)!;
+        const spacing = (last.left - first.left) / Math.max(1, candles.length - 1);
+        return { bars: (plot.right - last.right) / spacing, shown: candles.length };
+      });
+    expect(clearance.bars, 'empty bars right of the latest candle').to.be.at.least(Math.floor(clearance.shown / 10));
     await page.getByTestId('chart-quote').waitFor();
     await page.getByTestId('connection-banner').waitFor({ state: 'detached' });
 

@@ -17,6 +17,7 @@ import {
   movingLevelToday,
   patternElement,
   placePatternLabels,
+  rightOffset,
   quoteText,
   supportResistance,
   thresholdProblem,
@@ -351,14 +352,15 @@ describe('price chart data', () => {
       date,
       stockpatterns: [{ name, bullish: true }],
     });
-    const rows = days.slice(50, 60).map((date) => row(date, 'bullish_marubozu'));
+    const rows = days.slice(48, 60).map((date) => row(date, 'bullish_marubozu'));
     const element = patternElement('AAPL', [...rows, row(days[5]!, 'doji')], shown);
     if (element.type !== 'IMAGE') throw new Error('not markers');
     const labelled = element.chartdata.points.filter((p) => p.label).map((p) => p.x);
-    // 16 characters at 6 px (100 px with the margin) over 760 px / 64 bars (11.9 px a bar): a name covers its
-    // neighbours up to 8 bars away, so of the ten the latest and the one 9 bars before it, and the lone doji.
-    expect(labelled).to.deep.equal([days[5], days[50], days[59]]);
-    expect(element.chartdata.points).to.have.length(11);
+    // 16 characters at 6 px (100 px with the margin) over 760 px / 70 bars (the 64 and 6 empty ones right of
+    // them; 10.9 px a bar): a name covers its neighbours up to 9 bars away, so of the twelve the latest and the
+    // one 10 bars before it, and the lone doji.
+    expect(labelled).to.deep.equal([days[5], days[49], days[59]]);
+    expect(element.chartdata.points).to.have.length(13);
 
     // Names of bars close together but far apart in price are both written.
     expect(
@@ -376,9 +378,9 @@ describe('price chart data', () => {
     // axis then spans it, packing the names closer).
     const onPhone = patternElement('AAPL', [...rows, row(days[5]!, 'doji')], shown, { plotWidth: 300 });
     if (onPhone.type !== 'IMAGE') throw new Error('not markers');
-    // 4.7 px a bar: the latest name that fits whole inside the plot is the 53rd bar's (its centre 246 px from the
-    // left, its half 50 px), and it covers the other nine.
-    expect(onPhone.chartdata.points.filter((p) => p.label).map((p) => p.x)).to.deep.equal([days[5], days[52]]);
+    // 4.3 px a bar: the latest name that fits whole inside the plot is the 58th bar's (its centre 246 px from the
+    // left, its half 50 px), and it covers the other eleven.
+    expect(onPhone.chartdata.points.filter((p) => p.label).map((p) => p.x)).to.deep.equal([days[5], days[57]]);
     // A name at the plot's edge is cut there by Plotly: it shows on hover only.
     expect(
       placePatternLabels(
@@ -591,6 +593,14 @@ describe('price chart data', () => {
     ]);
     // The plot measured on a phone: a label's share of its width is larger.
     expect(labelWidth('Price crosses 150.00 ✕', 300)).to.be.above(labelWidth('Price crosses 150.00 ✕'));
+  });
+
+  it("leaves empty bars right of the latest candle, a tenth of those shown, where the alerts' labels go", () => {
+    expect([0, 5, 63, 252].map(rightOffset)).to.deep.equal([0, 2, 6, 25]);
+    const bars = Array.from({ length: 63 }, (_, i) => bar(`2026-0${1 + Math.floor(i / 28)}-${(i % 28) + 1}`, 100));
+    const state = { symbol: 'AAPL', duration: '3M', bars, intraday: [], removed: [], smas: [], rsiPanel: false };
+    const figure = buildFigure({ ...state, elements: [] } as const, 'market');
+    expect(figure.layout.xaxis?.range).to.deep.equal([-0.5, 68.5]);
   });
 
   it('keeps a channel far from the price off the axis and writes it at the edge of the price panel', () => {

@@ -549,6 +549,14 @@ export function patternName(name: string): string {
 export const LABELLED_PATTERN_BARS = 130;
 
 /**
+ * The empty bars a daily chart leaves right of its latest candle, a tenth of those shown (at least 2): the
+ * latest candles stay clear of the edge, where the alerts' labels are written.
+ */
+export function rightOffset(bars: number): number {
+  return bars === 0 ? 0 : Math.max(2, Math.round(bars / 10));
+}
+
+/**
  * What the placement of the patterns' names assumes: the price panel's plot area in px (about 780 × 330 in a
  * 1,300 px window; the width is the chart's own once measured, see `plotWidthOf`), a name of the 10 px font
  * (6 px a character, 13 px high) written from 5 px above its marker's centre, a marker 10 px across, and a
@@ -676,14 +684,16 @@ export function patternElement(
   const high = Math.max(...marks.map((m) => m.y), ...bars.map((b) => b.high), ...averages);
   // Plotly pads the axis by about a twentieth of the span at each end.
   const pad = (high - low) / 20;
+  // The plot's width spans the bars and the empty ones right of them.
+  const slots = bars.length + rightOffset(bars.length);
   const labels =
     bars.length <= LABELLED_PATTERN_BARS
-      ? placePatternLabels(marks, bars.length, low - pad, high + pad, room.plotWidth, bars)
+      ? placePatternLabels(marks, slots, low - pad, high + pad, room.plotWidth, bars)
       : marks.map(() => false);
   const points: MarkerPoint[] = marks.map(({ index, ...mark }, i) => ({
     ...mark,
     label: labels[i]!,
-    at: (index + 0.5) / bars.length,
+    at: (index + 0.5) / slots,
   }));
   return {
     symbol,

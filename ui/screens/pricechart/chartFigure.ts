@@ -14,7 +14,7 @@ import {
   type ChartElement,
   type RenderedElements,
 } from './chartElements.ts';
-import { LEVEL_COLORS, RSI_COLOR, SMA_COLORS, smaKey, type Bar, type Candle } from './chartData.ts';
+import { LEVEL_COLORS, RSI_COLOR, SMA_COLORS, rightOffset, smaKey, type Bar, type Candle } from './chartData.ts';
 import { finiteExtent } from '../../components/extent.ts';
 import type { PriceChartContext } from './pricechart.machine.ts';
 import {
@@ -411,6 +411,8 @@ export function buildFigure(
       : {
           type: 'category',
           rangeslider: { visible: false },
+          // Empty bars right of the latest candle (`rightOffset`), where the alerts' labels are written.
+          range: [-0.5, series.length - 0.5 + rightOffset(series.length)],
           nticks: dateTickCount(context.plotWidth),
           showgrid: false,
           title: { text: tradingDayTitle(), font: { size: 11 }, standoff: 4 },
