@@ -598,8 +598,16 @@ describe('price chart data', () => {
   it("leaves empty bars right of the latest candle, a tenth of those shown, where the alerts' labels go", () => {
     expect([0, 5, 63, 252].map(rightOffset)).to.deep.equal([0, 2, 6, 25]);
     const bars = Array.from({ length: 63 }, (_, i) => bar(`2026-0${1 + Math.floor(i / 28)}-${(i % 28) + 1}`, 100));
-    const state = { symbol: 'AAPL', duration: '3M', bars, intraday: [], removed: [], smas: [], rsiPanel: false };
-    const figure = buildFigure({ ...state, elements: [] } as const, 'market');
+    const state = {
+      symbol: 'AAPL',
+      duration: '3M',
+      bars,
+      intraday: [],
+      removed: [],
+      smas: [],
+      rsiPanel: false,
+    } as const;
+    const figure = buildFigure({ ...state, elements: [] }, 'market');
     expect(figure.layout.xaxis?.range).to.deep.equal([-0.5, 68.5]);
   });
 
