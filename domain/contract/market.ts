@@ -75,8 +75,10 @@ export const chartBar = z.object({
 });
 
 /**
- * What the averages of the day after the bars are made of: per period, the sum of the last `period − 1` closes
- * the bars end with (null with fewer), so the next day's average at a price `p` is `(sum + p) / period`.
+ * What the indicators of the day after the bars are made of: per moving average, the sum of the last
+ * `period − 1` closes the bars end with (null with fewer), so the next day's average at a price `p` is
+ * `(sum + p) / period`; for RSI 14, Wilder's average gain and loss as of the last close (null with 14 closes or
+ * fewer), which the next day's change smooths (`formingRsi`).
  */
 export const nextAverages = z.object({
   /** The date of the last bar, the one the sums end with. */
@@ -85,6 +87,7 @@ export const nextAverages = z.object({
   SMA_50: nullableNumber,
   SMA_100: nullableNumber,
   SMA_200: nullableNumber,
+  rsi_14: z.object({ gain: z.number(), loss: z.number() }).nullable(),
 });
 
 const percentValues = z.array(nullableNumber);
@@ -176,7 +179,7 @@ export const marketApi = {
     method: 'GET',
     path: '/api/bars/:symbol',
     summary:
-      "A symbol's daily bars of the last N months (1-60, default 3) with SMA 20/50/100/200 and RSI 14, and `next`: per average the sum of the last period − 1 closes (the next day's average at a price p is (sum + p) / period; null without bars)",
+      "A symbol's daily bars of the last N months (1-60, default 3) with SMA 20/50/100/200 and RSI 14, and `next`: per average the sum of the last period − 1 closes (the next day's average at a price p is (sum + p) / period) and Wilder's average gain and loss of RSI 14 as of the last close (null without bars)",
     tag: 'market',
     access: 'user',
     params: z.object({ symbol: symbolSchema }),

@@ -16,6 +16,7 @@ import {
   type AlertOp,
   type AlertSource,
 } from '../../domain/alerts/conditions.ts';
+import { formingRsi, rsiOf, wilderAverages } from '../../domain/market/rsi.ts';
 import type { SymbolHistory } from '../quotes/liveQuotes.ts';
 
 /** What a tick tells a feed: the forming bar. */
@@ -73,31 +74,6 @@ function emaOver(closes: readonly number[], period: number, end: number): number
   return ema;
 }
 
-/** Wilder's average gain and loss over `closes[0..end)`, or NaNs when fewer than `period + 1`. */
-function wilderOver(closes: readonly number[], period: number, end: number): [number, number] {
-  if (end < period + 1) return [NaN, NaN];
-  let gain = 0;
-  let loss = 0;
-  for (let i = 1; i <= period; i++) {
-    const change = closes[i]! - closes[i - 1]!;
-    if (change > 0) gain += change;
-    else loss -= change;
-  }
-  gain /= period;
-  loss /= period;
-  for (let i = period + 1; i < end; i++) {
-    const change = closes[i]! - closes[i - 1]!;
-    gain = (gain * (period - 1) + (change > 0 ? change : 0)) / period;
-    loss = (loss * (period - 1) + (change < 0 ? -change : 0)) / period;
-  }
-  return [gain, loss];
-}
-
-function rsiOf(gain: number, loss: number): number {
-  if (loss === 0) return gain === 0 ? 50 : 100;
-  return 100 - 100 / (1 + gain / loss);
-}
-
 /** One source of one symbol: its value on each tick, and its value at a finished bar. */
 export class SourceFeed {
   readonly kind: number;
@@ -145,7 +121,7 @@ export class SourceFeed {
     } else if (this.kind === KIND_EMA) {
       this.a = emaOver(closes, period, n);
     } else if (this.kind === KIND_RSI) {
-      [this.a, this.b] = wilderOver(closes, period, n);
+      [this.a, this.b] = wilderAverages(closes, period, n);
       this.c = n > 0 ? closes[n - 1]! : NaN;
     }
   }
@@ -312,14 +288,8 @@ export class SourceFeed {
         return (this.a + cents) / this.period;
       case KIND_EMA:
         return this.a + (cents - this.a) * (2 / (this.period + 1));
-      case KIND_RSI: {
-        const change = cents - this.c;
-        const p = this.period;
-        return rsiOf(
-          (this.a * (p - 1) + (change > 0 ? change : 0)) / p,
-          (this.b * (p - 1) + (change < 0 ? -change : 0)) / p,
-        );
-      }
+      case KIND_RSI:
+        return formingRsi(this.a, this.b, cents - this.c, this.period);
       case KIND_VOLUME:
         return volume;
       default:
@@ -352,7 +322,7 @@ export class SourceFeed {
           value = emaOver(closes, this.period, end);
           break;
         case KIND_RSI: {
-          const [gain, loss] = wilderOver(closes, this.period, end);
+          const [gain, loss] = wilderAverages(closes, this.period, end);
           value = Number.isNaN(gain) ? NaN : rsiOf(gain, loss);
           break;
         }

@@ -33,7 +33,8 @@ import {
 import { loadUniverse, searchUniverse, UNIVERSE_DATE, type UniverseQuery } from '../marketdata/universe.ts';
 import { BULLISH_PATTERN_NAMES } from '../../domain/screener/patterns.ts';
 import type { NextAverages } from '../../domain/contract/market.ts';
-import type { SmaPeriod } from '../../domain/screener/query.ts';
+import { RSI_PERIOD, type SmaPeriod } from '../../domain/screener/query.ts';
+import { wilderAverages } from '../../domain/market/rsi.ts';
 import type { PatternPerformance } from '../patterns/performance.ts';
 import type { ScreenerInput } from '../screener/screener.ts';
 import {
@@ -444,8 +445,8 @@ export class MarketData {
   }
 
   /**
-   * What the averages of the day after a symbol's last bar are made of: per period, the sum of the last
-   * `period − 1` closes (null with fewer); null without bars.
+   * What the indicators of the day after a symbol's last bar are made of: per moving average, the sum of the last
+   * `period − 1` closes (null with fewer), and RSI 14's average gain and loss; null without bars.
    */
   nextAverages(symbol: string): NextAverages | null {
     const { dates, columns } = this.chartOf(symbol);
@@ -457,7 +458,9 @@ export class MarketData {
       for (let i = dates.length - period + 1; i < dates.length; i += 1) total += columns.close[i] as number;
       return total;
     };
-    return { after, SMA_20: sum(20), SMA_50: sum(50), SMA_100: sum(100), SMA_200: sum(200) };
+    const [gain, loss] = wilderAverages(columns.close, RSI_PERIOD, dates.length);
+    const rsi = Number.isNaN(gain) ? null : { gain, loss };
+    return { after, SMA_20: sum(20), SMA_50: sum(50), SMA_100: sum(100), SMA_200: sum(200), rsi_14: rsi };
   }
 
   /** A symbol's history with its indicators, in columns: the charts of the symbols asked last are kept. */

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import type { NextAverages } from '../../domain/contract/market.ts';
+import { formingRsi, wilderAverages } from '../../domain/market/rsi.ts';
 import { SECTORS, type DailyBar } from '../../domain/market/types.ts';
 import { loadUniverse } from '../../engine/marketdata/universe.ts';
 import { tradingDays } from '../../engine/marketdata/calendar.ts';
@@ -168,6 +169,14 @@ describe('market routes', function () {
     for (const period of [20, 50, 100, 200] as const) {
       expect(next[`SMA_${period}`], `SMA ${period}`).to.be.closeTo(sum(closes.slice(-(period - 1))), 1e-6);
     }
+    // RSI 14's averages as of the last close: the last bar's RSI is the day before's averages smoothed by its
+    // change, as the chart computes a forming bar's (and the alerts' rsi:14 source a tick's).
+    const history = gw.running.system.market.store.bars('AAPL').map((b) => b.close);
+    const [lastGain, lastLoss] = wilderAverages(history, 14, history.length);
+    expect(next.rsi_14).to.deep.equal({ gain: lastGain, loss: lastLoss });
+    const [gain, loss] = wilderAverages(history, 14, history.length - 1);
+    const change = history.at(-1)! - history.at(-2)!;
+    expect(formingRsi(gain, loss, change, 14)).to.be.closeTo(bars.at(-1)!.rsi_14!, 1e-9);
   });
 
   it('answers fundamentals newest first in the contract shape, by period and limit', async function () {

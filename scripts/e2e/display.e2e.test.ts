@@ -308,6 +308,19 @@ describe('display: dark theme, CSV export of grids, times in the chosen zone (Ch
     const market = await axis();
     expect(market.x.length).to.be.greaterThan(0);
     expect(market.ticks.length).to.be.greaterThan(0);
+    // The previous close, the day's reference, is on the axis however far the day's candles are from it.
+    const reference = await page
+      .locator('.js-plotly-plot')
+      .first()
+      .evaluate((graph) => {
+        const plot = graph.querySelector('.nsewdrag')!.getBoundingClientRect();
+        const label = [...graph.querySelectorAll('.annotation')].find((a) =>
+          (a.textContent ?? '').startsWith('Previous close'),
+        );
+        const box = label?.getBoundingClientRect();
+        return box !== undefined && box.height > 0 && box.top >= plot.top - 1 && box.bottom <= plot.bottom + 1;
+      });
+    expect(reference, 'the previous close inside the plot').to.equal(true);
 
     await pick(page, /^Local time/);
     await titled('Time (Europe/Paris)');

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
+import { formingRsi } from '../../domain/market/rsi.ts';
 import { createAlertIn, startE2E, type E2E } from './browser.ts';
 
 /** The traces of the chart's Plotly graph, by type. */
@@ -88,17 +89,20 @@ describe('price chart (Chromium)', function () {
     await context.close();
   });
 
-  it("draws today's moving averages on the forming candle, today's price counted, and moves them with it", async () => {
+  it("draws today's moving averages and RSI on the forming candle, today's price counted, and moves them", async () => {
     const { page, context, errors } = await e2e.newPage();
     await e2e.signUp(page, 'averages');
     await page.goto('/PriceCharts?stock=MSFT');
     await page.locator('.plot-container').first().waitFor();
     await page.getByTestId('connection-banner').waitFor({ state: 'detached' });
-    const next = await page.evaluate(async () => {
+    await page.getByRole('group', { name: 'Panels' }).getByRole('button', { name: 'RSI 14' }).click();
+    await page.locator('.legendtext', { hasText: 'RSI 14' }).waitFor();
+    const { next, close } = await page.evaluate(async () => {
       const answer = (await (await fetch('/api/bars/MSFT?months=3')).json()) as {
-        next: { SMA_50: number; SMA_200: number };
+        bars: { close: number }[];
+        next: { SMA_50: number; SMA_200: number; rsi_14: { gain: number; loss: number } };
       };
-      return answer.next;
+      return { next: answer.next, close: answer.bars.at(-1)!.close };
     });
     /** The forming candle's date and the last point of each average, once the candle is at `price`. */
     const lastPoints = (price: number) =>
@@ -108,16 +112,18 @@ describe('price chart (Chromium)', function () {
         };
         const candles = graph.data.find((trace) => trace.type === 'candlestick');
         if (candles?.close?.at(-1) !== close) return null;
-        const [sma50, sma200] = ['SMA 50', 'SMA 200'].map(
+        const [sma50, sma200, rsi] = ['SMA 50', 'SMA 200', 'RSI 14'].map(
           (name) => graph.data.find((trace) => trace.name === name)?.y.at(-1) ?? null,
         );
-        return { date: candles.x.at(-1), sma50, sma200 };
+        return { date: candles.x.at(-1), sma50, sma200, rsi };
       }, price);
     const price = Math.round((await lastPrice(page, 'MSFT')) * 103) / 100;
     await e2e.pushTicks([{ symbol: 'MSFT', price, size: 100 }]);
     const today = await (await lastPoints(price)).jsonValue();
     expect(today?.sma50, "today's 50-day average").to.be.closeTo((next.SMA_50 + price) / 50, 1e-6);
     expect(today?.sma200, "today's 200-day average").to.be.closeTo((next.SMA_200 + price) / 200, 1e-6);
+    const { gain, loss } = next.rsi_14;
+    expect(today?.rsi, "today's RSI 14").to.be.closeTo(formingRsi(gain, loss, price - close, 14), 1e-6);
     const later = Math.round(price * 102) / 100;
     await e2e.pushTicks([{ symbol: 'MSFT', price: later, size: 100 }]);
     const moved = await (await lastPoints(later)).jsonValue();

@@ -177,7 +177,7 @@ describe('dashboard rules', () => {
 
   it("gives a card today's averages at its live quote, today's price counted, and the last bar's without one", () => {
     const bars = [{ date: '2026-01-05', close: 100, SMA_50: 100, SMA_200: null }];
-    const next = { after: '2026-01-05', SMA_20: null, SMA_50: 4900, SMA_100: null, SMA_200: null };
+    const next = { after: '2026-01-05', SMA_20: null, SMA_50: 4900, SMA_100: null, SMA_200: null, rsi_14: null };
     const at = (price: number, ts: string) => ({ price, ts });
     expect(cardAverage(50, bars, next, at(150, '2026-01-06T15:00:00Z'))).to.equal(101);
     expect(cardAverage(50, bars, next, at(110, '2026-01-05T19:00:00Z'))).to.be.closeTo(100.2, 1e-9);

@@ -7,6 +7,7 @@ import {
   barsOfDuration,
   chartNote,
   chartView,
+  closeElement,
   compareElement,
   defaultDirection,
   durationMonths,
@@ -84,9 +85,20 @@ describe('price chart data', () => {
   it("moves the forming bar's moving averages with the price, today's close counted", () => {
     // The 20-day average of the last bar: 100; the sum of its last 19 closes: 1,900.
     const bars = [bar('2026-01-02', 100), bar('2026-01-05', 100, { SMA_20: 100, SMA_50: null })];
-    const next = { after: '2026-01-05', SMA_20: 1900, SMA_50: null, SMA_100: null, SMA_200: null };
+    // RSI 14's average gain and loss as of that close: 1 each.
+    const rsi_14 = { gain: 1, loss: 1 };
+    const next = { after: '2026-01-05', SMA_20: 1900, SMA_50: null, SMA_100: null, SMA_200: null, rsi_14 };
     const today = applyQuote(bars, quote(120, '2026-01-06T15:00:00Z', 20), next);
     expect(today[2]).to.include({ date: '2026-01-06', SMA_20: 101, SMA_50: null });
+    // Wilder's smoothing of today's change of +20: a gain of (13 + 20) / 14 against a loss of 13 / 14.
+    expect(today[2]!.rsi_14).to.be.closeTo(100 - 100 / (1 + 33 / 13), 1e-9);
+    expect(applyQuote(today, quote(140, '2026-01-06T16:00:00Z', 40), next)[2]!.rsi_14).to.be.closeTo(
+      100 - 100 / (1 + 53 / 13),
+      1e-9,
+    );
+    expect(applyQuote(bars, quote(110, '2026-01-05T19:00:00Z'), next)[1]!.rsi_14, "a stored bar's own").to.equal(
+      bars[1]!.rsi_14,
+    );
     // A later price moves it by a twentieth of the change; a quote of a stored bar's day moves that bar's alike.
     expect(applyQuote(today, quote(140, '2026-01-06T16:00:00Z', 40), next)[2]).to.include({ SMA_20: 102 });
     expect(applyQuote(bars, quote(110, '2026-01-05T19:00:00Z'), next)[1]).to.include({ SMA_20: 100.5 });
@@ -706,6 +718,25 @@ describe('price chart data', () => {
     expect(px(true, price)).to.be.above(px(true, rsi));
     expect(rsi[1], 'apart from the volume').to.be.below(volume[0]);
     expect(volume[1], 'room for the dates under the price panel').to.be.below(price[0]);
+  });
+
+  it("reaches the previous close on the 1D chart's price axis, however far the day's candles are from it", () => {
+    const candles = [
+      { time: '2026-07-01 09:30', open: 530, high: 530.3, low: 529.9, close: 530.2, volume: 10, sessionVolume: 10 },
+    ];
+    const state = {
+      symbol: 'AAPL',
+      duration: '1D',
+      bars: [],
+      intraday: candles,
+      removed: [],
+      smas: [],
+      rsiPanel: false,
+    } as const;
+    const figure = buildFigure({ ...state, elements: [closeElement('AAPL', 520)] }, 'market');
+    // Fitted from 520 to 530.3 (padded by 5%): the reference line is drawn, not counted off the axis.
+    expect(figure.layout.yaxis?.autorangeoptions).to.equal(undefined);
+    expect(figure.layout.annotations?.map((a) => a.text)).to.deep.equal(['Previous close 520.00']);
   });
 
   it("writes the 1D chart's times in the chosen zone with the zone in the axis title; daily dates as trading days", () => {

@@ -28,7 +28,7 @@ import { SMA_PERIODS, type SmaPeriod } from '../../../domain/screener/query.ts';
 import { channelPlacement, panelNote, seriesValues, sourcePanel, type ChartView, type Panel } from './channelBands.ts';
 import { normalizeSeries, trimToLength, type BandAxis, type ChartElement, type MarkerPoint } from './chartElements.ts';
 import { wallClock } from '../../services/time.ts';
-import { liveAverage } from '../../components/liveAverage.ts';
+import { liveAverage, liveRsi } from '../../components/liveAverage.ts';
 
 /** A daily bar as `GET /api/bars/{symbol}` answers it. */
 export type Bar = ChartBar;
@@ -136,7 +136,8 @@ export function marketDate(ts: string): string | null {
  * volume); a quote of a later day forms today's bar (opening at the previous close); an older quote, or one
  * that changes nothing, leaves the bars as they are (the same array). The moving averages move with the price,
  * as the alerts' do (today's close counted): a bar's by the change of its close over the period, a new bar's
- * from `next`, the sums the server's bars end with (none when the bars go on past them, or it has none).
+ * from `next`, the sums the server's bars end with (none when the bars go on past them, or it has none); so does
+ * a forming bar's RSI 14, from `next`'s average gain and loss.
  */
 export function applyQuote(bars: readonly Bar[], quote: Quote, next: NextAverages | null = null): readonly Bar[] {
   const last = bars.at(-1);
@@ -146,6 +147,9 @@ export function applyQuote(bars: readonly Bar[], quote: Quote, next: NextAverage
     const volume = Math.max(last.volume, quote.volume);
     if (last.close === quote.price && volume === last.volume) return bars;
     const moved = (period: SmaPeriod): number | null => liveAverage(period, last, day, quote.price, next);
+    // A forming bar's RSI from the stored close before it; a stored bar's is its own.
+    const before = bars.at(-2);
+    const forming = next !== null && before !== undefined && before.date === next.after;
     return [
       ...bars.slice(0, -1),
       {
@@ -158,6 +162,7 @@ export function applyQuote(bars: readonly Bar[], quote: Quote, next: NextAverage
         SMA_50: moved(50),
         SMA_100: moved(100),
         SMA_200: moved(200),
+        rsi_14: forming ? liveRsi(before, quote.price, next) : last.rsi_14,
       },
     ];
   }
@@ -176,7 +181,7 @@ export function applyQuote(bars: readonly Bar[], quote: Quote, next: NextAverage
       SMA_50: average(50),
       SMA_100: average(100),
       SMA_200: average(200),
-      rsi_14: null,
+      rsi_14: liveRsi(last, quote.price, next),
     },
   ];
 }

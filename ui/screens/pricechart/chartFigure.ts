@@ -366,7 +366,13 @@ export function buildFigure(
   // apart, however far apart in percent (a five-year chart spans a wide range of prices). A band's edges are
   // levels (`priceLevels`), not prices: a bound far off must not stretch the axis.
   const visible = visibleElements(context.elements, context.removed);
-  const view = priceView([...priceValues(data), ...tracedPrices(visible)], priceLevels(visible));
+  // On 1D the previous close is the reference of the day's move: the axis always reaches it.
+  const reference = intraday
+    ? visible.flatMap((e) =>
+        e.type === 'SAR' && e.charttype === 'close' && e.chartdata.y !== null ? [e.chartdata.y] : [],
+      )
+    : [];
+  const view = priceView([...priceValues(data), ...tracedPrices(visible), ...reference], priceLevels(visible));
   const rendered = renderElements(context.elements, context.removed, {
     plotWidth: context.plotWidth,
     ...(view === null ? {} : { priceNear: priceNearOf(view, rsi) }),

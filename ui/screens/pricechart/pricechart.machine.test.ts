@@ -111,7 +111,7 @@ function chart(options: Options = {}) {
           return Promise.resolve({
             bars,
             // The sum of the last 49 closes: 50-day averages only.
-            next: { after: '2026-01-30', SMA_20: null, SMA_50: 4900, SMA_100: null, SMA_200: null },
+            next: { after: '2026-01-30', SMA_20: null, SMA_50: 4900, SMA_100: null, SMA_200: null, rsi_14: null },
             patterns: options.patterns ?? [],
             compareBars: Object.fromEntries(input.compares.map((s) => [s, BARS.map((b) => ({ ...b, close: 50 }))])),
           });
