@@ -41,7 +41,7 @@ import {
   volumeTicks,
 } from './chartFigure.ts';
 import { labelWidth, renderElements, type ChartElement } from './chartElements.ts';
-import { bar, channelElement } from './chartFixtures.ts';
+import { bar, channelElement, figureState } from './chartFixtures.ts';
 
 function quote(price: number, ts: string, change = 1, volume = 5000): Quote {
   return { symbol: 'AAPL', price, change, changepct: 0.5, volume, ts, source: 'simulated' };
@@ -610,32 +610,15 @@ describe('price chart data', () => {
   it("leaves empty bars right of the latest candle, a tenth of those shown, where the alerts' labels go", () => {
     expect([0, 5, 63, 252].map(rightOffset)).to.deep.equal([0, 2, 6, 25]);
     const bars = Array.from({ length: 63 }, (_, i) => bar(`2026-0${1 + Math.floor(i / 28)}-${(i % 28) + 1}`, 100));
-    const state = {
-      symbol: 'AAPL',
-      duration: '3M',
-      bars,
-      intraday: [],
-      removed: [],
-      smas: [],
-      rsiPanel: false,
-    } as const;
-    const figure = buildFigure({ ...state, elements: [] }, 'market');
+    const figure = buildFigure(figureState('3M', bars), 'market');
     expect(figure.layout.xaxis?.range).to.deep.equal([-0.5, 68.5]);
   });
 
   it('keeps a channel far from the price off the axis and writes it at the edge of the price panel', () => {
     const bars = [bar('2026-01-05', 330), bar('2026-01-06', 340)];
     const channel = channelElement('c1', { lower: 100, upper: 200, label: 'Price is outside the channel ✕' });
-    const state = {
-      symbol: 'AAPL',
-      duration: '3M',
-      bars,
-      intraday: [],
-      removed: [],
-      smas: [],
-      rsiPanel: false,
-    } as const;
-    const figure = buildFigure({ ...state, elements: [channel] }, 'market');
+    const state = figureState('3M', bars, [channel]);
+    const figure = buildFigure(state, 'market');
     // Plotly's fit, stopped below at the prices (329–341) padded by 5%, above the channel's 200.
     expect(figure.layout.yaxis?.autorangeoptions).to.deep.equal({ clipmin: 328.4 });
     expect(figure.annotationIds).to.deep.equal(['c1', 'offview:below']);
@@ -645,17 +628,14 @@ describe('price chart data', () => {
       y: 0.3,
     });
     expect(offViewText(['a', 'b', 'c'], 'above')).to.equal('▲ 3 alerts above: a and 2 more');
-    const removed = buildFigure({ ...state, elements: [channel], removed: ['c1'] }, 'market');
+    const removed = buildFigure({ ...state, removed: ['c1'] }, 'market');
     expect(removed.annotationIds).to.deep.equal([]);
   });
 
   it('stops the axis at the prices when a channel spans far beyond them, its label held at the top', () => {
     const bars = [bar('2026-01-05', 330), bar('2026-01-06', 340)];
     const wide = channelElement('w1', { lower: 1, upper: 100_000, label: 'Price is inside the channel ✕' });
-    const figure = buildFigure(
-      { symbol: 'AAPL', duration: '3M', bars, intraday: [], removed: [], smas: [], rsiPanel: false, elements: [wide] },
-      'market',
-    );
+    const figure = buildFigure(figureState('3M', bars, [wide]), 'market');
     // Prices 329–341 (span 12): the band is drawn to 3 (a quarter of the span) either side, padded by 5%.
     const options = figure.layout.yaxis?.autorangeoptions as { clipmin: number; clipmax: number };
     expect(options.clipmin).to.be.closeTo(325.1, 1e-9);
@@ -673,10 +653,7 @@ describe('price chart data', () => {
       x: ['2026-01-05', '2026-01-06'],
       label: 'Price is inside the channel ✕',
     });
-    const figure = buildFigure(
-      { symbol: 'AAPL', duration: '3M', bars, intraday: [], removed: [], smas: [], rsiPanel: false, elements: [mixed] },
-      'market',
-    );
+    const figure = buildFigure(figureState('3M', bars, [mixed]), 'market');
     // Prices 329–341 (span 12): the band is drawn down to its average (327) and up to 344 (a quarter of the
     // span), padded by 5%, where its constant bound at 700 would have stretched the axis to it.
     const options = figure.layout.yaxis?.autorangeoptions as { clipmin?: number; clipmax: number };
@@ -724,16 +701,7 @@ describe('price chart data', () => {
     const candles = [
       { time: '2026-07-01 09:30', open: 530, high: 530.3, low: 529.9, close: 530.2, volume: 10, sessionVolume: 10 },
     ];
-    const state = {
-      symbol: 'AAPL',
-      duration: '1D',
-      bars: [],
-      intraday: candles,
-      removed: [],
-      smas: [],
-      rsiPanel: false,
-    } as const;
-    const figure = buildFigure({ ...state, elements: [closeElement('AAPL', 520)] }, 'market');
+    const figure = buildFigure(figureState('1D', [], [closeElement('AAPL', 520)], candles), 'market');
     // Fitted from 520 to 530.3 (padded by 5%): the reference line is drawn, not counted off the axis.
     expect(figure.layout.yaxis?.autorangeoptions).to.equal(undefined);
     expect(figure.layout.annotations?.map((a) => a.text)).to.deep.equal(['Previous close 520.00']);
@@ -747,16 +715,7 @@ describe('price chart data', () => {
     expect(intradayX(candles, 'market')).to.deep.equal(['2026-07-01 09:30', '2026-07-01 09:31']);
     expect(intradayX(candles, 'Europe/Paris')).to.deep.equal(['2026-07-01 15:30', '2026-07-01 15:31']);
     expect(intradayX(candles, 'Asia/Tokyo')).to.deep.equal(['2026-07-01 22:30', '2026-07-01 22:31']);
-    const state = {
-      symbol: 'AAPL',
-      duration: '1D',
-      bars: [],
-      intraday: candles,
-      elements: [],
-      removed: [],
-      smas: [],
-      rsiPanel: false,
-    } as const;
+    const state = figureState('1D', [], [], candles);
     const market = buildFigure(state, 'market');
     expect(market.data[0]).to.deep.include({ x: ['2026-07-01 09:30', '2026-07-01 09:31'] });
     expect(market.layout.xaxis?.title).to.deep.include({ text: 'Time (New York)' });

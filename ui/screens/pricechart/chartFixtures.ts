@@ -3,6 +3,7 @@
  * indicators missing unless given.
  */
 import type { ChartBar } from '../../../domain/contract/market.ts';
+import type { Candle, Duration } from './chartData.ts';
 import type { BandData, ChartElement } from './chartElements.ts';
 
 /** A daily bar closing (and opening) at `close`, high and low one away, with the fields of `extra`. */
@@ -40,4 +41,14 @@ export function channelElement(
     color: '#7c3aed',
     normalize: false,
   };
+}
+
+/** What `buildFigure` draws for AAPL over `duration`: the bars or minute candles and `elements`, no averages. */
+export function figureState(
+  duration: Duration,
+  bars: readonly ChartBar[],
+  elements: readonly ChartElement[] = [],
+  intraday: readonly Candle[] = [],
+) {
+  return { symbol: 'AAPL', duration, bars, intraday, elements, removed: [] as string[], smas: [], rsiPanel: false };
 }
