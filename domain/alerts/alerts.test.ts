@@ -24,6 +24,7 @@ import {
   type AlertUpdatedData,
 } from './alerts.ts';
 import {
+  conditionTag,
   conditionText,
   formatSourceValue,
   isConditionProblem,
@@ -1026,6 +1027,39 @@ describe('alert conditions, frequencies, pause, resume and expiry', () => {
     expect(text({ op: 'greater_than', source: 'volume', value: 1_000_000 })).to.equal(
       'Volume is at or above 1,000,000',
     );
+  });
+
+  it("writes conditions as the chart's short tags, the source first when it is not the price", () => {
+    const tag = (condition: Record<string, unknown>): string => {
+      const parsed = parseCondition(condition);
+      if (isConditionProblem(parsed)) throw new Error(parsed.message);
+      return conditionTag(parsed);
+    };
+    expect(tag({ op: 'crossing_up', value: 190 })).to.equal('Cross ▲ 190.00');
+    expect(tag({ op: 'crossing_down', value: { ref: 'sma:200' } })).to.equal('Cross ▼ SMA 200');
+    expect(tag({ op: 'crossing', source: 'sma:50', value: { ref: 'sma:200' } })).to.equal('SMA 50 Cross SMA 200');
+    expect(tag({ op: 'greater_than', value: { ref: 'ema:12' } })).to.equal('≥ EMA 12');
+    expect(tag({ op: 'less_than', source: 'rsi:14', value: 30 })).to.equal('RSI 14 ≤ 30');
+    expect(tag({ op: 'entering_channel', lower: 180, upper: 190.5 })).to.equal('Enter 180.00 – 190.50');
+    expect(tag({ op: 'exiting_channel', lower: { ref: 'sma:50' }, upper: 200 })).to.equal('Exit SMA 50 – 200.00');
+    expect(tag({ op: 'inside_channel', source: 'volume', lower: 1000, upper: 250_000 })).to.equal(
+      'Volume Inside 1,000 – 250,000',
+    );
+    expect(tag({ op: 'outside_channel', source: 'changepct', lower: -2, upper: 2 })).to.equal(
+      'Change % Outside -2% – 2%',
+    );
+    expect(tag({ op: 'moving_up_pct', value: 3, bars: 5 })).to.equal('▲ 3% in 5 bars');
+    expect(tag({ op: 'moving_down', value: 2.5 })).to.equal('▼ 2.50 in 1 bar');
+    // Each is shorter than its words, which the chart shows on hover.
+    for (const condition of [
+      { op: 'entering_channel', lower: 180, upper: 190.5 },
+      { op: 'crossing_up', value: { ref: 'sma:50' } },
+      { op: 'moving_up_pct', value: 3, bars: 5 },
+    ]) {
+      const parsed = parseCondition(condition);
+      if (isConditionProblem(parsed)) throw new Error(parsed.message);
+      expect(conditionTag(parsed).length).to.be.below(conditionText(parsed).length / 1.5);
+    }
   });
 
   it('writes the levels that are not constants with their values when it fired', () => {

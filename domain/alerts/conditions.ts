@@ -538,6 +538,70 @@ export function conditionText(condition: AlertCondition, symbol?: string, fired?
   return `${head} ${words} ${operandText(condition.value, condition.source, level)}`;
 }
 
+/** A source as a chart's tag writes it: `SMA 50`, `EMA 12`, `RSI 14`, `Volume`, `Change %`, `Price`. */
+export function sourceTag(source: AlertSource): string {
+  const period = sourcePeriod(source);
+  switch (sourceKind(source)) {
+    case 'sma':
+      return `SMA ${period}`;
+    case 'ema':
+      return `EMA ${period}`;
+    case 'rsi':
+      return `RSI ${period}`;
+    case 'volume':
+      return 'Volume';
+    case 'changepct':
+      return 'Change %';
+    default:
+      return 'Price';
+  }
+}
+
+/** Each operator as a tag writes it, before its level (a moving one's before its amount). */
+const OP_TAGS: Readonly<Record<AlertOp, string>> = Object.freeze({
+  crossing: 'Cross',
+  crossing_up: 'Cross ▲',
+  crossing_down: 'Cross ▼',
+  greater_than: '≥',
+  less_than: '≤',
+  entering_channel: 'Enter',
+  exiting_channel: 'Exit',
+  inside_channel: 'Inside',
+  outside_channel: 'Outside',
+  moving_up: '▲',
+  moving_down: '▼',
+  moving_up_pct: '▲',
+  moving_down_pct: '▼',
+});
+
+/** An operand as a tag writes it: a number in its source's unit, or another series' short name. */
+function operandTag(operand: AlertOperand | null, source: AlertSource): string {
+  if (operand === null) return '?';
+  return typeof operand === 'number' ? numberText(operand, source) : sourceTag(operand.ref);
+}
+
+/**
+ * A condition as the chart's tag on its line or band writes it, short enough to sit right of the latest candle
+ * (the words are {@link conditionText}'s): `Cross ▲ 190.00`, `≥ SMA 50`, `Enter 180.00 – 190.00`,
+ * `▲ 5% in 3 bars`; a source other than the price first (`RSI 14 ≤ 30`, `SMA 50 Cross SMA 200`).
+ */
+export function conditionTag(condition: AlertCondition): string {
+  const head = condition.source === 'price' ? '' : `${sourceTag(condition.source)} `;
+  const op = OP_TAGS[condition.op];
+  if (CHANNEL_OPS.includes(condition.op)) {
+    const lower = operandTag(condition.lower, condition.source);
+    return `${head}${op} ${lower} – ${operandTag(condition.upper, condition.source)}`;
+  }
+  if (MOVING_OPS.includes(condition.op)) {
+    const amount = condition.op.endsWith('_pct')
+      ? `${condition.value as number}%`
+      : numberText(condition.value as number, condition.source);
+    const bars = condition.bars ?? 1;
+    return `${head}${op} ${amount} in ${bars === 1 ? '1 bar' : `${bars} bars`}`;
+  }
+  return `${head}${op} ${operandTag(condition.value, condition.source)}`;
+}
+
 /** A frequency in words. */
 export const FREQUENCY_TEXT: Readonly<Record<AlertFrequency, string>> = Object.freeze({
   once: 'Only once',

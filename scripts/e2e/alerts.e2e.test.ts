@@ -39,6 +39,30 @@ function boundsOf(name: string): { lower: number; upper: number } {
 
 const cents = (value: number) => Math.round(value * 100) / 100;
 
+/** The hover text of the chart's annotation written `text`, as the page's graph holds it. */
+async function hoverOf(page: Page, text: string): Promise<string | undefined> {
+  return page.evaluate((written) => {
+    const graph = document.querySelector('.js-plotly-plot') as unknown as {
+      layout?: { annotations?: { text?: string; hovertext?: string }[] };
+    } | null;
+    return graph?.layout?.annotations?.find((a) => a.text === written)?.hovertext;
+  }, text);
+}
+
+/** Whether the annotation written `text` is drawn whole right of every candle, inside the plot. */
+async function clearOfCandles(page: Page, text: string): Promise<boolean> {
+  return page.evaluate((written) => {
+    const graph = document.querySelector('.js-plotly-plot') as HTMLElement;
+    const label = [...graph.querySelectorAll('.annotation')].find((a) => a.textContent === written);
+    const plot = graph.querySelector('.nsewdrag')?.getBoundingClientRect();
+    const candles = [...graph.querySelectorAll('.boxlayer path.box')].map((c) => c.getBoundingClientRect());
+    if (!label || !plot || candles.length < 20) return false;
+    const box = label.getBoundingClientRect();
+    const latest = Math.max(...candles.map((c) => c.right));
+    return box.left >= latest && box.right <= plot.right + 1;
+  }, text);
+}
+
 describe('alerts (Chromium)', function () {
   this.timeout(240_000);
   let e2e: E2E;
@@ -85,7 +109,11 @@ describe('alerts (Chromium)', function () {
     await popover.getByLabel('Channel note').fill(channelNote);
     await popover.getByRole('button', { name: 'Create channel alert' }).click();
     const words = `Price enters the channel ${lower.toFixed(2)} – ${upper.toFixed(2)}`;
-    await page.locator('.plot-container').getByText(`${words} ✕`).waitFor();
+    // On the chart a short tag right of the latest candle, the words on hover; in the list, the words.
+    const tag = `Enter ${lower.toFixed(2)} – ${upper.toFixed(2)}`;
+    await page.locator('.plot-container').getByText(`${tag} ✕`).waitFor();
+    expect(await hoverOf(page, `${tag} ✕`)).to.equal(`${words}. Click to delete this alert`);
+    expect(await clearOfCandles(page, `${tag} ✕`), 'the tag right of the latest candle').to.equal(true);
     const listed = page.getByRole('list', { name: 'Alerts' }).getByText(words);
     await listed.waitFor();
     expect(await listed.getAttribute('title')).to.equal(`Your note: ${channelNote}`);
@@ -101,7 +129,7 @@ describe('alerts (Chromium)', function () {
       { symbol: 'AAPL', price: cents(inside + 0.01), size: 100 },
     ]);
     await page.getByLabel('1 unread').waitFor({ timeout: 15_000 });
-    await page.locator('.plot-container').getByText(`${words} · triggered ✕`).waitFor();
+    await page.locator('.plot-container').getByText(`${tag} · triggered ✕`).waitFor();
 
     await page.getByRole('button', { name: 'Notifications' }).click();
     const panel = page.getByRole('dialog', { name: 'Notifications' });
@@ -240,7 +268,10 @@ describe('alerts (Chromium)', function () {
     await alerts.getByRole('listitem').first().waitFor();
     const words = (await alerts.locator('.pc-alert-label').first().textContent()) ?? '';
     expect(words).to.include('50-day SMA');
-    await page.locator('.plot-container').getByText(`${words} ✕`).waitFor();
+    await page
+      .locator('.plot-container')
+      .getByText(`Inside SMA 50 – ${upper.toFixed(2)} ✕`)
+      .waitFor();
 
     // The band: a line on the SMA's values, then one at the upper price filled down to it.
     const drawn = await traces(page);

@@ -40,7 +40,7 @@ import {
   priceView,
   volumeTicks,
 } from './chartFigure.ts';
-import { labelWidth, renderElements, type ChartElement } from './chartElements.ts';
+import { labelWidth, renderElements, rightLabelShare, type ChartElement } from './chartElements.ts';
 import { bar, channelElement, figureState } from './chartFixtures.ts';
 
 function quote(price: number, ts: string, change = 1, volume = 5000): Quote {
@@ -233,12 +233,17 @@ describe('price chart data', () => {
     expect(alertElement(alert, bars, undefined, true)).to.deep.include({ type: 'ALERT', color: LEVEL_COLORS.up });
     expect(alertElement(alert, bars, undefined, true)?.chartdata).to.deep.include({
       y: 121,
-      label: 'Price moves up by 10% in 2 bars (today at 121.00) ✕',
+      label: '▲ 10% in 2 bars · 121.00 ✕',
+      words: 'Price moves up by 10% in 2 bars (today at 121.00)',
       clickable: true,
     });
     // RSI on its panel when shown, volume on the volume bars' axis; noted when the panel is not shown.
     const withRsi = bars.map((b, i) => ({ ...b, rsi_14: 40 + i }));
-    const rsiMove = { ...alert, condition: move({ op: 'moving_down', source: 'rsi:14', value: 5, bars: 1 }) };
+    const rsiMove = {
+      ...alert,
+      condition: move({ op: 'moving_down', source: 'rsi:14', value: 5, bars: 1 }),
+      conditiontext: 'RSI(14) moves down by 5 in 1 bar',
+    };
     expect(alertElement(rsiMove, withRsi, chartView('3M', true), false)?.chartdata).to.deep.include({
       y: 38,
       axis: 'y4',
@@ -254,7 +259,11 @@ describe('price chart data', () => {
     expect(chartNote(changeMove, bars, chartView('3M'))).to.equal('Not drawn: the chart has no change % panel');
     const drawn = renderElements([alertElement(rsiMove, withRsi, chartView('3M', true))!]);
     expect(drawn.shapes[0]).to.include({ yref: 'y4', y0: 38 });
-    expect(drawn.annotations[0]).to.include({ yref: 'y4', text: 'Price moves up by 10% in 2 bars (today at 38.0) ✕' });
+    expect(drawn.annotations[0]).to.include({
+      yref: 'y4',
+      text: 'RSI 14 ▼ 5 in 1 bar · 38.0 ✕',
+      hovertext: 'RSI(14) moves down by 5 in 1 bar (today at 38.0). Click to delete this alert',
+    });
   });
 
   it('draws every channel alert where it belongs: price levels, a level following a series, volume; notes the others', () => {
@@ -283,7 +292,8 @@ describe('price chart data', () => {
       lower: 90,
       upper: 110,
       axis: 'y',
-      label: 'Price is inside the channel ✕',
+      label: 'Inside 90.00 – 110.00 ✕',
+      words: 'Price is inside the channel',
       dash: 'dash',
       clickable: true,
     });
@@ -607,11 +617,28 @@ describe('price chart data', () => {
     expect(labelWidth('Price crosses 150.00 ✕', 300)).to.be.above(labelWidth('Price crosses 150.00 ✕'));
   });
 
-  it("leaves empty bars right of the latest candle, a tenth of those shown, where the alerts' labels go", () => {
-    expect([0, 5, 63, 252].map(rightOffset)).to.deep.equal([0, 2, 6, 25]);
+  it("leaves empty bars right of the latest candle, a tenth of those shown, or the alerts' tags' width", () => {
+    expect([0, 5, 63, 252].map((bars) => rightOffset(bars))).to.deep.equal([0, 2, 6, 25]);
+    // A tag a fifth of the plot wide: 16 empty bars of 79 on 63 bars shown; a third wide counts as 0.3.
+    expect(rightOffset(63, 0.2)).to.equal(16);
+    expect(16 / (63 + 16)).to.be.at.least(0.2);
+    expect(rightOffset(63, 0.5)).to.equal(rightOffset(63, 0.3));
+    expect(rightOffset(63, 0.01)).to.equal(6);
     const bars = Array.from({ length: 63 }, (_, i) => bar(`2026-0${1 + Math.floor(i / 28)}-${(i % 28) + 1}`, 100));
     const figure = buildFigure(figureState('3M', bars), 'market');
     expect(figure.layout.xaxis?.range).to.deep.equal([-0.5, 68.5]);
+    // A channel's tag at the right edge: as many empty bars as it is wide, so it sits clear of the candles.
+    const band = channelElement('c1', { lower: 95, upper: 105, label: 'Enter 95.00 – 105.00 ✕' });
+    const share = rightLabelShare([band], 760);
+    expect(share).to.equal(labelWidth('Enter 95.00 – 105.00 ✕', 760));
+    const withTag = buildFigure({ ...figureState('3M', bars, [band]), plotWidth: 760 }, 'market');
+    const [, right] = withTag.layout.xaxis?.range as [number, number];
+    expect(right).to.equal(62.5 + rightOffset(63, share));
+    expect((right - 62.5) / (right + 0.5), 'the empty bars’ share of the plot').to.be.at.least(share);
+    // Removed, or being drawn, it moves nothing.
+    expect(rightLabelShare([{ ...band, charttype: 'draft' }])).to.equal(0);
+    const removed = buildFigure({ ...figureState('3M', bars, [band]), removed: ['c1'] }, 'market');
+    expect(removed.layout.xaxis?.range).to.deep.equal([-0.5, 68.5]);
   });
 
   it('keeps a channel far from the price off the axis and writes it at the edge of the price panel', () => {

@@ -14,8 +14,10 @@ import {
   CHANNEL_OPS,
   LEVEL_OPS,
   MOVING_OPS,
+  conditionTag,
   movingLevelOf,
   opDirection,
+  type AlertCondition,
   type AlertOp,
   type AlertSource,
 } from '../../../domain/alerts/conditions.ts';
@@ -362,6 +364,19 @@ export function alertLabel(alert: ChartAlert): string {
 }
 
 /**
+ * The short tag an alert's line or band carries on the chart, the words of {@link alertLabel} shown on hover: a
+ * condition's {@link conditionTag} (with today's level `level` of a moving one), then its status as the label
+ * has it; a price or SMA alert's label is short already.
+ */
+export function alertTag(alert: ChartAlert, level?: string): string {
+  if (alert.kind !== 'CONDITION') return alertLabel(alert);
+  const today = level === undefined ? '' : ` · ${level}`;
+  // The answer's sources are the contract's strings, checked by the server as `AlertSource`s.
+  const tag = conditionTag(alert.condition as AlertCondition);
+  return `${tag}${today}${alert.status !== 'armed' ? ` · ${alert.status}` : ''}`;
+}
+
+/**
  * Why a price alert would fire at once: its condition (the domain's, `U` at or above the threshold, `D` at or
  * below, in cents) already holds at the last price, as in `the price (520.51) is already above 495.14`; null
  * when it does not, or when there is no last price.
@@ -460,7 +475,8 @@ export function conditionElement(
   const done = alert.status !== 'armed';
   const color = done ? LEVEL_COLORS.triggered : conditionColor(condition.op);
   const base = { symbol: alert.symbol, id: alert.id, charttype: 'condition', color, normalize: false };
-  const label = `${alertLabel(alert)} ✕`;
+  const label = `${alertTag(alert)} ✕`;
+  const words = alertLabel(alert);
   const dash = done ? 'dot' : 'dash';
   const placement = channelPlacement(condition, bars, view);
   if (placement) {
@@ -470,7 +486,16 @@ export function conditionElement(
     return {
       ...base,
       type: 'BAND',
-      chartdata: { lower, upper, ...(series ? { x } : {}), axis: PANEL_AXES[panel], label, dash, clickable: true },
+      chartdata: {
+        lower,
+        upper,
+        ...(series ? { x } : {}),
+        axis: PANEL_AXES[panel],
+        label,
+        words,
+        dash,
+        clickable: true,
+      },
     };
   }
   const panel = sourcePanel(condition.source);
@@ -478,13 +503,14 @@ export function conditionElement(
   if (moving !== null && panel !== null) {
     const y = panel === 'volume' ? Math.round(moving) : Math.round(moving * 100) / 100;
     const shown = panel === 'price' ? y.toFixed(2) : panel === 'rsi' ? y.toFixed(1) : formatNumber(y);
-    const today = `${alertLabel(alert)} (today at ${shown}) ✕`;
+    const today = `${alertTag(alert, shown)} ✕`;
     const axis = PANEL_AXES[panel];
-    return { ...base, type: 'ALERT', chartdata: { y, label: today, dash, clickable: true, axis } };
+    const said = `${words} (today at ${shown})`;
+    return { ...base, type: 'ALERT', chartdata: { y, label: today, words: said, dash, clickable: true, axis } };
   }
   if (condition.source !== 'price') return null;
   if (LEVEL_OPS.includes(condition.op) && typeof condition.value === 'number') {
-    return { ...base, type: 'ALERT', chartdata: { y: condition.value, label, dash, clickable: true } };
+    return { ...base, type: 'ALERT', chartdata: { y: condition.value, label, words, dash, clickable: true } };
   }
   return null;
 }
@@ -553,12 +579,19 @@ export function patternName(name: string): string {
 /** Bars shown with labelled markers; longer charts show pattern names on hover. */
 export const LABELLED_PATTERN_BARS = 130;
 
+/** The most of the plot's width the empty bars right of the latest candle take for the alerts' tags. */
+export const MAX_LABEL_SHARE = 0.3;
+
 /**
- * The empty bars a daily chart leaves right of its latest candle, a tenth of those shown (at least 2): the
- * latest candles stay clear of the edge, where the alerts' labels are written.
+ * The empty bars a daily chart leaves right of its latest candle: a tenth of those shown (at least 2), or as
+ * many as the widest of the tags written at the plot's right edge needs (`labelShare`, a fraction of the plot's
+ * width, at most {@link MAX_LABEL_SHARE}), so the alerts' tags sit right of the latest candles, not over them.
  */
-export function rightOffset(bars: number): number {
-  return bars === 0 ? 0 : Math.max(2, Math.round(bars / 10));
+export function rightOffset(bars: number, labelShare = 0): number {
+  if (bars === 0) return 0;
+  const share = Math.min(MAX_LABEL_SHARE, Math.max(0, labelShare));
+  // `offset` empty bars of `bars + offset` are `share` of the width when offset = bars × share / (1 − share).
+  return Math.max(2, Math.round(bars / 10), Math.ceil((bars * share) / (1 - share)));
 }
 
 /**
@@ -581,6 +614,8 @@ export const PATTERN_LABEL_BOX = Object.freeze({
 export interface PatternRoom {
   readonly plotWidth?: number;
   readonly smas?: readonly SmaPeriod[];
+  /** The widest tag at the plot's right edge, a fraction of its width (see {@link rightOffset}). */
+  readonly labelShare?: number;
 }
 
 /** A marker to be placed: its bar's index among the bars shown, its price, and its name. */
@@ -690,7 +725,7 @@ export function patternElement(
   // Plotly pads the axis by about a twentieth of the span at each end.
   const pad = (high - low) / 20;
   // The plot's width spans the bars and the empty ones right of them.
-  const slots = bars.length + rightOffset(bars.length);
+  const slots = bars.length + rightOffset(bars.length, room.labelShare);
   const labels =
     bars.length <= LABELLED_PATTERN_BARS
       ? placePatternLabels(marks, slots, low - pad, high + pad, room.plotWidth, bars)

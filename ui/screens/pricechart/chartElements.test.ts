@@ -237,6 +237,17 @@ describe('chart elements', () => {
     expect(out.annotations.map((a) => Math.round((a.x as number) * 100) / 100)).to.deep.equal([0, 0.17, 0, 1]);
   });
 
+  it('writes a tag just below another under its level at the edge, right of the candles, before moving it inwards', () => {
+    const out = renderElements([level('a1', 'ALERT', 100), level('a2', 'ALERT', 99), level('a3', 'ALERT', 99.5)]);
+    const places = out.annotations.map((a) => ({ x: a.x, yanchor: a.yanchor }));
+    // 99 hangs under its level, clear of 100's row; 99.5 would cover one or the other in either row there.
+    expect(places).to.deep.equal([
+      { x: 1, yanchor: 'bottom' },
+      { x: 1, yanchor: 'top' },
+      { x: 1 - 0.17, yanchor: 'bottom' },
+    ]);
+  });
+
   it('keeps long labels at the same level apart, on the RSI panel by its own scale', () => {
     const rsiBand = (id: string, label: string, upper = 70): ChartElement =>
       channelElement(id, { lower: 30, upper, axis: 'y4', label, dash: 'dot' });

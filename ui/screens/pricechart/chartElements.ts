@@ -22,6 +22,8 @@ export interface LevelData {
   readonly clickable: boolean;
   /** The axis of `y` (default `y`, the price). */
   readonly axis?: BandAxis;
+  /** What the label stands for in words, shown on hover (an alert's condition, when its label is a short tag). */
+  readonly words?: string;
 }
 
 /** A bound of a band: a constant level, or one value per date of `x` (null where there is none). */
@@ -49,6 +51,8 @@ export interface BandData {
   readonly dash: 'solid' | 'dash' | 'dot';
   /** Whether the label deletes the element when clicked (alerts). */
   readonly clickable: boolean;
+  /** What the label stands for in words, shown on hover (see {@link LevelData}). */
+  readonly words?: string;
 }
 
 /** A series of values by date (LINE, AXIS). */
@@ -227,6 +231,21 @@ export function labelWidth(text: string, plotWidth: number = LABEL_BOX.plotWidth
   return Math.min(1, ([...text].length * LABEL_BOX.charPx + LABEL_BOX.padPx) / Math.max(1, plotWidth));
 }
 
+/**
+ * The widest label written at the plot's right edge, the alerts' lines' and bands' (those drawn, not a channel
+ * being drawn), as a fraction of the plot's width ({@link labelWidth}); 0 when there is none.
+ */
+export function rightLabelShare(elements: readonly ChartElement[], plotWidth?: number): number {
+  let widest = 0;
+  for (const element of elements) {
+    if (element.type === 'ALERT' && (element.chartdata.y === null || !Number.isFinite(element.chartdata.y))) continue;
+    // A channel being drawn keeps the axis as it is under the pointer.
+    if ((element.type !== 'ALERT' && element.type !== 'BAND') || element.charttype === 'draft') continue;
+    widest = Math.max(widest, labelWidth(element.chartdata.label, plotWidth));
+  }
+  return widest;
+}
+
 /** What the chart knows of its plot when the labels are placed. */
 export interface LabelMeasures {
   /** The plot's width in pixels (the screen measures it); {@link LABEL_BOX}'s when not known yet. */
@@ -240,9 +259,10 @@ export interface LabelMeasures {
 }
 
 /**
- * Where a label at level `y` goes: at the edge of its side, or moved inwards one step at a time while it would
- * cover a label already placed within `near` of its level; when the row above the level is full, the same
- * under it; at the edge when both are. `width` is the label's, as a fraction of the plot's. Records the place.
+ * Where a label at level `y` goes: at the edge of its side, above its level or else under it, or moved inwards one
+ * step at a time while both would cover a label already placed (a label spans `near` of the axis above or under
+ * its level); at the edge when every place would. The edge comes first: the alerts' tags there sit right of the
+ * latest candle (see `rightOffset`). `width` is the label's, as a fraction of the plot's. Records the place.
  */
 export function labelSlot(
   placed: PlacedLabel[],
@@ -252,19 +272,24 @@ export function labelSlot(
   near = LABEL_CLEARANCE * Math.max(Math.abs(y), 1e-9),
 ): LabelPlace {
   const epsilon = 1e-9;
-  for (const below of [false, true]) {
-    for (let step = 0; ; step += 1) {
-      const x = side === 'left' ? step * LABEL_STEP : 1 - step * LABEL_STEP;
-      const left = side === 'left' ? x : x - width;
-      const right = side === 'left' ? x + width : x;
-      if (step > 0 && (left < -epsilon || right > 1 + epsilon)) break;
-      const clash = placed.some(
-        (p) =>
-          p.below === below &&
-          Math.abs(p.y - y) <= near &&
-          // Extents that overlap, or labels anchored at the same place.
-          ((p.left < right - epsilon && left < p.right - epsilon) || p.left === left || p.right === right),
-      );
+  // The span of the axis a label covers in its row.
+  const span = (level: number, below: boolean): [number, number] =>
+    below ? [level - near, level] : [level, level + near];
+  for (let step = 0; ; step += 1) {
+    const x = side === 'left' ? step * LABEL_STEP : 1 - step * LABEL_STEP;
+    const left = side === 'left' ? x : x - width;
+    const right = side === 'left' ? x + width : x;
+    if (step > 0 && (left < -epsilon || right > 1 + epsilon)) break;
+    for (const below of [false, true]) {
+      const [lo, hi] = span(y, below);
+      const clash = placed.some((p) => {
+        const [plo, phi] = span(p.y, p.below);
+        // Spans that overlap (or one level twice in a row), and extents that overlap or share an anchor.
+        const level = (plo < hi - epsilon && lo < phi - epsilon) || (p.below === below && Math.abs(p.y - y) <= near);
+        return (
+          level && ((p.left < right - epsilon && left < p.right - epsilon) || p.left === left || p.right === right)
+        );
+      });
       if (!clash) {
         placed.push({ left, right, y, below });
         return { x, below };
@@ -389,6 +414,13 @@ export function coversLabel(
   });
 }
 
+/** A label's hover: its words, then that a click deletes it when it does. */
+export function hoverOf(clickable: boolean, words: string | undefined): Partial<Annotations> {
+  const click = clickable ? 'Click to delete this alert' : '';
+  const text = words === undefined ? click : clickable ? `${words}. ${click}` : words;
+  return text === '' ? {} : { hovertext: text };
+}
+
 /** Renders elements (minus the removed ones) into Plotly traces, shapes and annotations. */
 export function renderElements(
   elements: readonly ChartElement[],
@@ -419,7 +451,7 @@ export function renderElements(
     switch (element.type) {
       case 'ALERT':
       case 'SAR': {
-        const { y, label, dash, clickable } = element.chartdata;
+        const { y, label, dash, clickable, words } = element.chartdata;
         const axis = element.chartdata.axis ?? 'y';
         if (y === null || !Number.isFinite(y)) break;
         const alert = element.type === 'ALERT';
@@ -452,7 +484,7 @@ export function renderElements(
           borderwidth: alert ? 1 : 0,
           borderpad: 2,
           captureevents: clickable,
-          ...(clickable ? { hovertext: 'Click to delete this alert' } : {}),
+          ...hoverOf(clickable, words),
         });
         annotationIds.push(element.id);
         break;
@@ -465,7 +497,7 @@ export function renderElements(
           shapes.push(band.shape);
           shapeIds.push(element.id);
         }
-        const { label, clickable } = element.chartdata;
+        const { label, clickable, words } = element.chartdata;
         const slot = place(band.axis, band.top, 'right', label);
         annotations.push({
           xref: 'paper',
@@ -481,7 +513,7 @@ export function renderElements(
           borderwidth: 1,
           borderpad: 2,
           captureevents: clickable,
-          ...(clickable ? { hovertext: 'Click to delete this alert' } : {}),
+          ...hoverOf(clickable, words),
         });
         annotationIds.push(element.id);
         break;

@@ -7,6 +7,7 @@ import { formatNumber } from '../../../domain/format.ts';
 import {
   LABEL_HEIGHT_PX,
   renderElements,
+  rightLabelShare,
   tracedPrices,
   visibleElements,
   type BandBound,
@@ -417,8 +418,8 @@ export function buildFigure(
       : {
           type: 'category',
           rangeslider: { visible: false },
-          // Empty bars right of the latest candle (`rightOffset`), where the alerts' labels are written.
-          range: [-0.5, series.length - 0.5 + rightOffset(series.length)],
+          // Empty bars right of the latest candle (`rightOffset`), where the alerts' tags are written.
+          range: [-0.5, series.length - 0.5 + rightOffset(series.length, rightLabelShare(visible, context.plotWidth))],
           nticks: dateTickCount(context.plotWidth),
           showgrid: false,
           title: { text: tradingDayTitle(), font: { size: 11 }, standoff: 4 },

@@ -15,7 +15,14 @@ import { bodyProblem, type AlertBody } from '../../components/conditionDraft.ts'
 import { ApiError, call, errorMessage } from '../../services/api.ts';
 import { live } from '../../services/live.ts';
 import { showToast } from '../../services/toast.ts';
-import { addedIds, compareColor, hideElements, type ChartElement } from './chartElements.ts';
+import {
+  addedIds,
+  compareColor,
+  hideElements,
+  rightLabelShare,
+  visibleElements,
+  type ChartElement,
+} from './chartElements.ts';
 import {
   DEFAULT_DURATION,
   DEFAULT_SMAS,
@@ -243,7 +250,11 @@ export function deriveElements(context: Omit<PriceChartContext, 'elements'>): Ch
   return [
     ...alerts,
     ...levelElements(symbol, supportResistance(bars)),
-    patternElement(symbol, context.patterns, bars, { plotWidth: context.plotWidth, smas: context.smas }),
+    patternElement(symbol, context.patterns, bars, {
+      plotWidth: context.plotWidth,
+      smas: context.smas,
+      labelShare: rightLabelShare(visibleElements(alerts, context.removed), context.plotWidth),
+    }),
     ...compares,
   ];
 }
