@@ -560,6 +560,17 @@ describe('alerts (Chromium)', function () {
     const box = await pause.boundingBox();
     expect(box, 'the Pause button is drawn').to.not.equal(null);
     expect(box!.x + box!.width, 'the Pause button is within the screen').to.be.at.most(390);
+    // Every button whole inside the cell, which cuts what overflows it (the delete ✕ was cut in half).
+    const cut = await row.evaluate((card) => {
+      const clip = card.closest('.ag-cell-value')!.getBoundingClientRect();
+      return [...card.querySelectorAll('button')]
+        .filter((b) => {
+          const r = b.getBoundingClientRect();
+          return r.left < clip.left - 0.5 || r.right > clip.right + 0.5;
+        })
+        .map((b) => b.getAttribute('aria-label') ?? b.textContent);
+    });
+    expect(cut, 'buttons cut by the cell').to.deep.equal([]);
     await pause.click();
     await row.locator('.al-status', { hasText: 'paused' }).waitFor();
     await e2e.screenshot(page, 'alerts-phone');
