@@ -130,7 +130,11 @@ export async function startEngine(
     throw error;
   }
   // Every source's days close by the calendar, the feed's too (its closer reads the bus).
-  const { source, health: sourceHealth } = openTickSource(
+  const {
+    source,
+    health: sourceHealth,
+    demoSessions,
+  } = openTickSource(
     config,
     bus,
     bars,
@@ -138,6 +142,8 @@ export async function startEngine(
     logger,
     demand ? { demand } : undefined,
   );
+  // On the demo clock a trading day is a session of a few minutes: once-per-bar alerts go by its date.
+  if (demoSessions) alerts.useSessions(demoSessions);
   let live = config.tickSource === 'feed';
   let open = true;
   const publishFailed = (error: unknown): void => {

@@ -44,6 +44,7 @@ import { changePctOf, type LiveQuotes, type PriceMove } from '../quotes/liveQuot
 import type { ClosedDay, Tick, TickListener } from '../ticks/tick.ts';
 import { AlertIndex, armedAlertOf, isLadderCondition, type ArmedAlert } from './alertIndex.ts';
 import { atCloseOnly, evaluateClose, evaluateTicks, type FireHandler } from './evaluate.ts';
+import type { MarketClock } from '../ticks/marketClock.ts';
 import { TradingDays } from './tradingDay.ts';
 
 /** The consumer name of the engine's index (plus `:<instance>` when several engines share a read-model store). */
@@ -162,7 +163,8 @@ export class AlertEngine implements TickListener {
   private readonly index: AlertIndex;
   /** The `once_per_bar_close` alerts, evaluated on each day's closing bar. */
   private readonly closing: AlertIndex;
-  private readonly days = new TradingDays();
+  /** The trading day of a tick (see {@link AlertEngine.useSessions}). */
+  private days = new TradingDays();
   /** Armed and paused alerts with an expiry: `[ms, key, arming]`, soonest last. */
   private expiries: [number, string, number][] = [];
   private expiryTimer: ReturnType<typeof setInterval> | undefined;
@@ -195,6 +197,14 @@ export class AlertEngine implements TickListener {
     this.now = options.now ?? Date.now;
     this.index = new AlertIndex((symbol) => options.quotes.history(symbol));
     this.closing = new AlertIndex((symbol) => options.quotes.history(symbol));
+  }
+
+  /**
+   * Keys the once-per-bar firings by the sessions of `clock`, the demo clock's (a trading day every few real
+   * minutes, each rolled by its close), rather than by New York dates. Called before the first tick.
+   */
+  useSessions(clock: Pick<MarketClock, 'sessionAt'>): void {
+    this.days = new TradingDays(clock);
   }
 
   private indexOf(alert: { readonly frequency: AlertFrequency }): AlertIndex {

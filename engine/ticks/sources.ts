@@ -13,7 +13,7 @@ import {
   type DayCloseClaims,
   type DayCloser,
 } from './dayCloser.ts';
-import { marketClockOf, parseMarketClockMode, regularMarketClock } from './marketClock.ts';
+import { marketClockOf, parseMarketClockMode, regularMarketClock, type MarketClock } from './marketClock.ts';
 import { alpacaProtocol } from './alpaca.ts';
 import { finnhubProtocol } from './finnhub.ts';
 import type { TickSource } from './port.ts';
@@ -41,6 +41,8 @@ export interface OpenedTickSource {
   readonly closer: DayCloser;
   /** A provider stream's health (connection, authentication, staleness), for `/readyz` and `/metrics`. */
   readonly health?: () => ProviderHealth;
+  /** The demo clock's sessions, each a trading day of a few real minutes; absent on New York hours. */
+  readonly demoSessions?: MarketClock;
 }
 
 /** What a provider stream needs besides the configuration (tests pass a clock and short waits). */
@@ -95,12 +97,13 @@ export function openTickSource(
     const mode = parseMarketClockMode(config.marketClock);
     const sessions = marketClockOf(mode, Date.now(), after);
     const simulator = new TickSimulator({ symbols, seed: config.marketSeed, after, sessions });
-    return rollByCalendar(bus, simulator, {
+    const rolled = rollByCalendar(bus, simulator, {
       sessions,
       claims: mode.mode === 'regular' ? claims : memoryDayCloseClaims(),
       lastPrices,
       onError,
     });
+    return mode.mode === 'accelerated' ? { ...rolled, demoSessions: sessions } : rolled;
   }
   if (config.tickSource === 'replay' && config.replayFile !== null) {
     const replay = new TickReplay(readTickCsv(config.replayFile), { speed: 1 });

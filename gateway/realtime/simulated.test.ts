@@ -3,6 +3,7 @@ import { io as connect, type Socket } from 'socket.io-client';
 import type { ClientToServerEvents, NotificationPush, ServerToClientEvents } from '../../domain/contract/socket.ts';
 import type { Quote } from '../../domain/market/types.ts';
 import { comparePositions, parsePosition } from '../../platform/eventstore/port.ts';
+import { alertsProjection } from '../../projections/alerts/alerts.projection.ts';
 import { notificationsProjection } from '../../projections/notifications/notifications.projection.ts';
 import { startTestGateway, type TestClient } from '../testing/harness.ts';
 
@@ -16,6 +17,14 @@ interface ListedNotification {
 function socketOf(url: string, client: TestClient): ClientSocket {
   const cookie = [...client.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
   return connect(url, { transports: ['websocket'], reconnection: false, forceNew: true, extraHeaders: { cookie } });
+}
+
+/** Resolves once the socket is connected; rejects when it is refused. */
+function connected(socket: ClientSocket): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    socket.once('connect', () => resolve());
+    socket.once('connect_error', reject);
+  });
 }
 
 describe('alerts on the simulated market (npm start defaults, accelerated clock)', function () {
@@ -50,10 +59,7 @@ describe('alerts on the simulated market (npm start defaults, accelerated clock)
           resolve();
         }),
       );
-      await new Promise<void>((resolve, reject) => {
-        socket.once('connect', () => resolve());
-        socket.once('connect_error', reject);
-      });
+      await connected(socket);
       // One cent above the price: a random walk in $0.01 steps crosses it within a few ticks.
       const symbols = ['AAPL', 'MSFT', 'NVDA', 'AMZN', 'TSLA'];
       const quotes = (await user.get(`/api/quotes?symbols=${symbols.join(',')}`)).body as Quote[];
@@ -93,6 +99,50 @@ describe('alerts on the simulated market (npm start defaults, accelerated clock)
       }
     } finally {
       if (!dataKept) await gw.close();
+    }
+  });
+
+  it('fires a once-per-bar alert again in the next demo session, a trading day of its own', async function () {
+    // Sessions of three seconds: the condition holds all along, so it fires once in each session.
+    const gw = await startTestGateway({ env: { TICK_SOURCE: 'simulator', MARKET_CLOCK: 'accelerated:0.05' } });
+    try {
+      const user = await gw.user('bars');
+      const socket = socketOf(gw.url, user);
+      const pushed: NotificationPush[] = [];
+      // Two firings pushed, and the history (a projection of the log) holding the second: its commit announced.
+      const projected: string[] = [];
+      let done: () => void = () => undefined;
+      const twice = new Promise<void>((resolve) => (done = resolve));
+      const check = (): void => {
+        const second = pushed[1]?.position;
+        if (second === undefined) return;
+        if (projected.some((p) => comparePositions(parsePosition(p)!, parsePosition(second)!) >= 0)) done();
+      };
+      socket.on('readmodel:changed', (change) => {
+        if (change.name !== alertsProjection.name) return;
+        projected.push(change.position);
+        check();
+      });
+      socket.on('notification', (n) => {
+        pushed.push(n);
+        check();
+      });
+      await connected(socket);
+      const created = await user.post('/personalize/stockalerts', {
+        symbol: 'AAPL',
+        condition: { op: 'greater_than', value: 1 },
+        frequency: 'once_per_bar',
+      });
+      expect(created.status).to.equal(200, created.text);
+      const { id } = created.body as { id: string };
+      await twice;
+      socket.disconnect();
+      const history = (await user.get(`/personalize/stockalerts/${id}/history`)).body as { id: string }[];
+      expect(history.length, 'fired in two sessions').to.be.at.least(2);
+      expect(new Set(history.map((h) => h.id)).size).to.equal(history.length);
+      expect(pushed.every((n) => n.symbol === 'AAPL')).to.equal(true);
+    } finally {
+      await gw.close();
     }
   });
 });
