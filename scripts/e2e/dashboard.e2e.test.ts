@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
-import { startE2E, type E2E } from './browser.ts';
+import { createAlertIn, startE2E, type E2E } from './browser.ts';
 
 /** Calls the API with the page's session; answers the status and the JSON body. */
 async function api(page: Page, method: 'GET' | 'POST', path: string, body?: unknown): Promise<unknown> {
@@ -24,6 +24,17 @@ async function chartsDrawn(page: Page): Promise<void> {
     const charts = [...document.querySelectorAll('.chart')];
     return charts.length > 0 && charts.every((c) => c.querySelector('.main-svg') !== null);
   });
+}
+
+/** The shapes of a card's chart: its alert lines and bands. */
+async function cardShapes(page: Page, symbol: string): Promise<{ type?: string; y0?: number; y1?: number }[]> {
+  return page.evaluate((s) => {
+    const card = document.querySelector(`article[aria-label="${s} card"]`);
+    const graph = card?.querySelector('.js-plotly-plot') as unknown as {
+      layout?: { shapes?: { type?: string; y0?: number; y1?: number }[] };
+    } | null;
+    return (graph?.layout?.shapes ?? []).map(({ type, y0, y1 }) => ({ type, y0, y1 }));
+  }, symbol);
 }
 
 describe('dashboard (Chromium)', function () {
@@ -94,11 +105,33 @@ describe('dashboard (Chromium)', function () {
     await card.getByText(`SMA 50 ${((next.SMA_50 + moved) / 50).toFixed(2)}`, { exact: true }).waitFor();
 
     const threshold = (Math.round(moved * 105) / 100).toFixed(2);
+    // Conditions of the price against prices, made elsewhere (the builder, the API): on the card's chart too.
+    const lower = Math.round(moved * 95) / 100;
+    const upper = Math.round(moved * 97) / 100;
+    const crossing = Math.round(moved * 102) / 100;
+    const channel = { symbol: 'AAPL', condition: { op: 'entering_channel', lower, upper } };
+    expect(await createAlertIn(page, channel)).to.equal(200);
+    expect(await createAlertIn(page, { symbol: 'AAPL', condition: { op: 'crossing_up', value: crossing } })).to.equal(
+      200,
+    );
     await card.getByRole('button', { name: 'Add alert' }).click();
     await card.getByLabel('Alert price').fill(threshold);
     await card.getByText('Fires when the price rises to it').waitFor();
     await card.getByRole('button', { name: 'Create alert' }).click();
     await card.locator('.chart').getByText(`▲ ${threshold}`).waitFor();
+    await card
+      .locator('.chart')
+      .getByText(`Enter ${lower.toFixed(2)} – ${upper.toFixed(2)}`)
+      .waitFor();
+    await card
+      .locator('.chart')
+      .getByText(`Cross ▲ ${crossing.toFixed(2)}`)
+      .waitFor();
+    expect(await cardShapes(page, 'AAPL'), 'the channel as a band').to.deep.include({
+      type: 'rect',
+      y0: lower,
+      y1: upper,
+    });
     expect(await card.getByRole('button', { name: 'Alert lines' }).getAttribute('aria-pressed')).to.equal('true');
     await page
       .getByRole('region', { name: 'Alerts and notifications' })

@@ -27,6 +27,7 @@ import {
   type RecentPattern,
 } from './card.machine.ts';
 import {
+  cardAlertMarks,
   cardAverage,
   changeSince,
   paddedRange,
@@ -45,6 +46,8 @@ const cardLogic = cardMachine.provide({
 const UP = '#138a36';
 const DOWN = '#c62828';
 const ALERT = '#d97706';
+/** The fill of a channel alert's band: the alert colour, translucent. */
+const ALERT_BAND = 'rgba(217,119,6,0.12)';
 const NO_TRAIL: readonly TrailPoint[] = [];
 
 const MODES: readonly { readonly mode: CardMode; readonly label: string }[] = [
@@ -97,18 +100,31 @@ const CardChart = memo(function CardChart(props: {
         name: symbol,
       },
     ];
-    const priceAlerts = (alerts ?? []).filter((a) => a.kind === 'PRICE' && a.threshold !== null);
-    const shapes: Partial<Shape>[] = priceAlerts.map((a) => ({
-      type: 'line',
-      xref: 'paper',
-      x0: 0,
-      x1: 1,
-      y0: a.threshold ?? 0,
-      y1: a.threshold ?? 0,
-      line: { color: ALERT, width: 1, dash: 'dash' },
-    }));
+    const { levels, bands } = cardAlertMarks(alerts ?? []);
+    const shapes: Partial<Shape>[] = [
+      ...bands.map((b): Partial<Shape> => ({
+        type: 'rect',
+        xref: 'paper',
+        x0: 0,
+        x1: 1,
+        y0: b.lower,
+        y1: b.upper,
+        line: { color: ALERT, width: 1, dash: 'dash' },
+        fillcolor: ALERT_BAND,
+        layer: 'below',
+      })),
+      ...levels.map((a): Partial<Shape> => ({
+        type: 'line',
+        xref: 'paper',
+        x0: 0,
+        x1: 1,
+        y0: a.y,
+        y1: a.y,
+        line: { color: ALERT, width: 1, dash: 'dash' },
+      })),
+    ];
     // Padded, so the lowest price label clears the dates; the alert lines shown stay on the chart.
-    const range = paddedRange([...y, ...priceAlerts.map((a) => a.threshold ?? NaN)]);
+    const range = paddedRange([...y, ...levels.map((a) => a.y), ...bands.flatMap((b) => [b.lower, b.upper])]);
     const layout: Partial<Layout> = {
       margin: { l: 44, r: 8, t: 6, b: 22 },
       showlegend: false,
@@ -116,13 +132,16 @@ const CardChart = memo(function CardChart(props: {
       xaxis: { showgrid: false, tickfont: { size: 10 }, nticks: 4 },
       yaxis: { tickfont: { size: 10 }, nticks: 4, ...(range ? { range } : {}) },
       shapes,
-      annotations: priceAlerts.map((a) => ({
+      annotations: [
+        ...levels.map((a) => ({ y: a.y, text: a.text })),
+        ...bands.map((b) => ({ y: b.upper, text: b.text })),
+      ].map((a) => ({
         xref: 'paper',
         x: 1,
         xanchor: 'right',
-        y: a.threshold ?? 0,
+        y: a.y,
         yanchor: 'bottom',
-        text: `${a.alerttype === 'U' ? '▲' : '▼'} ${price(a.threshold ?? 0)}`,
+        text: a.text,
         showarrow: false,
         font: { size: 10, color: ALERT },
       })),

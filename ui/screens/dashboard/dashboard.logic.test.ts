@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { Quote } from '../../../domain/market/types.ts';
 import {
+  cardAlertMarks,
   addLayout,
   addStock,
   cardAverage,
@@ -185,5 +186,44 @@ describe('dashboard rules', () => {
     expect(cardAverage(50, bars, next, at(90, '2026-01-02T19:00:00Z')), 'an older quote').to.equal(100);
     expect(cardAverage(200, bars, next, at(150, '2026-01-06T15:00:00Z')), 'too short a history').to.equal(null);
     expect(cardAverage(50, [], next, at(150, '2026-01-06T15:00:00Z'))).to.equal(null);
+  });
+  it("marks a card's price levels and channels of the price with their tags, and nothing of other series", () => {
+    const condition = (patch: Record<string, unknown>) => ({
+      kind: 'CONDITION' as const,
+      threshold: null,
+      alerttype: null,
+      condition: {
+        op: 'crossing_up' as const,
+        source: 'price',
+        value: null,
+        lower: null,
+        upper: null,
+        bars: null,
+        ...patch,
+      },
+    });
+    const price = {
+      kind: 'PRICE' as const,
+      threshold: 190.5,
+      alerttype: 'U' as const,
+      condition: { op: 'greater_than' as const, source: 'price', value: 190.5, lower: null, upper: null, bars: null },
+    };
+    const marks = cardAlertMarks([
+      price,
+      condition({ value: 180 }),
+      condition({ op: 'less_than', value: 170.25 }),
+      condition({ op: 'entering_channel', lower: 150, upper: 160 }),
+      // Not on the card's price axis: another series, a bound that is a series, a move.
+      condition({ source: 'rsi:14', value: 30 }),
+      condition({ op: 'inside_channel', lower: { ref: 'sma:50' }, upper: 200 }),
+      condition({ op: 'moving_up_pct', value: 3, bars: 2 }),
+      condition({ value: { ref: 'sma:50' } }),
+    ]);
+    expect(marks.levels).to.deep.equal([
+      { y: 190.5, text: '▲ 190.50' },
+      { y: 180, text: 'Cross ▲ 180.00' },
+      { y: 170.25, text: '≤ 170.25' },
+    ]);
+    expect(marks.bands).to.deep.equal([{ lower: 150, upper: 160, text: 'Enter 150.00 – 160.00' }]);
   });
 });

@@ -13,6 +13,8 @@ import {
   type DashboardSlider,
 } from '../../../domain/dashboard/options.ts';
 import { DASHBOARD_STOCKS_LIMIT } from '../../../domain/dashboard/stocks.ts';
+import { CHANNEL_OPS, LEVEL_OPS, conditionTag, type AlertCondition } from '../../../domain/alerts/conditions.ts';
+import type { AlertAnswer } from '../../../domain/contract/alerts.ts';
 import type { Quote } from '../../../domain/market/types.ts';
 import { PATTERNS } from '../../../domain/screener/patterns.ts';
 import { finiteExtent } from '../../components/extent.ts';
@@ -294,4 +296,55 @@ export function cardAverage(
   const day = quote === undefined ? null : (wallClock(quote.ts, 'market')?.date ?? null);
   if (quote === undefined || day === null || day < last.date) return last[`SMA_${period}`] ?? null;
   return liveAverage(period, last, day, quote.price, next);
+}
+
+/** A price level a card's chart marks: a line at `y` with its tag. */
+export interface CardLevel {
+  readonly y: number;
+  readonly text: string;
+}
+
+/** A channel of the price a card's chart marks: a band from `lower` to `upper`, its tag at the top. */
+export interface CardBand {
+  readonly lower: number;
+  readonly upper: number;
+  readonly text: string;
+}
+
+/**
+ * What a card's chart marks of its symbol's alerts: a line at a price alert's threshold (`▲ 190.00`) and at the
+ * level of a condition of the price against one price (`Cross ▲ 190.00`, `≥ 190.00`), a band for a channel of
+ * the price between two prices (`Enter 180.00 – 190.00`), tagged short as the price chart does; the others
+ * (other series, moves) are not on its axis.
+ */
+export function cardAlertMarks(
+  alerts: readonly Pick<AlertAnswer, 'kind' | 'threshold' | 'alerttype' | 'condition'>[],
+): { readonly levels: CardLevel[]; readonly bands: CardBand[] } {
+  const levels: CardLevel[] = [];
+  const bands: CardBand[] = [];
+  for (const alert of alerts) {
+    if (alert.kind === 'PRICE') {
+      if (alert.threshold !== null) {
+        levels.push({
+          y: alert.threshold,
+          text: `${alert.alerttype === 'U' ? '▲' : '▼'} ${alert.threshold.toFixed(2)}`,
+        });
+      }
+      continue;
+    }
+    const { condition } = alert;
+    if (alert.kind !== 'CONDITION' || condition.source !== 'price') continue;
+    // The answer's sources are the contract's strings, checked by the server as `AlertSource`s.
+    const text = conditionTag(condition as AlertCondition);
+    if (LEVEL_OPS.includes(condition.op) && typeof condition.value === 'number') {
+      levels.push({ y: condition.value, text });
+    } else if (
+      CHANNEL_OPS.includes(condition.op) &&
+      typeof condition.lower === 'number' &&
+      typeof condition.upper === 'number'
+    ) {
+      bands.push({ lower: condition.lower, upper: condition.upper, text });
+    }
+  }
+  return { levels, bands };
 }
