@@ -312,6 +312,12 @@ export function StockCard({ symbol }: { readonly symbol: string }) {
   const current = quote?.price ?? lastBar?.close ?? null;
   const sign = signClass(quote?.change);
   const alertsShown = state.matches({ alerts: 'shown' });
+  // The alerts the chart has no line or band for (on another series, or a move).
+  const undrawn = useMemo(() => {
+    if (!alertsShown) return null;
+    const { levels, bands } = cardAlertMarks(ctx.alerts);
+    return ctx.alerts.length - levels.length - bands.length;
+  }, [alertsShown, ctx.alerts]);
   const alertsBusy = state.matches({ alerts: 'loading' }) || state.matches({ alerts: 'saving' });
   const mode: CardMode = state.matches({ body: 'info' })
     ? 'info'
@@ -418,11 +424,11 @@ export function StockCard({ symbol }: { readonly symbol: string }) {
               </div>
             )}
             {body}
-            {mode === 'chart' && alertsShown && ctx.alerts.every((a) => a.kind !== 'PRICE') && (
+            {mode === 'chart' && alertsShown && undrawn !== null && undrawn === ctx.alerts.length && (
               <p className="hint">
                 No price alerts on {symbol} yet: “Add alert” creates one
-                {ctx.alerts.length > 0
-                  ? ` (${ctx.alerts.length === 1 ? '1 alert on another condition' : `${ctx.alerts.length} alerts on other conditions`})`
+                {undrawn > 0
+                  ? ` (${undrawn === 1 ? '1 alert on another series' : `${undrawn} alerts on other series`})`
                   : ''}
                 .
               </p>
