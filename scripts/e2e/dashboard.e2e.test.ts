@@ -116,7 +116,10 @@ describe('dashboard (Chromium)', function () {
     );
     // Shown at once, with no word of alerts missing from the chart: both are drawn.
     await card.getByRole('button', { name: 'Alert lines' }).click();
-    await card.locator('.chart').getByText(`Cross ▲ ${crossing.toFixed(2)}`).waitFor();
+    await card
+      .locator('.chart')
+      .getByText(`Cross ▲ ${crossing.toFixed(2)}`)
+      .waitFor();
     expect(await card.getByText(/^No price alerts/).count(), 'a hint of alerts not drawn').to.equal(0);
     await card.getByRole('button', { name: 'Add alert' }).click();
     await card.getByLabel('Alert price').fill(threshold);
