@@ -325,10 +325,21 @@ describe('alerts (Chromium)', function () {
           .map(({ type, y0, y1 }) => ({ type, y0, y1 }));
       });
     expect(await rsiBand()).to.deep.equal([]);
+    // So does a level of RSI: a line on its panel.
+    const rsiLevel = { symbol: 'AAPL', condition: { op: 'less_than', source: 'rsi:14', value: 25 } };
+    expect(await createAlertIn(page, rsiLevel)).to.equal(200);
+    await alerts.getByRole('listitem').nth(3).waitFor();
+    expect(await alerts.getByRole('listitem').nth(3).locator('.pc-alert-note').textContent()).to.equal(
+      'Not drawn: the chart shows no RSI(14) panel (turn on the RSI 14 chip)',
+    );
     await page.getByRole('group', { name: 'Panels' }).getByRole('button', { name: 'RSI 14' }).click();
     await page.locator('.legendtext', { hasText: 'RSI 14' }).waitFor();
     await rsiNote.waitFor({ state: 'detached' });
-    expect(await rsiBand()).to.deep.equal([{ type: 'rect', y0: 30, y1: 70 }]);
+    await page.locator('.plot-container').getByText('RSI 14 ≤ 25 ✕').waitFor();
+    expect(await rsiBand()).to.deep.equal([
+      { type: 'rect', y0: 30, y1: 70 },
+      { type: 'line', y0: 25, y1: 25 },
+    ]);
     await e2e.screenshot(page, 'pricechart-rsi-band');
     expect(errors).to.deep.equal([]);
     await context.close();

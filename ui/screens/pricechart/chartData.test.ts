@@ -41,7 +41,7 @@ import {
   volumeTicks,
 } from './chartFigure.ts';
 import { labelWidth, renderElements, rightLabelShare, type ChartElement } from './chartElements.ts';
-import { bar, channelElement, figureState } from './chartFixtures.ts';
+import { bar, channelElement, conditionAlert, figureState, priceAlert } from './chartFixtures.ts';
 
 function quote(price: number, ts: string, change = 1, volume = 5000): Quote {
   return { symbol: 'AAPL', price, change, changepct: 0.5, volume, ts, source: 'simulated' };
@@ -166,23 +166,7 @@ describe('price chart data', () => {
   });
 
   it('draws alerts as lines labelled with direction and threshold, armed and triggered apart', () => {
-    const armed: ChartAlert = {
-      id: 'a1',
-      symbol: 'AAPL',
-      threshold: 191.5,
-      alerttype: 'U',
-      kind: 'PRICE',
-      status: 'armed',
-      createdt: '2026-01-05T00:00:00Z',
-      condition: { op: 'greater_than', source: 'price', value: 191.5, lower: null, upper: null, bars: null },
-      conditiontext: 'Price is at or above 191.50',
-      frequency: 'once',
-      expires: null,
-      lastfired: null,
-      triggercount: 0,
-      note: null,
-      channels: null,
-    };
+    const armed = priceAlert('a1', 191.5);
     const element = alertElement(armed, []);
     expect(element).to.deep.include({ type: 'ALERT', charttype: 'price', color: '#138a36' });
     expect(element?.chartdata).to.include({ y: 191.5, label: '▲ Up 191.50 ✕', dash: 'dash', clickable: true });
@@ -213,23 +197,7 @@ describe('price chart data', () => {
     expect(movingLevelToday(move({ source: 'rsi:14' }), bars, false), 'no RSI in the bars').to.equal(null);
     expect(movingLevelToday(move({ bars: 5 }), bars, false), 'beyond the bars').to.equal(null);
     expect(movingLevelToday(move({ op: 'crossing', value: 3, bars: null }), bars, false)).to.equal(null);
-    const alert: ChartAlert = {
-      id: 'm1',
-      symbol: 'AAPL',
-      threshold: null,
-      alerttype: null,
-      kind: 'CONDITION',
-      status: 'armed',
-      createdt: '2026-01-05T00:00:00Z',
-      condition: move({}),
-      conditiontext: 'Price moves up by 10% in 2 bars',
-      frequency: 'once',
-      expires: null,
-      lastfired: null,
-      triggercount: 0,
-      note: null,
-      channels: null,
-    };
+    const alert = conditionAlert('m1', move({}));
     expect(alertElement(alert, bars, undefined, true)).to.deep.include({ type: 'ALERT', color: LEVEL_COLORS.up });
     expect(alertElement(alert, bars, undefined, true)?.chartdata).to.deep.include({
       y: 121,
@@ -239,11 +207,7 @@ describe('price chart data', () => {
     });
     // RSI on its panel when shown, volume on the volume bars' axis; noted when the panel is not shown.
     const withRsi = bars.map((b, i) => ({ ...b, rsi_14: 40 + i }));
-    const rsiMove = {
-      ...alert,
-      condition: move({ op: 'moving_down', source: 'rsi:14', value: 5, bars: 1 }),
-      conditiontext: 'RSI(14) moves down by 5 in 1 bar',
-    };
+    const rsiMove = conditionAlert('m1', move({ op: 'moving_down', source: 'rsi:14', value: 5, bars: 1 }));
     expect(alertElement(rsiMove, withRsi, chartView('3M', true), false)?.chartdata).to.deep.include({
       y: 38,
       axis: 'y4',
@@ -266,25 +230,40 @@ describe('price chart data', () => {
     });
   });
 
+  it("draws a level of another series on that series' panel, notes it when the panel is not shown", () => {
+    const bars = [bar('2026-01-05', 100, { rsi_14: 45 }), bar('2026-01-06', 101, { rsi_14: 48 })];
+    const level = (condition: Partial<ChartAlert['condition']>): ChartAlert =>
+      conditionAlert('l1', { op: 'less_than', source: 'rsi:14', value: 30, ...condition });
+    const rsi = level({});
+    expect(alertElement(rsi, bars, chartView('3M', true))?.chartdata).to.deep.include({
+      y: 30,
+      axis: 'y4',
+      label: 'RSI 14 ≤ 30 ✕',
+      words: 'RSI(14) is at or below 30',
+    });
+    expect(alertElement(rsi, bars, chartView('3M'))).to.equal(null);
+    expect(chartNote(rsi, bars, chartView('3M'))).to.equal(
+      'Not drawn: the chart shows no RSI(14) panel (turn on the RSI 14 chip)',
+    );
+    // An average against a price is on the price axis, on 1D too; the day's change has no panel.
+    const sma = level({ op: 'crossing_up', source: 'sma:50', value: 190 });
+    expect(alertElement(sma, bars, chartView('1D'))?.chartdata).to.deep.include({ y: 190, axis: 'y' });
+    expect(chartNote(sma, bars, chartView('1D'))).to.equal(null);
+    const volume = level({ op: 'greater_than', source: 'volume', value: 5000 });
+    expect(alertElement(volume, bars, chartView('3M'))?.chartdata).to.deep.include({ y: 5000, axis: 'y2' });
+    const change = level({ op: 'greater_than', source: 'changepct', value: 2 });
+    expect(alertElement(change, bars, chartView('3M'))).to.equal(null);
+    expect(chartNote(change, bars, chartView('3M'))).to.equal('Not drawn: the chart has no change % panel');
+    // A level that is another series stays in words, without a note.
+    const series = level({ op: 'crossing', source: 'price', value: { ref: 'sma:50' } });
+    expect(alertElement(series, bars, chartView('3M'))).to.equal(null);
+    expect(chartNote(series, bars, chartView('3M'))).to.equal(null);
+  });
+
   it('draws every channel alert where it belongs: price levels, a level following a series, volume; notes the others', () => {
     const bars = [bar('2026-01-05', 100), bar('2026-01-06', 101)];
-    const channel = (patch: Partial<ChartAlert['condition']>, status: ChartAlert['status'] = 'armed'): ChartAlert => ({
-      id: 'c1',
-      symbol: 'AAPL',
-      threshold: null,
-      alerttype: null,
-      kind: 'CONDITION',
-      status,
-      createdt: '2026-01-05T00:00:00Z',
-      condition: { op: 'inside_channel', source: 'price', value: null, lower: 90, upper: 110, bars: null, ...patch },
-      conditiontext: 'Price is inside the channel',
-      frequency: 'once',
-      expires: null,
-      lastfired: null,
-      triggercount: 0,
-      note: null,
-      channels: null,
-    });
+    const channel = (patch: Partial<ChartAlert['condition']>, status: ChartAlert['status'] = 'armed'): ChartAlert =>
+      conditionAlert('c1', { op: 'inside_channel', lower: 90, upper: 110, ...patch }, { status });
     const daily = chartView('3M');
     const constant = alertElement(channel({}), bars, daily);
     expect(constant).to.deep.include({ type: 'BAND', color: '#7c3aed' });
@@ -293,7 +272,7 @@ describe('price chart data', () => {
       upper: 110,
       axis: 'y',
       label: 'Inside 90.00 – 110.00 ✕',
-      words: 'Price is inside the channel',
+      words: 'Price is inside the channel 90.00 – 110.00',
       dash: 'dash',
       clickable: true,
     });

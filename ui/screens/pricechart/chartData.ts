@@ -460,10 +460,10 @@ export function movingLevelToday(
 
 /**
  * The element of a condition alert: a shaded BAND for a channel on its source's panel (bounds as constants or
- * following the series they refer to, see {@link channelPlacement}), an ALERT line for the price against one
- * price, and one at today's level of a move of a series on the price axis ({@link movingLevelToday}); null for
- * any other, which the alert list shows in words (with {@link chartNote}'s reason for a channel that is not
- * drawn).
+ * following the series they refer to, see {@link channelPlacement}), an ALERT line for a series against one
+ * level on its panel (the price, an average on the price axis, RSI on its panel, volume on the bars'), and one
+ * at today's level of a move of a series ({@link movingLevelToday}); null for any other, which the alert list
+ * shows in words (with {@link chartNote}'s reason for one whose panel is not shown).
  */
 export function conditionElement(
   alert: ChartAlert,
@@ -508,11 +508,14 @@ export function conditionElement(
     const said = `${words} (today at ${shown})`;
     return { ...base, type: 'ALERT', chartdata: { y, label: today, words: said, dash, clickable: true, axis } };
   }
-  if (condition.source !== 'price') return null;
-  if (LEVEL_OPS.includes(condition.op) && typeof condition.value === 'number') {
+  if (!LEVEL_OPS.includes(condition.op) || typeof condition.value !== 'number') return null;
+  if (condition.source === 'price') {
     return { ...base, type: 'ALERT', chartdata: { y: condition.value, label, words, dash, clickable: true } };
   }
-  return null;
+  // A level of another series on its panel: an average on the price axis, RSI on its panel, volume on the bars'.
+  if (panel === null || !view.panels.includes(panel)) return null;
+  const axis = PANEL_AXES[panel];
+  return { ...base, type: 'ALERT', chartdata: { y: condition.value, label, words, dash, clickable: true, axis } };
 }
 
 /** Why an alert is not drawn on the chart (a channel or a move without a place there), or null. */
@@ -520,7 +523,9 @@ export function chartNote(alert: ChartAlert, bars: readonly Bar[], view: ChartVi
   if (alert.kind !== 'CONDITION') return null;
   const placement = channelPlacement(alert.condition, bars, view);
   if (placement) return placement.drawn ? null : placement.note;
-  return MOVING_OPS.includes(alert.condition.op) ? panelNote(alert.condition.source as AlertSource, view) : null;
+  const { op, source, value } = alert.condition;
+  const level = LEVEL_OPS.includes(op) && typeof value === 'number' && source !== 'price';
+  return MOVING_OPS.includes(op) || level ? panelNote(source as AlertSource, view) : null;
 }
 
 /**

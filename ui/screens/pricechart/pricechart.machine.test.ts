@@ -2,13 +2,13 @@ import { expect } from 'chai';
 import { createActor, fromCallback, fromPromise, waitFor, type SnapshotFrom } from 'xstate';
 import {
   ALERT_NOTE_MAX,
-  conditionText,
   parseCondition,
   type AlertCondition,
   type AlertSource,
 } from '../../../domain/alerts/conditions.ts';
 import type { Quote } from '../../../domain/market/types.ts';
 import { PATTERN_LABEL_BOX, type Bar, type ChartAlert, type Duration, type PatternRow } from './chartData.ts';
+import { conditionAlert, priceAlert } from './chartFixtures.ts';
 import {
   alertRequest,
   compareProblem,
@@ -42,37 +42,7 @@ function bar(date: string, close: number): Bar {
 
 const BARS = Array.from({ length: 30 }, (_, i) => bar(`2026-01-${String(i + 1).padStart(2, '0')}`, 100 + (i % 7)));
 
-function alert(id: string, threshold: number, extra: Partial<ChartAlert> = {}): ChartAlert {
-  return {
-    id,
-    symbol: 'AAPL',
-    threshold,
-    alerttype: 'U',
-    kind: 'PRICE',
-    status: 'armed',
-    createdt: '2026-01-30T00:00:00Z',
-    condition: { op: 'greater_than', source: 'price', value: threshold, lower: null, upper: null, bars: null },
-    conditiontext: `Price is at or above ${threshold.toFixed(2)}`,
-    frequency: 'once',
-    expires: null,
-    lastfired: null,
-    triggercount: 0,
-    note: null,
-    channels: null,
-    ...extra,
-  };
-}
-
-function conditionAlert(id: string, condition: AlertCondition): ChartAlert {
-  return {
-    ...alert(id, 0),
-    threshold: null,
-    alerttype: null,
-    kind: 'CONDITION',
-    condition,
-    conditiontext: conditionText(condition),
-  };
-}
+const alert = priceAlert;
 
 interface Options {
   failChart?: string;
