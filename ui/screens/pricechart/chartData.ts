@@ -518,7 +518,7 @@ export function conditionElement(
   return { ...base, type: 'ALERT', chartdata: { y: condition.value, label, words, dash, clickable: true, axis } };
 }
 
-/** Why an alert is not drawn on the chart (a channel or a move without a place there), or null. */
+/** Why an alert is not drawn on the chart (a channel, a move or a level without a place there), or null. */
 export function chartNote(alert: ChartAlert, bars: readonly Bar[], view: ChartView): string | null {
   if (alert.kind !== 'CONDITION') return null;
   const placement = channelPlacement(alert.condition, bars, view);

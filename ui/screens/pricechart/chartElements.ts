@@ -415,7 +415,7 @@ export function coversLabel(
 }
 
 /** A label's hover: its words, then that a click deletes it when it does. */
-export function hoverOf(clickable: boolean, words: string | undefined): Partial<Annotations> {
+function hoverOf(clickable: boolean, words: string | undefined): Partial<Annotations> {
   const click = clickable ? 'Click to delete this alert' : '';
   const text = words === undefined ? click : clickable ? `${words}. ${click}` : words;
   return text === '' ? {} : { hovertext: text };
