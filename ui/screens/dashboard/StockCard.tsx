@@ -312,7 +312,7 @@ export function StockCard({ symbol }: { readonly symbol: string }) {
   const current = quote?.price ?? lastBar?.close ?? null;
   const sign = signClass(quote?.change);
   const alertsShown = state.matches({ alerts: 'shown' });
-  // The alerts the chart has no line or band for (on another series, or a move).
+  // The alerts the chart has no line or band for (on another series, against one, or a move).
   const undrawn = useMemo(() => {
     if (!alertsShown) return null;
     const { levels, bands } = cardAlertMarks(ctx.alerts);
@@ -428,7 +428,7 @@ export function StockCard({ symbol }: { readonly symbol: string }) {
               <p className="hint">
                 No price alerts on {symbol} yet: “Add alert” creates one
                 {undrawn > 0
-                  ? ` (${undrawn === 1 ? '1 alert on another series' : `${undrawn} alerts on other series`})`
+                  ? ` (${undrawn === 1 ? '1 alert on another condition' : `${undrawn} alerts on other conditions`})`
                   : ''}
                 .
               </p>
