@@ -1,38 +1,12 @@
 import { expect } from 'chai';
-import { conditionText, type AlertCondition } from '../../domain/alerts/conditions.ts';
+import type { AlertCondition } from '../../domain/alerts/conditions.ts';
 import type { AlertAnswer } from '../../domain/contract/alerts.ts';
+import { conditionAlertAnswer } from '../../domain/testing/alertAnswers.ts';
 import { alertWay, wayMark } from './alertWords.ts';
 
 describe('alerts in words', () => {
-  const answer = (condition: Partial<AlertCondition>, extra: Partial<AlertAnswer> = {}): AlertAnswer => {
-    const full: AlertCondition = {
-      op: 'greater_than',
-      source: 'price',
-      value: null,
-      lower: null,
-      upper: null,
-      bars: null,
-      ...condition,
-    };
-    return {
-      id: 'a1',
-      symbol: 'AAPL',
-      threshold: null,
-      alerttype: null,
-      kind: 'CONDITION',
-      status: 'armed',
-      createdt: '2026-11-20T15:00:00.000Z',
-      condition: full,
-      conditiontext: conditionText(full),
-      frequency: 'once',
-      expires: null,
-      lastfired: null,
-      triggercount: 0,
-      note: null,
-      channels: null,
-      ...extra,
-    };
-  };
+  const answer = (condition: Partial<AlertCondition>, extra: Partial<AlertAnswer> = {}): AlertAnswer =>
+    conditionAlertAnswer('a1', condition, { createdt: '2026-11-20T15:00:00.000Z', ...extra });
 
   it("marks each alert by the way it waits for its source to go, beside its condition in the server's words", () => {
     const price = answer({ value: 190 }, { kind: 'PRICE', threshold: 190, alerttype: 'U' });

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { alertsApi } from '../../domain/contract/alerts.ts';
 import { auditApi } from '../../domain/contract/audit.ts';
 import { marketApi } from '../../domain/contract/market.ts';
+import { priceAlertAnswer } from '../../domain/testing/alertAnswers.ts';
 import { ApiError, checkAnswer, urlOf } from './api.ts';
 
 describe('the API client', function () {
@@ -24,23 +25,7 @@ describe('the API client', function () {
   });
 
   describe('checkAnswer', function () {
-    const alert = {
-      id: 'a1',
-      symbol: 'AAPL',
-      threshold: 190,
-      alerttype: 'U',
-      kind: 'PRICE',
-      status: 'armed',
-      createdt: '2026-01-02T00:00:00Z',
-      condition: { op: 'greater_than', source: 'price', value: 190, lower: null, upper: null, bars: null },
-      conditiontext: 'Price is at or above 190.00',
-      frequency: 'once',
-      expires: null,
-      lastfired: null,
-      triggercount: 0,
-      note: null,
-      channels: null,
-    };
+    const alert = priceAlertAnswer('a1', 190, { createdt: '2026-01-02T00:00:00Z' });
 
     it('answers an answer that matches the route schema as it is', function () {
       const answer = [alert];

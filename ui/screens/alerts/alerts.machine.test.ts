@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import { createActor, fromCallback, fromPromise, waitFor } from 'xstate';
 import type { AlertAnswer, AlertTriggerAnswer } from '../../../domain/contract/alerts.ts';
 import type { DeliveryAnswer } from '../../../domain/contract/channels.ts';
-import { conditionText, parseCondition, type AlertCondition } from '../../../domain/alerts/conditions.ts';
+import { conditionAlertAnswer } from '../../../domain/testing/alertAnswers.ts';
+import { parseCondition, type AlertCondition } from '../../../domain/alerts/conditions.ts';
 import { ApiError } from '../../services/api.ts';
 import type { AlertBody } from '../../components/conditionDraft.ts';
 import {
@@ -33,24 +34,7 @@ const CHANNEL: AlertCondition = {
 const RSI: AlertCondition = { op: 'less_than', source: 'rsi:14', value: 30, lower: null, upper: null, bars: null };
 
 function alert(id: string, symbol: string, condition: AlertCondition, extra: Partial<AlertAnswer> = {}): AlertAnswer {
-  return {
-    id,
-    symbol,
-    threshold: null,
-    alerttype: null,
-    kind: 'CONDITION',
-    status: 'armed',
-    createdt: '2026-11-20T15:00:00.000Z',
-    condition,
-    conditiontext: conditionText(condition),
-    frequency: 'once',
-    expires: null,
-    lastfired: null,
-    triggercount: 0,
-    note: null,
-    channels: null,
-    ...extra,
-  };
+  return conditionAlertAnswer(id, condition, { symbol, createdt: '2026-11-20T15:00:00.000Z', ...extra });
 }
 
 /** A fake server holding alerts and their triggers, answering as the routes do. */

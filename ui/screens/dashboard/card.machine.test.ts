@@ -1,5 +1,7 @@
 import { expect } from 'chai';
 import { createActor, fromPromise, waitFor } from 'xstate';
+import type { AlertAnswer } from '../../../domain/contract/alerts.ts';
+import { priceAlertAnswer } from '../../../domain/testing/alertAnswers.ts';
 import {
   alertDirection,
   cardMachine,
@@ -67,28 +69,16 @@ function card(options: { barsFail?: boolean; alertFails?: boolean } = {}) {
           async ({ input }) => {
             calls.push({ name: 'createAlert', input });
             if (options.alertFails) throw new Error('body.close: must be positive');
-            const alert: CardAlert = {
-              id: `a${alerts.length + 1}`,
+            const up = input.alerttype === 'U';
+            const base = priceAlertAnswer(`a${alerts.length + 1}`, input.threshold, {
               symbol: input.symbol,
-              threshold: input.threshold,
               alerttype: input.alerttype,
-              kind: 'PRICE',
-              status: 'armed',
-              condition: {
-                op: input.alerttype === 'U' ? 'greater_than' : 'less_than',
-                source: 'price',
-                value: input.threshold,
-                lower: null,
-                upper: null,
-                bars: null,
-              },
-              conditiontext: `Price is at or ${input.alerttype === 'U' ? 'above' : 'below'} ${input.threshold.toFixed(2)}`,
-              frequency: 'once',
-              expires: null,
-              lastfired: null,
-              triggercount: 0,
-              note: null,
-              channels: null,
+            });
+            // A card's alert is the answer without its creation time.
+            const { createdt: _created, ...alert }: AlertAnswer = {
+              ...base,
+              condition: { ...base.condition, op: up ? 'greater_than' : 'less_than' },
+              conditiontext: `Price is at or ${up ? 'above' : 'below'} ${input.threshold.toFixed(2)}`,
             };
             alerts = [...alerts, alert];
             return Promise.resolve(alert);

@@ -2,9 +2,8 @@
  * Test data of the price chart's suites: a daily bar whose 50-day SMA sits 2 below its close, its other
  * indicators missing unless given.
  */
-import { conditionText, type AlertCondition } from '../../../domain/alerts/conditions.ts';
 import type { ChartBar } from '../../../domain/contract/market.ts';
-import type { Candle, ChartAlert, Duration } from './chartData.ts';
+import type { Candle, Duration } from './chartData.ts';
 import type { BandData, ChartElement } from './chartElements.ts';
 
 /** A daily bar closing (and opening) at `close`, high and low one away, with the fields of `extra`. */
@@ -54,53 +53,8 @@ export function figureState(
   return { symbol: 'AAPL', duration, bars, intraday, elements, removed: [] as string[], smas: [], rsiPanel: false };
 }
 
-/** An armed price alert of AAPL at `threshold`, going up, as the server answers it, with the fields of `extra`. */
-export function priceAlert(id: string, threshold: number, extra: Partial<ChartAlert> = {}): ChartAlert {
-  return {
-    id,
-    symbol: 'AAPL',
-    threshold,
-    alerttype: 'U',
-    kind: 'PRICE',
-    status: 'armed',
-    createdt: '2026-01-30T00:00:00Z',
-    condition: { op: 'greater_than', source: 'price', value: threshold, lower: null, upper: null, bars: null },
-    conditiontext: `Price is at or above ${threshold.toFixed(2)}`,
-    frequency: 'once',
-    expires: null,
-    lastfired: null,
-    triggercount: 0,
-    note: null,
-    channels: null,
-    ...extra,
-  };
-}
-
-/**
- * An armed condition alert of AAPL as the server answers it: the price crossing up unless `condition` says
- * otherwise, in the server's words, with the fields of `extra`.
- */
-export function conditionAlert(
-  id: string,
-  condition: Partial<ChartAlert['condition']>,
-  extra: Partial<ChartAlert> = {},
-): ChartAlert {
-  const full: ChartAlert['condition'] = {
-    op: 'crossing_up',
-    source: 'price',
-    value: null,
-    lower: null,
-    upper: null,
-    bars: null,
-    ...condition,
-  };
-  return {
-    ...priceAlert(id, 0),
-    threshold: null,
-    alerttype: null,
-    kind: 'CONDITION',
-    condition: full,
-    conditiontext: conditionText(full as AlertCondition),
-    ...extra,
-  };
-}
+/** Alerts of AAPL as the server answers them (ChartAlert is the answer): the web app's shared test data. */
+export {
+  conditionAlertAnswer as conditionAlert,
+  priceAlertAnswer as priceAlert,
+} from '../../../domain/testing/alertAnswers.ts';
