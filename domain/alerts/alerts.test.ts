@@ -1062,6 +1062,24 @@ describe('alert conditions, frequencies, pause, resume and expiry', () => {
     }
   });
 
+  it('writes brief tags where the short ones are too wide: a channel without its bounds, a move without its window, a crossing without the word', () => {
+    const brief = (condition: Record<string, unknown>): string => {
+      const parsed = parseCondition(condition);
+      if (isConditionProblem(parsed)) throw new Error(parsed.message);
+      return conditionTag(parsed, true);
+    };
+    expect(brief({ op: 'entering_channel', lower: 180, upper: 190.5 })).to.equal('Enter');
+    expect(brief({ op: 'outside_channel', source: 'rsi:14', lower: 30, upper: 70 })).to.equal('RSI 14 Outside');
+    expect(brief({ op: 'moving_up_pct', value: 3, bars: 5 })).to.equal('▲ 3%');
+    expect(brief({ op: 'moving_down', source: 'volume', value: 50_000, bars: 2 })).to.equal('Volume ▼ 50,000');
+    // A crossing's direction without the word; a level's tag is brief already.
+    expect(brief({ op: 'crossing_up', value: 190 })).to.equal('▲ 190.00');
+    expect(brief({ op: 'crossing', source: 'sma:50', value: { ref: 'sma:200' } })).to.equal('SMA 50 ↕ SMA 200');
+    expect(brief({ op: 'crossing_down', value: { ref: 'sma:50' } })).to.equal('▼ SMA 50');
+    expect(brief({ op: 'greater_than', value: { ref: 'ema:12' } })).to.equal('≥ EMA 12');
+    expect(brief({ op: 'less_than', source: 'rsi:14', value: 30 })).to.equal('RSI 14 ≤ 30');
+  });
+
   it('writes the levels that are not constants with their values when it fired', () => {
     const text = (condition: Record<string, unknown>, fired: FiredLevels): string => {
       const parsed = parseCondition(condition);

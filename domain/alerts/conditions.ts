@@ -574,6 +574,13 @@ const OP_TAGS: Readonly<Record<AlertOp, string>> = Object.freeze({
   moving_down_pct: '▼',
 });
 
+/** A crossing's operator in a brief tag: its direction only, before its level (`▲ 190.00`). */
+const BRIEF_CROSSINGS: Readonly<Partial<Record<AlertOp, string>>> = Object.freeze({
+  crossing: '↕',
+  crossing_up: '▲',
+  crossing_down: '▼',
+});
+
 /** An operand as a tag writes it: a number in its source's unit, or another series' short name. */
 function operandTag(operand: AlertOperand | null, source: AlertSource): string {
   if (operand === null) return '?';
@@ -583,12 +590,16 @@ function operandTag(operand: AlertOperand | null, source: AlertSource): string {
 /**
  * A condition as the chart's tag on its line or band writes it, short enough to sit right of the latest candle
  * (the words are {@link conditionText}'s): `Cross ▲ 190.00`, `≥ SMA 50`, `Enter 180.00 – 190.00`,
- * `▲ 5% in 3 bars`; a source other than the price first (`RSI 14 ≤ 30`, `SMA 50 Cross SMA 200`).
+ * `▲ 5% in 3 bars`; a source other than the price first (`RSI 14 ≤ 30`, `SMA 50 Cross SMA 200`). `brief`, where
+ * even that is too wide (a phone's chart): a channel's operator without its bounds, which its band shows
+ * (`Enter`), a move without its window (`▲ 5%`), a crossing's direction without the word (`▲ 190.00`, `↕ SMA
+ * 50`); a level's tag is brief already (`≥ 190.00`).
  */
-export function conditionTag(condition: AlertCondition): string {
+export function conditionTag(condition: AlertCondition, brief = false): string {
   const head = condition.source === 'price' ? '' : `${sourceTag(condition.source)} `;
   const op = OP_TAGS[condition.op];
   if (CHANNEL_OPS.includes(condition.op)) {
+    if (brief) return `${head}${op}`;
     const lower = operandTag(condition.lower, condition.source);
     return `${head}${op} ${lower} – ${operandTag(condition.upper, condition.source)}`;
   }
@@ -596,10 +607,12 @@ export function conditionTag(condition: AlertCondition): string {
     const amount = condition.op.endsWith('_pct')
       ? `${condition.value as number}%`
       : numberText(condition.value as number, condition.source);
+    if (brief) return `${head}${op} ${amount}`;
     const bars = condition.bars ?? 1;
     return `${head}${op} ${amount} in ${bars === 1 ? '1 bar' : `${bars} bars`}`;
   }
-  return `${head}${op} ${operandTag(condition.value, condition.source)}`;
+  const shown = brief ? (BRIEF_CROSSINGS[condition.op] ?? op) : op;
+  return `${head}${shown} ${operandTag(condition.value, condition.source)}`;
 }
 
 /** A frequency in words. */

@@ -632,6 +632,37 @@ describe('alerts (Chromium)', function () {
     await context.close();
   });
 
+  it("writes a phone's chart tags briefly, right of every candle, their words on hover", async () => {
+    const { page, context, errors } = await e2e.newPage({ width: 390, height: 844 });
+    await e2e.signUp(page, 'tags');
+    const price = await lastPriceIn(page, 'AAPL');
+    const lower = cents(price * 1.02);
+    const upper = cents(price * 1.04);
+    const channel = { op: 'entering_channel', lower, upper };
+    expect(await createAlertIn(page, { symbol: 'AAPL', condition: channel })).to.equal(200);
+    const move = { op: 'moving_up_pct', value: 3, bars: 2 };
+    expect(await createAlertIn(page, { symbol: 'AAPL', condition: move })).to.equal(200);
+    const crossing = cents(price * 0.95);
+    expect(await createAlertIn(page, { symbol: 'AAPL', condition: { op: 'crossing_up', value: crossing } })).to.equal(
+      200,
+    );
+    await page.goto('/PriceCharts?stock=AAPL');
+    await page.locator('.plot-container').first().waitFor();
+    // Their tags (`Enter 180.00 – 190.00`, `▲ 3% in 2 bars · 187.50`, `Cross ▲ 170.00`) are wider than 30% of a
+    // phone's plot: the brief ones are written, clear of the candles, which the empty bars right of the latest one
+    // make room for.
+    for (const tag of ['Enter ✕', '▲ 3% ✕', `▲ ${crossing.toFixed(2)} ✕`]) {
+      await page.locator('.plot-container').getByText(tag, { exact: true }).waitFor();
+      expect(await clearOfCandles(page, tag), `${tag} right of the latest candle`).to.equal(true);
+    }
+    const words = `Price enters the channel ${lower.toFixed(2)} – ${upper.toFixed(2)}`;
+    expect(await hoverOf(page, 'Enter ✕')).to.equal(`${words}. Click to delete this alert`);
+    expect(await hoverOf(page, '▲ 3% ✕')).to.match(/^Price moves up by 3% in 2 bars \(today at \d+\.\d\d\)\. Click/);
+    await e2e.screenshot(page, 'pricechart-tags-phone');
+    expect(errors).to.deep.equal([]);
+    await context.close();
+  });
+
   it('opens an alert fired before an expiry that has passed since in the builder to re-arm it, no error', async () => {
     const { page, context, errors } = await e2e.newPage({ width: 1400, height: 900 });
     await e2e.signUp(page, 'lapsed');

@@ -40,7 +40,14 @@ import {
   priceView,
   volumeTicks,
 } from './chartFigure.ts';
-import { labelWidth, renderElements, rightLabelShare, type ChartElement } from './chartElements.ts';
+import {
+  MAX_LABEL_SHARE,
+  fittedLabel,
+  labelWidth,
+  renderElements,
+  rightLabelShare,
+  type ChartElement,
+} from './chartElements.ts';
 import { bar, channelElement, conditionAlert, figureState, priceAlert } from './chartFixtures.ts';
 
 function quote(price: number, ts: string, change = 1, volume = 5000): Quote {
@@ -272,6 +279,7 @@ describe('price chart data', () => {
       upper: 110,
       axis: 'y',
       label: 'Inside 90.00 – 110.00 ✕',
+      brief: 'Inside ✕',
       words: 'Price is inside the channel 90.00 – 110.00',
       dash: 'dash',
       clickable: true,
@@ -618,6 +626,35 @@ describe('price chart data', () => {
     expect(rightLabelShare([{ ...band, charttype: 'draft' }])).to.equal(0);
     const removed = buildFigure({ ...figureState('3M', bars, [band]), removed: ['c1'] }, 'market');
     expect(removed.layout.xaxis?.range).to.deep.equal([-0.5, 68.5]);
+  });
+
+  it('writes a brief tag where the tag is wider than the room right of the candles (a phone), its words on hover', () => {
+    const bars = [bar('2026-01-05', 100), bar('2026-01-06', 101), bar('2026-01-07', 102)];
+    const daily = chartView('3M');
+    const enter = alertElement(conditionAlert('c1', { op: 'entering_channel', lower: 103, upper: 104 }), bars, daily);
+    const move = alertElement(conditionAlert('c2', { op: 'moving_up_pct', value: 3, bars: 2 }), bars, daily, true);
+    const price = alertElement(priceAlert('p1', 110), bars, daily);
+    const elements = [enter, move, price].filter((e): e is ChartElement => e !== null);
+    expect(elements).to.have.length(3);
+    const written = (plotWidth: number): string[] =>
+      renderElements(elements, [], { plotWidth }).annotations.map((a) => String(a.text));
+    // A desktop's plot: every tag fits in 30% of it.
+    expect(written(760)).to.deep.equal(['Enter 103.00 – 104.00 ✕', '▲ 3% in 2 bars · 103.00 ✕', '▲ Up 110.00 ✕']);
+    // Narrower: the two wider than 30% of 320 px are brief, the price alert's fits still; on a phone's 260 px, all.
+    expect(written(320)).to.deep.equal(['Enter ✕', '▲ 3% ✕', '▲ Up 110.00 ✕']);
+    expect(written(260)).to.deep.equal(['Enter ✕', '▲ 3% ✕', '▲ 110.00 ✕']);
+    const hover = renderElements(elements, [], { plotWidth: 260 }).annotations.map((a) => a.hovertext);
+    expect(hover[0]).to.equal('Price enters the channel 103.00 – 104.00. Click to delete this alert');
+    expect(hover[1]).to.equal('Price moves up by 3% in 2 bars (today at 103.00). Click to delete this alert');
+    // The empty bars right of the candles are as many as the widest tag written needs, within 30%.
+    for (const plotWidth of [760, 320, 260]) {
+      const widest = Math.max(...written(plotWidth).map((text) => labelWidth(text, plotWidth)));
+      expect(rightLabelShare(elements, plotWidth)).to.equal(widest);
+      expect(widest, `${plotWidth} px`).to.be.at.most(MAX_LABEL_SHARE);
+    }
+    expect(fittedLabel({ label: 'a label far too wide for the plot ✕' }, 100)).to.equal(
+      'a label far too wide for the plot ✕',
+    );
   });
 
   it('keeps a channel far from the price off the axis and writes it at the edge of the price panel', () => {

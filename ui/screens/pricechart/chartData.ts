@@ -28,7 +28,14 @@ import type { PatternRowAnswer } from '../../../domain/contract/patterns.ts';
 import type { Quote } from '../../../domain/market/types.ts';
 import { SMA_PERIODS, type SmaPeriod } from '../../../domain/screener/query.ts';
 import { channelPlacement, panelNote, seriesValues, sourcePanel, type ChartView, type Panel } from './channelBands.ts';
-import { normalizeSeries, trimToLength, type BandAxis, type ChartElement, type MarkerPoint } from './chartElements.ts';
+import {
+  MAX_LABEL_SHARE,
+  normalizeSeries,
+  trimToLength,
+  type BandAxis,
+  type ChartElement,
+  type MarkerPoint,
+} from './chartElements.ts';
 import { wallClock } from '../../services/time.ts';
 import { liveAverage, liveRsi } from '../../components/liveAverage.ts';
 
@@ -349,10 +356,14 @@ export function closeElement(symbol: string, close: number): ChartElement {
   };
 }
 
-/** The name of an alert: direction and threshold (or moving average), or its condition in words. */
-export function alertName(alert: ChartAlert): string {
+/**
+ * The name of an alert: direction and threshold (or moving average), or its condition in words; `brief`, a price
+ * or SMA alert's without the direction's word (`▲ 190.00`, as the dashboard's cards write it).
+ */
+export function alertName(alert: ChartAlert, brief = false): string {
   if (alert.kind === 'CONDITION') return alert.conditiontext;
-  const arrow = alert.alerttype === 'U' ? '▲ Up' : '▼ Down';
+  const up = alert.alerttype === 'U';
+  const arrow = brief ? (up ? '▲' : '▼') : up ? '▲ Up' : '▼ Down';
   const what = alert.kind === 'SMA' ? `SMA ${alert.period ?? ''}`.trim() : (alert.threshold ?? 0).toFixed(2);
   return `${arrow} ${what}`;
 }
@@ -366,10 +377,13 @@ export function alertLabel(alert: ChartAlert): string {
 /**
  * The short tag an alert's line or band carries on the chart, the words of {@link alertLabel} shown on hover: a
  * condition's {@link conditionTag} (with today's level `level` of a moving one), then its status as the label
- * has it; a price or SMA alert's label is short already.
+ * has it; a price or SMA alert's label is short already. `brief`, the tag written where that one does not fit
+ * (see `fittedLabel`): the condition's brief tag, or the price or SMA alert's brief name, without the status
+ * (its line's grey dots tell it).
  */
-export function alertTag(alert: ChartAlert, level?: string): string {
-  if (alert.kind !== 'CONDITION') return alertLabel(alert);
+export function alertTag(alert: ChartAlert, level?: string, brief = false): string {
+  if (alert.kind !== 'CONDITION') return brief ? alertName(alert, true) : alertLabel(alert);
+  if (brief) return conditionTag(alert.condition as AlertCondition, true);
   const today = level === undefined ? '' : ` · ${level}`;
   // The answer's sources are the contract's strings, checked by the server as `AlertSource`s.
   const tag = conditionTag(alert.condition as AlertCondition);
@@ -476,6 +490,7 @@ export function conditionElement(
   const color = done ? LEVEL_COLORS.triggered : conditionColor(condition.op);
   const base = { symbol: alert.symbol, id: alert.id, charttype: 'condition', color, normalize: false };
   const label = `${alertTag(alert)} ✕`;
+  const brief = `${alertTag(alert, undefined, true)} ✕`;
   const words = alertLabel(alert);
   const dash = done ? 'dot' : 'dash';
   const placement = channelPlacement(condition, bars, view);
@@ -492,6 +507,7 @@ export function conditionElement(
         ...(series ? { x } : {}),
         axis: PANEL_AXES[panel],
         label,
+        brief,
         words,
         dash,
         clickable: true,
@@ -506,16 +522,18 @@ export function conditionElement(
     const today = `${alertTag(alert, shown)} ✕`;
     const axis = PANEL_AXES[panel];
     const said = `${words} (today at ${shown})`;
-    return { ...base, type: 'ALERT', chartdata: { y, label: today, words: said, dash, clickable: true, axis } };
+    const chartdata = { y, label: today, brief, words: said, dash, clickable: true, axis } as const;
+    return { ...base, type: 'ALERT', chartdata };
   }
   if (!LEVEL_OPS.includes(condition.op) || typeof condition.value !== 'number') return null;
   if (condition.source === 'price') {
-    return { ...base, type: 'ALERT', chartdata: { y: condition.value, label, words, dash, clickable: true } };
+    return { ...base, type: 'ALERT', chartdata: { y: condition.value, label, brief, words, dash, clickable: true } };
   }
   // A level of another series on its panel: an average on the price axis, RSI on its panel, volume on the bars'.
   if (panel === null || !view.panels.includes(panel)) return null;
   const axis = PANEL_AXES[panel];
-  return { ...base, type: 'ALERT', chartdata: { y: condition.value, label, words, dash, clickable: true, axis } };
+  const chartdata = { y: condition.value, label, brief, words, dash, clickable: true, axis } as const;
+  return { ...base, type: 'ALERT', chartdata };
 }
 
 /** Why an alert is not drawn on the chart (a channel, a move or a level without a place there), or null. */
@@ -547,7 +565,14 @@ export function alertElement(
     id: alert.id,
     type: 'ALERT',
     charttype: alert.kind === 'SMA' ? 'sma' : 'price',
-    chartdata: { y, label: `${alertLabel(alert)} ✕`, dash: triggered ? 'dot' : 'dash', clickable: true },
+    chartdata: {
+      y,
+      label: `${alertLabel(alert)} ✕`,
+      brief: `${alertTag(alert, undefined, true)} ✕`,
+      words: alertLabel(alert),
+      dash: triggered ? 'dot' : 'dash',
+      clickable: true,
+    },
     color: triggered ? LEVEL_COLORS.triggered : alert.alerttype === 'U' ? LEVEL_COLORS.up : LEVEL_COLORS.down,
     normalize: false,
   };
@@ -583,9 +608,6 @@ export function patternName(name: string): string {
 
 /** Bars shown with labelled markers; longer charts show pattern names on hover. */
 export const LABELLED_PATTERN_BARS = 130;
-
-/** The most of the plot's width the empty bars right of the latest candle take for the alerts' tags. */
-export const MAX_LABEL_SHARE = 0.3;
 
 /**
  * The empty bars a daily chart leaves right of its latest candle: a tenth of those shown (at least 2), or as

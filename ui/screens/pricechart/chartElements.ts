@@ -24,6 +24,8 @@ export interface LevelData {
   readonly axis?: BandAxis;
   /** What the label stands for in words, shown on hover (an alert's condition, when its label is a short tag). */
   readonly words?: string;
+  /** The label written instead where `label` does not fit right of the latest candle (see {@link fittedLabel}). */
+  readonly brief?: string;
 }
 
 /** A bound of a band: a constant level, or one value per date of `x` (null where there is none). */
@@ -53,6 +55,8 @@ export interface BandData {
   readonly clickable: boolean;
   /** What the label stands for in words, shown on hover (see {@link LevelData}). */
   readonly words?: string;
+  /** The label written instead where `label` does not fit (see {@link LevelData}). */
+  readonly brief?: string;
 }
 
 /** A series of values by date (LINE, AXIS). */
@@ -231,9 +235,22 @@ export function labelWidth(text: string, plotWidth: number = LABEL_BOX.plotWidth
   return Math.min(1, ([...text].length * LABEL_BOX.charPx + LABEL_BOX.padPx) / Math.max(1, plotWidth));
 }
 
+/** The most of the plot's width the empty bars right of the latest candle take for the alerts' tags. */
+export const MAX_LABEL_SHARE = 0.3;
+
+/**
+ * The label a line or band writes on a plot `plotWidth` px wide: its label, or its brief one where the label is
+ * wider than the room right of the latest candle ({@link MAX_LABEL_SHARE} of the plot; a phone's chart).
+ */
+export function fittedLabel(data: Pick<LevelData, 'label' | 'brief'>, plotWidth?: number): string {
+  if (data.brief === undefined || labelWidth(data.label, plotWidth) <= MAX_LABEL_SHARE) return data.label;
+  return data.brief;
+}
+
 /**
  * The widest label written at the plot's right edge, the alerts' lines' and bands' (those drawn, not a channel
- * being drawn), as a fraction of the plot's width ({@link labelWidth}); 0 when there is none.
+ * being drawn), as a fraction of the plot's width ({@link labelWidth}, of the label {@link fittedLabel} writes);
+ * 0 when there is none.
  */
 export function rightLabelShare(elements: readonly ChartElement[], plotWidth?: number): number {
   let widest = 0;
@@ -241,7 +258,7 @@ export function rightLabelShare(elements: readonly ChartElement[], plotWidth?: n
     if (element.type === 'ALERT' && (element.chartdata.y === null || !Number.isFinite(element.chartdata.y))) continue;
     // A channel being drawn keeps the axis as it is under the pointer.
     if ((element.type !== 'ALERT' && element.type !== 'BAND') || element.charttype === 'draft') continue;
-    widest = Math.max(widest, labelWidth(element.chartdata.label, plotWidth));
+    widest = Math.max(widest, labelWidth(fittedLabel(element.chartdata, plotWidth), plotWidth));
   }
   return widest;
 }
@@ -451,7 +468,8 @@ export function renderElements(
     switch (element.type) {
       case 'ALERT':
       case 'SAR': {
-        const { y, label, dash, clickable, words } = element.chartdata;
+        const { y, dash, clickable, words } = element.chartdata;
+        const label = fittedLabel(element.chartdata, measures.plotWidth);
         const axis = element.chartdata.axis ?? 'y';
         if (y === null || !Number.isFinite(y)) break;
         const alert = element.type === 'ALERT';
@@ -497,7 +515,8 @@ export function renderElements(
           shapes.push(band.shape);
           shapeIds.push(element.id);
         }
-        const { label, clickable, words } = element.chartdata;
+        const { clickable, words } = element.chartdata;
+        const label = fittedLabel(element.chartdata, measures.plotWidth);
         const slot = place(band.axis, band.top, 'right', label);
         annotations.push({
           xref: 'paper',

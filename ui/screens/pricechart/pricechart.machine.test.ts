@@ -410,6 +410,7 @@ describe('price chart machine', () => {
         upper: 130,
         axis: 'y',
         label: 'Enter 120.50 – 130.00 ✕',
+        brief: 'Enter ✕',
         words: 'Price enters the channel 120.50 – 130.00',
         dash: 'dash',
         clickable: true,
