@@ -24,6 +24,7 @@ import {
   type SymbolDemand,
 } from './providerStream.ts';
 import { readTickCsv, TickReplay } from './replay.ts';
+import { latestDemoSession, rememberedSessions } from './demoSessions.ts';
 import { simulatedSymbols, TickSimulator } from './simulator.ts';
 import type { TickBus } from '../../platform/bus/port.ts';
 import type { Config } from '../../platform/config.ts';
@@ -75,8 +76,9 @@ function lastDate(bars: ReadonlyMap<string, readonly DailyBar[]>): string {
 
 /**
  * Builds the configured source over the seeded bars (each symbol's last close is the price its day closes at
- * when it does not trade). Demo sessions (the accelerated clock) and replays close by memory, not by `claims`:
- * a restart plays them again.
+ * when it does not trade). Demo sessions (the accelerated clock) and replays close by memory, not by `claims`;
+ * a restart replays a tick file from its start, and dates its demo sessions after the latest one before it
+ * (`demoSessions.ts`), at the stored bars' prices.
  */
 export function openTickSource(
   config: Config,
@@ -93,9 +95,18 @@ export function openTickSource(
   }
   const onError = (error: unknown): void => logger.error({ err: error }, 'day close failed');
   if (config.tickSource === 'simulator') {
-    const { symbols, after } = simulatedSymbols(bars);
+    const { symbols, after: lastBar } = simulatedSymbols(bars);
     const mode = parseMarketClockMode(config.marketClock);
-    const sessions = marketClockOf(mode, Date.now(), after);
+    // Demo sessions go on after the latest one a run before told of, not from the last stored bar again.
+    const played = mode.mode === 'accelerated' ? latestDemoSession(config.dataDir) : null;
+    const after = played !== null && played > lastBar ? played : lastBar;
+    const clock = marketClockOf(mode, Date.now(), after);
+    const sessions =
+      mode.mode === 'accelerated'
+        ? rememberedSessions(clock, config.dataDir, (error) =>
+            logger.warn({ err: error }, 'the demo session date was not kept'),
+          )
+        : clock;
     const simulator = new TickSimulator({ symbols, seed: config.marketSeed, after, sessions });
     const rolled = rollByCalendar(bus, simulator, {
       sessions,

@@ -5,7 +5,7 @@ import type { Quote } from '../../domain/market/types.ts';
 import { comparePositions, parsePosition } from '../../platform/eventstore/port.ts';
 import { alertsProjection } from '../../projections/alerts/alerts.projection.ts';
 import { notificationsProjection } from '../../projections/notifications/notifications.projection.ts';
-import { startTestGateway, type TestClient } from '../testing/harness.ts';
+import { startTestGateway, type TestClient, type TestGateway } from '../testing/harness.ts';
 
 type ClientSocket = Socket<ServerToClientEvents, ClientToServerEvents>;
 
@@ -24,6 +24,19 @@ function connected(socket: ClientSocket): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     socket.once('connect', () => resolve());
     socket.once('connect_error', reject);
+  });
+}
+
+/** The trading days of the next `count` triggers the gateway's engine reports. */
+function nextTriggerDays(gw: TestGateway, count: number): Promise<string[]> {
+  return new Promise((resolve) => {
+    const days: string[] = [];
+    const stop = gw.running.system.engine!.onTrigger((trigger) => {
+      days.push(trigger.event.data.day ?? '');
+      if (days.length < count) return;
+      stop();
+      resolve(days);
+    });
   });
 }
 
@@ -143,6 +156,40 @@ describe('alerts on the simulated market (npm start defaults, accelerated clock)
       expect(pushed.every((n) => n.symbol === 'AAPL')).to.equal(true);
     } finally {
       await gw.close();
+    }
+  });
+
+  it('goes on with new trading days after a restart: a once-per-bar alert fires again, on no date it fired before', async function () {
+    const env = { TICK_SOURCE: 'simulator', MARKET_CLOCK: 'accelerated:0.05' };
+    const gw = await startTestGateway({ env });
+    let dataKept = false;
+    try {
+      const user = await gw.user('restart');
+      const before = nextTriggerDays(gw, 2);
+      const created = await user.post('/personalize/stockalerts', {
+        symbol: 'AAPL',
+        condition: { op: 'greater_than', value: 1 },
+        frequency: 'once_per_bar',
+      });
+      expect(created.status).to.equal(200, created.text);
+      const days = await before;
+      expect(days[1]! > days[0]!, `two sessions: ${days.join(', ')}`).to.equal(true);
+      await gw.close({ keepData: true });
+      dataKept = true;
+      // Restarted on the same data: its sessions are dated after those of the run before, so the alert's first
+      // firing is a new trigger, where one on a date of before would be the log's (a replay, notifying nobody).
+      const again = await startTestGateway({ dataDir: gw.dataDir, env });
+      try {
+        const [next] = await nextTriggerDays(again, 1);
+        expect(next! > days[1]!, `${next} after ${days[1]}`).to.equal(true);
+        expect(again.running.system.engine!.alerts.stats().triggers.replayed, 'firings on a date of before').to.equal(
+          0,
+        );
+      } finally {
+        await again.close();
+      }
+    } finally {
+      if (!dataKept) await gw.close();
     }
   });
 });
