@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
+import type { Quote } from '../../domain/market/types.ts';
 import { createAlertIn, lastPriceIn, startE2E, type E2E } from './browser.ts';
 
 /** The shapes of the chart's Plotly graph. */
@@ -628,6 +629,35 @@ describe('alerts (Chromium)', function () {
       '“Sell into strength”',
       '“Sell into strength”',
     ]);
+    expect(errors).to.deep.equal([]);
+    await context.close();
+  });
+
+  it("marks a condition's firing on a flat day with no indicator in the bell, though its words have a hyphen", async () => {
+    const { page, context, errors } = await e2e.newPage({ width: 1280, height: 800 });
+    await e2e.signUp(page, 'flat');
+    // Against the 50-day SMA, one way or the other: one of the two holds at the previous close.
+    for (const op of ['greater_than', 'less_than']) {
+      const condition = { op, value: { ref: 'sma:50' } };
+      expect(await createAlertIn(page, { symbol: 'AAPL', condition })).to.equal(200);
+    }
+    // A tick at the previous close (the last close, while the quote is that close): no change on the day.
+    const quote = await page.evaluate(async () => {
+      const quotes = (await (await fetch('/api/quotes?symbols=AAPL')).json()) as Quote[];
+      return quotes[0]!;
+    });
+    const previous = quote.source === 'close' ? quote.price : quote.price - quote.change;
+    await page.getByTestId('connection-banner').waitFor({ state: 'detached' });
+    await e2e.pushTicks([{ symbol: 'AAPL', price: cents(previous) }]);
+    await page.getByTestId('bell-badge').waitFor({ timeout: 10_000 });
+    await page.getByRole('button', { name: 'Notifications' }).click();
+    const panel = page.getByRole('dialog', { name: 'Notifications' });
+    const row = panel.locator('.ag-row', { hasText: '50-day SMA' });
+    await row.first().waitFor();
+    const text = (await row.first().textContent()) ?? '';
+    expect(text, text).to.include('(0.00% on the day)');
+    // No move on the day, no indicator: the `-` of `50-day` is no move down.
+    expect(await row.first().locator('.indicator').count()).to.equal(0);
     expect(errors).to.deep.equal([]);
     await context.close();
   });

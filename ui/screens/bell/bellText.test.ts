@@ -3,6 +3,8 @@ import * as React from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import type { ChannelAnswer, DeliveryAnswer } from '../../../domain/contract/channels.ts';
 import { BellAlert } from './BellAlert.tsx';
+import { alertMessage, conditionMessage } from '../../../domain/alerts/alerts.ts';
+import type { AlertCondition } from '../../../domain/alerts/conditions.ts';
 import { bellAlertWords, bellRows, messageDirection, type BellRow } from './bellText.ts';
 import type { BellNotification } from './bell.machine.ts';
 
@@ -23,6 +25,47 @@ describe('bell alert words', () => {
     expect(messageDirection('AAPL rose above 190.00 (+0.40% on the day)')).to.equal('up');
     expect(messageDirection('MSFT price crosses above 520.50: 521.10 (-0.31% on the day)')).to.equal('down');
     expect(messageDirection('AAPL price is at or above 190.00: 190.10')).to.equal(null);
+  });
+
+  it("reads an alert's message by the day's change it ends with: a hyphen before it is no move down", () => {
+    // A flat day: no sign, no indicator, though `50-day` and `BF-B` have a `-`.
+    const flat = 'AAPL price crosses above the 50-day SMA (186.42): 186.50 (0.00% on the day)';
+    expect(messageDirection(flat)).to.equal(null);
+    expect(messageDirection('BF-B price is at or above 40.00: 40.10 (0.00% on the day)')).to.equal(null);
+    expect(messageDirection('BF-B rose above 40.00: 40.10 (+0.25% on the day)')).to.equal('up');
+    expect(messageDirection('AAPL price crosses below the 50-day SMA (186.42): 186.40 (-0.40% on the day)')).to.equal(
+      'down',
+    );
+    // A channel of the day's change: its `-2%` is a bound, the change after it the sign.
+    const channel = 'AAPL Change % is outside the channel -2% – 2%: 2.10% at 190.00 (+2.10% on the day)';
+    expect(messageDirection(channel)).to.equal('up');
+    // A price alert's sign against the day's change: the direction's sign leads.
+    expect(messageDirection('AAPL rose above 190.00: 190.02 (+, though down 0.50% on the day)')).to.equal('up');
+    expect(messageDirection('AAPL fell below 180.00: 179.95 (-, though up 0.20% on the day)')).to.equal('down');
+  });
+
+  it("reads the server's messages as they are written: a price or SMA alert's direction, a condition's day", () => {
+    const sign = (changepct: number) => (Math.round(changepct * 100) === 0 ? null : changepct > 0 ? 'up' : 'down');
+    for (const symbol of ['AAPL', 'BF-B']) {
+      for (const changepct of [-2.1, -0.004, 0, 0.004, 1.25]) {
+        for (const alerttype of ['U', 'D'] as const) {
+          const price = { symbol, kind: 'PRICE', alerttype, thresholdCents: 19_000, period: null, sma: null } as const;
+          const sma = { ...price, kind: 'SMA', thresholdCents: null, period: 50, sma: 187.32 } as const;
+          for (const input of [price, sma]) {
+            const message = alertMessage({ ...input, price: 190.1, changepct });
+            expect(messageDirection(message), message).to.equal(alerttype === 'U' ? 'up' : 'down');
+          }
+        }
+        const conditions: AlertCondition[] = [
+          { op: 'crossing_up', source: 'price', value: { ref: 'sma:50' }, lower: null, upper: null, bars: null },
+          { op: 'outside_channel', source: 'changepct', value: null, lower: -2, upper: 2, bars: null },
+        ];
+        for (const condition of conditions) {
+          const message = conditionMessage({ symbol, condition, price: 190.1, value: changepct, changepct });
+          expect(messageDirection(message), message).to.equal(sign(changepct));
+        }
+      }
+    }
   });
 
   it('names the type and keeps the whole message', () => {

@@ -11,8 +11,17 @@ import { deliveryChannelName, deliveryStatusText } from '../../components/channe
 import type { Zone } from '../../services/time.ts';
 import { deliveryWarnings, type BellNotification } from './bell.machine.ts';
 
-/** The indicator a message reads: `+` up, `-` down (the first found wins, as the spec words it), or none. */
+/** The day's change an alert's message ends with: `(+1.25% on the day)`, `(+, though down 0.50% on the day)`. */
+const DAY_CHANGE = /\(([+-]?)[^()]*% on the day\)$/;
+
+/**
+ * The indicator a message reads: `+` up, `-` down (the first found wins, as the spec words it), or none. An
+ * alert's message carries its sign in the day's change it ends with, and none when that rounds to 0.00%: a `-`
+ * of the words before it (`50-day SMA`, `BF-B`, a channel's `-2%`) does not make it a move down.
+ */
 export function messageDirection(message: string): 'up' | 'down' | null {
+  const day = DAY_CHANGE.exec(message);
+  if (day) return day[1] === '+' ? 'up' : day[1] === '-' ? 'down' : null;
   if (message.includes('+')) return 'up';
   if (message.includes('-')) return 'down';
   return null;
