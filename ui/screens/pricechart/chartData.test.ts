@@ -116,6 +116,23 @@ describe('price chart data', () => {
     expect(applyQuote(bars, quote(120, '2026-01-06T15:00:00Z', 20))[2]).to.include({ SMA_20: null });
   });
 
+  it('forms the bar again from a quote of a later demo session, whose change is from another close', () => {
+    const bars = [bar('2026-01-02', 100), bar('2026-01-05', 100, { SMA_20: 100, SMA_50: null })];
+    const next = { after: '2026-01-05', SMA_20: 1900, SMA_50: null, SMA_100: null, SMA_200: null, rsi_14: null };
+    const session = applyQuote(bars, quote(120, '2026-01-06T15:00:00Z', 20, 300), next);
+    const higher = applyQuote(session, quote(125, '2026-01-06T15:01:00Z', 25, 900), next);
+    expect(higher[2]).to.include({ open: 100, high: 125, low: 100, close: 125, volume: 900 });
+    // The session closed at 125, and the next one's quotes measure their change from there, the same New York day.
+    const later = applyQuote(higher, quote(123, '2026-01-06T15:11:00Z', -2, 40), next);
+    expect(later).to.have.length(3);
+    expect(later[2]).to.include({ date: '2026-01-06', open: 125, high: 125, low: 123, close: 123, volume: 40 });
+    // What a reload in that session shows: the stored bars and the bar its first quote forms.
+    expect(later).to.deep.equal(applyQuote(bars, quote(123, '2026-01-06T15:11:00Z', -2, 40), next));
+    expect(applyQuote(later, quote(124, '2026-01-06T15:12:00Z', -1, 60), next)[2]).to.include({ open: 125, low: 123 });
+    // A stored bar of the quote's day is not formed again, whatever its open.
+    expect(applyQuote(bars, quote(110, '2026-01-05T19:00:00Z', 7), next)[1]).to.include({ open: 100, close: 110 });
+  });
+
   it('builds minute candles from quotes, with the volume traded in each minute', () => {
     let candles = addQuoteToIntraday([], quote(100, '2026-01-06T14:30:05Z', 0, 1000));
     candles = addQuoteToIntraday(candles, quote(101, '2026-01-06T14:30:40Z', 0, 1500));

@@ -146,19 +146,24 @@ export function marketDate(ts: string): string | null {
  * that changes nothing, leaves the bars as they are (the same array). The moving averages move with the price,
  * as the alerts' do (today's close counted): a bar's by the change of its close over the period, a new bar's
  * from `next`, the sums the server's bars end with (none when the bars go on past them, or it has none); so does
- * a forming bar's RSI 14, from `next`'s average gain and loss.
+ * a forming bar's RSI 14, from `next`'s average gain and loss. On the demo clock a trading day is a session of a
+ * few minutes: a quote whose previous close is not the forming bar's open is of a later session, and the bar
+ * forms again from it, as a reload of the chart then shows it.
  */
 export function applyQuote(bars: readonly Bar[], quote: Quote, next: NextAverages | null = null): readonly Bar[] {
   const last = bars.at(-1);
   const day = marketDate(quote.ts);
   if (!last || day === null || day < last.date) return bars;
   if (day === last.date) {
-    const volume = Math.max(last.volume, quote.volume);
-    if (last.close === quote.price && volume === last.volume) return bars;
-    const moved = (period: SmaPeriod): number | null => liveAverage(period, last, day, quote.price, next);
     // A forming bar's RSI from the stored close before it; a stored bar's is its own.
     const before = bars.at(-2);
     const forming = next !== null && before !== undefined && before.date === next.after;
+    if (forming && Math.abs(openOf(quote) - last.open) > SESSION_OPEN_TOLERANCE) {
+      return [...bars.slice(0, -1), formingBar(before, day, quote, next)];
+    }
+    const volume = Math.max(last.volume, quote.volume);
+    if (last.close === quote.price && volume === last.volume) return bars;
+    const moved = (period: SmaPeriod): number | null => liveAverage(period, last, day, quote.price, next);
     return [
       ...bars.slice(0, -1),
       {
@@ -175,24 +180,34 @@ export function applyQuote(bars: readonly Bar[], quote: Quote, next: NextAverage
       },
     ];
   }
-  const open = Math.round((quote.price - quote.change) * 10_000) / 10_000;
-  const average = (period: SmaPeriod): number | null => liveAverage(period, last, day, quote.price, next);
-  return [
-    ...bars,
-    {
-      date: day,
-      open,
-      high: Math.max(open, quote.price),
-      low: Math.min(open, quote.price),
-      close: quote.price,
-      volume: quote.volume,
-      SMA_20: average(20),
-      SMA_50: average(50),
-      SMA_100: average(100),
-      SMA_200: average(200),
-      rsi_14: liveRsi(last, quote.price, next),
-    },
-  ];
+  return [...bars, formingBar(last, day, quote, next)];
+}
+
+/** Opens of a forming bar this close (in dollars) are one: the quotes' rounding, not another session's close. */
+const SESSION_OPEN_TOLERANCE = 0.001;
+
+/** Where a quote's trading day opened: its previous close. */
+function openOf(quote: Quote): number {
+  return Math.round((quote.price - quote.change) * 10_000) / 10_000;
+}
+
+/** The bar forming on `day` after the stored bar `base`, at the quote's price: it opens at the previous close. */
+function formingBar(base: Bar, day: string, quote: Quote, next: NextAverages | null): Bar {
+  const open = openOf(quote);
+  const average = (period: SmaPeriod): number | null => liveAverage(period, base, day, quote.price, next);
+  return {
+    date: day,
+    open,
+    high: Math.max(open, quote.price),
+    low: Math.min(open, quote.price),
+    close: quote.price,
+    volume: quote.volume,
+    SMA_20: average(20),
+    SMA_50: average(50),
+    SMA_100: average(100),
+    SMA_200: average(200),
+    rsi_14: liveRsi(base, quote.price, next),
+  };
 }
 
 /** Most minute candles kept for the 1D chart. */
