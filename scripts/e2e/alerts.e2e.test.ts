@@ -537,12 +537,18 @@ describe('alerts (Chromium)', function () {
     await inOrder(['MSFT', 'AAPL', 'NVDA']);
     // A header sorts too: Sort by names the order when it offers it, and says so when it does not.
     const symbolHeader = grid.getByRole('columnheader', { name: 'Symbol' });
+    // The grid's order and the select follow the header in renders of their own: the select's is waited for too.
+    const named = async (value: string): Promise<string> => {
+      const select = await sortBy.elementHandle();
+      await page.waitForFunction(([element, want]) => (element as HTMLSelectElement).value === want, [select, value]);
+      return sortBy.inputValue();
+    };
     await symbolHeader.click();
     await inOrder(['AAPL', 'MSFT', 'NVDA']);
-    expect(await sortBy.inputValue()).to.equal('symbol');
+    expect(await named('symbol')).to.equal('symbol');
     await symbolHeader.click();
     await inOrder(['NVDA', 'MSFT', 'AAPL']);
-    expect(await sortBy.inputValue()).to.equal('');
+    expect(await named('')).to.equal('');
     expect(await sortBy.locator('option:checked').textContent()).to.equal('As the column headers say');
     // The wide layout's new columns keep the order.
     await page.setViewportSize({ width: 1400, height: 900 });

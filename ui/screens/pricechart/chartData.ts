@@ -584,7 +584,6 @@ export function alertElement(
       y,
       label: `${alertLabel(alert)} ✕`,
       brief: `${alertTag(alert, undefined, true)} ✕`,
-      words: alertLabel(alert),
       dash: triggered ? 'dot' : 'dash',
       clickable: true,
     },
