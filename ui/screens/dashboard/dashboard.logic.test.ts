@@ -221,9 +221,9 @@ describe('dashboard rules', () => {
     ]);
     expect(marks.levels).to.deep.equal([
       { y: 190.5, text: '▲ 190.50' },
-      { y: 180, text: 'Cross ▲ 180.00' },
+      { y: 180, text: '▲ 180.00' },
       { y: 170.25, text: '≤ 170.25' },
     ]);
-    expect(marks.bands).to.deep.equal([{ lower: 150, upper: 160, text: 'Enter 150.00 – 160.00' }]);
+    expect(marks.bands).to.deep.equal([{ lower: 150, upper: 160, text: 'Enter' }]);
   });
 });

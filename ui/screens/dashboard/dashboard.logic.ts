@@ -313,9 +313,10 @@ export interface CardBand {
 
 /**
  * What a card's chart marks of its symbol's alerts: a line at a price alert's threshold (`▲ 190.00`) and at the
- * level of a condition of the price against one price (`Cross ▲ 190.00`, `≥ 190.00`), a band for a channel of
- * the price between two prices (`Enter 180.00 – 190.00`), tagged short as the price chart does; the others
- * (other series, moves) are not on its axis.
+ * level of a condition of the price against one price (`▲ 190.00` crossing up, `≥ 190.00`), a band for a channel
+ * of the price between two prices (`Enter`), tagged briefly as the price chart tags them on a narrow plot, so the
+ * tags at the right edge of the card's small chart cover little of its latest prices; the others (other series,
+ * moves) are not on its axis.
  */
 export function cardAlertMarks(
   alerts: readonly Pick<AlertAnswer, 'kind' | 'threshold' | 'alerttype' | 'condition'>[],
@@ -335,7 +336,7 @@ export function cardAlertMarks(
     const { condition } = alert;
     if (alert.kind !== 'CONDITION' || condition.source !== 'price') continue;
     // The answer's sources are the contract's strings, checked by the server as `AlertSource`s.
-    const text = conditionTag(condition as AlertCondition);
+    const text = conditionTag(condition as AlertCondition, true);
     if (LEVEL_OPS.includes(condition.op) && typeof condition.value === 'number') {
       levels.push({ y: condition.value, text });
     } else if (
