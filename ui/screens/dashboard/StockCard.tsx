@@ -19,7 +19,6 @@ import {
   cardMachine,
   FUNDAMENTAL_TYPES,
   FUNDAMENTAL_YEARS,
-  type CardAlert,
   type CardBar,
   type CardMode,
   type CompanyInfo,
@@ -34,6 +33,7 @@ import {
   patternLabel,
   peRatio,
   sliderMonths,
+  type CardMarks,
   type TrailPoint,
 } from './dashboard.logic.ts';
 import { formatPercent, formatSigned, signClass } from '../watchlist/quotes.ts';
@@ -49,6 +49,7 @@ const ALERT = '#d97706';
 /** The fill of a channel alert's band: the alert colour, translucent. */
 const ALERT_BAND = 'rgba(217,119,6,0.12)';
 const NO_TRAIL: readonly TrailPoint[] = [];
+const NO_MARKS: CardMarks = { levels: [], bands: [] };
 
 const MODES: readonly { readonly mode: CardMode; readonly label: string }[] = [
   { mode: 'chart', label: 'Chart' },
@@ -73,11 +74,12 @@ const CardChart = memo(function CardChart(props: {
   readonly symbol: string;
   readonly bars: readonly CardBar[];
   readonly trail: readonly TrailPoint[] | null;
-  readonly alerts: readonly CardAlert[] | null;
+  /** The alerts' lines and bands, when shown (`cardAlertMarks`). */
+  readonly marks: CardMarks | null;
   readonly height: number;
   readonly interactive: boolean;
 }) {
-  const { symbol, bars, trail, alerts, height, interactive } = props;
+  const { symbol, bars, trail, marks, height, interactive } = props;
   const { timeZone } = usePreferences();
   const figure = useMemo(() => {
     // Live prices at their time in the chosen zone; closes by their New York trading day.
@@ -100,7 +102,7 @@ const CardChart = memo(function CardChart(props: {
         name: symbol,
       },
     ];
-    const { levels, bands } = cardAlertMarks(alerts ?? []);
+    const { levels, bands } = marks ?? NO_MARKS;
     const shapes: Partial<Shape>[] = [
       ...bands.map((b): Partial<Shape> => ({
         type: 'rect',
@@ -147,7 +149,7 @@ const CardChart = memo(function CardChart(props: {
       })),
     };
     return { data, layout };
-  }, [symbol, bars, trail, alerts, timeZone]);
+  }, [symbol, bars, trail, marks, timeZone]);
   const config = useMemo(() => ({ displayModeBar: false, staticPlot: !interactive }), [interactive]);
   if ((trail ?? bars).length === 0) {
     return <p className="hint">{trail ? 'No live prices yet today: they appear as they arrive.' : 'No bars.'}</p>;
@@ -312,12 +314,10 @@ export function StockCard({ symbol }: { readonly symbol: string }) {
   const current = quote?.price ?? lastBar?.close ?? null;
   const sign = signClass(quote?.change);
   const alertsShown = state.matches({ alerts: 'shown' });
-  // The alerts the chart has no line or band for (on another series, against one, or a move).
-  const undrawn = useMemo(() => {
-    if (!alertsShown) return null;
-    const { levels, bands } = cardAlertMarks(ctx.alerts);
-    return ctx.alerts.length - levels.length - bands.length;
-  }, [alertsShown, ctx.alerts]);
+  // The alerts' lines and bands on the chart, and how many alerts it has none for (on another series, against
+  // one, or a move).
+  const marks = useMemo(() => (alertsShown ? cardAlertMarks(ctx.alerts) : null), [alertsShown, ctx.alerts]);
+  const undrawn = marks === null ? null : ctx.alerts.length - marks.levels.length - marks.bands.length;
   const alertsBusy = state.matches({ alerts: 'loading' }) || state.matches({ alerts: 'saving' });
   const mode: CardMode = state.matches({ body: 'info' })
     ? 'info'
@@ -344,7 +344,7 @@ export function StockCard({ symbol }: { readonly symbol: string }) {
         symbol={symbol}
         bars={ctx.bars}
         trail={trail}
-        alerts={alertsShown ? ctx.alerts : null}
+        marks={marks}
         height={expanded ? 280 : 130}
         interactive={expanded}
       />

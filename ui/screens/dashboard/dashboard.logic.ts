@@ -311,6 +311,12 @@ export interface CardBand {
   readonly text: string;
 }
 
+/** What a card's chart marks of its symbol's alerts (see {@link cardAlertMarks}). */
+export interface CardMarks {
+  readonly levels: readonly CardLevel[];
+  readonly bands: readonly CardBand[];
+}
+
 /**
  * What a card's chart marks of its symbol's alerts: a line at a price alert's threshold (`▲ 190.00`) and at the
  * level of a condition of the price against one price (`▲ 190.00` crossing up, `≥ 190.00`), a band for a channel
@@ -320,7 +326,7 @@ export interface CardBand {
  */
 export function cardAlertMarks(
   alerts: readonly Pick<AlertAnswer, 'kind' | 'threshold' | 'alerttype' | 'condition'>[],
-): { readonly levels: CardLevel[]; readonly bands: CardBand[] } {
+): CardMarks {
   const levels: CardLevel[] = [];
   const bands: CardBand[] = [];
   for (const alert of alerts) {
