@@ -9,6 +9,7 @@ import { loadUniverse } from '../marketdata/universe.ts';
 import { detectAll } from '../patterns/patterns.ts';
 import { patternPerformance } from '../patterns/performance.ts';
 import { openMarketData, type MarketData } from './marketData.ts';
+import type { ClosedDay, SymbolBar } from '../../platform/bus/port.ts';
 import type { Quote, QuoteSource } from './quotes.ts';
 import { LiveQuotes } from '../quotes/liveQuotes.ts';
 
@@ -214,6 +215,79 @@ describe('MarketData', function () {
       });
       expect(market.chartBars('NVDA', 60)[0]?.date).to.equal('2020-03-13');
       expect(market.chartBars('NVDA', 120)).to.have.length(bars.length);
+    } finally {
+      market.close();
+    }
+  });
+
+  it('stores a closed day: the chart and its next averages go on with it, and a restart starts from it', function () {
+    const dir = copyOfMarket();
+    const market = open(dir);
+    const rolled: string[] = [];
+    const stop = market.onDayRolled((r) => rolled.push(`${r.date} ${r.written}`));
+    try {
+      // Charted first, so a chart kept from before the close would show.
+      expect(market.chartBars('NVDA', 1).at(-1)?.date).to.equal(END);
+      const before = market.status();
+      const barOf = (symbol: string, close: number): SymbolBar => ({
+        symbol,
+        date: '2025-03-17',
+        open: close - 1,
+        high: close + 2,
+        low: close - 3,
+        close,
+        volume: 1_234_567,
+      });
+      const day: ClosedDay = {
+        date: '2025-03-17',
+        bars: [barOf('NVDA', 130.05), barOf('KO', 70.01), barOf('ZZZZ', 5)],
+      };
+      expect(market.rollDay(day)).to.deep.equal({ date: '2025-03-17', written: 2, earlier: [] });
+      const bars = market.store.bars('NVDA');
+      const chart = market.chartBars('NVDA', 1);
+      const { symbol: _, ...stored } = day.bars[0]!;
+      expect(bars.at(-1)).to.deep.equal(stored);
+      expect(chart.at(-1)).to.deep.include({ ...stored, SMA_20: computeIndicators(bars).at(-1)?.SMA_20 });
+      const next = market.nextAverages('NVDA')!;
+      expect(next.after).to.equal('2025-03-17');
+      expect(next.SMA_20).to.be.closeTo(
+        bars.slice(-19).reduce((sum, bar) => sum + bar.close, 0),
+        1e-9,
+      );
+      expect(market.status()).to.deep.include({ to: '2025-03-17', bars: before.bars + 2 });
+      // The same day again (another process, or a correction) replaces its bar; an earlier day is left out.
+      expect(market.rollDay({ ...day, bars: [barOf('NVDA', 131.5)] }).written).to.equal(1);
+      expect(market.store.bars('NVDA').at(-1)?.close).to.equal(131.5);
+      expect(market.status().bars).to.equal(before.bars + 2);
+      const earlier = { date: END, bars: [{ ...barOf('NVDA', 120), date: END }] };
+      expect(market.rollDay(earlier)).to.deep.equal({ date: END, written: 0, earlier: ['NVDA'] });
+      expect(market.store.bars('NVDA').at(-1)?.date).to.equal('2025-03-17');
+      expect(rolled).to.deep.equal(['2025-03-17 2', '2025-03-17 1', `${END} 0`]);
+    } finally {
+      stop();
+      market.close();
+    }
+    // A restart analyses the symbols whose bars changed and keeps the day.
+    const again = open(dir);
+    try {
+      expect(again.report.analysed).to.equal(2);
+      expect(again.snapshot('NVDA')?.date).to.equal('2025-03-17');
+      expect(again.store.bars('NVDA').at(-1)?.close).to.equal(131.5);
+    } finally {
+      again.close();
+    }
+  });
+
+  it('leaves the bars of a symbol imported from a provider to its refresh', function () {
+    const market = open(copyOfMarket());
+    try {
+      market.store.putProviderSymbol({ symbol: 'KO', provider: 'alpaca', name: 'Coca-Cola', sector: null });
+      const day: ClosedDay = {
+        date: '2025-03-17',
+        bars: [{ symbol: 'KO', date: '2025-03-17', open: 70, high: 71, low: 69, close: 70.5, volume: 10 }],
+      };
+      expect(market.rollDay(day).written).to.equal(0);
+      expect(market.store.bars('KO').at(-1)?.date).to.equal(END);
     } finally {
       market.close();
     }

@@ -15,6 +15,7 @@ import {
   type Sector,
   type UniverseEntry,
 } from '../../domain/market/types.ts';
+import type { ClosedDay, SymbolBar } from '../../platform/bus/port.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { alignReturns, correlationGroups, correlationMatrix, type CorrelationMatrix } from '../analysis/correlation.ts';
 import type { GroupMember, SymbolHistory } from '../analysis/correlation.ts';
@@ -119,6 +120,16 @@ export interface OpenReport {
   readonly ms: { build: number; analyse: number; load: number };
 }
 
+/** What {@link MarketData.rollDay} stored of a closed day. */
+export interface DayRolled {
+  /** The day. */
+  readonly date: string;
+  /** Symbols whose bar of the day was written. */
+  readonly written: number;
+  /** Symbols left out because their stored bars end after the day. */
+  readonly earlier: readonly string[];
+}
+
 /** A daily bar with the indicators the price chart draws. */
 export interface ChartBar extends DailyBar {
   /** SMA of 20 closes. */
@@ -218,7 +229,7 @@ export class MarketData {
   private readonly listed: ReadonlyMap<string, ProviderSymbol>;
   private readonly snapshots = new Map<string, SymbolSnapshot>();
   private readonly series = new Map<string, Series>();
-  private readonly marketStatus: MarketDataStatus;
+  private marketStatus: MarketDataStatus;
   private readonly analysisDigest: string;
   private readonly chartCache = new Map<string, ChartColumns>();
   private quoteSource: QuoteSource;
@@ -235,6 +246,8 @@ export class MarketData {
   private patternIndex: PatternIndex | undefined;
   /** The market's trading days (every symbol's days together), oldest first. */
   readonly calendar: readonly string[];
+
+  private readonly rollListeners = new Set<(rolled: DayRolled) => void>();
 
   /** Use {@link openMarketData}. */
   constructor(
@@ -412,6 +425,53 @@ export class MarketData {
   onQuoteSource(listener: () => void): () => void {
     this.quoteSourceListeners.add(listener);
     return () => this.quoteSourceListeners.delete(listener);
+  }
+
+  /**
+   * Stores the bars of a closed trading day (`onDayClosed` of the tick bus), so the charts' bars and their
+   * averages go on with the days the live quotes and the alert engine roll, and a restart starts from them. One
+   * transaction; a day already stored is written again (the same close from another process, or a correction).
+   * Left out: symbols the market does not have, those whose bars come from a provider (its refresh writes
+   * them), and a day before a symbol's last stored one (a replay of older ticks). The symbols' indicators and
+   * patterns of the screener and the analysis pages are analysed again at the next start.
+   */
+  rollDay(day: ClosedDay): DayRolled {
+    const providers = new Set(this.store.providerSymbols().map((p) => p.symbol));
+    const written: SymbolBar[] = [];
+    const earlier: string[] = [];
+    let added = 0;
+    this.store.transaction(() => {
+      for (const bar of day.bars) {
+        if (!this.has(bar.symbol) || providers.has(bar.symbol)) continue;
+        const last = this.store.bars(bar.symbol, { limit: 1 })[0]?.date;
+        if (last !== undefined && bar.date < last) {
+          earlier.push(bar.symbol);
+          continue;
+        }
+        const { date, open, high, low, close, volume } = bar;
+        this.store.appendBar(bar.symbol, { date, open, high, low, close, volume });
+        written.push(bar);
+        if (last !== bar.date) added += 1;
+      }
+    });
+    for (const bar of written) this.chartCache.delete(bar.symbol);
+    if (written.length > 0) {
+      const to = this.marketStatus.to;
+      this.marketStatus = {
+        ...this.marketStatus,
+        bars: this.marketStatus.bars + added,
+        to: to === null || day.date > to ? day.date : to,
+      };
+    }
+    const rolled: DayRolled = { date: day.date, written: written.length, earlier };
+    for (const listener of [...this.rollListeners]) listener(rolled);
+    return rolled;
+  }
+
+  /** Calls `listener` after each {@link rollDay}; answers the unsubscribe. */
+  onDayRolled(listener: (rolled: DayRolled) => void): () => void {
+    this.rollListeners.add(listener);
+    return () => this.rollListeners.delete(listener);
   }
 
   /**

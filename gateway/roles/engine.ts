@@ -5,7 +5,7 @@
  */
 import type { Config } from '../../platform/config.ts';
 import type { Logger } from '../../platform/logger.ts';
-import { openPorts, openRedisTickBus, runEngine, starting } from './parts.ts';
+import { openPorts, openRedisTickBus, runEngine, starting, storeClosedDays } from './parts.ts';
 import { serveHealth, systemOf, type RunningGateway } from './serve.ts';
 
 /** Starts the engine and serves the health routes on `PORT`. */
@@ -14,6 +14,7 @@ export function startEngineRole(config: Config, logger: Logger): Promise<Running
     const ports = await openPorts(config, logger, stops, { cacheReadModels: false });
     const redisBus = ports.redis ? openRedisTickBus(ports.redis, logger, stops) : null;
     const engine = await runEngine(config, ports, logger, stops, redisBus);
+    await storeClosedDays(config, redisBus ?? engine.bus, ports.market, logger, stops);
     const system = systemOf(config, logger, ports, {
       projections: null,
       engine,

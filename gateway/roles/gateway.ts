@@ -5,7 +5,7 @@
 import { configuredFeed } from '../../engine/ticks/sources.ts';
 import type { Config } from '../../platform/config.ts';
 import type { Logger } from '../../platform/logger.ts';
-import { openPorts, openRedisTickBus, runQuoteFeed, starting } from './parts.ts';
+import { openPorts, openRedisTickBus, runQuoteFeed, starting, storeClosedDays } from './parts.ts';
 import { serveApi, systemOf, type RunningGateway } from './serve.ts';
 
 /** Opens the ports, follows the tick bus (with Redis) and serves the API and Socket.IO on `PORT`. */
@@ -15,6 +15,7 @@ export function startGatewayRole(config: Config, logger: Logger): Promise<Runnin
     // Without Redis there is no tick bus: the quotes are the last closes and the feed route answers 404.
     const bus = ports.redis ? openRedisTickBus(ports.redis, logger, stops) : null;
     const feed = bus ? await runQuoteFeed(bus, ports.market, stops, configuredFeed(config)) : null;
+    if (bus) await storeClosedDays(config, bus, ports.market, logger, stops);
     const system = systemOf(config, logger, ports, {
       projections: null,
       engine: null,

@@ -2,7 +2,7 @@
  * The steps the roles share: open the ports, run the projections, the engine and the quote feed. Each step
  * registers its stop with the role's {@link Stops} as soon as it has started.
  */
-import { startEngine, engineNameOf, type RunningEngine } from '../../engine/running.ts';
+import { demoSessionMinutes, startEngine, engineNameOf, type RunningEngine } from '../../engine/running.ts';
 import { openMarketData, type MarketData } from '../../engine/market/marketData.ts';
 import { marketProgress } from '../../engine/market/marketProgress.ts';
 import { marketEndDate } from '../../engine/market/marketDate.ts';
@@ -212,6 +212,44 @@ function refreshProviderBarsAtClose(
     onRefreshed: (date, result) => logger.info({ date, ...result }, `provider bars refreshed for ${date}`),
     onError: (date, error) => logger.warn({ date, err: error }, `provider bars not refreshed for ${date}`),
   });
+}
+
+/**
+ * Stores each trading day's bars as the day closes on `bus` (`MarketData.rollDay`): the charts go on with the
+ * days the quotes and the alerts roll, and a restart starts from them. Only the days the calendar closes by the
+ * wall clock (the feed, the providers, the simulator on New York hours): the demo clock's sessions are dated
+ * ahead of the calendar (a trading day every few minutes), and bars of days still to come would stay in the
+ * market store for every later start; a replay plays its recorded days again at every start, whose bars the
+ * store would then hold already.
+ */
+export async function storeClosedDays(
+  config: Config,
+  bus: TickBus,
+  market: MarketData,
+  logger: Logger,
+  stops: Stops,
+): Promise<void> {
+  if (config.tickSource === 'replay' || demoSessionMinutes(config) !== null) return;
+  const marketLogger = componentLogger(logger, 'market');
+  const subscription = bus.subscribe({
+    onTicks: () => undefined,
+    onDayClosed: (day) => {
+      try {
+        const { written, earlier } = market.rollDay(day);
+        marketLogger.info({ date: day.date, written, earlier: earlier.length }, `bars of ${day.date} stored`);
+        if (earlier.length > 0) {
+          marketLogger.warn(
+            { date: day.date, symbols: earlier.slice(0, 10) },
+            `${earlier.length} bars of ${day.date} not stored: their symbols' stored bars end later`,
+          );
+        }
+      } catch (error) {
+        marketLogger.error({ err: error, date: day.date }, `bars of ${day.date} not stored`);
+      }
+    },
+  });
+  stops.add(() => subscription.unsubscribe());
+  await subscription.ready;
 }
 
 /** Reads every tick of the shared bus into live quotes that become the market's quotes. */
