@@ -230,7 +230,7 @@ export class MarketData {
   private readonly snapshots = new Map<string, SymbolSnapshot>();
   private readonly series = new Map<string, Series>();
   private marketStatus: MarketDataStatus;
-  private readonly analysisDigest: string;
+  private analysisDigest: string;
   private readonly chartCache = new Map<string, ChartColumns>();
   private quoteSource: QuoteSource;
   private readonly quoteSourceListeners = new Set<() => void>();
@@ -244,8 +244,12 @@ export class MarketData {
   /** The New York dates of quotes' times. */
   private readonly quoteDays = new TradingDays();
   private patternIndex: PatternIndex | undefined;
-  /** The market's trading days (every symbol's days together), oldest first. */
-  readonly calendar: readonly string[];
+  private calendarDays: readonly string[];
+  /** Per symbol analysed, `<version>|<fingerprint>` of its analysis (what `analysisDigest` is made of). */
+  private readonly analysisKeys = new Map<string, string>();
+  /** The analyses of the days stored since the start, one after another. */
+  private analysing: Promise<void> = Promise.resolve();
+  private closed = false;
 
   private readonly rollListeners = new Set<(rolled: DayRolled) => void>();
 
@@ -270,20 +274,14 @@ export class MarketData {
         .map((p) => [p.symbol, p]),
     );
     const calendars: (readonly string[])[] = [];
-    const union = new Set<string>();
     for (const stored of analyses) {
       this.snapshots.set(stored.symbol, JSON.parse(stored.snapshot) as SymbolSnapshot);
       const { dates, closes } = seriesOf(stored);
-      // Symbols of the same calendar share one array of dates.
-      let shared = calendars.find((c) => c.length === dates.length && c.every((d, i) => d === dates[i]));
-      if (shared === undefined) {
-        calendars.push((shared = dates));
-        for (const d of dates) union.add(d);
-      }
-      this.series.set(stored.symbol, { dates: shared, closes });
+      this.series.set(stored.symbol, { dates: sharedDates(calendars, dates), closes });
+      this.analysisKeys.set(stored.symbol, `${stored.version}|${stored.fingerprint}`);
     }
-    this.calendar = calendars.length === 1 ? (calendars[0] as string[]) : [...union].sort();
-    this.analysisDigest = digestOf(analyses);
+    this.calendarDays = calendarOf(calendars);
+    this.analysisDigest = digestOf(this.analysisKeys);
     this.quoteSource = new LastCloseQuotes(this.snapshots);
     const meta = store.meta();
     const imported = Object.entries(meta.barSources)
@@ -301,6 +299,11 @@ export class MarketData {
       importedSymbols: imported,
     };
     if (patternRows !== undefined) this.patternIndex = this.indexOf(patternRows);
+  }
+
+  /** The market's trading days (every symbol's days together), oldest first. */
+  get calendar(): readonly string[] {
+    return this.calendarDays;
   }
 
   /** The state of the market data. */
@@ -432,8 +435,9 @@ export class MarketData {
    * averages go on with the days the live quotes and the alert engine roll, and a restart starts from them. One
    * transaction; a day already stored is written again (the same close from another process, or a correction).
    * Left out: symbols the market does not have, those whose bars come from a provider (its refresh writes
-   * them), and a day before a symbol's last stored one (a replay of older ticks). The symbols' indicators and
-   * patterns of the screener and the analysis pages are analysed again at the next start.
+   * them), and a day before a symbol's last stored one (a replay of older ticks). Then the symbols written are
+   * analysed again, as a start would (their snapshots, close series and pattern days: the screener, the company
+   * statistics and the analysis pages), a symbol per turn of the event loop; {@link analysed} tells when.
    */
   rollDay(day: ClosedDay): DayRolled {
     const providers = new Set(this.store.providerSymbols().map((p) => p.symbol));
@@ -464,8 +468,51 @@ export class MarketData {
       };
     }
     const rolled: DayRolled = { date: day.date, written: written.length, earlier };
+    if (written.length > 0) {
+      const symbols = written.map((bar) => bar.symbol);
+      this.analysing = this.analysing.catch(() => undefined).then(() => this.analyseAgain(symbols));
+    }
     for (const listener of [...this.rollListeners]) listener(rolled);
     return rolled;
+  }
+
+  /**
+   * Resolves once the days stored so far are analysed (see {@link rollDay}); rejects when the last analysis
+   * failed.
+   */
+  analysed(): Promise<void> {
+    return this.analysing;
+  }
+
+  /**
+   * Analyses `symbols` again from their stored bars, one per turn of the event loop (an analysis takes some
+   * milliseconds, which ticks and requests are not kept waiting for), storing each as a start would; then the
+   * market's calendar, the pattern statistics and the screener's bases are made again from them.
+   */
+  private async analyseAgain(symbols: readonly string[]): Promise<void> {
+    const version = analysisVersion();
+    const calendars: (readonly string[])[] = [];
+    for (const symbol of symbols) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (this.closed) return;
+      const digest = this.store.barDigest(symbol);
+      if (digest === undefined) continue;
+      const stored = toStored(symbol, analyseBars(symbol, this.store.bars(symbol)), version, digest.fingerprint);
+      this.store.replaceAnalyses([stored]);
+      this.snapshots.set(symbol, JSON.parse(stored.analysis.snapshot) as SymbolSnapshot);
+      const { dates, closes } = seriesOf(stored.analysis);
+      this.series.set(symbol, { dates: sharedDates(calendars, dates), closes });
+      this.analysisKeys.set(symbol, `${version}|${digest.fingerprint}`);
+    }
+    const all: (readonly string[])[] = [];
+    for (const { dates } of this.series.values()) if (!all.includes(dates)) all.push(dates);
+    this.calendarDays = calendarOf(all);
+    this.analysisDigest = digestOf(this.analysisKeys);
+    this.patternIndex = undefined;
+    this.metricBases = undefined;
+    this.baseBars = undefined;
+    this.sessionBases.clear();
+    this.screenerCache = undefined;
   }
 
   /** Calls `listener` after each {@link rollDay}; answers the unsubscribe. */
@@ -750,17 +797,35 @@ export class MarketData {
 
   /** Closes the store. */
   close(): void {
+    this.closed = true;
     this.store.close();
   }
 }
 
 const BULLISH: ReadonlySet<string> = new Set<string>(BULLISH_PATTERN_NAMES);
 
-/** A digest of which analyses the service holds, so stored statistics are known to match them. */
-function digestOf(analyses: readonly StoredAnalysis[]): string {
+/**
+ * A digest of which analyses the service holds (per symbol, in symbol order, `<version>|<fingerprint>`), so
+ * stored statistics are known to match them.
+ */
+function digestOf(keys: ReadonlyMap<string, string>): string {
   const hash = createHash('sha256');
-  for (const a of analyses) hash.update(`${a.symbol}|${a.version}|${a.fingerprint}\n`);
+  for (const symbol of [...keys.keys()].sort(bySymbol)) hash.update(`${symbol}|${keys.get(symbol)}\n`);
   return hash.digest('hex').slice(0, 32);
+}
+
+/** `dates`, or an equal array of `calendars` (symbols of the same calendar share one array of dates). */
+function sharedDates(calendars: (readonly string[])[], dates: readonly string[]): readonly string[] {
+  const shared = calendars.find((c) => c.length === dates.length && c.every((d, i) => d === dates[i]));
+  if (shared !== undefined) return shared;
+  calendars.push(dates);
+  return dates;
+}
+
+/** The trading days of every calendar together, oldest first. */
+function calendarOf(calendars: readonly (readonly string[])[]): readonly string[] {
+  if (calendars.length === 1) return calendars[0]!;
+  return [...new Set(calendars.flat())].sort();
 }
 
 /**

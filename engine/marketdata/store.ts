@@ -159,6 +159,27 @@ export function checkBars(symbol: string, bars: readonly DailyBar[], after?: str
   }
 }
 
+/** A symbol's bars summed up by SQL: what a {@link BarDigest} is made of. */
+interface DigestRow {
+  readonly symbol: string;
+  readonly bars: number;
+  readonly from: string;
+  readonly to: string;
+  readonly prices: number;
+  readonly volumes: number;
+}
+
+/** The digest of a symbol's summed-up bars. */
+function digestOfRow(r: DigestRow): BarDigest {
+  return {
+    symbol: r.symbol,
+    bars: r.bars,
+    from: r.from,
+    to: r.to,
+    fingerprint: `${r.bars}|${r.from}|${r.to}|${r.prices}|${r.volumes}`,
+  };
+}
+
 /** The store's prepared statements. */
 function prepareStatements(db: Database.Database) {
   return {
@@ -210,13 +231,15 @@ function prepareStatements(db: Database.Database) {
     importedFundamentals: db.prepare<[], { n: number }>(
       "SELECT COUNT(DISTINCT symbol) AS n FROM fundamentals WHERE source = 'SEC'",
     ),
-    barDigests: db.prepare<
-      [],
-      { symbol: string; bars: number; from: string; to: string; prices: number; volumes: number }
-    >(
+    barDigests: db.prepare<[], DigestRow>(
       `SELECT symbol, COUNT(*) AS bars, MIN(date) AS "from", MAX(date) AS "to",
               TOTAL(open + high + low + close) AS prices, TOTAL(volume) AS volumes
        FROM bars GROUP BY symbol ORDER BY symbol`,
+    ),
+    barDigest: db.prepare<[string], DigestRow>(
+      `SELECT symbol, COUNT(*) AS bars, MIN(date) AS "from", MAX(date) AS "to",
+              TOTAL(open + high + low + close) AS prices, TOTAL(volume) AS volumes
+       FROM bars WHERE symbol = ?`,
     ),
     analyses: db.prepare<[], StoredAnalysis>(
       'SELECT symbol, version, fingerprint, snapshot, days, closes FROM analysis ORDER BY symbol',
@@ -482,13 +505,13 @@ export class MarketStore {
 
   /** Per symbol with bars, a digest of its bars (one pass over the bars table), by symbol. */
   barDigests(): BarDigest[] {
-    return this.stmt.barDigests.all().map((r) => ({
-      symbol: r.symbol,
-      bars: r.bars,
-      from: r.from,
-      to: r.to,
-      fingerprint: `${r.bars}|${r.from}|${r.to}|${r.prices}|${r.volumes}`,
-    }));
+    return this.stmt.barDigests.all().map(digestOfRow);
+  }
+
+  /** The digest of one symbol's bars (as {@link barDigests} gives it), or undefined without bars. */
+  barDigest(symbol: string): BarDigest | undefined {
+    const r = this.stmt.barDigest.get(symbol);
+    return r === undefined || r.bars === 0 ? undefined : digestOfRow(r);
   }
 
   /** Every stored analysis, by symbol. */

@@ -73,6 +73,14 @@ describe('closed trading days in the market store', function () {
       expect(Math.round(chart.next!.SMA_20! * 100)).to.equal(engine.quotes.smaBase('AAPL', 20));
       expect(Math.round(chart.next!.SMA_200! * 100)).to.equal(engine.quotes.smaBase('AAPL', 200));
       expect(((await user.get('/api/market/status')).body as { to: string }).to).to.equal(date);
+      // Then the symbols are analysed again: the screener's indicators are those of the chart's new last bar.
+      await gw.running.system.market.analysed();
+      const run = await user.post('/api/screener/run', { query: [], limit: 500 });
+      expect(run.status).to.equal(200, run.text);
+      const row = (run.body as { rows: { symbol: string; SMA_50: number | null }[] }).rows.find(
+        (r) => r.symbol === 'AAPL',
+      );
+      expect(row?.SMA_50).to.equal(chart.bars.at(-1)?.SMA_50);
       await gw.close({ keepData: true });
       dataKept = true;
       // A restart keeps the day, and its engine's quotes start from it.

@@ -235,8 +235,19 @@ export async function storeClosedDays(
     onTicks: () => undefined,
     onDayClosed: (day) => {
       try {
+        const started = performance.now();
         const { written, earlier } = market.rollDay(day);
         marketLogger.info({ date: day.date, written, earlier: earlier.length }, `bars of ${day.date} stored`);
+        if (written > 0) {
+          market.analysed().then(
+            () =>
+              marketLogger.info(
+                { date: day.date, ms: Math.round(performance.now() - started) },
+                `symbols analysed again with the bars of ${day.date}`,
+              ),
+            (error: unknown) => marketLogger.error({ err: error, date: day.date }, `analysis of ${day.date} failed`),
+          );
+        }
         if (earlier.length > 0) {
           marketLogger.warn(
             { date: day.date, symbols: earlier.slice(0, 10) },
