@@ -134,10 +134,11 @@ describe('price chart data', () => {
   });
 
   it('builds minute candles from quotes, with the volume traded in each minute', () => {
-    let candles = addQuoteToIntraday([], quote(100, '2026-01-06T14:30:05Z', 0, 1000));
-    candles = addQuoteToIntraday(candles, quote(101, '2026-01-06T14:30:40Z', 0, 1500));
-    candles = addQuoteToIntraday(candles, quote(99.5, '2026-01-06T14:30:50Z', 0, 1600));
-    candles = addQuoteToIntraday(candles, quote(100.2, '2026-01-06T14:31:10Z', 0, 2000));
+    // The previous close is 99 all day: each quote's change is its price less 99.
+    let candles = addQuoteToIntraday([], quote(100, '2026-01-06T14:30:05Z', 1, 1000));
+    candles = addQuoteToIntraday(candles, quote(101, '2026-01-06T14:30:40Z', 2, 1500));
+    candles = addQuoteToIntraday(candles, quote(99.5, '2026-01-06T14:30:50Z', 0.5, 1600));
+    candles = addQuoteToIntraday(candles, quote(100.2, '2026-01-06T14:31:10Z', 1.2, 2000));
     expect(candles).to.have.length(2);
     expect(candles[0]).to.include({
       time: '2026-01-06 09:30',
@@ -155,6 +156,23 @@ describe('price chart data', () => {
       nextDay.map((c) => c.time),
       'a new day starts over',
     ).to.deep.equal(['2026-01-07 09:30']);
+  });
+
+  it('starts the minute candles over at a later session of the same day (the demo clock), its volume its own', () => {
+    let candles = addQuoteToIntraday([], quote(100, '2026-01-06T14:30:05Z', 1, 1000));
+    candles = addQuoteToIntraday(candles, quote(101, '2026-01-06T14:31:10Z', 2, 3000));
+    // The next session opens from 101 (the last close) in the same minute, its volume counted from zero.
+    const next = addQuoteToIntraday(candles, quote(101.5, '2026-01-06T14:31:40Z', 0.5, 200));
+    expect(next).to.have.length(1);
+    expect(next[0]).to.include({ time: '2026-01-06 09:31', open: 101.5, close: 101.5, volume: 0, sessionVolume: 200 });
+    const later = addQuoteToIntraday(next, quote(102, '2026-01-06T14:32:00Z', 1, 500));
+    expect(later.map((c) => [c.time, c.volume])).to.deep.equal([
+      ['2026-01-06 09:31', 0],
+      ['2026-01-06 09:32', 300],
+    ]);
+    // Quotes of one session whose change is rounded to 4 decimals stay in it.
+    const rounded = addQuoteToIntraday(later, quote(102.33, '2026-01-06T14:32:30Z', 1.3300000001, 600));
+    expect(rounded).to.have.length(2);
   });
 
   it('shows the last daily bar on 1D until a quote arrives', () => {

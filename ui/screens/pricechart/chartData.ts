@@ -54,6 +54,8 @@ export interface Candle {
   readonly volume: number;
   /** The session's volume at the candle's last quote. */
   readonly sessionVolume: number;
+  /** The session's previous close (its quotes' price less their change), when the candle was made of a quote. */
+  readonly prevClose?: number;
 }
 
 /** A pattern row as `GET /api/patterns/recentstkpattern/{stock}/{limitdays}` answers it. */
@@ -215,14 +217,18 @@ export const INTRADAY_MAX = 1000;
 
 /**
  * Folds a live quote into today's minute candles: the quote's minute updates the last candle or starts a new
- * one (a quote of another day starts over); an older or unchanged quote leaves the list as it is.
+ * one (a quote of another day starts over, and so does one of a later session: on the demo clock a trading day
+ * is a session of a few minutes, told by its previous close); an older or unchanged quote leaves the list as it
+ * is.
  */
 export function addQuoteToIntraday(candles: readonly Candle[], quote: Quote): readonly Candle[] {
   const time = marketMinute(quote.ts);
   if (time === null) return candles;
+  const prevClose = openOf(quote);
   const last = candles.at(-1);
   if (last && time < last.time) return candles;
-  if (last && time === last.time) {
+  const sameSession = last?.prevClose === undefined || Math.abs(prevClose - last.prevClose) <= SESSION_OPEN_TOLERANCE;
+  if (last && time === last.time && sameSession) {
     if (last.close === quote.price && last.sessionVolume === quote.volume) return candles;
     const traded = Math.max(0, quote.volume - last.sessionVolume);
     return [
@@ -237,7 +243,7 @@ export function addQuoteToIntraday(candles: readonly Candle[], quote: Quote): re
       },
     ];
   }
-  const sameDay = last !== undefined && last.time.slice(0, 10) === time.slice(0, 10);
+  const sameDay = last !== undefined && last.time.slice(0, 10) === time.slice(0, 10) && sameSession;
   const kept = sameDay ? candles : [];
   const open = sameDay ? last.close : quote.price;
   const traded = sameDay ? Math.max(0, quote.volume - last.sessionVolume) : 0;
@@ -252,6 +258,7 @@ export function addQuoteToIntraday(candles: readonly Candle[], quote: Quote): re
         close: quote.price,
         volume: traded,
         sessionVolume: quote.volume,
+        prevClose,
       },
     ],
     INTRADAY_MAX,

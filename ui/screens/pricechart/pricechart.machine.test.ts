@@ -168,8 +168,10 @@ function chart(options: Options = {}) {
 
 const ctx = (s: SnapshotFrom<typeof priceChartMachine>) => s.context;
 
+/** A quote of a session whose previous close is 100. */
 function quote(price: number, ts = '2026-01-30T18:00:00Z'): Quote {
-  return { symbol: 'AAPL', price, change: 1, changepct: 1, volume: 9000, ts, source: 'simulated' };
+  const change = Math.round((price - 100) * 10_000) / 10_000;
+  return { symbol: 'AAPL', price, change, changepct: change, volume: 9000, ts, source: 'simulated' };
 }
 
 describe('price chart machine', () => {
