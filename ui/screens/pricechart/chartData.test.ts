@@ -4,6 +4,7 @@ import {
   addQuoteToIntraday,
   alertElement,
   applyQuote,
+  formedDayClosed,
   barsOfDuration,
   chartNote,
   chartView,
@@ -87,6 +88,18 @@ describe('price chart data', () => {
     expect(next[2]).to.include({ date: '2026-01-06', open: 101, close: 102, high: 102, low: 101 });
     expect(applyQuote(bars, quote(90, '2026-01-01T15:00:00Z')), 'an older quote changes nothing').to.equal(bars);
     expect(applyQuote([], quote(90, '2026-01-01T15:00:00Z'))).to.deep.equal([]);
+  });
+
+  it('tells when the day of the bar the page formed has closed: a quote of a later day', () => {
+    const bars = [bar('2026-01-02', 100), bar('2026-01-05', 101)];
+    const next = { after: '2026-01-05', SMA_20: null, SMA_50: null, SMA_100: null, SMA_200: null, rsi_14: null };
+    const formed = applyQuote(bars, quote(102, '2026-01-06T15:00:00Z', 1), next);
+    expect(formedDayClosed(formed, next, quote(103, '2026-01-07T14:30:00Z', 1))).to.equal(true);
+    expect(formedDayClosed(formed, next, quote(103, '2026-01-06T20:00:00Z', 2)), 'its own day').to.equal(false);
+    // The demo clock's later sessions of the same date are formed again in place, not loaded.
+    expect(formedDayClosed(formed, next, quote(103, '2026-01-06T20:00:00Z', 0.5))).to.equal(false);
+    expect(formedDayClosed(bars, next, quote(103, '2026-01-07T14:30:00Z', 1)), 'no formed bar').to.equal(false);
+    expect(formedDayClosed(formed, null, quote(103, '2026-01-07T14:30:00Z', 1)), 'no sums').to.equal(false);
   });
 
   it("moves the forming bar's moving averages with the price, today's close counted", () => {

@@ -185,6 +185,18 @@ export function applyQuote(bars: readonly Bar[], quote: Quote, next: NextAverage
   return [...bars, formingBar(last, day, quote, next)];
 }
 
+/**
+ * Whether a quote is of a day after the bar the page formed (a bar after `next.after`, the server's last): that
+ * day has closed since the bars were loaded, so the server holds its bar and the averages after it (a page kept
+ * open overnight). Without a formed bar, or on the formed bar's day (the demo clock's sessions of one date too),
+ * false.
+ */
+export function formedDayClosed(bars: readonly Bar[], next: NextAverages | null, quote: Quote): boolean {
+  const last = bars.at(-1);
+  const day = marketDate(quote.ts);
+  return next !== null && last !== undefined && last.date > next.after && day !== null && day > last.date;
+}
+
 /** Opens of a forming bar this close (in dollars) are one: the quotes' rounding, not another session's close. */
 const SESSION_OPEN_TOLERANCE = 0.001;
 

@@ -6,6 +6,7 @@ import {
   type AlertCondition,
   type AlertSource,
 } from '../../../domain/alerts/conditions.ts';
+import type { NextAverages } from '../../../domain/contract/market.ts';
 import type { Quote } from '../../../domain/market/types.ts';
 import { PATTERN_LABEL_BOX, type Bar, type ChartAlert, type Duration, type PatternRow } from './chartData.ts';
 import { conditionAlert, priceAlert } from './chartFixtures.ts';
@@ -71,17 +72,22 @@ function chart(options: Options = {}) {
   let failChart = options.failChart;
   let serverAlerts = options.alerts ?? [];
   let release: (() => void) | null = null;
+  // What the server holds: the bars, and the sums of the last closes the next day's averages are made of.
+  let stored: { bars: Bar[]; next: NextAverages } = {
+    bars: BARS,
+    // The sum of the last 49 closes: 50-day averages only.
+    next: { after: '2026-01-30', SMA_20: null, SMA_50: 4900, SMA_100: null, SMA_200: null, rsi_14: null },
+  };
   const actor = createActor(
     priceChartMachine.provide({
       actors: {
         loadChart: fromPromise<ChartLoad, ChartRequest>(async ({ input }) => {
           calls.chart.push(input);
           if (failChart) throw new Error(failChart);
-          const bars = input.duration === '5D' ? BARS.slice(-5) : BARS;
+          const bars = input.duration === '5D' ? stored.bars.slice(-5) : stored.bars;
           return Promise.resolve({
             bars,
-            // The sum of the last 49 closes: 50-day averages only.
-            next: { after: '2026-01-30', SMA_20: null, SMA_50: 4900, SMA_100: null, SMA_200: null, rsi_14: null },
+            next: stored.next,
             patterns: options.patterns ?? [],
             compareBars: Object.fromEntries(input.compares.map((s) => [s, BARS.map((b) => ({ ...b, close: 50 }))])),
           });
@@ -162,6 +168,7 @@ function chart(options: Options = {}) {
     ready,
     push: (event: PriceChartEvent) => push?.(event),
     setFailChart: (message: string | undefined) => (failChart = message),
+    store: (bars: Bar[], next: NextAverages) => (stored = { bars, next }),
     release: () => release?.(),
   };
 }
@@ -326,6 +333,38 @@ describe('price chart machine', () => {
     expect(c.intraday.length).to.equal(2);
     push({ type: 'server.quote', quote: { ...quote(1), symbol: 'MSFT' } });
     expect(ctx(actor.getSnapshot()).quote?.price, "another symbol's quote is ignored").to.equal(112);
+  });
+
+  it('loads the bars again when the day it formed a bar of has closed (a page kept open overnight)', async () => {
+    const { actor, calls, ready, push, store } = chart();
+    await ready();
+    push({ type: 'server.quote', quote: quote(111, '2026-01-31T15:00:00Z') });
+    expect(ctx(actor.getSnapshot()).bars.at(-1)).to.include({ date: '2026-01-31', close: 111, SMA_50: 100.22 });
+    push({ type: 'server.quote', quote: quote(111.5, '2026-01-31T20:59:00Z') });
+    expect(calls.chart).to.have.length(1);
+    // The day closes at 111.5: the server stores its bar, and the sum of the last 49 closes moves on (one of
+    // 100 out, 111.5 in).
+    const sum = 4911.5;
+    store([...BARS, bar('2026-01-31', 111.5)], {
+      after: '2026-01-31',
+      SMA_20: null,
+      SMA_50: sum,
+      SMA_100: null,
+      SMA_200: null,
+      rsi_14: null,
+    });
+    // Monday's first quote: the page loads the bars again, and forms Monday's from the new sums.
+    const monday = quote(113, '2026-02-02T14:30:00Z');
+    push({ type: 'server.quote', quote: monday });
+    await waitFor(actor, (s) => s.matches({ chart: 'ready' }) && calls.chart.length === 2, { timeout: 2000 });
+    const c = ctx(actor.getSnapshot());
+    expect(c.quote).to.equal(monday);
+    expect(c.bars.at(-2)).to.include({ date: '2026-01-31', close: 111.5 });
+    expect(c.bars.at(-1)?.date).to.equal('2026-02-02');
+    expect(c.bars.at(-1)?.SMA_50).to.be.closeTo((sum + 113) / 50, 1e-9);
+    push({ type: 'server.quote', quote: quote(113.2, '2026-02-02T14:31:00Z') });
+    expect(calls.chart, 'the same day: no load').to.have.length(2);
+    expect(ctx(actor.getSnapshot()).bars.at(-1)).to.include({ date: '2026-02-02', close: 113.2 });
   });
 
   it('adds a price alert with the server answer and draws its line', async () => {

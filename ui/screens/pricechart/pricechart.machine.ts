@@ -30,6 +30,7 @@ import {
   alertElement,
   alertName,
   applyQuote,
+  formedDayClosed,
   barsOfDuration,
   channelDraftElements,
   chartView,
@@ -504,6 +505,22 @@ export const priceChartMachine = setup({
     keepAlert: assign(({ context }, params: { alert: ChartAlert }) =>
       withPatch(context, { alerts: upsertAlert(context.alerts, params.alert) }),
     ),
+    /** Folds a live quote of the symbol into the header, the flash, the daily bars and the minute candles. */
+    takeQuote: assign(({ context, event }) => {
+      assertEvent(event, 'server.quote');
+      const { quote } = event;
+      const previous = context.quote?.price;
+      const flash: Flash | null =
+        previous === undefined || previous === quote.price
+          ? context.flash
+          : { direction: quote.price > previous ? 'up' : 'down', key: (context.flash?.key ?? 0) + 1 };
+      return withPatch(context, {
+        quote,
+        flash,
+        bars: applyQuote(context.bars, quote, context.next),
+        intraday: addQuoteToIntraday(context.intraday, quote),
+      });
+    }),
     /** Counts an alert request answered, saved or refused. */
     answer: assign(({ context }, params: { saved: boolean }) => ({
       answered: { count: context.answered.count + 1, saved: params.saved },
@@ -535,6 +552,15 @@ export const priceChartMachine = setup({
     compareIsValid: ({ context, event }) =>
       event.type === 'user.addCompare' && compareProblem(context, event.symbol) === null,
     alertsStale: ({ context }) => context.alertsStale,
+    quoteOfSymbol: ({ context, event }) => {
+      assertEvent(event, 'server.quote');
+      return event.quote.symbol === context.symbol;
+    },
+    // The day the page formed a bar of has closed since the bars were loaded: the server has its bar now.
+    formedDayClosed: ({ context, event }) => {
+      assertEvent(event, 'server.quote');
+      return event.quote.symbol === context.symbol && formedDayClosed(context.bars, context.next, event.quote);
+    },
   },
 }).createMachine({
   id: 'pricechart',
@@ -545,23 +571,7 @@ export const priceChartMachine = setup({
     { src: 'liveChanges', input: ({ context }) => ({ symbol: context.symbol }) },
   ],
   on: {
-    'server.quote': {
-      guard: ({ context, event }) => event.quote.symbol === context.symbol,
-      actions: assign(({ context, event }) => {
-        const { quote } = event;
-        const previous = context.quote?.price;
-        const flash: Flash | null =
-          previous === undefined || previous === quote.price
-            ? context.flash
-            : { direction: quote.price > previous ? 'up' : 'down', key: (context.flash?.key ?? 0) + 1 };
-        return withPatch(context, {
-          quote,
-          flash,
-          bars: applyQuote(context.bars, quote, context.next),
-          intraday: addQuoteToIntraday(context.intraday, quote),
-        });
-      }),
-    },
+    'server.quote': { guard: 'quoteOfSymbol', actions: 'takeQuote' },
     'user.toggleSma': {
       // The averages drawn widen the price axis, so the patterns' names are placed again.
       actions: assign(({ context, event }) =>
@@ -657,6 +667,11 @@ export const priceChartMachine = setup({
               target: 'loading',
               actions: assign({ duration: ({ event }) => event.duration }),
             },
+            // Its stored bar and the next averages are loaded again (a page kept open overnight).
+            'server.quote': [
+              { guard: 'formedDayClosed', target: 'loading', actions: 'takeQuote' },
+              { guard: 'quoteOfSymbol', actions: 'takeQuote' },
+            ],
           },
         },
         failed: {
