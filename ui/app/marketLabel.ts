@@ -2,7 +2,7 @@
 import type { MarketStatus } from '../../domain/contract/market.ts';
 
 /** The footer's part of the market status. */
-export type MarketLabelStatus = Pick<MarketStatus, 'asOf' | 'source' | 'feed'>;
+export type MarketLabelStatus = Pick<MarketStatus, 'asOf' | 'to' | 'source' | 'feed'>;
 
 const BARS: Record<MarketStatus['source'], string> = {
   simulated: 'simulated market',
@@ -12,11 +12,13 @@ const BARS: Record<MarketStatus['source'], string> = {
 
 /**
  * "Alpaca IEX prices (real-time, IEX trades only), live · imported market, data as of <date>": the live feed
- * with its delay and health, then where the daily bars come from; null when there is nothing to say.
+ * with its delay and health, then where the daily bars come from and their last day (the build's, or a later one
+ * the days closed since stored); null when there is nothing to say.
  */
 export function marketLabelText(status: MarketLabelStatus | null): string | null {
   if (status === null) return null;
-  const bars = `${BARS[status.source]}, data as of ${status.asOf}`;
+  const day = status.to !== null && status.to > status.asOf ? status.to : status.asOf;
+  const bars = `${BARS[status.source]}, data as of ${day}`;
   const { feed } = status;
   if (feed === null) return status.source === 'imported' ? null : bars;
   return `${feed.name} prices (${feed.delay}), ${feed.health} · ${bars}`;

@@ -18,7 +18,7 @@ function session(options: { signedIn?: boolean; checkFails?: boolean; logoutFail
         return Promise.resolve();
       }),
       loadMarketStatus: fromPromise<MarketStatus>(async () =>
-        Promise.resolve({ asOf: '2024-12-31', source: 'simulated', feed: null }),
+        Promise.resolve({ asOf: '2024-12-31', to: '2024-12-31', source: 'simulated', feed: null }),
       ),
       liveStatus: fromCallback<SessionEvent>(({ sendBack: back }) => {
         calls.push('socket.open');

@@ -20,7 +20,7 @@ export interface SessionContext {
 }
 
 /** What the header shows of the market's status (`GET /api/market/status`). */
-export type MarketStatus = Pick<MarketStatusAnswer, 'asOf' | 'source' | 'feed'>;
+export type MarketStatus = Pick<MarketStatusAnswer, 'asOf' | 'to' | 'source' | 'feed'>;
 
 /** Events of the session actor. */
 export type SessionEvent =
