@@ -16,6 +16,7 @@ import { EnginePath } from './providerTesting.ts';
 import { parseTickCsv, TickReplay } from './replay.ts';
 import { TickSimulator } from './simulator.ts';
 import type { ClosedDay, Tick } from './tick.ts';
+import type { TickSource } from './port.ts';
 import { tickSourceContract } from './tickSource.contract.ts';
 
 const SYMBOLS = [
@@ -94,6 +95,50 @@ tickSourceContract('replay closed by the calendar', () => {
       await closer.settled();
     },
   };
+});
+
+describe('day closes played rather than kept', function () {
+  /** The day closes a closer delivers as its source plays. */
+  async function closesOf(source: TickSource, run: () => Promise<void>): Promise<ClosedDay[]> {
+    const days: ClosedDay[] = [];
+    source.start({ onTicks: () => undefined, onDayClosed: (day) => days.push(day) });
+    await run();
+    await source.stop();
+    return days;
+  }
+
+  it('marks a demo session `demo` and a replayed day `replay`', async function () {
+    const start = Date.parse('2026-11-21T03:00:00Z');
+    const clock = new ManualClock(start);
+    const sessions = acceleratedMarketClock(start, '2024-12-31', 1);
+    const simulator = new TickSimulator({ symbols: SYMBOLS, seed: 42, after: '2024-12-31', clock, sessions });
+    const demo = rollByCalendar(createInProcessTickBus(), simulator, {
+      sessions,
+      clock,
+      graceMs: 0,
+      claims: memoryDayCloseClaims(),
+      lastPrices: SYMBOLS.map((s) => [s.symbol, s.lastClose] as const),
+    });
+    const demoDays = await closesOf(demo.source, async () => {
+      clock.advance(150_000);
+      await demo.closer.settled();
+    });
+    expect(demoDays.length).to.be.at.least(2);
+    expect(demoDays.map((d) => d.played)).to.deep.equal(demoDays.map(() => 'demo'));
+    const replay = new TickReplay(parseTickCsv(CSV), { batchSize: 2 });
+    const played = rollByCalendar(createInProcessTickBus(), replay, {
+      sessions: regularMarketClock(),
+      time: 'ticks',
+      claims: memoryDayCloseClaims(),
+      lastPrices: [],
+    });
+    const replayed = await closesOf(played.source, async () => {
+      await replay.done;
+      played.closer.finish();
+      await played.closer.settled();
+    });
+    expect(replayed.map((d) => `${d.date} ${d.played}`)).to.deep.equal(['2025-01-02 replay', '2025-01-03 replay']);
+  });
 });
 
 describe('NYSE session hours', function () {
@@ -201,6 +246,7 @@ describe('feed-mode day close by the calendar', function () {
     expect(closes, 'not before 16:00').to.deep.equal([]);
     await advanceTo('2026-11-24', 16, 1);
     expect(closes.map((d) => d.date)).to.deep.equal(['2026-11-24']);
+    expect(closes[0]!.played, "a day of the calendar's, kept").to.equal(undefined);
     expect(closes[0]!.bars).to.deep.equal([
       { symbol: 'AAPL', date: '2026-11-24', open: 189, high: 189, low: 189, close: 189, volume: 0 },
       { symbol: 'MSFT', date: '2026-11-24', open: 97, high: 97, low: 95, close: 95, volume: 200 },

@@ -13,7 +13,7 @@ import { DayBars } from './dayBars.ts';
 import type { MarketClock, Session } from './marketClock.ts';
 import type { TickSource } from './port.ts';
 import type { TickBus, TickSubscription } from '../../platform/bus/port.ts';
-import type { Tick, TickListener } from './tick.ts';
+import type { ClosedDay, Tick, TickListener } from './tick.ts';
 
 /** How far ahead of the clock (ms) a tick's time may be and still close a session on the wall clock. */
 const FUTURE_TOLERANCE_MS = 5000;
@@ -216,7 +216,10 @@ export class DayCloser {
   /** Builds the open session's close now and delivers it once claimed; watches the next session. */
   private closeSession(): void {
     const session = this.open!;
-    const day = this.bars.close(session.date, this.last);
+    const closed = this.bars.close(session.date, this.last);
+    // A demo session or a replayed day says so: those are not the calendar's days to keep.
+    const played = this.time === 'ticks' ? 'replay' : this.options.sessions.mode === 'accelerated' ? 'demo' : null;
+    const day: ClosedDay = played === null ? closed : { ...closed, played };
     this.bars = new DayBars();
     this.open =
       this.time === 'wall' ? this.options.sessions.sessionAt(Math.max(this.clock.now(), session.end)) : undefined;

@@ -81,6 +81,14 @@ describe('closed trading days in the market store', function () {
         (r) => r.symbol === 'AAPL',
       );
       expect(row?.SMA_50).to.equal(chart.bars.at(-1)?.SMA_50);
+      // A day played (a demo session, a replay) is not the calendar's: not stored (the engine rolls it, as ever).
+      const later = '2025-02-26';
+      await engine.bus.publishDayClosed({
+        date: later,
+        bars: bars.map((b) => ({ ...b, date: later })),
+        played: 'demo',
+      });
+      expect(gw.running.system.market.status().to).to.equal(date);
       await gw.close({ keepData: true });
       dataKept = true;
       // A restart keeps the day, and its engine's quotes start from it.

@@ -28,7 +28,7 @@ export function startAllRole(config: Config, logger: Logger): Promise<RunningGat
     const redisBus = ports.redis ? openRedisTickBus(ports.redis, logger, stops) : null;
     const engine = await runEngine(config, ports, logger, stops, redisBus);
     const feed = redisBus ? await runQuoteFeed(redisBus, ports.market, stops, configuredFeed(config)) : null;
-    await storeClosedDays(config, redisBus ?? engine.bus, ports.market, logger, stops);
+    await storeClosedDays(redisBus ?? engine.bus, ports.market, logger, stops);
     const delivery = await runDelivery(config, ports, logger, stops, ports.redis ? engineNameOf(config) : undefined);
     const system = systemOf(config, logger, ports, {
       projections,

@@ -2,7 +2,7 @@
  * The steps the roles share: open the ports, run the projections, the engine and the quote feed. Each step
  * registers its stop with the role's {@link Stops} as soon as it has started.
  */
-import { demoSessionMinutes, startEngine, engineNameOf, type RunningEngine } from '../../engine/running.ts';
+import { startEngine, engineNameOf, type RunningEngine } from '../../engine/running.ts';
 import { openMarketData, type MarketData } from '../../engine/market/marketData.ts';
 import { marketProgress } from '../../engine/market/marketProgress.ts';
 import { marketEndDate } from '../../engine/market/marketDate.ts';
@@ -217,23 +217,17 @@ function refreshProviderBarsAtClose(
 /**
  * Stores each trading day's bars as the day closes on `bus` (`MarketData.rollDay`): the charts go on with the
  * days the quotes and the alerts roll, and a restart starts from them. Only the days the calendar closes by the
- * wall clock (the feed, the providers, the simulator on New York hours): the demo clock's sessions are dated
- * ahead of the calendar (a trading day every few minutes), and bars of days still to come would stay in the
- * market store for every later start; a replay plays its recorded days again at every start, whose bars the
- * store would then hold already.
+ * wall clock (the feed, the providers, the simulator on New York hours), whichever process's source closed them:
+ * a day `played` is left out, a demo session (dated ahead of the calendar, a trading day every few minutes: bars
+ * of days still to come would stay in the market store for every later start) or a replayed day (played again at
+ * every start, whose bars the store would then hold already).
  */
-export async function storeClosedDays(
-  config: Config,
-  bus: TickBus,
-  market: MarketData,
-  logger: Logger,
-  stops: Stops,
-): Promise<void> {
-  if (config.tickSource === 'replay' || demoSessionMinutes(config) !== null) return;
+export async function storeClosedDays(bus: TickBus, market: MarketData, logger: Logger, stops: Stops): Promise<void> {
   const marketLogger = componentLogger(logger, 'market');
   const subscription = bus.subscribe({
     onTicks: () => undefined,
     onDayClosed: (day) => {
+      if (day.played !== undefined) return;
       try {
         const started = performance.now();
         const { written, earlier } = market.rollDay(day);

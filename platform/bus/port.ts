@@ -31,6 +31,11 @@ export interface ClosedDay {
   readonly date: string;
   /** One bar per symbol, in symbol order. */
   readonly bars: readonly SymbolBar[];
+  /**
+   * Set when the day is not one the calendar closed by the wall clock: a session of the demo clock (`demo`, dated
+   * ahead of the calendar) or a day of recorded ticks played back (`replay`, played again at every start).
+   */
+  readonly played?: 'demo' | 'replay';
 }
 
 /** What receives market data: ticks in batches, and the day's bars at each close. */
