@@ -11,6 +11,7 @@ import type { ReadModelStore } from '../platform/readmodels/port.ts';
 import { createInProcessTickBus } from '../platform/bus/inProcess.ts';
 import type { TickBus } from '../platform/bus/port.ts';
 import { AlertEngine, type EngineTrigger } from './alerts/alertEngine.ts';
+import { TriggerReports } from './triggerReports.ts';
 import type { MarketData } from './market/marketData.ts';
 import type { LiveQuotes } from './quotes/liveQuotes.ts';
 import { seedQuotes, serveQuotes } from './quotes/quoteFeed.ts';
@@ -31,7 +32,10 @@ export interface RunningEngine {
   readonly source: Config['tickSource'];
   /** The simulator's demo clock: real minutes per trading day; null for New York hours or another source. */
   readonly sessionMinutes: number | null;
-  /** Calls `listener` once per durable trigger (deduplicated by event id); returns the unsubscribe. */
+  /**
+   * Calls `listener` once per durable trigger (deduplicated by event id); the first listener first gets the
+   * triggers reported before anything listened; returns the unsubscribe.
+   */
   onTrigger(listener: (trigger: EngineTrigger) => void): () => void;
   /** Whether ticks can flow: the source is started (the feed is always live) and the bus is open. */
   live(): boolean;
@@ -43,6 +47,8 @@ export interface RunningEngine {
 
 /** Event ids of the latest triggers remembered to report each once. */
 const REPORTED_TRIGGERS_KEPT = 10_000;
+/** Triggers held while nothing listens yet (see `triggerReports.ts`), the newest. */
+const HELD_TRIGGERS_KEPT = 10_000;
 
 /** The simulator's demo clock: real minutes per trading day; null for New York hours or another source. */
 export function demoSessionMinutes(config: Pick<Config, 'tickSource' | 'marketClock'>): number | null {
@@ -94,21 +100,10 @@ export async function startEngine(
   const bus =
     shared?.bus ?? createInProcessTickBus({ onError: (error) => logger.error({ err: error }, 'tick listener failed') });
   const { quotes, bars } = seedQuotes(market, configuredFeed(config));
-  const triggerListeners = new Set<(trigger: EngineTrigger) => void>();
-  // Two engines racing on one alert may both report it: the event id tells them apart.
-  const reported = new Set<string>();
-  const onTriggered = (trigger: EngineTrigger): void => {
-    if (reported.has(trigger.eventId)) return;
-    reported.add(trigger.eventId);
-    if (reported.size > REPORTED_TRIGGERS_KEPT) reported.delete(reported.values().next().value!);
-    for (const listener of triggerListeners) {
-      try {
-        listener(trigger);
-      } catch (error) {
-        logger.error({ err: error }, 'trigger listener failed');
-      }
-    }
-  };
+  const reports = new TriggerReports({ remembered: REPORTED_TRIGGERS_KEPT, held: HELD_TRIGGERS_KEPT }, (error) =>
+    logger.error({ err: error }, 'trigger listener failed'),
+  );
+  const onTriggered = (trigger: EngineTrigger): void => reports.report(trigger);
   const alerts = new AlertEngine({
     events,
     readModels,
@@ -172,10 +167,7 @@ export async function startEngine(
     sessionMinutes: demoSessionMinutes(config),
     live: () => live && open && (sourceHealth?.().ok ?? true),
     ...(sourceHealth ? { sourceHealth } : {}),
-    onTrigger: (listener) => {
-      triggerListeners.add(listener);
-      return () => triggerListeners.delete(listener);
-    },
+    onTrigger: (listener) => reports.listen(listener),
     stop: async () => {
       open = false;
       live = false;
