@@ -26,8 +26,10 @@ import {
   TRAIL_MAX,
 } from './dashboard.logic.ts';
 
-function q(symbol: string, price: number, changepct = 0, ts = `t${price}`): Quote {
-  return { symbol, price, change: changepct, changepct, volume: 1, ts, source: 'simulated' };
+/** A quote of a session whose previous close is `prevClose`. */
+function q(symbol: string, price: number, changepct = 0, ts = `t${price}`, prevClose = 100): Quote {
+  const change = Math.round((price - prevClose) * 10_000) / 10_000;
+  return { symbol, price, change, changepct, volume: 1, ts, source: 'simulated' };
 }
 
 describe('dashboard rules', () => {
@@ -104,6 +106,19 @@ describe('dashboard rules', () => {
       state = applyQuote(state, q('A', 9, 0, 'later'));
       expect(state.flashes.A).to.deep.equal({ dir: 'down', seq: 1 });
       expect(state.trails.A?.map((p) => p.price)).to.deep.equal([10, 9, 9]);
+    });
+
+    it("starts a symbol's trail over with a quote of a later session, the demo clock's of a few minutes too", () => {
+      let state = applyQuote(EMPTY_LIVE, q('A', 10, 0, 't1', 9.5));
+      state = applyQuote(state, q('A', 10.2, 0, 't2', 9.5));
+      state = applyQuote(state, q('B', 5, 0, 't2', 5));
+      // The session closed at 10.2; the next one's first quote.
+      state = applyQuote(state, q('A', 10.3, 0, 't3', 10.2));
+      expect(state.trails.A?.map((p) => p.price)).to.deep.equal([10.3]);
+      expect(state.trails.B?.map((p) => p.price)).to.deep.equal([5]);
+      // A change rounded to 4 decimals is the same session.
+      state = applyQuote(state, { ...q('A', 10.41, 0, 't4', 10.2), change: 0.2100001 });
+      expect(state.trails.A?.map((p) => p.price)).to.deep.equal([10.3, 10.41]);
     });
 
     it('keeps at most the trail limit of prices and drops symbols no longer shown', () => {

@@ -19,6 +19,7 @@ import type { Quote } from '../../../domain/market/types.ts';
 import { PATTERNS } from '../../../domain/screener/patterns.ts';
 import { finiteExtent } from '../../components/extent.ts';
 import { liveAverage, type AveragedBar } from '../../components/liveAverage.ts';
+import { previousCloseOf, sameSession } from '../../components/quoteSession.ts';
 import { wallClock } from '../../services/time.ts';
 import type { NextAverages } from '../../../domain/contract/market.ts';
 
@@ -161,6 +162,8 @@ export interface Flash {
 export interface TrailPoint {
   readonly ts: string;
   readonly price: number;
+  /** Its session's previous close. */
+  readonly prevClose?: number;
 }
 
 /** The live state of the shown symbols. */
@@ -176,7 +179,8 @@ export const EMPTY_LIVE: LiveState = Object.freeze({ quotes: {}, flashes: {}, tr
 /**
  * Applies a streamed quote (spec section 4: it replaces the entry of the same symbol): a move from the price
  * held flashes up or down; the first quote of a symbol does not flash. The price joins the symbol's trail
- * unless it repeats the last point.
+ * unless it repeats the last point; a quote of a later session (another previous close: the next day, or the
+ * demo clock's next session of a few minutes) starts the trail over.
  */
 export function applyQuote(state: LiveState, quote: Quote): LiveState {
   const previous = state.quotes[quote.symbol];
@@ -186,12 +190,17 @@ export function applyQuote(state: LiveState, quote: Quote): LiveState {
     const seq = (state.flashes[quote.symbol]?.seq ?? 0) + 1;
     flashes = { ...flashes, [quote.symbol]: { dir: quote.price > previous.price ? 'up' : 'down', seq } };
   }
-  const trail = state.trails[quote.symbol] ?? [];
+  const prevClose = previousCloseOf(quote);
+  const held = state.trails[quote.symbol] ?? [];
+  const trail = sameSession(held.at(-1)?.prevClose, prevClose) ? held : [];
   const last = trail.at(-1);
   const trails =
     last !== undefined && last.ts === quote.ts && last.price === quote.price
       ? state.trails
-      : { ...state.trails, [quote.symbol]: [...trail, { ts: quote.ts, price: quote.price }].slice(-TRAIL_MAX) };
+      : {
+          ...state.trails,
+          [quote.symbol]: [...trail, { ts: quote.ts, price: quote.price, prevClose }].slice(-TRAIL_MAX),
+        };
   return { quotes, flashes, trails };
 }
 

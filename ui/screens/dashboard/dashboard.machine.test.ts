@@ -21,8 +21,10 @@ const SECTORS: SectorEntry[] = [
   { sector: 'Information Technology', symbols: Array.from({ length: 40 }, (_, i) => `T${i}`) },
 ];
 
+/** A quote of a session whose previous close is 99. */
 function quote(symbol: string, price: number, ts = '2026-01-02T15:00:00Z'): Quote {
-  return { symbol, price, change: 1, changepct: 0.5, volume: 1000, ts, source: 'simulated' };
+  const change = Math.round((price - 99) * 10_000) / 10_000;
+  return { symbol, price, change, changepct: 0.5, volume: 1000, ts, source: 'simulated' };
 }
 
 /** Resolves when the test says so, to hold a request open. */

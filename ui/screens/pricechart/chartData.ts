@@ -27,6 +27,7 @@ import type { ChartBar, NextAverages } from '../../../domain/contract/market.ts'
 import type { PatternRowAnswer } from '../../../domain/contract/patterns.ts';
 import type { Quote } from '../../../domain/market/types.ts';
 import { SMA_PERIODS, type SmaPeriod } from '../../../domain/screener/query.ts';
+import { previousCloseOf, sameSession } from '../../components/quoteSession.ts';
 import { channelPlacement, panelNote, seriesValues, sourcePanel, type ChartView, type Panel } from './channelBands.ts';
 import {
   MAX_LABEL_SHARE,
@@ -160,7 +161,7 @@ export function applyQuote(bars: readonly Bar[], quote: Quote, next: NextAverage
     // A forming bar's RSI from the stored close before it; a stored bar's is its own.
     const before = bars.at(-2);
     const forming = next !== null && before !== undefined && before.date === next.after;
-    if (forming && Math.abs(openOf(quote) - last.open) > SESSION_OPEN_TOLERANCE) {
+    if (forming && !sameSession(last.open, previousCloseOf(quote))) {
       return [...bars.slice(0, -1), formingBar(before, day, quote, next)];
     }
     const volume = Math.max(last.volume, quote.volume);
@@ -197,17 +198,9 @@ export function formedDayClosed(bars: readonly Bar[], next: NextAverages | null,
   return next !== null && last !== undefined && last.date > next.after && day !== null && day > last.date;
 }
 
-/** Opens of a forming bar this close (in dollars) are one: the quotes' rounding, not another session's close. */
-const SESSION_OPEN_TOLERANCE = 0.001;
-
-/** Where a quote's trading day opened: its previous close. */
-function openOf(quote: Quote): number {
-  return Math.round((quote.price - quote.change) * 10_000) / 10_000;
-}
-
 /** The bar forming on `day` after the stored bar `base`, at the quote's price: it opens at the previous close. */
 function formingBar(base: Bar, day: string, quote: Quote, next: NextAverages | null): Bar {
-  const open = openOf(quote);
+  const open = previousCloseOf(quote);
   const average = (period: SmaPeriod): number | null => liveAverage(period, base, day, quote.price, next);
   return {
     date: day,
@@ -236,11 +229,11 @@ export const INTRADAY_MAX = 1000;
 export function addQuoteToIntraday(candles: readonly Candle[], quote: Quote): readonly Candle[] {
   const time = marketMinute(quote.ts);
   if (time === null) return candles;
-  const prevClose = openOf(quote);
+  const prevClose = previousCloseOf(quote);
   const last = candles.at(-1);
   if (last && time < last.time) return candles;
-  const sameSession = last?.prevClose === undefined || Math.abs(prevClose - last.prevClose) <= SESSION_OPEN_TOLERANCE;
-  if (last && time === last.time && sameSession) {
+  const ofSession = sameSession(last?.prevClose, prevClose);
+  if (last && time === last.time && ofSession) {
     if (last.close === quote.price && last.sessionVolume === quote.volume) return candles;
     const traded = Math.max(0, quote.volume - last.sessionVolume);
     return [
@@ -255,7 +248,7 @@ export function addQuoteToIntraday(candles: readonly Candle[], quote: Quote): re
       },
     ];
   }
-  const sameDay = last !== undefined && last.time.slice(0, 10) === time.slice(0, 10) && sameSession;
+  const sameDay = last !== undefined && last.time.slice(0, 10) === time.slice(0, 10) && ofSession;
   const kept = sameDay ? candles : [];
   const open = sameDay ? last.close : quote.price;
   const traded = sameDay ? Math.max(0, quote.volume - last.sessionVolume) : 0;
