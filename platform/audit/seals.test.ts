@@ -9,11 +9,18 @@ import { WATCHLIST_CONCERN, watchlistDecider, type WatchlistCommand } from '../.
 import { handleCommand } from '../commandHandler.ts';
 import { loadConfig } from '../config.ts';
 import { openEventStore } from '../eventstore/index.ts';
-import type { EventStore } from '../eventstore/port.ts';
+import {
+  formatPosition,
+  type EventData,
+  type EventMetadata,
+  type EventStore,
+  type RecordedEvent,
+} from '../eventstore/port.ts';
 import { openSqliteEventStore } from '../eventstore/sqlite.ts';
+import { copyLog, withoutChainHeads } from '../eventstore/testing/chainHeadsFree.ts';
 import { CHAIN_KEY_FILE, chainKeyOf, loadChainKey, useChainKey } from './chainKey.ts';
-import { KEYED_CHAIN, verifyStream } from './hashChain.ts';
-import { SEALS_STREAM, checkSealed, loadSeals, startSealer } from './seals.ts';
+import { KEYED_CHAIN, chainEvents, verifyStream } from './hashChain.ts';
+import { SEALS_STREAM, checkSealed, loadSeals, startSealer, type ChainSealedData } from './seals.ts';
 
 const add = (...symbols: string[]): WatchlistCommand => ({ type: 'AddSymbolsToWatchlist', data: { symbols } });
 
@@ -92,7 +99,9 @@ describe('chain key and seals', function () {
   });
 
   it('reads a long log a page at a time, the event loop turning in between, and seals every stream once', async function () {
-    const store = await open();
+    // A store that does not tell its chain heads: the sealer reads every event.
+    const store = withoutChainHeads(await open());
+    useChainKey(store, chainKeyOf(stores.at(-1)!)!);
     const sealer = startSealer(store, { intervalMs: 3_600_000 });
     await sealer.sealNow();
     const users = Array.from({ length: 40 }, (_, i) => `user${i}`);
@@ -121,4 +130,60 @@ describe('chain key and seals', function () {
     // 1,200 events, 100 a page: the loop turned before each of the thirteen pages.
     expect(turns).to.be.at.least(13);
   });
+
+  it('seals a SQLite log from its chain heads: the heads and position of a seal reading every event', async function () {
+    this.timeout(60_000);
+    const key = Buffer.from('k'.repeat(40));
+    const source = join(dir, 'source.db');
+    const writer = openSqliteEventStore({ file: source });
+    const last = new Map<string, { revision: number; metadata: EventMetadata }>();
+    const append = async (stream: string, count: number, chained = true): Promise<void> => {
+      const plain: EventData[] = Array.from({ length: count }, () => ({
+        id: randomUUID(),
+        type: 'Noted',
+        data: { n: Math.random() },
+        metadata: { actor: 'test' },
+      }));
+      const previous = last.get(stream);
+      const events = chained ? chainEvents(stream, previous, plain, key) : plain;
+      await writer.appendToStream(stream, events, { expectedRevision: previous ? previous.revision : 'no_stream' });
+      last.set(stream, { revision: (previous?.revision ?? -1) + count, metadata: events.at(-1)!.metadata! });
+    };
+    // More than one page of the scan (5,000 events), streams interleaved.
+    for (let round = 0; round < 30; round++) {
+      for (let user = 0; user < 20; user++) await append(`notes-user${user}`, 10);
+    }
+    await append('nodash', 3);
+    // A user stream whose last events carry no hash: its head is the last event that does.
+    await append('notes-user3', 2, false);
+    await writer.close();
+    const seal = async (file: string, heads: boolean): Promise<ChainSealedData> => {
+      copyLog(source, file);
+      const sqlite = openSqliteEventStore({ file });
+      stores.push(sqlite);
+      const store = heads ? sqlite : withoutChainHeads(sqlite);
+      expect(typeof store.chainHeads).to.equal(heads ? 'function' : 'undefined');
+      useChainKey(store, key);
+      const sealer = startSealer(store, { intervalMs: 3_600_000 });
+      await sealer.sealNow();
+      await sealer.stop();
+      return (await store.readStream(SEALS_STREAM))[0]!.data as ChainSealedData;
+    };
+    const fromHeads = await seal(join(dir, 'heads.db'), true);
+    const fromEvents = await seal(join(dir, 'events.db'), false);
+    const sorted = (data: ChainSealedData): unknown => [data.through, Object.entries(data.heads).sort()];
+    expect(sorted(fromHeads)).to.deep.equal(sorted(fromEvents));
+    expect(Object.keys(fromHeads.heads)).to.have.length(20);
+    expect(fromHeads.heads['notes-user3']).to.deep.equal({
+      revision: 299,
+      hash: (await readRevision(source, 'notes-user3', 299)).metadata.hash,
+    });
+    expect(fromHeads.through).to.equal(formatPosition({ commit: 6005, prepare: 6005 }));
+  });
+
+  async function readRevision(file: string, stream: string, revision: number): Promise<RecordedEvent> {
+    const store = openSqliteEventStore({ file });
+    stores.push(store);
+    return (await store.readStream(stream, { fromRevision: revision, maxCount: 1 }))[0]!;
+  }
 });

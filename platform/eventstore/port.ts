@@ -118,6 +118,32 @@ export interface ReadAllOptions {
   readonly maxCount?: number;
 }
 
+/** Options of {@link EventStore.chainHeads}. */
+export interface ChainHeadsOptions {
+  /** Scan the events strictly after this position. */
+  readonly fromPosition: LogPosition;
+  /** Most events to scan, in log order. */
+  readonly maxCount: number;
+}
+
+/** The last event of one stream, among the events scanned, whose metadata carries a chain hash. */
+export interface ChainHead {
+  readonly streamId: string;
+  readonly revision: number;
+  /** Its `metadata.hash`. */
+  readonly hash: string;
+}
+
+/** What {@link EventStore.chainHeads} scanned. */
+export interface ChainHeadsPage {
+  /** One per stream that has such an event among those scanned, in no particular order. */
+  readonly heads: readonly ChainHead[];
+  /** How many events were scanned: fewer than `maxCount` when the log ended. */
+  readonly scanned: number;
+  /** The position of the last event scanned (`fromPosition` when none was). */
+  readonly through: LogPosition;
+}
+
 /** Which events a subscription delivers. System events (type starting with `$`) are never delivered. */
 export interface SubscriptionFilter {
   /** Deliver only events of streams whose id starts with one of these prefixes. */
@@ -174,6 +200,13 @@ export interface EventStore {
 
   /** Reads the global log forwards after a position, system events excluded. */
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
+
+  /**
+   * Optional: the heads of the hash-chained streams among the events after a position (each stream's last event
+   * with a `metadata.hash`, with that hash), read without parsing the events: what a seal records. A store
+   * without it is read with {@link readAll}, which gives the same heads.
+   */
+  chainHeads?(options: ChainHeadsOptions): Promise<ChainHeadsPage>;
 
   /** Catch-up subscription to the global log: history after `fromPosition`, then live events. */
   subscribeToAll(handlers: SubscriptionHandlers, options?: SubscribeOptions): Subscription;

@@ -13,6 +13,9 @@ import {
   filterMatcher,
   type AppendOptions,
   type AppendResult,
+  type ChainHead,
+  type ChainHeadsOptions,
+  type ChainHeadsPage,
   type EventData,
   type EventMetadata,
   type EventStore,
@@ -71,6 +74,14 @@ function position(seq: number): LogPosition {
   return { commit: seq, prepare: seq };
 }
 
+/** A stream's event as `chainHeads` reads it: `kind` is the JSON type of its `metadata.hash`. */
+interface HeadRow {
+  readonly stream: string;
+  readonly revision: number;
+  readonly hash: string;
+  readonly kind: string | null;
+}
+
 function toRecorded(row: EventRow): RecordedEvent {
   return {
     id: row.id,
@@ -126,6 +137,9 @@ export class SqliteEventStore implements EventStore {
     exists: Database.Statement<[string], { one: number }>;
     all: Database.Statement<[number, number], EventRow>;
     head: Database.Statement<[], { seq: number | null }>;
+    lastOfStreams: Database.Statement<[number, number], { seq: number; n: number }>;
+    chainHead: Database.Statement<[number], HeadRow>;
+    lastChained: Database.Statement<[string, number, number], HeadRow>;
     dataVersion: Database.Statement<[], { data_version: number }>;
   };
   private readonly appendTx: (stream: string, events: readonly EventData[], options: AppendOptions) => AppendResult;
@@ -172,6 +186,19 @@ export class SqliteEventStore implements EventStore {
       exists: this.db.prepare('SELECT 1 AS one FROM events WHERE stream = ? LIMIT 1'),
       all: this.db.prepare('SELECT * FROM events WHERE seq > ? ORDER BY seq ASC LIMIT ?'),
       head: this.db.prepare('SELECT max(seq) AS seq FROM events'),
+      lastOfStreams: this.db.prepare(
+        `SELECT max(seq) AS seq, count(*) AS n FROM (SELECT seq, stream FROM events WHERE seq > ? ORDER BY seq LIMIT ?)
+         GROUP BY stream`,
+      ),
+      chainHead: this.db.prepare(
+        `SELECT stream, revision, json_extract(metadata, '$.hash') AS hash, json_type(metadata, '$.hash') AS kind
+         FROM events WHERE seq = ?`,
+      ),
+      lastChained: this.db.prepare(
+        `SELECT stream, revision, json_extract(metadata, '$.hash') AS hash, 'text' AS kind FROM events
+         WHERE stream = ? AND seq > ? AND seq < ? AND json_type(metadata, '$.hash') = 'text'
+         ORDER BY seq DESC LIMIT 1`,
+      ),
       dataVersion: this.db.prepare('PRAGMA data_version'),
     };
     const tx = this.db.transaction((stream: string, events: readonly EventData[], opts: AppendOptions) =>
@@ -336,6 +363,24 @@ export class SqliteEventStore implements EventStore {
     const limit = options.maxCount ?? -1;
     const rows = this.stmt.all.all((options.fromPosition ?? START).commit, limit);
     return Promise.resolve(rows.map(toRecorded));
+  }
+
+  chainHeads(options: ChainHeadsOptions): Promise<ChainHeadsPage> {
+    this.assertOpen();
+    const from = options.fromPosition.commit;
+    // Each stream's last event among those scanned, and only its metadata read; where that one has no hash
+    // (rare: an event written outside the chain), the last one before it that has one.
+    const heads: ChainHead[] = [];
+    let scanned = 0;
+    let last = from;
+    for (const { seq, n } of this.stmt.lastOfStreams.all(from, options.maxCount)) {
+      scanned += n;
+      if (seq > last) last = seq;
+      let row = this.stmt.chainHead.get(seq);
+      if (row !== undefined && row.kind !== 'text') row = this.stmt.lastChained.get(row.stream, from, seq);
+      if (row !== undefined) heads.push({ streamId: row.stream, revision: row.revision, hash: row.hash });
+    }
+    return Promise.resolve({ heads, scanned, through: scanned === 0 ? options.fromPosition : position(last) });
   }
 
   headPosition(): Promise<LogPosition> {

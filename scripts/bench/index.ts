@@ -22,6 +22,7 @@ const benches: Record<string, () => Promise<boolean>> = {
   scale: async () => import('./scale.ts').then((m) => m.benchScale()),
   delivery: async () => import('./delivery.ts').then(async (m) => m.report(await m.benchDelivery())),
   readmodels: async () => import('./readModels.ts').then(async (m) => m.report(await m.benchReadModels())),
+  seal: async () => import('./seal.ts').then(async (m) => m.report(await m.benchSeal())),
 };
 
 const names = process.argv.slice(2);
