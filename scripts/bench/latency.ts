@@ -6,7 +6,9 @@
  * 1. Notifications: 200 sockets (20 users, 10 each) are connected while the feed child pushes ticks through
  *    `POST /api/feed/ticks` at 5,000 a second, near the current prices; every 20 ms this process sends a tick
  *    that crosses an armed price alert on purpose. Measured: from sending the crossing tick to each of the
- *    user's sockets receiving `notification`.
+ *    user's sockets receiving `notification`. Printed besides, for each measurement: the gateway's collections
+ *    and event-loop delay (from its `/metrics`), and this process's own (a pause of the receiver lengthens what
+ *    it times), with when each of its collections of 10 ms or more began.
  *    Then, with `BENCH_ARMED` (e.g. 100000), the same again with that many mixed alerts armed: every
  *    operator, source kind and frequency, levels around the current values, armed through
  *    `POST /personalize/stockalerts` by further users (500 each, the most one user may hold, so 200 for
@@ -28,6 +30,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Server } from 'socket.io';
 import { io as connect, type Socket } from 'socket.io-client';
@@ -557,6 +560,7 @@ async function measureNotifications(
   const triggersBefore = before(...TRIGGERS_APPENDED);
   const gcBefore = gcOf(before);
   const started = performance.now();
+  const own = ownPauses();
   measuring = true;
   for (const alert of alerts) {
     sentAt.set(`${alert.user}/${alert.symbol}`, performance.now());
@@ -574,6 +578,7 @@ async function measureNotifications(
   while (samples.length < expected && Date.now() < deadline) await sleep(20);
   measuring = false;
   const seconds = (performance.now() - started) / 1000;
+  own.report(started);
   const after = await scrape(url);
   const triggersAfter = after(...TRIGGERS_APPENDED);
   const gcAfter = gcOf(after);
@@ -612,6 +617,34 @@ async function measureNotifications(
     },
     heapMb,
     loopDelay,
+  };
+}
+
+/**
+ * This process's own pauses from now on (it receives the notifications it times, so a pause of its own lengthens
+ * them): `report` stops watching and prints its event-loop delay and its collections of 10 ms or more, with when
+ * each began, in seconds from `started`.
+ */
+function ownPauses(): { report(started: number): void } {
+  const delay = monitorEventLoopDelay({ resolution: 10 });
+  const collections: { at: number; ms: number }[] = [];
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      if (entry.duration >= 10) collections.push({ at: entry.startTime, ms: entry.duration });
+    }
+  });
+  delay.enable();
+  observer.observe({ entryTypes: ['gc'] });
+  return {
+    report: (started) => {
+      delay.disable();
+      observer.disconnect();
+      const when = collections.map((c) => `${c.ms.toFixed(0)} ms at ${((c.at - started) / 1000).toFixed(2)} s`);
+      progress(
+        `    this process (the sockets): event-loop delay p99 ${round2(delay.percentile(99) / 1e6)} ms, ` +
+          `max ${round2(delay.max / 1e6)} ms; collections of 10 ms or more: ${when.join(', ') || 'none'}`,
+      );
+    },
   };
 }
 
