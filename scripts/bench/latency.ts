@@ -578,7 +578,7 @@ async function measureNotifications(
   while (samples.length < expected && Date.now() < deadline) await sleep(20);
   measuring = false;
   const seconds = (performance.now() - started) / 1000;
-  own.report(started);
+  await own.report(started);
   const after = await scrape(url);
   const triggersAfter = after(...TRIGGERS_APPENDED);
   const gcAfter = gcOf(after);
@@ -625,7 +625,7 @@ async function measureNotifications(
  * them): `report` stops watching and prints its event-loop delay and its collections of 10 ms or more, with when
  * each began, in seconds from `started`.
  */
-function ownPauses(): { report(started: number): void } {
+function ownPauses(): { report(started: number): Promise<void> } {
   const delay = monitorEventLoopDelay({ resolution: 10 });
   const collections: { at: number; ms: number }[] = [];
   const observer = new PerformanceObserver((list) => {
@@ -636,8 +636,10 @@ function ownPauses(): { report(started: number): void } {
   delay.enable();
   observer.observe({ entryTypes: ['gc'] });
   return {
-    report: (started) => {
+    report: async (started) => {
       delay.disable();
+      // The collections' entries arrive after the turn they ended in.
+      await new Promise((resolve) => setImmediate(resolve));
       observer.disconnect();
       const when = collections.map((c) => `${c.ms.toFixed(0)} ms at ${((c.at - started) / 1000).toFixed(2)} s`);
       progress(
