@@ -4,8 +4,6 @@
  * same run on the same ticks; both must fire the same alerts. Synthetic and in memory. Prints a table, then one
  * JSON line.
  */
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import type { DailyBar } from '../../domain/market/types.ts';
 import { priceCondition, smaCondition } from '../../domain/alerts/conditions.ts';
 import type { SmaPeriod } from '../../domain/screener/query.ts';
@@ -17,7 +15,7 @@ import { TradingDays } from '../../engine/alerts/tradingDay.ts';
 import { Random } from '../../engine/marketdata/random.ts';
 import { LiveQuotes, type QuoteSeed } from '../../engine/quotes/liveQuotes.ts';
 import { priceCents, type ClosedDay, type Tick } from '../../engine/ticks/tick.ts';
-import { progress } from './child.ts';
+import { collectHeap, progress } from './child.ts';
 
 /** Figures of one run. */
 export interface EngineBenchResult {
@@ -187,18 +185,6 @@ export class Firings {
   }
 }
 
-/**
- * A full collection of the heap. Arming allocates the alerts and their structures, and the young generation still
- * holds the last of them when arming ends: without it, the first collections of the timed ticks copy those into
- * the old generation, a cost of arming (`armMs`) counted as ticks. An engine that has been running has its
- * alerts in the old generation already, so the timed runs start from a collected heap. (Mixed case, six runs
- * alternated: the collections within the timed ticks took 89 to 132 ms from a collected heap, 218 to 394 without.)
- */
-const collectHeap: () => void = (() => {
-  v8.setFlagsFromString('--expose-gc');
-  return vm.runInNewContext('gc') as () => void;
-})();
-
 /** An evaluation: how many ticks, over how many milliseconds of wall time, and what fired. */
 export interface Run {
   readonly evaluated: number;
@@ -228,6 +214,11 @@ export function indexedRun(
   index.mergeArmed();
   closing.mergeArmed();
   const armMs = performance.now() - arming;
+  // Arming allocates the alerts and their structures, and the young generation still holds the last of them when
+  // arming ends: without a collection, the first collections of the timed ticks copy those into the old
+  // generation, a cost of arming (`armMs`) counted as ticks. An engine that has been running has its alerts in
+  // the old generation already, so the timed runs start from a collected heap. (Mixed case, six runs alternated:
+  // the collections within the timed ticks took 89 to 132 ms from a collected heap, 218 to 394 without.)
   collectHeap();
   const days = new TradingDays();
   const fired = new Firings();

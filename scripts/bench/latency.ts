@@ -8,7 +8,8 @@
  *    that crosses an armed price alert on purpose. Measured: from sending the crossing tick to each of the
  *    user's sockets receiving `notification`. Printed besides, for each measurement: the gateway's collections
  *    and event-loop delay (from its `/metrics`), and this process's own (a pause of the receiver lengthens what
- *    it times), with when each of its collections of 10 ms or more began.
+ *    it times), with when each of its collections of 10 ms or more began. This process's heap is collected
+ *    before each measurement, so that its own major collections fall outside it; the gateway's is left alone.
  *    Then, with `BENCH_ARMED` (e.g. 100000), the same again with that many mixed alerts armed: every
  *    operator, source kind and frequency, levels around the current values, armed through
  *    `POST /personalize/stockalerts` by further users (500 each, the most one user may hold, so 200 for
@@ -50,7 +51,7 @@ import { Random } from '../../engine/marketdata/random.ts';
 import { MARKET_DB_FILE } from '../../engine/marketdata/store.ts';
 import { marketTemplate, TEST_MARKET_DATE } from '../../gateway/testing/harness.ts';
 import { isMain } from '../scriptIo.ts';
-import { expectExit, progress, round2, startServerChild, stopChild } from './child.ts';
+import { collectHeap, expectExit, progress, round2, startServerChild, stopChild } from './child.ts';
 import { percentile } from './gateway.ts';
 
 /** Figures of one run. */
@@ -559,9 +560,18 @@ async function measureNotifications(
   const before = await scrape(url);
   const triggersBefore = before(...TRIGGERS_APPENDED);
   const gcBefore = gcOf(before);
+  // The background notifications are counted from the same reading as the triggers.
+  measuring = true;
+  // This process times the notifications it receives, so a pause of its own lengthens them: its heap (the alerts
+  // it armed, the sockets it opened) is collected first, and the sockets' backlog of that pause read, so that its
+  // own major collections do not fall within the measurement (one of 15 ms made a run's two slowest crossings,
+  // 28.8 and 18.0 ms). The first crossing then waits one interval, as every later one does, rather than meeting
+  // the gateway still answering the reading of its metrics just above.
+  collectHeap();
+  await new Promise((resolve) => setImmediate(resolve));
+  await sleep(CROSS_EVERY_MS);
   const started = performance.now();
   const own = ownPauses();
-  measuring = true;
   for (const alert of alerts) {
     sentAt.set(`${alert.user}/${alert.symbol}`, performance.now());
     void must(
@@ -622,14 +632,18 @@ async function measureNotifications(
 
 /**
  * This process's own pauses from now on (it receives the notifications it times, so a pause of its own lengthens
- * them): `report` stops watching and prints its event-loop delay and its collections of 10 ms or more, with when
- * each began, in seconds from `started`.
+ * them): `report` stops watching and prints its event-loop delay, how many collections it made and the longest,
+ * and those of 10 ms or more, with when each began, in seconds from `started`.
  */
 function ownPauses(): { report(started: number): Promise<void> } {
   const delay = monitorEventLoopDelay({ resolution: 10 });
   const collections: { at: number; ms: number }[] = [];
+  let count = 0;
+  let longest = 0;
   const observer = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
+      count += 1;
+      longest = Math.max(longest, entry.duration);
       if (entry.duration >= 10) collections.push({ at: entry.startTime, ms: entry.duration });
     }
   });
@@ -644,7 +658,8 @@ function ownPauses(): { report(started: number): Promise<void> } {
       const when = collections.map((c) => `${c.ms.toFixed(0)} ms at ${((c.at - started) / 1000).toFixed(2)} s`);
       progress(
         `    this process (the sockets): event-loop delay p99 ${round2(delay.percentile(99) / 1e6)} ms, ` +
-          `max ${round2(delay.max / 1e6)} ms; collections of 10 ms or more: ${when.join(', ') || 'none'}`,
+          `max ${round2(delay.max / 1e6)} ms; ${count} collections, the longest ${longest.toFixed(1)} ms; ` +
+          `of 10 ms or more: ${when.join(', ') || 'none'}`,
       );
     },
   };
@@ -1060,6 +1075,8 @@ async function fanOut(
 /** The bare server's figures: one socket per post (as a notification), then the fan-out to as many sockets. */
 async function bareBaseline(url: string): Promise<{ single: number[]; fanout: number[] }> {
   const single: number[] = [];
+  // From a collected heap, as the measurements of the gateway start.
+  collectHeap();
   const [first] = await openMany(url, [''], 1);
   let sentAt = 0;
   first!.on('n', () => single.push(performance.now() - sentAt));
