@@ -12,14 +12,20 @@ import { SERVER_NODE_FLAGS } from '../nodeFlags.ts';
 /** A figure rounded to two decimals, as the benchmarks print them. */
 export const round2 = (value: number): number => Math.round(value * 100) / 100;
 
+let gc: (() => void) | undefined;
+
 /**
  * A full collection of this process's heap, before a timed span: what the process allocated before it (arming
- * alerts, building a market) is then not collected within the span and counted in its figures.
+ * alerts, building a market) is then not collected within the span and counted in its figures. V8's collector is
+ * reached on the first call only, so the server children, which import this file too, run without the flag.
  */
-export const collectHeap: () => void = (() => {
-  v8.setFlagsFromString('--expose-gc');
-  return vm.runInNewContext('gc') as () => void;
-})();
+export function collectHeap(): void {
+  if (gc === undefined) {
+    v8.setFlagsFromString('--expose-gc');
+    gc = vm.runInNewContext('gc') as () => void;
+  }
+  gc();
+}
 
 /** Writes a progress line to stderr. */
 export function progress(line: string): void {
