@@ -32,6 +32,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { Server } from 'socket.io';
 import { io as connect, type Socket } from 'socket.io-client';
@@ -568,7 +569,7 @@ async function measureNotifications(
   // 28.8 and 18.0 ms). The first crossing then waits one interval, as every later one does, rather than meeting
   // the gateway still answering the reading of its metrics just above.
   collectHeap();
-  await new Promise((resolve) => setImmediate(resolve));
+  await nextTurn();
   await sleep(CROSS_EVERY_MS);
   const started = performance.now();
   const own = ownPauses();
@@ -653,7 +654,7 @@ function ownPauses(): { report(started: number): Promise<void> } {
     report: async (started) => {
       delay.disable();
       // The collections' entries arrive after the turn they ended in.
-      await new Promise((resolve) => setImmediate(resolve));
+      await nextTurn();
       observer.disconnect();
       const when = collections.map((c) => `${c.ms.toFixed(0)} ms at ${((c.at - started) / 1000).toFixed(2)} s`);
       progress(
