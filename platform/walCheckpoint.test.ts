@@ -151,9 +151,11 @@ describe('walCheckpointer', function () {
 
       const gone = released(file);
       checkpoints.stop();
-      db.close();
+      // The worker lets its connection go first: two closes at once may each see the other still open, and
+      // then neither removes the WAL.
       await gone;
-      // The worker's connection was the last: its close removed the WAL.
+      db.close();
+      // With the worker's connection gone, this close was the last: it removed the WAL.
       expect(existsSync(`${file}-wal`)).to.equal(false);
     });
 
