@@ -190,6 +190,12 @@ describe('web app shell (Chromium)', function () {
     await page.goto('/PriceChart?stock=MSFT');
     await page.waitForURL((url) => url.pathname === '/PriceCharts' && url.search === '?stock=MSFT');
     expect(await page.title()).to.equal('Price chart · StockPulse');
+    // A symbol typed in the path opens that symbol's chart, and its company statistics.
+    await page.goto('/PriceChart/nvda');
+    await page.waitForURL((url) => url.pathname === '/PriceCharts' && url.search === '?stock=NVDA');
+    await page.getByRole('heading', { name: /NVDA/ }).first().waitFor();
+    await page.goto('/CompanyStats/AAPL');
+    await page.waitForURL((url) => url.pathname === '/CompanyStats' && url.search === '?stock=AAPL');
     // An address that names no page says so and links to each page.
     await page.goto('/Analyse');
     await page.getByRole('heading', { name: 'Page not found' }).waitFor();

@@ -13,7 +13,7 @@ import { navigate, useLocation } from '../services/router.ts';
 import { startBrowserAlerts } from '../services/browserAlerts.ts';
 import { LoginScreen } from '../screens/login/LoginScreen.tsx';
 import { MarketLabel } from './MarketLabel.tsx';
-import { SCREENS, publicPageOf, screenNamed, screenOf } from './routes.ts';
+import { SCREENS, canonicalAddress, publicPageOf, screenOf } from './routes.ts';
 import { Session } from './sessionContext.ts';
 
 function NotFound({ path }: { readonly path: string }) {
@@ -51,13 +51,14 @@ function SignedInApp() {
           : 'live',
   );
   // The root and the sign-in page open the dashboard; a page typed by its name (`/Analyze`) opens at its own path,
-  // with the query kept.
+  // with the query kept, and a symbol typed in the path (`/PriceChart/AAPL`) as the screen's `stock`.
   const typed = location.path === '/' || location.path.toLowerCase() === '/login' ? '/Dashboard' : location.path;
-  const path = screenNamed(typed)?.path ?? typed;
   const query = location.href.slice(location.path.length);
+  const canonical = canonicalAddress(typed, query) ?? (typed === location.path ? undefined : typed + query);
   useEffect(() => {
-    if (path !== location.path) navigate(path + query, { replace: true });
-  }, [path, query, location.path]);
+    if (canonical !== undefined) navigate(canonical, { replace: true });
+  }, [canonical]);
+  const path = canonical === undefined ? typed : new URL(canonical, window.location.origin).pathname;
   const screen = screenOf(path);
   useEffect(() => {
     document.title = screen ? `${screen.title} · StockPulse` : 'StockPulse';
@@ -74,7 +75,7 @@ function SignedInApp() {
       <ConnectionBanner status={live} />
       <main id="main" tabIndex={-1}>
         <Suspense fallback={<Skeleton lines={8} />}>
-          {Screen ? <Screen key={path} /> : <NotFound path={path} />}
+          {canonical !== undefined ? <Skeleton lines={8} /> : Screen ? <Screen key={path} /> : <NotFound path={path} />}
         </Suspense>
       </main>
       <MarketLabel />

@@ -3,6 +3,7 @@
  * small and Plotly is fetched only by the screens that chart.
  */
 import { lazy, type ComponentType, type LazyExoticComponent } from 'react';
+import { isSymbol } from '../../domain/symbol.ts';
 
 /** A screen the shell can show. */
 export interface ScreenRoute {
@@ -12,6 +13,8 @@ export interface ScreenRoute {
   readonly title: string;
   /** The screen. */
   readonly component: LazyExoticComponent<ComponentType>;
+  /** Whether it shows one symbol, named by its `stock` parameter (`/PriceCharts?stock=AAPL`). */
+  readonly bySymbol?: boolean;
 }
 
 /** Every screen behind the sign-in. */
@@ -55,6 +58,7 @@ export const SCREENS: readonly ScreenRoute[] = [
     path: '/Prediction',
     title: 'Predict',
     component: lazy(() => import('../screens/predict/PredictScreen.tsx')),
+    bySymbol: true,
   },
   {
     path: '/Maint',
@@ -70,6 +74,7 @@ export const SCREENS: readonly ScreenRoute[] = [
     path: '/PriceCharts',
     title: 'Price chart',
     component: lazy(() => import('../screens/pricechart/PriceChartScreen.tsx')),
+    bySymbol: true,
   },
   {
     path: '/Watchlist',
@@ -90,6 +95,7 @@ export const SCREENS: readonly ScreenRoute[] = [
     path: '/CompanyStats',
     title: 'Company statistics',
     component: lazy(() => import('../screens/companystats/CompanyStatsScreen.tsx')),
+    bySymbol: true,
   },
   {
     path: '/Settings',
@@ -113,6 +119,37 @@ export function screenNamed(path: string): ScreenRoute | undefined {
   if (screenOf(path)) return undefined;
   const lower = path.toLowerCase();
   return SCREENS.find((screen) => `/${screen.title.replaceAll(' ', '')}`.toLowerCase() === lower);
+}
+
+/**
+ * The address a typed one stands for, when it is not the canonical one: a screen named by its title (see
+ * {@link screenNamed}), and a symbol typed as the last part of the path of a screen that shows one, in any letter
+ * case (`/PriceChart/aapl` is `/PriceCharts?stock=AAPL`, the rest of the query kept). Undefined when the address
+ * is canonical already, or names no screen.
+ */
+export function canonicalAddress(path: string, query: string): string | undefined {
+  const named = screenNamed(path);
+  if (named) return named.path + query;
+  const slash = path.lastIndexOf('/');
+  if (slash <= 0) return undefined;
+  const head = path.slice(0, slash);
+  const screen = screenOf(head) ?? screenNamed(head);
+  const symbol = decodedSegment(path.slice(slash + 1))
+    .trim()
+    .toUpperCase();
+  if (!screen?.bySymbol || !isSymbol(symbol)) return undefined;
+  const params = new URLSearchParams(query);
+  params.set('stock', symbol);
+  return `${screen.path}?${params.toString()}`;
+}
+
+/** A path segment as typed, percent-escapes decoded (as typed when they are malformed). */
+function decodedSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 /**
