@@ -125,6 +125,14 @@ const NOISE_STEPS = 200;
 const WALK_STEP = 10;
 const BATCH_EVERY_MS = 10;
 const CROSS_EVERY_MS = 20;
+/**
+ * How long the first crossing waits after this process collected its heap (see `measureNotifications`): the
+ * collection's sweeping goes on in helper threads after it returns, on the cores the gateway runs on. With one
+ * interval only, the first crossing (0/NVDA) was among the five slowest in 9 of 10 runs without the mixed alerts,
+ * the slowest or second slowest in 6 (13.8 to 41.0 ms); after a second, 9.1 to 16.0 ms in 4 runs, third or
+ * fourth, and the p99 of two runs alternated with two of the short wait 9.37 and 10.81 ms against 10.41 and 13.48.
+ */
+const AFTER_COLLECTION_MS = 1000;
 const FANOUT_SOCKETS = Number(process.env.BENCH_FANOUT ?? 2_000);
 const FANOUT_ROUNDS = 20;
 const FANOUT_SYMBOL = 'AAPL';
@@ -566,11 +574,12 @@ async function measureNotifications(
   // This process times the notifications it receives, so a pause of its own lengthens them: its heap (the alerts
   // it armed, the sockets it opened) is collected first, and the sockets' backlog of that pause read, so that its
   // own major collections do not fall within the measurement (one of 15 ms made a run's two slowest crossings,
-  // 28.8 and 18.0 ms). The first crossing then waits one interval, as every later one does, rather than meeting
-  // the gateway still answering the reading of its metrics just above.
+  // 28.8 and 18.0 ms). The first crossing then waits until the collection's sweeping is over (see
+  // `AFTER_COLLECTION_MS`), the feed running meanwhile, rather than meeting it or the gateway still answering the
+  // reading of its metrics just above.
   collectHeap();
   await nextTurn();
-  await sleep(CROSS_EVERY_MS);
+  await sleep(AFTER_COLLECTION_MS);
   const started = performance.now();
   const own = ownPauses();
   for (const alert of alerts) {
