@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { DomainError, fold } from '../decider.ts';
 import { STOCKPULSE_NAMESPACE, uuidV5 } from '../ids.ts';
 import { given } from '../testing/givenWhenThen.ts';
+import { PLAIN_TEXT_MESSAGE } from '../text.ts';
 import {
   ALERTS_LIMIT,
   ALERT_THRESHOLD_MAX,
@@ -630,6 +631,8 @@ describe('alert conditions, frequencies, pause, resume and expiry', () => {
       [{ expires: '2027-04-30T24:00:00Z' }, 'expires'],
       [{ expires: '2027-04-30T12:00:00+25:00' }, 'expires'],
       [{ expires: '2027-02-01T00:00:00' }, 'expires'],
+      // Past year 9999 (here by its offset), whose ISO form no four-digit reader takes back.
+      [{ expires: '9999-12-31T23:59:59-23:59' }, 'expires'],
     ];
     for (const [over, field] of cases) {
       const error = refusal({ type: 'CreateAlert', data: withCondition(over) });
@@ -668,6 +671,7 @@ describe('alert conditions, frequencies, pause, resume and expiry', () => {
       ['2028-02-29T23:30:00+05:30', '2028-02-29T18:00:00.000Z'],
       ['2027-04-30T23:59:59.5-04:00', '2027-05-01T03:59:59.500Z'],
       ['2027-12-31T21:00Z', '2027-12-31T21:00:00.000Z'],
+      ['9999-12-31T23:59:59.999Z', '9999-12-31T23:59:59.999Z'],
     ]) {
       const [event] = alertsDecider.decide(
         { type: 'CreateAlert', data: withCondition({ expires }) },
@@ -699,6 +703,26 @@ describe('alert conditions, frequencies, pause, resume and expiry', () => {
       fold(alertsDecider, past),
     );
     expect(changed!.data).to.deep.include({ frequency: 'once', expires });
+  });
+
+  it('refuses an update naming another symbol than its alert, and names the symbol', () => {
+    for (const data of [
+      { alertId: A1, symbol: 'MSFT', note: 'x', at: LATER },
+      { alertId: A1, symbol: 'MSFT', condition: { op: 'greater_than', value: 700 }, at: LATER },
+    ]) {
+      given(alertsDecider, [conditionCreated()]).when({ type: 'UpdateAlert', data }).thenError('invalid_symbol');
+      const error = refusal({ type: 'UpdateAlert', data }, [conditionCreated()]);
+      expect(error.field).to.equal('symbol');
+      expect(error.message).to.equal(
+        'symbol: the alert is on AAPL; an update keeps its symbol (create an alert on MSFT instead)',
+      );
+    }
+    // The same symbol, written in lower case, is the alert's own.
+    const [noted] = alertsDecider.decide(
+      { type: 'UpdateAlert', data: { alertId: A1, symbol: 'aapl', note: 'x', at: LATER } },
+      fold(alertsDecider, [conditionCreated()]),
+    );
+    expect(noted!.data).to.deep.include({ symbol: 'AAPL', note: 'x' });
   });
 
   it('keeps the condition of an alert an update sends neither a condition nor an older field for', () => {
@@ -768,7 +792,9 @@ describe('alert conditions, frequencies, pause, resume and expiry', () => {
         ['a\u2028b', 'note: must be one line, without control characters'],
         // Characters as a reader counts them: an emoji is one.
         ['😀'.repeat(201), 'note: must be at most 200 characters, got 201'],
-        ['a\ud800b', 'note: must not contain unpaired surrogates'],
+        ['a\ud800b', `note: ${PLAIN_TEXT_MESSAGE}`],
+        // Shown in another order than it reads.
+        ['abc\u202edef', `note: ${PLAIN_TEXT_MESSAGE}`],
       ];
       for (const [sent, message] of cases) {
         given(alertsDecider)

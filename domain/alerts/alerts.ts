@@ -815,6 +815,15 @@ function decide(command: AlertsCommand, state: AlertsState): AlertsEvent[] {
       // An update that leaves the condition out is of an alert that exists.
       if (!existing && !sendsCondition(command.data)) requireAlert(state, alertId);
       const definition = parseDefinition(existing ? keptUnlessSent(command.data, existing) : command.data);
+      if (existing && definition.symbol !== existing.symbol) {
+        // An alert's levels, firings and history are of its symbol: another symbol is another alert.
+        throw new DomainError(
+          'invalid_symbol',
+          `symbol: the alert is on ${existing.symbol}; an update keeps its symbol (create an alert on ` +
+            `${definition.symbol} instead)`,
+          'symbol',
+        );
+      }
       if (existing && command.data.expires === undefined && definition.expires !== null) {
         // The alert's own expiry, kept: one that has passed needs another.
         if (Date.parse(definition.expires) <= parseAt(command.data.at)) {

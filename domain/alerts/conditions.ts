@@ -7,7 +7,7 @@
  */
 import { NOTIFICATION_TYPE, type NotificationType } from '../notifications/notifications.ts';
 import { SMA_PERIODS, type SmaPeriod } from '../screener/query.ts';
-import { isPlainText } from '../text.ts';
+import { PLAIN_TEXT_MESSAGE, isPlainText } from '../text.ts';
 
 /** The operators, TradingView's thirteen. */
 export const ALERT_OPS = [
@@ -372,6 +372,9 @@ export function parseFrequency(input: unknown): AlertFrequency | ConditionProble
   return text as AlertFrequency;
 }
 
+/** The latest expiry an alert may have: the last millisecond of year 9999 (UTC). */
+const LATEST_EXPIRY_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
 /** An ISO time with its zone: date, hours and minutes, seconds and their fraction optional, `Z` or an offset. */
 const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):(\d{2}))$/;
 
@@ -395,7 +398,13 @@ export function parseExpires(input: unknown): string | null | ConditionProblem {
   if (part(4) > 23 || part(5) > 59 || part(6) > 59 || part(7) > 23 || part(8) > 59) {
     return { field: 'expires', message: `${text.slice(11)} is not a time of day with its zone` };
   }
-  return new Date(Date.parse(text)).toISOString();
+  const instant = Date.parse(text);
+  // Beyond year 9999 the instant's ISO form takes six digits and a sign (`+010000-01-01T…`), which no reader of
+  // four-digit years (this one included, on the alert's next update) takes back.
+  if (instant > LATEST_EXPIRY_MS) {
+    return { field: 'expires', message: `must be no later than ${new Date(LATEST_EXPIRY_MS).toISOString()}` };
+  }
+  return new Date(instant).toISOString();
 }
 
 /** The longest note an alert may carry, in characters (code points: an emoji is one). */
@@ -419,7 +428,7 @@ export function parseNote(input: unknown): string | null | ConditionProblem {
   if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(text)) {
     return { field: 'note', message: 'must be one line, without control characters' };
   }
-  if (!isPlainText(text)) return { field: 'note', message: 'must not contain unpaired surrogates' };
+  if (!isPlainText(text)) return { field: 'note', message: PLAIN_TEXT_MESSAGE };
   return text;
 }
 

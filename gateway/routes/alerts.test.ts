@@ -336,6 +336,25 @@ describe('alert routes', function () {
       expect(open).to.deep.include({ frequency: 'every_time', expires: null });
     });
 
+    it('refuses an update naming another symbol with 400 naming body.symbol, the alert left as it was', async () => {
+      const user = await gw.user();
+      const alert = await createAlert(user, { symbol: 'AAPL', condition: { op: 'greater_than', value: 700 } });
+      const before = (await events(user.username)).length;
+      const res = await user.post('/personalize/stockalerts', {
+        symbol: 'MSFT',
+        note: 'x',
+        id: alert.id,
+        update: true,
+      });
+      expect(res.status, res.text).to.equal(400);
+      expect((res.body as { message: string }).message).to.equal(
+        'body.symbol: the alert is on AAPL; an update keeps its symbol (create an alert on MSFT instead)',
+      );
+      expect((await events(user.username)).length).to.equal(before);
+      const listed = (await user.get('/personalize/stockalerts')).body as AlertAnswer[];
+      expect(listed.map((a) => [a.id, a.symbol])).to.deep.equal([[alert.id, 'AAPL']]);
+    });
+
     it('keeps the condition an update leaves out, and answers 404 for such an update of no alert', async function () {
       const user = await gw.user();
       const alert = await createAlert(user, {
@@ -961,6 +980,8 @@ describe('alert routes', function () {
               (out.condition as Record<string, unknown>)[field] = value;
             }
           }
+          // An update names its alert's symbol (another is refused, see above) unless a change replaced it.
+          if (update && out.symbol === b.symbol) out.symbol = kept.symbol;
           return update ? { id: kept.id, update: true, ...out } : out;
         });
       const named = /^(body|params)(\.[A-Za-z_]+|\[\d+\])*: /;

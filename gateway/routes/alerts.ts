@@ -82,6 +82,7 @@ function alertIdOf(id: string): string {
 
 /** The alert command's fields as the body names them (the older body's `close` is the command's threshold). */
 const BODY_TERMS: Readonly<Record<string, string>> = {
+  symbol: 'body.symbol',
   condition: 'body.condition',
   frequency: 'body.frequency',
   expires: 'body.expires',

@@ -612,6 +612,17 @@ function PriceChart({ symbol }: { readonly symbol: string }) {
     return () => document.removeEventListener('pointerdown', onPointer);
   }, [popover]);
 
+  // A channel's first bound placed, Escape drops it (wherever the focus is: a click on the plot focuses nothing).
+  const channelStarted = context.channelStart !== null;
+  useEffect(() => {
+    if (!channelStarted) return;
+    const onKey = (event: globalThis.KeyboardEvent) => {
+      if (event.key === 'Escape') send({ type: 'user.cancelChannel' });
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [channelStarted, send]);
+
   // A popover closed (Escape, Cancel, or its alert sent) leaves the focus on the chart it was opened from, rather
   // than on the page's body.
   const popoverOpen = popover !== null || context.channel !== null;
