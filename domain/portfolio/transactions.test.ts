@@ -200,6 +200,27 @@ describe('portfolio transactions', () => {
       given(portfolioDecider).when(record()).thenError('empty');
     });
 
+    it('refuses a trade worth more than the largest value, naming its quantity, and takes one worth that much', () => {
+      const refusal = (t: Transaction): DomainError => {
+        try {
+          portfolioDecider.decide(record(t), fold(portfolioDecider, []));
+        } catch (error) {
+          if (error instanceof DomainError) return error;
+          throw error;
+        }
+        throw new Error('the trade was taken');
+      };
+      const error = refusal(buy('big', '2025-03-03', 1_000_000_000, 10_000_000));
+      expect(error.field).to.match(/\.quantity$/);
+      expect(error.message).to.match(/\.quantity 1000000000 at 10000000 is worth more than 10000000000 /);
+      expect(refusal(sell('big', '2025-03-03', 1_000_001, 10_000)).field).to.match(/\.quantity$/);
+      // Worth exactly the largest value: taken.
+      const largest = buy('largest', '2025-03-03', 1_000, 10_000_000);
+      expect(portfolioDecider.decide(record(largest), fold(portfolioDecider, [])).map((e) => e.type)).to.include(
+        'SharesBought',
+      );
+    });
+
     it(`opens at most ${OPEN_LOTS_PER_SYMBOL_LIMIT} lots per symbol through trades`, () => {
       const past = [
         added('AAPL'),

@@ -10,6 +10,7 @@ import {
   LOT_POSITION_DECIMALS,
   MAX_LOT_CLOSE,
   MAX_LOT_POSITION,
+  MAX_LOT_VALUE,
   calendarDay,
   hasPositionDecimals,
   isWholeCents,
@@ -186,6 +187,12 @@ export function parseTransaction(value: unknown, field: string, at: string): Tra
   }
   const quantity = parseQuantity(t.quantity, `${field}.quantity`);
   const price = parseMoney(t.price, `${field}.price`, MAX_LOT_CLOSE, false);
+  if (quantity * price > MAX_LOT_VALUE) {
+    throw refuse(
+      `${field}.quantity`,
+      `${quantity} at ${price} is worth more than ${MAX_LOT_VALUE} (the most one trade may be)`,
+    );
+  }
   const fee = parseMoney(t.fee ?? 0, `${field}.fee`, MAX_TRANSACTION_AMOUNT, true);
   if (kind === 'buy') return { kind, id, symbol, date, quantity, price, fee };
   if (t.lots === undefined) return { kind, id, symbol, date, quantity, price, fee };

@@ -3,6 +3,7 @@ import { DomainError } from '../decider.ts';
 import {
   MAX_LOT_CLOSE,
   MAX_LOT_POSITION,
+  MAX_LOT_VALUE,
   calendarDay,
   hasPositionDecimals,
   isWholeCents,
@@ -91,10 +92,23 @@ describe('position lots', () => {
       });
     });
 
-    it('accepts the largest price and quantity and the next date after 10:00 UTC', () => {
-      expect(() =>
-        parseLotFields({ date: '2025-03-11', close: MAX_LOT_CLOSE, position: -MAX_LOT_POSITION }, 'lot', AT),
-      ).not.to.throw();
+    it('accepts the largest price, the largest quantity, the largest value and the next date after 10:00 UTC', () => {
+      for (const [close, position] of [
+        [MAX_LOT_CLOSE, -MAX_LOT_VALUE / MAX_LOT_CLOSE],
+        [MAX_LOT_VALUE / MAX_LOT_POSITION, -MAX_LOT_POSITION],
+        [12.5, 800_000_000],
+      ] as const) {
+        expect(() => parseLotFields({ date: '2025-03-11', close, position }, 'lot', AT)).not.to.throw();
+      }
+    });
+
+    it('refuses a lot worth more than the largest value, naming its quantity, whose sums would lose cents', () => {
+      expect(() => parseLotFields({ date: '2025-03-01', close: MAX_LOT_CLOSE, position: -MAX_LOT_POSITION }, 'lot', AT))
+        .to.throw(DomainError, 'lot.position -1000000000 at 10000000 is worth more than 10000000000')
+        .with.property('field', 'lot.position');
+      expect(() => parseLotFields({ date: '2025-03-01', close: 12.51, position: 800_000_000 }, 'lot', AT))
+        .to.throw(DomainError)
+        .with.property('field', 'lot.position');
     });
 
     const bad: [string, unknown, string][] = [

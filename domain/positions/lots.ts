@@ -16,6 +16,12 @@ export const MAX_LOT_CLOSE = 10_000_000;
 /** Largest quantity accepted, long or short. */
 export const MAX_LOT_POSITION = 1_000_000_000;
 
+/**
+ * Largest value of one lot or trade (quantity × price), in dollars: with at most a thousand open lots a symbol's
+ * cost, value and profit stay within 10^15 cents, below 2^53, where every whole cent is exact.
+ */
+export const MAX_LOT_VALUE = 10_000_000_000;
+
 /** Most decimals a quantity may carry (fractional shares). */
 export const LOT_POSITION_DECIMALS = 6;
 
@@ -150,6 +156,13 @@ export function parseLotFields(lot: unknown, field: string, at: string): LotFiel
     throw new DomainError(
       'invalid_lot',
       `${field}.position ${position} has more than ${LOT_POSITION_DECIMALS} decimals`,
+      `${field}.position`,
+    );
+  }
+  if (Math.abs(position) * close > MAX_LOT_VALUE) {
+    throw new DomainError(
+      'invalid_lot',
+      `${field}.position ${position} at ${close} is worth more than ${MAX_LOT_VALUE} (the most one lot may be)`,
       `${field}.position`,
     );
   }

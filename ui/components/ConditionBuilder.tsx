@@ -1,8 +1,9 @@
 /**
  * The condition builder: source chips (price, SMA, EMA, RSI, volume, change %), the operator, then the fields the
  * operator uses (a level as a number or another series; a channel's lower and upper; an amount over bars), the
- * frequency, the expiry, the note and the channels it is delivered to. It checks the draft against the contract as the user types and marks the field a
- * refusal names (its own, or the server's through `problem`). Used by the alert manager and the price chart.
+ * frequency, the expiry, the note and the channels it is delivered to. It checks the draft against the contract as
+ * the user types and marks the field a refusal names (its own, or the server's through `problem`). A level shows
+ * what the draft holds and sends (see `levelView`). Used by the alert manager and the price chart.
  */
 import { useMachine } from '@xstate/react';
 import { useId, useState, type FormEvent, type ReactNode } from 'react';
@@ -11,13 +12,13 @@ import { zoneLabel } from '../services/time.ts';
 import {
   OPS,
   OP_LABELS,
-  seriesChoicesFor,
-  SOURCE_CHIPS,
   draftProblem,
+  levelView,
   problemText,
   opFields,
   requestOf,
   sourceChipsOf,
+  withSource,
   type AlertBody,
   type ConditionDraft,
   type FieldProblem,
@@ -28,10 +29,6 @@ import { channelLabel } from './channelWords.ts';
 import { Link } from './Link.tsx';
 import { SymbolSearch } from './SymbolSearch.tsx';
 import './ConditionBuilder.css';
-
-const SERIES_LABELS: Readonly<Record<string, string>> = Object.fromEntries(
-  SOURCE_CHIPS.map((chip) => [chip.source, chip.label]),
-);
 
 /** Props of the builder. */
 export interface ConditionBuilderProps {
@@ -85,20 +82,21 @@ function Operand(props: {
   readonly field: string;
   readonly value: OperandDraft;
   readonly source: AlertSource;
+  /** Series offered besides the usual ones (those of the alert being changed). */
+  readonly also: readonly AlertSource[];
   readonly invalid: boolean;
   readonly onChange: (value: OperandDraft) => void;
 }) {
-  const { label, field, value, source, invalid, onChange } = props;
+  const { label, field, value, source, also, invalid, onChange } = props;
   // RSI, volume and the day's change take numbers only; a series chosen before is kept in the draft, not sent.
-  const choices = seriesChoicesFor(source);
-  const asNumber = value.kind === 'number' || choices.length === 0;
+  const view = levelView(value, source, also);
   return (
     <fieldset className="cb-operand" data-field={field}>
       <legend>{label}</legend>
       <select
         aria-label={`${label}: a number or a series`}
-        hidden={choices.length === 0}
-        value={asNumber ? 'number' : value.series}
+        hidden={!view.select}
+        value={view.selected}
         onChange={(e) =>
           onChange(
             e.target.value === 'number'
@@ -107,14 +105,13 @@ function Operand(props: {
           )
         }
       >
-        <option value="number">Value</option>
-        {choices.map((s) => (
-          <option key={s} value={s}>
-            {SERIES_LABELS[s] ?? s}
+        {view.options.map((option) => (
+          <option key={option.value} value={option.value}>
+            {option.label}
           </option>
         ))}
       </select>
-      {asNumber && (
+      {view.numberBox && (
         <input
           aria-label={label}
           aria-invalid={invalid}
@@ -213,6 +210,13 @@ export function ConditionBuilder(props: ConditionBuilderProps) {
     setDraft((d) => ({ ...d, ...patch }));
     setServerProblem(null);
   };
+  const changeSource = (source: AlertSource) => {
+    setDraft((d) => withSource(d, source));
+    setServerProblem(null);
+  };
+  // The series the alert being changed refers to stay offered, to go back to one after trying another.
+  const { initial } = props;
+  const also = (operand: OperandDraft): readonly AlertSource[] => (operand.kind === 'series' ? [operand.series] : []);
   const fields = opFields(draft.op);
   const isEma = draft.source.startsWith('ema:');
 
@@ -250,7 +254,7 @@ export function ConditionBuilder(props: ConditionBuilderProps) {
             type="button"
             className="cb-chip"
             aria-pressed={chip.pressed}
-            onClick={() => change({ source: chip.source })}
+            onClick={() => changeSource(chip.source)}
           >
             {chip.label}
           </button>
@@ -263,7 +267,7 @@ export function ConditionBuilder(props: ConditionBuilderProps) {
               inputMode="numeric"
               size={4}
               value={draft.source.slice(4)}
-              onChange={(e) => change({ source: `ema:${e.target.value.trim()}` as AlertSource })}
+              onChange={(e) => changeSource(`ema:${e.target.value.trim()}` as AlertSource)}
             />
           </label>
         )}
@@ -283,6 +287,7 @@ export function ConditionBuilder(props: ConditionBuilderProps) {
             field="condition.value"
             value={draft.value}
             source={draft.source}
+            also={also(initial.value)}
             invalid={invalid('condition.value')}
             onChange={(value) => change({ value })}
           />
@@ -294,6 +299,7 @@ export function ConditionBuilder(props: ConditionBuilderProps) {
               field="condition.lower"
               value={draft.lower}
               source={draft.source}
+              also={also(initial.lower)}
               invalid={invalid('condition.lower')}
               onChange={(lower) => change({ lower })}
             />
@@ -302,6 +308,7 @@ export function ConditionBuilder(props: ConditionBuilderProps) {
               field="condition.upper"
               value={draft.upper}
               source={draft.source}
+              also={also(initial.upper)}
               invalid={invalid('condition.upper')}
               onChange={(upper) => change({ upper })}
             />

@@ -4,16 +4,26 @@ import {
   draftOf,
   draftProblem,
   fieldLabel,
+  levelView,
   problemText,
   newDraft,
   refusalField,
   requestOf,
   seriesChoicesFor,
+  seriesLabel,
   sourceChipsOf,
+  withSource,
+  type OperandDraft,
 } from './conditionDraft.ts';
+import type { AlertSource } from '../../domain/alerts/conditions.ts';
 import { formatDateTime, toFieldValue } from '../services/time.ts';
 
 const number = (text: string) => ({ kind: 'number' as const, number: text, series: 'sma:50' as const });
+
+const series = (ref: AlertSource): OperandDraft => ({ kind: 'series', number: '', series: ref });
+
+/** The options of a level's select, as shown. */
+const labels = (view: ReturnType<typeof levelView>) => view.options.map((option) => option.label);
 
 const RSI_ALERT: AlertAnswer = {
   id: 'a1',
@@ -106,6 +116,145 @@ describe('condition draft', () => {
     });
     expect(requestOf(rsi).condition).to.deep.equal({ op: 'less_than', source: 'rsi:14', value: 30 });
     expect(draftProblem(rsi)).to.equal(null);
+  });
+
+  it('offers and selects a series the level holds that no chip names, labelled like the chips', () => {
+    const ema9: AlertAnswer = {
+      ...RSI_ALERT,
+      id: 'a9',
+      symbol: 'MSFT',
+      condition: { op: 'crossing_up', source: 'price', value: { ref: 'ema:9' }, lower: null, upper: null, bars: null },
+      conditiontext: 'Price crosses above the 9-day EMA',
+    };
+    const draft = draftOf(ema9);
+    const view = levelView(draft.value, draft.source);
+    expect(view).to.deep.include({ select: true, selected: 'ema:9', numberBox: false });
+    expect(labels(view)).to.deep.equal([
+      'Value',
+      'SMA 20',
+      'SMA 50',
+      'SMA 100',
+      'SMA 200',
+      'EMA 9',
+      'EMA 12',
+      'EMA 26',
+    ]);
+    expect(view.options.find((option) => option.value === 'ema:9')?.label).to.equal('EMA 9');
+    expect(requestOf(draft, ema9.id).condition).to.deep.equal({
+      op: 'crossing_up',
+      source: 'price',
+      value: { ref: 'ema:9' },
+    });
+    // "Value" shows the number box, and the 9-day EMA stays offered to go back to.
+    const typed = { ...draft.value, kind: 'number' as const, number: '410' };
+    const asNumber = levelView(typed, draft.source);
+    expect(asNumber).to.deep.include({ selected: 'number', numberBox: true });
+    expect(labels(asNumber)).to.include('EMA 9');
+    expect(requestOf({ ...draft, value: typed }).condition).to.deep.equal({
+      op: 'crossing_up',
+      source: 'price',
+      value: 410,
+    });
+    // Another series chosen: the alert's own is still offered through `also`, and only there.
+    expect(labels(levelView(series('sma:20'), 'price'))).not.to.include('EMA 9');
+    const other = levelView(series('sma:20'), 'price', ['ema:9']);
+    expect(other).to.deep.include({ selected: 'sma:20', numberBox: false });
+    expect(labels(other)).to.include('EMA 9');
+    // Never the source itself, nor a series a level cannot be.
+    expect(labels(levelView(number('5'), 'ema:9', ['ema:9', 'rsi:14']))).to.deep.equal([
+      'Value',
+      'Price',
+      'SMA 20',
+      'SMA 50',
+      'SMA 100',
+      'SMA 200',
+      'EMA 12',
+      'EMA 26',
+    ]);
+  });
+
+  it('shows a number only where the source takes numbers only, the series held kept for later', () => {
+    const view = levelView(series('ema:9'), 'rsi:14', ['ema:9']);
+    expect(view).to.deep.equal({
+      select: false,
+      options: [{ value: 'number', label: 'Value' }],
+      selected: 'number',
+      numberBox: true,
+    });
+    expect(
+      requestOf(newDraft('MSFT', { op: 'less_than', source: 'rsi:14', value: series('ema:9') })).condition,
+    ).to.deep.equal({
+      op: 'less_than',
+      source: 'rsi:14',
+      value: undefined,
+    });
+  });
+
+  it('names a series like the chips: a chip by its label, another EMA period in the same style', () => {
+    expect(seriesLabel('sma:50')).to.equal('SMA 50');
+    expect(seriesLabel('ema:12')).to.equal('EMA 12');
+    expect(seriesLabel('ema:9')).to.equal('EMA 9');
+    expect(seriesLabel('ema:150')).to.equal('EMA 150');
+    expect(seriesLabel('price')).to.equal('Price');
+  });
+
+  it("takes a level back to its number when the source becomes the level's series, so Create sends the screen", () => {
+    const draft = newDraft('AAPL', { op: 'crossing_up', value: series('sma:50') });
+    const changed = withSource(draft, 'sma:50');
+    expect(changed.source).to.equal('sma:50');
+    expect(changed.value).to.deep.equal({ kind: 'number', number: '', series: 'sma:50' });
+    const view = levelView(changed.value, changed.source);
+    expect(view).to.deep.include({ select: true, selected: 'number', numberBox: true });
+    expect(labels(view)).to.deep.equal(['Value', 'Price', 'SMA 20', 'SMA 100', 'SMA 200', 'EMA 12', 'EMA 26']);
+    // The empty number box is what is refused, by its own name.
+    expect(draftProblem(changed)).to.deep.equal({ field: 'condition.value', message: 'is required for crossing_up' });
+    // A number typed before comes back with the box.
+    const typed = withSource({ ...draft, value: { kind: 'series', number: '190', series: 'sma:50' } }, 'sma:50');
+    expect(requestOf(typed).condition).to.deep.equal({ op: 'crossing_up', source: 'sma:50', value: 190 });
+    expect(draftProblem(typed)).to.equal(null);
+    // An EMA period typed to the level's own period does the same.
+    expect(withSource(newDraft('MSFT', { value: series('ema:9') }), 'ema:9').value.kind).to.equal('number');
+  });
+
+  it('keeps a level of another series, and each bound of a channel apart, when the source changes', () => {
+    const golden = newDraft('MSFT', { op: 'crossing_up', value: series('sma:200') });
+    expect(withSource(golden, 'sma:50').value).to.deep.equal(series('sma:200'));
+    expect(requestOf(withSource(golden, 'sma:50')).condition).to.deep.equal({
+      op: 'crossing_up',
+      source: 'sma:50',
+      value: { ref: 'sma:200' },
+    });
+    const channel = newDraft('MSFT', { op: 'inside_channel', lower: series('sma:50'), upper: series('price') });
+    const moved = withSource(channel, 'price');
+    expect(moved.lower).to.deep.equal(series('sma:50'));
+    expect(moved.upper).to.deep.equal({ kind: 'number', number: '', series: 'price' });
+  });
+
+  it('shows a level as sent for every source and level: the option selected is offered, the box shows numbers', () => {
+    const sources: AlertSource[] = ['price', 'sma:20', 'sma:50', 'ema:9', 'ema:12', 'rsi:14', 'volume', 'changepct'];
+    const levels: OperandDraft[] = [number('100'), series('sma:50'), series('ema:9'), series('price')];
+    for (const source of sources) {
+      for (const level of levels) {
+        const draft = withSource(newDraft('AAPL', { op: 'greater_than', source: 'price', value: level }), source);
+        const view = levelView(draft.value, draft.source, ['ema:9']);
+        const sent = requestOf(draft).condition?.value;
+        const where = `${source} with ${level.kind} ${level.series}`;
+        expect(
+          view.options.map((option) => option.value),
+          where,
+        ).to.include(view.selected);
+        expect(view.numberBox, where).to.equal(view.selected === 'number');
+        if (view.selected === 'number') expect(sent, where).to.be.oneOf([100, undefined]);
+        else expect(sent, where).to.deep.equal({ ref: view.selected });
+        expect(draftProblem(draft)?.message ?? '', where).not.to.equal('must name a series other than the source');
+      }
+    }
+  });
+
+  it('shows a level that refers to its own source as it is, so its refusal matches the screen', () => {
+    const view = levelView(series('sma:50'), 'sma:50');
+    expect(view).to.deep.include({ selected: 'sma:50', numberBox: false });
+    expect(labels(view)).to.include('SMA 50');
   });
 
   it('reads commas as grouping thousands only: a decimal comma is not a number, never a level 100 times higher', () => {

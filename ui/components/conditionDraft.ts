@@ -5,8 +5,9 @@
  *
  * API: `newDraft(symbol, patch?)`, `draftOf(alert)` (to edit one), `requestOf(draft, id?)`,
  * `draftProblem(draft, id?, now?)` (`{field, message}` or null), `refusalField(message)` (the field a server
- * refusal names), `opFields(op)`, `sourceChipsOf(source)`, `seriesChoicesFor(source)`, and the choices the builder
- * offers (`SOURCE_CHIPS`, `SERIES_CHOICES`, `OP_LABELS`).
+ * refusal names), `opFields(op)`, `sourceChipsOf(source)`, `seriesChoicesFor(source)`, `withSource(draft, source)`
+ * (a change of source), `levelView(level, source, also?)` (a level's control as shown), `seriesLabel(series)`, and
+ * the choices the builder offers (`SOURCE_CHIPS`, `SERIES_CHOICES`, `OP_LABELS`).
  */
 import { alertsApi, type AlertAnswer } from '../../domain/contract/alerts.ts';
 import {
@@ -18,6 +19,9 @@ import {
   type AlertOperand,
   type AlertSource,
   isPriceLike,
+  sourceKind,
+  sourcePeriod,
+  sourceTag,
 } from '../../domain/alerts/conditions.ts';
 import type { BodyOf } from '../../domain/contract/route.ts';
 import { withoutGrouping } from '../../domain/format.ts';
@@ -87,6 +91,68 @@ export const SERIES_CHOICES: readonly AlertSource[] = Object.freeze(SOURCE_CHIPS
  */
 export function seriesChoicesFor(source: AlertSource): readonly AlertSource[] {
   return isPriceLike(source) ? SERIES_CHOICES.filter((s) => s !== source && isPriceLike(s)) : [];
+}
+
+/** A series as the builder names it: its chip's label (`SMA 50`), else in the chips' style (`ema:9` → `EMA 9`). */
+export function seriesLabel(series: AlertSource): string {
+  return SOURCE_CHIPS.find((chip) => chip.source === series)?.label ?? sourceTag(series);
+}
+
+const KIND_ORDER: readonly string[] = ['price', 'sma', 'ema', 'rsi', 'volume', 'changepct'];
+
+/** Series in the chips' order: by kind (price, SMA, EMA, …), then by period (`ema:9` before `ema:12`). */
+function bySeries(a: AlertSource, b: AlertSource): number {
+  const rank = (s: AlertSource) => KIND_ORDER.indexOf(sourceKind(s));
+  return rank(a) - rank(b) || (sourcePeriod(a) ?? 0) - (sourcePeriod(b) ?? 0);
+}
+
+/** A level's control as the builder shows it, always what {@link requestOf} sends for it. */
+export interface LevelView {
+  /** Whether the select of a number or a series shows (not for RSI, volume, the day's change: "Value" only). */
+  readonly select: boolean;
+  /** The select's options: `number` ("Value"), then the series, each with its label. */
+  readonly options: readonly { readonly value: 'number' | AlertSource; readonly label: string }[];
+  /** The option selected, always one of `options`: `number`, or the series sent. */
+  readonly selected: 'number' | AlertSource;
+  /** Whether the number box shows: exactly when a number is sent. */
+  readonly numberBox: boolean;
+}
+
+/**
+ * A level of `source` as its control shows it. The series offered are the chips' ones the source may be compared
+ * with, the series the level holds (an EMA of any period, `ema:9`), and the ones in `also` (those of the alert
+ * being changed, so one may go back to them): each only where it is a valid level, except the one the level
+ * refers to, which is shown as it is even when refused, so the screen never says other than what is sent.
+ */
+export function levelView(level: OperandDraft, source: AlertSource, also: readonly AlertSource[] = []): LevelView {
+  const base = seriesChoicesFor(source);
+  const value = { value: 'number' as const, label: 'Value' };
+  if (base.length === 0) return { select: false, options: [value], selected: 'number', numberBox: true };
+  const offered = new Set<AlertSource>(base);
+  for (const series of [level.series, ...also]) if (series !== source && isPriceLike(series)) offered.add(series);
+  if (level.kind === 'series') offered.add(level.series);
+  const options = [
+    value,
+    ...[...offered].sort(bySeries).map((series) => ({ value: series, label: seriesLabel(series) })),
+  ];
+  const selected = level.kind === 'series' ? level.series : 'number';
+  return { select: true, options, selected, numberBox: selected === 'number' };
+}
+
+/**
+ * A draft with another source. A level that referred to the new source itself (the level `SMA 50`, then the
+ * source `SMA 50`) goes back to its number, as typed before, since a series is never its own level.
+ */
+export function withSource(draft: ConditionDraft, source: AlertSource): ConditionDraft {
+  const fallBack = (level: OperandDraft): OperandDraft =>
+    level.kind === 'series' && level.series === source ? { ...level, kind: 'number' } : level;
+  return {
+    ...draft,
+    source,
+    value: fallBack(draft.value),
+    lower: fallBack(draft.lower),
+    upper: fallBack(draft.upper),
+  };
 }
 
 /** The operators' names, as TradingView writes them. */

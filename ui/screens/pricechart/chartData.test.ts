@@ -78,9 +78,10 @@ describe('price chart data', () => {
     expect(marketDate('not a time')).to.equal(null);
   });
 
-  it("moves the last bar with a quote of its day and forms today's bar with a later one", () => {
+  it("moves the last bar with a quote of its session and forms today's bar with a later one", () => {
     const bars = [bar('2026-01-02', 100), bar('2026-01-05', 101)];
-    const same = applyQuote(bars, quote(103.5, '2026-01-05T19:00:00Z'));
+    // Its change is from 100, the close before the bar: the bar's own session.
+    const same = applyQuote(bars, quote(103.5, '2026-01-05T19:00:00Z', 3.5));
     expect(same).to.have.length(2);
     expect(same[1]).to.include({ close: 103.5, high: 103.5, low: 100, volume: 5000 });
     const next = applyQuote(bars, quote(102, '2026-01-06T15:00:00Z', 1));
@@ -116,12 +117,14 @@ describe('price chart data', () => {
       100 - 100 / (1 + 53 / 13),
       1e-9,
     );
-    expect(applyQuote(bars, quote(110, '2026-01-05T19:00:00Z'), next)[1]!.rsi_14, "a stored bar's own").to.equal(
-      bars[1]!.rsi_14,
-    );
-    // A later price moves it by a twentieth of the change; a quote of a stored bar's day moves that bar's alike.
+    // A quote of a stored bar's own session (its change from the close before it, 98) keeps that bar's RSI.
+    const stored = [bar('2026-01-02', 98), bar('2026-01-05', 100, { SMA_20: 100, SMA_50: null, rsi_14: 55 })];
+    const own = applyQuote(stored, quote(110, '2026-01-05T19:00:00Z', 12), next);
+    expect(own).to.have.length(2);
+    expect(own[1], "a stored bar's own").to.include({ close: 110, rsi_14: 55 });
+    // A later price moves it by a twentieth of the change; a quote of a stored bar's session moves that bar's alike.
     expect(applyQuote(today, quote(140, '2026-01-06T16:00:00Z', 40), next)[2]).to.include({ SMA_20: 102 });
-    expect(applyQuote(bars, quote(110, '2026-01-05T19:00:00Z'), next)[1]).to.include({ SMA_20: 100.5 });
+    expect(own[1]).to.include({ SMA_20: 100.5 });
     // Sums of other bars than these (the chart went on past them) give no average rather than a wrong one.
     expect(applyQuote(bars, quote(120, '2026-01-06T15:00:00Z', 20), { ...next, after: '2026-01-02' })[2]).to.include({
       SMA_20: null,
@@ -142,8 +145,138 @@ describe('price chart data', () => {
     // What a reload in that session shows: the stored bars and the bar its first quote forms.
     expect(later).to.deep.equal(applyQuote(bars, quote(123, '2026-01-06T15:11:00Z', -2, 40), next));
     expect(applyQuote(later, quote(124, '2026-01-06T15:12:00Z', -1, 60), next)[2]).to.include({ open: 125, low: 123 });
-    // A stored bar of the quote's day is not formed again, whatever its open.
-    expect(applyQuote(bars, quote(110, '2026-01-05T19:00:00Z', 7), next)[1]).to.include({ open: 100, close: 110 });
+    // A quote of a stored bar's day whose change is from another close is of a later session: the stored bar stays.
+    const after = applyQuote(bars, quote(110, '2026-01-05T19:00:00Z', 7), next);
+    expect(after[1]).to.equal(bars[1]);
+    expect(after[2]).to.include({ date: '2026-01-06', open: 103, high: 110, low: 103, close: 110, SMA_20: 100.5 });
+  });
+
+  describe('applyQuote, by the session the server counts a quote of', () => {
+    // MSFT's stored bars end with 2026-12-03 (a Thursday); the server's next session measures from its close.
+    const stored = [
+      bar('2026-12-02', 520.1, { SMA_20: 514, SMA_50: 504.5, rsi_14: 58 }),
+      bar('2026-12-03', 524.48, { open: 524.96, high: 525.32, low: 523.7, volume: 21_000, SMA_20: 515, SMA_50: 505 }),
+    ];
+    // The sums of the last 19 and 49 closes the stored bars end with, and RSI 14's averages as of 524.48.
+    const rsi_14 = { gain: 1, loss: 1 };
+    const next = { after: '2026-12-03', SMA_20: 9785, SMA_50: 24_745, SMA_100: null, SMA_200: null, rsi_14 };
+    /** A quote of MSFT whose change is measured from `previousClose`. */
+    const msft = (price: number, ts: string, previousClose = 524.48, volume = 300): Quote => ({
+      ...quote(price, ts, Math.round((price - previousClose) * 10_000) / 10_000, volume),
+      symbol: 'MSFT',
+    });
+
+    it("forms a new bar from feed ticks after the close on the stored bar's date, leaving that bar as stored", () => {
+      // 17:39 and 17:47 New York time on 12-03: the server's first ticks after the stored day, against 524.48.
+      const first = applyQuote(stored, msft(541, '2026-12-03T22:39:00Z'), next);
+      const bars = applyQuote(first, msft(551, '2026-12-03T22:47:00Z', 524.48, 900), next);
+      expect(bars).to.have.length(3);
+      expect(bars[1], 'the stored bar, as stored').to.equal(stored[1]);
+      expect(bars[1]).to.include({ open: 524.96, high: 525.32, low: 523.7, close: 524.48, SMA_20: 515, SMA_50: 505 });
+      // The session the server's clock opens next, Friday; it opens at the close the header measures from.
+      expect(bars[2]).to.include({
+        date: '2026-12-04',
+        open: 524.48,
+        high: 551,
+        low: 524.48,
+        close: 551,
+        volume: 900,
+        SMA_20: (9785 + 551) / 20,
+        SMA_50: (24_745 + 551) / 50,
+      });
+      // Wilder's smoothing of the change from 524.48, +26.52: a gain of (13 + 26.52) / 14 against a loss of 13 / 14.
+      expect(bars[2]!.rsi_14).to.be.closeTo(100 - 100 / (1 + 39.52 / 13), 1e-9);
+      expect(formedDayClosed(bars, next, msft(553, '2026-12-04T14:31:00Z')), 'its own session: no load').to.equal(
+        false,
+      );
+      // The next morning's quotes of that session move the same bar.
+      const morning = applyQuote(bars, msft(548.2, '2026-12-04T14:31:00Z', 524.48, 1500), next);
+      expect(morning).to.have.length(3);
+      expect(morning[1]).to.equal(stored[1]);
+      expect(morning[2]).to.include({ date: '2026-12-04', open: 524.48, high: 551, low: 524.48, close: 548.2 });
+      expect(morning[2]).to.include({ volume: 1500 });
+      expect(morning[2]!.SMA_20).to.be.closeTo((9785 + 548.2) / 20, 1e-9);
+      expect(morning[2]!.SMA_50).to.be.closeTo((24_745 + 548.2) / 50, 1e-9);
+    });
+
+    it('dates the bar of a session after a Friday close on the Monday', () => {
+      const friday = [...stored, bar('2026-12-04', 530, { open: 525, high: 531, low: 524, SMA_20: 516, SMA_50: 506 })];
+      const bars = applyQuote(friday, msft(532, '2026-12-04T23:10:00Z', 530), { ...next, after: '2026-12-04' });
+      expect(bars).to.have.length(4);
+      expect(bars[2]).to.equal(friday[2]);
+      expect(bars[3]).to.include({ date: '2026-12-07', open: 530, high: 532, low: 530, close: 532 });
+    });
+
+    it('moves a stored bar with a quote of its own session only, whose change is from the close before it', () => {
+      // The server's quote of the finished day: its close against 520.10, the header's previous close then.
+      expect(applyQuote(stored, msft(524.48, '2026-12-03T21:00:00Z', 520.1, 21_000), next)).to.equal(stored);
+      const moved = applyQuote(stored, msft(526, '2026-12-03T20:59:00Z', 520.1, 22_000), next);
+      expect(moved).to.have.length(2);
+      expect(moved[1]).to.include({
+        date: '2026-12-03',
+        open: 524.96,
+        high: 526,
+        low: 523.7,
+        close: 526,
+        volume: 22_000,
+        SMA_20: 515 + (526 - 524.48) / 20,
+        SMA_50: 505 + (526 - 524.48) / 50,
+      });
+      // After a flat close the two previous closes are one: only a quote at the bar's close is of its session.
+      const flat = [bar('2026-12-02', 524.48), stored[1]!];
+      expect(applyQuote(flat, msft(524.48, '2026-12-03T21:00:00Z', 524.48, 21_000), next)).to.equal(flat);
+      expect(applyQuote(flat, msft(541, '2026-12-03T22:39:00Z'), next)[2]).to.include({
+        date: '2026-12-04',
+        open: 524.48,
+        close: 541,
+      });
+    });
+
+    it('moves the bar the page formed with a quote of its session, and forms it again from a later one', () => {
+      const formed = applyQuote(stored, msft(541, '2026-12-04T14:31:00Z', 524.48, 500), next);
+      expect(formed[2]).to.include({ date: '2026-12-04', open: 524.48, high: 541, low: 524.48, close: 541 });
+      const lower = applyQuote(formed, msft(520, '2026-12-04T15:00:00Z', 524.48, 800), next);
+      expect(lower).to.have.length(3);
+      expect(lower[1]).to.equal(stored[1]);
+      expect(lower[2]).to.include({
+        date: '2026-12-04',
+        open: 524.48,
+        high: 541,
+        low: 520,
+        close: 520,
+        volume: 800,
+        SMA_20: (9785 + 520) / 20,
+        SMA_50: (24_745 + 520) / 50,
+      });
+      // A later demo session measures from another close (530): the formed bar forms again from it.
+      expect(applyQuote(lower, msft(533, '2026-12-04T15:10:00Z', 530, 60), next)[2]).to.include({
+        date: '2026-12-04',
+        open: 530,
+        high: 533,
+        low: 530,
+        close: 533,
+        volume: 60,
+      });
+      // A late quote of the stored bar's own session changes neither bar.
+      expect(applyQuote(lower, msft(524.48, '2026-12-03T21:00:00Z', 520.1, 21_000), next)).to.equal(lower);
+    });
+
+    it("forms a new bar from a quote of a later date, opening at the stored bar's close", () => {
+      const bars = applyQuote(stored, msft(527.3, '2026-12-04T14:30:00Z', 524.48, 1200), next);
+      expect(bars).to.have.length(3);
+      expect(bars[1]).to.equal(stored[1]);
+      expect(bars[2]).to.include({
+        date: '2026-12-04',
+        open: 524.48,
+        high: 527.3,
+        low: 524.48,
+        close: 527.3,
+        volume: 1200,
+        SMA_20: (9785 + 527.3) / 20,
+        SMA_50: (24_745 + 527.3) / 50,
+      });
+      expect(applyQuote(stored, msft(500, '2026-12-02T15:00:00Z', 515), next), 'an older quote').to.equal(stored);
+    });
   });
 
   it('builds minute candles from quotes, with the volume traded in each minute', () => {

@@ -144,46 +144,96 @@ export function marketDate(ts: string): string | null {
 }
 
 /**
- * Folds a live quote into the daily bars: a quote of the last bar's day moves its close (and high, low,
- * volume); a quote of a later day forms today's bar (opening at the previous close); an older quote, or one
- * that changes nothing, leaves the bars as they are (the same array). The moving averages move with the price,
- * as the alerts' do (today's close counted): a bar's by the change of its close over the period, a new bar's
- * from `next`, the sums the server's bars end with (none when the bars go on past them, or it has none); so does
- * a forming bar's RSI 14, from `next`'s average gain and loss. On the demo clock a trading day is a session of a
- * few minutes: a quote whose previous close is not the forming bar's open is of a later session, and the bar
- * forms again from it, as a reload of the chart then shows it.
+ * Folds a live quote into the daily bars, by the session the server counts it of: its previous close (the price
+ * less its change, the close the header measures the day's change from) tells which bar it moves. A quote whose
+ * previous close is the close before the last stored bar is of that bar's own session and moves its close (and
+ * high, low, volume); one whose previous close is that bar's close (the server's first tick after a stored day
+ * starts the next session from it, even on the same New York date, after the close) or another is of a later
+ * session and forms the bar after it (opening at the previous close), never changing the stored one; a quote of
+ * a later date forms it too. Such a bar is dated by the quote's date, or the weekday after the stored bar's when
+ * the quote is of that bar's date (the session the server's clock opens next; its holidays are not known here).
+ * A quote of the bar the page formed (its open, the previous close) moves it; on the demo clock a trading day is
+ * a session of a few minutes: a quote whose previous close is not the formed bar's open is of a later session,
+ * and the bar forms again from it, as a reload of the chart then shows it. An older quote, or one that changes
+ * nothing, leaves the bars as they are (the same array). The moving averages move with the price, as the
+ * alerts' do (today's close counted): a bar's by the change of its close over the period, a new bar's from
+ * `next`, the sums the server's bars end with (none when the bars go on past them, or it has none); so does a
+ * formed bar's RSI 14, from `next`'s average gain and loss.
  */
 export function applyQuote(bars: readonly Bar[], quote: Quote, next: NextAverages | null = null): readonly Bar[] {
   const last = bars.at(-1);
   const day = marketDate(quote.ts);
-  if (!last || day === null || day < last.date) return bars;
-  if (day === last.date) {
-    // A forming bar's RSI from the stored close before it; a stored bar's is its own.
-    const before = bars.at(-2);
-    const forming = next !== null && before !== undefined && before.date === next.after;
-    if (forming && !sameSession(last.open, previousCloseOf(quote))) {
-      return [...bars.slice(0, -1), formingBar(before, day, quote, next)];
+  if (!last || day === null) return bars;
+  const before = bars.at(-2);
+  if (next !== null && before !== undefined && before.date === next.after) {
+    // The bar the page formed after the server's last: its RSI from the stored close before it.
+    if (day < before.date) return bars;
+    if (day > last.date) return [...bars, formingBar(last, day, quote, next)];
+    if (sameSession(last.open, previousCloseOf(quote))) {
+      return movedBar(bars, last, quote, next, liveRsi(before, quote.price, next));
     }
-    const volume = Math.max(last.volume, quote.volume);
-    if (last.close === quote.price && volume === last.volume) return bars;
-    const moved = (period: SmaPeriod): number | null => liveAverage(period, last, day, quote.price, next);
-    return [
-      ...bars.slice(0, -1),
-      {
-        ...last,
-        close: quote.price,
-        high: Math.max(last.high, quote.price),
-        low: Math.min(last.low, quote.price),
-        volume,
-        SMA_20: moved(20),
-        SMA_50: moved(50),
-        SMA_100: moved(100),
-        SMA_200: moved(200),
-        rsi_14: forming ? liveRsi(before, quote.price, next) : last.rsi_14,
-      },
-    ];
+    // A late quote of the stored bar's own session changes neither bar.
+    if (day === before.date && ofStoredSession(bars.slice(0, -1), quote)) return bars;
+    return [...bars.slice(0, -1), formingBar(before, sessionDate(before, day), quote, next)];
   }
-  return [...bars, formingBar(last, day, quote, next)];
+  if (day < last.date) return bars;
+  if (day === last.date && ofStoredSession(bars, quote)) return movedBar(bars, last, quote, next, last.rsi_14);
+  return [...bars, formingBar(last, sessionDate(last, day), quote, next)];
+}
+
+/**
+ * Whether a quote is of the last bar's own session, as the server tells a session by its previous close: that
+ * session's change is measured from the close before the bar (a symbol's first bar, its own close, as the live
+ * quotes are seeded), while the session after it measures from the bar's close. When the two closes are one (a
+ * flat day), only a quote at the bar's close is taken to be of its session: it changes nothing there.
+ */
+function ofStoredSession(bars: readonly Bar[], quote: Quote): boolean {
+  const last = bars.at(-1);
+  if (last === undefined) return false;
+  const previousClose = previousCloseOf(quote);
+  const fromBefore = sameSession(bars.at(-2)?.close ?? last.close, previousClose);
+  return fromBefore && (!sameSession(last.close, previousClose) || quote.price === last.close);
+}
+
+/** The bars with their last, `last`, moved by a quote of its session: close, high, low, volume, averages; `rsi`. */
+function movedBar(
+  bars: readonly Bar[],
+  last: Bar,
+  quote: Quote,
+  next: NextAverages | null,
+  rsi: number | null,
+): readonly Bar[] {
+  const volume = Math.max(last.volume, quote.volume);
+  if (last.close === quote.price && volume === last.volume) return bars;
+  const moved = (period: SmaPeriod): number | null => liveAverage(period, last, last.date, quote.price, next);
+  return [
+    ...bars.slice(0, -1),
+    {
+      ...last,
+      close: quote.price,
+      high: Math.max(last.high, quote.price),
+      low: Math.min(last.low, quote.price),
+      volume,
+      SMA_20: moved(20),
+      SMA_50: moved(50),
+      SMA_100: moved(100),
+      SMA_200: moved(200),
+      rsi_14: rsi,
+    },
+  ];
+}
+
+/**
+ * The date of the bar a session after `base` forms with a quote of New York date `day`: that date when it is
+ * later, else (a quote after `base`'s close, on its date) the weekday after `base`'s, where the next session is.
+ */
+function sessionDate(base: Bar, day: string): string {
+  if (day > base.date) return day;
+  const date = new Date(`${base.date}T12:00:00Z`);
+  date.setUTCDate(date.getUTCDate() + 1);
+  // Saturday and Sunday are no sessions.
+  while (date.getUTCDay() === 0 || date.getUTCDay() === 6) date.setUTCDate(date.getUTCDate() + 1);
+  return date.toISOString().slice(0, 10);
 }
 
 /**

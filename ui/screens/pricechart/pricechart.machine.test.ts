@@ -335,6 +335,27 @@ describe('price chart machine', () => {
     expect(ctx(actor.getSnapshot()).quote?.price, "another symbol's quote is ignored").to.equal(112);
   });
 
+  it("draws a move at today's level from the server's bars when an evening quote formed the next session's bar", async () => {
+    const move = conditionAlert('m1', {
+      op: 'moving_up',
+      source: 'price',
+      value: 10,
+      lower: null,
+      upper: null,
+      bars: 1,
+    });
+    const { actor, ready, push } = chart({ alerts: [move] });
+    await ready();
+    // After Friday's close at 101, a quote of the next session on Friday's date forms Monday's bar.
+    push({ type: 'server.quote', quote: { ...quote(115, '2026-01-30T22:39:00Z'), change: 14, changepct: 13.86 } });
+    const c = ctx(actor.getSnapshot());
+    expect(c.bars.at(-2)).to.include({ date: '2026-01-30', close: 101 });
+    expect(c.bars.at(-1)).to.include({ date: '2026-02-02', close: 115 });
+    // One bar back from the forming one is Friday's close: 101 + 10.
+    const line = c.elements.find((e) => e.id === 'm1');
+    expect(line?.type === 'ALERT' ? line.chartdata.y : null).to.equal(111);
+  });
+
   it('loads the bars again when the day it formed a bar of has closed (a page kept open overnight)', async () => {
     const { actor, calls, ready, push, store } = chart();
     await ready();

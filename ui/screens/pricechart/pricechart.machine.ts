@@ -233,8 +233,13 @@ export function initialContext(symbol: string): PriceChartContext {
  */
 export function deriveElements(context: Omit<PriceChartContext, 'elements'>): ChartElement[] {
   const { symbol, bars, duration, quote } = context;
-  // A quote of the last bar's day made it today's forming bar (see `applyQuote`).
-  const forming = quote !== null && bars.length > 0 && marketDate(quote.ts) === bars.at(-1)?.date;
+  // The last bar is still forming when the page formed it after the server's bars (see `applyQuote`: a quote after
+  // the close of the server's last bar, even on its date, is of the next session); without the server's sums, when
+  // a quote of its day moved it.
+  const last = bars.at(-1);
+  const forming =
+    last !== undefined &&
+    (context.next !== null ? last.date > context.next.after : quote !== null && marketDate(quote.ts) === last.date);
   const view = chartView(duration, context.rsiPanel);
   const alerts = [
     ...context.alerts.flatMap((a) => alertElement(a, bars, view, forming) ?? []),
