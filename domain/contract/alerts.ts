@@ -13,8 +13,11 @@ import {
   thresholdProblem,
 } from '../alerts/alerts.ts';
 import {
+  ALERT_BARS_MAX,
+  ALERT_EMA_PERIODS,
   ALERT_FREQUENCIES,
   ALERT_OPS,
+  ALERT_RSI_PERIOD,
   isConditionProblem,
   parseCondition,
   parseExpires,
@@ -145,6 +148,39 @@ export interface AlertConditionBody {
   readonly bars?: number | null;
 }
 
+/** A level in the reference: a number, or another series of the same symbol as `{ref}`. */
+const OPERAND_JSON_SCHEMA = {
+  anyOf: [
+    { type: 'number' },
+    {
+      type: 'object',
+      properties: { ref: { type: 'string', description: 'price, sma:<period> or ema:<period>' } },
+      required: ['ref'],
+    },
+    { type: 'null' },
+  ],
+};
+
+/**
+ * The shape of a condition in the reference (the API reads it with `parseCondition`, which names the field it
+ * refuses; the reference says what it takes).
+ */
+const CONDITION_JSON_SCHEMA = {
+  type: 'object',
+  properties: {
+    op: { type: 'string', enum: [...ALERT_OPS] },
+    source: {
+      type: ['string', 'null'],
+      description: `price (default), sma:<${ALERT_SMA_PERIODS.join('|')}>, ema:<${ALERT_EMA_PERIODS.min}..${ALERT_EMA_PERIODS.max}>, rsi:${ALERT_RSI_PERIOD}, volume or changepct`,
+    },
+    value: OPERAND_JSON_SCHEMA,
+    lower: OPERAND_JSON_SCHEMA,
+    upper: OPERAND_JSON_SCHEMA,
+    bars: { type: ['integer', 'null'], minimum: 1, maximum: ALERT_BARS_MAX },
+  },
+  required: ['op'],
+};
+
 const upperCase = <const T extends readonly [string, ...string[]]>(values: T) =>
   z.string().trim().toUpperCase().pipe(z.enum(values));
 
@@ -160,8 +196,11 @@ const upperCase = <const T extends readonly [string, ...string[]]>(values: T) =>
 const alertBody = z
   .object({
     symbol: symbolSchema,
-    condition: z.custom<AlertConditionBody>().nullish(),
-    frequency: z.custom<(typeof ALERT_FREQUENCIES)[number]>().nullish(),
+    condition: z.custom<AlertConditionBody>().meta(CONDITION_JSON_SCHEMA).nullish(),
+    frequency: z
+      .custom<(typeof ALERT_FREQUENCIES)[number]>()
+      .meta({ type: 'string', enum: [...ALERT_FREQUENCIES] })
+      .nullish(),
     expires: z.string().nullish(),
     note: z
       .string()

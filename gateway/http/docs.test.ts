@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { ALERT_FREQUENCIES, ALERT_OPS } from '../../domain/alerts/conditions.ts';
 import { feedApi } from '../../domain/contract/feed.ts';
 import { createApp } from '../app.ts';
 import { startTestGateway, type TestGateway } from '../testing/harness.ts';
@@ -49,6 +50,27 @@ describe('API reference', function () {
       .map(([method, path]) => `${method.toUpperCase()} ${path}`);
     expect(missing).to.deep.equal([]);
     expect(doc.paths[feedApi.postFeedTicks.path]).to.have.property('post');
+  });
+
+  it("describes an alert body's condition and frequency: the operators, the levels, the frequencies", async () => {
+    const doc = (await gw.client().get('/api/docs')).body as OpenApi;
+    const post = doc.paths['/personalize/stockalerts']?.post as {
+      requestBody: { content: { 'application/json': { schema: { properties: Record<string, unknown> } } } };
+    };
+    const body = post.requestBody.content['application/json'].schema.properties;
+    const condition = body.condition as { anyOf: { properties?: Record<string, unknown>; required?: string[] }[] };
+    const shape = condition.anyOf.find((s) => s.properties !== undefined)!;
+    expect(shape.required).to.deep.equal(['op']);
+    expect(shape.properties!.op).to.deep.equal({ type: 'string', enum: [...ALERT_OPS] });
+    // A level is a number or another series as {ref}.
+    for (const level of ['value', 'lower', 'upper']) {
+      const text = JSON.stringify(shape.properties![level]);
+      expect(text, level).to.include('{"type":"number"}');
+      expect(text, level).to.include('"required":["ref"]');
+    }
+    expect(shape.properties!.bars).to.deep.equal({ type: ['integer', 'null'], minimum: 1, maximum: 200 });
+    const frequency = body.frequency as { anyOf: unknown[] };
+    expect(frequency.anyOf).to.deep.include({ type: 'string', enum: [...ALERT_FREQUENCIES] });
   });
 
   it('keeps the JSON document at /api/docs for API clients and at /api/docs/openapi.json', async function () {
