@@ -73,7 +73,7 @@ describe('portfolio transactions, import and performance (Chromium)', function (
     const refused = apple.getByRole('alert');
     await refused
       .getByText(
-        'Could not remove the lot of AAPL: body.id: 12 shares of the 2024-01-10 lot of AAPL were sold, the last on ' +
+        'Could not remove the lot of AAPL: 12 shares of the 2024-01-10 lot of AAPL were sold, the last on ' +
           '2024-06-03; record a sale of the 8 left to close it, or remove AAPL with its transactions',
       )
       .waitFor();
@@ -121,6 +121,83 @@ describe('portfolio transactions, import and performance (Chromium)', function (
     // The one error is the refused removal's answer, which the browser logs.
     expect(errors).to.have.length(1);
     expect(errors[0]).to.match(/409 \(Conflict\) .*\/personalize\/deluserPositions\/AAPL$/);
+    await context.close();
+  });
+
+  it("words the forms' refusals by field and replaces them with what the user does next", async () => {
+    const { page, context, errors } = await e2e.newPage({
+      width: 1400,
+      height: 1000,
+      expectedErrors: ['/api/portfolio/transactions', '/personalize/deluserPositions/AAPL'],
+    });
+    await e2e.signUp(page, 'refusal');
+    await page.goto('/Portfolio');
+    const form = page.getByRole('form', { name: 'Record a transaction' });
+    const record = async (kind: string, symbol: string, quantity: string, price: string) => {
+      await form.getByLabel('Transaction').selectOption(kind);
+      await form.getByLabel('Symbol').fill(symbol);
+      await form.getByLabel('Date').fill('2024-07-01');
+      await form.getByLabel('Quantity', { exact: true }).fill(quantity);
+      await form.getByLabel('Price').fill(price);
+      await form.getByRole('button', { name: `Record ${kind}` }).click();
+    };
+    const formAlerts = () => form.getByRole('alert').allInnerTexts();
+
+    // The server's refusal of the symbol is said on the symbol field, in the form's words.
+    const refused = page.waitForResponse((r) => r.url().endsWith('/api/portfolio/transactions'));
+    await record('buy', 'ZZZZ', '5', '10');
+    expect((await refused).status()).to.equal(400);
+    const unknown = form.getByRole('alert').getByText('Symbol: unknown symbol ZZZZ', { exact: true });
+    await unknown.waitFor();
+    const symbol = form.getByLabel('Symbol');
+    expect(await symbol.getAttribute('aria-invalid')).to.equal('true');
+    expect(await symbol.getAttribute('aria-describedby')).to.equal(await unknown.getAttribute('id'));
+    expect(await page.getByText(/body\./).count(), 'no request path on screen').to.equal(0);
+
+    // Editing the symbol takes it away; the next attempts each say only what is wrong with them.
+    await symbol.fill('aapl');
+    await unknown.waitFor({ state: 'detached' });
+    expect(await symbol.getAttribute('aria-invalid')).to.equal(null);
+    const quantity = form.getByRole('alert').getByText('Enter a quantity above 0');
+    await record('buy', 'aapl', '1e3', '1,000');
+    await quantity.waitFor();
+    expect(await formAlerts()).to.deep.equal(['Enter a quantity above 0']);
+    await record('buy', 'AAPL', '0', '10');
+    await quantity.waitFor();
+    expect(await formAlerts()).to.deep.equal(['Enter a quantity above 0']);
+    await record('buy', 'AAPL', '10', '150');
+    await page.locator('table.transactions tr[data-kind="buy"]').waitFor();
+    expect(await formAlerts()).to.deep.equal([]);
+
+    // The lot form's own refusal goes when the user acts again in the card: here, removing a lot partly sold.
+    const apple = page.getByRole('region', { name: 'AAPL position' });
+    const lotForm = apple.getByRole('form', { name: 'Add a lot of AAPL' });
+    await lotForm.getByLabel('Date').fill('2024-04-01');
+    await lotForm.getByLabel('Price paid').fill('99999999');
+    await lotForm.getByLabel('Quantity').fill('2');
+    await lotForm.getByRole('button', { name: 'Add lot' }).click();
+    const tooHigh = lotForm.getByRole('alert').getByText('Price: must be at most 10,000,000');
+    await tooHigh.waitFor();
+    await record('sell', 'AAPL', '4', '160');
+    const rest = apple.getByRole('button', { name: /Remove the lot of 6 AAPL bought 2024-07-01/ });
+    await rest.click();
+    await tooHigh.waitFor({ state: 'detached' });
+    await apple
+      .getByRole('alertdialog', { name: 'Remove this lot?' })
+      .getByRole('button', { name: 'Remove the lot' })
+      .click();
+    const removal = apple.locator('.position-save-error');
+    await removal
+      .getByText(/^Could not remove the lot of AAPL: 4 shares of the 2024-07-01 lot of AAPL were sold/)
+      .waitFor();
+    expect(await apple.getByRole('alert').count(), 'the removal refusal alone').to.equal(1);
+    expect(await page.getByText(/body\./).count(), 'no request path on screen').to.equal(0);
+
+    // Trying again in the card replaces the removal's refusal with the lot form's own.
+    await lotForm.getByRole('button', { name: 'Add lot' }).click();
+    await tooHigh.waitFor();
+    await removal.waitFor({ state: 'detached' });
+    expect(errors).to.deep.equal([]);
     await context.close();
   });
 

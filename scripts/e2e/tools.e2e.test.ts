@@ -226,3 +226,77 @@ describe('Predict, Maint and Art (Chromium)', function () {
     await context.close();
   });
 });
+
+describe('refusals of the screener clause builder and the account card (Chromium)', function () {
+  this.timeout(120_000);
+  let e2e: E2E;
+
+  before(async function () {
+    this.timeout(300_000);
+    e2e = await startE2E();
+  });
+  after(async () => {
+    await e2e?.close();
+  });
+
+  it('Screener: refuses a value that is not a number as "Value: enter a number", then adds the clause', async () => {
+    const { page, context, errors } = await e2e.newPage({ width: 1400, height: 1000 });
+    await e2e.signUp(page, 'clause');
+    await page.goto('/StockSearch');
+    const builder = page.getByRole('form', { name: 'Clause builder' });
+    await builder.getByLabel('Type', { exact: true }).selectOption('rsi');
+    await builder.getByLabel('Operator', { exact: true }).selectOption('<');
+    const value = builder.getByLabel('Value', { exact: true });
+    const refusal = builder.getByRole('alert');
+    for (const typed of ['abc', '1e999']) {
+      await value.fill(typed);
+      await builder.getByRole('button', { name: 'Add clause' }).click();
+      await refusal.getByText('Value: enter a number', { exact: true }).waitFor();
+      expect(await value.getAttribute('aria-invalid')).to.equal('true');
+    }
+    expect(await page.getByText(/clause: val/).count(), 'no validator wording on screen').to.equal(0);
+    await value.fill('30');
+    await builder.getByRole('button', { name: 'Add clause' }).click();
+    await refusal.waitFor({ state: 'detached' });
+    expect(await value.getAttribute('aria-invalid')).to.equal('false');
+    expect(errors).to.deep.equal([]);
+    await context.close();
+  });
+
+  it("Settings: a password refusal goes once its field is edited, and the next try's outcome replaces it", async () => {
+    const { page, context, errors } = await e2e.newPage({ expectedErrors: ['/api/account/password'] });
+    await e2e.signUp(page, 'refused');
+    await page.goto('/Settings');
+    const card = page.getByRole('region', { name: 'Account' });
+    const current = card.getByLabel('Current password');
+    const fresh = card.getByLabel('New password', { exact: true });
+    const again = card.getByLabel('New password, again');
+    const change = card.getByRole('button', { name: 'Change password' });
+    const wrong = card.getByText('Current password: is not the password of this account');
+    const short = card.getByText('New password: 8 to 128 characters');
+
+    await current.fill('wrong horse battery');
+    await fresh.fill('newpassword1');
+    await again.fill('newpassword1');
+    await change.click();
+    await wrong.waitFor();
+    expect(await current.getAttribute('aria-invalid')).to.equal('true');
+
+    // A next try the form refuses (too short: nothing is sent) says so instead.
+    await fresh.fill('short');
+    await again.fill('short');
+    expect(await wrong.count(), 'editing another field leaves it').to.equal(1);
+    await change.click();
+    await short.waitFor();
+    expect(await wrong.count()).to.equal(0);
+    expect(await current.getAttribute('aria-invalid')).to.equal(null);
+    expect(await fresh.getAttribute('aria-invalid')).to.equal('true');
+
+    // Editing the field refused takes the refusal away.
+    await fresh.fill('newpassword1');
+    await short.waitFor({ state: 'detached' });
+    expect(await card.getByRole('alert').count()).to.equal(0);
+    expect(errors).to.deep.equal([]);
+    await context.close();
+  });
+});

@@ -9,7 +9,6 @@ import type { Config, Layout } from 'plotly.js';
 import { memo, useCallback, useId, useMemo, useState, type FormEvent } from 'react';
 import { formatQuantity } from '../../../domain/format.ts';
 import type { Quote } from '../../../domain/market/types.ts';
-import type { LotFields } from '../../../domain/positions/lots.ts';
 import { ConfirmBar } from '../../components/ConfirmBar.tsx';
 import { Link } from '../../components/Link.tsx';
 import { MoreRows, useRowLimit } from '../../components/MoreRows.tsx';
@@ -20,16 +19,15 @@ import { SymbolSearch } from '../../components/SymbolSearch.tsx';
 import type { UniverseHit } from '../../components/symbolSearch.machine.ts';
 import { todayStamp, tradingDayTitle } from '../../services/time.ts';
 import { formatPercent, formatPrice, formatSigned, signClass } from '../watchlist/quotes.ts';
-import { portfolioMachine, type RemovalQuestion } from './portfolio.machine.ts';
+import { portfolioMachine, UNUSED_LOT_FORM, type LotFormState, type RemovalQuestion } from './portfolio.machine.ts';
 import { StillChart, useDonut } from './StillChart.tsx';
 import { TransactionsPanel } from './TransactionsPanel.tsx';
 import {
   allocation,
-  checkLotForm,
   lotFigures,
   portfolioFigures,
   symbolFigures,
-  type LotFormErrors,
+  type LotForm as LotFormFields,
   type PositionFigures,
   type PositionLot,
 } from './positions.ts';
@@ -68,34 +66,37 @@ function MarketCells({ figures, still = false }: { readonly figures: PositionFig
   );
 }
 
-/** The "add a lot" form of a symbol; its fields are checked before anything is sent. */
+/**
+ * The "add a lot" form of a symbol; the screen's machine checks its fields before anything is sent and holds what
+ * is wrong with each (`state`), until the field is edited; the price and quantity empty once a lot is sent.
+ */
 function LotForm(props: {
   readonly symbol: string;
   readonly price: number | null;
-  readonly onAdd: (lot: LotFields) => void;
+  readonly state: LotFormState;
+  readonly onAdd: (form: LotFormFields, today: string) => void;
+  readonly onEdit: (field: keyof LotFormFields) => void;
 }) {
   const id = useId();
+  const { errors, sent } = props.state;
   // Today in the zone times are shown in (the market's by default).
   const [date, setDate] = useState(() => todayStamp());
   const [price, setPrice] = useState('');
   const [amount, setAmount] = useState('');
-  const [errors, setErrors] = useState<LotFormErrors>({});
+  const [emptiedAt, setEmptiedAt] = useState(sent);
+  if (emptiedAt !== sent) {
+    setEmptiedAt(sent);
+    setPrice('');
+    setAmount('');
+  }
   const today = todayStamp();
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    const checked = checkLotForm({ date, price, quantity: amount }, today);
-    if (checked.errors) {
-      setErrors(checked.errors);
-      return;
-    }
-    setErrors({});
-    setPrice('');
-    setAmount('');
-    props.onAdd(checked.lot);
+    props.onAdd({ date, price, quantity: amount }, today);
   };
 
-  const field = (name: keyof LotFormErrors) => ({
+  const field = (name: keyof LotFormFields) => ({
     id: `${id}-${name}`,
     'aria-invalid': errors[name] ? true : undefined,
     'aria-describedby': errors[name] ? `${id}-${name}-error` : undefined,
@@ -105,7 +106,16 @@ function LotForm(props: {
     <form className="lot-form" onSubmit={submit} noValidate aria-label={`Add a lot of ${props.symbol}`}>
       <label htmlFor={`${id}-date`}>
         Date
-        <input type="date" max={today} value={date} onChange={(e) => setDate(e.target.value)} {...field('date')} />
+        <input
+          type="date"
+          max={today}
+          value={date}
+          onChange={(e) => {
+            setDate(e.target.value);
+            props.onEdit('date');
+          }}
+          {...field('date')}
+        />
       </label>
       <label htmlFor={`${id}-price`}>
         Price paid
@@ -114,7 +124,10 @@ function LotForm(props: {
           inputMode="decimal"
           placeholder={props.price === null ? 'e.g. 182.50' : props.price.toFixed(2)}
           value={price}
-          onChange={(e) => setPrice(e.target.value)}
+          onChange={(e) => {
+            setPrice(e.target.value);
+            props.onEdit('price');
+          }}
           {...field('price')}
         />
       </label>
@@ -125,7 +138,10 @@ function LotForm(props: {
           inputMode="decimal"
           placeholder="e.g. 10 (−5 short)"
           value={amount}
-          onChange={(e) => setAmount(e.target.value)}
+          onChange={(e) => {
+            setAmount(e.target.value);
+            props.onEdit('quantity');
+          }}
           {...field('quantity')}
         />
       </label>
@@ -161,7 +177,10 @@ function PositionCardView(props: {
   readonly onAskRemoveLot: (symbol: string, id: string) => void;
   readonly onKeep: () => void;
   readonly onRemoveSymbol: (symbol: string) => void;
-  readonly onAddLot: (symbol: string, lot: LotFields) => void;
+  /** The card's "add a lot" form, as the screen's machine holds it. */
+  readonly lotForm: LotFormState;
+  readonly onAddLot: (symbol: string, form: LotFormFields, today: string) => void;
+  readonly onEditLot: (symbol: string, field: keyof LotFormFields) => void;
   readonly onRemoveLot: (symbol: string, id: string) => void;
   /** Why the last change of this symbol could not be saved, told in its card, or null. */
   readonly saveError: string | null;
@@ -305,7 +324,13 @@ function PositionCardView(props: {
       {props.saveError !== null && (
         <Dismissible message={props.saveError} className="position-save-error" small onDismiss={props.onDismissError} />
       )}
-      <LotForm symbol={symbol} price={price} onAdd={(lot) => props.onAddLot(symbol, lot)} />
+      <LotForm
+        symbol={symbol}
+        price={price}
+        state={props.lotForm}
+        onAdd={(form, today) => props.onAddLot(symbol, form, today)}
+        onEdit={(field) => props.onEditLot(symbol, field)}
+      />
       {props.saving && (
         <p className="hint" role="status">
           Saving…
@@ -326,6 +351,7 @@ export default function PortfolioScreen() {
   const [state, send] = useMachine(portfolioMachine);
   const { symbols, lots, quotes, companies, pending, error, saveError, saveErrorSymbol, confirmingRemoval } =
     state.context;
+  const { lotForms } = state.context;
   // A change of a symbol shown is told in its card, where the user acted; any other at the top.
   const errorInCard = saveErrorSymbol !== null && symbols.includes(saveErrorSymbol);
   const dismissError = useCallback(() => send({ type: 'user.dismissError' }), [send]);
@@ -338,7 +364,14 @@ export default function PortfolioScreen() {
   );
   const keep = useCallback(() => send({ type: 'user.keep' }), [send]);
   const removeSymbol = useCallback((symbol: string) => send({ type: 'user.removeSymbol', symbol }), [send]);
-  const addLot = useCallback((symbol: string, lot: LotFields) => send({ type: 'user.addLot', symbol, lot }), [send]);
+  const addLot = useCallback(
+    (symbol: string, form: LotFormFields, today: string) => send({ type: 'user.addLot', symbol, form, today }),
+    [send],
+  );
+  const editLot = useCallback(
+    (symbol: string, field: keyof LotFormFields) => send({ type: 'user.editLot', symbol, field }),
+    [send],
+  );
   const removeLot = useCallback((symbol: string, id: string) => send({ type: 'user.removeLot', symbol, id }), [send]);
 
   const prices = useMemo(
@@ -444,7 +477,9 @@ export default function PortfolioScreen() {
                   onAskRemoveLot={askRemoveLot}
                   onKeep={keep}
                   onRemoveSymbol={removeSymbol}
+                  lotForm={lotForms[symbol] ?? UNUSED_LOT_FORM}
                   onAddLot={addLot}
+                  onEditLot={editLot}
                   onRemoveLot={removeLot}
                   saveError={errorInCard && saveErrorSymbol === symbol ? saveError : null}
                   onDismissError={dismissError}

@@ -16,7 +16,6 @@ import { formatPrice, formatSigned, signClass } from '../watchlist/quotes.ts';
 import { ImportWizard } from './ImportWizard.tsx';
 import {
   RANGES,
-  checkTransactionForm,
   feeOf,
   inRange,
   priceOf,
@@ -27,9 +26,10 @@ import {
   type Ledger,
   type Performance,
   type Range,
+  type TransactionForm,
   type TransactionFormErrors,
 } from './ledger.ts';
-import { EQUAL_WEIGHT, ledgerMachine } from './ledger.machine.ts';
+import { EQUAL_WEIGHT, ledgerMachine, type TransactionField } from './ledger.machine.ts';
 import { StillChart, useDonut } from './StillChart.tsx';
 import { todayStamp, tradingDayTitle } from '../../services/time.ts';
 
@@ -40,13 +40,20 @@ const KIND_LABELS: Readonly<Record<TransactionKind, string>> = {
   fee: 'Fee',
 };
 
-/** The form that records one transaction; a sell closes the oldest lots unless the user chooses lots. */
+/**
+ * The form that records one transaction; a sell closes the oldest lots unless the user chooses lots. The panel's
+ * machine checks what is sent and holds what is wrong with each field; editing a field is told to it.
+ */
 function TransactionFormView(props: {
   readonly ledger: Ledger;
   readonly recorded: number;
   readonly busy: boolean;
-  readonly onRecord: (transaction: NonNullable<ReturnType<typeof checkTransactionForm>['transaction']>) => void;
+  /** What is wrong with each field: the form's own check or the server's refusal. */
+  readonly errors: TransactionFormErrors;
+  readonly onRecord: (form: TransactionForm, today: string) => void;
+  readonly onEdit: (field: TransactionField | 'kind') => void;
 }) {
+  const { errors, onEdit } = props;
   const id = useId();
   const today = todayStamp();
   const [kind, setKind] = useState<TransactionKind>('buy');
@@ -55,7 +62,6 @@ function TransactionFormView(props: {
   const [amounts, setAmounts] = useState({ quantity: '', price: '', fee: '', amount: '' });
   const [chooseLots, setChooseLots] = useState(false);
   const [picks, setPicks] = useState<Record<string, string>>({});
-  const [errors, setErrors] = useState<TransactionFormErrors>({});
   const [cleared, setCleared] = useState(props.recorded);
   if (cleared !== props.recorded) {
     setCleared(props.recorded);
@@ -67,16 +73,7 @@ function TransactionFormView(props: {
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    const checked = checkTransactionForm(
-      { kind, symbol, date, ...amounts, lots: kind === 'sell' && chooseLots ? picks : null },
-      today,
-    );
-    if (checked.errors) {
-      setErrors(checked.errors);
-      return;
-    }
-    setErrors({});
-    props.onRecord(checked.transaction);
+    props.onRecord({ kind, symbol, date, ...amounts, lots: kind === 'sell' && chooseLots ? picks : null }, today);
   };
   const field = (name: keyof TransactionFormErrors) => ({
     id: `${id}-${name}`,
@@ -91,7 +88,10 @@ function TransactionFormView(props: {
         inputMode="decimal"
         placeholder={placeholder}
         value={amounts[name]}
-        onChange={(e) => setAmounts({ ...amounts, [name]: e.target.value })}
+        onChange={(e) => {
+          setAmounts({ ...amounts, [name]: e.target.value });
+          onEdit(name);
+        }}
         {...field(name)}
       />
     </label>
@@ -101,7 +101,14 @@ function TransactionFormView(props: {
     <form className="transaction-form lot-form" onSubmit={submit} noValidate aria-label="Record a transaction">
       <label htmlFor={`${id}-kind`}>
         Transaction
-        <select id={`${id}-kind`} value={kind} onChange={(e) => setKind(e.target.value as TransactionKind)}>
+        <select
+          id={`${id}-kind`}
+          value={kind}
+          onChange={(e) => {
+            setKind(e.target.value as TransactionKind);
+            onEdit('kind');
+          }}
+        >
           {TRANSACTION_KINDS.map((k) => (
             <option key={k} value={k}>
               {KIND_LABELS[k]}
@@ -115,13 +122,25 @@ function TransactionFormView(props: {
           type="text"
           placeholder="e.g. AAPL"
           value={symbol}
-          onChange={(e) => setSymbol(e.target.value)}
+          onChange={(e) => {
+            setSymbol(e.target.value);
+            onEdit('symbol');
+          }}
           {...field('symbol')}
         />
       </label>
       <label htmlFor={`${id}-date`}>
         Date
-        <input type="date" max={today} value={date} onChange={(e) => setDate(e.target.value)} {...field('date')} />
+        <input
+          type="date"
+          max={today}
+          value={date}
+          onChange={(e) => {
+            setDate(e.target.value);
+            onEdit('date');
+          }}
+          {...field('date')}
+        />
       </label>
       {trade ? (
         <>
@@ -136,11 +155,27 @@ function TransactionFormView(props: {
         <fieldset className="sell-method">
           <legend>Lots sold</legend>
           <label>
-            <input type="radio" name={`${id}-method`} checked={!chooseLots} onChange={() => setChooseLots(false)} />
+            <input
+              type="radio"
+              name={`${id}-method`}
+              checked={!chooseLots}
+              onChange={() => {
+                setChooseLots(false);
+                onEdit('lots');
+              }}
+            />
             First in, first out
           </label>
           <label>
-            <input type="radio" name={`${id}-method`} checked={chooseLots} onChange={() => setChooseLots(true)} />
+            <input
+              type="radio"
+              name={`${id}-method`}
+              checked={chooseLots}
+              onChange={() => {
+                setChooseLots(true);
+                onEdit('lots');
+              }}
+            />
             Choose lots
           </label>
           {chooseLots &&
@@ -157,7 +192,10 @@ function TransactionFormView(props: {
                         inputMode="decimal"
                         aria-label={`Quantity sold of the lot bought ${lot.date} at ${lot.close}`}
                         value={picks[lot.id] ?? ''}
-                        onChange={(e) => setPicks({ ...picks, [lot.id]: e.target.value })}
+                        onChange={(e) => {
+                          setPicks({ ...picks, [lot.id]: e.target.value });
+                          onEdit('lots');
+                        }}
                       />
                     </label>
                   </li>
@@ -356,6 +394,7 @@ export function TransactionsPanel(props: {
   const [state, send] = useMachine(ledgerMachine);
   const { ledger, performance, benchmark, benchmarkError, recordError, refreshError, recorded, error, notice } =
     state.context;
+  const { formErrors } = state.context;
   const pnl = useMemo(() => (ledger ? portfolioPnl(ledger, props.prices) : null), [ledger, props.prices]);
   const realized = useMemo(() => (ledger ? realizedByTransaction(ledger) : {}), [ledger]);
   const sectors = useMemo(() => (pnl ? sectorAllocation(pnl, props.sectorOf) : []), [pnl, props.sectorOf]);
@@ -451,7 +490,9 @@ export function TransactionsPanel(props: {
                 ledger={ledger}
                 recorded={recorded}
                 busy={state.matches({ ready: 'recording' })}
-                onRecord={(transaction) => send({ type: 'user.record', transaction })}
+                errors={formErrors}
+                onRecord={(form, today) => send({ type: 'user.record', form, today })}
+                onEdit={(field) => send({ type: 'user.edit', field })}
               />
               {notice && (
                 <p className="hint short-notice" role="status" data-testid="short-notice">

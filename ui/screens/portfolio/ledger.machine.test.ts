@@ -1,8 +1,14 @@
 import { expect } from 'chai';
 import { createActor, fromCallback, fromPromise, waitFor } from 'xstate';
 import type { TransactionFields } from '../../../domain/portfolio/transactions.ts';
-import type { Ledger, Performance, Recorded } from './ledger.ts';
-import { benchmarkRefusal, ledgerMachine, type LedgerEvent, type LedgerLoad } from './ledger.machine.ts';
+import type { Ledger, Performance, Recorded, TransactionForm } from './ledger.ts';
+import {
+  benchmarkRefusal,
+  ledgerMachine,
+  transactionRefusal,
+  type LedgerEvent,
+  type LedgerLoad,
+} from './ledger.machine.ts';
 import {
   importMachine,
   type ImportCommitAnswer,
@@ -19,7 +25,7 @@ const performance = (benchmark: string): Performance => ({
   benchmarkReturn: [0],
 });
 
-function ledgerPanel(server: { failRecord?: string; failLoad?: string; unknown?: readonly string[] }) {
+function ledgerPanel(server: { failRecord?: string | undefined; failLoad?: string; unknown?: readonly string[] }) {
   const calls: string[] = [];
   let ledger = emptyLedger();
   let sendBack: ((event: LedgerEvent) => void) | null = null;
@@ -65,7 +71,23 @@ function ledgerPanel(server: { failRecord?: string; failLoad?: string; unknown?:
   return { actor, calls, changed: () => sendBack?.({ type: 'server.changed' }) };
 }
 
-const buy: TransactionFields = { kind: 'buy', symbol: 'AAPL', date: '2024-01-02', quantity: 1, price: 10, fee: 0 };
+/** Today, as the form gives it: no transaction may be dated later. */
+const TODAY = '2026-01-05';
+
+/** A purchase of 1 AAPL at 10, as typed in the form. */
+const buy: TransactionForm = {
+  kind: 'buy',
+  symbol: 'AAPL',
+  date: '2024-01-02',
+  quantity: '1',
+  price: '10',
+  fee: '',
+  amount: '',
+  lots: null,
+};
+
+/** The form sent as typed. */
+const record = (form: TransactionForm = buy) => ({ type: 'user.record', form, today: TODAY }) as const;
 
 describe('portfolio ledger machine', () => {
   it('loads the ledger and the performance against the equal-weight benchmark', async () => {
@@ -78,7 +100,7 @@ describe('portfolio ledger machine', () => {
   it('records a transaction, then reads the ledger and performance again', async () => {
     const { actor, calls } = ledgerPanel({});
     await waitFor(actor, (s) => s.matches({ ready: 'idle' }));
-    actor.send({ type: 'user.record', transaction: buy });
+    actor.send(record());
     await waitFor(actor, (s) => s.matches({ ready: 'idle' }) && s.context.recorded === 1);
     expect(calls).to.deep.equal(['load EW', 'record buy AAPL', 'load EW']);
     expect(actor.getSnapshot().context.ledger?.transactions).to.have.length(1);
@@ -88,23 +110,104 @@ describe('portfolio ledger machine', () => {
     const { actor } = ledgerPanel({});
     await waitFor(actor, (s) => s.matches({ ready: 'idle' }));
     expect(actor.getSnapshot().context.notice).to.equal(null);
-    actor.send({ type: 'user.record', transaction: { ...buy, kind: 'sell', quantity: 15 } });
+    actor.send(record({ ...buy, kind: 'sell', quantity: '15' }));
     await waitFor(actor, (s) => s.matches({ ready: 'idle' }) && s.context.recorded === 1);
     expect(actor.getSnapshot().context.notice).to.equal('Sold 15 of 10 held: a short of 5 is open');
-    actor.send({ type: 'user.record', transaction: buy });
+    actor.send(record());
     await waitFor(actor, (s) => s.matches({ ready: 'idle' }) && s.context.recorded === 2);
     expect(actor.getSnapshot().context.notice).to.equal(null);
   });
 
-  it('keeps a refusal for the user to read, and records nothing', async () => {
-    const { actor } = ledgerPanel({ failRecord: 'body.price: must be above 0' });
+  it('keeps a refusal of the whole transaction for the user to read, and records nothing', async () => {
+    const { actor } = ledgerPanel({ failRecord: 'The server cannot be reached: check the connection and retry' });
     await waitFor(actor, (s) => s.matches({ ready: 'idle' }));
-    actor.send({ type: 'user.record', transaction: buy });
+    actor.send(record());
     await waitFor(actor, (s) => s.context.recordError !== null);
-    expect(actor.getSnapshot().context.recordError).to.contain('body.price');
+    expect(actor.getSnapshot().context.recordError).to.equal(
+      'The server cannot be reached: check the connection and retry',
+    );
+    expect(actor.getSnapshot().context.formErrors).to.deep.equal({});
     expect(actor.getSnapshot().context.recorded).to.equal(0);
     actor.send({ type: 'user.dismissError' });
     expect(actor.getSnapshot().context.recordError).to.equal(null);
+  });
+
+  it("says the server's refusal of a field next to it in the form's words, until that field is edited", async () => {
+    const { actor, calls } = ledgerPanel({ failRecord: 'body.symbol: unknown symbol ZZZZ' });
+    await waitFor(actor, (s) => s.matches({ ready: 'idle' }));
+    actor.send(record({ ...buy, symbol: 'ZZZZ' }));
+    await waitFor(actor, (s) => s.matches({ ready: 'idle' }) && calls.length === 2);
+    expect(actor.getSnapshot().context.formErrors).to.deep.equal({ symbol: 'Symbol: unknown symbol ZZZZ' });
+    expect(actor.getSnapshot().context.recordError).to.equal(null);
+    actor.send({ type: 'user.edit', field: 'quantity' });
+    expect(actor.getSnapshot().context.formErrors).to.deep.equal({ symbol: 'Symbol: unknown symbol ZZZZ' });
+    actor.send({ type: 'user.edit', field: 'symbol' });
+    expect(actor.getSnapshot().context.formErrors).to.deep.equal({});
+    expect(calls).to.deep.equal(['load EW', 'record buy ZZZZ']);
+  });
+
+  it("replaces the server's refusal with the next attempt's outcome: the form's refusal, then success", async () => {
+    const server: { failRecord?: string | undefined } = { failRecord: 'body.symbol: unknown symbol ZZZZ' };
+    const { actor, calls } = ledgerPanel(server);
+    await waitFor(actor, (s) => s.matches({ ready: 'idle' }));
+    actor.send(record({ ...buy, symbol: 'ZZZZ' }));
+    await waitFor(actor, (s) => s.context.formErrors.symbol !== undefined);
+    // Sent again unchanged but for a quantity the form refuses: nothing is sent, only that refusal is said.
+    actor.send(record({ ...buy, symbol: 'ZZZZ', quantity: '1e3' }));
+    expect(actor.getSnapshot().context.formErrors).to.deep.equal({ quantity: 'Enter a quantity above 0' });
+    actor.send(record({ ...buy, quantity: '0' }));
+    expect(actor.getSnapshot().context.formErrors).to.deep.equal({ quantity: 'Enter a quantity above 0' });
+    server.failRecord = undefined;
+    actor.send(record());
+    expect(actor.getSnapshot().context.formErrors, 'gone once sent').to.deep.equal({});
+    await waitFor(actor, (s) => s.matches({ ready: 'idle' }) && s.context.recorded === 1);
+    expect(actor.getSnapshot().context.formErrors).to.deep.equal({});
+    expect(actor.getSnapshot().context.recordError).to.equal(null);
+    expect(calls).to.deep.equal(['load EW', 'record buy ZZZZ', 'record buy AAPL', 'load EW']);
+  });
+
+  it('forgets the refusals of the amounts when the kind changes, not that of the symbol', async () => {
+    const { actor, calls } = ledgerPanel({});
+    await waitFor(actor, (s) => s.matches({ ready: 'idle' }));
+    actor.send(record({ ...buy, symbol: '', price: '-1' }));
+    expect(actor.getSnapshot().context.formErrors).to.deep.equal({
+      symbol: 'Enter a symbol, e.g. AAPL',
+      price: 'Enter a price above 0',
+    });
+    actor.send({ type: 'user.edit', field: 'kind' });
+    expect(actor.getSnapshot().context.formErrors).to.deep.equal({ symbol: 'Enter a symbol, e.g. AAPL' });
+    expect(calls).to.deep.equal(['load EW']);
+  });
+
+  it("clears a refusal of the whole transaction at the next attempt, even one the form's check refuses", async () => {
+    const { actor } = ledgerPanel({ failRecord: 'Too many attempts: wait a moment and try again' });
+    await waitFor(actor, (s) => s.matches({ ready: 'idle' }));
+    actor.send(record());
+    await waitFor(actor, (s) => s.context.recordError !== null);
+    actor.send(record({ ...buy, date: '2999-01-01' }));
+    const { context } = actor.getSnapshot();
+    expect(context.recordError).to.equal(null);
+    expect(context.formErrors).to.deep.equal({ date: 'Enter a date up to today' });
+  });
+
+  it("words the server's refusals of a transaction with the form's labels", () => {
+    expect(transactionRefusal(new Error('body.symbol: unknown symbol ZZZZ'))).to.deep.equal({
+      field: 'symbol',
+      text: 'Symbol: unknown symbol ZZZZ',
+    });
+    expect(transactionRefusal(new Error('body.lots[0].quantity: is more than the lot holds (4)'))).to.deep.equal({
+      field: 'lots',
+      text: 'Lots sold: is more than the lot holds (4)',
+    });
+    expect(transactionRefusal(new Error('body.fee: must be at most 1000000'))).to.deep.equal({
+      field: 'fee',
+      text: 'Commission: must be at most 1000000',
+    });
+    expect(transactionRefusal(new Error('body.kind: must be one of buy, sell, dividend, fee'))).to.deep.equal({
+      field: null,
+      text: 'Transaction: must be one of buy, sell, dividend, fee',
+    });
+    expect(transactionRefusal(new Error('Not found'))).to.deep.equal({ field: null, text: 'Not found' });
   });
 
   it('reads the performance again against another benchmark, not the same one twice', async () => {
@@ -139,7 +242,7 @@ describe('portfolio ledger machine', () => {
     actor.send({ type: 'user.pickBenchmark', benchmark: 'ZZZZZZ' });
     await waitFor(actor, (s) => s.context.benchmarkError !== null);
     actor.send({ type: 'user.dismissError' });
-    actor.send({ type: 'user.record', transaction: buy });
+    actor.send(record());
     await waitFor(actor, (s) => s.matches({ ready: 'idle' }) && s.context.recorded === 1);
     changed();
     await waitFor(actor, () => calls.length === 5);
@@ -176,7 +279,7 @@ describe('portfolio ledger machine', () => {
   it('waits for a transaction being recorded before reading another benchmark', async () => {
     const { actor, calls } = ledgerPanel({});
     await waitFor(actor, (s) => s.matches({ ready: 'idle' }));
-    actor.send({ type: 'user.record', transaction: buy });
+    actor.send(record());
     actor.send({ type: 'user.pickBenchmark', benchmark: 'MSFT' });
     await waitFor(actor, (s) => s.matches({ ready: 'idle' }) && s.context.benchmark === 'MSFT');
     expect(calls).to.deep.equal(['load EW', 'record buy AAPL', 'load EW', 'load MSFT']);

@@ -1,16 +1,26 @@
 /**
  * The transactions panel of the portfolio screen: the ledger (transactions, open lots, closed parts of lots)
- * and the performance against the benchmark the user picks. A transaction is sent (a sale that opened a short
- * is said in `notice`), then the ledger and the performance are read again; a change made elsewhere (an
- * import, another tab) is read again too. A benchmark the user picks is used only once the server answers for
- * it: a refused one leaves the previous benchmark in use.
+ * and the performance against the benchmark the user picks. A transaction form is checked, then sent (a sale that
+ * opened a short is said in `notice`), then the ledger and the performance are read again; a change made
+ * elsewhere (an import, another tab) is read again too. A refusal of the form, its own or the server's, is told
+ * by field until that field is edited or the form is sent again. A benchmark the user picks is used only once the
+ * server answers for it: a refused one leaves the previous benchmark in use.
  */
 import { assertEvent, assign, fromCallback, fromPromise, setup } from 'xstate';
 import { portfolioApi } from '../../../domain/contract/portfolio.ts';
 import type { TransactionFields } from '../../../domain/portfolio/transactions.ts';
+import { fieldRefusal } from '../../components/fieldRefusal.ts';
 import { call, errorMessage } from '../../services/api.ts';
 import { live } from '../../services/live.ts';
-import { shortNotice, type Ledger, type Performance, type Recorded } from './ledger.ts';
+import {
+  checkTransactionForm,
+  shortNotice,
+  type Ledger,
+  type Performance,
+  type Recorded,
+  type TransactionForm,
+  type TransactionFormErrors,
+} from './ledger.ts';
 
 /** The benchmark of the performance chart: `EW` (equal weight of the universe) or a symbol. */
 export const EQUAL_WEIGHT = 'EW';
@@ -35,7 +45,9 @@ export interface LedgerContext {
   readonly stale: boolean;
   /** Why the ledger could not be loaded. */
   readonly error: string | null;
-  /** Why the last transaction was refused. */
+  /** The fields of the transaction form refused, its own check's words or the server's, until edited or sent. */
+  readonly formErrors: TransactionFormErrors;
+  /** Why the last transaction was refused, when the refusal is not of one field of the form. */
   readonly recordError: string | null;
   /** What the last transaction recorded did that its form did not say: a sale that opened a short. */
   readonly notice: string | null;
@@ -45,9 +57,22 @@ export interface LedgerContext {
   readonly recorded: number;
 }
 
+/** A field of the transaction form that may be refused. */
+export type TransactionField = keyof TransactionFormErrors;
+
+/** The fields the kind of transaction shows or hides: the amounts of a trade, or the amount of a dividend or fee. */
+const KIND_FIELDS: readonly TransactionField[] = ['quantity', 'price', 'fee', 'amount', 'lots'];
+
+/** The fields whose refusal an edit makes stale: the field itself, or those of the kind when the kind changes. */
+function editedFields(field: TransactionField | 'kind'): readonly TransactionField[] {
+  return field === 'kind' ? KIND_FIELDS : [field];
+}
+
 /** Events of the panel. */
 export type LedgerEvent =
-  | { type: 'user.record'; transaction: TransactionFields }
+  /** The form sent as typed, with today's date (no transaction after it). */
+  | { type: 'user.record'; form: TransactionForm; today: string }
+  | { type: 'user.edit'; field: TransactionField | 'kind' }
   | { type: 'user.pickBenchmark'; benchmark: string }
   | { type: 'user.retry' }
   | { type: 'user.dismissError' }
@@ -69,6 +94,41 @@ export function benchmarkRefusal(benchmark: string, error: unknown): string {
   if (!field) return `Could not compare with ${benchmark}: ${message}`;
   const unknown = /^unknown symbol\s+(\S+)$/i.exec(field[1]!.trim());
   return unknown ? `Benchmark: no company ${unknown[1]!}` : `Benchmark: ${field[1]!.trim()}`;
+}
+
+/** The form's labels of the fields the server may refuse, by their names in the request. */
+const FIELD_LABELS: Readonly<Record<TransactionField, string>> = {
+  symbol: 'Symbol',
+  date: 'Date',
+  quantity: 'Quantity',
+  price: 'Price',
+  fee: 'Commission',
+  amount: 'Amount',
+  lots: 'Lots sold',
+};
+
+/** What the form says of a refusal of the transaction: one field's (`Symbol: unknown symbol ZZZZ`), or the whole's. */
+export interface TransactionRefusal {
+  /** The field refused, or null for a refusal of the whole transaction. */
+  readonly field: TransactionField | null;
+  readonly text: string;
+}
+
+/**
+ * The server's refusal of a transaction in the form's words: a field of the form by its label (`body.symbol:
+ * unknown symbol ZZZZ` → `Symbol: unknown symbol ZZZZ`), the kind as the "Transaction" choice, anything else as
+ * the server says it.
+ */
+export function transactionRefusal(error: unknown): TransactionRefusal {
+  const { field, text } = fieldRefusal(errorMessage(error), { ...FIELD_LABELS, kind: 'Transaction' });
+  return field !== null && Object.hasOwn(FIELD_LABELS, field)
+    ? { field: field as TransactionField, text }
+    : { field: null, text };
+}
+
+/** The transaction a form spells, or null when its own check refuses it. */
+function transactionOf(event: { form: TransactionForm; today: string }): TransactionFields | null {
+  return checkTransactionForm(event.form, event.today).transaction ?? null;
 }
 
 /** The transactions panel's machine. */
@@ -97,8 +157,40 @@ export const ledgerMachine = setup({
       assertEvent(event, 'user.pickBenchmark');
       return { asked: benchmarkOf(event.benchmark), benchmarkError: null };
     }),
+    /** The form's own refusal of what was typed, replacing whatever the last attempt said. */
+    refuseForm: assign(({ event }) => {
+      assertEvent(event, 'user.record');
+      return { formErrors: checkTransactionForm(event.form, event.today).errors ?? {}, recordError: null };
+    }),
+    /** A form sent: what was said of the last attempt goes. */
+    forgetRefusals: assign({ formErrors: {}, recordError: null }),
+    /** The server's refusal: next to the field it names, or above the form. */
+    takeRefusal: assign((_, params: { error: unknown }) => {
+      const refusal = transactionRefusal(params.error);
+      return refusal.field === null
+        ? { formErrors: {}, recordError: refusal.text }
+        : { formErrors: { [refusal.field]: refusal.text }, recordError: null };
+    }),
+    /** A field edited: what was said of it is about what was typed before. */
+    forgetFieldError: assign({
+      formErrors: ({ context, event }) => {
+        assertEvent(event, 'user.edit');
+        const edited = editedFields(event.field);
+        return Object.fromEntries(
+          Object.entries(context.formErrors).filter(([name]) => !edited.includes(name as TransactionField)),
+        );
+      },
+    }),
   },
   guards: {
+    formChecks: ({ event }) => {
+      assertEvent(event, 'user.record');
+      return transactionOf(event) !== null;
+    },
+    fieldRefused: ({ context, event }) => {
+      assertEvent(event, 'user.edit');
+      return editedFields(event.field).some((field) => context.formErrors[field] !== undefined);
+    },
     stale: ({ context }) => context.stale,
     asked: ({ context }) => context.asked !== null,
     otherBenchmark: ({ context, event }) => {
@@ -118,6 +210,7 @@ export const ledgerMachine = setup({
     benchmarkError: null,
     stale: false,
     error: null,
+    formErrors: {},
     recordError: null,
     notice: null,
     refreshError: null,
@@ -142,6 +235,7 @@ export const ledgerMachine = setup({
       on: {
         'server.changed': { actions: assign({ stale: true }) },
         'user.dismissError': { actions: assign({ recordError: null, refreshError: null }) },
+        'user.edit': { guard: 'fieldRefused', actions: 'forgetFieldError' },
         // Asked now, read once nothing else is being read or sent.
         'user.pickBenchmark': { guard: 'otherBenchmark', actions: 'ask' },
       },
@@ -151,7 +245,12 @@ export const ledgerMachine = setup({
             { guard: 'asked', target: 'comparing' },
             { guard: 'stale', target: 'refreshing' },
           ],
-          on: { 'user.record': 'recording' },
+          on: {
+            'user.record': [
+              { guard: 'formChecks', target: 'recording', actions: 'forgetRefusals' },
+              { actions: 'refuseForm' },
+            ],
+          },
         },
         comparing: {
           entry: assign({ stale: false }),
@@ -187,7 +286,8 @@ export const ledgerMachine = setup({
             src: 'recordTransaction',
             input: ({ event }) => {
               assertEvent(event, 'user.record');
-              return event.transaction;
+              // Only a form its own check lets through gets here (guard `formChecks`).
+              return transactionOf(event)!;
             },
             onDone: {
               target: 'refreshing',
@@ -198,7 +298,10 @@ export const ledgerMachine = setup({
                 recorded: ({ context }) => context.recorded + 1,
               }),
             },
-            onError: { target: 'idle', actions: assign({ recordError: ({ event }) => errorMessage(event.error) }) },
+            onError: {
+              target: 'idle',
+              actions: { type: 'takeRefusal', params: ({ event }) => ({ error: event.error }) },
+            },
           },
         },
         refreshing: {

@@ -5,6 +5,7 @@ import type { WatchQuotes } from '../watchlist/quotes.ts';
 import {
   applyAnswer,
   batchedQuoteFeedOf,
+  changeRefusal,
   portfolioMachine,
   type PortfolioAnswer,
   type PortfolioChange,
@@ -85,6 +86,13 @@ const idle = { ready: 'idle' } as const;
 const settled = (s: { matches: (v: typeof idle) => boolean; context: { pending: readonly unknown[] } }) =>
   s.matches(idle) && s.context.pending.length === 0;
 const lot = { date: '2025-06-02', close: 100, position: 10 };
+/** Today, as the lot form gives it. */
+const TODAY = '2026-01-05';
+/** {@link lot} as typed in a card's "add a lot" form. */
+const lotForm = { date: '2025-06-02', price: '100', quantity: '10' };
+/** A card's lot form sent as typed. */
+const addLot = (symbol: string, form: Partial<typeof lotForm> = {}) =>
+  ({ type: 'user.addLot', symbol, form: { ...lotForm, ...form }, today: TODAY }) as const;
 
 describe('portfolio machine', () => {
   it('loads the symbols, their lots and quotes, and follows the quotes live', async () => {
@@ -126,7 +134,7 @@ describe('portfolio machine', () => {
   it('adds a lot and removes it by id', async () => {
     const { actor, calls } = portfolio({ symbols: ['AAPL'], lots: {} });
     await waitFor(actor, (s) => s.matches(idle));
-    actor.send({ type: 'user.addLot', symbol: 'AAPL', lot });
+    actor.send(addLot('AAPL'));
     expect(actor.getSnapshot().matches({ ready: 'saving' })).to.equal(true);
     await waitFor(actor, settled);
     const added = actor.getSnapshot().context.lots['AAPL'];
@@ -140,7 +148,7 @@ describe('portfolio machine', () => {
   it('adds the symbol with its first lot when it was not held', async () => {
     const { actor } = portfolio({ symbols: [], lots: {} });
     await waitFor(actor, (s) => s.matches(idle));
-    actor.send({ type: 'user.addLot', symbol: 'NVDA', lot });
+    actor.send(addLot('NVDA'));
     await waitFor(actor, settled);
     expect(actor.getSnapshot().context.symbols).to.deep.equal(['NVDA']);
   });
@@ -246,13 +254,13 @@ describe('portfolio machine', () => {
   });
 
   it('keeps the message of a change that failed and reads the portfolio again', async () => {
-    const server: FakeServer = { symbols: ['AAPL'], lots: {}, failSave: 'body.date 2999-01-01 is in the future' };
+    const server: FakeServer = { symbols: ['AAPL'], lots: {}, failSave: 'body.date: must not be in the future' };
     const { actor, calls } = portfolio(server);
     await waitFor(actor, (s) => s.matches(idle));
-    actor.send({ type: 'user.addLot', symbol: 'AAPL', lot: { ...lot, date: '2999-01-01' } });
+    actor.send(addLot('AAPL'));
     await waitFor(actor, (s) => settled(s) && calls.includes('read'));
     expect(actor.getSnapshot().context.saveError).to.equal(
-      'Could not add the lot of AAPL: body.date 2999-01-01 is in the future',
+      'Could not add the lot of AAPL: Date: must not be in the future',
     );
     expect(actor.getSnapshot().context.saveErrorSymbol).to.equal('AAPL');
     actor.send({ type: 'user.dismissError' });
@@ -261,8 +269,12 @@ describe('portfolio machine', () => {
   });
 
   it('tells which symbol a refused lot removal was of, and forgets it once a change is saved', async () => {
-    const refusal = 'lot.id: 4 shares of the 2025-06-02 lot of AAPL were sold, the last on 2025-06-03; record a sale';
-    const server: FakeServer = { symbols: ['AAPL', 'MSFT'], lots: { AAPL: [{ id: 'l1', ...lot }] }, failSave: refusal };
+    const refusal = '4 shares of the 2025-06-02 lot of AAPL were sold, the last on 2025-06-03; record a sale';
+    const server: FakeServer = {
+      symbols: ['AAPL', 'MSFT'],
+      lots: { AAPL: [{ id: 'l1', ...lot }] },
+      failSave: `body.id: ${refusal}`,
+    };
     const { actor, calls } = portfolio(server);
     await waitFor(actor, (s) => s.matches(idle));
     actor.send({ type: 'user.removeLot', symbol: 'AAPL', id: 'l1' });
@@ -274,12 +286,94 @@ describe('portfolio machine', () => {
     ]);
     expect(context.lots['AAPL']).to.deep.equal([{ id: 'l1', ...lot }]);
     delete server.failSave;
-    actor.send({ type: 'user.addLot', symbol: 'MSFT', lot });
+    actor.send(addLot('MSFT'));
     await waitFor(actor, settled);
     expect([actor.getSnapshot().context.saveError, actor.getSnapshot().context.saveErrorSymbol]).to.deep.equal([
       null,
       null,
     ]);
+  });
+
+  it('checks the lot form before sending: a refused field is said until that field is edited', async () => {
+    const { actor, calls } = portfolio({ symbols: ['AAPL'], lots: {} });
+    await waitFor(actor, (s) => s.matches(idle));
+    actor.send(addLot('AAPL', { price: '99999999', quantity: '0' }));
+    expect(actor.getSnapshot().context.lotForms['AAPL']).to.deep.equal({
+      errors: {
+        price: 'Price: must be at most 10,000,000',
+        quantity: 'Quantity: must not be 0 (negative for a short position)',
+      },
+      sent: 0,
+    });
+    actor.send({ type: 'user.editLot', symbol: 'AAPL', field: 'quantity' });
+    expect(actor.getSnapshot().context.lotForms['AAPL']?.errors).to.deep.equal({
+      price: 'Price: must be at most 10,000,000',
+    });
+    actor.send({ type: 'user.editLot', symbol: 'AAPL', field: 'price' });
+    expect(actor.getSnapshot().context.lotForms['AAPL']?.errors).to.deep.equal({});
+    expect(calls).to.deep.equal(['load']);
+    actor.send(addLot('AAPL'));
+    expect(actor.getSnapshot().context.lotForms['AAPL']).to.deep.equal({ errors: {}, sent: 1 });
+    await waitFor(actor, settled);
+    expect(calls).to.deep.equal(['load', 'addLot AAPL']);
+  });
+
+  it("forgets what a card's lot form said once a lot is removed there, not what another card's said", async () => {
+    const { actor, calls } = portfolio({
+      symbols: ['AAPL', 'MSFT'],
+      lots: { AAPL: [{ id: 'l1', ...lot }], MSFT: [{ id: 'l2', ...lot }] },
+    });
+    await waitFor(actor, (s) => s.matches(idle));
+    actor.send(addLot('AAPL', { price: '99999999' }));
+    actor.send(addLot('MSFT', { quantity: 'x' }));
+    actor.send({ type: 'user.askRemoveLot', symbol: 'AAPL', id: 'l1' });
+    expect(actor.getSnapshot().context.lotForms['AAPL']?.errors).to.deep.equal({});
+    expect(actor.getSnapshot().context.lotForms['MSFT']?.errors).to.deep.equal({
+      quantity: 'Quantity: must be a number, e.g. 10',
+    });
+    actor.send({ type: 'user.removeLot', symbol: 'AAPL', id: 'l1' });
+    await waitFor(actor, settled);
+    expect(calls).to.deep.equal(['load', 'removeLot AAPL']);
+    expect(actor.getSnapshot().context.lotForms['MSFT']?.errors).to.deep.equal({
+      quantity: 'Quantity: must be a number, e.g. 10',
+    });
+  });
+
+  it("replaces a refused removal's message with what the next attempt in its card gets", async () => {
+    const server: FakeServer = {
+      symbols: ['AAPL'],
+      lots: { AAPL: [{ id: 'l1', ...lot }] },
+      failSave: 'body.id: 4 shares of the 2025-06-02 lot of AAPL were sold, the last on 2025-06-03',
+    };
+    const { actor, calls } = portfolio(server);
+    await waitFor(actor, (s) => s.matches(idle));
+    actor.send({ type: 'user.removeLot', symbol: 'AAPL', id: 'l1' });
+    await waitFor(actor, (s) => settled(s) && calls.includes('read'));
+    expect(actor.getSnapshot().context.saveError).to.equal(
+      'Could not remove the lot of AAPL: 4 shares of the 2025-06-02 lot of AAPL were sold, the last on 2025-06-03',
+    );
+    actor.send(addLot('AAPL', { price: '99999999' }));
+    const { context } = actor.getSnapshot();
+    expect([context.saveError, context.saveErrorSymbol]).to.deep.equal([null, null]);
+    expect(context.lotForms['AAPL']?.errors).to.deep.equal({ price: 'Price: must be at most 10,000,000' });
+  });
+
+  it("words a refused change in the card's terms: the lot form's labels, no path of a field it does not show", () => {
+    expect(
+      changeRefusal(
+        { kind: 'removeLot', symbol: 'AAPL', id: 'l1' },
+        new Error('body.id: 4 shares of the 2024-01-10 lot of AAPL were sold'),
+      ),
+    ).to.equal('Could not remove the lot of AAPL: 4 shares of the 2024-01-10 lot of AAPL were sold');
+    expect(
+      changeRefusal({ kind: 'addLot', symbol: 'AAPL', lot }, new Error('body.close: must be at most 10000000')),
+    ).to.equal('Could not add the lot of AAPL: Price: must be at most 10000000');
+    expect(
+      changeRefusal({ kind: 'removeSymbol', symbol: 'AAPL' }, new Error('params.symbol: AAPL is not in the portfolio')),
+    ).to.equal('Could not remove AAPL: AAPL is not in the portfolio');
+    expect(changeRefusal(undefined, new Error('The server cannot be reached'))).to.equal(
+      'Could not save: The server cannot be reached',
+    );
   });
 
   it('takes live quotes and reads the portfolio again when it changed elsewhere', async () => {

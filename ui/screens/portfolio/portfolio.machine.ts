@@ -3,13 +3,16 @@
  * a symbol ignores one already held; adding a lot to a symbol not yet held adds the symbol; removing a symbol
  * removes its lots. Changes are sent to the server one after the other and its answers are the truth. A load
  * that fails keeps its message and stops loading (spec section 8); a change made elsewhere is read again. Live
- * quotes come in batches (at most one a second), so the screen and its charts do not redraw on every tick.
+ * quotes come in batches (at most one a second), so the screen and its charts do not redraw on every tick. A
+ * card's "add a lot" form is checked here; what is said of it goes when its field is edited, or when the user
+ * acts again in that card.
  */
 import { marketApi } from '../../../domain/contract/market.ts';
 import { portfolioApi } from '../../../domain/contract/portfolio.ts';
 import { assertEvent, assign, fromCallback, fromPromise, sendTo, setup } from 'xstate';
 import type { LotFields } from '../../../domain/positions/lots.ts';
 import type { Quote } from '../../../domain/market/types.ts';
+import { fieldRefusal } from '../../components/fieldRefusal.ts';
 import type { UniverseHit } from '../../components/symbolSearch.machine.ts';
 import { call, errorMessage } from '../../services/api.ts';
 import { live } from '../../services/live.ts';
@@ -24,7 +27,7 @@ import {
   type QuoteSource,
   type WatchQuotes,
 } from '../watchlist/quotes.ts';
-import type { PositionLot } from './positions.ts';
+import { checkLotForm, type LotForm, type LotFormErrors, type PositionLot } from './positions.ts';
 
 /** A change of the portfolio waiting for the server. */
 export type PortfolioChange =
@@ -45,6 +48,14 @@ export interface RemovalQuestion {
 
 /** The lots of each symbol. */
 export type LotsBySymbol = Readonly<Record<string, readonly PositionLot[]>>;
+
+/** The "add a lot" form of a symbol's card, as the machine holds it. */
+export interface LotFormState {
+  /** What is wrong with each field, as its last check said (until the field is edited or the card used again). */
+  readonly errors: LotFormErrors;
+  /** How many lots the form sent (it empties its price and quantity when this grows). */
+  readonly sent: number;
+}
 
 /** What the portfolio screen holds. */
 export interface PortfolioContext {
@@ -68,6 +79,8 @@ export interface PortfolioContext {
   readonly saveErrorSymbol: string | null;
   /** The removal that waits for the user to confirm it (what it takes with it is told first), or null. */
   readonly confirmingRemoval: RemovalQuestion | null;
+  /** The "add a lot" form of each symbol's card that was used. */
+  readonly lotForms: Readonly<Record<string, LotFormState>>;
 }
 
 /** Events of the portfolio screen. */
@@ -77,7 +90,9 @@ export type PortfolioEvent =
   | { type: 'user.askRemoveLot'; symbol: string; id: string }
   | { type: 'user.keep' }
   | { type: 'user.removeSymbol'; symbol: string }
-  | { type: 'user.addLot'; symbol: string; lot: LotFields }
+  /** The "add a lot" form of a card sent as typed, with today's date (no lot after it). */
+  | { type: 'user.addLot'; symbol: string; form: LotForm; today: string }
+  | { type: 'user.editLot'; symbol: string; field: keyof LotForm }
   | { type: 'user.removeLot'; symbol: string; id: string }
   | { type: 'user.retry' }
   | { type: 'user.dismissError' }
@@ -157,6 +172,36 @@ export function describeChange(change: PortfolioChange): string {
   }
 }
 
+/** The words of the lot form's controls for the fields of a lot the server refuses. */
+const LOT_LABELS: Readonly<Record<string, string>> = { date: 'Date', close: 'Price', position: 'Quantity' };
+
+/**
+ * Why a change could not be saved, in the card's words: what was tried, then the server's reason with the field
+ * named as the lot form labels it, or left out where the card has no control for it (`body.id: 4 shares of the
+ * 2024-01-10 lot…` → `Could not remove the lot of AAPL: 4 shares of the 2024-01-10 lot…`).
+ */
+export function changeRefusal(change: PortfolioChange | undefined, error: unknown): string {
+  const labels = change?.kind === 'addLot' ? LOT_LABELS : {};
+  return `Could not ${change ? describeChange(change) : 'save'}: ${fieldRefusal(errorMessage(error), labels).text}`;
+}
+
+/** The lot a card's form spells, or null when the form's check refuses it. */
+function lotOf(event: { form: LotForm; today: string }): LotFields | null {
+  return checkLotForm(event.form, event.today).lot;
+}
+
+/** The lot form of a symbol's card, never used yet. */
+export const UNUSED_LOT_FORM: LotFormState = { errors: {}, sent: 0 };
+
+/** The lot forms with that of `symbol` changed by `change`. */
+function withLotForm(
+  forms: Readonly<Record<string, LotFormState>>,
+  symbol: string,
+  change: (form: LotFormState) => LotFormState,
+): Readonly<Record<string, LotFormState>> {
+  return { ...forms, [symbol]: change(forms[symbol] ?? UNUSED_LOT_FORM) };
+}
+
 /** Whether what a removal question is about is still held (a lot: among its symbol's lots). */
 function stillThere(context: Pick<PortfolioContext, 'symbols' | 'lots'>, question: RemovalQuestion): boolean {
   if (!context.symbols.includes(question.symbol)) return false;
@@ -181,6 +226,12 @@ async function loadLots(symbols: readonly string[]): Promise<LotsBySymbol> {
   );
   return Object.fromEntries(answers.map((answer) => [answer.symbol, answer.positions]));
 }
+
+/** What an event in a card does first: forget what was said there of what the user did before. */
+const inCard = {
+  type: 'forgetCardMessages',
+  params: ({ event }: { event: Extract<PortfolioEvent, { symbol: string }> }) => ({ symbol: event.symbol }),
+} as const;
 
 /** The portfolio screen's machine. */
 export const portfolioMachine = setup({
@@ -229,6 +280,41 @@ export const portfolioMachine = setup({
       },
     }),
     forgetRemovalQuestion: assign({ confirmingRemoval: null }),
+    /**
+     * The user acts again in a card: what its lot form's last check said, and why its last change failed, are
+     * about what was done before and go.
+     */
+    forgetCardMessages: assign(({ context }, params: { symbol: string }) => ({
+      lotForms: Object.keys(context.lotForms[params.symbol]?.errors ?? {}).length
+        ? withLotForm(context.lotForms, params.symbol, (form) => ({ ...form, errors: {} }))
+        : context.lotForms,
+      ...(context.saveErrorSymbol === params.symbol ? { saveError: null, saveErrorSymbol: null } : {}),
+    })),
+    /** The lot form's own refusal of what was typed, field by field. */
+    refuseLotForm: assign({
+      lotForms: ({ context, event }) => {
+        assertEvent(event, 'user.addLot');
+        const errors = checkLotForm(event.form, event.today).errors ?? {};
+        return withLotForm(context.lotForms, event.symbol, (form) => ({ ...form, errors }));
+      },
+    }),
+    /** A lot sent from a card's form: the form empties its price and quantity. */
+    countLotSent: assign({
+      lotForms: ({ context, event }) => {
+        assertEvent(event, 'user.addLot');
+        return withLotForm(context.lotForms, event.symbol, (form) => ({ errors: {}, sent: form.sent + 1 }));
+      },
+    }),
+    /** A field of a lot form edited: what its check said of it is about what was typed before. */
+    forgetLotFieldError: assign({
+      lotForms: ({ context, event }) => {
+        assertEvent(event, 'user.editLot');
+        return withLotForm(context.lotForms, event.symbol, (form) => {
+          const { [event.field]: _edited, ...errors } = form.errors;
+          return { ...form, errors };
+        });
+      },
+    }),
     dropRemovalQuestionOfGone: assign({
       confirmingRemoval: ({ context }) =>
         context.confirmingRemoval !== null && stillThere(context, context.confirmingRemoval)
@@ -244,8 +330,12 @@ export const portfolioMachine = setup({
               ...context.pending,
               { kind: event.type === 'user.addSymbol' ? 'addSymbol' : 'removeSymbol', symbol: event.symbol } as const,
             ];
-          case 'user.addLot':
-            return [...context.pending, { kind: 'addLot', symbol: event.symbol, lot: event.lot } as const];
+          case 'user.addLot': {
+            const lot = lotOf(event);
+            return lot === null
+              ? context.pending
+              : [...context.pending, { kind: 'addLot', symbol: event.symbol, lot } as const];
+          }
           case 'user.removeLot':
             return [...context.pending, { kind: 'removeLot', symbol: event.symbol, id: event.id } as const];
           default:
@@ -256,6 +346,14 @@ export const portfolioMachine = setup({
   },
   guards: {
     hasPending: ({ context }) => context.pending.length > 0,
+    lotFormChecks: ({ event }) => {
+      assertEvent(event, 'user.addLot');
+      return lotOf(event) !== null;
+    },
+    lotFieldRefused: ({ context, event }) => {
+      assertEvent(event, 'user.editLot');
+      return context.lotForms[event.symbol]?.errors[event.field] !== undefined;
+    },
     stale: ({ context }) => context.stale,
     holdsAsked: ({ context, event }) => {
       assertEvent(event, ['user.askRemoveSymbol', 'user.askRemoveLot']);
@@ -280,6 +378,7 @@ export const portfolioMachine = setup({
     saveError: null,
     saveErrorSymbol: null,
     confirmingRemoval: null,
+    lotForms: {},
   },
   states: {
     loading: {
@@ -313,18 +412,23 @@ export const portfolioMachine = setup({
           { actions: 'enqueue' },
         ],
         // Removing a symbol takes its lots and transactions with it, a lot its purchase: the screen asks first.
-        'user.askRemoveSymbol': { guard: 'holdsAsked', actions: 'askToConfirmRemoval' },
-        'user.askRemoveLot': { guard: 'holdsAsked', actions: 'askToConfirmRemoval' },
+        'user.askRemoveSymbol': { guard: 'holdsAsked', actions: ['askToConfirmRemoval', inCard] },
+        'user.askRemoveLot': { guard: 'holdsAsked', actions: ['askToConfirmRemoval', inCard] },
         'user.keep': { actions: 'forgetRemovalQuestion' },
         'user.removeSymbol': {
           // A symbol already being removed is not sent again: the server refuses one it no longer holds.
           guard: ({ context, event }) =>
             context.symbols.includes(event.symbol) &&
             !context.pending.some((p) => p.kind === 'removeSymbol' && p.symbol === event.symbol),
-          actions: ['enqueue', 'forgetRemovalQuestion'],
+          actions: ['enqueue', 'forgetRemovalQuestion', inCard],
         },
-        'user.addLot': { actions: 'enqueue' },
-        'user.removeLot': { actions: ['enqueue', 'forgetRemovalQuestion'] },
+        // The form's own check first: a lot it refuses is not sent, and its fields say why.
+        'user.addLot': [
+          { guard: 'lotFormChecks', actions: [inCard, 'enqueue', 'countLotSent'] },
+          { actions: [inCard, 'refuseLotForm'] },
+        ],
+        'user.editLot': { guard: 'lotFieldRefused', actions: 'forgetLotFieldError' },
+        'user.removeLot': { actions: ['enqueue', 'forgetRemovalQuestion', inCard] },
         'user.dismissError': { actions: assign({ saveError: null, saveErrorSymbol: null }) },
         'server.quote': { actions: assign({ quotes: ({ context, event }) => withQuote(context.quotes, event.quote) }) },
         'server.quotes': {
@@ -361,9 +465,7 @@ export const portfolioMachine = setup({
               target: 'idle',
               actions: assign(({ context, event }) => ({
                 pending: context.pending.slice(1),
-                saveError: `Could not ${context.pending[0] ? describeChange(context.pending[0]) : 'save'}: ${errorMessage(
-                  event.error,
-                )}`,
+                saveError: changeRefusal(context.pending[0], event.error),
                 saveErrorSymbol: context.pending[0]?.symbol ?? null,
                 stale: true,
               })),

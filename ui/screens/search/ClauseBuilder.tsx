@@ -1,7 +1,8 @@
 /**
  * The clause builder: type, parameter, operator and value (a number, a range, a cap class or another column
  * such as "SMA 200 > SMA 50"), with an optional label. It only holds the texts being typed; the page's machine
- * checks the clause with the screener language and keeps the message of a refusal.
+ * checks the clause (a value that is not a number where one is expected is refused as "Value: enter a number",
+ * the rest with the screener language) and keeps the message of a refusal.
  */
 import { cloneElement, useId, useState, type FormEvent, type ReactElement } from 'react';
 import { SECTORS } from '../../../domain/market/types.ts';

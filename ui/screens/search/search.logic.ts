@@ -206,8 +206,42 @@ export function draftToClause(draft: ClauseDraft): Record<string, unknown> {
 export type ClauseCheck =
   { readonly ok: true; readonly clause: LabelledClause } | { readonly ok: false; readonly error: string };
 
-/** Checks a raw clause with the screener language (the server's own rules) and labels it. */
+/** The clause types whose value is a number (or a range of two): the price columns, RSI, market cap, metrics. */
+function takesNumber(type: string): boolean {
+  return type === 'mcap' || type === 'close' || type === 'SMA' || type === 'rsi' || isMetricType(type as DraftType);
+}
+
+function isNumber(value: unknown): boolean {
+  return typeof value === 'number' && Number.isFinite(value);
+}
+
+/**
+ * The builder's own refusal of a value that is not a number where the clause takes one (`abc`, `1e999`, nothing
+ * typed), named by its field (`Value`, or `From` and `To` of a range); null when its values are numbers or the
+ * clause takes none there (a pattern, a sector, a cap class, another column compared with).
+ */
+export function valueProblem(raw: unknown): string | null {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return null;
+  const { type, op, val } = raw as Record<string, unknown>;
+  if (typeof type !== 'string' || !takesNumber(type)) return null;
+  if (type === 'mcap' && (op === 'like' || op === 'not_like')) return null;
+  if (op === 'bet') {
+    // Anything but a pair is not the builder's: the language says what a range is.
+    if (!Array.isArray(val) || val.length !== 2) return null;
+    if (!isNumber(val[0])) return 'From: enter a number';
+    return isNumber(val[1]) ? null : 'To: enter a number';
+  }
+  if (typeof val === 'object' && val !== null) return null;
+  return isNumber(val) ? null : 'Value: enter a number';
+}
+
+/**
+ * Checks a raw clause and labels it: a value that is not a number where one is expected is refused in the
+ * builder's words ({@link valueProblem}), the rest with the screener language (the server's own rules).
+ */
 export function checkClause(raw: unknown, label = ''): ClauseCheck {
+  const problem = valueProblem(raw);
+  if (problem !== null) return { ok: false, error: problem };
   try {
     const clause = validateClause(raw, 'clause');
     const text = label.trim();

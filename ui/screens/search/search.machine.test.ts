@@ -26,6 +26,7 @@ import {
   savedNamed,
   savedText,
   upsertSaved,
+  valueProblem,
   withClicked,
   withSelected,
   withoutEntry,
@@ -217,6 +218,48 @@ describe('search machine', () => {
     expect(actor.getSnapshot().context.clauses).to.deep.equal(preset.query);
     expect(actor.getSnapshot().context.queryName).to.equal('14-day RSI below 30');
     expect(calls.runs.at(-1)?.query).to.deep.equal(preset.query);
+  });
+
+  it("refuses a value that is not a number in the builder's words, and adds the clause once it is one", async () => {
+    const { actor, calls } = screener();
+    await ready(actor);
+    const rsi = (value: string, value2 = '') =>
+      ({ type: 'user.addClause', clause: draftToClause({ ...EMPTY_DRAFT, value, value2 }) }) as const;
+    actor.send(rsi('abc'));
+    expect(actor.getSnapshot().context.clauseError).to.equal('Value: enter a number');
+    actor.send({ type: 'user.addClause', clause: { type: 'rsi', param: 14, op: '>', val: 150 } });
+    expect(actor.getSnapshot().context.clauseError, 'replaced by the next refusal').to.equal(
+      'clause: val must be between 0 and 100 for rsi, got 150',
+    );
+    actor.send(rsi('1e999'));
+    expect(actor.getSnapshot().context.clauseError).to.equal('Value: enter a number');
+    actor.send(rsi(''));
+    expect(actor.getSnapshot().context.clauseError).to.equal('Value: enter a number');
+    expect(actor.getSnapshot().context.clauses).to.deep.equal([]);
+    expect(calls.runs).to.have.length(1);
+    actor.send(rsi('30'));
+    await ready(actor);
+    const { context } = actor.getSnapshot();
+    expect(context.clauseError).to.equal(null);
+    expect(context.clauses.map((c) => c.query)).to.deep.equal([{ type: 'rsi', param: 14, op: '<', val: 30 }]);
+  });
+
+  it('names the field of a range or a value that is not a number, and lets clauses without numbers through', () => {
+    const draft = { ...EMPTY_DRAFT, op: 'bet' };
+    expect(valueProblem(draftToClause({ ...draft, value: 'x', value2: '40' }))).to.equal('From: enter a number');
+    expect(valueProblem(draftToClause({ ...draft, value: '20', value2: '4O' }))).to.equal('To: enter a number');
+    expect(valueProblem(draftToClause({ ...draft, value: '20', value2: '40' }))).to.equal(null);
+    expect(valueProblem(draftToClause({ ...EMPTY_DRAFT, type: 'mcap', op: '>', value: '10 bn' }))).to.equal(
+      'Value: enter a number',
+    );
+    expect(valueProblem(draftToClause({ ...EMPTY_DRAFT, type: 'mcap', op: '>', value: '10B' }))).to.equal(null);
+    expect(valueProblem(draftToClause({ ...EMPTY_DRAFT, type: 'volume', op: '<', value: '0,5' }))).to.equal(
+      'Value: enter a number',
+    );
+    expect(valueProblem({ type: 'mcap', op: 'like', val: 'large' })).to.equal(null);
+    expect(valueProblem({ type: 'close', op: '<', val: { ref: 'SMA', param: 50 } })).to.equal(null);
+    expect(valueProblem({ type: 'sector', op: '=', val: 'Energy' })).to.equal(null);
+    expect(valueProblem({ type: 'pattern_hammer_', op: 'like', val: null })).to.equal(null);
   });
 
   it('adds a valid clause, refuses an invalid one with the message naming the field, and removes by label', async () => {

@@ -1,17 +1,17 @@
 /**
  * The settings screen's account card: change the password (which signs out every other device) and sign out
- * the other devices alone.
+ * the other devices alone. A refusal stays until the field it is about is edited or the form is sent again.
  */
 import { useMachine } from '@xstate/react';
 import { useEffect, useRef, type FormEvent } from 'react';
 import { Dismissible } from '../../components/LoadState.tsx';
-import { accountMachine } from './account.machine.ts';
+import { accountMachine, type PasswordField } from './account.machine.ts';
 import { formText } from '../../components/formText.ts';
 
 /** The account card. */
 export function AccountCard() {
   const [state, send] = useMachine(accountMachine);
-  const { done, error } = state.context;
+  const { done, error, errorField } = state.context;
   const busy = !state.matches('idle');
   const form = useRef<HTMLFormElement>(null);
   const changed = state.context.changes;
@@ -33,6 +33,12 @@ export function AccountCard() {
     });
   };
 
+  // Each field tells the machine it was edited, and is marked while a refusal is about it.
+  const field = (name: PasswordField) => ({
+    onChange: () => send({ type: 'user.edit', field: name }),
+    'aria-invalid': errorField === name ? true : undefined,
+  });
+
   return (
     <section className="settings-card" aria-labelledby="account-title">
       <h2 id="account-title">Account</h2>
@@ -46,6 +52,7 @@ export function AccountCard() {
         ref={form}
         className="settings-form settings-password"
         onSubmit={changePassword}
+        noValidate
         aria-label="Change the password"
       >
         <input
@@ -55,6 +62,7 @@ export function AccountCard() {
           autoComplete="current-password"
           placeholder="Current password"
           aria-label="Current password"
+          {...field('currentPassword')}
         />
         <input
           name="new"
@@ -65,6 +73,7 @@ export function AccountCard() {
           autoComplete="new-password"
           placeholder="New password (8 characters or more)"
           aria-label="New password"
+          {...field('newPassword')}
         />
         <input
           name="repeated"
@@ -73,6 +82,7 @@ export function AccountCard() {
           autoComplete="new-password"
           placeholder="New password, again"
           aria-label="New password, again"
+          {...field('repeated')}
         />
         <button type="submit" className="button" disabled={busy}>
           {state.matches('changing') ? 'Changing…' : 'Change password'}

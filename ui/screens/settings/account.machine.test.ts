@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { createActor, fromPromise, waitFor } from 'xstate';
 import { ApiError } from '../../services/api.ts';
-import { accountMachine, endedText, inFormTerms, type SessionsEnded } from './account.machine.ts';
+import { accountMachine, endedText, formRefusal, refusalOf, type SessionsEnded } from './account.machine.ts';
 
 function account(server: { refuse?: string; ended?: number }) {
   const calls: unknown[] = [];
@@ -35,6 +35,7 @@ describe('account card machine', function () {
     expect(done.context).to.deep.equal({
       done: 'Password changed. 2 other sessions were signed out.',
       error: null,
+      errorField: null,
       changes: 1,
     });
   });
@@ -44,7 +45,44 @@ describe('account card machine', function () {
     actor.send({ type: 'user.changePassword', form: { ...form, repeated: 'even longr' } });
     expect(actor.getSnapshot().matches('idle')).to.equal(true);
     expect(actor.getSnapshot().context.error).to.equal('New password, again: does not match the new password');
+    expect(actor.getSnapshot().context.errorField).to.equal('repeated');
     expect(calls).to.deep.equal([]);
+  });
+
+  it('refuses a new password under 8 characters, or a blank current one, without asking the server', function () {
+    const { actor, calls } = account({});
+    actor.send({ type: 'user.changePassword', form: { ...form, newPassword: 'short', repeated: 'short' } });
+    expect(actor.getSnapshot().context.error).to.equal('New password: 8 to 128 characters');
+    expect(actor.getSnapshot().context.errorField).to.equal('newPassword');
+    actor.send({ type: 'user.changePassword', form: { ...form, currentPassword: '' } });
+    expect(actor.getSnapshot().context.error).to.equal('Current password: enter the password you sign in with');
+    expect(actor.getSnapshot().context.errorField).to.equal('currentPassword');
+    expect(calls).to.deep.equal([]);
+  });
+
+  it("replaces the server's refusal of the current password with the form's own at the next try", async function () {
+    const server: { refuse?: string } = { refuse: 'body.currentPassword: is not the password of this account' };
+    const { actor, calls } = account(server);
+    actor.send({ type: 'user.changePassword', form: { ...form, currentPassword: 'wrong password' } });
+    await waitFor(actor, (s) => s.matches('idle') && s.context.error !== null);
+    expect(actor.getSnapshot().context.error).to.equal('Current password: is not the password of this account');
+    delete server.refuse;
+    actor.send({ type: 'user.changePassword', form: { ...form, newPassword: 'short', repeated: 'short' } });
+    const { context } = actor.getSnapshot();
+    expect([context.error, context.errorField]).to.deep.equal(['New password: 8 to 128 characters', 'newPassword']);
+    expect(calls).to.deep.equal([{ currentPassword: 'wrong password', newPassword: 'even longer' }]);
+  });
+
+  it('takes a refusal away once the field it is about is edited, not when another one is', async function () {
+    const { actor } = account({ refuse: 'body.currentPassword: is not the password of this account' });
+    actor.send({ type: 'user.changePassword', form });
+    await waitFor(actor, (s) => s.matches('idle') && s.context.error !== null);
+    expect(actor.getSnapshot().context.errorField).to.equal('currentPassword');
+    actor.send({ type: 'user.edit', field: 'newPassword' });
+    expect(actor.getSnapshot().context.error).to.equal('Current password: is not the password of this account');
+    actor.send({ type: 'user.edit', field: 'currentPassword' });
+    expect(actor.getSnapshot().context.error).to.equal(null);
+    expect(actor.getSnapshot().context.errorField).to.equal(null);
   });
 
   it("words the server's refusal with the form's labels and keeps the count", async function () {
@@ -67,11 +105,14 @@ describe('account card machine', function () {
 
   it('words the counts and the fields', function () {
     expect(endedText(0)).to.equal('No other session was signed in');
-    expect(inFormTerms('body.newPassword: must be at least 8 characters')).to.equal(
-      'New password: must be at least 8 characters',
-    );
-    expect(inFormTerms('Too many attempts: wait a moment and try again')).to.equal(
-      'Too many attempts: wait a moment and try again',
-    );
+    expect(refusalOf('body.newPassword: must be at least 8 characters')).to.deep.equal({
+      field: 'newPassword',
+      message: 'New password: must be at least 8 characters',
+    });
+    expect(refusalOf('Too many attempts: wait a moment and try again')).to.deep.equal({
+      field: null,
+      message: 'Too many attempts: wait a moment and try again',
+    });
+    expect(formRefusal(form)).to.equal(null);
   });
 });

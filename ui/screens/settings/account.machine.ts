@@ -1,9 +1,11 @@
 /**
  * The settings screen's account card: change the password (the current one, the new one twice), which also
  * signs out every other device, and sign out the other devices alone. Each says how many sessions it ended.
+ * A refusal names the field it is about; editing that field, or trying again, takes it away.
  */
 import { assign, assertEvent, fromPromise, setup } from 'xstate';
 import { authApi } from '../../../domain/contract/auth.ts';
+import { fieldRefusal } from '../../components/fieldRefusal.ts';
 import { call, errorMessage } from '../../services/api.ts';
 
 /** The fields of the password form. */
@@ -19,13 +21,21 @@ export interface AccountContext {
   readonly done: string | null;
   /** Why the last change was refused. */
   readonly error: string | null;
+  /** The field of the form the refusal is about (editing it takes the refusal away), or null. */
+  readonly errorField: PasswordField | null;
   /** How many times the password was changed here (the form is emptied each time). */
   readonly changes: number;
 }
 
+/** A field of the password form. */
+export type PasswordField = keyof PasswordForm;
+
 /** Events of the account card. */
 export type AccountEvent =
-  { type: 'user.changePassword'; form: PasswordForm } | { type: 'user.endOtherSessions' } | { type: 'user.dismiss' };
+  | { type: 'user.changePassword'; form: PasswordForm }
+  | { type: 'user.edit'; field: PasswordField }
+  | { type: 'user.endOtherSessions' }
+  | { type: 'user.dismiss' };
 
 /** What the server answers: how many other sessions ended. */
 export interface SessionsEnded {
@@ -39,20 +49,39 @@ export function endedText(ended: number): string {
 }
 
 /** The form's labels of the fields a refusal names. */
-const LABELS: Readonly<Record<string, string>> = {
-  'body.currentPassword': 'Current password',
-  'body.newPassword': 'New password',
+const LABELS: Readonly<Record<PasswordField, string>> = {
+  currentPassword: 'Current password',
+  newPassword: 'New password',
+  repeated: 'New password, again',
 };
 
-/** A refusal as the form words it: `body.newPassword: must be …` → `New password: must be …`. */
-export function inFormTerms(message: string): string {
-  const field = /^(body\.\w+)(?=[:\s])/.exec(message)?.[1];
-  return field && LABELS[field] ? `${LABELS[field]}${message.slice(field.length)}` : message;
+/** A refusal and the field of the form it is about. */
+export interface PasswordRefusal {
+  readonly field: PasswordField | null;
+  readonly message: string;
 }
 
-/** The form's own refusal, before asking the server: the new password typed twice the same. */
-function formRefusal(form: PasswordForm): string | null {
-  if (form.newPassword !== form.repeated) return 'New password, again: does not match the new password';
+/** A refusal of the server as the form words it: `body.newPassword: must be …` → `New password: must be …`. */
+export function refusalOf(message: string): PasswordRefusal {
+  const { field, text } = fieldRefusal(message, LABELS);
+  const own = field !== null && Object.hasOwn(LABELS, field) ? (field as PasswordField) : null;
+  return { field: own, message: text };
+}
+
+/**
+ * The form's own refusal, before asking the server: the current password typed, the new one of 8 to 128
+ * characters, and typed twice the same.
+ */
+export function formRefusal(form: PasswordForm): PasswordRefusal | null {
+  if (form.currentPassword === '') {
+    return { field: 'currentPassword', message: 'Current password: enter the password you sign in with' };
+  }
+  if (form.newPassword.length < 8 || form.newPassword.length > 128) {
+    return { field: 'newPassword', message: 'New password: 8 to 128 characters' };
+  }
+  if (form.newPassword !== form.repeated) {
+    return { field: 'repeated', message: 'New password, again: does not match the new password' };
+  }
   return null;
 }
 
@@ -65,28 +94,49 @@ export const accountMachine = setup({
     ),
     endOtherSessions: fromPromise<SessionsEnded>(() => call(authApi.postEndOtherSessions)),
   },
+  actions: {
+    /** A new attempt: what the last one did or why it was refused is no longer what the card says. */
+    forgetOutcome: assign({ done: null, error: null, errorField: null }),
+    /** The form's own refusal of what was typed, replacing what the last attempt said. */
+    refuseForm: assign(({ event }) => {
+      assertEvent(event, 'user.changePassword');
+      const refusal = formRefusal(event.form);
+      return { done: null, error: refusal?.message ?? null, errorField: refusal?.field ?? null };
+    }),
+    /** The server's refusal, in the form's words, with the field it is about. */
+    takeRefusal: assign((_, params: { error: unknown }) => {
+      const refusal = refusalOf(errorMessage(params.error));
+      return { error: refusal.message, errorField: refusal.field };
+    }),
+    /** A field edited: a refusal about it no longer says anything about what is typed there. */
+    forgetRefusalOfField: assign({ error: null, errorField: null }),
+  },
   guards: {
-    formRefused: ({ event }) => event.type === 'user.changePassword' && formRefusal(event.form) !== null,
+    formRefused: ({ event }) => {
+      assertEvent(event, 'user.changePassword');
+      return formRefusal(event.form) !== null;
+    },
+    refusalIsOfField: ({ context, event }) => {
+      assertEvent(event, 'user.edit');
+      return context.errorField === event.field;
+    },
   },
 }).createMachine({
   id: 'account',
   initial: 'idle',
-  context: { done: null, error: null, changes: 0 },
+  context: { done: null, error: null, errorField: null, changes: 0 },
+  on: {
+    'user.edit': { guard: 'refusalIsOfField', actions: 'forgetRefusalOfField' },
+  },
   states: {
     idle: {
       on: {
         'user.changePassword': [
-          {
-            guard: 'formRefused',
-            actions: assign(({ event }) => {
-              assertEvent(event, 'user.changePassword');
-              return { done: null, error: formRefusal(event.form) };
-            }),
-          },
-          { target: 'changing', actions: assign({ done: null, error: null }) },
+          { guard: 'formRefused', actions: 'refuseForm' },
+          { target: 'changing', actions: 'forgetOutcome' },
         ],
-        'user.endOtherSessions': { target: 'ending', actions: assign({ done: null, error: null }) },
-        'user.dismiss': { actions: assign({ done: null, error: null }) },
+        'user.endOtherSessions': { target: 'ending', actions: 'forgetOutcome' },
+        'user.dismiss': { actions: 'forgetOutcome' },
       },
     },
     changing: {
@@ -103,10 +153,7 @@ export const accountMachine = setup({
             changes: context.changes + 1,
           })),
         },
-        onError: {
-          target: 'idle',
-          actions: assign(({ event }) => ({ error: inFormTerms(errorMessage(event.error)) })),
-        },
+        onError: { target: 'idle', actions: { type: 'takeRefusal', params: ({ event }) => ({ error: event.error }) } },
       },
     },
     ending: {
@@ -116,10 +163,7 @@ export const accountMachine = setup({
           target: 'idle',
           actions: assign(({ event }) => ({ done: `${endedText(event.output.endedSessions)}.` })),
         },
-        onError: {
-          target: 'idle',
-          actions: assign(({ event }) => ({ error: inFormTerms(errorMessage(event.error)) })),
-        },
+        onError: { target: 'idle', actions: { type: 'takeRefusal', params: ({ event }) => ({ error: event.error }) } },
       },
     },
   },

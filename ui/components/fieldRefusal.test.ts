@@ -1,0 +1,34 @@
+import { expect } from 'chai';
+import { fieldRefusal } from './fieldRefusal.ts';
+
+describe('fieldRefusal', () => {
+  const labels = { symbol: 'Symbol', lots: 'Lots sold' };
+
+  it('names the field refused by its label', () => {
+    expect(fieldRefusal('body.symbol: unknown symbol ZZZZ', labels)).to.deep.equal({
+      field: 'symbol',
+      text: 'Symbol: unknown symbol ZZZZ',
+    });
+    expect(fieldRefusal('body.lots[0].quantity: is more than the lot holds', labels)).to.deep.equal({
+      field: 'lots',
+      text: 'Lots sold: is more than the lot holds',
+    });
+    expect(fieldRefusal('params.symbol: unknown symbol ZZZZ', labels).text).to.equal('Symbol: unknown symbol ZZZZ');
+  });
+
+  it('leaves out the path of a field the form has no label for, and keeps a refusal naming none as it is', () => {
+    expect(fieldRefusal('body.id: 4 shares of the 2024-01-10 lot of AAPL were sold', labels)).to.deep.equal({
+      field: 'id',
+      text: '4 shares of the 2024-01-10 lot of AAPL were sold',
+    });
+    expect(fieldRefusal('body[0]: unknown symbol ZZZZ', labels)).to.deep.equal({
+      field: null,
+      text: 'unknown symbol ZZZZ',
+    });
+    expect(fieldRefusal('Too many attempts: wait a moment and try again', labels)).to.deep.equal({
+      field: null,
+      text: 'Too many attempts: wait a moment and try again',
+    });
+    expect(fieldRefusal('body.toString: x', {}).text, 'no label from the prototype').to.equal('x');
+  });
+});

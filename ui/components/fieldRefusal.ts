@@ -1,0 +1,30 @@
+/**
+ * A server refusal in the words of the form it refuses. The server starts a refusal with the path of the field it
+ * refuses (`body.symbol: unknown symbol ZZZZ`, `params.symbol: …`, `body.lots[0].quantity: …`); a form shows it by
+ * the label of its control instead (`Symbol: unknown symbol ZZZZ`), and a field it has no control for (the `id`
+ * of a lot removed) by the reason alone. A refusal naming no field (a lost connection, too many attempts) is kept
+ * as it is.
+ */
+
+/** A refusal as a form shows it: the field refused (the top-level name, `lots` for `lots[0].quantity`) and words. */
+export interface FieldRefusal {
+  /** The field refused, as the request names it (`symbol`), or null when the refusal names none. */
+  readonly field: string | null;
+  /** What the form says: `Symbol: unknown symbol ZZZZ`. */
+  readonly text: string;
+}
+
+const REFUSAL = /^(?:body|params|query)((?:\.[A-Za-z_$][\w$]*|\[\d+\])*)\s*:\s*([\s\S]*)$/;
+
+/**
+ * A server's refusal (`message`) in the words of a form whose controls are labelled `labels`, by field name
+ * (`{ symbol: 'Symbol', fee: 'Commission' }`).
+ */
+export function fieldRefusal(message: string, labels: Readonly<Record<string, string>> = {}): FieldRefusal {
+  const match = REFUSAL.exec(message.trim());
+  if (!match) return { field: null, text: message };
+  const [, path = '', reason = ''] = match;
+  const field = /^\.([A-Za-z_$][\w$]*)/.exec(path)?.[1] ?? null;
+  const label = field !== null && Object.hasOwn(labels, field) ? labels[field] : undefined;
+  return { field, text: label === undefined ? reason : `${label}: ${reason}` };
+}
