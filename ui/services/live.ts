@@ -2,8 +2,14 @@
  * The live connection: one Socket.IO client per signed-in tab, shared by every screen. Screens subscribe to
  * the quotes of the symbols they show (counted per symbol, renewed after a reconnect), to notifications and
  * to read-model changes; the session actor follows its status for the connection banner.
+ *
+ * Quotes reach their listeners together, once per animation frame. Each socket message is a task of its own, so a
+ * screen that took every quote as it came would render once per message; React counts a render that ends with
+ * another update already waiting (a changed price's flash, the grid's cells) as a nested update, and throws after 50
+ * in a row, which a backlog of quotes (a stalled network, a busy page) would reach before React's own task could run.
+ * Every quote is still handed over, in the order it came, so that what a screen builds from each one is the same.
  */
-import { io, type Socket } from 'socket.io-client';
+import { io, type ManagerOptions, type Socket, type SocketOptions } from 'socket.io-client';
 import type {
   ClientToServerEvents,
   NotificationPush,
@@ -18,6 +24,50 @@ export type LiveStatus = 'connecting' | 'connected' | 'disconnected';
 
 type Listener<T> = (value: T) => void;
 
+/** The socket of the live connection. */
+export type LiveSocket = Socket<ServerToClientEvents, ClientToServerEvents>;
+
+/** Runs a callback once, later; answers the cancel. */
+export type FrameScheduler = (run: () => void) => () => void;
+
+/** The longest a quote waits for a frame: a hidden page draws none, and a page too busy to draw draws few. */
+export const FRAME_FALLBACK_MS = 100;
+
+/** The frame functions of a window. */
+export type AnimationFrames = Pick<typeof globalThis, 'requestAnimationFrame' | 'cancelAnimationFrame'>;
+
+/**
+ * Runs a callback at the next animation frame of `frames`, or after `fallbackMs` when no frame came by then
+ * (or there are no frames: outside a browser).
+ */
+export function frameScheduler(
+  frames: AnimationFrames | null = typeof requestAnimationFrame === 'function' ? globalThis : null,
+  fallbackMs = FRAME_FALLBACK_MS,
+): FrameScheduler {
+  return (run) => {
+    let frame: number | null = null;
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    const cancel = () => {
+      if (frame !== null) frames?.cancelAnimationFrame(frame);
+      if (timer !== null) clearTimeout(timer);
+      frame = timer = null;
+    };
+    const fire = () => {
+      cancel();
+      run();
+    };
+    timer = setTimeout(fire, fallbackMs);
+    if (frames) frame = frames.requestAnimationFrame(fire);
+    return cancel;
+  };
+}
+
+/** How the live connection opens its socket and waits for a frame: by default `io` and {@link frameScheduler}. */
+export interface LiveOptions {
+  readonly open?: (options: Partial<ManagerOptions & SocketOptions>) => LiveSocket;
+  readonly frame?: FrameScheduler;
+}
+
 /** Compares two `commit/prepare` positions. */
 export function comparePositions(a: string, b: string): number {
   const [ac = 0n, ap = 0n] = a.split('/').map((part) => BigInt(part));
@@ -29,20 +79,30 @@ export function comparePositions(a: string, b: string): number {
 
 /** The shared live connection. */
 export class LiveConnection {
-  private socket: Socket<ServerToClientEvents, ClientToServerEvents> | null = null;
+  private socket: LiveSocket | null = null;
   private readonly quoteListeners = new Map<string, Set<Listener<Quote>>>();
   private readonly notificationListeners = new Set<Listener<NotificationPush>>();
   private readonly changeListeners = new Set<Listener<ReadModelChange>>();
   private readonly statusListeners = new Set<Listener<LiveStatus>>();
   private readonly serverDisconnectListeners = new Set<() => void>();
   private readonly lastQuotes = new Map<string, Quote>();
+  /** The quotes come since the last frame, oldest first, and the cancel of the frame asked for to hand them over. */
+  private readonly queuedQuotes: Quote[] = [];
+  private cancelFrame: (() => void) | null = null;
   private lastPosition: string | null = null;
   private current: LiveStatus = 'disconnected';
+  private readonly open: (options: Partial<ManagerOptions & SocketOptions>) => LiveSocket;
+  private readonly frame: FrameScheduler;
+
+  constructor(options: LiveOptions = {}) {
+    this.open = options.open ?? ((socketOptions) => io(socketOptions));
+    this.frame = options.frame ?? frameScheduler();
+  }
 
   /** Opens the connection (the session cookie authenticates it). */
   connect(): void {
     if (this.socket) return;
-    const socket: Socket<ServerToClientEvents, ClientToServerEvents> = io({
+    const socket = this.open({
       withCredentials: true,
       auth: (cb) => cb(this.lastPosition ? { since: this.lastPosition } : {}),
     });
@@ -63,10 +123,7 @@ export class LiveConnection {
       // Refused for want of a session: as when the server closes it, it is not tried again by itself.
       if (error.message.startsWith('unauthorized')) for (const listener of this.serverDisconnectListeners) listener();
     });
-    socket.on('quote', (quote) => {
-      this.lastQuotes.set(quote.symbol, quote);
-      for (const listener of this.quoteListeners.get(quote.symbol) ?? []) listener(quote);
-    });
+    socket.on('quote', (quote) => this.queueQuote(quote));
     socket.on('notification', (notification) => {
       if (this.lastPosition && comparePositions(notification.position, this.lastPosition) <= 0) return;
       this.lastPosition = notification.position;
@@ -100,6 +157,9 @@ export class LiveConnection {
     this.socket = null;
     this.lastPosition = null;
     this.lastQuotes.clear();
+    this.queuedQuotes.length = 0;
+    this.cancelFrame?.();
+    this.cancelFrame = null;
     this.setStatus('disconnected');
   }
 
@@ -132,7 +192,10 @@ export class LiveConnection {
     if (!this.lastPosition || comparePositions(position, this.lastPosition) > 0) this.lastPosition = position;
   }
 
-  /** Follows the quotes of symbols; the listener gets the snapshot first, then each update. */
+  /**
+   * Follows the quotes of symbols; the listener gets the snapshot first (the quote last handed over), then each
+   * update: the ones come since the last frame together, at the next one.
+   */
   onQuotes(symbols: readonly string[], listener: Listener<Quote>): () => void {
     const fresh: string[] = [];
     for (const symbol of new Set(symbols)) {
@@ -170,11 +233,37 @@ export class LiveConnection {
     if (!socket?.connected) return;
     socket.emit('quotes:subscribe', { symbols }, (answer: QuotesAck) => {
       if (!answer.ok) return;
-      for (const quote of answer.quotes) {
-        this.lastQuotes.set(quote.symbol, quote);
-        for (const listener of this.quoteListeners.get(quote.symbol) ?? []) listener(quote);
-      }
+      for (const quote of answer.quotes) this.queueQuote(quote);
     });
+  }
+
+  /** Keeps a quote for the next frame, asking for one unless asked already. */
+  private queueQuote(quote: Quote): void {
+    this.queuedQuotes.push(quote);
+    this.cancelFrame ??= this.frame(() => this.handOverQuotes());
+  }
+
+  /**
+   * Hands the quotes kept to the listeners of their symbols, in the order they came (one render for them all). A
+   * listener that throws keeps no other from its quotes: the first error is thrown once all are handed over.
+   */
+  private handOverQuotes(): void {
+    this.cancelFrame = null;
+    let failure: { readonly error: unknown } | null = null;
+    for (const quote of this.queuedQuotes.splice(0)) {
+      const listeners = this.quoteListeners.get(quote.symbol);
+      // Nobody follows the symbol any more: its quote is not kept either.
+      if (!listeners) continue;
+      this.lastQuotes.set(quote.symbol, quote);
+      for (const listener of [...listeners]) {
+        try {
+          listener(quote);
+        } catch (error) {
+          failure ??= { error };
+        }
+      }
+    }
+    if (failure) throw failure.error;
   }
 
   private setStatus(status: LiveStatus): void {

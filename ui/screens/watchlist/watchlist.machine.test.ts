@@ -1,8 +1,10 @@
 import { expect } from 'chai';
 import { createActor, fromCallback, fromPromise, waitFor } from 'xstate';
 import type { UniverseCompany } from '../../../domain/contract/market.ts';
+import type { QuotesAck } from '../../../domain/contract/socket.ts';
 import { marketCapOf, type Quote } from '../../../domain/market/types.ts';
-import { withQuote, type WatchQuotes } from './quotes.ts';
+import { LiveConnection, type LiveSocket } from '../../services/live.ts';
+import { quoteFeedOf, withQuote, type QuoteSource, type WatchQuotes } from './quotes.ts';
 import {
   applyChange,
   applyChanges,
@@ -41,7 +43,8 @@ interface FakeServer {
   hold?: boolean;
 }
 
-function watchlist(server: FakeServer) {
+/** The watch list screen on a fake server; its quotes from `connection` when given, else pushed by the test. */
+function watchlist(server: FakeServer, connection?: QuoteSource) {
   const calls: string[] = [];
   const watched: (readonly string[])[] = [];
   const toasts: string[] = [];
@@ -74,11 +77,13 @@ function watchlist(server: FakeServer) {
           server.list = [...applyChange(server.list, input)];
           return [...server.list];
         }),
-        quoteFeed: fromCallback<WatchQuotes, { symbols: readonly string[] }>(({ input, receive, sendBack: back }) => {
-          watched.push(input.symbols);
-          sendBack = back;
-          receive((event) => watched.push(event.symbols));
-        }),
+        quoteFeed: connection
+          ? quoteFeedOf(connection)
+          : fromCallback<WatchQuotes, { symbols: readonly string[] }>(({ input, receive, sendBack: back }) => {
+              watched.push(input.symbols);
+              sendBack = back;
+              receive((event) => watched.push(event.symbols));
+            }),
         listChanges: fromCallback(() => undefined),
       },
       actions: { tellAlreadyListed: (_, params: { symbol: string }) => toasts.push(params.symbol) },
@@ -88,6 +93,43 @@ function watchlist(server: FakeServer) {
 }
 
 const idle = { ready: 'idle' } as const;
+
+/**
+ * A live connection on a socket whose server the test plays, with frames the test draws: `serve` sends a
+ * quote, `answer` answers the subscriptions asked for, `draw` draws the frames asked for.
+ */
+function liveOnFakeSocket() {
+  const handlers = new Map<string, ((value: unknown) => void)[]>();
+  const acks: ((answer: QuotesAck) => void)[] = [];
+  const socket = {
+    connected: true,
+    on: (event: string, handler: (value: unknown) => void) =>
+      handlers.set(event, [...(handlers.get(event) ?? []), handler]),
+    emit: (_event: string, _request: unknown, ack: (answer: QuotesAck) => void) => acks.push(ack),
+  };
+  const waiting: (() => void)[] = [];
+  let frames = 0;
+  const connection = new LiveConnection({
+    open: () => socket as unknown as LiveSocket,
+    frame: (run) => {
+      frames += 1;
+      waiting.push(run);
+      return () => {
+        if (waiting.includes(run)) waiting.splice(waiting.indexOf(run), 1);
+      };
+    },
+  });
+  connection.connect();
+  const serve = (event: string, value?: unknown) => handlers.get(event)?.forEach((handler) => handler(value));
+  serve('connect');
+  return {
+    connection,
+    serve,
+    answer: () => acks.splice(0).forEach((ack) => ack({ ok: true, symbols: [], quotes: [] })),
+    draw: () => waiting.splice(0).forEach((run) => run()),
+    frames: () => frames,
+  };
+}
 
 describe('watch list machine', () => {
   it('loads the list with companies and quotes, and follows the quotes of its symbols', async () => {
@@ -199,6 +241,37 @@ describe('watch list machine', () => {
     push({ type: 'server.quote', quote: quote('NVDA', 180.5, '2026-01-05T15:00:02.000Z') });
     expect(capOf('NVDA')).to.equal(SHARES * 180.5);
     expect(actor.getSnapshot().context.companies['NVDA']?.capclass).to.equal('large');
+  });
+
+  it('shows the latest price and cap of each symbol after a burst of quotes, taken in one frame', async () => {
+    const live = liveOnFakeSocket();
+    const { actor } = watchlist({ list: ['AAPL', 'MSFT', 'NVDA'] }, live.connection);
+    await waitFor(actor, (s) => s.matches(idle));
+    live.answer();
+    live.draw();
+    const before = live.frames();
+    let drawing = false;
+    const updates = { inFrame: 0, outside: 0 };
+    actor.subscribe(() => (drawing ? (updates.inFrame += 1) : (updates.outside += 1)));
+
+    const symbols = ['AAPL', 'MSFT', 'NVDA'];
+    const burst = Array.from({ length: 100 }, (_, i) =>
+      quote(symbols[i % 3]!, 100 + (i % 7) - 3 + i / 100, new Date(Date.UTC(2026, 0, 5, 15, 1, i)).toISOString()),
+    );
+    for (const q of burst) live.serve('quote', q);
+    expect(updates, 'nothing taken before the frame').to.deep.equal({ inFrame: 0, outside: 0 });
+    expect(live.frames() - before, 'one frame for the whole burst').to.equal(1);
+    expect(watchlistRows(actor.getSnapshot().context).map((r) => r.price)).to.deep.equal([100, 100, 100]);
+
+    drawing = true;
+    live.draw();
+    drawing = false;
+    const latest = new Map(burst.map((q) => [q.symbol, q.price]));
+    const rows = watchlistRows(actor.getSnapshot().context);
+    expect(rows.map((r) => [r.symbol, r.price])).to.deep.equal(symbols.map((s) => [s, latest.get(s)]));
+    expect(rows.map((r) => r.marketcap)).to.deep.equal(symbols.map((s) => marketCapOf(SHARES, latest.get(s)!)));
+    expect(updates.outside, 'every update taken within that one frame').to.equal(0);
+    expect(updates.inFrame).to.be.greaterThan(0);
   });
 
   it('reads the list again when it changed on the server', async () => {
