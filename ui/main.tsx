@@ -5,18 +5,25 @@ import { App } from './app/App.tsx';
 import { isPublicPath } from './app/routes.ts';
 import { sessionMachine } from './app/session.machine.ts';
 import { Session } from './app/sessionContext.ts';
+import { HOME_PATH, NEXT_PARAM, loginAddress, returnAddress } from './app/signInReturn.ts';
 import { navigate } from './services/router.ts';
 import './styles.css';
 
 const session = sessionMachine.provide({
   actions: {
     goToLogin: () => {
-      if (!isPublicPath(window.location.pathname)) navigate('/Login', { replace: true });
+      const { pathname, search } = window.location;
+      if (!isPublicPath(pathname) && pathname.toLowerCase() !== '/login') {
+        navigate(loginAddress(pathname + search), { replace: true });
+      }
     },
     goHome: () => navigate('/'),
-    goToDashboard: () => {
-      const path = window.location.pathname.toLowerCase();
-      if (path === '/' || path === '/login') navigate('/Dashboard', { replace: true });
+    // Back to the page the sign-in page was opened for (an address of the app's own pages only), else the dashboard.
+    leaveLogin: () => {
+      const { pathname, search } = window.location;
+      const path = pathname.toLowerCase();
+      if (path === '/login') navigate(returnAddress(new URLSearchParams(search).get(NEXT_PARAM)), { replace: true });
+      else if (path === '/') navigate(HOME_PATH, { replace: true });
     },
   },
 });

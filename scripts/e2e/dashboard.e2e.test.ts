@@ -37,6 +37,34 @@ async function cardShapes(page: Page, symbol: string): Promise<{ type?: string; 
   }, symbol);
 }
 
+/**
+ * The rows of the movers panel that are not one line whose every value shows whole (the chip, the price, the
+ * change, the volume side by side, none cut or reaching past the row or the panel), each as its text; the number
+ * of rows; and by how many pixels the page is wider than the window.
+ */
+async function moverRowsOffTheirLine(page: Page): Promise<{ rows: number; off: string[]; pageOverflow: number }> {
+  return page.getByRole('region', { name: 'Market movers' }).evaluate((panel) => {
+    const box = panel.getBoundingClientRect();
+    const style = getComputedStyle(panel);
+    const right = box.right - parseFloat(style.borderRightWidth) - parseFloat(style.paddingRight);
+    const rows = [...panel.querySelectorAll<HTMLElement>('ol.movers > li')];
+    const off = rows.filter((row) => {
+      const cells = [...row.children] as HTMLElement[];
+      const boxes = cells.map((cell) => cell.getBoundingClientRect());
+      const oneLine = Math.max(...boxes.map((b) => b.top)) < Math.min(...boxes.map((b) => b.bottom));
+      const inOrder = boxes.every((b, i) => i === 0 || b.left >= boxes[i - 1]!.right - 0.5);
+      const whole = cells.every((cell) => cell.scrollWidth <= cell.clientWidth);
+      const inside = row.scrollWidth <= row.clientWidth && row.getBoundingClientRect().right <= right + 0.5;
+      return !(oneLine && inOrder && whole && inside);
+    });
+    return {
+      rows: rows.length,
+      off: off.map((row) => [...row.children].map((cell) => (cell.textContent ?? '').trim()).join(' ')),
+      pageOverflow: document.documentElement.scrollWidth - window.innerWidth,
+    };
+  });
+}
+
 describe('dashboard (Chromium)', function () {
   this.timeout(180_000);
   let e2e: E2E;
@@ -258,6 +286,35 @@ describe('dashboard (Chromium)', function () {
     );
     expect(gaps).to.have.length(3);
     for (const gap of gaps) expect(gap, 'space between the lowest price label and the dates').to.be.at.least(2);
+    expect(errors).to.deep.equal([]);
+    await context.close();
+  });
+
+  it('keeps each market mover to one line, volume included, at 1400 px beside two panels and on a phone', async () => {
+    const { page, context, errors } = await e2e.newPage({ width: 1400, height: 900 });
+    await e2e.signUp(page, 'movers');
+    await api(page, 'POST', '/personalize/dashboard', [{ layoutId: 1, compId: [3, 4, 5] }]);
+    const movers = page.getByRole('region', { name: 'Market movers' });
+    for (const width of [1400, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.goto('/Dashboard');
+      await page.waitForFunction((w) => window.innerWidth === w, width);
+      for (const list of ['.movers-gainers', '.movers-losers', '.movers-active']) {
+        await movers.locator(`${list} li`).first().waitFor();
+      }
+      // The most active show their volume, in millions or billions.
+      expect(
+        await movers
+          .locator('.movers-active .mover-volume')
+          .filter({ hasText: /^\d+\.\d\d[MB]$/ })
+          .count(),
+      ).to.be.greaterThan(0);
+      const { rows, off, pageOverflow } = await moverRowsOffTheirLine(page);
+      expect(rows, `rows at ${width} px`).to.be.greaterThan(10);
+      expect(off, `rows not on one line at ${width} px`).to.deep.equal([]);
+      expect(pageOverflow, `the page's sideways scroll at ${width} px`).to.be.at.most(0);
+      await e2e.screenshot(page, `dashboard-movers-${width}`);
+    }
     expect(errors).to.deep.equal([]);
     await context.close();
   });

@@ -49,6 +49,32 @@ async function pick(page: Page, name: string | RegExp): Promise<void> {
   await page.keyboard.press('Escape');
 }
 
+/**
+ * What of the Analyze screen's latest-pattern cards reaches past its card (the card's padding included), each as
+ * `SYMBOL: text`, and by how many pixels the page is wider than the window.
+ */
+async function cardsPastTheirEdge(page: Page): Promise<{ past: string[]; pageOverflow: number }> {
+  return page.evaluate(() => {
+    const past: string[] = [];
+    for (const card of document.querySelectorAll<HTMLElement>('.pattern-card')) {
+      const symbol = card.querySelector('.symbol-chip a')?.textContent ?? '?';
+      const box = card.getBoundingClientRect();
+      const style = getComputedStyle(card);
+      const left = box.left + parseFloat(style.borderLeftWidth) + parseFloat(style.paddingLeft);
+      const right = box.right - parseFloat(style.borderRightWidth) - parseFloat(style.paddingRight);
+      const lines = [...card.querySelectorAll<HTMLElement>('header, .live-price, .since'), card];
+      const wide = lines.find((line) => line.scrollWidth > line.clientWidth);
+      const outside = [...card.querySelectorAll<HTMLElement>('*')].find((element) => {
+        const r = element.getBoundingClientRect();
+        return r.width > 0 && (r.left < left - 0.5 || r.right > right + 0.5);
+      });
+      const shown = wide ?? outside;
+      if (shown) past.push(`${symbol}: ${(shown.textContent ?? '').trim()}`);
+    }
+    return { past, pageOverflow: document.documentElement.scrollWidth - window.innerWidth };
+  });
+}
+
 const LAGS = '.maint-lags';
 
 describe('display: dark theme, CSV export of grids, times in the chosen zone (Chromium)', function () {
@@ -350,6 +376,45 @@ describe('display: dark theme, CSV export of grids, times in the chosen zone (Ch
     await pick(page, 'Market time (ET)');
     await titled('Time (New York)');
     expect((await axis()).x).to.deep.equal(market.x);
+    expect(errors).to.deep.equal([]);
+    await context.close();
+  });
+
+  it("fits each latest-pattern card's price and changes in its card, from a phone to a laptop", async () => {
+    const { context, page, errors } = await contextWith({});
+    await e2e.signUp(page, 'cards');
+    await page.goto('/Analyzer');
+    // Every card priced: its live price, and its change since the date.
+    await page.waitForFunction(() => {
+      const cards = [...document.querySelectorAll('.pattern-card')];
+      return (
+        cards.length > 20 &&
+        cards.every((card) => card.querySelector('.live-price strong') && card.querySelector('.since strong'))
+      );
+    });
+    // The widest head a card can have: a price in thousands, its change in thousands and percent in thousands.
+    const last = page.locator('.pattern-card').last();
+    const symbol = ((await last.locator('.symbol-chip a').textContent()) ?? '').trim();
+    const price = Number(((await last.locator('.live-price strong').textContent()) ?? '').replace(/,/g, ''));
+    const soared = Math.round(price * 3000) / 100;
+    await e2e.pushTicks([{ symbol, price: soared, size: 100 }]);
+    await last
+      .locator('.live-price strong')
+      .getByText(soared.toLocaleString('en-US', { minimumFractionDigits: 2 }))
+      .waitFor();
+    await last
+      .locator('.since strong')
+      .filter({ hasText: /^\+[\d,]+\.\d\d \(\+[\d,]+\.\d\d%\)$/ })
+      .waitFor();
+
+    // From a laptop's four cards to a row, through the narrowest cards (three to a row at 900 px), to a phone.
+    for (const width of [1400, 1280, 900, 390]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.waitForFunction((w) => window.innerWidth === w, width);
+      const { past, pageOverflow } = await cardsPastTheirEdge(page);
+      expect(past, `cards whose text reaches past them at ${width} px`).to.deep.equal([]);
+      expect(pageOverflow, `the page's sideways scroll at ${width} px`).to.be.at.most(0);
+    }
     expect(errors).to.deep.equal([]);
     await context.close();
   });

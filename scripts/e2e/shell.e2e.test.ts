@@ -86,6 +86,52 @@ describe('web app shell (Chromium)', function () {
     await context.close();
   });
 
+  it('brings a visitor sent to sign in back to the page and query they opened, never off the app', async () => {
+    const { page, context, errors } = await e2e.newPage();
+    const username = await e2e.signUp(page, 'back');
+    const origin = new URL(e2e.gw.url).origin;
+    const signIn = async () => {
+      await page.getByLabel('User name').fill(username);
+      await page.getByLabel('Password').fill('correct horse battery');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+    };
+
+    // A bookmarked page opened signed out: the sign-in page names it, and the sign-in opens it.
+    await context.clearCookies();
+    await page.goto('/Watchlist');
+    await page.waitForURL((url) => url.pathname === '/Login' && url.searchParams.get('next') === '/Watchlist');
+    await signIn();
+    await page.waitForURL((url) => url.pathname === '/Watchlist');
+    await page.getByRole('heading', { level: 1, name: 'Watch list' }).waitFor();
+    expect(new URL(page.url()).search).to.equal('');
+
+    // Its query too.
+    await context.clearCookies();
+    await page.goto('/PriceCharts?stock=MSFT');
+    await page.waitForURL(
+      (url) => url.pathname === '/Login' && url.searchParams.get('next') === '/PriceCharts?stock=MSFT',
+    );
+    await signIn();
+    await page.waitForURL((url) => url.pathname + url.search === '/PriceCharts?stock=MSFT');
+    await page.getByRole('heading', { level: 1 }).filter({ hasText: 'MSFT' }).waitFor();
+
+    // A `next` naming another site, or no page of the app, leads to the dashboard on this origin.
+    for (const next of [
+      '//evil.example/Watchlist',
+      'https://evil.example/Watchlist',
+      '/\\evil.example',
+      '/NoSuchPage',
+    ]) {
+      await context.clearCookies();
+      await page.goto(`/Login?next=${encodeURIComponent(next)}`);
+      await signIn();
+      await page.waitForURL((url) => url.pathname === '/Dashboard');
+      expect(new URL(page.url()).origin, next).to.equal(origin);
+    }
+    expect(errors.filter((e) => !e.includes('401'))).to.deep.equal([]);
+    await context.close();
+  });
+
   it('signs up, shows the avatar initial and the menu, gets a notification live in the bell, and logs out', async () => {
     const { page, context, errors } = await e2e.newPage();
     const username = await e2e.signUp(page, 'shell');

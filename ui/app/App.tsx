@@ -14,6 +14,7 @@ import { startBrowserAlerts } from '../services/browserAlerts.ts';
 import { LoginScreen } from '../screens/login/LoginScreen.tsx';
 import { MarketLabel } from './MarketLabel.tsx';
 import { SCREENS, canonicalAddress, publicPageOf, screenOf } from './routes.ts';
+import { HOME_PATH, NEXT_PARAM, loginAddress, returnAddress } from './signInReturn.ts';
 import { Session } from './sessionContext.ts';
 
 function NotFound({ path }: { readonly path: string }) {
@@ -50,10 +51,14 @@ function SignedInApp() {
           ? 'connecting'
           : 'live',
   );
-  // The root and the sign-in page open the dashboard; a page typed by its name (`/Analyze`) opens at its own path,
-  // with the query kept, and a symbol typed in the path (`/PriceChart/AAPL`) as the screen's `stock`.
-  const typed = location.path === '/' || location.path.toLowerCase() === '/login' ? '/Dashboard' : location.path;
-  const query = location.href.slice(location.path.length);
+  // The root opens the dashboard, and the sign-in page the page it was opened for (its `next`, one of the app's
+  // own pages only), else the dashboard; a page typed by its name (`/Analyze`) opens at its own path, with the
+  // query kept, and a symbol typed in the path (`/PriceChart/AAPL`) as the screen's `stock`.
+  const lower = location.path.toLowerCase();
+  const back =
+    lower === '/login' ? new URL(returnAddress(location.params.get(NEXT_PARAM)), window.location.origin) : null;
+  const typed = back ? back.pathname : lower === '/' ? HOME_PATH : location.path;
+  const query = back ? back.search : location.href.slice(location.path.length);
   const canonical = canonicalAddress(typed, query) ?? (typed === location.path ? undefined : typed + query);
   useEffect(() => {
     if (canonical !== undefined) navigate(canonical, { replace: true });
@@ -105,9 +110,9 @@ export function App() {
   const publicPage = publicPageOf(location.path);
   useEffect(() => {
     if (status === 'signedOut' && !publicPage && location.path.toLowerCase() !== '/login') {
-      navigate('/Login', { replace: true });
+      navigate(loginAddress(location.href), { replace: true });
     }
-  }, [status, location.path, publicPage]);
+  }, [status, location.path, location.href, publicPage]);
   useEffect(() => {
     if (publicPage) document.title = `${publicPage.title} · StockPulse`;
   }, [publicPage]);

@@ -29,7 +29,7 @@ function session(options: { signedIn?: boolean; checkFails?: boolean; logoutFail
     actions: {
       goToLogin: () => calls.push('goToLogin'),
       goHome: () => calls.push('goHome'),
-      goToDashboard: () => calls.push('goToDashboard'),
+      leaveLogin: () => calls.push('leaveLogin'),
     },
     delays: { resumedBanner: 20 },
   });
@@ -90,13 +90,13 @@ describe('session machine', () => {
     expect(calls).to.include('goHome');
   });
 
-  it('goes to the dashboard after a sign-in from the login page', async () => {
+  it('leaves the login page after a sign-in, for the page asked for', async () => {
     const { actor, calls } = session({ signedIn: false });
     await waitFor(actor, (s) => s.matches('signedOut'));
     actor.send({ type: 'user.signedIn', initial: 'Z' });
     expect(actor.getSnapshot().matches('signedIn')).to.equal(true);
     expect(actor.getSnapshot().context.initial).to.equal('Z');
-    expect(calls).to.include('goToDashboard');
+    expect(calls).to.include('leaveLogin');
   });
 
   it('returns to /Login when the server says the session ended', async () => {

@@ -76,12 +76,12 @@ export const sessionMachine = setup({
     }),
   },
   actions: {
-    /** Sends a signed-out visitor to /Login. */
+    /** Sends a signed-out visitor to /Login, naming the page they were on to return to. */
     goToLogin: () => undefined,
     /** Goes to / after a sign-out. */
     goHome: () => undefined,
-    /** Leaves /Login or / for the dashboard after a sign-in. */
-    goToDashboard: () => undefined,
+    /** Leaves /Login after a sign-in for the page the visitor asked for (the dashboard when none), and / too. */
+    leaveLogin: () => undefined,
   },
   delays: { resumedBanner: RESUMED_BANNER_MS },
 }).createMachine({
@@ -113,7 +113,7 @@ export const sessionMachine = setup({
       on: {
         'user.signedIn': {
           target: 'signedIn',
-          actions: [assign({ initial: ({ event }) => event.initial, error: null }), 'goToDashboard'],
+          actions: [assign({ initial: ({ event }) => event.initial, error: null }), 'leaveLogin'],
         },
       },
     },

@@ -40,13 +40,14 @@ type Definitions = Readonly<Record<string, PatternDefinition>>;
 /**
  * A card's live price, flashing the direction of its last move. The element stays: a move in the same direction
  * as the one before replays the flash through the animation's second name (`again`), so no element is created.
+ * The change goes under the price when the two do not fit beside the symbol (`analyze.css`).
  */
 function LivePriceTag({ price }: { price: LivePrice }) {
   const flash = price.flash ? ` flash-${price.flash}${price.seq % 2 === 0 ? ' again' : ''}` : '';
   return (
     <span className={`live-price${flash}`}>
       <strong>{formatPrice(price.price)}</strong>{' '}
-      <span className={signClass(price.change)}>
+      <span className={`live-change ${signClass(price.change)}`}>
         {formatSigned(price.change)} ({formatSignedPercent(price.changepct)})
       </span>
     </span>
