@@ -281,12 +281,13 @@ describe('alert engine on the SQLite store', function () {
     await alertCommand(stores.events, 'u1', { type: 'DeleteAlert', data: { alertId: gone.alertId } });
     const last = await alertCommand(stores.events, 'u1', {
       type: 'UpdateAlert',
-      data: { alertId: moved.alertId, symbol: 'MSFT', alerttype: 'D', threshold: 99 },
+      data: { alertId: moved.alertId, symbol: 'AAPL', alerttype: 'D', threshold: 99 },
     });
     await engine.waitFor(last.position);
+    // Above both former levels (190, up): neither fires; the updated one fires down at 99.
     await feed(engine, ticks('AAPL', 200));
     expect(await triggered(stores.events, 'u1')).to.have.length(0);
-    await feed(engine, ticks('MSFT', 99));
+    await feed(engine, ticks('AAPL', 99));
     expect((await triggered(stores.events, 'u1')).map((e) => e.data.alertId)).to.deep.equal([moved.alertId]);
   });
 
