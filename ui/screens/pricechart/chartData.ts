@@ -243,9 +243,14 @@ function sessionDate(base: Bar, day: string): string {
  * false.
  */
 export function formedDayClosed(bars: readonly Bar[], next: NextAverages | null, quote: Quote): boolean {
-  const last = bars.at(-1);
   const day = marketDate(quote.ts);
-  return next !== null && last !== undefined && last.date > next.after && day !== null && day > last.date;
+  return endsWithFormedBar(bars, next) && day !== null && day > bars.at(-1)!.date;
+}
+
+/** Whether the last bar is one the page formed from quotes, after `next.after` (the server's last bar). */
+export function endsWithFormedBar(bars: readonly Bar[], next: NextAverages | null): boolean {
+  const last = bars.at(-1);
+  return next !== null && last !== undefined && last.date > next.after;
 }
 
 /** The bar forming on `day` after the stored bar `base`, at the quote's price: it opens at the previous close. */

@@ -30,6 +30,7 @@ import {
   alertElement,
   alertName,
   applyQuote,
+  endsWithFormedBar,
   formedDayClosed,
   barsOfDuration,
   channelDraftElements,
@@ -239,7 +240,9 @@ export function deriveElements(context: Omit<PriceChartContext, 'elements'>): Ch
   const last = bars.at(-1);
   const forming =
     last !== undefined &&
-    (context.next !== null ? last.date > context.next.after : quote !== null && marketDate(quote.ts) === last.date);
+    (context.next !== null
+      ? endsWithFormedBar(bars, context.next)
+      : quote !== null && marketDate(quote.ts) === last.date);
   const view = chartView(duration, context.rsiPanel);
   const alerts = [
     ...context.alerts.flatMap((a) => alertElement(a, bars, view, forming) ?? []),
