@@ -196,3 +196,46 @@ export async function startE2E(env: Record<string, string> = {}): Promise<E2E> {
     },
   };
 }
+
+/** The CSV a grid's Export CSV button downloads, as rows of fields (the grid quotes every field), header first. */
+export async function exportedRows(page: Page, grid: Locator): Promise<string[][]> {
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    grid.getByRole('button', { name: 'Export CSV' }).click(),
+  ]);
+  const path = await download.path();
+  const { readFileSync } = await import('node:fs');
+  return readFileSync(path, 'utf8')
+    .replace(/^\uFEFF/, '')
+    .trim()
+    .split(/\r?\n/)
+    .map((line) => line.slice(1, -1).split('","'));
+}
+
+/**
+ * The text a grid shows in the columns of the headers `headers`, a row of them per row drawn, in the grid's order
+ * (a long grid draws the rows in view only).
+ */
+export async function shownRows(grid: Locator, headers: readonly string[]): Promise<string[][]> {
+  return grid.evaluate((root, names) => {
+    const ids = names.map((name) => {
+      const header = [...root.querySelectorAll('.ag-header-cell')].find(
+        (cell) => cell.querySelector('.ag-header-cell-text')?.textContent?.trim() === name,
+      );
+      return header?.getAttribute('col-id') ?? `(no column ${name})`;
+    });
+    const indexes = [
+      ...new Set([...root.querySelectorAll('.ag-row[row-index]')].map((r) => r.getAttribute('row-index'))),
+    ];
+    return indexes
+      .sort((a, b) => Number(a) - Number(b))
+      .map((i) =>
+        ids.map((id) => {
+          // What the cell says, without its buttons (a symbol's "+" to add it to the watch list).
+          const cell = root.querySelector(`.ag-row[row-index="${i}"] [col-id="${id}"]`)?.cloneNode(true) as Element;
+          cell?.querySelectorAll('button').forEach((button) => button.remove());
+          return cell?.textContent?.trim() ?? '';
+        }),
+      );
+  }, headers);
+}

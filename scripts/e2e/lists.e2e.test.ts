@@ -4,7 +4,7 @@ import { io as connect, type Socket } from 'socket.io-client';
 import type { ClientToServerEvents, QuotesAck, ServerToClientEvents } from '../../domain/contract/socket.ts';
 import { formatNumber } from '../../domain/format.ts';
 import { marketCapOf, type Quote } from '../../domain/market/types.ts';
-import { keepByEscapeThenAskAgain, startE2E, type E2E } from './browser.ts';
+import { exportedRows, keepByEscapeThenAskAgain, shownRows, startE2E, type E2E } from './browser.ts';
 
 /** The last price of a symbol, read with the page's session. */
 async function lastPrice(page: Page, symbol: string): Promise<number> {
@@ -145,6 +145,22 @@ describe('watch list, portfolio and company statistics (Chromium)', function () 
     await e2e.pushTicks([{ symbol: 'KO', price: higher, size: 100 }]);
     await row.locator('[col-id="price"]').getByText(dollars(higher)).waitFor({ timeout: 10_000 });
     await cap.getByText(after, { exact: true }).waitFor({ timeout: 10_000 });
+
+    // The CSV export says what the grid shows: the price, its change and the percent as formatted on the screen.
+    const grid = page.locator('.grid-frame');
+    const [headers, ...lines] = await exportedRows(page, grid);
+    expect(headers).to.deep.equal([
+      'Symbol',
+      'Company',
+      'Sector',
+      'Price',
+      'Change',
+      '% Change',
+      'Market cap',
+      'Volume',
+    ]);
+    expect(lines).to.deep.equal(await shownRows(grid, headers!));
+    expect(lines[0]![3]).to.equal(dollars(higher));
     expect(errors).to.deep.equal([]);
     await context.close();
   });

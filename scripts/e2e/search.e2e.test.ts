@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { formatNumber } from '../../domain/format.ts';
-import { startE2E, type E2E } from './browser.ts';
+import { exportedRows, shownRows, startE2E, type E2E } from './browser.ts';
 
 /** The "Showing N of M" counts above the results grid. */
 async function shown(page: Page): Promise<{ rows: number; total: number }> {
@@ -158,6 +158,15 @@ describe('search page (Chromium)', function () {
     const rsi = await page.locator('.ag-row .ag-cell[col-id="rsi_14"]').allTextContents();
     expect(rsi).to.have.length.above(0);
     for (const text of rsi) expect(text).to.match(/^(\d+\.\d{2}|n\/a)$/);
+
+    // The CSV export holds the rows in the order sorted, each as the grid shows it (the close and the change too).
+    const grid = page.locator('.grid-frame');
+    const [headers, ...lines] = await exportedRows(page, grid);
+    expect(headers!.slice(0, 4)).to.deep.equal(['Symbol', 'Name', 'Sector', 'Close']);
+    const drawn = await shownRows(grid, headers!);
+    expect(drawn.length).to.be.above(5);
+    expect(lines.slice(0, drawn.length)).to.deep.equal(drawn);
+    expect(lines.map((line) => line[0]).slice(0, 5)).to.deep.equal(expected.slice(0, 5));
     expect(errors).to.deep.equal([]);
     await context.close();
   });

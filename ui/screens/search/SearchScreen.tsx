@@ -112,8 +112,23 @@ export function resultColumns(used: ReadonlySet<string>): ColDef<ResultRow>[] {
     valueFormatter: (p: { value: number | null | undefined }) => formatPrice(p.value),
   });
   const all: ColDef<ResultRow>[] = [
-    { field: 'close', headerName: 'Close', width: 100, type: 'numericColumn', cellRenderer: CloseCell },
-    { field: 'changepct', headerName: 'Change %', width: 110, type: 'numericColumn', cellRenderer: ChangeCell },
+    // The cells are components; their formatters give the same text to the CSV export.
+    {
+      field: 'close',
+      headerName: 'Close',
+      width: 100,
+      type: 'numericColumn',
+      cellRenderer: CloseCell,
+      valueFormatter: (p) => formatPrice(p.value as number | null),
+    },
+    {
+      field: 'changepct',
+      headerName: 'Change %',
+      width: 110,
+      type: 'numericColumn',
+      cellRenderer: ChangeCell,
+      valueFormatter: (p) => formatSignedPercent(p.value as number | null),
+    },
     {
       field: 'marketcap',
       headerName: 'Market cap',

@@ -79,6 +79,12 @@ const watchlistTheme = gridTheme.withParams({ autoHeightMinBodyHeight: 0 });
 const bigNumber = ({ value }: ValueFormatterParams<WatchlistRow, number | null>) =>
   value === null || value === undefined ? '–' : formatNumber(value);
 
+/** A column's text as the cell draws it, for the CSV export (the cell itself is a component). */
+const shownAs =
+  (format: (value: number | null) => string) =>
+  ({ value }: ValueFormatterParams<WatchlistRow, number | null>) =>
+    format(value ?? null);
+
 const columns: ColDef<WatchlistRow>[] = [
   {
     headerName: 'Symbol',
@@ -89,9 +95,30 @@ const columns: ColDef<WatchlistRow>[] = [
   },
   { headerName: 'Company', field: 'name', flex: 1, minWidth: 180 },
   { headerName: 'Sector', field: 'sector', width: 190 },
-  { headerName: 'Price', field: 'price', width: 110, type: 'rightAligned', cellRenderer: PriceCell },
-  { headerName: 'Change', field: 'change', width: 100, type: 'rightAligned', cellRenderer: ChangeCell },
-  { headerName: '% Change', field: 'changepct', width: 110, type: 'rightAligned', cellRenderer: PercentCell },
+  {
+    headerName: 'Price',
+    field: 'price',
+    width: 110,
+    type: 'rightAligned',
+    cellRenderer: PriceCell,
+    valueFormatter: shownAs(formatPrice),
+  },
+  {
+    headerName: 'Change',
+    field: 'change',
+    width: 100,
+    type: 'rightAligned',
+    cellRenderer: ChangeCell,
+    valueFormatter: shownAs(formatSigned),
+  },
+  {
+    headerName: '% Change',
+    field: 'changepct',
+    width: 110,
+    type: 'rightAligned',
+    cellRenderer: PercentCell,
+    valueFormatter: shownAs(formatPercent),
+  },
   { headerName: 'Market cap', field: 'marketcap', width: 120, type: 'rightAligned', valueFormatter: bigNumber },
   { headerName: 'Volume', field: 'volume', width: 110, type: 'rightAligned', valueFormatter: bigNumber },
   {
