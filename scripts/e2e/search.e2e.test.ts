@@ -67,7 +67,15 @@ describe('search page (Chromium)', function () {
     await builder.getByLabel('Operator', { exact: true }).selectOption('>');
     await builder.getByLabel('Value', { exact: true }).fill('150');
     await builder.getByRole('button', { name: 'Add clause' }).click();
-    await builder.getByRole('alert').getByText('clause: val must be between 0 and 100 for rsi, got 150').waitFor();
+    await builder.getByRole('alert').getByText('Value: must be between 0 and 100 for rsi, got 150').waitFor();
+    // A range's refusal names its bound, and marks that one.
+    await builder.getByLabel('Operator', { exact: true }).selectOption('bet');
+    await builder.getByLabel('From', { exact: true }).fill('50');
+    await builder.getByLabel('To', { exact: true }).fill('20');
+    await builder.getByRole('button', { name: 'Add clause' }).click();
+    await builder.getByRole('alert').getByText('To: must not be below From').waitFor();
+    expect(await builder.getByLabel('To', { exact: true }).getAttribute('aria-invalid')).to.equal('true');
+    expect(await builder.getByLabel('From', { exact: true }).getAttribute('aria-invalid')).to.equal('false');
 
     await builder.getByLabel('Type', { exact: true }).selectOption('mcap');
     await builder.getByLabel('Operator', { exact: true }).selectOption('like');
@@ -221,7 +229,7 @@ describe('search page (Chromium)', function () {
     await builder.getByLabel('Operator', { exact: true }).selectOption('<');
     await builder.getByLabel('Value', { exact: true }).fill('-1');
     await builder.getByRole('button', { name: 'Add clause' }).click();
-    await builder.getByRole('alert').getByText('clause: val must be at or above 0 for atr ($), got -1').waitFor();
+    await builder.getByRole('alert').getByText('Value: must be at or above 0 for atr ($), got -1').waitFor();
     expect(errors).to.deep.equal([]);
     await context.close();
   });

@@ -112,6 +112,9 @@ export function ClauseBuilder({ error, industries, onAdd }: ClauseBuilderProps) 
   const isRange = draft.op === 'bet';
   const usesReference = !isRange && references.length > 0;
   const amountHint = amountHintOf(draft.type);
+  // A refusal naming a number's control marks that one only (`To: must not be below From`), any other every field.
+  const refuses = (label: string) =>
+    error !== null && (error.startsWith(`${label}:`) || !/^(?:Value|From|To): /.test(error));
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -208,7 +211,7 @@ export function ClauseBuilder({ error, industries, onAdd }: ClauseBuilderProps) 
               size={22}
               placeholder="e.g. Semiconductors"
               list={`${id}-industries`}
-              aria-invalid={error !== null}
+              aria-invalid={refuses('Industry')}
               aria-describedby={error ? errorId : undefined}
               onChange={(e) => change({ value: e.target.value })}
             />
@@ -228,7 +231,7 @@ export function ClauseBuilder({ error, industries, onAdd }: ClauseBuilderProps) 
               inputMode="decimal"
               placeholder={amountHint}
               size={10}
-              aria-invalid={error !== null}
+              aria-invalid={refuses(isRange ? 'From' : 'Value')}
               aria-describedby={error ? errorId : undefined}
               onChange={(e) => change({ value: e.target.value })}
             />
@@ -240,7 +243,7 @@ export function ClauseBuilder({ error, industries, onAdd }: ClauseBuilderProps) 
                 inputMode="decimal"
                 placeholder={amountHint}
                 size={10}
-                aria-invalid={error !== null}
+                aria-invalid={refuses('To')}
                 aria-describedby={error ? errorId : undefined}
                 onChange={(e) => change({ value2: e.target.value })}
               />

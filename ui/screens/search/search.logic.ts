@@ -28,6 +28,7 @@ import {
   type SortField,
 } from '../../../domain/screener/query.ts';
 import type { QueryAnswer } from '../../../domain/contract/queries.ts';
+import { DomainError } from '../../../domain/decider.ts';
 import { queryNameKey } from '../../../domain/queries/queries.ts';
 import type { Preset, ScreenerResult, ScreenerSort } from '../../../domain/contract/screener.ts';
 import { capClassOf, marketCapOf, type Quote } from '../../../domain/market/types.ts';
@@ -235,9 +236,35 @@ export function valueProblem(raw: unknown): string | null {
   return isNumber(val) ? null : 'Value: enter a number';
 }
 
+/** Whether the screener language takes a clause. */
+function valid(raw: unknown): boolean {
+  try {
+    validateClause(raw, 'clause');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The language's refusal of a clause's value (`clause: val must be between 0 and 100 for rsi, got 150`) in the
+ * builder's words, by the control that holds it: `Value: must be between …`, `From` or `To` of a range, the
+ * column compared with, or the cap class.
+ */
+function valueRefusal(raw: Record<string, unknown>, message: string): string {
+  const reason = message.replace(/^clause: val (?:\[[^\]]*\] )?/, '');
+  if (raw.op === 'like' || raw.op === 'not_like') return `Cap class: ${reason}`;
+  if (typeof raw.val === 'object' && raw.val !== null && !Array.isArray(raw.val)) return `Compare with: ${reason}`;
+  if (raw.op !== 'bet' || !Array.isArray(raw.val) || raw.val.length !== 2) return `Value: ${reason}`;
+  const [low, high] = raw.val as [unknown, unknown];
+  if (typeof low === 'number' && typeof high === 'number' && low > high) return 'To: must not be below From';
+  return `${valid({ ...raw, val: [low, low] }) ? 'To' : 'From'}: ${reason}`;
+}
+
 /**
  * Checks a raw clause and labels it: a value that is not a number where one is expected is refused in the
- * builder's words ({@link valueProblem}), the rest with the screener language (the server's own rules).
+ * builder's words ({@link valueProblem}), and so is a number the screener language refuses (out of its range);
+ * the rest with the language's own words (a clause the builder did not make).
  */
 export function checkClause(raw: unknown, label = ''): ClauseCheck {
   const problem = valueProblem(raw);
@@ -246,10 +273,14 @@ export function checkClause(raw: unknown, label = ''): ClauseCheck {
     const clause = validateClause(raw, 'clause');
     const text = label.trim();
     if (text.length > MAX_LABEL_LENGTH) {
-      return { ok: false, error: `clause.label: must be at most ${MAX_LABEL_LENGTH} characters` };
+      return { ok: false, error: `Label: must be at most ${MAX_LABEL_LENGTH} characters` };
     }
     return { ok: true, clause: { label: text.length > 0 ? text : clauseLabel(clause), query: clause } };
   } catch (error) {
+    if (error instanceof DomainError && error.field === 'clause.val') {
+      const fields = raw as Record<string, unknown>;
+      if (takesNumber(String(fields.type))) return { ok: false, error: valueRefusal(fields, error.message) };
+    }
     return { ok: false, error: error instanceof Error ? error.message : String(error) };
   }
 }

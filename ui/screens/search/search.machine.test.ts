@@ -229,7 +229,7 @@ describe('search machine', () => {
     expect(actor.getSnapshot().context.clauseError).to.equal('Value: enter a number');
     actor.send({ type: 'user.addClause', clause: { type: 'rsi', param: 14, op: '>', val: 150 } });
     expect(actor.getSnapshot().context.clauseError, 'replaced by the next refusal').to.equal(
-      'clause: val must be between 0 and 100 for rsi, got 150',
+      'Value: must be between 0 and 100 for rsi, got 150',
     );
     actor.send(rsi('1e999'));
     expect(actor.getSnapshot().context.clauseError).to.equal('Value: enter a number');
@@ -266,7 +266,7 @@ describe('search machine', () => {
     const { actor, calls } = screener();
     await ready(actor);
     actor.send({ type: 'user.addClause', clause: { type: 'rsi', param: 14, op: '>', val: 150 } });
-    expect(actor.getSnapshot().context.clauseError).to.equal('clause: val must be between 0 and 100 for rsi, got 150');
+    expect(actor.getSnapshot().context.clauseError).to.equal('Value: must be between 0 and 100 for rsi, got 150');
     expect(actor.getSnapshot().context.clauses).to.deep.equal([]);
     expect(calls.runs).to.have.length(1);
 
@@ -539,7 +539,25 @@ describe('search logic', () => {
     });
     expect(checkClause({ type: 'rsi', param: 14, op: 'bet', val: [30, 'x'] })).to.deep.include({ ok: false });
     const bad = checkClause({ type: 'SMA', param: 50, op: '>', val: { ref: 'SMA', param: 50 } });
-    expect(bad.ok ? '' : bad.error).to.equal("clause: val refers to the clause's own column SMA");
+    expect(bad.ok ? '' : bad.error).to.equal("Compare with: refers to the clause's own column SMA");
+    // A number out of the language's range, by the control that holds it.
+    const refusal = (clause: unknown) => {
+      const check = checkClause(clause);
+      return check.ok ? '' : check.error;
+    };
+    expect(refusal({ type: 'rsi', param: 14, op: 'bet', val: [20, 150] })).to.equal(
+      'To: must be between 0 and 100 for rsi, got 150',
+    );
+    expect(refusal({ type: 'rsi', param: 14, op: 'bet', val: [-5, 50] })).to.equal(
+      'From: must be between 0 and 100 for rsi, got -5',
+    );
+    expect(refusal({ type: 'rsi', param: 14, op: 'bet', val: [50, 20] })).to.equal('To: must not be below From');
+    expect(refusal({ type: 'mcap', op: 'like', val: 'huge' })).to.match(/^Cap class: must be one of large, mid, small/);
+    expect(refusal({ type: 'close', op: '<', val: -3 })).to.equal(
+      'Value: must be a price at or above 0 for close, got -3',
+    );
+    // A clause the builder does not make keeps the language's words.
+    expect(refusal({ type: 'sector', op: '=', val: 'Nope' })).to.match(/^clause: val must be one of the sectors/);
     // A description longer than a label may be (a long industry) is cut, so the server does not refuse the query.
     const industry = 'x'.repeat(98);
     const long = checkClause({ type: 'industry', op: '=', val: industry });
@@ -655,7 +673,7 @@ describe('search logic', () => {
       clause: { label: 'Sector is not Energy', query: { type: 'sector', op: 'not_like', val: 'Energy' } },
     });
     const refused = checkClause(draftToClause({ ...EMPTY_DRAFT, type: 'atr', op: '>', value: '-1' }));
-    expect(refused).to.deep.equal({ ok: false, error: 'clause: val must be at or above 0 for atr ($), got -1' });
+    expect(refused).to.deep.equal({ ok: false, error: 'Value: must be at or above 0 for atr ($), got -1' });
     expect(operatorsOf('industry').map((o) => o.op)).to.deep.equal(['=', 'not_like']);
     expect(operatorsOf('beta').map((o) => o.op)).to.deep.equal(['>', '<', 'bet']);
   });
