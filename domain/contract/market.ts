@@ -57,6 +57,9 @@ export const quoteAnswer = z.object({
   volume: z.number(),
   ts: z.string(),
   source: z.enum(QUOTE_SOURCES),
+  open: z.number().optional().describe("The session's first price (the day's bar's open for a daily close)"),
+  high: z.number().optional().describe("The session's highest price so far"),
+  low: z.number().optional().describe("The session's lowest price so far"),
 }) satisfies z.ZodType<Quote>;
 
 /** A daily bar with its moving averages and RSI (null before enough history). */

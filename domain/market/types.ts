@@ -102,4 +102,11 @@ export interface Quote {
   readonly ts: string;
   /** Where the price comes from: the live feed, or `close` for a daily close. */
   readonly source: QuoteOrigin;
+  /**
+   * The session's open, high and low so far (its first price, highest and lowest), the day's bar for a daily
+   * close; a chart forms the session's candle from them. Absent from a source that does not keep them.
+   */
+  readonly open?: number;
+  readonly high?: number;
+  readonly low?: number;
 }

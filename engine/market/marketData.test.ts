@@ -435,6 +435,9 @@ describe('MarketData', function () {
         // 16:00 New York, daylight saving time.
         ts: '2025-03-14T20:00:00.000Z',
         source: 'close',
+        open: last.open,
+        high: last.high,
+        low: last.low,
       });
       expect(market.quotes.quotes(['MSFT', 'NOPE', 'AAPL']).map((q) => q.symbol)).to.deep.equal(['MSFT', 'AAPL']);
       const live: Quote = {

@@ -41,6 +41,9 @@ export function quoteOfSnapshot(symbol: string, snapshot: SymbolSnapshot): Quote
     volume: snapshot.volume,
     ts: closeInstant(snapshot.date),
     source: 'close',
+    open: snapshot.open,
+    high: snapshot.high,
+    low: snapshot.low,
   };
 }
 

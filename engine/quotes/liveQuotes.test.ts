@@ -52,6 +52,7 @@ describe('live quotes', function () {
       ts: closeInstant(bars[1]!.date),
       source: 'close',
       prevClose: 190,
+      open: 192.5,
       high: 193.5,
       low: 191.5,
     });
@@ -71,6 +72,8 @@ describe('live quotes', function () {
       ts: new Date(T0 + 2000).toISOString(),
       source: 'feed',
       prevClose: 200,
+      // The session's first tick.
+      open: 201,
       high: 201,
       low: 198.75,
     });

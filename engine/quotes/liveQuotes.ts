@@ -20,13 +20,12 @@ import { priceCents, type ClosedDay, type Tick } from '../ticks/tick.ts';
  */
 const CLOSES_KEPT = Math.max(...SMA_PERIODS) - 1 + ALERT_BARS_MAX;
 
-/** A live quote: the API's {@link Quote} plus the previous close and the day's range. */
+/** A live quote: the API's {@link Quote} (with the session's open, high and low) plus the previous close. */
 export interface LiveQuote extends Quote {
   /** The close the change is measured from, or null when the symbol has none. */
   readonly prevClose: number | null;
-  /** The day's highest price. */
+  readonly open: number;
   readonly high: number;
-  /** The day's lowest price. */
   readonly low: number;
 }
 
@@ -153,6 +152,7 @@ class Entry implements PriceMove {
       ts: new Date(this.ts).toISOString(),
       source: this.ticked ? feed : 'close',
       prevClose: hasPrev ? this.prevCloseCents / 100 : null,
+      open: this.open / 100,
       high: this.high / 100,
       low: this.low / 100,
     });

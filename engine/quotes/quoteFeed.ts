@@ -9,7 +9,7 @@ import type { Quote, QuoteSource } from '../market/quotes.ts';
 import type { TickBus } from '../../platform/bus/port.ts';
 import { LiveQuotes } from './liveQuotes.ts';
 
-/** The API's quote shape over the live quotes (which also carry the previous close and the day's range). */
+/** The API's quote shape over the live quotes (which also carry the previous close). */
 function apiQuotes(quotes: LiveQuotes): QuoteSource {
   const shape = (q: Quote): Quote => ({
     symbol: q.symbol,
@@ -19,6 +19,9 @@ function apiQuotes(quotes: LiveQuotes): QuoteSource {
     volume: q.volume,
     ts: q.ts,
     source: q.source,
+    open: q.open,
+    high: q.high,
+    low: q.low,
   });
   return {
     quote: (symbol) => {

@@ -192,6 +192,9 @@ describe('realtime (Socket.IO)', function () {
     expect(Object.keys(ack.quotes[0]!).sort()).to.deep.equal([
       'change',
       'changepct',
+      'high',
+      'low',
+      'open',
       'price',
       'source',
       'symbol',

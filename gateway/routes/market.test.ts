@@ -125,6 +125,10 @@ describe('market routes', function () {
       // 16:00 New York on the market date, standard time.
       ts: '2025-02-24T21:00:00.000Z',
       source: 'close',
+      // The day's bar, which a chart forms the session's candle from.
+      open: last.open,
+      high: last.high,
+      low: last.low,
     });
   });
 

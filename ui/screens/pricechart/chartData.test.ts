@@ -261,6 +261,25 @@ describe('price chart data', () => {
       expect(applyQuote(lower, msft(524.48, '2026-12-03T21:00:00Z', 520.1, 21_000), next)).to.equal(lower);
     });
 
+    it('forms the candle from the open, high and low the quote says: a page opened mid-session, ticks between quotes', () => {
+      // The session opened at 530 and went as high as 545 and as low as 526 before the page's first quote.
+      const quoteOf = (price: number, ts: string, high: number, low: number, volume: number): Quote => ({
+        ...msft(price, ts, 524.48, volume),
+        open: 530,
+        high,
+        low,
+      });
+      const opened = applyQuote(stored, quoteOf(541, '2026-12-04T15:31:00Z', 545, 526, 9000), next);
+      expect(opened[1]).to.equal(stored[1]);
+      expect(opened[2]).to.include({ date: '2026-12-04', open: 530, high: 545, low: 526, close: 541, volume: 9000 });
+      // A tick at 520 between two quotes: the next quote's low says it, the candle's low follows.
+      const moved = applyQuote(opened, quoteOf(535, '2026-12-04T15:32:00Z', 545, 520, 9500), next);
+      expect(moved[2]).to.include({ open: 530, high: 545, low: 520, close: 535, volume: 9500 });
+      // A later demo session (its change from 535) forms the candle again from that session's open.
+      const later = { ...msft(538, '2026-12-04T15:40:00Z', 535, 80), open: 536, high: 539, low: 534 };
+      expect(applyQuote(moved, later, next)[2]).to.include({ open: 536, high: 539, low: 534, close: 538 });
+    });
+
     it("forms a new bar from a quote of a later date, opening at the stored bar's close", () => {
       const bars = applyQuote(stored, msft(527.3, '2026-12-04T14:30:00Z', 524.48, 1200), next);
       expect(bars).to.have.length(3);

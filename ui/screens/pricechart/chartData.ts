@@ -41,7 +41,11 @@ import { wallClock } from '../../services/time.ts';
 import { liveAverage, liveRsi } from '../../components/liveAverage.ts';
 
 /** A daily bar as `GET /api/bars/{symbol}` answers it. */
-export type Bar = ChartBar;
+/**
+ * A daily bar of the chart: the server's, or one the page formed from quotes, which keeps the close its session's
+ * change is measured from (`prevClose`): what tells that session's later quotes from the next session's.
+ */
+export type Bar = ChartBar & { readonly prevClose?: number };
 
 /** A minute candle of today, built from live quotes. */
 export interface Candle {
@@ -149,10 +153,10 @@ export function marketDate(ts: string): string | null {
  * previous close is the close before the last stored bar is of that bar's own session and moves its close (and
  * high, low, volume); one whose previous close is that bar's close (the server's first tick after a stored day
  * starts the next session from it, even on the same New York date, after the close) or another is of a later
- * session and forms the bar after it (opening at the previous close), never changing the stored one; a quote of
+ * session and forms the bar after it (the session's open, high and low as the quote says them), never changing the stored one; a quote of
  * a later date forms it too. Such a bar is dated by the quote's date, or the weekday after the stored bar's when
  * the quote is of that bar's date (the session the server's clock opens next; its holidays are not known here).
- * A quote of the bar the page formed (its open, the previous close) moves it; on the demo clock a trading day is
+ * A quote of the bar the page formed (of its session: the previous close it keeps) moves it; on the demo clock a trading day is
  * a session of a few minutes: a quote whose previous close is not the formed bar's open is of a later session,
  * and the bar forms again from it, as a reload of the chart then shows it. An older quote, or one that changes
  * nothing, leaves the bars as they are (the same array). The moving averages move with the price, as the
@@ -169,7 +173,7 @@ export function applyQuote(bars: readonly Bar[], quote: Quote, next: NextAverage
     // The bar the page formed after the server's last: its RSI from the stored close before it.
     if (day < before.date) return bars;
     if (day > last.date) return [...bars, formingBar(last, day, quote, next)];
-    if (sameSession(last.open, previousCloseOf(quote))) {
+    if (sameSession(last.prevClose ?? last.open, previousCloseOf(quote))) {
       return movedBar(bars, last, quote, next, liveRsi(before, quote.price, next));
     }
     // A late quote of the stored bar's own session changes neither bar.
@@ -204,15 +208,18 @@ function movedBar(
   rsi: number | null,
 ): readonly Bar[] {
   const volume = Math.max(last.volume, quote.volume);
-  if (last.close === quote.price && volume === last.volume) return bars;
+  // The session's high and low so far when the quote says them: a tick between two quotes may have set them.
+  const high = Math.max(last.high, quote.price, quote.high ?? -Infinity);
+  const low = Math.min(last.low, quote.price, quote.low ?? Infinity);
+  if (last.close === quote.price && volume === last.volume && high === last.high && low === last.low) return bars;
   const moved = (period: SmaPeriod): number | null => liveAverage(period, last, last.date, quote.price, next);
   return [
     ...bars.slice(0, -1),
     {
       ...last,
       close: quote.price,
-      high: Math.max(last.high, quote.price),
-      low: Math.min(last.low, quote.price),
+      high,
+      low,
       volume,
       SMA_20: moved(20),
       SMA_50: moved(50),
@@ -253,15 +260,19 @@ export function endsWithFormedBar(bars: readonly Bar[], next: NextAverages | nul
   return next !== null && last !== undefined && last.date > next.after;
 }
 
-/** The bar forming on `day` after the stored bar `base`, at the quote's price: it opens at the previous close. */
+/**
+ * The bar forming on `day` after the stored bar `base`, at the quote's price: it opens at the session's first
+ * price (at the previous close when the quote does not say it).
+ */
 function formingBar(base: Bar, day: string, quote: Quote, next: NextAverages | null): Bar {
-  const open = previousCloseOf(quote);
+  // The session's own open, high and low when the quote says them (the ticks between two quotes included).
+  const open = quote.open ?? previousCloseOf(quote);
   const average = (period: SmaPeriod): number | null => liveAverage(period, base, day, quote.price, next);
   return {
     date: day,
     open,
-    high: Math.max(open, quote.price),
-    low: Math.min(open, quote.price),
+    high: Math.max(open, quote.price, quote.high ?? -Infinity),
+    low: Math.min(open, quote.price, quote.low ?? Infinity),
     close: quote.price,
     volume: quote.volume,
     SMA_20: average(20),
@@ -269,6 +280,7 @@ function formingBar(base: Bar, day: string, quote: Quote, next: NextAverages | n
     SMA_100: average(100),
     SMA_200: average(200),
     rsi_14: liveRsi(base, quote.price, next),
+    prevClose: previousCloseOf(quote),
   };
 }
 
