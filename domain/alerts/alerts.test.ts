@@ -490,6 +490,21 @@ describe('alert messages', () => {
     );
   });
 
+  it('says the price rose or fell to the level when it fired on it, to the cent', () => {
+    expect(price('D', -2.1, 'AAPL', 18000, 180)).to.equal('AAPL fell to 180.00: 180.00 (-2.10% on the day)');
+    expect(price('U', 1.25, 'AAPL', 19000, 190.001)).to.equal('AAPL rose to 190.00: 190.00 (+1.25% on the day)');
+    expect(price('D', -2.1, 'AAPL', 18000, 179.99)).to.equal('AAPL fell below 180.00: 179.99 (-2.10% on the day)');
+    expect(sma('U', 0.84, 187.32, 'AAPL', 187.32)).to.equal(
+      'AAPL rose to its 50-day SMA 187.32: 187.32 (+0.84% on the day)',
+    );
+    expect(sma('D', -0.5, 187.3249, 'AAPL', 187.32)).to.equal(
+      'AAPL fell to its 50-day SMA 187.32: 187.32 (-0.50% on the day)',
+    );
+    expect(sma('D', -0.5, null, 'AAPL', 187.32)).to.equal(
+      'AAPL crossed below its 50-day SMA: 187.32 (-0.50% on the day)',
+    );
+  });
+
   it('leaves out a price that is not known or not a price', () => {
     expect(price('U', 1.25)).to.equal('AAPL rose above 190.00 (+1.25% on the day)');
     for (const at of [Number.NaN, 0, -1, Number.POSITIVE_INFINITY]) {

@@ -400,16 +400,23 @@ export interface AlertMessageInput {
  * `AAPL rose above 190.00: 190.12 (+1.25% on the day)`, `AAPL fell below 180.00: 179.95 (-2.10% on the day)`,
  * `AAPL crossed above its 50-day SMA 187.32: 187.40 (+0.84% on the day)` (the price it fired at after the colon,
  * as in {@link conditionMessage}); when it disagrees the sign is followed by the change in words:
- * `AAPL rose above 190.00: 190.02 (+, though down 0.50% on the day)`.
+ * `AAPL rose above 190.00: 190.02 (+, though down 0.50% on the day)`. An alert fires at its level too: a price on
+ * the level, to the cent, rose or fell to it (`AAPL fell to 180.00: 180.00 (-2.10% on the day)`).
  */
 export function alertMessage(input: AlertMessageInput): string {
   const up = input.alerttype === 'U';
-  const head =
+  const price = input.price;
+  const known = price !== null && Number.isFinite(price) && price > 0;
+  const smaKnown = input.sma !== null && Number.isFinite(input.sma) && input.sma > 0;
+  // An alert fires at its level too (at or above, at or below): a price on the level, to the cent, reached it.
+  const levelCents = input.kind === 'SMA' ? (smaKnown ? toCents(input.sma) : null) : input.thresholdCents;
+  const reached = known && levelCents !== null && toCents(price) === levelCents;
+  const level =
     input.kind === 'SMA'
-      ? `${input.symbol} crossed ${up ? 'above' : 'below'} its ${input.period ?? '?'}-day SMA${
-          input.sma !== null && Number.isFinite(input.sma) && input.sma > 0 ? ` ${formatCents(toCents(input.sma))}` : ''
-        }`
-      : `${input.symbol} ${up ? 'rose above' : 'fell below'} ${formatCents(input.thresholdCents ?? 0)}`;
+      ? `its ${input.period ?? '?'}-day SMA${smaKnown ? ` ${formatCents(toCents(input.sma))}` : ''}`
+      : formatCents(input.thresholdCents ?? 0);
+  const crossed = input.kind === 'SMA' ? (up ? 'crossed above' : 'crossed below') : up ? 'rose above' : 'fell below';
+  const head = `${input.symbol} ${reached ? (up ? 'rose to' : 'fell to') : crossed} ${level}`;
   const sign = up ? '+' : '-';
   const hundredths = Number.isFinite(input.changepct) ? toCents(Math.abs(input.changepct)) : 0;
   const magnitude = formatCents(hundredths);
@@ -417,8 +424,7 @@ export function alertMessage(input: AlertMessageInput): string {
   const tail = agrees
     ? `${sign}${magnitude}% on the day`
     : `${sign}, though ${up ? 'down' : 'up'} ${magnitude}% on the day`;
-  const price = input.price;
-  const at = price !== null && Number.isFinite(price) && price > 0 ? `: ${formatCents(toCents(price))}` : '';
+  const at = known ? `: ${formatCents(toCents(price))}` : '';
   return `${head}${at} (${tail})`;
 }
 

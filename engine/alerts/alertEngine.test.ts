@@ -204,7 +204,7 @@ describe('alert engine on the SQLite store', function () {
       price: 190,
       changepct: 0.26,
       notificationtype: 1,
-      message: 'AAPL rose above 190.00: 190.00 (+0.26% on the day)',
+      message: 'AAPL rose to 190.00: 190.00 (+0.26% on the day)',
     });
     expect(fired.map((t) => [t.event.data.alertId, t.eventId])).to.deep.equal([[alertId, events[0]!.id]]);
     expect(engine.stats().triggers).to.deep.include({ fired: 1, appended: 1 });
@@ -220,7 +220,7 @@ describe('alert engine on the SQLite store', function () {
     const [event] = await triggered(stores.events, 'u1');
     expect(event!.data).to.deep.include({
       price: 188.01,
-      message: 'AAPL fell below 188.01: 188.01 (-0.79% on the day)',
+      message: 'AAPL fell to 188.01: 188.01 (-0.79% on the day)',
     });
   });
 
@@ -310,7 +310,7 @@ describe('alert engine on the SQLite store', function () {
       price: 100,
       sma: 100,
       notificationtype: 2,
-      message: 'MSFT crossed above its 20-day SMA 100.00: 100.00 (+0.00% on the day)',
+      message: 'MSFT rose to its 20-day SMA 100.00: 100.00 (+0.00% on the day)',
     });
   });
 
@@ -735,7 +735,7 @@ describe('the trigger decider', function () {
             changepct: 0.5,
             sma: null,
             notificationtype: 1,
-            message: 'AAPL rose above 200.00: 200.00 (+0.50% on the day)',
+            message: 'AAPL rose to 200.00: 200.00 (+0.50% on the day)',
             at: AT,
             // Events written before conditions existed are read as the price alert they describe.
             condition: priceCondition('U', 200),

@@ -204,7 +204,8 @@ describe('alerts (Chromium)', function () {
     expect(await row.locator('[col-id="triggercount"]').textContent()).to.equal('1');
     // The bell shows the note under the firing's message.
     await page.getByRole('button', { name: 'Notifications' }).click();
-    const firing = panel.locator('.ag-row', { hasText: `AAPL rose above ${marker.toFixed(2)}` });
+    // It fired on its level: the price rose to it.
+    const firing = panel.locator('.ag-row', { hasText: `AAPL rose to ${marker.toFixed(2)}: ${marker.toFixed(2)}` });
     expect(await firing.locator('.bell-note').textContent()).to.equal(`“${note}”`);
     // The row grows to hold the note's line under the message, and the rows below move down out of its way.
     await page.waitForFunction(() => {
