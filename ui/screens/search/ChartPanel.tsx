@@ -1,6 +1,7 @@
 /**
- * The screener's bottom container: the chart of the clicked row (daily candles with SMA 50/200, or the
- * intraday points streamed since it was clicked) and the click-context list.
+ * The screener's bottom container: the chart of the clicked row (daily candles with SMA 50/200, the day's candle
+ * formed from its live quotes as on the price chart, or the intraday points streamed since it was clicked) and the
+ * click-context list.
  */
 import type { Data } from 'plotly.js';
 import { Chart } from '../../components/Chart.tsx';

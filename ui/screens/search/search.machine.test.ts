@@ -34,7 +34,7 @@ import {
   type ScreenerResult,
   type ScreenerRow,
 } from './search.logic.ts';
-import { searchMachine, type ChartBar, type RunInput, type SearchEvent } from './search.machine.ts';
+import { searchMachine, type ChartBars, type RunInput, type SearchEvent } from './search.machine.ts';
 
 /** Shares outstanding of the companies of the rows. */
 const SHARES = 500_000_000;
@@ -128,12 +128,17 @@ function screener(options: Options = {}) {
           if (options.failDelete) throw new ApiError(404, 'not_found', 'params.id: no saved query');
           return Promise.resolve({ id: input.id, deleted: true });
         }),
-        loadBars: fromPromise<readonly ChartBar[], { symbol: string }>(async ({ input }) => {
+        loadBars: fromPromise<ChartBars, { symbol: string }>(async ({ input }) => {
           calls.bars.push(input.symbol);
           if (options.failBars) throw new ApiError(404, 'not_found', 'params.symbol: no such symbol');
-          return Promise.resolve([
-            { date: '2026-01-02', open: 1, high: 2, low: 0.5, close: 1.5, volume: 10, SMA_50: null, SMA_200: null },
-          ]);
+          const averages = { SMA_20: null, SMA_50: null, SMA_100: null, SMA_200: null, rsi_14: null };
+          return Promise.resolve({
+            bars: [
+              { date: '2025-12-31', open: 1, high: 1.6, low: 0.9, close: 1.4, volume: 9, ...averages },
+              { date: '2026-01-02', open: 1, high: 2, low: 0.5, close: 1.5, volume: 10, ...averages },
+            ],
+            next: { after: '2026-01-02', ...averages },
+          });
         }),
         liveQuotes: fromCallback<SearchEvent, { symbols: readonly string[] }>(({ sendBack, input }) => {
           calls.streams.push([...input.symbols]);
@@ -470,6 +475,14 @@ describe('search machine', () => {
     pushChart(quote('AAPL', 100.5, '2026-01-02T15:00:01Z'));
     pushChart(quote('AAPL', 100.7, '2026-01-02T15:00:02Z'));
     expect(actor.getSnapshot().context.chartPoints.map((p) => p.price)).to.deep.equal([100.5, 100.7]);
+    // The next session's quotes (their change from the last close, 1.50) form its candle on the daily chart, from
+    // the open, high and low they say; another symbol's quote changes nothing.
+    const session = { ...quote('AAPL', 1.62, '2026-01-05T15:00:00Z'), change: 0.12, open: 1.55, high: 1.7, low: 1.52 };
+    pushChart(session);
+    pushChart({ ...session, symbol: 'MSFT', price: 9 });
+    const { bars } = actor.getSnapshot().context;
+    expect(bars).to.have.length(3);
+    expect(bars[2]).to.include({ date: '2026-01-05', open: 1.55, high: 1.7, low: 1.52, close: 1.62 });
     actor.send({ type: 'user.pickContext', id: 'INTRA_DAY' });
     expect(actor.getSnapshot().context.chartMode).to.equal('intraday');
 

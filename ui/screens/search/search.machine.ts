@@ -4,12 +4,13 @@
  * saving and deleting queries, and the screener state of the spec (the click-context list, the bottom container
  * with the clicked row's chart).
  */
-import { marketApi, type ChartBar as ChartBarAnswer } from '../../../domain/contract/market.ts';
+import { marketApi, type ChartBar as ChartBarAnswer, type NextAverages } from '../../../domain/contract/market.ts';
 import { queriesApi } from '../../../domain/contract/queries.ts';
 import { screenerApi, type ScreenerSort } from '../../../domain/contract/screener.ts';
 import { assertEvent, assign, fromCallback, fromPromise, raise, setup } from 'xstate';
 import type { LabelledClause } from '../../../domain/screener/query.ts';
-import type { DailyBar, Quote } from '../../../domain/market/types.ts';
+import type { Quote } from '../../../domain/market/types.ts';
+import { applyQuote } from '../pricechart/chartData.ts';
 import { call, errorMessage } from '../../services/api.ts';
 import { live } from '../../services/live.ts';
 import { showToast } from '../../services/toast.ts';
@@ -42,8 +43,14 @@ import {
   type ScreenerResult,
 } from './search.logic.ts';
 
-/** A daily bar of `GET /api/bars/{symbol}`, as much as the bottom chart draws. */
-export type ChartBar = Pick<ChartBarAnswer, keyof DailyBar | 'SMA_50' | 'SMA_200'>;
+/** A daily bar of `GET /api/bars/{symbol}`, or the day's bar the chart forms from the live quotes. */
+export type ChartBar = ChartBarAnswer;
+
+/** The bottom chart's daily bars, and what their next day's averages are made of (`GET /api/bars/{symbol}`). */
+export interface ChartBars {
+  readonly bars: readonly ChartBar[];
+  readonly next: NextAverages | null;
+}
 
 /** Months of daily bars the bottom chart shows. */
 export const CHART_MONTHS = 3;
@@ -93,6 +100,8 @@ export interface SearchContext {
   readonly chartSymbol: string | null;
   readonly chartMode: 'daily' | 'intraday';
   readonly bars: readonly ChartBar[];
+  /** What the averages of the day after `bars` are made of, so the day's bar formed from quotes has them. */
+  readonly chartNext: NextAverages | null;
   readonly chartPoints: readonly ChartPoint[];
   readonly chartError: string | null;
 }
@@ -156,12 +165,12 @@ export const searchMachine = setup({
     deleteQuery: fromPromise<unknown, { id: string }>(async ({ input }) =>
       call(queriesApi.postDelstkalertqryById, { params: { id: input.id } }),
     ),
-    loadBars: fromPromise<readonly ChartBar[], { symbol: string }>(async ({ input }) => {
+    loadBars: fromPromise<ChartBars, { symbol: string }>(async ({ input }) => {
       const answer = await call(marketApi.getBarsBySymbol, {
         params: { symbol: input.symbol },
         query: { months: CHART_MONTHS },
       });
-      return answer.bars;
+      return { bars: answer.bars, next: answer.next };
     }),
     liveQuotes: fromCallback<SearchEvent, { symbols: readonly string[] }>(({ sendBack, input }) => {
       let batch: Quote[] = [];
@@ -231,6 +240,10 @@ export const searchMachine = setup({
         context.rows.map((r) => r.symbol),
       ),
     isIntraDay: ({ event }) => event.type === 'user.pickContext' && event.id === INTRA_DAY,
+    isChartQuote: ({ context, event }) => {
+      assertEvent(event, 'server.chartQuote');
+      return event.quote.symbol === context.chartSymbol;
+    },
   },
 }).createMachine({
   id: 'search',
@@ -256,6 +269,7 @@ export const searchMachine = setup({
     chartSymbol: null,
     chartMode: 'daily',
     bars: [],
+    chartNext: null,
     chartPoints: [],
     chartError: null,
   },
@@ -564,10 +578,17 @@ export const searchMachine = setup({
           invoke: {
             src: 'loadBars',
             input: ({ context }) => ({ symbol: context.chartSymbol ?? '' }),
-            onDone: { target: 'ready', actions: assign({ bars: ({ event }) => event.output, chartError: null }) },
+            onDone: {
+              target: 'ready',
+              actions: assign({
+                bars: ({ event }) => event.output.bars,
+                chartNext: ({ event }) => event.output.next,
+                chartError: null,
+              }),
+            },
             onError: {
               target: 'failed',
-              actions: assign({ chartError: ({ event }) => errorMessage(event.error), bars: [] }),
+              actions: assign({ chartError: ({ event }) => errorMessage(event.error), bars: [], chartNext: null }),
             },
           },
         },
@@ -575,11 +596,11 @@ export const searchMachine = setup({
           invoke: { src: 'chartQuotes', input: ({ context }) => ({ symbol: context.chartSymbol ?? '' }) },
           on: {
             'server.chartQuote': {
+              guard: 'isChartQuote',
+              // The intraday points, and the day's candle of the daily chart, as the price chart forms it.
               actions: assign({
-                chartPoints: ({ context, event }) =>
-                  event.quote.symbol === context.chartSymbol
-                    ? withChartPoint(context.chartPoints, event.quote)
-                    : context.chartPoints,
+                chartPoints: ({ context, event }) => withChartPoint(context.chartPoints, event.quote),
+                bars: ({ context, event }) => applyQuote(context.bars, event.quote, context.chartNext),
               }),
             },
           },
