@@ -32,6 +32,7 @@ import {
   paddedRange,
   patternLabel,
   peRatio,
+  periodBars,
   sliderMonths,
   type CardMarks,
   type TrailPoint,
@@ -311,6 +312,8 @@ export function StockCard({ symbol }: { readonly symbol: string }) {
 
   const ctx = state.context;
   const lastBar = ctx.bars.at(-1);
+  // The period's line ends at the live price, today's bar formed from the quote.
+  const shownBars = useMemo(() => periodBars(ctx.bars, ctx.next, quote), [ctx.bars, ctx.next, quote]);
   const current = quote?.price ?? lastBar?.close ?? null;
   const sign = signClass(quote?.change);
   const alertsShown = state.matches({ alerts: 'shown' });
@@ -342,7 +345,7 @@ export function StockCard({ symbol }: { readonly symbol: string }) {
     ) : (
       <CardChart
         symbol={symbol}
-        bars={ctx.bars}
+        bars={shownBars}
         trail={trail}
         marks={marks}
         height={expanded ? 280 : 130}

@@ -22,8 +22,11 @@ function bar(date: string, close: number): CardBar {
     low: close - 1,
     close,
     volume: 100,
+    SMA_20: null,
     SMA_50: close - 2,
+    SMA_100: null,
     SMA_200: close - 5,
+    rsi_14: null,
   };
 }
 

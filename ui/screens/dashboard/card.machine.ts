@@ -13,12 +13,12 @@ import {
 import { patternsApi } from '../../../domain/contract/patterns.ts';
 import { assign, fromPromise, setup } from 'xstate';
 import { thresholdProblem } from '../../../domain/alerts/alerts.ts';
-import { FUNDAMENTAL_TYPES, type DailyBar, type FundamentalType } from '../../../domain/market/types.ts';
+import { FUNDAMENTAL_TYPES, type FundamentalType } from '../../../domain/market/types.ts';
 import { call, errorMessage } from '../../services/api.ts';
 import { priceRange } from './dashboard.logic.ts';
 
-/** A daily bar with the indicators the card reads (`GET /api/bars/{symbol}`). */
-export type CardBar = Pick<ChartBar, keyof DailyBar | 'SMA_50' | 'SMA_200'>;
+/** A daily bar with its indicators (`GET /api/bars/{symbol}`), or today's formed from the live quote. */
+export type CardBar = ChartBar;
 
 /** The card's bars, and what the averages of the day after them are made of. */
 export interface CardBars {

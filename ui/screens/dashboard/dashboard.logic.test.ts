@@ -16,6 +16,7 @@ import {
   patternLabel,
   peRatio,
   performanceBars,
+  periodBars,
   paddedRange,
   priceRange,
   removeLayout,
@@ -202,6 +203,30 @@ describe('dashboard rules', () => {
     expect(cardAverage(200, bars, next, at(150, '2026-01-06T15:00:00Z')), 'too short a history').to.equal(null);
     expect(cardAverage(50, [], next, at(150, '2026-01-06T15:00:00Z'))).to.equal(null);
   });
+  it("ends a card's period at the live price: today's bar formed from the quote, the last bar moved by its own", () => {
+    const averages = { SMA_20: null, SMA_50: null, SMA_100: null, SMA_200: null, rsi_14: null };
+    const bar = (date: string, close: number) => ({ date, open: close, high: close, low: close, close, volume: 9 });
+    const bars = [
+      { ...bar('2026-01-02', 98), ...averages },
+      { ...bar('2026-01-05', 100), ...averages },
+    ];
+    const next = { after: '2026-01-05', ...averages };
+    expect(periodBars(bars, next, undefined)).to.equal(bars);
+    // The next session (its change from 100) forms 2026-01-06's bar at the price.
+    const today = periodBars(bars, next, q('AAPL', 103, 3, '2026-01-06T15:00:00Z'));
+    expect(today.map((b) => [b.date, b.close])).to.deep.equal([
+      ['2026-01-02', 98],
+      ['2026-01-05', 100],
+      ['2026-01-06', 103],
+    ]);
+    // A late quote of the last bar's own session (its change from 98) moves that bar's close.
+    const late = periodBars(bars, next, q('AAPL', 101, 3, '2026-01-05T20:59:00Z', 98));
+    expect(late.map((b) => [b.date, b.close])).to.deep.equal([
+      ['2026-01-02', 98],
+      ['2026-01-05', 101],
+    ]);
+  });
+
   it("marks a card's price levels and channels of the price with their tags, and nothing of other series", () => {
     const condition = (patch: Record<string, unknown>) => ({
       kind: 'CONDITION' as const,

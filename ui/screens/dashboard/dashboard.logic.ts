@@ -22,6 +22,7 @@ import { liveAverage, type AveragedBar } from '../../components/liveAverage.ts';
 import { previousCloseOf, sameSession } from '../../components/quoteSession.ts';
 import { wallClock } from '../../services/time.ts';
 import type { NextAverages } from '../../../domain/contract/market.ts';
+import { applyQuote as withQuote, type Bar } from '../pricechart/chartData.ts';
 
 export type { DashboardOptions };
 
@@ -288,6 +289,14 @@ const patternLabels: ReadonlyMap<string, string> = new Map(PATTERNS.map((p) => [
 /** The label of a pattern name (`bullish_engulfing` → `Bullish engulfing`); an unknown name with its underscores as spaces. */
 export function patternLabel(name: string): string {
   return patternLabels.get(name) ?? name.replaceAll('_', ' ');
+}
+
+/**
+ * A card's bars over its period ending at the live price: the day's bar formed from its quote (or the last bar
+ * moved by a quote of its own session), as the price chart forms it; the bars as loaded without a quote.
+ */
+export function periodBars(bars: readonly Bar[], next: NextAverages | null, quote: Quote | undefined): readonly Bar[] {
+  return quote === undefined ? bars : withQuote(bars, quote, next);
 }
 
 /**
