@@ -2,7 +2,9 @@ import { expect } from 'chai';
 import { createActor, fromCallback, fromPromise, waitFor } from 'xstate';
 import { sessionMachine, type MarketStatus, type SessionEvent } from './session.machine.ts';
 
-function session(options: { signedIn?: boolean; checkFails?: boolean; logoutFails?: boolean } = {}) {
+function session(
+  options: { signedIn?: boolean; checkFails?: boolean; logoutFails?: boolean; marketFails?: boolean } = {},
+) {
   const calls: string[] = [];
   let sendBack: ((event: SessionEvent) => void) | null = null;
   const machine = sessionMachine.provide({
@@ -17,9 +19,12 @@ function session(options: { signedIn?: boolean; checkFails?: boolean; logoutFail
         if (options.logoutFails) throw new Error('down');
         return Promise.resolve();
       }),
-      loadMarketStatus: fromPromise<MarketStatus>(async () =>
-        Promise.resolve({ asOf: '2024-12-31', to: '2024-12-31', source: 'simulated', feed: null }),
-      ),
+      loadMarketStatus: fromPromise<MarketStatus>(async () => {
+        calls.push('market');
+        // As the server refuses it when the session ended meanwhile (`sign in first`), or the network drops.
+        if (options.marketFails) throw new Error('sign in first');
+        return Promise.resolve({ asOf: '2024-12-31', to: '2024-12-31', source: 'simulated', feed: null });
+      }),
       liveStatus: fromCallback<SessionEvent>(({ sendBack: back }) => {
         calls.push('socket.open');
         sendBack = back;
@@ -51,6 +56,17 @@ describe('session machine', () => {
     expect(actor.getSnapshot().context.market?.source).to.equal('simulated');
     expect(calls).to.include('socket.open');
     expect(calls).not.to.include('goToLogin');
+  });
+
+  it("stays signed in without the market label when the market's status cannot be read", async () => {
+    const { actor, calls, socket } = session({ signedIn: true, marketFails: true });
+    await waitFor(actor, (s) => s.matches('signedIn'));
+    await waitFor(actor, () => calls.includes('market'));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(actor.getSnapshot().status, 'the session goes on').to.equal('active');
+    expect(actor.getSnapshot().context.market).to.equal(null);
+    socket({ type: 'socket.connected' });
+    expect(actor.getSnapshot().matches({ signedIn: 'live' })).to.equal(true);
   });
 
   it('offers a retry when the server cannot be reached', async () => {

@@ -123,6 +123,9 @@ export const sessionMachine = setup({
         {
           src: 'loadMarketStatus',
           onDone: { actions: assign({ market: ({ event }) => event.output }) },
+          // Refused (the session ended meanwhile) or unreachable: the header goes without its market label, and
+          // the session goes on (an unhandled failure would stop this machine, and the app with it).
+          onError: {},
         },
       ],
       initial: 'connecting',

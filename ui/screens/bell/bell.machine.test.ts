@@ -51,6 +51,11 @@ interface FakeBell {
   failDeliveries?: boolean;
   /** Holds each deliveries read until released. */
   holdDeliveries?: boolean;
+  /**
+   * Marks read with the app's own request, which finds no server here: what the bell meets when the network
+   * dropped (or the session ended) as it marks notifications read.
+   */
+  unreachableMarkRead?: boolean;
 }
 
 function bell(options: FakeBell = {}) {
@@ -72,10 +77,13 @@ function bell(options: FakeBell = {}) {
           if (options.failDeliveries) throw new Error('The server could not answer');
           return [...(options.deliveries ?? [])];
         }),
-        markRead: fromPromise<{ unread: number } | null, { ids: readonly string[] }>(async ({ input }) => {
-          calls.push(`markRead ${input.ids.join(',')}`);
-          return Promise.resolve({ unread: 0 });
-        }),
+        ...(options.unreachableMarkRead
+          ? {}
+          : {
+              markRead: fromCallback<BellEvent, { ids: readonly string[] }>(({ input }) => {
+                calls.push(`markRead ${input.ids.join(',')}`);
+              }),
+            }),
         markAllRead: fromPromise(async () => {
           calls.push('markAllRead');
           return Promise.resolve({ unread: 0 });
@@ -123,6 +131,20 @@ describe('bell machine', () => {
     await waitFor(actor, () => calls.length === 3);
     // The listed unread one, then the one pushed while open; never every notification unseen.
     expect(calls).to.deep.equal(['load', 'markRead 1', 'markRead 2']);
+    actor.send({ type: 'user.close' });
+    expect(actor.getSnapshot().matches({ panel: 'closed' })).to.equal(true);
+  });
+
+  it("reads the notifications again when marking them read fails, so the bell shows the server's flags", async () => {
+    const { actor, calls } = bell({ notifications: [note('1')], unread: 1, unreachableMarkRead: true });
+    await waitFor(actor, (s) => s.matches({ data: 'ready' }));
+    actor.send({ type: 'user.open' });
+    expect(actor.getSnapshot().context.unread).to.equal(0);
+    await waitFor(actor, () => calls.length === 2);
+    expect(calls).to.deep.equal(['load', 'load']);
+    await waitFor(actor, (s) => s.matches({ data: 'ready' }));
+    expect(actor.getSnapshot().status, 'the bell goes on').to.equal('active');
+    expect(actor.getSnapshot().context.notifications.map((n) => n.read)).to.deep.equal([false]);
     actor.send({ type: 'user.close' });
     expect(actor.getSnapshot().matches({ panel: 'closed' })).to.equal(true);
   });

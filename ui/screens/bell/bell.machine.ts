@@ -100,9 +100,18 @@ export const bellMachine = setup({
     loadDeliveries: fromPromise<readonly DeliveryAnswer[]>(async ({ signal }) =>
       call(channelsApi.getDeliveries, { query: { limit: DELIVERY_PAGE.max }, signal }),
     ),
-    markRead: fromPromise<{ unread: number } | null, { ids: readonly string[] }>(async ({ input }) =>
-      input.ids.length === 0 ? null : call(notificationsApi.postReadnotifications, { body: { ids: [...input.ids] } }),
-    ),
+    /**
+     * Marks notifications read on the server. A failure (the session ended, the network dropped) leaves the
+     * server's flags as they were: the notifications are read again, so the bell shows them as the server has
+     * them (a spawned request that failed unhandled would stop the bell).
+     */
+    markRead: fromCallback<BellEvent, { ids: readonly string[] }>(({ input, sendBack }) => {
+      if (input.ids.length === 0) return;
+      call(notificationsApi.postReadnotifications, { body: { ids: [...input.ids] } }).then(
+        () => undefined,
+        () => sendBack({ type: 'server.changed' }),
+      );
+    }),
     markAllRead: fromPromise(async () => call(notificationsApi.postReadnotifications, { body: { all: true } })),
     liveNotifications: fromCallback<BellEvent>(({ sendBack }) => {
       const offPush = live.onNotification((notification) => sendBack({ type: 'server.notification', notification }));

@@ -26,6 +26,7 @@ interface FakeServer {
   failStats?: boolean;
   failSave?: boolean;
   failFigures?: string;
+  failCompany?: boolean;
   defaultSymbol?: string;
 }
 
@@ -51,8 +52,10 @@ function companyStats(server: FakeServer, symbol: string | null = 'AAPL') {
           calls.push('defaultSymbol');
           return Promise.resolve(server.defaultSymbol ?? 'MSFT');
         }),
-        loadCompany: fromPromise<UniverseHit | null, { symbol: string }>(async ({ input }) =>
-          Promise.resolve(
+        loadCompany: fromPromise<UniverseHit | null, { symbol: string }>(async ({ input }) => {
+          calls.push('loadCompany');
+          if (server.failCompany) throw new Error('sign in first');
+          return Promise.resolve(
             input.symbol === 'NOPE'
               ? null
               : {
@@ -63,8 +66,8 @@ function companyStats(server: FakeServer, symbol: string | null = 'AAPL') {
                   marketcap: 1e12,
                   capclass: 'large',
                 },
-          ),
-        ),
+          );
+        }),
         figuresLoader: fromCallback<LoadFigures>(({ receive, sendBack }) => {
           receive(({ request }) => {
             calls.push(`figures ${request.key}`);
@@ -98,6 +101,16 @@ const allLoaded = (s: Snapshot) =>
   Object.values(s.context.figures).every((f) => f.status !== 'loading');
 
 describe('company statistics machine', () => {
+  it("shows the cards under the symbol alone when the company's name cannot be read", async () => {
+    const { actor, calls } = companyStats({ failCompany: true });
+    await waitFor(actor, allLoaded);
+    await waitFor(actor, () => calls.includes('loadCompany'));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(actor.getSnapshot().status, 'the screen goes on').to.equal('active');
+    expect(actor.getSnapshot().context.company).to.equal(null);
+    expect(actor.getSnapshot().matches({ company: 'shown' })).to.equal(true);
+  });
+
   it('loads the list and the figures of every card for the symbol of the address', async () => {
     const { actor, calls } = companyStats({
       stats: [

@@ -269,6 +269,8 @@ export const companyStatsMachine = setup({
               { guard: ({ event }) => event.output === null, target: 'unknown' },
               { actions: assign({ company: ({ event }) => event.output }) },
             ],
+            // Unread (refused, or unreachable): the cards go on under the symbol alone, without its name line.
+            onError: {},
           },
         },
         unknown: {},
