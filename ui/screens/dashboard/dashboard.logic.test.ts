@@ -225,6 +225,13 @@ describe('dashboard rules', () => {
       ['2026-01-02', 98],
       ['2026-01-05', 101],
     ]);
+    // A quote long after the last bar (a market whose stored days stopped): no line across the missing days.
+    expect(periodBars(bars, next, q('AAPL', 103, 3, '2026-03-02T15:00:00Z'))).to.equal(bars);
+    // After a long weekend (Friday's bar, Tuesday's session) the day's bar forms.
+    expect(periodBars(bars.slice(0, 1), next, q('AAPL', 99, 1, '2026-01-06T15:00:00Z', 98)).at(-1)).to.include({
+      date: '2026-01-06',
+      close: 99,
+    });
   });
 
   it("marks a card's price levels and channels of the price with their tags, and nothing of other series", () => {

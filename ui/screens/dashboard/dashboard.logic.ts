@@ -22,7 +22,7 @@ import { liveAverage, type AveragedBar } from '../../components/liveAverage.ts';
 import { previousCloseOf, sameSession } from '../../components/quoteSession.ts';
 import { wallClock } from '../../services/time.ts';
 import type { NextAverages } from '../../../domain/contract/market.ts';
-import { applyQuote as withQuote, type Bar } from '../pricechart/chartData.ts';
+import { applyNearQuote, type Bar } from '../pricechart/chartData.ts';
 
 export type { DashboardOptions };
 
@@ -293,10 +293,11 @@ export function patternLabel(name: string): string {
 
 /**
  * A card's bars over its period ending at the live price: the day's bar formed from its quote (or the last bar
- * moved by a quote of its own session), as the price chart forms it; the bars as loaded without a quote.
+ * moved by a quote of its own session), as the price chart forms it; the bars as loaded without a quote, or with
+ * one long after them (`applyNearQuote`).
  */
 export function periodBars(bars: readonly Bar[], next: NextAverages | null, quote: Quote | undefined): readonly Bar[] {
-  return quote === undefined ? bars : withQuote(bars, quote, next);
+  return quote === undefined ? bars : applyNearQuote(bars, quote, next);
 }
 
 /**

@@ -185,6 +185,23 @@ export function applyQuote(bars: readonly Bar[], quote: Quote, next: NextAverage
   return [...bars, formingBar(last, sessionDate(last, day), quote, next)];
 }
 
+/** The most calendar days from a stored bar to the next session's: a long weekend with a holiday. */
+const NEXT_SESSION_DAYS = 5;
+
+/**
+ * {@link applyQuote} on a chart whose dates are on a time axis (a card's line, the screener's panel): a quote more
+ * than a long weekend after the last bar is of a market whose stored days stopped (the sessions between are not
+ * there), and a bar at its date would draw a straight segment across the missing days; the bars are left as they
+ * are then.
+ */
+export function applyNearQuote(bars: readonly Bar[], quote: Quote, next: NextAverages | null = null): readonly Bar[] {
+  const last = bars.at(-1);
+  const day = marketDate(quote.ts);
+  if (last === undefined || day === null) return bars;
+  const gap = (Date.parse(`${day}T00:00:00Z`) - Date.parse(`${last.date}T00:00:00Z`)) / 86_400_000;
+  return gap > NEXT_SESSION_DAYS ? bars : applyQuote(bars, quote, next);
+}
+
 /**
  * Whether a quote is of the last bar's own session, as the server tells a session by its previous close: that
  * session's change is measured from the close before the bar (a symbol's first bar, its own close, as the live

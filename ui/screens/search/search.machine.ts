@@ -10,7 +10,7 @@ import { screenerApi, type ScreenerSort } from '../../../domain/contract/screene
 import { assertEvent, assign, fromCallback, fromPromise, raise, setup } from 'xstate';
 import type { LabelledClause } from '../../../domain/screener/query.ts';
 import type { Quote } from '../../../domain/market/types.ts';
-import { applyQuote } from '../pricechart/chartData.ts';
+import { applyNearQuote } from '../pricechart/chartData.ts';
 import { call, errorMessage } from '../../services/api.ts';
 import { live } from '../../services/live.ts';
 import { showToast } from '../../services/toast.ts';
@@ -600,7 +600,7 @@ export const searchMachine = setup({
               // The intraday points, and the day's candle of the daily chart, as the price chart forms it.
               actions: assign({
                 chartPoints: ({ context, event }) => withChartPoint(context.chartPoints, event.quote),
-                bars: ({ context, event }) => applyQuote(context.bars, event.quote, context.chartNext),
+                bars: ({ context, event }) => applyNearQuote(context.bars, event.quote, context.chartNext),
               }),
             },
           },
