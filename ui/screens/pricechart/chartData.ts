@@ -40,7 +40,6 @@ import {
 import { wallClock } from '../../services/time.ts';
 import { liveAverage, liveRsi } from '../../components/liveAverage.ts';
 
-/** A daily bar as `GET /api/bars/{symbol}` answers it. */
 /**
  * A daily bar of the chart: the server's, or one the page formed from quotes, which keeps the close its session's
  * change is measured from (`prevClose`): what tells that session's later quotes from the next session's.
@@ -153,16 +152,16 @@ export function marketDate(ts: string): string | null {
  * previous close is the close before the last stored bar is of that bar's own session and moves its close (and
  * high, low, volume); one whose previous close is that bar's close (the server's first tick after a stored day
  * starts the next session from it, even on the same New York date, after the close) or another is of a later
- * session and forms the bar after it (the session's open, high and low as the quote says them), never changing the stored one; a quote of
- * a later date forms it too. Such a bar is dated by the quote's date, or the weekday after the stored bar's when
- * the quote is of that bar's date (the session the server's clock opens next; its holidays are not known here).
- * A quote of the bar the page formed (of its session: the previous close it keeps) moves it; on the demo clock a trading day is
- * a session of a few minutes: a quote whose previous close is not the formed bar's open is of a later session,
- * and the bar forms again from it, as a reload of the chart then shows it. An older quote, or one that changes
- * nothing, leaves the bars as they are (the same array). The moving averages move with the price, as the
- * alerts' do (today's close counted): a bar's by the change of its close over the period, a new bar's from
- * `next`, the sums the server's bars end with (none when the bars go on past them, or it has none); so does a
- * formed bar's RSI 14, from `next`'s average gain and loss.
+ * session and forms the bar after it (the session's open, high and low as the quote says them), never changing
+ * the stored one; a quote of a later date forms it too. Such a bar is dated by the quote's date, or the weekday
+ * after the stored bar's when the quote is of that bar's date (the session the server's clock opens next; its
+ * holidays are not known here). A quote of the bar the page formed (of its session: the previous close the bar
+ * keeps) moves it; on the demo clock a trading day is a session of a few minutes: a quote whose previous close
+ * is another is of a later session, and the bar forms again from it, as a reload of the chart then shows it. An
+ * older quote, or one that changes nothing, leaves the bars as they are (the same array). The moving averages
+ * move with the price, as the alerts' do (today's close counted): a bar's by the change of its close over the
+ * period, a new bar's from `next`, the sums the server's bars end with (none when the bars go on past them, or
+ * it has none); so does a formed bar's RSI 14, from `next`'s average gain and loss.
  */
 export function applyQuote(bars: readonly Bar[], quote: Quote, next: NextAverages | null = null): readonly Bar[] {
   const last = bars.at(-1);
