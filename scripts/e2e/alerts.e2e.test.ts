@@ -1,8 +1,7 @@
 import { expect } from 'chai';
-import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import type { Quote } from '../../domain/market/types.ts';
-import { createAlertIn, lastPriceIn, startE2E, type E2E } from './browser.ts';
+import { createAlertIn, exportedLines, lastPriceIn, startE2E, type E2E } from './browser.ts';
 
 /** The shapes of the chart's Plotly graph. */
 async function shapes(page: Page): Promise<{ type?: string; y0?: number; y1?: number }[]> {
@@ -443,16 +442,7 @@ describe('alerts (Chromium)', function () {
     await e2e.screenshot(page, 'alerts-laptop');
 
     /** The CSV the grid exports, as lines. */
-    const exported = async () => {
-      const [download] = await Promise.all([
-        page.waitForEvent('download'),
-        grid.getByRole('button', { name: 'Export CSV' }).click(),
-      ]);
-      return readFileSync(await download.path(), 'utf8')
-        .replace(/^\uFEFF/, '')
-        .trim()
-        .split(/\r?\n/);
-    };
+    const exported = () => exportedLines(page, grid);
     const laptop = await exported();
     expect(laptop[0]).to.equal(
       '"Symbol","Condition","Frequency","Deliver to","Expires","Status","Last fired","Triggers"',

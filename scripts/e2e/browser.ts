@@ -2,7 +2,7 @@
  * End-to-end support: the real gateway (embedded adapters, a fresh temporary DATA_DIR, feed tick source) serving
  * the built web app, and a real Chromium driven by playwright-core. Screenshots go to `var/screenshots/`.
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -197,19 +197,21 @@ export async function startE2E(env: Record<string, string> = {}): Promise<E2E> {
   };
 }
 
-/** The CSV a grid's Export CSV button downloads, as rows of fields (the grid quotes every field), header first. */
-export async function exportedRows(page: Page, grid: Locator): Promise<string[][]> {
+/** The CSV a grid's Export CSV button downloads, as lines, header first. */
+export async function exportedLines(page: Page, grid: Locator): Promise<string[]> {
   const [download] = await Promise.all([
     page.waitForEvent('download'),
     grid.getByRole('button', { name: 'Export CSV' }).click(),
   ]);
-  const path = await download.path();
-  const { readFileSync } = await import('node:fs');
-  return readFileSync(path, 'utf8')
+  return readFileSync(await download.path(), 'utf8')
     .replace(/^\uFEFF/, '')
     .trim()
-    .split(/\r?\n/)
-    .map((line) => line.slice(1, -1).split('","'));
+    .split(/\r?\n/);
+}
+
+/** The CSV a grid's Export CSV button downloads, as rows of fields (the grid quotes every field), header first. */
+export async function exportedRows(page: Page, grid: Locator): Promise<string[][]> {
+  return (await exportedLines(page, grid)).map((line) => line.slice(1, -1).split('","'));
 }
 
 /**
