@@ -93,6 +93,27 @@ export const nextAverages = z.object({
   rsi_14: z.object({ gain: z.number(), loss: z.number() }).nullable(),
 });
 
+/** Most minute candles of a session the server keeps per symbol (a session with pre- and after-market hours fits). */
+export const MINUTE_CANDLES_MAX = 1000;
+
+/** A minute candle of a symbol's live session, made of every tick the server received in that minute. */
+export const minuteCandle = z.object({
+  time: z.string().describe('The minute, New York wall-clock time `YYYY-MM-DD HH:MM`'),
+  open: z.number(),
+  high: z.number(),
+  low: z.number(),
+  close: z.number(),
+  volume: z.number().describe('Shares traded in the minute'),
+  sessionVolume: z.number().describe("The session's volume at the minute's last tick"),
+});
+
+/** A symbol's minute candles of its live session. */
+export const minuteCandles = z.object({
+  symbol: z.string(),
+  prevClose: nullableNumber.describe("The close the session's change is measured from (null when none)"),
+  candles: z.array(minuteCandle),
+});
+
 const percentValues = z.array(nullableNumber);
 
 /** A member of a cluster of correlated stocks, with its average correlation to the others. */
@@ -189,6 +210,15 @@ export const marketApi = {
     query: z.object({ months }),
     response: z.object({ symbol: z.string(), bars: z.array(chartBar), next: nextAverages.nullable() }),
   }),
+  getBarsBySymbolMinutes: route({
+    method: 'GET',
+    path: '/api/bars/:symbol/minutes',
+    summary: `A symbol's minute candles of its live session, oldest first (at most ${MINUTE_CANDLES_MAX}, the latest): made of every tick the server received, from the session's first tick; the session that closed until the next session's first tick; none before the first tick, or on a server without live ticks`,
+    tag: 'market',
+    access: 'user',
+    params: z.object({ symbol: symbolSchema }),
+    response: minuteCandles,
+  }),
   getFundamentalsByTypeBySymbolByLimitByPeriod: route({
     method: 'GET',
     path: '/api/fundamentals/:type/:symbol/:limit/:period',
@@ -254,6 +284,10 @@ export type UniverseHit = Omit<UniverseCompany, 'shares'>;
 export type ChartBar = z.infer<typeof chartBar>;
 /** What the averages of the day after a symbol's bars are made of, as `GET /api/bars/{symbol}` answers it. */
 export type NextAverages = z.infer<typeof nextAverages>;
+/** A minute candle of a live session, as the server keeps it. */
+export type MinuteCandle = z.infer<typeof minuteCandle>;
+/** A symbol's minute candles of its live session. */
+export type MinuteCandles = z.infer<typeof minuteCandles>;
 /** A fundamental figure as `GET /api/fundamentals/…` answers it. */
 export type FundamentalFigure = z.infer<typeof fundamentalFigure>;
 /** The market's status as the API answers it. */

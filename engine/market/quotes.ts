@@ -4,6 +4,7 @@
  */
 import type { SymbolSnapshot } from './analysis.ts';
 import { closeInstant, round } from './series.ts';
+import type { MinuteCandles } from '../../domain/contract/market.ts';
 import type { Quote } from '../../domain/market/types.ts';
 
 export type { Quote };
@@ -27,6 +28,8 @@ export interface QuoteSource {
    * daily closes have none.
    */
   session?(symbol: string): SessionOpen | undefined;
+  /** The minute candles of a symbol's live session, when the source keeps them (live quotes); else undefined. */
+  minutes?(symbol: string): MinuteCandles | undefined;
 }
 
 /** The quote of a latest bar: its close against the previous close, stamped at 16:00 New York on its day. */

@@ -12,6 +12,8 @@ import { LiveIndicators, SMA_PERIODS, type IndicatorRow } from '../indicators/in
 import type { Quote, QuoteSource, SessionOpen } from '../market/quotes.ts';
 import { closeInstant, round } from '../market/series.ts';
 import type { MarketStore } from '../marketdata/store.ts';
+import type { MinuteCandles } from '../../domain/contract/market.ts';
+import { MinuteBook } from './minuteCandles.ts';
 import { priceCents, type ClosedDay, type Tick } from '../ticks/tick.ts';
 
 /**
@@ -75,6 +77,8 @@ class Entry implements PriceMove {
   nextPrevCloseCents = NaN;
   /** Whether the day closed since the last tick: the next tick starts a new day. */
   rolled = true;
+  /** How many sessions the ticks started (a tick after a day close starts one). */
+  sessions = 0;
   /** The price the displayed day opened at: the first tick of a live session, else the latest bar's open. */
   open = NaN;
   high = NaN;
@@ -179,6 +183,8 @@ export interface FromStoreOptions {
 export class LiveQuotes implements QuoteSource {
   private readonly entries = new Map<string, Entry>();
   private readonly listeners: ((symbol: string) => void)[] = [];
+  /** Each symbol's minute candles of its live session, once {@link keepMinutes} asked for them. */
+  private minuteBook: MinuteBook | null = null;
 
   /**
    * Starts each symbol from its finished bars: its quote is the latest day's until the first tick. A tick's
@@ -217,6 +223,7 @@ export class LiveQuotes implements QuoteSource {
     entry.cents = cents;
     if (entry.rolled) {
       entry.rolled = false;
+      entry.sessions += 1;
       entry.closedSession = null;
       entry.prevCloseCents = entry.nextPrevCloseCents;
       entry.open = cents;
@@ -232,8 +239,24 @@ export class LiveQuotes implements QuoteSource {
     entry.ticked = true;
     entry.dirty = true;
     entry.snapshot = undefined;
+    if (this.minuteBook !== null) {
+      this.minuteBook.record(tick.symbol, entry.sessions, cents, entry.volume, tick.ts, entry.prevCloseCents);
+    }
     if (this.listeners.length > 0) this.notify(tick.symbol);
     return entry;
+  }
+
+  /**
+   * Keeps each symbol's minute candles of its live session from the next tick on ({@link minutes}): what a
+   * server that answers the price chart asks for; the alert engine's own quotes do without.
+   */
+  keepMinutes(): void {
+    this.minuteBook ??= new MinuteBook();
+  }
+
+  /** A symbol's minute candles of its live session (see {@link keepMinutes}), or undefined before its first tick. */
+  minutes(symbol: string): MinuteCandles | undefined {
+    return this.minuteBook?.candles(symbol);
   }
 
   /** Applies a batch of ticks in order. */

@@ -30,6 +30,7 @@ function apiQuotes(quotes: LiveQuotes): QuoteSource {
     },
     quotes: (symbols) => quotes.quotes(symbols).map(shape),
     session: (symbol) => quotes.session(symbol),
+    minutes: (symbol) => quotes.minutes(symbol),
   };
 }
 

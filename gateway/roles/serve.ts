@@ -194,6 +194,8 @@ export async function serveApi(config: Config, logger: Logger, stops: Stops, sys
   const sessions = endingSockets(system.appDeps.sessions, (hashes) => ended?.(hashes));
   const server = serverOf(createApp({ ...system.appDeps, sessions, health, rebuildChecks }), stops);
   const live = system.liveQuotes;
+  // The price chart's 1D view draws the session so far from the ticks this process reads.
+  live?.keepMinutes();
   const realtime = attachRealtime(server, {
     sessions: system.appDeps.sessions,
     symbols: system.appDeps.symbols,

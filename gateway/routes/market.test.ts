@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { NextAverages } from '../../domain/contract/market.ts';
+import type { MinuteCandles, NextAverages } from '../../domain/contract/market.ts';
 import { formingRsi, wilderAverages } from '../../domain/market/rsi.ts';
 import { SECTORS, type DailyBar } from '../../domain/market/types.ts';
 import { loadUniverse } from '../../engine/marketdata/universe.ts';
@@ -19,13 +19,16 @@ interface Series {
   series: { symbol?: string; sector?: string; values: (number | null)[] }[];
 }
 
+/** The bearer token of the feed route of this file's gateway. */
+const TEST_FEED_TOKEN = 'market-feed-token-0123456789';
+
 const mean = (values: readonly number[]): number => values.reduce((a, b) => a + b, 0) / values.length;
 
 describe('market routes', function () {
   let gw: TestGateway;
   let user: TestClient;
   before(async function () {
-    gw = await startTestGateway();
+    gw = await startTestGateway({ env: { FEED_TOKEN: TEST_FEED_TOKEN } });
     user = await gw.user();
   });
   after(async function () {
@@ -163,6 +166,30 @@ describe('market routes', function () {
     const history = gw.running.system.market.store.bars('AAPL');
     expect(all[first]?.SMA_200).to.be.closeTo(mean(history.slice(0, 200).map((b) => b.close)), 1e-9);
     expect(res.bars.at(-1)).to.deep.equal(last);
+  });
+
+  it("answers a symbol's minute candles of its live session, made of every tick the feed sent", async function () {
+    const empty = await user.getOk<MinuteCandles>('/api/bars/wmt/minutes');
+    expect(empty, 'before its first tick').to.deep.equal({ symbol: 'WMT', prevClose: null, candles: [] });
+    const lastClose = (await user.getOk<{ bars: ChartBar[] }>('/api/bars/WMT')).bars.at(-1)!.close;
+    // 14:59 and 15:00 New York (EST) on 2026-01-05, the feed route's ticks.
+    const t0 = Date.UTC(2026, 0, 5, 19, 59, 0);
+    const feed = { authorization: `Bearer ${TEST_FEED_TOKEN}` };
+    const ticks = [
+      [60.5, 3, 15],
+      [60.25, 4, 45],
+      [61, 2, 61],
+    ].map(([price, size, s]) => ({ symbol: 'WMT', price, size, ts: t0 + s! * 1000 }));
+    expect((await gw.client().post('/api/feed/ticks', ticks, feed)).status).to.equal(202);
+    expect(await user.getOk<MinuteCandles>('/api/bars/WMT/minutes')).to.deep.equal({
+      symbol: 'WMT',
+      prevClose: lastClose,
+      candles: [
+        { time: '2026-01-05 14:59', open: 60.5, high: 60.5, low: 60.25, close: 60.25, volume: 7, sessionVolume: 7 },
+        { time: '2026-01-05 15:00', open: 61, high: 61, low: 61, close: 61, volume: 2, sessionVolume: 9 },
+      ],
+    });
+    await user.getRefused('/api/bars/ZZZZZZ/minutes', 'params.symbol');
   });
 
   it("answers with the bars what the next day's averages are made of: the sums of the last closes", async function () {
@@ -313,6 +340,7 @@ describe('market routes', function () {
     '/api/sectors',
     '/api/quotes?symbols=AAPL',
     '/api/bars/AAPL',
+    '/api/bars/AAPL/minutes',
     '/api/fundamentals/revenue/AAPL/0/A',
     '/api/performance?symbols=AAPL',
     '/api/performance/sectors',

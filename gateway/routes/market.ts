@@ -64,6 +64,14 @@ export function marketRoutes(deps: MarketDeps) {
       },
     }),
     defineRoute({
+      ...marketApi.getBarsBySymbolMinutes,
+      handle: async ({ params }) => {
+        requireSymbol(market, params.symbol, 'params.symbol');
+        const minutes = market.quotes.minutes?.(params.symbol);
+        return Promise.resolve(minutes ?? { symbol: params.symbol, prevClose: null, candles: [] });
+      },
+    }),
+    defineRoute({
       ...marketApi.getFundamentalsByTypeBySymbolByLimitByPeriod,
       handle: async ({ params }) => {
         requireSymbol(market, params.symbol, 'params.symbol');

@@ -48,7 +48,7 @@ export interface E2E {
     expectedErrors?: readonly string[];
   }): Promise<{ context: BrowserContext; page: Page; errors: string[] }>;
   /** Pushes ticks through the feed route. */
-  pushTicks(ticks: readonly { symbol: string; price: number; size?: number }[]): Promise<void>;
+  pushTicks(ticks: readonly { symbol: string; price: number; size?: number; ts?: number }[]): Promise<void>;
   /** Saves a full-page screenshot as `<name>.png`. */
   screenshot(page: Page, name: string): Promise<void>;
   /** Signs a new user up through the page and waits for the dashboard. */

@@ -89,6 +89,39 @@ describe('price chart (Chromium)', function () {
     await context.close();
   });
 
+  it('draws on 1D the minutes the session traded before the page opened', async () => {
+    const { page, context, errors } = await e2e.newPage();
+    await e2e.signUp(page, 'minutes');
+    const minute = Math.floor(Date.now() / 60_000) * 60_000;
+    await e2e.pushTicks([
+      { symbol: 'NVDA', price: 140.1, size: 100, ts: minute - 120_000 + 5_000 },
+      { symbol: 'NVDA', price: 141.3, size: 50, ts: minute - 120_000 + 30_000 },
+      { symbol: 'NVDA', price: 139.8, size: 70, ts: minute - 60_000 + 5_000 },
+    ]);
+    await page.goto('/PriceCharts?stock=NVDA');
+    await page.locator('.plot-container').first().waitFor();
+    await page.getByRole('group', { name: 'Duration' }).getByRole('button', { name: '1D' }).click();
+    const drawn = await page.waitForFunction(() => {
+      const graph = document.querySelector('.js-plotly-plot') as unknown as {
+        data?: { type?: string; open?: number[]; high?: number[]; low?: number[]; close?: number[] }[];
+        layout?: { xaxis?: { title?: { text?: string } } };
+      } | null;
+      if (graph?.layout?.xaxis?.title?.text !== 'Time (New York)') return null;
+      const candles = graph.data?.find((t) => t.type === 'candlestick');
+      return candles?.close?.length
+        ? { open: candles.open, high: candles.high, low: candles.low, close: candles.close }
+        : null;
+    });
+    expect(await drawn.jsonValue()).to.deep.equal({
+      open: [140.1, 139.8],
+      high: [141.3, 139.8],
+      low: [140.1, 139.8],
+      close: [141.3, 139.8],
+    });
+    expect(errors).to.deep.equal([]);
+    await context.close();
+  });
+
   it("draws today's moving averages and RSI on the forming candle, today's price counted, and moves them", async () => {
     const { page, context, errors } = await e2e.newPage();
     await e2e.signUp(page, 'averages');

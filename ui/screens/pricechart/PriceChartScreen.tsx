@@ -868,8 +868,7 @@ function PriceChart({ symbol }: { readonly symbol: string }) {
                   ? 'Click the chart at the lower and at the upper bound of the channel. '
                   : 'Click the chart to add an alert at that price; drag an alert line to move it. '}
                 Click an alert's label to delete it.
-                {context.duration === '1D' &&
-                  ' 1D shows minute candles built from the live quotes since this page opened.'}
+                {context.duration === '1D' && ' 1D shows the session in minute candles, moved by the live quotes.'}
               </p>
             </div>
           )}

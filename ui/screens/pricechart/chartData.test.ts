@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import type { Quote } from '../../../domain/market/types.ts';
 import {
   addQuoteToIntraday,
+  intradayOf,
   alertElement,
   applyQuote,
   formedDayClosed,
@@ -321,6 +322,37 @@ describe('price chart data', () => {
       nextDay.map((c) => c.time),
       'a new day starts over',
     ).to.deep.equal(['2026-01-07 09:30']);
+  });
+
+  it("takes the server's minute candles of the session, and a quote of later trading than their last", () => {
+    const server = {
+      symbol: 'AAPL',
+      prevClose: 99,
+      candles: [
+        { time: '2026-01-06 09:30', open: 100, high: 101, low: 99.5, close: 99.5, volume: 1600, sessionVolume: 1600 },
+      ],
+    };
+    const seeded = intradayOf(server, null);
+    expect(seeded).to.deep.equal([{ ...server.candles[0], prevClose: 99 }]);
+    expect(intradayOf(server, quote(100.5, '2026-01-06T14:30:55Z', 1, 1500)), 'an older quote').to.deep.equal(seeded);
+    expect(intradayOf(server, quote(101.5, '2026-01-06T14:31:05Z', 2.5, 1700))).to.deep.equal([
+      ...seeded,
+      {
+        time: '2026-01-06 09:31',
+        open: 99.5,
+        high: 101.5,
+        low: 99.5,
+        close: 101.5,
+        volume: 100,
+        sessionVolume: 1700,
+        prevClose: 99,
+      },
+    ]);
+    expect(
+      intradayOf({ ...server, candles: [] }, quote(100, '2026-01-06T14:30:05Z', 1, 10)),
+      'none yet',
+    ).to.have.length(1);
+    expect(intradayOf({ ...server, prevClose: null }, null)[0], 'no previous close').to.not.have.property('prevClose');
   });
 
   it('starts the minute candles over at a later session of the same day (the demo clock), its volume its own', () => {

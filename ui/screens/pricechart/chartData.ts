@@ -23,7 +23,7 @@ import {
 } from '../../../domain/alerts/conditions.ts';
 import { formatNumber, formatPrice, formatSigned, formatSignedPercent } from '../../../domain/format.ts';
 import type { AlertAnswer } from '../../../domain/contract/alerts.ts';
-import type { ChartBar, NextAverages } from '../../../domain/contract/market.ts';
+import type { ChartBar, MinuteCandle, MinuteCandles, NextAverages } from '../../../domain/contract/market.ts';
 import type { PatternRowAnswer } from '../../../domain/contract/patterns.ts';
 import type { Quote } from '../../../domain/market/types.ts';
 import { SMA_PERIODS, type SmaPeriod } from '../../../domain/screener/query.ts';
@@ -46,21 +46,11 @@ import { liveAverage, liveRsi } from '../../components/liveAverage.ts';
  */
 export type Bar = ChartBar & { readonly prevClose?: number };
 
-/** A minute candle of today, built from live quotes. */
-export interface Candle {
-  /** The minute, New York wall-clock time `YYYY-MM-DD HH:MM`. */
-  readonly time: string;
-  readonly open: number;
-  readonly high: number;
-  readonly low: number;
-  readonly close: number;
-  /** Shares traded in the minute. */
-  readonly volume: number;
-  /** The session's volume at the candle's last quote. */
-  readonly sessionVolume: number;
-  /** The session's previous close (its quotes' price less their change), when the candle was made of a quote. */
-  readonly prevClose?: number;
-}
+/**
+ * A minute candle of the live session: the server's (every tick of the minute), or one live quotes moved or
+ * formed, with the close its session's change is measured from (what tells a later session's quotes).
+ */
+export type Candle = MinuteCandle & { readonly prevClose?: number };
 
 /** A pattern row as `GET /api/patterns/recentstkpattern/{stock}/{limitdays}` answers it. */
 export type PatternRow = PatternRowAnswer;
@@ -351,6 +341,22 @@ export function addQuoteToIntraday(candles: readonly Candle[], quote: Quote): re
     ],
     INTRADAY_MAX,
   );
+}
+
+/**
+ * The 1D chart's candles from the server's minute candles of the session, each with the session's previous
+ * close, and the latest quote folded in when it is of later trading (the session's volume past the last
+ * candle's, or no candle yet): a quote received while they were loading moves what they show, an older one
+ * does not take the close back.
+ */
+export function intradayOf(answer: MinuteCandles, quote: Quote | null): readonly Candle[] {
+  const prevClose = answer.prevClose;
+  const candles: readonly Candle[] =
+    prevClose === null ? answer.candles : answer.candles.map((candle) => ({ ...candle, prevClose }));
+  if (quote === null || quote.symbol !== answer.symbol) return candles;
+  const last = candles.at(-1);
+  if (last !== undefined && quote.volume <= last.sessionVolume) return candles;
+  return addQuoteToIntraday(candles, quote);
 }
 
 /** Support levels below the last close and resistance levels above it, nearest first. */

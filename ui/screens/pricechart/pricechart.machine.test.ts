@@ -6,7 +6,7 @@ import {
   type AlertCondition,
   type AlertSource,
 } from '../../../domain/alerts/conditions.ts';
-import type { NextAverages } from '../../../domain/contract/market.ts';
+import type { MinuteCandles, NextAverages } from '../../../domain/contract/market.ts';
 import type { Quote } from '../../../domain/market/types.ts';
 import { PATTERN_LABEL_BOX, type Bar, type ChartAlert, type Duration, type PatternRow } from './chartData.ts';
 import { conditionAlert, priceAlert } from './chartFixtures.ts';
@@ -53,6 +53,8 @@ interface Options {
   saveFails?: string;
   /** Holds saves until released. */
   holdSaves?: boolean;
+  /** The server's minute candles of the session (the 1D chart); none by default. */
+  minutes?: MinuteCandles;
   /** The status the server answers a saved alert with (armed by default). */
   savedStatus?: ChartAlert['status'];
 }
@@ -89,6 +91,8 @@ function chart(options: Options = {}) {
             bars,
             next: stored.next,
             patterns: options.patterns ?? [],
+            minutes:
+              input.duration === '1D' ? (options.minutes ?? { symbol: 'AAPL', prevClose: 105, candles: [] }) : null,
             compareBars: Object.fromEntries(input.compares.map((s) => [s, BARS.map((b) => ({ ...b, close: 50 }))])),
           });
         }),
@@ -268,6 +272,39 @@ describe('price chart machine', () => {
       sar.map((e) => e.charttype),
       'the 1D chart draws the previous close',
     ).to.deep.equal(['close']);
+  });
+
+  it("draws the session so far on 1D from the server's minute candles, live quotes moving the last one", async () => {
+    const candle = (time: string, close: number, sessionVolume: number) => ({
+      time,
+      open: close,
+      high: close,
+      low: close,
+      close,
+      volume: 100,
+      sessionVolume,
+    });
+    const minutes: MinuteCandles = {
+      symbol: 'AAPL',
+      prevClose: 100,
+      candles: [candle('2026-01-31 09:30', 106, 100), candle('2026-01-31 09:31', 107, 200)],
+    };
+    const { actor, ready, push } = chart({ minutes });
+    await ready();
+    expect(ctx(actor.getSnapshot()).intraday, 'no candle on a daily duration').to.deep.equal([]);
+    // A quote of the session received before the candles were asked for: older than their last trading.
+    push({ type: 'server.quote', quote: { ...quote(106.5, '2026-01-31T14:31:10Z'), volume: 150 } });
+    actor.send({ type: 'user.setDuration', duration: '1D' });
+    await ready();
+    expect(ctx(actor.getSnapshot()).intraday).to.deep.equal(minutes.candles.map((c) => ({ ...c, prevClose: 100 })));
+    push({ type: 'server.quote', quote: { ...quote(108, '2026-01-31T14:31:40Z'), volume: 250 } });
+    expect(ctx(actor.getSnapshot()).intraday.at(-1)).to.include({
+      time: '2026-01-31 09:31',
+      high: 108,
+      close: 108,
+      volume: 150,
+      sessionVolume: 250,
+    });
   });
 
   it('toggles the moving-average overlays', async () => {

@@ -6,7 +6,7 @@
  */
 import { alertsApi } from '../../../domain/contract/alerts.ts';
 import { LEVEL_OPS, type AlertFrequency, type AlertOp, type AlertSource } from '../../../domain/alerts/conditions.ts';
-import { marketApi, type NextAverages } from '../../../domain/contract/market.ts';
+import { marketApi, type MinuteCandles, type NextAverages } from '../../../domain/contract/market.ts';
 import { patternsApi } from '../../../domain/contract/patterns.ts';
 import { snapshotsApi } from '../../../domain/contract/snapshots.ts';
 import { assertEvent, assign, fromCallback, fromPromise, not, setup } from 'xstate';
@@ -27,6 +27,7 @@ import {
   DEFAULT_DURATION,
   DEFAULT_SMAS,
   addQuoteToIntraday,
+  intradayOf,
   alertElement,
   alertName,
   applyQuote,
@@ -175,6 +176,8 @@ export interface ChartLoad {
   readonly next: NextAverages | null;
   readonly patterns: readonly PatternRow[];
   readonly compareBars: Readonly<Record<string, readonly Bar[]>>;
+  /** The 1D chart's minute candles of the session as the server made them; null for a daily duration. */
+  readonly minutes: MinuteCandles | null;
 }
 
 /** The body of an alert the chart sends. */
@@ -424,7 +427,7 @@ export const priceChartMachine = setup({
   actors: {
     loadChart: fromPromise<ChartLoad, ChartRequest>(async ({ input, signal }) => {
       try {
-        const [{ bars, next }, patterns, ...others] = await Promise.all([
+        const [{ bars, next }, patterns, minutes, ...others] = await Promise.all([
           fetchChart(input.symbol, input.duration, signal),
           input.duration === '1D'
             ? Promise.resolve([] as PatternRow[])
@@ -432,10 +435,13 @@ export const priceChartMachine = setup({
                 params: { stock: input.symbol, limitdays: patternDays(input.duration) },
                 signal,
               }),
+          input.duration === '1D'
+            ? call(marketApi.getBarsBySymbolMinutes, { params: { symbol: input.symbol }, signal })
+            : Promise.resolve(null),
           ...input.compares.map((s) => fetchBars(s, input.duration, signal)),
         ]);
         const compareBars = Object.fromEntries(input.compares.map((s, i) => [s, others[i] ?? []]));
-        return { bars, next, patterns, compareBars };
+        return { bars, next, patterns, minutes, compareBars };
       } catch (error) {
         throw new Error(loadFailure(error, input.symbol), { cause: error });
       }
@@ -652,6 +658,7 @@ export const priceChartMachine = setup({
                     ? applyQuote(event.output.bars, context.quote, event.output.next)
                     : event.output.bars,
                   next: event.output.next,
+                  intraday: event.output.minutes ? intradayOf(event.output.minutes, context.quote) : context.intraday,
                   patterns: event.output.patterns,
                   compareBars: event.output.compareBars,
                   error: null,

@@ -1,0 +1,128 @@
+/**
+ * Minute candles of each symbol's live session, made of every tick (`GET /api/bars/{symbol}/minutes`, the price
+ * chart's 1D view): a page opened in the middle of a session draws the session so far, not only the quotes it
+ * receives from then on. A candle opens at the first tick of its New York minute and closes at the last; its
+ * volume is what the session's volume grew by in the minute. A session's first tick starts its candles afresh;
+ * the session that closed is kept until then. Prices are kept in integer cents, as the quotes keep them.
+ */
+import { MINUTE_CANDLES_MAX, type MinuteCandles } from '../../domain/contract/market.ts';
+import { newYorkTime } from '../ticks/marketClock.ts';
+
+const MINUTE_MS = 60_000;
+
+/** One symbol's candles, in parallel arrays, oldest first. */
+class SessionMinutes {
+  /** The quotes' session the candles are of (see {@link MinuteBook.record}). */
+  session = -1;
+  prevCloseCents = NaN;
+  readonly minute: number[] = [];
+  readonly time: string[] = [];
+  readonly open: number[] = [];
+  readonly high: number[] = [];
+  readonly low: number[] = [];
+  readonly close: number[] = [];
+  readonly volume: number[] = [];
+  readonly sessionVolume: number[] = [];
+
+  /** Drops every candle. */
+  clear(): void {
+    for (const column of this.columns()) column.length = 0;
+  }
+
+  /** Drops the oldest candle. */
+  dropOldest(): void {
+    for (const column of this.columns()) column.shift();
+  }
+
+  private columns(): unknown[][] {
+    return [this.minute, this.time, this.open, this.high, this.low, this.close, this.volume, this.sessionVolume];
+  }
+}
+
+/** The New York wall-clock minute of a minute number (minutes since the epoch), `YYYY-MM-DD HH:MM`. */
+function minuteLabel(minute: number): string {
+  const t = newYorkTime(minute * MINUTE_MS);
+  return `${t.date} ${String(t.hour).padStart(2, '0')}:${String(t.minute).padStart(2, '0')}`;
+}
+
+/** Every symbol's minute candles of its live session. */
+export class MinuteBook {
+  private readonly symbols = new Map<string, SessionMinutes>();
+  /** The label of the last minute labelled: most ticks of a minute are of the same one, whatever the symbol. */
+  private lastMinute = NaN;
+  private lastLabel = '';
+
+  /** Keeps at most `max` candles per symbol, the latest. */
+  constructor(private readonly max: number = MINUTE_CANDLES_MAX) {}
+
+  /**
+   * Takes a tick of `symbol`: its price in cents, the session's volume with it, its time (ms since the epoch),
+   * the number of the session it is of (another number than the last starts the candles afresh) and the close
+   * that session's change is measured from. A tick older than the last candle's minute (a feed's late report)
+   * moves the last candle, as it moves the quote.
+   */
+  record(
+    symbol: string,
+    session: number,
+    cents: number,
+    sessionVolume: number,
+    ts: number,
+    prevCloseCents: number,
+  ): void {
+    let s = this.symbols.get(symbol);
+    if (s === undefined) {
+      s = new SessionMinutes();
+      this.symbols.set(symbol, s);
+    }
+    if (s.session !== session) {
+      s.clear();
+      s.session = session;
+      s.prevCloseCents = prevCloseCents;
+    }
+    const minute = Math.floor(ts / MINUTE_MS);
+    const k = s.minute.length - 1;
+    if (k >= 0 && minute <= s.minute[k]!) {
+      if (cents > s.high[k]!) s.high[k] = cents;
+      if (cents < s.low[k]!) s.low[k] = cents;
+      s.close[k] = cents;
+      if (sessionVolume > s.sessionVolume[k]!) {
+        s.volume[k] = s.volume[k]! + sessionVolume - s.sessionVolume[k]!;
+        s.sessionVolume[k] = sessionVolume;
+      }
+      return;
+    }
+    if (minute !== this.lastMinute) {
+      this.lastMinute = minute;
+      this.lastLabel = minuteLabel(minute);
+    }
+    const before = k >= 0 ? s.sessionVolume[k]! : 0;
+    s.minute.push(minute);
+    s.time.push(this.lastLabel);
+    s.open.push(cents);
+    s.high.push(cents);
+    s.low.push(cents);
+    s.close.push(cents);
+    s.volume.push(Math.max(0, sessionVolume - before));
+    s.sessionVolume.push(sessionVolume);
+    if (s.minute.length > this.max) s.dropOldest();
+  }
+
+  /** A symbol's candles, or undefined when it has had no tick. */
+  candles(symbol: string): MinuteCandles | undefined {
+    const s = this.symbols.get(symbol);
+    if (s === undefined) return undefined;
+    return {
+      symbol,
+      prevClose: s.prevCloseCents > 0 ? s.prevCloseCents / 100 : null,
+      candles: s.minute.map((_, i) => ({
+        time: s.time[i]!,
+        open: s.open[i]! / 100,
+        high: s.high[i]! / 100,
+        low: s.low[i]! / 100,
+        close: s.close[i]! / 100,
+        volume: s.volume[i]!,
+        sessionVolume: s.sessionVolume[i]!,
+      })),
+    };
+  }
+}
