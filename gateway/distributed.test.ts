@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { io as connect, type Socket } from 'socket.io-client';
+import type { MinuteCandles } from '../domain/contract/market.ts';
 import type { ClientToServerEvents, NotificationPush, ServerToClientEvents } from '../domain/contract/socket.ts';
 import type { Quote } from '../domain/market/types.ts';
 import { MARKET_DB_FILE } from '../engine/marketdata/store.ts';
@@ -196,6 +197,10 @@ describe('distributed mode (Redis, two gateways, an engine and a projections pro
       const quotes = await onA.get('/api/quotes?symbols=NVDA');
       expect(quotes.status).to.equal(200, quotes.text);
       expect((quotes.body as Quote[])[0]!.price).to.equal(nvda);
+      // And the session's minute candles (the price chart's 1D) from the same ticks.
+      const minutes = await onA.get('/api/bars/NVDA/minutes');
+      expect(minutes.status).to.equal(200, minutes.text);
+      expect((minutes.body as MinuteCandles).candles.at(-1)).to.include({ close: nvda });
 
       // 2. The engine dies; alerts are created and their ticks published while it is down.
       engine.child.kill('SIGKILL');
