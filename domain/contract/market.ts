@@ -99,6 +99,7 @@ export const MINUTE_CANDLES_MAX = 1000;
 /** A minute candle of a symbol's live session, made of every tick the server received in that minute. */
 export const minuteCandle = z.object({
   time: z.string().describe('The minute, New York wall-clock time `YYYY-MM-DD HH:MM`'),
+  start: z.string().describe("The minute's first instant, ISO 8601"),
   open: z.number(),
   high: z.number(),
   low: z.number(),

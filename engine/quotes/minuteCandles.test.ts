@@ -33,9 +33,19 @@ describe('minute candles of the live session', function () {
       symbol: 'AAPL',
       prevClose: 100.5,
       candles: [
-        { time: '2026-01-05 10:00', open: 100, high: 101.5, low: 99.25, close: 99.25, volume: 35, sessionVolume: 35 },
+        {
+          time: '2026-01-05 10:00',
+          start: '2026-01-05T15:00:00.000Z',
+          open: 100,
+          high: 101.5,
+          low: 99.25,
+          close: 99.25,
+          volume: 35,
+          sessionVolume: 35,
+        },
         {
           time: '2026-01-05 10:01',
+          start: '2026-01-05T15:01:00.000Z',
           open: 100.75,
           high: 100.75,
           low: 100.75,
@@ -54,6 +64,7 @@ describe('minute candles of the live session', function () {
     quotes.applyTick(tick(102, 1, 55));
     expect(quotes.minutes('AAPL')?.candles.at(-1)).to.deep.equal({
       time: '2026-01-05 10:01',
+      start: '2026-01-05T15:01:00.000Z',
       open: 100.75,
       high: 102,
       low: 100.75,
@@ -78,7 +89,16 @@ describe('minute candles of the live session', function () {
       symbol: 'AAPL',
       prevClose: 101,
       candles: [
-        { time: '2026-01-06 10:00', open: 101.5, high: 101.5, low: 101.5, close: 101.5, volume: 3, sessionVolume: 3 },
+        {
+          time: '2026-01-06 10:00',
+          start: '2026-01-06T15:00:00.000Z',
+          open: 101.5,
+          high: 101.5,
+          low: 101.5,
+          close: 101.5,
+          volume: 3,
+          sessionVolume: 3,
+        },
       ],
     });
   });

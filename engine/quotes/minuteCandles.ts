@@ -116,6 +116,7 @@ export class MinuteBook {
       prevClose: s.prevCloseCents > 0 ? s.prevCloseCents / 100 : null,
       candles: s.minute.map((_, i) => ({
         time: s.time[i]!,
+        start: new Date(s.minute[i]! * MINUTE_MS).toISOString(),
         open: s.open[i]! / 100,
         high: s.high[i]! / 100,
         low: s.low[i]! / 100,

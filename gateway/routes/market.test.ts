@@ -185,8 +185,26 @@ describe('market routes', function () {
       symbol: 'WMT',
       prevClose: lastClose,
       candles: [
-        { time: '2026-01-05 14:59', open: 60.5, high: 60.5, low: 60.25, close: 60.25, volume: 7, sessionVolume: 7 },
-        { time: '2026-01-05 15:00', open: 61, high: 61, low: 61, close: 61, volume: 2, sessionVolume: 9 },
+        {
+          time: '2026-01-05 14:59',
+          start: '2026-01-05T19:59:00.000Z',
+          open: 60.5,
+          high: 60.5,
+          low: 60.25,
+          close: 60.25,
+          volume: 7,
+          sessionVolume: 7,
+        },
+        {
+          time: '2026-01-05 15:00',
+          start: '2026-01-05T20:00:00.000Z',
+          open: 61,
+          high: 61,
+          low: 61,
+          close: 61,
+          volume: 2,
+          sessionVolume: 9,
+        },
       ],
     });
     await user.getRefused('/api/bars/ZZZZZZ/minutes', 'params.symbol');

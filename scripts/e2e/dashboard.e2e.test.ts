@@ -184,6 +184,31 @@ describe('dashboard (Chromium)', function () {
     await context.close();
   });
 
+  it("draws a card's Today from the session's minutes traded before the page opened", async () => {
+    const { page, context, errors } = await e2e.newPage();
+    await e2e.signUp(page, 'today');
+    const minute = Math.floor(Date.now() / 60_000) * 60_000;
+    await e2e.pushTicks([
+      { symbol: 'MSFT', price: 401.1, size: 10, ts: minute - 120_000 + 5_000 },
+      { symbol: 'MSFT', price: 402.2, size: 10, ts: minute - 60_000 + 5_000 },
+    ]);
+    await page.getByLabel('Symbol or company').fill('MSFT');
+    await page.getByRole('button', { name: /^Add MSFT \(.+\) to the dashboard$/ }).click();
+    const card = page.getByRole('article', { name: 'MSFT card' });
+    await card.getByRole('button', { name: 'Today' }).click();
+    const line = await page.waitForFunction(
+      (element) => {
+        const graph = element?.querySelector('.js-plotly-plot') as unknown as { data?: { y?: number[] }[] } | null;
+        const y = graph?.data?.[0]?.y ?? [];
+        return y.length >= 2 && y[0] === 401.1 ? y.slice(0, 2) : null;
+      },
+      await card.elementHandle(),
+    );
+    expect(await line.jsonValue()).to.deep.equal([401.1, 402.2]);
+    expect(errors).to.deep.equal([]);
+    await context.close();
+  });
+
   it('toggles components in and out of a layout, saved at once, and keeps them after a reload', async () => {
     const { page, context, errors } = await e2e.newPage();
     await e2e.signUp(page, 'layout');

@@ -34,6 +34,7 @@ import {
   peRatio,
   periodBars,
   sliderMonths,
+  todayLine,
   type CardMarks,
   type TrailPoint,
 } from './dashboard.logic.ts';
@@ -304,8 +305,13 @@ export function StockCard({ symbol }: { readonly symbol: string }) {
   const quote = Dashboard.useSelector((s) => s.context.live.quotes[symbol]);
   const flash = Dashboard.useSelector((s) => s.context.live.flashes[symbol]);
   const [range, setRange] = useState<'period' | 'today'>('period');
-  const trail = Dashboard.useSelector((s) => (range === 'today' ? (s.context.live.trails[symbol] ?? NO_TRAIL) : null));
+  const liveTrail = Dashboard.useSelector((s) =>
+    range === 'today' ? (s.context.live.trails[symbol] ?? NO_TRAIL) : null,
+  );
   const [state, send] = useMachine(cardLogic, { input: { symbol, months } });
+  // Today's line: the session's minutes from the server, then the live prices since the page opened.
+  const session = state.context.session;
+  const trail = useMemo(() => (liveTrail === null ? null : todayLine(session, liveTrail)), [liveTrail, session]);
   const [expanded, setExpanded] = useState(false);
   const [alertFormOpen, setAlertFormOpen] = useState(false);
   useEffect(() => send({ type: 'parent.months', months }), [months, send]);
@@ -419,8 +425,11 @@ export function StockCard({ symbol }: { readonly symbol: string }) {
                 <button
                   type="button"
                   aria-pressed={range === 'today'}
-                  title="Live prices since this page opened"
-                  onClick={() => setRange('today')}
+                  title="The session so far, then its live prices"
+                  onClick={() => {
+                    setRange('today');
+                    send({ type: 'user.showToday' });
+                  }}
                 >
                   Today
                 </button>

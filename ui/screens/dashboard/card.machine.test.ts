@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { createActor, fromPromise, waitFor } from 'xstate';
+import type { MinuteCandles } from '../../../domain/contract/market.ts';
 import type { AlertAnswer } from '../../../domain/contract/alerts.ts';
 import { priceAlertAnswer } from '../../../domain/testing/alertAnswers.ts';
 import {
@@ -40,7 +41,7 @@ const INFO: CompanyInfo = {
   range52: { low: 150, high: 240 },
 };
 
-function card(options: { barsFail?: boolean; alertFails?: boolean } = {}) {
+function card(options: { barsFail?: boolean; alertFails?: boolean; sessionFails?: boolean } = {}) {
   const calls: { name: string; input: unknown }[] = [];
   const opened: string[] = [];
   let alerts: CardAlert[] = [];
@@ -51,6 +52,11 @@ function card(options: { barsFail?: boolean; alertFails?: boolean } = {}) {
           calls.push({ name: 'bars', input });
           if (options.barsFail) throw new Error('Not found');
           return Promise.resolve({ bars: [bar('2026-01-02', 100), bar('2026-01-05', 102)], next: null });
+        }),
+        loadSession: fromPromise<MinuteCandles, string>(async ({ input }) => {
+          calls.push({ name: 'session', input });
+          if (options.sessionFails) throw new Error('Not found');
+          return Promise.resolve({ symbol: input, prevClose: 100, candles: [] });
         }),
         loadInfo: fromPromise<CompanyInfo, string>(async ({ input }) => {
           calls.push({ name: 'info', input });
@@ -103,6 +109,23 @@ describe('stock card machine', () => {
     expect(calls[0]).to.deep.equal({ name: 'bars', input: { symbol: 'AAPL', months: 3 } });
     expect(actor.getSnapshot().context.bars.at(-1)?.SMA_50).to.equal(100);
     expect(actor.getSnapshot().matches({ body: 'chart' })).to.equal(true);
+  });
+
+  it("loads the session's minutes each time Today is shown, and goes on without them when they fail", async () => {
+    const { actor, count } = card();
+    await waitFor(actor, (s) => s.matches({ bars: 'ready' }));
+    expect(actor.getSnapshot().context.session).to.equal(null);
+    actor.send({ type: 'user.showToday' });
+    await waitFor(actor, (s) => s.matches({ today: 'idle' }) && s.context.session !== null);
+    expect(actor.getSnapshot().context.session).to.deep.equal({ symbol: 'AAPL', prevClose: 100, candles: [] });
+    actor.send({ type: 'user.showToday' });
+    await waitFor(actor, (s) => s.matches({ today: 'idle' }));
+    expect(count('session')).to.equal(2);
+    const failing = card({ sessionFails: true }).actor;
+    failing.send({ type: 'user.showToday' });
+    await waitFor(failing, (s) => s.matches({ today: 'idle' }));
+    expect(failing.getSnapshot().status).to.equal('active');
+    expect(failing.getSnapshot().context.session).to.equal(null);
   });
 
   it('loads the bars again when the slider changes, and not for the same months', async () => {

@@ -8,6 +8,7 @@ import {
   marketApi,
   type ChartBar,
   type FundamentalFigure,
+  type MinuteCandles,
   type NextAverages,
 } from '../../../domain/contract/market.ts';
 import { patternsApi } from '../../../domain/contract/patterns.ts';
@@ -86,6 +87,8 @@ export interface CardContext {
   readonly alertsError: string | null;
   /** Whether the alerts were loaded once. */
   readonly alertsLoaded: boolean;
+  /** The session's minute candles as the server made them, loaded when "Today" is shown (null until then). */
+  readonly session: MinuteCandles | null;
 }
 
 /** Events of a card. */
@@ -95,6 +98,7 @@ export type CardEvent =
   | { type: 'user.toggleAlertLines' }
   | { type: 'user.addAlert'; threshold: number; price: number }
   | { type: 'user.openChart' }
+  | { type: 'user.showToday' }
   | { type: 'parent.months'; months: number };
 
 /** An alert's direction from its threshold and the price now: above the price fires going up. */
@@ -123,6 +127,9 @@ export const cardMachine = setup({
       });
       return { bars: answer.bars, next: answer.next };
     }),
+    loadSession: fromPromise<MinuteCandles, string>(async ({ input, signal }) =>
+      call(marketApi.getBarsBySymbolMinutes, { params: { symbol: input }, signal }),
+    ),
     loadInfo: fromPromise<CompanyInfo, string>(async ({ input, signal }) => {
       const [companies, eps, year] = await Promise.all([
         call(marketApi.getUniverse, { query: { q: input, limit: 5 }, signal }),
@@ -207,11 +214,29 @@ export const cardMachine = setup({
     alerts: [],
     alertsError: null,
     alertsLoaded: false,
+    session: null,
   }),
   on: {
     'user.openChart': { actions: { type: 'openChart', params: ({ context }) => ({ symbol: context.symbol }) } },
   },
   states: {
+    // "Today": the session so far, the server's minutes (the live quotes then go on from them); loaded again
+    // each time it is shown. Without them the line starts at the live quotes, as it did.
+    today: {
+      initial: 'idle',
+      on: { 'user.showToday': '.loading' },
+      states: {
+        idle: {},
+        loading: {
+          invoke: {
+            src: 'loadSession',
+            input: ({ context }) => context.symbol,
+            onDone: { target: 'idle', actions: assign({ session: ({ event }) => event.output }) },
+            onError: { target: 'idle' },
+          },
+        },
+      },
+    },
     bars: {
       initial: 'loading',
       on: {

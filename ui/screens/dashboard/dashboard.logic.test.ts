@@ -24,6 +24,7 @@ import {
   sliderLabel,
   sliderMonths,
   toggleComponent,
+  todayLine,
   TRAIL_MAX,
 } from './dashboard.logic.ts';
 
@@ -120,6 +121,45 @@ describe('dashboard rules', () => {
       // A change rounded to 4 decimals is the same session.
       state = applyQuote(state, { ...q('A', 10.41, 0, 't4', 10.2), change: 0.2100001 });
       expect(state.trails.A?.map((p) => p.price)).to.deep.equal([10.3, 10.41]);
+    });
+
+    it("draws Today as the session's minutes from the server up to the first live price, then the live prices", () => {
+      const minute = (start: string, close: number) => ({
+        time: '',
+        start,
+        open: close,
+        high: close,
+        low: close,
+        close,
+        volume: 1,
+        sessionVolume: 1,
+      });
+      const session = {
+        symbol: 'A',
+        prevClose: 9.5,
+        candles: [
+          minute('2026-01-05T14:30:00.000Z', 9.8),
+          minute('2026-01-05T14:31:00.000Z', 9.9),
+          minute('2026-01-05T14:32:00.000Z', 10.1),
+        ],
+      };
+      const trail = [
+        { ts: '2026-01-05T14:32:10.000Z', price: 10, prevClose: 9.5 },
+        { ts: '2026-01-05T14:32:20.000Z', price: 10.05, prevClose: 9.5 },
+      ];
+      expect(todayLine(session, trail)).to.deep.equal([
+        { ts: '2026-01-05T14:30:00.000Z', price: 9.8, prevClose: 9.5 },
+        { ts: '2026-01-05T14:31:00.000Z', price: 9.9, prevClose: 9.5 },
+        { ts: '2026-01-05T14:32:00.000Z', price: 10.1, prevClose: 9.5 },
+        ...trail,
+      ]);
+      expect(
+        todayLine(session, []).map((p) => p.price),
+        'no live price yet',
+      ).to.deep.equal([9.8, 9.9, 10.1]);
+      const later = [{ ts: '2026-01-05T14:40:00.000Z', price: 10.3, prevClose: 10.2 }];
+      expect(todayLine(session, later), "another session's live prices").to.equal(later);
+      expect(todayLine(null, trail), 'no minutes').to.equal(trail);
     });
 
     it('keeps at most the trail limit of prices and drops symbols no longer shown', () => {

@@ -21,7 +21,7 @@ import { finiteExtent } from '../../components/extent.ts';
 import { liveAverage, type AveragedBar } from '../../components/liveAverage.ts';
 import { previousCloseOf, sameSession } from '../../components/quoteSession.ts';
 import { wallClock } from '../../services/time.ts';
-import type { NextAverages } from '../../../domain/contract/market.ts';
+import type { MinuteCandles, NextAverages } from '../../../domain/contract/market.ts';
 import { applyNearQuote, type Bar } from '../pricechart/chartData.ts';
 
 export type { DashboardOptions };
@@ -203,6 +203,27 @@ export function applyQuote(state: LiveState, quote: Quote): LiveState {
           [quote.symbol]: [...trail, { ts: quote.ts, price: quote.price, prevClose }].slice(-TRAIL_MAX),
         };
   return { quotes, flashes, trails };
+}
+
+/**
+ * A card's "Today" line: the session's minute closes the server made of every tick (each at its minute), up to
+ * the first live price the page received, then those live prices; the minutes only when they are of the live
+ * prices' session (the same previous close), or when there are no live prices yet.
+ */
+export function todayLine(session: MinuteCandles | null, trail: readonly TrailPoint[]): readonly TrailPoint[] {
+  if (session === null || session.candles.length === 0) return trail;
+  const prevClose = session.prevClose ?? undefined;
+  const first = trail[0];
+  if (first !== undefined && prevClose !== undefined && !sameSession(first.prevClose, prevClose)) return trail;
+  const from = first === undefined ? Infinity : Date.parse(first.ts);
+  const minutes = session.candles
+    .filter((candle) => Date.parse(candle.start) < from)
+    .map((candle): TrailPoint => ({
+      ts: candle.start,
+      price: candle.close,
+      ...(prevClose === undefined ? {} : { prevClose }),
+    }));
+  return minutes.length === 0 ? trail : [...minutes, ...trail];
 }
 
 /** Keeps only the live state of the symbols still shown. */

@@ -329,7 +329,16 @@ describe('price chart data', () => {
       symbol: 'AAPL',
       prevClose: 99,
       candles: [
-        { time: '2026-01-06 09:30', open: 100, high: 101, low: 99.5, close: 99.5, volume: 1600, sessionVolume: 1600 },
+        {
+          time: '2026-01-06 09:30',
+          start: '2026-01-06T14:30:00.000Z',
+          open: 100,
+          high: 101,
+          low: 99.5,
+          close: 99.5,
+          volume: 1600,
+          sessionVolume: 1600,
+        },
       ],
     };
     const seeded = intradayOf(server, null);

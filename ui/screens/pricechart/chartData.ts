@@ -50,7 +50,7 @@ export type Bar = ChartBar & { readonly prevClose?: number };
  * A minute candle of the live session: the server's (every tick of the minute), or one live quotes moved or
  * formed, with the close its session's change is measured from (what tells a later session's quotes).
  */
-export type Candle = MinuteCandle & { readonly prevClose?: number };
+export type Candle = Omit<MinuteCandle, 'start'> & { readonly prevClose?: number };
 
 /** A pattern row as `GET /api/patterns/recentstkpattern/{stock}/{limitdays}` answers it. */
 export type PatternRow = PatternRowAnswer;

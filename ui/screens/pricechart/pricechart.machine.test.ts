@@ -277,6 +277,7 @@ describe('price chart machine', () => {
   it("draws the session so far on 1D from the server's minute candles, live quotes moving the last one", async () => {
     const candle = (time: string, close: number, sessionVolume: number) => ({
       time,
+      start: `${time.slice(0, 10)}T${String(Number(time.slice(11, 13)) + 5).padStart(2, '0')}:${time.slice(14)}:00.000Z`,
       open: close,
       high: close,
       low: close,
