@@ -11,7 +11,7 @@ import type { Channel } from '../../domain/channels/channels.ts';
 import type { WebhookPayload } from '../../domain/contract/channels.ts';
 import { firingNotificationText } from '../../domain/contract/notifications.ts';
 import { MARKET_LABEL } from '../../domain/market/zone.ts';
-import { newYorkTime } from '../ticks/marketClock.ts';
+import { hourMinute, newYorkTime } from '../ticks/marketClock.ts';
 import { ForbiddenAddressError, postChecked, type OutboundAnswer } from './guard.ts';
 import { RETRY_AFTER_STATUSES } from './retry.ts';
 import { signatureHeader } from './secrets.ts';
@@ -155,8 +155,7 @@ export function marketTime(at: string): string {
 export function marketClockTime(at: string): string {
   const ms = Date.parse(at);
   if (Number.isNaN(ms)) return at;
-  const t = newYorkTime(ms);
-  return `${String(t.hour).padStart(2, '0')}:${String(t.minute).padStart(2, '0')} ${MARKET_LABEL}`;
+  return `${hourMinute(newYorkTime(ms))} ${MARKET_LABEL}`;
 }
 
 /** The app's pages an alert email links: the symbol's chart and the alert manager. */

@@ -6,7 +6,7 @@
  * the session that closed is kept until then. Prices are kept in integer cents, as the quotes keep them.
  */
 import { MINUTE_CANDLES_MAX, type MinuteCandles } from '../../domain/contract/market.ts';
-import { newYorkTime } from '../ticks/marketClock.ts';
+import { hourMinute, newYorkTime } from '../ticks/marketClock.ts';
 
 const MINUTE_MS = 60_000;
 
@@ -42,7 +42,7 @@ class SessionMinutes {
 /** The New York wall-clock minute of a minute number (minutes since the epoch), `YYYY-MM-DD HH:MM`. */
 function minuteLabel(minute: number): string {
   const t = newYorkTime(minute * MINUTE_MS);
-  return `${t.date} ${String(t.hour).padStart(2, '0')}:${String(t.minute).padStart(2, '0')}`;
+  return `${t.date} ${hourMinute(t)}`;
 }
 
 /** Every symbol's minute candles of its live session. */

@@ -77,6 +77,11 @@ export function newYorkTime(ms: number): NewYorkTime {
   };
 }
 
+/** The hour and minute of a New York time, `HH:MM`. */
+export function hourMinute(t: NewYorkTime): string {
+  return `${String(t.hour).padStart(2, '0')}:${String(t.minute).padStart(2, '0')}`;
+}
+
 function wallClockAsUtc(ms: number): number {
   const t = newYorkTime(ms);
   const [y, m, d] = t.date.split('-').map(Number) as [number, number, number];
