@@ -67,11 +67,14 @@ function chart(options: Options = {}) {
     deletes: string[];
     toggles: string[];
     compares: string[];
-  } = { chart: [], alerts: 0, saves: [], deletes: [], toggles: [], compares: [] };
+    minutes: number;
+  } = { chart: [], alerts: 0, saves: [], deletes: [], toggles: [], compares: [], minutes: 0 };
   const notes: string[] = [];
   const paths: string[] = [];
   let push: ((event: PriceChartEvent) => void) | null = null;
   let failChart = options.failChart;
+  let serverMinutes = options.minutes ?? { symbol: 'AAPL', prevClose: 105, candles: [] };
+  let failMinutes: string | undefined;
   let serverAlerts = options.alerts ?? [];
   let release: (() => void) | null = null;
   // What the server holds: the bars, and the sums of the last closes the next day's averages are made of.
@@ -91,10 +94,14 @@ function chart(options: Options = {}) {
             bars,
             next: stored.next,
             patterns: options.patterns ?? [],
-            minutes:
-              input.duration === '1D' ? (options.minutes ?? { symbol: 'AAPL', prevClose: 105, candles: [] }) : null,
+            minutes: input.duration === '1D' ? serverMinutes : null,
             compareBars: Object.fromEntries(input.compares.map((s) => [s, BARS.map((b) => ({ ...b, close: 50 }))])),
           });
+        }),
+        loadMinutes: fromPromise<MinuteCandles, { symbol: string }>(async () => {
+          calls.minutes += 1;
+          if (failMinutes) throw new Error(failMinutes);
+          return Promise.resolve(serverMinutes);
         }),
         loadAlerts: fromPromise<ChartAlert[], { symbol: string }>(async () => {
           calls.alerts += 1;
@@ -172,6 +179,8 @@ function chart(options: Options = {}) {
     ready,
     push: (event: PriceChartEvent) => push?.(event),
     setFailChart: (message: string | undefined) => (failChart = message),
+    setFailMinutes: (message: string | undefined) => (failMinutes = message),
+    setMinutes: (minutes: MinuteCandles) => (serverMinutes = minutes),
     store: (bars: Bar[], next: NextAverages) => (stored = { bars, next }),
     release: () => release?.(),
   };
@@ -306,6 +315,61 @@ describe('price chart machine', () => {
       volume: 150,
       sessionVolume: 250,
     });
+  });
+
+  it("reads the session's candles again once a minute is over, the server's made of every tick", async () => {
+    const candle = (time: string, low: number, high: number, close: number, sessionVolume: number) => ({
+      time,
+      start: `${time.slice(0, 10)}T${String(Number(time.slice(11, 13)) + 5).padStart(2, '0')}:${time.slice(14)}:00.000Z`,
+      open: low,
+      high,
+      low,
+      close,
+      volume: 100,
+      sessionVolume,
+    });
+    const first = candle('2026-01-31 09:30', 106, 106, 106, 100);
+    const { actor, ready, push, calls, setMinutes, setFailMinutes } = chart({
+      minutes: { symbol: 'AAPL', prevClose: 100, candles: [first] },
+    });
+    actor.send({ type: 'user.setDuration', duration: '1D' });
+    await ready();
+    // Quotes within the minute move its candle and ask for nothing.
+    push({ type: 'server.quote', quote: { ...quote(106.4, '2026-01-31T14:30:20Z'), volume: 150 } });
+    push({ type: 'server.quote', quote: { ...quote(106.2, '2026-01-31T14:30:50Z'), volume: 180 } });
+    expect(calls.minutes).to.equal(0);
+    expect(ctx(actor.getSnapshot()).intraday.at(-1)).to.include({ high: 106.4, close: 106.2 });
+    // The server saw a trade at 105.5 between the throttled quotes; the next minute's first quote reads it.
+    setMinutes({
+      symbol: 'AAPL',
+      prevClose: 100,
+      candles: [
+        candle('2026-01-31 09:30', 105.5, 106.9, 106.2, 190),
+        candle('2026-01-31 09:31', 106.3, 106.3, 106.3, 200),
+      ],
+    });
+    push({ type: 'server.quote', quote: { ...quote(106.6, '2026-01-31T14:31:05Z'), volume: 230 } });
+    await waitFor(actor, (s) => s.matches({ chart: { ready: 'live' } }) && calls.minutes === 1);
+    const settled = ctx(actor.getSnapshot()).intraday;
+    expect(settled[0]).to.include({ time: '2026-01-31 09:30', low: 105.5, high: 106.9, sessionVolume: 190 });
+    // The quote newer than the server's answer stays on the forming candle.
+    expect(settled.at(-1)).to.include({ time: '2026-01-31 09:31', close: 106.6, sessionVolume: 230 });
+    push({ type: 'server.quote', quote: { ...quote(106.7, '2026-01-31T14:31:30Z'), volume: 240 } });
+    expect(calls.minutes, 'once a minute').to.equal(1);
+    // A refused read keeps the candles made of the quotes.
+    setFailMinutes('The server is restarting');
+    push({ type: 'server.quote', quote: { ...quote(106.8, '2026-01-31T14:32:01Z'), volume: 260 } });
+    await waitFor(actor, (s) => s.matches({ chart: { ready: 'live' } }) && calls.minutes === 2);
+    expect(ctx(actor.getSnapshot()).intraday.map((c) => c.time)).to.deep.equal([
+      '2026-01-31 09:30',
+      '2026-01-31 09:31',
+      '2026-01-31 09:32',
+    ]);
+    // A daily duration asks for none.
+    actor.send({ type: 'user.setDuration', duration: '3M' });
+    await ready();
+    push({ type: 'server.quote', quote: { ...quote(106.9, '2026-01-31T14:33:01Z'), volume: 270 } });
+    expect(calls.minutes).to.equal(2);
   });
 
   it('toggles the moving-average overlays', async () => {

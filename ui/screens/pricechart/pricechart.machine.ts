@@ -42,6 +42,7 @@ import {
   holdsAlready,
   levelElements,
   marketDate,
+  marketMinute,
   patternDays,
   patternElement,
   PATTERN_LABEL_BOX,
@@ -446,6 +447,9 @@ export const priceChartMachine = setup({
         throw new Error(loadFailure(error, input.symbol), { cause: error });
       }
     }),
+    loadMinutes: fromPromise<MinuteCandles, { symbol: string }>(async ({ input, signal }) =>
+      call(marketApi.getBarsBySymbolMinutes, { params: { symbol: input.symbol }, signal }),
+    ),
     loadAlerts: fromPromise<ChartAlert[], { symbol: string }>(async ({ input, signal }) =>
       call(alertsApi.getStockalertsBySymbol, { params: { symbol: input.symbol }, signal }),
     ),
@@ -570,6 +574,19 @@ export const priceChartMachine = setup({
       assertEvent(event, 'server.quote');
       return event.quote.symbol === context.symbol;
     },
+    // On 1D, a quote of a later minute than the last candle's: the candle before it is complete on the server.
+    minuteTurned: ({ context, event }) => {
+      assertEvent(event, 'server.quote');
+      const last = context.intraday.at(-1);
+      const minute = marketMinute(event.quote.ts);
+      return (
+        context.duration === '1D' &&
+        event.quote.symbol === context.symbol &&
+        last !== undefined &&
+        minute !== null &&
+        minute > last.time
+      );
+    },
     // The day the page formed a bar of has closed since the bars were loaded: the server has its bar now.
     formedDayClosed: ({ context, event }) => {
       assertEvent(event, 'server.quote');
@@ -676,6 +693,27 @@ export const priceChartMachine = setup({
           },
         },
         ready: {
+          initial: 'live',
+          states: {
+            live: {},
+            // The quotes are throttled, so a candle made of them can miss the minute's extremes and first trade:
+            // once a minute is over, the session's candles are read again from the server, made of every tick.
+            settling: {
+              invoke: {
+                src: 'loadMinutes',
+                input: ({ context }) => ({ symbol: context.symbol }),
+                onDone: {
+                  target: 'live',
+                  guard: ({ context }) => context.duration === '1D',
+                  actions: assign(({ context, event }) =>
+                    withPatch(context, { intraday: intradayOf(event.output, context.quote) }),
+                  ),
+                },
+                // The candles made of the quotes stay; the next minute asks again.
+                onError: 'live',
+              },
+            },
+          },
           on: {
             'user.setDuration': {
               guard: ({ context, event }) => event.duration !== context.duration,
@@ -685,6 +723,7 @@ export const priceChartMachine = setup({
             // Its stored bar and the next averages are loaded again (a page kept open overnight).
             'server.quote': [
               { guard: 'formedDayClosed', target: 'loading', actions: 'takeQuote' },
+              { guard: 'minuteTurned', target: '.settling', actions: 'takeQuote' },
               { guard: 'quoteOfSymbol', actions: 'takeQuote' },
             ],
           },
