@@ -704,7 +704,6 @@ export const priceChartMachine = setup({
                 input: ({ context }) => ({ symbol: context.symbol }),
                 onDone: {
                   target: 'live',
-                  guard: ({ context }) => context.duration === '1D',
                   actions: assign(({ context, event }) =>
                     withPatch(context, { intraday: intradayOf(event.output, context.quote) }),
                   ),
