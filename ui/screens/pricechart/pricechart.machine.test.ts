@@ -188,6 +188,20 @@ function chart(options: Options = {}) {
 
 const ctx = (s: SnapshotFrom<typeof priceChartMachine>) => s.context;
 
+/** A minute candle of a January (New York winter) session opening at its low, as the server answers it. */
+function minuteCandle(time: string, low: number, high: number, close: number, sessionVolume: number) {
+  return {
+    time,
+    start: `${time.slice(0, 10)}T${String(Number(time.slice(11, 13)) + 5).padStart(2, '0')}:${time.slice(14)}:00.000Z`,
+    open: low,
+    high,
+    low,
+    close,
+    volume: 100,
+    sessionVolume,
+  };
+}
+
 /** A quote of a session whose previous close is 100. */
 function quote(price: number, ts = '2026-01-30T18:00:00Z'): Quote {
   const change = Math.round((price - 100) * 10_000) / 10_000;
@@ -284,16 +298,8 @@ describe('price chart machine', () => {
   });
 
   it("draws the session so far on 1D from the server's minute candles, live quotes moving the last one", async () => {
-    const candle = (time: string, close: number, sessionVolume: number) => ({
-      time,
-      start: `${time.slice(0, 10)}T${String(Number(time.slice(11, 13)) + 5).padStart(2, '0')}:${time.slice(14)}:00.000Z`,
-      open: close,
-      high: close,
-      low: close,
-      close,
-      volume: 100,
-      sessionVolume,
-    });
+    const candle = (time: string, close: number, sessionVolume: number) =>
+      minuteCandle(time, close, close, close, sessionVolume);
     const minutes: MinuteCandles = {
       symbol: 'AAPL',
       prevClose: 100,
@@ -318,17 +324,7 @@ describe('price chart machine', () => {
   });
 
   it("reads the session's candles again once a minute is over, the server's made of every tick", async () => {
-    const candle = (time: string, low: number, high: number, close: number, sessionVolume: number) => ({
-      time,
-      start: `${time.slice(0, 10)}T${String(Number(time.slice(11, 13)) + 5).padStart(2, '0')}:${time.slice(14)}:00.000Z`,
-      open: low,
-      high,
-      low,
-      close,
-      volume: 100,
-      sessionVolume,
-    });
-    const first = candle('2026-01-31 09:30', 106, 106, 106, 100);
+    const first = minuteCandle('2026-01-31 09:30', 106, 106, 106, 100);
     const { actor, ready, push, calls, setMinutes, setFailMinutes } = chart({
       minutes: { symbol: 'AAPL', prevClose: 100, candles: [first] },
     });
@@ -344,8 +340,8 @@ describe('price chart machine', () => {
       symbol: 'AAPL',
       prevClose: 100,
       candles: [
-        candle('2026-01-31 09:30', 105.5, 106.9, 106.2, 190),
-        candle('2026-01-31 09:31', 106.3, 106.3, 106.3, 200),
+        minuteCandle('2026-01-31 09:30', 105.5, 106.9, 106.2, 190),
+        minuteCandle('2026-01-31 09:31', 106.3, 106.3, 106.3, 200),
       ],
     });
     push({ type: 'server.quote', quote: { ...quote(106.6, '2026-01-31T14:31:05Z'), volume: 230 } });

@@ -401,6 +401,11 @@ async function fetchBars(symbol: string, duration: Duration, signal: AbortSignal
   return (await fetchChart(symbol, duration, signal)).bars;
 }
 
+/** The minute candles of a symbol's live session, made of every tick (the 1D chart). */
+function fetchMinutes(symbol: string, signal: AbortSignal): Promise<MinuteCandles> {
+  return call(marketApi.getBarsBySymbolMinutes, { params: { symbol }, signal });
+}
+
 /** A pause of an armed alert or a resume of a paused one. */
 export interface AlertToggle {
   readonly id: string;
@@ -436,9 +441,7 @@ export const priceChartMachine = setup({
                 params: { stock: input.symbol, limitdays: patternDays(input.duration) },
                 signal,
               }),
-          input.duration === '1D'
-            ? call(marketApi.getBarsBySymbolMinutes, { params: { symbol: input.symbol }, signal })
-            : Promise.resolve(null),
+          input.duration === '1D' ? fetchMinutes(input.symbol, signal) : Promise.resolve(null),
           ...input.compares.map((s) => fetchBars(s, input.duration, signal)),
         ]);
         const compareBars = Object.fromEntries(input.compares.map((s, i) => [s, others[i] ?? []]));
@@ -448,7 +451,7 @@ export const priceChartMachine = setup({
       }
     }),
     loadMinutes: fromPromise<MinuteCandles, { symbol: string }>(async ({ input, signal }) =>
-      call(marketApi.getBarsBySymbolMinutes, { params: { symbol: input.symbol }, signal }),
+      fetchMinutes(input.symbol, signal),
     ),
     loadAlerts: fromPromise<ChartAlert[], { symbol: string }>(async ({ input, signal }) =>
       call(alertsApi.getStockalertsBySymbol, { params: { symbol: input.symbol }, signal }),
@@ -578,14 +581,9 @@ export const priceChartMachine = setup({
     minuteTurned: ({ context, event }) => {
       assertEvent(event, 'server.quote');
       const last = context.intraday.at(-1);
+      if (context.duration !== '1D' || event.quote.symbol !== context.symbol || last === undefined) return false;
       const minute = marketMinute(event.quote.ts);
-      return (
-        context.duration === '1D' &&
-        event.quote.symbol === context.symbol &&
-        last !== undefined &&
-        minute !== null &&
-        minute > last.time
-      );
+      return minute !== null && minute > last.time;
     },
     // The day the page formed a bar of has closed since the bars were loaded: the server has its bar now.
     formedDayClosed: ({ context, event }) => {
