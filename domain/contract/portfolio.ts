@@ -193,7 +193,8 @@ export const portfolioApi = {
   getUserPositionsBySymbol: route({
     method: 'GET',
     path: '/personalize/userPositions/:symbol',
-    summary: 'The lots of a symbol of the portfolio: {symbol, positions: [{id, date, close, position}]}',
+    summary:
+      'The lots of a symbol of the portfolio: {symbol, positions: [{id, date, close, position}]}; a symbol the universe does not list answers 400 naming params.symbol, unless the user holds lots of it',
     tag: 'portfolio',
     access: 'user',
     params: symbolParams,

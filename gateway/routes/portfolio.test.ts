@@ -159,6 +159,11 @@ describe('portfolio routes', function () {
       expect(res.body).to.deep.equal({ symbol: 'AAPL', positions: [] });
     });
 
+    it('refuses the lots of a symbol the universe does not list, naming params.symbol', async function () {
+      const user = await gw.user();
+      await user.getRefused('/personalize/userPositions/ZZZZ', 'params.symbol');
+    });
+
     it('adds one lot, answers {symbol, positions} with its id, and adds the symbol to the portfolio', async function () {
       const user = await gw.user();
       const res = await user.post('/personalize/userPositions/aapl', lot('2024-05-01', 170.25, 10));

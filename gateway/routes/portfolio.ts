@@ -89,6 +89,8 @@ export function portfolioRoutes(deps: PortfolioDeps) {
       handle: async ({ params, userId, ctx }) => {
         const key = positionLotsKey(userId, params.symbol);
         const doc = await readDocument<PositionLotsDocument>(deps.readModels, positionLotsProjection, key);
+        // A mistyped symbol is said to be one; lots of a symbol the universe has since dropped are still shown.
+        if (doc === undefined) requireSymbol(deps.symbols, params.symbol, 'params.symbol');
         markPosition(ctx, doc?.position);
         return { symbol: params.symbol, positions: doc?.value.positions ?? [] };
       },
