@@ -11,6 +11,18 @@ export interface DomainEvent<T extends string = string, D = unknown> {
   readonly data: D;
 }
 
+/**
+ * Every type of a union of events, as a list written once next to the union:
+ * `eventTypes<WatchlistEvent>()('SymbolAddedToWatchlist', 'SymbolRemovedFromWatchlist')`. A list that misses a
+ * type of the union, or names one outside it, does not compile.
+ */
+export function eventTypes<E extends DomainEvent>() {
+  return <const L extends readonly E['type'][]>(
+    ...types: L &
+      ([Exclude<E['type'], L[number]>] extends [never] ? unknown : { missing: Exclude<E['type'], L[number]> })
+  ): readonly E['type'][] => types;
+}
+
 /** A concern's rules as three pure parts: the state before any event, the decision, and the fold step. */
 export interface Decider<C, E, S> {
   /** The state of a stream that has no events yet. */

@@ -7,7 +7,7 @@
  * user's confirmed addresses); `PasswordReset` uses it. Only the latest request is pending, for
  * {@link PASSWORD_RESET_TTL_MS} after it was made, until it is used or the password changes.
  */
-import { DomainError, type Decider, type DomainEvent } from '../decider.ts';
+import { DomainError, type Decider, type DomainEvent, eventTypes } from '../decider.ts';
 
 /** The concern name of account streams (`account-<username>`). */
 export const ACCOUNT_CONCERN = 'account';
@@ -104,6 +104,18 @@ export type AccountEvent =
   | RoleGranted
   | PasswordResetRequested
   | PasswordReset;
+
+/** Every event type of the account concern. */
+export const ACCOUNT_EVENT_TYPES = eventTypes<AccountEvent>()(
+  'UserRegistered',
+  'UserSignedIn',
+  'UserSignedOut',
+  'PasswordChanged',
+  'OtherSessionsEnded',
+  'RoleGranted',
+  'PasswordResetRequested',
+  'PasswordReset',
+);
 
 /** A password reset request that can still be used (unless it is older than {@link PASSWORD_RESET_TTL_MS}). */
 export interface PendingReset {

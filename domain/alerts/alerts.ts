@@ -7,7 +7,7 @@
  * its SMA) and keep their fields and messages. Price thresholds are compared in integer cents, so no float
  * equality trap decides whether an alert fires.
  */
-import { DomainError, type Decider, type DomainEvent } from '../decider.ts';
+import { DomainError, eventTypes, type Decider, type DomainEvent } from '../decider.ts';
 import { STOCKPULSE_NAMESPACE, isUuid, uuidV5 } from '../ids.ts';
 import { NOTIFICATION_TYPE, type NotificationType } from '../notifications/notifications.ts';
 import { SMA_PERIODS, type SmaPeriod } from '../screener/query.ts';
@@ -314,7 +314,7 @@ export type AlertsEvent =
   AlertCreated | AlertUpdated | AlertDeleted | AlertTriggered | AlertPaused | AlertResumed | AlertExpired;
 
 /** Every event type of the alerts concern, for consumers that read them all. */
-export const ALERT_EVENT_TYPES: readonly AlertsEvent['type'][] = [
+export const ALERT_EVENT_TYPES = eventTypes<AlertsEvent>()(
   'AlertCreated',
   'AlertUpdated',
   'AlertDeleted',
@@ -322,7 +322,7 @@ export const ALERT_EVENT_TYPES: readonly AlertsEvent['type'][] = [
   'AlertPaused',
   'AlertResumed',
   'AlertExpired',
-];
+);
 
 /** A user's alerts, oldest first. */
 export interface AlertsState {

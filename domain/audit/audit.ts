@@ -3,7 +3,7 @@
  * list of users, is recorded on the auditor's stream `audit-<auditor>`, so the auditors are audited too.
  */
 import { USERNAME_PATTERN } from '../accounts/accounts.ts';
-import { DomainError, type Decider, type DomainEvent } from '../decider.ts';
+import { DomainError, type Decider, type DomainEvent, eventTypes } from '../decider.ts';
 
 /** The concern name of audit streams (`audit-<auditor>`). */
 export const AUDIT_CONCERN = 'audit';
@@ -69,6 +69,14 @@ export type UserListViewed = DomainEvent<'UserListViewed', { readonly prefix: st
 
 /** Every event of the audit concern. */
 export type AuditEvent = UserHistoryViewed | UserStateViewed | UserChainVerified | UserListViewed;
+
+/** Every event type of the audit reads concern. */
+export const AUDIT_EVENT_TYPES = eventTypes<AuditEvent>()(
+  'UserHistoryViewed',
+  'UserStateViewed',
+  'UserChainVerified',
+  'UserListViewed',
+);
 
 /** What an auditor's trail adds up to: how many reads, and whose data was read, in order of the first read. */
 export interface AuditState {

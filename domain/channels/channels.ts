@@ -2,7 +2,7 @@
  * Delivery channels: where a user's alerts go besides the bell (a webhook, an email address, a browser's Web
  * Push subscription), and which of them each alert uses. Every change is an event on `channels-<userId>`.
  */
-import { DomainError, type Decider, type DomainEvent } from '../decider.ts';
+import { DomainError, type Decider, type DomainEvent, eventTypes } from '../decider.ts';
 import { isUuid } from '../ids.ts';
 import { PLAIN_TEXT_MESSAGE, isPlainText } from '../text.ts';
 
@@ -214,6 +214,21 @@ export type ChannelsEvent =
   | WebhookSecretRotated
   | EmailConfirmationResent
   | EmailChannelUnsubscribed;
+
+/** Every event type of the delivery channels concern. */
+export const CHANNELS_EVENT_TYPES = eventTypes<ChannelsEvent>()(
+  'ChannelAdded',
+  'ChannelRemoved',
+  'EmailChannelConfirmed',
+  'PushSubscriptionRemoved',
+  'AlertChannelsChosen',
+  'AlertChannelsCleared',
+  'WebhookDisabled',
+  'WebhookEnabled',
+  'WebhookSecretRotated',
+  'EmailConfirmationResent',
+  'EmailChannelUnsubscribed',
+);
 
 /** A user's channels and the alerts that name theirs. */
 export interface ChannelsState {

@@ -4,7 +4,7 @@
  * additions, removals by type, modifications and, when only the order differs, a reordering. A list is never
  * empty: when a user has none, the defaults are stored.
  */
-import { DomainError, type Decider, type DomainEvent } from '../decider.ts';
+import { DomainError, type Decider, type DomainEvent, eventTypes } from '../decider.ts';
 
 /** The concern name of company-stats streams (`companystats-<userId>`). */
 export const COMPANY_STATS_CONCERN = 'companystats';
@@ -78,6 +78,14 @@ export type CompanyStatsReordered = DomainEvent<
 
 /** Every event of the company statistics. */
 export type CompanyStatsEvent = CompanyStatAdded | CompanyStatRemoved | CompanyStatModified | CompanyStatsReordered;
+
+/** Every event type of the company statistics concern. */
+export const COMPANY_STATS_EVENT_TYPES = eventTypes<CompanyStatsEvent>()(
+  'CompanyStatAdded',
+  'CompanyStatRemoved',
+  'CompanyStatModified',
+  'CompanyStatsReordered',
+);
 
 /** A user's statistics, in the order they are shown; empty only before the defaults are stored. */
 export interface CompanyStatsState {

@@ -128,7 +128,7 @@ export const auditApi = {
     method: 'GET',
     path: '/api/audit/users/:username/events',
     summary:
-      "A page of one user's events in log order, filtered by type(s) and time; next is the after of the next page",
+      "A page of one user's events in log order, filtered by type(s) and time; next is the after of the next page; a type no concern has answers 400 naming query.type[i] and listing the types",
     tag: 'audit',
     access: 'auditor',
     params: usernameParams,

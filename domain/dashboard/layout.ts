@@ -2,7 +2,7 @@
  * The dashboard layout: which components each layout of a user's dashboard shows. Toggling a component adds
  * it when absent and removes it when present; a saved list replaces the whole layout.
  */
-import { DomainError, type Decider, type DomainEvent } from '../decider.ts';
+import { DomainError, type Decider, type DomainEvent, eventTypes } from '../decider.ts';
 
 /** The concern name of dashboard-layout streams (`dashboardlayout-<userId>`). */
 export const DASHBOARD_LAYOUT_CONCERN = 'dashboardlayout';
@@ -72,6 +72,12 @@ export type DashboardComponentToggled = DomainEvent<
 
 /** Every event of the dashboard layout. */
 export type DashboardLayoutEvent = DashboardLayoutSaved | DashboardComponentToggled;
+
+/** Every event type of the dashboard layout concern. */
+export const DASHBOARD_LAYOUT_EVENT_TYPES = eventTypes<DashboardLayoutEvent>()(
+  'DashboardLayoutSaved',
+  'DashboardComponentToggled',
+);
 
 /** A user's dashboard layout; the default until the first change. */
 export interface DashboardLayoutState {

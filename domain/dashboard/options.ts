@@ -3,7 +3,7 @@
  * charts (the slider) and the sector it shows. A change names only the options it sets; the rest keep their
  * values, which start at the product's defaults.
  */
-import { DomainError, type Decider, type DomainEvent } from '../decider.ts';
+import { DomainError, type Decider, type DomainEvent, eventTypes } from '../decider.ts';
 
 /** The concern name of dashboard-options streams (`dashboardoptions-<userId>`). */
 export const DASHBOARD_OPTIONS_CONCERN = 'dashboardoptions';
@@ -90,6 +90,9 @@ export type DashboardOptionsChanged = DomainEvent<
 
 /** Every event of the dashboard options. */
 export type DashboardOptionsEvent = DashboardOptionsChanged;
+
+/** Every event type of the dashboard options concern. */
+export const DASHBOARD_OPTIONS_EVENT_TYPES = eventTypes<DashboardOptionsEvent>()('DashboardOptionsChanged');
 
 /** A user's dashboard options; the defaults until the first change. */
 export interface DashboardOptionsState {

@@ -2,7 +2,7 @@
  * The dashboard stock list: the symbols the dashboard's cards and charts show. Setting it keeps the first 30
  * distinct symbols; adding drops symbols already there and never takes the list past 30.
  */
-import { DomainError, type Decider, type DomainEvent } from '../decider.ts';
+import { DomainError, type Decider, type DomainEvent, eventTypes } from '../decider.ts';
 import { parseSymbol } from '../symbol.ts';
 
 /** The concern name of dashboard-stock streams (`dashboardstocks-<userId>`). */
@@ -44,6 +44,12 @@ export type DashboardStockAdded = DomainEvent<'DashboardStockAdded', { readonly 
 
 /** Every event of the dashboard stock list. */
 export type DashboardStocksEvent = DashboardStocksSet | DashboardStockAdded;
+
+/** Every event type of the dashboard stocks concern. */
+export const DASHBOARD_STOCKS_EVENT_TYPES = eventTypes<DashboardStocksEvent>()(
+  'DashboardStocksSet',
+  'DashboardStockAdded',
+);
 
 /** A user's dashboard stock list: distinct normalised symbols, at most {@link DASHBOARD_STOCKS_LIMIT}. */
 export interface DashboardStocksState {

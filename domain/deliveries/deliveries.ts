@@ -4,7 +4,7 @@
  * attempt and its outcome are events on `deliveries-<userId>`, and an attempt is decided only once, so the
  * processor that records it is the only one that sends it.
  */
-import { DomainError, type Decider, type DomainEvent } from '../decider.ts';
+import { DomainError, type Decider, type DomainEvent, eventTypes } from '../decider.ts';
 import { STOCKPULSE_NAMESPACE, uuidV5 } from '../ids.ts';
 import type { ChannelType } from '../channels/channels.ts';
 
@@ -91,6 +91,14 @@ export type DeliveryAbandoned = DomainEvent<'DeliveryAbandoned', RecordDeliveryA
 
 /** Every event of the deliveries concern. */
 export type DeliveriesEvent = DeliveryAttempted | DeliverySucceeded | DeliveryFailed | DeliveryAbandoned;
+
+/** Every event type of the deliveries concern. */
+export const DELIVERIES_EVENT_TYPES = eventTypes<DeliveriesEvent>()(
+  'DeliveryAttempted',
+  'DeliverySucceeded',
+  'DeliveryFailed',
+  'DeliveryAbandoned',
+);
 
 /** Where one delivery stands. */
 export interface DeliveryProgress {

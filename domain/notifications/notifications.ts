@@ -3,7 +3,7 @@
  * themselves come from `AlertTriggered` (alerts concern); this concern records only the read state, on
  * `notifications-<userId>`.
  */
-import { DomainError, type Decider, type DomainEvent } from '../decider.ts';
+import { DomainError, type Decider, type DomainEvent, eventTypes } from '../decider.ts';
 import { isUuid } from '../ids.ts';
 
 /** The concern name of notification read-state streams (`notifications-<userId>`). */
@@ -96,6 +96,12 @@ export type AllNotificationsMarkedRead = DomainEvent<'AllNotificationsMarkedRead
 
 /** Every event of the notifications concern. */
 export type NotificationsEvent = NotificationsMarkedRead | AllNotificationsMarkedRead;
+
+/** Every event type of the notifications read concern. */
+export const NOTIFICATIONS_EVENT_TYPES = eventTypes<NotificationsEvent>()(
+  'NotificationsMarkedRead',
+  'AllNotificationsMarkedRead',
+);
 
 /**
  * A user's read state: notifications read one by one, and the place up to which all are read. It holds no id

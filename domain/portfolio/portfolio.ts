@@ -3,7 +3,7 @@
  * stream holds both, so a lot always belongs to a symbol of the portfolio: adding a lot for a new symbol adds
  * the symbol first, and removing a symbol removes its lots.
  */
-import { DomainError, type Decider, type DomainEvent } from '../decider.ts';
+import { DomainError, type Decider, type DomainEvent, eventTypes } from '../decider.ts';
 import { formatQuantity } from '../format.ts';
 import { LOTS_PER_SYMBOL_LIMIT, lotMatches, parseLotFields, type Lot, type LotFields } from '../positions/lots.ts';
 import { newSymbols, parseSymbol } from '../symbol.ts';
@@ -157,6 +157,19 @@ export type PortfolioEvent =
   | DividendReceived
   | FeeCharged
   | TradesRematched;
+
+/** Every event type of the portfolio concern. */
+export const PORTFOLIO_EVENT_TYPES = eventTypes<PortfolioEvent>()(
+  'SymbolAddedToPortfolio',
+  'SymbolRemovedFromPortfolio',
+  'PositionLotAdded',
+  'PositionLotRemoved',
+  'SharesBought',
+  'SharesSold',
+  'DividendReceived',
+  'FeeCharged',
+  'TradesRematched',
+);
 
 /**
  * A user's portfolio: its symbols in the order added, the open lots of each symbol in the order added, every

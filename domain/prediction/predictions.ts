@@ -2,7 +2,7 @@
  * Saved forecasting models: a user keeps a named forecast request (symbol, horizon, model, penalty, features)
  * with the walk-forward figures it had when saved, to fit it again later or compare it with others.
  */
-import { DomainError, type Decider, type DomainEvent } from '../decider.ts';
+import { DomainError, type Decider, type DomainEvent, eventTypes } from '../decider.ts';
 import { isUuid } from '../ids.ts';
 import { parsePredictionSpec, type PredictionSpec, type PredictionSpecInput } from './spec.ts';
 
@@ -84,6 +84,9 @@ export type PredictionModelDeleted = DomainEvent<'PredictionModelDeleted', { rea
 
 /** Every event of the saved-models concern. */
 export type PredictionsEvent = PredictionModelSaved | PredictionModelDeleted;
+
+/** Every event type of the forecasting models concern. */
+export const PREDICTIONS_EVENT_TYPES = eventTypes<PredictionsEvent>()('PredictionModelSaved', 'PredictionModelDeleted');
 
 /** A user's saved models, oldest first. */
 export interface PredictionsState {

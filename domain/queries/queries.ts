@@ -2,7 +2,7 @@
  * Saved screener queries: a user keeps named queries of the screener query language to run again. Saving under
  * a name the user already has (case and surrounding spaces aside) replaces that query and keeps its id.
  */
-import { DomainError, type Decider, type DomainEvent } from '../decider.ts';
+import { DomainError, type Decider, type DomainEvent, eventTypes } from '../decider.ts';
 import { isUuid } from '../ids.ts';
 import { validateQuery, type LabelledClause } from '../screener/query.ts';
 
@@ -77,6 +77,9 @@ export type QueryDeleted = DomainEvent<'QueryDeleted', { readonly queryId: strin
 
 /** Every event of the saved-queries concern. */
 export type QueriesEvent = QuerySaved | QueryReplaced | QueryDeleted;
+
+/** Every event type of the saved queries concern. */
+export const QUERIES_EVENT_TYPES = eventTypes<QueriesEvent>()('QuerySaved', 'QueryReplaced', 'QueryDeleted');
 
 /** A user's saved queries, oldest first. */
 export interface QueriesState {

@@ -2,7 +2,7 @@
  * User-defined sectors: a user groups symbols under names of their own (the Sectors page), creating, renaming
  * and deleting sectors and adding and removing their symbols. Names are unique per user regardless of case.
  */
-import { DomainError, type Decider, type DomainEvent } from '../decider.ts';
+import { DomainError, type Decider, type DomainEvent, eventTypes } from '../decider.ts';
 import { isUuid } from '../ids.ts';
 import { parseSymbol } from '../symbol.ts';
 
@@ -93,6 +93,15 @@ export type SectorDeleted = DomainEvent<'SectorDeleted', { readonly sectorId: st
 /** Every event of the sectors concern. */
 export type SectorsEvent =
   SectorCreated | SectorRenamed | SymbolAddedToSector | SymbolRemovedFromSector | SectorDeleted;
+
+/** Every event type of the sectors concern. */
+export const SECTORS_EVENT_TYPES = eventTypes<SectorsEvent>()(
+  'SectorCreated',
+  'SectorRenamed',
+  'SymbolAddedToSector',
+  'SymbolRemovedFromSector',
+  'SectorDeleted',
+);
 
 /** A user's sectors, oldest first. */
 export interface SectorsState {

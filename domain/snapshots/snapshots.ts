@@ -3,7 +3,7 @@
  * what describes a snapshot (id, title, symbol, size and the SHA-256 of the image); the image bytes are kept
  * content-addressed outside the log, under their SHA-256.
  */
-import { DomainError, type Decider, type DomainEvent } from '../decider.ts';
+import { DomainError, type Decider, type DomainEvent, eventTypes } from '../decider.ts';
 import { isUuid } from '../ids.ts';
 import { parseSymbol } from '../symbol.ts';
 
@@ -81,6 +81,9 @@ export type SnapshotDeleted = DomainEvent<'SnapshotDeleted', { readonly snapshot
 
 /** Every event of the snapshots concern. */
 export type SnapshotsEvent = SnapshotSaved | SnapshotDeleted;
+
+/** Every event type of the chart snapshots concern. */
+export const SNAPSHOTS_EVENT_TYPES = eventTypes<SnapshotsEvent>()('SnapshotSaved', 'SnapshotDeleted');
 
 /** A user's snapshots, oldest first. */
 export interface SnapshotsState {

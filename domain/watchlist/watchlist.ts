@@ -1,7 +1,7 @@
 /**
  * The watch list: the symbols a user follows. Adding merges without duplicates, removing filters out.
  */
-import { DomainError, type Decider, type DomainEvent } from '../decider.ts';
+import { DomainError, type Decider, type DomainEvent, eventTypes } from '../decider.ts';
 import { newSymbols, parseSymbol } from '../symbol.ts';
 
 /** The concern name of watch-list streams (`watchlist-<userId>`). */
@@ -43,6 +43,12 @@ export type SymbolRemovedFromWatchlist = DomainEvent<'SymbolRemovedFromWatchlist
 
 /** Every event of the watch list. */
 export type WatchlistEvent = SymbolAddedToWatchlist | SymbolRemovedFromWatchlist;
+
+/** Every event type of the watch list concern. */
+export const WATCHLIST_EVENT_TYPES = eventTypes<WatchlistEvent>()(
+  'SymbolAddedToWatchlist',
+  'SymbolRemovedFromWatchlist',
+);
 
 /** A user's watch list: normalised symbols in the order they were added, without duplicates. */
 export interface WatchlistState {

@@ -30,6 +30,7 @@ import { PASSWORD_RESET_TTL_MS, type PasswordResetRequested } from '../../domain
 import type { AlertDeleted, AlertTriggeredData } from '../../domain/alerts/alerts.ts';
 import {
   CHANNELS_CONCERN,
+  CHANNELS_EVENT_TYPES,
   channelsDecider,
   channelsForAlert,
   receivesAlerts,
@@ -41,6 +42,7 @@ import {
 import type { WebhookPayload } from '../../domain/contract/channels.ts';
 import type { CommandMeta } from '../../domain/decider.ts';
 import {
+  DELIVERIES_EVENT_TYPES,
   deliveryIdOf,
   type DeliveriesEvent,
   type DeliveryAbandoned,
@@ -79,21 +81,8 @@ export const DELIVERY_VERSION = 3;
 /** The event types the processor reads. */
 export const DELIVERY_EVENT_TYPES: readonly string[] = Object.freeze([
   'AlertTriggered',
-  'ChannelAdded',
-  'ChannelRemoved',
-  'EmailChannelConfirmed',
-  'PushSubscriptionRemoved',
-  'AlertChannelsChosen',
-  'AlertChannelsCleared',
-  'WebhookDisabled',
-  'WebhookEnabled',
-  'WebhookSecretRotated',
-  'EmailConfirmationResent',
-  'EmailChannelUnsubscribed',
-  'DeliveryAttempted',
-  'DeliverySucceeded',
-  'DeliveryFailed',
-  'DeliveryAbandoned',
+  ...CHANNELS_EVENT_TYPES,
+  ...DELIVERIES_EVENT_TYPES,
   'PasswordResetRequested',
   'AlertDeleted',
 ] satisfies (

@@ -241,6 +241,7 @@ describe('audit routes', function () {
     ['a time without a zone', 'events?from=2026-03-01T10:00:00', 'query.from'],
     ['a to before from', 'events?from=2026-03-02T00:00:00Z&to=2026-03-01T00:00:00Z', 'query.to'],
     ['an event type in lower case', 'events?type=SymbolAdded,bad', 'query.type[1]'],
+    ['an event type no concern has', 'events?type=UserSignedIn,AlertTrigered', 'query.type[1]'],
     ['an unknown query parameter', 'events?types=UserSignedIn', 'query'],
     ['both at and position', 'state?at=2026-03-01T00:00:00Z&position=1/1', 'query.position'],
     ['an at that is not a time', 'state?at=2026-13-45T00:00:00Z', 'query.at'],
@@ -259,6 +260,15 @@ describe('audit routes', function () {
       expect((await auditTrail(auditor.username)).length).to.equal(before);
     });
   }
+
+  it('names a misspelt event type and lists the types there are', async function () {
+    const res = await auditor.get(`/api/audit/users/${auditor.username}/events?type=AlertTrigered`);
+    expect(res.status).to.equal(400, res.text);
+    const { message } = res.body as { message: string };
+    expect(message).to.match(/^query\.type\[0\]: unknown event type AlertTrigered; the types are /);
+    for (const type of ['AlertTriggered', 'SymbolAddedToWatchlist', 'UserHistoryViewed'])
+      expect(message).to.include(type);
+  });
 
   it('refuses a username breaking the rule with 400 naming params.username', async function () {
     const res = await auditor.get('/api/audit/users/BAD%20NAME/events');

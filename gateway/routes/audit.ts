@@ -6,7 +6,7 @@
 import { auditApi } from '../../domain/contract/audit.ts';
 import { AUDIT_CONCERN, auditDecider, type AuditCommand } from '../../domain/audit/audit.ts';
 import type { CommandMeta } from '../../domain/decider.ts';
-import { USER_CONCERNS, type UserConcern } from '../../domain/concerns.ts';
+import { USER_CONCERNS, USER_EVENT_TYPES, type UserConcern } from '../../domain/concerns.ts';
 import { parsePosition, type EventStore } from '../../platform/eventstore/port.ts';
 import type { ReadModelStore } from '../../platform/readmodels/port.ts';
 import { accountsProjection, type AccountDocument } from '../../projections/accounts/accounts.projection.ts';
@@ -16,7 +16,7 @@ import { userStateAt, type StateCut } from '../../projections/audit/userState.ts
 import { describeVerification, verifyUserHistory } from '../../projections/audit/verifyUser.ts';
 import type { StoredDocument } from '../../projections/projection.ts';
 import type { CommandService } from '../commands.ts';
-import { notFound } from '../errors.ts';
+import { ApiError, notFound } from '../errors.ts';
 import { defineRoute } from '../http/route.ts';
 
 /** What the audit routes need. */
@@ -64,6 +64,7 @@ export function auditRoutes(deps: AuditDeps) {
     defineRoute({
       ...auditApi.getAuditUsersByUsernameEvents,
       handle: async ({ params, query, meta }) => {
+        requireEventTypes(query.type ?? []);
         const history = await historyOf(params.username);
         const page = historyPage(history, {
           limit: query.limit,
@@ -131,4 +132,15 @@ export function auditRoutes(deps: AuditDeps) {
       },
     }),
   ];
+}
+
+/**
+ * Refuses a type filter naming a type no concern has (a misspelt one would answer no events, as if there were
+ * none of that type), naming the first such type and listing the types there are.
+ */
+function requireEventTypes(types: readonly string[]): void {
+  const i = types.findIndex((type) => !USER_EVENT_TYPES.has(type));
+  if (i < 0) return;
+  const known = [...USER_EVENT_TYPES].sort().join(', ');
+  throw new ApiError(400, 'bad_request', `query.type[${i}]: unknown event type ${types[i]}; the types are ${known}`);
 }

@@ -2,7 +2,7 @@
  * The delivery read models: each user's channels (folded with the channels decider), and each user's latest
  * deliveries with where each stands after its last attempt.
  */
-import { channelsDecider, type ChannelsEvent, type ChannelsState } from '../../domain/channels/channels.ts';
+import { CHANNELS_EVENT_TYPES, channelsDecider, type ChannelsState } from '../../domain/channels/channels.ts';
 import type { DeliveryAnswer } from '../../domain/contract/channels.ts';
 import type { DeliveriesEvent, DeliveryAbandoned, DeliveryAttempted } from '../../domain/deliveries/deliveries.ts';
 import { isAfter, type LogPosition } from '../../platform/eventstore/port.ts';
@@ -20,18 +20,13 @@ import { ringKey, ringPrefix, takeRingSlot } from '../ring.ts';
 export const DELIVERIES_KEPT = 500;
 
 /** `GET /personalize/channels`: each user's channels and the channels each alert named. */
-export const channelsProjection: Projection<ChannelsState> = deciderProjection('channels', 1, channelsDecider, [
-  'ChannelAdded',
-  'ChannelRemoved',
-  'EmailChannelConfirmed',
-  'PushSubscriptionRemoved',
-  'AlertChannelsChosen',
-  'AlertChannelsCleared',
-  'WebhookDisabled',
-  'WebhookEnabled',
-  'WebhookSecretRotated',
-  'EmailChannelUnsubscribed',
-] satisfies ChannelsEvent['type'][]);
+export const channelsProjection: Projection<ChannelsState> = deciderProjection(
+  'channels',
+  1,
+  channelsDecider,
+  // A resent confirmation leaves the channel as it was (the delivery processor sends the e-mail).
+  CHANNELS_EVENT_TYPES.filter((type) => type !== 'EmailConfirmationResent'),
+);
 
 /** A delivery's entry in its user's ring of the latest {@link DELIVERIES_KEPT}: the delivery, and which it is. */
 export interface DeliverySlot {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import type { PortfolioState } from '../../domain/portfolio/portfolio.ts';
+import { PORTFOLIO_EVENT_TYPES, type PortfolioState } from '../../domain/portfolio/portfolio.ts';
 import type { StoredDocument } from '../projection.ts';
 import { applyToDocuments, recorded } from '../testing/inMemory.ts';
 import { positionLotsKey, positionLotsProjection } from '../positions/positions.projection.ts';
@@ -88,16 +88,6 @@ describe('portfolio ledger projection', () => {
   });
 
   it('reads every event type of the portfolio', () => {
-    expect(ledgerProjection.handles).to.have.members([
-      'SymbolAddedToPortfolio',
-      'SymbolRemovedFromPortfolio',
-      'PositionLotAdded',
-      'PositionLotRemoved',
-      'SharesBought',
-      'SharesSold',
-      'DividendReceived',
-      'FeeCharged',
-      'TradesRematched',
-    ]);
+    expect(ledgerProjection.handles).to.have.members([...PORTFOLIO_EVENT_TYPES]);
   });
 });

@@ -1,4 +1,4 @@
-import { portfolioDecider, type PortfolioEvent, type PortfolioState } from '../../domain/portfolio/portfolio.ts';
+import { PORTFOLIO_EVENT_TYPES, portfolioDecider, type PortfolioState } from '../../domain/portfolio/portfolio.ts';
 import { deciderProjection } from '../projection.ts';
 
 /** What the ledger read model holds of a user: the portfolio's state, transactions and closed lots included. */
@@ -9,14 +9,4 @@ export type LedgerDocument = PortfolioState;
  * closed parts of lots, folded with the portfolio decider's own `evolve` (lots added directly fold in as buys,
  * or sells for short lots).
  */
-export const ledgerProjection = deciderProjection('portfolioledger', 1, portfolioDecider, [
-  'SymbolAddedToPortfolio',
-  'SymbolRemovedFromPortfolio',
-  'PositionLotAdded',
-  'PositionLotRemoved',
-  'SharesBought',
-  'SharesSold',
-  'DividendReceived',
-  'FeeCharged',
-  'TradesRematched',
-] satisfies PortfolioEvent['type'][]);
+export const ledgerProjection = deciderProjection('portfolioledger', 1, portfolioDecider, PORTFOLIO_EVENT_TYPES);
