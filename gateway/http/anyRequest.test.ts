@@ -188,13 +188,10 @@ function replaced(value: unknown, path: readonly (string | number)[], by: unknow
   return copy;
 }
 
-/**
- * A value for a schema: one it allows, or one it allows with a single member (at any depth) replaced by a
- * hostile value or removed, so that the request passes most of the validation and reaches what lies behind it.
- */
-function valueFor(schema: Schema | undefined, name = ''): fc.Arbitrary<unknown> {
+/** `values`, each as it is, or with a single member (at any depth) replaced by a hostile value or removed. */
+function mutated(values: fc.Arbitrary<unknown>): fc.Arbitrary<unknown> {
   return fc
-    .tuple(conforming(schema, name), fc.constantFrom('as is', 'replace', 'remove'), fc.nat(), hostileJson)
+    .tuple(values, fc.constantFrom('as is', 'replace', 'remove'), fc.nat(), hostileJson)
     .map(([value, how, which, hostile]) => {
       if (how === 'as is') return value;
       const places = placesOf(value);
@@ -203,12 +200,52 @@ function valueFor(schema: Schema | undefined, name = ''): fc.Arbitrary<unknown> 
     });
 }
 
-/** One request's body: shaped after the operation's schema (see {@link valueFor}), or text that is not JSON. */
-function bodyFor(operation: Operation): fc.Arbitrary<{ raw?: string; body?: unknown } | null> {
+/**
+ * Bodies the routes that record something accept (as their own tests send them): mutated one member at a time,
+ * they pass most of the validation and reach the rules, the stores and the read models behind it.
+ */
+const ACCEPTED_BODIES: Record<string, readonly unknown[]> = {
+  'POST /personalize/stockalerts': [
+    { symbol: 'AAPL', close: 190, alerttype: 'U' },
+    { symbol: 'AAPL', condition: { op: 'entering_channel', lower: 180, upper: 200 }, frequency: 'every_time' },
+    { symbol: 'MSFT', condition: { op: 'crossing_up', source: 'price', value: { ref: 'sma:50' } }, expires: null },
+    { symbol: 'NVDA', condition: { op: 'moving_up_pct', value: 3, bars: 2 }, frequency: 'once_per_bar' },
+  ],
+  'POST /personalize/createwatchlist': [['AAPL', 'MSFT']],
+  'POST /personalize/sectors': [{ name: 'Chips', symbols: ['NVDA'] }],
+  'POST /personalize/userPositions/{symbol}': [{ date: '2024-05-01', close: 170.25, position: 10 }],
+  'POST /api/portfolio/transactions': [
+    { kind: 'buy', symbol: 'AAPL', date: '2024-05-01', quantity: 10, price: 170 },
+    { kind: 'sell', symbol: 'AAPL', date: '2024-06-03', quantity: 4, price: 190 },
+    { kind: 'dividend', symbol: 'AAPL', date: '2024-05-16', amount: 2.5 },
+  ],
+  'POST /personalize/dashboard': [[{ layoutId: 1, compId: [1, 2] }]],
+  'POST /personalize/stockalertquery': [
+    { queryname: 'q', query: [{ label: 'RSI low', query: { type: 'rsi', param: 14, op: '<', val: 30 } }] },
+  ],
+  'POST /api/screener/run': [
+    { query: [{ label: 'RSI low', query: { type: 'rsi', param: 14, op: '<', val: 30 } }], limit: 50 },
+  ],
+  'POST /api/prediction/fit': [{ symbol: 'AAPL', horizon: 5, model: 'ridge', features: { lagReturns: 3, rsi: true } }],
+  'POST /personalize/predictions': [
+    { name: 'weekly', symbol: 'AAPL', horizon: 5, model: 'ridge', features: { lagReturns: 3, rsi: true } },
+  ],
+};
+
+/**
+ * One request's body: one the route accepts or one shaped after its schema (a value the schema allows), either
+ * mutated (see {@link mutated}); or text that is not JSON; or none.
+ */
+function bodyFor(key: string, operation: Operation): fc.Arbitrary<{ raw?: string; body?: unknown } | null> {
   const schema = operation.requestBody?.content['application/json']?.schema;
+  const accepted = ACCEPTED_BODIES[key] ?? [];
   const raw = fc.constantFrom('{"a":', '[', '\u0000', 'null', '1e400', '{"__proto__":{"x":1}}', '['.repeat(2000));
   return fc.oneof(
-    { weight: 8, arbitrary: valueFor(schema).map((body) => ({ body })) },
+    { weight: 4, arbitrary: mutated(conforming(schema)).map((body) => ({ body })) },
+    {
+      weight: accepted.length > 0 ? 6 : 0,
+      arbitrary: mutated(fc.constantFrom(...accepted, null)).map((body) => ({ body })),
+    },
     { weight: 1, arbitrary: raw.map((text) => ({ raw: text })) },
     { weight: 1, arbitrary: fc.constant(null) },
   );
@@ -325,7 +362,7 @@ describe('any request', function () {
       const request = fc.record({
         path: pathValuesFor(template, operation.parameters ?? []),
         query: queryFor(operation.parameters ?? []),
-        body: method === 'GET' ? fc.constant(null) : bodyFor(operation),
+        body: method === 'GET' ? fc.constant(null) : bodyFor(`${method} ${template}`, operation),
         signedIn: fc.oneof({ weight: 5, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }),
         feedToken: fc.boolean(),
       });
