@@ -197,13 +197,22 @@ export interface Run {
  * of 100 ticks through `evaluateTicks` (the live quotes, then the index) `passes` times or up to `limit` ticks,
  * each day close evaluating the closing bars (`evaluateClose`, the alerts evaluated then only) and rolling the
  * quotes and the indexes (`closes` of them, taking `closeMs` of `ms`). Each firing is recorded as the tick's
- * number (at a close, the ticks before it), the alert and its value.
+ * number (at a close, the ticks before it), the alert and its value. A symbol's first tick since the alerts were
+ * armed or since a close (the first of every alert of its, or of every moving one and every revived once-per-bar
+ * one) is evaluated alone, its time counted in `firstMs` and its firings in `firstFired` (`firstTicks` of them).
  */
 export function indexedRun(
   market: Market,
   passes: number,
   limit = Infinity,
-): Run & { readonly armMs: number; readonly closes: number; readonly closeMs: number } {
+): Run & {
+  readonly armMs: number;
+  readonly closes: number;
+  readonly closeMs: number;
+  readonly firstTicks: number;
+  readonly firstMs: number;
+  readonly firstFired: number;
+} {
   const quotes = new LiveQuotes(market.seeds);
   const history = (symbol: string): ReturnType<LiveQuotes['history']> => quotes.history(symbol);
   // As the engine does: the alerts evaluated at the close only in an index of their own, which no tick reads.
@@ -238,14 +247,33 @@ export function indexedRun(
     evaluated += batch.length;
     batch.length = 0;
   };
+  // Which ticks are a symbol's first since the start (first pass) or since a close (every pass), found before
+  // the timed run.
+  const firstInPass = firstTicksOf(market.ticks, true);
+  const firstAfterClose = firstTicksOf(market.ticks, false);
+  let firstTicks = 0;
+  let firstMs = 0;
+  let firstFired = 0;
   const started = performance.now();
   for (let pass = 0; pass < passes && evaluated < limit; pass++) {
     let closeAt = 0;
     // Indexed rather than `for … of`, so that the loop itself makes no garbage for the collector measured here.
     const ticks = market.ticks;
+    const firsts = pass === 0 ? firstInPass : firstAfterClose;
     for (let t = 0; t < ticks.length; t++) {
       const tick = ticks[t]!;
       if (evaluated + batch.length >= limit) break;
+      if (firsts[t] === 1) {
+        flush();
+        const firing = fired.length;
+        const first0 = performance.now();
+        batch.push(tick);
+        flush();
+        firstMs += performance.now() - first0;
+        firstTicks += 1;
+        firstFired += fired.length - firing;
+        continue;
+      }
       if (tick === null) {
         flush();
         const closing0 = performance.now();
@@ -263,7 +291,36 @@ export function indexedRun(
     }
     flush();
   }
-  return { evaluated, ms: performance.now() - started, fired, armMs, closes, closeMs };
+  return {
+    evaluated,
+    ms: performance.now() - started,
+    fired,
+    armMs,
+    closes,
+    closeMs,
+    firstTicks,
+    firstMs,
+    firstFired,
+  };
+}
+
+/**
+ * Per tick of `ticks` (null for a close), 1 when it is its symbol's first since the last close, or since the
+ * start too when `fromStart`.
+ */
+function firstTicksOf(ticks: readonly (Tick | null)[], fromStart: boolean): Uint8Array {
+  const firsts = new Uint8Array(ticks.length);
+  let seen: Set<string> | null = fromStart ? new Set() : null;
+  for (let t = 0; t < ticks.length; t++) {
+    const tick = ticks[t]!;
+    if (tick === null) {
+      seen = new Set();
+    } else if (seen !== null && !seen.has(tick.symbol)) {
+      seen.add(tick.symbol);
+      firsts[t] = 1;
+    }
+  }
+  return firsts;
 }
 
 /**
