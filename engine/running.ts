@@ -18,7 +18,8 @@ import { seedQuotes, serveQuotes } from './quotes/quoteFeed.ts';
 import type { RedisClient } from '../platform/redis.ts';
 import type { ProviderHealth, SymbolDemand } from './ticks/providerStream.ts';
 import { parseMarketClockMode } from './ticks/marketClock.ts';
-import { configuredFeed, dayCloseClaims, openTickSource } from './ticks/sources.ts';
+import { pickUpSession } from './quotes/sessionBackfill.ts';
+import { configuredFeed, dayCloseClaims, lastDate, openTickSource } from './ticks/sources.ts';
 
 /** The started live engine: tick source → tick bus → live quotes and alert engine. */
 export interface RunningEngine {
@@ -115,6 +116,9 @@ export async function startEngine(
   await alerts.start();
   // What a provider stream carries: the symbols with an armed alert come from the index, not the read models.
   const demand = demandOf?.(() => alerts.armedSymbols());
+  // Alone, the engine's quotes are the market's: the 1D chart's minute candles are kept from the first tick.
+  if (!shared) quotes.keepMinutes();
+  if (demand) await pickUpSession(config, quotes, demand, lastDate(bars), logger);
   const stopServing = shared ? () => undefined : serveQuotes(market, quotes);
   const subscription = bus.subscribe(alerts, shared ? { group: ENGINE_GROUP, member: shared.member } : {});
   try {

@@ -96,20 +96,113 @@ function issueText(error: z.ZodError): string {
  */
 export async function fetchAlpacaBars(api: AlpacaDataOptions, request: BarsRequest): Promise<Map<string, DailyBar[]>> {
   const now = request.now ?? Date.now;
-  const base = (api.baseUrl ?? ALPACA_DATA_URL).replace(/\/+$/, '');
   const out = new Map<string, DailyBar[]>(request.symbols.map((s) => [s, []]));
   const days = Math.max(1, Math.ceil((now() - Date.parse(`${request.from}T00:00:00Z`)) / 86_400_000));
   const expected = Math.max(1, Math.round((request.symbols.length * days * 252) / 365));
   let received = 0;
+  const params: Record<string, string> = { timeframe: '1Day', start: request.from };
+  if (request.to !== undefined) params.end = request.to;
+  await eachPage(api, request.symbols, params, now, (page, symbol, rows) => {
+    const list = out.get(symbol)!;
+    const bars = rows.map((row) => ({
+      date: newYorkTime(Date.parse(row.t)).date,
+      open: row.o,
+      high: row.h,
+      low: row.l,
+      close: row.c,
+      volume: row.v,
+    }));
+    try {
+      checkBars(symbol, bars, list.at(-1)?.date);
+    } catch (error) {
+      throw new ProviderError(
+        `page ${page}: bars.${(error as Error).message.replace(/ bar (\d+)/, (_, n) => `[${Number(n) - 1}]`)}`,
+      );
+    }
+    list.push(...bars);
+    received += bars.length;
+    request.onProgress?.(Math.min(received, expected), Math.max(received, expected));
+  });
+  request.onProgress?.(received, received);
+  return out;
+}
+
+/** One minute bar: its minute's start (ms since the epoch), prices in dollars and the minute's volume. */
+export interface MinuteBar {
+  readonly t: number;
+  readonly open: number;
+  readonly high: number;
+  readonly low: number;
+  readonly close: number;
+  readonly volume: number;
+}
+
+/** What {@link fetchAlpacaMinuteBars} is asked. */
+export interface MinuteBarsRequest {
+  /** The symbols, upper case. */
+  readonly symbols: readonly string[];
+  /** The first minute (ms since the epoch) and the end (excluded). */
+  readonly start: number;
+  readonly end: number;
+  /** The clock, in ms (default `Date.now`): the wait a 429 asks for with `X-RateLimit-Reset`. */
+  readonly now?: () => number;
+}
+
+/**
+ * Fetches the one-minute bars (timeframe `1Min`) of `symbols` over [`start`, `end`) on every page, validated,
+ * by symbol in time order; a bar outside the span, out of order, or whose low and high do not hold its open and
+ * close throws a {@link ProviderError} naming the page, row and field.
+ */
+export async function fetchAlpacaMinuteBars(
+  api: AlpacaDataOptions,
+  request: MinuteBarsRequest,
+): Promise<Map<string, MinuteBar[]>> {
+  const out = new Map<string, MinuteBar[]>(request.symbols.map((s) => [s, []]));
+  const params = {
+    timeframe: '1Min',
+    start: new Date(request.start).toISOString(),
+    end: new Date(request.end).toISOString(),
+  };
+  await eachPage(api, request.symbols, params, request.now ?? Date.now, (page, symbol, rows) => {
+    const list = out.get(symbol)!;
+    rows.forEach((row, i) => {
+      const where = `page ${page}: bars.${symbol}[${i}]`;
+      const t = Date.parse(row.t);
+      if (t < request.start || t >= request.end)
+        throw new ProviderError(`${where}.t: ${row.t} is outside the span asked`);
+      if (list.length > 0 && t <= list.at(-1)!.t)
+        throw new ProviderError(`${where}.t: ${row.t} is not after the bar before`);
+      if (row.l > Math.min(row.o, row.c) || row.h < Math.max(row.o, row.c)) {
+        throw new ProviderError(
+          `${where}: low ${row.l} and high ${row.h} do not hold open ${row.o} and close ${row.c}`,
+        );
+      }
+      list.push({ t, open: row.o, high: row.h, low: row.l, close: row.c, volume: row.v });
+    });
+  });
+  return out;
+}
+
+/**
+ * GETs `/v2/stocks/bars` with `params` for `symbols` on every page (`next_page_token`), each validated whole,
+ * and hands each symbol's rows of each page to `take`; a symbol not asked for throws.
+ */
+async function eachPage(
+  api: AlpacaDataOptions,
+  symbols: readonly string[],
+  params: Readonly<Record<string, string>>,
+  now: () => number,
+  take: (page: number, symbol: string, rows: readonly z.infer<typeof barSchema>[]) => void,
+): Promise<void> {
+  const base = (api.baseUrl ?? ALPACA_DATA_URL).replace(/\/+$/, '');
+  const asked = new Set(symbols);
   let token: string | null | undefined;
   let page = 0;
   do {
     page += 1;
     const url = new URL(`${base}/v2/stocks/bars`);
-    url.searchParams.set('symbols', request.symbols.join(','));
-    url.searchParams.set('timeframe', '1Day');
-    url.searchParams.set('start', request.from);
-    if (request.to !== undefined) url.searchParams.set('end', request.to);
+    url.searchParams.set('symbols', symbols.join(','));
+    for (const [key, value] of Object.entries(params)) url.searchParams.set(key, value);
     url.searchParams.set('limit', String(PAGE_LIMIT));
     url.searchParams.set('adjustment', 'raw');
     url.searchParams.set('feed', api.feed ?? 'iex');
@@ -118,31 +211,11 @@ export async function fetchAlpacaBars(api: AlpacaDataOptions, request: BarsReque
     const parsed = pageSchema.safeParse(body);
     if (!parsed.success) throw new ProviderError(`page ${page}: ${issueText(parsed.error)}`);
     for (const [symbol, rows] of Object.entries(parsed.data.bars ?? {})) {
-      const list = out.get(symbol);
-      if (list === undefined) throw new ProviderError(`page ${page}: bars.${symbol}: a symbol that was not asked for`);
-      const bars = rows.map((row) => ({
-        date: newYorkTime(Date.parse(row.t)).date,
-        open: row.o,
-        high: row.h,
-        low: row.l,
-        close: row.c,
-        volume: row.v,
-      }));
-      try {
-        checkBars(symbol, bars, list.at(-1)?.date);
-      } catch (error) {
-        throw new ProviderError(
-          `page ${page}: bars.${(error as Error).message.replace(/ bar (\d+)/, (_, n) => `[${Number(n) - 1}]`)}`,
-        );
-      }
-      list.push(...bars);
-      received += bars.length;
+      if (!asked.has(symbol)) throw new ProviderError(`page ${page}: bars.${symbol}: a symbol that was not asked for`);
+      take(page, symbol, rows);
     }
-    request.onProgress?.(Math.min(received, expected), Math.max(received, expected));
     token = parsed.data.next_page_token;
   } while (token);
-  request.onProgress?.(received, received);
-  return out;
 }
 
 /** GETs a page as JSON, waiting and retrying on a 429; a refused request or a non-JSON answer throws. */

@@ -89,9 +89,20 @@ export interface QuoteFeed {
   stop(): Promise<void>;
 }
 
-/** Reads every tick and day close of the bus into live quotes that become the market's quotes. */
-export async function startQuoteFeed(bus: TickBus, market: MarketData, feed: DataFeed): Promise<QuoteFeed> {
-  const { quotes } = seedQuotes(market, feed);
+/**
+ * Reads every tick and day close of the bus into live quotes that become the market's quotes; `prepare` runs on
+ * the seeded quotes (and the bars they were seeded from) before the bus is read.
+ */
+export async function startQuoteFeed(
+  bus: TickBus,
+  market: MarketData,
+  feed: DataFeed,
+  prepare?: (quotes: LiveQuotes, bars: ReturnType<MarketData['store']['lastBars']>) => Promise<void>,
+): Promise<QuoteFeed> {
+  const { quotes, bars } = seedQuotes(market, feed);
+  // The 1D chart's minute candles, from the first tick (the session so far, when `prepare` plays it).
+  quotes.keepMinutes();
+  await prepare?.(quotes, bars);
   const subscription = bus.subscribe({
     onTicks: (ticks) => quotes.apply(ticks),
     onDayClosed: (day) => quotes.roll(day),

@@ -115,7 +115,7 @@ function textOf(data: WebSocket.RawData): string {
 }
 
 /** Upper-cased valid symbols of a demand. */
-function normalise(symbols: Iterable<string>): Set<string> {
+export function normaliseSymbols(symbols: Iterable<string>): Set<string> {
   const out = new Set<string>();
   for (const raw of symbols) {
     const symbol = raw.trim().toUpperCase();
@@ -203,7 +203,7 @@ export class ProviderStream implements TickSource {
     if (this.timers.refresh) this.clock.clearTimeout(this.timers.refresh);
     this.timers.refresh = undefined;
     try {
-      const all = [...normalise(await this.options.demand.symbols())].sort();
+      const all = [...normaliseSymbols(await this.options.demand.symbols())].sort();
       const limit = this.protocol.maxSymbols;
       this.wanted = new Set(all.slice(0, limit));
       if (all.length > limit && this.state === 'live') {

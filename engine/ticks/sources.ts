@@ -65,7 +65,7 @@ export function dayCloseClaims(config: Config, redis: RedisClient | null): DayCl
 }
 
 /** The last finished bar's date among the seeded bars. */
-function lastDate(bars: ReadonlyMap<string, readonly DailyBar[]>): string {
+export function lastDate(bars: ReadonlyMap<string, readonly DailyBar[]>): string {
   let last = '0000-01-01';
   for (const list of bars.values()) {
     const date = list.at(-1)?.date;

@@ -3,7 +3,6 @@
  * delivery processor, the API and Socket.IO.
  */
 import { engineNameOf } from '../../engine/running.ts';
-import { configuredFeed } from '../../engine/ticks/sources.ts';
 import type { Config } from '../../platform/config.ts';
 import type { Logger } from '../../platform/logger.ts';
 import {
@@ -27,7 +26,7 @@ export function startAllRole(config: Config, logger: Logger): Promise<RunningGat
     // gateway reads every tick into live quotes of its own; alone, the engine's bus and quotes are the process's.
     const redisBus = ports.redis ? openRedisTickBus(ports.redis, logger, stops) : null;
     const engine = await runEngine(config, ports, logger, stops, redisBus);
-    const feed = redisBus ? await runQuoteFeed(redisBus, ports.market, stops, configuredFeed(config)) : null;
+    const feed = redisBus ? await runQuoteFeed(config, ports, logger, stops, redisBus) : null;
     await storeClosedDays(redisBus ?? engine.bus, ports.market, logger, stops);
     const delivery = await runDelivery(config, ports, logger, stops, ports.redis ? engineNameOf(config) : undefined);
     const system = systemOf(config, logger, ports, {

@@ -2,7 +2,6 @@
  * `ROLE=gateway`: the API, Socket.IO and the feed route over the read models the projections process keeps
  * and the engines that run elsewhere; as many as needed.
  */
-import { configuredFeed } from '../../engine/ticks/sources.ts';
 import type { Config } from '../../platform/config.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { openPorts, openRedisTickBus, runQuoteFeed, starting, storeClosedDays } from './parts.ts';
@@ -14,7 +13,7 @@ export function startGatewayRole(config: Config, logger: Logger): Promise<Runnin
     const ports = await openPorts(config, logger, stops, { cacheReadModels: false });
     // Without Redis there is no tick bus: the quotes are the last closes and the feed route answers 404.
     const bus = ports.redis ? openRedisTickBus(ports.redis, logger, stops) : null;
-    const feed = bus ? await runQuoteFeed(bus, ports.market, stops, configuredFeed(config)) : null;
+    const feed = bus ? await runQuoteFeed(config, ports, logger, stops, bus) : null;
     if (bus) await storeClosedDays(bus, ports.market, logger, stops);
     const system = systemOf(config, logger, ports, {
       projections: null,

@@ -7,8 +7,9 @@ import { openMarketData, type MarketData } from '../../engine/market/marketData.
 import { marketProgress } from '../../engine/market/marketProgress.ts';
 import { marketEndDate } from '../../engine/market/marketDate.ts';
 import { refreshBarsAtClose } from '../../engine/marketdata/providerRefresh.ts';
-import type { DataFeed } from '../../domain/market/feeds.ts';
 import { startQuoteFeed, type QuoteFeed } from '../../engine/quotes/quoteFeed.ts';
+import { pickUpSession } from '../../engine/quotes/sessionBackfill.ts';
+import { configuredFeed, lastDate } from '../../engine/ticks/sources.ts';
 import type { TickBus } from '../../platform/bus/port.ts';
 import { createRedisTickBus } from '../../platform/bus/redisStreams.ts';
 import type { Config } from '../../platform/config.ts';
@@ -257,14 +258,20 @@ export async function storeClosedDays(bus: TickBus, market: MarketData, logger: 
   await subscription.ready;
 }
 
-/** Reads every tick of the shared bus into live quotes that become the market's quotes. */
+/**
+ * Reads every tick of the shared bus into live quotes that become the market's quotes, from the open session so
+ * far when a provider is configured (the symbols users need, as the engines' stream carries them).
+ */
 export async function runQuoteFeed(
-  bus: TickBus,
-  market: MarketData,
+  config: Config,
+  ports: Ports,
+  logger: Logger,
   stops: Stops,
-  source: DataFeed,
+  bus: TickBus,
 ): Promise<QuoteFeed> {
-  const feed = await startQuoteFeed(bus, market, source);
+  const feed = await startQuoteFeed(bus, ports.market, configuredFeed(config), (quotes, bars) =>
+    pickUpSession(config, quotes, readModelDemand(ports.readModels), lastDate(bars), componentLogger(logger, 'market')),
+  );
   stops.add(() => feed.stop());
   return feed;
 }

@@ -1,0 +1,168 @@
+import { expect } from 'chai';
+import type { DailyBar } from '../../domain/market/types.ts';
+import { ProviderError, type AlpacaDataOptions } from '../marketdata/alpacaBars.ts';
+import { FakeAlpaca } from '../marketdata/alpacaTesting.ts';
+import { regularMarketClock } from '../ticks/marketClock.ts';
+import { LiveQuotes } from './liveQuotes.ts';
+import { BackfillTimeout, backfillSession } from './sessionBackfill.ts';
+
+/** Wednesday 2025-03-12, 10:03:20 in New York: its session opened at 13:30 UTC (summer time). */
+const NOW = Date.parse('2025-03-12T14:03:20Z');
+const OPEN = '2025-03-12T13:30:00Z';
+
+/** A one-minute bar as Alpaca answers it. */
+function minute(t: string, o: number, h: number, l: number, c: number, v: number) {
+  return { t, o, h, l, c, v, n: 10, vw: (h + l) / 2 };
+}
+
+function bar(date: string, close: number): DailyBar {
+  return { date, open: close, high: close, low: close, close, volume: 1_000 };
+}
+
+describe('picking up the open session from the provider at start', function () {
+  let alpaca: FakeAlpaca;
+  let api: AlpacaDataOptions;
+  let quotes: LiveQuotes;
+  const sessions = regularMarketClock('2025-03-11');
+
+  beforeEach(async function () {
+    alpaca = new FakeAlpaca();
+    await alpaca.start();
+    api = { keyId: 'key-id', secretKey: 'secret', baseUrl: alpaca.url };
+    quotes = new LiveQuotes([{ symbol: 'AAPL', bars: [bar('2025-03-10', 230), bar('2025-03-11', 220)] }], 'alpaca-iex');
+    quotes.keepMinutes();
+  });
+  afterEach(async function () {
+    await alpaca.stop();
+  });
+
+  it("plays the session's minute bars so far into the quotes and the 1D candles, every page", async function () {
+    alpaca.answer(
+      {
+        body: {
+          bars: {
+            AAPL: [
+              minute('2025-03-12T13:30:00Z', 221, 223, 220.5, 222, 5_000),
+              minute(OPEN.replace(':30:', ':31:'), 222, 222.5, 219, 219.5, 3_000),
+            ],
+          },
+          next_page_token: 'QUFQTHwy',
+        },
+      },
+      {
+        body: {
+          bars: { AAPL: [minute('2025-03-12T14:03:00Z', 219.5, 224, 219.5, 223.25, 700)], MSFT: [] },
+          next_page_token: null,
+        },
+      },
+    );
+    const result = await backfillSession(quotes, { api, symbols: ['AAPL', 'MSFT'], sessions, now: () => NOW });
+    expect(result).to.deep.equal({ date: '2025-03-12', symbols: 1, bars: 3 });
+    const asked = alpaca.requests.map((url) => Object.fromEntries(url.searchParams));
+    expect(asked[0]).to.deep.include({
+      symbols: 'AAPL,MSFT',
+      timeframe: '1Min',
+      start: '2025-03-12T13:30:00.000Z',
+      end: '2025-03-12T14:03:20.001Z',
+      feed: 'iex',
+    });
+    expect(asked[1]).to.deep.include({ page_token: 'QUFQTHwy' });
+    expect(quotes.quote('AAPL')).to.deep.include({
+      price: 223.25,
+      prevClose: 220,
+      change: 3.25,
+      open: 221,
+      high: 224,
+      low: 219,
+      volume: 8_700,
+      source: 'alpaca-iex',
+      ts: '2025-03-12T14:03:20.000Z',
+    });
+    const candles = quotes.minutes('AAPL')!.candles;
+    expect(candles.map((c) => [c.time, c.open, c.high, c.low, c.close, c.volume])).to.deep.equal([
+      ['2025-03-12 09:30', 221, 223, 220.5, 222, 5_000],
+      ['2025-03-12 09:31', 222, 222.5, 219, 219.5, 3_000],
+      ['2025-03-12 10:03', 219.5, 224, 219.5, 223.25, 700],
+    ]);
+    // The live ticks go on from there: the same minute's candle, the day's volume.
+    quotes.applyTick({ symbol: 'AAPL', price: 224.5, size: 50, ts: NOW + 10_000 });
+    expect(quotes.quote('AAPL')).to.deep.include({ high: 224.5, volume: 8_750, open: 221 });
+    expect(quotes.minutes('AAPL')!.candles.at(-1)).to.deep.include({ high: 224.5, close: 224.5, volume: 750 });
+    expect(quotes.quote('MSFT')).to.equal(undefined);
+  });
+
+  it('asks nothing when no session is open, or no symbol is carried', async function () {
+    const before = quotes.quote('AAPL');
+    // Saturday, and a weekday before the open.
+    for (const now of [Date.parse('2025-03-15T15:00:00Z'), Date.parse('2025-03-12T13:29:59Z')]) {
+      expect(await backfillSession(quotes, { api, symbols: ['AAPL'], sessions, now: () => now })).to.deep.equal({
+        date: null,
+        symbols: 0,
+        bars: 0,
+      });
+    }
+    expect(await backfillSession(quotes, { api, symbols: [], sessions, now: () => NOW })).to.include({ date: null });
+    // A session already stored (the day rolled) is not reopened.
+    const rolled = regularMarketClock('2025-03-12');
+    expect(await backfillSession(quotes, { api, symbols: ['AAPL'], sessions: rolled, now: () => NOW })).to.include({
+      date: null,
+    });
+    expect(alpaca.requests).to.have.length(0);
+    expect(quotes.quote('AAPL')).to.deep.equal(before);
+    expect(quotes.minutes('AAPL')).to.equal(undefined);
+  });
+
+  it('refuses a bad page whole, naming the row and field, and plays nothing', async function () {
+    const good = minute('2025-03-12T13:30:00Z', 221, 223, 220.5, 222, 5_000);
+    const cases: [unknown[], string][] = [
+      [
+        [good, minute('2025-03-12T14:05:00Z', 222, 223, 221, 222, 1)],
+        'page 1: bars.AAPL[1].t: 2025-03-12T14:05:00Z is outside the span asked',
+      ],
+      [[good, good], 'page 1: bars.AAPL[1].t: 2025-03-12T13:30:00Z is not after the bar before'],
+      [
+        [minute('2025-03-12T13:30:00Z', 221, 220, 219, 222, 5)],
+        'page 1: bars.AAPL[0]: low 219 and high 220 do not hold open 221 and close 222',
+      ],
+      [[{ ...good, v: -1 }], 'page 1: bars.AAPL[0].v: must not be negative'],
+    ];
+    for (const [rows, message] of cases) {
+      alpaca.answer({ body: { bars: { AAPL: rows }, next_page_token: null } });
+      const refusal = await backfillSession(quotes, { api, symbols: ['AAPL'], sessions, now: () => NOW }).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      expect(refusal).to.be.instanceOf(ProviderError);
+      expect((refusal as Error).message).to.equal(message);
+    }
+    expect(quotes.quote('AAPL')).to.deep.include({ price: 220, source: 'close' });
+    expect(quotes.minutes('AAPL')).to.equal(undefined);
+  });
+
+  it('gives up after its timeout and drops bars that arrive later', async function () {
+    // The provider asks for a wait longer than the backfill gives it.
+    alpaca.answer(
+      { status: 429, headers: { 'retry-after': '1' }, body: { message: 'too many requests' } },
+      {
+        body: { bars: { AAPL: [minute('2025-03-12T13:30:00Z', 221, 223, 220.5, 222, 5_000)] }, next_page_token: null },
+      },
+    );
+    const refusal = await backfillSession(quotes, {
+      api,
+      symbols: ['AAPL'],
+      sessions,
+      now: () => NOW,
+      timeoutMs: 50,
+    }).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(refusal).to.be.instanceOf(BackfillTimeout);
+    // The retry after the wait gets its bars, which nothing plays.
+    const deadline = Date.now() + 5_000;
+    while (alpaca.requests.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(alpaca.requests).to.have.length(2);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(quotes.quote('AAPL')).to.deep.include({ price: 220, source: 'close' });
+  });
+});
