@@ -254,6 +254,24 @@ export class LiveQuotes implements QuoteSource {
     this.minuteBook ??= new MinuteBook();
   }
 
+  /**
+   * Before a symbol's first tick, takes the ticks of the finished day its quote shows (its last bar's session, in
+   * order) into its minute candles only: the 1D chart then shows that session, as it does in a process that ran
+   * through it, until the next session's first tick starts afresh; the quote is not moved. Answers false (and
+   * takes nothing) once the symbol has had a tick, for a symbol without quotes, or without {@link keepMinutes}.
+   */
+  recordClosedMinutes(symbol: string, ticks: readonly Tick[]): boolean {
+    const entry = this.entries.get(symbol);
+    const book = this.minuteBook;
+    if (book === null || entry === undefined || entry.ticked) return false;
+    let volume = 0;
+    for (const tick of ticks) {
+      volume += tick.size;
+      book.record(symbol, entry.sessions, priceCents(tick.price), volume, tick.ts, entry.prevCloseCents);
+    }
+    return true;
+  }
+
   /** A symbol's minute candles of its live session (see {@link keepMinutes}), or undefined before its first tick. */
   minutes(symbol: string): MinuteCandles | undefined {
     return this.minuteBook?.candles(symbol);

@@ -2,7 +2,6 @@ import { expect } from 'chai';
 import type { DailyBar } from '../../domain/market/types.ts';
 import { ProviderError, type AlpacaDataOptions } from '../marketdata/alpacaBars.ts';
 import { FakeAlpaca } from '../marketdata/alpacaTesting.ts';
-import { regularMarketClock } from '../ticks/marketClock.ts';
 import { LiveQuotes } from './liveQuotes.ts';
 import { BackfillTimeout, backfillSession } from './sessionBackfill.ts';
 
@@ -23,7 +22,6 @@ describe('picking up the open session from the provider at start', function () {
   let alpaca: FakeAlpaca;
   let api: AlpacaDataOptions;
   let quotes: LiveQuotes;
-  const sessions = regularMarketClock('2025-03-11');
 
   beforeEach(async function () {
     alpaca = new FakeAlpaca();
@@ -56,8 +54,13 @@ describe('picking up the open session from the provider at start', function () {
         },
       },
     );
-    const result = await backfillSession(quotes, { api, symbols: ['AAPL', 'MSFT'], sessions, now: () => NOW });
-    expect(result).to.deep.equal({ date: '2025-03-12', symbols: 1, bars: 3 });
+    const result = await backfillSession(quotes, {
+      api,
+      symbols: ['AAPL', 'MSFT'],
+      after: '2025-03-11',
+      now: () => NOW,
+    });
+    expect(result).to.deep.equal({ date: '2025-03-12', open: true, symbols: 1, bars: 3 });
     const asked = alpaca.requests.map((url) => Object.fromEntries(url.searchParams));
     expect(asked[0]).to.deep.include({
       symbols: 'AAPL,MSFT',
@@ -91,22 +94,69 @@ describe('picking up the open session from the provider at start', function () {
     expect(quotes.quote('MSFT')).to.equal(undefined);
   });
 
-  it('asks nothing when no session is open, or no symbol is carried', async function () {
+  it("between sessions, takes the finished day's minute candles only, until the next session's first tick", async function () {
+    // Wednesday 18:00 and Thursday 09:00 in New York, Wednesday stored: its session, not the quotes.
+    for (const now of [Date.parse('2025-03-12T22:00:00Z'), Date.parse('2025-03-13T13:00:00Z')]) {
+      quotes = new LiveQuotes(
+        [{ symbol: 'AAPL', bars: [bar('2025-03-11', 220), bar('2025-03-12', 223.25)] }],
+        'alpaca-iex',
+      );
+      quotes.keepMinutes();
+      const before = quotes.quote('AAPL');
+      alpaca.answer({
+        body: {
+          bars: {
+            AAPL: [
+              minute('2025-03-12T13:30:00Z', 221, 223, 220.5, 222, 5_000),
+              minute('2025-03-12T19:59:00Z', 223, 223.5, 223, 223.25, 9_000),
+            ],
+          },
+          next_page_token: null,
+        },
+      });
+      const result = await backfillSession(quotes, { api, symbols: ['AAPL'], after: '2025-03-12', now: () => now });
+      expect(result).to.deep.equal({ date: '2025-03-12', open: false, symbols: 1, bars: 2 });
+      expect(Object.fromEntries(alpaca.requests.at(-1)!.searchParams)).to.deep.include({
+        timeframe: '1Min',
+        start: '2025-03-12T13:30:00.000Z',
+        end: '2025-03-12T20:00:00.000Z',
+      });
+      expect(quotes.quote('AAPL')).to.deep.equal(before);
+      const answer = quotes.minutes('AAPL')!;
+      expect(answer.prevClose).to.equal(220);
+      expect(answer.candles.map((c) => [c.time, c.open, c.high, c.low, c.close, c.volume])).to.deep.equal([
+        ['2025-03-12 09:30', 221, 223, 220.5, 222, 5_000],
+        ['2025-03-12 15:59', 223, 223.5, 223, 223.25, 9_000],
+      ]);
+    }
+    // The next session's first tick starts its candles afresh.
+    quotes.applyTick({ symbol: 'AAPL', price: 224, size: 10, ts: Date.parse('2025-03-13T13:30:05Z') });
+    expect(quotes.minutes('AAPL')!.candles.map((c) => [c.time, c.close, c.volume])).to.deep.equal([
+      ['2025-03-13 09:30', 224, 10],
+    ]);
+    expect(quotes.minutes('AAPL')!.prevClose).to.equal(223.25);
+  });
+
+  it('asks nothing for no symbol, a session already stored, or a day missed', async function () {
     const before = quotes.quote('AAPL');
-    // Saturday, and a weekday before the open.
-    for (const now of [Date.parse('2025-03-15T15:00:00Z'), Date.parse('2025-03-12T13:29:59Z')]) {
-      expect(await backfillSession(quotes, { api, symbols: ['AAPL'], sessions, now: () => now })).to.deep.equal({
+    const cases: [string, number, readonly string[]][] = [
+      // No symbol carried.
+      ['2025-03-11', NOW, []],
+      // Wednesday's session stored already (the day rolled): not reopened, and it is not over.
+      ['2025-03-12', NOW, ['AAPL']],
+      // Saturday with Wednesday the last day stored: Thursday and Friday were missed.
+      ['2025-03-12', Date.parse('2025-03-15T15:00:00Z'), ['AAPL']],
+      // Wednesday before its open with Monday the last day stored: Tuesday was missed.
+      ['2025-03-10', Date.parse('2025-03-12T13:29:59Z'), ['AAPL']],
+    ];
+    for (const [after, now, symbols] of cases) {
+      expect(await backfillSession(quotes, { api, symbols, after, now: () => now })).to.deep.equal({
         date: null,
+        open: false,
         symbols: 0,
         bars: 0,
       });
     }
-    expect(await backfillSession(quotes, { api, symbols: [], sessions, now: () => NOW })).to.include({ date: null });
-    // A session already stored (the day rolled) is not reopened.
-    const rolled = regularMarketClock('2025-03-12');
-    expect(await backfillSession(quotes, { api, symbols: ['AAPL'], sessions: rolled, now: () => NOW })).to.include({
-      date: null,
-    });
     expect(alpaca.requests).to.have.length(0);
     expect(quotes.quote('AAPL')).to.deep.equal(before);
     expect(quotes.minutes('AAPL')).to.equal(undefined);
@@ -128,7 +178,12 @@ describe('picking up the open session from the provider at start', function () {
     ];
     for (const [rows, message] of cases) {
       alpaca.answer({ body: { bars: { AAPL: rows }, next_page_token: null } });
-      const refusal = await backfillSession(quotes, { api, symbols: ['AAPL'], sessions, now: () => NOW }).then(
+      const refusal = await backfillSession(quotes, {
+        api,
+        symbols: ['AAPL'],
+        after: '2025-03-11',
+        now: () => NOW,
+      }).then(
         () => null,
         (error: unknown) => error,
       );
@@ -150,7 +205,7 @@ describe('picking up the open session from the provider at start', function () {
     const refusal = await backfillSession(quotes, {
       api,
       symbols: ['AAPL'],
-      sessions,
+      after: '2025-03-11',
       now: () => NOW,
       timeoutMs: 50,
     }).then(

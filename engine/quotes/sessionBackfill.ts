@@ -5,10 +5,13 @@
  * into its live quotes as four ticks (open, high, low, close, the minute's volume on the close). The day's open,
  * high, low and volume, the change and the 1D minute candles are then the session's, and the alert engine's
  * volume and change alerts see the day's volume and price. No alert evaluates those ticks: they reach the quotes
- * only, and an alert's first live tick sets its previous value as usual.
+ * only, and an alert's first live tick sets its previous value as usual. Between sessions, the finished day's
+ * minute candles are fetched instead, for the 1D chart, as a process that ran through that session keeps them.
  */
 import { fetchAlpacaMinuteBars, type AlpacaDataOptions, type MinuteBar } from '../marketdata/alpacaBars.ts';
-import { regularMarketClock, type MarketClock } from '../ticks/marketClock.ts';
+import { isTradingDay, nextTradingDay } from '../marketdata/calendar.ts';
+import { regularMarketClock, regularSession } from '../ticks/marketClock.ts';
+import type { Tick } from '../ticks/tick.ts';
 import { normaliseSymbols, type SymbolDemand } from '../ticks/providerStream.ts';
 import type { Config } from '../../platform/config.ts';
 import type { Logger } from '../../platform/logger.ts';
@@ -25,17 +28,22 @@ export interface SessionBackfillOptions {
   readonly api: AlpacaDataOptions;
   /** The symbols the stream carries. */
   readonly symbols: readonly string[];
-  /** The trading sessions (New York hours, after the last stored day). */
-  readonly sessions: MarketClock;
+  /** The last day stored (the quotes show its bar until a tick): sessions on or before it are not reopened. */
+  readonly after: string;
   /** The clock, in ms (default `Date.now`). */
   readonly now?: () => number;
   /** How long to wait for the bars (default {@link BACKFILL_TIMEOUT_MS}). */
   readonly timeoutMs?: number;
 }
 
-/** What a backfill did: the session's date (null when none was open), and the symbols and bars played. */
+/**
+ * What a backfill did: the session's date (null when there was none to pick up), whether it is open (its bars
+ * played into the quotes) or the finished day the quotes show (its minute candles only), and the symbols and
+ * bars taken.
+ */
 export interface SessionBackfillResult {
   readonly date: string | null;
+  readonly open: boolean;
   readonly symbols: number;
   readonly bars: number;
 }
@@ -45,10 +53,24 @@ export class BackfillTimeout extends Error {
   override readonly name = 'BackfillTimeout';
 }
 
+/** The four ticks a minute bar is played as: open, high, low, then close with the minute's volume, by `end`. */
+function ticksOf(symbol: string, bar: MinuteBar, end: number): Tick[] {
+  const close = Math.min(bar.t + MINUTE_MS - 1, end);
+  return [
+    { symbol, price: bar.open, size: 0, ts: bar.t },
+    { symbol, price: bar.high, size: 0, ts: Math.min(bar.t + 1, close) },
+    { symbol, price: bar.low, size: 0, ts: Math.min(bar.t + 2, close) },
+    { symbol, price: bar.close, size: bar.volume, ts: close },
+  ];
+}
+
 /**
- * Plays the open session's minute bars so far into `quotes`; nothing when no session is open or no symbol is
- * carried. Throws the provider's refusal ({@link ProviderError}) or a {@link BackfillTimeout}, having played
- * nothing: bars that arrive after the timeout are dropped.
+ * Picks up the session the quotes should show: while a session is open, its minute bars so far played into
+ * `quotes` (their day's range, volume and change, and the minute candles); between sessions, when the last day
+ * stored (`after`) is the one before the next session, that day's minute candles (`recordClosedMinutes`: the
+ * quotes keep showing its bar). Nothing for no symbol, nor after a day missed (not stored). Throws the
+ * provider's refusal ({@link ProviderError}) or a {@link BackfillTimeout}, having played nothing: bars that
+ * arrive after the timeout are dropped.
  */
 export async function backfillSession(
   quotes: LiveQuotes,
@@ -56,10 +78,16 @@ export async function backfillSession(
 ): Promise<SessionBackfillResult> {
   const now = options.now ?? Date.now;
   const at = now();
-  const session = options.sessions.sessionAt(at);
-  if (at < session.start || at >= session.end || options.symbols.length === 0) {
-    return { date: null, symbols: 0, bars: 0 };
-  }
+  const next = regularMarketClock(options.after).sessionAt(at);
+  const open = at >= next.start && at < next.end;
+  const finished = isTradingDay(options.after) ? regularSession(options.after) : null;
+  const session = open
+    ? next
+    : finished !== null && finished.end <= at && nextTradingDay(finished.date) === next.date
+      ? finished
+      : null;
+  if (session === null || options.symbols.length === 0) return { date: null, open: false, symbols: 0, bars: 0 };
+  const end = open ? at + 1 : session.end;
   let timer: NodeJS.Timeout | undefined;
   const timeoutMs = options.timeoutMs ?? BACKFILL_TIMEOUT_MS;
   const timeout = new Promise<never>((_, reject) => {
@@ -71,7 +99,7 @@ export async function backfillSession(
   let bars: Map<string, MinuteBar[]>;
   try {
     bars = await Promise.race([
-      fetchAlpacaMinuteBars(options.api, { symbols: options.symbols, start: session.start, end: at + 1, now }),
+      fetchAlpacaMinuteBars(options.api, { symbols: options.symbols, start: session.start, end, now }),
       timeout,
     ]);
   } finally {
@@ -81,17 +109,13 @@ export async function backfillSession(
   let played = 0;
   for (const [symbol, list] of bars) {
     if (list.length === 0) continue;
+    const ticks = list.flatMap((bar) => ticksOf(symbol, bar, end - 1));
+    if (open) quotes.apply(ticks);
+    else if (!quotes.recordClosedMinutes(symbol, ticks)) continue;
     symbols += 1;
     played += list.length;
-    for (const bar of list) {
-      const close = Math.min(bar.t + MINUTE_MS - 1, at);
-      quotes.applyTick({ symbol, price: bar.open, size: 0, ts: bar.t });
-      quotes.applyTick({ symbol, price: bar.high, size: 0, ts: Math.min(bar.t + 1, close) });
-      quotes.applyTick({ symbol, price: bar.low, size: 0, ts: Math.min(bar.t + 2, close) });
-      quotes.applyTick({ symbol, price: bar.close, size: bar.volume, ts: close });
-    }
   }
-  return { date: session.date, symbols, bars: played };
+  return { date: session.date, open, symbols, bars: played };
 }
 
 /**
@@ -113,10 +137,12 @@ export async function pickUpSession(
     const result = await backfillSession(quotes, {
       api: { keyId, secretKey, feed, baseUrl: config.alpacaDataUrl },
       symbols,
-      sessions: regularMarketClock(after),
+      after,
     });
-    if (result.date !== null)
-      logger.info(result, `session of ${result.date} picked up from the provider's minute bars`);
+    if (result.date !== null) {
+      const what = result.open ? 'session' : 'minute candles';
+      logger.info(result, `${what} of ${result.date} picked up from the provider's minute bars`);
+    }
   } catch (error) {
     logger.warn({ err: error }, 'the session so far was not picked up: the quotes start from the next tick');
   }
