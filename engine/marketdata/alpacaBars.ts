@@ -102,27 +102,33 @@ export async function fetchAlpacaBars(api: AlpacaDataOptions, request: BarsReque
   let received = 0;
   const params: Record<string, string> = { timeframe: '1Day', start: request.from };
   if (request.to !== undefined) params.end = request.to;
-  await eachPage(api, request.symbols, params, now, (page, symbol, rows) => {
-    const list = out.get(symbol)!;
-    const bars = rows.map((row) => ({
-      date: newYorkTime(Date.parse(row.t)).date,
-      open: row.o,
-      high: row.h,
-      low: row.l,
-      close: row.c,
-      volume: row.v,
-    }));
-    try {
-      checkBars(symbol, bars, list.at(-1)?.date);
-    } catch (error) {
-      throw new ProviderError(
-        `page ${page}: bars.${(error as Error).message.replace(/ bar (\d+)/, (_, n) => `[${Number(n) - 1}]`)}`,
-      );
-    }
-    list.push(...bars);
-    received += bars.length;
-    request.onProgress?.(Math.min(received, expected), Math.max(received, expected));
-  });
+  await eachPage(
+    api,
+    request.symbols,
+    params,
+    now,
+    (page, symbol, rows) => {
+      const list = out.get(symbol)!;
+      const bars = rows.map((row) => ({
+        date: newYorkTime(Date.parse(row.t)).date,
+        open: row.o,
+        high: row.h,
+        low: row.l,
+        close: row.c,
+        volume: row.v,
+      }));
+      try {
+        checkBars(symbol, bars, list.at(-1)?.date);
+      } catch (error) {
+        throw new ProviderError(
+          `page ${page}: bars.${(error as Error).message.replace(/ bar (\d+)/, (_, n) => `[${Number(n) - 1}]`)}`,
+        );
+      }
+      list.push(...bars);
+      received += bars.length;
+    },
+    () => request.onProgress?.(Math.min(received, expected), Math.max(received, expected)),
+  );
   request.onProgress?.(received, received);
   return out;
 }
@@ -185,7 +191,7 @@ export async function fetchAlpacaMinuteBars(
 
 /**
  * GETs `/v2/stocks/bars` with `params` for `symbols` on every page (`next_page_token`), each validated whole,
- * and hands each symbol's rows of each page to `take`; a symbol not asked for throws.
+ * and hands each symbol's rows of each page to `take`, then calls `afterPage`; a symbol not asked for throws.
  */
 async function eachPage(
   api: AlpacaDataOptions,
@@ -193,6 +199,7 @@ async function eachPage(
   params: Readonly<Record<string, string>>,
   now: () => number,
   take: (page: number, symbol: string, rows: readonly z.infer<typeof barSchema>[]) => void,
+  afterPage?: () => void,
 ): Promise<void> {
   const base = (api.baseUrl ?? ALPACA_DATA_URL).replace(/\/+$/, '');
   const asked = new Set(symbols);
@@ -214,6 +221,7 @@ async function eachPage(
       if (!asked.has(symbol)) throw new ProviderError(`page ${page}: bars.${symbol}: a symbol that was not asked for`);
       take(page, symbol, rows);
     }
+    afterPage?.();
     token = parsed.data.next_page_token;
   } while (token);
 }
