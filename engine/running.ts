@@ -17,6 +17,7 @@ import type { LiveQuotes } from './quotes/liveQuotes.ts';
 import { seedQuotes, serveQuotes } from './quotes/quoteFeed.ts';
 import type { RedisClient } from '../platform/redis.ts';
 import type { ProviderHealth, SymbolDemand } from './ticks/providerStream.ts';
+import type { DayCloser } from './ticks/dayCloser.ts';
 import { parseMarketClockMode } from './ticks/marketClock.ts';
 import { pickUpSession } from './quotes/sessionBackfill.ts';
 import { configuredFeed, dayCloseClaims, lastDate, openTickSource } from './ticks/sources.ts';
@@ -42,6 +43,8 @@ export interface RunningEngine {
   live(): boolean;
   /** A provider stream's health (connected, authenticated, not stale, with the reason), when one runs. */
   readonly sourceHealth?: () => ProviderHealth;
+  /** A symbol's bar of the open session so far, as the day close will publish it (undefined before a tick). */
+  sessionBar(symbol: string): ReturnType<DayCloser['formingBar']>;
   /** Stops the source, the alert engine (settling the triggers under way) and the bus. */
   stop(): Promise<void>;
 }
@@ -118,7 +121,7 @@ export async function startEngine(
   const demand = demandOf?.(() => alerts.armedSymbols());
   // Alone, the engine's quotes are the market's: the 1D chart's minute candles are kept from the first tick.
   if (!shared) quotes.keepMinutes();
-  if (demand) await pickUpSession(config, quotes, demand, lastDate(bars), logger);
+  const played = demand ? await pickUpSession(config, quotes, demand, lastDate(bars), logger) : [];
   const stopServing = shared ? () => undefined : serveQuotes(market, quotes);
   const subscription = bus.subscribe(alerts, shared ? { group: ENGINE_GROUP, member: shared.member } : {});
   try {
@@ -131,6 +134,7 @@ export async function startEngine(
   // Every source's days close by the calendar, the feed's too (its closer reads the bus).
   const {
     source,
+    closer,
     health: sourceHealth,
     demoSessions,
   } = openTickSource(
@@ -152,6 +156,8 @@ export async function startEngine(
     onTicks: (batch) => void bus.publish(batch).catch(publishFailed),
     onDayClosed: (day) => void bus.publishDayClosed(day).catch(publishFailed),
   });
+  // The session picked up goes into the day's bars too, before any live tick: its close publishes the whole day.
+  if (played.length > 0) closer.observe(played);
   live ||= config.tickSource !== 'replay' || config.replayFile !== null;
   logger.info(
     {
@@ -172,6 +178,7 @@ export async function startEngine(
     live: () => live && open && (sourceHealth?.().ok ?? true),
     ...(sourceHealth ? { sourceHealth } : {}),
     onTrigger: (listener) => reports.listen(listener),
+    sessionBar: (symbol) => closer.formingBar(symbol),
     stop: async () => {
       open = false;
       live = false;

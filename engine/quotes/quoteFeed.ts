@@ -97,7 +97,7 @@ export async function startQuoteFeed(
   bus: TickBus,
   market: MarketData,
   feed: DataFeed,
-  prepare?: (quotes: LiveQuotes, bars: ReturnType<MarketData['store']['lastBars']>) => Promise<void>,
+  prepare?: (quotes: LiveQuotes, bars: ReturnType<MarketData['store']['lastBars']>) => Promise<unknown>,
 ): Promise<QuoteFeed> {
   const { quotes, bars } = seedQuotes(market, feed);
   // The 1D chart's minute candles, from the first tick (the session so far, when `prepare` plays it).

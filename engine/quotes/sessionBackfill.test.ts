@@ -60,7 +60,22 @@ describe('picking up the open session from the provider at start', function () {
       after: '2025-03-11',
       now: () => NOW,
     });
-    expect(result).to.deep.equal({ date: '2025-03-12', open: true, symbols: 1, bars: 3 });
+    expect(result).to.deep.include({ date: '2025-03-12', open: true, symbols: 1, bars: 3 });
+    // Four ticks a minute, the minute's volume on its close, in time order: what the day closer takes too.
+    expect(result.played.map((t) => [t.price, t.size, new Date(t.ts).toISOString()])).to.deep.equal([
+      [221, 0, '2025-03-12T13:30:00.000Z'],
+      [223, 0, '2025-03-12T13:30:00.001Z'],
+      [220.5, 0, '2025-03-12T13:30:00.002Z'],
+      [222, 5_000, '2025-03-12T13:30:59.999Z'],
+      [222, 0, '2025-03-12T13:31:00.000Z'],
+      [222.5, 0, '2025-03-12T13:31:00.001Z'],
+      [219, 0, '2025-03-12T13:31:00.002Z'],
+      [219.5, 3_000, '2025-03-12T13:31:59.999Z'],
+      [219.5, 0, '2025-03-12T14:03:00.000Z'],
+      [224, 0, '2025-03-12T14:03:00.001Z'],
+      [219.5, 0, '2025-03-12T14:03:00.002Z'],
+      [223.25, 700, '2025-03-12T14:03:20.000Z'],
+    ]);
     const asked = alpaca.requests.map((url) => Object.fromEntries(url.searchParams));
     expect(asked[0]).to.deep.include({
       symbols: 'AAPL,MSFT',
@@ -115,7 +130,7 @@ describe('picking up the open session from the provider at start', function () {
         },
       });
       const result = await backfillSession(quotes, { api, symbols: ['AAPL'], after: '2025-03-12', now: () => now });
-      expect(result).to.deep.equal({ date: '2025-03-12', open: false, symbols: 1, bars: 2 });
+      expect(result).to.deep.equal({ date: '2025-03-12', open: false, symbols: 1, bars: 2, played: [] });
       expect(Object.fromEntries(alpaca.requests.at(-1)!.searchParams)).to.deep.include({
         timeframe: '1Min',
         start: '2025-03-12T13:30:00.000Z',
@@ -155,6 +170,7 @@ describe('picking up the open session from the provider at start', function () {
         open: false,
         symbols: 0,
         bars: 0,
+        played: [],
       });
     }
     expect(alpaca.requests).to.have.length(0);

@@ -46,6 +46,8 @@ export interface SessionBackfillResult {
   readonly open: boolean;
   readonly symbols: number;
   readonly bars: number;
+  /** The ticks played into the quotes (an open session's), in order per symbol: the day closer's bars take them. */
+  readonly played: readonly Tick[];
 }
 
 /** The bars did not arrive in time: the process starts from the next tick, as without a backfill. */
@@ -86,7 +88,9 @@ export async function backfillSession(
     : finished !== null && finished.end <= at && nextTradingDay(finished.date) === next.date
       ? finished
       : null;
-  if (session === null || options.symbols.length === 0) return { date: null, open: false, symbols: 0, bars: 0 };
+  if (session === null || options.symbols.length === 0) {
+    return { date: null, open: false, symbols: 0, bars: 0, played: [] };
+  }
   const end = open ? at + 1 : session.end;
   let timer: NodeJS.Timeout | undefined;
   const timeoutMs = options.timeoutMs ?? BACKFILL_TIMEOUT_MS;
@@ -106,22 +110,27 @@ export async function backfillSession(
     clearTimeout(timer);
   }
   let symbols = 0;
-  let played = 0;
+  let taken = 0;
+  const played: Tick[] = [];
   for (const [symbol, list] of bars) {
     if (list.length === 0) continue;
     const ticks = list.flatMap((bar) => ticksOf(symbol, bar, end - 1));
-    if (open) quotes.apply(ticks);
-    else if (!quotes.recordClosedMinutes(symbol, ticks)) continue;
+    if (open) {
+      quotes.apply(ticks);
+      played.push(...ticks);
+    } else if (!quotes.recordClosedMinutes(symbol, ticks)) {
+      continue;
+    }
     symbols += 1;
-    played += list.length;
+    taken += list.length;
   }
-  return { date: session.date, open, symbols, bars: played };
+  return { date: session.date, open, symbols, bars: taken, played };
 }
 
 /**
- * With `TICK_SOURCE=alpaca`, plays the open session so far into `quotes` (see {@link backfillSession}) for the
- * symbols `demand` names, the sessions those after `after` (the last stored day); logs what it did, or why it
- * could not (the process then starts from the next tick). Without a provider, nothing.
+ * With `TICK_SOURCE=alpaca`, picks up the session (see {@link backfillSession}) for the symbols `demand` names,
+ * `after` the last stored day; logs what it did, or why it could not (the process then starts from the next
+ * tick). Answers the ticks played into the quotes (none without a provider, between sessions, or on a failure).
  */
 export async function pickUpSession(
   config: Pick<Config, 'alpaca' | 'alpacaDataUrl'>,
@@ -129,8 +138,8 @@ export async function pickUpSession(
   demand: SymbolDemand,
   after: string,
   logger: Logger,
-): Promise<void> {
-  if (config.alpaca === null) return;
+): Promise<readonly Tick[]> {
+  if (config.alpaca === null) return [];
   const { keyId, secretKey, feed } = config.alpaca;
   try {
     const symbols = [...normaliseSymbols(await demand.symbols())].sort();
@@ -140,10 +149,13 @@ export async function pickUpSession(
       after,
     });
     if (result.date !== null) {
+      const { played, ...figures } = result;
       const what = result.open ? 'session' : 'minute candles';
-      logger.info(result, `${what} of ${result.date} picked up from the provider's minute bars`);
+      logger.info(figures, `${what} of ${result.date} picked up from the provider's minute bars`);
+      return played;
     }
   } catch (error) {
     logger.warn({ err: error }, 'the session so far was not picked up: the quotes start from the next tick');
   }
+  return [];
 }

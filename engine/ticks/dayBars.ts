@@ -35,6 +35,12 @@ export class DayBars {
     bar.volume += tick.size;
   }
 
+  /** A symbol's bar so far, or undefined before its first tick of the day. */
+  bar(symbol: string): Readonly<FormingBar> | undefined {
+    const bar = this.bars.get(symbol);
+    return bar && { ...bar };
+  }
+
   /** Whether any tick was added since the last close. */
   get isEmpty(): boolean {
     return this.bars.size === 0;

@@ -191,6 +191,14 @@ export class DayCloser {
     await this.settled();
   }
 
+  /**
+   * A symbol's bar of the open session so far, what its close will publish (undefined before the symbol's first
+   * tick of the session).
+   */
+  formingBar(symbol: string): ReturnType<DayBars['bar']> {
+    return this.bars.bar(symbol);
+  }
+
   /** What it has closed and watches. */
   stats(): DayCloserStats {
     return { ...this.counts, lastDate: this.lastDate, session: this.open ?? null };

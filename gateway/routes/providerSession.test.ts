@@ -104,6 +104,7 @@ describe('a restart on a provider stream (TICK_SOURCE=alpaca)', function () {
       expect(rest.requests).to.have.length(0);
       expect(quote).to.deep.include({ price: before.price, source: before.source });
       expect(minutes.candles).to.have.length(0);
+      expect(gw.running.system.engine!.sessionBar('NVDA')).to.equal(undefined);
       return;
     }
     expect(rest.requests).to.have.length(1);
@@ -122,6 +123,14 @@ describe('a restart on a provider stream (TICK_SOURCE=alpaca)', function () {
       low: 119.75,
       volume: both ? 42_500 : 40_000,
       source: 'alpaca-iex',
+    });
+    // The day close will publish the whole session's bar, not the one of the ticks since the restart.
+    expect(gw.running.system.engine!.sessionBar('NVDA')).to.deep.equal({
+      open: 120,
+      high: both ? 123 : 121.5,
+      low: 119.75,
+      close: both ? 122.25 : 121,
+      volume: both ? 42_500 : 40_000,
     });
     expect(minutes.candles.map((c) => [c.start, c.open, c.high, c.low, c.close, c.volume])).to.deep.equal([
       [new Date(first).toISOString(), 120, 121.5, 119.75, 121, 40_000],
