@@ -3,7 +3,8 @@ import type { DailyBar } from '../../domain/market/types.ts';
 import { ProviderError, type AlpacaDataOptions } from '../marketdata/alpacaBars.ts';
 import { FakeAlpaca } from '../marketdata/alpacaTesting.ts';
 import { LiveQuotes } from './liveQuotes.ts';
-import { BackfillTimeout, backfillSession } from './sessionBackfill.ts';
+import { createLogger } from '../../platform/logger.ts';
+import { BackfillTimeout, backfillSession, pickUpSession } from './sessionBackfill.ts';
 
 /** Wednesday 2025-03-12, 10:03:20 in New York: its session opened at 13:30 UTC (summer time). */
 const NOW = Date.parse('2025-03-12T14:03:20Z');
@@ -235,5 +236,47 @@ describe('picking up the open session from the provider at start', function () {
     expect(alpaca.requests).to.have.length(2);
     await new Promise((resolve) => setImmediate(resolve));
     expect(quotes.quote('AAPL')).to.deep.include({ price: 220, source: 'close' });
+  });
+
+  it("asks for the symbols the stream carries, up to the plan's limit, and logs what it did or why not", async function () {
+    const lines: string[] = [];
+    const logger = createLogger({ level: 'info' }, { write: (line: string) => lines.push(line) });
+    const config = {
+      alpaca: { keyId: 'key-id', secretKey: 'secret', feed: 'iex' as const, streamUrl: 'ws://127.0.0.1:1' },
+      alpacaDataUrl: alpaca.url,
+    };
+    // 35 symbols wanted (one invalid, one twice in another case): the free plan's stream carries the first 30.
+    const wanted = Array.from({ length: 34 }, (_, i) => `S${String.fromCharCode(65 + (i % 26))}${i >= 26 ? 'X' : ''}`);
+    const demand = { symbols: () => [...wanted, 'sa', 'not a symbol'] };
+    // Between sessions on Thursday morning, Wednesday stored: the finished day's candles.
+    const thursday = Date.parse('2025-03-13T13:00:00Z');
+    alpaca.answer({ body: { bars: { SA: [minute('2025-03-12T13:30:00Z', 1, 1, 1, 1, 1)] }, next_page_token: null } });
+    expect(await pickUpSession(config, quotes, demand, '2025-03-12', logger, () => thursday)).to.deep.equal([]);
+    alpaca.answer({ status: 403, body: { message: 'forbidden' } });
+    expect(await pickUpSession(config, quotes, demand, '2025-03-12', logger, () => thursday)).to.deep.equal([]);
+    const asked = alpaca.requests[0]!.searchParams.get('symbols')!.split(',');
+    expect(asked).to.have.length(30);
+    expect(asked).to.deep.equal([...new Set([...wanted, 'SA'])].sort().slice(0, 30));
+    const logged = lines.map((line) => JSON.parse(line) as { level: string; msg: string; err?: { message: string } });
+    expect(logged[0]).to.deep.include({
+      level: 'info',
+      msg: "minute candles of 2025-03-12 picked up from the provider's minute bars",
+      date: '2025-03-12',
+      open: false,
+      symbols: 0,
+      bars: 0,
+    });
+    expect(logged[1]).to.deep.include({
+      level: 'warn',
+      msg: 'the session so far was not picked up: the quotes start from the next tick',
+    });
+    expect(logged[1]!.err!.message).to.equal(
+      'page 1: the provider answered 403: forbidden (check ALPACA_KEY_ID and ALPACA_SECRET_KEY)',
+    );
+    // Without a provider, nothing is asked.
+    expect(
+      await pickUpSession({ alpaca: null, alpacaDataUrl: alpaca.url }, quotes, demand, '2025-03-12', logger),
+    ).to.deep.equal([]);
+    expect(alpaca.requests).to.have.length(2);
   });
 });

@@ -10,6 +10,7 @@
  */
 import { fetchAlpacaMinuteBars, type AlpacaDataOptions, type MinuteBar } from '../marketdata/alpacaBars.ts';
 import { isTradingDay, nextTradingDay } from '../marketdata/calendar.ts';
+import { ALPACA_SYMBOL_LIMITS } from '../ticks/alpaca.ts';
 import { regularMarketClock, regularSession } from '../ticks/marketClock.ts';
 import type { Tick } from '../ticks/tick.ts';
 import { normaliseSymbols, type SymbolDemand } from '../ticks/providerStream.ts';
@@ -128,9 +129,10 @@ export async function backfillSession(
 }
 
 /**
- * With `TICK_SOURCE=alpaca`, picks up the session (see {@link backfillSession}) for the symbols `demand` names,
- * `after` the last stored day; logs what it did, or why it could not (the process then starts from the next
- * tick). Answers the ticks played into the quotes (none without a provider, between sessions, or on a failure).
+ * With `TICK_SOURCE=alpaca`, picks up the session (see {@link backfillSession}) for the symbols `demand` names
+ * that the stream carries (the first in alphabetical order, up to the plan's limit), `after` the last stored day; logs what it did, or why it could not (the process then starts from the next
+ * tick). Answers the ticks played into the quotes (none without a provider, between sessions, or on a failure);
+ * `now` is the clock (default `Date.now`).
  */
 export async function pickUpSession(
   config: Pick<Config, 'alpaca' | 'alpacaDataUrl'>,
@@ -138,15 +140,18 @@ export async function pickUpSession(
   demand: SymbolDemand,
   after: string,
   logger: Logger,
+  now: () => number = Date.now,
 ): Promise<readonly Tick[]> {
   if (config.alpaca === null) return [];
   const { keyId, secretKey, feed } = config.alpaca;
   try {
-    const symbols = [...normaliseSymbols(await demand.symbols())].sort();
+    // The stream carries the first ones in alphabetical order up to the plan's limit: those only.
+    const symbols = [...normaliseSymbols(await demand.symbols())].sort().slice(0, ALPACA_SYMBOL_LIMITS[feed]);
     const result = await backfillSession(quotes, {
       api: { keyId, secretKey, feed, baseUrl: config.alpacaDataUrl },
       symbols,
       after,
+      now,
     });
     if (result.date !== null) {
       const { played, ...figures } = result;
