@@ -254,6 +254,11 @@ export class LiveQuotes implements QuoteSource {
     this.minuteBook ??= new MinuteBook();
   }
 
+  /** Whether {@link keepMinutes} was asked for. */
+  get keepsMinutes(): boolean {
+    return this.minuteBook !== null;
+  }
+
   /**
    * Before a symbol's first tick, takes the ticks of the finished day its quote shows (its last bar's session, in
    * order) into its minute candles only: the 1D chart then shows that session, as it does in a process that ran

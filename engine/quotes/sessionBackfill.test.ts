@@ -145,6 +145,14 @@ describe('picking up the open session from the provider at start', function () {
         ['2025-03-12 15:59', 223, 223.5, 223, 223.25, 9_000],
       ]);
     }
+    // Quotes that keep no minute candles (a shared engine's) ask for no finished day.
+    const asked = alpaca.requests.length;
+    const bare = new LiveQuotes([{ symbol: 'AAPL', bars: [bar('2025-03-11', 220), bar('2025-03-12', 223.25)] }]);
+    const thursday = Date.parse('2025-03-13T13:00:00Z');
+    expect(
+      await backfillSession(bare, { api, symbols: ['AAPL'], after: '2025-03-12', now: () => thursday }),
+    ).to.deep.include({ date: null, bars: 0 });
+    expect(alpaca.requests).to.have.length(asked);
     // The next session's first tick starts its candles afresh.
     quotes.applyTick({ symbol: 'AAPL', price: 224, size: 10, ts: Date.parse('2025-03-13T13:30:05Z') });
     expect(quotes.minutes('AAPL')!.candles.map((c) => [c.time, c.close, c.volume])).to.deep.equal([

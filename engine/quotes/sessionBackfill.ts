@@ -71,7 +71,8 @@ function ticksOf(symbol: string, bar: MinuteBar, end: number): Tick[] {
  * Picks up the session the quotes should show: while a session is open, its minute bars so far played into
  * `quotes` (their day's range, volume and change, and the minute candles); between sessions, when the last day
  * stored (`after`) is the one before the next session, that day's minute candles (`recordClosedMinutes`: the
- * quotes keep showing its bar). Nothing for no symbol, nor after a day missed (not stored). Throws the
+ * quotes keep showing its bar; nothing for quotes that keep no minute candles). Nothing for no symbol, nor after a
+ * day missed (not stored). Throws the
  * provider's refusal ({@link ProviderError}) or a {@link BackfillTimeout}, having played nothing: bars that
  * arrive after the timeout are dropped.
  */
@@ -84,9 +85,10 @@ export async function backfillSession(
   const next = regularMarketClock(options.after).sessionAt(at);
   const open = at >= next.start && at < next.end;
   const finished = isTradingDay(options.after) ? regularSession(options.after) : null;
+  // A finished day is fetched only for minute candles: quotes that keep none (a shared engine's) need nothing.
   const session = open
     ? next
-    : finished !== null && finished.end <= at && nextTradingDay(finished.date) === next.date
+    : quotes.keepsMinutes && finished !== null && finished.end <= at && nextTradingDay(finished.date) === next.date
       ? finished
       : null;
   if (session === null || options.symbols.length === 0) {

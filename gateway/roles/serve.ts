@@ -193,9 +193,9 @@ export async function serveApi(config: Config, logger: Logger, stops: Stops, sys
   let ended: ((tokenHashes: readonly string[]) => void) | null = null;
   const sessions = endingSockets(system.appDeps.sessions, (hashes) => ended?.(hashes));
   const server = serverOf(createApp({ ...system.appDeps, sessions, health, rebuildChecks }), stops);
+  // The price chart's 1D view draws the session so far from the minute candles these quotes keep (their owner,
+  // the engine or the quote feed, keeps them from its start).
   const live = system.liveQuotes;
-  // The price chart's 1D view draws the session so far from the ticks this process reads.
-  live?.keepMinutes();
   const realtime = attachRealtime(server, {
     sessions: system.appDeps.sessions,
     symbols: system.appDeps.symbols,
