@@ -26,6 +26,7 @@ const benches: Record<string, () => Promise<boolean>> = {
   delivery: async () => import('./delivery.ts').then(async (m) => m.report(await m.benchDelivery())),
   readmodels: async () => import('./readModels.ts').then(async (m) => m.report(await m.benchReadModels())),
   seal: async () => import('./seal.ts').then(async (m) => m.report(await m.benchSeal())),
+  metrics: async () => import('./metrics.ts').then(async (m) => m.report(await m.benchMetrics())),
 };
 
 /**
