@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { EMA, MACD } from 'trading-signals';
 import {
   EMPTY_INDICATOR_ROW,
   FLAT_RSI,
@@ -174,6 +175,46 @@ describe('indicators', () => {
       expect(live.update(10.5).rsi_14).to.equal(100);
       expect(live.update(10).rsi_14).to.equal(50);
       expect(live.update(9.5).rsi_14).to.equal(0);
+    });
+
+    it("report the EMAs and the MACD signal from exactly the close the library's own isStable says", () => {
+      // Days of several live prices each, some days without any, fed alike to the library's indicators.
+      const ema12 = new EMA(12);
+      const ema26 = new EMA(26);
+      const macd = new MACD(new EMA(12), new EMA(26), new EMA(9));
+      const live = new LiveIndicators();
+      let forming = false;
+      const prices = walk(400, 29);
+      let p = 0;
+      const seen = { ema12: 0, ema26: 0, signal: 0 };
+      for (let day = 0; day < 60; day++) {
+        const ticks = day % 7 === 3 ? 0 : 1 + (day % 4);
+        for (let t = 0; t < ticks; t++) {
+          const price = prices[p++]!;
+          const row = live.update(price);
+          for (const indicator of [ema12, ema26, macd]) indicator.update(price, forming);
+          forming = true;
+          expect(row.EMA_12 !== null, `EMA 12 on day ${day}`).to.equal(ema12.isStable);
+          expect(row.EMA_26 !== null, `EMA 26 on day ${day}`).to.equal(ema26.isStable);
+          expect(row.macd_signal !== null, `signal on day ${day}`).to.equal(macd.signal.isStable);
+          if (row.EMA_12 !== null) seen.ema12 += 1;
+          if (row.EMA_26 !== null) seen.ema26 += 1;
+          if (row.macd_signal !== null) seen.signal += 1;
+        }
+        live.roll();
+        forming = false;
+      }
+      // Each became known within the run, and was unknown before.
+      expect(seen.ema12).to.be.above(seen.ema26);
+      expect(seen.ema26).to.be.above(seen.signal);
+      expect(seen.signal).to.be.above(0);
+      const closes = walk(40, 31);
+      const series = emaSeries(closes, 12);
+      const reference = new EMA(12);
+      closes.forEach((close, i) => {
+        reference.add(close);
+        expect(series[i] !== null, `emaSeries at ${i}`).to.equal(reference.isStable);
+      });
     });
 
     it('start empty without seed closes', () => {

@@ -14,6 +14,9 @@ export const FLAT_RSI = 50;
 /** MACD periods: fast EMA, slow EMA, signal EMA. */
 export const MACD_PERIODS = { fast: 12, slow: 26, signal: 9 } as const;
 
+/** The close from which the MACD signal line is known: its EMA takes the MACD line from the slow EMA's period on. */
+const MACD_SIGNAL_FROM = MACD_PERIODS.slow + MACD_PERIODS.signal - 1;
+
 /** Bollinger bands: SMA period and the multiple of the (population) standard deviation. */
 export const BOLLINGER = { period: 20, deviations: 2 } as const;
 
@@ -103,14 +106,16 @@ class IndicatorSet {
     const rsi = this.rsi.update(close, replacing);
     const macd = this.macd.update(close, replacing);
     const bands = this.bands.update(close, replacing);
-    const signalReady = this.macd.signal.isStable;
+    // The library's `isStable` throws and catches an error until an EMA has its period's inputs (thousands of
+    // errors for a market's histories): each EMA here takes one input per close counted, so the count tells.
+    const signalReady = this.count >= MACD_SIGNAL_FROM;
     return {
       SMA_20: sma20 ?? null,
       SMA_50: sma50 ?? null,
       SMA_100: sma100 ?? null,
       SMA_200: sma200 ?? null,
-      EMA_12: this.ema12.isStable ? ema12 : null,
-      EMA_26: this.ema26.isStable ? ema26 : null,
+      EMA_12: this.count >= MACD_PERIODS.fast ? ema12 : null,
+      EMA_26: this.count >= MACD_PERIODS.slow ? ema26 : null,
       rsi_14: rsi === null ? null : this.flat(rsi),
       macd: macd?.macd ?? null,
       macd_signal: macd !== null && signalReady ? macd.signal : null,
@@ -152,9 +157,10 @@ export function smaSeries(closes: readonly number[], period: number): (number | 
 /** The exponential moving average of a period after each close (seeded with the first), `null` before the `period`-th close. */
 export function emaSeries(closes: readonly number[], period: number): (number | null)[] {
   const ema = new EMA(period);
-  return closes.map((close) => {
+  // One input per close: stable from the `period`-th (without the library's throwing `isStable`).
+  return closes.map((close, i) => {
     const value = ema.add(close);
-    return ema.isStable ? value : null;
+    return i + 1 >= period ? value : null;
   });
 }
 
