@@ -224,9 +224,10 @@ describe('handleCommand (SQLite event store)', () => {
 
       expect(outcome.state.symbols).to.deep.equal(['AAPL', 'TSLA', 'IBM']);
       expect(outcome.revision).to.equal(4);
-      // The whole stream while nothing was folded yet (empty, then two events), then from the last event
-      // folded on: revision 1, MSFT, read again to check it is still the stream's.
-      expect(reads).to.deep.equal([undefined, undefined, 1]);
+      // The whole stream while nothing was folded yet (empty), then from the last event this process appended
+      // or folded on, read again to check it is still the stream's: revision 1 (MSFT, appended by the first
+      // command), then revision 2 (TSLA, appended by the second), IBM after it being the other writer's.
+      expect(reads).to.deep.equal([undefined, 1, 2]);
       expect((await store.readStream(stream)).map((e) => (e.data as { symbol: string }).symbol)).to.deep.equal([
         'AAPL',
         'MSFT',
@@ -235,6 +236,48 @@ describe('handleCommand (SQLite event store)', () => {
         'MSFT',
       ]);
       expect(verifyStream(await store.readStream(stream))).to.equal(null);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('reads back only the last event it appended itself, and folds none of its events again', async () => {
+    const returned: number[] = [];
+    const watched = decorate(store, {
+      readStream: async (name, options) => {
+        const events = await store.readStream(name, options);
+        returned.push(events.length);
+        return events;
+      },
+    });
+    let folds = 0;
+    const decider: Decider<WatchlistCommand, WatchlistEvent, WatchlistState> = {
+      ...watchlistDecider,
+      evolve: (state, event) => {
+        folds++;
+        return watchlistDecider.evolve(state, event);
+      },
+    };
+    await handleCommand(watched, decider, stream, add('AAPL', 'MSFT'), metaFor(userId));
+    const first = folds;
+    const second = await handleCommand(watched, decider, stream, add('TSLA'), metaFor(userId));
+    const third = await handleCommand(watched, decider, stream, remove('AAPL'), metaFor(userId));
+
+    // The first command found no stream; each later one read one event back (the previous command's last).
+    expect(returned).to.deep.equal([1, 1]);
+    // Each folded only the event it appended.
+    expect(first).to.equal(2);
+    expect(folds - first).to.equal(2);
+    expect(second.state.symbols).to.deep.equal(['AAPL', 'MSFT', 'TSLA']);
+    expect(third.state.symbols).to.deep.equal(['MSFT', 'TSLA']);
+    expect(third.revision).to.equal(3);
+    // The chain runs on from the events remembered, and a process without the memo folds the same state.
+    expect(verifyStream(await store.readStream(stream))).to.equal(null);
+    const other = openSqliteEventStore({ file: join(dir, 'events.db') });
+    try {
+      const fresh = await handleCommand(other, watchlistDecider, stream, add('AAPL'), metaFor(userId));
+      expect(fresh.state.symbols).to.deep.equal(['MSFT', 'TSLA', 'AAPL']);
+      expect(verifyStream(await other.readStream(stream))).to.equal(null);
     } finally {
       await other.close();
     }

@@ -4,9 +4,10 @@
  * answers what it answered the first time. Every appended event is hash-chained to the previous event of
  * its stream (`platform/audit/hashChain.ts`).
  *
- * The state a stream was folded to is kept (for the most recently used streams of each store), so the next
- * command on it reads and folds only the events appended since, by this process or any other: a user's
- * 500th alert costs what the first did, instead of reading and folding the 499 before it again.
+ * The state a stream was folded to is kept (for the most recently used streams of each store), and moved on
+ * past each command's own events once appended, so the next command on it reads and folds only the events
+ * appended since by any other writer, plus the last one kept (read again to check it is still the stream's):
+ * a user's 500th alert costs what the first did, instead of reading and folding the 499 before it again.
  */
 import { fold, type CommandMeta, type Decider, type DomainEvent } from '../domain/decider.ts';
 import { eventIdFor } from '../domain/ids.ts';
@@ -16,6 +17,7 @@ import {
   StreamNotFoundError,
   WrongExpectedRevisionError,
   isSystemEventType,
+  type AppendResult,
   type EventData,
   type EventMetadata,
   type EventStore,
@@ -62,8 +64,11 @@ async function readWholeStream(store: EventStore, stream: string): Promise<Recor
   }
 }
 
+/** What a memo keeps of the last event it folded: read from the store, or just appended by this process. */
+type StreamEnd = Pick<RecordedEvent, 'id' | 'revision' | 'position' | 'metadata'>;
+
 /**
- * What {@link handleCommand} keeps of a stream it read: the state folded up to `last`, the last event read,
+ * What {@link handleCommand} keeps of a stream it read or appended to: the state folded up to `last`, the last event read,
  * and the ids of every event up to it (so a retried command is still recognised).
  */
 interface StreamMemo {
@@ -71,7 +76,7 @@ interface StreamMemo {
   readonly evolve: unknown;
   readonly initialState: unknown;
   readonly state: unknown;
-  readonly last: RecordedEvent;
+  readonly last: StreamEnd;
   /** Only ever grows (ids of events the stream holds), so memos that share it stay right. */
   readonly ids: Set<string>;
 }
@@ -110,7 +115,7 @@ async function readOnFromMemo<C, E extends DomainEvent, S>(
   decider: Decider<C, E, S>,
   stream: string,
   firstId: string,
-): Promise<{ state: S; last: RecordedEvent } | null> {
+): Promise<{ state: S; last: StreamEnd } | null> {
   const streams = memosOf(store);
   const memo = streams.get(stream);
   const evolve = evolveOf(decider as Decider<unknown, never, unknown>);
@@ -139,6 +144,37 @@ async function readOnFromMemo<C, E extends DomainEvent, S>(
   for (const event of after) memo.ids.add(event.id);
   remember(store, stream, after.length > 0 ? { ...memo, state, last } : memo);
   return { state, last };
+}
+
+/**
+ * After an append, the stream's memo moves on to the events just appended and the state after them, so the next
+ * command reads only the last of them again (to check it is still the stream's end) instead of reading and
+ * folding them. Only when the memo is still the one the command read from (or the stream was new): a command
+ * that raced ahead and moved it further on is left as it is.
+ */
+function rememberAppended<C, E extends DomainEvent, S>(
+  store: EventStore,
+  decider: Decider<C, E, S>,
+  stream: string,
+  readEnd: StreamEnd | undefined,
+  appendedEvents: readonly EventData[],
+  appended: AppendResult,
+  state: S,
+): void {
+  const memo = memosOf(store).get(stream);
+  const evolve = evolveOf(decider as Decider<unknown, never, unknown>);
+  const sameFold = memo !== undefined && memo.evolve === evolve && memo.initialState === decider.initialState;
+  if (readEnd === undefined ? memo !== undefined : !sameFold || memo.last.id !== readEnd.id) return;
+  const end = appendedEvents.at(-1)!;
+  const ids = memo?.ids ?? new Set<string>();
+  for (const event of appendedEvents) ids.add(event.id);
+  remember(store, stream, {
+    evolve,
+    initialState: decider.initialState,
+    state,
+    last: { id: end.id, revision: appended.nextExpectedRevision, position: appended.position, metadata: end.metadata! },
+    ids,
+  });
 }
 
 function toDomainEvent<E extends DomainEvent>(recorded: RecordedEvent): E {
@@ -252,8 +288,10 @@ export async function handleCommand<C, E extends DomainEvent, S>(
     );
     try {
       const appended = await store.appendToStream(stream, toAppend, { expectedRevision });
+      const after = fold(decider, events, state);
+      rememberAppended(store, decider, stream, last, toAppend, appended, after);
       return {
-        state: fold(decider, events, state),
+        state: after,
         events,
         revision: appended.nextExpectedRevision,
         position: appended.position,
