@@ -13,7 +13,7 @@ import {
   type WatchlistState,
 } from '../domain/watchlist/watchlist.ts';
 import { verifyStream } from './audit/hashChain.ts';
-import { handleCommand } from './commandHandler.ts';
+import { MEMO_IDS_LIMIT, handleCommand } from './commandHandler.ts';
 import { StreamNotFoundError, WrongExpectedRevisionError, type EventStore } from './eventstore/port.ts';
 import { openSqliteEventStore } from './eventstore/sqlite.ts';
 
@@ -281,6 +281,56 @@ describe('handleCommand (SQLite event store)', () => {
     } finally {
       await other.close();
     }
+  });
+
+  it('past MEMO_IDS_LIMIT events asks the store whether a command was recorded, and still replays an old one', async () => {
+    let asked = 0;
+    const watched = decorate(store, {
+      hasEvent: (name, id) => {
+        asked++;
+        return store.hasEvent!(name, id);
+      },
+    });
+    const oldMeta = metaFor(userId);
+    const old = await handleCommand(watched, watchlistDecider, stream, add('AAPL'), oldMeta);
+    // Up to the limit the memo keeps every id: the store is not asked.
+    for (let i = 1; i < MEMO_IDS_LIMIT; i++) {
+      const command = i % 2 === 1 ? add('MSFT') : remove('MSFT');
+      await handleCommand(watched, watchlistDecider, stream, command, metaFor(userId));
+    }
+    expect(asked).to.equal(0);
+    await handleCommand(watched, watchlistDecider, stream, add('TSLA'), metaFor(userId));
+    expect(asked).to.equal(0);
+    // One event past the limit: the ids are dropped, and each command asks the store once.
+    const next = await handleCommand(watched, watchlistDecider, stream, add('IBM'), metaFor(userId));
+    expect(asked).to.equal(1);
+    expect(next.revision).to.equal(MEMO_IDS_LIMIT + 1);
+    expect(next.state.symbols).to.deep.equal(['AAPL', 'MSFT', 'TSLA', 'IBM']);
+
+    const retried = await handleCommand(watched, watchlistDecider, stream, add('AAPL'), oldMeta);
+    expect(asked).to.equal(2);
+    expect(retried).to.deep.equal({ ...old, replayed: true });
+    expect((await store.readStream(stream)).length).to.equal(MEMO_IDS_LIMIT + 2);
+    // A process that reads the whole stream anew keeps no ids either.
+    const other = openSqliteEventStore({ file: join(dir, 'events.db') });
+    try {
+      const again = await handleCommand(other, watchlistDecider, stream, add('AAPL'), oldMeta);
+      expect(again).to.deep.equal({ ...old, replayed: true });
+      const later = await handleCommand(other, watchlistDecider, stream, remove('IBM'), metaFor(userId));
+      expect(later.state.symbols).to.deep.equal(['AAPL', 'MSFT', 'TSLA']);
+      expect(verifyStream(await other.readStream(stream))).to.equal(null);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('tells by the store which stream holds an event', async () => {
+    const outcome = await handleCommand(store, watchlistDecider, stream, add('AAPL'), metaFor(userId));
+    const [event] = await store.readStream(stream);
+    expect(outcome.revision).to.equal(0);
+    expect(await store.hasEvent!(stream, event!.id)).to.equal(true);
+    expect(await store.hasEvent!(`${stream}x`, event!.id)).to.equal(false);
+    expect(await store.hasEvent!(stream, randomUUID())).to.equal(false);
   });
 
   it('retries a conflict by re-reading and re-deciding, so both of two racing commands take effect', async () => {

@@ -68,8 +68,9 @@ async function readWholeStream(store: EventStore, stream: string): Promise<Recor
 type StreamEnd = Pick<RecordedEvent, 'id' | 'revision' | 'position' | 'metadata'>;
 
 /**
- * What {@link handleCommand} keeps of a stream it read or appended to: the state folded up to `last`, the last event read,
- * and the ids of every event up to it (so a retried command is still recognised).
+ * What {@link handleCommand} keeps of a stream it read or appended to: the state folded up to `last`, the last
+ * event read or appended, and the ids of every event up to it (so a retried command is still recognised), or, for
+ * a stream of more than {@link MEMO_IDS_LIMIT} events on a store that can tell (`EventStore.hasEvent`), none.
  */
 interface StreamMemo {
   /** The fold it was made with: `evolve` and `initialState` of the decider (compared by identity). */
@@ -77,8 +78,34 @@ interface StreamMemo {
   readonly initialState: unknown;
   readonly state: unknown;
   readonly last: StreamEnd;
-  /** Only ever grows (ids of events the stream holds), so memos that share it stay right. */
-  readonly ids: Set<string>;
+  /**
+   * Only ever grows (ids of events the stream holds), so memos that share it stay right; null once the store is
+   * asked instead.
+   */
+  readonly ids: Set<string> | null;
+}
+
+/**
+ * Most event ids a memo keeps for its stream where the store can tell whether a stream holds an event: past it
+ * the store is asked (one lookup by id) instead, so a long-lived process does not keep an id for every event of
+ * every busy stream (a user's triggers through a day, say). A store that cannot tell is never asked.
+ */
+export const MEMO_IDS_LIMIT = 1_024;
+
+/** The ids a memo keeps once `added` are in: null past {@link MEMO_IDS_LIMIT} when the store can tell instead. */
+function keptIds(
+  store: EventStore,
+  ids: Set<string> | null,
+  added: readonly { readonly id: string }[],
+): Set<string> | null {
+  if (ids === null) return null;
+  for (const event of added) ids.add(event.id);
+  return ids.size > MEMO_IDS_LIMIT && store.hasEvent !== undefined ? null : ids;
+}
+
+/** Whether the memo's stream holds the event `id` up to the memo's end (beyond it too, when the store is asked). */
+function holds(store: EventStore, stream: string, memo: StreamMemo, id: string): boolean | Promise<boolean> {
+  return memo.ids === null ? store.hasEvent!(stream, id) : memo.ids.has(id);
 }
 
 /** Streams whose folded state is kept, per store; the least recently used go first. */
@@ -119,9 +146,8 @@ async function readOnFromMemo<C, E extends DomainEvent, S>(
   const streams = memosOf(store);
   const memo = streams.get(stream);
   const evolve = evolveOf(decider as Decider<unknown, never, unknown>);
-  if (!memo || memo.evolve !== evolve || memo.initialState !== decider.initialState || memo.ids.has(firstId)) {
-    return null;
-  }
+  if (!memo || memo.evolve !== evolve || memo.initialState !== decider.initialState) return null;
+  if (await holds(store, stream, memo, firstId)) return null;
   let tail: RecordedEvent[];
   try {
     tail = await store.readStream(stream, { fromRevision: memo.last.revision });
@@ -141,8 +167,8 @@ async function readOnFromMemo<C, E extends DomainEvent, S>(
     memo.state as S,
   );
   const last = tail.at(-1)!;
-  for (const event of after) memo.ids.add(event.id);
-  remember(store, stream, after.length > 0 ? { ...memo, state, last } : memo);
+  const ids = keptIds(store, memo.ids, after);
+  remember(store, stream, after.length > 0 || ids !== memo.ids ? { ...memo, state, last, ids } : memo);
   return { state, last };
 }
 
@@ -166,8 +192,7 @@ function rememberAppended<C, E extends DomainEvent, S>(
   const sameFold = memo !== undefined && memo.evolve === evolve && memo.initialState === decider.initialState;
   if (readEnd === undefined ? memo !== undefined : !sameFold || memo.last.id !== readEnd.id) return;
   const end = appendedEvents.at(-1)!;
-  const ids = memo?.ids ?? new Set<string>();
-  for (const event of appendedEvents) ids.add(event.id);
+  const ids = keptIds(store, memo === undefined ? new Set<string>() : memo.ids, appendedEvents);
   remember(store, stream, {
     evolve,
     initialState: decider.initialState,
@@ -261,7 +286,7 @@ export async function handleCommand<C, E extends DomainEvent, S>(
       );
       const end = recorded.at(-1);
       if (end) {
-        const ids = new Set(recorded.map((event) => event.id));
+        const ids = keptIds(store, new Set<string>(), recorded);
         remember(store, stream, {
           evolve: evolveOf(decider as Decider<unknown, never, unknown>),
           initialState: decider.initialState,

@@ -208,6 +208,13 @@ export interface EventStore {
    */
   chainHeads?(options: ChainHeadsOptions): Promise<ChainHeadsPage>;
 
+  /**
+   * Optional: whether `stream` holds an event of id `eventId`, by a lookup of the id. A command handler asks it
+   * instead of keeping the id of every event of a long stream (see `platform/commandHandler.ts`); without it, the
+   * handler keeps them all.
+   */
+  hasEvent?(stream: string, eventId: string): Promise<boolean>;
+
   /** Catch-up subscription to the global log: history after `fromPosition`, then live events. */
   subscribeToAll(handlers: SubscriptionHandlers, options?: SubscribeOptions): Subscription;
 

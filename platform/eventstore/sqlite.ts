@@ -365,6 +365,11 @@ export class SqliteEventStore implements EventStore {
     return Promise.resolve(rows.map(toRecorded));
   }
 
+  hasEvent(stream: string, eventId: string): Promise<boolean> {
+    this.assertOpen();
+    return Promise.resolve(this.stmt.byId.get(eventId)?.stream === stream);
+  }
+
   chainHeads(options: ChainHeadsOptions): Promise<ChainHeadsPage> {
     this.assertOpen();
     const from = options.fromPosition.commit;
