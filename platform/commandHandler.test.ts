@@ -82,6 +82,17 @@ describe('handleCommand (SQLite event store)', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  /** Runs `use` with a second connection to the log (a process without this one's memos), then checks the chain. */
+  async function withSecondConnection(use: (other: EventStore) => Promise<void>): Promise<void> {
+    const other = openSqliteEventStore({ file: join(dir, 'events.db') });
+    try {
+      await use(other);
+      expect(verifyStream(await other.readStream(stream))).to.equal(null);
+    } finally {
+      await other.close();
+    }
+  }
+
   it('lets two users send the same command id without a clash', async () => {
     const other = streamName(WATCHLIST_CONCERN, `${userId}x`);
     const first = await handleCommand(
@@ -273,14 +284,10 @@ describe('handleCommand (SQLite event store)', () => {
     expect(third.revision).to.equal(3);
     // The chain runs on from the events remembered, and a process without the memo folds the same state.
     expect(verifyStream(await store.readStream(stream))).to.equal(null);
-    const other = openSqliteEventStore({ file: join(dir, 'events.db') });
-    try {
+    await withSecondConnection(async (other) => {
       const fresh = await handleCommand(other, watchlistDecider, stream, add('AAPL'), metaFor(userId));
       expect(fresh.state.symbols).to.deep.equal(['MSFT', 'TSLA', 'AAPL']);
-      expect(verifyStream(await other.readStream(stream))).to.equal(null);
-    } finally {
-      await other.close();
-    }
+    });
   });
 
   it('past MEMO_IDS_LIMIT events asks the store whether a command was recorded, and still replays an old one', async () => {
@@ -312,16 +319,12 @@ describe('handleCommand (SQLite event store)', () => {
     expect(retried).to.deep.equal({ ...old, replayed: true });
     expect((await store.readStream(stream)).length).to.equal(MEMO_IDS_LIMIT + 2);
     // A process that reads the whole stream anew keeps no ids either.
-    const other = openSqliteEventStore({ file: join(dir, 'events.db') });
-    try {
+    await withSecondConnection(async (other) => {
       const again = await handleCommand(other, watchlistDecider, stream, add('AAPL'), oldMeta);
       expect(again).to.deep.equal({ ...old, replayed: true });
       const later = await handleCommand(other, watchlistDecider, stream, remove('IBM'), metaFor(userId));
       expect(later.state.symbols).to.deep.equal(['AAPL', 'MSFT', 'TSLA']);
-      expect(verifyStream(await other.readStream(stream))).to.equal(null);
-    } finally {
-      await other.close();
-    }
+    });
   });
 
   it('tells by the store which stream holds an event', async () => {
