@@ -555,6 +555,33 @@ describe('alert engine on the SQLite store', function () {
       expect(engine.stats().expired).to.equal(2);
     });
 
+    it('keeps the expiry list to the alerts that can still expire, however often they are paused and resumed', async function () {
+      const expires = new Date(T0 + 3_600_000).toISOString();
+      const alertId = await create({ condition: { op: 'crossing_up', value: 190 }, expires });
+      const gone = await create({ condition: { op: 'less_than', value: 100 }, expires });
+      const act = async (type: 'PauseAlert' | 'ResumeAlert' | 'DeleteAlert', id = alertId) => {
+        const outcome = await handleCommand(
+          stores.events,
+          alertsDecider,
+          'alerts-u1',
+          type === 'DeleteAlert' ? { type, data: { alertId: id } } : { type, data: { alertId: id, at: AT } },
+          { commandId: randomUUID(), userId: 'u1', at: AT, actor: 'user:u1' },
+        );
+        await engine.waitFor(outcome.position!);
+      };
+      await act('DeleteAlert', gone);
+      for (let i = 0; i < 150; i++) {
+        await act('PauseAlert');
+        await act('ResumeAlert');
+      }
+      // 301 entries were added for this alert; at most the slack beyond the one it has stays.
+      expect(engine.stats().watchedExpiries).to.be.within(1, 65);
+      await engine.expire(T0 + 3_600_000);
+      const expired = (await stores.events.readStream('alerts-u1')).filter((e) => e.type === 'AlertExpired');
+      expect(expired.map((e) => (e.data as { alertId: string }).alertId)).to.deep.equal([alertId]);
+      expect(engine.stats().watchedExpiries).to.equal(0);
+    });
+
     it('does not fire a paused alert, and fires it once resumed', async function () {
       const alertId = await create({ condition: { op: 'crossing_up', value: 190 } });
       const pause = async (type: 'PauseAlert' | 'ResumeAlert') => {

@@ -133,6 +133,8 @@ export interface AlertEngineStats {
   };
   /** Alerts expired by the engine. */
   readonly expired: number;
+  /** Entries of the list of expiries watched (each armed or paused alert with one, and some not yet dropped). */
+  readonly watchedExpiries: number;
   /** Triggers whose append is under way. */
   readonly pending: number;
 }
@@ -157,6 +159,9 @@ export function triggerDecider(arming: number): Decider<AlertsCommand, AlertsEve
 
 const NAME_PATTERN = /^[a-z0-9]{1,32}$/;
 
+/** Entries the expiry list may hold beyond twice those kept at its last compaction. */
+const EXPIRIES_SLACK = 64;
+
 /** Evaluates ticks against the armed alerts of every user and fires them exactly once per arming. */
 export class AlertEngine implements TickListener {
   /** The alerts evaluated on every tick. */
@@ -165,8 +170,13 @@ export class AlertEngine implements TickListener {
   private readonly closing: AlertIndex;
   /** The trading day of a tick (see {@link AlertEngine.useSessions}). */
   private days = new TradingDays();
-  /** Armed and paused alerts with an expiry: `[ms, key, arming]`, soonest last. */
+  /**
+   * Armed and paused alerts with an expiry: `[ms, key, arming]`, soonest last. An entry stays when its alert is
+   * deleted, paused, resumed or changed (a new one is added for what it becomes); they are dropped once they
+   * outnumber those kept at the last compaction twice over (see {@link AlertEngine.compactExpiries}).
+   */
   private expiries: [number, string, number][] = [];
+  private expiriesCompacted = 0;
   private expiryTimer: ReturnType<typeof setInterval> | undefined;
   private readonly docs = new Map<string, IndexedAlertDocument>();
   /** `<key>#<arming>` of the triggers being appended: kept out of the index until the append settles. */
@@ -232,6 +242,24 @@ export class AlertEngine implements TickListener {
       else hi = mid;
     }
     this.expiries.splice(lo, 0, entry);
+    if (this.expiries.length > 2 * this.expiriesCompacted + EXPIRIES_SLACK) this.compactExpiries();
+  }
+
+  /**
+   * Keeps of the expiry list only each alert's current entry (its document armed or paused, of the same arming and
+   * expiry), so an alert paused and resumed again and again, or deleted long before its expiry, leaves nothing.
+   */
+  private compactExpiries(): void {
+    const kept = new Set<string>();
+    this.expiries = this.expiries.filter(([ms, key, arming]) => {
+      const alert = this.docs.get(key)?.alert;
+      if (alert === undefined || alert.arming !== arming || alert.expires === null) return false;
+      if ((alert.status !== 'armed' && alert.status !== 'paused') || Date.parse(alert.expires) !== ms) return false;
+      if (kept.has(key)) return false;
+      kept.add(key);
+      return true;
+    });
+    this.expiriesCompacted = this.expiries.length;
   }
 
   /**
@@ -405,6 +433,7 @@ export class AlertEngine implements TickListener {
         failed: c.failed,
       },
       expired: c.expired,
+      watchedExpiries: this.expiries.length,
       pending: this.pending.size,
     };
   }
