@@ -290,10 +290,19 @@ describe('Checkpointed subscription runner failures', function () {
       },
       { onError: (e) => errors.push(e), batchSize: 1 },
     );
+    // Waiting for the failing event's position: answered with the failure, not left waiting for ever.
+    const waiting = runner.waitFor({ commit: Number.MAX_SAFE_INTEGER, prepare: Number.MAX_SAFE_INTEGER });
     let rejected: unknown;
     await runner.caughtUp.catch((e: unknown) => (rejected = e));
     expect((rejected as Error).message).to.equal('cannot apply');
     expect(errors).to.have.length(1);
+    let waitedFor: unknown;
+    await waiting.catch((e: unknown) => (waitedFor = e));
+    expect(waitedFor).to.equal(rejected);
+    // And so is anyone who comes to wait later.
+    let later: unknown;
+    await runner.waitFor({ commit: Number.MAX_SAFE_INTEGER, prepare: 0 }).catch((e: unknown) => (later = e));
+    expect(later).to.equal(rejected);
     await runner.stop();
     expect(await readModels.get('counter-counts', 'count-a')).to.deep.equal({ count: 2, last: 1 });
     await store.close();

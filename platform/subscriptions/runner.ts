@@ -112,7 +112,7 @@ export interface RunnerOptions {
 export interface ConsumerRunner {
   /** Resolves when the consumer has applied and committed everything in the log at its start; rejects if it fails. */
   readonly caughtUp: Promise<void>;
-  /** Resolves once the committed checkpoint is at or past `position`. */
+  /** Resolves once the committed checkpoint is at or past `position`; rejects once the consumer failed. */
   waitFor(position: LogPosition): Promise<void>;
   /** The durable checkpoint as last committed. */
   checkpoint(): LogPosition;
@@ -153,7 +153,7 @@ export async function startConsumer(
   let flushing: Promise<void> | undefined;
   let scheduled = false;
   let failed: Error | undefined;
-  const waiters: { position: LogPosition; resolve: () => void }[] = [];
+  const waiters: { position: LogPosition; resolve: () => void; reject: (error: Error) => void }[] = [];
 
   const tx: ConsumerTx = {
     get: async <T>(collection: string, docKey: string): Promise<T | undefined> => {
@@ -234,6 +234,8 @@ export async function startConsumer(
     failed = error instanceof Error ? error : new Error(String(error));
     options.onError?.(failed);
     rejectFailed(failed);
+    // Stopped for good: nobody waiting for a later position would ever be answered.
+    for (const waiter of waiters.splice(0)) waiter.reject(failed);
     void running.subscription?.stop();
   };
 
@@ -274,9 +276,10 @@ export async function startConsumer(
     checkpoint: () => committed,
     waitFor: (position) => {
       if (comparePositions(committed, position) >= 0) return Promise.resolve();
+      if (failed) return Promise.reject(failed);
       // Someone waits: a checkpoint held back for later is committed now.
       if (idleTimer && !isAfter(position, seen)) schedule();
-      return new Promise<void>((resolve) => waiters.push({ position, resolve }));
+      return new Promise<void>((resolve, reject) => waiters.push({ position, resolve, reject }));
     },
     lag: async () => ({ ...(await measureLag(events, consumer, committed)), applied }),
     stop: async () => {
