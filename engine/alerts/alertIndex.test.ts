@@ -6,6 +6,7 @@ import {
   ALERT_OPS,
   CHANNEL_OPS,
   MOVING_OPS,
+  conditionKey,
   type AlertCondition,
   type AlertFrequency,
   type AlertOp,
@@ -14,7 +15,7 @@ import {
 } from '../../domain/alerts/conditions.ts';
 import type { SymbolHistory } from '../quotes/liveQuotes.ts';
 import { alertKey } from '../../domain/alerts/alerts.ts';
-import { AlertIndex, newArmedAlert, type ArmedAlert } from './alertIndex.ts';
+import { AlertIndex, isLadderCondition, newArmedAlert, type ArmedAlert } from './alertIndex.ts';
 import { NaiveAlertScan } from './naiveScan.ts';
 
 /** A condition with the fields its operator does not use left null. */
@@ -581,7 +582,8 @@ describe('alert index arming and disarming between ticks', function () {
   it('fires what the reference fires when many alerts are armed, re-armed, merged and disarmed while the price moves', function () {
     this.timeout(120_000);
     let totalFired = 0;
-    const priceCondition = fc.constantFrom(...ALERT_OPS).chain((op) => {
+    let groupsSeen = 0;
+    const levelCondition = fc.constantFrom(...ALERT_OPS).chain((op) => {
       const level = fc.integer({ min: 9_900, max: 10_100 }).map((c) => c / 100);
       if (CHANNEL_OPS.includes(op)) {
         return fc.tuple(level, level).map(([a, b]) => cond(op, { lower: Math.min(a, b), upper: Math.max(a, b) }));
@@ -593,6 +595,18 @@ describe('alert index arming and disarming between ticks', function () {
       }
       return level.map((value) => cond(op, { value }));
     });
+    // Levels that are another series (the 2-day EMA), alone or with a number: a group per distinct condition.
+    const seriesCondition = fc.constantFrom(...ALERT_OPS.filter((op) => !MOVING_OPS.includes(op))).chain((op) => {
+      const ema: AlertOperand = { ref: 'ema:2' };
+      if (!CHANNEL_OPS.includes(op)) return fc.constant(cond(op, { value: ema }));
+      return fc
+        .tuple(fc.integer({ min: 9_900, max: 10_100 }), fc.boolean())
+        .map(([c, below]) => cond(op, below ? { lower: c / 100, upper: ema } : { lower: ema, upper: c / 100 }));
+    });
+    const priceCondition = fc.oneof(
+      { weight: 4, arbitrary: levelCondition },
+      { weight: 1, arbitrary: seriesCondition },
+    );
     const spec = fc.record({
       condition: priceCondition,
       frequency: fc.constantFrom(...ALERT_FREQUENCIES),
@@ -662,11 +676,18 @@ describe('alert index arming and disarming between ticks', function () {
             totalFired += out.length;
           });
           expect(index.size).to.equal(naive.size);
+          // One group per distinct condition on another series still armed: none left behind by the disarmed.
+          const armedGroups = new Set(
+            [...index.all()].filter((a) => !isLadderCondition(a.condition)).map((a) => conditionKey(a.condition)),
+          );
+          expect(index.groupCount).to.equal(armedGroups.size);
+          groupsSeen += armedGroups.size;
         },
       ),
       { numRuns: 200, seed: 41 },
     );
     expect(totalFired).to.be.above(1000);
+    expect(groupsSeen).to.be.above(200);
   });
 });
 

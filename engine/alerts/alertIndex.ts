@@ -1236,6 +1236,8 @@ class Group extends Slot {
 
   constructor(
     index: AlertIndex,
+    /** Its condition's key in its book (`conditionKey`). */
+    readonly key: string,
     readonly probe: ConditionProbe,
     private readonly sourceFeed: SourceFeed,
   ) {
@@ -1245,6 +1247,16 @@ class Group extends Slot {
   insert(alert: ArmedAlert): void {
     this.members.push(alert);
     alert.place = EVALUATED;
+  }
+
+  /** Whether no armed alert is left in it, evaluated or waiting for its first tick. */
+  isEmpty(): boolean {
+    if (this.members.length > 0) return false;
+    for (let i = 0; i < this.waiting.length; i++) {
+      const alert = this.waiting[i]!;
+      if (alert.place === WAITING && alert.slot === this) return false;
+    }
+    return true;
   }
 
   /** A group re-evaluates its once-per-bar members on each new day itself. */
@@ -1355,6 +1367,25 @@ class Book {
     this.hi = -Infinity;
   }
 
+  /**
+   * Takes a group no alert is left in out of the book (the last one takes its place), so that conditions armed
+   * and disarmed over time (each distinct level its own group) leave nothing behind to evaluate on every tick.
+   */
+  dropGroup(group: Group): void {
+    const at = group.at;
+    const last = this.groups.length - 1;
+    const moved = this.groups[last]!;
+    this.groups[at] = moved;
+    this.groupLo[at] = this.groupLo[last]!;
+    this.groupHi[at] = this.groupHi[last]!;
+    moved.at = at;
+    this.groups.pop();
+    this.groupLo.pop();
+    this.groupHi.pop();
+    this.groupByKey.delete(group.key);
+    group.at = -1;
+  }
+
   /** Every structure's next tick is evaluated in full. */
   unboundAll(): void {
     this.ladderLo.fill(Infinity);
@@ -1437,6 +1468,7 @@ export class AlertIndex {
       if (group === undefined) {
         group = new Group(
           this,
+          key,
           new ConditionProbe(condition, alert.symbol, this.feeds),
           this.feeds.feed(alert.symbol, condition.source),
         );
@@ -1527,6 +1559,7 @@ export class AlertIndex {
     if (book !== undefined) {
       book.armed -= 1;
       book.unbound(slot);
+      if (slot instanceof Group && slot.isEmpty()) book.dropGroup(slot);
     }
   }
 
@@ -1682,6 +1715,13 @@ export class AlertIndex {
       book.unboundAll();
       for (const ladder of book.ladders) ladder.roll();
     }
+  }
+
+  /** The groups (conditions whose levels are other series) held over every symbol: one per distinct armed one. */
+  get groupCount(): number {
+    let count = 0;
+    for (const book of this.books.values()) count += book.groups.length;
+    return count;
   }
 
   /** The symbols with at least one armed alert. */
