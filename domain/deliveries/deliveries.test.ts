@@ -1,6 +1,15 @@
 import { expect } from 'chai';
+import fc from 'fast-check';
+import { fold } from '../decider.ts';
 import { given } from '../testing/givenWhenThen.ts';
-import { deliveriesDecider, deliveryIdOf, type DeliveriesCommand, type DeliveriesEvent } from './deliveries.ts';
+import {
+  deliveriesDecider,
+  deliveryIdOf,
+  foldDeliveries,
+  type DeliveriesCommand,
+  type DeliveriesEvent,
+  type DeliveriesState,
+} from './deliveries.ts';
 
 const AT = '2025-01-02T15:00:00.000Z';
 const TRIGGER = '22222222-2222-4222-8222-222222222222';
@@ -152,6 +161,38 @@ describe('deliveries decider', function () {
       .when(unsent(1))
       .thenNothing();
     given(deliveriesDecider).when(unsent(1)).thenNothing();
+  });
+
+  it('folds many events at once into the state that folding them one by one gives, leaving the state given as it was', function () {
+    const ids = [D, deliveryIdOf(TRIGGER, TRIGGER), '__proto__', 'constructor'];
+    const eventArb: fc.Arbitrary<DeliveriesEvent> = fc
+      .tuple(fc.constantFrom(...ids), fc.integer({ min: 1, max: 4 }), fc.integer({ min: 0, max: 3 }), fc.boolean())
+      .map(([deliveryId, n, kind, final]): DeliveriesEvent => {
+        if (kind === 0) return { type: 'DeliveryAttempted', data: { ...attemptData(n), deliveryId } };
+        if (kind === 1) return { type: 'DeliverySucceeded', data: { deliveryId, attempt: n, status: 200, at: AT } };
+        if (kind === 2) {
+          const data = { deliveryId, attempt: n, status: 503, error: 'no', final, retryAt: final ? null : AT, at: AT };
+          return { type: 'DeliveryFailed', data };
+        }
+        const { attempt: _attempt, ...rest } = attemptData(n);
+        return { type: 'DeliveryAbandoned', data: { ...rest, deliveryId, error: 'channel removed' } };
+      });
+    const byOne = (state: DeliveriesState, events: readonly DeliveriesEvent[]): DeliveriesState =>
+      events.reduce((folded, event) => deliveriesDecider.evolve(folded, event), state);
+    fc.assert(
+      fc.property(fc.array(eventArb, { maxLength: 12 }), fc.array(eventArb, { maxLength: 30 }), (first, then) => {
+        const start = byOne(deliveriesDecider.initialState, first);
+        const copy = JSON.stringify(start);
+        const folded = foldDeliveries(start, then);
+        expect(folded).to.deep.equal(byOne(start, then));
+        // The generic fold (command handler, audit) takes the same one-pass path.
+        expect(fold(deliveriesDecider, then, start)).to.deep.equal(folded);
+        expect(Object.keys(folded.deliveries)).to.deep.equal(Object.keys(byOne(start, then).deliveries));
+        expect(JSON.stringify(start)).to.equal(copy);
+        if (then.length === 0) expect(folded).to.equal(start);
+      }),
+      { numRuns: 300, seed: 7 },
+    );
   });
 
   it('refuses an attempt number below 1', function () {

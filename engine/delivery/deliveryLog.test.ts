@@ -82,6 +82,28 @@ describe('cached delivery log', function () {
     );
   });
 
+  it("keeps a user's many deliveries as the stream has them, moving its own state on with each append", async function () {
+    const log = cachedDeliveryLog(events);
+    const ids = Array.from({ length: 300 }, () => randomUUID());
+    for (const [i, id] of ids.entries()) {
+      expect(await log.record('cy', attempt(id, 1), meta('cy', `${id}/attempt/1`))).to.have.length(1);
+      if (i % 2 === 0) await log.record('cy', outcome(id, 1), meta('cy', `${id}/outcome/1`));
+    }
+    expect(log.cached!()).to.deep.equal({ users: 1, deliveries: 300 });
+    // A delivery that succeeded is not attempted again; one still pending takes its second attempt.
+    for (const [i, id] of ids.entries()) {
+      const decided = await log.record('cy', attempt(id, 2), meta('cy', `${id}/attempt/2`));
+      expect(decided, `delivery ${i}`).to.have.length(i % 2 === 0 ? 0 : 1);
+    }
+    expect(log.cached!()).to.deep.equal({ users: 1, deliveries: 300 });
+    // A log that folds the stream afresh sees every one of those attempts.
+    const fresh = cachedDeliveryLog(events);
+    for (const id of ids)
+      expect(await fresh.record('cy', attempt(id, 2), meta('cy', `${id}/attempt/2b`))).to.deep.equal([]);
+    expect(fresh.cached!()).to.deep.equal({ users: 1, deliveries: 300 });
+    expect((await events.readStream('deliveries-cy')).length).to.equal(300 + 150 + 150);
+  });
+
   it('never claims an attempt another writer recorded after its state was folded', async function () {
     const first = cachedDeliveryLog(events);
     const second = cachedDeliveryLog(events);

@@ -18,9 +18,12 @@ import type { CommandMeta } from '../../domain/decider.ts';
 import {
   DELIVERIES_CONCERN,
   deliveriesDecider,
+  evolveDelivery,
+  foldDeliveries,
   type DeliveriesCommand,
   type DeliveriesEvent,
   type DeliveriesState,
+  type DeliveryProgress,
 } from '../../domain/deliveries/deliveries.ts';
 import { eventIdFor, streamName } from '../../domain/ids.ts';
 import { chainKeyOf } from '../../platform/audit/chainKey.ts';
@@ -80,6 +83,36 @@ interface Folded {
   readonly last: { readonly revision: number; readonly metadata: EventMetadata } | undefined;
 }
 
+/**
+ * The state after the events just appended: a state of the log's own (folded here, held by no one else, its
+ * deliveries not frozen as the decider's initial state's are) is updated in place, since a user's state holds
+ * every delivery they ever had and a copy of it for each event grows with them (about 12 ms an event at 20,000
+ * deliveries); any other is folded into a new one.
+ */
+function advance(state: DeliveriesState, events: readonly DeliveriesEvent[]): DeliveriesState {
+  if (Object.isFrozen(state.deliveries)) return foldDeliveries(state, events);
+  const deliveries = state.deliveries as Record<string, DeliveryProgress>;
+  for (const event of events) {
+    const { deliveryId } = event.data;
+    const next = evolveDelivery(Object.hasOwn(deliveries, deliveryId) ? deliveries[deliveryId] : undefined, event);
+    if (next === undefined) continue;
+    Object.defineProperty(deliveries, deliveryId, {
+      value: next,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return state;
+}
+
+/** How many deliveries a state of `size` holds after `events`: those they name that it did not hold yet added. */
+function sizeAfter(state: DeliveriesState, size: number, events: readonly DeliveriesEvent[]): number {
+  const added = new Set<string>();
+  for (const { data } of events) if (!Object.hasOwn(state.deliveries, data.deliveryId)) added.add(data.deliveryId);
+  return size + added.size;
+}
+
 /** A log that keeps each user's folded state, with one command at a time per user stream. */
 export function cachedDeliveryLog(events: EventStore, options: CachedDeliveryLogOptions = {}): DeliveryLog {
   const maxUsers = options.maxUsers ?? 10_000;
@@ -126,15 +159,14 @@ export function cachedDeliveryLog(events: EventStore, options: CachedDeliveryLog
       if (!(error instanceof StreamNotFoundError)) throw error;
       recorded = [];
     }
-    let state = entry?.state ?? deliveriesDecider.initialState;
-    for (const event of recorded) {
-      if (isSystemEventType(event.type)) continue;
-      state = deliveriesDecider.evolve(state, { type: event.type, data: event.data } as DeliveriesEvent);
-    }
+    const before = entry?.state ?? deliveriesDecider.initialState;
+    const domainEvents = recorded
+      .filter((event) => !isSystemEventType(event.type))
+      .map((event) => ({ type: event.type, data: event.data }) as DeliveriesEvent);
     const last = recorded.at(-1);
     return {
-      state,
-      size: Object.keys(state.deliveries).length,
+      state: foldDeliveries(before, domainEvents),
+      size: sizeAfter(before, entry?.size ?? 0, domainEvents),
       last: last ? { revision: last.revision, metadata: last.metadata } : entry?.last,
     };
   };
@@ -170,11 +202,11 @@ export function cachedDeliveryLog(events: EventStore, options: CachedDeliveryLog
             const appended = await events.appendToStream(stream, toAppend, {
               expectedRevision: entry.last ? entry.last.revision : 'no_stream',
             });
-            let state = entry.state;
-            for (const event of decided) state = deliveriesDecider.evolve(state, event);
+            // Counted before the state moves on (in place, see `advance`).
+            const size = sizeAfter(entry.state, entry.size, decided);
             remember(stream, {
-              state,
-              size: Object.keys(state.deliveries).length,
+              state: advance(entry.state, decided),
+              size,
               last: { revision: appended.nextExpectedRevision, metadata: toAppend.at(-1)!.metadata! },
             });
             return decided;

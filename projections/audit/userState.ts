@@ -1,7 +1,9 @@
 /**
  * A user's state as it was at a past moment: each registered concern's stream folded with that concern's own
- * decider `evolve`, the same fold the command side uses, over the user's events up to the moment.
+ * decider (`fold`: its `evolve`, or its `evolveAll` where it has one), the same fold the command side uses, over
+ * the user's events up to the moment.
  */
+import { fold } from '../../domain/decider.ts';
 import {
   comparePositions,
   formatPosition,
@@ -52,10 +54,8 @@ export function userStateAt(history: UserHistory, cut: StateCut): UserStateAt {
   const states: Record<string, unknown> = {};
   for (const { concern, stream } of history.streams) {
     const { decider } = concern;
-    let state = decider.initialState;
-    for (const event of byStream.get(stream) ?? [])
-      state = decider.evolve(state, { type: event.type, data: event.data });
-    states[concern.concern] = redact(state);
+    const events = (byStream.get(stream) ?? []).map((event) => ({ type: event.type, data: event.data }));
+    states[concern.concern] = redact(fold(decider, events));
   }
   const last = kept[kept.length - 1];
   return { states, through: last ? formatPosition(last.position) : null, eventCount: kept.length };
