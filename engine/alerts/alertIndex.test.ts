@@ -339,6 +339,30 @@ describe('alert index', function () {
     expect(index.size).to.equal(0);
   });
 
+  it('keeps nothing of alerts armed and disarmed on a symbol that does not tick, nor of their conditions', function () {
+    const index = new AlertIndex();
+    const sma: AlertOperand = { ref: 'sma:50' };
+    // One alert that stays, in a group and on a ladder, and many that come and go before any tick.
+    index.add(alert('keep', 'IBM', cond('crossing', { value: sma })));
+    index.add(alert('level', 'IBM', cond('greater_than', { value: 150 })));
+    for (let i = 0; i < 3000; i++) {
+      const id = `churn${i % 7}`;
+      const condition =
+        i % 3 === 0
+          ? cond('crossing', { value: sma })
+          : i % 3 === 1
+            ? cond('inside_channel', { lower: sma, upper: 100 + i })
+            : cond('less_than', { value: 50 + i / 100 });
+      index.add(alert(id, 'IBM', condition));
+      if (i % 2 === 0) index.remove(alertKey('u1', id));
+    }
+    for (let k = 0; k < 7; k++) index.remove(alertKey('u1', `churn${k}`));
+    expect(index.size).to.equal(2);
+    // Each waiting list is swept once those disarmed outnumber half of it and 32 more: 2 structures at most 65 each.
+    expect(index.waitingCount).to.be.within(2, 132);
+    expect(index.groupCount).to.equal(1);
+  });
+
   it('a fired once alert is gone from every view of the index, and can be armed again under its key', function () {
     const index = new AlertIndex();
     const a = alert('a', 'AAPL', cond('greater_than', { value: 190 }));

@@ -227,6 +227,12 @@ function usesLe(op: AlertOp): boolean {
 }
 
 /**
+ * Disarmed alerts a structure's waiting list may keep, beyond half its length, before it is swept: a tick empties
+ * it, but a symbol may not tick for long (outside a provider's plan), while alerts on it are armed and disarmed.
+ */
+const STALE_WAITS = 32;
+
+/**
  * Drops, from parallel arrays of one length (`columns`), the entries `drop` tells by their index, keeping the
  * others in order; answers how many of the first `cut` entries remain (a cursor over what remains).
  */
@@ -397,6 +403,8 @@ class Side {
 abstract class Slot {
   /** Alerts waiting for their first tick (on a ladder, already among its levels or about to be merged in). */
   waiting: ArmedAlert[] = [];
+  /** Alerts taken out since `waiting` was last swept, some of which may still be in it. */
+  protected staleWaits = 0;
   day = '';
   /** Its place in its book's ladders or groups (and their ranges). */
   at = -1;
@@ -859,6 +867,13 @@ class Ladder extends Slot {
   delete(alert: ArmedAlert): void {
     const op = alert.condition.op;
     this.bounded = false;
+    // One waiting for its first tick is left in the list (a tick skips it), until those left outnumber the others.
+    this.staleWaits += 1;
+    if (this.staleWaits > STALE_WAITS + (this.waiting.length >> 1)) {
+      const waiting = this.waiting;
+      dropWhere([waiting, this.waitCode, this.waitLo, this.waitHi], (i) => waiting[i]!.slot !== this);
+      this.staleWaits = 0;
+    }
     if (alert.moving) {
       (alert.run as MoverRun).remove(alert);
       return;
@@ -1264,7 +1279,13 @@ class Group extends Slot {
 
   delete(alert: ArmedAlert): void {
     const at = this.members.indexOf(alert);
-    if (at >= 0) this.members.splice(at, 1);
+    if (at >= 0) return void this.members.splice(at, 1);
+    // Waiting for its first tick: left in the list (a tick skips it), until those left outnumber the others.
+    this.staleWaits += 1;
+    if (this.staleWaits > STALE_WAITS + (this.waiting.length >> 1)) {
+      this.waiting = this.waiting.filter((waiting) => waiting.place === WAITING && waiting.slot === this);
+      this.staleWaits = 0;
+    }
   }
 
   evaluate(cents: number, volume: number, prevCloseCents: number, day: string, out: ArmedAlert[]): void {
@@ -1551,8 +1572,9 @@ export class AlertIndex {
   private detach(alert: ArmedAlert): void {
     const slot = alert.slot as Ladder | Group;
     alert.slot = null;
-    // On a ladder, a moving alert waiting for its level is among its run's too.
-    if (alert.place === EVALUATED || (alert.place === WAITING && slot instanceof Ladder)) slot.delete(alert);
+    // On a ladder, a moving alert waiting for its level is among its run's too; in a group, one waiting for its
+    // first tick is taken out of the group's waiting list.
+    if (alert.place === EVALUATED || alert.place === WAITING) slot.delete(alert);
     alert.place = NOWHERE;
     alert.run = null;
     const book = this.books.get(alert.symbol);
@@ -1715,6 +1737,16 @@ export class AlertIndex {
       book.unboundAll();
       for (const ladder of book.ladders) ladder.roll();
     }
+  }
+
+  /** The alerts waiting for their symbol's next tick in a ladder or a group, over every symbol. */
+  get waitingCount(): number {
+    let count = 0;
+    for (const book of this.books.values()) {
+      for (const ladder of book.ladders) count += ladder.waiting.length;
+      for (const group of book.groups) count += group.waiting.length;
+    }
+    return count;
   }
 
   /** The groups (conditions whose levels are other series) held over every symbol: one per distinct armed one. */
