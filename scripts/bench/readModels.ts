@@ -1,13 +1,20 @@
 /**
  * `npm run bench -- readmodels`: whether the read models that keep the latest entries of an alert or a user
  * (an alert's history, a user's deliveries, the bell's notifications) cost the same per event however much they
- * hold. Each event is appended to a SQLite log alone and committed by the projections' own runners into SQLite
+ * hold, and so does the delivery log's record of an attempt and its outcome (`cachedDeliveryLog`, whose state of a
+ * user holds every delivery they ever had: 10,000 against a new user's). Each event is appended to a SQLite log alone and committed by the projections' own runners into SQLite
  * read models, as a trigger or a delivery record is; the cost of an event where the model is full is measured
  * against the same where it is nearly empty, alternately, in the same run and on the same stores. For the bell,
  * the read its routes make (a user's notifications, listed and ordered) for a user with 20,000 triggers against
  * one with 1,000. Prints a table, then one JSON line.
  */
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { DeliveriesCommand } from '../../domain/deliveries/deliveries.ts';
+import { cachedDeliveryLog, type DeliveryLog } from '../../engine/delivery/deliveryLog.ts';
+import { openSqliteEventStore } from '../../platform/eventstore/sqlite.ts';
 import { ALERT_HISTORY_LIMIT, alertHistoryProjection } from '../../projections/alerts/alerts.projection.ts';
 import { DELIVERIES_KEPT, deliveriesProjection } from '../../projections/delivery/delivery.projection.ts';
 import {
@@ -27,6 +34,7 @@ export interface ReadModelsBenchResult {
   readonly history: Comparison;
   readonly deliveries: Comparison;
   readonly bell: Comparison;
+  readonly deliveryLog: Comparison;
 }
 
 interface Comparison {
@@ -42,6 +50,8 @@ const MEASURED = 300;
 const ROUNDS = 6;
 const BELL_SMALL = NOTIFICATIONS_KEPT;
 const BELL_LARGE = 20_000;
+/** Deliveries of the user whose delivery log state is large. */
+const LOG_LARGE = 10_000;
 
 let n = 0;
 const at = (): string => new Date(Date.UTC(2026, 0, 5, 15) + ++n * 1000).toISOString();
@@ -194,12 +204,64 @@ async function benchBell(): Promise<Comparison> {
   }
 }
 
+/** One delivery recorded through the log as the processor records it: its first attempt, then its success. */
+async function recordDelivery(log: DeliveryLog, userId: string): Promise<number> {
+  const deliveryId = randomUUID();
+  const data = { deliveryId, attempt: 1, at: at() };
+  const attempt: DeliveriesCommand = {
+    type: 'RecordDeliveryAttempt',
+    data: { ...data, kind: 'alert', alertId: null, triggerId: null, channelId: 'c', channelType: 'webhook' },
+  };
+  const outcome: DeliveriesCommand = {
+    type: 'RecordDeliveryOutcome',
+    data: { ...data, ok: true, status: 200, error: null, final: false, retryAt: null },
+  };
+  const meta = (step: string) => ({
+    commandId: `${deliveryId}/${step}`,
+    userId,
+    at: data.at,
+    actor: 'engine' as const,
+  });
+  const recorded = [
+    ...(await log.record(userId, attempt, meta('a'))),
+    ...(await log.record(userId, outcome, meta('o'))),
+  ];
+  if (recorded.length !== 2) throw new Error(`delivery ${deliveryId} of ${userId}: ${recorded.length} events decided`);
+  return 2;
+}
+
+async function benchDeliveryLog(): Promise<Comparison> {
+  const dir = mkdtempSync(join(tmpdir(), 'sp-bench-deliverylog-'));
+  const events = openSqliteEventStore({ file: join(dir, 'events.db') });
+  try {
+    const log = cachedDeliveryLog(events);
+    progress(`delivery log: one user with ${LOG_LARGE.toLocaleString('en-US')} deliveries recorded`);
+    for (let d = 0; d < LOG_LARGE; d++) await recordDelivery(log, 'ada');
+    const run = (userId: () => string) => async () => {
+      const user = userId();
+      let recorded = 0;
+      const started = performance.now();
+      while (recorded < MEASURED / ROUNDS) recorded += await recordDelivery(log, user);
+      return { ms: performance.now() - started, events: recorded };
+    };
+    let fresh = 0;
+    return await alternate(
+      run(() => `small${fresh++}`),
+      run(() => 'ada'),
+    );
+  } finally {
+    await events.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 export async function benchReadModels(): Promise<ReadModelsBenchResult> {
   return {
     bench: 'readmodels',
     history: await benchHistory(),
     deliveries: await benchDeliveries(),
     bell: await benchBell(),
+    deliveryLog: await benchDeliveryLog(),
   };
 }
 
@@ -209,6 +271,7 @@ export function report(r: ReadModelsBenchResult): boolean {
     [`firing of an alert with ${ALERT_HISTORY_LIMIT} kept / nearly none`, r.history],
     [`delivery event of a user with ${DELIVERIES_KEPT} kept / nearly none`, r.deliveries],
     [`bell read, ${BELL_LARGE.toLocaleString('en-US')} triggers / ${BELL_SMALL.toLocaleString('en-US')}`, r.bell],
+    [`delivery log record, a user with ${LOG_LARGE.toLocaleString('en-US')} deliveries / a new user`, r.deliveryLog],
   ] as const;
   const met = cases.every(([, c]) => c.ratio <= BUDGET_RATIO);
   printTable(
