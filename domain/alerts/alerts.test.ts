@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import fc from 'fast-check';
 import { DomainError, fold } from '../decider.ts';
 import { STOCKPULSE_NAMESPACE, uuidV5 } from '../ids.ts';
 import { given } from '../testing/givenWhenThen.ts';
@@ -20,6 +21,7 @@ import {
   type AlertMessageInput,
   type AlertsCommand,
   type AlertsEvent,
+  type AlertsState,
   type AlertCreatedData,
   type AlertTriggeredData,
   type AlertUpdatedData,
@@ -1151,5 +1153,56 @@ describe('alert conditions, frequencies, pause, resume and expiry', () => {
     expect(formatSourceValue('rsi:14', 28.414)).to.equal('28.41');
     expect(formatSourceValue('volume', 1_234_567.6)).to.equal('1,234,568');
     expect(formatSourceValue('changepct', -2.1)).to.equal('-2.10%');
+  });
+});
+
+describe('alerts folded many events at once', function () {
+  it('give the state that folding them one by one gives, for any split of a stream of commands', function () {
+    const ids = [A1, A2, idOf(3)];
+    const commandArb: fc.Arbitrary<AlertsCommand> = fc
+      .tuple(fc.constantFrom(...ids), fc.integer({ min: 0, max: 6 }), fc.integer({ min: 150, max: 250 }))
+      .map(([alertId, kind, price]): AlertsCommand => {
+        const stamp = { at: LATER };
+        if (kind === 0) return create({ alertId, threshold: price });
+        if (kind === 1) return update({ alertId, threshold: price, frequency: 'every_time' });
+        if (kind === 2) return remove(alertId);
+        if (kind === 3) return { type: 'PauseAlert', data: { alertId, ...stamp } };
+        if (kind === 4) return { type: 'ResumeAlert', data: { alertId, ...stamp } };
+        return {
+          ...trigger(alertId, price),
+          data: { ...trigger(alertId, price).data, firing: price },
+        } as AlertsCommand;
+      });
+    let events = 0;
+    fc.assert(
+      fc.property(fc.array(commandArb, { minLength: 30, maxLength: 80 }), fc.nat(), (commands, cut) => {
+        // The events the decider records for the commands, in order (refused commands record none).
+        const recorded: AlertsEvent[] = [];
+        let state = alertsDecider.initialState;
+        for (const command of commands) {
+          let decided: AlertsEvent[] = [];
+          try {
+            decided = alertsDecider.decide(command, state);
+          } catch (error) {
+            if (!(error instanceof DomainError)) throw error;
+          }
+          for (const event of decided) state = alertsDecider.evolve(state, event);
+          recorded.push(...decided);
+        }
+        events += recorded.length;
+        const split = recorded.length === 0 ? 0 : cut % (recorded.length + 1);
+        const byOne = (from: AlertsState, list: readonly AlertsEvent[]): AlertsState =>
+          list.reduce((folded, event) => alertsDecider.evolve(folded, event), from);
+        const start = byOne(alertsDecider.initialState, recorded.slice(0, split));
+        const copy = JSON.stringify(start);
+        const rest = recorded.slice(split);
+        const oneByOne = byOne(start, rest);
+        expect(fold(alertsDecider, rest, start)).to.deep.equal(oneByOne);
+        expect(fold(alertsDecider, recorded)).to.deep.equal(state);
+        expect(JSON.stringify(start)).to.equal(copy);
+      }),
+      { numRuns: 300, seed: 11 },
+    );
+    expect(events).to.be.above(1000);
   });
 });

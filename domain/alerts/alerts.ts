@@ -1073,6 +1073,40 @@ function evolve(state: AlertsState, event: AlertsEvent): AlertsState {
 }
 
 /**
+ * The user's alerts after several events, exactly as {@link evolve} one event at a time gives them, copying the
+ * list once instead of once per event: a user's stream of many firings (every one a copy of up to 500 alerts)
+ * folds in time linear in its length.
+ */
+function evolveAll(state: AlertsState, events: readonly AlertsEvent[]): AlertsState {
+  if (events.length < 2) return events.length === 0 ? state : evolve(state, events[0]!);
+  const alerts: (Alert | undefined)[] = [...state.alerts];
+  // Where each alert is, by id: the first of an id, as `evolve`'s `findIndex` finds it.
+  const at = new Map<unknown, number>();
+  alerts.forEach((alert, i) => {
+    if (!at.has(alert!.id)) at.set(alert!.id, i);
+  });
+  let changed = false;
+  for (const event of events) {
+    const alertId = (event.data as { alertId?: unknown } | null)?.alertId;
+    const index = at.get(alertId);
+    const before = index === undefined ? undefined : alerts[index];
+    const after = evolveAlert(before, event);
+    if (after === before) continue;
+    changed = true;
+    if (after === undefined) {
+      alerts[index!] = undefined;
+      at.delete(alertId);
+    } else if (before === undefined) {
+      if (!at.has(after.id)) at.set(after.id, alerts.length);
+      alerts.push(after);
+    } else {
+      alerts[index!] = after;
+    }
+  }
+  return changed ? { alerts: alerts.filter((alert): alert is Alert => alert !== undefined) } : state;
+}
+
+/**
  * The alerts' rules: validation of symbol, condition (see `parseCondition`), frequency, expiry and the older
  * price and SMA fields, at most {@link ALERTS_LIMIT} per user; an alert fires as its frequency allows (once per
  * arming, once per trading day, or once per firing count), pauses, resumes (re-armed) and expires.
@@ -1081,6 +1115,7 @@ export const alertsDecider: Decider<AlertsCommand, AlertsEvent, AlertsState> = {
   initialState: Object.freeze({ alerts: Object.freeze([]) }),
   decide,
   evolve,
+  evolveAll,
 };
 
 export { conditionOperands };
