@@ -166,10 +166,7 @@ function decide(command: DeliveriesCommand, state: DeliveriesState): DeliveriesE
 }
 
 /** One delivery's progress after an event of it; undefined for an event type this version does not know. */
-export function evolveDelivery(
-  progress: DeliveryProgress | undefined,
-  event: DeliveriesEvent,
-): DeliveryProgress | undefined {
+function evolveDelivery(progress: DeliveryProgress | undefined, event: DeliveriesEvent): DeliveryProgress | undefined {
   const current = progress ?? { attempts: 0, answered: 0, status: 'pending' as const };
   switch (event.type) {
     case 'DeliveryAttempted':
@@ -200,12 +197,24 @@ function evolve(state: DeliveriesState, event: DeliveriesEvent): DeliveriesState
  * delivery once done is never attempted again) folds in time linear in its length, not in its square.
  */
 export function foldDeliveries(state: DeliveriesState, events: readonly DeliveriesEvent[]): DeliveriesState {
-  let deliveries: Record<string, DeliveryProgress> | undefined;
+  if (events.length === 0) return state;
+  const deliveries = { ...state.deliveries };
+  applyDeliveryEvents(deliveries, events);
+  return { deliveries };
+}
+
+/**
+ * Applies `events` to deliveries the caller owns, in place, as `evolve` would one by one: for a fold's own copy
+ * ({@link foldDeliveries}) or a state no one else holds (the delivery log's).
+ */
+export function applyDeliveryEvents(
+  deliveries: Record<string, DeliveryProgress>,
+  events: readonly DeliveriesEvent[],
+): void {
   for (const event of events) {
     const { deliveryId } = event.data;
-    const next = evolveDelivery((deliveries ?? state.deliveries)[deliveryId], event);
+    const next = evolveDelivery(deliveries[deliveryId], event);
     if (next === undefined) continue;
-    deliveries ??= { ...state.deliveries };
     // As the object literal of `evolve` defines it, an own property whatever the id (`__proto__` included).
     Object.defineProperty(deliveries, deliveryId, {
       value: next,
@@ -214,7 +223,6 @@ export function foldDeliveries(state: DeliveriesState, events: readonly Deliveri
       configurable: true,
     });
   }
-  return deliveries === undefined ? state : { deliveries };
 }
 
 /**

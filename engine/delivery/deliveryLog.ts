@@ -18,12 +18,11 @@ import type { CommandMeta } from '../../domain/decider.ts';
 import {
   DELIVERIES_CONCERN,
   deliveriesDecider,
-  evolveDelivery,
+  applyDeliveryEvents,
   foldDeliveries,
   type DeliveriesCommand,
   type DeliveriesEvent,
   type DeliveriesState,
-  type DeliveryProgress,
 } from '../../domain/deliveries/deliveries.ts';
 import { eventIdFor, streamName } from '../../domain/ids.ts';
 import { chainKeyOf } from '../../platform/audit/chainKey.ts';
@@ -91,18 +90,7 @@ interface Folded {
  */
 function advance(state: DeliveriesState, events: readonly DeliveriesEvent[]): DeliveriesState {
   if (Object.isFrozen(state.deliveries)) return foldDeliveries(state, events);
-  const deliveries = state.deliveries as Record<string, DeliveryProgress>;
-  for (const event of events) {
-    const { deliveryId } = event.data;
-    const next = evolveDelivery(Object.hasOwn(deliveries, deliveryId) ? deliveries[deliveryId] : undefined, event);
-    if (next === undefined) continue;
-    Object.defineProperty(deliveries, deliveryId, {
-      value: next,
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
-  }
+  applyDeliveryEvents(state.deliveries, events);
   return state;
 }
 
