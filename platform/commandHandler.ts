@@ -125,6 +125,11 @@ function evolveOf(decider: Decider<unknown, never, unknown>): unknown {
   return decider.evolve;
 }
 
+/** Whether a memo was folded with this decider's `evolve` and initial state. */
+function foldedWith(memo: StreamMemo, decider: Decider<unknown, never, unknown>): boolean {
+  return memo.evolve === evolveOf(decider) && memo.initialState === decider.initialState;
+}
+
 function remember(store: EventStore, stream: string, memo: StreamMemo): void {
   const streams = memosOf(store);
   streams.delete(stream);
@@ -145,8 +150,7 @@ async function readOnFromMemo<C, E extends DomainEvent, S>(
 ): Promise<{ state: S; last: StreamEnd } | null> {
   const streams = memosOf(store);
   const memo = streams.get(stream);
-  const evolve = evolveOf(decider as Decider<unknown, never, unknown>);
-  if (!memo || memo.evolve !== evolve || memo.initialState !== decider.initialState) return null;
+  if (!memo || !foldedWith(memo, decider as Decider<unknown, never, unknown>)) return null;
   if (await holds(store, stream, memo, firstId)) return null;
   let tail: RecordedEvent[];
   try {
@@ -188,13 +192,12 @@ function rememberAppended<C, E extends DomainEvent, S>(
   state: S,
 ): void {
   const memo = memosOf(store).get(stream);
-  const evolve = evolveOf(decider as Decider<unknown, never, unknown>);
-  const sameFold = memo !== undefined && memo.evolve === evolve && memo.initialState === decider.initialState;
-  if (readEnd === undefined ? memo !== undefined : !sameFold || memo.last.id !== readEnd.id) return;
+  const folded = memo !== undefined && foldedWith(memo, decider as Decider<unknown, never, unknown>);
+  if (readEnd === undefined ? memo !== undefined : !folded || memo.last.id !== readEnd.id) return;
   const end = appendedEvents.at(-1)!;
   const ids = keptIds(store, memo === undefined ? new Set<string>() : memo.ids, appendedEvents);
   remember(store, stream, {
-    evolve,
+    evolve: evolveOf(decider as Decider<unknown, never, unknown>),
     initialState: decider.initialState,
     state,
     last: { id: end.id, revision: appended.nextExpectedRevision, position: appended.position, metadata: end.metadata! },

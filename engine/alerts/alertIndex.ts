@@ -404,7 +404,7 @@ abstract class Slot {
   /** Alerts waiting for their first tick (on a ladder, already among its levels or about to be merged in). */
   waiting: ArmedAlert[] = [];
   /** Alerts taken out since `waiting` was last swept, some of which may still be in it. */
-  protected staleWaits = 0;
+  private staleWaits = 0;
   day = '';
   /** Its place in its book's ladders or groups (and their ranges). */
   at = -1;
@@ -416,6 +416,17 @@ abstract class Slot {
   ) {}
 
   abstract delete(alert: ArmedAlert): void;
+
+  /**
+   * Counts an alert taken out that may still be in `waiting` (a tick skips it); answers whether the list is due a
+   * sweep, once those taken out outnumber half of it and {@link STALE_WAITS} more.
+   */
+  protected waitingSweepDue(): boolean {
+    this.staleWaits += 1;
+    if (this.staleWaits <= STALE_WAITS + (this.waiting.length >> 1)) return false;
+    this.staleWaits = 0;
+    return true;
+  }
 
   /** Fires an alert that met its condition on `day`, if its frequency allows; answers whether it fired. */
   protected fireIfAllowed(alert: ArmedAlert, value: number, day: string, out: ArmedAlert[]): boolean {
@@ -867,12 +878,9 @@ class Ladder extends Slot {
   delete(alert: ArmedAlert): void {
     const op = alert.condition.op;
     this.bounded = false;
-    // One waiting for its first tick is left in the list (a tick skips it), until those left outnumber the others.
-    this.staleWaits += 1;
-    if (this.staleWaits > STALE_WAITS + (this.waiting.length >> 1)) {
+    if (this.waitingSweepDue()) {
       const waiting = this.waiting;
       dropWhere([waiting, this.waitCode, this.waitLo, this.waitHi], (i) => waiting[i]!.slot !== this);
-      this.staleWaits = 0;
     }
     if (alert.moving) {
       (alert.run as MoverRun).remove(alert);
@@ -1280,11 +1288,8 @@ class Group extends Slot {
   delete(alert: ArmedAlert): void {
     const at = this.members.indexOf(alert);
     if (at >= 0) return void this.members.splice(at, 1);
-    // Waiting for its first tick: left in the list (a tick skips it), until those left outnumber the others.
-    this.staleWaits += 1;
-    if (this.staleWaits > STALE_WAITS + (this.waiting.length >> 1)) {
+    if (this.waitingSweepDue()) {
       this.waiting = this.waiting.filter((waiting) => waiting.place === WAITING && waiting.slot === this);
-      this.staleWaits = 0;
     }
   }
 
