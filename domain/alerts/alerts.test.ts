@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { DomainError, fold } from '../decider.ts';
 import { STOCKPULSE_NAMESPACE, uuidV5 } from '../ids.ts';
+import { checkFoldAtOnce } from '../testing/foldAtOnce.ts';
 import { given } from '../testing/givenWhenThen.ts';
 import { PLAIN_TEXT_MESSAGE } from '../text.ts';
 import {
@@ -21,7 +22,6 @@ import {
   type AlertMessageInput,
   type AlertsCommand,
   type AlertsEvent,
-  type AlertsState,
   type AlertCreatedData,
   type AlertTriggeredData,
   type AlertUpdatedData,
@@ -1176,30 +1176,7 @@ describe('alerts folded many events at once', function () {
     let events = 0;
     fc.assert(
       fc.property(fc.array(commandArb, { minLength: 30, maxLength: 80 }), fc.nat(), (commands, cut) => {
-        // The events the decider records for the commands, in order (refused commands record none).
-        const recorded: AlertsEvent[] = [];
-        let state = alertsDecider.initialState;
-        for (const command of commands) {
-          let decided: AlertsEvent[] = [];
-          try {
-            decided = alertsDecider.decide(command, state);
-          } catch (error) {
-            if (!(error instanceof DomainError)) throw error;
-          }
-          for (const event of decided) state = alertsDecider.evolve(state, event);
-          recorded.push(...decided);
-        }
-        events += recorded.length;
-        const split = recorded.length === 0 ? 0 : cut % (recorded.length + 1);
-        const byOne = (from: AlertsState, list: readonly AlertsEvent[]): AlertsState =>
-          list.reduce((folded, event) => alertsDecider.evolve(folded, event), from);
-        const start = byOne(alertsDecider.initialState, recorded.slice(0, split));
-        const copy = JSON.stringify(start);
-        const rest = recorded.slice(split);
-        const oneByOne = byOne(start, rest);
-        expect(fold(alertsDecider, rest, start)).to.deep.equal(oneByOne);
-        expect(fold(alertsDecider, recorded)).to.deep.equal(state);
-        expect(JSON.stringify(start)).to.equal(copy);
+        events += checkFoldAtOnce(alertsDecider, commands, cut).length;
       }),
       { numRuns: 300, seed: 11 },
     );

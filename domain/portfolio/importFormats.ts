@@ -9,7 +9,7 @@ import { STOCKPULSE_NAMESPACE, uuidV5 } from '../ids.ts';
 import { DomainError, isDomainError } from '../decider.ts';
 import { roundToCents } from '../positions/lots.ts';
 import { isSymbol } from '../symbol.ts';
-import { decideTransaction, portfolioDecider, type PortfolioState } from './portfolio.ts';
+import { PortfolioDraft, decideTransaction, portfolioDecider, type PortfolioState } from './portfolio.ts';
 import { parseTransaction, type Transaction, type TransactionKind } from './transactions.ts';
 
 /** The formats a file may be in. */
@@ -495,8 +495,9 @@ export function previewImport(file: readonly CsvRecord[] | UnreadableFile, optio
       return newestFirst ? b.i - a.i : a.i - b.i;
     });
   const verdicts = new Map<number, ImportRow>();
-  let state = options.state;
-  const recorded = new Set(state.transactions.map((t) => t.id));
+  // Each row decided on the state the rows before it left, folded in place.
+  const state = new PortfolioDraft(options.state);
+  const recorded = new Set(options.state.transactions.map((t) => t.id));
   const toRecord: Transaction[] = [];
   for (const { c, i } of order) {
     const { row, transaction } = c;
@@ -520,8 +521,7 @@ export function previewImport(file: readonly CsvRecord[] | UnreadableFile, optio
       continue;
     }
     try {
-      const events = decideTransaction(transaction, state, SUBJECT);
-      for (const event of events) state = portfolioDecider.evolve(state, event);
+      for (const event of decideTransaction(transaction, state.view(), SUBJECT)) state.apply(event);
       recorded.add(transaction.id);
       toRecord.push(transaction);
       verdicts.set(i, { line: row.line, verdict: 'new', column: null, message: null, transaction });

@@ -1,6 +1,8 @@
 import { expect } from 'chai';
-import { fold } from '../decider.ts';
+import fc from 'fast-check';
+import { DomainError, fold } from '../decider.ts';
 import { LOTS_PER_SYMBOL_LIMIT, type Lot, type LotFields } from '../positions/lots.ts';
+import { checkFoldAtOnce } from '../testing/foldAtOnce.ts';
 import { given } from '../testing/givenWhenThen.ts';
 import {
   PORTFOLIO_LIMIT,
@@ -284,5 +286,99 @@ describe('portfolio decider', () => {
       portfolioDecider.evolve(before, removed('AAPL'));
       expect(before).to.deep.equal(copy);
     });
+  });
+});
+
+describe('portfolio folded many events at once', function () {
+  const SYMBOLS = ['AAPL', 'IBM', 'XOM'];
+  const ids = ['t1', 't2', 't3', 't4', 't5', 't6', 'l1', 'l2'];
+  const dates = ['2025-03-03', '2025-03-04', '2025-03-05'];
+  const transactionArb = fc
+    .tuple(
+      fc.constantFrom('buy', 'buy', 'sell', 'dividend', 'fee'),
+      fc.constantFrom(...ids),
+      fc.constantFrom(...SYMBOLS),
+      fc.constantFrom(...dates),
+      fc.integer({ min: 1, max: 8 }),
+    )
+    .map(([kind, id, symbol, date, n]) =>
+      kind === 'buy' || kind === 'sell'
+        ? { kind, id, symbol, date, quantity: n, price: 100 + n, fee: n % 2 }
+        : { kind, id, symbol, date, amount: n },
+    );
+  const commandArb: fc.Arbitrary<PortfolioCommand> = fc.oneof(
+    fc.constantFrom(...SYMBOLS).map((symbol) => add(symbol)),
+    fc.constantFrom(...SYMBOLS).map((symbol) => remove(symbol)),
+    fc
+      .tuple(fc.constantFrom(...SYMBOLS), fc.constantFrom(...ids), fc.integer({ min: -5, max: 5 }))
+      .map(([symbol, id, position]) => addLots(symbol, lot(id, '2025-03-03', 50, position === 0 ? 1 : position))),
+    fc.tuple(fc.constantFrom(...SYMBOLS), fc.constantFrom(...ids)).map(([symbol, id]) => removeLot(symbol, { id })),
+    fc
+      .array(transactionArb, { minLength: 1, maxLength: 4 })
+      .map((transactions): PortfolioCommand => ({ type: 'RecordTransactions', data: { transactions, at: AT } })),
+  );
+
+  it('give the state that folding them one by one gives, key order included, for any split of a stream', function () {
+    let events = 0;
+    const types = new Set<string>();
+    fc.assert(
+      fc.property(fc.array(commandArb, { minLength: 20, maxLength: 60 }), fc.nat(), (commands, cut) => {
+        const recorded = checkFoldAtOnce(portfolioDecider, commands, cut);
+        events += recorded.length;
+        for (const event of recorded) types.add(event.type);
+      }),
+      { numRuns: 300, seed: 7 },
+    );
+    expect(events).to.be.above(2000);
+    expect([...types].sort()).to.deep.equal(
+      [
+        'DividendReceived',
+        'FeeCharged',
+        'PositionLotAdded',
+        'PositionLotRemoved',
+        'SharesBought',
+        'SharesSold',
+        'SymbolAddedToPortfolio',
+        'SymbolRemovedFromPortfolio',
+        'TradesRematched',
+      ].sort(),
+    );
+  });
+
+  it('record a batch of transactions deciding each on the state the ones before it left', function () {
+    // The batch decided at once gives the events that recording its transactions one command each gives.
+    let compared = 0;
+    fc.assert(
+      fc.property(fc.array(transactionArb, { minLength: 1, maxLength: 12 }), (transactions) => {
+        const prepared = [add('AAPL', 'IBM', 'XOM')];
+        const start = fold(portfolioDecider, portfolioDecider.decide(prepared[0]!, portfolioDecider.initialState));
+        const batch = (): PortfolioEvent[] | string => {
+          try {
+            return portfolioDecider.decide({ type: 'RecordTransactions', data: { transactions, at: AT } }, start);
+          } catch (error) {
+            if (!(error instanceof DomainError)) throw error;
+            return error.code;
+          }
+        };
+        const decided = batch();
+        if (typeof decided === 'string') return;
+        // Without back-dated trades, no rematch: each transaction decided alone on the state before it.
+        if (decided.some((event) => event.type === 'TradesRematched')) return;
+        let state = start;
+        const single: PortfolioEvent[] = [];
+        for (const t of transactions) {
+          const events = portfolioDecider.decide(
+            { type: 'RecordTransactions', data: { transactions: [t], at: AT } },
+            state,
+          );
+          single.push(...events);
+          state = fold(portfolioDecider, events, state);
+        }
+        expect(decided).to.deep.equal(single);
+        if (single.length > 2) compared += 1;
+      }),
+      { numRuns: 300, seed: 3 },
+    );
+    expect(compared).to.be.above(50);
   });
 });
