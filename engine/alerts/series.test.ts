@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import type { AlertSource } from '../../domain/alerts/conditions.ts';
-import { SourceFeed } from './series.ts';
+import { SourceFeed, UNITS_KEPT } from './series.ts';
 
 const SOURCES: readonly AlertSource[] = ['price', 'sma:20', 'ema:5', 'rsi:14', 'changepct'];
 /** How far a scan looks for the answer, in cents. */
@@ -54,5 +54,20 @@ describe('source feed bounds', function () {
       { numRuns: 3_000, seed: 3 },
     );
     expect(checked).to.equal(3_000);
+  });
+});
+
+describe('source feed amounts', function () {
+  it('converts a moving amount to the feed unit, keeping at most UNITS_KEPT conversions', function () {
+    const feed = new SourceFeed('price', 'AAA', () => ({ closes: [10_000, 10_100], volumes: [1, 1] }));
+    expect(feed.movingAmount(1.005)).to.equal(101);
+    for (let i = 0; i < 3 * UNITS_KEPT; i++) {
+      expect(feed.movingAmount(i / 100)).to.equal(i);
+      expect(feed.unitsKept).to.be.at.most(UNITS_KEPT);
+    }
+    expect(feed.unitsKept).to.be.above(0);
+    // Forgotten conversions are made again, the same.
+    expect(feed.movingAmount(1.005)).to.equal(101);
+    expect(feed.movingLevel('moving_up', 2.5, 1)).to.equal(10_100 + 250);
   });
 });

@@ -74,6 +74,9 @@ function emaOver(closes: readonly number[], period: number, end: number): number
   return ema;
 }
 
+/** The most amounts whose conversion a feed keeps (see `SourceFeed.unitsOf`). */
+export const UNITS_KEPT = 1024;
+
 /** One source of one symbol: its value on each tick, and its value at a finished bar. */
 export class SourceFeed {
   readonly kind: number;
@@ -263,14 +266,24 @@ export class SourceFeed {
     }
   }
 
-  /** An amount the user wrote in the source's unit in the feed's unit, converted once per amount. */
+  /**
+   * An amount the user wrote in the source's unit in the feed's unit, converted once per amount: the conversions
+   * are kept for up to {@link UNITS_KEPT} amounts, then forgotten all at once (alerts armed and disarmed over
+   * months would otherwise leave one entry per amount ever armed).
+   */
   private unitsOf(amount: number): number {
     let units = this.units.get(amount);
     if (units === undefined) {
       units = toUnits(this.source, amount);
+      if (this.units.size >= UNITS_KEPT) this.units.clear();
       this.units.set(amount, units);
     }
     return units;
+  }
+
+  /** How many amounts' conversions are kept (see {@link unitsOf}). */
+  get unitsKept(): number {
+    return this.units.size;
   }
 
   /** Whether the value at a price is at or above `level` (above when `strict`). */
