@@ -18,5 +18,10 @@
  * 13.76 and 13.88 ms; 128 MB, 2 of about 20 to 30 ms (40 to 60 ms in all), p99 9.16, 17.07 and 410 ms (a stall
  * of 400 ms amid a burst of background triggers); 64 MB, 4 of about 10 ms or less (30 to 40 ms in all), p99
  * 9.39, 12.14 and 9.13 ms.
+ *
+ * Nor did scavenging on the main thread alone, which this 2-core machine might have favoured (one run each, the
+ * default's p99 that day 26.1 ms): `--no-parallel-scavenge`, each scavenge in the measured window 12 to 22 ms
+ * against 9 to 10 ms with helpers (`BENCH_TRACE_GC=1`), p99 21.78 ms; `--single-threaded-gc`, which also takes
+ * the major collections' marking onto the main thread, p99 35.92 ms.
  */
 export const SERVER_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=64'];

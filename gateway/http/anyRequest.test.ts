@@ -365,7 +365,7 @@ describe('any request', function () {
 
   it('answers every operation of the reference below 500, whatever its path, query and body', async function () {
     const { runs, seed } = searchSize();
-    // A request takes about a millisecond here; fifty each leaves room for a slower machine.
+    // A request takes 1 to 2 ms here; 50 ms each leaves room for a slower machine.
     this.timeout(Math.max(600_000, runs * operations.length * 50));
     expect(operations.length, 'operations in /api/docs').to.be.greaterThan(100);
     const anonymous = gw.client();
