@@ -174,7 +174,11 @@ function refuse(name: string, allowed: string, got: string): never {
   throw new ConfigError(name, `${name} must be ${allowed}, got ${JSON.stringify(got)}`);
 }
 
-function integer(env: Env, name: string, fallback: number, min: number, max: number, allowed: string): number {
+/**
+ * The whole number in variable `name` between `min` and `max`, or `fallback` when unset; otherwise a
+ * {@link ConfigError} naming the variable and what it allows (`allowed`).
+ */
+export function integer(env: Env, name: string, fallback: number, min: number, max: number, allowed: string): number {
   const raw = read(env, name);
   if (raw === undefined) return fallback;
   if (!/^[+-]?\d+$/.test(raw)) refuse(name, allowed, raw);

@@ -7,27 +7,21 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { ROLES } from '../../domain/accounts/accounts.ts';
+import { integer } from '../../platform/config.ts';
 import { grantRole } from '../auth/grant.ts';
 import { startTestGateway, type TestClient, type TestGateway } from '../testing/harness.ts';
 
 const FEED_TOKEN = 'feed-token-for-any-request-test';
 /**
- * A whole number from the environment variable `name`, or `fallback` when unset: a longer search than the
- * default's is `ANY_REQUEST_RUNS=2000 ANY_REQUEST_SEED=7 npm test -- gateway/http/anyRequest.test.ts`.
+ * Requests per operation and fast-check's seed (fixed: the same requests on every run), read by the test: a longer
+ * search than the default's is `ANY_REQUEST_RUNS=2000 ANY_REQUEST_SEED=7 npm test -- gateway/http/anyRequest.test.ts`.
  */
-function countFrom(name: string, fallback: number, min: number): number {
-  const text = process.env[name];
-  if (text === undefined || text === '') return fallback;
-  const value = Number(text);
-  if (!Number.isSafeInteger(value) || value < min) {
-    throw new Error(`${name}: a whole number of at least ${min}, not ${JSON.stringify(text)}`);
-  }
-  return value;
-}
-
-/** Requests per operation and fast-check's seed (fixed: the same requests on every run), read by the test. */
 function searchSize(): { readonly runs: number; readonly seed: number } {
-  return { runs: countFrom('ANY_REQUEST_RUNS', 40, 1), seed: countFrom('ANY_REQUEST_SEED', 20261204, 0) };
+  const env = process.env;
+  return {
+    runs: integer(env, 'ANY_REQUEST_RUNS', 40, 1, Number.MAX_SAFE_INTEGER, 'an integer of at least 1'),
+    seed: integer(env, 'ANY_REQUEST_SEED', 20261204, 0, Number.MAX_SAFE_INTEGER, 'an integer of at least 0'),
+  };
 }
 
 interface Parameter {
