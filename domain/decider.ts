@@ -54,6 +54,21 @@ export class DomainError extends Error {
   }
 }
 
+/**
+ * The refusal of a command a decider does not know, thrown from the `default` of its `switch` over the commands,
+ * where the command's type is `never` (so a command added to the union and not decided fails to compile): names
+ * the type it was given, e.g. `type "Nope" is not an alerts command`.
+ */
+export function unknownCommand(command: never, concern: string): DomainError {
+  const type = (command as { type?: unknown } | null)?.type;
+  const article = /^[aeiou]/.test(concern) ? 'an' : 'a';
+  return new DomainError(
+    'unknown_command',
+    `type ${JSON.stringify(type)} is not ${article} ${concern} command`,
+    'type',
+  );
+}
+
 /** Whether a value is a {@link DomainError}. */
 export function isDomainError(error: unknown): error is DomainError {
   return error instanceof DomainError;

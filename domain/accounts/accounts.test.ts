@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { fold } from '../decider.ts';
+import { DomainError, fold } from '../decider.ts';
 import { given } from '../testing/givenWhenThen.ts';
 import { PASSWORD_RESET_TTL_MS, accountDecider, initialOf, type AccountEvent } from './accounts.ts';
 
@@ -10,6 +10,13 @@ describe('accounts decider', function () {
     given(accountDecider, [])
       .when({ type: 'RegisterUser', data: { username: 'ada', passwordHash: 'h' } })
       .then([registered]);
+  });
+
+  it('refuses a command type it does not know, naming the type', function () {
+    const unknown = { type: 'RenameUser', data: {} } as unknown as Parameters<typeof accountDecider.decide>[0];
+    expect(() => accountDecider.decide(unknown, accountDecider.initialState))
+      .to.throw(DomainError, 'type "RenameUser" is not an accounts command')
+      .that.includes({ code: 'unknown_command', field: 'type' });
   });
 
   it('refuses a username already taken', function () {

@@ -7,7 +7,7 @@
  * user's confirmed addresses); `PasswordReset` uses it. Only the latest request is pending, for
  * {@link PASSWORD_RESET_TTL_MS} after it was made, until it is used or the password changes.
  */
-import { DomainError, type Decider, type DomainEvent, eventTypes } from '../decider.ts';
+import { DomainError, type Decider, type DomainEvent, eventTypes, unknownCommand } from '../decider.ts';
 
 /** The concern name of account streams (`account-<username>`). */
 export const ACCOUNT_CONCERN = 'account';
@@ -222,13 +222,8 @@ function decide(command: AccountCommand, state: AccountState): AccountEvent[] {
         },
       ];
     }
-    default: {
-      const exhaustive: never = command;
-      throw new DomainError(
-        'unknown_command',
-        `type: unknown command ${String((exhaustive as { type: unknown }).type)}`,
-      );
-    }
+    default:
+      throw unknownCommand(command, 'accounts');
   }
 }
 

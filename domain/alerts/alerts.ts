@@ -7,7 +7,7 @@
  * its SMA) and keep their fields and messages. Price thresholds are compared in integer cents, so no float
  * equality trap decides whether an alert fires.
  */
-import { DomainError, eventTypes, type Decider, type DomainEvent } from '../decider.ts';
+import { DomainError, eventTypes, type Decider, type DomainEvent, unknownCommand } from '../decider.ts';
 import { STOCKPULSE_NAMESPACE, isUuid, uuidV5 } from '../ids.ts';
 import { NOTIFICATION_TYPE, type NotificationType } from '../notifications/notifications.ts';
 import { SMA_PERIODS, type SmaPeriod } from '../screener/query.ts';
@@ -880,14 +880,8 @@ function decide(command: AlertsCommand, state: AlertsState): AlertsEvent[] {
     }
     case 'TriggerAlert':
       return decideTrigger(command, state);
-    default: {
-      const _exhaustive: never = command;
-      throw new DomainError(
-        'unknown_command',
-        `type ${JSON.stringify((_exhaustive as { type?: unknown }).type)} is not an alerts command`,
-        'type',
-      );
-    }
+    default:
+      throw unknownCommand(command, 'alerts');
   }
 }
 

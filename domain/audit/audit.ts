@@ -3,7 +3,7 @@
  * list of users, is recorded on the auditor's stream `audit-<auditor>`, so the auditors are audited too.
  */
 import { USERNAME_PATTERN } from '../accounts/accounts.ts';
-import { DomainError, type Decider, type DomainEvent, eventTypes } from '../decider.ts';
+import { DomainError, type Decider, type DomainEvent, eventTypes, unknownCommand } from '../decider.ts';
 
 /** The concern name of audit streams (`audit-<auditor>`). */
 export const AUDIT_CONCERN = 'audit';
@@ -105,14 +105,8 @@ function decide(command: AuditCommand, _state: AuditState): AuditEvent[] {
       return [{ type: 'UserChainVerified', data: command.data }];
     case 'ViewUserList':
       return [{ type: 'UserListViewed', data: command.data }];
-    default: {
-      const _exhaustive: never = command;
-      throw new DomainError(
-        'unknown_command',
-        `type ${JSON.stringify((_exhaustive as { type?: unknown }).type)} is not an audit command`,
-        'type',
-      );
-    }
+    default:
+      throw unknownCommand(command, 'audit');
   }
 }
 

@@ -2,7 +2,7 @@
  * Delivery channels: where a user's alerts go besides the bell (a webhook, an email address, a browser's Web
  * Push subscription), and which of them each alert uses. Every change is an event on `channels-<userId>`.
  */
-import { DomainError, type Decider, type DomainEvent, eventTypes } from '../decider.ts';
+import { DomainError, type Decider, type DomainEvent, eventTypes, unknownCommand } from '../decider.ts';
 import { isUuid } from '../ids.ts';
 import { PLAIN_TEXT_MESSAGE, isPlainText } from '../text.ts';
 
@@ -481,14 +481,8 @@ function decide(command: ChannelsCommand, state: ChannelsState): ChannelsEvent[]
       if (before && before.length === chosen.length && before.every((id, i) => id === chosen[i])) return [];
       return [{ type: 'AlertChannelsChosen', data: { alertId: key, channelIds: chosen } }];
     }
-    default: {
-      const _exhaustive: never = command;
-      throw new DomainError(
-        'unknown_command',
-        `type ${JSON.stringify((_exhaustive as { type?: unknown }).type)} is not a channels command`,
-        'type',
-      );
-    }
+    default:
+      throw unknownCommand(command, 'channels');
   }
 }
 

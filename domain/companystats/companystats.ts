@@ -4,7 +4,7 @@
  * additions, removals by type, modifications and, when only the order differs, a reordering. A list is never
  * empty: when a user has none, the defaults are stored.
  */
-import { DomainError, type Decider, type DomainEvent, eventTypes } from '../decider.ts';
+import { DomainError, type Decider, type DomainEvent, eventTypes, unknownCommand } from '../decider.ts';
 
 /** The concern name of company-stats streams (`companystats-<userId>`). */
 export const COMPANY_STATS_CONCERN = 'companystats';
@@ -158,14 +158,8 @@ function decide(command: CompanyStatsCommand, state: CompanyStatsState): Company
       return state.stats.length > 0
         ? []
         : DEFAULT_COMPANY_STATS.map((stat) => ({ type: 'CompanyStatAdded', data: { ...stat } }));
-    default: {
-      const _exhaustive: never = command;
-      throw new DomainError(
-        'unknown_command',
-        `type ${JSON.stringify((_exhaustive as { type?: unknown }).type)} is not a company-stats command`,
-        'type',
-      );
-    }
+    default:
+      throw unknownCommand(command, 'company-stats');
   }
 }
 

@@ -2,7 +2,7 @@
  * The dashboard layout: which components each layout of a user's dashboard shows. Toggling a component adds
  * it when absent and removes it when present; a saved list replaces the whole layout.
  */
-import { DomainError, type Decider, type DomainEvent, eventTypes } from '../decider.ts';
+import { DomainError, type Decider, type DomainEvent, eventTypes, unknownCommand } from '../decider.ts';
 
 /** The concern name of dashboard-layout streams (`dashboardlayout-<userId>`). */
 export const DASHBOARD_LAYOUT_CONCERN = 'dashboardlayout';
@@ -184,14 +184,8 @@ function decide(command: DashboardLayoutCommand, state: DashboardLayoutState): D
         { type: 'DashboardComponentToggled', data: { layoutId, compId, present: !layout.compId.includes(compId) } },
       ];
     }
-    default: {
-      const _exhaustive: never = command;
-      throw new DomainError(
-        'unknown_command',
-        `type ${JSON.stringify((_exhaustive as { type?: unknown }).type)} is not a dashboard-layout command`,
-        'type',
-      );
-    }
+    default:
+      throw unknownCommand(command, 'dashboard-layout');
   }
 }
 

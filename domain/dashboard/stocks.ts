@@ -2,7 +2,7 @@
  * The dashboard stock list: the symbols the dashboard's cards and charts show. Setting it keeps the first 30
  * distinct symbols; adding drops symbols already there and never takes the list past 30.
  */
-import { DomainError, type Decider, type DomainEvent, eventTypes } from '../decider.ts';
+import { DomainError, type Decider, type DomainEvent, eventTypes, unknownCommand } from '../decider.ts';
 import { parseSymbol } from '../symbol.ts';
 
 /** The concern name of dashboard-stock streams (`dashboardstocks-<userId>`). */
@@ -84,14 +84,8 @@ function decide(command: DashboardStocksCommand, state: DashboardStocksState): D
       }
       return added.map((symbol) => ({ type: 'DashboardStockAdded', data: { symbol } }));
     }
-    default: {
-      const _exhaustive: never = command;
-      throw new DomainError(
-        'unknown_command',
-        `type ${JSON.stringify((_exhaustive as { type?: unknown }).type)} is not a dashboard-stocks command`,
-        'type',
-      );
-    }
+    default:
+      throw unknownCommand(command, 'dashboard-stocks');
   }
 }
 

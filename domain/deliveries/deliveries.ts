@@ -4,7 +4,7 @@
  * attempt and its outcome are events on `deliveries-<userId>`, and an attempt is decided only once, so the
  * processor that records it is the only one that sends it.
  */
-import { DomainError, type Decider, type DomainEvent, eventTypes } from '../decider.ts';
+import { DomainError, type Decider, type DomainEvent, eventTypes, unknownCommand } from '../decider.ts';
 import { STOCKPULSE_NAMESPACE, uuidV5 } from '../ids.ts';
 import type { ChannelType } from '../channels/channels.ts';
 
@@ -154,14 +154,8 @@ function decide(command: DeliveriesCommand, state: DeliveriesState): DeliveriesE
         ? [{ type: 'DeliverySucceeded', data: { deliveryId, attempt, status: outcome.status, at: outcome.at } }]
         : [{ type: 'DeliveryFailed', data: outcome }];
     }
-    default: {
-      const _exhaustive: never = command;
-      throw new DomainError(
-        'unknown_command',
-        `type ${JSON.stringify((_exhaustive as { type?: unknown }).type)} is not a deliveries command`,
-        'type',
-      );
-    }
+    default:
+      throw unknownCommand(command, 'deliveries');
   }
 }
 

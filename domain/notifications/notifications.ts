@@ -3,7 +3,7 @@
  * themselves come from `AlertTriggered` (alerts concern); this concern records only the read state, on
  * `notifications-<userId>`.
  */
-import { DomainError, type Decider, type DomainEvent, eventTypes } from '../decider.ts';
+import { DomainError, type Decider, type DomainEvent, eventTypes, unknownCommand } from '../decider.ts';
 import { isUuid } from '../ids.ts';
 
 /** The concern name of notification read-state streams (`notifications-<userId>`). */
@@ -195,14 +195,8 @@ function decide(command: NotificationsCommand, state: NotificationsState): Notif
       if (state.upTo !== null && compareCursors(upTo, state.upTo) <= 0) return [];
       return [{ type: 'AllNotificationsMarkedRead', data: { upTo: { commit: upTo.commit, prepare: upTo.prepare } } }];
     }
-    default: {
-      const _exhaustive: never = command;
-      throw new DomainError(
-        'unknown_command',
-        `type ${JSON.stringify((_exhaustive as { type?: unknown }).type)} is not a notifications command`,
-        'type',
-      );
-    }
+    default:
+      throw unknownCommand(command, 'notifications');
   }
 }
 

@@ -3,7 +3,7 @@
  * stream holds both, so a lot always belongs to a symbol of the portfolio: adding a lot for a new symbol adds
  * the symbol first, and removing a symbol removes its lots.
  */
-import { DomainError, type Decider, type DomainEvent, eventTypes } from '../decider.ts';
+import { DomainError, type Decider, type DomainEvent, eventTypes, unknownCommand } from '../decider.ts';
 import { formatQuantity } from '../format.ts';
 import { LOTS_PER_SYMBOL_LIMIT, lotMatches, parseLotFields, type Lot, type LotFields } from '../positions/lots.ts';
 import { newSymbols, parseSymbol } from '../symbol.ts';
@@ -308,14 +308,8 @@ function decide(command: PortfolioCommand, state: PortfolioState): PortfolioEven
     }
     case 'RecordTransactions':
       return recordTransactions(command.data, state);
-    default: {
-      const _exhaustive: never = command;
-      throw new DomainError(
-        'unknown_command',
-        `type ${JSON.stringify((_exhaustive as { type?: unknown }).type)} is not a portfolio command`,
-        'type',
-      );
-    }
+    default:
+      throw unknownCommand(command, 'portfolio');
   }
 }
 

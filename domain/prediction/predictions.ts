@@ -2,7 +2,7 @@
  * Saved forecasting models: a user keeps a named forecast request (symbol, horizon, model, penalty, features)
  * with the walk-forward figures it had when saved, to fit it again later or compare it with others.
  */
-import { DomainError, type Decider, type DomainEvent, eventTypes } from '../decider.ts';
+import { DomainError, type Decider, type DomainEvent, eventTypes, unknownCommand } from '../decider.ts';
 import { isUuid } from '../ids.ts';
 import { parsePredictionSpec, type PredictionSpec, type PredictionSpecInput } from './spec.ts';
 
@@ -207,14 +207,8 @@ function decide(command: PredictionsCommand, state: PredictionsState): Predictio
       }
       return [{ type: 'PredictionModelDeleted', data: { modelId } }];
     }
-    default: {
-      const _exhaustive: never = command;
-      throw new DomainError(
-        'unknown_command',
-        `type ${JSON.stringify((_exhaustive as { type?: unknown }).type)} is not a saved-models command`,
-        'type',
-      );
-    }
+    default:
+      throw unknownCommand(command, 'saved-models');
   }
 }
 

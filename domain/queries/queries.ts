@@ -2,7 +2,7 @@
  * Saved screener queries: a user keeps named queries of the screener query language to run again. Saving under
  * a name the user already has (case and surrounding spaces aside) replaces that query and keeps its id.
  */
-import { DomainError, type Decider, type DomainEvent, eventTypes } from '../decider.ts';
+import { DomainError, type Decider, type DomainEvent, eventTypes, unknownCommand } from '../decider.ts';
 import { isUuid } from '../ids.ts';
 import { validateQuery, type LabelledClause } from '../screener/query.ts';
 
@@ -191,14 +191,8 @@ function decide(command: QueriesCommand, state: QueriesState): QueriesEvent[] {
       }
       return [{ type: 'QueryDeleted', data: { queryId } }];
     }
-    default: {
-      const _exhaustive: never = command;
-      throw new DomainError(
-        'unknown_command',
-        `type ${JSON.stringify((_exhaustive as { type?: unknown }).type)} is not a saved-queries command`,
-        'type',
-      );
-    }
+    default:
+      throw unknownCommand(command, 'saved-queries');
   }
 }
 

@@ -2,7 +2,7 @@
  * User-defined sectors: a user groups symbols under names of their own (the Sectors page), creating, renaming
  * and deleting sectors and adding and removing their symbols. Names are unique per user regardless of case.
  */
-import { DomainError, type Decider, type DomainEvent, eventTypes } from '../decider.ts';
+import { DomainError, type Decider, type DomainEvent, eventTypes, unknownCommand } from '../decider.ts';
 import { isUuid } from '../ids.ts';
 import { parseSymbol } from '../symbol.ts';
 
@@ -225,14 +225,8 @@ function decide(command: SectorsCommand, state: SectorsState): SectorsEvent[] {
       const sector = existing(state, command.data.sectorId);
       return [{ type: 'SectorDeleted', data: { sectorId: sector.id } }];
     }
-    default: {
-      const _exhaustive: never = command;
-      throw new DomainError(
-        'unknown_command',
-        `type ${JSON.stringify((_exhaustive as { type?: unknown }).type)} is not a sectors command`,
-        'type',
-      );
-    }
+    default:
+      throw unknownCommand(command, 'sectors');
   }
 }
 

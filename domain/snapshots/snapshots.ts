@@ -3,7 +3,7 @@
  * what describes a snapshot (id, title, symbol, size and the SHA-256 of the image); the image bytes are kept
  * content-addressed outside the log, under their SHA-256.
  */
-import { DomainError, type Decider, type DomainEvent, eventTypes } from '../decider.ts';
+import { DomainError, type Decider, type DomainEvent, eventTypes, unknownCommand } from '../decider.ts';
 import { isUuid } from '../ids.ts';
 import { parseSymbol } from '../symbol.ts';
 
@@ -156,14 +156,8 @@ function decide(command: SnapshotsCommand, state: SnapshotsState): SnapshotsEven
       if (!snapshot) throw new DomainError('not_found', `snapshotId ${snapshotId}: no such snapshot`, 'snapshotId');
       return [{ type: 'SnapshotDeleted', data: { snapshotId, sha256: snapshot.sha256 } }];
     }
-    default: {
-      const _exhaustive: never = command;
-      throw new DomainError(
-        'unknown_command',
-        `type ${JSON.stringify((_exhaustive as { type?: unknown }).type)} is not a snapshots command`,
-        'type',
-      );
-    }
+    default:
+      throw unknownCommand(command, 'snapshots');
   }
 }
 

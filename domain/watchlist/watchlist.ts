@@ -1,7 +1,7 @@
 /**
  * The watch list: the symbols a user follows. Adding merges without duplicates, removing filters out.
  */
-import { DomainError, type Decider, type DomainEvent, eventTypes } from '../decider.ts';
+import { DomainError, type Decider, type DomainEvent, eventTypes, unknownCommand } from '../decider.ts';
 import { newSymbols, parseSymbol } from '../symbol.ts';
 
 /** The concern name of watch-list streams (`watchlist-<userId>`). */
@@ -73,14 +73,8 @@ function decide(command: WatchlistCommand, state: WatchlistState): WatchlistEven
       const symbol = parseSymbol(command.data.symbol, 'symbol');
       return state.symbols.includes(symbol) ? [{ type: 'SymbolRemovedFromWatchlist', data: { symbol } }] : [];
     }
-    default: {
-      const _exhaustive: never = command;
-      throw new DomainError(
-        'unknown_command',
-        `type ${JSON.stringify((_exhaustive as { type?: unknown }).type)} is not a watch-list command`,
-        'type',
-      );
-    }
+    default:
+      throw unknownCommand(command, 'watch-list');
   }
 }
 
