@@ -7,6 +7,7 @@
  */
 import { formatPosition, type LogPosition } from '../../platform/eventstore/port.ts';
 import type { ReadModelStore } from '../../platform/readmodels/port.ts';
+import { readDocument, type Projection } from '../../projections/projection.ts';
 import { answerCacheOf, type AnswerSources, type KeptAnswer } from '../readModelCache.ts';
 
 /** An answer already written as JSON text: the route handler sends it as it is. */
@@ -51,4 +52,20 @@ export function keptAnswer(
   const kept = answers.recall(key) as JsonText | undefined;
   if (kept) return kept;
   return answers.derive(key, sources, () => derived(compute)) as Promise<JsonText>;
+}
+
+/**
+ * The answer made of one document of a projection (`answer` of its value, undefined when there is none), kept
+ * under the projection's name and `key` until a commit writes that document.
+ */
+export function keptDocumentAnswer<D>(
+  readModels: ReadModelStore,
+  projection: Pick<Projection<D>, 'name'>,
+  key: string,
+  answer: (value: D | undefined) => unknown,
+): JsonText | Promise<JsonText> {
+  return keptAnswer(readModels, `${projection.name}\u0000${key}`, { documents: [[projection.name, key]] }, async () => {
+    const doc = await readDocument<D>(readModels, projection, key);
+    return { body: answer(doc?.value), position: doc?.position };
+  });
 }

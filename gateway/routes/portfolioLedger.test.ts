@@ -178,6 +178,30 @@ describe('portfolio transaction routes', function () {
       expect(read.transactions[2]!.id).to.equal(first.transactions[0]!.id);
     });
 
+    it('answers a repeated read of the ledger as it was sent until a trade, an import or a removal changes it', async function () {
+      const user = await gw.user();
+      await record(user, buy('AAPL', '2024-01-02', 10, 100));
+      const first = await user.get('/api/portfolio/ledger');
+      const again = await user.get('/api/portfolio/ledger');
+      expect(again.text).to.equal(first.text);
+      expect(again.headers.get('x-read-model-position')).to.match(/^\d+\/\d+$/);
+      expect(again.headers.get('x-read-model-position')).to.equal(first.headers.get('x-read-model-position'));
+      const symbols = async () =>
+        ((await user.get('/api/portfolio/ledger')).body as Ledger).transactions.map((t) => t.symbol);
+      await record(user, buy('MSFT', '2024-01-03', 2, 300));
+      expect(await symbols()).to.deep.equal(['AAPL', 'MSFT']);
+      const imported = await user.post('/api/portfolio/import', {
+        csv: 'date,kind,symbol,quantity,price\n2024-01-04,buy,KO,3,59\n',
+      });
+      expect(imported.status).to.equal(200, imported.text);
+      expect(await symbols()).to.deep.equal(['AAPL', 'MSFT', 'KO']);
+      expect((await user.post('/personalize/delstockfromportfolio/MSFT', {})).status).to.equal(200);
+      expect(await symbols()).to.deep.equal(['AAPL', 'KO']);
+      // Another user's ledger is their own.
+      const other = await gw.user();
+      expect(((await other.get('/api/portfolio/ledger')).body as Ledger).transactions).to.deep.equal([]);
+    });
+
     it('matches the trades again oldest first when one comes dated before trades recorded already', async function () {
       const user = await gw.user();
       // The sale recorded first opened a short; the buy dated before it is the lot it sold.

@@ -23,6 +23,7 @@ import type { CommandService } from '../commands.ts';
 import { ApiError } from '../errors.ts';
 import { isDomainError } from '../../domain/decider.ts';
 import { inRequestTerms } from '../http/fieldNames.ts';
+import { keptDocumentAnswer } from '../http/keptAnswer.ts';
 import { defineRoute, markPosition } from '../http/route.ts';
 import { requireSymbol } from '../http/schemas.ts';
 import { marketTime, readCsv, writeCsv } from '../portfolio/csv.ts';
@@ -141,7 +142,11 @@ export function portfolioLedgerRoutes(deps: PortfolioLedgerDeps) {
     }),
     defineRoute({
       ...portfolioApi.getPortfolioLedger,
-      handle: async ({ userId, ctx }) => ledgerAnswer(await readLedger(deps, userId, ctx)),
+      // Kept as sent until the user's ledger changes: a long ledger is megabytes of JSON to derive again.
+      handle: ({ userId }) =>
+        keptDocumentAnswer(deps.readModels, ledgerProjection, userId, (ledger: PortfolioState | undefined) =>
+          ledgerAnswer(ledger ?? portfolioDecider.initialState),
+        ),
     }),
     defineRoute({
       ...portfolioApi.postPortfolioImportPreview,

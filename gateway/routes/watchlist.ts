@@ -4,11 +4,10 @@
 import { watchlistApi } from '../../domain/contract/watchlist.ts';
 import { WATCHLIST_CONCERN, watchlistDecider, type WatchlistState } from '../../domain/watchlist/watchlist.ts';
 import type { ReadModelStore } from '../../platform/readmodels/port.ts';
-import { readDocument } from '../../projections/projection.ts';
 import { watchlistProjection } from '../../projections/watchlist/watchlist.projection.ts';
 import type { CommandService } from '../commands.ts';
 import { refuseAbsentSymbol } from '../http/paramErrors.ts';
-import { keptAnswer } from '../http/keptAnswer.ts';
+import { keptDocumentAnswer } from '../http/keptAnswer.ts';
 import { defineRoute } from '../http/route.ts';
 import { requireKnown, type SymbolDirectory } from '../http/schemas.ts';
 
@@ -40,14 +39,11 @@ export function watchlistRoutes(deps: WatchlistDeps) {
     defineRoute({
       ...watchlistApi.getWatchlist,
       handle: ({ userId }) =>
-        keptAnswer(
+        keptDocumentAnswer(
           deps.readModels,
-          `watchlist\u0000${userId}`,
-          { documents: [[watchlistProjection.name, userId]] },
-          async () => {
-            const doc = await readDocument<WatchlistState>(deps.readModels, watchlistProjection, userId);
-            return { body: doc?.value.symbols ?? [], position: doc?.position };
-          },
+          watchlistProjection,
+          userId,
+          (watchlist: WatchlistState | undefined) => watchlist?.symbols ?? [],
         ),
     }),
     defineRoute({
