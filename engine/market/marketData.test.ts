@@ -12,6 +12,7 @@ import { openMarketData, type MarketData } from './marketData.ts';
 import type { ClosedDay, SymbolBar } from '../../platform/bus/port.ts';
 import type { Quote, QuoteSource } from './quotes.ts';
 import { LiveQuotes } from '../quotes/liveQuotes.ts';
+import { equalWeightLevels } from '../../domain/portfolio/performance.ts';
 
 const SYMBOLS = ['AAPL', 'MSFT', 'NVDA', 'XOM', 'CVX', 'DUK', 'JPM', 'KO'];
 const UNIVERSE = loadUniverse().filter((e) => SYMBOLS.includes(e.symbol));
@@ -324,6 +325,66 @@ describe('MarketData', function () {
       const mean = ((series[0]?.values.at(-1) as number) + (series[1]?.values.at(-1) as number)) / 2;
       expect(Math.abs(energy - mean)).to.be.below(0.006);
       expect(sectors.series.find((s) => s.sector === 'Materials')?.values.every((v) => v === null)).to.equal(true);
+    } finally {
+      market.close();
+    }
+  });
+
+  it("answers a symbol's close on each date from memory as its stored bars give it, null where it has none", function () {
+    const market = open(copyOfMarket());
+    try {
+      const calendar = market.calendar;
+      // Every trading day, a date before the history, days the market was shut, and a sparse pick of days.
+      const dates = [
+        '1999-12-31',
+        ...calendar.slice(0, 3),
+        '2024-12-25',
+        '2024-12-28',
+        ...calendar.filter((_, i) => i % 97 === 0),
+        ...calendar.slice(-5),
+      ].sort();
+      for (const chosen of [calendar, dates, calendar.slice(-1), []]) {
+        for (const symbol of SYMBOLS) {
+          const stored = new Map(market.store.bars(symbol).map((bar) => [bar.date, bar.close]));
+          const closes = market.closesOn(symbol, chosen);
+          expect(closes, symbol).to.deep.equal(chosen.map((date) => stored.get(date) ?? null));
+        }
+      }
+      expect(market.closesOn('AAPL', dates).filter((c) => c === null)).to.have.length(3);
+      expect(market.closesOn('NOPE', dates)).to.deep.equal(dates.map(() => null));
+    } finally {
+      market.close();
+    }
+  });
+
+  it('keeps the equal-weight index of every symbol per window, and makes it again once a closed day is analysed', async function () {
+    const market = open(copyOfMarket());
+    try {
+      const all = market.performance(market.symbols(), 3);
+      const levels = equalWeightLevels(
+        all.series.map((s) => s.values),
+        all.dates.length,
+      );
+      const index = market.equalWeightIndex(3);
+      expect([...index.keys()]).to.deep.equal(all.dates);
+      expect([...index.values()]).to.deep.equal(levels);
+      expect(index.get(all.dates[0]!)).to.equal(100);
+      expect(market.equalWeightIndex(3)).to.equal(index);
+      expect(market.equalWeightIndex(6).size).to.be.above(index.size);
+      const bar = (symbol: string, close: number): SymbolBar => ({
+        symbol,
+        date: '2025-03-17',
+        open: close,
+        high: close,
+        low: close,
+        close,
+        volume: 1_000,
+      });
+      market.rollDay({ date: '2025-03-17', bars: SYMBOLS.map((symbol) => bar(symbol, 100)) });
+      await market.analysed();
+      const after = market.equalWeightIndex(3);
+      expect(after).to.not.equal(index);
+      expect([...after.keys()].at(-1)).to.equal('2025-03-17');
     } finally {
       market.close();
     }

@@ -36,6 +36,7 @@ import { BULLISH_PATTERN_NAMES } from '../../domain/screener/patterns.ts';
 import type { NextAverages } from '../../domain/contract/market.ts';
 import { RSI_PERIOD, type SmaPeriod } from '../../domain/screener/query.ts';
 import { wilderAverages } from '../../domain/market/rsi.ts';
+import { equalWeightLevels } from '../../domain/portfolio/performance.ts';
 import type { PatternPerformance } from '../patterns/performance.ts';
 import type { ScreenerInput } from '../screener/screener.ts';
 import {
@@ -56,7 +57,7 @@ import { lastClosedSession } from './marketDate.ts';
 import { PatternIndex } from './patternIndex.ts';
 import { LastCloseQuotes, type Quote, type QuoteSource, type SessionOpen } from './quotes.ts';
 import { TradingDays } from '../alerts/tradingDay.ts';
-import { monthWindowStart, percentChanges, round } from './series.ts';
+import { lastIndexAtOrBefore, monthWindowStart, percentChanges, round } from './series.ts';
 
 /** The steps of opening the market data, as progress reports name them. */
 export type MarketPhase = 'build' | 'analyse';
@@ -229,6 +230,8 @@ export class MarketData {
   private readonly listed: ReadonlyMap<string, ProviderSymbol>;
   private readonly snapshots = new Map<string, SymbolSnapshot>();
   private readonly series = new Map<string, Series>();
+  /** {@link equalWeightIndex}'s levels by window in months, until the closes change. */
+  private readonly equalWeights = new Map<number, ReadonlyMap<string, number>>();
   private marketStatus: MarketDataStatus;
   private analysisDigest: string;
   private readonly chartCache = new Map<string, ChartColumns>();
@@ -510,6 +513,7 @@ export class MarketData {
     this.analysisDigest = digestOf(this.analysisKeys);
     this.patternIndex = undefined;
     this.metricBases = undefined;
+    this.equalWeights.clear();
     this.baseBars = undefined;
     this.sessionBases.clear();
     this.screenerCache = undefined;
@@ -589,6 +593,23 @@ export class MarketData {
     return this.store.bars(symbol, { from });
   }
 
+  /**
+   * A symbol's close on each of `dates` (ascending), null on a date it has no bar of: what `barsFrom` would give,
+   * read from the closes held in memory (the series the calendar is made of) instead of the store.
+   */
+  closesOn(symbol: string, dates: readonly string[]): (number | null)[] {
+    const out = new Array<number | null>(dates.length).fill(null);
+    const s = this.series.get(symbol);
+    if (s === undefined || dates.length === 0) return out;
+    let j = Math.max(0, lastIndexAtOrBefore(s.dates, dates[0]!));
+    for (let i = 0; i < dates.length && j < s.dates.length; i += 1) {
+      const day = dates[i]!;
+      while (j < s.dates.length && s.dates[j]! < day) j += 1;
+      if (s.dates[j] === day) out[i] = s.closes[j]!;
+    }
+    return out;
+  }
+
   /** The cumulative % change of each symbol over the market's last `months` months, starting at 0. */
   performance(symbols: readonly string[], months: number): PercentSeries<'symbol'> {
     const dates = this.calendar.slice(monthWindowStart(this.calendar, months));
@@ -599,6 +620,25 @@ export class MarketData {
         values: this.changesOf(symbol, dates).map((v) => (v === null ? null : round(v, 2))),
       })),
     };
+  }
+
+  /**
+   * The level of an equal-weight index of every symbol over the market's last `months` months, by trading day
+   * ({@link equalWeightLevels} of their % changes; the portfolio's default benchmark). Kept per window until the
+   * closes change (a re-analysis, as after a closed day), since every symbol's history goes into it.
+   */
+  equalWeightIndex(months: number): ReadonlyMap<string, number> {
+    let kept = this.equalWeights.get(months);
+    if (kept === undefined) {
+      const all = this.performance(this.symbols(), months);
+      const levels = equalWeightLevels(
+        all.series.map((s) => s.values),
+        all.dates.length,
+      );
+      kept = new Map(all.dates.map((date, i) => [date, levels[i]!]));
+      this.equalWeights.set(months, kept);
+    }
+    return kept;
   }
 
   /** Per GICS sector, the average cumulative % change of its symbols over the last `months` months. */

@@ -11,7 +11,7 @@ import {
   previewImport,
   type ImportJudgement,
 } from '../../domain/portfolio/importFormats.ts';
-import { equalWeightLevels, performanceSeries } from '../../domain/portfolio/performance.ts';
+import { performanceSeries } from '../../domain/portfolio/performance.ts';
 import { portfolioPnl } from '../../domain/portfolio/pnl.ts';
 import { PORTFOLIO_CONCERN, lotsOf, portfolioDecider, type PortfolioState } from '../../domain/portfolio/portfolio.ts';
 import type { Transaction } from '../../domain/portfolio/transactions.ts';
@@ -32,7 +32,7 @@ import { marketTime, readCsv, writeCsv } from '../portfolio/csv.ts';
 export interface PortfolioLedgerDeps {
   readonly commands: CommandService;
   readonly readModels: ReadModelStore;
-  readonly market: Pick<MarketData, 'has' | 'calendar' | 'barsFrom' | 'performance' | 'symbols' | 'quotes'>;
+  readonly market: Pick<MarketData, 'has' | 'calendar' | 'closesOn' | 'equalWeightIndex' | 'quotes'>;
 }
 
 const concern = { concern: PORTFOLIO_CONCERN, decider: portfolioDecider };
@@ -297,11 +297,8 @@ export function portfolioLedgerRoutes(deps: PortfolioLedgerDeps) {
         const benchmark = query.benchmark;
         if (benchmark !== 'EW') requireSymbol(deps.market, benchmark, 'query.benchmark');
         const ledger = await readLedger(deps, userId, ctx);
-        const closesOf = (symbol: string, dates: readonly string[]) => {
-          if (!deps.market.has(symbol) || dates.length === 0) return dates.map(() => null);
-          const byDate = new Map(deps.market.barsFrom(symbol, dates[0]!).map((bar) => [bar.date, bar.close]));
-          return dates.map((d) => byDate.get(d) ?? null);
-        };
+        const closesOf = (symbol: string, dates: readonly string[]) =>
+          deps.market.has(symbol) ? deps.market.closesOn(symbol, dates) : dates.map(() => null);
         const series = performanceSeries({
           transactions: ledger.transactions,
           calendar: deps.market.calendar,
@@ -309,13 +306,7 @@ export function portfolioLedgerRoutes(deps: PortfolioLedgerDeps) {
           benchmark: (dates) => {
             if (benchmark !== 'EW') return closesOf(benchmark, dates);
             if (dates.length === 0) return [];
-            const months = monthsSince(dates[0]!, dates[dates.length - 1]!);
-            const all = deps.market.performance(deps.market.symbols(), months);
-            const levels = equalWeightLevels(
-              all.series.map((s) => s.values),
-              all.dates.length,
-            );
-            const byDate = new Map(all.dates.map((d, i) => [d, levels[i]!]));
+            const byDate = deps.market.equalWeightIndex(monthsSince(dates[0]!, dates[dates.length - 1]!));
             return dates.map((d) => byDate.get(d) ?? null);
           },
         });
