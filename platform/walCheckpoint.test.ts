@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { openSqliteEventStore } from './eventstore/sqlite.ts';
+import { openSqliteReadModelStore } from './readmodels/sqlite.ts';
 import { openSqliteFile } from './testing/sqliteFile.ts';
 import { walCheckpointer, walCheckpoints, type WalCheckpointReport, type WalConnection } from './walCheckpoint.ts';
 
@@ -46,7 +47,7 @@ describe('walCheckpointer', function () {
     checkpoints.written();
     await again;
     expect(db.ran).to.have.length(2);
-    checkpoints.stop();
+    await checkpoints.stop();
   });
 
   it('runs the due checkpoint at once on flush, and nothing when none is due', function () {
@@ -61,7 +62,7 @@ describe('walCheckpointer', function () {
     expect(db.ran).to.have.length(1);
   });
 
-  it('skips a closed connection, cancels on stop, and outlives a refused checkpoint', function () {
+  it('skips a closed connection, cancels on stop, and outlives a refused checkpoint', async function () {
     const closed = recordingConnection();
     closed.open = false;
     const a = walCheckpointer(closed, { afterMs: 60_000 });
@@ -72,7 +73,7 @@ describe('walCheckpointer', function () {
     const stopped = recordingConnection();
     const b = walCheckpointer(stopped, { afterMs: 60_000 });
     b.written();
-    b.stop();
+    await b.stop();
     b.flush();
     expect(stopped.ran).to.deep.equal([]);
 
@@ -150,7 +151,7 @@ describe('walCheckpointer', function () {
       expect(db.prepare('SELECT count(*) AS n FROM t').get()).to.deep.equal({ n: 2000 });
 
       const gone = released(file);
-      checkpoints.stop();
+      await checkpoints.stop();
       // The worker lets its connection go first: two closes at once may each see the other still open, and
       // then neither removes the WAL.
       await gone;
@@ -172,7 +173,7 @@ describe('walCheckpointer', function () {
       // Written, but the store stops and closes before that checkpoint is due; its close is not the last one.
       checkpoints.written();
       const gone = released(file);
-      checkpoints.stop();
+      const taken = checkpoints.stop();
       db.close();
       // The database file copied without its WAL, as a backup of the file alone would be.
       const copy = join(dir, 'copy.db');
@@ -181,6 +182,7 @@ describe('walCheckpointer', function () {
       expect(reopened.prepare('SELECT count(*) AS n FROM t').get()).to.deep.equal({ n: 500 });
       reopened.close();
       await gone;
+      await taken;
     });
 
     it("checkpoints the event store's appends in the worker, with the store's synchronous level", async function () {
@@ -198,6 +200,36 @@ describe('walCheckpointer', function () {
       const reopened = openSqliteEventStore({ file });
       expect((await reopened.readStream('s-1')).map((event) => event.type)).to.deep.equal(['Happened']);
       await reopened.close();
+    });
+
+    it('closes a store once the worker has let its file go, so nothing of this process holds the file after', async function () {
+      const eventsFile = join(dir, 'closing-events.db');
+      const documentsFile = join(dir, 'closing-documents.db');
+      const events = openSqliteEventStore({ file: eventsFile });
+      const documents = openSqliteReadModelStore({ file: documentsFile });
+      // Each store writes, and the worker checkpoints it: it holds a connection to each file.
+      const reports = [nextReport(eventsFile), nextReport(documentsFile)];
+      await events.appendToStream('s-1', [{ id: randomUUID(), type: 'Happened', data: { n: 1 } }]);
+      await documents.commit('c', { position: { commit: 1, prepare: 1 }, version: 1 }, [
+        { collection: 'docs', key: 'k', doc: { n: 1 } },
+      ]);
+      for (const report of await Promise.all(reports)) expect(report.error).to.equal(undefined);
+      const letGo: string[] = [];
+      const listener = (file: string): void => void letGo.push(file);
+      walCheckpoints.on('released', listener);
+      try {
+        await events.close();
+        expect(letGo).to.deep.equal([eventsFile]);
+        await documents.close();
+        expect(letGo).to.deep.equal([eventsFile, documentsFile]);
+      } finally {
+        walCheckpoints.off('released', listener);
+      }
+      // The last connection to close, the worker's, took the WAL and its index with it.
+      for (const file of [eventsFile, documentsFile]) {
+        expect(existsSync(`${file}-wal`), file).to.equal(false);
+        expect(existsSync(`${file}-shm`), file).to.equal(false);
+      }
     });
 
     it('does not keep a process alive once its stores are closed', async function () {
@@ -239,7 +271,7 @@ describe('walCheckpointer', function () {
       ghost.written();
       expect((await report).error).to.be.a('string');
       const gone = released(file);
-      ghost.stop();
+      await ghost.stop();
       await gone;
 
       const memory = openSqliteFile(':memory:');

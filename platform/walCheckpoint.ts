@@ -37,9 +37,11 @@ export interface WalCheckpointer {
    * after copying what the WAL still holds into the database on the connection (`FULL`: it waits, through the
    * busy timeout, for a checkpoint under way and for readers of older snapshots only), so the database file
    * alone holds every commit even if the process ends before the worker closes its connection (the last
-   * connection's close, which used to do that, may now be the worker's).
+   * connection's close, which used to do that, may now be the worker's). Resolves once the worker has taken
+   * the release (closing its connection if it was the file's last holder), so that a store whose close awaits
+   * it leaves no connection of this process to the file: its folder may be removed or copied at once.
    */
-  stop(): void;
+  stop(): Promise<void>;
 }
 
 /** Where a checkpointer runs its scheduled checkpoints: on the connection, or in the worker thread. */
@@ -81,7 +83,7 @@ const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const connections = new Map();
-parentPort.on('message', ({ op, file, synchronous }) => {
+parentPort.on('message', ({ op, file, synchronous, id }) => {
   let entry = connections.get(file);
   if (op === 'hold') {
     if (entry) entry.holders += 1;
@@ -89,10 +91,12 @@ parentPort.on('message', ({ op, file, synchronous }) => {
     return;
   }
   if (op === 'release') {
-    if (!entry || --entry.holders > 0) return;
-    connections.delete(file);
-    try { if (entry.db) entry.db.close(); } catch {}
-    parentPort.postMessage({ op: 'released', file });
+    if (entry && --entry.holders <= 0) {
+      connections.delete(file);
+      try { if (entry.db) entry.db.close(); } catch {}
+      parentPort.postMessage({ op: 'released', file });
+    }
+    parentPort.postMessage({ op: 'taken', id });
     return;
   }
   if (!entry) return;
@@ -114,19 +118,45 @@ parentPort.on('message', ({ op, file, synchronous }) => {
 
 let worker: Worker | undefined;
 
+/** The releases posted to the worker and not yet taken, by id: each resolves its `stop`. */
+const releases = new Map<number, () => void>();
+let nextRelease = 0;
+
+/** Posts a release of `file` to `thread`; resolves once the worker took it (or is gone). */
+function release(thread: Worker, file: string): Promise<void> {
+  const id = nextRelease++;
+  // The worker is kept from keeping the process alive, except while a store's close waits for it.
+  if (releases.size === 0) thread.ref();
+  const taken = new Promise<void>((resolve) => releases.set(id, resolve));
+  thread.postMessage({ op: 'release', file, id });
+  return taken;
+}
+
+/** Settles one release (or, without an id, every one: the worker is gone). */
+function settleReleases(thread: Worker, id?: number): void {
+  for (const [key, resolve] of releases) {
+    if (id !== undefined && key !== id) continue;
+    releases.delete(key);
+    resolve();
+  }
+  if (releases.size === 0) thread.unref();
+}
+
 /** The process's checkpoint worker, started at the first file checkpointed; it never keeps the process alive. */
 function checkpointWorker(): Worker {
   if (worker !== undefined) return worker;
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
   const started = new Worker(WORKER_SOURCE, { eval: true, workerData: { driver }, execArgv: [] });
-  started.on('message', (message: WalCheckpointReport & { op: 'checkpoint' | 'released' }) => {
-    const { op, ...report } = message;
+  started.on('message', (message: WalCheckpointReport & { op: 'checkpoint' | 'released' | 'taken'; id?: number }) => {
+    const { op, id, ...report } = message;
+    if (op === 'taken') return settleReleases(started, id);
     walCheckpoints.emit(op, op === 'released' ? report.file : report);
   });
   // A worker that fails is replaced at the next checkpoint; the automatic checkpoint bounds the WAL meanwhile.
   started.on('error', () => undefined);
   started.on('exit', () => {
     if (worker === started) worker = undefined;
+    settleReleases(started);
   });
   // After the listeners: a `message` listener refs the worker's port again.
   started.unref();
@@ -188,8 +218,11 @@ export function walCheckpointer(db: WalConnection, options: WalCheckpointOptions
           // Busy past the connection's timeout: the WAL stays, and the next connection to open the file reads it.
         }
       }
-      if (held !== undefined && held === worker) held.postMessage({ op: 'release', file });
+      const thread = held;
       held = undefined;
+      return thread !== undefined && thread === worker && file !== undefined
+        ? release(thread, file)
+        : Promise.resolve();
     },
   };
 }

@@ -511,8 +511,10 @@ export class SqliteEventStore implements EventStore {
     this.group.flush();
     this.closed = true;
     this.stopPolling();
-    this.checkpoints.stop();
+    const letGo = this.checkpoints.stop();
     this.db.close();
+    // Then no connection of this process holds the file, the checkpoint worker's included.
+    await letGo;
   }
 }
 

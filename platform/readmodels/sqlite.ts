@@ -149,11 +149,12 @@ export class SqliteReadModelStore implements ReadModelStore {
     return Promise.resolve();
   }
 
-  close(): Promise<void> {
+  async close(): Promise<void> {
     if (this.db.open) this.group.flush();
-    this.checkpoints.stop();
+    const letGo = this.checkpoints.stop();
     if (this.db.open) this.db.close();
-    return Promise.resolve();
+    // Then no connection of this process holds the file, the checkpoint worker's included.
+    await letGo;
   }
 }
 

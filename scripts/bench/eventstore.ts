@@ -122,7 +122,7 @@ async function loopDelayUnderWrites(file: string, inWorker: boolean): Promise<{ 
     write();
   });
   delay.disable();
-  checkpoints.stop();
+  await checkpoints.stop();
   db.close();
   return { p99Ms: delay.percentile(99) / 1e6, maxMs: delay.max / 1e6 };
 }
