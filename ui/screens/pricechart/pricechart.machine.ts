@@ -542,6 +542,8 @@ export const priceChartMachine = setup({
         intraday: addQuoteToIntraday(context.intraday, quote),
       });
     }),
+    /** Says why the alert request cannot be sent, naming what is missing or wrong. */
+    refuseRequest: assign({ alertError: ({ context, event }) => requestProblem(context, event) }),
     /** Counts an alert request answered, saved or refused. */
     answer: assign(({ context }, params: { saved: boolean }) => ({
       answered: { count: context.answered.count + 1, saved: params.saved },
@@ -769,30 +771,15 @@ export const priceChartMachine = setup({
             ],
             'user.addSmaAlert': [
               { guard: 'alertIsValid', target: 'saving' },
-              {
-                actions: [
-                  assign({ alertError: ({ context, event }) => requestProblem(context, event) }),
-                  { type: 'answer', params: { saved: false } },
-                ],
-              },
+              { actions: ['refuseRequest', { type: 'answer', params: { saved: false } }] },
             ],
             'user.addChannel': [
               { guard: 'alertIsValid', target: 'saving' },
-              {
-                actions: [
-                  assign({ alertError: ({ context, event }) => requestProblem(context, event) }),
-                  { type: 'answer', params: { saved: false } },
-                ],
-              },
+              { actions: ['refuseRequest', { type: 'answer', params: { saved: false } }] },
             ],
             'user.addCondition': [
               { guard: 'alertIsValid', target: 'saving' },
-              {
-                actions: [
-                  assign({ alertError: ({ context, event }) => requestProblem(context, event) }),
-                  { type: 'answer', params: { saved: false } },
-                ],
-              },
+              { actions: ['refuseRequest', { type: 'answer', params: { saved: false } }] },
             ],
             'user.moveAlert': [
               { guard: 'alertIsValid', target: 'saving' },
