@@ -1153,6 +1153,11 @@ describe('alert conditions, frequencies, pause, resume and expiry', () => {
     expect(formatSourceValue('rsi:14', 28.414)).to.equal('28.41');
     expect(formatSourceValue('volume', 1_234_567.6)).to.equal('1,234,568');
     expect(formatSourceValue('changepct', -2.1)).to.equal('-2.10%');
+    // A value that rounds to zero has no sign to show.
+    expect(formatSourceValue('changepct', -0.001)).to.equal('0.00%');
+    expect(formatSourceValue('changepct', -0)).to.equal('0.00%');
+    expect(formatSourceValue('changepct', -0.005)).to.equal('-0.01%');
+    expect(formatSourceValue('ema:12', -0.004)).to.equal('0.00');
   });
 });
 

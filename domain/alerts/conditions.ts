@@ -476,12 +476,15 @@ function numberText(value: number, source: AlertSource): string {
 
 /**
  * A value of a series as a trigger's message and the alert's history show it: volume in whole shares, the day's
- * change in percent, the others (dollars, RSI points) with two decimals.
+ * change in percent, the others (dollars, RSI points) with two decimals. A value that rounds to zero shows no
+ * sign (a change of -0.001% is `0.00%`, not `-0.00%`).
  */
 export function formatSourceValue(source: AlertSource, value: number): string {
   const kind = sourceKind(source);
   if (kind === 'volume') return Math.round(value).toLocaleString('en-US');
-  return kind === 'changepct' ? `${value.toFixed(2)}%` : value.toFixed(2);
+  const fixed = value.toFixed(2);
+  const shown = fixed === '-0.00' ? '0.00' : fixed;
+  return kind === 'changepct' ? `${shown}%` : shown;
 }
 
 /**
