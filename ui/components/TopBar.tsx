@@ -18,6 +18,7 @@ import {
 } from '../services/preferences.ts';
 import { zoneLabel } from '../services/time.ts';
 import { Link } from './Link.tsx';
+import { StrokeIcon } from './StrokeIcon.tsx';
 import { useDismiss } from './useDismiss.ts';
 
 const THEME_LABELS: Record<ThemeChoice, string> = { system: 'System', light: 'Light', dark: 'Dark' };
@@ -138,17 +139,9 @@ export function TopBar(props: {
           aria-expanded={menuOpen}
           onClick={() => setMenuOpen((v) => !v)}
         >
-          <svg
-            aria-hidden="true"
-            width="20"
-            height="20"
-            viewBox="0 0 24 24"
-            fill="none"
-            stroke="currentColor"
-            strokeWidth="2"
-          >
+          <StrokeIcon size={20}>
             <path d="M3 6h18M3 12h18M3 18h18" />
-          </svg>
+          </StrokeIcon>
         </button>
         {menuOpen && (
           <nav className="dropdown" role="menu" aria-label="Main" onKeyDown={moveInMenu}>

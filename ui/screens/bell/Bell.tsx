@@ -9,6 +9,7 @@ import { lazy, Suspense } from 'react';
 import { Link } from '../../components/Link.tsx';
 import { Failed, Skeleton } from '../../components/LoadState.tsx';
 import { useDismiss } from '../../components/useDismiss.ts';
+import { StrokeIcon } from '../../components/StrokeIcon.tsx';
 import { bellMachine } from './bell.machine.ts';
 import './bell.css';
 
@@ -32,18 +33,10 @@ export function Bell() {
         aria-expanded={open}
         onClick={() => send({ type: open ? 'user.close' : 'user.open' })}
       >
-        <svg
-          aria-hidden="true"
-          width="20"
-          height="20"
-          viewBox="0 0 24 24"
-          fill="none"
-          stroke="currentColor"
-          strokeWidth="2"
-        >
+        <StrokeIcon size={20}>
           <path d="M18 8a6 6 0 0 0-12 0c0 7-3 9-3 9h18s-3-2-3-9" />
           <path d="M13.7 21a2 2 0 0 1-3.4 0" />
-        </svg>
+        </StrokeIcon>
         {unread > 0 && (
           <span className="badge" data-testid="bell-badge" aria-label={`${unread} unread`}>
             {unread > 99 ? '99+' : unread}

@@ -7,6 +7,7 @@ import { useMachine } from '@xstate/react';
 import { useId, useState, type FormEvent } from 'react';
 import { ConfirmBar } from '../../components/ConfirmBar.tsx';
 import { Dismissible, Failed, Skeleton } from '../../components/LoadState.tsx';
+import { StrokeIcon } from '../../components/StrokeIcon.tsx';
 import { usePreferences } from '../../services/preferences.ts';
 import { formatDate } from '../../services/time.ts';
 import { SymbolChip } from '../../components/SymbolChip.tsx';
@@ -111,17 +112,9 @@ function SectorCard({ sector, busy, search, searching, send }: CardProps) {
                 title="Delete"
                 onClick={() => setConfirming(true)}
               >
-                <svg
-                  aria-hidden="true"
-                  width="14"
-                  height="14"
-                  viewBox="0 0 24 24"
-                  fill="none"
-                  stroke="currentColor"
-                  strokeWidth="2"
-                >
+                <StrokeIcon size={14}>
                   <path d="M3 6h18M8 6V4h8v2M6 6l1 14h10l1-14" />
-                </svg>
+                </StrokeIcon>
               </button>
             </div>
           </>
