@@ -26,6 +26,7 @@ import {
   type RecentPattern,
 } from './card.machine.ts';
 import {
+  axisTicks,
   cardAlertMarks,
   cardAverage,
   changeSince,
@@ -134,7 +135,11 @@ const CardChart = memo(function CardChart(props: {
       showlegend: false,
       hovermode: 'x',
       xaxis: { showgrid: false, tickfont: { size: 10 }, nticks: 4 },
-      yaxis: { tickfont: { size: 10 }, nticks: 4, ...(range ? { range } : {}) },
+      // Labels at round steps within the range: two to five of them, whatever the prices' span.
+      yaxis: {
+        tickfont: { size: 10 },
+        ...(range ? { range, tickmode: 'array', tickvals: axisTicks(range) } : { nticks: 4 }),
+      },
       shapes,
       annotations: [
         ...levels.map((a) => ({ y: a.y, text: a.text })),

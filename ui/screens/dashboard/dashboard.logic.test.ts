@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import type { Quote } from '../../../domain/market/types.ts';
+import fc from 'fast-check';
 import {
+  axisTicks,
   cardAlertMarks,
   addLayout,
   addStock,
@@ -214,6 +216,31 @@ describe('dashboard rules', () => {
       expect(paddedRange([0])).to.deep.equal([-0.01, 0.01]);
       expect(paddedRange([])).to.equal(null);
       expect(paddedRange([NaN])).to.equal(null);
+    });
+
+    it("labels a small chart's price axis two to five times, at round steps within it", () => {
+      // Plotly under a cap of four labels gave this range one label, 500.
+      expect(axisTicks([455, 545])).to.deep.equal([460, 480, 500, 520, 540]);
+      expect(axisTicks([196, 244])).to.deep.equal([200, 210, 220, 230, 240]);
+      expect(axisTicks([99.5, 100.5])).to.deep.equal([99.6, 99.8, 100, 100.2, 100.4]);
+      expect(axisTicks([-0.01, 0.01])).to.deep.equal([-0.01, -0.005, 0, 0.005, 0.01]);
+      expect(axisTicks([3, 3])).to.deep.equal([]);
+      expect(axisTicks([Number.NaN, 3])).to.deep.equal([]);
+      fc.assert(
+        fc.property(
+          fc.double({ min: 0.01, max: 1e6, noNaN: true }),
+          fc.double({ min: 1e-3, max: 10, noNaN: true }),
+          (price, share) => {
+            const range: [number, number] = paddedRange([price, price * (1 + share)])!;
+            const ticks = axisTicks(range);
+            expect(ticks.length).to.be.within(2, 5);
+            for (const t of ticks) expect(t).to.be.within(range[0], range[1]);
+            const steps = ticks.slice(1).map((t, i) => t - ticks[i]!);
+            for (const step of steps) expect(step).to.be.closeTo(steps[0]!, steps[0]! * 1e-6);
+          },
+        ),
+        { numRuns: 500, seed: 5 },
+      );
     });
 
     it('takes the last known % change of each series, highest first', () => {

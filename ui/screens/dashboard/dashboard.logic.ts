@@ -293,6 +293,36 @@ export function paddedRange(values: readonly number[]): [number, number] | null 
   return [lo - pad, hi + pad];
 }
 
+/** The steps a small chart's axis labels may be apart, times a power of ten. */
+const TICK_STEPS = [1, 2, 2.5, 5];
+
+/**
+ * A small chart's price labels over its axis `range`: the multiples within it of the smallest step of 1, 2, 2.5 or
+ * 5 times a power of ten that gives at most `most` of them, so there are always two or more (Plotly's own choice
+ * under a cap of four labels left a card whose prices spanned 455 to 545 with 500 alone). Empty for an empty or
+ * non-finite range.
+ */
+export function axisTicks(range: readonly [number, number], most = 5): number[] {
+  const [lo, hi] = range;
+  const span = hi - lo;
+  if (!Number.isFinite(span) || span <= 0) return [];
+  let power = 10 ** Math.floor(Math.log10(span / most));
+  for (;;) {
+    for (const m of TICK_STEPS) {
+      const step = m * power;
+      const first = Math.ceil(lo / step);
+      const last = Math.floor(hi / step);
+      if (last - first + 1 <= most) {
+        const ticks: number[] = [];
+        // Rounded to 12 significant digits, so 0.1 × 3 reads 0.3, not 0.30000000000000004.
+        for (let k = first; k <= last; k++) ticks.push(Number((k * step).toPrecision(12)));
+        return ticks;
+      }
+    }
+    power *= 10;
+  }
+}
+
 /** The last % change of each series, highest first; series without a value are left out. */
 export function performanceBars(
   series: readonly { symbol: string; values: readonly (number | null)[] }[],
