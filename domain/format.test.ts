@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import {
+  formatFixed,
   formatNumber,
   formatPrice,
   formatQuantity,
@@ -9,6 +10,16 @@ import {
 } from './format.ts';
 
 describe('number display', () => {
+  it('writes a fixed number of decimals, a value that rounds to zero without a sign', () => {
+    expect(formatFixed(0.123)).to.equal('0.12');
+    expect(formatFixed(-0.456)).to.equal('-0.46');
+    expect(formatFixed(-0.001)).to.equal('0.00');
+    expect(formatFixed(-0)).to.equal('0.00');
+    expect(formatFixed(-0.04, 1)).to.equal('0.0');
+    expect(formatFixed(-0.06, 1)).to.equal('-0.1');
+    expect(formatFixed(1234.5)).to.equal('1234.50');
+  });
+
   it('shows a value under 1000 as is, rounded to 2 decimals without trailing zeros', () => {
     expect(formatNumber(0)).to.equal('0');
     expect(formatNumber(3)).to.equal('3');

@@ -75,6 +75,16 @@ export function withoutGrouping(text: string): string {
   return trimmed.includes(',') && GROUPED.test(trimmed) ? trimmed.replace(/,/g, '') : trimmed;
 }
 
+/**
+ * A number with `digits` decimals (2 unless told) and no thousands separators, as `toFixed` writes it, except that
+ * a value that rounds to zero has no sign: `0.00`, never `-0.00` (a correlation of -0.001, a day's change of
+ * -0.004%).
+ */
+export function formatFixed(value: number, digits = 2): string {
+  const text = value.toFixed(digits);
+  return text.startsWith('-') && Number(text) === 0 ? text.slice(1) : text;
+}
+
 /** Whether a value to display is a finite number (not null, undefined, NaN or an infinity). */
 function isFiniteNumber(value: number | null | undefined): value is number {
   return typeof value === 'number' && Number.isFinite(value);

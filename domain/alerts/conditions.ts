@@ -5,6 +5,7 @@
  * the engine evaluates what it accepts, and the web app and the bell write a condition in words with
  * {@link conditionText}.
  */
+import { formatFixed } from '../format.ts';
 import { NOTIFICATION_TYPE, type NotificationType } from '../notifications/notifications.ts';
 import { SMA_PERIODS, type SmaPeriod } from '../screener/query.ts';
 import { PLAIN_TEXT_MESSAGE, isPlainText } from '../text.ts';
@@ -482,9 +483,7 @@ function numberText(value: number, source: AlertSource): string {
 export function formatSourceValue(source: AlertSource, value: number): string {
   const kind = sourceKind(source);
   if (kind === 'volume') return Math.round(value).toLocaleString('en-US');
-  const fixed = value.toFixed(2);
-  const shown = fixed === '-0.00' ? '0.00' : fixed;
-  return kind === 'changepct' ? `${shown}%` : shown;
+  return kind === 'changepct' ? `${formatFixed(value)}%` : formatFixed(value);
 }
 
 /**

@@ -5,6 +5,7 @@
 import { useMachine } from '@xstate/react';
 import { useMemo, useState } from 'react';
 import type { Data } from 'plotly.js';
+import { formatFixed } from '../../../domain/format.ts';
 import { Chart } from '../../components/Chart.tsx';
 import { Empty, Failed, Skeleton } from '../../components/LoadState.tsx';
 import { SymbolChip } from '../../components/SymbolChip.tsx';
@@ -96,7 +97,7 @@ function ComparisonChart({ comparison, correlation }: { comparison: Comparison; 
     <Chart
       data={data}
       height={340}
-      label={`${comparison.a} and ${comparison.b} rebased to 100${correlation === null ? '' : `, correlation ${correlation.toFixed(2)}`}`}
+      label={`${comparison.a} and ${comparison.b} rebased to 100${correlation === null ? '' : `, correlation ${formatFixed(correlation)}`}`}
       layout={{
         hovermode: 'x unified',
         legend: { orientation: 'h', y: 1.08 },
@@ -217,14 +218,14 @@ export default function CorrelateScreen() {
                   <div className="cluster-head">
                     <strong>Cluster {i + 1}</strong>
                     <span className="hint">
-                      {cluster.members.length} stocks, average correlation {cluster.average.toFixed(2)}
+                      {cluster.members.length} stocks, average correlation {formatFixed(cluster.average)}
                     </span>
                   </div>
                   <ul className="cluster-members">
                     {cluster.members.map((m) => (
                       <li key={m.stock}>
                         <SymbolChip symbol={m.stock} />
-                        <span className="hint">{m.value.toFixed(2)}</span>
+                        <span className="hint">{formatFixed(m.value)}</span>
                       </li>
                     ))}
                   </ul>
@@ -325,7 +326,7 @@ export default function CorrelateScreen() {
             </h2>
             {correlationOf(result, pair.a, pair.b) !== null && (
               <span className="hint">
-                correlation {(correlationOf(result, pair.a, pair.b) as number).toFixed(2)} over {context.window} trading
+                correlation {formatFixed(correlationOf(result, pair.a, pair.b) as number)} over {context.window} trading
                 days
               </span>
             )}
