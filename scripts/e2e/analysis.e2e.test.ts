@@ -54,7 +54,7 @@ describe('analysis pages: Perform, Drill, Analyze, Correlate (Chromium)', functi
     await context.close();
   });
 
-  it('Drill: plots the positions, switches to all sectors and drills into one', async () => {
+  it('Drill: plots the positions, switches to all sectors, drills into one and plots symbols picked in the search', async () => {
     const { page, context, errors } = await e2e.newPage();
     await e2e.signUp(page, 'drill');
     const status = await page.evaluate(async () => {
@@ -86,6 +86,23 @@ describe('analysis pages: Perform, Drill, Analyze, Correlate (Chromium)', functi
     await sector.getByRole('button', { name: /^DUK/ }).waitFor();
     expect(await sector.locator('.line-key').count()).to.be.above(20);
     expect(await page.getByRole('combobox', { name: /^Sector/ }).inputValue()).to.equal('gics:Utilities');
+
+    // Symbols picked in the search, by Enter and by a click; a chosen one is marked among the matches.
+    const search = page.getByRole('combobox', { name: 'Add a symbol' });
+    await search.fill('NVDA');
+    await page.getByRole('option', { name: /^NVDA/ }).waitFor();
+    await search.press('Enter');
+    const chosen = page.getByRole('complementary', { name: 'What to plot' });
+    await chosen.getByRole('button', { name: 'Remove NVDA' }).waitFor();
+    expect(await search.inputValue(), 'the field is emptied after a pick').to.equal('');
+    await search.fill('AMD');
+    await page.getByRole('option', { name: /^AMD/ }).click();
+    await chosen.getByRole('button', { name: 'Remove AMD' }).waitFor();
+    const picked = page.getByRole('article', { name: /^Chosen symbols/ });
+    await picked.getByRole('button', { name: /^AMD/ }).waitFor();
+    expect(await picked.locator('.line-key').count()).to.equal(2);
+    await search.fill('NVDA');
+    await page.getByRole('option', { name: /^NVDA.*chosen$/ }).waitFor();
     expect(errors).to.deep.equal([]);
     await context.close();
   });

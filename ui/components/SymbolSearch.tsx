@@ -27,6 +27,8 @@ export interface SymbolSearchProps {
   readonly onType?: (text: string) => void;
   /** Marks the field as refused (`aria-invalid`). */
   readonly invalid?: boolean;
+  /** Turns the field off (e.g. a list that is full; the placeholder then says why). */
+  readonly disabled?: boolean;
 }
 
 /** The symbol search field with its list of matches. */
@@ -84,6 +86,7 @@ export function SymbolSearch(props: SymbolSearchProps) {
         placeholder={props.placeholder ?? 'Symbol or company name'}
         value={text}
         aria-invalid={props.invalid}
+        disabled={props.disabled}
         onChange={(event) => {
           send({ type: 'user.type', text: event.target.value });
           props.onType?.(event.target.value);

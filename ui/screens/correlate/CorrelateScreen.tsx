@@ -279,12 +279,8 @@ export default function CorrelateScreen() {
         />
         <SymbolPicker
           label="Add a symbol"
-          query={context.query}
-          results={context.results}
-          searching={state.matches({ search: 'searching' }) || state.matches({ search: 'settling' })}
           chosen={context.chosen}
           max={CORRELATE_CHOSEN_MAX}
-          onQuery={(query) => send({ type: 'user.search', query })}
           onPick={(symbol) => send({ type: 'user.addSymbol', symbol })}
           onRemove={(symbol) => send({ type: 'user.removeSymbol', symbol })}
         />
@@ -309,7 +305,6 @@ export default function CorrelateScreen() {
           </span>
         )}
       </div>
-      {context.searchError && <p className="error">{context.searchError}</p>}
       {capped && <p className="hint">The first {CORRELATE_MAX} symbols are compared.</p>}
       {failed && setup !== null && result !== null && (
         <Failed

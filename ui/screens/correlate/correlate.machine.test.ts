@@ -13,7 +13,7 @@ import {
   type CorrelateSetup,
   type Correlation,
 } from './correlate.machine.ts';
-import { withoutSymbol, withSymbol, type UniverseHit } from './universeSearch.ts';
+import { withoutSymbol, withSymbol } from './chosenSymbols.ts';
 
 const SETUP: CorrelateSetup = {
   groups: {
@@ -63,14 +63,10 @@ function correlate(options: { setup?: CorrelateSetup; failCorrelation?: number; 
             bValues: [100, 99],
           });
         }),
-        searchUniverse: fromPromise<UniverseHit[], { query: string }>(async () =>
-          Promise.resolve([{ symbol: 'AMD', name: 'Advanced Micro Devices', sector: 'Information Technology' }]),
-        ),
         listChanges: fromCallback<CorrelateEvent>(({ sendBack }) => {
           push = sendBack;
         }),
       },
-      delays: { searchSettle: 5 },
     }),
   ).start();
   return { actor, runs, compares, setupLoads: () => setupLoads, push: (e: CorrelateEvent) => push?.(e) };
@@ -122,11 +118,9 @@ describe('correlate machine', () => {
     expect(actor.getSnapshot().matches({ data: 'incomplete' })).to.equal(true);
   });
 
-  it('correlates symbols picked from the universe search', async () => {
+  it('correlates the symbols picked', async () => {
     const { actor, runs } = correlate();
     await waitFor(actor, (s) => s.matches(ready));
-    actor.send({ type: 'user.search', query: 'adv' });
-    await waitFor(actor, (s) => s.context.results.length === 1);
     actor.send({ type: 'user.addSymbol', symbol: 'AMD' });
     expect(actor.getSnapshot().matches({ data: 'incomplete' })).to.equal(true);
     actor.send({ type: 'user.addSymbol', symbol: 'INTC' });

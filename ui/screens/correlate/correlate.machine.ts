@@ -9,7 +9,7 @@ import { assign, fromCallback, fromPromise, setup } from 'xstate';
 import { call, errorMessage } from '../../services/api.ts';
 import { live } from '../../services/live.ts';
 import { fetchSectorGroups, type SectorGroup, type SectorGroups } from '../perform/perform.machine.ts';
-import { searchUniverse, SEARCH_SETTLE_MS, withoutSymbol, withSymbol, type UniverseHit } from './universeSearch.ts';
+import { withoutSymbol, withSymbol } from './chosenSymbols.ts';
 
 /** Where the symbols come from. */
 export type CorrelateSource = 'symbols' | 'sector' | 'watchlist';
@@ -150,9 +150,6 @@ export interface CorrelateContext {
   readonly pair: { readonly a: string; readonly b: string } | null;
   readonly comparison: Comparison | null;
   readonly compareError: string | null;
-  readonly query: string;
-  readonly results: readonly UniverseHit[];
-  readonly searchError: string | null;
 }
 
 /** Events of the page. */
@@ -162,7 +159,6 @@ export type CorrelateEvent =
   | { type: 'user.setWindow'; window: number }
   | { type: 'user.addSymbol'; symbol: string }
   | { type: 'user.removeSymbol'; symbol: string }
-  | { type: 'user.search'; query: string }
   | { type: 'user.pickPair'; a: string; b: string }
   | { type: 'user.closeComparison' }
   | { type: 'user.retry' }
@@ -223,9 +219,6 @@ export const correlateMachine = setup({
     compare: fromPromise<Comparison, { a: string; b: string; window: number }>(async ({ input }) =>
       fetchComparison(input.a, input.b, input.window),
     ),
-    searchUniverse: fromPromise<UniverseHit[], { query: string }>(async ({ input, signal }) =>
-      searchUniverse(input.query, signal),
-    ),
     listChanges: fromCallback<CorrelateEvent>(({ sendBack }) =>
       live.onReadModelChanged((change) => {
         if (change.name === 'watchlist' || change.name === 'sectors') sendBack({ type: 'server.watchlistChanged' });
@@ -235,7 +228,6 @@ export const correlateMachine = setup({
   actions: {
     resetComparison: assign({ pair: null, comparison: null, compareError: null }),
   },
-  delays: { searchSettle: SEARCH_SETTLE_MS },
   guards: {
     enoughSymbols: ({ context }) => sourceSymbols(context).length >= 2,
     hasSetup: ({ context }) => context.setup !== null,
@@ -254,9 +246,6 @@ export const correlateMachine = setup({
     pair: null,
     comparison: null,
     compareError: null,
-    query: '',
-    results: [],
-    searchError: null,
   },
   invoke: { src: 'listChanges' },
   states: {
@@ -365,34 +354,6 @@ export const correlateMachine = setup({
         ready: {},
         failed: {
           on: { 'user.retryComparison': 'loading' },
-        },
-      },
-    },
-    search: {
-      initial: 'idle',
-      on: {
-        'user.search': { target: '.settling', actions: assign({ query: ({ event }) => event.query }) },
-      },
-      states: {
-        idle: {},
-        settling: {
-          always: {
-            guard: ({ context }) => context.query.trim() === '',
-            target: 'idle',
-            actions: assign({ results: [], searchError: null }),
-          },
-          after: { searchSettle: 'searching' },
-        },
-        searching: {
-          invoke: {
-            src: 'searchUniverse',
-            input: ({ context }) => ({ query: context.query }),
-            onDone: { target: 'idle', actions: assign({ results: ({ event }) => event.output, searchError: null }) },
-            onError: {
-              target: 'idle',
-              actions: assign({ results: [], searchError: ({ event }) => errorMessage(event.error) }),
-            },
-          },
         },
       },
     },

@@ -111,16 +111,11 @@ export default function DrillScreen() {
           />
           <SymbolPicker
             label="Add a symbol"
-            query={context.query}
-            results={context.results}
-            searching={state.matches({ search: 'searching' }) || state.matches({ search: 'settling' })}
             chosen={chosen}
             max={DRILL_CHOSEN_MAX}
-            onQuery={(query) => send({ type: 'user.search', query })}
             onPick={(symbol) => send({ type: 'user.addSymbol', symbol })}
             onRemove={(symbol) => send({ type: 'user.removeSymbol', symbol })}
           />
-          {context.searchError && <p className="error">{context.searchError}</p>}
           <MonthsSlider months={months} onChange={(m) => send({ type: 'user.setMonths', months: m })} />
         </aside>
         <article className="card drill-chart" aria-labelledby="drill-title">

@@ -1,6 +1,5 @@
 import { expect } from 'chai';
 import { createActor, fromCallback, fromPromise, waitFor } from 'xstate';
-import type { UniverseHit } from '../correlate/universeSearch.ts';
 import {
   chartTitle,
   drillMachine,
@@ -40,9 +39,8 @@ function linesOf(request: LinesRequest): DrillLines {
   };
 }
 
-function drill(options: { setup?: DrillSetup; failLines?: number; searchFails?: boolean } = {}) {
+function drill(options: { setup?: DrillSetup; failLines?: number } = {}) {
   const requests: LinesRequest[] = [];
-  const searches: string[] = [];
   const opened: string[] = [];
   let setupLoads = 0;
   let push: ((event: DrillEvent) => void) | null = null;
@@ -58,20 +56,15 @@ function drill(options: { setup?: DrillSetup; failLines?: number; searchFails?: 
           if (requests.length <= (options.failLines ?? 0)) throw new Error('The server could not answer');
           return Promise.resolve(linesOf(input));
         }),
-        searchUniverse: fromPromise<UniverseHit[], { query: string }>(async ({ input }) => {
-          searches.push(input.query);
-          if (options.searchFails) throw new Error('q: must be at most 50 characters');
-          return Promise.resolve([{ symbol: 'NVDA', name: 'NVIDIA Corporation', sector: 'Information Technology' }]);
-        }),
         portfolioChanges: fromCallback<DrillEvent>(({ sendBack }) => {
           push = sendBack;
         }),
       },
       actions: { openChart: (_, params) => opened.push(params.symbol) },
-      delays: { sliderSettle: 5, searchSettle: 5 },
+      delays: { sliderSettle: 5 },
     }),
   ).start();
-  return { actor, requests, searches, opened, setupLoads: () => setupLoads, push: (e: DrillEvent) => push?.(e) };
+  return { actor, requests, opened, setupLoads: () => setupLoads, push: (e: DrillEvent) => push?.(e) };
 }
 
 const ready = { data: 'ready' } as const;
@@ -140,13 +133,9 @@ describe('drill machine', () => {
     expect(opened).to.deep.equal(['XOM', 'AAPL']);
   });
 
-  it('searches the universe once typing rests, and plots the symbols picked', async () => {
-    const { actor, searches, requests } = drill();
+  it('plots the symbols picked, each once, and drops a removed one', async () => {
+    const { actor, requests } = drill();
     await waitFor(actor, (s) => s.matches(ready));
-    actor.send({ type: 'user.search', query: 'n' });
-    actor.send({ type: 'user.search', query: 'nvi' });
-    await waitFor(actor, (s) => s.context.results.length > 0);
-    expect(searches).to.deep.equal(['nvi']);
     actor.send({ type: 'user.addSymbol', symbol: 'nvda' });
     actor.send({ type: 'user.addSymbol', symbol: 'NVDA' });
     await waitFor(actor, (s) => s.matches(ready));
@@ -156,17 +145,6 @@ describe('drill machine', () => {
     actor.send({ type: 'user.removeSymbol', symbol: 'NVDA' });
     expect(actor.getSnapshot().context.chosen).to.deep.equal([]);
     expect(actor.getSnapshot().context.lines?.series).to.deep.equal([]);
-    actor.send({ type: 'user.search', query: '  ' });
-    expect(actor.getSnapshot().context.results).to.deep.equal([]);
-  });
-
-  it('keeps a failed search as a message without touching the chart', async () => {
-    const { actor } = drill({ searchFails: true });
-    await waitFor(actor, (s) => s.matches(ready));
-    actor.send({ type: 'user.search', query: 'x' });
-    await waitFor(actor, (s) => s.context.searchError !== null);
-    expect(actor.getSnapshot().context.searchError).to.equal('q: must be at most 50 characters');
-    expect(actor.getSnapshot().matches(ready)).to.equal(true);
   });
 
   it('reloads after the slider rests, and re-reads the positions when the portfolio changes', async () => {

@@ -27,13 +27,7 @@ import {
   type SectorGroup,
   type SectorGroups,
 } from '../perform/perform.machine.ts';
-import {
-  searchUniverse,
-  SEARCH_SETTLE_MS,
-  withoutSymbol,
-  withSymbol,
-  type UniverseHit,
-} from '../correlate/universeSearch.ts';
+import { withoutSymbol, withSymbol } from '../correlate/chosenSymbols.ts';
 
 /** What the chart plots. */
 export type DrillMode = 'positions' | 'sectors' | 'sector' | 'symbols';
@@ -96,10 +90,6 @@ export interface DrillContext {
   readonly lines: DrillLines | null;
   readonly focus: LineFocus;
   readonly error: string | null;
-  /** Universe search text, its suggestions and failure. */
-  readonly query: string;
-  readonly results: readonly UniverseHit[];
-  readonly searchError: string | null;
 }
 
 /** Events of the page. */
@@ -109,7 +99,6 @@ export type DrillEvent =
   | { type: 'user.setMonths'; months: number }
   | { type: 'user.addSymbol'; symbol: string }
   | { type: 'user.removeSymbol'; symbol: string }
-  | { type: 'user.search'; query: string }
   | { type: 'user.hoverLine'; key: string | null }
   | { type: 'user.clickLine'; key: string }
   | { type: 'user.openLine'; key: string }
@@ -167,9 +156,6 @@ export const drillMachine = setup({
       return { positions, groups };
     }),
     loadLines: fromPromise<DrillLines, LinesRequest>(async ({ input }) => fetchLines(input)),
-    searchUniverse: fromPromise<UniverseHit[], { query: string }>(async ({ input, signal }) =>
-      searchUniverse(input.query, signal),
-    ),
     portfolioChanges: fromCallback<DrillEvent>(({ sendBack }) =>
       live.onReadModelChanged((change) => {
         if (change.name === 'portfolio' || change.name === 'sectors') sendBack({ type: 'server.positionsChanged' });
@@ -180,7 +166,7 @@ export const drillMachine = setup({
     /** Opens a symbol's chart (provided by the screen). */
     openChart: (_, _params: { symbol: string }) => undefined,
   },
-  delays: { sliderSettle: SLIDER_SETTLE_MS, searchSettle: SEARCH_SETTLE_MS },
+  delays: { sliderSettle: SLIDER_SETTLE_MS },
   guards: {
     isOpenClick: ({ context, event }) =>
       event.type === 'user.clickLine' && clickLine(context.focus, event.key).open !== null,
@@ -199,9 +185,6 @@ export const drillMachine = setup({
     lines: null,
     focus: NO_FOCUS,
     error: null,
-    query: '',
-    results: [],
-    searchError: null,
   },
   invoke: { src: 'portfolioChanges' },
   on: {
@@ -301,34 +284,6 @@ export const drillMachine = setup({
         ready: {},
         failed: {
           on: { 'user.retry': [{ guard: 'hasSetup', target: 'charting' }, { target: 'loading' }] },
-        },
-      },
-    },
-    search: {
-      initial: 'idle',
-      on: {
-        'user.search': { target: '.settling', actions: assign({ query: ({ event }) => event.query }) },
-      },
-      states: {
-        idle: {},
-        settling: {
-          always: {
-            guard: ({ context }) => context.query.trim() === '',
-            target: 'idle',
-            actions: assign({ results: [], searchError: null }),
-          },
-          after: { searchSettle: 'searching' },
-        },
-        searching: {
-          invoke: {
-            src: 'searchUniverse',
-            input: ({ context }) => ({ query: context.query }),
-            onDone: { target: 'idle', actions: assign({ results: ({ event }) => event.output, searchError: null }) },
-            onError: {
-              target: 'idle',
-              actions: assign({ results: [], searchError: ({ event }) => errorMessage(event.error) }),
-            },
-          },
         },
       },
     },
