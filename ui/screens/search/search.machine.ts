@@ -203,6 +203,12 @@ export const searchMachine = setup({
     /** Tells the user something happened. */
     notify: (_, params: { text: string }) => showToast(params.text),
     queryChanged: raise({ type: 'query.changed' }),
+    /** Shows the rows of an answer, at the quotes streamed meanwhile. */
+    takeResults: assign(({ context }, answer: ScreenerResult) => ({
+      rows: resultRows(answer.rows, context.quotes),
+      total: answer.total,
+    })),
+    resultsLoaded: raise({ type: 'results.loaded' }),
     /**
      * Keeps the order the grid was sorted in: the query runs again in it (the grid staying on screen), so the
      * rows shown are the first of every match in that order, not the rows held sorted among themselves.
@@ -391,12 +397,9 @@ export const searchMachine = setup({
             onDone: {
               target: 'ready',
               actions: [
-                assign({
-                  rows: ({ context, event }) => resultRows(event.output.rows, context.quotes),
-                  total: ({ event }) => event.output.total,
-                  runError: null,
-                }),
-                raise({ type: 'results.loaded' }),
+                assign({ runError: null }),
+                { type: 'takeResults', params: ({ event }) => event.output },
+                'resultsLoaded',
               ],
             },
             onError: {
@@ -415,13 +418,7 @@ export const searchMachine = setup({
             input: ({ context }) => ({ query: context.clauses, limit: context.rowCount, sort: context.sort }),
             onDone: {
               target: 'ready',
-              actions: [
-                assign({
-                  rows: ({ context, event }) => resultRows(event.output.rows, context.quotes),
-                  total: ({ event }) => event.output.total,
-                }),
-                raise({ type: 'results.loaded' }),
-              ],
+              actions: [{ type: 'takeResults', params: ({ event }) => event.output }, 'resultsLoaded'],
             },
             onError: 'ready',
           },
