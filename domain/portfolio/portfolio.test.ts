@@ -394,6 +394,10 @@ describe('portfolio folded many events at once', function () {
     closings: [...state.closings].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
   });
 
+  /** Batches of 1 to 12 transactions, recorded on a portfolio holding every symbol and nothing else. */
+  const batchArb = fc.array(transactionArb, { minLength: 1, maxLength: 12 });
+  const start = fold(portfolioDecider, portfolioDecider.decide(add(...SYMBOLS), portfolioDecider.initialState));
+
   const rematches = (events: readonly PortfolioEvent[]): boolean =>
     events.some((event) => event.type === 'TradesRematched');
 
@@ -403,8 +407,7 @@ describe('portfolio folded many events at once', function () {
     // alone, so the events then differ (the state they leave does not: see below).
     let compared = 0;
     fc.assert(
-      fc.property(fc.array(transactionArb, { minLength: 1, maxLength: 12 }), (transactions) => {
-        const start = fold(portfolioDecider, portfolioDecider.decide(add(...SYMBOLS), portfolioDecider.initialState));
+      fc.property(batchArb, (transactions) => {
         const decided = atOnce(transactions, start);
         if (typeof decided === 'string') return;
         const single = oneByOne(transactions, start);
@@ -421,8 +424,7 @@ describe('portfolio folded many events at once', function () {
     // The batch's one rematch per symbol at its end lands where the rematch after each command does.
     let backDated = 0;
     fc.assert(
-      fc.property(fc.array(transactionArb, { minLength: 1, maxLength: 12 }), (transactions) => {
-        const start = fold(portfolioDecider, portfolioDecider.decide(add(...SYMBOLS), portfolioDecider.initialState));
+      fc.property(batchArb, (transactions) => {
         const decided = atOnce(transactions, start);
         const single = oneByOne(transactions, start);
         if (typeof decided === 'string' || typeof single === 'string') {
