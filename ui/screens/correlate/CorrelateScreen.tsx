@@ -169,6 +169,7 @@ export default function CorrelateScreen() {
   const [state, send] = useMachine(correlateMachine);
   const { context } = state;
   const { setup, result, error, pair, comparison } = context;
+  const pairCorrelation = pair === null ? null : correlationOf(result, pair.a, pair.b);
   const busy = state.matches({ data: 'loading' }) || state.matches({ data: 'correlating' });
   const failed = state.matches({ data: 'failed' });
   const incomplete = state.matches({ data: 'incomplete' });
@@ -319,10 +320,9 @@ export default function CorrelateScreen() {
             <h2 id="compare-title">
               {pair.a} and {pair.b} rebased to 100
             </h2>
-            {correlationOf(result, pair.a, pair.b) !== null && (
+            {pairCorrelation !== null && (
               <span className="hint">
-                correlation {formatFixed(correlationOf(result, pair.a, pair.b) as number)} over {context.window} trading
-                days
+                correlation {formatFixed(pairCorrelation)} over {context.window} trading days
               </span>
             )}
             <SymbolChip symbol={pair.a} />
@@ -344,7 +344,7 @@ export default function CorrelateScreen() {
           ) : comparison === null ? (
             <Skeleton lines={5} height={24} />
           ) : (
-            <ComparisonChart comparison={comparison} correlation={correlationOf(result, pair.a, pair.b)} />
+            <ComparisonChart comparison={comparison} correlation={pairCorrelation} />
           )}
         </article>
       )}
