@@ -194,7 +194,7 @@ export const portfolioApi = {
     method: 'GET',
     path: '/personalize/userPositions/:symbol',
     summary:
-      'The lots of a symbol of the portfolio: {symbol, positions: [{id, date, close, position}]}; a symbol the universe does not list answers 400 naming params.symbol, unless the user holds lots of it',
+      'The lots of a symbol of the portfolio: {symbol, positions: [{id, date, close, position}]}, oldest first (those of one date in the order added); a symbol the universe does not list answers 400 naming params.symbol, unless the user holds lots of it',
     tag: 'portfolio',
     access: 'user',
     params: symbolParams,

@@ -12,6 +12,7 @@
  * first sub-period ending after it that starts from a value; income of a day with nothing held is left out.
  * Shorts count negative, over the absolute value.
  */
+import { oldestFirst } from '../positions/lots.ts';
 import { roundQuantity, type Transaction } from './transactions.ts';
 
 /** The wire form of a performance series; every array is aligned with `dates`. */
@@ -48,7 +49,7 @@ function daysFrom(calendar: readonly string[], from: string): readonly string[] 
 
 /** The series of a portfolio; empty when it has no trade, or none on or before the market's last day. */
 export function performanceSeries(input: PerformanceInput): PerformanceSeries {
-  const ordered = [...input.transactions].sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
+  const ordered = oldestFirst(input.transactions);
   const first = ordered[0];
   const dates = first ? daysFrom(input.calendar, first.date) : [];
   if (dates.length === 0) return { dates: [], value: [], twr: [], benchmark: [] };

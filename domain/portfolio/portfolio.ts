@@ -5,7 +5,14 @@
  */
 import { DomainError, type Decider, type DomainEvent, eventTypes, unknownCommand } from '../decider.ts';
 import { formatQuantity } from '../format.ts';
-import { LOTS_PER_SYMBOL_LIMIT, lotMatches, parseLotFields, type Lot, type LotFields } from '../positions/lots.ts';
+import {
+  LOTS_PER_SYMBOL_LIMIT,
+  lotMatches,
+  oldestFirst,
+  parseLotFields,
+  type Lot,
+  type LotFields,
+} from '../positions/lots.ts';
 import { newSymbols, parseSymbol } from '../symbol.ts';
 import {
   OPEN_LOTS_PER_SYMBOL_LIMIT,
@@ -408,14 +415,6 @@ const byIdentity = (lots: readonly Lot[]): string =>
   JSON.stringify([...lots].map((l) => [l.id, l.date, l.close, l.position]).sort());
 const closingsIdentity = (closings: readonly Closing[]): string =>
   JSON.stringify(closings.map((c) => [c.transactionId, c.lotId, c.quantity, c.gainCents]).sort());
-
-/** Trades of one date in the order recorded, the dates oldest first. */
-function oldestFirst<T extends Transaction>(trades: readonly T[]): T[] {
-  return trades
-    .map((t, index) => ({ t, index }))
-    .sort((a, b) => (a.t.date < b.t.date ? -1 : a.t.date > b.t.date ? 1 : a.index - b.index))
-    .map(({ t }) => t);
-}
 
 /**
  * After a trade dated before trades of its symbol recorded earlier (`at`): the symbol's trades matched again

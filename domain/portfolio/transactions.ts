@@ -15,6 +15,7 @@ import {
   hasPositionDecimals,
   isWholeCents,
   latestLotDay,
+  oldestFirst,
   type Lot,
 } from '../positions/lots.ts';
 import { parseSymbol } from '../symbol.ts';
@@ -269,13 +270,10 @@ export function matchTrade(trade: BuyTransaction | SellTransaction, lots: readon
     });
     return { closings, opened: 0 };
   }
-  const candidates = lots
-    .map((lot, index) => ({ lot, index }))
-    .filter(({ lot }) => sign * lot.position > 0 && lot.date <= trade.date)
-    .sort((a, b) => (a.lot.date < b.lot.date ? -1 : a.lot.date > b.lot.date ? 1 : a.index - b.index));
+  const candidates = oldestFirst(lots.filter((lot) => sign * lot.position > 0 && lot.date <= trade.date));
   const closings: Closing[] = [];
   let left = trade.quantity;
-  for (const { lot } of candidates) {
+  for (const lot of candidates) {
     if (left <= 0) break;
     const take = Math.min(left, Math.abs(lot.position));
     closings.push(closing(lot, take));

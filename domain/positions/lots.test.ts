@@ -9,6 +9,7 @@ import {
   isWholeCents,
   latestLotDay,
   lotMatches,
+  oldestFirst,
   parseLotFields,
   roundToCents,
 } from './lots.ts';
@@ -145,5 +146,18 @@ describe('position lots', () => {
     expect(lotMatches(lot, { date: '2025-03-01', close: 10.2, position: 3 })).to.equal(false);
     expect(lotMatches(lot, { date: '2025-03-02', close: 10.1, position: 3 })).to.equal(false);
     expect(lotMatches(lot, { date: '2025-03-01', close: 10.1, position: -3 })).to.equal(false);
+  });
+
+  it('orders dated items oldest first, those of one date in the order given, leaving the list given alone', () => {
+    const given = [
+      { date: '2025-03-02', id: 'a' },
+      { date: '2025-03-01', id: 'b' },
+      { date: '2025-03-02', id: 'c' },
+      { date: '2024-12-31', id: 'd' },
+      { date: '2025-03-01', id: 'e' },
+    ];
+    expect(oldestFirst(given).map((item) => item.id)).to.deep.equal(['d', 'b', 'e', 'a', 'c']);
+    expect(given.map((item) => item.id)).to.deep.equal(['a', 'b', 'c', 'd', 'e']);
+    expect(oldestFirst([])).to.deep.equal([]);
   });
 });

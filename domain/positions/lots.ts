@@ -47,6 +47,15 @@ export interface Lot extends LotFields {
   readonly id: string;
 }
 
+/**
+ * Dated items oldest first, those of one date in the order given: lots by the date they were opened (as a
+ * symbol's lots are listed, and as a sale closes them), trades by the date they were made.
+ */
+export function oldestFirst<T extends { readonly date: string }>(items: readonly T[]): T[] {
+  // Array.prototype.sort is stable, so items of one date keep their order.
+  return [...items].sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
+}
+
 const DATE_PATTERN = /^(\d{4})-(\d{2})-(\d{2})$/;
 const TIME_PATTERN = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):\d{2}/;
 const DAY_MS = 86_400_000;

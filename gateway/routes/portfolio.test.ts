@@ -201,6 +201,26 @@ describe('portfolio routes', function () {
       expect((await user.get('/api/userstkpositions')).body).to.deep.equal(['MSFT']);
     });
 
+    it('lists lots oldest first, those of one date in the order added, whatever the order they came in', async function () {
+      const user = await gw.user();
+      const first = (await user.post('/personalize/userPositions/MSFT', lot('2024-03-01', 410, 1))).body as Positions;
+      const res = await user.post('/personalize/userPositions/MSFT', [
+        lot('2024-03-01', 411, 2),
+        lot('2024-01-02', 370, 3),
+      ]);
+      expect(res.status).to.equal(200, res.text);
+      const listed = (res.body as Positions).positions;
+      expect(listed.map((p) => [p.date, p.close])).to.deep.equal([
+        ['2024-01-02', 370],
+        ['2024-03-01', 410],
+        ['2024-03-01', 411],
+      ]);
+      expect(listed[1]!.id).to.equal(first.positions[0]!.id);
+      expect((await user.get('/personalize/userPositions/MSFT')).body).to.deep.equal(res.body);
+      const removed = await user.post('/personalize/deluserPositions/MSFT', { id: listed[1]!.id });
+      expect((removed.body as Positions).positions).to.deep.equal([listed[0], listed[2]]);
+    });
+
     it('rounds prices to whole cents', async function () {
       const user = await gw.user();
       const res = await user.post('/personalize/userPositions/AAPL', [

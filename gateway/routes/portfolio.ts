@@ -5,7 +5,7 @@
 import { portfolioApi } from '../../domain/contract/portfolio.ts';
 import { STOCKPULSE_NAMESPACE, uuidV5 } from '../../domain/ids.ts';
 import { PORTFOLIO_CONCERN, lotsOf, portfolioDecider } from '../../domain/portfolio/portfolio.ts';
-import { type Lot } from '../../domain/positions/lots.ts';
+import { oldestFirst, type Lot } from '../../domain/positions/lots.ts';
 import type { ReadModelStore } from '../../platform/readmodels/port.ts';
 import { portfolioProjection, type PortfolioDocument } from '../../projections/portfolio/portfolio.projection.ts';
 import {
@@ -81,7 +81,7 @@ export function portfolioRoutes(deps: PortfolioDeps) {
         const outcome = await inRequestTerms(renames, () =>
           deps.commands.execute(concern, { type: 'AddPositionLots', data: { symbol, lots, at: m.at } }, m),
         );
-        return { symbol, positions: lotsOf(outcome.state, symbol) };
+        return { symbol, positions: oldestFirst(lotsOf(outcome.state, symbol)) };
       },
     }),
     defineRoute({
@@ -92,7 +92,7 @@ export function portfolioRoutes(deps: PortfolioDeps) {
         // A mistyped symbol is said to be one; lots of a symbol the universe has since dropped are still shown.
         if (doc === undefined) requireSymbol(deps.symbols, params.symbol, 'params.symbol');
         markPosition(ctx, doc?.position);
-        return { symbol: params.symbol, positions: doc?.value.positions ?? [] };
+        return { symbol: params.symbol, positions: oldestFirst(doc?.value.positions ?? []) };
       },
     }),
     defineRoute({
@@ -103,7 +103,7 @@ export function portfolioRoutes(deps: PortfolioDeps) {
         const outcome = await inRequestTerms({ 'lot.id': 'body.id', lot: 'body', symbol: 'params.symbol' }, () =>
           deps.commands.execute(concern, { type: 'RemovePositionLot', data: { symbol, lot } }, meta()),
         );
-        return { symbol, positions: lotsOf(outcome.state, symbol) };
+        return { symbol, positions: oldestFirst(lotsOf(outcome.state, symbol)) };
       },
     }),
   ];
