@@ -118,6 +118,14 @@ describe('analysis pages: Perform, Drill, Analyze, Correlate (Chromium)', functi
     const cards = page.locator('.pattern-card');
     await cards.first().locator('.live-price strong').waitFor();
     expect(await cards.count()).to.be.above(20);
+    // The date's count is of patterns, the filter's of stocks, and the page says which is which.
+    const patterns = await cards.locator('.pattern').count();
+    const stocks = await cards.count();
+    expect(patterns).to.be.above(stocks);
+    const tabName = (await dates.getByRole('tab').first().textContent()) ?? '';
+    expect(tabName).to.match(new RegExp(`\\b${patterns} patterns$`));
+    expect(await page.locator('.pattern-total').textContent()).to.equal(`${patterns} patterns in ${stocks} stocks`);
+    await page.getByRole('button', { name: `All stocks (${stocks})` }).waitFor();
     expect(await page.locator('.pattern.bullish').count()).to.be.above(0);
     expect(await page.locator('.pattern.bearish').count()).to.be.above(0);
     await page

@@ -217,6 +217,13 @@ const statColumns: (ColDef<StatRow> | ColGroupDef<StatRow>)[] = [
   },
 ];
 
+/** How many patterns the day's cards show, and in how many stocks: "95 patterns in 90 stocks". */
+function patternTotal(cards: readonly PatternCard[]): string {
+  const patterns = cards.reduce((sum, card) => sum + card.patterns.length, 0);
+  const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+  return `${plural(patterns, 'pattern')} in ${plural(cards.length, 'stock')}`;
+}
+
 const TABS: readonly { key: AnalyzeTab; label: string }[] = [
   { key: 'latest', label: 'Latest patterns' },
   { key: 'stocks', label: 'Stock list' },
@@ -254,7 +261,11 @@ export default function AnalyzeScreen() {
             key: d.date,
             label: (
               <>
-                {shortDate(d.date)} <span className="count">{d.patterncount}</span>
+                {shortDate(d.date)}{' '}
+                <span className="count" title={`${d.patterncount} patterns`}>
+                  {d.patterncount}
+                  <span className="sr-only"> patterns</span>
+                </span>
               </>
             ),
           }))}
@@ -270,10 +281,11 @@ export default function AnalyzeScreen() {
             <Empty>No patterns on this date: pick another date.</Empty>
           ) : (
             <>
+              <p className="hint pattern-total">{patternTotal(context.cards)}</p>
               <div className="toolbar card-filter" role="group" aria-label="Show">
                 {(
                   [
-                    ['all', `All (${context.cards.length})`],
+                    ['all', `All stocks (${context.cards.length})`],
                     ['bullish', `Bullish (${bullish})`],
                     ['bearish', `Bearish (${bearish})`],
                   ] as const
