@@ -252,7 +252,7 @@ describe('price chart (Chromium)', function () {
     await context.close();
   });
 
-  it('adds an alert by clicking the chart, compares a symbol, hides and resets it', async () => {
+  it('adds an alert by clicking the chart, compares a symbol, hides and resets it, and opens others by company', async () => {
     const { page, context, errors } = await e2e.newPage();
     await e2e.signUp(page, 'chart');
     await page.goto('/PriceCharts?stock=AAPL');
@@ -279,8 +279,9 @@ describe('price chart (Chromium)', function () {
         .count(),
     ).to.equal(1);
 
-    await page.getByLabel('Compare symbol').fill('MSFT');
-    await page.getByRole('button', { name: 'Add to chart' }).click();
+    // The symbols to compare and to open are searched by symbol or company, as everywhere else.
+    await page.getByRole('combobox', { name: 'Compare symbol' }).fill('Microsoft');
+    await page.getByRole('option', { name: /^MSFT Microsoft/ }).click();
     await page.locator('.legendtext', { hasText: 'MSFT' }).waitFor();
     await page.getByRole('button', { name: 'Hide MSFT (normalised)' }).click();
     await page.locator('.legendtext', { hasText: 'MSFT' }).waitFor({ state: 'detached' });
@@ -291,6 +292,19 @@ describe('price chart (Chromium)', function () {
     await page.locator('.pc-reloading').waitFor({ state: 'detached' });
     await page.locator('.legendtext', { hasText: 'SMA 200' }).waitFor();
     await e2e.screenshot(page, 'pricechart');
+
+    await page.getByRole('combobox', { name: 'Open another symbol' }).fill('nvidia');
+    await page.getByRole('option', { name: /^NVDA/ }).waitFor();
+    await page.keyboard.press('Enter');
+    await page.waitForURL('**/PriceCharts?stock=NVDA');
+    await page.getByTestId('chart-quote').waitFor();
+    await page.goto('/PriceCharts');
+    await page.getByText('No symbol chosen').waitFor();
+    await page.getByRole('combobox', { name: 'Symbol to chart' }).fill('apple');
+    await page.getByRole('option', { name: /^AAPL Apple/ }).waitFor();
+    await page.keyboard.press('Enter');
+    await page.waitForURL('**/PriceCharts?stock=AAPL');
+    await page.getByTestId('chart-quote').waitFor();
     expect(errors).to.deep.equal([]);
     await context.close();
   });

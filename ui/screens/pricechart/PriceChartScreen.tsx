@@ -31,6 +31,7 @@ import { ChoiceSelect, ConditionBuilder } from '../../components/ConditionBuilde
 import { OP_LABELS, SOURCE_CHIPS, newDraft } from '../../components/conditionDraft.ts';
 import { Empty, Failed, Skeleton } from '../../components/LoadState.tsx';
 import { Link } from '../../components/Link.tsx';
+import { SymbolSearch } from '../../components/SymbolSearch.tsx';
 import { chartPath, navigate, useLocation } from '../../services/router.ts';
 import { usePreferences } from '../../services/preferences.ts';
 import { todayStamp } from '../../services/time.ts';
@@ -69,6 +70,9 @@ import {
   type PriceChartEvent,
 } from './pricechart.machine.ts';
 import './pricechart.css';
+
+/** The placeholder of the searches that open a symbol's chart. */
+const OPEN_PLACEHOLDER = 'Symbol or company, e.g. MSFT';
 
 const screenMachine = priceChartMachine.provide({
   actions: { navigate: (_, params) => navigate(params.path) },
@@ -112,30 +116,6 @@ function elementName(element: ChartElement): string {
     default:
       return element.chartdata.label;
   }
-}
-
-function OpenSymbolForm(props: { readonly onOpen: (symbol: string) => void; readonly label: string }) {
-  const { onOpen, label } = props;
-  const [text, setText] = useState('');
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    if (cleanSymbol(text) !== '') onOpen(text);
-  };
-  return (
-    <form className="pc-inline-form" onSubmit={submit}>
-      <input
-        aria-label={label}
-        placeholder="Symbol"
-        value={text}
-        maxLength={10}
-        size={8}
-        onChange={(e) => setText(e.target.value.toUpperCase())}
-      />
-      <button type="submit" className="button">
-        Open
-      </button>
-    </form>
-  );
 }
 
 /** An alert form's note: the user's words shown with each firing of the alert (optional). */
@@ -470,20 +450,11 @@ function ChannelPopover(props: {
   );
 }
 
+/** Compares a symbol picked in the search, on the axis chosen first. */
 function CompareForm({ send, busy }: { readonly send: Send; readonly busy: boolean }) {
-  const [text, setText] = useState('');
   const [mode, setMode] = useState<Compare['mode']>('normalized');
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    send({ type: 'user.addCompare', symbol: text, mode });
-    setText('');
-  };
   return (
-    <form className="pc-alert-form" onSubmit={submit}>
-      <label>
-        Compare symbol
-        <input value={text} placeholder="MSFT" maxLength={10} onChange={(e) => setText(e.target.value.toUpperCase())} />
-      </label>
+    <div className="pc-alert-form pc-compare-form">
       <label>
         Compare on
         <select value={mode} onChange={(e) => setMode(e.target.value as Compare['mode'])}>
@@ -491,10 +462,13 @@ function CompareForm({ send, busy }: { readonly send: Send; readonly busy: boole
           <option value="axis">Own axis (right)</option>
         </select>
       </label>
-      <button type="submit" className="button" disabled={busy}>
-        Add to chart
-      </button>
-    </form>
+      <SymbolSearch
+        label="Compare symbol"
+        placeholder={busy ? 'Adding to the chart…' : OPEN_PLACEHOLDER}
+        disabled={busy}
+        onPick={(hit) => send({ type: 'user.addCompare', symbol: hit.symbol, mode })}
+      />
+    </div>
   );
 }
 
@@ -709,9 +683,10 @@ function PriceChart({ symbol }: { readonly symbol: string }) {
           >
             {state.matches({ snapshot: 'saving' }) ? 'Saving snapshot…' : 'Save snapshot'}
           </button>
-          <OpenSymbolForm
-            onOpen={(text) => send({ type: 'user.openSymbol', symbol: text })}
+          <SymbolSearch
             label="Open another symbol"
+            placeholder={OPEN_PLACEHOLDER}
+            onPick={(hit) => send({ type: 'user.openSymbol', symbol: hit.symbol })}
           />
         </div>
         {context.snapshotError && (
@@ -991,8 +966,12 @@ export default function PriceChartScreen() {
     return (
       <section className="screen pricechart">
         <h1>Price chart</h1>
-        <Empty>No symbol chosen: type a symbol to chart it.</Empty>
-        <OpenSymbolForm onOpen={(text) => navigate(chartPath(cleanSymbol(text)))} label="Symbol to chart" />
+        <Empty>No symbol chosen: search a symbol or company to chart it.</Empty>
+        <SymbolSearch
+          label="Symbol to chart"
+          placeholder={OPEN_PLACEHOLDER}
+          onPick={(hit) => navigate(chartPath(hit.symbol))}
+        />
       </section>
     );
   }
