@@ -51,7 +51,11 @@ describe('portfolio transactions, import and performance (Chromium)', function (
     // Sell 12 of the 30 AAPL, first in first out: all from the lot of 20 at 185.14.
     const form = page.getByRole('form', { name: 'Record a transaction' });
     await form.getByLabel('Transaction').selectOption('sell');
-    await form.getByLabel('Symbol').fill('AAPL');
+    // The symbol is searched by company too: the pick leaves its symbol in the field.
+    const symbolField = form.getByRole('combobox', { name: 'Symbol' });
+    await symbolField.fill('apple');
+    await form.getByRole('option', { name: /^AAPL Apple/ }).click();
+    expect(await symbolField.inputValue()).to.equal('AAPL');
     await form.getByLabel('Date').fill('2024-06-03');
     await form.getByLabel('Quantity').fill('12');
     await form.getByLabel('Price').fill('200');
@@ -135,7 +139,7 @@ describe('portfolio transactions, import and performance (Chromium)', function (
     const form = page.getByRole('form', { name: 'Record a transaction' });
     const record = async (kind: string, symbol: string, quantity: string, price: string) => {
       await form.getByLabel('Transaction').selectOption(kind);
-      await form.getByLabel('Symbol').fill(symbol);
+      await form.getByRole('combobox', { name: 'Symbol' }).fill(symbol);
       await form.getByLabel('Date').fill('2024-07-01');
       await form.getByLabel('Quantity', { exact: true }).fill(quantity);
       await form.getByLabel('Price').fill(price);
@@ -149,7 +153,7 @@ describe('portfolio transactions, import and performance (Chromium)', function (
     expect((await refused).status()).to.equal(400);
     const unknown = form.getByRole('alert').getByText('Symbol: unknown symbol ZZZZ', { exact: true });
     await unknown.waitFor();
-    const symbol = form.getByLabel('Symbol');
+    const symbol = form.getByRole('combobox', { name: 'Symbol' });
     expect(await symbol.getAttribute('aria-invalid')).to.equal('true');
     expect(await symbol.getAttribute('aria-describedby')).to.equal(await unknown.getAttribute('id'));
     expect(await page.getByText(/body\./).count(), 'no request path on screen').to.equal(0);
@@ -211,7 +215,7 @@ describe('portfolio transactions, import and performance (Chromium)', function (
     await page.goto('/Portfolio');
     const form = page.getByRole('form', { name: 'Record a transaction' });
     const buy = async (date: string, quantity: string, price: string) => {
-      await form.getByLabel('Symbol').fill('AAPL');
+      await form.getByRole('combobox', { name: 'Symbol' }).fill('AAPL');
       await form.getByLabel('Date').fill(date);
       await form.getByLabel('Quantity', { exact: true }).fill(quantity);
       await form.getByLabel('Price').fill(price);
@@ -270,7 +274,7 @@ describe('portfolio transactions, import and performance (Chromium)', function (
     const form = page.getByRole('form', { name: 'Record a transaction' });
     const trade = async (kind: 'buy' | 'sell', date: string, quantity: string, price: string) => {
       await form.getByLabel('Transaction').selectOption(kind);
-      await form.getByLabel('Symbol').fill('AAPL');
+      await form.getByRole('combobox', { name: 'Symbol' }).fill('AAPL');
       await form.getByLabel('Date').fill(date);
       await form.getByLabel('Quantity', { exact: true }).fill(quantity);
       await form.getByLabel('Price').fill(price);
@@ -334,7 +338,7 @@ describe('portfolio transactions, import and performance (Chromium)', function (
     await e2e.signUp(page, 'calm');
     await page.goto('/Portfolio');
     const form = page.getByRole('form', { name: 'Record a transaction' });
-    await form.getByLabel('Symbol').fill('AAPL');
+    await form.getByRole('combobox', { name: 'Symbol' }).fill('AAPL');
     await form.getByLabel('Date').fill('2024-06-03');
     await form.getByLabel('Quantity', { exact: true }).fill('10');
     await form.getByLabel('Price').fill('300');

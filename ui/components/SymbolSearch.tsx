@@ -27,6 +27,8 @@ export interface SymbolSearchProps {
   readonly onType?: (text: string) => void;
   /** Marks the field as refused (`aria-invalid`). */
   readonly invalid?: boolean;
+  /** The id of the element that says why it was refused (`aria-describedby`). */
+  readonly describedBy?: string;
   /** Turns the field off (e.g. a list that is full; the placeholder then says why). */
   readonly disabled?: boolean;
 }
@@ -86,6 +88,7 @@ export function SymbolSearch(props: SymbolSearchProps) {
         placeholder={props.placeholder ?? 'Symbol or company name'}
         value={text}
         aria-invalid={props.invalid}
+        aria-describedby={props.describedBy}
         disabled={props.disabled}
         onChange={(event) => {
           send({ type: 'user.type', text: event.target.value });

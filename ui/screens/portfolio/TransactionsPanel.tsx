@@ -12,6 +12,7 @@ import { portfolioPnl } from '../../../domain/portfolio/pnl.ts';
 import { TRANSACTION_KINDS, type TransactionKind } from '../../../domain/portfolio/transactions.ts';
 import { Dismissible, Empty, LoadState } from '../../components/LoadState.tsx';
 import { MoreRows, useRowLimit } from '../../components/MoreRows.tsx';
+import { SymbolSearch } from '../../components/SymbolSearch.tsx';
 import { formatPrice, formatSigned, signClass } from '../watchlist/quotes.ts';
 import { ImportWizard } from './ImportWizard.tsx';
 import {
@@ -116,19 +117,20 @@ function TransactionFormView(props: {
           ))}
         </select>
       </label>
-      <label htmlFor={`${id}-symbol`}>
-        Symbol
-        <input
-          type="text"
-          placeholder="e.g. AAPL"
-          value={symbol}
-          onChange={(e) => {
-            setSymbol(e.target.value);
-            onEdit('symbol');
-          }}
-          {...field('symbol')}
-        />
-      </label>
+      <SymbolSearch
+        label="Symbol"
+        placeholder="e.g. AAPL or Apple"
+        invalid={errors.symbol ? true : undefined}
+        describedBy={field('symbol')['aria-describedby']}
+        onType={(text) => {
+          setSymbol(text);
+          onEdit('symbol');
+        }}
+        onPick={(hit) => {
+          setSymbol(hit.symbol);
+          onEdit('symbol');
+        }}
+      />
       <label htmlFor={`${id}-date`}>
         Date
         <input
