@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { DomainError, fold } from '../decider.ts';
-import { LOTS_PER_SYMBOL_LIMIT, type Lot, type LotFields } from '../positions/lots.ts';
+import { LOTS_PER_SYMBOL_LIMIT, oldestFirst, type Lot, type LotFields } from '../positions/lots.ts';
 import { checkFoldAtOnce } from '../testing/foldAtOnce.ts';
 import { given } from '../testing/givenWhenThen.ts';
 import {
@@ -385,12 +385,7 @@ describe('portfolio folded many events at once', function () {
    */
   const inFifoOrder = (state: PortfolioState): PortfolioState => ({
     ...state,
-    lots: Object.fromEntries(
-      Object.entries(state.lots).map(([symbol, lots]) => [
-        symbol,
-        [...lots].sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0)),
-      ]),
-    ),
+    lots: Object.fromEntries(Object.entries(state.lots).map(([symbol, lots]) => [symbol, oldestFirst(lots)])),
     closings: [...state.closings].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
   });
 
