@@ -24,6 +24,14 @@ export const ROLES: readonly Role[] = Object.freeze(['user', 'auditor', 'operato
 /** The username rule of the API: 3–32 characters of `a-z 0-9 _ . -`. */
 export const USERNAME_PATTERN = /^[a-z0-9_.-]{3,32}$/;
 
+/** The password rule of the API: 8 to 128 characters, for a new password (registering, changing, resetting). */
+export const PASSWORD_LENGTH = Object.freeze({ min: 8, max: 128 });
+
+/** Whether a new password's length is within {@link PASSWORD_LENGTH}. */
+export function passwordLengthFits(password: string): boolean {
+  return password.length >= PASSWORD_LENGTH.min && password.length <= PASSWORD_LENGTH.max;
+}
+
 /** How long a password reset request can be used after it was made: one hour. */
 export const PASSWORD_RESET_TTL_MS = 60 * 60 * 1000;
 

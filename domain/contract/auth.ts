@@ -3,23 +3,28 @@
  * resetting a forgotten password through a link e-mailed to the account's confirmed addresses.
  */
 import { z } from './zod.ts';
-import { USERNAME_PATTERN } from '../accounts/accounts.ts';
+import { PASSWORD_LENGTH, USERNAME_PATTERN } from '../accounts/accounts.ts';
 import { isUuid } from '../ids.ts';
 import { route } from './route.ts';
 import { sessionAnswer } from './session.ts';
 
+const TOO_LONG = `must be at most ${PASSWORD_LENGTH.max} characters`;
+
 const credentials = z.object({
   username: z.string().regex(USERNAME_PATTERN, 'must be 3-32 characters of a-z 0-9 _ . -'),
-  password: z.string().min(8, 'must be at least 8 characters').max(128, 'must be at most 128 characters'),
+  password: z
+    .string()
+    .min(PASSWORD_LENGTH.min, `must be at least ${PASSWORD_LENGTH.min} characters`)
+    .max(PASSWORD_LENGTH.max, TOO_LONG),
 });
 
 const loginBody = z.object({
   username: z.string().min(1, 'is required').max(64, 'is too long'),
-  password: z.string().min(1, 'is required').max(128, 'must be at most 128 characters'),
+  password: z.string().min(1, 'is required').max(PASSWORD_LENGTH.max, TOO_LONG),
 });
 
 const passwordChange = z.object({
-  currentPassword: z.string().min(1, 'is required').max(128, 'must be at most 128 characters'),
+  currentPassword: z.string().min(1, 'is required').max(PASSWORD_LENGTH.max, TOO_LONG),
   newPassword: credentials.shape.password,
 });
 

@@ -196,6 +196,11 @@ describe('web app shell (Chromium)', function () {
     await page.getByRole('menuitem', { name: 'Settings' }).click();
     await page.waitForURL('**/Settings');
     const card = page.getByRole('region', { name: 'Account' });
+    await card.getByLabel('Current password').waitFor();
+    // Each field's name is shown above it, not only as a placeholder that typing hides.
+    for (const name of ['Current password', 'New password', 'New password, again']) {
+      expect(await card.getByText(name, { exact: true }).isVisible(), name).to.equal(true);
+    }
     await card.getByLabel('Current password').fill('correct horse battery');
     await card.getByLabel('New password', { exact: true }).fill('a longer horse battery');
     await card.getByLabel('New password, again').fill('a longer horse batery');

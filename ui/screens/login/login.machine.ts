@@ -2,6 +2,7 @@
  * The sign-in page: sign in or create an account on one form, errors shown in place, no page reload. A new
  * account is signed in at once.
  */
+import { PASSWORD_LENGTH, passwordLengthFits, USERNAME_PATTERN } from '../../../domain/accounts/accounts.ts';
 import { authApi, type SignedIn } from '../../../domain/contract/auth.ts';
 import { assign, fromPromise, setup } from 'xstate';
 import { ApiError, call, errorMessage } from '../../services/api.ts';
@@ -30,11 +31,11 @@ export type LoginEvent =
 
 /** Checks the form before sending it; answers the message or null. */
 export function checkCredentials(mode: LoginMode, username: string, password: string): string | null {
-  if (!/^[a-z0-9_.-]{3,32}$/.test(username)) {
+  if (!USERNAME_PATTERN.test(username)) {
     return 'User name: 3 to 32 characters of a-z, 0-9, _ . -';
   }
-  if (mode === 'register' && (password.length < 8 || password.length > 128)) {
-    return 'Password: 8 to 128 characters';
+  if (mode === 'register' && !passwordLengthFits(password)) {
+    return `Password: ${PASSWORD_LENGTH.min} to ${PASSWORD_LENGTH.max} characters`;
   }
   if (password.length === 0) return 'Password: enter your password';
   return null;

@@ -5,6 +5,7 @@
 import { useMachine } from '@xstate/react';
 import type { FormEvent } from 'react';
 import { Link } from '../../components/Link.tsx';
+import { NewPasswordInput } from '../../components/NewPasswordInput.tsx';
 import { formText } from '../../components/formText.ts';
 import { useLocation } from '../../services/router.ts';
 import { endedText, resetLinkOf, resetPasswordMachine } from './resetPassword.machine.ts';
@@ -43,20 +44,11 @@ export function ResetPasswordScreen() {
             <input name="username" type="text" autoComplete="username" value={link?.user ?? ''} readOnly hidden />
             <label>
               New password
-              <input
-                name="new"
-                type="password"
-                required
-                minLength={8}
-                maxLength={128}
-                autoComplete="new-password"
-                autoFocus
-                disabled={busy}
-              />
+              <NewPasswordInput name="new" autoFocus disabled={busy} />
             </label>
             <label>
               New password, again
-              <input name="repeated" type="password" required autoComplete="new-password" disabled={busy} />
+              <NewPasswordInput name="repeated" disabled={busy} />
             </label>
             {error && (
               <p className="error" id="reset-error" role="alert">

@@ -5,6 +5,7 @@
 import { useMachine } from '@xstate/react';
 import { useEffect, useRef, type FormEvent } from 'react';
 import { Dismissible } from '../../components/LoadState.tsx';
+import { NewPasswordInput } from '../../components/NewPasswordInput.tsx';
 import { accountMachine, type PasswordField } from './account.machine.ts';
 import { formText } from '../../components/formText.ts';
 
@@ -55,35 +56,24 @@ export function AccountCard() {
         noValidate
         aria-label="Change the password"
       >
-        <input
-          name="current"
-          type="password"
-          required
-          autoComplete="current-password"
-          placeholder="Current password"
-          aria-label="Current password"
-          {...field('currentPassword')}
-        />
-        <input
-          name="new"
-          type="password"
-          required
-          minLength={8}
-          maxLength={128}
-          autoComplete="new-password"
-          placeholder="New password (8 characters or more)"
-          aria-label="New password"
-          {...field('newPassword')}
-        />
-        <input
-          name="repeated"
-          type="password"
-          required
-          autoComplete="new-password"
-          placeholder="New password, again"
-          aria-label="New password, again"
-          {...field('repeated')}
-        />
+        <label>
+          Current password
+          <input
+            name="current"
+            type="password"
+            required
+            autoComplete="current-password"
+            {...field('currentPassword')}
+          />
+        </label>
+        <label>
+          New password
+          <NewPasswordInput name="new" placeholder="8 characters or more" {...field('newPassword')} />
+        </label>
+        <label>
+          New password, again
+          <NewPasswordInput name="repeated" {...field('repeated')} />
+        </label>
         <button type="submit" className="button" disabled={busy}>
           {state.matches('changing') ? 'Changing…' : 'Change password'}
         </button>

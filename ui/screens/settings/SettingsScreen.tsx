@@ -233,20 +233,23 @@ export default function SettingsScreen() {
             </ul>
           )}
           <form className="settings-form" onSubmit={addWebhook} aria-label="Add a webhook">
-            <input
-              name="url"
-              type="url"
-              required
-              placeholder="https://example.com/stockpulse"
-              aria-label="Webhook URL"
-            />
-            <input name="name" type="text" maxLength={60} placeholder="Name (optional)" aria-label="Webhook name" />
+            <label className="settings-wide">
+              Webhook URL
+              <input name="url" type="url" required placeholder="https://example.com/stockpulse" />
+            </label>
+            <label>
+              Webhook name (optional)
+              <input name="name" type="text" maxLength={60} placeholder="e.g. Desk" />
+            </label>
             <button type="submit" className="button" disabled={busy}>
               Add webhook
             </button>
           </form>
           <form className="settings-form" onSubmit={addEmail} aria-label="Add an email address">
-            <input name="address" type="email" required placeholder="you@example.com" aria-label="Email address" />
+            <label className="settings-wide">
+              Email address
+              <input name="address" type="email" required placeholder="you@example.com" />
+            </label>
             <button type="submit" className="button" disabled={busy}>
               Add email
             </button>

@@ -4,6 +4,7 @@
  * A refusal names the field it is about; editing that field, or trying again, takes it away.
  */
 import { assign, assertEvent, fromPromise, setup } from 'xstate';
+import { PASSWORD_LENGTH, passwordLengthFits } from '../../../domain/accounts/accounts.ts';
 import { authApi } from '../../../domain/contract/auth.ts';
 import { fieldRefusal } from '../../components/fieldRefusal.ts';
 import { call, errorMessage } from '../../services/api.ts';
@@ -69,15 +70,18 @@ export function refusalOf(message: string): PasswordRefusal {
 }
 
 /**
- * The form's own refusal, before asking the server: the current password typed, the new one of 8 to 128
- * characters, and typed twice the same.
+ * The form's own refusal, before asking the server: the current password typed, the new one of the API's length
+ * (8 to 128 characters), and typed twice the same.
  */
 export function formRefusal(form: PasswordForm): PasswordRefusal | null {
   if (form.currentPassword === '') {
     return { field: 'currentPassword', message: 'Current password: enter the password you sign in with' };
   }
-  if (form.newPassword.length < 8 || form.newPassword.length > 128) {
-    return { field: 'newPassword', message: 'New password: 8 to 128 characters' };
+  if (!passwordLengthFits(form.newPassword)) {
+    return {
+      field: 'newPassword',
+      message: `New password: ${PASSWORD_LENGTH.min} to ${PASSWORD_LENGTH.max} characters`,
+    };
   }
   if (form.newPassword !== form.repeated) {
     return { field: 'repeated', message: 'New password, again: does not match the new password' };
