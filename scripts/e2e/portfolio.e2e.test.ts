@@ -104,9 +104,11 @@ describe('portfolio transactions, import and performance (Chromium)', function (
     await chart(/Time-weighted return of the portfolio against Equal weight \(universe\), All/).waitFor();
     await page.getByRole('group', { name: 'Range' }).getByRole('button', { name: '1Y' }).click();
     await chart(/against Equal weight \(universe\), 1Y/).waitFor();
-    await page.getByLabel('Benchmark').fill('msft');
-    await page.getByRole('button', { name: 'Compare' }).click();
+    // The benchmark is searched by company name too, and a pick compares at once.
+    await page.getByRole('combobox', { name: 'Benchmark' }).fill('microsoft');
+    await page.getByRole('listbox', { name: 'Benchmark: matches' }).getByRole('option', { name: /MSFT/ }).click();
     await chart(/against MSFT, 1Y/).waitFor();
+    expect(await page.getByRole('combobox', { name: 'Benchmark' }).inputValue()).to.equal('MSFT');
     await page.getByRole('figure', { name: /Allocation by sector: Information Technology/ }).waitFor();
     await e2e.screenshot(page, 'portfolio-transactions');
 
@@ -225,7 +227,7 @@ describe('portfolio transactions, import and performance (Chromium)', function (
     const chart = (name: RegExp) => page.getByRole('figure', { name }).locator('.main-svg').first();
     await chart(/against Equal weight \(universe\), All/).waitFor();
 
-    const benchmark = page.getByLabel('Benchmark');
+    const benchmark = page.getByRole('combobox', { name: 'Benchmark' });
     // On a wide screen the field and its button keep to the ranges' line (the button once wrapped under them).
     const tops = await Promise.all(
       [page.getByRole('group', { name: 'Range' }), benchmark, page.getByRole('button', { name: 'Compare' })].map(

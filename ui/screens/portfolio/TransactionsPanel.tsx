@@ -295,15 +295,17 @@ function PerformanceChart(props: {
             props.onBenchmark(typed.trim() === '' ? EQUAL_WEIGHT : typed);
           }}
         >
-          <label htmlFor={`${id}-benchmark`}>Benchmark</label>
-          <input
-            id={`${id}-benchmark`}
-            type="text"
-            placeholder="Symbol (empty: equal weight)"
-            value={typed}
-            onChange={(e) => setTyped(e.target.value)}
-            aria-invalid={props.benchmarkError ? true : undefined}
-            aria-describedby={props.benchmarkError ? errorId : undefined}
+          {/* Searched by symbol or company name; a pick compares at once, Compare takes what is typed. */}
+          <SymbolSearch
+            label="Benchmark"
+            placeholder="Symbol or company (empty: equal weight)"
+            invalid={props.benchmarkError ? true : undefined}
+            describedBy={props.benchmarkError ? errorId : undefined}
+            onType={setTyped}
+            onPick={(hit) => {
+              setTyped(hit.symbol);
+              props.onBenchmark(hit.symbol);
+            }}
           />
           <button type="submit" className="button small">
             Compare
