@@ -93,7 +93,9 @@ describe('portfolio transactions, import and performance (Chromium)', function (
     await form.getByLabel('Quantity', { exact: true }).fill('4');
     await form.getByLabel('Price').fill('210');
     await form.getByLabel('Choose lots').check();
-    await form.getByLabel('Quantity sold of the lot bought 2024-03-12 at 173.23').fill('4');
+    const chosen = form.getByLabel('Quantity sold of the lot bought 2024-03-12 at 173.23');
+    expect(await chosen.getAttribute('placeholder'), 'the most the lot can give').to.equal('up to 10');
+    await chosen.fill('4');
     await form.getByRole('button', { name: 'Record sell' }).click();
     await page.getByTestId('realized-pnl').getByText('+325.40').waitFor();
     await apple.getByRole('button', { name: /Remove the lot of 6 AAPL bought 2024-03-12/ }).waitFor();

@@ -193,6 +193,7 @@ function TransactionFormView(props: {
                         type="text"
                         inputMode="decimal"
                         aria-label={`Quantity sold of the lot bought ${lot.date} at ${lot.close}`}
+                        placeholder={`up to ${formatQuantity(lot.position)}`}
                         value={picks[lot.id] ?? ''}
                         onChange={(e) => {
                           setPicks({ ...picks, [lot.id]: e.target.value });
