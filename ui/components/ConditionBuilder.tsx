@@ -13,6 +13,7 @@ import {
   OPS,
   OP_LABELS,
   draftProblem,
+  levelUnit,
   levelView,
   problemText,
   opFields,
@@ -117,6 +118,7 @@ function Operand(props: {
           aria-invalid={invalid}
           inputMode="decimal"
           size={10}
+          placeholder={levelUnit(source)}
           value={value.number}
           onChange={(e) => onChange({ ...value, number: e.target.value })}
         />

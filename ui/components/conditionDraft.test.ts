@@ -4,6 +4,7 @@ import {
   draftOf,
   draftProblem,
   fieldLabel,
+  levelUnit,
   levelView,
   problemText,
   newDraft,
@@ -116,6 +117,11 @@ describe('condition draft', () => {
     });
     expect(requestOf(rsi).condition).to.deep.equal({ op: 'less_than', source: 'rsi:14', value: 30 });
     expect(draftProblem(rsi)).to.equal(null);
+  });
+
+  it("says what a level's number is of its source: a price, RSI's range, shares or the day's change", () => {
+    const sources: AlertSource[] = ['price', 'sma:50', 'ema:12', 'rsi:14', 'volume', 'changepct'];
+    expect(sources.map(levelUnit)).to.deep.equal(['price', 'price', 'price', '0 to 100', 'shares', '% on the day']);
   });
 
   it('offers and selects a series the level holds that no chip names, labelled like the chips', () => {

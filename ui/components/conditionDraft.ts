@@ -18,6 +18,7 @@ import {
   type AlertOp,
   type AlertOperand,
   type AlertSource,
+  type AlertSourceKind,
   isPriceLike,
   sourceKind,
   sourcePeriod,
@@ -104,6 +105,20 @@ const KIND_ORDER: readonly string[] = ['price', 'sma', 'ema', 'rsi', 'volume', '
 function bySeries(a: AlertSource, b: AlertSource): number {
   const rank = (s: AlertSource) => KIND_ORDER.indexOf(sourceKind(s));
   return rank(a) - rank(b) || (sourcePeriod(a) ?? 0) - (sourcePeriod(b) ?? 0);
+}
+
+const LEVEL_UNITS: Readonly<Record<AlertSourceKind, string>> = {
+  price: 'price',
+  sma: 'price',
+  ema: 'price',
+  rsi: '0 to 100',
+  volume: 'shares',
+  changepct: '% on the day',
+};
+
+/** What a level's number is of the source (its number box's placeholder): a price, RSI's 0 to 100, shares, %. */
+export function levelUnit(source: AlertSource): string {
+  return LEVEL_UNITS[sourceKind(source)];
 }
 
 /** A level's control as the builder shows it, always what {@link requestOf} sends for it. */
