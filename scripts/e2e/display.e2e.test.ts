@@ -133,6 +133,14 @@ describe('display: dark theme, CSV export of grids, times in the chosen zone (Ch
     expect(luminance(dark.html), `page ${dark.html}`).to.be.below(0.15);
     expect(luminance(dark.grid!), `grid ${dark.grid}`).to.be.below(0.15);
     await e2e.screenshot(page, 'maint-dark');
+
+    // The % change charts' lines stand out from the dark cards: none is drawn black (the spec's second colour).
+    await page.goto('/SectorPerformance');
+    const lines = page.locator('.scatterlayer path.js-line');
+    await lines.nth(9).waitFor();
+    const strokes = await lines.evaluateAll((paths) => paths.map((path) => getComputedStyle(path).stroke));
+    expect(strokes.length).to.be.at.least(10);
+    for (const stroke of strokes) expect(luminance(stroke), stroke).to.be.above(0.2);
     expect(errors).to.deep.equal([]);
     await context.close();
   });

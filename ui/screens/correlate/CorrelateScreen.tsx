@@ -9,7 +9,7 @@ import { formatFixed } from '../../../domain/format.ts';
 import { Chart } from '../../components/Chart.tsx';
 import { Empty, Failed, Skeleton } from '../../components/LoadState.tsx';
 import { SymbolChip } from '../../components/SymbolChip.tsx';
-import { LINE_COLORS } from '../perform/lines.ts';
+import { lineColor } from '../perform/lines.ts';
 import { SectorSelect } from '../perform/SectorSelect.tsx';
 import {
   clusterOrder,
@@ -24,6 +24,7 @@ import {
   type Correlation,
   type CorrelateSource,
 } from './correlate.machine.ts';
+import { usePreferences } from '../../services/preferences.ts';
 import { tradingDayTitle } from '../../services/time.ts';
 import { heatmapTraces } from './heatmap.ts';
 import { SymbolPicker } from './SymbolPicker.tsx';
@@ -75,6 +76,7 @@ function Heatmap({
 }
 
 function ComparisonChart({ comparison, correlation }: { comparison: Comparison; correlation: number | null }) {
+  const { resolvedTheme: theme } = usePreferences();
   const data: Data[] = [
     {
       type: 'scatter',
@@ -82,7 +84,7 @@ function ComparisonChart({ comparison, correlation }: { comparison: Comparison; 
       name: comparison.a,
       x: [...comparison.dates],
       y: [...comparison.aValues],
-      line: { color: LINE_COLORS[0], width: 2 },
+      line: { color: lineColor(0, theme), width: 2 },
     },
     {
       type: 'scatter',
@@ -90,7 +92,7 @@ function ComparisonChart({ comparison, correlation }: { comparison: Comparison; 
       name: comparison.b,
       x: [...comparison.dates],
       y: [...comparison.bValues],
-      line: { color: LINE_COLORS[1], width: 2 },
+      line: { color: lineColor(1, theme), width: 2 },
     },
   ];
   return (

@@ -7,6 +7,7 @@ import { useEffect, useMemo, useRef } from 'react';
 import type { PlotHoverEvent, PlotlyHTMLElement, PlotMouseEvent } from 'plotly.js';
 import { formatSignedPercent } from '../../../domain/format.ts';
 import { Chart } from '../../components/Chart.tsx';
+import { usePreferences } from '../../services/preferences.ts';
 import { tradingDayTitle } from '../../services/time.ts';
 import { legendEntries, lineTraces, type LineFocus, type LineSeries } from './lines.ts';
 import './lines.css';
@@ -50,8 +51,12 @@ function keyOfPoint(event: PlotMouseEvent): string | undefined {
 /** The chart and its legend. */
 export function LinesChart(props: LinesChartProps) {
   const { dates, series, focus, label, height = 300, openVerb = 'open it' } = props;
-  const { data } = useMemo(() => lineTraces(dates, series, focus), [dates, series, focus]);
-  const legend = useMemo(() => legendEntries(series, focus), [series, focus]);
+  const { resolvedTheme } = usePreferences();
+  const { data } = useMemo(
+    () => lineTraces(dates, series, focus, resolvedTheme),
+    [dates, series, focus, resolvedTheme],
+  );
+  const legend = useMemo(() => legendEntries(series, focus, resolvedTheme), [series, focus, resolvedTheme]);
   const onHoverRef = useRef(props.onHover);
   useEffect(() => {
     onHoverRef.current = props.onHover;

@@ -2,12 +2,14 @@ import { expect } from 'chai';
 import {
   clampMonths,
   clickLine,
+  DARK_LINE_COLORS,
   hoverLine,
   lastValue,
   legendEntries,
   lineColor,
   lineLook,
   lineTraces,
+  LINE_COLORS,
   NO_FOCUS,
   removeLine,
   restoreLines,
@@ -20,6 +22,33 @@ const series: LineSeries[] = [
   { key: 'MSFT', label: 'MSFT', values: [0, -1, null] },
   { key: 'NVDA', label: 'NVDA', values: [0, 4, 9] },
 ];
+
+/** The CSS names the palettes use, as `#rrggbb`. */
+const NAMED: Readonly<Record<string, string>> = {
+  red: '#ff0000',
+  black: '#000000',
+  brown: '#a52a2a',
+  orange: '#ffa500',
+  purple: '#800080',
+  green: '#008000',
+};
+
+/** The WCAG relative luminance of a colour, `#rrggbb` or one of {@link NAMED}. */
+function luminance(color: string): number {
+  const hex = NAMED[color] ?? color;
+  expect(hex, color).to.match(/^#[\da-f]{6}$/i);
+  const [r, g, b] = [1, 3, 5].map((at) => {
+    const c = parseInt(hex.slice(at, at + 2), 16) / 255;
+    return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  }) as [number, number, number];
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}
+
+/** The WCAG contrast ratio of two colours (1 to 21). */
+function contrast(a: string, b: string): number {
+  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x) as [number, number];
+  return (hi + 0.05) / (lo + 0.05);
+}
 
 describe('line focus of the % change charts', () => {
   it('isolates a line on the first click and asks to open it on a second click of the same line', () => {
@@ -84,7 +113,7 @@ describe('traces and legend of the % change charts', () => {
   });
 
   it('starts with the spec colour sequence', () => {
-    expect([0, 1, 2, 3, 4, 5, 6].map(lineColor)).to.deep.equal([
+    expect([0, 1, 2, 3, 4, 5, 6].map((i) => lineColor(i))).to.deep.equal([
       'red',
       'black',
       '#a7d129',
@@ -93,6 +122,26 @@ describe('traces and legend of the % change charts', () => {
       'purple',
       'green',
     ]);
+  });
+
+  it("keeps each line 3:1 from the dark theme's cards, changing only the colours that were not", () => {
+    // The dark theme's card (`--panel` of styles.css) and the WCAG contrast ratio of two colours.
+    const card = '#161b22';
+    expect(LINE_COLORS.length).to.equal(DARK_LINE_COLORS.length);
+    LINE_COLORS.forEach((light, i) => {
+      const dark = lineColor(i, 'dark');
+      expect(contrast(dark, card), `${dark} for ${light}`).to.be.at.least(3);
+      if (contrast(light, card) >= 3) expect(dark, `${light} stands out already`).to.equal(light);
+      else expect(dark, `${light} is too dark`).not.to.equal(light);
+    });
+    // Black, the spec's second line, is drawn in the dark theme's ink; the chart's traces and legend agree.
+    expect(lineColor(1, 'dark')).to.equal('#e6edf3');
+    const { data } = lineTraces(['d1', 'd2', 'd3'], series, NO_FOCUS, 'dark');
+    const legend = legendEntries(series, NO_FOCUS, 'dark');
+    expect((data as { line: { color: string } }[]).map((t) => t.line.color)).to.deep.equal(
+      series.map((_, i) => lineColor(i, 'dark')),
+    );
+    expect(legend.map((e) => e.color)).to.have.members(series.map((_, i) => lineColor(i, 'dark')));
   });
 
   it('lists the legend best last value first, unknown last, without removed lines', () => {

@@ -3,6 +3,7 @@
  * traces that show it. A first click isolates a line, a second click on the isolated line opens it.
  */
 import type { Data } from 'plotly.js';
+import type { Theme } from '../../services/preferences.ts';
 
 /** One line of a chart: a key (symbol or sector), its label and its values by date (null where unknown). */
 export interface LineSeries {
@@ -51,9 +52,29 @@ export const LINE_COLORS: readonly string[] = Object.freeze([
   '#843c39',
 ]);
 
-/** The colour of the line at `index` of its chart. */
-export function lineColor(index: number): string {
-  return LINE_COLORS[index % LINE_COLORS.length] as string;
+/**
+ * The same sequence on the dark theme's cards: each colour that would stand out less than 3:1 from them is
+ * replaced by a lighter one of its hue (black by the dark theme's ink, as the light theme's ink is near black),
+ * the others kept.
+ */
+const DARK_REPLACEMENTS: Readonly<Record<string, string>> = {
+  black: '#e6edf3',
+  brown: '#e0745a',
+  purple: '#c77ddb',
+  '#8c564b': '#c49c94',
+  '#393b79': '#8f93e0',
+  '#843c39': '#d9837e',
+};
+
+/** {@link LINE_COLORS} on the dark theme's cards. */
+export const DARK_LINE_COLORS: readonly string[] = Object.freeze(
+  LINE_COLORS.map((color) => DARK_REPLACEMENTS[color] ?? color),
+);
+
+/** The colour of the line at `index` of its chart, on the theme's cards. */
+export function lineColor(index: number, theme: Theme = 'light'): string {
+  const colors = theme === 'dark' ? DARK_LINE_COLORS : LINE_COLORS;
+  return colors[index % colors.length] as string;
 }
 
 /** The focus of one chart in a map of charts. */
@@ -121,14 +142,14 @@ export interface LegendEntry {
 }
 
 /** The legend of a chart: the lines not removed, best last value first (unknown last). */
-export function legendEntries(series: readonly LineSeries[], focus: LineFocus): LegendEntry[] {
+export function legendEntries(series: readonly LineSeries[], focus: LineFocus, theme: Theme = 'light'): LegendEntry[] {
   return series
     .map((s, i) => ({ s, i }))
     .filter(({ s }) => !focus.removed.includes(s.key))
     .map(({ s, i }) => ({
       key: s.key,
       label: s.label,
-      color: lineColor(i),
+      color: lineColor(i, theme),
       last: lastValue(s.values),
       look: lineLook(focus, s.key),
     }))
@@ -146,9 +167,10 @@ export function lineTraces(
   dates: readonly string[],
   series: readonly LineSeries[],
   focus: LineFocus,
+  theme: Theme = 'light',
 ): { readonly data: Data[]; readonly keys: readonly string[] } {
   const shown = series
-    .map((s, i) => ({ s, color: lineColor(i), look: lineLook(focus, s.key) }))
+    .map((s, i) => ({ s, color: lineColor(i, theme), look: lineLook(focus, s.key) }))
     .filter(({ s }) => !focus.removed.includes(s.key));
   // Only the isolated line moves to the top: a hover keeps the order, so the line under the pointer stays put.
   shown.sort((a, b) => Number(a.look === 'isolated') - Number(b.look === 'isolated'));
