@@ -83,6 +83,17 @@ describe('web app shell (Chromium)', function () {
     const marker = await page.evaluate(() => (window as unknown as { marker?: number }).marker);
     expect(marker, 'the page did not reload').to.equal(42);
     await e2e.screenshot(page, 'login');
+
+    // A refusal of the form's own checks marks the field it names, described by it; a wrong pair marks neither.
+    const name = page.getByLabel('User name');
+    expect(await name.getAttribute('aria-invalid')).to.equal(null);
+    await page.getByRole('tab', { name: 'Create account' }).click();
+    await name.fill('Bad Name');
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await page.getByText('User name: 3 to 32 characters of a-z, 0-9, _ . -').waitFor();
+    expect(await name.getAttribute('aria-invalid')).to.equal('true');
+    expect(await name.getAttribute('aria-describedby')).to.equal('login-error');
+    expect(await page.getByLabel('Password').getAttribute('aria-invalid')).to.equal(null);
     await context.close();
   });
 

@@ -7,7 +7,7 @@ import { useMachine } from '@xstate/react';
 import type { FormEvent, MouseEvent } from 'react';
 import { useLocation } from '../../services/router.ts';
 import { RESET_REQUESTED_TEXT, forgotPasswordMachine } from './forgotPassword.machine.ts';
-import { loginMachine } from './login.machine.ts';
+import { loginMachine, refusedField } from './login.machine.ts';
 import { formText } from '../../components/formText.ts';
 
 /** The "Forgot password?" form in place of the sign-in form, then the answer, the same whatever the name. */
@@ -69,6 +69,10 @@ export function LoginScreen({ onSignedIn }: { readonly onSignedIn: (initial: str
   const forgot = useMachine(forgotPasswordMachine, { input: { open: params.has('forgot') } });
   const { mode, error } = state.context;
   const busy = state.matches('submitting') || state.matches('done');
+  // The field the refusal is about is marked and described by it.
+  const refused = refusedField(error);
+  const refusal = (field: 'username' | 'password') =>
+    refused === field ? { 'aria-invalid': true, 'aria-describedby': 'login-error' } : {};
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
@@ -89,8 +93,8 @@ export function LoginScreen({ onSignedIn }: { readonly onSignedIn: (initial: str
       <section className="login-card" aria-labelledby="login-title">
         <h1 id="login-title">StockPulse</h1>
         <p className="tagline">
-          Live quotes, price and moving-average alerts the moment they cross, and screeners, patterns and correlations
-          over the whole US market.
+          Live quotes; alerts on the price, moving averages, RSI, volume or the day’s change, in the app, by e-mail, Web
+          Push or webhook; and screeners, patterns and correlations over the whole US market.
         </p>
         <div className="tabs" role="tablist" aria-label="Sign in or create an account">
           <button
@@ -115,7 +119,14 @@ export function LoginScreen({ onSignedIn }: { readonly onSignedIn: (initial: str
         <form onSubmit={submit} noValidate aria-describedby={error ? 'login-error' : undefined}>
           <label>
             User name
-            <input name="username" autoComplete="username" required autoFocus disabled={busy} />
+            <input
+              name="username"
+              autoComplete="username"
+              required
+              autoFocus
+              disabled={busy}
+              {...refusal('username')}
+            />
           </label>
           <label>
             Password
@@ -125,6 +136,7 @@ export function LoginScreen({ onSignedIn }: { readonly onSignedIn: (initial: str
               autoComplete={registering ? 'new-password' : 'current-password'}
               required
               disabled={busy}
+              {...refusal('password')}
             />
           </label>
           {registering && (

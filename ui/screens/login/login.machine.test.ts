@@ -1,7 +1,15 @@
 import { expect } from 'chai';
 import { createActor, fromPromise, waitFor } from 'xstate';
 import { ApiError } from '../../services/api.ts';
-import { checkCredentials, loginMachine, type Credentials, type LoginMode, type SignedIn } from './login.machine.ts';
+import {
+  checkCredentials,
+  loginFailure,
+  loginMachine,
+  refusedField,
+  type Credentials,
+  type LoginMode,
+  type SignedIn,
+} from './login.machine.ts';
 
 function login(answer: (input: Credentials & { mode: LoginMode }) => Promise<SignedIn>) {
   const signedIn: SignedIn[] = [];
@@ -21,6 +29,15 @@ function login(answer: (input: Credentials & { mode: LoginMode }) => Promise<Sig
 }
 
 describe('login machine', () => {
+  it('marks the field a refusal names, and neither for a wrong user name or password', () => {
+    expect(refusedField(checkCredentials('register', 'Bad Name', 'correct horse'))).to.equal('username');
+    expect(refusedField(checkCredentials('register', 'alice', 'short'))).to.equal('password');
+    expect(refusedField(checkCredentials('signIn', 'alice', ''))).to.equal('password');
+    expect(refusedField(loginFailure('register', new ApiError(409, 'conflict', 'taken')))).to.equal('username');
+    expect(refusedField(loginFailure('signIn', new ApiError(401, 'unauthorized', 'no')))).to.equal(null);
+    expect(refusedField(null)).to.equal(null);
+  });
+
   it('signs in and tells the session who signed in', async () => {
     const { actor, signedIn } = login(async ({ username }) => Promise.resolve({ username, initial: 'A' }));
     actor.send({ type: 'user.submit', username: 'alice', password: 'secret-pass' });

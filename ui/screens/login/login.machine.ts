@@ -41,6 +41,17 @@ export function checkCredentials(mode: LoginMode, username: string, password: st
   return null;
 }
 
+/**
+ * The field a refusal is about, marked as refused on the form: the one its message names first (the form's own
+ * checks, a user name taken), or none for a refusal of both (a wrong user name or password) or of neither.
+ */
+export function refusedField(error: string | null): 'username' | 'password' | null {
+  if (error === null) return null;
+  if (error.startsWith('User name:') || error.startsWith('This user name is taken')) return 'username';
+  if (error.startsWith('Password:')) return 'password';
+  return null;
+}
+
 /** The message to show for a failed sign-in or registration. */
 export function loginFailure(mode: LoginMode, error: unknown): string {
   if (error instanceof ApiError) {
