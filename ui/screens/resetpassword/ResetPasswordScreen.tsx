@@ -8,7 +8,8 @@ import { Link } from '../../components/Link.tsx';
 import { NewPasswordInput } from '../../components/NewPasswordInput.tsx';
 import { formText } from '../../components/formText.ts';
 import { useLocation } from '../../services/router.ts';
-import { endedText, resetLinkOf, resetPasswordMachine } from './resetPassword.machine.ts';
+import { PASSWORD_LENGTH } from '../../../domain/accounts/accounts.ts';
+import { endedText, refusedField, resetLinkOf, resetPasswordMachine } from './resetPassword.machine.ts';
 
 /** The reset page. */
 export function ResetPasswordScreen() {
@@ -16,6 +17,10 @@ export function ResetPasswordScreen() {
   const [state, send] = useMachine(resetPasswordMachine, { input: { link: resetLinkOf(params) } });
   const { error, linkRefused, endedSessions, link } = state.context;
   const busy = state.matches('resetting');
+  // The field the refusal is about is marked and described by it.
+  const refused = refusedField(error);
+  const refusal = (field: 'new' | 'repeated') =>
+    refused === field ? { 'aria-invalid': true, 'aria-describedby': 'reset-error' } : {};
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const fields = new FormData(event.currentTarget);
@@ -37,18 +42,18 @@ export function ResetPasswordScreen() {
         {(state.matches('ready') || busy) && (
           <form onSubmit={submit} noValidate aria-describedby={error ? 'reset-error' : 'reset-hint'}>
             <p className="tagline" id="reset-hint">
-              Choose a new password for <strong>{link?.user}</strong>: 8 characters or more. Every device signed in to
-              the account is signed out.
+              Choose a new password for <strong>{link?.user}</strong>: {PASSWORD_LENGTH.min} characters or more. Every
+              device signed in to the account is signed out.
             </p>
             {/* For the browser's password manager: the account the new password is for. */}
             <input name="username" type="text" autoComplete="username" value={link?.user ?? ''} readOnly hidden />
             <label>
               New password
-              <NewPasswordInput name="new" autoFocus disabled={busy} />
+              <NewPasswordInput name="new" autoFocus disabled={busy} {...refusal('new')} />
             </label>
             <label>
               New password, again
-              <NewPasswordInput name="repeated" disabled={busy} />
+              <NewPasswordInput name="repeated" disabled={busy} {...refusal('repeated')} />
             </label>
             {error && (
               <p className="error" id="reset-error" role="alert">

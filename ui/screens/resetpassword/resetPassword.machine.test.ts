@@ -5,6 +5,7 @@ import {
   endedText,
   formRefusal,
   refusalOf,
+  refusedField,
   resetLinkOf,
   resetPasswordMachine,
   type ResetLink,
@@ -49,8 +50,11 @@ describe('reset password page machine', function () {
     const { actor, sent } = page(LINK, []);
     actor.send({ type: 'user.submit', form: { newPassword: 'a brand new password', repeated: 'a brand new pass' } });
     expect(actor.getSnapshot().context.error).to.equal('New password, again: does not match the new password');
+    expect(refusedField(actor.getSnapshot().context.error)).to.equal('repeated');
     actor.send({ type: 'user.submit', form: { newPassword: 'short', repeated: 'short' } });
     expect(actor.getSnapshot().context.error).to.equal('New password: 8 to 128 characters');
+    expect(refusedField(actor.getSnapshot().context.error)).to.equal('new');
+    expect(refusedField('Reset link: must be the request id of a reset link')).to.equal(null);
     expect(actor.getSnapshot().matches('ready')).to.equal(true);
     expect(sent).to.deep.equal([]);
     expect(formRefusal(FORM)).to.equal(null);

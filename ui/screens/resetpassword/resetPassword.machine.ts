@@ -53,6 +53,12 @@ const LABELS: Readonly<Record<string, string>> = {
   'body.token': 'Reset link',
 };
 
+/** The field a refusal's words start with, marked on the form; none for the link's refusals. */
+export function refusedField(error: string | null): 'new' | 'repeated' | null {
+  if (error?.startsWith('New password, again:')) return 'repeated';
+  return error?.startsWith('New password:') ? 'new' : null;
+}
+
 /** The form's own refusal, before asking the server: the password's length, and typed twice the same. */
 export function formRefusal(form: ResetForm): string | null {
   if (!passwordLengthFits(form.newPassword)) {

@@ -4,6 +4,7 @@
  */
 import { useMachine } from '@xstate/react';
 import { useEffect, useRef, type FormEvent } from 'react';
+import { PASSWORD_LENGTH } from '../../../domain/accounts/accounts.ts';
 import { Dismissible } from '../../components/LoadState.tsx';
 import { NewPasswordInput } from '../../components/NewPasswordInput.tsx';
 import { accountMachine, type PasswordField } from './account.machine.ts';
@@ -68,7 +69,11 @@ export function AccountCard() {
         </label>
         <label>
           New password
-          <NewPasswordInput name="new" placeholder="8 characters or more" {...field('newPassword')} />
+          <NewPasswordInput
+            name="new"
+            placeholder={`${PASSWORD_LENGTH.min} characters or more`}
+            {...field('newPassword')}
+          />
         </label>
         <label>
           New password, again
