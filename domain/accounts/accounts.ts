@@ -27,6 +27,9 @@ export const USERNAME_PATTERN = /^[a-z0-9_.-]{3,32}$/;
 /** The password rule of the API: 8 to 128 characters, for a new password (registering, changing, resetting). */
 export const PASSWORD_LENGTH = Object.freeze({ min: 8, max: 128 });
 
+/** {@link PASSWORD_LENGTH} in words, as the forms' refusals say it: `8 to 128 characters`. */
+export const PASSWORD_LENGTH_TEXT = `${PASSWORD_LENGTH.min} to ${PASSWORD_LENGTH.max} characters`;
+
 /** Whether a new password's length is within {@link PASSWORD_LENGTH}. */
 export function passwordLengthFits(password: string): boolean {
   return password.length >= PASSWORD_LENGTH.min && password.length <= PASSWORD_LENGTH.max;

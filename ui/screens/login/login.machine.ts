@@ -2,7 +2,7 @@
  * The sign-in page: sign in or create an account on one form, errors shown in place, no page reload. A new
  * account is signed in at once.
  */
-import { PASSWORD_LENGTH, passwordLengthFits, USERNAME_PATTERN } from '../../../domain/accounts/accounts.ts';
+import { PASSWORD_LENGTH_TEXT, passwordLengthFits, USERNAME_PATTERN } from '../../../domain/accounts/accounts.ts';
 import { authApi, type SignedIn } from '../../../domain/contract/auth.ts';
 import { assign, fromPromise, setup } from 'xstate';
 import { ApiError, call, errorMessage } from '../../services/api.ts';
@@ -35,7 +35,7 @@ export function checkCredentials(mode: LoginMode, username: string, password: st
     return 'User name: 3 to 32 characters of a-z, 0-9, _ . -';
   }
   if (mode === 'register' && !passwordLengthFits(password)) {
-    return `Password: ${PASSWORD_LENGTH.min} to ${PASSWORD_LENGTH.max} characters`;
+    return `Password: ${PASSWORD_LENGTH_TEXT}`;
   }
   if (password.length === 0) return 'Password: enter your password';
   return null;

@@ -3,7 +3,7 @@
  * new password typed twice, set when the form is sent, which signs out every session of the user.
  */
 import { assign, assertEvent, fromPromise, setup } from 'xstate';
-import { PASSWORD_LENGTH, passwordLengthFits } from '../../../domain/accounts/accounts.ts';
+import { PASSWORD_LENGTH_TEXT, passwordLengthFits } from '../../../domain/accounts/accounts.ts';
 import { authApi } from '../../../domain/contract/auth.ts';
 import { ApiError, call, errorMessage } from '../../services/api.ts';
 
@@ -62,7 +62,7 @@ export function refusedField(error: string | null): 'new' | 'repeated' | null {
 /** The form's own refusal, before asking the server: the password's length, and typed twice the same. */
 export function formRefusal(form: ResetForm): string | null {
   if (!passwordLengthFits(form.newPassword)) {
-    return `New password: ${PASSWORD_LENGTH.min} to ${PASSWORD_LENGTH.max} characters`;
+    return `New password: ${PASSWORD_LENGTH_TEXT}`;
   }
   if (form.newPassword !== form.repeated) return 'New password, again: does not match the new password';
   return null;

@@ -4,7 +4,7 @@
  * A refusal names the field it is about; editing that field, or trying again, takes it away.
  */
 import { assign, assertEvent, fromPromise, setup } from 'xstate';
-import { PASSWORD_LENGTH, passwordLengthFits } from '../../../domain/accounts/accounts.ts';
+import { PASSWORD_LENGTH_TEXT, passwordLengthFits } from '../../../domain/accounts/accounts.ts';
 import { authApi } from '../../../domain/contract/auth.ts';
 import { fieldRefusal } from '../../components/fieldRefusal.ts';
 import { call, errorMessage } from '../../services/api.ts';
@@ -80,7 +80,7 @@ export function formRefusal(form: PasswordForm): PasswordRefusal | null {
   if (!passwordLengthFits(form.newPassword)) {
     return {
       field: 'newPassword',
-      message: `New password: ${PASSWORD_LENGTH.min} to ${PASSWORD_LENGTH.max} characters`,
+      message: `New password: ${PASSWORD_LENGTH_TEXT}`,
     };
   }
   if (form.newPassword !== form.repeated) {
