@@ -80,6 +80,9 @@ describe('password reset by e-mail (Chromium)', function () {
     await card.getByText('New password, again: does not match the new password').waitFor();
     // The field the refusal names is marked and described by it.
     expect(await card.getByLabel('New password, again').getAttribute('aria-invalid')).to.equal('true');
+    expect(await card.getByLabel('New password, again').getAttribute('aria-describedby')).to.equal(
+      await card.getByRole('alert').getAttribute('id'),
+    );
     expect(await card.getByLabel('New password', { exact: true }).getAttribute('aria-invalid')).to.equal(null);
     await card.getByLabel('New password, again').fill(NEW_PASSWORD);
     await card.getByRole('button', { name: 'Set the new password' }).click();

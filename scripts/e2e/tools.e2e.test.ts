@@ -281,6 +281,10 @@ describe('refusals of the screener clause builder and the account card (Chromium
     await change.click();
     await wrong.waitFor();
     expect(await current.getAttribute('aria-invalid')).to.equal('true');
+    // Described by the refusal, which a screen reader then reads with the field.
+    const refusalId = await card.getByRole('alert').getAttribute('id');
+    expect(refusalId).to.be.a('string');
+    expect(await current.getAttribute('aria-describedby')).to.equal(refusalId);
 
     // A next try the form refuses (too short: nothing is sent) says so instead.
     await fresh.fill('short');
@@ -290,7 +294,9 @@ describe('refusals of the screener clause builder and the account card (Chromium
     await short.waitFor();
     expect(await wrong.count()).to.equal(0);
     expect(await current.getAttribute('aria-invalid')).to.equal(null);
+    expect(await current.getAttribute('aria-describedby')).to.equal(null);
     expect(await fresh.getAttribute('aria-invalid')).to.equal('true');
+    expect(await fresh.getAttribute('aria-describedby')).to.equal(refusalId);
 
     // Editing the field refused takes the refusal away.
     await fresh.fill('newpassword1');

@@ -34,9 +34,11 @@ export function Dismissible(props: {
   readonly onDismiss: () => void;
   readonly className?: string;
   readonly small?: boolean;
+  /** The element's id, for the fields the failure is about to be described by it. */
+  readonly id?: string;
 }) {
   return (
-    <div className={props.className ? `failed ${props.className}` : 'failed'} role="alert">
+    <div id={props.id} className={props.className ? `failed ${props.className}` : 'failed'} role="alert">
       <span>{props.message}</span>
       <button type="button" className={props.small ? 'button small' : 'button'} onClick={props.onDismiss}>
         Dismiss

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { fieldRefusal } from './fieldRefusal.ts';
+import { fieldRefusal, refusalMarks } from './fieldRefusal.ts';
 
 describe('fieldRefusal', () => {
   const labels = { symbol: 'Symbol', lots: 'Lots sold' };
@@ -30,5 +30,15 @@ describe('fieldRefusal', () => {
       text: 'Too many attempts: wait a moment and try again',
     });
     expect(fieldRefusal('body.toString: x', {}).text, 'no label from the prototype').to.equal('x');
+  });
+});
+
+describe('refusalMarks', () => {
+  it('marks a refused control invalid and described by the refusal, and leaves another unmarked', () => {
+    expect(refusalMarks(true, 'login-error')).to.deep.equal({
+      'aria-invalid': true,
+      'aria-describedby': 'login-error',
+    });
+    expect(refusalMarks(false, 'login-error')).to.deep.equal({});
   });
 });

@@ -28,3 +28,14 @@ export function fieldRefusal(message: string, labels: Readonly<Record<string, st
   const label = field !== null && Object.hasOwn(labels, field) ? labels[field] : undefined;
   return { field, text: label === undefined ? reason : `${label}: ${reason}` };
 }
+
+/** The attributes that mark a control a refusal is about: invalid, and described by the refusal's element. */
+export interface RefusalMarks {
+  readonly 'aria-invalid'?: true;
+  readonly 'aria-describedby'?: string;
+}
+
+/** The marks of a control: none unless `refused`, then invalid and described by the element `describedBy`. */
+export function refusalMarks(refused: boolean, describedBy: string): RefusalMarks {
+  return refused ? { 'aria-invalid': true, 'aria-describedby': describedBy } : {};
+}

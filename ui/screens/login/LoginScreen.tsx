@@ -10,6 +10,7 @@ import { RESET_REQUESTED_TEXT, forgotPasswordMachine } from './forgotPassword.ma
 import { PASSWORD_LENGTH } from '../../../domain/accounts/accounts.ts';
 import { loginMachine, refusedField } from './login.machine.ts';
 import { formText } from '../../components/formText.ts';
+import { refusalMarks } from '../../components/fieldRefusal.ts';
 
 /** The "Forgot password?" form in place of the sign-in form, then the answer, the same whatever the name. */
 function ForgotPassword({
@@ -72,8 +73,7 @@ export function LoginScreen({ onSignedIn }: { readonly onSignedIn: (initial: str
   const busy = state.matches('submitting') || state.matches('done');
   // The field the refusal is about is marked and described by it.
   const refused = refusedField(error);
-  const refusal = (field: 'username' | 'password') =>
-    refused === field ? { 'aria-invalid': true, 'aria-describedby': 'login-error' } : {};
+  const refusal = (field: 'username' | 'password') => refusalMarks(refused === field, 'login-error');
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget);

@@ -32,6 +32,7 @@ import {
   type PositionLot,
 } from './positions.ts';
 import './portfolio.css';
+import { refusalMarks } from '../../components/fieldRefusal.ts';
 
 const ALLOCATION_LAYOUT: Partial<Layout> = { margin: { l: 8, r: 8, t: 8, b: 8 }, showlegend: false };
 const ALLOCATION_CONFIG: Partial<Config> = { displayModeBar: false };
@@ -98,8 +99,7 @@ function LotForm(props: {
 
   const field = (name: keyof LotFormFields) => ({
     id: `${id}-${name}`,
-    'aria-invalid': errors[name] ? true : undefined,
-    'aria-describedby': errors[name] ? `${id}-${name}-error` : undefined,
+    ...refusalMarks(Boolean(errors[name]), `${id}-${name}-error`),
   });
 
   return (

@@ -33,6 +33,7 @@ import {
 import { EQUAL_WEIGHT, ledgerMachine, type TransactionField } from './ledger.machine.ts';
 import { StillChart, useDonut } from './StillChart.tsx';
 import { todayStamp, tradingDayTitle } from '../../services/time.ts';
+import { refusalMarks } from '../../components/fieldRefusal.ts';
 
 const KIND_LABELS: Readonly<Record<TransactionKind, string>> = {
   buy: 'Buy',
@@ -78,8 +79,7 @@ function TransactionFormView(props: {
   };
   const field = (name: keyof TransactionFormErrors) => ({
     id: `${id}-${name}`,
-    'aria-invalid': errors[name] ? true : undefined,
-    'aria-describedby': errors[name] ? `${id}-${name}-error` : undefined,
+    ...refusalMarks(Boolean(errors[name]), `${id}-${name}-error`),
   });
   const amountInput = (name: 'quantity' | 'price' | 'fee' | 'amount', label: string, placeholder: string) => (
     <label htmlFor={`${id}-${name}`}>

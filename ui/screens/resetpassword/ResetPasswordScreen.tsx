@@ -10,6 +10,7 @@ import { formText } from '../../components/formText.ts';
 import { useLocation } from '../../services/router.ts';
 import { PASSWORD_LENGTH } from '../../../domain/accounts/accounts.ts';
 import { endedText, refusedField, resetLinkOf, resetPasswordMachine } from './resetPassword.machine.ts';
+import { refusalMarks } from '../../components/fieldRefusal.ts';
 
 /** The reset page. */
 export function ResetPasswordScreen() {
@@ -19,8 +20,7 @@ export function ResetPasswordScreen() {
   const busy = state.matches('resetting');
   // The field the refusal is about is marked and described by it.
   const refused = refusedField(error);
-  const refusal = (field: 'new' | 'repeated') =>
-    refused === field ? { 'aria-invalid': true, 'aria-describedby': 'reset-error' } : {};
+  const refusal = (field: 'new' | 'repeated') => refusalMarks(refused === field, 'reset-error');
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const fields = new FormData(event.currentTarget);

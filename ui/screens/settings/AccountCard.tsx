@@ -9,6 +9,7 @@ import { Dismissible } from '../../components/LoadState.tsx';
 import { NewPasswordInput } from '../../components/NewPasswordInput.tsx';
 import { accountMachine, type PasswordField } from './account.machine.ts';
 import { formText } from '../../components/formText.ts';
+import { refusalMarks } from '../../components/fieldRefusal.ts';
 
 /** The account card. */
 export function AccountCard() {
@@ -38,13 +39,13 @@ export function AccountCard() {
   // Each field tells the machine it was edited, and is marked while a refusal is about it.
   const field = (name: PasswordField) => ({
     onChange: () => send({ type: 'user.edit', field: name }),
-    'aria-invalid': errorField === name ? true : undefined,
+    ...refusalMarks(errorField === name, 'account-error'),
   });
 
   return (
     <section className="settings-card" aria-labelledby="account-title">
       <h2 id="account-title">Account</h2>
-      {error && <Dismissible message={error} onDismiss={() => send({ type: 'user.dismiss' })} />}
+      {error && <Dismissible id="account-error" message={error} onDismiss={() => send({ type: 'user.dismiss' })} />}
       {done && (
         <p className="settings-done" role="status">
           {done}
