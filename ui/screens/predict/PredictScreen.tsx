@@ -47,7 +47,7 @@ function FitForm({ form, busy, send }: { readonly form: PredictForm; readonly bu
       <div className="predict-symbol">
         <SymbolSearch
           label="Symbol"
-          placeholder="Search a symbol or company"
+          placeholder="Symbol or company, e.g. AAPL"
           onPick={(hit) => edit({ symbol: hit.symbol })}
         />
         <p className="hint" aria-live="polite">
