@@ -12,6 +12,19 @@ import { SERVER_NODE_FLAGS } from '../nodeFlags.ts';
 /** A figure rounded to two decimals, as the benchmarks print them. */
 export const round2 = (value: number): number => Math.round(value * 100) / 100;
 
+/**
+ * The ms by which the event loop was late, from a figure (ns) of a `monitorEventLoopDelay` histogram sampling every
+ * `resolutionMs`: the histogram records the time between its timer's callbacks, which is the resolution itself when
+ * the loop is free (an idle process's p99 at 10 ms is about 12 ms on this machine), so the delay is the excess.
+ * prom-client's `nodejs_eventloop_lag_*` gauges are such figures at {@link PROM_CLIENT_LAG_RESOLUTION_MS}.
+ */
+export function loopDelayMs(ns: number, resolutionMs: number): number {
+  return round2(Math.max(0, ns / 1e6 - resolutionMs));
+}
+
+/** The resolution of prom-client's event-loop histogram (its default `eventLoopMonitoringPrecision`), ms. */
+export const PROM_CLIENT_LAG_RESOLUTION_MS = 10;
+
 let gc: (() => void) | undefined;
 
 /**

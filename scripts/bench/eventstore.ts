@@ -25,7 +25,9 @@ export interface EventStoreBenchResult {
   readonly ratioToRaw: number;
   /**
    * The event loop's delay (p99 of a 1 ms sampling, ms) under steady writes with the WAL checkpointed in the
-   * worker thread, as the stores do, and on the writing connection, as they did; the medians of the rounds.
+   * worker thread, as the stores do, and on the writing connection, as they did; the medians of the rounds. Each
+   * includes the sampling's 1 ms interval (a free loop reads 1 ms; see `loopDelayMs` in `child.ts`), which keeps
+   * their ratio defined and can only bring it nearer 1.
    */
   readonly loopDelayWorkerP99Ms: number;
   readonly loopDelayInlineP99Ms: number;

@@ -52,7 +52,16 @@ import { Random } from '../../engine/marketdata/random.ts';
 import { MARKET_DB_FILE } from '../../engine/marketdata/store.ts';
 import { marketTemplate, TEST_MARKET_DATE } from '../../gateway/testing/harness.ts';
 import { isMain } from '../scriptIo.ts';
-import { collectHeap, expectExit, progress, round2, startServerChild, stopChild } from './child.ts';
+import {
+  collectHeap,
+  expectExit,
+  loopDelayMs,
+  progress,
+  PROM_CLIENT_LAG_RESOLUTION_MS,
+  round2,
+  startServerChild,
+  stopChild,
+} from './child.ts';
 import { percentile } from './gateway.ts';
 
 /** Figures of one run. */
@@ -96,7 +105,10 @@ export interface LatencyBenchResult {
   readonly backgroundTriggers: number;
   /** Seconds the measurement took (the crossing ticks and the wait for their last notifications). */
   readonly measureSeconds: number;
-  /** The gateway's event-loop delay during the measurement (with the mixed alerts, if armed): p99 and max, ms. */
+  /**
+   * The gateway's event-loop delay during the measurement (with the mixed alerts, if armed): p99 and max, ms by
+   * which the loop was late (its metrics' figures less their histogram's 10 ms interval; see `loopDelayMs`).
+   */
   readonly loopDelayP99Ms: number;
   readonly loopDelayMaxMs: number;
 }
@@ -604,8 +616,8 @@ async function measureNotifications(
   const gcAfter = gcOf(after);
   const heapMb = Math.round(after('nodejs_heap_size_used_bytes') / 1e6);
   const loopDelay = {
-    p99Ms: round2(after('nodejs_eventloop_lag_p99_seconds') * 1000),
-    maxMs: round2(after('nodejs_eventloop_lag_max_seconds') * 1000),
+    p99Ms: loopDelayMs(after('nodejs_eventloop_lag_p99_seconds') * 1e9, PROM_CLIENT_LAG_RESOLUTION_MS),
+    maxMs: loopDelayMs(after('nodejs_eventloop_lag_max_seconds') * 1e9, PROM_CLIENT_LAG_RESOLUTION_MS),
   };
   const ticksPerSec = await load.stop();
   children.splice(children.indexOf(load.child), 1);
@@ -640,13 +652,16 @@ async function measureNotifications(
   };
 }
 
+/** The resolution of this process's event-loop histogram, ms. */
+const OWN_LAG_RESOLUTION_MS = 10;
+
 /**
  * This process's own pauses from now on (it receives the notifications it times, so a pause of its own lengthens
  * them): `report` stops watching and prints its event-loop delay, how many collections it made and the longest,
  * and those of 10 ms or more, with when each began, in seconds from `started`.
  */
 function ownPauses(): { report(started: number): Promise<void> } {
-  const delay = monitorEventLoopDelay({ resolution: 10 });
+  const delay = monitorEventLoopDelay({ resolution: OWN_LAG_RESOLUTION_MS });
   const collections: { at: number; ms: number }[] = [];
   let count = 0;
   let longest = 0;
@@ -667,8 +682,8 @@ function ownPauses(): { report(started: number): Promise<void> } {
       observer.disconnect();
       const when = collections.map((c) => `${c.ms.toFixed(0)} ms at ${((c.at - started) / 1000).toFixed(2)} s`);
       progress(
-        `    this process (the sockets): event-loop delay p99 ${round2(delay.percentile(99) / 1e6)} ms, ` +
-          `max ${round2(delay.max / 1e6)} ms; ${count} collections, the longest ${longest.toFixed(1)} ms; ` +
+        `    this process (the sockets): event-loop delay p99 ${loopDelayMs(delay.percentile(99), OWN_LAG_RESOLUTION_MS)} ms, ` +
+          `max ${loopDelayMs(delay.max, OWN_LAG_RESOLUTION_MS)} ms; ${count} collections, the longest ${longest.toFixed(1)} ms; ` +
           `of 10 ms or more: ${when.join(', ') || 'none'}`,
       );
     },
