@@ -344,6 +344,37 @@ export function eventStoreContract(name: string, open: () => Promise<ContractSub
         await subscription.stop();
       });
 
+      it('delivers an event appended while a handler was at work, with no later append to wake it', async function () {
+        const concern = `busy${randomUUID().slice(0, 8)}`;
+        const stream = uniqueStream(concern);
+        const from = await store.headPosition();
+        let entered!: () => void;
+        const inFirst = new Promise<void>((resolve) => (entered = resolve));
+        let release!: () => void;
+        const released = new Promise<void>((resolve) => (release = resolve));
+        const seen: string[] = [];
+        const subscription = store.subscribeToAll(
+          {
+            onEvent: async (e) => {
+              seen.push(e.type);
+              if (e.type !== 'A') return;
+              entered();
+              await released;
+            },
+          },
+          { fromPosition: from, filter: { streamPrefixes: [`${concern}-`] } },
+        );
+        await subscription.caughtUp;
+        await store.appendToStream(stream, [event('A')]);
+        await inFirst;
+        // Appended, and its wake given, while the handler of A is still at work.
+        await store.appendToStream(stream, [event('B')]);
+        release();
+        await until(() => seen.length === 2);
+        expect(seen).to.deep.equal(['A', 'B']);
+        await subscription.stop();
+      });
+
       it('delivers nothing after stop', async function () {
         const concern = `stop${randomUUID().slice(0, 8)}`;
         const stream = uniqueStream(concern);

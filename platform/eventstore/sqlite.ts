@@ -412,6 +412,9 @@ export class SqliteEventStore implements EventStore {
       let at = (options.fromPosition ?? START).commit;
       let isCaughtUp = false;
       while (!stopped) {
+        // The commits seen when the page is read: one seen later (its wake may have come while this subscription
+        // was applying the page) makes it read again rather than wait.
+        const version = this.appendVersion;
         const rows = this.pageAfter(at);
         let skipped = false;
         for (const shared of rows) {
@@ -439,12 +442,8 @@ export class SqliteEventStore implements EventStore {
         if (rows.length < PAGE) {
           await new Promise<void>((resolve) => {
             wakeUp = resolve;
-            // An append may have landed between the read and now (another process's, before the poller saw it:
-            // the shared page no longer holds every row after its position).
-            if ((this.stmt.head.get()?.seq ?? START.commit) > at) {
-              this.lastPage = undefined;
-              onWake();
-            } else if (stopped) onWake();
+            // Another process's commit is seen by the poller, which wakes it then (or makes the version differ).
+            if (this.appendVersion !== version || stopped) onWake();
           });
         }
       }
