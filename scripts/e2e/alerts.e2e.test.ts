@@ -583,6 +583,17 @@ describe('alerts (Chromium)', function () {
         .map((b) => b.getAttribute('aria-label') ?? b.textContent);
     });
     expect(cut, 'buttons cut by the cell').to.deep.equal([]);
+    // Edit, Pause and History on one line; the delete button in the corner, beside the condition.
+    const lines = await row.evaluate((card) => {
+      const buttons = [...card.querySelectorAll('.al-actions > button')];
+      const condition = card.querySelector('.al-card-condition')!.getBoundingClientRect();
+      const remove = buttons.at(-1)!.getBoundingClientRect();
+      return {
+        actions: new Set(buttons.slice(0, -1).map((b) => Math.round(b.getBoundingClientRect().top))).size,
+        besideCondition: remove.top < condition.bottom && remove.left >= condition.left,
+      };
+    });
+    expect(lines).to.deep.equal({ actions: 1, besideCondition: true });
     await pause.click();
     await row.locator('.al-status', { hasText: 'paused' }).waitFor();
     await e2e.screenshot(page, 'alerts-phone');
