@@ -30,6 +30,9 @@ export const PASSWORD_LENGTH = Object.freeze({ min: 8, max: 128 });
 /** {@link PASSWORD_LENGTH} in words, as the forms' refusals say it: `8 to 128 characters`. */
 export const PASSWORD_LENGTH_TEXT = `${PASSWORD_LENGTH.min} to ${PASSWORD_LENGTH.max} characters`;
 
+/** The least of {@link PASSWORD_LENGTH} in words, as the forms' hints say it: `8 characters or more`. */
+export const PASSWORD_MINIMUM_TEXT = `${PASSWORD_LENGTH.min} characters or more`;
+
 /** Whether a new password's length is within {@link PASSWORD_LENGTH}. */
 export function passwordLengthFits(password: string): boolean {
   return password.length >= PASSWORD_LENGTH.min && password.length <= PASSWORD_LENGTH.max;

@@ -8,7 +8,7 @@ import { Link } from '../../components/Link.tsx';
 import { NewPasswordInput } from '../../components/NewPasswordInput.tsx';
 import { formText } from '../../components/formText.ts';
 import { useLocation } from '../../services/router.ts';
-import { PASSWORD_LENGTH } from '../../../domain/accounts/accounts.ts';
+import { PASSWORD_MINIMUM_TEXT } from '../../../domain/accounts/accounts.ts';
 import { endedText, refusedField, resetLinkOf, resetPasswordMachine } from './resetPassword.machine.ts';
 import { refusalMarks } from '../../components/fieldRefusal.ts';
 
@@ -42,8 +42,8 @@ export function ResetPasswordScreen() {
         {(state.matches('ready') || busy) && (
           <form onSubmit={submit} noValidate aria-describedby={error ? 'reset-error' : 'reset-hint'}>
             <p className="tagline" id="reset-hint">
-              Choose a new password for <strong>{link?.user}</strong>: {PASSWORD_LENGTH.min} characters or more. Every
-              device signed in to the account is signed out.
+              Choose a new password for <strong>{link?.user}</strong>: {PASSWORD_MINIMUM_TEXT}. Every device signed in
+              to the account is signed out.
             </p>
             {/* For the browser's password manager: the account the new password is for. */}
             <input name="username" type="text" autoComplete="username" value={link?.user ?? ''} readOnly hidden />

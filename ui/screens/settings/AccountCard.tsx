@@ -4,7 +4,7 @@
  */
 import { useMachine } from '@xstate/react';
 import { useEffect, useRef, type FormEvent } from 'react';
-import { PASSWORD_LENGTH } from '../../../domain/accounts/accounts.ts';
+import { PASSWORD_MINIMUM_TEXT } from '../../../domain/accounts/accounts.ts';
 import { Dismissible } from '../../components/LoadState.tsx';
 import { NewPasswordInput } from '../../components/NewPasswordInput.tsx';
 import { accountMachine, type PasswordField } from './account.machine.ts';
@@ -70,11 +70,7 @@ export function AccountCard() {
         </label>
         <label>
           New password
-          <NewPasswordInput
-            name="new"
-            placeholder={`${PASSWORD_LENGTH.min} characters or more`}
-            {...field('newPassword')}
-          />
+          <NewPasswordInput name="new" placeholder={PASSWORD_MINIMUM_TEXT} {...field('newPassword')} />
         </label>
         <label>
           New password, again
