@@ -8,8 +8,9 @@ describe('loopDelayMs', () => {
     const histogram = monitorEventLoopDelay({ resolution: 10 });
     histogram.enable();
     await idle(200);
-    // The histogram records the time between its timer's callbacks: a free loop's is the resolution itself.
-    expect(histogram.min / 1e6).to.be.at.least(10);
+    // The histogram records the time between its timer's callbacks: a free loop's is about the resolution itself
+    // (one callback may come a little early after a late one: a clean clone's run saw a least of 9.1 ms).
+    expect(histogram.percentile(50) / 1e6).to.be.at.least(9);
     expect(loopDelayMs(histogram.min, 10)).to.be.below(2);
 
     // (A reset histogram takes its next callback as its start: the block is watched through, not after a reset.)
