@@ -46,6 +46,22 @@ function decorate(store: EventStore, overrides: Partial<EventStore>): EventStore
   };
 }
 
+/** `store` (with `overrides`) recording the revision each stream read starts from (undefined: the whole stream). */
+function watchingReads(
+  store: EventStore,
+  overrides: Partial<EventStore> = {},
+): { watched: EventStore; reads: (number | string | undefined)[] } {
+  const reads: (number | string | undefined)[] = [];
+  const watched = decorate(store, {
+    readStream: (name, options) => {
+      reads.push(options?.fromRevision);
+      return store.readStream(name, options);
+    },
+    ...overrides,
+  });
+  return { watched, reads };
+}
+
 /** The watch-list decider with a count of its `decide` calls. */
 function countingDecider(): {
   decider: Decider<WatchlistCommand, WatchlistEvent, WatchlistState>;
@@ -219,13 +235,7 @@ describe('handleCommand (SQLite event store)', () => {
   });
 
   it("folds only the events after those it folded before, another writer's included", async () => {
-    const reads: (number | string | undefined)[] = [];
-    const watched = decorate(store, {
-      readStream: (name, options) => {
-        reads.push(options?.fromRevision);
-        return store.readStream(name, options);
-      },
-    });
+    const { watched, reads } = watchingReads(store);
     const other = openSqliteEventStore({ file: join(dir, 'events.db') });
     try {
       await handleCommand(watched, watchlistDecider, stream, add('AAPL', 'MSFT'), metaFor(userId));
@@ -288,6 +298,34 @@ describe('handleCommand (SQLite event store)', () => {
       const fresh = await handleCommand(other, watchlistDecider, stream, add('AAPL'), metaFor(userId));
       expect(fresh.state.symbols).to.deep.equal(['MSFT', 'TSLA', 'AAPL']);
     });
+  });
+
+  it("asks the store the stream's revision instead of reading it, and reads only what another writer appended", async () => {
+    const { watched, reads } = watchingReads(store, { streamRevision: (name) => store.streamRevision!(name) });
+    const other = openSqliteEventStore({ file: join(dir, 'events.db') });
+    try {
+      await handleCommand(watched, watchlistDecider, stream, add('AAPL', 'MSFT'), metaFor(userId));
+      await handleCommand(watched, watchlistDecider, stream, add('TSLA'), metaFor(userId));
+      await handleCommand(watched, watchlistDecider, stream, remove('AAPL'), metaFor(userId));
+      // Nothing appended but by this handler: after the first (no stream yet), no read at all.
+      expect(reads).to.deep.equal([undefined]);
+      await handleCommand(other, watchlistDecider, stream, add('IBM'), metaFor(userId));
+      const outcome = await handleCommand(watched, watchlistDecider, stream, remove('MSFT'), metaFor(userId));
+      // The other writer's append moved the revision: read from the last event kept (revision 3, AAPL removed).
+      expect(reads).to.deep.equal([undefined, 3]);
+      expect(outcome.state.symbols).to.deep.equal(['TSLA', 'IBM']);
+      expect(outcome.revision).to.equal(5);
+      expect(verifyStream(await store.readStream(stream))).to.equal(null);
+      // A retried command is still answered as the first time, from the kept ids.
+      const meta = metaFor(userId);
+      const first = await handleCommand(watched, watchlistDecider, stream, add('NVDA'), meta);
+      expect(await handleCommand(watched, watchlistDecider, stream, add('NVDA'), meta)).to.deep.equal({
+        ...first,
+        replayed: true,
+      });
+    } finally {
+      await other.close();
+    }
   });
 
   it('past MEMO_IDS_LIMIT events asks the store whether a command was recorded, and still replays an old one', async () => {

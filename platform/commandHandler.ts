@@ -7,7 +7,9 @@
  * The state a stream was folded to is kept (for the most recently used streams of each store), and moved on
  * past each command's own events once appended, so the next command on it reads and folds only the events
  * appended since by any other writer, plus the last one kept (read again to check it is still the stream's):
- * a user's 500th alert costs what the first did, instead of reading and folding the 499 before it again.
+ * a user's 500th alert costs what the first did, instead of reading and folding the 499 before it again. A store
+ * that tells a stream's revision (`streamRevision`, the SQLite log) is asked that instead, and the stream is read
+ * only when something was appended since.
  */
 import { fold, type CommandMeta, type Decider, type DomainEvent } from '../domain/decider.ts';
 import { eventIdFor } from '../domain/ids.ts';
@@ -152,6 +154,11 @@ async function readOnFromMemo<C, E extends DomainEvent, S>(
   const memo = streams.get(stream);
   if (!memo || !foldedWith(memo, decider as Decider<unknown, never, unknown>)) return null;
   if (await holds(store, stream, memo, firstId)) return null;
+  // Nothing appended since (a stream's revisions are never reused): the memo is the stream, no event read.
+  if (store.streamRevision !== undefined && (await store.streamRevision(stream)) === memo.last.revision) {
+    remember(store, stream, memo);
+    return { state: memo.state as S, last: memo.last };
+  }
   let tail: RecordedEvent[];
   try {
     tail = await store.readStream(stream, { fromRevision: memo.last.revision });

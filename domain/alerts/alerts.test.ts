@@ -10,6 +10,7 @@ import {
   ALERT_THRESHOLD_MAX,
   actionReport,
   alertMessage,
+  alertOf,
   alertsDecider,
   armedAlerts,
   evolveAlert,
@@ -18,10 +19,12 @@ import {
   thresholdProblem,
   toCents,
   triggerCommandId,
+  type Alert,
   type AlertInput,
   type AlertMessageInput,
   type AlertsCommand,
   type AlertsEvent,
+  type AlertsState,
   type AlertCreatedData,
   type AlertTriggeredData,
   type AlertUpdatedData,
@@ -1162,22 +1165,23 @@ describe('alert conditions, frequencies, pause, resume and expiry', () => {
 });
 
 describe('alerts folded many events at once', function () {
+  const ids = [A1, A2, idOf(3)];
+  const commandArb: fc.Arbitrary<AlertsCommand> = fc
+    .tuple(fc.constantFrom(...ids), fc.integer({ min: 0, max: 6 }), fc.integer({ min: 150, max: 250 }))
+    .map(([alertId, kind, price]): AlertsCommand => {
+      const stamp = { at: LATER };
+      if (kind === 0) return create({ alertId, threshold: price });
+      if (kind === 1) return update({ alertId, threshold: price, frequency: 'every_time' });
+      if (kind === 2) return remove(alertId);
+      if (kind === 3) return { type: 'PauseAlert', data: { alertId, ...stamp } };
+      if (kind === 4) return { type: 'ResumeAlert', data: { alertId, ...stamp } };
+      return {
+        ...trigger(alertId, price),
+        data: { ...trigger(alertId, price).data, firing: price },
+      } as AlertsCommand;
+    });
+
   it('give the state that folding them one by one gives, for any split of a stream of commands', function () {
-    const ids = [A1, A2, idOf(3)];
-    const commandArb: fc.Arbitrary<AlertsCommand> = fc
-      .tuple(fc.constantFrom(...ids), fc.integer({ min: 0, max: 6 }), fc.integer({ min: 150, max: 250 }))
-      .map(([alertId, kind, price]): AlertsCommand => {
-        const stamp = { at: LATER };
-        if (kind === 0) return create({ alertId, threshold: price });
-        if (kind === 1) return update({ alertId, threshold: price, frequency: 'every_time' });
-        if (kind === 2) return remove(alertId);
-        if (kind === 3) return { type: 'PauseAlert', data: { alertId, ...stamp } };
-        if (kind === 4) return { type: 'ResumeAlert', data: { alertId, ...stamp } };
-        return {
-          ...trigger(alertId, price),
-          data: { ...trigger(alertId, price).data, firing: price },
-        } as AlertsCommand;
-      });
     let events = 0;
     fc.assert(
       fc.property(fc.array(commandArb, { minLength: 30, maxLength: 80 }), fc.nat(), (commands, cut) => {
@@ -1186,5 +1190,34 @@ describe('alerts folded many events at once', function () {
       { numRuns: 300, seed: 11 },
     );
     expect(events).to.be.above(1000);
+  });
+
+  it('find each alert by id where a scan of the list finds it, folded one by one, at once, or both', function () {
+    const scanned = (state: AlertsState, id: string): Alert | undefined => state.alerts.find((a) => a.id === id);
+    let found = 0;
+    fc.assert(
+      fc.property(fc.array(commandArb, { minLength: 30, maxLength: 80 }), fc.nat(), (commands, cut) => {
+        const events = checkFoldAtOnce(alertsDecider, commands, cut);
+        const split = events.length === 0 ? 0 : cut % (events.length + 1);
+        const states = [
+          fold(alertsDecider, events),
+          alertsDecider.evolveAll!(alertsDecider.initialState, events),
+          alertsDecider.evolveAll!(fold(alertsDecider, events.slice(0, split)), events.slice(split)),
+          fold(
+            alertsDecider,
+            events.slice(split),
+            alertsDecider.evolveAll!(alertsDecider.initialState, events.slice(0, split)),
+          ),
+        ];
+        for (const state of states) {
+          for (const id of [...ids, idOf(9)]) {
+            expect(alertOf(state, id)).to.equal(scanned(state, id));
+            if (alertOf(state, id) !== undefined) found += 1;
+          }
+        }
+      }),
+      { numRuns: 300, seed: 12 },
+    );
+    expect(found).to.be.above(1000);
   });
 });

@@ -13,6 +13,7 @@
 import {
   ALERTS_CONCERN,
   ALERT_EVENT_TYPES,
+  alertOf,
   alertsDecider,
   expireCommandId,
   alertKey,
@@ -149,7 +150,7 @@ export function triggerDecider(arming: number): Decider<AlertsCommand, AlertsEve
     decide: (command, state) => {
       if (command.type === 'TriggerAlert') {
         const id = String(command.data.alertId).toLowerCase();
-        const alert = state.alerts.find((a) => a.id === id);
+        const alert = alertOf(state, id);
         if (alert === undefined || alert.arming !== arming) return [];
       }
       return alertsDecider.decide(command, state);
@@ -581,7 +582,7 @@ export class AlertEngine implements TickListener {
       })
       .then(({ outcome, commandId }) => {
         if (everyTime) {
-          const recorded = outcome.state.alerts.find((a) => a.id === alert.alertId);
+          const recorded = alertOf(outcome.state, alert.alertId);
           if (recorded !== undefined && recorded.arming === alert.arming) {
             alert.firings = Math.max(alert.firings, recorded.firings);
           }

@@ -3,7 +3,14 @@
  * trigger history.
  */
 import { alertsApi } from '../../domain/contract/alerts.ts';
-import { ALERTS_CONCERN, actionReport, alertKey, alertsDecider, type Alert } from '../../domain/alerts/alerts.ts';
+import {
+  ALERTS_CONCERN,
+  actionReport,
+  alertKey,
+  alertOf,
+  alertsDecider,
+  type Alert,
+} from '../../domain/alerts/alerts.ts';
 import { type AlertAnswer } from '../../domain/contract/alerts.ts';
 import { conditionText } from '../../domain/alerts/conditions.ts';
 import { STOCKPULSE_NAMESPACE, isUuid, uuidV5 } from '../../domain/ids.ts';
@@ -199,7 +206,7 @@ export function alertsRoutes(deps: AlertsDeps) {
         const outcome = await inBodyTerms(alertId, () =>
           deps.commands.execute(concern, update ? { type: 'UpdateAlert', data } : { type: 'CreateAlert', data }, m),
         );
-        const alert = outcome.state.alerts.find((a) => a.id === alertId);
+        const alert = alertOf(outcome.state, alertId);
         if (!alert) throw notFound(`body.id: no alert ${alertId}`);
         const channels =
           choice === undefined
@@ -223,7 +230,7 @@ export function alertsRoutes(deps: AlertsDeps) {
           const alertId = alertIdOf(params.id);
           const m = meta();
           const outcome = await deps.commands.execute(concern, { type, data: { alertId, at: m.at } }, m);
-          const alert = outcome.state.alerts.find((a) => a.id === alertId);
+          const alert = alertOf(outcome.state, alertId);
           if (!alert) throw notFound(`params.id: no alert ${alertId}`);
           return alertView(alert, await readChannels(deps.readModels, m.userId));
         },

@@ -215,6 +215,13 @@ export interface EventStore {
    */
   hasEvent?(stream: string, eventId: string): Promise<boolean>;
 
+  /**
+   * Optional: the revision of the stream's last event (`no_stream` when it has none), looked up alone, no event
+   * read. A command handler that kept a stream's state asks it to learn that nothing was appended since, instead
+   * of reading the last event again (see `platform/commandHandler.ts`); without it, the handler reads it.
+   */
+  streamRevision?(stream: string): Promise<number | 'no_stream'>;
+
   /** Catch-up subscription to the global log: history after `fromPosition`, then live events. */
   subscribeToAll(handlers: SubscriptionHandlers, options?: SubscribeOptions): Subscription;
 

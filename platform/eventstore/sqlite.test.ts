@@ -112,6 +112,26 @@ describe('SQLite event store', function () {
     await b.close();
   });
 
+  it("tells a stream's last revision, another connection's appends included", async function () {
+    const a = openSqliteEventStore({ file });
+    const b = openSqliteEventStore({ file });
+    try {
+      const stream = `rev-${randomUUID().slice(0, 8)}`;
+      expect(await a.streamRevision(stream)).to.equal('no_stream');
+      await a.appendToStream(stream, [
+        { id: randomUUID(), type: 'A', data: {} },
+        { id: randomUUID(), type: 'B', data: {} },
+      ]);
+      expect(await a.streamRevision(stream)).to.equal(1);
+      await b.appendToStream(stream, [{ id: randomUUID(), type: 'C', data: {} }], { expectedRevision: 1 });
+      expect(await a.streamRevision(stream)).to.equal(2);
+      expect(await a.streamRevision(`${stream}-other`)).to.equal('no_stream');
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
   it('serialises two processes racing on one stream without losing or doubling an event', async function () {
     this.timeout(60000);
     const stream = `race-${randomUUID().slice(0, 8)}`;

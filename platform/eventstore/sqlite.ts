@@ -370,6 +370,11 @@ export class SqliteEventStore implements EventStore {
     return Promise.resolve(this.stmt.byId.get(eventId)?.stream === stream);
   }
 
+  streamRevision(stream: string): Promise<number | 'no_stream'> {
+    this.assertOpen();
+    return Promise.resolve(this.stmt.lastRevision.get(stream)?.revision ?? 'no_stream');
+  }
+
   chainHeads(options: ChainHeadsOptions): Promise<ChainHeadsPage> {
     this.assertOpen();
     const from = options.fromPosition.commit;
