@@ -19,7 +19,6 @@ import {
   thresholdProblem,
   toCents,
   triggerCommandId,
-  type Alert,
   type AlertInput,
   type AlertMessageInput,
   type AlertsCommand,
@@ -1193,27 +1192,32 @@ describe('alerts folded many events at once', function () {
   });
 
   it('find each alert by id where a scan of the list finds it, folded one by one, at once, or both', function () {
-    const scanned = (state: AlertsState, id: string): Alert | undefined => state.alerts.find((a) => a.id === id);
+    // Twenty alerts first, so the lists are long enough to be searched by their positions.
+    const fillerIds = Array.from({ length: 20 }, (_, i) => idOf(100 + i));
+    const filler = fillerIds.map((alertId) => create({ alertId, threshold: 200 }));
+    const known = [...ids, idOf(9), ...fillerIds];
     let found = 0;
+    const check = (state: AlertsState): void => {
+      for (const id of known) {
+        const alert = alertOf(state, id);
+        expect(alert).to.equal(state.alerts.find((a) => a.id === id));
+        if (alert !== undefined) found += 1;
+      }
+    };
     fc.assert(
       fc.property(fc.array(commandArb, { minLength: 30, maxLength: 80 }), fc.nat(), (commands, cut) => {
-        const events = checkFoldAtOnce(alertsDecider, commands, cut);
+        const events = checkFoldAtOnce(alertsDecider, [...filler, ...commands], cut);
         const split = events.length === 0 ? 0 : cut % (events.length + 1);
-        const states = [
-          fold(alertsDecider, events),
-          alertsDecider.evolveAll!(alertsDecider.initialState, events),
-          alertsDecider.evolveAll!(fold(alertsDecider, events.slice(0, split)), events.slice(split)),
-          fold(
-            alertsDecider,
-            events.slice(split),
-            alertsDecider.evolveAll!(alertsDecider.initialState, events.slice(0, split)),
-          ),
-        ];
-        for (const state of states) {
-          for (const id of [...ids, idOf(9)]) {
-            expect(alertOf(state, id)).to.equal(scanned(state, id));
-            if (alertOf(state, id) !== undefined) found += 1;
-          }
+        check(fold(alertsDecider, events));
+        check(alertsDecider.evolveAll!(alertsDecider.initialState, events));
+        check(alertsDecider.evolveAll!(fold(alertsDecider, events.slice(0, split)), events.slice(split)));
+        const atOnce = alertsDecider.evolveAll!(alertsDecider.initialState, events.slice(0, split));
+        check(atOnce);
+        // One by one, searched after each event, so that each list's positions are made and handed on.
+        let state = atOnce;
+        for (const event of events.slice(split)) {
+          state = alertsDecider.evolve(state, event);
+          check(state);
         }
       }),
       { numRuns: 300, seed: 12 },

@@ -678,11 +678,16 @@ function eventDefinition(definition: AlertDefinition): AlertEventDefinition {
 
 /**
  * Where each alert of a list is, by id (the first of an id, as `findIndex` finds it): kept beside the list, not in
- * the state, and never changed once made. It is made the first time a list is searched, and shared by the list
- * an event makes by replacing one alert in place (a trigger, a pause, an update), so a command on a user's 500
- * alerts finds its alert without reading the 499 others (each a separate object in memory).
+ * the state, and never changed once made. It is made the first time a list longer than {@link SCANNED_UP_TO} is
+ * searched, and shared by the list an event makes by replacing one alert in place (a trigger, a pause, an update),
+ * so a command on a user's 500 alerts finds its alert without reading the 499 others (each a separate object in
+ * memory). A short list is scanned, as a map would cost more than it saves (the engine folds each event into a
+ * list of one alert).
  */
 const positions = new WeakMap<readonly Alert[], ReadonlyMap<string, number>>();
+
+/** The longest list searched by reading it rather than by its positions. */
+const SCANNED_UP_TO = 16;
 
 function positionsOf(alerts: readonly Alert[]): ReadonlyMap<string, number> {
   let at = positions.get(alerts);
@@ -698,7 +703,9 @@ function positionsOf(alerts: readonly Alert[]): ReadonlyMap<string, number> {
 
 /** Where the alert `alertId` is in the state's list (its first, by exact id), or -1. */
 function positionOf(state: AlertsState, alertId: unknown): number {
-  return typeof alertId === 'string' ? (positionsOf(state.alerts).get(alertId) ?? -1) : -1;
+  const { alerts } = state;
+  if (alerts.length <= SCANNED_UP_TO) return alerts.findIndex((alert) => alert.id === alertId);
+  return typeof alertId === 'string' ? (positionsOf(alerts).get(alertId) ?? -1) : -1;
 }
 
 /** The alert of exactly this id in a user's alerts (ids are lower case, as the decider writes them), if any. */
@@ -1094,8 +1101,9 @@ function evolve(state: AlertsState, event: AlertsEvent): AlertsState {
   if (before === undefined) return { alerts: [...state.alerts, after] };
   const alerts = [...state.alerts];
   alerts[index] = after;
-  // The same ids in the same places: the new list's positions are the old one's.
-  positions.set(alerts, positionsOf(state.alerts));
+  // The same ids in the same places: the new list's positions, once known, are the old one's.
+  const known = positions.get(state.alerts);
+  if (known !== undefined) positions.set(alerts, known);
   return { alerts };
 }
 
@@ -1133,7 +1141,8 @@ function evolveAll(state: AlertsState, events: readonly AlertsEvent[]): AlertsSt
   if (!changed) return state;
   const kept = alerts.filter((alert): alert is Alert => alert !== undefined);
   // Nothing deleted: every alert is where `at` says (the first of each id), so the list's positions are known.
-  if (kept.length === alerts.length) positions.set(kept, at as ReadonlyMap<string, number>);
+  if (kept.length === alerts.length && kept.length > SCANNED_UP_TO)
+    positions.set(kept, at as ReadonlyMap<string, number>);
   return { alerts: kept };
 }
 
