@@ -701,11 +701,18 @@ function positionsOf(alerts: readonly Alert[]): ReadonlyMap<string, number> {
   return at;
 }
 
-/** Where the alert `alertId` is in the state's list (its first, by exact id), or -1. */
-function positionOf(state: AlertsState, alertId: unknown): number {
+/**
+ * Where the alert `alertId` is in the state's list (its first, by exact id), or -1. `making` false: the list's
+ * positions are used if known but not made, for a search that makes a list of another shape next (a new alert's,
+ * whose list is one longer): made there, they would be made again for every alert a user arms.
+ */
+function positionOf(state: AlertsState, alertId: unknown, making = true): number {
   const { alerts } = state;
-  if (alerts.length <= SCANNED_UP_TO) return alerts.findIndex((alert) => alert.id === alertId);
-  return typeof alertId === 'string' ? (positionsOf(alerts).get(alertId) ?? -1) : -1;
+  const known = positions.get(alerts);
+  if (known === undefined && (!making || alerts.length <= SCANNED_UP_TO)) {
+    return alerts.findIndex((alert) => alert.id === alertId);
+  }
+  return typeof alertId === 'string' ? ((known ?? positionsOf(alerts)).get(alertId) ?? -1) : -1;
 }
 
 /** The alert of exactly this id in a user's alerts (ids are lower case, as the decider writes them), if any. */
@@ -714,8 +721,9 @@ export function alertOf(state: AlertsState, alertId: string): Alert | undefined 
   return index < 0 ? undefined : state.alerts[index];
 }
 
-function findAlert(state: AlertsState, alertId: string): Alert | undefined {
-  return alertOf(state, alertId);
+function findAlert(state: AlertsState, alertId: string, making = true): Alert | undefined {
+  const index = positionOf(state, alertId, making);
+  return index < 0 ? undefined : state.alerts[index];
 }
 
 function requireAlert(state: AlertsState, alertId: string): Alert {
@@ -841,7 +849,7 @@ function decide(command: AlertsCommand, state: AlertsState): AlertsEvent[] {
       const alertId = parseAlertId(command.data.alertId);
       const definition = parseDefinition(command.data);
       requireFutureExpiry(definition, command.data.at);
-      if (findAlert(state, alertId)) {
+      if (findAlert(state, alertId, false)) {
         throw new DomainError('taken', `alertId ${alertId}: an alert with this id exists`, 'alertId');
       }
       if (state.alerts.length >= ALERTS_LIMIT) {
@@ -1093,7 +1101,7 @@ function changedAlert(alert: Alert, event: Exclude<AlertsEvent, AlertCreated | A
 /** The user's alerts after an event: the alert it names folded with {@link evolveAlert}, in creation order. */
 function evolve(state: AlertsState, event: AlertsEvent): AlertsState {
   const alertId = (event.data as { alertId?: unknown } | null)?.alertId;
-  const index = positionOf(state, alertId);
+  const index = positionOf(state, alertId, event.type !== 'AlertCreated');
   const before = index < 0 ? undefined : state.alerts[index];
   const after = evolveAlert(before, event);
   if (after === before) return state;
