@@ -715,15 +715,14 @@ function positionOf(state: AlertsState, alertId: unknown, making = true): number
   return typeof alertId === 'string' ? ((known ?? positionsOf(alerts)).get(alertId) ?? -1) : -1;
 }
 
-/** The alert of exactly this id in a user's alerts (ids are lower case, as the decider writes them), if any. */
-export function alertOf(state: AlertsState, alertId: string): Alert | undefined {
-  const index = positionOf(state, alertId);
-  return index < 0 ? undefined : state.alerts[index];
-}
-
 function findAlert(state: AlertsState, alertId: string, making = true): Alert | undefined {
   const index = positionOf(state, alertId, making);
   return index < 0 ? undefined : state.alerts[index];
+}
+
+/** The alert of exactly this id in a user's alerts (ids are lower case, as the decider writes them), if any. */
+export function alertOf(state: AlertsState, alertId: string): Alert | undefined {
+  return findAlert(state, alertId);
 }
 
 function requireAlert(state: AlertsState, alertId: string): Alert {
