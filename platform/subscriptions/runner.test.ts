@@ -93,6 +93,54 @@ describe('Checkpointed subscription runner', function () {
     await runner.stop();
   });
 
+  it('commits the checkpoints several consumers held back while idle together, in one turn of the loop (one group commit), however far apart they began to wait', async function () {
+    // Each commit asked for, with the turn of the event loop it was asked in.
+    const commits: { consumer: string; commit: number; turn: number }[] = [];
+    let turns = 0;
+    let turn: number | undefined;
+    let committedBoth!: () => void;
+    const both = new Promise<void>((resolve) => (committedBoth = resolve));
+    let idleAt = Infinity;
+    const counted = new Proxy(readModels, {
+      get(target, prop) {
+        if (prop === 'commit') {
+          return (...args: Parameters<SqliteReadModelStore['commit']>) => {
+            if (turn === undefined) {
+              turn = ++turns;
+              setImmediate(() => (turn = undefined));
+            }
+            commits.push({ consumer: args[0], commit: args[1].position.commit, turn });
+            if (commits.filter((c) => c.commit >= idleAt).length === 2) committedBoth();
+            return target.commit(...args);
+          };
+        }
+        const value: unknown = Reflect.get(target, prop, target);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const first = await startConsumer(store, counted, countingConsumer('first', 'count-'));
+    const second = await startConsumer(store, counted, countingConsumer('second', 'tally-'));
+    await Promise.all([first.caughtUp, second.caughtUp]);
+    // An event the second applies (and commits at once) and the first skips: the first holds its checkpoint.
+    const early = await store.appendToStream('tally-a', events(1));
+    await second.waitFor(early.position);
+    // Some milliseconds later, so that timers of their own would fall apart, an event both skip.
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    const late = await store.appendToStream('other-a', events(1));
+    idleAt = late.position.commit;
+    await both;
+    const idle = commits.filter((c) => c.commit >= idleAt);
+    expect(idle.map((c) => c.consumer).sort()).to.deep.equal(['first', 'second']);
+    expect(idle[0]!.turn, 'in the same turn').to.equal(idle[1]!.turn);
+    expect(
+      commits.filter((c) => c.consumer === 'first' && c.commit < idleAt),
+      'the first held its checkpoint past the early event',
+    ).to.deep.equal([]);
+    await Promise.all([first.stop(), second.stop()]);
+    expect(comparePositions(first.checkpoint(), late.position)).to.equal(0);
+    expect(comparePositions(second.checkpoint(), late.position)).to.equal(0);
+  });
+
   it('commits an event applied while the commit before it is under way', async function () {
     // The real store, its next commit held at a gate the test opens.
     let held: { entered: () => void; release: Promise<void> } | undefined;

@@ -128,6 +128,25 @@ const key = (collection: string, docKey: string): string => `${collection}\u0000
 export const IDLE_CHECKPOINT_MS = 100;
 
 /**
+ * The checkpoints held back while idle, of every consumer of this process: one timer commits them together, so
+ * that they go in one group commit of the read-model store rather than one each (an append passes most
+ * consumers, each of which would otherwise commit its checkpoint on a timer of its own).
+ */
+const idleFlushes = new Set<() => void>();
+let idleFlushTimer: NodeJS.Timeout | undefined;
+
+/** Runs `flush` with the other consumers' held checkpoints, at most `IDLE_CHECKPOINT_MS` from now. */
+function holdIdle(flush: () => void): void {
+  idleFlushes.add(flush);
+  idleFlushTimer ??= setTimeout(() => {
+    idleFlushTimer = undefined;
+    const due = [...idleFlushes];
+    idleFlushes.clear();
+    for (const run of due) run();
+  }, IDLE_CHECKPOINT_MS).unref();
+}
+
+/**
  * Starts a consumer from its durable checkpoint: it applies each event at most once to its documents,
  * because the documents and the checkpoint past the event are committed in one transaction.
  */
@@ -202,9 +221,9 @@ export async function startConsumer(
   const schedule = (): void => {
     if (scheduled) return;
     scheduled = true;
-    if (idleTimer) {
-      clearTimeout(idleTimer);
-      idleTimer = undefined;
+    if (idleHeld) {
+      idleFlushes.delete(idleFlush);
+      idleHeld = false;
     }
     setImmediate(() => {
       scheduled = false;
@@ -213,15 +232,17 @@ export async function startConsumer(
   };
 
   // A checkpoint past events this consumer skips changes none of its documents and nobody waits for it:
-  // it is committed a little later, together with whatever comes next, instead of one commit per append.
-  let idleTimer: NodeJS.Timeout | undefined;
+  // it is committed a little later, together with whatever comes next and with the other consumers' held
+  // checkpoints, instead of one commit per append.
+  let idleHeld = false;
+  const idleFlush = (): void => {
+    idleHeld = false;
+    flush().catch(fail);
+  };
   const scheduleIdle = (): void => {
-    if (scheduled || idleTimer) return;
-    idleTimer = setTimeout(() => {
-      idleTimer = undefined;
-      flush().catch(fail);
-    }, IDLE_CHECKPOINT_MS);
-    idleTimer.unref();
+    if (scheduled || idleHeld) return;
+    idleHeld = true;
+    holdIdle(idleFlush);
   };
 
   // Set right after subscribing; a failure can only be reported once events flow.
@@ -278,13 +299,13 @@ export async function startConsumer(
       if (comparePositions(committed, position) >= 0) return Promise.resolve();
       if (failed) return Promise.reject(failed);
       // Someone waits: a checkpoint held back for later is committed now.
-      if (idleTimer && !isAfter(position, seen)) schedule();
+      if (idleHeld && !isAfter(position, seen)) schedule();
       return new Promise<void>((resolve, reject) => waiters.push({ position, resolve, reject }));
     },
     lag: async () => ({ ...(await measureLag(events, consumer, committed)), applied }),
     stop: async () => {
-      if (idleTimer) clearTimeout(idleTimer);
-      idleTimer = undefined;
+      idleFlushes.delete(idleFlush);
+      idleHeld = false;
       await subscription.stop();
       if (flushing) await flushing;
       if (!failed) await flush();

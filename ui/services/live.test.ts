@@ -169,6 +169,22 @@ describe('live connection: quotes', () => {
   });
 });
 
+describe('live connection: read-model changes', () => {
+  it('hands each change to every listener, in the order pushed, until it unsubscribes', () => {
+    const { socket, connection } = connected();
+    const first: string[] = [];
+    const second: string[] = [];
+    const stopFirst = connection.onReadModelChanged((c) => first.push(`${c.name}@${c.position}`));
+    connection.onReadModelChanged((c) => second.push(c.name));
+    socket.serve('readmodel:changed', { name: 'alerts', position: '12/12' });
+    socket.serve('readmodel:changed', { name: 'notifications', position: '12/12' });
+    stopFirst();
+    socket.serve('readmodel:changed', { name: 'alerthistory', position: '13/13' });
+    expect(first).to.deep.equal(['alerts@12/12', 'notifications@12/12']);
+    expect(second).to.deep.equal(['alerts', 'notifications', 'alerthistory']);
+  });
+});
+
 describe('live connection: frames', () => {
   /** Animation frames the test draws, and the ones cancelled. */
   function fakeFrames() {
