@@ -3,7 +3,7 @@
  * store and prints `chain intact: N events in K streams` (exit 0) or the first break (exit 1); an unknown user
  * or a wrong command line exits 2.
  */
-import { USERNAME_PATTERN } from '../domain/accounts/accounts.ts';
+import { USERNAME_PATTERN, USERNAME_TEXT } from '../domain/accounts/accounts.ts';
 import { loadSeals } from '../platform/audit/seals.ts';
 import { loadConfig } from '../platform/config.ts';
 import { openEventStore } from '../platform/eventstore/index.ts';
@@ -23,7 +23,7 @@ export async function runVerify(
   }
   const username = args[0]!;
   if (!USERNAME_PATTERN.test(username)) {
-    io.err(`verify refused: ${JSON.stringify(username)} is not a username (3-32 characters of a-z 0-9 _ . -)`);
+    io.err(`verify refused: ${JSON.stringify(username)} is not a username (${USERNAME_TEXT})`);
     return 2;
   }
   const events = await openEventStore(loadConfig(env));

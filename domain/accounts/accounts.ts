@@ -24,6 +24,9 @@ export const ROLES: readonly Role[] = Object.freeze(['user', 'auditor', 'operato
 /** The username rule of the API: 3–32 characters of `a-z 0-9 _ . -`. */
 export const USERNAME_PATTERN = /^[a-z0-9_.-]{3,32}$/;
 
+/** {@link USERNAME_PATTERN} in words, as every refusal and hint says it: `3 to 32 characters of a-z, 0-9, _ . -`. */
+export const USERNAME_TEXT = '3 to 32 characters of a-z, 0-9, _ . -';
+
 /** The password rule of the API: 8 to 128 characters, for a new password (registering, changing, resetting). */
 export const PASSWORD_LENGTH = Object.freeze({ min: 8, max: 128 });
 
@@ -193,7 +196,7 @@ function decide(command: AccountCommand, state: AccountState): AccountEvent[] {
     case 'RegisterUser': {
       if (state.username !== null) throw new DomainError('taken', 'username: already taken', 'username');
       if (!USERNAME_PATTERN.test(command.data.username)) {
-        throw new DomainError('invalid_username', 'username: 3-32 characters of a-z 0-9 _ . -', 'username');
+        throw new DomainError('invalid_username', `username: ${USERNAME_TEXT}`, 'username');
       }
       return [
         { type: 'UserRegistered', data: { username: command.data.username, passwordHash: command.data.passwordHash } },

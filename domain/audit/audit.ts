@@ -2,7 +2,7 @@
  * The auditor's own trail: every read of another user's history, state or hash chain, and every look at the
  * list of users, is recorded on the auditor's stream `audit-<auditor>`, so the auditors are audited too.
  */
-import { USERNAME_PATTERN } from '../accounts/accounts.ts';
+import { USERNAME_PATTERN, USERNAME_TEXT } from '../accounts/accounts.ts';
 import { DomainError, type Decider, type DomainEvent, eventTypes, unknownCommand } from '../decider.ts';
 
 /** The concern name of audit streams (`audit-<auditor>`). */
@@ -88,7 +88,7 @@ export interface AuditState {
 
 function requireUsername(username: string): void {
   if (!USERNAME_PATTERN.test(username)) {
-    throw new DomainError('invalid_username', 'username: 3-32 characters of a-z 0-9 _ . -', 'username');
+    throw new DomainError('invalid_username', `username: ${USERNAME_TEXT}`, 'username');
   }
 }
 

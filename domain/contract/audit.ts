@@ -3,7 +3,7 @@
  * position, and the check of their hash chains.
  */
 import { z } from './zod.ts';
-import { ROLES, USERNAME_PATTERN } from '../accounts/accounts.ts';
+import { ROLES, USERNAME_PATTERN, USERNAME_TEXT } from '../accounts/accounts.ts';
 import { LOG_POSITION_PATTERN, isCalendarDate } from './common.ts';
 import { route } from './route.ts';
 
@@ -52,7 +52,7 @@ const eventTypes = z
   );
 
 const usernameParams = z.object({
-  username: z.string().regex(USERNAME_PATTERN, 'must be 3-32 characters of a-z 0-9 _ . -'),
+  username: z.string().regex(USERNAME_PATTERN, `must be ${USERNAME_TEXT}`),
 });
 
 const eventsQuery = z

@@ -3,7 +3,7 @@
  * resetting a forgotten password through a link e-mailed to the account's confirmed addresses.
  */
 import { z } from './zod.ts';
-import { PASSWORD_LENGTH, USERNAME_PATTERN } from '../accounts/accounts.ts';
+import { PASSWORD_LENGTH, USERNAME_PATTERN, USERNAME_TEXT } from '../accounts/accounts.ts';
 import { isUuid } from '../ids.ts';
 import { route } from './route.ts';
 import { sessionAnswer } from './session.ts';
@@ -11,7 +11,7 @@ import { sessionAnswer } from './session.ts';
 const TOO_LONG = `must be at most ${PASSWORD_LENGTH.max} characters`;
 
 const credentials = z.object({
-  username: z.string().regex(USERNAME_PATTERN, 'must be 3-32 characters of a-z 0-9 _ . -'),
+  username: z.string().regex(USERNAME_PATTERN, `must be ${USERNAME_TEXT}`),
   password: z
     .string()
     .min(PASSWORD_LENGTH.min, `must be at least ${PASSWORD_LENGTH.min} characters`)

@@ -7,7 +7,7 @@ import { useMachine } from '@xstate/react';
 import type { FormEvent, MouseEvent } from 'react';
 import { useLocation } from '../../services/router.ts';
 import { RESET_REQUESTED_TEXT, forgotPasswordMachine } from './forgotPassword.machine.ts';
-import { PASSWORD_LENGTH } from '../../../domain/accounts/accounts.ts';
+import { PASSWORD_MINIMUM_TEXT, USERNAME_TEXT } from '../../../domain/accounts/accounts.ts';
 import { loginMachine, refusedField } from './login.machine.ts';
 import { formText } from '../../components/formText.ts';
 import { refusalMarks } from '../../components/fieldRefusal.ts';
@@ -142,7 +142,7 @@ export function LoginScreen({ onSignedIn }: { readonly onSignedIn: (initial: str
           </label>
           {registering && (
             <p className="hint">
-              3–32 characters of a-z, 0-9, _ . - for the name; {PASSWORD_LENGTH.min} or more for the password.
+              {USERNAME_TEXT} for the name; {PASSWORD_MINIMUM_TEXT} for the password.
             </p>
           )}
           {error && (

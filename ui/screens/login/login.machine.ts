@@ -2,7 +2,12 @@
  * The sign-in page: sign in or create an account on one form, errors shown in place, no page reload. A new
  * account is signed in at once.
  */
-import { PASSWORD_LENGTH_TEXT, passwordLengthFits, USERNAME_PATTERN } from '../../../domain/accounts/accounts.ts';
+import {
+  PASSWORD_LENGTH_TEXT,
+  passwordLengthFits,
+  USERNAME_PATTERN,
+  USERNAME_TEXT,
+} from '../../../domain/accounts/accounts.ts';
 import { authApi, type SignedIn } from '../../../domain/contract/auth.ts';
 import { assign, fromPromise, setup } from 'xstate';
 import { ApiError, call, errorMessage } from '../../services/api.ts';
@@ -32,7 +37,7 @@ export type LoginEvent =
 /** Checks the form before sending it; answers the message or null. */
 export function checkCredentials(mode: LoginMode, username: string, password: string): string | null {
   if (!USERNAME_PATTERN.test(username)) {
-    return 'User name: 3 to 32 characters of a-z, 0-9, _ . -';
+    return `User name: ${USERNAME_TEXT}`;
   }
   if (mode === 'register' && !passwordLengthFits(password)) {
     return `Password: ${PASSWORD_LENGTH_TEXT}`;
