@@ -8,7 +8,7 @@ import type { FormEvent, MouseEvent } from 'react';
 import { useLocation } from '../../services/router.ts';
 import { RESET_REQUESTED_TEXT, forgotPasswordMachine } from './forgotPassword.machine.ts';
 import { PASSWORD_MINIMUM_TEXT, USERNAME_TEXT } from '../../../domain/accounts/accounts.ts';
-import { loginMachine, refusedField } from './login.machine.ts';
+import { loginMachine, type LoginField } from './login.machine.ts';
 import { formText } from '../../components/formText.ts';
 import { refusalMarks } from '../../components/fieldRefusal.ts';
 
@@ -69,11 +69,10 @@ export function LoginScreen({ onSignedIn }: { readonly onSignedIn: (initial: str
   );
   const { params } = useLocation();
   const forgot = useMachine(forgotPasswordMachine, { input: { open: params.has('forgot') } });
-  const { mode, error } = state.context;
+  const { mode, error, errorField } = state.context;
   const busy = state.matches('submitting') || state.matches('done');
   // The field the refusal is about is marked and described by it.
-  const refused = refusedField(error);
-  const refusal = (field: 'username' | 'password') => refusalMarks(refused === field, 'login-error');
+  const refusal = (field: LoginField) => refusalMarks(errorField === field, 'login-error');
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget);

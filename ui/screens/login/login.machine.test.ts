@@ -5,7 +5,6 @@ import {
   checkCredentials,
   loginFailure,
   loginMachine,
-  refusedField,
   type Credentials,
   type LoginMode,
   type SignedIn,
@@ -29,13 +28,22 @@ function login(answer: (input: Credentials & { mode: LoginMode }) => Promise<Sig
 }
 
 describe('login machine', () => {
-  it('marks the field a refusal names, and neither for a wrong user name or password', () => {
-    expect(refusedField(checkCredentials('register', 'Bad Name', 'correct horse'))).to.equal('username');
-    expect(refusedField(checkCredentials('register', 'alice', 'short'))).to.equal('password');
-    expect(refusedField(checkCredentials('signIn', 'alice', ''))).to.equal('password');
-    expect(refusedField(loginFailure('register', new ApiError(409, 'conflict', 'taken')))).to.equal('username');
-    expect(refusedField(loginFailure('signIn', new ApiError(401, 'unauthorized', 'no')))).to.equal(null);
-    expect(refusedField(null)).to.equal(null);
+  it('marks the field a refusal is about, and neither for a wrong user name or password', async () => {
+    expect(checkCredentials('register', 'Bad Name', 'correct horse')?.field).to.equal('username');
+    expect(checkCredentials('register', 'alice', 'short')?.field).to.equal('password');
+    expect(checkCredentials('signIn', 'alice', '')?.field).to.equal('password');
+    expect(loginFailure('register', new ApiError(409, 'conflict', 'taken')).field).to.equal('username');
+    expect(loginFailure('signIn', new ApiError(401, 'unauthorized', 'no')).field).to.equal(null);
+    // In the machine: the form's refusal, the server's, and none once the mode changes.
+    const { actor } = login(async () => Promise.reject(new ApiError(409, 'taken', 'username: taken')));
+    actor.send({ type: 'user.switchMode', mode: 'register' });
+    actor.send({ type: 'user.submit', username: 'alice', password: 'short' });
+    expect(actor.getSnapshot().context).to.include({ error: 'Password: 8 to 128 characters', errorField: 'password' });
+    actor.send({ type: 'user.submit', username: 'alice', password: 'long enough' });
+    const taken = await waitFor(actor, (s) => s.matches('editing') && s.context.error !== null);
+    expect(taken.context.errorField).to.equal('username');
+    actor.send({ type: 'user.switchMode', mode: 'signIn' });
+    expect(actor.getSnapshot().context).to.include({ error: null, errorField: null });
   });
 
   it('signs in and tells the session who signed in', async () => {

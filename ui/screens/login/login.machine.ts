@@ -9,7 +9,7 @@ import {
   USERNAME_TEXT,
 } from '../../../domain/accounts/accounts.ts';
 import { authApi, type SignedIn } from '../../../domain/contract/auth.ts';
-import { assign, fromPromise, setup } from 'xstate';
+import { assertEvent, assign, fromPromise, setup } from 'xstate';
 import { ApiError, call, errorMessage } from '../../services/api.ts';
 
 /** Which action the form performs. */
@@ -24,50 +24,52 @@ export interface Credentials {
 /** What the sign-in answers. */
 export type { SignedIn };
 
+/** A field of the form a refusal may be about. */
+export type LoginField = 'username' | 'password';
+
+/** A refusal as the form words it, and the field of the form it is about. */
+export interface LoginRefusal {
+  readonly message: string;
+  /** None for a refusal of both (a wrong user name or password) or of neither. */
+  readonly field: LoginField | null;
+}
+
 /** The page's state. */
 export interface LoginContext {
   readonly mode: LoginMode;
   readonly error: string | null;
+  /** The field the refusal is about (marked on the form), or null. */
+  readonly errorField: LoginField | null;
 }
 
 /** Events of the page. */
 export type LoginEvent =
   { type: 'user.submit'; username: string; password: string } | { type: 'user.switchMode'; mode: LoginMode };
 
-/** Checks the form before sending it; answers the message or null. */
-export function checkCredentials(mode: LoginMode, username: string, password: string): string | null {
+/** Checks the form before sending it; answers its refusal or null. */
+export function checkCredentials(mode: LoginMode, username: string, password: string): LoginRefusal | null {
   if (!USERNAME_PATTERN.test(username)) {
-    return `User name: ${USERNAME_TEXT}`;
+    return { message: `User name: ${USERNAME_TEXT}`, field: 'username' };
   }
   if (mode === 'register' && !passwordLengthFits(password)) {
-    return `Password: ${PASSWORD_LENGTH_TEXT}`;
+    return { message: `Password: ${PASSWORD_LENGTH_TEXT}`, field: 'password' };
   }
-  if (password.length === 0) return 'Password: enter your password';
+  if (password.length === 0) return { message: 'Password: enter your password', field: 'password' };
   return null;
 }
 
-/**
- * The field a refusal is about, marked as refused on the form: the one its message names first (the form's own
- * checks, a user name taken), or none for a refusal of both (a wrong user name or password) or of neither.
- */
-export function refusedField(error: string | null): 'username' | 'password' | null {
-  if (error === null) return null;
-  if (error.startsWith('User name:') || error.startsWith('This user name is taken')) return 'username';
-  if (error.startsWith('Password:')) return 'password';
-  return null;
-}
-
-/** The message to show for a failed sign-in or registration. */
-export function loginFailure(mode: LoginMode, error: unknown): string {
+/** What to show for a failed sign-in or registration: a name taken is the user name's refusal. */
+export function loginFailure(mode: LoginMode, error: unknown): LoginRefusal {
   if (error instanceof ApiError) {
-    if (error.status === 401) return 'Wrong user name or password';
-    if (error.status === 409) return 'This user name is taken: choose another';
+    if (error.status === 401) return { message: 'Wrong user name or password', field: null };
+    if (error.status === 409) return { message: 'This user name is taken: choose another', field: 'username' };
     if (error.status === 429) {
       const wait = error.retryAfter ? ` Try again in ${Math.ceil(error.retryAfter / 60)} min.` : '';
-      return `Too many attempts.${wait}`;
+      return { message: `Too many attempts.${wait}`, field: null };
     }
   }
-  return mode === 'register' ? `Could not create the account: ${errorMessage(error)}` : errorMessage(error);
+  const message = mode === 'register' ? `Could not create the account: ${errorMessage(error)}` : errorMessage(error);
+  return { message, field: null };
 }
 
 /** The sign-in page's machine. */
@@ -80,26 +82,36 @@ export const loginMachine = setup({
       return call(authApi.postLogin, { body: credentials });
     }),
   },
+  guards: {
+    /** The form's own checks refuse what was typed. */
+    formRefused: ({ context, event }) => {
+      assertEvent(event, 'user.submit');
+      return checkCredentials(context.mode, event.username, event.password) !== null;
+    },
+  },
   actions: {
     /** Tells the session who signed in. */
     signedIn: (_, _user: SignedIn) => undefined,
+    /** The form's own refusal of what was typed, with the field it is about. */
+    refuseForm: assign(({ context, event }) => {
+      assertEvent(event, 'user.submit');
+      const refusal = checkCredentials(context.mode, event.username, event.password);
+      return { error: refusal?.message ?? null, errorField: refusal?.field ?? null };
+    }),
   },
 }).createMachine({
   id: 'login',
   initial: 'editing',
-  context: { mode: 'signIn', error: null },
+  context: { mode: 'signIn', error: null, errorField: null },
   states: {
     editing: {
       on: {
-        'user.switchMode': { actions: assign({ mode: ({ event }) => event.mode, error: null }) },
+        'user.switchMode': {
+          actions: assign({ mode: ({ event }) => event.mode, error: null, errorField: null }),
+        },
         'user.submit': [
-          {
-            guard: ({ context, event }) => checkCredentials(context.mode, event.username, event.password) !== null,
-            actions: assign({
-              error: ({ context, event }) => checkCredentials(context.mode, event.username, event.password),
-            }),
-          },
-          { target: 'submitting', actions: assign({ error: null }) },
+          { guard: 'formRefused', actions: 'refuseForm' },
+          { target: 'submitting', actions: assign({ error: null, errorField: null }) },
         ],
       },
     },
@@ -116,7 +128,10 @@ export const loginMachine = setup({
         },
         onError: {
           target: 'editing',
-          actions: assign({ error: ({ context, event }) => loginFailure(context.mode, event.error) }),
+          actions: assign(({ context, event }) => {
+            const refusal = loginFailure(context.mode, event.error);
+            return { error: refusal.message, errorField: refusal.field };
+          }),
         },
       },
     },

@@ -9,18 +9,17 @@ import { NewPasswordInput } from '../../components/NewPasswordInput.tsx';
 import { formText } from '../../components/formText.ts';
 import { useLocation } from '../../services/router.ts';
 import { PASSWORD_MINIMUM_TEXT } from '../../../domain/accounts/accounts.ts';
-import { endedText, refusedField, resetLinkOf, resetPasswordMachine } from './resetPassword.machine.ts';
+import { endedText, resetLinkOf, resetPasswordMachine, type ResetField } from './resetPassword.machine.ts';
 import { refusalMarks } from '../../components/fieldRefusal.ts';
 
 /** The reset page. */
 export function ResetPasswordScreen() {
   const { params } = useLocation();
   const [state, send] = useMachine(resetPasswordMachine, { input: { link: resetLinkOf(params) } });
-  const { error, linkRefused, endedSessions, link } = state.context;
+  const { error, errorField, linkRefused, endedSessions, link } = state.context;
   const busy = state.matches('resetting');
   // The field the refusal is about is marked and described by it.
-  const refused = refusedField(error);
-  const refusal = (field: 'new' | 'repeated') => refusalMarks(refused === field, 'reset-error');
+  const refusal = (field: ResetField) => refusalMarks(errorField === field, 'reset-error');
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const fields = new FormData(event.currentTarget);

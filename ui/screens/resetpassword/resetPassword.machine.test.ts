@@ -5,7 +5,6 @@ import {
   endedText,
   formRefusal,
   refusalOf,
-  refusedField,
   resetLinkOf,
   resetPasswordMachine,
   type ResetLink,
@@ -50,11 +49,10 @@ describe('reset password page machine', function () {
     const { actor, sent } = page(LINK, []);
     actor.send({ type: 'user.submit', form: { newPassword: 'a brand new password', repeated: 'a brand new pass' } });
     expect(actor.getSnapshot().context.error).to.equal('New password, again: does not match the new password');
-    expect(refusedField(actor.getSnapshot().context.error)).to.equal('repeated');
+    expect(actor.getSnapshot().context.errorField).to.equal('repeated');
     actor.send({ type: 'user.submit', form: { newPassword: 'short', repeated: 'short' } });
     expect(actor.getSnapshot().context.error).to.equal('New password: 8 to 128 characters');
-    expect(refusedField(actor.getSnapshot().context.error)).to.equal('new');
-    expect(refusedField('Reset link: must be the request id of a reset link')).to.equal(null);
+    expect(actor.getSnapshot().context.errorField).to.equal('new');
     expect(actor.getSnapshot().matches('ready')).to.equal(true);
     expect(sent).to.deep.equal([]);
     expect(formRefusal(FORM)).to.equal(null);
@@ -68,6 +66,7 @@ describe('reset password page machine', function () {
     actor.send({ type: 'user.submit', form: FORM });
     const refused = await waitFor(actor, (s) => s.matches('ready') && s.context.error !== null);
     expect(refused.context.error).to.equal('New password: must be at most 128 characters');
+    expect(refused.context.errorField).to.equal('new');
     expect(refused.context.linkRefused).to.equal(false);
     actor.send({ type: 'user.submit', form: FORM });
     await waitFor(actor, (s) => s.matches('done'));
@@ -85,11 +84,13 @@ describe('reset password page machine', function () {
     const refused = await waitFor(actor, (s) => s.context.error !== null);
     expect(refused.context.error).to.equal('Reset link: has expired (a reset link works for one hour)');
     expect(refused.context.linkRefused).to.equal(true);
+    expect(refused.context.errorField, 'the link is no field of the form').to.equal(null);
     expect(
       refusalOf(new ApiError(400, 'bad_request', 'body.token: is not the token of this reset link')),
-    ).to.deep.equal({ message: 'Reset link: is not the token of this reset link', linkRefused: true });
+    ).to.deep.equal({ message: 'Reset link: is not the token of this reset link', field: null, linkRefused: true });
     expect(refusalOf(new ApiError(429, 'rate_limited', 'slow down', 600))).to.deep.equal({
       message: 'Too many attempts. Try again in 10 min.',
+      field: null,
       linkRefused: false,
     });
   });

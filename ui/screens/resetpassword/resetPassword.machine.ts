@@ -36,6 +36,8 @@ export interface ResetPasswordContext {
   readonly link: ResetLink | null;
   /** Why the last try was refused. */
   readonly error: string | null;
+  /** The field of the form the refusal is about, or null (the link's refusals, or one of neither). */
+  readonly errorField: ResetField | null;
   /** Whether the refusal is of the link itself (a new one must be asked for), not of the password. */
   readonly linkRefused: boolean;
   /** How many sessions the reset ended, once done. */
@@ -45,6 +47,15 @@ export interface ResetPasswordContext {
 /** Events of the page. */
 export type ResetPasswordEvent = { type: 'user.submit'; form: ResetForm };
 
+/** A field of the form a refusal may be about: the new password, or the same typed again. */
+export type ResetField = 'new' | 'repeated';
+
+/** A refusal in the form's words, and the field of the form it is about. */
+export interface ResetRefusal {
+  readonly message: string;
+  readonly field: ResetField | null;
+}
+
 /** The form's labels of the fields a refusal names; the link's fields are the link. */
 const LABELS: Readonly<Record<string, string>> = {
   'body.newPassword': 'New password',
@@ -53,34 +64,30 @@ const LABELS: Readonly<Record<string, string>> = {
   'body.token': 'Reset link',
 };
 
-/** The field a refusal's words start with, marked on the form; none for the link's refusals. */
-export function refusedField(error: string | null): 'new' | 'repeated' | null {
-  if (error?.startsWith('New password, again:')) return 'repeated';
-  return error?.startsWith('New password:') ? 'new' : null;
-}
-
 /** The form's own refusal, before asking the server: the password's length, and typed twice the same. */
-export function formRefusal(form: ResetForm): string | null {
+export function formRefusal(form: ResetForm): ResetRefusal | null {
   if (!passwordLengthFits(form.newPassword)) {
-    return `New password: ${PASSWORD_LENGTH_TEXT}`;
+    return { message: `New password: ${PASSWORD_LENGTH_TEXT}`, field: 'new' };
   }
-  if (form.newPassword !== form.repeated) return 'New password, again: does not match the new password';
+  if (form.newPassword !== form.repeated) {
+    return { message: 'New password, again: does not match the new password', field: 'repeated' };
+  }
   return null;
 }
 
-/** A refusal of the server in the form's words, and whether it is the link's. */
-export function refusalOf(error: unknown): { message: string; linkRefused: boolean } {
+/** A refusal of the server in the form's words, the field it is about, and whether it is the link's. */
+export function refusalOf(error: unknown): ResetRefusal & { readonly linkRefused: boolean } {
   if (error instanceof ApiError && error.status === 429) {
     const wait = error.retryAfter ? ` Try again in ${Math.ceil(error.retryAfter / 60)} min.` : '';
-    return { message: `Too many attempts.${wait}`, linkRefused: false };
+    return { message: `Too many attempts.${wait}`, field: null, linkRefused: false };
   }
   const message = errorMessage(error);
   const field = /^(body\.\w+)(?=:)/.exec(message)?.[1];
   const label = field ? LABELS[field] : undefined;
-  if (field === undefined || label === undefined) return { message, linkRefused: false };
+  if (field === undefined || label === undefined) return { message, field: null, linkRefused: false };
   const worded = `${label}${message.slice(field.length)}`;
   // A refused link cannot be mended on this page: the page offers to ask for a new one.
-  return { message: worded, linkRefused: label === 'Reset link' };
+  return { message: worded, field: field === 'body.newPassword' ? 'new' : null, linkRefused: label === 'Reset link' };
 }
 
 /** How many sessions the reset ended, in words: "2 sessions were signed out". */
@@ -107,7 +114,13 @@ export const resetPasswordMachine = setup({
   },
 }).createMachine({
   id: 'resetPassword',
-  context: ({ input }) => ({ link: input.link, error: null, linkRefused: false, endedSessions: null }),
+  context: ({ input }) => ({
+    link: input.link,
+    error: null,
+    errorField: null,
+    linkRefused: false,
+    endedSessions: null,
+  }),
   initial: 'checking',
   states: {
     checking: { always: [{ guard: 'complete', target: 'ready' }, { target: 'incomplete' }] },
@@ -117,9 +130,12 @@ export const resetPasswordMachine = setup({
         'user.submit': [
           {
             guard: 'formRefused',
-            actions: assign(({ event }) => ({ error: formRefusal(event.form), linkRefused: false })),
+            actions: assign(({ event }) => {
+              const refusal = formRefusal(event.form)!;
+              return { error: refusal.message, errorField: refusal.field, linkRefused: false };
+            }),
           },
-          { target: 'resetting', actions: assign({ error: null, linkRefused: false }) },
+          { target: 'resetting', actions: assign({ error: null, errorField: null, linkRefused: false }) },
         ],
       },
     },
@@ -134,8 +150,8 @@ export const resetPasswordMachine = setup({
         onError: {
           target: 'ready',
           actions: assign(({ event }) => {
-            const { message, linkRefused } = refusalOf(event.error);
-            return { error: message, linkRefused };
+            const { message, field, linkRefused } = refusalOf(event.error);
+            return { error: message, errorField: field, linkRefused };
           }),
         },
       },
