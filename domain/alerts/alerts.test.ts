@@ -1211,6 +1211,12 @@ describe('alerts folded many events at once', function () {
         check(fold(alertsDecider, events));
         check(alertsDecider.evolveAll!(alertsDecider.initialState, events));
         check(alertsDecider.evolveAll!(fold(alertsDecider, events.slice(0, split)), events.slice(split)));
+        // From a state searched first, so its positions are known and the fold starts from them; the state
+        // folded from is searched again after (its positions must not have changed with the fold).
+        const searched = fold(alertsDecider, events.slice(0, split));
+        check(searched);
+        check(alertsDecider.evolveAll!(searched, events.slice(split)));
+        check(searched);
         const atOnce = alertsDecider.evolveAll!(alertsDecider.initialState, events.slice(0, split));
         check(atOnce);
         // One by one, searched after each event, so that each list's positions are made and handed on.

@@ -1122,11 +1122,15 @@ function evolve(state: AlertsState, event: AlertsEvent): AlertsState {
 function evolveAll(state: AlertsState, events: readonly AlertsEvent[]): AlertsState {
   if (events.length < 2) return events.length === 0 ? state : evolve(state, events[0]!);
   const alerts: (Alert | undefined)[] = [...state.alerts];
-  // Where each alert is, by id: the first of an id, as `evolve`'s `findIndex` finds it.
-  const at = new Map<unknown, number>();
-  alerts.forEach((alert, i) => {
-    if (!at.has(alert!.id)) at.set(alert!.id, i);
-  });
+  // Where each alert is, by id: the first of an id, as `evolve`'s `findIndex` finds it. A copy of the list's
+  // positions when they are known (this map changes as the events fold), else read from the list.
+  const known = positions.get(state.alerts);
+  const at = new Map<unknown, number>(known);
+  if (known === undefined) {
+    alerts.forEach((alert, i) => {
+      if (!at.has(alert!.id)) at.set(alert!.id, i);
+    });
+  }
   let changed = false;
   for (const event of events) {
     const alertId = (event.data as { alertId?: unknown } | null)?.alertId;
