@@ -221,10 +221,7 @@ export async function startConsumer(
   const schedule = (): void => {
     if (scheduled) return;
     scheduled = true;
-    if (idleHeld) {
-      idleFlushes.delete(idleFlush);
-      idleHeld = false;
-    }
+    idleFlushes.delete(idleFlush);
     setImmediate(() => {
       scheduled = false;
       flush().catch(fail);
@@ -234,15 +231,12 @@ export async function startConsumer(
   // A checkpoint past events this consumer skips changes none of its documents and nobody waits for it:
   // it is committed a little later, together with whatever comes next and with the other consumers' held
   // checkpoints, instead of one commit per append.
-  let idleHeld = false;
+  // Held while in the shared timer's set (`idleFlushes`), which the timer empties when it runs them.
   const idleFlush = (): void => {
-    idleHeld = false;
     flush().catch(fail);
   };
   const scheduleIdle = (): void => {
-    if (scheduled || idleHeld) return;
-    idleHeld = true;
-    holdIdle(idleFlush);
+    if (!scheduled) holdIdle(idleFlush);
   };
 
   // Set right after subscribing; a failure can only be reported once events flow.
@@ -299,13 +293,12 @@ export async function startConsumer(
       if (comparePositions(committed, position) >= 0) return Promise.resolve();
       if (failed) return Promise.reject(failed);
       // Someone waits: a checkpoint held back for later is committed now.
-      if (idleHeld && !isAfter(position, seen)) schedule();
+      if (idleFlushes.has(idleFlush) && !isAfter(position, seen)) schedule();
       return new Promise<void>((resolve, reject) => waiters.push({ position, resolve, reject }));
     },
     lag: async () => ({ ...(await measureLag(events, consumer, committed)), applied }),
     stop: async () => {
       idleFlushes.delete(idleFlush);
-      idleHeld = false;
       await subscription.stop();
       if (flushing) await flushing;
       if (!failed) await flush();
