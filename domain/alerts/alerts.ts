@@ -689,15 +689,18 @@ const positions = new WeakMap<readonly Alert[], ReadonlyMap<string, number>>();
 /** The longest list searched by reading it rather than by its positions. */
 const SCANNED_UP_TO = 16;
 
+/** Where each alert of a list is, by id (the first of an id), read from the list. */
+function firstPlaces(alerts: readonly Alert[]): Map<string, number> {
+  const at = new Map<string, number>();
+  alerts.forEach((alert, i) => {
+    if (!at.has(alert.id)) at.set(alert.id, i);
+  });
+  return at;
+}
+
 function positionsOf(alerts: readonly Alert[]): ReadonlyMap<string, number> {
   let at = positions.get(alerts);
-  if (at === undefined) {
-    const made = new Map<string, number>();
-    alerts.forEach((alert, i) => {
-      if (!made.has(alert.id)) made.set(alert.id, i);
-    });
-    positions.set(alerts, (at = made));
-  }
+  if (at === undefined) positions.set(alerts, (at = firstPlaces(alerts)));
   return at;
 }
 
@@ -1125,12 +1128,7 @@ function evolveAll(state: AlertsState, events: readonly AlertsEvent[]): AlertsSt
   // Where each alert is, by id: the first of an id, as `evolve`'s `findIndex` finds it. A copy of the list's
   // positions when they are known (this map changes as the events fold), else read from the list.
   const known = positions.get(state.alerts);
-  const at = new Map<unknown, number>(known);
-  if (known === undefined) {
-    alerts.forEach((alert, i) => {
-      if (!at.has(alert!.id)) at.set(alert!.id, i);
-    });
-  }
+  const at: Map<unknown, number> = known === undefined ? firstPlaces(state.alerts) : new Map(known);
   let changed = false;
   for (const event of events) {
     const alertId = (event.data as { alertId?: unknown } | null)?.alertId;
