@@ -5,6 +5,7 @@
 import { assign, assertEvent, fromPromise, setup } from 'xstate';
 import { PASSWORD_LENGTH_TEXT, passwordLengthFits } from '../../../domain/accounts/accounts.ts';
 import { authApi } from '../../../domain/contract/auth.ts';
+import { fieldRefusal } from '../../components/fieldRefusal.ts';
 import { ApiError, call, errorMessage } from '../../services/api.ts';
 
 /** The user, request and token the link carries. */
@@ -58,10 +59,10 @@ export interface ResetRefusal {
 
 /** The form's labels of the fields a refusal names; the link's fields are the link. */
 const LABELS: Readonly<Record<string, string>> = {
-  'body.newPassword': 'New password',
-  'body.user': 'Reset link',
-  'body.request': 'Reset link',
-  'body.token': 'Reset link',
+  newPassword: 'New password',
+  user: 'Reset link',
+  request: 'Reset link',
+  token: 'Reset link',
 };
 
 /** The form's own refusal, before asking the server: the password's length, and typed twice the same. */
@@ -82,12 +83,11 @@ export function refusalOf(error: unknown): ResetRefusal & { readonly linkRefused
     return { message: `Too many attempts.${wait}`, field: null, linkRefused: false };
   }
   const message = errorMessage(error);
-  const field = /^(body\.\w+)(?=:)/.exec(message)?.[1];
-  const label = field ? LABELS[field] : undefined;
-  if (field === undefined || label === undefined) return { message, field: null, linkRefused: false };
-  const worded = `${label}${message.slice(field.length)}`;
+  const { field, text } = fieldRefusal(message, LABELS);
+  const label = field !== null && Object.hasOwn(LABELS, field) ? LABELS[field] : undefined;
+  if (label === undefined) return { message, field: null, linkRefused: false };
   // A refused link cannot be mended on this page: the page offers to ask for a new one.
-  return { message: worded, field: field === 'body.newPassword' ? 'new' : null, linkRefused: label === 'Reset link' };
+  return { message: text, field: field === 'newPassword' ? 'new' : null, linkRefused: label === 'Reset link' };
 }
 
 /** How many sessions the reset ended, in words: "2 sessions were signed out". */
