@@ -94,6 +94,15 @@ describe('web app shell (Chromium)', function () {
     expect(await name.getAttribute('aria-invalid')).to.equal('true');
     expect(await name.getAttribute('aria-describedby')).to.equal('login-error');
     expect(await page.getByLabel('Password').getAttribute('aria-invalid')).to.equal(null);
+
+    // The server's refusal of one field (a password longer than any allowed) is that field's, in the form's words.
+    await page.getByRole('tab', { name: 'Sign in' }).click();
+    await name.fill('nobody_here');
+    await page.getByLabel('Password').fill('x'.repeat(129));
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('Password: must be at most 128 characters', { exact: true }).waitFor();
+    expect(await page.getByLabel('Password').getAttribute('aria-invalid')).to.equal('true');
+    expect(await name.getAttribute('aria-invalid')).to.equal(null);
     await context.close();
   });
 

@@ -29,6 +29,11 @@ export class ApiError extends Error {
   }
 }
 
+/** How long a refusal for too many attempts asks to wait, in words (` Try again in 2 min.`), or '' when it says not. */
+export function tryAgainText(error: ApiError): string {
+  return error.retryAfter ? ` Try again in ${Math.ceil(error.retryAfter / 60)} min.` : '';
+}
+
 /** The message of any thrown value, for a screen's error state. */
 export function errorMessage(error: unknown): string {
   if (error instanceof Error) return error.message;

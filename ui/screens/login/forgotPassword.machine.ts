@@ -4,7 +4,8 @@
  */
 import { assign, assertEvent, fromPromise, setup } from 'xstate';
 import { authApi } from '../../../domain/contract/auth.ts';
-import { ApiError, call, errorMessage } from '../../services/api.ts';
+import { fieldRefusal } from '../../components/fieldRefusal.ts';
+import { ApiError, call, errorMessage, tryAgainText } from '../../services/api.ts';
 
 /** What the page says once the request is sent, whoever the name is. */
 export const RESET_REQUESTED_TEXT =
@@ -29,11 +30,9 @@ export function checkUsername(username: string): string | null {
 /** A refusal in the form's words. */
 export function forgotFailure(error: unknown): string {
   if (error instanceof ApiError && error.status === 429) {
-    const wait = error.retryAfter ? ` Try again in ${Math.ceil(error.retryAfter / 60)} min.` : '';
-    return `Too many requests.${wait}`;
+    return `Too many requests.${tryAgainText(error)}`;
   }
-  const text = errorMessage(error);
-  return text.startsWith('body.username') ? `User name${text.slice('body.username'.length)}` : text;
+  return fieldRefusal(errorMessage(error), { username: 'User name' }).text;
 }
 
 /** The "Forgot password?" form's machine; `input.open` starts it open (the page's `?forgot` link). */

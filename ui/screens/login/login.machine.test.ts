@@ -34,6 +34,22 @@ describe('login machine', () => {
     expect(checkCredentials('signIn', 'alice', '')?.field).to.equal('password');
     expect(loginFailure('register', new ApiError(409, 'conflict', 'taken')).field).to.equal('username');
     expect(loginFailure('signIn', new ApiError(401, 'unauthorized', 'no')).field).to.equal(null);
+    // A field the server refuses is marked and named as the form labels it; a refusal of no field of the form is not.
+    expect(
+      loginFailure('signIn', new ApiError(400, 'bad_request', 'body.password: must be at most 128 characters')),
+    ).to.deep.equal({ message: 'Password: must be at most 128 characters', field: 'password' });
+    expect(loginFailure('register', new ApiError(400, 'bad_request', 'body.username: must be 3 to 32'))).to.deep.equal({
+      message: 'Could not create the account: User name: must be 3 to 32',
+      field: 'username',
+    });
+    expect(loginFailure('signIn', new ApiError(400, 'bad_request', 'body.remember: unknown field'))).to.deep.equal({
+      message: 'unknown field',
+      field: null,
+    });
+    expect(loginFailure('signIn', new ApiError(429, 'rate_limited', 'slow down', 90))).to.deep.equal({
+      message: 'Too many attempts. Try again in 2 min.',
+      field: null,
+    });
     // In the machine: the form's refusal, the server's, and none once the mode changes.
     const { actor } = login(async () => Promise.reject(new ApiError(409, 'taken', 'username: taken')));
     actor.send({ type: 'user.switchMode', mode: 'register' });

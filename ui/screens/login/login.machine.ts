@@ -10,7 +10,8 @@ import {
 } from '../../../domain/accounts/accounts.ts';
 import { authApi, type SignedIn } from '../../../domain/contract/auth.ts';
 import { assertEvent, assign, fromPromise, setup } from 'xstate';
-import { ApiError, call, errorMessage } from '../../services/api.ts';
+import { fieldRefusal } from '../../components/fieldRefusal.ts';
+import { ApiError, call, errorMessage, tryAgainText } from '../../services/api.ts';
 
 /** Which action the form performs. */
 export type LoginMode = 'signIn' | 'register';
@@ -58,18 +59,29 @@ export function checkCredentials(mode: LoginMode, username: string, password: st
   return null;
 }
 
-/** What to show for a failed sign-in or registration: a name taken is the user name's refusal. */
+/** The form's controls by the names the server's refusals give them. */
+const LABELS: Readonly<Record<LoginField, string>> = { username: 'User name', password: 'Password' };
+
+/** Whether a field the server refused is one of the form's. */
+function isLoginField(field: string | null): field is LoginField {
+  return field !== null && Object.hasOwn(LABELS, field);
+}
+
+/**
+ * What to show for a failed sign-in or registration: a name taken is the user name's refusal, and a refusal the
+ * server names a field of (`body.password: …`) is that field's, in the form's words (`Password: …`).
+ */
 export function loginFailure(mode: LoginMode, error: unknown): LoginRefusal {
   if (error instanceof ApiError) {
     if (error.status === 401) return { message: 'Wrong user name or password', field: null };
     if (error.status === 409) return { message: 'This user name is taken: choose another', field: 'username' };
     if (error.status === 429) {
-      const wait = error.retryAfter ? ` Try again in ${Math.ceil(error.retryAfter / 60)} min.` : '';
-      return { message: `Too many attempts.${wait}`, field: null };
+      return { message: `Too many attempts.${tryAgainText(error)}`, field: null };
     }
   }
-  const message = mode === 'register' ? `Could not create the account: ${errorMessage(error)}` : errorMessage(error);
-  return { message, field: null };
+  const { field, text } = fieldRefusal(errorMessage(error), LABELS);
+  const message = mode === 'register' ? `Could not create the account: ${text}` : text;
+  return { message, field: isLoginField(field) ? field : null };
 }
 
 /** The sign-in page's machine. */

@@ -6,7 +6,7 @@ import { assign, assertEvent, fromPromise, setup } from 'xstate';
 import { PASSWORD_LENGTH_TEXT, passwordLengthFits } from '../../../domain/accounts/accounts.ts';
 import { authApi } from '../../../domain/contract/auth.ts';
 import { fieldRefusal } from '../../components/fieldRefusal.ts';
-import { ApiError, call, errorMessage } from '../../services/api.ts';
+import { ApiError, call, errorMessage, tryAgainText } from '../../services/api.ts';
 
 /** The user, request and token the link carries. */
 export interface ResetLink {
@@ -79,8 +79,7 @@ export function formRefusal(form: ResetForm): ResetRefusal | null {
 /** A refusal of the server in the form's words, the field it is about, and whether it is the link's. */
 export function refusalOf(error: unknown): ResetRefusal & { readonly linkRefused: boolean } {
   if (error instanceof ApiError && error.status === 429) {
-    const wait = error.retryAfter ? ` Try again in ${Math.ceil(error.retryAfter / 60)} min.` : '';
-    return { message: `Too many attempts.${wait}`, field: null, linkRefused: false };
+    return { message: `Too many attempts.${tryAgainText(error)}`, field: null, linkRefused: false };
   }
   const message = errorMessage(error);
   const { field, text } = fieldRefusal(message, LABELS);
