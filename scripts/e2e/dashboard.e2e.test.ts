@@ -81,12 +81,16 @@ describe('dashboard (Chromium)', function () {
     await e2e.signUp(page, 'dash');
     await page.getByText('Your dashboard has no stocks yet').waitFor();
 
-    const search = page.getByLabel('Symbol or company');
+    const search = page.getByRole('combobox', { name: 'Symbol or company' });
     await search.fill('NVDA');
-    await page.getByRole('button', { name: /^Add NVDA \(.+\) to the dashboard$/ }).click();
+    await page.getByRole('option', { name: /^NVDA/ }).click();
     await page.getByRole('article', { name: 'NVDA card' }).waitFor();
+    expect(await search.inputValue(), 'the field emptied by the pick').to.equal('');
+    // A stock already shown is marked among the matches.
+    await search.fill('NVDA');
+    expect(await page.getByRole('option', { name: /^NVDA/ }).innerText()).to.contain('on the dashboard');
     await search.fill('AAPL');
-    await page.getByRole('button', { name: /^Add AAPL \(.+\) to the dashboard$/ }).waitFor();
+    await page.getByRole('option', { name: /^AAPL/ }).waitFor();
     await search.press('Enter');
     const card = page.getByRole('article', { name: 'AAPL card' });
     await card.waitFor();
@@ -192,8 +196,8 @@ describe('dashboard (Chromium)', function () {
       { symbol: 'MSFT', price: 401.1, size: 10, ts: minute - 120_000 + 5_000 },
       { symbol: 'MSFT', price: 402.2, size: 10, ts: minute - 60_000 + 5_000 },
     ]);
-    await page.getByLabel('Symbol or company').fill('MSFT');
-    await page.getByRole('button', { name: /^Add MSFT \(.+\) to the dashboard$/ }).click();
+    await page.getByRole('combobox', { name: 'Symbol or company' }).fill('MSFT');
+    await page.getByRole('option', { name: /^MSFT/ }).click();
     const card = page.getByRole('article', { name: 'MSFT card' });
     await card.getByRole('button', { name: 'Today' }).click();
     const line = await page.waitForFunction(

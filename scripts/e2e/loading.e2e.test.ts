@@ -92,7 +92,7 @@ describe('page weight and loading time (Chromium)', function () {
     const usable = await fresh.waitForFunction(
       () => {
         const price = document.querySelector('[data-testid="price-AAPL"]')?.textContent ?? '';
-        const search = document.querySelector<HTMLInputElement>('.add-card input[type="search"]');
+        const search = document.querySelector<HTMLInputElement>('.add-card input[role="combobox"]');
         return /\d/.test(price) && search && !search.disabled ? performance.now() : false;
       },
       null,
@@ -100,7 +100,7 @@ describe('page weight and loading time (Chromium)', function () {
     );
     const interactiveMs = (await usable.jsonValue()) as number;
     await fresh.getByRole('article', { name: 'AAPL card' }).getByTestId('price-AAPL').waitFor();
-    await fresh.getByLabel('Symbol or company').waitFor();
+    await fresh.getByRole('combobox', { name: 'Symbol or company' }).waitFor();
     await fresh.waitForLoadState('networkidle');
     const { bytes } = await loaded(fresh);
     console.log(

@@ -8,13 +8,7 @@ import {
   type LayoutEntry,
   type StockLists,
 } from './dashboard.logic.ts';
-import {
-  dashboardMachine,
-  planListEdit,
-  type DashboardEvent,
-  type SectorEntry,
-  type UniverseHit,
-} from './dashboard.machine.ts';
+import { dashboardMachine, planListEdit, type DashboardEvent, type SectorEntry } from './dashboard.machine.ts';
 
 const SECTORS: SectorEntry[] = [
   { sector: 'Energy', symbols: ['XOM', 'CVX', 'COP'] },
@@ -45,7 +39,6 @@ interface Fakes {
   saveLayoutGate?: Promise<void>;
   saveOptionsFails?: boolean;
   saveStocksFails?: boolean;
-  search?: (text: string) => UniverseHit[];
 }
 
 function dashboard(fakes: Fakes = {}) {
@@ -97,10 +90,6 @@ function dashboard(fakes: Fakes = {}) {
           return Promise.resolve([...input]);
         }),
         loadSectors: fromPromise<SectorEntry[]>(async () => Promise.resolve(SECTORS)),
-        searchUniverse: fromPromise<UniverseHit[], string>(async ({ input }) => {
-          calls.push({ name: 'search', input });
-          return Promise.resolve(fakes.search ? fakes.search(input) : []);
-        }),
         liveQuotes: fromCallback<DashboardEvent, { symbols: readonly string[] }>(({ sendBack, input }) => {
           subscriptions.push(input.symbols);
           push = sendBack;
@@ -374,22 +363,7 @@ describe('dashboard machine', () => {
     });
   });
 
-  describe('search and navigation', () => {
-    it('searches the universe after a pause in typing, once for the last text', async () => {
-      const { actor, ready, calls } = dashboard({
-        search: (text) => [{ symbol: text.toUpperCase(), name: 'Found Corp', sector: 'Energy', marketcap: 1 }],
-      });
-      await ready();
-      actor.send({ type: 'user.search', text: 'x' });
-      actor.send({ type: 'user.search', text: 'xo' });
-      await waitFor(actor, (s) => s.matches({ search: 'results' }));
-      expect(calls.filter((c) => c.name === 'search').map((c) => c.input)).to.deep.equal(['xo']);
-      expect(actor.getSnapshot().context.search.results.map((r) => r.symbol)).to.deep.equal(['XO']);
-      actor.send({ type: 'user.search', text: '  ' });
-      expect(actor.getSnapshot().matches({ search: 'idle' })).to.equal(true);
-      expect(actor.getSnapshot().context.search.results).to.deep.equal([]);
-    });
-
+  describe('navigation', () => {
     it('opens a chart through the named action', async () => {
       const { actor, ready, opened } = dashboard();
       await ready();

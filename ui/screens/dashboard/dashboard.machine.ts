@@ -1,12 +1,13 @@
 /**
  * The dashboard's machine: the layout and the options (each saved at once, the defaults when a load fails),
  * the stock list and where it comes from (portfolio, watch list or a sector; at most 30, no repeats), the
- * live quotes of the shown stocks, and the symbol search of the "add stocks" card.
+ * live quotes of the shown stocks. The "add stocks" card's search is the app's symbol search (`SymbolSearch`),
+ * whose pick is `user.addSymbol`.
  */
 import { assign, enqueueActions, fromCallback, fromPromise, setup, stateIn } from 'xstate';
 import type { Quote } from '../../../domain/market/types.ts';
 import { dashboardApi } from '../../../domain/contract/dashboard.ts';
-import { marketApi, type GicsSector, type UniverseHit as UniverseEntry } from '../../../domain/contract/market.ts';
+import { marketApi, type GicsSector } from '../../../domain/contract/market.ts';
 import { portfolioApi } from '../../../domain/contract/portfolio.ts';
 import { watchlistApi } from '../../../domain/contract/watchlist.ts';
 import { call, errorMessage } from '../../services/api.ts';
@@ -35,24 +36,8 @@ import {
 /** A GICS sector with its symbols, largest market cap first (`GET /api/sectors`). */
 export type SectorEntry = GicsSector;
 
-/** A company found by the symbol search (`GET /api/universe?q=`): what the card lists of it. */
-export type UniverseHit = Pick<UniverseEntry, 'symbol' | 'name' | 'sector' | 'marketcap'>;
-
-/** Companies the symbol search lists at most. */
-export const SEARCH_LIMIT = 8;
-
-/** Milliseconds the search waits after the last keystroke. */
-export const SEARCH_DELAY_MS = 250;
-
 /** The read models whose change means the stock list may have changed. */
 export const LIST_READ_MODELS: readonly string[] = Object.freeze(['dashboardstocks', 'portfolio', 'watchlist']);
-
-/** The symbol search of the "add stocks" card. */
-export interface SearchState {
-  readonly text: string;
-  readonly results: readonly UniverseHit[];
-  readonly error: string | null;
-}
 
 /** The dashboard's state. */
 export interface DashboardContext {
@@ -89,7 +74,6 @@ export interface DashboardContext {
   readonly sectorsError: string | null;
   /** Live quotes, flashes and trails of the shown stocks. */
   readonly live: LiveState;
-  readonly search: SearchState;
 }
 
 /** Where the user can switch the list to from the bottom bar. */
@@ -109,8 +93,6 @@ export type DashboardEvent =
   | { type: 'user.dismissNotice' }
   | { type: 'user.retryList' }
   | { type: 'user.retrySectors' }
-  | { type: 'user.search'; text: string }
-  | { type: 'user.clearSearch' }
   | { type: 'user.openChart'; symbol: string }
   | { type: 'server.quote'; quote: Quote }
   | { type: 'server.listChanged' }
@@ -202,9 +184,6 @@ export const dashboardMachine = setup({
       call(dashboardApi.postDashboardstocks, { body: input }),
     ),
     loadSectors: fromPromise<SectorEntry[]>(async () => call(marketApi.getSectors)),
-    searchUniverse: fromPromise<UniverseHit[], string>(async ({ input, signal }) =>
-      call(marketApi.getUniverse, { query: { q: input, limit: SEARCH_LIMIT }, signal }),
-    ),
     liveQuotes: fromCallback<DashboardEvent, { symbols: readonly string[] }>(({ sendBack, input }) => {
       if (input.symbols.length === 0) return undefined;
       return live.onQuotes(input.symbols, (quote) => sendBack({ type: 'server.quote', quote }));
@@ -265,9 +244,7 @@ export const dashboardMachine = setup({
     layoutDirty: ({ context }) => context.layoutDirty,
     optionsDirty: ({ context }) => context.optionsDirty,
     listDirty: ({ context }) => context.listDirty,
-    blankSearch: ({ event }) => event.type === 'user.search' && event.text.trim() === '',
   },
-  delays: { searchDelay: SEARCH_DELAY_MS },
 }).createMachine({
   id: 'dashboard',
   type: 'parallel',
@@ -290,7 +267,6 @@ export const dashboardMachine = setup({
     sectors: [],
     sectorsError: null,
     live: EMPTY_LIVE,
-    search: { text: '', results: [], error: null },
   },
   invoke: { src: 'listChanges' },
   on: {
@@ -627,51 +603,6 @@ export const dashboardMachine = setup({
             },
           },
         },
-      },
-    },
-    search: {
-      initial: 'idle',
-      on: {
-        'user.search': [
-          {
-            guard: 'blankSearch',
-            target: '.idle',
-            actions: assign({ search: ({ event }) => ({ text: event.text, results: [], error: null }) }),
-          },
-          {
-            target: '.debouncing',
-            reenter: true,
-            actions: assign({ search: ({ context, event }) => ({ ...context.search, text: event.text, error: null }) }),
-          },
-        ],
-        'user.clearSearch': {
-          target: '.idle',
-          actions: assign({ search: { text: '', results: [], error: null } }),
-        },
-      },
-      states: {
-        idle: {},
-        debouncing: {
-          after: { searchDelay: 'searching' },
-        },
-        searching: {
-          invoke: {
-            src: 'searchUniverse',
-            input: ({ context }) => context.search.text.trim(),
-            onDone: {
-              target: 'results',
-              actions: assign({ search: ({ context, event }) => ({ ...context.search, results: event.output }) }),
-            },
-            onError: {
-              target: 'failed',
-              actions: assign({
-                search: ({ context, event }) => ({ ...context.search, results: [], error: errorMessage(event.error) }),
-              }),
-            },
-          },
-        },
-        results: {},
-        failed: {},
       },
     },
   },
