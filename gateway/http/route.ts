@@ -202,6 +202,22 @@ function sendJsonText(ctx: Context, status: number, answer: JsonText): void {
   ctx.body = answer.text;
 }
 
+/** Whether a route's answer is a JSON object or array (not text, bytes or a stream a route sends as it is). */
+function isJsonValue(result: unknown): result is object {
+  if (result === null || typeof result !== 'object') return false;
+  const prototype: unknown = Object.getPrototypeOf(result);
+  return Array.isArray(result) || prototype === Object.prototype || prototype === null;
+}
+
+/**
+ * An object answer as its JSON text, typed as JSON: Koa would otherwise write an object twice when compressing
+ * it (once to count its bytes, once to compress it), and count the bytes of its text again when sending it.
+ */
+function jsonBody(ctx: Context, result: object): string {
+  if (ctx.type === '') ctx.set('Content-Type', JSON_TYPE);
+  return JSON.stringify(result);
+}
+
 /**
  * The Koa handler of one route: access check, validation, then the route's work; the answer is its JSON. A
  * route answering at once (a kept {@link JsonText}) is answered without a promise.
@@ -218,7 +234,7 @@ export function routeHandler(definition: RouteDef<never, never, never>): RouteHa
   const send = (ctx: Context, result: unknown): void => {
     if (result instanceof JsonText) return sendJsonText(ctx, status, result);
     ctx.status = status;
-    ctx.body = result;
+    ctx.body = isJsonValue(result) ? jsonBody(ctx, result) : result;
   };
   const run = (ctx: Context, session: Session | null): Promise<void> | undefined => {
     if (route.method !== 'GET') idempotencyKeyOf(ctx);
