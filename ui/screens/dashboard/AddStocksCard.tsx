@@ -35,7 +35,7 @@ export function AddStocksCard({ empty }: { readonly empty: boolean }) {
       <p className="hint" id={hint}>
         {full
           ? `The dashboard holds at most ${DASHBOARD_STOCKS_MAX} stocks: remove one to add another.`
-          : `${shown.length} of ${DASHBOARD_STOCKS_MAX} stocks. Enter adds the highlighted match, or the symbol typed.`}
+          : `${shown.length} of ${DASHBOARD_STOCKS_MAX} stocks. Enter adds the highlighted match.`}
       </p>
     </article>
   );
