@@ -109,7 +109,7 @@ describe('read-model cache', function () {
     expect(await cached.get('watchlist', 'ada')).to.equal(undefined);
   });
 
-  it('keeps list answers until a commit writes to their collection', async function () {
+  it('keeps list answers until a commit writes a key under their prefix', async function () {
     expect((await cached.list('alerts', { prefix: 'ada/' })).map((d) => d.key)).to.deep.equal(['ada/1']);
     await cached.list('alerts', { prefix: 'ada/' });
     await cached.commit('p', checkpoint(2), [{ collection: 'watchlist', key: 'ada', doc: { symbols: [] } }]);
@@ -117,6 +117,38 @@ describe('read-model cache', function () {
     expect(store.reads).to.equal(1);
     await cached.commit('p', checkpoint(3), [{ collection: 'alerts', key: 'ada/2', doc: { id: 2 } }]);
     expect((await cached.list('alerts', { prefix: 'ada/' })).map((d) => d.key)).to.deep.equal(['ada/1', 'ada/2']);
+    expect(store.reads).to.equal(2);
+  });
+
+  it("keeps a user's list through writes of another user's keys, and forgets the lists a key falls in", async function () {
+    const keys = async (prefix?: string) =>
+      (await cached.list('alerts', prefix === undefined ? {} : { prefix })).map((d) => d.key);
+    // Ada's list, the whole collection's, one by a prefix without a segment ('ad', as the audit's user search),
+    // and Bob's.
+    expect(await keys('ada/')).to.deep.equal(['ada/1']);
+    expect(await keys()).to.deep.equal(['ada/1']);
+    expect(await keys('ad')).to.deep.equal(['ada/1']);
+    expect(await keys('bob/')).to.deep.equal([]);
+    expect(store.reads).to.equal(4);
+    // Bob's write: his list and the whole collection's change; Ada's and 'ad' cannot.
+    await cached.commit('p', checkpoint(2), [{ collection: 'alerts', key: 'bob/1', doc: { id: 1 } }]);
+    expect(await keys('ada/')).to.deep.equal(['ada/1']);
+    expect(await keys('ad')).to.deep.equal(['ada/1']);
+    expect(store.reads).to.equal(4);
+    expect(await keys('bob/')).to.deep.equal(['bob/1']);
+    expect(await keys()).to.deep.equal(['ada/1', 'bob/1']);
+    expect(store.reads).to.equal(6);
+    // Adam's: 'ad' holds it, Ada's list does not.
+    await cached.commit('p', checkpoint(3), [{ collection: 'alerts', key: 'adam/1', doc: { id: 1 } }]);
+    expect(await keys('ada/')).to.deep.equal(['ada/1']);
+    expect(store.reads).to.equal(6);
+    expect(await keys('ad')).to.deep.equal(['ada/1', 'adam/1']);
+    // A deletion of Ada's key forgets her list; a key deeper under her prefix too.
+    await cached.commit('p', checkpoint(4), [{ collection: 'alerts', key: 'ada/1', doc: null }]);
+    expect(await keys('ada/')).to.deep.equal([]);
+    await cached.commit('p', checkpoint(5), [{ collection: 'alerts', key: 'ada/x/1', doc: { id: 1 } }]);
+    expect(await keys('ada/')).to.deep.equal(['ada/x/1']);
+    expect(store.reads).to.equal(9);
   });
 
   it('does not remember a read that overlapped a commit', async function () {

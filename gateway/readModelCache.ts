@@ -68,6 +68,25 @@ const checkpointSource = (consumer: string): string => `k\u0000${consumer}`;
 /** Where the cache holds a document. */
 const docId = (collection: string, key: string): string => `${collection}\u0000${key}`;
 
+/** A `list` answer kept, as the JSON text of each document. */
+interface KeptList {
+  readonly collection: string;
+  /** The prefix its keys start with ('' for the whole collection). */
+  readonly prefix: string;
+  readonly entries: readonly { readonly key: string; readonly text: string }[];
+}
+
+/**
+ * Where a kept list is filed, by its collection and its prefix's first segment through its first `/` (`ada/` of
+ * `ada/#`; '' for a prefix without one): a key a write changes can only start with a prefix filed under its own
+ * first segment or under ''. So a commit forgets the lists that hold, or would hold, a key it wrote, not every
+ * list of its collection (another user's alerts, say).
+ */
+function bucketOf(collection: string, text: string): string {
+  const slash = text.indexOf('/');
+  return `${collection}\u0000${slash < 0 ? '' : text.slice(0, slash + 1)}`;
+}
+
 function sourceIds(sources: AnswerSources): string[] {
   return [
     ...(sources.documents ?? []).map(([collection, key]) => documentSource(collection, key)),
@@ -80,8 +99,8 @@ function sourceIds(sources: AnswerSources): string[] {
 }
 
 /**
- * Wraps a read-model store with a cache of documents and of `list` answers, kept as JSON text so every caller
- * gets its own copy, of checkpoints (a route telling how far a projection reached reads one per request) and of
+ * Wraps a read-model store with a cache of documents and of `list` answers (each until a commit writes a key it
+ * holds or would hold), kept as JSON text so every caller gets its own copy, of checkpoints (a route telling how far a projection reached reads one per request) and of
  * route answers as sent ({@link answerCacheOf}). Only for a process whose projections commit through this
  * wrapper: documents written by another process are not seen until this process's runners commit them too.
  */
@@ -89,7 +108,9 @@ export function cacheReadModels(store: ReadModelStore, options: ReadModelCacheOp
   const maxEntries = options.maxEntries ?? 50_000;
   // JSON text of a document, or null when the store has none.
   const docs = new Map<string, string | null>();
-  const lists = new Map<string, { collection: string; entries: { key: string; text: string }[] }>();
+  const lists = new Map<string, KeptList>();
+  // The kept lists' ids by collection and the first segment of their prefix (see `bucketOf`).
+  const listBuckets = new Map<string, Set<string>>();
   // Checkpoints by consumer (null when it has none): a commit or reset through this wrapper is the only writer.
   const checkpoints = new Map<string, Checkpoint | null>();
   // Answers kept as sent, and which answers each source (see `sourceIds`) was read by.
@@ -101,6 +122,32 @@ export function cacheReadModels(store: ReadModelStore, options: ReadModelCacheOp
   const remember = <V>(map: Map<string, V>, key: string, value: V): void => {
     if (map.size >= maxEntries) map.delete(map.keys().next().value!);
     map.set(key, value);
+  };
+  const dropList = (id: string): void => {
+    const list = lists.get(id);
+    if (!list) return;
+    lists.delete(id);
+    const bucket = bucketOf(list.collection, list.prefix);
+    const ids = listBuckets.get(bucket);
+    ids?.delete(id);
+    if (ids?.size === 0) listBuckets.delete(bucket);
+  };
+  const rememberList = (id: string, list: KeptList): void => {
+    dropList(id);
+    if (lists.size >= maxEntries) dropList(lists.keys().next().value!);
+    lists.set(id, list);
+    const bucket = bucketOf(list.collection, list.prefix);
+    let ids = listBuckets.get(bucket);
+    if (!ids) listBuckets.set(bucket, (ids = new Set()));
+    ids.add(id);
+  };
+  // The kept lists a write of `key` may change: those whose prefix it starts with.
+  const forgetListsHolding = (collection: string, key: string): void => {
+    const own = bucketOf(collection, key);
+    const broad = bucketOf(collection, '');
+    for (const bucket of own === broad ? [own] : [own, broad]) {
+      for (const id of listBuckets.get(bucket) ?? []) if (key.startsWith(lists.get(id)!.prefix)) dropList(id);
+    }
   };
   const dropAnswer = (key: string): void => {
     const kept = answers.get(key);
@@ -118,18 +165,19 @@ export function cacheReadModels(store: ReadModelStore, options: ReadModelCacheOp
     const collections = new Set(writes.map((w) => w.collection));
     for (const w of writes) {
       docs.delete(docId(w.collection, w.key));
+      forgetListsHolding(w.collection, w.key);
       forgetReaders(documentSource(w.collection, w.key));
       for (let slash = w.key.indexOf('/'); slash >= 0; slash = w.key.indexOf('/', slash + 1)) {
         forgetReaders(prefixSource(w.collection, w.key.slice(0, slash + 1)));
       }
     }
-    for (const [key, list] of lists) if (collections.has(list.collection)) lists.delete(key);
     for (const collection of collections) forgetReaders(collectionSource(collection));
     forgetReaders(checkpointSource(consumer));
   };
   const forgetAll = (): void => {
     docs.clear();
     lists.clear();
+    listBuckets.clear();
     checkpoints.clear();
     answers.clear();
     readers.clear();
@@ -172,7 +220,8 @@ export function cacheReadModels(store: ReadModelStore, options: ReadModelCacheOp
       const seen = generation;
       const found: KeyedDocument<T>[] = await store.list<T>(collection, opts);
       if (seen === generation) {
-        remember(lists, id, { collection, entries: found.map(({ key, doc }) => ({ key, text: JSON.stringify(doc) })) });
+        const entries = found.map(({ key, doc }) => ({ key, text: JSON.stringify(doc) }));
+        rememberList(id, { collection, prefix: opts.prefix ?? '', entries });
       }
       return found;
     },
