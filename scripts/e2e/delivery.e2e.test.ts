@@ -88,6 +88,11 @@ describe('delivery settings and browser notifications (Chromium)', function () {
     const channel = page.getByRole('listitem', { name: 'Webhook Desk' });
     await channel.waitFor();
 
+    // The same webhook again: the server's refusal, in the form's words.
+    await page.getByRole('textbox', { name: 'Webhook URL' }).fill(`${receiver.url}/e2e`);
+    await page.getByRole('button', { name: 'Add webhook' }).click();
+    await page.getByText(/^Webhook URL: url ".*\/e2e" is already the webhook of channel "Desk"$/).waitFor();
+
     await channel.getByRole('button', { name: 'Send a test' }).click();
     await channel.getByText('Test delivered (200)').waitFor();
     await channel.getByText(/Test · .* · delivered/).waitFor();
@@ -114,7 +119,9 @@ describe('delivery settings and browser notifications (Chromium)', function () {
     const scope = await page.evaluate(async () => (await navigator.serviceWorker.register('/sw.js')).scope);
     expect(scope).to.equal(`${e2e.gw.url}/`);
     await e2e.screenshot(page, 'settings');
-    expect(errors).to.deep.equal([]);
+    // The one error the page logs is the browser's of the refused second webhook.
+    expect(errors).to.have.length(1);
+    expect(errors[0]).to.match(/status of 409 \(Conflict\) http:\/\/[^ ]+\/personalize\/channels$/);
   });
 
   it('delivers an alert to the channels ticked in its builder, and to every channel again', async () => {

@@ -7,7 +7,9 @@ import type {
   DeliveryAnswer,
   RotatedSecret,
 } from '../../../domain/contract/channels.ts';
+import { ApiError } from '../../services/api.ts';
 import {
+  channelRefusal,
   deliveriesOf,
   settingsMachine,
   type AddedChannel,
@@ -217,7 +219,19 @@ describe('settings machine', function () {
     await waitFor(actor, (s) => s.matches({ ready: 'idle' }));
     actor.send({ type: 'user.addChannel', channel: { type: 'webhook', url: 'https://x' } });
     const state = await waitFor(actor, (s) => s.context.saveError !== null);
-    expect(state.context.saveError).to.equal('body.url: https://x is not a URL');
+    expect(state.context.saveError).to.equal('Webhook URL: https://x is not a URL');
+  });
+
+  it("words the server's refusal of a channel with the form's labels", function () {
+    const refused = (message: string) => channelRefusal(new ApiError(400, 'bad_request', message));
+    expect(refused('body.url: 10.0.0.1 is not a public address')).to.equal(
+      'Webhook URL: 10.0.0.1 is not a public address',
+    );
+    expect(refused('body.address: "x@" is not an email address')).to.equal(
+      'Email address: "x@" is not an email address',
+    );
+    expect(refused('body.name: is too long')).to.equal('Webhook name: is too long');
+    expect(refused('a user may have at most 10 channels')).to.equal('a user may have at most 10 channels');
   });
 
   it("keeps a test's outcome by channel, and removes a channel", async function () {

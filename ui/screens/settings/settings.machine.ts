@@ -15,6 +15,7 @@ import {
   type DeliveryAnswer,
   type RotatedSecret,
 } from '../../../domain/contract/channels.ts';
+import { fieldRefusal } from '../../components/fieldRefusal.ts';
 import { call, errorMessage } from '../../services/api.ts';
 import {
   askNotificationPermission,
@@ -92,6 +93,18 @@ export interface ShownSecret {
 /** A channel's deliveries, newest first, at most `limit`. */
 export function deliveriesOf(deliveries: readonly DeliveryAnswer[], channelId: string, limit = 5): DeliveryAnswer[] {
   return deliveries.filter((d) => d.channelId === channelId).slice(0, limit);
+}
+
+/** The add-channel forms' controls by the names the server's refusals give them. */
+const CHANNEL_LABELS: Readonly<Record<string, string>> = {
+  url: 'Webhook URL',
+  name: 'Webhook name',
+  address: 'Email address',
+};
+
+/** Why a channel could not be added, in the words of the form (`Webhook URL: 10.0.0.1 is not a public address`). */
+export function channelRefusal(error: unknown): string {
+  return fieldRefusal(errorMessage(error), CHANNEL_LABELS).text;
 }
 
 /** The settings screen's machine. */
@@ -249,7 +262,7 @@ export const settingsMachine = setup({
                     : null,
               }),
             },
-            onError: { target: 'idle', actions: assign({ saveError: ({ event }) => errorMessage(event.error) }) },
+            onError: { target: 'idle', actions: assign({ saveError: ({ event }) => channelRefusal(event.error) }) },
           },
         },
         subscribing: {
