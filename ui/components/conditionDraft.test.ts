@@ -373,5 +373,8 @@ describe('condition draft', () => {
     expect(refusalField('body.condition.upper: must be above lower (190)')).to.equal('condition.upper');
     expect(refusalField('body.symbol: must be 1-10 characters')).to.equal('symbol');
     expect(refusalField('Not found')).to.equal(null);
+    expect(refusalField('body.lots[1].quantity: x')).to.equal('lots.1.quantity');
+    expect(refusalField('body: the connection closed'), 'the body as a whole').to.equal(null);
+    expect(refusalField('params.id: unknown alert'), 'not the body').to.equal(null);
   });
 });

@@ -27,6 +27,7 @@ import {
 import type { BodyOf } from '../../domain/contract/route.ts';
 import { withoutGrouping } from '../../domain/format.ts';
 import { formatDateTime, fromFieldValue, toFieldValue } from '../services/time.ts';
+import { refusalParts } from './fieldRefusal.ts';
 
 /** The body the alert routes take. */
 export type AlertBody = BodyOf<typeof alertsApi.postStockalerts>;
@@ -371,7 +372,6 @@ export function problemText(problem: FieldProblem, op: AlertOp): string {
 
 /** The field a server refusal names (`body.condition.upper: must be …` → `condition.upper`), or null. */
 export function refusalField(message: string): string | null {
-  const match = /^body\.([A-Za-z0-9_.[\]]+):/.exec(message.trim());
-  const field = match?.[1];
-  return field === undefined ? null : field.replace(/\[(\d+)\]/g, '.$1');
+  const parts = refusalParts(message);
+  return parts === null || parts.part !== 'body' || parts.path === '' ? null : parts.path;
 }

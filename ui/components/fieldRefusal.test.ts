@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { fieldRefusal, refusalMarks } from './fieldRefusal.ts';
+import { fieldRefusal, refusalMarks, refusalParts } from './fieldRefusal.ts';
 
 describe('fieldRefusal', () => {
   const labels = { symbol: 'Symbol', lots: 'Lots sold' };
@@ -30,6 +30,23 @@ describe('fieldRefusal', () => {
       text: 'Too many attempts: wait a moment and try again',
     });
     expect(fieldRefusal('body.toString: x', {}).text, 'no label from the prototype').to.equal('x');
+  });
+});
+
+describe('refusalParts', () => {
+  it('takes a refusal apart: the part of the request, the dotted path within it, and the reason', () => {
+    const cases: [string, [string, string, string] | null][] = [
+      ['body.lots[0].quantity: must be positive', ['body', 'lots.0.quantity', 'must be positive']],
+      ['body.condition.upper: must be above lower (190)', ['body', 'condition.upper', 'must be above lower (190)']],
+      ['params.symbol : unknown symbol ZZZZ', ['params', 'symbol', 'unknown symbol ZZZZ']],
+      ['body: the connection closed', ['body', '', 'the connection closed']],
+      ['Not found', null],
+      ['bodyguard: x', null],
+    ];
+    for (const [message, parts] of cases) {
+      const expected = parts && { part: parts[0], path: parts[1], reason: parts[2] };
+      expect(refusalParts(message), message).to.deep.equal(expected);
+    }
   });
 });
 

@@ -14,19 +14,37 @@ export interface FieldRefusal {
   readonly text: string;
 }
 
-const REFUSAL = /^(?:body|params|query)((?:\.[A-Za-z_$][\w$]*|\[\d+\])*)\s*:\s*([\s\S]*)$/;
+const REFUSAL = /^(body|params|query)((?:\.[A-Za-z_$][\w$]*|\[\d+\])*)\s*:\s*([\s\S]*)$/;
+
+/** A server refusal taken apart: `body.lots[0].quantity: must be positive`. */
+export interface RefusalParts {
+  /** Which part of the request it refuses. */
+  readonly part: 'body' | 'params' | 'query';
+  /** The path of the value refused within it, dotted (`lots.0.quantity`), '' for the part as a whole. */
+  readonly path: string;
+  /** Why: `must be positive`. */
+  readonly reason: string;
+}
+
+/** A server refusal's part, path and reason, or null for a refusal that names no field. */
+export function refusalParts(message: string): RefusalParts | null {
+  const match = REFUSAL.exec(message.trim());
+  if (!match) return null;
+  const [, part, path = '', reason = ''] = match;
+  const dotted = path.replace(/\[(\d+)\]/g, '.$1').replace(/^\./, '');
+  return { part: part as RefusalParts['part'], path: dotted, reason };
+}
 
 /**
  * A server's refusal (`message`) in the words of a form whose controls are labelled `labels`, by field name
  * (`{ symbol: 'Symbol', fee: 'Commission' }`).
  */
 export function fieldRefusal(message: string, labels: Readonly<Record<string, string>> = {}): FieldRefusal {
-  const match = REFUSAL.exec(message.trim());
-  if (!match) return { field: null, text: message };
-  const [, path = '', reason = ''] = match;
-  const field = /^\.([A-Za-z_$][\w$]*)/.exec(path)?.[1] ?? null;
+  const parts = refusalParts(message);
+  if (parts === null) return { field: null, text: message };
+  const field = /^[A-Za-z_$][\w$]*(?=\.|$)/.exec(parts.path)?.[0] ?? null;
   const label = field !== null && Object.hasOwn(labels, field) ? labels[field] : undefined;
-  return { field, text: label === undefined ? reason : `${label}: ${reason}` };
+  return { field, text: label === undefined ? parts.reason : `${label}: ${parts.reason}` };
 }
 
 /** The attributes that mark a control a refusal is about: invalid, and described by the refusal's element. */
