@@ -58,7 +58,10 @@ describe('sectors page (Chromium)', function () {
 
     await page.getByLabel('Sector name').fill('energy');
     await page.getByRole('button', { name: 'Create sector' }).click();
-    await page.getByRole('alert').getByText('name: you already have a sector named "Energy"').waitFor();
+    await page
+      .getByRole('alert')
+      .getByText('Sector name: you already have a sector named "Energy"', { exact: true })
+      .waitFor();
     await page.getByRole('button', { name: 'Dismiss' }).click();
     await page.getByText('Copied Energy with 32 symbols').waitFor({ state: 'detached' });
     await e2e.screenshot(page, 'sectors');

@@ -68,11 +68,11 @@ export function applyAnswer(sectors: readonly UserSector[], answer: ChangeAnswer
 /** Why a name cannot be given to a sector (empty, too long, or another of the user's sectors has it), or null. */
 export function nameError(name: string, sectors: readonly UserSector[], exceptId?: string): string | null {
   const text = name.trim();
-  if (text.length === 0) return 'name: enter a name';
-  if (text.length > SECTOR_NAME_MAX) return `name: at most ${SECTOR_NAME_MAX} characters`;
+  if (text.length === 0) return 'Sector name: enter a name';
+  if (text.length > SECTOR_NAME_MAX) return `Sector name: at most ${SECTOR_NAME_MAX} characters`;
   const key = text.toLowerCase();
   if (sectors.some((s) => s.id !== exceptId && s.name.trim().toLowerCase() === key)) {
-    return `name: you already have a sector named ${JSON.stringify(sectors.find((s) => s.name.trim().toLowerCase() === key)?.name ?? text)}`;
+    return `Sector name: you already have a sector named ${JSON.stringify(sectors.find((s) => s.name.trim().toLowerCase() === key)?.name ?? text)}`;
   }
   return null;
 }
@@ -98,10 +98,10 @@ export function symbolsError(
   present: readonly string[] = [],
 ): string | null {
   if (parsed.invalid.length > 0)
-    return `symbols: ${parsed.invalid.map((t) => JSON.stringify(t)).join(', ')} is not a symbol`;
+    return `Symbols: ${parsed.invalid.map((t) => JSON.stringify(t)).join(', ')} is not a symbol`;
   const fresh = parsed.symbols.filter((s) => !present.includes(s));
   if (present.length + fresh.length > SECTOR_SYMBOLS_MAX)
-    return `symbols: a sector holds at most ${SECTOR_SYMBOLS_MAX}`;
+    return `Symbols: a sector holds at most ${SECTOR_SYMBOLS_MAX}`;
   return null;
 }
 

@@ -174,11 +174,11 @@ describe('sectors machine', () => {
     const { actor, sent, settled } = page();
     await settled();
     actor.send({ type: 'user.create', name: 'chips', symbols: '' });
-    expect(actor.getSnapshot().context.actionError).to.equal('name: you already have a sector named "Chips"');
+    expect(actor.getSnapshot().context.actionError).to.equal('Sector name: you already have a sector named "Chips"');
     actor.send({ type: 'user.rename', id: 's1', name: '   ' });
-    expect(actor.getSnapshot().context.actionError).to.equal('name: enter a name');
+    expect(actor.getSnapshot().context.actionError).to.equal('Sector name: enter a name');
     actor.send({ type: 'user.addSymbols', id: 's1', symbols: 'AAPL, b@d' });
-    expect(actor.getSnapshot().context.actionError).to.equal('symbols: "b@d" is not a symbol');
+    expect(actor.getSnapshot().context.actionError).to.equal('Symbols: "b@d" is not a symbol');
     actor.send({ type: 'user.dismissError' });
     expect(actor.getSnapshot().context.actionError).to.equal(null);
     expect(sent).to.deep.equal([]);
@@ -194,7 +194,7 @@ describe('sectors machine', () => {
       actor.send({ type: 'user.create', name: draft.name, symbols: draft.symbols });
     };
     typeAndCreate('chips', 'NVDA, AVGO');
-    expect(actor.getSnapshot().context.actionError, 'refused here').to.match(/^name: you already have/);
+    expect(actor.getSnapshot().context.actionError, 'refused here').to.match(/^Sector name: you already have/);
     expect(actor.getSnapshot().context.draft).to.deep.equal({ name: 'chips', symbols: 'NVDA, AVGO' });
     typeAndCreate('Semis', 'NVDA, b@d');
     expect(actor.getSnapshot().context.draft).to.deep.equal({ name: 'Semis', symbols: 'NVDA, b@d' });
@@ -202,7 +202,7 @@ describe('sectors machine', () => {
     server.answer({ kind: 'create', name: 'Semis', symbols: [] });
     typeAndCreate('Semis', 'NVDA, AVGO');
     await settled();
-    expect(actor.getSnapshot().context.actionError).to.equal('body.name: a sector named Semis exists');
+    expect(actor.getSnapshot().context.actionError).to.equal('Sector name: a sector named Semis exists');
     expect(actor.getSnapshot().context.draft).to.deep.equal({ name: 'Semis', symbols: 'NVDA, AVGO' });
     typeAndCreate(' Accel ', 'NVDA, AVGO');
     expect(actor.getSnapshot().context.draft, 'kept while the create is sent').to.include({ name: ' Accel ' });
@@ -230,7 +230,7 @@ describe('sectors machine', () => {
     actor.send({ type: 'user.addSymbols', id: 's1', symbols: 'NOPE' });
     actor.send({ type: 'user.rename', id: 's1', name: 'Semis' });
     await settled();
-    expect(actor.getSnapshot().context.actionError).to.equal('body.symbols[0]: no symbol "NOPE"');
+    expect(actor.getSnapshot().context.actionError).to.equal('Symbols: no symbol "NOPE"');
     expect(actor.getSnapshot().context.sectors[0]).to.include({ name: 'Semis' });
   });
 
@@ -278,8 +278,8 @@ describe('sectors logic', () => {
   });
 
   it('checks names: empty, too long, taken by another sector in any case', () => {
-    expect(nameError('', [chips])).to.equal('name: enter a name');
-    expect(nameError('x'.repeat(41), [chips])).to.equal('name: at most 40 characters');
+    expect(nameError('', [chips])).to.equal('Sector name: enter a name');
+    expect(nameError('x'.repeat(41), [chips])).to.equal('Sector name: at most 40 characters');
     expect(nameError('CHIPS', [chips])).to.match(/already have a sector/);
     expect(nameError('CHIPS', [chips], 's1'), 'renaming a sector to its own name in another case').to.equal(null);
     expect(nameError('x'.repeat(40), [chips])).to.equal(null);
@@ -289,7 +289,7 @@ describe('sectors logic', () => {
     expect(parseSymbols('aapl, MSFT nvda;aapl')).to.deep.equal({ symbols: ['AAPL', 'MSFT', 'NVDA'], invalid: [] });
     expect(parseSymbols('brk.b ok! ')).to.deep.equal({ symbols: ['BRK.B'], invalid: ['ok!'] });
     const many = Array.from({ length: 100 }, (_, i) => `S${i}`);
-    expect(symbolsError({ symbols: ['NEW'], invalid: [] }, many)).to.equal('symbols: a sector holds at most 100');
+    expect(symbolsError({ symbols: ['NEW'], invalid: [] }, many)).to.equal('Symbols: a sector holds at most 100');
     expect(symbolsError({ symbols: ['S1'], invalid: [] }, many)).to.equal(null);
   });
 
@@ -302,7 +302,7 @@ describe('sectors logic', () => {
 
   it('turns user events into changes or refusals', () => {
     expect(changeFromEvent({ type: 'user.addSymbols', id: 's1', symbols: '' }, [chips])).to.deep.equal({
-      error: 'symbols: enter a symbol',
+      error: 'Symbols: enter a symbol',
     });
     expect(changeFromEvent({ type: 'user.addSymbols', id: 's1', symbols: 'amd tsm' }, [chips])).to.deep.equal({
       change: { kind: 'addSymbols', id: 's1', symbols: ['AMD', 'TSM'] },

@@ -7,6 +7,7 @@ import type { Sector } from '../../../domain/market/types.ts';
 import { marketApi } from '../../../domain/contract/market.ts';
 import { sectorsApi } from '../../../domain/contract/sectors.ts';
 import { assign, fromCallback, fromPromise, setup } from 'xstate';
+import { fieldRefusal } from '../../components/fieldRefusal.ts';
 import { call, errorMessage } from '../../services/api.ts';
 import { live } from '../../services/live.ts';
 import { showToast } from '../../services/toast.ts';
@@ -117,7 +118,7 @@ export function changeFromEvent(
     }
     case 'user.addSymbols': {
       const parsed = parseSymbols(event.symbols);
-      if (parsed.symbols.length === 0 && parsed.invalid.length === 0) return { error: 'symbols: enter a symbol' };
+      if (parsed.symbols.length === 0 && parsed.invalid.length === 0) return { error: 'Symbols: enter a symbol' };
       const present = sectors.find((s) => s.id === event.id)?.symbols ?? [];
       const bad = symbolsError(parsed, present);
       return bad ? { error: bad } : { change: { kind: 'addSymbols', id: event.id, symbols: parsed.symbols } };
@@ -148,6 +149,9 @@ export async function sendChange(change: SectorChange): Promise<ChangeAnswer> {
 }
 
 const NO_SEARCH: SectorSearch = { sectorId: null, text: '', results: [], error: null };
+
+/** A sector's fields by the names the server's refusals give them (a change's refusal names the field). */
+const SECTOR_LABELS: Readonly<Record<string, string>> = { name: 'Sector name', symbols: 'Symbols' };
 
 /** The Sectors page's machine. */
 export const sectorsMachine = setup({
@@ -259,7 +263,7 @@ export const sectorsMachine = setup({
             onError: {
               target: 'ready',
               actions: assign({
-                actionError: ({ event }) => errorMessage(event.error),
+                actionError: ({ event }) => fieldRefusal(errorMessage(event.error), SECTOR_LABELS).text,
                 queue: ({ context }) => context.queue.slice(1),
               }),
             },
