@@ -367,13 +367,13 @@ describe('search machine', () => {
     expect(actor.getSnapshot().context.queryName).to.equal('Large cap');
   });
 
-  it('keeps the message of a refused save', async () => {
+  it('keeps the message of a refused save, in the words of the form', async () => {
     const { actor } = screener({ failSave: true });
     await ready(actor);
     actor.send({ type: 'user.addClause', clause: rsiLow.query });
     actor.send({ type: 'user.save', name: 'x' });
     await waitFor(actor, (s) => s.matches({ saving: 'idle' }) && s.context.saveError !== null);
-    expect(actor.getSnapshot().context.saveError).to.equal('body.queryname: must not be empty');
+    expect(actor.getSnapshot().context.saveError).to.equal('Query name: must not be empty');
   });
 
   it('deletes a saved query locally at once and on the server, and puts it back if the server refuses', async () => {

@@ -11,6 +11,7 @@ import { assertEvent, assign, fromCallback, fromPromise, raise, setup } from 'xs
 import type { LabelledClause } from '../../../domain/screener/query.ts';
 import type { Quote } from '../../../domain/market/types.ts';
 import { applyNearQuote } from '../pricechart/chartData.ts';
+import { fieldRefusal } from '../../components/fieldRefusal.ts';
 import { call, errorMessage } from '../../services/api.ts';
 import { live } from '../../services/live.ts';
 import { showToast } from '../../services/toast.ts';
@@ -138,6 +139,9 @@ export interface RunInput {
   readonly limit: number;
   readonly sort: ScreenerSort | null;
 }
+
+/** A saved query's fields by the names the server's refusals give them. */
+const SAVE_LABELS: Readonly<Record<string, string>> = { queryname: 'Query name', query: 'Clauses' };
 
 /** The screener page's machine. */
 export const searchMachine = setup({
@@ -468,7 +472,10 @@ export const searchMachine = setup({
                 }),
               ],
             },
-            onError: { target: 'idle', actions: assign({ saveError: ({ event }) => errorMessage(event.error) }) },
+            onError: {
+              target: 'idle',
+              actions: assign({ saveError: ({ event }) => fieldRefusal(errorMessage(event.error), SAVE_LABELS).text }),
+            },
           },
         },
         deleting: {
