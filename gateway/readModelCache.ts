@@ -100,9 +100,10 @@ function sourceIds(sources: AnswerSources): string[] {
 
 /**
  * Wraps a read-model store with a cache of documents and of `list` answers (each until a commit writes a key it
- * holds or would hold), kept as JSON text so every caller gets its own copy, of checkpoints (a route telling how far a projection reached reads one per request) and of
- * route answers as sent ({@link answerCacheOf}). Only for a process whose projections commit through this
- * wrapper: documents written by another process are not seen until this process's runners commit them too.
+ * holds or would hold), kept as JSON text so every caller gets its own copy, of checkpoints (a route telling how
+ * far a projection reached reads one per request) and of route answers as sent ({@link answerCacheOf}). Only for
+ * a process whose projections commit through this wrapper: documents written by another process are not seen
+ * until this process's runners commit them too.
  */
 export function cacheReadModels(store: ReadModelStore, options: ReadModelCacheOptions = {}): ReadModelStore {
   const maxEntries = options.maxEntries ?? 50_000;
