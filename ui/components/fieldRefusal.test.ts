@@ -7,10 +7,12 @@ describe('fieldRefusal', () => {
   it('names the field refused by its label', () => {
     expect(fieldRefusal('body.symbol: unknown symbol ZZZZ', labels)).to.deep.equal({
       field: 'symbol',
+      own: 'symbol',
       text: 'Symbol: unknown symbol ZZZZ',
     });
     expect(fieldRefusal('body.lots[0].quantity: is more than the lot holds', labels)).to.deep.equal({
       field: 'lots',
+      own: 'lots',
       text: 'Lots sold: is more than the lot holds',
     });
     expect(fieldRefusal('params.symbol: unknown symbol ZZZZ', labels).text).to.equal('Symbol: unknown symbol ZZZZ');
@@ -19,17 +21,20 @@ describe('fieldRefusal', () => {
   it('leaves out the path of a field the form has no label for, and keeps a refusal naming none as it is', () => {
     expect(fieldRefusal('body.id: 4 shares of the 2024-01-10 lot of AAPL were sold', labels)).to.deep.equal({
       field: 'id',
+      own: null,
       text: '4 shares of the 2024-01-10 lot of AAPL were sold',
     });
     expect(fieldRefusal('body[0]: unknown symbol ZZZZ', labels)).to.deep.equal({
       field: null,
+      own: null,
       text: 'unknown symbol ZZZZ',
     });
     expect(fieldRefusal('Too many attempts: wait a moment and try again', labels)).to.deep.equal({
       field: null,
+      own: null,
       text: 'Too many attempts: wait a moment and try again',
     });
-    expect(fieldRefusal('body.toString: x', {}).text, 'no label from the prototype').to.equal('x');
+    expect(fieldRefusal('body.toString: x', {}), 'no label from the prototype').to.include({ own: null, text: 'x' });
   });
 });
 

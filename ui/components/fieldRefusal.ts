@@ -7,9 +7,11 @@
  */
 
 /** A refusal as a form shows it: the field refused (the top-level name, `lots` for `lots[0].quantity`) and words. */
-export interface FieldRefusal {
+export interface FieldRefusal<F extends string = string> {
   /** The field refused, as the request names it (`symbol`), or null when the refusal names none. */
   readonly field: string | null;
+  /** The same field when the form has a label for it (one of its controls), else null. */
+  readonly own: F | null;
   /** What the form says: `Symbol: unknown symbol ZZZZ`. */
   readonly text: string;
 }
@@ -39,12 +41,15 @@ export function refusalParts(message: string): RefusalParts | null {
  * A server's refusal (`message`) in the words of a form whose controls are labelled `labels`, by field name
  * (`{ symbol: 'Symbol', fee: 'Commission' }`).
  */
-export function fieldRefusal(message: string, labels: Readonly<Record<string, string>> = {}): FieldRefusal {
+export function fieldRefusal<F extends string = string>(
+  message: string,
+  labels: Readonly<Record<F, string>> = {} as Record<F, string>,
+): FieldRefusal<F> {
   const parts = refusalParts(message);
-  if (parts === null) return { field: null, text: message };
+  if (parts === null) return { field: null, own: null, text: message };
   const field = /^[A-Za-z_$][\w$]*(?=\.|$)/.exec(parts.path)?.[0] ?? null;
-  const label = field !== null && Object.hasOwn(labels, field) ? labels[field] : undefined;
-  return { field, text: label === undefined ? parts.reason : `${label}: ${parts.reason}` };
+  const own = field !== null && Object.hasOwn(labels, field) ? (field as F) : null;
+  return { field, own, text: own === null ? parts.reason : `${labels[own]}: ${parts.reason}` };
 }
 
 /** The attributes that mark a control a refusal is about: invalid, and described by the refusal's element. */

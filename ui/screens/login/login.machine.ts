@@ -62,11 +62,6 @@ export function checkCredentials(mode: LoginMode, username: string, password: st
 /** The form's controls by the names the server's refusals give them. */
 const LABELS: Readonly<Record<LoginField, string>> = { username: 'User name', password: 'Password' };
 
-/** Whether a field the server refused is one of the form's. */
-function isLoginField(field: string | null): field is LoginField {
-  return field !== null && Object.hasOwn(LABELS, field);
-}
-
 /**
  * What to show for a failed sign-in or registration: a name taken is the user name's refusal, and a refusal the
  * server names a field of (`body.password: …`) is that field's, in the form's words (`Password: …`).
@@ -79,9 +74,9 @@ export function loginFailure(mode: LoginMode, error: unknown): LoginRefusal {
       return { message: `Too many attempts.${tryAgainText(error)}`, field: null };
     }
   }
-  const { field, text } = fieldRefusal(errorMessage(error), LABELS);
+  const { own, text } = fieldRefusal(errorMessage(error), LABELS);
   const message = mode === 'register' ? `Could not create the account: ${text}` : text;
-  return { message, field: isLoginField(field) ? field : null };
+  return { message, field: own };
 }
 
 /** The sign-in page's machine. */

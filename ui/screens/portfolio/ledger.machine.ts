@@ -120,10 +120,9 @@ export interface TransactionRefusal {
  * the server says it.
  */
 export function transactionRefusal(error: unknown): TransactionRefusal {
-  const { field, text } = fieldRefusal(errorMessage(error), { ...FIELD_LABELS, kind: 'Transaction' });
-  return field !== null && Object.hasOwn(FIELD_LABELS, field)
-    ? { field: field as TransactionField, text }
-    : { field: null, text };
+  const { own, text } = fieldRefusal(errorMessage(error), { ...FIELD_LABELS, kind: 'Transaction' });
+  // The kind is worded as the "Transaction" choice but marks no field of the form.
+  return { field: own === 'kind' ? null : own, text };
 }
 
 /** The transaction a form spells, or null when its own check refuses it. */

@@ -82,11 +82,10 @@ export function refusalOf(error: unknown): ResetRefusal & { readonly linkRefused
     return { message: `Too many attempts.${tryAgainText(error)}`, field: null, linkRefused: false };
   }
   const message = errorMessage(error);
-  const { field, text } = fieldRefusal(message, LABELS);
-  const label = field !== null && Object.hasOwn(LABELS, field) ? LABELS[field] : undefined;
-  if (label === undefined) return { message, field: null, linkRefused: false };
+  const { own, text } = fieldRefusal(message, LABELS);
+  if (own === null) return { message, field: null, linkRefused: false };
   // A refused link cannot be mended on this page: the page offers to ask for a new one.
-  return { message: text, field: field === 'newPassword' ? 'new' : null, linkRefused: label === 'Reset link' };
+  return { message: text, field: own === 'newPassword' ? 'new' : null, linkRefused: LABELS[own] === 'Reset link' };
 }
 
 /** How many sessions the reset ended, in words: "2 sessions were signed out". */

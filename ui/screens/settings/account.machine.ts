@@ -64,8 +64,7 @@ export interface PasswordRefusal {
 
 /** A refusal of the server as the form words it: `body.newPassword: must be …` → `New password: must be …`. */
 export function refusalOf(message: string): PasswordRefusal {
-  const { field, text } = fieldRefusal(message, LABELS);
-  const own = field !== null && Object.hasOwn(LABELS, field) ? (field as PasswordField) : null;
+  const { own, text } = fieldRefusal(message, LABELS);
   return { field: own, message: text };
 }
 
