@@ -75,13 +75,17 @@ export interface AlertHistoryEntry {
   readonly note?: string | null;
 }
 
-/** How many firings one page of an alert's history holds. */
-export const ALERT_HISTORY_PAGE = 100;
+/**
+ * How many firings one page of an alert's history holds. A firing parses and rewrites its alert's last page:
+ * small pages keep that small (a page of 100 firings is about 20 kB) for an alert that fires all day, at the cost
+ * of more pages to read when the history is opened.
+ */
+export const ALERT_HISTORY_PAGE = 10;
 
 /**
  * The document of an alert's history at its key: which pages (`<key>#<page>`, numbered from `first` to `last`,
  * every one full but the last) hold how many firings. A page past the latest {@link ALERT_HISTORY_LIMIT}
- * firings is dropped whole, so between 1,000 and 1,099 are kept and the latest 1,000 served.
+ * firings is dropped whole, so between 1,000 and 1,009 are kept and the latest 1,000 served.
  */
 export interface AlertHistoryPages {
   readonly first: number;
@@ -122,7 +126,7 @@ function historyEntry(id: string, data: AlertTriggeredData): AlertHistoryEntry {
  */
 export const alertHistoryProjection: WriterProjection = {
   name: HISTORY,
-  version: 3,
+  version: 4,
   handles: ['AlertTriggered', 'AlertDeleted'],
   write: async (event, tx) => {
     const key = alertKeyOf(event);
