@@ -4,7 +4,7 @@
  * coming, the first match once it arrives). A pick is emitted as `picked` for the screen to act on; the field
  * is then emptied, or, for a field whose value is the symbol (`keep`), shows the symbol picked.
  */
-import { assign, emit, fromPromise, setup } from 'xstate';
+import { assertEvent, assign, emit, fromPromise, setup } from 'xstate';
 import { marketApi, type UniverseHit } from '../../domain/contract/market.ts';
 import { call, errorMessage } from '../services/api.ts';
 
@@ -94,7 +94,12 @@ export const symbolSearchMachine = setup({
     notSubmitted: ({ context }) => !context.submitted,
   },
   actions: {
-    setText: assign({ text: ({ event }) => (event.type === 'user.type' ? event.text : '') }),
+    setText: assign({
+      text: ({ event }) => {
+        assertEvent(event, 'user.type');
+        return event.text;
+      },
+    }),
     emitPicked: emit(({ context, event }) => ({ type: 'picked' as const, hit: pickedHit(context, event)! })),
     /** After a pick: the field emptied, or showing the symbol picked (`keep`). */
     clearPicked: assign(({ context, event }) => ({

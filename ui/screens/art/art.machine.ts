@@ -7,7 +7,7 @@
 import { marketApi } from '../../../domain/contract/market.ts';
 import { fillPath } from '../../../domain/contract/route.ts';
 import { snapshotsApi, type SnapshotAnswer } from '../../../domain/contract/snapshots.ts';
-import { assign, fromCallback, fromPromise, setup } from 'xstate';
+import { assertEvent, assign, fromCallback, fromPromise, setup } from 'xstate';
 import type { Quote } from '../../../domain/market/types.ts';
 import { call, errorMessage } from '../../services/api.ts';
 import { live } from '../../services/live.ts';
@@ -133,8 +133,10 @@ export const artMachine = setup({
     /** Tells the user what happened. */
     notify: (_, params: { text: string }) => showToast(params.text),
     takeQuotes: assign({
-      quotes: ({ context, event }) =>
-        event.type === 'server.quotes' ? withQuotes(context.quotes, event.quotes) : context.quotes,
+      quotes: ({ context, event }) => {
+        assertEvent(event, 'server.quotes');
+        return withQuotes(context.quotes, event.quotes);
+      },
     }),
   },
   delays: { poll: POLL_MS },
@@ -219,10 +221,10 @@ export const artMachine = setup({
                 saving: {
                   invoke: {
                     src: 'exportMap',
-                    input: ({ event }) =>
-                      event.type === 'user.saveMap'
-                        ? { graph: event.graph, title: event.title }
-                        : ({ graph: null, title: '' } as unknown as MapExport),
+                    input: ({ event }) => {
+                      assertEvent(event, 'user.saveMap');
+                      return { graph: event.graph, title: event.title };
+                    },
                     onDone: {
                       target: 'idle',
                       actions: [

@@ -4,7 +4,7 @@
  * live quotes of the shown stocks. The "add stocks" card's search is the app's symbol search (`SymbolSearch`),
  * whose pick is `user.addSymbol`.
  */
-import { assign, enqueueActions, fromCallback, fromPromise, setup, stateIn } from 'xstate';
+import { assertEvent, assign, enqueueActions, fromCallback, fromPromise, setup, stateIn } from 'xstate';
 import type { Quote } from '../../../domain/market/types.ts';
 import { dashboardApi } from '../../../domain/contract/dashboard.ts';
 import { marketApi, type GicsSector } from '../../../domain/contract/market.ts';
@@ -213,18 +213,21 @@ export const dashboardMachine = setup({
     }),
     editLayout: assign({
       layouts: ({ context, event }) => {
+        assertEvent(event, ['user.toggleComponent', 'user.addLayout', 'user.removeLayout']);
         if (event.type === 'user.toggleComponent') {
           return toggleComponent(context.layouts, event.layoutId, event.compId);
         }
-        if (event.type === 'user.addLayout') return addLayout(context.layouts);
-        if (event.type === 'user.removeLayout') return removeLayout(context.layouts, event.layoutId);
-        return context.layouts;
+        return event.type === 'user.addLayout'
+          ? addLayout(context.layouts)
+          : removeLayout(context.layouts, event.layoutId);
       },
       layoutError: null,
     }),
     mergeOptions: assign({
-      options: ({ context, event }) =>
-        event.type === 'user.changeOptions' ? { ...context.options, ...event.changes } : context.options,
+      options: ({ context, event }) => {
+        assertEvent(event, 'user.changeOptions');
+        return { ...context.options, ...event.changes };
+      },
       optionsError: null,
     }),
   },

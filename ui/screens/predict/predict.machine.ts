@@ -4,7 +4,7 @@
  * again with its parameters). The saved list is read again when it changes elsewhere.
  */
 import { predictionApi } from '../../../domain/contract/prediction.ts';
-import { assign, fromCallback, fromPromise, setup } from 'xstate';
+import { assertEvent, assign, fromCallback, fromPromise, setup } from 'xstate';
 import { call, errorMessage } from '../../services/api.ts';
 import { live } from '../../services/live.ts';
 import { showToast } from '../../services/toast.ts';
@@ -109,7 +109,7 @@ export const predictMachine = setup({
         : { formError: outcome.error };
     }),
     openModel: assign(({ context, event }) => {
-      if (event.type !== 'user.openModel') return {};
+      assertEvent(event, 'user.openModel');
       const model = context.models.find((m) => m.id === event.id);
       if (!model) return {};
       return { form: formFromModel(model), pending: requestOfModel(model), formError: null, fitError: null };
@@ -226,10 +226,10 @@ export const predictMachine = setup({
           entry: assign({ actionError: null }),
           invoke: {
             src: 'saveModel',
-            input: ({ context, event }) => ({
-              ...context.fitted!,
-              name: event.type === 'user.save' ? event.name.trim() : '',
-            }),
+            input: ({ context, event }) => {
+              assertEvent(event, 'user.save');
+              return { ...context.fitted!, name: event.name.trim() };
+            },
             onDone: {
               target: 'ready',
               actions: [

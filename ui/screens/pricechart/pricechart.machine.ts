@@ -856,7 +856,10 @@ export const priceChartMachine = setup({
           entry: assign({ alertError: null }),
           invoke: {
             src: 'deleteAlert',
-            input: ({ event }) => ({ id: event.type === 'user.deleteAlert' ? event.id : '' }),
+            input: ({ event }) => {
+              assertEvent(event, 'user.deleteAlert');
+              return { id: event.id };
+            },
             onDone: {
               target: 'ready',
               actions: [
@@ -919,10 +922,10 @@ export const priceChartMachine = setup({
           entry: assign({ compareError: null }),
           invoke: {
             src: 'loadCompare',
-            input: ({ context, event }) =>
-              event.type === 'user.addCompare'
-                ? { symbol: cleanSymbol(event.symbol), mode: event.mode, duration: context.duration }
-                : { symbol: '', mode: 'normalized' as const, duration: context.duration },
+            input: ({ context, event }) => {
+              assertEvent(event, 'user.addCompare');
+              return { symbol: cleanSymbol(event.symbol), mode: event.mode, duration: context.duration };
+            },
             onDone: {
               target: 'idle',
               actions: assign(({ context, event }) => {
@@ -951,10 +954,10 @@ export const priceChartMachine = setup({
           entry: assign({ snapshotError: null }),
           invoke: {
             src: 'saveSnapshot',
-            input: ({ context, event }) =>
-              event.type === 'user.saveSnapshot'
-                ? { symbol: context.symbol, title: event.title, graph: event.graph }
-                : ({ symbol: context.symbol, title: '', graph: null } as unknown as SnapshotRequest),
+            input: ({ context, event }) => {
+              assertEvent(event, 'user.saveSnapshot');
+              return { symbol: context.symbol, title: event.title, graph: event.graph };
+            },
             onDone: {
               target: 'idle',
               actions: {
