@@ -15,6 +15,12 @@ export const SECTOR_NAME_MAX = 40;
 /** Most symbols one sector holds (the server's rule). */
 export const SECTOR_SYMBOLS_MAX = SECTOR_SYMBOLS_LIMIT;
 
+/**
+ * A sector's fields as the page labels them, by the names the server's refusals give them: the page's own
+ * refusals and the server's, once worded, begin alike (`Sector name: …`, `Symbols: …`).
+ */
+export const SECTOR_LABELS: Readonly<Record<'name' | 'symbols', string>> = { name: 'Sector name', symbols: 'Symbols' };
+
 /** A user-defined sector as `GET /personalize/sectors` answers it. */
 export type UserSector = SectorAnswer;
 
@@ -68,11 +74,11 @@ export function applyAnswer(sectors: readonly UserSector[], answer: ChangeAnswer
 /** Why a name cannot be given to a sector (empty, too long, or another of the user's sectors has it), or null. */
 export function nameError(name: string, sectors: readonly UserSector[], exceptId?: string): string | null {
   const text = name.trim();
-  if (text.length === 0) return 'Sector name: enter a name';
-  if (text.length > SECTOR_NAME_MAX) return `Sector name: at most ${SECTOR_NAME_MAX} characters`;
+  if (text.length === 0) return `${SECTOR_LABELS.name}: enter a name`;
+  if (text.length > SECTOR_NAME_MAX) return `${SECTOR_LABELS.name}: at most ${SECTOR_NAME_MAX} characters`;
   const key = text.toLowerCase();
   if (sectors.some((s) => s.id !== exceptId && s.name.trim().toLowerCase() === key)) {
-    return `Sector name: you already have a sector named ${JSON.stringify(sectors.find((s) => s.name.trim().toLowerCase() === key)?.name ?? text)}`;
+    return `${SECTOR_LABELS.name}: you already have a sector named ${JSON.stringify(sectors.find((s) => s.name.trim().toLowerCase() === key)?.name ?? text)}`;
   }
   return null;
 }
@@ -98,10 +104,10 @@ export function symbolsError(
   present: readonly string[] = [],
 ): string | null {
   if (parsed.invalid.length > 0)
-    return `Symbols: ${parsed.invalid.map((t) => JSON.stringify(t)).join(', ')} is not a symbol`;
+    return `${SECTOR_LABELS.symbols}: ${parsed.invalid.map((t) => JSON.stringify(t)).join(', ')} is not a symbol`;
   const fresh = parsed.symbols.filter((s) => !present.includes(s));
   if (present.length + fresh.length > SECTOR_SYMBOLS_MAX)
-    return `Symbols: a sector holds at most ${SECTOR_SYMBOLS_MAX}`;
+    return `${SECTOR_LABELS.symbols}: a sector holds at most ${SECTOR_SYMBOLS_MAX}`;
   return null;
 }
 

@@ -18,6 +18,7 @@ import {
   draftAfterAccepted,
   nameError,
   parseSymbols,
+  SECTOR_LABELS,
   symbolsError,
   type ChangeAnswer,
   type GicsSector,
@@ -118,7 +119,8 @@ export function changeFromEvent(
     }
     case 'user.addSymbols': {
       const parsed = parseSymbols(event.symbols);
-      if (parsed.symbols.length === 0 && parsed.invalid.length === 0) return { error: 'Symbols: enter a symbol' };
+      if (parsed.symbols.length === 0 && parsed.invalid.length === 0)
+        return { error: `${SECTOR_LABELS.symbols}: enter a symbol` };
       const present = sectors.find((s) => s.id === event.id)?.symbols ?? [];
       const bad = symbolsError(parsed, present);
       return bad ? { error: bad } : { change: { kind: 'addSymbols', id: event.id, symbols: parsed.symbols } };
@@ -149,9 +151,6 @@ export async function sendChange(change: SectorChange): Promise<ChangeAnswer> {
 }
 
 const NO_SEARCH: SectorSearch = { sectorId: null, text: '', results: [], error: null };
-
-/** A sector's fields by the names the server's refusals give them (a change's refusal names the field). */
-const SECTOR_LABELS: Readonly<Record<string, string>> = { name: 'Sector name', symbols: 'Symbols' };
 
 /** The Sectors page's machine. */
 export const sectorsMachine = setup({
