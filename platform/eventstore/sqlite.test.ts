@@ -229,4 +229,105 @@ describe('SQLite event store', function () {
     await store.close();
     expect(error).to.be.instanceOf(EventStoreError);
   });
+
+  describe('a subscription waiting at the head, passed an append of this process that holds nothing for it', function () {
+    const event = (type: string): { id: string; type: string; data: object } => ({ id: randomUUID(), type, data: {} });
+
+    it('moves its checkpoint past the append, and still reads the rows of another connection committed before it', async function () {
+      const store = openSqliteEventStore({ file });
+      const other = openSqliteEventStore({ file });
+      // A row read first: a subscription at the start of an empty log has no row to be right after.
+      await store.appendToStream('p-0', [event('Seed')]);
+      const taken: string[] = [];
+      const checkpoints: number[] = [];
+      const subscription = store.subscribeToAll(
+        {
+          onEvent: (e) => void taken.push(`${e.streamId}:${e.type}`),
+          onCheckpoint: (position) => void checkpoints.push(position.commit),
+        },
+        { filter: { eventTypes: ['Wanted'] } },
+      );
+      await subscription.caughtUp;
+      const skipped = await store.appendToStream('p-1', [event('Other'), event('Other')]);
+      await until(() => checkpoints.includes(skipped.position.commit), 2000);
+      expect(taken).to.deep.equal([]);
+
+      // Both group commits run in the same turn, the other connection's first: this process's append then starts
+      // past a row the subscription has not read, so it must not be passed in place, or `Wanted` would be lost.
+      const theirs = other.appendToStream('p-2', [event('Wanted')]);
+      const ours = store.appendToStream('p-1', [event('Other')]);
+      const [wanted, last] = await Promise.all([theirs, ours]);
+      expect(last.position.commit).to.equal(wanted.position.commit + 1);
+      await until(() => checkpoints.includes(last.position.commit), 2000);
+      expect(taken).to.deep.equal(['p-2:Wanted']);
+
+      // A row it takes is read and handed over, once.
+      await store.appendToStream('p-1', [event('Other'), event('Wanted')]);
+      await until(() => taken.length === 2, 2000);
+      expect(taken).to.deep.equal(['p-2:Wanted', 'p-1:Wanted']);
+      expect(checkpoints).to.deep.equal([...checkpoints].sort((a, b) => a - b));
+      await subscription.stop();
+      await other.close();
+      await store.close();
+    });
+
+    it('waits for a checkpoint handler that answers a promise before it reads on', async function () {
+      const store = openSqliteEventStore({ file });
+      await store.appendToStream('q-0', [event('Seed')]);
+      const steps: string[] = [];
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let holding = false;
+      const subscription = store.subscribeToAll(
+        {
+          onEvent: (e) => void steps.push(`event ${e.type}`),
+          onCheckpoint: async () => {
+            if (!holding) return;
+            steps.push('checkpoint');
+            await released;
+            steps.push('checkpoint done');
+          },
+        },
+        { filter: { eventTypes: ['Wanted'] } },
+      );
+      await subscription.caughtUp;
+      holding = true;
+      await store.appendToStream('q-1', [event('Other')]);
+      await until(() => steps.length === 1, 2000);
+      await store.appendToStream('q-1', [event('Wanted')]);
+      // The wanted event's wake reads nothing before the handler's promise settles.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(steps).to.deep.equal(['checkpoint']);
+      release();
+      await until(() => steps.length === 3, 2000);
+      expect(steps).to.deep.equal(['checkpoint', 'checkpoint done', 'event Wanted']);
+      await subscription.stop();
+      await store.close();
+    });
+
+    it('fails with a checkpoint handler that throws, and the append is still answered', async function () {
+      const store = openSqliteEventStore({ file });
+      await store.appendToStream('r-0', [event('Seed')]);
+      let throwing = false;
+      let failed: Error | undefined;
+      const subscription = store.subscribeToAll(
+        {
+          onEvent: () => undefined,
+          onCheckpoint: () => {
+            if (throwing) throw new Error('checkpoint refused');
+          },
+          onError: (error) => void (failed = error),
+        },
+        { filter: { eventTypes: ['Wanted'] } },
+      );
+      await subscription.caughtUp;
+      throwing = true;
+      const appended = await store.appendToStream('r-1', [event('Other')]);
+      expect(appended.nextExpectedRevision).to.equal(0);
+      await until(() => failed !== undefined, 2000);
+      expect(failed?.message).to.equal('checkpoint refused');
+      await subscription.stop();
+      await store.close();
+    });
+  });
 });

@@ -58,6 +58,17 @@ interface SharedRow {
   event: RecordedEvent | undefined;
 }
 
+/**
+ * The rows one append of a group commit wrote: `first` to `last` (sequence numbers, consecutive within it), and
+ * their stream and types, which is all a subscription's filter reads.
+ */
+interface AppendedRows {
+  readonly stream: string;
+  readonly events: readonly EventData[];
+  readonly first: number;
+  readonly last: number;
+}
+
 /** An append waiting for the group commit. */
 interface QueuedAppend {
   readonly stream: string;
@@ -220,10 +231,17 @@ export class SqliteEventStore implements EventStore {
         return writeGroup(appends);
       },
       (appends, outcomes) => {
-        if (appends.some((append, i) => append.events.length > 0 && !(outcomes[i] instanceof Error))) {
+        const appended: AppendedRows[] = [];
+        appends.forEach(({ stream, events }, i) => {
+          const outcome = outcomes[i];
+          if (events.length === 0 || outcome === undefined || outcome instanceof Error) return;
+          const last = outcome.position.commit;
+          appended.push({ stream, events, first: last - events.length + 1, last });
+        });
+        if (appended.length > 0) {
           this.appendVersion += 1;
           this.checkpoints.written();
-          this.wake.emit('append');
+          this.wake.emit('append', appended);
         }
       },
     );
@@ -403,20 +421,53 @@ export class SqliteEventStore implements EventStore {
     this.assertOpen();
     let stopped = false;
     let wakeUp: (() => void) | undefined;
-    const onWake = (): void => {
+    let at = (options.fromPosition ?? START).commit;
+    let isCaughtUp = false;
+    /** A checkpoint handler's promise from a wake that passed events in place: awaited before the next page. */
+    let passing: PromiseLike<unknown> | undefined;
+    const matches = filterMatcher(options.filter);
+    /**
+     * A commit of this process that holds nothing for this subscription, waiting right at its position: passed
+     * in place, as reading the page and skipping it would (its checkpoint moves past it), without a turn of the
+     * loop. Answers whether it did; anything else (another process's rows in between, a row it takes, a page
+     * under way) wakes the loop, which reads the rows.
+     */
+    const passInPlace = (appended: readonly AppendedRows[]): boolean => {
+      let next = at;
+      for (const rows of appended) {
+        if (rows.first !== next + 1) return false;
+        for (const event of rows.events) if (matches(rows.stream, event.type)) return false;
+        next = rows.last;
+      }
+      at = next;
+      let r: unknown;
+      try {
+        r = handlers.onCheckpoint?.(position(at));
+      } catch (error) {
+        // Thrown within the commit's wake: the loop, woken, fails with it as the handler's own turn would.
+        r = Promise.reject(error instanceof Error ? error : new Error(String(error)));
+      }
+      if (!isThenable(r)) return true;
+      passing = passing === undefined ? r : Promise.all([passing, r]);
+      return false;
+    };
+    const onWake = (appended?: readonly AppendedRows[]): void => {
       const w = wakeUp;
+      if (w === undefined || (appended !== undefined && isCaughtUp && !stopped && passInPlace(appended))) return;
       wakeUp = undefined;
-      w?.();
+      w();
     };
     let resolveCaughtUp!: () => void;
     const caughtUp = new Promise<void>((resolve) => (resolveCaughtUp = resolve));
     const startHead = this.stmt.head.get()?.seq ?? START.commit;
 
-    const matches = filterMatcher(options.filter);
     const run = async (): Promise<void> => {
-      let at = (options.fromPosition ?? START).commit;
-      let isCaughtUp = false;
       while (!stopped) {
+        if (passing !== undefined) {
+          const r = passing;
+          passing = undefined;
+          await r;
+        }
         // The commits seen when the page is read: one seen later (its wake may have come while this subscription
         // was applying the page) makes it read again rather than wait.
         const version = this.appendVersion;
