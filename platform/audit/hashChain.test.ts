@@ -51,6 +51,29 @@ describe('hash chain', function () {
     );
   });
 
+  it('writes what sorting every key list with sort() and quoting each key writes, whatever the keys', function () {
+    // The text is hashed into every stored event's chain: it must never change for a value.
+    const reference = (v: unknown): string => {
+      if (Array.isArray(v)) return `[${v.map((x) => reference(x)).join(',')}]`;
+      if (v === null || typeof v !== 'object') return JSON.stringify(v ?? null);
+      const record = v as Record<string, unknown>;
+      const keys = Object.keys(record)
+        .sort()
+        .filter((k) => record[k] !== undefined);
+      return `{${keys.map((k) => `${JSON.stringify(k)}:${reference(record[k])}`).join(',')}}`;
+    };
+    const keys = fc.oneof(fc.string(), fc.constantFrom('10', '9', '0', '-1', 'a"b', 'é', '\u2028', 'Z', '__proto__x'));
+    const objects = fc.dictionary(keys, fc.jsonValue(), { maxKeys: 40 });
+    fc.assert(
+      fc.property(fc.oneof(objects, fc.array(objects), fc.jsonValue()), (value) => {
+        expect(canonicalJson(value)).to.equal(reference(value));
+      }),
+    );
+    const wide = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`k${(i * 7) % 30}`, i]));
+    expect(canonicalJson(wide)).to.equal(reference(wide));
+    expect(canonicalJson({ 10: 1, 9: 2, b: 3, a: 4 })).to.equal('{"10":1,"9":2,"a":4,"b":3}');
+  });
+
   it('links each event to the previous one, the first to the genesis hash', function () {
     const chained = chainEvents('watchlist-ada', undefined, base);
     expect(chained[0]!.metadata!.prevHash).to.equal(GENESIS_HASH);
