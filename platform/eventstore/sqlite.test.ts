@@ -305,6 +305,40 @@ describe('SQLite event store', function () {
       await store.close();
     });
 
+    it('leaves no unhandled rejection when it stops before a rejected checkpoint promise is read', async function () {
+      const store = openSqliteEventStore({ file });
+      await store.appendToStream('s-0', [event('Seed')]);
+      const unhandled: unknown[] = [];
+      const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
+      process.on('unhandledRejection', onUnhandled);
+      let refuse = false;
+      let refused!: () => void;
+      const called = new Promise<void>((resolve) => (refused = resolve));
+      const subscription = store.subscribeToAll(
+        {
+          onEvent: () => undefined,
+          onCheckpoint: () => {
+            if (!refuse) return undefined;
+            refused();
+            return Promise.reject(new Error('checkpoint refused'));
+          },
+        },
+        { filter: { eventTypes: ['Wanted'] } },
+      );
+      await subscription.caughtUp;
+      refuse = true;
+      const appending = store.appendToStream('s-1', [event('Other')]);
+      await called;
+      // Stopped in the same turn as the wake, before its loop reads the rejection.
+      const stopping = subscription.stop();
+      await appending;
+      await stopping;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      process.off('unhandledRejection', onUnhandled);
+      expect(unhandled).to.deep.equal([]);
+      await store.close();
+    });
+
     it('fails with a checkpoint handler that throws, and the append is still answered', async function () {
       const store = openSqliteEventStore({ file });
       await store.appendToStream('r-0', [event('Seed')]);

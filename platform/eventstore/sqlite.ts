@@ -448,7 +448,10 @@ export class SqliteEventStore implements EventStore {
         r = Promise.reject(error instanceof Error ? error : new Error(String(error)));
       }
       if (!isThenable(r)) return true;
-      passing = passing === undefined ? r : Promise.all([passing, r]);
+      const pending = Promise.all(passing === undefined ? [r] : [passing, r]);
+      // The loop awaits it and fails with it; stopped first, it leaves no unhandled rejection behind.
+      pending.catch(() => undefined);
+      passing = pending;
       return false;
     };
     const onWake = (appended?: readonly AppendedRows[]): void => {
