@@ -6,8 +6,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { eventStoreContract } from './eventStore.contract.ts';
-import { EventStoreError, WrongExpectedRevisionError, type RecordedEvent } from './port.ts';
-import { openSqliteEventStore } from './sqlite.ts';
+import {
+  EventStoreError,
+  WrongExpectedRevisionError,
+  type RecordedEvent,
+  type Subscription,
+  type SubscriptionHandlers,
+} from './port.ts';
+import { openSqliteEventStore, type SqliteEventStore } from './sqlite.ts';
 
 const worker = fileURLToPath(new URL('./testing/sqliteWorker.ts', import.meta.url));
 
@@ -233,21 +239,26 @@ describe('SQLite event store', function () {
   describe('a subscription waiting at the head, passed an append of this process that holds nothing for it', function () {
     const event = (type: string): { id: string; type: string; data: object } => ({ id: randomUUID(), type, data: {} });
 
+    /**
+     * A subscription of `store` to the `Wanted` events, caught up past a row it skips: one at the start of an
+     * empty log has no row to be right after.
+     */
+    const waitingForWanted = async (store: SqliteEventStore, handlers: SubscriptionHandlers): Promise<Subscription> => {
+      await store.appendToStream('seed', [event('Seed')]);
+      const subscription = store.subscribeToAll(handlers, { filter: { eventTypes: ['Wanted'] } });
+      await subscription.caughtUp;
+      return subscription;
+    };
+
     it('moves its checkpoint past the append, and still reads the rows of another connection committed before it', async function () {
       const store = openSqliteEventStore({ file });
       const other = openSqliteEventStore({ file });
-      // A row read first: a subscription at the start of an empty log has no row to be right after.
-      await store.appendToStream('p-0', [event('Seed')]);
       const taken: string[] = [];
       const checkpoints: number[] = [];
-      const subscription = store.subscribeToAll(
-        {
-          onEvent: (e) => void taken.push(`${e.streamId}:${e.type}`),
-          onCheckpoint: (position) => void checkpoints.push(position.commit),
-        },
-        { filter: { eventTypes: ['Wanted'] } },
-      );
-      await subscription.caughtUp;
+      const subscription = await waitingForWanted(store, {
+        onEvent: (e) => void taken.push(`${e.streamId}:${e.type}`),
+        onCheckpoint: (position) => void checkpoints.push(position.commit),
+      });
       const skipped = await store.appendToStream('p-1', [event('Other'), event('Other')]);
       await until(() => checkpoints.includes(skipped.position.commit), 2000);
       expect(taken).to.deep.equal([]);
@@ -273,24 +284,19 @@ describe('SQLite event store', function () {
 
     it('waits for a checkpoint handler that answers a promise before it reads on', async function () {
       const store = openSqliteEventStore({ file });
-      await store.appendToStream('q-0', [event('Seed')]);
       const steps: string[] = [];
       let release!: () => void;
       const released = new Promise<void>((resolve) => (release = resolve));
       let holding = false;
-      const subscription = store.subscribeToAll(
-        {
-          onEvent: (e) => void steps.push(`event ${e.type}`),
-          onCheckpoint: async () => {
-            if (!holding) return;
-            steps.push('checkpoint');
-            await released;
-            steps.push('checkpoint done');
-          },
+      const subscription = await waitingForWanted(store, {
+        onEvent: (e) => void steps.push(`event ${e.type}`),
+        onCheckpoint: async () => {
+          if (!holding) return;
+          steps.push('checkpoint');
+          await released;
+          steps.push('checkpoint done');
         },
-        { filter: { eventTypes: ['Wanted'] } },
-      );
-      await subscription.caughtUp;
+      });
       holding = true;
       await store.appendToStream('q-1', [event('Other')]);
       await until(() => steps.length === 1, 2000);
@@ -307,25 +313,20 @@ describe('SQLite event store', function () {
 
     it('leaves no unhandled rejection when it stops before a rejected checkpoint promise is read', async function () {
       const store = openSqliteEventStore({ file });
-      await store.appendToStream('s-0', [event('Seed')]);
       const unhandled: unknown[] = [];
       const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
       process.on('unhandledRejection', onUnhandled);
       let refuse = false;
       let refused!: () => void;
       const called = new Promise<void>((resolve) => (refused = resolve));
-      const subscription = store.subscribeToAll(
-        {
-          onEvent: () => undefined,
-          onCheckpoint: () => {
-            if (!refuse) return undefined;
-            refused();
-            return Promise.reject(new Error('checkpoint refused'));
-          },
+      const subscription = await waitingForWanted(store, {
+        onEvent: () => undefined,
+        onCheckpoint: () => {
+          if (!refuse) return undefined;
+          refused();
+          return Promise.reject(new Error('checkpoint refused'));
         },
-        { filter: { eventTypes: ['Wanted'] } },
-      );
-      await subscription.caughtUp;
+      });
       refuse = true;
       const appending = store.appendToStream('s-1', [event('Other')]);
       await called;
@@ -341,20 +342,15 @@ describe('SQLite event store', function () {
 
     it('fails with a checkpoint handler that throws, and the append is still answered', async function () {
       const store = openSqliteEventStore({ file });
-      await store.appendToStream('r-0', [event('Seed')]);
       let throwing = false;
       let failed: Error | undefined;
-      const subscription = store.subscribeToAll(
-        {
-          onEvent: () => undefined,
-          onCheckpoint: () => {
-            if (throwing) throw new Error('checkpoint refused');
-          },
-          onError: (error) => void (failed = error),
+      const subscription = await waitingForWanted(store, {
+        onEvent: () => undefined,
+        onCheckpoint: () => {
+          if (throwing) throw new Error('checkpoint refused');
         },
-        { filter: { eventTypes: ['Wanted'] } },
-      );
-      await subscription.caughtUp;
+        onError: (error) => void (failed = error),
+      });
       throwing = true;
       const appended = await store.appendToStream('r-1', [event('Other')]);
       expect(appended.nextExpectedRevision).to.equal(0);
