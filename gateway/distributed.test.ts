@@ -13,7 +13,12 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { io as connect, type Socket } from 'socket.io-client';
 import type { MinuteCandles } from '../domain/contract/market.ts';
-import type { ClientToServerEvents, NotificationPush, ServerToClientEvents } from '../domain/contract/socket.ts';
+import type {
+  ClientToServerEvents,
+  NotificationPush,
+  ReadModelChange,
+  ServerToClientEvents,
+} from '../domain/contract/socket.ts';
 import type { Quote } from '../domain/market/types.ts';
 import { MARKET_DB_FILE } from '../engine/marketdata/store.ts';
 import { startTestRedis, type TestRedis } from '../platform/testing/redisServer.ts';
@@ -163,6 +168,8 @@ describe('distributed mode (Redis, two gateways, an engine and a projections pro
     });
     const pushed: NotificationPush[] = [];
     socket.on('notification', (n) => pushed.push(n));
+    const changed: ReadModelChange[] = [];
+    socket.on('readmodel:changed', (c) => changed.push(c));
     await new Promise<void>((resolve, reject) => {
       socket.once('connect', () => resolve());
       socket.once('connect_error', reject);
@@ -190,6 +197,13 @@ describe('distributed mode (Redis, two gateways, an engine and a projections pro
       expect((await quoted).price).to.equal(nvda);
       await until('the notification reaches gateway A', () => (pushed.length >= 1 ? true : undefined), 10_000);
       expect(pushed[0]).to.include({ symbol: 'NVDA', notificationtype: 1, read: false });
+      // The projections process's commit of the trigger reaches the socket on A too, through the relay.
+      const commitOf = (position: string): number => Number(position.split('/')[0]);
+      await until(
+        "the alerts read model's change reaches gateway A",
+        () => changed.find((c) => c.name === 'alerts' && commitOf(c.position) >= commitOf(pushed[0]!.position)),
+        10_000,
+      );
 
       // Gateways without an engine serve live quotes from the bus.
       const onA = new TestClient(gwA.url);

@@ -9,7 +9,7 @@ import type { EngineTrigger } from '../../engine/alerts/alertEngine.ts';
 import { formatPosition, type LogPosition } from '../../platform/eventstore/port.ts';
 import type { DocumentWrite } from '../../platform/readmodels/port.ts';
 import type { ReadModelCommitListener } from '../../projections/index.ts';
-import { userRoom, type RealtimeServer } from './server.ts';
+import { userRoom, type RealtimeServer, type RealtimeSocket } from './server.ts';
 
 /** The push of a trigger: the notification as the GET route answers it, plus its position. */
 export function notificationOf(trigger: Pick<EngineTrigger, 'eventId' | 'event' | 'position'>): NotificationPush {
@@ -59,20 +59,24 @@ export function startFanOut(io: RealtimeServer, deps: FanOutDeps): () => void {
     if (!members) return;
     const sockets = io.of('/').sockets;
     let holding = false;
+    let lone: RealtimeSocket | undefined;
     for (const id of members) {
       const socket = sockets.get(id);
       if (socket?.data.catchingUp) {
         socket.data.catchingUp.push(push);
         holding = true;
       }
+      lone = socket;
     }
-    // The common case: one packet encoded once for every socket of the user on this gateway.
-    if (!holding) io.local.to(room).emit('notification', push);
-    else {
-      for (const id of members) {
-        const socket = sockets.get(id);
-        if (socket && !socket.data.catchingUp) socket.emit('notification', push);
-      }
+    if (!holding) {
+      // The common case: a user's one socket here is written to directly, several get one packet encoded once.
+      if (members.size === 1) lone?.emit('notification', push);
+      else io.local.to(room).emit('notification', push);
+      return;
+    }
+    for (const id of members) {
+      const socket = sockets.get(id);
+      if (socket && !socket.data.catchingUp) socket.emit('notification', push);
     }
   };
   io.on('notification', deliver);
@@ -82,14 +86,16 @@ export function startFanOut(io: RealtimeServer, deps: FanOutDeps): () => void {
     if (deps.shared) io.serverSideEmit('notification', trigger.userId, push);
   });
 
-  // Read models: each user whose documents a commit wrote hears of it.
+  // Read models: each user whose documents a commit wrote hears of it, in one packet for all of them.
   const stopCommits = deps.onReadModelCommit?.((name, position, writes) => {
-    const change = changeOf(name, position);
     const rooms = localRooms();
+    const targets: string[] = [];
     for (const userId of usersOf(writes)) {
+      const room = userRoom(userId);
       // Through Redis every gateway may have sockets of the user; alone, only local rooms matter.
-      if (deps.shared || rooms.has(userRoom(userId))) io.to(userRoom(userId)).emit('readmodel:changed', change);
+      if (deps.shared || rooms.has(room)) targets.push(room);
     }
+    if (targets.length > 0) io.to(targets).emit('readmodel:changed', changeOf(name, position));
   });
   return () => {
     io.off('notification', deliver);

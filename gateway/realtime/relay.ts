@@ -33,9 +33,10 @@ export function startRelay(deps: RelayDeps): Relay {
   const stopTriggers = deps.triggers?.((trigger) => {
     io.serverSideEmit('notification', trigger.userId, notificationOf(trigger));
   });
+  // One message on the stream for every user a commit wrote documents of.
   const stopCommits = deps.onReadModelCommit?.((name, position, writes) => {
-    const change = changeOf(name, position);
-    for (const userId of usersOf(writes)) io.to(userRoom(userId)).emit('readmodel:changed', change);
+    const rooms = [...usersOf(writes)].map(userRoom);
+    if (rooms.length > 0) io.to(rooms).emit('readmodel:changed', changeOf(name, position));
   });
   return {
     close: async () => {
