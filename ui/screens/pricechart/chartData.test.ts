@@ -39,10 +39,12 @@ import {
   pointOfPrice,
   priceAtPoint,
   offViewText,
+  priceNearOf,
   priceView,
   volumeTicks,
 } from './chartFigure.ts';
 import {
+  LABEL_HEIGHT_PX,
   MAX_LABEL_SHARE,
   fittedLabel,
   labelWidth,
@@ -898,13 +900,23 @@ describe('price chart data', () => {
     );
   });
 
+  /** The price a label's height spans on the price panel (no RSI panel) fitted from `lo` to `hi`. */
+  const nearOf = (lo: number, hi: number): number =>
+    priceNearOf({ range: [lo, hi], clipLow: false, clipHigh: false, above: [], below: [] }, false);
+
   it('keeps a channel far from the price off the axis and writes it at the edge of the price panel', () => {
     const bars = [bar('2026-01-05', 330), bar('2026-01-06', 340)];
     const channel = channelElement('c1', { lower: 100, upper: 200, label: 'Price is outside the channel ✕' });
     const state = figureState('3M', bars, [channel]);
     const figure = buildFigure(state, 'market');
-    // Plotly's fit, stopped below at the prices (329–341) padded by 5%, above the channel's 200.
-    expect(figure.layout.yaxis?.autorangeoptions).to.deep.equal({ clipmin: 328.4 });
+    // Plotly's fit, stopped at the prices (329–341) padded by 5% and a label's height (room for the markers'
+    // text): below, above the channel's 200, with a label's height more for the note; above, where Plotly would
+    // pad by a twentieth of 100 to 341.
+    const options = figure.layout.yaxis?.autorangeoptions as { clipmin: number; clipmax: number };
+    const near = nearOf(328.4, 341.6);
+    expect(near).to.be.within(0.5, 1);
+    expect(options.clipmin).to.be.closeTo(328.4 - 2 * near, 1e-9);
+    expect(options.clipmax).to.be.closeTo(341.6 + near, 1e-9);
     expect(figure.annotationIds).to.deep.equal(['c1', 'offview:below']);
     expect(figure.layout.annotations?.[1]).to.include({
       text: '▼ alert below: Price is outside the channel',
@@ -916,14 +928,72 @@ describe('price chart data', () => {
     expect(removed.annotationIds).to.deep.equal([]);
   });
 
+  it('stops the axis on both sides at the prices when one alert lies far above them, so they fill the panel', () => {
+    const bars = [bar('2026-01-05', 330), bar('2026-01-06', 340)];
+    const far = priceAlert('p1', 100_000);
+    const figure = buildFigure(figureState('3M', bars, [alertElement(far, bars)!]), 'market');
+    // Plotly alone pads below by a twentieth of 329 to 100,000 (the axis from thousands below 0, the candles a
+    // line at its top): stopped a label's height under the prices, and above them with one more for the note.
+    const options = figure.layout.yaxis?.autorangeoptions as { clipmin: number; clipmax: number };
+    const near = nearOf(328.4, 341.6);
+    expect(options.clipmin).to.be.closeTo(328.4 - near, 1e-9);
+    expect(options.clipmax).to.be.closeTo(341.6 + 2 * near, 1e-9);
+    expect(figure.annotationIds).to.deep.equal(['p1', 'offview:above']);
+    expect(figure.layout.annotations?.[1]?.text).to.match(/^▲ alert above: .*100000\.00$/);
+  });
+
+  it('keeps a volume alert far above the bars off the volume axis and writes it at the top of the volume panel', () => {
+    const bars = [bar('2026-01-05', 330, { volume: 40e6 }), bar('2026-01-06', 340, { volume: 60e6 })];
+    const volumeAlert = (id: string, y: number): ChartElement => ({
+      symbol: 'AAPL',
+      id,
+      type: 'ALERT',
+      charttype: 'condition',
+      chartdata: { y, label: `Volume Cross ▲ ${y} ✕`, dash: 'dash', clickable: true, axis: 'y2' },
+      color: 'green',
+      normalize: false,
+    });
+    const far = buildFigure(figureState('3M', bars, [volumeAlert('v1', 1e12)]), 'market');
+    // The bars (0 to 60M) would take levels up to three times the tallest; the trillion stops the fit at the bars'
+    // top padded by 5%.
+    // From 0, where Plotly would pad below by a twentieth of the trillion and squeeze the bars into a strip; above,
+    // a label's height of the volume panel (its range of 66M over its pixels) for the note.
+    const volumePx = (chartHeight(false) - CHART_MARGIN.t - CHART_MARGIN.b) * 0.2;
+    const options = far.layout.yaxis2?.autorangeoptions as { clipmin: number; clipmax: number };
+    expect(options.clipmin).to.equal(0);
+    expect(options.clipmax).to.be.closeTo(63e6 + (66e6 * LABEL_HEIGHT_PX) / volumePx, 1);
+    expect(options.clipmax).to.be.below(100e6);
+    expect(far.layout.yaxis2).to.deep.include({ tickvals: [0, 30e6, 60e6] });
+    expect(far.layout.yaxis?.autorangeoptions, 'the price axis keeps its own fit').to.equal(undefined);
+    expect(far.annotationIds).to.deep.equal(['v1', 'offview:volume:above']);
+    expect(far.layout.annotations?.[1]).to.include({
+      text: '▲ alert above: Volume Cross ▲ 1000000000000',
+      yref: 'paper',
+      y: 0.2,
+      yanchor: 'top',
+    });
+    // A surge at twice the tallest bar is drawn over them (Plotly's own fit), as is a wide volume channel's label
+    // held at the top of the volume axis when it reaches far above.
+    const surge = buildFigure(figureState('3M', bars, [volumeAlert('v2', 120e6)]), 'market');
+    expect(surge.layout.yaxis2?.autorangeoptions).to.equal(undefined);
+    expect(surge.annotationIds).to.deep.equal(['v2']);
+    const wide = channelElement('w2', { lower: 1e6, upper: 1e12, axis: 'y2', label: 'Volume is inside ✕' });
+    const banded = buildFigure(figureState('3M', bars, [wide]), 'market');
+    expect(banded.annotationIds).to.deep.equal(['w2']);
+    expect(banded.layout.annotations?.[0]).to.include({ yref: 'y2', yanchor: 'top' });
+    // The band is drawn up to three times the tallest bar (180M), padded by 5%.
+    expect(banded.layout.annotations?.[0]?.y).to.be.closeTo(189e6, 1);
+  });
+
   it('stops the axis at the prices when a channel spans far beyond them, its label held at the top', () => {
     const bars = [bar('2026-01-05', 330), bar('2026-01-06', 340)];
     const wide = channelElement('w1', { lower: 1, upper: 100_000, label: 'Price is inside the channel ✕' });
     const figure = buildFigure(figureState('3M', bars, [wide]), 'market');
-    // Prices 329–341 (span 12): the band is drawn to 3 (a quarter of the span) either side, padded by 5%.
+    // Prices 329–341 (span 12): the band is drawn to 3 (a quarter of the span) either side, padded by 5%, and
+    // the axis stops a label's height beyond that (room for the markers' text).
     const options = figure.layout.yaxis?.autorangeoptions as { clipmin: number; clipmax: number };
-    expect(options.clipmin).to.be.closeTo(325.1, 1e-9);
-    expect(options.clipmax).to.be.closeTo(344.9, 1e-9);
+    expect(options.clipmin).to.be.closeTo(325.1 - nearOf(325.1, 344.9), 1e-9);
+    expect(options.clipmax).to.be.closeTo(344.9 + nearOf(325.1, 344.9), 1e-9);
     expect(figure.annotationIds).to.deep.equal(['w1']);
     expect(figure.layout.annotations?.[0]).to.include({ yref: 'y', yanchor: 'top' });
     expect(figure.layout.annotations?.[0]?.y).to.be.closeTo(344.9, 1e-9);
@@ -939,10 +1009,11 @@ describe('price chart data', () => {
     });
     const figure = buildFigure(figureState('3M', bars, [mixed]), 'market');
     // Prices 329–341 (span 12): the band is drawn down to its average (327) and up to 344 (a quarter of the
-    // span), padded by 5%, where its constant bound at 700 would have stretched the axis to it.
-    const options = figure.layout.yaxis?.autorangeoptions as { clipmin?: number; clipmax: number };
-    expect(options.clipmin).to.equal(undefined);
-    expect(options.clipmax).to.be.closeTo(344.85, 1e-9);
+    // span), padded by 5%, where its constant bound at 700 would have stretched the axis to it, and a label's
+    // height beyond that on each side (below, Plotly would pad by a twentieth of 327 to 700).
+    const options = figure.layout.yaxis?.autorangeoptions as { clipmin: number; clipmax: number };
+    expect(options.clipmin).to.be.closeTo(326.15 - nearOf(326.15, 344.85), 1e-9);
+    expect(options.clipmax).to.be.closeTo(344.85 + nearOf(326.15, 344.85), 1e-9);
     expect(figure.layout.annotations?.[0]?.y, 'its label held at the top').to.be.closeTo(344.85, 1e-9);
   });
 

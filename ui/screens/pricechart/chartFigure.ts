@@ -10,6 +10,7 @@ import {
   rightLabelShare,
   tracedPrices,
   visibleElements,
+  type BandAxis,
   type BandBound,
   type BandData,
   type ChartElement,
@@ -114,7 +115,12 @@ export function dateTickCount(plotWidth = 800): number {
 
 /** The price one label's height spans on the price panel of a view: its range over the panel's height in pixels. */
 export function priceNearOf(view: PriceView, rsi: boolean): number {
-  const [bottom, top] = panelDomains(rsi).price;
+  return labelSpanOf(view, rsi, 'price');
+}
+
+/** What one label's height spans on a panel's axis fitted to a view: its range over the panel's height in pixels. */
+function labelSpanOf(view: PriceView, rsi: boolean, panel: 'price' | 'volume'): number {
+  const [bottom, top] = panelDomains(rsi)[panel];
   const panelPx = (chartHeight(rsi) - CHART_MARGIN.t - CHART_MARGIN.b) * (top - bottom);
   return ((view.range[1] - view.range[0]) * LABEL_HEIGHT_PX) / panelPx;
 }
@@ -141,7 +147,13 @@ export function panelDomains(rsi: boolean): {
 /** How far beyond the prices shown, as a fraction of their span, an alert's level still widens the price axis. */
 export const LEVEL_REACH = 0.25;
 
-/** A level drawn on the price axis: a line (`lo` = `hi`) or a band between constant bounds. */
+/**
+ * How far beyond the tallest volume bar, as a fraction of its height, a volume alert's level still raises the
+ * volume axis: a level at twice or three times the volume seen (a volume surge) is drawn over the bars.
+ */
+export const VOLUME_LEVEL_REACH = 2;
+
+/** A level drawn on the price (or volume) axis: a line (`lo` = `hi`) or a band between constant bounds. */
 export interface PriceLevel {
   readonly lo: number;
   readonly hi: number;
@@ -164,17 +176,21 @@ export interface PriceView {
 
 /**
  * The price axis fitted to the values drawn on it (candles, averages, compared series) and to the levels within
- * {@link LEVEL_REACH} of them, padded by 5%: an alert far from the price does not squeeze the candles into a
- * strip of the plot (it shows once the axis is dragged or zoomed out to it, and is counted above or below).
- * Null when there is no value to fit.
+ * `reach` of them ({@link LEVEL_REACH} of their span by default), padded by 5%: an alert far from the price does
+ * not squeeze the candles into a strip of the plot (it shows once the axis is dragged or zoomed out to it, and is
+ * counted above or below). The volume axis is fitted the same way. Null when there is no value to fit.
  */
-export function priceView(values: Iterable<number>, levels: readonly PriceLevel[]): PriceView | null {
+export function priceView(
+  values: Iterable<number>,
+  levels: readonly PriceLevel[],
+  reach = LEVEL_REACH,
+): PriceView | null {
   const extent = finiteExtent(values);
   if (extent === null) return null;
   let { lo, hi } = extent;
   const span = hi > lo ? hi - lo : Math.max(Math.abs(hi) * 0.02, 0.01);
-  const reachLo = lo - LEVEL_REACH * span;
-  const reachHi = hi + LEVEL_REACH * span;
+  const reachLo = lo - reach * span;
+  const reachHi = hi + reach * span;
   for (const level of levels) {
     if (level.hi < reachLo || level.lo > reachHi) continue;
     lo = Math.min(lo, Math.max(level.lo, reachLo));
@@ -196,21 +212,22 @@ export function priceView(values: Iterable<number>, levels: readonly PriceLevel[
 }
 
 /**
- * The elements' labels with those of the bands on the price axis that reach above the view and start within it
- * held at its top edge (inside the plot): a band's label sits at its upper bound, which the axis may stop below.
+ * The elements' labels with those of the bands that reach above the view of their axis (price or volume) and
+ * start within it held at its top edge (inside the plot): a band's label sits at its upper bound, which the axis
+ * may stop below.
  */
 function withinView(
   rendered: Pick<RenderedElements, 'annotations' | 'annotationIds'>,
   elements: readonly ChartElement[],
-  view: PriceView,
+  views: Partial<Record<BandAxis, PriceView | null>>,
 ): Partial<Annotations>[] {
   const bands = new Map<string, BandData>();
   for (const element of elements) if (element.type === 'BAND') bands.set(element.id, element.chartdata);
   return rendered.annotations.map((annotation, k) => {
     const band = bands.get(rendered.annotationIds[k] ?? '');
+    const view = band && views[band.axis ?? 'y'];
+    if (!band || !view || typeof annotation.y !== 'number' || annotation.y <= view.range[1]) return annotation;
     const top = view.range[1];
-    if (!band || (band.axis ?? 'y') !== 'y' || typeof annotation.y !== 'number' || annotation.y <= top)
-      return annotation;
     return lowest(band.lower) > top ? annotation : { ...annotation, y: top, yanchor: 'top' };
   });
 }
@@ -229,18 +246,21 @@ function labelsWhere(levels: readonly PriceLevel[], where: (level: PriceLevel) =
   return labels;
 }
 
-/** The price levels of the alerts and support/resistance lines drawn, and of the channels with constant bounds. */
-export function priceLevels(elements: readonly ChartElement[]): PriceLevel[] {
+/**
+ * The levels of the alerts and support/resistance lines drawn on an axis (the price's by default, or the volume's),
+ * and of the channels on it, a bound that follows a series spanning its values.
+ */
+export function priceLevels(elements: readonly ChartElement[], on: BandAxis = 'y'): PriceLevel[] {
   const levels: PriceLevel[] = [];
   for (const element of elements) {
     if (element.type === 'ALERT' || element.type === 'SAR') {
       const { y, label, axis } = element.chartdata;
-      if ((axis ?? 'y') !== 'y') continue;
+      if ((axis ?? 'y') !== on) continue;
       const named = element.type === 'ALERT' ? withoutMark(label) : null;
       if (y !== null && Number.isFinite(y)) levels.push({ lo: y, hi: y, label: named });
     } else if (element.type === 'BAND') {
       const { lower, upper, axis, label } = element.chartdata;
-      if ((axis ?? 'y') !== 'y') continue;
+      if ((axis ?? 'y') !== on) continue;
       // A bound that follows a series spans its values over the chart.
       let lo = Infinity;
       let hi = -Infinity;
@@ -277,7 +297,21 @@ function priceValues(data: readonly Data[]): number[] {
   return values;
 }
 
-/** The alerts out of view on one side, written at that edge of the price panel (the first one named). */
+/**
+ * Plotly's own fit of an axis, stopped at `bounds` when a level of its view lies beyond it: on that side, where the
+ * level would stretch the axis, and on the other, where Plotly would pad by a share of the whole extent (the far
+ * level's included) and squeeze the values into a strip; nothing when no level does.
+ */
+function clippedFit(
+  view: PriceView | null,
+  bounds: (view: PriceView) => readonly [number, number],
+): Pick<Partial<Layout['yaxis']>, 'autorangeoptions'> {
+  if (!view || !(view.clipLow || view.clipHigh)) return {};
+  const [clipmin, clipmax] = bounds(view);
+  return { autorangeoptions: { clipmin, clipmax } };
+}
+
+/** The alerts out of view on one side, written at that edge of their panel, price or volume (the first one named). */
 export function offViewText(labels: readonly string[], side: 'above' | 'below'): string {
   const more = labels.length > 1 ? ` and ${labels.length - 1} more` : '';
   return `${side === 'above' ? '▲' : '▼'} ${labels.length === 1 ? 'alert' : `${labels.length} alerts`} ${side}: ${labels[0]}${more}`;
@@ -379,24 +413,35 @@ export function buildFigure(
     ...(view === null ? {} : { priceNear: priceNearOf(view, rsi) }),
   });
   data.push(...rendered.traces);
-  const annotations = view === null ? [...rendered.annotations] : withinView(rendered, context.elements, view);
+  // The volume axis likewise, from 0 to the tallest bar and the volume alerts' levels up to three times it: a level
+  // far above (a day's volume of a trillion shares) does not flatten the bars.
+  const volumes = series.map((s) => s.volume);
+  const volumeView =
+    volumes.length === 0 ? null : priceView([0, ...volumes], priceLevels(visible, 'y2'), VOLUME_LEVEL_REACH);
+  const annotations = withinView(rendered, context.elements, { y: view, y2: volumeView });
   const annotationIds = [...rendered.annotationIds];
-  for (const side of ['above', 'below'] as const) {
-    const labels = view?.[side] ?? [];
-    if (labels.length === 0) continue;
-    annotations.push({
-      xref: 'paper',
-      x: 0,
-      xanchor: 'left',
-      yref: 'paper',
-      y: side === 'above' ? domains.price[1] : domains.price[0],
-      yanchor: side === 'above' ? 'top' : 'bottom',
-      text: offViewText(labels, side),
-      showarrow: false,
-      font: { size: 11 },
-      borderpad: 2,
-    });
-    annotationIds.push(`offview:${side}`);
+  const panels = [
+    { view, domain: domains.price, id: 'offview' },
+    { view: volumeView, domain: domains.volume, id: 'offview:volume' },
+  ];
+  for (const panel of panels) {
+    for (const side of ['above', 'below'] as const) {
+      const labels = panel.view?.[side] ?? [];
+      if (labels.length === 0) continue;
+      annotations.push({
+        xref: 'paper',
+        x: 0,
+        xanchor: 'left',
+        yref: 'paper',
+        y: side === 'above' ? panel.domain[1] : panel.domain[0],
+        yanchor: side === 'above' ? 'top' : 'bottom',
+        text: offViewText(labels, side),
+        showarrow: false,
+        font: { size: 11 },
+        borderpad: 2,
+      });
+      annotationIds.push(`${panel.id}:${side}`);
+    }
   }
   const layout: Partial<Layout> = {
     height: chartHeight(rsi),
@@ -429,20 +474,19 @@ export function buildFigure(
       title: { text: 'Price' },
       tickformat: '.2f',
       fixedrange: false,
-      // Plotly's own fit (which leaves room for the markers' text), stopped on a side where a level lies far off.
-      ...(view && (view.clipLow || view.clipHigh)
-        ? {
-            autorangeoptions: {
-              ...(view.clipLow ? { clipmin: view.range[0] } : {}),
-              ...(view.clipHigh ? { clipmax: view.range[1] } : {}),
-            },
-          }
-        : {}),
+      // Plotly's own fit (which leaves room for the markers' text), stopped where a level lies far off: a label's
+      // height beyond the view leaves that room, and one more the note of the alerts beyond on that side.
+      ...clippedFit(view, (v) => {
+        const near = priceNearOf(v, rsi);
+        return [v.range[0] - near * (v.below.length > 0 ? 2 : 1), v.range[1] + near * (v.above.length > 0 ? 2 : 1)];
+      }),
     },
     yaxis2: {
       domain: domains.volume,
       showgrid: false,
-      ...volumeTicks(series.map((s) => s.volume)),
+      ...volumeTicks(volumes),
+      // Bars rise from 0, with no text above them: room above for the note of the alerts beyond only.
+      ...clippedFit(volumeView, (v) => [0, v.range[1] + (v.above.length > 0 ? labelSpanOf(v, rsi, 'volume') : 0)]),
     },
     shapes: rendered.shapes,
     annotations,
