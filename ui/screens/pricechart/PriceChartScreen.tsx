@@ -60,6 +60,7 @@ import {
   keptInside,
   pointOfPrice,
   priceAtPoint,
+  showsModeBar,
   type PixelAxis,
 } from './chartFigure.ts';
 import {
@@ -769,7 +770,11 @@ function PriceChart({ symbol }: { readonly symbol: string }) {
                 // A line dragged in vain goes back: Plotly keeps a dragged shape where it was dropped until
                 // `editrevision` changes (the zoom, `uirevision`, is kept).
                 layout={{ ...figure.layout, editrevision: `${context.revision}/${redraw}` }}
-                config={{ edits: { shapePosition: true }, scrollZoom: false, displayModeBar: true }}
+                config={{
+                  edits: { shapePosition: true },
+                  scrollZoom: false,
+                  displayModeBar: showsModeBar(context.plotWidth),
+                }}
                 height={chartHeight(rsiShown)}
                 label={`${symbol} candlestick chart with volume, ${context.duration}`}
                 onInitialized={(_figure, div) => setGraph(div)}

@@ -125,6 +125,17 @@ function labelSpanOf(view: PriceView, rsi: boolean, panel: 'price' | 'volume'): 
   return ((view.range[1] - view.range[0]) * LABEL_HEIGHT_PX) / panelPx;
 }
 
+/**
+ * Below this plot width (a phone's) Plotly's bar of zoom, pan and image buttons is not shown: it is drawn over the
+ * legend there, whose entries then cannot be touched. The chart still zooms by a drag and returns by a double tap.
+ */
+export const MODEBAR_MIN_WIDTH = 600;
+
+/** Whether the chart shows Plotly's mode bar at a plot width (px). */
+export function showsModeBar(plotWidth: number): boolean {
+  return plotWidth >= MODEBAR_MIN_WIDTH;
+}
+
 /** The chart's height in pixels: taller with the RSI panel, so the price panel keeps its height. */
 export function chartHeight(rsi: boolean): number {
   return rsi ? 720 : 560;
