@@ -404,28 +404,33 @@ describe('price chart (Chromium)', function () {
           return -1;
         });
     /**
-     * Once the legend is drawn (a frame at a time): whether the mode bar's buttons are shown, and whether any of them
-     * lies over an entry of the legend (a touch there would reach the button, not the entry).
+     * Whether the mode bar's buttons are shown and whether any of them lies over an entry of the legend (a touch
+     * there would reach the button, not the entry), once the chart shows the legend and the mode bar as `wanted`
+     * with none over it (a frame at a time, the chart redrawn at its width); as they are after 180 frames if never.
      */
-    const modeBarOverLegend = () =>
+    const modeBarOverLegend = (wanted: boolean) =>
       page
         .locator('.js-plotly-plot')
         .first()
-        .evaluate(async (graph) => {
-          for (let frame = 0; frame < 180 && graph.querySelectorAll('.legend .traces').length < 3; frame++)
+        .evaluate(async (graph, modeBarWanted) => {
+          let seen = { entries: 0, modeBar: false, over: false };
+          for (let frame = 0; frame < 180; frame++) {
+            const entries = [...graph.querySelectorAll('.legend .traces')].map((e) => e.getBoundingClientRect());
+            const buttons = [...graph.querySelectorAll('.modebar-btn')].map((b) => b.getBoundingClientRect());
+            const over = buttons.some((b) =>
+              entries.some((e) => e.left < b.right && b.left < e.right && e.top < b.bottom && b.top < e.bottom),
+            );
+            seen = { entries: entries.length, modeBar: buttons.length > 0, over };
+            if (entries.length >= 3 && !over && seen.modeBar === modeBarWanted) break;
             await new Promise(requestAnimationFrame);
-          const entries = [...graph.querySelectorAll('.legend .traces')].map((e) => e.getBoundingClientRect());
-          const buttons = [...graph.querySelectorAll('.modebar-btn')].map((b) => b.getBoundingClientRect());
-          const over = buttons.some((b) =>
-            entries.some((e) => e.left < b.right && b.left < e.right && e.top < b.bottom && b.top < e.bottom),
-          );
-          return { entries: entries.length, modeBar: buttons.length > 0, over };
-        });
+          }
+          return seen;
+        }, wanted);
     // A phone's candles are close together: a name written there may be none (each shows when its marker is
     // touched), but none that covers anything. The mode bar is not shown there: it would cover the legend.
     const onPhone = await namesClear();
     expect(onPhone, "the names on a phone's chart covering nothing, the dates level").to.be.at.least(0);
-    const phone = await modeBarOverLegend();
+    const phone = await modeBarOverLegend(false);
     expect(phone.over, "no button over a phone's legend").to.equal(false);
     expect(phone, 'its four entries, no mode bar').to.deep.equal({ entries: 4, modeBar: false, over: false });
     await page.setViewportSize({ width: 1400, height: 900 });
@@ -433,7 +438,7 @@ describe('price chart (Chromium)', function () {
     const wide = await namesClear();
     expect(wide, 'the names on a wide chart covering nothing').to.be.above(0);
     expect(wide).to.be.at.least(onPhone);
-    expect(await modeBarOverLegend(), 'a wide chart with its mode bar, clear of the legend').to.deep.equal({
+    expect(await modeBarOverLegend(true), 'a wide chart with its mode bar, clear of the legend').to.deep.equal({
       entries: 4,
       modeBar: true,
       over: false,
