@@ -18,9 +18,10 @@ import { seedQuotes, serveQuotes } from './quotes/quoteFeed.ts';
 import type { RedisClient } from '../platform/redis.ts';
 import type { ProviderHealth, SymbolDemand } from './ticks/providerStream.ts';
 import type { DayCloser } from './ticks/dayCloser.ts';
-import { parseMarketClockMode } from './ticks/marketClock.ts';
+import { parseMarketClockMode, regularMarketClock } from './ticks/marketClock.ts';
+import { resumeSession, SessionKeeper } from './ticks/keptSession.ts';
 import { pickUpSession } from './quotes/sessionBackfill.ts';
-import { configuredFeed, dayCloseClaims, lastDate, openTickSource } from './ticks/sources.ts';
+import { configuredFeed, dayCloseClaims, keptSessionStore, lastDate, openTickSource } from './ticks/sources.ts';
 
 /** The started live engine: tick source → tick bus → live quotes and alert engine. */
 export interface RunningEngine {
@@ -122,6 +123,9 @@ export async function startEngine(
   // Alone, the engine's quotes are the market's: the 1D chart's minute candles are kept from the first tick.
   if (!shared) quotes.keepMinutes();
   const played = demand ? await pickUpSession(config, quotes, demand, lastDate(bars), logger) : [];
+  // The feed's and Finnhub's session so far, as the last run kept it: no provider can fill those in again.
+  const kept = keptSessionStore(config, shared?.redis ?? null);
+  const resumed = kept ? await resumeSession(kept, regularMarketClock(lastDate(bars)), quotes, logger) : [];
   const stopServing = shared ? () => undefined : serveQuotes(market, quotes);
   const subscription = bus.subscribe(alerts, shared ? { group: ENGINE_GROUP, member: shared.member } : {});
   try {
@@ -158,6 +162,12 @@ export async function startEngine(
   });
   // The session picked up goes into the day's bars too, before any live tick: its close publishes the whole day.
   if (played.length > 0) closer.observe(played);
+  if (resumed.length > 0) closer.observe(resumed);
+  const keeper = kept
+    ? new SessionKeeper(closer, kept, {
+        onError: (error) => logger.warn({ err: error }, 'the session so far was not kept'),
+      }).start()
+    : null;
   live ||= config.tickSource !== 'replay' || config.replayFile !== null;
   logger.info(
     {
@@ -184,6 +194,7 @@ export async function startEngine(
       live = false;
       stopServing();
       await source.stop();
+      await keeper?.stop();
       await subscription.unsubscribe();
       await alerts.stop();
       if (!shared) await bus.close();

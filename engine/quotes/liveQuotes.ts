@@ -282,6 +282,27 @@ export class LiveQuotes implements QuoteSource {
     return this.minuteBook?.candles(symbol);
   }
 
+  /**
+   * Takes the ticks of the open session a process restarts into (its day's bars so far, kept by the run before:
+   * `engine/ticks/keptSession.ts`): the day's open, range, volume and change are the session's, but no minute
+   * candles are made of them; a symbol's candles start at its next tick, their volume counted from the
+   * session's volume so far.
+   */
+  resume(ticks: readonly Tick[]): void {
+    const book = this.minuteBook;
+    this.minuteBook = null;
+    try {
+      this.apply(ticks);
+    } finally {
+      this.minuteBook = book;
+    }
+    if (book === null) return;
+    for (const symbol of new Set(ticks.map((tick) => tick.symbol))) {
+      const entry = this.entries.get(symbol)!;
+      book.begin(symbol, entry.sessions, entry.prevCloseCents, entry.volume);
+    }
+  }
+
   /** Applies a batch of ticks in order. */
   apply(ticks: readonly Tick[]): void {
     for (const tick of ticks) this.applyTick(tick);

@@ -15,6 +15,8 @@ class SessionMinutes {
   /** The quotes' session the candles are of (see {@link MinuteBook.record}). */
   session = -1;
   prevCloseCents = NaN;
+  /** The session's volume before its first candle (a session resumed after a restart), else 0. */
+  base = 0;
   readonly minute: number[] = [];
   readonly time: string[] = [];
   readonly open: number[] = [];
@@ -74,11 +76,7 @@ export class MinuteBook {
       s = new SessionMinutes();
       this.symbols.set(symbol, s);
     }
-    if (s.session !== session) {
-      s.clear();
-      s.session = session;
-      s.prevCloseCents = prevCloseCents;
-    }
+    if (s.session !== session) this.start(s, session, prevCloseCents, 0);
     const minute = Math.floor(ts / MINUTE_MS);
     const k = s.minute.length - 1;
     if (k >= 0 && minute <= s.minute[k]!) {
@@ -95,7 +93,7 @@ export class MinuteBook {
       this.lastMinute = minute;
       this.lastLabel = minuteLabel(minute);
     }
-    const before = k >= 0 ? s.sessionVolume[k]! : 0;
+    const before = k >= 0 ? s.sessionVolume[k]! : s.base;
     s.minute.push(minute);
     s.time.push(this.lastLabel);
     s.open.push(cents);
@@ -105,6 +103,26 @@ export class MinuteBook {
     s.volume.push(Math.max(0, sessionVolume - before));
     s.sessionVolume.push(sessionVolume);
     if (s.minute.length > this.max) s.dropOldest();
+  }
+
+  /**
+   * Starts a symbol's candles of a session whose first `volume` shares traded before them (a session resumed
+   * after a restart): its first candle's volume is what the session's grew by in that minute.
+   */
+  begin(symbol: string, session: number, prevCloseCents: number, volume: number): void {
+    let s = this.symbols.get(symbol);
+    if (s === undefined) {
+      s = new SessionMinutes();
+      this.symbols.set(symbol, s);
+    }
+    this.start(s, session, prevCloseCents, volume);
+  }
+
+  private start(s: SessionMinutes, session: number, prevCloseCents: number, volume: number): void {
+    s.clear();
+    s.session = session;
+    s.prevCloseCents = prevCloseCents;
+    s.base = volume;
   }
 
   /** A symbol's candles, or undefined when it has had no tick. */

@@ -4,12 +4,15 @@
  */
 import type { ClosedDay, SymbolBar, Tick } from './tick.ts';
 
-interface FormingBar {
+/** A symbol's bar so far, with the times of its first and last ticks (ms since the epoch). */
+export interface FormingBar {
   open: number;
   high: number;
   low: number;
   close: number;
   volume: number;
+  first: number;
+  last: number;
 }
 
 /** Accumulates a trading day's ticks into one bar per symbol. */
@@ -26,6 +29,8 @@ export class DayBars {
         low: tick.price,
         close: tick.price,
         volume: tick.size,
+        first: tick.ts,
+        last: tick.ts,
       });
       return;
     }
@@ -33,12 +38,20 @@ export class DayBars {
     if (tick.price < bar.low) bar.low = tick.price;
     bar.close = tick.price;
     bar.volume += tick.size;
+    bar.last = tick.ts;
   }
 
   /** A symbol's bar so far, or undefined before its first tick of the day. */
-  bar(symbol: string): Readonly<FormingBar> | undefined {
+  bar(symbol: string): Readonly<Omit<FormingBar, 'first' | 'last'>> | undefined {
     const bar = this.bars.get(symbol);
-    return bar && { ...bar };
+    if (bar === undefined) return undefined;
+    const { open, high, low, close, volume } = bar;
+    return { open, high, low, close, volume };
+  }
+
+  /** Every symbol's bar so far, in the order of their first ticks. */
+  all(): [string, Readonly<FormingBar>][] {
+    return [...this.bars].map(([symbol, bar]) => [symbol, { ...bar }]);
   }
 
   /** Whether any tick was added since the last close. */
@@ -52,7 +65,9 @@ export class DayBars {
    */
   close(date: string, idle: Iterable<readonly [string, number]> = []): ClosedDay {
     const bars: SymbolBar[] = [];
-    for (const [symbol, bar] of this.bars) bars.push({ symbol, date, ...bar });
+    for (const [symbol, { open, high, low, close, volume }] of this.bars) {
+      bars.push({ symbol, date, open, high, low, close, volume });
+    }
     for (const [symbol, price] of idle) {
       if (!this.bars.has(symbol))
         bars.push({ symbol, date, open: price, high: price, low: price, close: price, volume: 0 });

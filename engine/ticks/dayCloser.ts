@@ -9,7 +9,7 @@ import { mkdirSync, openSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RedisClient } from '../../platform/redis.ts';
 import { systemClock, type Clock, type TimerHandle } from './clock.ts';
-import { DayBars } from './dayBars.ts';
+import { DayBars, type FormingBar } from './dayBars.ts';
 import type { MarketClock, Session } from './marketClock.ts';
 import type { TickSource } from './port.ts';
 import type { TickBus, TickSubscription } from '../../platform/bus/port.ts';
@@ -115,6 +115,7 @@ export class DayCloser {
   private stopped = false;
   private counts = { closed: 0, skipped: 0 };
   private lastDate: string | null = null;
+  private changes = 0;
 
   constructor(private readonly options: DayCloserOptions) {
     this.clock = options.clock ?? systemClock();
@@ -199,6 +200,19 @@ export class DayCloser {
     return this.bars.bar(symbol);
   }
 
+  /**
+   * The open session's date and every symbol's bar so far (none before the session's first tick), or null
+   * before a session is watched.
+   */
+  formingDay(): { readonly date: string; readonly bars: [string, Readonly<FormingBar>][] } | null {
+    return this.open === undefined ? null : { date: this.open.date, bars: this.bars.all() };
+  }
+
+  /** A count that moves whenever the forming bars do (a tick added, a session closed). */
+  get version(): number {
+    return this.changes;
+  }
+
   /** What it has closed and watches. */
   stats(): DayCloserStats {
     return { ...this.counts, lastDate: this.lastDate, session: this.open ?? null };
@@ -210,6 +224,7 @@ export class DayCloser {
     if (open === undefined || tick.ts >= open.end || (this.time === 'wall' && tick.ts < open.start)) return;
     this.bars.add(tick);
     this.last.set(tick.symbol, tick.price);
+    this.changes += 1;
   }
 
   private schedule(): void {
@@ -229,6 +244,7 @@ export class DayCloser {
     const played = this.time === 'ticks' ? 'replay' : this.options.sessions.mode === 'accelerated' ? 'demo' : null;
     const day: ClosedDay = played === null ? closed : { ...closed, played };
     this.bars = new DayBars();
+    this.changes += 1;
     this.open =
       this.time === 'wall' ? this.options.sessions.sessionAt(Math.max(this.clock.now(), session.end)) : undefined;
     if (this.time === 'wall' && !this.stopped) {

@@ -24,6 +24,7 @@ import {
   type SymbolDemand,
 } from './providerStream.ts';
 import { readTickCsv, TickReplay } from './replay.ts';
+import { fileSessionStore, redisSessionStore, type SessionStore } from './keptSession.ts';
 import { latestDemoSession, rememberedSessions } from './demoSessions.ts';
 import { simulatedSymbols, TickSimulator } from './simulator.ts';
 import type { TickBus } from '../../platform/bus/port.ts';
@@ -62,6 +63,16 @@ export function configuredFeed(config: Pick<Config, 'tickSource' | 'alpaca'>): D
 /** Who closes each date: Redis `SET NX` when engines share a Redis, else a marker file in `DATA_DIR`. */
 export function dayCloseClaims(config: Config, redis: RedisClient | null): DayCloseClaims {
   return redis ? redisDayCloseClaims(redis) : fileDayCloseClaims(join(config.dataDir, DAY_CLOSES_DIR));
+}
+
+/**
+ * Where the open session's bars are kept across restarts (`keptSession.ts`): for the feed route and Finnhub, whose
+ * sessions no provider fills in again (Alpaca's are, from its minute bars; the simulator's and a replay's are
+ * played afresh), in Redis when engines share one, else in `DATA_DIR`; null for the other sources.
+ */
+export function keptSessionStore(config: Config, redis: RedisClient | null): SessionStore | null {
+  if (config.tickSource !== 'feed' && config.tickSource !== 'finnhub') return null;
+  return redis ? redisSessionStore(redis) : fileSessionStore(config.dataDir);
 }
 
 /** The last finished bar's date among the seeded bars. */

@@ -9,7 +9,9 @@ import { marketEndDate } from '../../engine/market/marketDate.ts';
 import { refreshBarsAtClose } from '../../engine/marketdata/providerRefresh.ts';
 import { startQuoteFeed, type QuoteFeed } from '../../engine/quotes/quoteFeed.ts';
 import { pickUpSession } from '../../engine/quotes/sessionBackfill.ts';
-import { configuredFeed, lastDate } from '../../engine/ticks/sources.ts';
+import { configuredFeed, keptSessionStore, lastDate } from '../../engine/ticks/sources.ts';
+import { resumeSession } from '../../engine/ticks/keptSession.ts';
+import { regularMarketClock } from '../../engine/ticks/marketClock.ts';
 import type { TickBus } from '../../platform/bus/port.ts';
 import { createRedisTickBus } from '../../platform/bus/redisStreams.ts';
 import type { Config } from '../../platform/config.ts';
@@ -260,7 +262,8 @@ export async function storeClosedDays(bus: TickBus, market: MarketData, logger: 
 
 /**
  * Reads every tick of the shared bus into live quotes that become the market's quotes, from the open session so
- * far when a provider is configured (the symbols users need, as the engines' stream carries them).
+ * far when a provider is configured (the symbols users need, as the engines' stream carries them), or as the
+ * engines keep it for the feed route and Finnhub (`engine/ticks/keptSession.ts`).
  */
 export async function runQuoteFeed(
   config: Config,
@@ -269,9 +272,13 @@ export async function runQuoteFeed(
   stops: Stops,
   bus: TickBus,
 ): Promise<QuoteFeed> {
-  const feed = await startQuoteFeed(bus, ports.market, configuredFeed(config), (quotes, bars) =>
-    pickUpSession(config, quotes, readModelDemand(ports.readModels), lastDate(bars), componentLogger(logger, 'market')),
-  );
+  const marketLogger = componentLogger(logger, 'market');
+  const kept = keptSessionStore(config, ports.redis);
+  const feed = await startQuoteFeed(bus, ports.market, configuredFeed(config), async (quotes, bars) => {
+    await pickUpSession(config, quotes, readModelDemand(ports.readModels), lastDate(bars), marketLogger);
+    // The feed's and Finnhub's session so far, as the engines keep it.
+    if (kept) await resumeSession(kept, regularMarketClock(lastDate(bars)), quotes, marketLogger);
+  });
   stops.add(() => feed.stop());
   return feed;
 }

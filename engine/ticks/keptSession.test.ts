@@ -1,0 +1,293 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { expect } from 'chai';
+import type { DailyBar } from '../../domain/market/types.ts';
+import { createLogger } from '../../platform/logger.ts';
+import { connectRedis } from '../../platform/redis.ts';
+import { startTestRedis } from '../../platform/testing/redisServer.ts';
+import { loadConfig } from '../../platform/config.ts';
+import { LiveQuotes } from '../quotes/liveQuotes.ts';
+import { ManualClock } from './clock.ts';
+import { DayCloser, memoryDayCloseClaims } from './dayCloser.ts';
+import {
+  KEPT_SESSION_FILE,
+  KeptSessionError,
+  SessionKeeper,
+  fileSessionStore,
+  keptSessionTicks,
+  parseKeptSession,
+  redisSessionStore,
+  resumeSession,
+  type SessionStore,
+} from './keptSession.ts';
+import { regularMarketClock, regularSession } from './marketClock.ts';
+import { keptSessionStore } from './sources.ts';
+import type { ClosedDay, Tick } from './tick.ts';
+
+const MINUTE_MS = 60_000;
+/** The last stored day, and the session the tests trade in (Tuesday 4 March 2025, 9:30 to 16:00 New York). */
+const STORED = '2025-03-03';
+const SESSION = regularSession('2025-03-04');
+
+function history(close: number): DailyBar[] {
+  return [
+    { date: '2025-02-28', open: close - 1, high: close, low: close - 2, close: close - 1, volume: 1_000 },
+    { date: STORED, open: close - 1, high: close + 1, low: close - 2, close, volume: 1_000 },
+  ];
+}
+
+const SEEDS = [
+  { symbol: 'AAPL', bars: history(100) },
+  { symbol: 'MSFT', bars: history(400) },
+];
+
+function tick(symbol: string, price: number, size: number, minute: number): Tick {
+  return { symbol, price, size, ts: SESSION.start + minute * MINUTE_MS };
+}
+
+/** A store whose saves can be awaited one at a time: each write resolves the next `written()`. */
+function watched(store: SessionStore): SessionStore & { written(): Promise<string> } {
+  let waiters: ((text: string) => void)[] = [];
+  return {
+    load: () => store.load(),
+    save: async (text) => {
+      await store.save(text);
+      const now = waiters;
+      waiters = [];
+      for (const resolve of now) resolve(text);
+    },
+    written: () => new Promise((resolve) => waiters.push(resolve)),
+  };
+}
+
+/** The engine's side of a run: the day closer over the calendar, its bars kept in `store` by a keeper. */
+function engineRun(store: SessionStore, clock: ManualClock) {
+  const closes: ClosedDay[] = [];
+  const closer = new DayCloser({
+    sessions: regularMarketClock(STORED),
+    claims: memoryDayCloseClaims(),
+    lastPrices: [
+      ['AAPL', 100],
+      ['MSFT', 400],
+    ],
+    clock,
+  });
+  closer.start({ onTicks: () => undefined, onDayClosed: (day) => closes.push(day) });
+  const keeper = new SessionKeeper(closer, store, { clock });
+  return { closer, keeper, closes };
+}
+
+function quiet(): { logger: ReturnType<typeof createLogger>; lines: string[] } {
+  const lines: string[] = [];
+  return { logger: createLogger({ level: 'info' }, { write: (line: string) => void lines.push(line) }), lines };
+}
+
+describe('the open session kept across a restart (feed route, Finnhub)', function () {
+  let dir: string;
+
+  beforeEach(function () {
+    dir = mkdtempSync(join(tmpdir(), 'sp-kept-'));
+  });
+
+  afterEach(function () {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('takes the bars back after a crash: the quotes show the whole day and its close publishes the whole bar', async function () {
+    const clock = new ManualClock(SESSION.start + 30 * MINUTE_MS);
+    const store = watched(fileSessionStore(dir));
+    const first = engineRun(store, clock);
+    first.keeper.start();
+    first.closer.observe([
+      tick('AAPL', 101, 500, 1),
+      tick('AAPL', 104.5, 300, 5),
+      tick('AAPL', 99.25, 200, 10),
+      tick('MSFT', 398, 1_000, 2),
+      tick('AAPL', 102, 100, 20),
+    ]);
+    const written = store.written();
+    clock.advance(1000);
+    expect(JSON.parse(await written)).to.deep.equal({
+      date: '2025-03-04',
+      bars: {
+        AAPL: {
+          open: 101,
+          high: 104.5,
+          low: 99.25,
+          close: 102,
+          volume: 1_100,
+          first: SESSION.start + MINUTE_MS,
+          last: SESSION.start + 20 * MINUTE_MS,
+        },
+        MSFT: {
+          open: 398,
+          high: 398,
+          low: 398,
+          close: 398,
+          volume: 1_000,
+          first: SESSION.start + 2 * MINUTE_MS,
+          last: SESSION.start + 2 * MINUTE_MS,
+        },
+      },
+    });
+    // The process dies here: no stop, no last write.
+
+    const now = SESSION.start + 31 * MINUTE_MS;
+    const quotes = new LiveQuotes(SEEDS);
+    quotes.keepMinutes();
+    const { logger, lines } = quiet();
+    const resumed = await resumeSession(fileSessionStore(dir), regularMarketClock(STORED), quotes, logger, now);
+    expect(resumed).to.have.length(8);
+    expect(lines.join('')).to.contain('the bars of 2025-03-04 so far taken back from the last run');
+    expect(quotes.quote('AAPL')).to.include({
+      price: 102,
+      open: 101,
+      high: 104.5,
+      low: 99.25,
+      volume: 1_100,
+      prevClose: 100,
+      change: 2,
+      changepct: 2,
+    });
+    expect(quotes.quote('AAPL')!.ts).to.equal(new Date(SESSION.start + 20 * MINUTE_MS).toISOString());
+    // The 1D chart's candles start at the next tick, with that tick's own volume.
+    expect(quotes.minutes('AAPL')!.candles).to.deep.equal([]);
+    quotes.applyTick(tick('AAPL', 103, 50, 32));
+    expect(quotes.quote('AAPL')).to.include({ volume: 1_150, high: 104.5, open: 101 });
+    expect(quotes.minutes('AAPL')!.candles.map((c) => [c.open, c.close, c.volume, c.sessionVolume])).to.deep.equal([
+      [103, 103, 50, 1_150],
+    ]);
+
+    clock.advanceTo(now);
+    const second = engineRun(fileSessionStore(dir), clock);
+    second.closer.observe(resumed);
+    second.closer.observe([tick('AAPL', 103, 50, 32), tick('AAPL', 98, 10, 300)]);
+    clock.advanceTo(SESSION.end + 1000);
+    await second.closer.settled();
+    expect(second.closes).to.have.length(1);
+    expect(second.closes[0]!.date).to.equal('2025-03-04');
+    expect(second.closes[0]!.bars).to.deep.equal([
+      { symbol: 'AAPL', date: '2025-03-04', open: 101, high: 104.5, low: 98, close: 98, volume: 1_160 },
+      { symbol: 'MSFT', date: '2025-03-04', open: 398, high: 398, low: 398, close: 398, volume: 1_000 },
+    ]);
+    await first.keeper.stop();
+  });
+
+  it('writes the last ticks when the engine stops, and nothing while the bars do not move', async function () {
+    const clock = new ManualClock(SESSION.start + MINUTE_MS);
+    const texts: string[] = [];
+    const file = fileSessionStore(dir);
+    const store: SessionStore = { load: () => file.load(), save: (text) => (texts.push(text), file.save(text)) };
+    const { closer, keeper } = engineRun(store, clock);
+    keeper.start();
+    closer.observe([tick('AAPL', 101, 500, 1)]);
+    await keeper.save();
+    expect(texts).to.have.length(1);
+    clock.advance(5000);
+    await keeper.save();
+    expect(texts, 'no write while nothing moved').to.have.length(1);
+    closer.observe([tick('AAPL', 105, 20, 2)]);
+    await keeper.stop();
+    expect(texts).to.have.length(2);
+    const kept = parseKeptSession(readFileSync(join(dir, KEPT_SESSION_FILE), 'utf8'));
+    expect(kept.bars['AAPL']).to.include({ open: 101, high: 105, close: 105, volume: 520 });
+    clock.advance(5000);
+    expect(texts, 'no write after the stop').to.have.length(2);
+  });
+
+  it('keeps nothing of a closed session: after the close the next session is kept, with no bar yet', async function () {
+    const clock = new ManualClock(SESSION.start + MINUTE_MS);
+    const { closer, keeper } = engineRun(fileSessionStore(dir), clock);
+    closer.observe([tick('AAPL', 101, 500, 1)]);
+    await keeper.save();
+    clock.advanceTo(SESSION.end + 1000);
+    await closer.settled();
+    await keeper.save();
+    expect(parseKeptSession(readFileSync(join(dir, KEPT_SESSION_FILE), 'utf8'))).to.deep.equal({
+      date: '2025-03-05',
+      bars: {},
+    });
+  });
+
+  it('takes nothing back from another session, between sessions or when nothing is kept', async function () {
+    const store = fileSessionStore(dir);
+    const sessions = regularMarketClock(STORED);
+    expect(await keptSessionTicks(store, sessions, SESSION.start + MINUTE_MS)).to.deep.equal([]);
+    const bar = { open: 101, high: 101, low: 101, close: 101, volume: 5, first: SESSION.start, last: SESSION.start };
+    await store.save(JSON.stringify({ date: '2025-03-04', bars: { AAPL: bar } }));
+    expect(await keptSessionTicks(store, sessions, SESSION.start + MINUTE_MS)).to.have.length(4);
+    // The next morning, before the open and during the next session: the kept day was closed or missed.
+    expect(await keptSessionTicks(store, sessions, SESSION.end + 10 * MINUTE_MS)).to.deep.equal([]);
+    const next = regularSession('2025-03-05');
+    expect(await keptSessionTicks(store, sessions, next.start + MINUTE_MS)).to.deep.equal([]);
+    // Before the open of the kept session's own day.
+    expect(await keptSessionTicks(store, sessions, SESSION.start - MINUTE_MS)).to.deep.equal([]);
+  });
+
+  it('refuses a kept text that is not a session of bars, naming the field, and the quotes start afresh', async function () {
+    const good = { open: 101, high: 102, low: 100, close: 101, volume: 5, first: SESSION.start, last: SESSION.start };
+    const refusals: [unknown, string][] = [
+      ['{', 'not JSON'],
+      [[], 'not an object'],
+      [{ date: '4 March', bars: {} }, 'date:'],
+      [{ date: '2025-03-04', bars: [] }, 'bars: not an object'],
+      [{ date: '2025-03-04', bars: { AAPL: 5 } }, 'bars.AAPL: not an object'],
+      [{ date: '2025-03-04', bars: { AAPL: { ...good, volume: -1 } } }, 'bars.AAPL.volume'],
+      [{ date: '2025-03-04', bars: { AAPL: { ...good, close: 'x' } } }, 'bars.AAPL.close'],
+      [{ date: '2025-03-04', bars: { AAPL: { ...good, high: 100.5 } } }, 'bars.AAPL: its low and high'],
+      [{ date: '2025-03-04', bars: { AAPL: { ...good, last: good.first - 1 } } }, 'bars.AAPL.last'],
+    ];
+    for (const [value, field] of refusals) {
+      const text = typeof value === 'string' ? value : JSON.stringify(value);
+      expect(() => parseKeptSession(text), text).to.throw(KeptSessionError, field);
+    }
+    // A symbol named like an object's prototype is a symbol like any other.
+    const odd = parseKeptSession(`{"date":"2025-03-04","bars":{"__proto__":${JSON.stringify(good)}}}`);
+    expect(Object.keys(odd.bars)).to.deep.equal(['__proto__']);
+    expect(Object.getPrototypeOf(odd.bars)).to.equal(Object.prototype);
+
+    const store = fileSessionStore(dir);
+    const late = { ...good, last: SESSION.end + MINUTE_MS };
+    await store.save(JSON.stringify({ date: '2025-03-04', bars: { AAPL: late } }));
+    const quotes = new LiveQuotes(SEEDS);
+    const { logger, lines } = quiet();
+    const at = SESSION.start + MINUTE_MS;
+    expect(await resumeSession(store, regularMarketClock(STORED), quotes, logger, at)).to.deep.equal([]);
+    expect(lines.join('')).to.contain('bars.AAPL: its ticks are outside the session of 2025-03-04');
+    expect(quotes.quote('AAPL')).to.include({ price: 100, volume: 1_000 });
+    writeFileSync(join(dir, KEPT_SESSION_FILE), '{"date":');
+    expect(await resumeSession(store, regularMarketClock(STORED), quotes, logger, at)).to.deep.equal([]);
+    expect(lines.join('')).to.contain('the kept session is not JSON');
+  });
+
+  it('is kept for the feed route and Finnhub only: in DATA_DIR, or in Redis when engines share one', async function () {
+    const config = (env: Record<string, string>) => loadConfig({ DATA_DIR: dir, ...env });
+    expect(keptSessionStore(config({ TICK_SOURCE: 'simulator' }), null)).to.equal(null);
+    expect(keptSessionStore(config({ TICK_SOURCE: 'replay', TICK_FILE: join(dir, 'ticks.csv') }), null)).to.equal(null);
+    expect(
+      keptSessionStore(config({ TICK_SOURCE: 'alpaca', ALPACA_KEY_ID: 'K', ALPACA_SECRET_KEY: 'S' }), null),
+      "Alpaca's sessions come back from its minute bars",
+    ).to.equal(null);
+    expect(keptSessionStore(config({ TICK_SOURCE: 'finnhub', FINNHUB_TOKEN: 'T' }), null)).to.not.equal(null);
+    const feed = keptSessionStore(config({ TICK_SOURCE: 'feed' }), null)!;
+    await feed.save('{"date":"2025-03-04","bars":{}}');
+    expect(readFileSync(join(dir, KEPT_SESSION_FILE), 'utf8')).to.equal('{"date":"2025-03-04","bars":{}}');
+
+    const server = await startTestRedis();
+    const redis = await connectRedis(server.url);
+    try {
+      const key = `test:${randomUUID()}`;
+      const shared = redisSessionStore(redis, key);
+      expect(await shared.load()).to.equal(null);
+      await shared.save('{"date":"2025-03-04","bars":{}}');
+      expect(await redis.get(key)).to.equal('{"date":"2025-03-04","bars":{}}');
+      expect(await shared.load()).to.equal('{"date":"2025-03-04","bars":{}}');
+      expect(keptSessionStore(config({ TICK_SOURCE: 'feed' }), redis)).to.not.equal(null);
+    } finally {
+      await redis.quit();
+      await server.stop();
+    }
+  });
+});

@@ -1,0 +1,256 @@
+/**
+ * The open session's bars kept across a restart, for the sources no provider can fill in again (the feed route,
+ * Finnhub): the engine's day closer builds each symbol's bar of the session from the ticks, and a
+ * {@link SessionKeeper} writes those bars to a {@link SessionStore} (a file in `DATA_DIR`, or one Redis key when
+ * engines share a Redis) each second they moved and when the engine stops. A process that starts while that
+ * session is still open takes them back ({@link resumeSession}): its quotes show the day's open, range, volume
+ * and change, and its close publishes the whole day's bar, not the one of the ticks since the start. After a
+ * crash the ticks of at most the last second before it are missing from the bars; after a stop, none.
+ */
+import { mkdirSync } from 'node:fs';
+import { readFile, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { LiveQuotes } from '../quotes/liveQuotes.ts';
+import type { Logger } from '../../platform/logger.ts';
+import type { RedisClient } from '../../platform/redis.ts';
+import { systemClock, type Clock, type TimerHandle } from './clock.ts';
+import type { DayCloser } from './dayCloser.ts';
+import type { MarketClock } from './marketClock.ts';
+import type { Tick } from './tick.ts';
+
+/** The file of `DATA_DIR` holding the open session's bars. */
+export const KEPT_SESSION_FILE = 'session-bars.json';
+
+/** The Redis key holding the open session's bars when engines share a Redis. */
+export const KEPT_SESSION_KEY = 'stockpulse:session-bars';
+
+/** How often the bars are written while they move (ms). */
+export const KEEP_EVERY_MS = 1000;
+
+/** A symbol's bar of the session so far, with the times (ms since the epoch) of its first and last ticks. */
+export interface KeptBar {
+  readonly open: number;
+  readonly high: number;
+  readonly low: number;
+  readonly close: number;
+  readonly volume: number;
+  readonly first: number;
+  readonly last: number;
+}
+
+/** The bars of one session: its date (New York) and each symbol's bar so far. */
+export interface KeptSession {
+  readonly date: string;
+  readonly bars: Readonly<Record<string, KeptBar>>;
+}
+
+/** Where the text of a {@link KeptSession} lives. */
+export interface SessionStore {
+  /** The text last saved, or null when there is none. */
+  load(): Promise<string | null>;
+  save(text: string): Promise<void>;
+}
+
+/** The kept text is not a session's bars: names the field. */
+export class KeptSessionError extends Error {
+  override readonly name = 'KeptSessionError';
+}
+
+/** A file in `dir`, replaced whole on each save (written aside, then renamed over it). */
+export function fileSessionStore(dir: string): SessionStore {
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, KEPT_SESSION_FILE);
+  return {
+    load: async () => {
+      try {
+        return await readFile(path, 'utf8');
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+        throw error;
+      }
+    },
+    save: async (text) => {
+      await writeFile(`${path}.tmp`, text);
+      await rename(`${path}.tmp`, path);
+    },
+  };
+}
+
+/** One Redis key, set whole on each save. */
+export function redisSessionStore(redis: RedisClient, key: string = KEPT_SESSION_KEY): SessionStore {
+  return {
+    load: () => redis.get(key),
+    save: async (text) => {
+      await redis.set(key, text);
+    },
+  };
+}
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const BAR_FIELDS = ['open', 'high', 'low', 'close', 'volume', 'first', 'last'] as const;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Reads a kept session's text; a {@link KeptSessionError} names the first field that is not as written. */
+export function parseKeptSession(text: string): KeptSession {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new KeptSessionError('the kept session is not JSON');
+  }
+  if (!isRecord(value)) throw new KeptSessionError('the kept session is not an object');
+  const { date, bars } = value;
+  if (typeof date !== 'string' || !DATE.test(date)) throw new KeptSessionError('date: not a YYYY-MM-DD date');
+  if (!isRecord(bars)) throw new KeptSessionError('bars: not an object');
+  const kept: [string, KeptBar][] = [];
+  for (const [symbol, bar] of Object.entries(bars)) {
+    const where = `bars.${symbol}`;
+    if (!isRecord(bar)) throw new KeptSessionError(`${where}: not an object`);
+    for (const field of BAR_FIELDS) {
+      const number = bar[field];
+      if (typeof number !== 'number' || !Number.isFinite(number) || number < 0) {
+        throw new KeptSessionError(`${where}.${field}: not a number of zero or more`);
+      }
+    }
+    const { open, high, low, close, volume, first, last } = bar as unknown as KeptBar;
+    if (!(low <= Math.min(open, close) && high >= Math.max(open, close))) {
+      throw new KeptSessionError(`${where}: its low and high do not hold its open and close`);
+    }
+    if (first > last) throw new KeptSessionError(`${where}.last: before its first tick`);
+    kept.push([symbol, { open, high, low, close, volume, first, last }]);
+  }
+  return { date, bars: Object.fromEntries(kept) };
+}
+
+/**
+ * The ticks a kept bar is played as: its open, high and low at its first tick's time, then its close with the
+ * whole volume at its last tick's time.
+ */
+export function keptTicks(session: KeptSession): Tick[] {
+  const ticks: Tick[] = [];
+  for (const [symbol, bar] of Object.entries(session.bars)) {
+    ticks.push(
+      { symbol, price: bar.open, size: 0, ts: bar.first },
+      { symbol, price: bar.high, size: 0, ts: bar.first },
+      { symbol, price: bar.low, size: 0, ts: bar.first },
+      { symbol, price: bar.close, size: bar.volume, ts: bar.last },
+    );
+  }
+  return ticks;
+}
+
+/**
+ * The kept bars of the session open at `now` by `sessions`, as ticks (see {@link keptTicks}): none when nothing
+ * is kept, when the kept bars are of another session (a finished one, whose close was published or missed), or
+ * between sessions. A bar whose ticks fall outside the session refuses the whole text, naming it.
+ */
+export async function keptSessionTicks(store: SessionStore, sessions: MarketClock, now: number): Promise<Tick[]> {
+  const text = await store.load();
+  if (text === null) return [];
+  const kept = parseKeptSession(text);
+  const session = sessions.sessionAt(now);
+  if (kept.date !== session.date || now < session.start || now >= session.end) return [];
+  for (const [symbol, bar] of Object.entries(kept.bars)) {
+    if (bar.first < session.start || bar.last >= session.end) {
+      throw new KeptSessionError(`bars.${symbol}: its ticks are outside the session of ${kept.date}`);
+    }
+  }
+  return keptTicks(kept);
+}
+
+/**
+ * Takes the kept bars of the open session into `quotes` (see `LiveQuotes.resume`) and answers their ticks,
+ * which the day closer takes too (`observe`); logs what it took, or why not (the quotes then start from the next
+ * tick, as without a kept session).
+ */
+export async function resumeSession(
+  store: SessionStore,
+  sessions: MarketClock,
+  quotes: LiveQuotes,
+  logger: Logger,
+  now: number = Date.now(),
+): Promise<readonly Tick[]> {
+  try {
+    const ticks = await keptSessionTicks(store, sessions, now);
+    if (ticks.length > 0) {
+      quotes.resume(ticks);
+      const date = sessions.sessionAt(now).date;
+      logger.info({ date, symbols: ticks.length / 4 }, `the bars of ${date} so far taken back from the last run`);
+    }
+    return ticks;
+  } catch (error) {
+    logger.warn({ err: error }, 'the session so far was not taken back: the quotes start from the next tick');
+    return [];
+  }
+}
+
+/** Options of a {@link SessionKeeper}. */
+export interface SessionKeeperOptions {
+  /** How often the bars are written while they move (default {@link KEEP_EVERY_MS}). */
+  readonly everyMs?: number;
+  /** The timers (default the system clock). */
+  readonly clock?: Clock;
+  /** A write that failed (the next one tries again). */
+  readonly onError?: (error: unknown) => void;
+}
+
+/** Writes a day closer's bars of the open session to a store each time they moved, at most once per period. */
+export class SessionKeeper {
+  private readonly clock: Clock;
+  private readonly everyMs: number;
+  private timer: TimerHandle | undefined;
+  private saved = -1;
+  private writing: Promise<void> = Promise.resolve();
+  private stopped = false;
+
+  constructor(
+    private readonly closer: DayCloser,
+    private readonly store: SessionStore,
+    private readonly options: SessionKeeperOptions = {},
+  ) {
+    this.clock = options.clock ?? systemClock();
+    this.everyMs = options.everyMs ?? KEEP_EVERY_MS;
+  }
+
+  /** Starts writing each period. */
+  start(): this {
+    this.schedule();
+    return this;
+  }
+
+  /** Writes the bars now if they moved since the last write; resolves once written (one write at a time). */
+  save(): Promise<void> {
+    this.writing = this.writing.then(async () => {
+      const version = this.closer.version;
+      const day = this.closer.formingDay();
+      if (version === this.saved || day === null) return;
+      const kept: KeptSession = { date: day.date, bars: Object.fromEntries(day.bars) };
+      try {
+        await this.store.save(JSON.stringify(kept));
+        this.saved = version;
+      } catch (error) {
+        this.options.onError?.(error);
+      }
+    });
+    return this.writing;
+  }
+
+  /** Stops the period's writes, then writes the bars as they stand. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) this.clock.clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.save();
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = this.clock.setTimeout(() => {
+      this.timer = undefined;
+      void this.save().then(() => this.schedule());
+    }, this.everyMs);
+  }
+}

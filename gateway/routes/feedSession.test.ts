@@ -1,0 +1,106 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import type { Quote } from '../../domain/market/types.ts';
+import { KEPT_SESSION_FILE, parseKeptSession } from '../../engine/ticks/keptSession.ts';
+import { regularMarketClock } from '../../engine/ticks/marketClock.ts';
+import { KEPT_SESSION_KEY } from '../../engine/ticks/keptSession.ts';
+import { connectRedis } from '../../platform/redis.ts';
+import { startTestRedis, type TestRedis } from '../../platform/testing/redisServer.ts';
+import { startTestGateway, type TestGateway } from '../testing/harness.ts';
+
+/**
+ * The feed route's session so far survives a restart (`engine/ticks/keptSession.ts`). Whether a New York session
+ * is open depends on when the test runs (the day closer reads the wall clock, as in production): outside one the
+ * test checks what a stop keeps (the next session, no bar yet) and that a start goes on past a kept file it
+ * cannot read; inside one, also that the ticks pushed before the restart are in the quote after it. Every case
+ * at fixed times is in `engine/ticks/keptSession.test.ts`.
+ */
+/** Resolves once the gateway's quotes (the market's) show `volume` for `symbol`: with Redis they follow the bus. */
+function volumeReaches(gw: TestGateway, symbol: string, volume: number): Promise<void> {
+  const quotes = gw.running.system.liveQuotes!;
+  return new Promise((resolve) => {
+    const stop = quotes.onUpdate((updated) => {
+      if (updated === symbol && quotes.quote(symbol)?.volume === volume) {
+        stop();
+        resolve();
+      }
+    });
+  });
+}
+
+describe('a restart on the feed route (TICK_SOURCE=feed)', function () {
+  this.timeout(60_000);
+  let gw: TestGateway | undefined;
+  let redis: TestRedis | undefined;
+
+  afterEach(async function () {
+    await gw?.close();
+    gw = undefined;
+    await redis?.stop();
+    redis = undefined;
+  });
+
+  for (const shared of [false, true]) {
+    const where = shared ? 'in Redis (REDIS_URL), read by the quote feed too' : 'in DATA_DIR';
+    it(`keeps the session's bars when it stops and takes them back when it starts, ${where}`, async function () {
+      redis = shared ? await startTestRedis() : undefined;
+      const env: Record<string, string> = redis ? { REDIS_URL: redis.url } : {};
+      gw = await startTestGateway({ env });
+      const dataDir = gw.dataDir;
+      const now = Date.now();
+      const session = regularMarketClock().sessionAt(now);
+      // A minute of margin, so the session is still open (or still closed) when the gateway starts again.
+      const open = now >= session.start && now < session.end - 60_000;
+      const user = await gw.user('trader');
+      const before = await user.getOk<Quote[]>('/api/quotes?symbols=AAPL').then(([q]) => q!);
+      if (open) {
+        await gw.openDay(['AAPL']);
+        const shown = volumeReaches(gw, 'AAPL', 1_100);
+        await gw.pushTicks([
+          { symbol: 'AAPL', price: before.price + 3, size: 700 },
+          { symbol: 'AAPL', price: before.price - 2, size: 300 },
+          { symbol: 'AAPL', price: before.price + 1, size: 100 },
+        ]);
+        await shown;
+      }
+      const during = await user.getOk<Quote[]>('/api/quotes?symbols=AAPL').then(([q]) => q!);
+      await gw.close({ keepData: true });
+      gw = undefined;
+
+      let text: string | null;
+      if (redis) {
+        const client = await connectRedis(redis.url);
+        text = await client.get(KEPT_SESSION_KEY);
+        await client.quit();
+      } else {
+        text = readFileSync(join(dataDir, KEPT_SESSION_FILE), 'utf8');
+      }
+      const kept = parseKeptSession(text!);
+      expect(kept.date).to.equal(session.date);
+      if (!open) expect(kept.bars).to.deep.equal({});
+      else expect(kept.bars['AAPL']).to.include({ high: before.price + 3, low: before.price - 2, volume: 1_100 });
+
+      gw = await startTestGateway({ dataDir, env });
+      const viewer = await gw.user('viewer');
+      const after = await viewer.getOk<Quote[]>('/api/quotes?symbols=AAPL').then(([q]) => q!);
+      expect(after).to.include({ price: during.price, open: during.open, high: during.high, low: during.low });
+      expect(after.volume).to.equal(during.volume);
+      if (open) expect(gw.running.system.engine!.sessionBar('AAPL')).to.include({ volume: 1_100 });
+      await gw.close({ keepData: true });
+      gw = undefined;
+
+      // A kept text it cannot read: the start goes on, the quotes from the stored bars.
+      if (redis) {
+        const client = await connectRedis(redis.url);
+        await client.set(KEPT_SESSION_KEY, '{"date": "2025-');
+        await client.quit();
+      } else {
+        writeFileSync(join(dataDir, KEPT_SESSION_FILE), '{"date": "2025-');
+      }
+      gw = await startTestGateway({ dataDir, env });
+      const third = await (await gw.user('third')).getOk<Quote[]>('/api/quotes?symbols=AAPL').then(([q]) => q!);
+      expect(third.price).to.equal(open ? before.price : during.price);
+    });
+  }
+});
