@@ -17,9 +17,9 @@ import type { LiveQuotes } from './quotes/liveQuotes.ts';
 import { seedQuotes, serveQuotes } from './quotes/quoteFeed.ts';
 import type { RedisClient } from '../platform/redis.ts';
 import type { ProviderHealth, SymbolDemand } from './ticks/providerStream.ts';
-import type { DayCloser } from './ticks/dayCloser.ts';
+import type { DayCloseClaims, DayCloser } from './ticks/dayCloser.ts';
 import { parseMarketClockMode, regularMarketClock } from './ticks/marketClock.ts';
-import { resumeSession, SessionKeeper } from './ticks/keptSession.ts';
+import { keptClose, missedSession, resumeSession, SessionKeeper, type SessionStore } from './ticks/keptSession.ts';
 import { pickUpSession } from './quotes/sessionBackfill.ts';
 import { configuredFeed, dayCloseClaims, keptSessionStore, lastDate, openTickSource } from './ticks/sources.ts';
 
@@ -88,6 +88,40 @@ export interface EngineBus {
 }
 
 /**
+ * Stores the close of a session that ended while no engine ran (`missedSession`): its kept bars, with a flat bar
+ * at the last close for each symbol that did not trade, once (`claims`, as the day closer claims each date), in the
+ * market store (`MarketData.rollDay`), so the quotes, the indicators and the alerts' series seeded next go on from
+ * it rather than from the day before. Logs what it stored, with the time of the last tick kept (a crash before
+ * the end of the session leaves its last ticks out), or why not.
+ */
+async function storeMissedSession(
+  store: SessionStore,
+  market: MarketData,
+  claims: DayCloseClaims,
+  logger: Logger,
+  now: number = Date.now(),
+): Promise<void> {
+  try {
+    const stored = market.store.lastBars(market.symbols(), 1);
+    const kept = await missedSession(store, lastDate(stored), now);
+    if (kept === null || !(await claims.claim(kept.date))) return;
+    const idle: [string, number][] = [];
+    for (const [symbol, bars] of stored) {
+      const close = bars.at(-1)?.close;
+      if (close !== undefined) idle.push([symbol, close]);
+    }
+    const { written } = market.rollDay(keptClose(kept, idle));
+    const lastTick = new Date(Math.max(...Object.values(kept.bars).map((bar) => bar.last))).toISOString();
+    logger.warn(
+      { date: kept.date, written, traded: Object.keys(kept.bars).length, lastTick },
+      `the session of ${kept.date} ended while the engine was down: its kept bars stored as its close`,
+    );
+  } catch (error) {
+    logger.warn({ err: error }, 'the kept bars of a session that ended while the engine was down were not stored');
+  }
+}
+
+/**
  * Starts the live engine: the alert engine catches up with the log, then reads the ticks, and the tick source
  * (if any) starts publishing on the bus. Without `shared` the bus is in-process and the engine's live quotes,
  * which then see every tick, become the market's quotes; with a shared Redis bus the engine is a member of
@@ -104,6 +138,12 @@ export async function startEngine(
 ): Promise<RunningEngine> {
   const bus =
     shared?.bus ?? createInProcessTickBus({ onError: (error) => logger.error({ err: error }, 'tick listener failed') });
+  const redis = shared?.redis ?? null;
+  // The feed's and Finnhub's session so far, as the last run kept it: no provider can fill those in again.
+  const kept = keptSessionStore(config, redis);
+  const claims = dayCloseClaims(config, redis);
+  // Alone, a session that ended while the process was down closes from its kept bars before the quotes seed.
+  if (kept && !shared) await storeMissedSession(kept, market, claims, logger);
   const { quotes, bars } = seedQuotes(market, configuredFeed(config));
   const reports = new TriggerReports({ remembered: REPORTED_TRIGGERS_KEPT, held: HELD_TRIGGERS_KEPT }, (error) =>
     logger.error({ err: error }, 'trigger listener failed'),
@@ -123,8 +163,6 @@ export async function startEngine(
   // Alone, the engine's quotes are the market's: the 1D chart's minute candles are kept from the first tick.
   if (!shared) quotes.keepMinutes();
   const played = demand ? await pickUpSession(config, quotes, demand, lastDate(bars), logger) : [];
-  // The feed's and Finnhub's session so far, as the last run kept it: no provider can fill those in again.
-  const kept = keptSessionStore(config, shared?.redis ?? null);
   const resumed = kept ? await resumeSession(kept, regularMarketClock(lastDate(bars)), quotes, logger) : [];
   const stopServing = shared ? () => undefined : serveQuotes(market, quotes);
   const subscription = bus.subscribe(alerts, shared ? { group: ENGINE_GROUP, member: shared.member } : {});
@@ -141,14 +179,7 @@ export async function startEngine(
     closer,
     health: sourceHealth,
     demoSessions,
-  } = openTickSource(
-    config,
-    bus,
-    bars,
-    dayCloseClaims(config, shared?.redis ?? null),
-    logger,
-    demand ? { demand } : undefined,
-  );
+  } = openTickSource(config, bus, bars, claims, logger, demand ? { demand } : undefined);
   // On the demo clock a trading day is a session of a few minutes: once-per-bar alerts go by its date.
   if (demoSessions) alerts.useSessions(demoSessions);
   let live = config.tickSource === 'feed';

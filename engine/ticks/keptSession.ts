@@ -4,8 +4,10 @@
  * {@link SessionKeeper} writes those bars to a {@link SessionStore} (a file in `DATA_DIR`, or one Redis key when
  * engines share a Redis) each second they moved and when the engine stops. A process that starts while that
  * session is still open takes them back ({@link resumeSession}): its quotes show the day's open, range, volume
- * and change, and its close publishes the whole day's bar, not the one of the ticks since the start. After a
- * crash the ticks of at most the last second before it are missing from the bars; after a stop, none.
+ * and change, and its close publishes the whole day's bar, not the one of the ticks since the start; one that
+ * starts after that session ended without its close stores the close from them ({@link missedSession},
+ * {@link keptClose}). After a crash the ticks of at most the last second before it are missing from the bars;
+ * after a stop, none.
  */
 import { mkdirSync } from 'node:fs';
 import { readFile, rename, writeFile } from 'node:fs/promises';
@@ -14,9 +16,10 @@ import type { LiveQuotes } from '../quotes/liveQuotes.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { RedisClient } from '../../platform/redis.ts';
 import { systemClock, type Clock, type TimerHandle } from './clock.ts';
+import { DayBars } from './dayBars.ts';
 import type { DayCloser } from './dayCloser.ts';
-import type { MarketClock } from './marketClock.ts';
-import type { Tick } from './tick.ts';
+import { regularSession, type MarketClock, type Session } from './marketClock.ts';
+import type { ClosedDay, Tick } from './tick.ts';
 
 /** The file of `DATA_DIR` holding the open session's bars. */
 export const KEPT_SESSION_FILE = 'session-bars.json';
@@ -142,6 +145,15 @@ export function keptTicks(session: KeptSession): Tick[] {
   return ticks;
 }
 
+/** Refuses a kept session whose ticks fall outside `session`, naming the bar. */
+function checkWithin(kept: KeptSession, session: Session): void {
+  for (const [symbol, bar] of Object.entries(kept.bars)) {
+    if (bar.first < session.start || bar.last >= session.end) {
+      throw new KeptSessionError(`bars.${symbol}: its ticks are outside the session of ${kept.date}`);
+    }
+  }
+}
+
 /**
  * The kept bars of the session open at `now` by `sessions`, as ticks (see {@link keptTicks}): none when nothing
  * is kept, when the kept bars are of another session (a finished one, whose close was published or missed), or
@@ -153,12 +165,34 @@ export async function keptSessionTicks(store: SessionStore, sessions: MarketCloc
   const kept = parseKeptSession(text);
   const session = sessions.sessionAt(now);
   if (kept.date !== session.date || now < session.start || now >= session.end) return [];
-  for (const [symbol, bar] of Object.entries(kept.bars)) {
-    if (bar.first < session.start || bar.last >= session.end) {
-      throw new KeptSessionError(`bars.${symbol}: its ticks are outside the session of ${kept.date}`);
-    }
-  }
+  checkWithin(kept, session);
   return keptTicks(kept);
+}
+
+/**
+ * The kept bars of a session that ended while no engine ran, so that its close was never published: a session
+ * after the last day stored (`after`), over by `now`, in which at least one symbol traded; else null (nothing
+ * kept, a session closed or still open, or one without a tick, whose flat bars would be made up). A bar outside
+ * its session refuses the whole text, naming it.
+ */
+export async function missedSession(store: SessionStore, after: string, now: number): Promise<KeptSession | null> {
+  const text = await store.load();
+  if (text === null) return null;
+  const kept = parseKeptSession(text);
+  const session = regularSession(kept.date);
+  if (kept.date <= after || now < session.end || Object.keys(kept.bars).length === 0) return null;
+  checkWithin(kept, session);
+  return kept;
+}
+
+/**
+ * The close a kept session makes, as the day closer would have made it: each kept bar, and a flat bar at its last
+ * price for each symbol of `idle` that did not trade.
+ */
+export function keptClose(kept: KeptSession, idle: Iterable<readonly [string, number]>): ClosedDay {
+  const bars = new DayBars();
+  for (const tick of keptTicks(kept)) bars.add(tick);
+  return bars.close(kept.date, idle);
 }
 
 /**

@@ -1,7 +1,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
+import type { ChartBar } from '../../domain/contract/market.ts';
 import type { Quote } from '../../domain/market/types.ts';
+import { regularSession } from '../../engine/ticks/marketClock.ts';
+import { TEST_MARKET_DATE } from '../testing/harness.ts';
 import { KEPT_SESSION_FILE, parseKeptSession } from '../../engine/ticks/keptSession.ts';
 import { regularMarketClock } from '../../engine/ticks/marketClock.ts';
 import { KEPT_SESSION_KEY } from '../../engine/ticks/keptSession.ts';
@@ -103,4 +106,42 @@ describe('a restart on the feed route (TICK_SOURCE=feed)', function () {
       expect(third.price).to.equal(open ? before.price : during.price);
     });
   }
+
+  it('stores the close of a session that ended while it was down from the kept bars, once', async function () {
+    gw = await startTestGateway();
+    const dataDir = gw.dataDir;
+    const user = await gw.user('trader');
+    const [aapl, msft] = await user.getOk<Quote[]>('/api/quotes?symbols=AAPL,MSFT');
+    await gw.close({ keepData: true });
+    gw = undefined;
+    // The session after the last stored day, over long ago, as a run that died in its afternoon kept it.
+    const session = regularSession('2025-02-25');
+    expect(TEST_MARKET_DATE).to.equal('2025-02-24');
+    const bar = { open: 240, high: 245.5, low: 238.25, close: 244, volume: 12_345 };
+    const kept = { ...bar, first: session.start + 60_000, last: session.end - 3_600_000 };
+    writeFileSync(join(dataDir, KEPT_SESSION_FILE), JSON.stringify({ date: session.date, bars: { AAPL: kept } }));
+
+    gw = await startTestGateway({ dataDir });
+    const viewer = await gw.user('viewer');
+    const last = async (symbol: string) =>
+      (await viewer.getOk<{ bars: ChartBar[] }>(`/api/bars/${symbol}?months=1`)).bars.at(-1)!;
+    expect(await last('AAPL')).to.include({ date: '2025-02-25', ...bar });
+    // A symbol with no tick that day closes flat at its last close, as at any close.
+    expect(await last('MSFT')).to.include({ date: '2025-02-25', open: msft!.price, close: msft!.price, volume: 0 });
+    const [after] = await viewer.getOk<Quote[]>('/api/quotes?symbols=AAPL');
+    expect(after).to.include({ price: 244, change: Math.round((244 - aapl!.price) * 10_000) / 10_000 });
+    await gw.close({ keepData: true });
+    gw = undefined;
+
+    // Once: a later start, the same kept file still there, stores nothing again.
+    writeFileSync(
+      join(dataDir, KEPT_SESSION_FILE),
+      JSON.stringify({ date: session.date, bars: { AAPL: { ...kept, close: 239, low: 238.25 } } }),
+    );
+    gw = await startTestGateway({ dataDir });
+    const third = await gw.user('third');
+    const bars = (await third.getOk<{ bars: ChartBar[] }>('/api/bars/AAPL?months=1')).bars;
+    expect(bars.filter((b) => b.date === '2025-02-25')).to.have.length(1);
+    expect(bars.at(-1)).to.include({ close: 244 });
+  });
 });
