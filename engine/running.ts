@@ -88,11 +88,13 @@ export interface EngineBus {
 }
 
 /**
- * Stores the close of a session that ended while no engine ran (`missedSession`): its kept bars, with a flat bar
- * at the last close for each symbol that did not trade, once (`claims`, as the day closer claims each date), in the
- * market store (`MarketData.rollDay`), so the quotes, the indicators and the alerts' series seeded next go on from
- * it rather than from the day before. Logs what it stored, with the time of the last tick kept (a crash before
- * the end of the session leaves its last ticks out), or why not.
+ * Stores the close of a session that ended while no engine ran (`missedSession`, its date never claimed): its
+ * kept bars, once (`claims`, as the day closer claims each date), in the market store (`MarketData.rollDay`), so
+ * the quotes, the indicators and the alerts' series seeded next go on from it. A symbol that did not trade gets a
+ * flat bar at its last close, as at any close, unless the store holds a bar of that day already (the simulated
+ * history, extended at the start to the last session the wall clock closed); a traded symbol's kept bar replaces
+ * such a bar. Logs what it stored, with the time of the last tick kept (a crash before the end of the session
+ * leaves its last trades out), or why not.
  */
 async function storeMissedSession(
   store: SessionStore,
@@ -102,18 +104,17 @@ async function storeMissedSession(
   now: number = Date.now(),
 ): Promise<void> {
   try {
-    const stored = market.store.lastBars(market.symbols(), 1);
-    const kept = await missedSession(store, lastDate(stored), now);
+    const kept = await missedSession(store, now);
     if (kept === null || !(await claims.claim(kept.date))) return;
     const idle: [string, number][] = [];
-    for (const [symbol, bars] of stored) {
-      const close = bars.at(-1)?.close;
-      if (close !== undefined) idle.push([symbol, close]);
+    for (const [symbol, bars] of market.store.lastBars(market.symbols(), 1)) {
+      const last = bars.at(-1);
+      if (last !== undefined && last.date < kept.date) idle.push([symbol, last.close]);
     }
-    const { written } = market.rollDay(keptClose(kept, idle));
+    const { written, earlier } = market.rollDay(keptClose(kept, idle));
     const lastTick = new Date(Math.max(...Object.values(kept.bars).map((bar) => bar.last))).toISOString();
     logger.warn(
-      { date: kept.date, written, traded: Object.keys(kept.bars).length, lastTick },
+      { date: kept.date, written, earlier: earlier.length, traded: Object.keys(kept.bars).length, lastTick },
       `the session of ${kept.date} ended while the engine was down: its kept bars stored as its close`,
     );
   } catch (error) {

@@ -170,17 +170,17 @@ export async function keptSessionTicks(store: SessionStore, sessions: MarketCloc
 }
 
 /**
- * The kept bars of a session that ended while no engine ran, so that its close was never published: a session
- * after the last day stored (`after`), over by `now`, in which at least one symbol traded; else null (nothing
- * kept, a session closed or still open, or one without a tick, whose flat bars would be made up). A bar outside
- * its session refuses the whole text, naming it.
+ * The kept bars of a session over by `now` in which at least one symbol traded: a session whose close was never
+ * published when no claim of its date was made (the caller claims it); else null (nothing kept, a session still
+ * open, or one without a tick, whose flat bars would be made up). A bar outside its session refuses the whole
+ * text, naming it.
  */
-export async function missedSession(store: SessionStore, after: string, now: number): Promise<KeptSession | null> {
+export async function missedSession(store: SessionStore, now: number): Promise<KeptSession | null> {
   const text = await store.load();
   if (text === null) return null;
   const kept = parseKeptSession(text);
   const session = regularSession(kept.date);
-  if (kept.date <= after || now < session.end || Object.keys(kept.bars).length === 0) return null;
+  if (now < session.end || Object.keys(kept.bars).length === 0) return null;
   checkWithin(kept, session);
   return kept;
 }

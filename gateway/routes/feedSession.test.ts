@@ -144,4 +144,26 @@ describe('a restart on the feed route (TICK_SOURCE=feed)', function () {
     expect(bars.filter((b) => b.date === '2025-02-25')).to.have.length(1);
     expect(bars.at(-1)).to.include({ close: 244 });
   });
+
+  it("replaces the stored bar of that day with a traded symbol's kept bar, leaving the others' bars", async function () {
+    gw = await startTestGateway();
+    const dataDir = gw.dataDir;
+    const user = await gw.user('trader');
+    const last = async (client: typeof user, symbol: string) =>
+      (await client.getOk<{ bars: ChartBar[] }>(`/api/bars/${symbol}?months=1`)).bars.at(-1)!;
+    const msft = await last(user, 'MSFT');
+    expect(msft.date).to.equal(TEST_MARKET_DATE);
+    await gw.close({ keepData: true });
+    gw = undefined;
+    // The store holds the day already (a simulated history is extended to the last session closed on a start).
+    const session = regularSession(TEST_MARKET_DATE);
+    const bar = { open: 240, high: 245.5, low: 238.25, close: 244, volume: 12_345 };
+    const kept = { ...bar, first: session.start + 60_000, last: session.end - 60_000 };
+    writeFileSync(join(dataDir, KEPT_SESSION_FILE), JSON.stringify({ date: session.date, bars: { AAPL: kept } }));
+
+    gw = await startTestGateway({ dataDir });
+    const viewer = await gw.user('viewer');
+    expect(await last(viewer, 'AAPL')).to.include({ date: TEST_MARKET_DATE, ...bar });
+    expect(await last(viewer, 'MSFT')).to.deep.equal(msft);
+  });
 });
