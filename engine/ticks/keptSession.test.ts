@@ -275,10 +275,23 @@ describe('the open session kept across a restart (feed route, Finnhub)', functio
       const text = typeof value === 'string' ? value : JSON.stringify(value);
       expect(() => parseKeptSession(text), text).to.throw(KeptSessionError, field);
     }
-    // A symbol named like an object's prototype is a symbol like any other.
-    const odd = parseKeptSession(`{"date":"2025-03-04","bars":{"__proto__":${JSON.stringify(good)}}}`);
-    expect(Object.keys(odd.bars)).to.deep.equal(['__proto__']);
-    expect(Object.getPrototypeOf(odd.bars)).to.equal(Object.prototype);
+    // What the bars are played as must be ticks the feed would take.
+    const ticks: [unknown, string][] = [
+      [{ date: '2025-03-04', bars: { AAPL: { ...good, low: 0, open: 0 } } }, 'price must be a number above 0'],
+      [{ date: '2025-03-04', bars: { AAPL: { ...good, volume: 2.5 } } }, 'size must be a whole number'],
+      [{ date: '2025-03-04', bars: { aapl: good } }, 'bars.aapl: the symbol is not upper case'],
+      [{ date: '2025-03-04', bars: { 'NOT A SYMBOL': good } }, 'is not a symbol'],
+    ];
+    for (const [value, message] of ticks) {
+      const text = JSON.stringify(value);
+      expect(() => parseKeptSession(text), text).to.throw(KeptSessionError, message);
+    }
+    // A key named like an object's prototype is refused as any other that is not a symbol, and pollutes nothing.
+    expect(() => parseKeptSession(`{"date":"2025-03-04","bars":{"__proto__":${JSON.stringify(good)}}}`)).to.throw(
+      KeptSessionError,
+      'bars.__proto__',
+    );
+    expect(({} as Record<string, unknown>)['open']).to.equal(undefined);
 
     const store = fileSessionStore(dir);
     const late = { ...good, last: SESSION.end + MINUTE_MS };

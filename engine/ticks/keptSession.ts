@@ -19,7 +19,7 @@ import { systemClock, type Clock, type TimerHandle } from './clock.ts';
 import { DayBars } from './dayBars.ts';
 import type { DayCloser } from './dayCloser.ts';
 import { regularSession, type MarketClock, type Session } from './marketClock.ts';
-import type { ClosedDay, Tick } from './tick.ts';
+import { checkTick, TickError, type ClosedDay, type Tick } from './tick.ts';
 
 /** The file of `DATA_DIR` holding the open session's bars. */
 export const KEPT_SESSION_FILE = 'session-bars.json';
@@ -123,7 +123,16 @@ export function parseKeptSession(text: string): KeptSession {
       throw new KeptSessionError(`${where}: its low and high do not hold its open and close`);
     }
     if (first > last) throw new KeptSessionError(`${where}.last: before its first tick`);
-    kept.push([symbol, { open, high, low, close, volume, first, last }]);
+    const checked = { open, high, low, close, volume, first, last };
+    // The ticks it is played as are ticks as the feed takes them: a symbol as written, prices above 0.
+    for (const tick of ticksOf(symbol, checked)) {
+      try {
+        if (checkTick(tick, where).symbol !== symbol) throw new TickError(`${where}: the symbol is not upper case`);
+      } catch (error) {
+        throw new KeptSessionError(error instanceof Error ? error.message : String(error));
+      }
+    }
+    kept.push([symbol, checked]);
   }
   return { date, bars: Object.fromEntries(kept) };
 }
@@ -133,16 +142,16 @@ export function parseKeptSession(text: string): KeptSession {
  * whole volume at its last tick's time.
  */
 export function keptTicks(session: KeptSession): Tick[] {
-  const ticks: Tick[] = [];
-  for (const [symbol, bar] of Object.entries(session.bars)) {
-    ticks.push(
-      { symbol, price: bar.open, size: 0, ts: bar.first },
-      { symbol, price: bar.high, size: 0, ts: bar.first },
-      { symbol, price: bar.low, size: 0, ts: bar.first },
-      { symbol, price: bar.close, size: bar.volume, ts: bar.last },
-    );
-  }
-  return ticks;
+  return Object.entries(session.bars).flatMap(([symbol, bar]) => ticksOf(symbol, bar));
+}
+
+function ticksOf(symbol: string, bar: KeptBar): Tick[] {
+  return [
+    { symbol, price: bar.open, size: 0, ts: bar.first },
+    { symbol, price: bar.high, size: 0, ts: bar.first },
+    { symbol, price: bar.low, size: 0, ts: bar.first },
+    { symbol, price: bar.close, size: bar.volume, ts: bar.last },
+  ];
 }
 
 /** Refuses a kept session whose ticks fall outside `session`, naming the bar. */
