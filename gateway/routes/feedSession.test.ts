@@ -3,22 +3,12 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import type { ChartBar } from '../../domain/contract/market.ts';
 import type { Quote } from '../../domain/market/types.ts';
-import { regularSession } from '../../engine/ticks/marketClock.ts';
-import { TEST_MARKET_DATE } from '../testing/harness.ts';
-import { KEPT_SESSION_FILE, parseKeptSession } from '../../engine/ticks/keptSession.ts';
-import { regularMarketClock } from '../../engine/ticks/marketClock.ts';
-import { KEPT_SESSION_KEY } from '../../engine/ticks/keptSession.ts';
+import { KEPT_SESSION_FILE, KEPT_SESSION_KEY, parseKeptSession } from '../../engine/ticks/keptSession.ts';
+import { regularMarketClock, regularSession } from '../../engine/ticks/marketClock.ts';
 import { connectRedis } from '../../platform/redis.ts';
 import { startTestRedis, type TestRedis } from '../../platform/testing/redisServer.ts';
-import { startTestGateway, type TestGateway } from '../testing/harness.ts';
+import { startTestGateway, TEST_MARKET_DATE, type TestGateway } from '../testing/harness.ts';
 
-/**
- * The feed route's session so far survives a restart (`engine/ticks/keptSession.ts`). Whether a New York session
- * is open depends on when the test runs (the day closer reads the wall clock, as in production): outside one the
- * test checks what a stop keeps (the next session, no bar yet) and that a start goes on past a kept file it
- * cannot read; inside one, also that the ticks pushed before the restart are in the quote after it. Every case
- * at fixed times is in `engine/ticks/keptSession.test.ts`.
- */
 /** Resolves once the gateway's quotes (the market's) show `volume` for `symbol`: with Redis they follow the bus. */
 function volumeReaches(gw: TestGateway, symbol: string, volume: number): Promise<void> {
   const quotes = gw.running.system.liveQuotes!;
@@ -32,6 +22,14 @@ function volumeReaches(gw: TestGateway, symbol: string, volume: number): Promise
   });
 }
 
+/**
+ * The feed route's session so far survives a restart (`engine/ticks/keptSession.ts`). Whether a New York session
+ * is open depends on when the test runs (the day closer reads the wall clock, as in production): outside one the
+ * test checks what a stop keeps (the next session, no bar yet) and that a start goes on past a kept file it
+ * cannot read; inside one, also that the ticks pushed before the restart are in the quote after it. A session
+ * that ended while the gateway was down is closed from the kept bars at its start whenever the test runs (the
+ * kept sessions are of past dates). Every case at fixed times is in `engine/ticks/keptSession.test.ts`.
+ */
 describe('a restart on the feed route (TICK_SOURCE=feed)', function () {
   this.timeout(60_000);
   let gw: TestGateway | undefined;
