@@ -4,7 +4,7 @@
  */
 import type { ClosedDay, SymbolBar, Tick } from './tick.ts';
 
-/** A symbol's bar so far, with the times of its first and last ticks (ms since the epoch). */
+/** A symbol's bar so far, with the earliest and latest times of its ticks (ms since the epoch). */
 export interface FormingBar {
   open: number;
   high: number;
@@ -38,7 +38,9 @@ export class DayBars {
     if (tick.price < bar.low) bar.low = tick.price;
     bar.close = tick.price;
     bar.volume += tick.size;
-    bar.last = tick.ts;
+    // A tick reported late (an earlier time after a later one) widens the times; it does not reorder them.
+    if (tick.ts > bar.last) bar.last = tick.ts;
+    if (tick.ts < bar.first) bar.first = tick.ts;
   }
 
   /** A symbol's bar so far, or undefined before its first tick of the day. */

@@ -177,6 +177,30 @@ describe('the open session kept across a restart (feed route, Finnhub)', functio
     await first.keeper.stop();
   });
 
+  it('takes back a session whose feed reported a tick late, earlier than the one before it', async function () {
+    const clock = new ManualClock(SESSION.start + 30 * MINUTE_MS);
+    const { closer, keeper } = engineRun(fileSessionStore(dir), clock);
+    closer.observe([tick('AAPL', 101, 500, 10), tick('AAPL', 102, 50, 12), tick('AAPL', 99, 100, 4)]);
+    await keeper.stop();
+    const kept = parseKeptSession(readFileSync(join(dir, KEPT_SESSION_FILE), 'utf8'));
+    expect(kept.bars['AAPL']).to.deep.equal({
+      open: 101,
+      high: 102,
+      low: 99,
+      close: 99,
+      volume: 650,
+      first: SESSION.start + 4 * MINUTE_MS,
+      last: SESSION.start + 12 * MINUTE_MS,
+    });
+    const quotes = new LiveQuotes(SEEDS);
+    const { logger } = quiet();
+    const at = SESSION.start + 31 * MINUTE_MS;
+    expect(await resumeSession(fileSessionStore(dir), regularMarketClock(STORED), quotes, logger, at)).to.have.length(
+      4,
+    );
+    expect(quotes.quote('AAPL')).to.include({ open: 101, low: 99, high: 102, price: 99, volume: 650 });
+  });
+
   it('writes the last ticks when the engine stops, and nothing while the bars do not move', async function () {
     const clock = new ManualClock(SESSION.start + MINUTE_MS);
     const texts: string[] = [];
