@@ -21,7 +21,15 @@ import type { DayCloseClaims, DayCloser } from './ticks/dayCloser.ts';
 import { parseMarketClockMode, regularMarketClock } from './ticks/marketClock.ts';
 import { keptClose, missedSession, resumeSession, SessionKeeper, type SessionStore } from './ticks/keptSession.ts';
 import { pickUpSession } from './quotes/sessionBackfill.ts';
-import { configuredFeed, dayCloseClaims, keptSessionStore, lastDate, openTickSource } from './ticks/sources.ts';
+import { MinuteKeeper } from './quotes/keptMinutes.ts';
+import {
+  configuredFeed,
+  dayCloseClaims,
+  keptMinuteStore,
+  keptSessionStore,
+  lastDate,
+  openTickSource,
+} from './ticks/sources.ts';
 
 /** The started live engine: tick source → tick bus → live quotes and alert engine. */
 export interface RunningEngine {
@@ -164,7 +172,11 @@ export async function startEngine(
   // Alone, the engine's quotes are the market's: the 1D chart's minute candles are kept from the first tick.
   if (!shared) quotes.keepMinutes();
   const played = demand ? await pickUpSession(config, quotes, demand, lastDate(bars), logger) : [];
-  const resumed = kept ? await resumeSession(kept, regularMarketClock(lastDate(bars)), quotes, logger) : [];
+  // Alone, the engine's quotes keep the 1D chart's minutes: their finished candles are kept too.
+  const minutes = shared ? null : keptMinuteStore(config, redis);
+  const resumed = kept
+    ? await resumeSession(kept, regularMarketClock(lastDate(bars)), quotes, logger, { minutes })
+    : [];
   const stopServing = shared ? () => undefined : serveQuotes(market, quotes);
   const subscription = bus.subscribe(alerts, shared ? { group: ENGINE_GROUP, member: shared.member } : {});
   try {
@@ -200,6 +212,11 @@ export async function startEngine(
         onError: (error) => logger.warn({ err: error }, 'the session so far was not kept'),
       }).start()
     : null;
+  const minuteKeeper = minutes
+    ? new MinuteKeeper(quotes, minutes, {
+        onError: (error) => logger.warn({ err: error }, 'the minute candles so far were not kept'),
+      }).start()
+    : null;
   live ||= config.tickSource !== 'replay' || config.replayFile !== null;
   logger.info(
     {
@@ -227,6 +244,7 @@ export async function startEngine(
       stopServing();
       await source.stop();
       await keeper?.stop();
+      await minuteKeeper?.stop();
       await subscription.unsubscribe();
       await alerts.stop();
       if (!shared) await bus.close();

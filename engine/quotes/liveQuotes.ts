@@ -13,7 +13,7 @@ import type { Quote, QuoteSource, SessionOpen } from '../market/quotes.ts';
 import { closeInstant, round } from '../market/series.ts';
 import type { MarketStore } from '../marketdata/store.ts';
 import type { MinuteCandles } from '../../domain/contract/market.ts';
-import { MinuteBook } from './minuteCandles.ts';
+import { MinuteBook, type FinishedCandles, type KeptCandle } from './minuteCandles.ts';
 import { priceCents, type ClosedDay, type Tick } from '../ticks/tick.ts';
 
 /**
@@ -285,10 +285,11 @@ export class LiveQuotes implements QuoteSource {
   /**
    * Takes the ticks of the open session a process restarts into (its day's bars so far, kept by the run before:
    * `engine/ticks/keptSession.ts`): the day's open, range, volume and change are the session's, but no minute
-   * candles are made of them; a symbol's candles start at its next tick, their volume counted from the
-   * session's volume so far.
+   * candles are made of them. A symbol's candles are the finished ones the run before kept (`candles`, in
+   * cents, oldest first: `engine/quotes/keptMinutes.ts`), then those from its next tick, whose volume counts
+   * from the session's volume so far.
    */
-  resume(ticks: readonly Tick[]): void {
+  resume(ticks: readonly Tick[], candles: ReadonlyMap<string, readonly KeptCandle[]> = new Map()): void {
     const book = this.minuteBook;
     this.minuteBook = null;
     try {
@@ -299,8 +300,18 @@ export class LiveQuotes implements QuoteSource {
     if (book === null) return;
     for (const symbol of new Set(ticks.map((tick) => tick.symbol))) {
       const entry = this.entries.get(symbol)!;
-      book.begin(symbol, entry.sessions, entry.prevCloseCents, entry.volume);
+      book.begin(symbol, entry.sessions, entry.prevCloseCents, entry.volume, candles.get(symbol));
     }
+  }
+
+  /** The finished minute candles after `after(symbol)` (see `MinuteBook.finishedAfter`); none without them kept. */
+  finishedMinutes(after: (symbol: string) => number): FinishedCandles[] {
+    return this.minuteBook?.finishedAfter(after) ?? [];
+  }
+
+  /** Each symbol's last minute candle's minute (since the epoch); none without them kept. */
+  lastMinutes(): Map<string, number> {
+    return this.minuteBook?.lastMinutes() ?? new Map<string, number>();
   }
 
   /** Applies a batch of ticks in order. */

@@ -10,6 +10,26 @@ import { hourMinute, newYorkTime } from '../ticks/marketClock.ts';
 
 const MINUTE_MS = 60_000;
 
+/** A finished minute candle as kept across a restart: its minute (since the epoch), prices in cents. */
+export interface KeptCandle {
+  readonly minute: number;
+  readonly open: number;
+  readonly high: number;
+  readonly low: number;
+  readonly close: number;
+  /** What the session's volume grew by in the minute. */
+  readonly volume: number;
+  /** The session's volume at the candle's last tick. */
+  readonly sessionVolume: number;
+}
+
+/** A symbol's finished candles of one session (its New York date), oldest first. */
+export interface FinishedCandles {
+  readonly symbol: string;
+  readonly date: string;
+  readonly candles: readonly KeptCandle[];
+}
+
 /** One symbol's candles, in parallel arrays, oldest first. */
 class SessionMinutes {
   /** The quotes' session the candles are of (see {@link MinuteBook.record}). */
@@ -93,7 +113,8 @@ export class MinuteBook {
       this.lastMinute = minute;
       this.lastLabel = minuteLabel(minute);
     }
-    const before = k >= 0 ? s.sessionVolume[k]! : s.base;
+    // A resumed session's volume before the restart is no candle's, though candles kept before it were restored.
+    const before = Math.max(k >= 0 ? s.sessionVolume[k]! : 0, s.base);
     s.minute.push(minute);
     s.time.push(this.lastLabel);
     s.open.push(cents);
@@ -107,15 +128,70 @@ export class MinuteBook {
 
   /**
    * Starts a symbol's candles of a session whose first `volume` shares traded before them (a session resumed
-   * after a restart): its first candle's volume is what the session's grew by in that minute.
+   * after a restart), with the finished candles the run before kept of it (`kept`, oldest first, those after
+   * `MINUTE_CANDLES_MAX` dropped): the next candle's volume is what the session's grew by in its minute.
    */
-  begin(symbol: string, session: number, prevCloseCents: number, volume: number): void {
+  begin(
+    symbol: string,
+    session: number,
+    prevCloseCents: number,
+    volume: number,
+    kept: readonly KeptCandle[] = [],
+  ): void {
     let s = this.symbols.get(symbol);
     if (s === undefined) {
       s = new SessionMinutes();
       this.symbols.set(symbol, s);
     }
     this.start(s, session, prevCloseCents, volume);
+    for (const candle of kept.slice(-this.max)) {
+      s.minute.push(candle.minute);
+      s.time.push(minuteLabel(candle.minute));
+      s.open.push(candle.open);
+      s.high.push(candle.high);
+      s.low.push(candle.low);
+      s.close.push(candle.close);
+      s.volume.push(candle.volume);
+      s.sessionVolume.push(candle.sessionVolume);
+    }
+  }
+
+  /** Each symbol's last candle's minute (since the epoch). */
+  lastMinutes(): Map<string, number> {
+    const last = new Map<string, number>();
+    for (const [symbol, s] of this.symbols) {
+      const minute = s.minute.at(-1);
+      if (minute !== undefined) last.set(symbol, minute);
+    }
+    return last;
+  }
+
+  /**
+   * Each symbol's finished candles (every one but its last, which a tick may still move) of a minute after
+   * `after(symbol)`, oldest first, with the New York date of their session.
+   */
+  finishedAfter(after: (symbol: string) => number): FinishedCandles[] {
+    const finished: FinishedCandles[] = [];
+    for (const [symbol, s] of this.symbols) {
+      const since = after(symbol);
+      let i = s.minute.length - 1;
+      while (i > 0 && s.minute[i - 1]! > since) i -= 1;
+      if (i >= s.minute.length - 1) continue;
+      const candles: KeptCandle[] = [];
+      for (let j = i; j < s.minute.length - 1; j++) {
+        candles.push({
+          minute: s.minute[j]!,
+          open: s.open[j]!,
+          high: s.high[j]!,
+          low: s.low[j]!,
+          close: s.close[j]!,
+          volume: s.volume[j]!,
+          sessionVolume: s.sessionVolume[j]!,
+        });
+      }
+      finished.push({ symbol, date: s.time[i]!.slice(0, 10), candles });
+    }
+    return finished;
   }
 
   private start(s: SessionMinutes, session: number, prevCloseCents: number, volume: number): void {

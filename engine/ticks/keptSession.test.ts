@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import type { DailyBar } from '../../domain/market/types.ts';
-import { createLogger } from '../../platform/logger.ts';
+import { capturedLogger } from '../../platform/testing/capturedLog.ts';
 import { connectRedis } from '../../platform/redis.ts';
 import { startTestRedis } from '../../platform/testing/redisServer.ts';
 import { loadConfig } from '../../platform/config.ts';
@@ -25,7 +25,7 @@ import {
   type SessionStore,
 } from './keptSession.ts';
 import { regularMarketClock, regularSession } from './marketClock.ts';
-import { keptSessionStore } from './sources.ts';
+import { keptMinuteStore, keptSessionStore } from './sources.ts';
 import type { ClosedDay, Tick } from './tick.ts';
 
 const MINUTE_MS = 60_000;
@@ -81,11 +81,6 @@ function engineRun(store: SessionStore, clock: ManualClock) {
   return { closer, keeper, closes };
 }
 
-function quiet(): { logger: ReturnType<typeof createLogger>; lines: string[] } {
-  const lines: string[] = [];
-  return { logger: createLogger({ level: 'info' }, { write: (line: string) => void lines.push(line) }), lines };
-}
-
 describe('the open session kept across a restart (feed route, Finnhub)', function () {
   let dir: string;
 
@@ -139,8 +134,8 @@ describe('the open session kept across a restart (feed route, Finnhub)', functio
     const now = SESSION.start + 31 * MINUTE_MS;
     const quotes = new LiveQuotes(SEEDS);
     quotes.keepMinutes();
-    const { logger, lines } = quiet();
-    const resumed = await resumeSession(fileSessionStore(dir), regularMarketClock(STORED), quotes, logger, now);
+    const { logger, lines } = capturedLogger();
+    const resumed = await resumeSession(fileSessionStore(dir), regularMarketClock(STORED), quotes, logger, { now });
     expect(resumed).to.have.length(8);
     expect(lines.join('')).to.contain('the bars of 2025-03-04 so far taken back from the last run');
     expect(quotes.quote('AAPL')).to.include({
@@ -193,11 +188,11 @@ describe('the open session kept across a restart (feed route, Finnhub)', functio
       last: SESSION.start + 12 * MINUTE_MS,
     });
     const quotes = new LiveQuotes(SEEDS);
-    const { logger } = quiet();
+    const { logger } = capturedLogger();
     const at = SESSION.start + 31 * MINUTE_MS;
-    expect(await resumeSession(fileSessionStore(dir), regularMarketClock(STORED), quotes, logger, at)).to.have.length(
-      4,
-    );
+    expect(
+      await resumeSession(fileSessionStore(dir), regularMarketClock(STORED), quotes, logger, { now: at }),
+    ).to.have.length(4);
     expect(quotes.quote('AAPL')).to.include({ open: 101, low: 99, high: 102, price: 99, volume: 650 });
   });
 
@@ -321,13 +316,13 @@ describe('the open session kept across a restart (feed route, Finnhub)', functio
     const late = { ...good, last: SESSION.end + MINUTE_MS };
     await store.save(JSON.stringify({ date: '2025-03-04', bars: { AAPL: late } }));
     const quotes = new LiveQuotes(SEEDS);
-    const { logger, lines } = quiet();
+    const { logger, lines } = capturedLogger();
     const at = SESSION.start + MINUTE_MS;
-    expect(await resumeSession(store, regularMarketClock(STORED), quotes, logger, at)).to.deep.equal([]);
+    expect(await resumeSession(store, regularMarketClock(STORED), quotes, logger, { now: at })).to.deep.equal([]);
     expect(lines.join('')).to.contain('bars.AAPL: its ticks are outside the session of 2025-03-04');
     expect(quotes.quote('AAPL')).to.include({ price: 100, volume: 1_000 });
     writeFileSync(join(dir, KEPT_SESSION_FILE), '{"date":');
-    expect(await resumeSession(store, regularMarketClock(STORED), quotes, logger, at)).to.deep.equal([]);
+    expect(await resumeSession(store, regularMarketClock(STORED), quotes, logger, { now: at })).to.deep.equal([]);
     expect(lines.join('')).to.contain('the kept session is not JSON');
   });
 
@@ -340,6 +335,9 @@ describe('the open session kept across a restart (feed route, Finnhub)', functio
       "Alpaca's sessions come back from its minute bars",
     ).to.equal(null);
     expect(keptSessionStore(config({ TICK_SOURCE: 'finnhub', FINNHUB_TOKEN: 'T' }), null)).to.not.equal(null);
+    // The minute candles are kept where the bars are, for the same sources.
+    expect(keptMinuteStore(config({ TICK_SOURCE: 'simulator' }), null)).to.equal(null);
+    expect(keptMinuteStore(config({ TICK_SOURCE: 'finnhub', FINNHUB_TOKEN: 'T' }), null)).to.not.equal(null);
     const feed = keptSessionStore(config({ TICK_SOURCE: 'feed' }), null)!;
     await feed.save('{"date":"2025-03-04","bars":{}}');
     expect(readFileSync(join(dir, KEPT_SESSION_FILE), 'utf8')).to.equal('{"date":"2025-03-04","bars":{}}');

@@ -12,13 +12,15 @@
 import { mkdirSync } from 'node:fs';
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { parseKeptMinutes, type MinuteStore } from '../quotes/keptMinutes.ts';
 import type { LiveQuotes } from '../quotes/liveQuotes.ts';
+import type { KeptCandle } from '../quotes/minuteCandles.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { RedisClient } from '../../platform/redis.ts';
-import { systemClock, type Clock, type TimerHandle } from './clock.ts';
 import { DayBars } from './dayBars.ts';
 import type { DayCloser } from './dayCloser.ts';
 import { regularSession, type MarketClock, type Session } from './marketClock.ts';
+import { PeriodicWriter, type PeriodicOptions } from './periodic.ts';
 import { checkTick, TickError, type ClosedDay, type Tick } from './tick.ts';
 
 /** The file of `DATA_DIR` holding the open session's bars. */
@@ -26,9 +28,6 @@ export const KEPT_SESSION_FILE = 'session-bars.json';
 
 /** The Redis key holding the open session's bars when engines share a Redis. */
 export const KEPT_SESSION_KEY = 'stockpulse:session-bars';
-
-/** How often the bars are written while they move (ms). */
-export const KEEP_EVERY_MS = 1000;
 
 /** A symbol's bar of the session so far, with the times (ms since the epoch) of its first and last ticks. */
 export interface KeptBar {
@@ -204,24 +203,39 @@ export function keptClose(kept: KeptSession, idle: Iterable<readonly [string, nu
   return bars.close(kept.date, idle);
 }
 
+/** Options of {@link resumeSession}. */
+export interface ResumeOptions {
+  /** Where the session's finished minute candles are kept, for quotes that keep minutes. */
+  readonly minutes?: MinuteStore | null;
+  /** The time (default now). */
+  readonly now?: number;
+}
+
 /**
- * Takes the kept bars of the open session into `quotes` (see `LiveQuotes.resume`) and answers their ticks,
- * which the day closer takes too (`observe`); logs what it took, or why not (the quotes then start from the next
- * tick, as without a kept session).
+ * Takes the kept bars of the open session into `quotes` (see `LiveQuotes.resume`), with its kept minute candles
+ * when the quotes keep minutes, and answers their ticks, which the day closer takes too (`observe`); logs what
+ * it took, or why not (the quotes then start from the next tick, as without a kept session; the candles from
+ * the next tick when only they cannot be read).
  */
 export async function resumeSession(
   store: SessionStore,
   sessions: MarketClock,
   quotes: LiveQuotes,
   logger: Logger,
-  now: number = Date.now(),
+  options: ResumeOptions = {},
 ): Promise<readonly Tick[]> {
+  const now = options.now ?? Date.now();
   try {
     const ticks = await keptSessionTicks(store, sessions, now);
     if (ticks.length > 0) {
-      quotes.resume(ticks);
       const date = sessions.sessionAt(now).date;
-      logger.info({ date, symbols: ticks.length / 4 }, `the bars of ${date} so far taken back from the last run`);
+      const candles = options.minutes && quotes.keepsMinutes ? await keptCandles(options.minutes, date, logger) : [];
+      quotes.resume(ticks, new Map(candles));
+      const minutes = candles.reduce((sum, [, list]) => sum + list.length, 0);
+      logger.info(
+        { date, symbols: ticks.length / 4, minutes },
+        `the bars of ${date} so far taken back from the last run`,
+      );
     }
     return ticks;
   } catch (error) {
@@ -230,70 +244,34 @@ export async function resumeSession(
   }
 }
 
-/** Options of a {@link SessionKeeper}. */
-export interface SessionKeeperOptions {
-  /** How often the bars are written while they move (default {@link KEEP_EVERY_MS}). */
-  readonly everyMs?: number;
-  /** The timers (default the system clock). */
-  readonly clock?: Clock;
-  /** A write that failed (the next one tries again). */
-  readonly onError?: (error: unknown) => void;
+/** The minute candles kept of the session of `date`; none, logged, when they cannot be read. */
+async function keptCandles(store: MinuteStore, date: string, logger: Logger): Promise<[string, KeptCandle[]][]> {
+  try {
+    return [...parseKeptMinutes(await store.load(date), date)];
+  } catch (error) {
+    logger.warn({ err: error }, 'the minute candles so far were not taken back: they start from the next tick');
+    return [];
+  }
 }
 
 /** Writes a day closer's bars of the open session to a store each time they moved, at most once per period. */
-export class SessionKeeper {
-  private readonly clock: Clock;
-  private readonly everyMs: number;
-  private timer: TimerHandle | undefined;
+export class SessionKeeper extends PeriodicWriter {
   private saved = -1;
-  private writing: Promise<void> = Promise.resolve();
-  private stopped = false;
 
   constructor(
     private readonly closer: DayCloser,
     private readonly store: SessionStore,
-    private readonly options: SessionKeeperOptions = {},
+    options: PeriodicOptions = {},
   ) {
-    this.clock = options.clock ?? systemClock();
-    this.everyMs = options.everyMs ?? KEEP_EVERY_MS;
+    super(options);
   }
 
-  /** Starts writing each period. */
-  start(): this {
-    this.schedule();
-    return this;
-  }
-
-  /** Writes the bars now if they moved since the last write; resolves once written (one write at a time). */
-  save(): Promise<void> {
-    this.writing = this.writing.then(async () => {
-      const version = this.closer.version;
-      const day = this.closer.formingDay();
-      if (version === this.saved || day === null) return;
-      const kept: KeptSession = { date: day.date, bars: Object.fromEntries(day.bars) };
-      try {
-        await this.store.save(JSON.stringify(kept));
-        this.saved = version;
-      } catch (error) {
-        this.options.onError?.(error);
-      }
-    });
-    return this.writing;
-  }
-
-  /** Stops the period's writes, then writes the bars as they stand. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) this.clock.clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.save();
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    this.timer = this.clock.setTimeout(() => {
-      this.timer = undefined;
-      void this.save().then(() => this.schedule());
-    }, this.everyMs);
+  protected async write(): Promise<void> {
+    const version = this.closer.version;
+    const day = this.closer.formingDay();
+    if (version === this.saved || day === null) return;
+    const kept: KeptSession = { date: day.date, bars: Object.fromEntries(day.bars) };
+    await this.store.save(JSON.stringify(kept));
+    this.saved = version;
   }
 }

@@ -25,6 +25,7 @@ import {
 } from './providerStream.ts';
 import { readTickCsv, TickReplay } from './replay.ts';
 import { fileSessionStore, redisSessionStore, type SessionStore } from './keptSession.ts';
+import { fileMinuteStore, redisMinuteStore, type MinuteStore } from '../quotes/keptMinutes.ts';
 import { latestDemoSession, rememberedSessions } from './demoSessions.ts';
 import { simulatedSymbols, TickSimulator } from './simulator.ts';
 import type { TickBus } from '../../platform/bus/port.ts';
@@ -71,8 +72,18 @@ export function dayCloseClaims(config: Config, redis: RedisClient | null): DayCl
  * played afresh), in Redis when engines share one, else in `DATA_DIR`; null for the other sources.
  */
 export function keptSessionStore(config: Config, redis: RedisClient | null): SessionStore | null {
-  if (config.tickSource !== 'feed' && config.tickSource !== 'finnhub') return null;
+  if (!keepsSession(config)) return null;
   return redis ? redisSessionStore(redis) : fileSessionStore(config.dataDir);
+}
+
+/** Where the open session's finished minute candles are kept, beside its bars (`engine/quotes/keptMinutes.ts`). */
+export function keptMinuteStore(config: Config, redis: RedisClient | null): MinuteStore | null {
+  if (!keepsSession(config)) return null;
+  return redis ? redisMinuteStore(redis) : fileMinuteStore(config.dataDir);
+}
+
+function keepsSession(config: Config): boolean {
+  return config.tickSource === 'feed' || config.tickSource === 'finnhub';
 }
 
 /** The last finished bar's date among the seeded bars. */

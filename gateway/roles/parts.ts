@@ -9,8 +9,9 @@ import { marketEndDate } from '../../engine/market/marketDate.ts';
 import { refreshBarsAtClose } from '../../engine/marketdata/providerRefresh.ts';
 import { startQuoteFeed, type QuoteFeed } from '../../engine/quotes/quoteFeed.ts';
 import { pickUpSession } from '../../engine/quotes/sessionBackfill.ts';
-import { configuredFeed, keptSessionStore, lastDate } from '../../engine/ticks/sources.ts';
+import { configuredFeed, keptMinuteStore, keptSessionStore, lastDate } from '../../engine/ticks/sources.ts';
 import { resumeSession } from '../../engine/ticks/keptSession.ts';
+import { MinuteKeeper } from '../../engine/quotes/keptMinutes.ts';
 import { regularMarketClock } from '../../engine/ticks/marketClock.ts';
 import type { TickBus } from '../../platform/bus/port.ts';
 import { createRedisTickBus } from '../../platform/bus/redisStreams.ts';
@@ -274,12 +275,22 @@ export async function runQuoteFeed(
 ): Promise<QuoteFeed> {
   const marketLogger = componentLogger(logger, 'market');
   const kept = keptSessionStore(config, ports.redis);
+  // The 1D chart's finished minute candles, which the quote feeds keep (the same candles, each once per field).
+  const minutes = keptMinuteStore(config, ports.redis);
   const feed = await startQuoteFeed(bus, ports.market, configuredFeed(config), async (quotes, bars) => {
     await pickUpSession(config, quotes, readModelDemand(ports.readModels), lastDate(bars), marketLogger);
     // The feed's and Finnhub's session so far, as the engines keep it.
-    if (kept) await resumeSession(kept, regularMarketClock(lastDate(bars)), quotes, marketLogger);
+    if (kept) await resumeSession(kept, regularMarketClock(lastDate(bars)), quotes, marketLogger, { minutes });
   });
-  stops.add(() => feed.stop());
+  const keeper = minutes
+    ? new MinuteKeeper(feed.quotes, minutes, {
+        onError: (error) => marketLogger.warn({ err: error }, 'the minute candles so far were not kept'),
+      }).start()
+    : null;
+  stops.add(async () => {
+    await feed.stop();
+    await keeper?.stop();
+  });
   return feed;
 }
 

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import type { ChartBar } from '../../domain/contract/market.ts';
+import type { ChartBar, MinuteCandles } from '../../domain/contract/market.ts';
 import type { Quote } from '../../domain/market/types.ts';
 import { KEPT_SESSION_FILE, KEPT_SESSION_KEY, parseKeptSession } from '../../engine/ticks/keptSession.ts';
 import { regularMarketClock, regularSession } from '../../engine/ticks/marketClock.ts';
@@ -51,21 +51,24 @@ describe('a restart on the feed route (TICK_SOURCE=feed)', function () {
       const dataDir = gw.dataDir;
       const now = Date.now();
       const session = regularMarketClock().sessionAt(now);
-      // A minute of margin, so the session is still open (or still closed) when the gateway starts again.
-      const open = now >= session.start && now < session.end - 60_000;
+      // A minute of margin, so the session is still open (or still closed) when the gateway starts again; the
+      // ticks are of the last three minutes, each a minute's candle.
+      const open = now >= session.start + 3 * 60_000 && now < session.end - 60_000;
       const user = await gw.user('trader');
       const before = await user.getOk<Quote[]>('/api/quotes?symbols=AAPL').then(([q]) => q!);
       if (open) {
-        await gw.openDay(['AAPL']);
         const shown = volumeReaches(gw, 'AAPL', 1_100);
         await gw.pushTicks([
-          { symbol: 'AAPL', price: before.price + 3, size: 700 },
-          { symbol: 'AAPL', price: before.price - 2, size: 300 },
-          { symbol: 'AAPL', price: before.price + 1, size: 100 },
+          { symbol: 'AAPL', price: before.price, ts: now - 120_000 },
+          { symbol: 'AAPL', price: before.price + 3, size: 700, ts: now - 120_000 },
+          { symbol: 'AAPL', price: before.price - 2, size: 300, ts: now - 60_000 },
+          { symbol: 'AAPL', price: before.price + 1, size: 100, ts: now },
         ]);
         await shown;
       }
       const during = await user.getOk<Quote[]>('/api/quotes?symbols=AAPL').then(([q]) => q!);
+      const { candles } = await user.getOk<MinuteCandles>('/api/bars/AAPL/minutes');
+      expect(candles).to.have.length(open ? 3 : 0);
       await gw.close({ keepData: true });
       gw = undefined;
 
@@ -88,6 +91,9 @@ describe('a restart on the feed route (TICK_SOURCE=feed)', function () {
       expect(after).to.include({ price: during.price, open: during.open, high: during.high, low: during.low });
       expect(after.volume).to.equal(during.volume);
       if (open) expect(gw.running.system.engine!.sessionBar('AAPL')).to.include({ volume: 1_100 });
+      // The 1D chart: the candles the minutes before the stop finished, the last one's minute still open then.
+      const minutes = await viewer.getOk<MinuteCandles>('/api/bars/AAPL/minutes');
+      expect(minutes.candles).to.deep.equal(candles.slice(0, -1));
       await gw.close({ keepData: true });
       gw = undefined;
 
