@@ -19,6 +19,7 @@ import type { RedisClient } from '../platform/redis.ts';
 import type { ProviderHealth, SymbolDemand } from './ticks/providerStream.ts';
 import type { DayCloseClaims, DayCloser } from './ticks/dayCloser.ts';
 import { parseMarketClockMode, regularMarketClock } from './ticks/marketClock.ts';
+import type { ClosedDay } from './ticks/tick.ts';
 import { keptClose, missedSession, resumeSession, SessionKeeper, type SessionStore } from './ticks/keptSession.ts';
 import { pickUpSession } from './quotes/sessionBackfill.ts';
 import { MinuteKeeper } from './quotes/keptMinutes.ts';
@@ -96,13 +97,34 @@ export interface EngineBus {
 }
 
 /**
- * Stores the close of a session that ended while no engine ran (`missedSession`, its date never claimed): its
- * kept bars, once (`claims`, as the day closer claims each date), in the market store (`MarketData.rollDay`), so
- * the quotes, the indicators and the alerts' series seeded next go on from it. A symbol that did not trade gets a
- * flat bar at its last close, as at any close, unless the store holds a bar of that day already (the simulated
- * history, extended at the start to the last session the wall clock closed); a traded symbol's kept bar replaces
- * such a bar. Logs what it stored, with the time of the last tick kept (a crash before the end of the session
- * leaves its last trades out), or why not.
+ * The close of a session that ended while no engine ran (`missedSession`, its date never claimed), claimed once
+ * (`claims`, as the day closer claims each date): its kept bars, and a flat bar at its last close for each
+ * symbol of the market store that did not trade, unless the store holds a bar of that day already (the
+ * simulated history, extended at the start to the last session the wall clock closed); a traded symbol's kept
+ * bar replaces such a bar. Null when there is none to close; `lastTick` is the time of the last tick kept (a
+ * crash before the end of the session leaves its last trades out).
+ */
+async function missedClose(
+  store: SessionStore,
+  market: MarketData,
+  claims: DayCloseClaims,
+  now: number,
+): Promise<{ day: ClosedDay; traded: number; lastTick: string } | null> {
+  const kept = await missedSession(store, now);
+  if (kept === null || !(await claims.claim(kept.date))) return null;
+  const idle: [string, number][] = [];
+  for (const [symbol, bars] of market.store.lastBars(market.symbols(), 1)) {
+    const last = bars.at(-1);
+    if (last !== undefined && last.date < kept.date) idle.push([symbol, last.close]);
+  }
+  const lastTick = new Date(Math.max(...Object.values(kept.bars).map((bar) => bar.last))).toISOString();
+  return { day: keptClose(kept, idle), traded: Object.keys(kept.bars).length, lastTick };
+}
+
+/**
+ * Alone: stores the close of a session that ended while the process was down ({@link missedClose}) in the market
+ * store (`MarketData.rollDay`) before the quotes are seeded, so the quotes, the indicators and the alerts' series
+ * seeded next go on from it. Logs what it stored, or why not.
  */
 async function storeMissedSession(
   store: SessionStore,
@@ -112,21 +134,47 @@ async function storeMissedSession(
   now: number = Date.now(),
 ): Promise<void> {
   try {
-    const kept = await missedSession(store, now);
-    if (kept === null || !(await claims.claim(kept.date))) return;
-    const idle: [string, number][] = [];
-    for (const [symbol, bars] of market.store.lastBars(market.symbols(), 1)) {
-      const last = bars.at(-1);
-      if (last !== undefined && last.date < kept.date) idle.push([symbol, last.close]);
-    }
-    const { written, earlier } = market.rollDay(keptClose(kept, idle));
-    const lastTick = new Date(Math.max(...Object.values(kept.bars).map((bar) => bar.last))).toISOString();
+    const missed = await missedClose(store, market, claims, now);
+    if (missed === null) return;
+    const { written, earlier } = market.rollDay(missed.day);
+    const { date } = missed.day;
     logger.warn(
-      { date: kept.date, written, earlier: earlier.length, traded: Object.keys(kept.bars).length, lastTick },
-      `the session of ${kept.date} ended while the engine was down: its kept bars stored as its close`,
+      { date, written, earlier: earlier.length, traded: missed.traded, lastTick: missed.lastTick },
+      `the session of ${date} ended while the engine was down: its kept bars stored as its close`,
     );
   } catch (error) {
     logger.warn({ err: error }, 'the kept bars of a session that ended while the engine was down were not stored');
+  }
+}
+
+/**
+ * With engines sharing a Redis: publishes the close of a session that ended while every engine was down
+ * ({@link missedClose}, claimed once among them) on the shared bus, as a day closer publishes a close: each
+ * running process stores its bars (`storeClosedDays`), and the quotes and the alert engines roll, evaluating the
+ * once-per-bar-close alerts on its bars as at any close. Call it once the caller's own readers are subscribed.
+ * Logs what it published, or why not.
+ */
+export async function publishMissedSession(
+  config: Config,
+  redis: RedisClient,
+  bus: TickBus,
+  market: MarketData,
+  logger: Logger,
+  now: number = Date.now(),
+): Promise<void> {
+  const kept = keptSessionStore(config, redis);
+  if (kept === null) return;
+  try {
+    const missed = await missedClose(kept, market, dayCloseClaims(config, redis), now);
+    if (missed === null) return;
+    await bus.publishDayClosed(missed.day);
+    const { date } = missed.day;
+    logger.warn(
+      { date, traded: missed.traded, lastTick: missed.lastTick },
+      `the session of ${date} ended while every engine was down: its kept bars published as its close`,
+    );
+  } catch (error) {
+    logger.warn({ err: error }, 'the kept bars of a session that ended while every engine was down were not closed');
   }
 }
 

@@ -182,6 +182,26 @@ describe('live quotes', function () {
     });
   });
 
+  it('rolls a day without a tick of its own as quotes seeded from its bar would show it: its range, volume, change', function () {
+    const bars = barsOf([190, 200]);
+    const closed = { symbol: 'AAPL', date: '2024-01-03', open: 199, high: 204, low: 198, close: 203, volume: 900 };
+    const quotes = new LiveQuotes([{ symbol: 'AAPL', bars }]);
+    quotes.roll({ date: closed.date, bars: [closed] });
+    const seeded = new LiveQuotes([{ symbol: 'AAPL', bars: [...bars, closed] }]);
+    expect(quotes.quote('AAPL')).to.deep.equal(seeded.quote('AAPL'));
+    expect(quotes.quote('AAPL')).to.deep.include({
+      price: 203,
+      prevClose: 200,
+      change: 3,
+      changepct: 1.5,
+      volume: 900,
+    });
+    // A flat day of a symbol that did not trade: no change, not the day before's.
+    const flat = { ...closed, date: '2024-01-04', open: 203, high: 203, low: 203, volume: 0 };
+    quotes.roll({ date: flat.date, bars: [flat] });
+    expect(quotes.quote('AAPL')).to.deep.include({ price: 203, prevClose: 203, change: 0, changepct: 0, volume: 0 });
+  });
+
   it("gives the indicators with the live price as today's forming close, then the finished day's after the roll", function () {
     const quotes = new LiveQuotes([{ symbol: 'XYZ', bars: barsOf(CLOSES) }]);
     const expectRow = (closes: number[]): void => {

@@ -340,12 +340,15 @@ export class LiveQuotes implements QuoteSource {
         entry.volumes.shift();
       }
       entry.updateBases();
-      if (Number.isNaN(entry.cents)) {
+      if (entry.rolled || Number.isNaN(entry.cents)) {
+        // No tick of the session that closed reached these quotes (a symbol that did not trade, a session closed
+        // while the process was down): the quote shows its bar, as quotes seeded from the stored bars would.
         entry.open = priceCents(bar.open);
         entry.high = priceCents(bar.high);
         entry.low = priceCents(bar.low);
         entry.volume = bar.volume;
-        entry.prevCloseCents = close;
+        entry.prevCloseCents = Number.isNaN(entry.nextPrevCloseCents) ? close : entry.nextPrevCloseCents;
+        entry.ts = Date.parse(closeInstant(bar.date));
       }
       // The session that closed stays the one told until the next tick, when it had ticks of its own.
       entry.closedSession =

@@ -27,7 +27,7 @@ export function startAllRole(config: Config, logger: Logger): Promise<RunningGat
     const redisBus = ports.redis ? openRedisTickBus(ports.redis, logger, stops) : null;
     const engine = await runEngine(config, ports, logger, stops, redisBus);
     const feed = redisBus ? await runQuoteFeed(config, ports, logger, stops, redisBus) : null;
-    await storeClosedDays(redisBus ?? engine.bus, ports.market, logger, stops);
+    await storeClosedDays(config, ports, redisBus ?? engine.bus, logger, stops);
     const delivery = await runDelivery(config, ports, logger, stops, ports.redis ? engineNameOf(config) : undefined);
     const system = systemOf(config, logger, ports, {
       projections,

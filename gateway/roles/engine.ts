@@ -14,7 +14,7 @@ export function startEngineRole(config: Config, logger: Logger): Promise<Running
     const ports = await openPorts(config, logger, stops, { cacheReadModels: false });
     const redisBus = ports.redis ? openRedisTickBus(ports.redis, logger, stops) : null;
     const engine = await runEngine(config, ports, logger, stops, redisBus);
-    await storeClosedDays(redisBus ?? engine.bus, ports.market, logger, stops);
+    await storeClosedDays(config, ports, redisBus ?? engine.bus, logger, stops);
     const system = systemOf(config, logger, ports, {
       projections: null,
       engine,

@@ -14,7 +14,7 @@ export function startGatewayRole(config: Config, logger: Logger): Promise<Runnin
     // Without Redis there is no tick bus: the quotes are the last closes and the feed route answers 404.
     const bus = ports.redis ? openRedisTickBus(ports.redis, logger, stops) : null;
     const feed = bus ? await runQuoteFeed(config, ports, logger, stops, bus) : null;
-    if (bus) await storeClosedDays(bus, ports.market, logger, stops);
+    if (bus) await storeClosedDays(config, ports, bus, logger, stops);
     const system = systemOf(config, logger, ports, {
       projections: null,
       engine: null,

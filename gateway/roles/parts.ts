@@ -2,7 +2,7 @@
  * The steps the roles share: open the ports, run the projections, the engine and the quote feed. Each step
  * registers its stop with the role's {@link Stops} as soon as it has started.
  */
-import { startEngine, engineNameOf, type RunningEngine } from '../../engine/running.ts';
+import { startEngine, engineNameOf, publishMissedSession, type RunningEngine } from '../../engine/running.ts';
 import { openMarketData, type MarketData } from '../../engine/market/marketData.ts';
 import { marketProgress } from '../../engine/market/marketProgress.ts';
 import { marketEndDate } from '../../engine/market/marketDate.ts';
@@ -224,9 +224,17 @@ function refreshProviderBarsAtClose(
  * wall clock (the feed, the providers, the simulator on New York hours), whichever process's source closed them:
  * a day `played` is left out, a demo session (dated ahead of the calendar, a trading day every few minutes: bars
  * of days still to come would stay in the market store for every later start) or a replayed day (played again at
- * every start, whose bars the store would then hold already).
+ * every start, whose bars the store would then hold already). With Redis, once it reads the bus, the close of a
+ * kept session that ended while every engine was down is published there (`publishMissedSession`), once.
  */
-export async function storeClosedDays(bus: TickBus, market: MarketData, logger: Logger, stops: Stops): Promise<void> {
+export async function storeClosedDays(
+  config: Config,
+  ports: Ports,
+  bus: TickBus,
+  logger: Logger,
+  stops: Stops,
+): Promise<void> {
+  const { market } = ports;
   const marketLogger = componentLogger(logger, 'market');
   const subscription = bus.subscribe({
     onTicks: () => undefined,
@@ -259,6 +267,7 @@ export async function storeClosedDays(bus: TickBus, market: MarketData, logger: 
   });
   stops.add(() => subscription.unsubscribe());
   await subscription.ready;
+  if (ports.redis) await publishMissedSession(config, ports.redis, bus, market, marketLogger);
 }
 
 /**

@@ -9,16 +9,41 @@ import { connectRedis } from '../../platform/redis.ts';
 import { startTestRedis, type TestRedis } from '../../platform/testing/redisServer.ts';
 import { startTestGateway, TEST_MARKET_DATE, type TestGateway } from '../testing/harness.ts';
 
-/** Resolves once the gateway's quotes (the market's) show `volume` for `symbol`: with Redis they follow the bus. */
-function volumeReaches(gw: TestGateway, symbol: string, volume: number): Promise<void> {
+/** Resolves once the gateway's quotes (the market's) of `symbol` are as `wanted`: with Redis they follow the bus. */
+function quoteReaches(gw: TestGateway, symbol: string, wanted: (quote: Quote) => boolean): Promise<void> {
   const quotes = gw.running.system.liveQuotes!;
+  const reached = (): boolean => {
+    const quote = quotes.quote(symbol);
+    return quote !== undefined && wanted(quote);
+  };
   return new Promise((resolve) => {
     const stop = quotes.onUpdate((updated) => {
-      if (updated === symbol && quotes.quote(symbol)?.volume === volume) {
+      if (updated === symbol && reached()) {
         stop();
         resolve();
       }
     });
+    if (reached()) {
+      stop();
+      resolve();
+    }
+  });
+}
+
+/** Resolves once the gateway's market store holds the bars of `date`. */
+function dayStored(gw: TestGateway, date: string): Promise<void> {
+  const { market } = gw.running.system;
+  return new Promise((resolve) => {
+    const stop = market.onDayRolled((rolled) => {
+      if (rolled.date === date) {
+        stop();
+        resolve();
+      }
+    });
+    if ((market.status().to ?? '') >= date) {
+      stop();
+      resolve();
+    }
   });
 }
 
@@ -42,6 +67,17 @@ describe('a restart on the feed route (TICK_SOURCE=feed)', function () {
     redis = undefined;
   });
 
+  /** Keeps `text` as the last run's session: in Redis when the test runs one, else in `dataDir`. */
+  async function keep(text: string, dataDir: string): Promise<void> {
+    if (redis) {
+      const client = await connectRedis(redis.url);
+      await client.set(KEPT_SESSION_KEY, text);
+      await client.quit();
+    } else {
+      writeFileSync(join(dataDir, KEPT_SESSION_FILE), text);
+    }
+  }
+
   for (const shared of [false, true]) {
     const where = shared ? 'in Redis (REDIS_URL), read by the quote feed too' : 'in DATA_DIR';
     it(`keeps the session's bars when it stops and takes them back when it starts, ${where}`, async function () {
@@ -57,7 +93,7 @@ describe('a restart on the feed route (TICK_SOURCE=feed)', function () {
       const user = await gw.user('trader');
       const before = await user.getOk<Quote[]>('/api/quotes?symbols=AAPL').then(([q]) => q!);
       if (open) {
-        const shown = volumeReaches(gw, 'AAPL', 1_100);
+        const shown = quoteReaches(gw, 'AAPL', (quote) => quote.volume === 1_100);
         await gw.pushTicks([
           { symbol: 'AAPL', price: before.price, ts: now - 120_000 },
           { symbol: 'AAPL', price: before.price + 3, size: 700, ts: now - 120_000 },
@@ -98,56 +134,57 @@ describe('a restart on the feed route (TICK_SOURCE=feed)', function () {
       gw = undefined;
 
       // A kept text it cannot read: the start goes on, the quotes from the stored bars.
-      if (redis) {
-        const client = await connectRedis(redis.url);
-        await client.set(KEPT_SESSION_KEY, '{"date": "2025-');
-        await client.quit();
-      } else {
-        writeFileSync(join(dataDir, KEPT_SESSION_FILE), '{"date": "2025-');
-      }
+      await keep('{"date": "2025-', dataDir);
       gw = await startTestGateway({ dataDir, env });
       const third = await (await gw.user('third')).getOk<Quote[]>('/api/quotes?symbols=AAPL').then(([q]) => q!);
       expect(third.price).to.equal(open ? before.price : during.price);
     });
   }
 
-  it('stores the close of a session that ended while it was down from the kept bars, once', async function () {
-    gw = await startTestGateway();
-    const dataDir = gw.dataDir;
-    const user = await gw.user('trader');
-    const [aapl, msft] = await user.getOk<Quote[]>('/api/quotes?symbols=AAPL,MSFT');
-    await gw.close({ keepData: true });
-    gw = undefined;
-    // The session after the last stored day, over long ago, as a run that died in its afternoon kept it.
-    const session = regularSession('2025-02-25');
-    expect(TEST_MARKET_DATE).to.equal('2025-02-24');
-    const bar = { open: 240, high: 245.5, low: 238.25, close: 244, volume: 12_345 };
-    const kept = { ...bar, first: session.start + 60_000, last: session.end - 3_600_000 };
-    writeFileSync(join(dataDir, KEPT_SESSION_FILE), JSON.stringify({ date: session.date, bars: { AAPL: kept } }));
+  for (const shared of [false, true]) {
+    const where = shared ? 'with Redis (REDIS_URL), published on the bus' : 'alone, stored before the quotes seed';
+    it(`closes a session that ended while it was down from the kept bars, once, ${where}`, async function () {
+      redis = shared ? await startTestRedis() : undefined;
+      const env: Record<string, string> = redis ? { REDIS_URL: redis.url } : {};
+      gw = await startTestGateway({ env });
+      const dataDir = gw.dataDir;
+      const user = await gw.user('trader');
+      const [aapl, msft] = await user.getOk<Quote[]>('/api/quotes?symbols=AAPL,MSFT');
+      await gw.close({ keepData: true });
+      gw = undefined;
+      // The session after the last stored day, over long ago, as a run that died in its afternoon kept it.
+      const session = regularSession('2025-02-25');
+      expect(TEST_MARKET_DATE).to.equal('2025-02-24');
+      const bar = { open: 240, high: 245.5, low: 238.25, close: 244, volume: 12_345 };
+      const kept = { ...bar, first: session.start + 60_000, last: session.end - 3_600_000 };
+      await keep(JSON.stringify({ date: session.date, bars: { AAPL: kept } }), dataDir);
 
-    gw = await startTestGateway({ dataDir });
-    const viewer = await gw.user('viewer');
-    const last = async (symbol: string) =>
-      (await viewer.getOk<{ bars: ChartBar[] }>(`/api/bars/${symbol}?months=1`)).bars.at(-1)!;
-    expect(await last('AAPL')).to.include({ date: '2025-02-25', ...bar });
-    // A symbol with no tick that day closes flat at its last close, as at any close.
-    expect(await last('MSFT')).to.include({ date: '2025-02-25', open: msft!.price, close: msft!.price, volume: 0 });
-    const [after] = await viewer.getOk<Quote[]>('/api/quotes?symbols=AAPL');
-    expect(after).to.include({ price: 244, change: Math.round((244 - aapl!.price) * 10_000) / 10_000 });
-    await gw.close({ keepData: true });
-    gw = undefined;
+      // With Redis the close goes through the bus: the start returns once it is published.
+      gw = await startTestGateway({ dataDir, env });
+      if (shared)
+        await Promise.all([dayStored(gw, session.date), quoteReaches(gw, 'AAPL', (quote) => quote.price === 244)]);
+      const viewer = await gw.user('viewer');
+      const last = async (symbol: string) =>
+        (await viewer.getOk<{ bars: ChartBar[] }>(`/api/bars/${symbol}?months=1`)).bars.at(-1)!;
+      expect(await last('AAPL')).to.include({ date: '2025-02-25', ...bar });
+      // A symbol with no tick that day closes flat at its last close, as at any close.
+      expect(await last('MSFT')).to.include({ date: '2025-02-25', open: msft!.price, close: msft!.price, volume: 0 });
+      const [after] = await viewer.getOk<Quote[]>('/api/quotes?symbols=AAPL');
+      expect(after).to.include({ price: 244, change: Math.round((244 - aapl!.price) * 10_000) / 10_000 });
+      await gw.close({ keepData: true });
+      gw = undefined;
 
-    // Once: a later start, the same kept file still there, stores nothing again.
-    writeFileSync(
-      join(dataDir, KEPT_SESSION_FILE),
-      JSON.stringify({ date: session.date, bars: { AAPL: { ...kept, close: 239, low: 238.25 } } }),
-    );
-    gw = await startTestGateway({ dataDir });
-    const third = await gw.user('third');
-    const bars = (await third.getOk<{ bars: ChartBar[] }>('/api/bars/AAPL?months=1')).bars;
-    expect(bars.filter((b) => b.date === '2025-02-25')).to.have.length(1);
-    expect(bars.at(-1)).to.include({ close: 244 });
-  });
+      // Once: a later start, the same kept text still there, closes nothing again.
+      await keep(JSON.stringify({ date: session.date, bars: { AAPL: { ...kept, close: 239, low: 238.25 } } }), dataDir);
+      gw = await startTestGateway({ dataDir, env });
+      const third = await gw.user('third');
+      const bars = (await third.getOk<{ bars: ChartBar[] }>('/api/bars/AAPL?months=1')).bars;
+      expect(bars.filter((b) => b.date === '2025-02-25')).to.have.length(1);
+      expect(bars.at(-1)).to.include({ close: 244 });
+      const [again] = await third.getOk<Quote[]>('/api/quotes?symbols=AAPL');
+      expect(again!.price).to.equal(244);
+    });
+  }
 
   it("replaces the stored bar of that day with a traded symbol's kept bar, leaving the others' bars", async function () {
     gw = await startTestGateway();
