@@ -145,6 +145,21 @@ describe('delivery processor', function () {
     await handleCommand(events, channelsDecider, `channels-${userId}`, command, meta(userId, randomUUID(), actor));
   }
 
+  /** Resolves with the first event of `type` appended to `stream`, from the log's start (a catch-up subscription). */
+  async function appended(stream: string, type: string): Promise<RecordedEvent> {
+    let found: (event: RecordedEvent) => void = () => undefined;
+    const event = new Promise<RecordedEvent>((resolve) => (found = resolve));
+    const subscription = events.subscribeToAll(
+      { onEvent: (e) => void (e.streamId === stream && found(e)) },
+      { filter: { streamPrefixes: [stream], eventTypes: [type] } },
+    );
+    try {
+      return await event;
+    } finally {
+      await subscription.stop();
+    }
+  }
+
   async function deliveryEvents(userId: string, until: (types: string[]) => boolean): Promise<RecordedEvent[]> {
     for (let i = 0; i < 200; i++) {
       const recorded = await events.readStream(`deliveries-${userId}`).catch(() => [] as RecordedEvent[]);
@@ -320,10 +335,11 @@ describe('delivery processor', function () {
       )!.data;
     expect(outcome(gone)).to.include({ status: 410, final: true });
     expect(outcome(pending)).to.include({ status: 503, final: false });
-    const stream = await events.readStream(`channels-${user}`);
-    expect(stream.at(-1)).to.deep.include({ type: 'WebhookDisabled' });
-    expect(stream.at(-1)!.data).to.include({ channelId: gone, status: 410 });
-    expect(stream.at(-1)!.metadata).to.include({ actor: 'engine' });
+    // The webhook is disabled after its delivery's outcome is recorded: waited for, not read at once.
+    const disabled = await appended(`channels-${user}`, 'WebhookDisabled');
+    expect((await events.readStream(`channels-${user}`)).at(-1)!.id).to.equal(disabled.id);
+    expect(disabled.data).to.include({ channelId: gone, status: 410 });
+    expect(disabled.metadata).to.include({ actor: 'engine' });
 
     // The other webhook is disabled too while its delivery waits for its retry; once due, it ends unsent.
     await channels(user, {
