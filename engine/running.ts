@@ -96,63 +96,89 @@ export interface EngineBus {
   readonly redis?: RedisClient;
 }
 
-/**
- * The close of a session that ended while no engine ran (`missedSession`, its date never claimed), claimed once
- * (`claims`, as the day closer claims each date): its kept bars, and a flat bar at its last close for each
- * symbol of the market store that did not trade, unless the store holds a bar of that day already (the
- * simulated history, extended at the start to the last session the wall clock closed); a traded symbol's kept
- * bar replaces such a bar. Null when there is none to close; `lastTick` is the time of the last tick kept (a
- * crash before the end of the session leaves its last trades out).
- */
-async function missedClose(
-  store: SessionStore,
-  market: MarketData,
-  claims: DayCloseClaims,
-  now: number,
-): Promise<{ day: ClosedDay; traded: number; lastTick: string } | null> {
-  const kept = await missedSession(store, now);
-  if (kept === null || !(await claims.claim(kept.date))) return null;
-  const idle: [string, number][] = [];
-  for (const [symbol, bars] of market.store.lastBars(market.symbols(), 1)) {
-    const last = bars.at(-1);
-    if (last !== undefined && last.date < kept.date) idle.push([symbol, last.close]);
-  }
-  const lastTick = new Date(Math.max(...Object.values(kept.bars).map((bar) => bar.last))).toISOString();
-  return { day: keptClose(kept, idle), traded: Object.keys(kept.bars).length, lastTick };
+/** How a missed session's close is made: where it goes, and the words the log says of it. */
+interface MissedCloseWay {
+  /** Who was down (`the engine`, `every engine`). */
+  readonly down: string;
+  /** What was done with the kept bars (`stored`, `published`). */
+  readonly done: string;
+  /** Stores or publishes the close; answers what the log adds. */
+  close(day: ClosedDay): Promise<Record<string, unknown>>;
 }
 
 /**
- * Alone: stores the close of a session that ended while the process was down ({@link missedClose}) in the market
- * store (`MarketData.rollDay`) before the quotes are seeded, so the quotes, the indicators and the alerts' series
- * seeded next go on from it. Logs what it stored, or why not.
+ * Closes a session that ended while no engine ran (`missedSession`, its date never claimed), claimed once
+ * (`claims`, as the day closer claims each date): its kept bars, and a flat bar at its last close for each
+ * symbol of the market store that did not trade, unless the store holds a bar of that day already (the
+ * simulated history, extended at the start to the last session the wall clock closed); a traded symbol's kept
+ * bar replaces such a bar. Logs what it closed, with the time of the last tick kept (a crash before the end of
+ * the session leaves its last trades out), or why not.
  */
-async function storeMissedSession(
+async function closeMissedSession(
+  store: SessionStore,
+  market: MarketData,
+  claims: DayCloseClaims,
+  logger: Logger,
+  way: MissedCloseWay,
+  now: number,
+): Promise<void> {
+  try {
+    const kept = await missedSession(store, now);
+    if (kept === null || !(await claims.claim(kept.date))) return;
+    const idle: [string, number][] = [];
+    for (const [symbol, bars] of market.store.lastBars(market.symbols(), 1)) {
+      const last = bars.at(-1);
+      if (last !== undefined && last.date < kept.date) idle.push([symbol, last.close]);
+    }
+    const fields = await way.close(keptClose(kept, idle));
+    const lastTick = new Date(Math.max(...Object.values(kept.bars).map((bar) => bar.last))).toISOString();
+    logger.warn(
+      { date: kept.date, ...fields, traded: Object.keys(kept.bars).length, lastTick },
+      `the session of ${kept.date} ended while ${way.down} was down: its kept bars ${way.done} as its close`,
+    );
+  } catch (error) {
+    logger.warn(
+      { err: error },
+      `the kept bars of a session that ended while ${way.down} was down were not ${way.done}`,
+    );
+  }
+}
+
+/**
+ * Alone: stores the close of a session that ended while the process was down ({@link closeMissedSession}) in the
+ * market store (`MarketData.rollDay`) before the quotes are seeded, so the quotes, the indicators and the alerts'
+ * series seeded next go on from it.
+ */
+function storeMissedSession(
   store: SessionStore,
   market: MarketData,
   claims: DayCloseClaims,
   logger: Logger,
   now: number = Date.now(),
 ): Promise<void> {
-  try {
-    const missed = await missedClose(store, market, claims, now);
-    if (missed === null) return;
-    const { written, earlier } = market.rollDay(missed.day);
-    const { date } = missed.day;
-    logger.warn(
-      { date, written, earlier: earlier.length, traded: missed.traded, lastTick: missed.lastTick },
-      `the session of ${date} ended while the engine was down: its kept bars stored as its close`,
-    );
-  } catch (error) {
-    logger.warn({ err: error }, 'the kept bars of a session that ended while the engine was down were not stored');
-  }
+  return closeMissedSession(
+    store,
+    market,
+    claims,
+    logger,
+    {
+      down: 'the engine',
+      done: 'stored',
+      close: (day) => {
+        const { written, earlier } = market.rollDay(day);
+        return Promise.resolve({ written, earlier: earlier.length });
+      },
+    },
+    now,
+  );
 }
 
 /**
  * With engines sharing a Redis: publishes the close of a session that ended while every engine was down
- * ({@link missedClose}, claimed once among them) on the shared bus, as a day closer publishes a close: each
- * running process stores its bars (`storeClosedDays`), and the quotes and the alert engines roll, evaluating the
- * once-per-bar-close alerts on its bars as at any close. Call it once the caller's own readers are subscribed.
- * Logs what it published, or why not.
+ * ({@link closeMissedSession}, claimed once among them) on the shared bus, as a day closer publishes a close:
+ * each running process stores its bars (`storeClosedDays`), and the quotes and the alert engines roll,
+ * evaluating the once-per-bar-close alerts on its bars as at any close. Call it once the caller's own readers
+ * are subscribed.
  */
 export async function publishMissedSession(
   config: Config,
@@ -164,18 +190,15 @@ export async function publishMissedSession(
 ): Promise<void> {
   const kept = keptSessionStore(config, redis);
   if (kept === null) return;
-  try {
-    const missed = await missedClose(kept, market, dayCloseClaims(config, redis), now);
-    if (missed === null) return;
-    await bus.publishDayClosed(missed.day);
-    const { date } = missed.day;
-    logger.warn(
-      { date, traded: missed.traded, lastTick: missed.lastTick },
-      `the session of ${date} ended while every engine was down: its kept bars published as its close`,
-    );
-  } catch (error) {
-    logger.warn({ err: error }, 'the kept bars of a session that ended while every engine was down were not closed');
-  }
+  const way: MissedCloseWay = {
+    down: 'every engine',
+    done: 'published',
+    close: async (day) => {
+      await bus.publishDayClosed(day);
+      return {};
+    },
+  };
+  await closeMissedSession(kept, market, dayCloseClaims(config, redis), logger, way, now);
 }
 
 /**

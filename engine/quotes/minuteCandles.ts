@@ -51,6 +51,18 @@ class SessionMinutes {
     for (const column of this.columns()) column.length = 0;
   }
 
+  /** Adds a candle after the others. */
+  push(minute: number, time: string, candle: Omit<KeptCandle, 'minute'>): void {
+    this.minute.push(minute);
+    this.time.push(time);
+    this.open.push(candle.open);
+    this.high.push(candle.high);
+    this.low.push(candle.low);
+    this.close.push(candle.close);
+    this.volume.push(candle.volume);
+    this.sessionVolume.push(candle.sessionVolume);
+  }
+
   /** Drops the oldest candle. */
   dropOldest(): void {
     for (const column of this.columns()) column.shift();
@@ -115,14 +127,8 @@ export class MinuteBook {
     }
     // A resumed session's volume before the restart is no candle's, though candles kept before it were restored.
     const before = Math.max(k >= 0 ? s.sessionVolume[k]! : 0, s.base);
-    s.minute.push(minute);
-    s.time.push(this.lastLabel);
-    s.open.push(cents);
-    s.high.push(cents);
-    s.low.push(cents);
-    s.close.push(cents);
-    s.volume.push(Math.max(0, sessionVolume - before));
-    s.sessionVolume.push(sessionVolume);
+    const volume = Math.max(0, sessionVolume - before);
+    s.push(minute, this.lastLabel, { open: cents, high: cents, low: cents, close: cents, volume, sessionVolume });
     if (s.minute.length > this.max) s.dropOldest();
   }
 
@@ -144,16 +150,7 @@ export class MinuteBook {
       this.symbols.set(symbol, s);
     }
     this.start(s, session, prevCloseCents, volume);
-    for (const candle of kept.slice(-this.max)) {
-      s.minute.push(candle.minute);
-      s.time.push(minuteLabel(candle.minute));
-      s.open.push(candle.open);
-      s.high.push(candle.high);
-      s.low.push(candle.low);
-      s.close.push(candle.close);
-      s.volume.push(candle.volume);
-      s.sessionVolume.push(candle.sessionVolume);
-    }
+    for (const candle of kept.slice(-this.max)) s.push(candle.minute, minuteLabel(candle.minute), candle);
   }
 
   /** Each symbol's last candle's minute (since the epoch). */
