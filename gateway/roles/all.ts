@@ -24,7 +24,7 @@ export function startAllRole(config: Config, logger: Logger): Promise<RunningGat
     const projections = await runProjections(ports, logger, stops);
     // With Redis, the engine is one member of the engines' group and sees only its share of the ticks, so the
     // gateway reads every tick into live quotes of its own; alone, the engine's bus and quotes are the process's.
-    const redisBus = ports.redis ? openRedisTickBus(ports.redis, logger, stops) : null;
+    const redisBus = ports.redis ? await openRedisTickBus(ports.redis, ports.market, logger, stops) : null;
     const engine = await runEngine(config, ports, logger, stops, redisBus);
     const feed = redisBus ? await runQuoteFeed(config, ports, logger, stops, redisBus) : null;
     await storeClosedDays(config, ports, redisBus ?? engine.bus, logger, stops);

@@ -12,7 +12,7 @@ import { serveHealth, systemOf, type RunningGateway } from './serve.ts';
 export function startEngineRole(config: Config, logger: Logger): Promise<RunningGateway> {
   return starting(async (stops) => {
     const ports = await openPorts(config, logger, stops, { cacheReadModels: false });
-    const redisBus = ports.redis ? openRedisTickBus(ports.redis, logger, stops) : null;
+    const redisBus = ports.redis ? await openRedisTickBus(ports.redis, ports.market, logger, stops) : null;
     const engine = await runEngine(config, ports, logger, stops, redisBus);
     await storeClosedDays(config, ports, redisBus ?? engine.bus, logger, stops);
     const system = systemOf(config, logger, ports, {

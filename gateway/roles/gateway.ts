@@ -12,7 +12,7 @@ export function startGatewayRole(config: Config, logger: Logger): Promise<Runnin
   return starting(async (stops) => {
     const ports = await openPorts(config, logger, stops, { cacheReadModels: false });
     // Without Redis there is no tick bus: the quotes are the last closes and the feed route answers 404.
-    const bus = ports.redis ? openRedisTickBus(ports.redis, logger, stops) : null;
+    const bus = ports.redis ? await openRedisTickBus(ports.redis, ports.market, logger, stops) : null;
     const feed = bus ? await runQuoteFeed(config, ports, logger, stops, bus) : null;
     if (bus) await storeClosedDays(config, ports, bus, logger, stops);
     const system = systemOf(config, logger, ports, {

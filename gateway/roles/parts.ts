@@ -13,7 +13,7 @@ import { configuredFeed, keptMinuteStore, keptSessionStore, lastDate } from '../
 import { resumeSession } from '../../engine/ticks/keptSession.ts';
 import { MinuteKeeper } from '../../engine/quotes/keptMinutes.ts';
 import { regularMarketClock } from '../../engine/ticks/marketClock.ts';
-import type { TickBus } from '../../platform/bus/port.ts';
+import type { ClosedDay, TickBus } from '../../platform/bus/port.ts';
 import { createRedisTickBus } from '../../platform/bus/redisStreams.ts';
 import type { Config } from '../../platform/config.ts';
 import { openEventStore } from '../../platform/eventstore/index.ts';
@@ -161,11 +161,20 @@ export async function runProjections(ports: Ports, logger: Logger, stops: Stops)
   };
 }
 
-/** The tick bus on Redis Streams, shared by every process of the deployment. */
-export function openRedisTickBus(redis: RedisClient, logger: Logger, stops: Stops): TickBus {
+/**
+ * The tick bus on Redis Streams, shared by every process of the deployment. The closes it kept that the market
+ * store lacks are stored first (`storeMissedCloses`), so the engine and the quotes seeded next go on from them.
+ */
+export async function openRedisTickBus(
+  redis: RedisClient,
+  market: MarketData,
+  logger: Logger,
+  stops: Stops,
+): Promise<TickBus> {
   const busLogger = componentLogger(logger, 'bus');
   const bus = createRedisTickBus(redis, { onError: (error) => busLogger.error({ err: error }, 'tick bus error') });
   stops.add(() => bus.close());
+  await storeMissedCloses(bus, market, componentLogger(logger, 'market'));
   return bus;
 }
 
@@ -224,8 +233,9 @@ function refreshProviderBarsAtClose(
  * wall clock (the feed, the providers, the simulator on New York hours), whichever process's source closed them:
  * a day `played` is left out, a demo session (dated ahead of the calendar, a trading day every few minutes: bars
  * of days still to come would stay in the market store for every later start) or a replayed day (played again at
- * every start, whose bars the store would then hold already). With Redis, once it reads the bus, the close of a
- * kept session that ended while every engine was down is published there (`publishMissedSession`), once.
+ * every start, whose bars the store would then hold already). With Redis, once it reads the bus, the closes kept
+ * there that the store still lacks are stored (one published since the bus was opened), and the close of a kept
+ * session that ended while every engine was down is published there (`publishMissedSession`), once.
  */
 export async function storeClosedDays(
   config: Config,
@@ -238,36 +248,62 @@ export async function storeClosedDays(
   const marketLogger = componentLogger(logger, 'market');
   const subscription = bus.subscribe({
     onTicks: () => undefined,
-    onDayClosed: (day) => {
-      if (day.played !== undefined) return;
-      try {
-        const started = performance.now();
-        const { written, earlier } = market.rollDay(day);
-        marketLogger.info({ date: day.date, written, earlier: earlier.length }, `bars of ${day.date} stored`);
-        if (written > 0) {
-          market.analysed().then(
-            () =>
-              marketLogger.info(
-                { date: day.date, ms: Math.round(performance.now() - started) },
-                `symbols analysed again with the bars of ${day.date}`,
-              ),
-            (error: unknown) => marketLogger.error({ err: error, date: day.date }, `analysis of ${day.date} failed`),
-          );
-        }
-        if (earlier.length > 0) {
-          marketLogger.warn(
-            { date: day.date, symbols: earlier.slice(0, 10) },
-            `${earlier.length} bars of ${day.date} not stored: their symbols' stored bars end later`,
-          );
-        }
-      } catch (error) {
-        marketLogger.error({ err: error, date: day.date }, `bars of ${day.date} not stored`);
-      }
-    },
+    onDayClosed: (day) => storeDay(market, marketLogger, day),
   });
   stops.add(() => subscription.unsubscribe());
   await subscription.ready;
-  if (ports.redis) await publishMissedSession(config, ports.redis, bus, market, marketLogger);
+  if (ports.redis) {
+    // A close published since the bus was opened, before this subscription, is stored too.
+    await storeMissedCloses(bus, market, marketLogger);
+    await publishMissedSession(config, ports.redis, bus, market, marketLogger);
+  }
+}
+
+/**
+ * Stores the closes the bus kept (a durable bus: the latest trading days') that the market store lacks, dated
+ * after its last bar: the sessions that closed while this process was down or before it first started, when
+ * other processes ran. Before the engine's and the quotes' seeding, so that they go on from them.
+ */
+async function storeMissedCloses(bus: TickBus, market: MarketData, logger: Logger): Promise<void> {
+  try {
+    for (const day of await bus.recentCloses(market.status().to ?? undefined)) storeDay(market, logger, day, true);
+  } catch (error) {
+    logger.warn({ err: error }, 'the closes kept on the tick bus were not read');
+  }
+}
+
+/**
+ * Stores a closed day's bars (`MarketData.rollDay`), unless it is `played`, and has the symbols analysed again
+ * with them; logs what was stored and left out. `missed`: a close published while this process was down.
+ */
+function storeDay(market: MarketData, logger: Logger, day: ClosedDay, missed = false): void {
+  if (day.played !== undefined) return;
+  try {
+    const started = performance.now();
+    const { written, earlier } = market.rollDay(day);
+    logger.info(
+      { date: day.date, written, earlier: earlier.length, ...(missed ? { missed } : {}) },
+      missed ? `bars of ${day.date} stored, closed while this process was down` : `bars of ${day.date} stored`,
+    );
+    if (written > 0) {
+      market.analysed().then(
+        () =>
+          logger.info(
+            { date: day.date, ms: Math.round(performance.now() - started) },
+            `symbols analysed again with the bars of ${day.date}`,
+          ),
+        (error: unknown) => logger.error({ err: error, date: day.date }, `analysis of ${day.date} failed`),
+      );
+    }
+    if (earlier.length > 0) {
+      logger.warn(
+        { date: day.date, symbols: earlier.slice(0, 10) },
+        `${earlier.length} bars of ${day.date} not stored: their symbols' stored bars end later`,
+      );
+    }
+  } catch (error) {
+    logger.error({ err: error, date: day.date }, `bars of ${day.date} not stored`);
+  }
 }
 
 /**

@@ -186,6 +186,43 @@ describe('a restart on the feed route (TICK_SOURCE=feed)', function () {
     });
   }
 
+  it('stores at its start a close published on the Redis bus while it was not running, before its quotes seed', async function () {
+    redis = await startTestRedis();
+    const env = { REDIS_URL: redis.url };
+    // A process that closes a session from the bars kept in Redis (its engine was down at the close): every
+    // process running then stores the close; one started later, with a market store of its own, has not seen it.
+    const session = regularSession('2025-02-25');
+    expect(TEST_MARKET_DATE).to.equal('2025-02-24');
+    const bar = { open: 240, high: 245.5, low: 238.25, close: 244, volume: 12_345 };
+    await keep(
+      JSON.stringify({ date: session.date, bars: { AAPL: { ...bar, first: session.start, last: session.end - 1 } } }),
+      '',
+    );
+    const first = await startTestGateway({ env });
+    try {
+      await dayStored(first, session.date);
+      const [before] = await (
+        await first.user('trader')
+      )
+        .getOk<{ bars: ChartBar[] }>('/api/bars/MSFT?months=1')
+        .then(({ bars }) => bars.slice(-2, -1));
+      gw = await startTestGateway({ env: { ...env, ENGINE_NAME: 'later' } });
+      expect(gw.dataDir).to.not.equal(first.dataDir);
+      const viewer = await gw.user('viewer');
+      const last = async (symbol: string) =>
+        (await viewer.getOk<{ bars: ChartBar[] }>(`/api/bars/${symbol}?months=1`)).bars.slice(-2);
+      const [aaplBefore, aapl] = await last('AAPL');
+      expect(aaplBefore).to.include({ date: TEST_MARKET_DATE });
+      expect(aapl).to.include({ date: session.date, ...bar });
+      expect((await last('MSFT'))[1]).to.include({ date: session.date, close: before!.close, volume: 0 });
+      // Its quotes were seeded from the stored close: the day's price, changed from the day before's close.
+      const [quote] = await viewer.getOk<Quote[]>('/api/quotes?symbols=AAPL');
+      expect(quote).to.include({ price: 244, change: Math.round((244 - aaplBefore!.close) * 10_000) / 10_000 });
+    } finally {
+      await first.close();
+    }
+  });
+
   it("replaces the stored bar of that day with a traded symbol's kept bar, leaving the others' bars", async function () {
     gw = await startTestGateway();
     const dataDir = gw.dataDir;

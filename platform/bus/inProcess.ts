@@ -78,6 +78,11 @@ export class InProcessTickBus implements TickBus {
     return this.settle(errors);
   }
 
+  /** None: a process on this bus lives through every close it sees. */
+  recentCloses(): Promise<readonly ClosedDay[]> {
+    return Promise.resolve([]);
+  }
+
   /** Adds a listener; it receives what is published from now on. */
   subscribe(listener: TickListener, options: TickSubscribeOptions = {}): TickSubscription {
     if (this.closed) throw new TickBusClosedError();

@@ -82,8 +82,17 @@ export interface TickBus {
    * what the batch caused (their `onTicks` promises settled), so a caller answered has lost nothing to a crash.
    */
   publish(ticks: readonly Tick[]): Promise<void>;
-  /** Publishes the close of a trading day, in order with the ticks published before and after it. */
+  /**
+   * Publishes the close of a trading day, in order with the ticks published before and after it. A durable bus
+   * also keeps the closes of the latest trading days ({@link recentCloses}), a day played again (`played`) apart.
+   */
   publishDayClosed(day: ClosedDay): Promise<void>;
+  /**
+   * The closes of the latest trading days kept by a durable bus, dated after `after` (a date; default every one),
+   * oldest first, one per date (the last published): what a process that starts after a close, having missed it,
+   * stores to go on from it. The in-process bus, whose processes see every close they live through, keeps none.
+   */
+  recentCloses(after?: string): Promise<readonly ClosedDay[]>;
   /** Delivers what is published from now on to a listener, alone or as a member of a group. */
   subscribe(listener: TickListener, options?: TickSubscribeOptions): TickSubscription;
   /** Ends every subscription; publishing afterwards rejects. */

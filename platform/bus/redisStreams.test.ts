@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { connectRedis, type RedisClient } from '../redis.ts';
 import { startTestRedis, type TestRedis } from '../testing/redisServer.ts';
-import { shardOf, type Tick, type TickListener } from './port.ts';
+import { shardOf, type ClosedDay, type Tick, type TickListener } from './port.ts';
 import { compareStreamIds, createRedisTickBus, TickBusMemberTakenError, type RedisTickBus } from './redisStreams.ts';
 import { tickBusContract } from './tickBus.contract.ts';
 
@@ -86,6 +86,47 @@ describe('redis streams tick bus', function () {
     expect(fields[0]).to.equal('kind');
     expect(fields[1]).to.equal('ticks');
     expect(JSON.parse(fields[3]!)).to.deep.equal(ticks(3));
+  });
+
+  it('keeps the closes of the latest trading days for a process that starts after them, a played day apart', async function () {
+    const day = (date: string, close: number, played?: 'demo' | 'replay'): ClosedDay => ({
+      date,
+      bars: [{ symbol: 'AAPL', date, open: close, high: close, low: close, close, volume: 1 }],
+      ...(played ? { played } : {}),
+    });
+    const publisher = createRedisTickBus(client, { stream, blockMs: 500, closesKept: 3 });
+    buses.push(publisher);
+    const seen: ClosedDay[] = [];
+    await bus().subscribe({ onTicks: () => undefined, onDayClosed: (d) => void seen.push(d) }).ready;
+    expect(await publisher.recentCloses()).to.deep.equal([]);
+    for (const [date, close] of [
+      ['2026-11-23', 1],
+      ['2026-11-25', 3],
+      ['2026-11-24', 2],
+      ['2026-11-26', 4],
+    ] as const) {
+      await publisher.publishDayClosed(day(date, close));
+    }
+    await publisher.publishDayClosed(day('2026-11-27', 9, 'demo'));
+    // A date closed again (a missed session closed late, say) keeps its last close.
+    await publisher.publishDayClosed(day('2026-11-25', 5));
+    await until(() => seen.length === 6);
+    expect(seen.map((d) => d.date)).to.deep.equal([
+      '2026-11-23',
+      '2026-11-25',
+      '2026-11-24',
+      '2026-11-26',
+      '2026-11-27',
+      '2026-11-25',
+    ]);
+    // The latest three dates, oldest first, from any process on the same Redis; the played day not among them.
+    expect(await bus().recentCloses()).to.deep.equal([
+      day('2026-11-24', 2),
+      day('2026-11-25', 5),
+      day('2026-11-26', 4),
+    ]);
+    expect(await bus().recentCloses('2026-11-24')).to.deep.equal([day('2026-11-25', 5), day('2026-11-26', 4)]);
+    expect(await bus().recentCloses('2026-11-26')).to.deep.equal([]);
   });
 
   it('reads ticks an external producer appends with XADD, dropping malformed ones', async function () {

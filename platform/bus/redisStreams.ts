@@ -35,6 +35,12 @@ export const TICK_STREAM = 'ticks';
 /** Entries kept in the stream by default (almost exact trimming): about half an hour at 50 batches a second. */
 export const DEFAULT_TICK_STREAM_MAX_LEN = 100_000;
 
+/**
+ * Trading days whose closes the bus keeps for a process that starts after them (`<stream>:closes`): two weeks of
+ * sessions, a long weekend and a few days down included.
+ */
+export const DEFAULT_CLOSES_KEPT = 10;
+
 /** A member name: letters, digits, `.`, `_` and `-`, 1 to 64 characters. */
 export const MEMBER_NAME_PATTERN = /^[A-Za-z0-9._-]{1,64}$/;
 
@@ -44,6 +50,8 @@ export interface RedisTickBusOptions {
   readonly stream?: string;
   /** Entries kept in the stream (`MAXLEN ~`). */
   readonly maxLen?: number;
+  /** Trading days whose closes are kept (default {@link DEFAULT_CLOSES_KEPT}). */
+  readonly closesKept?: number;
   /** Entries read per call (default 200). */
   readonly readCount?: number;
   /** Longest wait of one blocking read, in ms (default 2000); `unsubscribe` interrupts it. */
@@ -63,6 +71,23 @@ export class TickBusMemberTakenError extends Error {
     super(`tick bus member ${JSON.stringify(member)} of group ${JSON.stringify(group)} is held by another process`);
   }
 }
+
+/**
+ * Appends a day close to the stream and keeps it under its date in the closes' hash (a date published again
+ * replaces its close), dropping the oldest dates beyond `kept`: both or neither.
+ */
+const CLOSE_SCRIPT = `
+local stream, closes = KEYS[1], KEYS[2]
+local maxlen, data, date, kept = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
+redis.call('XADD', stream, 'MAXLEN', '~', maxlen, '*', 'kind', 'day', 'data', data)
+redis.call('HSET', closes, date, data)
+local dates = redis.call('HKEYS', closes)
+if #dates > kept then
+  table.sort(dates)
+  for i = 1, #dates - kept do redis.call('HDEL', closes, dates[i]) end
+end
+return 1
+`;
 
 /** Adds or removes a member, appends the membership entry, records it in the history; answers `[id, json]`. */
 const MEMBERSHIP_SCRIPT = `
@@ -514,10 +539,52 @@ export class RedisTickBus implements TickBus {
     await this.append('ticks', JSON.stringify(ticks));
   }
 
-  /** Appends the day close as one entry, in order with the ticks. */
+  /**
+   * Appends the day close as one entry, in order with the ticks; a trading day's (not `played`) is kept under its
+   * date too, with the latest {@link RedisTickBusOptions.closesKept} dates', in the same step.
+   */
   async publishDayClosed(day: ClosedDay): Promise<void> {
     if (this.closed) throw new TickBusClosedError();
-    await this.append('day', JSON.stringify(day));
+    const data = JSON.stringify(day);
+    if (day.played !== undefined) {
+      await this.append('day', data);
+      return;
+    }
+    const kept = String(this.options.closesKept ?? DEFAULT_CLOSES_KEPT);
+    await this.client.sendCommand([
+      'EVAL',
+      CLOSE_SCRIPT,
+      '2',
+      this.stream,
+      this.closesKey,
+      String(this.maxLen),
+      data,
+      day.date,
+      kept,
+    ]);
+  }
+
+  /** The kept closes dated after `after`, oldest first; one that cannot be read is reported and left out. */
+  async recentCloses(after = ''): Promise<readonly ClosedDay[]> {
+    if (this.closed) throw new TickBusClosedError();
+    const dates = (await this.client.sendCommand<string[]>(['HKEYS', this.closesKey])).filter((d) => d > after);
+    if (dates.length === 0) return [];
+    const texts = await this.client.sendCommand<(string | null)[]>(['HMGET', this.closesKey, ...dates]);
+    const days: ClosedDay[] = [];
+    for (const text of texts) {
+      if (text === null) continue;
+      try {
+        days.push(JSON.parse(text) as ClosedDay);
+      } catch (error) {
+        this.report(error);
+      }
+    }
+    return days.sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
+  }
+
+  /** The hash of the kept closes. */
+  private get closesKey(): string {
+    return `${this.stream}:closes`;
   }
 
   /**
