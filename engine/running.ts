@@ -122,9 +122,11 @@ async function closeMissedSession(
   way: MissedCloseWay,
   now: number,
 ): Promise<void> {
+  let claimed: string | null = null;
   try {
     const kept = await missedSession(store, now);
     if (kept === null || !(await claims.claim(kept.date))) return;
+    claimed = kept.date;
     const idle: [string, number][] = [];
     for (const [symbol, bars] of market.store.lastBars(market.symbols(), 1)) {
       const last = bars.at(-1);
@@ -137,10 +139,48 @@ async function closeMissedSession(
       `the session of ${kept.date} ended while ${way.down} was down: its kept bars ${way.done} as its close`,
     );
   } catch (error) {
+    // Claimed but not closed: the claim is given back, so that the next start closes it from the same bars.
+    const released = claimed !== null && (await giveBack(claims, claimed, logger));
     logger.warn(
-      { err: error },
-      `the kept bars of a session that ended while ${way.down} was down were not ${way.done}`,
+      { err: error, ...(claimed !== null ? { date: claimed, released } : {}) },
+      `the kept bars of a session that ended while ${way.down} was down were not ${way.done}` +
+        (released ? ': the next start closes it from them' : ''),
     );
+  }
+}
+
+/**
+ * Publishes a day close the day closer made (its date claimed for it); when the bus refuses it (closed by a stop
+ * under way at 16:00, an error of Redis), gives the claim back, so that the next start closes the date from the
+ * kept bars (the feed's, Finnhub's) rather than no process ever closing it. Answers whether it was published.
+ */
+export async function publishClose(
+  bus: TickBus,
+  claims: DayCloseClaims,
+  logger: Logger,
+  day: ClosedDay,
+): Promise<boolean> {
+  try {
+    await bus.publishDayClosed(day);
+    return true;
+  } catch (error) {
+    const released = await giveBack(claims, day.date, logger);
+    logger.error(
+      { err: error, date: day.date, released },
+      `the close of ${day.date} was not published` + (released ? ': its claim given back' : ''),
+    );
+    return false;
+  }
+}
+
+/** Gives back the claim of a date whose close was not delivered; answers whether it was given back. */
+async function giveBack(claims: DayCloseClaims, date: string, logger: Logger): Promise<boolean> {
+  try {
+    await claims.release(date);
+    return true;
+  } catch (error) {
+    logger.error({ err: error, date }, `the claim of the close of ${date} was not given back: it stays unclosed`);
+    return false;
   }
 }
 
@@ -149,7 +189,7 @@ async function closeMissedSession(
  * market store (`MarketData.rollDay`) before the quotes are seeded, so the quotes, the indicators and the alerts'
  * series seeded next go on from it.
  */
-function storeMissedSession(
+export function storeMissedSession(
   store: SessionStore,
   market: MarketData,
   claims: DayCloseClaims,
@@ -273,7 +313,7 @@ export async function startEngine(
   };
   source.start({
     onTicks: (batch) => void bus.publish(batch).catch(publishFailed),
-    onDayClosed: (day) => void bus.publishDayClosed(day).catch(publishFailed),
+    onDayClosed: (day) => void publishClose(bus, claims, logger, day),
   });
   // The session picked up goes into the day's bars too, before any live tick: its close publishes the whole day.
   if (played.length > 0) closer.observe(played);

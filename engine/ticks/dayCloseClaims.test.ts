@@ -28,4 +28,15 @@ describe('day close claims on Redis', function () {
       .to.be.greaterThan(86_400)
       .and.at.most(60 * 86_400);
   });
+
+  it('lets a claim given back (its close not delivered) be won again, once', async function () {
+    const [a, b] = clients.map((client) => redisDayCloseClaims(client, 'test:dayclose:'));
+    expect(await a!.claim('2026-11-27')).to.equal(true);
+    await a!.release('2026-11-27');
+    const again = await Promise.all([a!.claim('2026-11-27'), b!.claim('2026-11-27')]);
+    expect(again.filter(Boolean)).to.have.length(1);
+    // Giving back a date never claimed does nothing.
+    await b!.release('2026-12-01');
+    expect(await clients[0]!.exists('test:dayclose:2026-12-01')).to.equal(0);
+  });
 });

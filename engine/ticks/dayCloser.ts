@@ -6,6 +6,7 @@
  * {@link DayCloseClaims} makes each date close once across restarts and across engines.
  */
 import { mkdirSync, openSync, closeSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RedisClient } from '../../platform/redis.ts';
 import { systemClock, type Clock, type TimerHandle } from './clock.ts';
@@ -22,6 +23,11 @@ const FUTURE_TOLERANCE_MS = 5000;
 export interface DayCloseClaims {
   /** True for the first claim of `date` (the caller closes it), false once it has been claimed. */
   claim(date: string): Promise<boolean>;
+  /**
+   * Gives back the claim of `date` whose close could not be delivered (stored or published), so that a later
+   * claim (the next start, closing it from the kept bars) wins it. Nothing when it was not claimed.
+   */
+  release(date: string): Promise<void>;
 }
 
 /** Claims kept in memory: one process, no restart (tests). */
@@ -32,6 +38,10 @@ export function memoryDayCloseClaims(claimed: Iterable<string> = []): DayCloseCl
       if (dates.has(date)) return Promise.resolve(false);
       dates.add(date);
       return Promise.resolve(true);
+    },
+    release: (date) => {
+      dates.delete(date);
+      return Promise.resolve();
     },
   };
 }
@@ -49,6 +59,7 @@ export function fileDayCloseClaims(dir: string): DayCloseClaims {
         return Promise.reject(error instanceof Error ? error : new Error(String(error)));
       }
     },
+    release: (date) => rm(join(dir, date), { force: true }),
   };
 }
 
@@ -60,6 +71,9 @@ export function redisDayCloseClaims(redis: RedisClient, prefix = 'stockpulse:day
   return {
     claim: async (date) =>
       (await redis.set(`${prefix}${date}`, String(Date.now()), { NX: true, EX: CLAIM_TTL_SECONDS })) === 'OK',
+    release: async (date) => {
+      await redis.del(`${prefix}${date}`);
+    },
   };
 }
 
