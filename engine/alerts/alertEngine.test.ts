@@ -149,7 +149,10 @@ describe('alert engine on the SQLite store', function () {
   let fired: EngineTrigger[];
   let errors: Error[];
 
-  function newEngine(s: Stores = stores, options: { instance?: string; now?: () => number } = {}): AlertEngine {
+  function newEngine(
+    s: Stores = stores,
+    options: { instance?: string; now?: () => number; quotes?: LiveQuotes } = {},
+  ): AlertEngine {
     return new AlertEngine({
       events: s.events,
       readModels: s.readModels,
@@ -481,6 +484,29 @@ describe('alert engine on the SQLite store', function () {
       const [event, ...more] = await triggered(stores.events, 'u1');
       expect(more).to.deep.equal([]);
       expect(event!.data).to.deep.include({ price: 191, day: '2025-01-02', at: '2025-01-02T21:00:00.000Z' });
+    });
+
+    it('evaluates and rolls a close delivered twice once, and a close of a day the quotes were seeded with not at all', async function () {
+      await engine.stop();
+      const quotes = new LiveQuotes(seeds());
+      engine = newEngine(stores, { quotes });
+      await engine.start();
+      await create({ condition: { op: 'greater_than', value: 190 }, frequency: 'once_per_bar_close' });
+      const seededDate = seeds()[0]!.bars.at(-1)!.date;
+      const bar = { symbol: 'AAPL', open: 189, high: 195, low: 189, close: 191, volume: 100 };
+      // The stored day the quotes start from, published again: nothing evaluated, nothing rolled.
+      const before = quotes.quote('AAPL');
+      engine.onDayClosed({ date: seededDate, bars: [{ ...bar, date: seededDate }] });
+      expect(quotes.quote('AAPL')).to.deep.equal(before);
+      const close = { date: '2025-01-02', bars: [{ ...bar, date: '2025-01-02' }] };
+      expect(seededDate < close.date).to.equal(true);
+      engine.onDayClosed(close);
+      const once = { quote: quotes.quote('AAPL'), indicators: quotes.indicators('AAPL') };
+      engine.onDayClosed(close);
+      await engine.flush();
+      expect({ quote: quotes.quote('AAPL'), indicators: quotes.indicators('AAPL') }).to.deep.equal(once);
+      expect(await triggered(stores.events, 'u1')).to.have.length(1);
+      expect(engine.stats().triggers).to.deep.include({ fired: 1, appended: 1, replayed: 0 });
     });
 
     it("fires each closing-bar alert once, on its own symbol's bar, when several bars of one close meet theirs", async function () {

@@ -367,6 +367,8 @@ export class AlertEngine implements TickListener {
    */
   onDayClosed(day: ClosedDay): void {
     const { quotes } = this.options;
+    // A close these quotes have already (delivered twice): its alerts were evaluated, its series moved on.
+    if (quotes.hasClosed(day)) return;
     if (this.running) evaluateClose(day, quotes, this.closing, this.onFire, this.fired);
     quotes.roll(day);
     this.index.roll();

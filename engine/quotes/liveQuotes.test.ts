@@ -202,6 +202,46 @@ describe('live quotes', function () {
     expect(quotes.quote('AAPL')).to.deep.include({ price: 203, prevClose: 203, change: 0, changepct: 0, volume: 0 });
   });
 
+  it('rolls a trading day once, a day it was seeded with not at all, and a played day always', function () {
+    const bars = barsOf([190, 200]);
+    const seededDate = bars.at(-1)!.date;
+    const quotes = new LiveQuotes([
+      { symbol: 'AAPL', bars },
+      { symbol: 'MSFT', bars: barsOf([100]) },
+    ]);
+    const seeded = quotes.quote('AAPL');
+    const closeOf = (date: string, close: number, played?: 'replay' | 'demo') => ({
+      date,
+      bars: [{ symbol: 'AAPL', date, open: close, high: close, low: close, close, volume: 10 }],
+      ...(played ? { played } : {}),
+    });
+    expect(quotes.hasClosed(closeOf(seededDate, 210))).to.equal(true);
+    quotes.roll(closeOf(seededDate, 210));
+    expect(quotes.quote('AAPL')).to.deep.equal(seeded);
+
+    const next = closeOf('2024-01-03', 203);
+    expect(quotes.hasClosed(next)).to.equal(false);
+    quotes.roll(next);
+    const once = { quote: quotes.quote('AAPL'), indicators: quotes.indicators('AAPL') };
+    expect(once.quote).to.deep.include({ price: 203, prevClose: 200 });
+    expect(quotes.hasClosed(next)).to.equal(true);
+    quotes.roll(next);
+    expect({ quote: quotes.quote('AAPL'), indicators: quotes.indicators('AAPL') }).to.deep.equal(once);
+    // A close with a symbol whose day is new is not one the quotes have; that symbol alone rolls.
+    const both = { date: next.date, bars: [...next.bars, { ...next.bars[0]!, symbol: 'MSFT', close: 101 }] };
+    expect(quotes.hasClosed(both)).to.equal(false);
+    quotes.roll(both);
+    expect(quotes.quote('AAPL')).to.deep.equal(once.quote);
+    expect(quotes.quote('MSFT')).to.deep.include({ price: 101, prevClose: 100 });
+
+    // A replayed day, older than the seeded ones, is played at every start: it rolls, and leaves the date alone.
+    const replayed = closeOf('2023-12-29', 180, 'replay');
+    expect(quotes.hasClosed(replayed)).to.equal(false);
+    quotes.roll(replayed);
+    expect(quotes.quote('AAPL')).to.deep.include({ price: 180, prevClose: 203 });
+    expect(quotes.hasClosed(next)).to.equal(true);
+  });
+
   it("gives the indicators with the live price as today's forming close, then the finished day's after the roll", function () {
     const quotes = new LiveQuotes([{ symbol: 'XYZ', bars: barsOf(CLOSES) }]);
     const expectRow = (closes: number[]): void => {

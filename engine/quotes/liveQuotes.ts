@@ -92,6 +92,11 @@ class Entry implements PriceMove {
    * in cents, when it had ticks; else null.
    */
   closedSession: { readonly open: number; readonly prevCloseCents: number } | null = null;
+  /**
+   * The date of the latest finished bar, seeded or of a trading day rolled (a played day's leaves it): a trading
+   * day's close dated up to it is one these quotes have already.
+   */
+  closedDate = '';
   /** Whether the indicators lag behind the last price. */
   dirty = false;
   snapshot: LiveQuote | undefined;
@@ -119,6 +124,7 @@ class Entry implements PriceMove {
       this.low = priceCents(last.low);
       this.volume = last.volume;
       this.ts = Date.parse(closeInstant(last.date));
+      this.closedDate = last.date;
       for (const bar of bars.slice(-CLOSES_KEPT)) {
         this.closes.push(priceCents(bar.close));
         this.volumes.push(bar.volume);
@@ -320,15 +326,31 @@ export class LiveQuotes implements QuoteSource {
   }
 
   /**
+   * Whether these quotes have every bar of a trading day's close already (seeded from the stored bars, or rolled):
+   * the same close delivered twice (published again after a publish whose outcome was lost, or stored before the
+   * quotes were seeded and then read on the bus). A played day (a demo session, a replayed day) is always new.
+   */
+  hasClosed(day: ClosedDay): boolean {
+    if (day.played !== undefined || day.bars.length === 0) return false;
+    return day.bars.every((bar) => (this.entries.get(bar.symbol)?.closedDate ?? '') >= bar.date);
+  }
+
+  /**
    * Ends a trading day: each bar's close becomes a finished close (indicators and moving-average sums move
    * on) and the previous close of the next day. The quote keeps showing the finished day until the next tick.
+   * A trading day's bar of a date the symbol has finished already is left out (see {@link hasClosed}).
    */
   roll(day: ClosedDay): void {
+    const played = day.played !== undefined;
     for (const bar of day.bars) {
       let entry = this.entries.get(bar.symbol);
       if (entry === undefined) {
         entry = new Entry(bar.symbol, []);
         this.entries.set(bar.symbol, entry);
+      }
+      if (!played) {
+        if (entry.closedDate >= bar.date) continue;
+        entry.closedDate = bar.date;
       }
       const close = priceCents(bar.close);
       entry.indicators.roll(bar.close);
