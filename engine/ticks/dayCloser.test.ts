@@ -298,6 +298,18 @@ describe('feed-mode day close by the calendar', function () {
     expect(closes, 'once').to.have.length(1);
   });
 
+  it('gives back the claim of a close it was stopped before delivering, so the next start can close that date', async function () {
+    const claims = memoryDayCloseClaims();
+    startRoll(claims);
+    await feed('2026-11-24', ['MSFT', 99, 11, 0]);
+    // 16:00 passes and the stop comes while the date is being claimed.
+    clock.advanceTo(newYorkInstant('2026-11-24', 16, 1));
+    await stopRoll();
+    expect(closes).to.deep.equal([]);
+    expect(closer.stats()).to.deep.include({ closed: 0, lastDate: '2026-11-24' });
+    expect(await claims.claim('2026-11-24'), 'the claim given back').to.equal(true);
+  });
+
   it('closes each date once across two engines sharing the claims, and not again after a restart', async function () {
     const claimsDir = join(engine.dir, 'day-closes');
     startRoll(fileDayCloseClaims(claimsDir));

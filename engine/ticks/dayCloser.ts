@@ -274,8 +274,13 @@ export class DayCloser {
           this.counts.skipped += 1;
           return;
         }
+        if (this.stopped) {
+          // Stopped while claiming: the close is not delivered, so its claim is given back for the next start.
+          await this.options.claims.release(day.date);
+          return;
+        }
         this.counts.closed += 1;
-        if (!this.stopped) this.listener?.onDayClosed?.(day);
+        this.listener?.onDayClosed?.(day);
       })
       .catch((error: unknown) => this.options.onError?.(error))
       .finally(() => (this.inFlight -= 1));
