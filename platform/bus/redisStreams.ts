@@ -74,7 +74,7 @@ export class TickBusMemberTakenError extends Error {
 
 /**
  * Appends a day close to the stream and keeps it under its date in the closes' hash (a date published again
- * replaces its close), dropping the oldest dates beyond `kept`: both or neither.
+ * replaces its close), dropping the oldest dates beyond `kept`: one step, which no other command interleaves.
  */
 const CLOSE_SCRIPT = `
 local stream, closes = KEYS[1], KEYS[2]
