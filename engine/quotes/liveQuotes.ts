@@ -97,6 +97,7 @@ class Entry implements PriceMove {
    * day's close dated up to it is one these quotes have already.
    */
   closedDate = '';
+
   /** Whether the indicators lag behind the last price. */
   dirty = false;
   snapshot: LiveQuote | undefined;
@@ -131,6 +132,11 @@ class Entry implements PriceMove {
       }
       this.updateBases();
     }
+  }
+
+  /** Whether a trading day's bar of `date` is one these quotes have finished already (see `closedDate`). */
+  hasFinished(date: string): boolean {
+    return this.closedDate >= date;
   }
 
   updateBases(): void {
@@ -332,7 +338,7 @@ export class LiveQuotes implements QuoteSource {
    */
   hasClosed(day: ClosedDay): boolean {
     if (day.played !== undefined || day.bars.length === 0) return false;
-    return day.bars.every((bar) => (this.entries.get(bar.symbol)?.closedDate ?? '') >= bar.date);
+    return day.bars.every((bar) => this.entries.get(bar.symbol)?.hasFinished(bar.date) === true);
   }
 
   /**
@@ -349,7 +355,7 @@ export class LiveQuotes implements QuoteSource {
         this.entries.set(bar.symbol, entry);
       }
       if (!played) {
-        if (entry.closedDate >= bar.date) continue;
+        if (entry.hasFinished(bar.date)) continue;
         entry.closedDate = bar.date;
       }
       const close = priceCents(bar.close);
