@@ -238,6 +238,24 @@ function partlyClosed(symbol: string, lot: Lot, sold: readonly Closing[], field:
   );
 }
 
+/**
+ * A lot opened by a trade that also closed earlier lots (a sale beyond the shares held, a purchase beyond the
+ * short): removing it would take out that trade, whose closings would stay.
+ */
+function closedOthers(symbol: string, lot: Lot, closings: readonly Closing[], field: string): DomainError {
+  const long = lot.position > 0;
+  const closed = roundQuantity(closings.reduce((sum, c) => sum + Math.abs(c.quantity), 0));
+  const left = formatQuantity(Math.abs(lot.position));
+  return new DomainError(
+    'conflict',
+    `${field}: the ${lot.date} lot of ${symbol} (${long ? 'long' : 'short'} ${left}) was opened by ` +
+      `${long ? 'a purchase' : 'a sale'} that also ${long ? 'bought back' : 'sold'} ${formatQuantity(closed)} ` +
+      `${closed === 1 ? 'share' : 'shares'} of earlier lots; record ${long ? 'a sale' : 'a purchase'} ` +
+      `of the ${left} to close it, or remove ${symbol} with its transactions`,
+    field,
+  );
+}
+
 function decide(command: PortfolioCommand, state: PortfolioState): PortfolioEvent[] {
   switch (command.type) {
     case 'AddSymbolsToPortfolio': {
@@ -311,6 +329,10 @@ function decide(command: PortfolioCommand, state: PortfolioState): PortfolioEven
       const { id } = found;
       const sold = state.closings.filter((c) => c.symbol === symbol && c.lotId === id);
       if (sold.length > 0) throw partlyClosed(symbol, found, sold, field);
+      // The trade that opened it leaves the transactions with it: refused when that trade also closed other lots,
+      // which would stay closed by a trade no longer listed.
+      const closedBy = state.closings.filter((c) => c.symbol === symbol && c.transactionId === id);
+      if (closedBy.length > 0) throw closedOthers(symbol, found, closedBy, field);
       return [{ type: 'PositionLotRemoved', data: { symbol, id } }];
     }
     case 'RecordTransactions':

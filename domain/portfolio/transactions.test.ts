@@ -388,6 +388,28 @@ describe('portfolio transactions', () => {
           'of the 2 left to close it, or remove AAPL with its transactions',
       );
     });
+    it('is refused for a short lot opened by a sale that also sold the shares held, naming both parts', () => {
+      const s1 = sell('s1', '2025-03-05', 13, 130);
+      const history = [added('AAPL'), bought(b1, [], 10), sold(s1, [closing(s1, lotOf(b1), 10, 30_000)], -3)];
+      const refusal = refusalOf(history, remove({ id: 's1' }));
+      expect([refusal.code, refusal.field]).to.deep.equal(['conflict', 'lot.id']);
+      expect(refusal.message).to.equal(
+        'lot.id: the 2025-03-05 lot of AAPL (short 3) was opened by a sale that also sold 10 shares of earlier lots; ' +
+          'record a purchase of the 3 to close it, or remove AAPL with its transactions',
+      );
+    });
+
+    it('is refused for a long lot opened by a purchase that also bought back a short, by its fields too', () => {
+      const s0 = sell('s0', '2025-03-03', 10, 100);
+      const b = buy('bb', '2025-03-04', 15, 90);
+      const history = [added('AAPL'), sold(s0, [], -10), bought(b, [closing(b, lotOf(s0, -10), -10, 10_000)], 5)];
+      const refusal = refusalOf(history, remove({ date: '2025-03-04', close: 90, position: 5 }));
+      expect([refusal.code, refusal.field]).to.deep.equal(['conflict', 'lot']);
+      expect(refusal.message).to.equal(
+        'lot: the 2025-03-04 lot of AAPL (long 5) was opened by a purchase that also bought back 10 shares of ' +
+          'earlier lots; record a sale of the 5 to close it, or remove AAPL with its transactions',
+      );
+    });
   });
 
   describe('old lots', () => {
