@@ -196,8 +196,12 @@ export function attachRealtime(server: http.Server, deps: RealtimeDeps): Realtim
       throttle.stop();
       stopQuotes?.();
       stopFanOut();
-      io.disconnectSockets(true);
-      // io.close() would also close the HTTP server, which belongs to its owner.
+      // Each socket is told the server disconnected it (socket.io's clients do not reconnect by themselves then),
+      // and the connections are closed by the engine, which discards what a long-polling client would have had
+      // to fetch: closed with the sockets, such a connection waits up to 30 s for a poll its client never
+      // makes, and holds the process that long. io.close() would also close the HTTP server, which belongs to
+      // its owner.
+      io.disconnectSockets(false);
       io.engine.close();
       await io.of('/').adapter.close();
     },
