@@ -667,6 +667,24 @@ describe('alert conditions, frequencies, pause, resume and expiry', () => {
     }
   });
 
+  it('tells a source of an unknown series, and the period an EMA, an SMA or the RSI must have', () => {
+    const message = (source: string): string =>
+      refusal({
+        type: 'CreateAlert',
+        data: withCondition({ condition: { op: 'greater_than', source, value: 100 } }),
+      }).message;
+    const emaPeriod = 'condition.source: ema period must be a whole number from 2 to 200';
+    expect(message('ema:abc')).to.equal(emaPeriod);
+    expect(message('ema:')).to.equal(emaPeriod);
+    expect(message('EMA:1')).to.equal(emaPeriod);
+    expect(message('ema:201')).to.equal(emaPeriod);
+    expect(message('sma:30')).to.equal('condition.source: sma period must be one of 20, 50, 100, 200');
+    expect(message('rsi:7')).to.equal('condition.source: rsi period must be 14');
+    expect(message('macd')).to.equal(
+      'condition.source: must be price, sma:<20|50|100|200>, ema:<2..200>, rsi:14, volume or changepct',
+    );
+  });
+
   it('reads a period written with leading zeros as the period, and keeps a move in dollars to the cent', () => {
     const [sma] = alertsDecider.decide(
       { type: 'CreateAlert', data: withCondition({ condition: { op: 'greater_than', source: 'SMA:050', value: 10 } }) },
@@ -1072,6 +1090,16 @@ describe('alert conditions, frequencies, pause, resume and expiry', () => {
     expect(text({ op: 'greater_than', source: 'volume', value: 1_000_000 })).to.equal(
       'Volume is at or above 1,000,000',
     );
+    // The day's change moving by points, or by a percent of its value, reads as two conditions.
+    expect(text({ op: 'moving_up', source: 'changepct', value: 1, bars: 3 })).to.equal(
+      'Change % moves up by 1 pt in 3 bars',
+    );
+    expect(text({ op: 'moving_down', source: 'changepct', value: 2.5 })).to.equal(
+      'Change % moves down by 2.5 pts in 1 bar',
+    );
+    expect(text({ op: 'moving_up_pct', source: 'changepct', value: 1, bars: 3 })).to.equal(
+      'Change % moves up by 1% in 3 bars',
+    );
   });
 
   it("writes conditions as the chart's short tags, the source first when it is not the price", () => {
@@ -1095,6 +1123,7 @@ describe('alert conditions, frequencies, pause, resume and expiry', () => {
     );
     expect(tag({ op: 'moving_up_pct', value: 3, bars: 5 })).to.equal('▲ 3% in 5 bars');
     expect(tag({ op: 'moving_down', value: 2.5 })).to.equal('▼ 2.50 in 1 bar');
+    expect(tag({ op: 'moving_up', source: 'changepct', value: 1 })).to.equal('Change % ▲ 1 pt in 1 bar');
     // Each is shorter than its words, which the chart shows on hover.
     for (const condition of [
       { op: 'entering_channel', lower: 180, upper: 190.5 },

@@ -150,7 +150,9 @@ export function parseSource(text: unknown): AlertSource | { readonly problem: st
   if (typeof text !== 'string') return { problem: expected };
   const source = text.trim().toLowerCase();
   const match = SOURCE_PATTERN.exec(source);
-  if (!match) return { problem: expected };
+  const emaPeriod = `ema period must be a whole number from ${ALERT_EMA_PERIODS.min} to ${ALERT_EMA_PERIODS.max}`;
+  // An EMA of a period that is no number (`ema:abc`, `ema:`) is told as one, not as an unknown series.
+  if (!match) return { problem: source.startsWith('ema:') ? emaPeriod : expected };
   if (match[2] !== undefined) {
     const period = Number(match[2]);
     if (!(SMA_PERIODS as readonly number[]).includes(period)) {
@@ -161,7 +163,7 @@ export function parseSource(text: unknown): AlertSource | { readonly problem: st
   if (match[3] !== undefined) {
     const period = Number(match[3]);
     if (period < ALERT_EMA_PERIODS.min || period > ALERT_EMA_PERIODS.max) {
-      return { problem: `ema period must be ${ALERT_EMA_PERIODS.min} to ${ALERT_EMA_PERIODS.max}` };
+      return { problem: emaPeriod };
     }
     return `ema:${period}`;
   }
@@ -476,6 +478,18 @@ function numberText(value: number, source: AlertSource): string {
 }
 
 /**
+ * The amount of a moving condition: percent of the series' value for the `_pct` operators (`5%`), else in the
+ * series' unit (`2.50` dollars, `10` RSI points, `1,000` shares), the day's change in percentage points (`1 pt`,
+ * `2.5 pts`) so that it does not read as the percent of its value.
+ */
+function movingAmount(condition: AlertCondition): string {
+  const value = condition.value as number;
+  if (condition.op.endsWith('_pct')) return `${value}%`;
+  if (sourceKind(condition.source) === 'changepct') return `${value} ${value === 1 ? 'pt' : 'pts'}`;
+  return numberText(value, condition.source);
+}
+
+/**
  * A value of a series as a trigger's message and the alert's history show it: volume in whole shares, the day's
  * change in percent, the others (dollars, RSI points) with two decimals. A value that rounds to zero shows no
  * sign (a change of -0.001% is `0.00%`, not `-0.00%`).
@@ -539,9 +553,7 @@ export function conditionText(condition: AlertCondition, symbol?: string, fired?
     return `${head} ${words} ${lower} – ${operandText(condition.upper, condition.source, fired?.upper ?? null)}`;
   }
   if (MOVING_OPS.includes(condition.op)) {
-    const amount = condition.op.endsWith('_pct')
-      ? `${condition.value as number}%`
-      : numberText(condition.value as number, condition.source);
+    const amount = movingAmount(condition);
     const bars = condition.bars ?? 1;
     const to = level !== null && Number.isFinite(level) ? ` (to ${formatSourceValue(condition.source, level)})` : '';
     return `${head} ${words} ${amount} in ${bars === 1 ? '1 bar' : `${bars} bars`}${to}`;
@@ -615,9 +627,7 @@ export function conditionTag(condition: AlertCondition, brief = false): string {
     return `${head}${op} ${lower} – ${operandTag(condition.upper, condition.source)}`;
   }
   if (MOVING_OPS.includes(condition.op)) {
-    const amount = condition.op.endsWith('_pct')
-      ? `${condition.value as number}%`
-      : numberText(condition.value as number, condition.source);
+    const amount = movingAmount(condition);
     if (brief) return `${head}${op} ${amount}`;
     const bars = condition.bars ?? 1;
     return `${head}${op} ${amount} in ${bars === 1 ? '1 bar' : `${bars} bars`}`;

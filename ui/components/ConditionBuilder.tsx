@@ -15,6 +15,7 @@ import {
   draftProblem,
   levelUnit,
   levelView,
+  movingLabel,
   problemText,
   opFields,
   requestOf,
@@ -319,7 +320,7 @@ export function ConditionBuilder(props: ConditionBuilderProps) {
         {fields === 'moving' && (
           <>
             <label>
-              {draft.op.endsWith('_pct') ? 'By (%)' : 'By'}
+              {movingLabel(draft.op, draft.source)}
               <input
                 aria-invalid={invalid('condition.value')}
                 inputMode="decimal"
@@ -377,7 +378,7 @@ export function ConditionBuilder(props: ConditionBuilderProps) {
       <DeliverTo chosen={draft.channels} invalid={invalid('channels')} onChange={(channels) => change({ channels })} />
       {shown && (
         <p className="error" role="alert" data-field={shown.field}>
-          {problemText(shown, draft.op)}
+          {problemText(shown, draft.op, draft.source)}
         </p>
       )}
       <div className="cb-row">

@@ -277,6 +277,10 @@ describe('condition draft', () => {
     expect(fieldLabel('condition.value.ref', 'greater_than')).to.equal('Level');
     expect(fieldLabel('condition.value', 'moving_up_pct')).to.equal('By (%)');
     expect(fieldLabel('condition.value', 'moving_down')).to.equal('By');
+    // The day's change moves by percentage points, or by a percent of its value.
+    expect(fieldLabel('condition.value', 'moving_down', 'changepct')).to.equal('By (points)');
+    expect(fieldLabel('condition.value', 'moving_down_pct', 'changepct')).to.equal('By (%)');
+    expect(fieldLabel('condition.value', 'moving_up', 'rsi:14')).to.equal('By');
     expect(fieldLabel('condition.upper.ref', 'inside_channel')).to.equal('Upper');
     expect(fieldLabel('condition.bars', 'moving_up')).to.equal('Bars');
     expect(fieldLabel('expires', 'crossing')).to.equal('Expires');

@@ -327,10 +327,19 @@ export function draftProblem(draft: ConditionDraft, id?: string, now: number = D
 }
 
 /**
+ * The label of a moving condition's amount: `By (%)` for the `_pct` operators (percent of the series' value),
+ * `By (points)` for the day's change (in percentage points), else `By` (in the series' unit).
+ */
+export function movingLabel(op: AlertOp, source: AlertSource): string {
+  if (op.endsWith('_pct')) return 'By (%)';
+  return sourceKind(source) === 'changepct' ? 'By (points)' : 'By';
+}
+
+/**
  * The words of the form's control a refused field is in (`condition.upper.ref` → `Upper`), as the builder labels
  * them for `op`; the field itself for one the form does not show.
  */
-export function fieldLabel(field: string, op: AlertOp): string {
+export function fieldLabel(field: string, op: AlertOp, source: AlertSource = 'price'): string {
   const [head, part] = field.split('.');
   if (head !== 'condition') {
     const labels: Record<string, string> = {
@@ -354,7 +363,7 @@ export function fieldLabel(field: string, op: AlertOp): string {
     case 'bars':
       return 'Bars';
     case 'value':
-      return opFields(op) === 'moving' ? (op.endsWith('_pct') ? 'By (%)' : 'By') : 'Level';
+      return opFields(op) === 'moving' ? movingLabel(op, source) : 'Level';
     default:
       return field;
   }
@@ -365,9 +374,9 @@ export function fieldLabel(field: string, op: AlertOp): string {
  * lower (190)`); a refusal of the whole request (`body`: the account's alert limit, a lost connection) as its own
  * words, capitalised (`Alerts: already 500 held; at most 500, delete one first`).
  */
-export function problemText(problem: FieldProblem, op: AlertOp): string {
+export function problemText(problem: FieldProblem, op: AlertOp, source?: AlertSource): string {
   if (problem.field === 'body') return problem.message.charAt(0).toUpperCase() + problem.message.slice(1);
-  return `${fieldLabel(problem.field, op)}: ${problem.message}`;
+  return `${fieldLabel(problem.field, op, source)}: ${problem.message}`;
 }
 
 /** The field a server refusal names (`body.condition.upper: must be …` → `condition.upper`), or null. */
