@@ -829,6 +829,10 @@ describe('alert conditions, frequencies, pause, resume and expiry', () => {
         ['a\u2028b', 'note: must be one line, without control characters'],
         // Characters as a reader counts them: an emoji is one.
         ['😀'.repeat(201), 'note: must be at most 200 characters, got 201'],
+        ['👨‍👩‍👧'.repeat(201), 'note: must be at most 200 characters, got 201'],
+        ['🇫🇷👍🏽'.repeat(101), 'note: must be at most 200 characters, got 202'],
+        // One character, but not without bound.
+        [`a${'\u0301'.repeat(1600)}`, 'note: must be at most 200 characters, got 1601 code points'],
         ['a\ud800b', `note: ${PLAIN_TEXT_MESSAGE}`],
         // Shown in another order than it reads.
         ['abc\u202edef', `note: ${PLAIN_TEXT_MESSAGE}`],
@@ -844,7 +848,7 @@ describe('alert conditions, frequencies, pause, resume and expiry', () => {
           );
         expect(decide).to.throw(DomainError, message);
       }
-      for (const longest of ['é'.repeat(200), '😀'.repeat(200)]) {
+      for (const longest of ['é'.repeat(200), '😀'.repeat(200), '👨‍👩‍👧'.repeat(200), '🇫🇷👍🏽'.repeat(100)]) {
         given(alertsDecider)
           .when({ type: 'CreateAlert', data: withCondition({ note: longest }) })
           .then([conditionCreated({ note: longest })]);

@@ -410,8 +410,24 @@ export function parseExpires(input: unknown): string | null | ConditionProblem {
   return new Date(instant).toISOString();
 }
 
-/** The longest note an alert may carry, in characters (code points: an emoji is one). */
+/**
+ * The longest note an alert may carry, in characters as a reader counts them (grapheme clusters: an emoji is one,
+ * a family, a flag or one with its skin tone too).
+ */
 export const ALERT_NOTE_MAX = 200;
+/**
+ * Code points a note may hold at most: a character may take several (a family emoji up to 7), but not without
+ * bound (a letter under a thousand combining marks is one character too).
+ */
+const NOTE_CODE_POINTS_MAX = ALERT_NOTE_MAX * 8;
+const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
+
+/** Characters as a reader counts them (grapheme clusters). */
+function characters(text: string): number {
+  let count = 0;
+  for (const _ of graphemes.segment(text)) count += 1;
+  return count;
+}
 
 /**
  * Reads an alert's note (the user's own words, shown with each of its firings): null when absent or blank, else
@@ -422,8 +438,11 @@ export function parseNote(input: unknown): string | null | ConditionProblem {
   if (typeof input !== 'string') return { field: 'note', message: 'must be text or null' };
   const text = input.trim();
   if (text === '') return null;
-  // Characters as a reader counts them: an emoji (a surrogate pair) is one.
-  const length = [...text].length;
+  const codePoints = [...text].length;
+  if (codePoints > NOTE_CODE_POINTS_MAX) {
+    return { field: 'note', message: `must be at most ${ALERT_NOTE_MAX} characters, got ${codePoints} code points` };
+  }
+  const length = characters(text);
   if (length > ALERT_NOTE_MAX) {
     return { field: 'note', message: `must be at most ${ALERT_NOTE_MAX} characters, got ${length}` };
   }
