@@ -194,7 +194,8 @@ const upperCase = <const T extends readonly [string, ...string[]]>(values: T) =>
  * (`U`/`D`) is required.
  */
 const alertBody = z
-  .object({
+  // A field of no alert is refused rather than left out: a misspelt `frequncy` would make an alert that fires once.
+  .strictObject({
     symbol: symbolSchema,
     condition: z.custom<AlertConditionBody>().meta(CONDITION_JSON_SCHEMA).nullish(),
     frequency: z

@@ -66,7 +66,13 @@ export function defineRoute<P = Record<string, never>, Q = Record<string, never>
 
 /** Turns a zod failure into a 400 whose message names the field, e.g. `body.symbols[1]: …`. */
 export function validationError(where: string, error: z.ZodError): ApiError {
-  const issue = mostSpecific(error.issues);
+  const found = mostSpecific(error.issues);
+  // A field a strict object does not have is named itself (`body.frequncy: is not a field of this request`).
+  const unknown = where === 'query' ? 'is not a parameter of this request' : 'is not a field of this request';
+  const issue =
+    found.code === 'unrecognized_keys' && found.keys.length > 0
+      ? { ...found, path: [...found.path, found.keys[0]!], message: unknown }
+      : found;
   const path = issue.path.reduce<string>(
     (text, part) => (typeof part === 'number' ? `${text}[${part}]` : `${text}.${String(part)}`),
     where,

@@ -880,6 +880,12 @@ describe('alert routes', function () {
         { condition: { op: 'inside_channel', lower: 1.001, upper: 1.004 } },
         'body.condition.upper:',
       ],
+      // A misspelt field would otherwise make an alert other than the one meant (here one that fires once).
+      [
+        'a field of no alert',
+        { condition: { op: 'crossing', value: 3 }, frequncy: 'every_time' },
+        'body.frequncy: is not a field of this request',
+      ],
     ];
     for (const [what, body, field] of badConditions) {
       it(`refuses ${what} with 400 naming ${field.replace(/:$/, '')}, appending nothing`, async function () {

@@ -242,7 +242,7 @@ describe('audit routes', function () {
     ['a to before from', 'events?from=2026-03-02T00:00:00Z&to=2026-03-01T00:00:00Z', 'query.to'],
     ['an event type in lower case', 'events?type=SymbolAdded,bad', 'query.type[1]'],
     ['an event type no concern has', 'events?type=UserSignedIn,AlertTrigered', 'query.type[1]'],
-    ['an unknown query parameter', 'events?types=UserSignedIn', 'query'],
+    ['an unknown query parameter', 'events?types=UserSignedIn', 'query.types'],
     ['both at and position', 'state?at=2026-03-01T00:00:00Z&position=1/1', 'query.position'],
     ['an at that is not a time', 'state?at=2026-13-45T00:00:00Z', 'query.at'],
     ['an at on a day the calendar lacks', 'state?at=2026-11-31', 'query.at'],

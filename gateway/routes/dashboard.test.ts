@@ -184,7 +184,7 @@ describe('dashboard routes', function () {
         ['a component of 6', { body: { layoutId: 1, compId: 6 } }, 400, 'body.compId'],
         ['a negative layout id', { body: { layoutId: -1, compId: 1 } }, 400, 'body.layoutId'],
         ['a list of components', { body: { layoutId: 1, compId: [1, 2] } }, 400, 'body.compId'],
-        ['an unknown field', { body: { layoutId: 1, compId: 1, on: true } }, 400, 'body'],
+        ['an unknown field', { body: { layoutId: 1, compId: 1, on: true } }, 400, 'body.on'],
         ['a list instead of an object', { body: [1, 1] }, 400, 'body'],
         ...common,
       ]);
@@ -230,7 +230,7 @@ describe('dashboard routes', function () {
 
     describe('bad changes', function () {
       refusesEach('/personalize/dashboardoptions', 'dashboardoptions', [
-        ['an unknown option', { body: { colour: 'red' } }, 400, 'body'],
+        ['an unknown option', { body: { colour: 'red' } }, 400, 'body.colour'],
         ['a text for a boolean', { body: { addstks: 'yes' } }, 400, 'body.addstks'],
         ['an unknown sub-header', { body: { subheader: 'fancy' } }, 400, 'body.subheader'],
         ['a slider without its value', { body: { slider: { type: 'M' } } }, 400, 'body.slider.val'],
