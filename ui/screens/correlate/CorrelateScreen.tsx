@@ -25,7 +25,7 @@ import {
   type CorrelateSource,
 } from './correlate.machine.ts';
 import { usePreferences } from '../../services/preferences.ts';
-import { tradingDayTitle } from '../../services/time.ts';
+import { tradingDayAxis } from '../../components/dateAxis.ts';
 import { heatmapTraces } from './heatmap.ts';
 import { SymbolPicker } from './SymbolPicker.tsx';
 import './correlate.css';
@@ -103,7 +103,7 @@ function ComparisonChart({ comparison, correlation }: { comparison: Comparison; 
       layout={{
         hovermode: 'x unified',
         legend: { orientation: 'h', y: 1.08 },
-        xaxis: { type: 'date', showgrid: false, title: { text: tradingDayTitle(), font: { size: 11 } } },
+        xaxis: tradingDayAxis(),
         yaxis: { title: { text: 'Rebased to 100' } },
         shapes: [
           {

@@ -8,7 +8,7 @@ import type { PlotHoverEvent, PlotlyHTMLElement, PlotMouseEvent } from 'plotly.j
 import { formatSignedPercent } from '../../../domain/format.ts';
 import { Chart } from '../../components/Chart.tsx';
 import { usePreferences } from '../../services/preferences.ts';
-import { tradingDayTitle } from '../../services/time.ts';
+import { tradingDayAxis } from '../../components/dateAxis.ts';
 import { legendEntries, lineTraces, type LineFocus, type LineSeries } from './lines.ts';
 import './lines.css';
 
@@ -94,7 +94,7 @@ export function LinesChart(props: LinesChartProps) {
           showlegend: false,
           hovermode: 'closest',
           margin: { l: 52, r: 12, t: 10, b: 44 },
-          xaxis: { type: 'date', showgrid: false, title: { text: tradingDayTitle(), font: { size: 11 } } },
+          xaxis: tradingDayAxis(),
           yaxis: { ticksuffix: '%', zeroline: true, zerolinecolor: '#9aa5b5' },
         }}
         config={{ displayModeBar: false }}

@@ -33,6 +33,7 @@ import {
 import { EQUAL_WEIGHT, ledgerMachine, type TransactionField } from './ledger.machine.ts';
 import { StillChart, useDonut } from './StillChart.tsx';
 import { todayStamp, tradingDayTitle } from '../../services/time.ts';
+import { tradingDayAxis } from '../../components/dateAxis.ts';
 import { refusalMarks } from '../../components/fieldRefusal.ts';
 
 const KIND_LABELS: Readonly<Record<TransactionKind, string>> = {
@@ -220,8 +221,8 @@ function TransactionFormView(props: {
 }
 
 const PERFORMANCE_LAYOUT: Partial<Layout> = {
-  yaxis: { title: { text: 'Return %' }, ticksuffix: '%' },
-  yaxis2: { title: { text: 'Value $' }, overlaying: 'y', side: 'right', showgrid: false },
+  yaxis: { title: { text: 'Return %' }, ticksuffix: '%', automargin: true },
+  yaxis2: { title: { text: 'Value $' }, overlaying: 'y', side: 'right', showgrid: false, automargin: true },
   legend: { orientation: 'h', y: -0.15 },
   margin: { l: 56, r: 64, t: 16, b: 48 },
 };
@@ -246,6 +247,10 @@ function PerformanceChart(props: {
   const [typed, setTyped] = useState('');
   const shown = useMemo(() => inRange(props.performance, range), [props.performance, range]);
   const benchmarkName = props.benchmark === EQUAL_WEIGHT ? 'Equal weight (universe)' : props.benchmark;
+  const layout = useMemo(
+    (): Partial<Layout> => ({ ...PERFORMANCE_LAYOUT, xaxis: tradingDayAxis(shown.dates) }),
+    [shown.dates],
+  );
   const data = useMemo(
     (): Data[] => [
       { type: 'scatter', mode: 'lines', name: 'Portfolio', x: [...shown.dates], y: [...shown.twr] },
@@ -325,7 +330,7 @@ function PerformanceChart(props: {
           label={`Time-weighted return of the portfolio against ${benchmarkName}, ${range}`}
           height={300}
           data={data}
-          layout={PERFORMANCE_LAYOUT}
+          layout={layout}
         />
       )}
     </div>

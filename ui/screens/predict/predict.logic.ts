@@ -13,7 +13,7 @@ import {
 import type { PredictionFit, PredictionModelAnswer } from '../../../domain/contract/prediction.ts';
 import { PREDICTION_NAME_MAX_LENGTH } from '../../../domain/prediction/predictions.ts';
 import { formatPrice } from '../../../domain/format.ts';
-import { tradingDayTitle } from '../../services/time.ts';
+import { tradingDayAxis } from '../../components/dateAxis.ts';
 
 /** A saved model as `GET /personalize/predictions` lists it: the request it was fitted with, and more. */
 export type SavedModel = PredictionModelAnswer;
@@ -297,7 +297,7 @@ export function forecastFigure(result: FitResult): { data: Data[]; layout: Parti
     },
   ];
   const layout: Partial<Layout> = {
-    xaxis: { type: 'date', showgrid: false, title: { text: tradingDayTitle(), font: { size: 11 } } },
+    xaxis: tradingDayAxis(),
     yaxis: { title: { text: 'Price' }, zeroline: false },
     legend: { orientation: 'h', y: 1.12, x: 0 },
     hovermode: 'x unified',
