@@ -348,7 +348,19 @@ describe('screener query language', () => {
       {
         why: 'a text where a number goes',
         query: [labelled('t', { type: 'close', op: '>', val: '10' })],
-        message: 'val must be a number or a column reference {ref, param} for close, got "10"',
+        message: 'val must be a number or a column reference {ref, param} for close, got "10" (text, not a number)',
+        field: 'query[0].query.val',
+      },
+      {
+        why: 'a period sent as text',
+        query: [labelled('r', { type: 'rsi', param: '14', op: '>', val: 50 })],
+        message: 'param must be 14 for rsi (the only RSI period computed), got "14" (text, not a number)',
+        field: 'query[0].query.param',
+      },
+      {
+        why: 'a number too large for a double',
+        query: [labelled('c', { type: 'close', op: '>', val: Infinity })],
+        message: 'val must be a number or a column reference {ref, param} for close, got Infinity (too large a number)',
         field: 'query[0].query.val',
       },
       {

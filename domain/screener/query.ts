@@ -185,10 +185,17 @@ function refuse(place: Place, key: string, message: string): never {
   throw new DomainError('invalid_query', `${place.where}: ${message}`, key ? `${place.path}.${key}` : place.path);
 }
 
+/**
+ * A value as a refusal shows what was sent: JSON, cut at 40 characters; a number too large for a double (`1e400`)
+ * as the `Infinity` it was read as, and a number sent as text says so (`"14" (text, not a number)`).
+ */
 function show(value: unknown): string {
   if (value === undefined) return 'nothing';
+  if (typeof value === 'number' && !Number.isFinite(value)) return `${value} (too large a number)`;
   const text = JSON.stringify(value) ?? typeof value;
-  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
+  const shown = text.length > 40 ? `${text.slice(0, 40)}…` : text;
+  const numeric = typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value));
+  return numeric ? `${shown} (text, not a number)` : shown;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
