@@ -460,6 +460,11 @@ describe('portfolio transaction routes', function () {
       // The close of the market's last day, 16:00 in New York (winter time).
       expect(ko.priceAt).to.equal(`${TEST_MARKET_DATE}T16:00:00-05:00`);
       expect(rows.at(-1)!.lot).to.equal('portfolio');
+      // Each symbol's lots, then its total row.
+      const symbols = rows.slice(0, -1).map((r) => r.symbol);
+      const runs = symbols.filter((symbol, i) => i === 0 || symbols[i - 1] !== symbol);
+      expect(runs, symbols.join(' ')).to.deep.equal([...new Set(symbols)]);
+      for (const symbol of runs) expect(rows.findLast((r) => r.symbol === symbol)!.lot).to.equal('total');
     });
 
     it('values the open lots at the live price the portfolio reads, stating its time in market time', async function () {

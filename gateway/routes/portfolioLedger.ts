@@ -220,6 +220,12 @@ export function portfolioLedgerRoutes(deps: PortfolioLedgerDeps) {
           priceAt[quote.symbol] = marketTime(quote.ts);
         }
         const pnl = portfolioPnl(ledger, prices);
+        const lotsBySymbol = new Map<string, (typeof pnl.lots)[number][]>();
+        for (const lot of pnl.lots) {
+          const held = lotsBySymbol.get(lot.symbol);
+          if (held) held.push(lot);
+          else lotsBySymbol.set(lot.symbol, [lot]);
+        }
         attachment(ctx, 'positions.csv');
         return writeCsv(
           [
@@ -239,37 +245,40 @@ export function portfolioLedgerRoutes(deps: PortfolioLedgerDeps) {
             'total',
           ],
           [
-            ...pnl.lots.map((l) => [
-              l.symbol,
-              l.id,
-              l.date,
-              l.price,
-              l.quantity,
-              l.cost,
-              prices[l.symbol] ?? null,
-              priceAt[l.symbol] ?? null,
-              l.value,
-              l.unrealized,
-              null,
-              null,
-              null,
-              null,
-            ]),
-            ...pnl.symbols.map((s) => [
-              s.symbol,
-              'total',
-              null,
-              null,
-              s.quantity,
-              s.cost,
-              prices[s.symbol] ?? null,
-              priceAt[s.symbol] ?? null,
-              s.value,
-              s.unrealized,
-              s.realized,
-              s.dividends,
-              s.fees,
-              s.total,
+            // Each symbol's lots, then its total row, as a spreadsheet reads a position.
+            ...pnl.symbols.flatMap((s) => [
+              ...(lotsBySymbol.get(s.symbol) ?? []).map((l) => [
+                l.symbol,
+                l.id,
+                l.date,
+                l.price,
+                l.quantity,
+                l.cost,
+                prices[l.symbol] ?? null,
+                priceAt[l.symbol] ?? null,
+                l.value,
+                l.unrealized,
+                null,
+                null,
+                null,
+                null,
+              ]),
+              [
+                s.symbol,
+                'total',
+                null,
+                null,
+                s.quantity,
+                s.cost,
+                prices[s.symbol] ?? null,
+                priceAt[s.symbol] ?? null,
+                s.value,
+                s.unrealized,
+                s.realized,
+                s.dividends,
+                s.fees,
+                s.total,
+              ],
             ]),
             [
               '',
