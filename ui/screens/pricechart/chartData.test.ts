@@ -22,6 +22,7 @@ import {
   placePatternLabels,
   rightOffset,
   quoteText,
+  levelElements,
   supportResistance,
   thresholdProblem,
   type ChartAlert,
@@ -898,6 +899,28 @@ describe('price chart data', () => {
     expect(fittedLabel({ label: 'a label far too wide for the plot ✕' }, 100)).to.equal(
       'a label far too wide for the plot ✕',
     );
+  });
+
+  it("writes support and resistance as S and R on a phone's chart, the words on hover, and in full on a wide one", () => {
+    const elements = levelElements('AAPL', { support: [331.5, 324.1], resistance: [341.97, 339.2] });
+    const drawn = (plotWidth: number) => renderElements(elements, [], { plotWidth, priceNear: 2 }).annotations;
+    const phone = drawn(300);
+    expect(phone.map((a) => a.text)).to.deep.equal(['S 331.50', 'S 324.10', 'R 341.97', 'R 339.20']);
+    expect(phone.map((a) => a.hovertext)).to.deep.equal([
+      'Support 331.50',
+      'Support 324.10',
+      'Resistance 341.97',
+      'Resistance 339.20',
+    ]);
+    // Two resistances 2.77 apart, a label's height 2: each has a place of its own, none over another.
+    const places = phone.map((a) => `${String(a.x)} ${String(a.y)} ${String(a.yanchor)}`);
+    expect(new Set(places).size).to.equal(4);
+    expect(drawn(1000).map((a) => a.text)).to.deep.equal([
+      'Support 331.50',
+      'Support 324.10',
+      'Resistance 341.97',
+      'Resistance 339.20',
+    ]);
   });
 
   /** The price a label's height spans on the price panel (no RSI panel) fitted from `lo` to `hi`. */

@@ -439,20 +439,26 @@ export const LEVEL_COLORS = Object.freeze({
 
 /** The SAR elements of support and resistance levels. */
 export function levelElements(symbol: string, levels: Levels): ChartElement[] {
-  const make = (kind: 'support' | 'resistance', y: number, i: number): ChartElement => ({
-    symbol,
-    id: `sar-${kind}-${i}`,
-    type: 'SAR',
-    charttype: kind,
-    chartdata: {
-      y,
-      label: `${kind === 'support' ? 'Support' : 'Resistance'} ${y.toFixed(2)}`,
-      dash: 'dot',
-      clickable: false,
-    },
-    color: LEVEL_COLORS[kind],
-    normalize: false,
-  });
+  const make = (kind: 'support' | 'resistance', y: number, i: number): ChartElement => {
+    const name = kind === 'support' ? 'Support' : 'Resistance';
+    return {
+      symbol,
+      id: `sar-${kind}-${i}`,
+      type: 'SAR',
+      charttype: kind,
+      chartdata: {
+        y,
+        label: `${name} ${y.toFixed(2)}`,
+        // On a phone's chart, where the words would crowd each other over the candles: `S 324.10`, `R 341.97`.
+        brief: `${name[0]!} ${y.toFixed(2)}`,
+        words: `${name} ${y.toFixed(2)}`,
+        dash: 'dot',
+        clickable: false,
+      },
+      color: LEVEL_COLORS[kind],
+      normalize: false,
+    };
+  };
   return [
     ...levels.support.map((y, i) => make('support', y, i)),
     ...levels.resistance.map((y, i) => make('resistance', y, i)),
