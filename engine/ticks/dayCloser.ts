@@ -14,10 +14,7 @@ import { DayBars, type FormingBar } from './dayBars.ts';
 import type { MarketClock, Session } from './marketClock.ts';
 import type { TickSource } from './port.ts';
 import type { TickBus, TickSubscription } from '../../platform/bus/port.ts';
-import type { ClosedDay, Tick, TickListener } from './tick.ts';
-
-/** How far ahead of the clock (ms) a tick's time may be and still close a session on the wall clock. */
-const FUTURE_TOLERANCE_MS = 5000;
+import { TICK_FUTURE_TOLERANCE_MS, type ClosedDay, type Tick, type TickListener } from './tick.ts';
 
 /** Decides which process closes a date: the first to claim it. */
 export interface DayCloseClaims {
@@ -181,7 +178,7 @@ export class DayCloser {
    */
   private crosses(tick: Tick): boolean {
     if (this.open === undefined || tick.ts < this.open.end) return false;
-    return this.time === 'ticks' || tick.ts <= this.clock.now() + FUTURE_TOLERANCE_MS;
+    return this.time === 'ticks' || tick.ts <= this.clock.now() + TICK_FUTURE_TOLERANCE_MS;
   }
 
   /** Closes the open session now, if it had ticks (the end of a replay). */

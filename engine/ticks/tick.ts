@@ -11,6 +11,12 @@ import type { Tick } from '../../platform/bus/port.ts';
 
 export { TICK_PRICE_MAX };
 
+/**
+ * How far ahead of the clock (ms) a tick's time may be: the feed's clock a little ahead of this one. The feed route
+ * refuses a tick stamped further ahead; on the wall clock only a tick within it closes a session.
+ */
+export const TICK_FUTURE_TOLERANCE_MS = 5000;
+
 /** Distance from a half cent within which {@link priceCents} rounds the decimal form rather than the product. */
 const HALF_CENT_MARGIN = 1e-6;
 

@@ -108,6 +108,16 @@ describe('feed ingestion route', function () {
     ['a string price', [{ symbol: 'AAPL', price: '12' }], /^body\[0\]\.price: /],
     ['a fractional size', [{ symbol: 'AAPL', price: 1, size: 1.5 }], /^body\[0\]\.size: /],
     ['a negative ts', [{ symbol: 'AAPL', price: 1, ts: -1 }], /^body\[0\]\.ts: /],
+    // A trade that has not happened yet: its minute would hold every later tick of the session.
+    [
+      'a ts in 2100',
+      [
+        { symbol: 'AAPL', price: 1 },
+        { symbol: 'AAPL', price: 1, ts: Date.UTC(2100, 0, 1) },
+      ],
+      /^body\[1\]\.ts: 2100-01-01T00:00:00\.000Z is [\d,]+ s ahead of the server's clock; at most 5 s$/,
+    ],
+    ['a ts a minute ahead', [{ symbol: 'AAPL', price: 1, ts: Date.now() + 60_000 }], /^body\[0\]\.ts: .* ahead/],
     [
       `more than ${FEED_MAX_TICKS} ticks`,
       Array.from({ length: FEED_MAX_TICKS + 1 }, () => ({ symbol: 'AAPL', price: 1 })),

@@ -9,6 +9,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
 import { FEED_MAX_TICKS, feedApi, feedBody, isPlainFeedBody, type FeedTick } from '../../domain/contract/feed.ts';
 import type { Tick, TickBus } from '../../platform/bus/port.ts';
+import { TICK_FUTURE_TOLERANCE_MS } from '../../engine/ticks/tick.ts';
 import { ApiError } from '../errors.ts';
 import { refuseEncodedBody } from '../http/body.ts';
 import { refuseDeepJson } from '../http/depth.ts';
@@ -91,6 +92,17 @@ export function feedRoute(
     const ticks: Tick[] = body.map((t, i) => {
       if (!symbols.has(t.symbol))
         throw new ApiError(400, 'unknown_symbol', `body[${i}].symbol: unknown symbol ${t.symbol}`);
+      // A trade stamped ahead of the clock has not happened yet: its minute would hold every later tick of the
+      // session, and the quote would show its time.
+      if (t.ts !== undefined && t.ts > at + TICK_FUTURE_TOLERANCE_MS) {
+        const ahead = Math.round((t.ts - at) / 1000);
+        throw new ApiError(
+          400,
+          'bad_request',
+          `body[${i}].ts: ${new Date(t.ts).toISOString()} is ${ahead.toLocaleString('en-US')} s ahead of the ` +
+            `server's clock; at most ${TICK_FUTURE_TOLERANCE_MS / 1000} s`,
+        );
+      }
       return { symbol: t.symbol, price: t.price, size: t.size ?? 0, ts: t.ts ?? at };
     });
     await feed.bus.publish(ticks);
