@@ -352,4 +352,25 @@ describe('channels decider', function () {
     });
     expect(channelsForAlert(confirmed, ID(9)).map((c) => c.id)).to.deep.equal([ID(1), ID(2)]);
   });
+
+  it('sends an alert whose every named channel was removed to every channel again, not to none', function () {
+    const other = 'u1:a2';
+    const state = fold(channelsDecider, [
+      added(1, webhook()),
+      added(3, push()),
+      { type: 'AlertChannelsChosen', data: { alertId: ALERT, channelIds: [ID(3)] } },
+      { type: 'AlertChannelsChosen', data: { alertId: other, channelIds: [ID(1), ID(3)] } },
+      { type: 'ChannelRemoved', data: { channelId: ID(3) } },
+    ]);
+    expect(state.alertChannels).to.deep.equal({ [other]: [ID(1)] });
+    expect(channelsForAlert(state, ALERT).map((c) => c.id)).to.deep.equal([ID(1)]);
+    // Choosing the channels it now goes to is no change; naming none again is the same as every channel.
+    given(channelsDecider, [
+      added(1, webhook()),
+      { type: 'AlertChannelsChosen', data: { alertId: ALERT, channelIds: [ID(1)] } },
+      { type: 'PushSubscriptionRemoved', data: { channelId: ID(1) } },
+    ])
+      .when({ type: 'ChooseAlertChannels', data: { alertId: ALERT, channelIds: null } })
+      .thenNothing();
+  });
 });

@@ -486,8 +486,22 @@ function decide(command: ChannelsCommand, state: ChannelsState): ChannelsEvent[]
   }
 }
 
+/**
+ * The state without a channel, and without it in the alerts that named it: an alert that named only channels
+ * removed since goes back to every channel of the user (as one that names none), rather than to none, which no
+ * request can ask for (`channels: []` is refused).
+ */
 function without(state: ChannelsState, channelId: string): ChannelsState {
-  return { ...state, channels: state.channels.filter((c) => c.id !== channelId) };
+  const channels = state.channels.filter((c) => c.id !== channelId);
+  const naming = Object.entries(state.alertChannels).filter(([, named]) => named.includes(channelId));
+  if (naming.length === 0) return { ...state, channels };
+  const alertChannels: Record<string, readonly string[]> = { ...state.alertChannels };
+  for (const [alertId, named] of naming) {
+    const kept = named.filter((id) => channels.some((c) => c.id === id));
+    if (kept.length > 0) alertChannels[alertId] = kept;
+    else delete alertChannels[alertId];
+  }
+  return { channels, alertChannels };
 }
 
 /** The state with one channel changed by `change`. */

@@ -29,9 +29,9 @@ export function disabledText(disabled: NonNullable<ChannelAnswer['disabled']>): 
 }
 
 /**
- * Where an alert's triggers go besides the bell: "Every channel" (null), "The bell only" (every channel it named
- * was removed), or the channels named, in the user's order; `known` null while the user's channels are not
- * loaded (then they are counted).
+ * Where an alert's triggers go besides the bell: "Every channel" (null), "The bell only" (none, which the server
+ * no longer answers: an alert whose named channels were all removed goes to every channel), or the channels
+ * named, in the user's order; `known` null while the user's channels are not loaded (then they are counted).
  */
 export function deliveryText(chosen: readonly string[] | null, known: readonly ChannelAnswer[] | null): string {
   if (chosen === null) return 'Every channel';
