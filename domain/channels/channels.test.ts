@@ -68,6 +68,9 @@ describe('channels decider', function () {
     ['https://user:pw@example.com/', 'credentials in the URL'],
     ['example.com/hook', 'no scheme'],
     [`https://example.com/${'a'.repeat(2001)}`, 'too long'],
+    // The URL parser would drop them and keep another URL than the one sent.
+    ['https://example.com/z\r\nX-Injected: 1', 'a line break'],
+    ['https://example.com/a\tb', 'a tab'],
   ]) {
     it(`refuses a webhook URL with ${why}`, function () {
       given(channelsDecider)

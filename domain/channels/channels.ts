@@ -246,6 +246,11 @@ function httpUrl(text: string, field: string, schemes: readonly string[]): strin
   if (text.length > CHANNEL_URL_MAX) {
     throw new DomainError('invalid_url', `${field} is longer than ${CHANNEL_URL_MAX} characters`, field);
   }
+  // The URL parser would drop a tab, a line break or a space at either end and keep another URL than the one sent.
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u0020\u007f]/.test(text)) {
+    throw new DomainError('invalid_url', `${field} must not hold spaces, line breaks or control characters`, field);
+  }
   let parsed: URL;
   try {
     parsed = new URL(text);
@@ -560,6 +565,20 @@ export const channelsDecider: Decider<ChannelsCommand, ChannelsEvent, ChannelsSt
   decide,
   evolve,
 };
+
+/**
+ * Whether adding `spec` to `state` adds an email address, which is sent its confirmation at once: not an address
+ * refused, nor one that is a channel already (what counts against the hourly budget of such messages).
+ */
+export function addsEmailChannel(state: ChannelsState, spec: ChannelSpec, at: string): boolean {
+  if (spec.type !== 'email') return false;
+  try {
+    const events = decide({ type: 'AddChannel', data: { channelId: 'probe', spec, at } }, state);
+    return events.some((e) => e.type === 'ChannelAdded');
+  } catch {
+    return false;
+  }
+}
 
 /** Whether a channel receives alerts: confirmed (an email address) and not disabled (a webhook). */
 export function receivesAlerts(channel: Channel): boolean {

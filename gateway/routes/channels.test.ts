@@ -779,6 +779,24 @@ describe('delivery routes and channels', function () {
       );
     });
 
+    it('counts only the addresses it sends to: not one refused, nor one that is a channel already', async function () {
+      const user = await gw.user();
+      const address = `${user.username}@example.com`;
+      for (let i = 0; i < SENDS_ON_REQUEST_PER_HOUR; i++) {
+        const res = await user.post('/personalize/channels', { type: 'email', address: `not an address ${i}` });
+        expect(res.status, res.text).to.equal(400);
+      }
+      // Adding it sent the first; adding it again sends nothing.
+      const channel = await addChannel(user, { type: 'email', address });
+      for (let i = 0; i < 3; i++) expect((await addChannel(user, { type: 'email', address })).id).to.equal(channel.id);
+      for (let i = 1; i < SENDS_ON_REQUEST_PER_HOUR; i++) {
+        const res = await user.post(`/personalize/channels/${channel.id}/confirm/resend`);
+        expect(res.status, res.text).to.equal(200);
+      }
+      refused(await user.post(`/personalize/channels/${channel.id}/confirm/resend`), 429, /^at most \d+ /);
+      await mailsTo(address, SENDS_ON_REQUEST_PER_HOUR);
+    });
+
     it('carries List-Unsubscribe and one-click unsubscribe on alert emails; a GET opens the page, a POST unsubscribes', async function () {
       const user = await gw.user();
       const address = `${user.username}@example.com`;

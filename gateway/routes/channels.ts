@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   CHANNELS_CONCERN,
+  addsEmailChannel,
   channelsDecider,
   type Channel,
   type ChannelSpec,
@@ -152,8 +153,6 @@ export function channelsRoutes(deps: ChannelsDeps) {
     defineRoute({
       ...channelsApi.postChannels,
       handle: async ({ body, ctx, userId, meta }) => {
-        // An email address is sent its confirmation at once.
-        if (body.type === 'email') await countSend(deps, ctx, userId);
         const m = meta();
         const channelId = uuidV5(`${m.commandId}/channel`, STOCKPULSE_NAMESPACE);
         const spec: ChannelSpec =
@@ -170,6 +169,10 @@ export function channelsRoutes(deps: ChannelsDeps) {
                   },
                 };
         refuseInsideAddress(spec, deps.delivery?.allowedHosts ?? new Set());
+        // An email address is sent its confirmation at once: counted when one is added, not for an address refused
+        // or added already (the command answers those).
+        if (addsEmailChannel(await readChannels(deps.readModels, userId), spec, m.at))
+          await countSend(deps, ctx, userId);
         const outcome = await deps.commands
           .execute(concern, { type: 'AddChannel', data: { channelId, spec, at: m.at } }, m)
           .catch((error: unknown) => {
