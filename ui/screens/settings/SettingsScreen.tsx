@@ -6,7 +6,7 @@
  * the other devices.
  */
 import { useMachine } from '@xstate/react';
-import type { FormEvent } from 'react';
+import { useEffect, useRef, type FormEvent } from 'react';
 import { CHANNEL_TYPE_LABELS } from '../../../domain/channels/channels.ts';
 import type { ChannelAnswer, DeliveryAnswer } from '../../../domain/contract/channels.ts';
 import { deliveryStatusText, disabledText } from '../../components/channelWords.ts';
@@ -48,20 +48,27 @@ export default function SettingsScreen() {
   const { timeZone } = usePreferences();
   const secretOf = channels.find((c) => c.id === secret?.channelId);
 
+  // The form of the channel being added is emptied once it is added; refused, it keeps what was typed, to mend.
+  const adding = useRef<HTMLFormElement | null>(null);
+  useEffect(() => {
+    if (busy || adding.current === null) return;
+    if (saveError === null) adding.current.reset();
+    adding.current = null;
+  }, [busy, saveError]);
   const addWebhook = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
+    adding.current = event.currentTarget;
     send({
       type: 'user.addChannel',
       channel: { type: 'webhook', url: formText(form, 'url'), name: formText(form, 'name') },
     });
-    event.currentTarget.reset();
   };
   const addEmail = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
+    adding.current = event.currentTarget;
     send({ type: 'user.addChannel', channel: { type: 'email', address: formText(form, 'address') } });
-    event.currentTarget.reset();
   };
 
   return (
@@ -141,7 +148,9 @@ export default function SettingsScreen() {
                     aria-label={`${CHANNEL_TYPE_LABELS[channel.type]} ${channel.name}`}
                   >
                     <div className="channel-head">
-                      <strong>{CHANNEL_TYPE_LABELS[channel.type]}</strong> {channel.name}
+                      <strong>{CHANNEL_TYPE_LABELS[channel.type]}</strong>
+                      {/* An address is its own name: written once. */}
+                      {channel.name !== target(channel) && <span className="channel-name">{channel.name}</span>}
                       <span className="channel-target">{target(channel)}</span>
                       {channel.disabled && <span className="channel-disabled">{disabledText(channel.disabled)}</span>}
                       {!channel.confirmed && (
