@@ -44,6 +44,15 @@ describe('confirm email page machine', function () {
     expect(sent).to.have.length(2);
   });
 
+  it('says a link whose fields the server refuses (cut or mistyped) is not valid, in words', async function () {
+    const { actor } = page({ ...LINK, channel: 'zzz' }, [
+      () => Promise.reject(new ApiError(400, 'bad_request', 'body.channel: must be a channel id')),
+    ]);
+    actor.send({ type: 'user.confirm' });
+    const refused = await waitFor(actor, (s) => s.matches('ready') && s.context.error !== null);
+    expect(refused.context.error).to.match(/^This confirmation link is not valid/);
+  });
+
   it('says a link without its fields is incomplete, and sends nothing', function () {
     expect(confirmLinkOf(new URLSearchParams('user=ada&channel=x'))).to.equal(null);
     const { actor, sent } = page(null, []);

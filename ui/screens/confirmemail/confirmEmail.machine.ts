@@ -19,9 +19,12 @@ export function confirmLinkOf(params: URLSearchParams): ConfirmLink | null {
   return user && channel && token ? { user, channel, token } : null;
 }
 
-/** Why confirming failed, in the page's words: a link the server does not know is one to ask again for. */
+/**
+ * Why confirming failed, in the page's words: a link the server does not know, or whose fields it refuses (a
+ * link cut or mistyped: `body.channel: must be a channel id`), is one to ask again for.
+ */
 export function refusalText(error: unknown): string {
-  if (error instanceof ApiError && error.status === 404) {
+  if (error instanceof ApiError && (error.status === 404 || error.status === 400)) {
     return 'This confirmation link is not valid (mistyped, or its channel was removed): add the address again in Settings for a new one';
   }
   return errorMessage(error);
