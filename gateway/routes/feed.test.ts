@@ -119,6 +119,11 @@ describe('feed ingestion route', function () {
     ],
     ['a ts a minute ahead', [{ symbol: 'AAPL', price: 1, ts: Date.now() + 60_000 }], /^body\[0\]\.ts: .* ahead/],
     [
+      'a ts past the last time a date holds',
+      [{ symbol: 'AAPL', price: 1, ts: Number.MAX_SAFE_INTEGER }],
+      /^body\[0\]\.ts: 9007199254740991 is [\d,]+ s ahead/,
+    ],
+    [
       `more than ${FEED_MAX_TICKS} ticks`,
       Array.from({ length: FEED_MAX_TICKS + 1 }, () => ({ symbol: 'AAPL', price: 1 })),
       /^body: must hold at most 5000 ticks/,

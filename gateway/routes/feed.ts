@@ -24,6 +24,9 @@ export { FEED_MAX_TICKS };
 /** Largest feed request body, in bytes (5,000 ticks with long fields fit). */
 export const FEED_MAX_BODY_BYTES = 1024 * 1024;
 
+/** The latest time a `Date` can hold, ms since the epoch. */
+const LATEST_DATE_MS = 8.64e15;
+
 /** What the feed route needs: its token and where ticks go. */
 export interface FeedDeps {
   /** The bearer token callers must present. */
@@ -96,11 +99,13 @@ export function feedRoute(
       // session, and the quote would show its time.
       if (t.ts !== undefined && t.ts > at + TICK_FUTURE_TOLERANCE_MS) {
         const ahead = Math.round((t.ts - at) / 1000);
+        // A time past the last a date can hold (year 275760) is shown as the number sent.
+        const when = t.ts <= LATEST_DATE_MS ? new Date(t.ts).toISOString() : String(t.ts);
         throw new ApiError(
           400,
           'bad_request',
-          `body[${i}].ts: ${new Date(t.ts).toISOString()} is ${ahead.toLocaleString('en-US')} s ahead of the ` +
-            `server's clock; at most ${TICK_FUTURE_TOLERANCE_MS / 1000} s`,
+          `body[${i}].ts: ${when} is ${ahead.toLocaleString('en-US')} s ahead of the server's clock; ` +
+            `at most ${TICK_FUTURE_TOLERANCE_MS / 1000} s`,
         );
       }
       return { symbol: t.symbol, price: t.price, size: t.size ?? 0, ts: t.ts ?? at };
