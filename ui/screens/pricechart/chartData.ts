@@ -441,6 +441,7 @@ export const LEVEL_COLORS = Object.freeze({
 export function levelElements(symbol: string, levels: Levels): ChartElement[] {
   const make = (kind: 'support' | 'resistance', y: number, i: number): ChartElement => {
     const name = kind === 'support' ? 'Support' : 'Resistance';
+    const label = `${name} ${y.toFixed(2)}`;
     return {
       symbol,
       id: `sar-${kind}-${i}`,
@@ -448,10 +449,10 @@ export function levelElements(symbol: string, levels: Levels): ChartElement[] {
       charttype: kind,
       chartdata: {
         y,
-        label: `${name} ${y.toFixed(2)}`,
+        label,
         // On a phone's chart, where the words would crowd each other over the candles: `S 324.10`, `R 341.97`.
         brief: `${name[0]!} ${y.toFixed(2)}`,
-        words: `${name} ${y.toFixed(2)}`,
+        words: label,
         dash: 'dot',
         clickable: false,
       },
