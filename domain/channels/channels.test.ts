@@ -91,6 +91,11 @@ describe('channels decider', function () {
       'a\u001b[31m@example.com',
       'a\u007fb@example.com',
       'a\u0085b@example.com',
+      '\u200b@example.com',
+      'a\u200db@example.com',
+      'me\u00ad@example.com',
+      'a\u00a0b@example.com',
+      '\u3000@example.com',
     ]) {
       given(channelsDecider)
         .when(add(1, email(bad)))

@@ -238,8 +238,10 @@ export interface ChannelsState {
   readonly alertChannels: Readonly<Record<string, readonly string[]>>;
 }
 
+// The mailbox: no spaces or separators, and none that shows nothing (a zero-width space, a soft hyphen, a
+// joiner): an address a reader cannot see is not one they can check.
 const EMAIL_PATTERN =
-  /^[^\s@<>()",;:]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
+  /^[^\s\p{Cf}\p{Z}@<>()",;:]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/u;
 const BASE64URL = /^[A-Za-z0-9_-]+={0,2}$/;
 
 function httpUrl(text: string, field: string, schemes: readonly string[]): string {
