@@ -6,6 +6,7 @@ import type { Context, Middleware } from 'koa';
 import { isDomainError } from '../domain/decider.ts';
 import { WrongExpectedRevisionError } from '../platform/eventstore/port.ts';
 import type { Logger } from '../platform/logger.ts';
+import { isStoreUnreachable } from '../platform/unreachable.ts';
 import { isClientGone } from './http/aborted.ts';
 
 /** HTTP status of a domain refusal by its code; any other code is bad input (400). */
@@ -71,6 +72,13 @@ function statusOf(err: unknown): number | undefined {
   return typeof value === 'number' && Number.isInteger(value) && value >= 400 && value <= 599 ? value : undefined;
 }
 
+/** What a request that needed a shared store out of reach is told (503, with `Retry-After`). */
+export const STORE_UNREACHABLE_MESSAGE =
+  'the server cannot reach its data store at the moment; try again in a few seconds';
+
+/** Seconds a client is asked to wait before retrying a request answered 503. */
+export const UNAVAILABLE_RETRY_AFTER_S = 5;
+
 /** Turns any thrown value into a status and body; unknown failures become a 500 that reveals nothing. */
 export function toErrorAnswer(err: unknown): { status: number; body: ErrorBody } {
   if (err instanceof ApiError) return { status: err.status, body: { error: err.code, message: err.message } };
@@ -80,6 +88,9 @@ export function toErrorAnswer(err: unknown): { status: number; body: ErrorBody }
   }
   if (err instanceof WrongExpectedRevisionError) {
     return { status: 409, body: { error: 'conflict', message: 'the object changed meanwhile; retry' } };
+  }
+  if (isStoreUnreachable(err)) {
+    return { status: 503, body: { error: 'unavailable', message: STORE_UNREACHABLE_MESSAGE } };
   }
   const status = statusOf(err);
   // Koa's and the router's own errors (http-errors) carry a status and mark client errors as exposable.
@@ -115,7 +126,10 @@ export function answerError(ctx: Context, err: unknown, logger: Logger): void {
   }
   const { status, body } = toErrorAnswer(err);
   const requestId = (ctx.state as { requestId?: string }).requestId;
-  if (status >= 500) logger.error({ err, requestId, method: ctx.method, path: ctx.path }, 'request failed');
+  if (isStoreUnreachable(err)) {
+    logger.warn({ err, requestId, method: ctx.method, path: ctx.path }, 'request failed: a data store is unreachable');
+    ctx.set('Retry-After', String(UNAVAILABLE_RETRY_AFTER_S));
+  } else if (status >= 500) logger.error({ err, requestId, method: ctx.method, path: ctx.path }, 'request failed');
   ctx.status = status;
   ctx.body = requestId === undefined ? body : { ...body, requestId };
 }

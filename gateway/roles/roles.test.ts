@@ -111,6 +111,46 @@ describe('system on Redis (REDIS_URL)', function () {
       await gw.close();
     }
   });
+
+  it('answers 503 while Redis is out of reach, says so on /readyz, and fires alerts again once it is back empty', async function () {
+    this.timeout(90_000);
+    const gw = await startTestGateway({ env: { REDIS_URL: redis.url, FEED_TOKEN: TOKEN, ENGINE_NAME: 'solo' } });
+    try {
+      const user = await gw.user();
+      const created = await user.post('/personalize/stockalerts', {
+        symbol: 'KO',
+        condition: { op: 'greater_than', value: 1 },
+      });
+      expect(created.status).to.equal(200, created.text);
+      expect((await gw.client().get('/readyz')).body).to.nested.include({ 'checks.redis.ok': true });
+
+      await redis.stop();
+      const list = await user.get('/personalize/stockalerts');
+      expect(list.status).to.equal(503, list.text);
+      expect(list.body).to.include({ error: 'unavailable' });
+      expect((list.body as { message: string }).message).to.match(/cannot reach its data store/);
+      expect(list.headers.get('retry-after')).to.equal('5');
+      const ready = await gw.client().get('/readyz');
+      expect(ready.status).to.equal(503);
+      expect(ready.body).to.nested.include({ 'checks.redis.ok': false });
+
+      // Started again without its data: the sessions, the tick stream and the engine's group are gone.
+      redis = await startTestRedis(redis.port);
+      await until(async () => ((await gw.client().get('/readyz')).status === 200 ? true : undefined), 30_000);
+      const fired: string[] = [];
+      const stop = gw.running.system.engine!.onTrigger((trigger) => fired.push(trigger.event.data.symbol));
+      try {
+        const feed = await gw.client().post('/api/feed/ticks', [{ symbol: 'KO', price: 70 }], AUTH);
+        expect(feed.status).to.equal(202, feed.text);
+        await until(() => Promise.resolve(fired.length > 0 ? true : undefined), 10_000);
+        expect(fired).to.deep.equal(['KO']);
+      } finally {
+        stop();
+      }
+    } finally {
+      await gw.close();
+    }
+  });
 });
 
 describe('roles without Redis', function () {

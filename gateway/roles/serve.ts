@@ -96,7 +96,7 @@ export function systemOf(config: Config, logger: Logger, ports: Ports, parts: Pa
     market,
     readModelSync: projections ?? checkpointSync(readModels),
     feed: parts.bus && config.feedToken !== null ? { token: config.feedToken, bus: parts.bus } : undefined,
-    health: { projections, engine: parts.engine },
+    health: { projections, engine: parts.engine, redis: ports.redis },
     dataDir: config.dataDir,
     origin: { publicOrigin: config.publicOrigin, trustProxy: config.trustProxy },
     delivery: parts.delivery ?? setUpDelivery(config, events, componentLogger(logger, 'delivery')),
@@ -179,6 +179,7 @@ export async function serveApi(config: Config, logger: Logger, stops: Stops, sys
   const health = {
     projections: system.projections,
     engine: system.engine,
+    redis: system.redis,
     sockets: () => realtime.socketCount(),
   };
   // A rebuild check of the Maint page replays into a scratch store of its own, in memory; the live read models
@@ -228,6 +229,7 @@ export async function serveHealth(
     createHealthApp(system.events, {
       projections: system.projections,
       engine: system.engine,
+      redis: system.redis,
       standard: partMetricsText,
     }),
     stops,

@@ -1,12 +1,13 @@
 /**
  * Health routes, public and without a session: `/healthz` (the process answers), `/readyz` (the event store
- * answers, the projections have caught up, the tick source is live) and `/metrics` (Prometheus text format).
+ * answers, the projections have caught up, the tick source is live, Redis answers when configured) and `/metrics` (Prometheus text format).
  */
 import type Router from '@koa/router';
 import type { LiveFeed } from '../../domain/contract/market.ts';
 import { DATA_FEEDS, FEED_DESCRIPTIONS, dataFeedOf, simulatedDelay, type DataFeed } from '../../domain/market/feeds.ts';
 import { describeProviderHealth } from '../../engine/ticks/providerStream.ts';
 import type { EventStore } from '../../platform/eventstore/port.ts';
+import type { RedisClient } from '../../platform/redis.ts';
 import type { ConsumerLag } from '../../platform/subscriptions/runner.ts';
 import type { RunningProjections } from '../../projections/index.ts';
 import type { RunningEngine } from '../../engine/running.ts';
@@ -20,6 +21,8 @@ export interface HealthDeps {
     | (Pick<RunningEngine, 'live' | 'alerts' | 'source'> &
         Pick<Partial<RunningEngine>, 'sourceHealth' | 'sessionMinutes'>)
     | null;
+  /** The Redis connection, when `REDIS_URL` is set: `/readyz` checks that it answers. */
+  readonly redis?: Pick<RedisClient, 'ping'> | null | undefined;
   /** Connected sockets, when this process serves Socket.IO. */
   readonly sockets?: (() => number) | undefined;
   /** The standard metrics (process, HTTP) in the Prometheus text format, printed after the app's own. */
@@ -44,6 +47,28 @@ async function storeCheck(events: EventStore): Promise<Check> {
     return { ok: true };
   } catch (error) {
     return { ok: false, detail: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+/** How long `/readyz` waits for Redis to answer its PING (ms). */
+export const REDIS_PING_TIMEOUT_MS = 1000;
+
+async function redisCheck(redis: Pick<RedisClient, 'ping'>): Promise<Check> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`no answer to PING within ${REDIS_PING_TIMEOUT_MS} ms`)),
+      REDIS_PING_TIMEOUT_MS,
+    );
+  });
+  try {
+    await Promise.race([redis.ping(), late]);
+    return { ok: true };
+  } catch (error) {
+    const message = error instanceof Error && error.message !== '' ? error.message : String(error);
+    return { ok: false, detail: `unreachable: ${message}` };
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -174,8 +199,17 @@ export function renderMetrics(
 export function mountHealthRoutes(router: Router, events: EventStore, deps: HealthDeps | undefined): void {
   const health: HealthDeps = deps ?? { projections: null, engine: null };
   router.get('/readyz', async (ctx) => {
-    const [store, projections] = await Promise.all([storeCheck(events), projectionsCheck(health.projections)]);
-    const checks = { store, projections, tickSource: tickSourceCheck(health.engine) };
+    const [store, projections, redis] = await Promise.all([
+      storeCheck(events),
+      projectionsCheck(health.projections),
+      health.redis ? redisCheck(health.redis) : undefined,
+    ]);
+    const checks = {
+      store,
+      projections,
+      tickSource: tickSourceCheck(health.engine),
+      ...(redis ? { redis } : {}),
+    };
     const ready = Object.values(checks).every((c) => c.ok);
     ctx.status = ready ? 200 : 503;
     ctx.body = { status: ready ? 'ready' : 'unavailable', checks };

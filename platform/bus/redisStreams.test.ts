@@ -159,6 +159,29 @@ describe('redis streams tick bus', function () {
     expect(seen.map((t) => t.ts)).to.deep.equal(ticks(24).map((t) => t.ts));
   });
 
+  it('reads on when Redis loses its data: the group is made again and the ticks published after reach the member', async function () {
+    const engine = bus();
+    const seen: Tick[] = [];
+    const errors: unknown[] = [];
+    const reading = createRedisTickBus(client, {
+      stream,
+      blockMs: 200,
+      leaseMs: 600,
+      onError: (error) => errors.push(error),
+    });
+    buses.push(reading);
+    await reading.subscribe({ onTicks: (t) => void seen.push(...t) }, { group: 'engines', member: 'engine-a' }).ready;
+    await engine.publish(ticks(8));
+    await until(() => seen.length === 8);
+
+    // A restart without persistence: the stream, its groups and the membership are gone.
+    await client.sendCommand(['FLUSHALL']);
+    await until(() => errors.some((e) => e instanceof Error && e.message.startsWith('NOGROUP')));
+    await engine.publish(ticks(8, 8));
+    await until(() => seen.length === 16);
+    expect(seen.map((t) => t.ts)).to.deep.equal(ticks(16).map((t) => t.ts));
+  });
+
   it('delivers again, after a crash, a batch whose work was not durable yet', async function () {
     const first = bus();
     const batches: number[] = [];

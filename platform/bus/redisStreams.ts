@@ -193,6 +193,9 @@ function ticksOf(data: string | undefined): Tick[] {
   return ticks;
 }
 
+/** What a group read answers once the group that Redis lost was created again. */
+const LOST_GROUP = Symbol('lost group');
+
 /** A running reader of the stream for one subscriber. */
 class Reader {
   active = true;
@@ -205,6 +208,8 @@ class Reader {
   private stopping: Promise<void> | undefined;
   private readonly token = randomUUID();
   private readonly consumerGroup: string;
+  /** The id of the last entry read through the group, where a group lost with Redis's data is created again. */
+  private lastRead: string | null = null;
   readonly ready: Promise<void>;
 
   constructor(
@@ -251,15 +256,7 @@ class Reader {
       return;
     }
     await this.claimLease();
-    const created = await this.bus.client
-      .sendCommand(['XGROUP', 'CREATE', this.bus.stream, this.consumerGroup, '$', 'MKSTREAM'])
-      .then(
-        () => true,
-        (error: unknown) => {
-          if (error instanceof Error && error.message.startsWith('BUSYGROUP')) return false;
-          throw error;
-        },
-      );
+    const created = await this.createGroup('$');
     let pendingFrom: string | null = null;
     if (!created) {
       pendingFrom = '0-0';
@@ -267,6 +264,30 @@ class Reader {
     }
     await this.membership('join');
     this.loop = this.readGroup(pendingFrom);
+  }
+
+  /** Creates the consumer group reading after `from` (and the stream if need be); false when it exists. */
+  private createGroup(from: string): Promise<boolean> {
+    return this.bus.client
+      .sendCommand(['XGROUP', 'CREATE', this.bus.stream, this.consumerGroup, from, 'MKSTREAM'])
+      .then(
+        () => true,
+        (error: unknown) => {
+          if (error instanceof Error && error.message.startsWith('BUSYGROUP')) return false;
+          throw error;
+        },
+      );
+  }
+
+  /**
+   * Joins again after Redis lost the group (a restart without persistence, a failover to a replica behind, a
+   * flush): the group is created after the last entry read, so what was published since is read, and the member
+   * joins the membership again (its lease taken again if free), so that the entries are its own to evaluate.
+   */
+  private async rejoin(): Promise<void> {
+    await this.createGroup(this.lastRead ?? '$');
+    await this.bus.client.sendCommand(['SET', this.keys.lease, this.token, 'NX', 'PX', String(this.bus.leaseMs)]);
+    await this.membership('join');
   }
 
   /** Waits (up to a lease and a second) for a name's previous holder to let its lease lapse, then holds it. */
@@ -384,6 +405,10 @@ class Reader {
         this.bus.stream,
         cursor ?? '>',
       ]);
+      if (reply === LOST_GROUP) {
+        cursor = null;
+        continue;
+      }
       const entries = entriesOf(reply);
       // The pending entries are read again first; once they are exhausted, the new ones.
       if (cursor !== null && entries.length === 0) cursor = null;
@@ -393,6 +418,7 @@ class Reader {
         if (cursor !== null) cursor = entry.id;
         if (!this.active) break;
         ids.push(entry.id);
+        this.lastRead = entry.id;
         const result = this.deliver(entry, this.group ?? null);
         if (result) settling.push(result);
         if (this.leaveAt !== null && compareStreamIds(entry.id, this.leaveAt) >= 0) this.active = false;
@@ -413,13 +439,26 @@ class Reader {
     void done.finally(() => this.outstanding.delete(done));
   }
 
-  /** One blocking read on the reader's own connection; null once unsubscribed or on a read error. */
+  /**
+   * One blocking read on the reader's own connection; null once unsubscribed or on a read error, {@link LOST_GROUP}
+   * once the group that Redis lost is there again.
+   */
   private async read(command: string[]): Promise<unknown> {
     try {
       return await this.connection!.sendCommand(command);
     } catch (error) {
       if (!this.active) return null;
       this.bus.report(error);
+      if (this.group !== undefined && error instanceof Error && error.message.startsWith('NOGROUP')) {
+        const rejoined = await this.rejoin().then(
+          () => true,
+          (failure: unknown) => {
+            this.bus.report(failure);
+            return false;
+          },
+        );
+        if (rejoined) return LOST_GROUP;
+      }
       await new Promise((resolve) => setTimeout(resolve, 200));
       return null;
     }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { EventStoreDBClient, START as ESDB_START } from '@eventstore/db-client';
-import { createEsdbEventStore, type EsdbEventStore } from './esdb.ts';
+import { createEsdbEventStore, isEventStoreUnreachable, type EsdbEventStore } from './esdb.ts';
 import { startFakeEsdb, type FakeEsdb } from './esdbFakeServer.ts';
 import { eventStoreContract } from './eventStore.contract.ts';
 import { START, comparePositions, isAfter, type EventData, type LogPosition, type RecordedEvent } from './port.ts';
@@ -50,6 +50,27 @@ if (realServer) {
     it('runs the contract against the server at EVENTSTORE_URL', function () {});
   });
 }
+
+describe('EsdbEventStore out of reach', function () {
+  it('fails a call to a server that stopped as one out of reach, which may succeed later', async function () {
+    this.timeout(30_000);
+    const fake = await startFakeEsdb();
+    const store = createEsdbEventStore(fake.url);
+    try {
+      await store.appendToStream(`reach-${randomUUID()}`, [event('Reached')]);
+      await fake.stop();
+      const failure = await store.headPosition().then(
+        () => null,
+        (error: unknown) => error,
+      );
+      expect(failure, 'the call failed').to.be.instanceOf(Error);
+      expect(isEventStoreUnreachable(failure)).to.equal(true);
+      expect(isEventStoreUnreachable(new Error('refused'))).to.equal(false);
+    } finally {
+      await store.close();
+    }
+  });
+});
 
 describe('EsdbEventStore on the fake server', function () {
   let fake: FakeEsdb;

@@ -1,13 +1,17 @@
 import {
   ANY,
   BACKWARDS,
+  DeadlineExceededError,
   END,
   EventStoreDBClient,
   FORWARDS,
   NO_STREAM,
   START as ESDB_START,
+  NotLeaderError,
   STREAM_EXISTS,
   StreamNotFoundError as EsdbStreamNotFoundError,
+  TimeoutError as EsdbTimeoutError,
+  UnavailableError,
   WrongExpectedVersionError,
   eventTypeFilter,
   excludeSystemEvents,
@@ -115,6 +119,19 @@ async function readToEnd<T>(read: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
   for await (const item of read) out.push(item);
   return out;
+}
+
+/**
+ * Whether a call failed because EventStoreDB was out of reach (down, electing a leader, or not answering in time),
+ * not because it refused the call: the same call may succeed a moment later.
+ */
+export function isEventStoreUnreachable(error: unknown): boolean {
+  return (
+    error instanceof UnavailableError ||
+    error instanceof DeadlineExceededError ||
+    error instanceof EsdbTimeoutError ||
+    error instanceof NotLeaderError
+  );
 }
 
 function toError(error: unknown): Error {

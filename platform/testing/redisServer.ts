@@ -38,9 +38,12 @@ function ping(port: number): Promise<boolean> {
   });
 }
 
-/** Starts `redis-server` (from PATH) on a free port and waits until it answers PING. */
-export async function startTestRedis(): Promise<TestRedis> {
-  const port = await freePort();
+/**
+ * Starts `redis-server` (from PATH) on a free port, or on `port` (a server started again where one was stopped),
+ * and waits until it answers PING.
+ */
+export async function startTestRedis(port?: number): Promise<TestRedis> {
+  port ??= await freePort();
   const child: ChildProcess = spawn(
     'redis-server',
     ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning'],
