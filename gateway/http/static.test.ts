@@ -98,9 +98,18 @@ describe('web app files', function () {
     expect(res.text).to.include('<title>app</title>');
   });
 
+  it('answers a page path whose symbol has a dot with index.html', async function () {
+    for (const path of ['/CompanyStats/BRK.B', '/PriceChart/BF.B', '/Predict/brk.b']) {
+      const res = await get(server.url, path);
+      expect(res.status, path).to.equal(200);
+      expect(res.text, path).to.include('<title>app</title>');
+    }
+  });
+
   it('leaves API paths, missing files and paths outside its folder to the rest of the app', async function () {
     expect((await get(server.url, '/api/nothing')).status).to.equal(404);
     expect((await get(server.url, '/assets/missing.js')).status).to.equal(404);
+    expect((await get(server.url, '/favicon.ICO')).status).to.equal(404);
     const escaped = await get(server.url, '/..%2fsecret.txt');
     expect(escaped.status).to.equal(404);
     expect(escaped.text).not.to.include('not for the web');

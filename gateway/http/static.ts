@@ -92,7 +92,8 @@ export function webApp(dir: string, isApiPath: (path: string) => boolean): Middl
       sendFile(ctx, file, stat.size, TYPES[extension] ?? 'application/octet-stream');
       return;
     }
-    if (extension !== '' && extension !== '.html') {
+    // A missing file of a type the build writes is missing; any other dot is a page's (`/CompanyStats/BRK.B`).
+    if (extension !== '.html' && TYPES[extension.toLowerCase()] !== undefined) {
       await next();
       return;
     }
