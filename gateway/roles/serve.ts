@@ -21,6 +21,7 @@ import { createApp, type AppDeps } from '../app.ts';
 import { createAuthLimiter } from '../auth/limits.ts';
 import { memoryLimiters, redisLimiters } from '../auth/rateLimit.ts';
 import { createHealthApp } from '../healthApp.ts';
+import { answerClientErrors } from '../http/clientError.ts';
 import { attachRealtime, endingSockets, type Realtime } from '../realtime/realtime.ts';
 import { startRelay, type Relay } from '../realtime/relay.ts';
 import { partMetricsText } from '../http/metrics.ts';
@@ -137,6 +138,7 @@ function closeServer(server: http.Server): Promise<void> {
 /** The HTTP server of a Koa application; closed, once it listens, after what is attached to it. */
 function serverOf(app: { callback(): http.RequestListener }, stops: Stops): http.Server {
   const server = http.createServer(app.callback());
+  answerClientErrors(server);
   stops.add(() => (server.listening ? closeServer(server) : undefined));
   return server;
 }
