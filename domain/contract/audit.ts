@@ -14,8 +14,11 @@ export const AUDIT_PAGE_DEFAULT = 100;
 /** Most accounts in one answer of the user list. */
 export const USER_LIST_MAX = 1000;
 
-/** A date, or a date and time with `Z` or an offset; a time without a zone would depend on the server. */
-const ISO_TIME = /^(\d{4}-\d{2}-\d{2})(T(\d{2}):(\d{2})(:(\d{2})(\.\d{1,9})?)?(Z|[+-](\d{2}):(\d{2})))?$/;
+/**
+ * A date and time with `Z` or an offset: a time without a zone would depend on the server, and so would a date
+ * alone (the day of which place?).
+ */
+const ISO_TIME = /^(\d{4}-\d{2}-\d{2})(T(\d{2}):(\d{2})(:(\d{2})(\.\d{1,9})?)?(Z|[+-](\d{2}):(\d{2})))$/;
 
 /**
  * Whether a text is such a time naming a real moment: a calendar day (not 2026-02-30, which `Date.parse` would
@@ -26,6 +29,20 @@ function isIsoTime(text: string): boolean {
   if (!match || !isCalendarDate(match[1]!)) return false;
   const [hour, minute, second, offsetHours, offsetMinutes] = [3, 4, 6, 9, 10].map((i) => Number(match[i] ?? 0));
   return hour! < 24 && minute! < 60 && second! < 60 && offsetHours! < 24 && offsetMinutes! < 60;
+}
+
+/**
+ * The last millisecond a time (one {@link isIsoTime} takes) covers at the precision it is written in: the whole
+ * second of `…14:30:05Z`, the whole minute of `…14:30Z`, the tenth of a second of `…14:30:05.3Z`. An event
+ * shown at 14:30:05 is at or before `to=…14:30:05Z`, whatever its milliseconds.
+ */
+export function lastInstantOf(time: string): number {
+  const start = Date.parse(time);
+  const match = ISO_TIME.exec(time);
+  if (!match) return start;
+  const fraction = match[7];
+  if (fraction !== undefined) return fraction.length > 3 ? start : start + 10 ** (4 - fraction.length) - 1;
+  return start + (match[6] !== undefined ? 999 : 59_999);
 }
 
 const isoTime = z.string().refine(isIsoTime, 'must be an ISO 8601 time with a zone, e.g. 2026-01-31T14:30:00Z');
@@ -68,7 +85,7 @@ const eventsQuery = z
       .default(AUDIT_PAGE_DEFAULT),
     after: position.optional(),
   })
-  .refine((q) => q.from === undefined || q.to === undefined || Date.parse(q.from) <= Date.parse(q.to), {
+  .refine((q) => q.from === undefined || q.to === undefined || Date.parse(q.from) <= lastInstantOf(q.to), {
     message: 'must not be before from',
     path: ['to'],
   });

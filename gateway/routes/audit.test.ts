@@ -165,6 +165,11 @@ describe('audit routes', function () {
         limit: 100,
       },
     });
+    // A time to the second, as the screens show it, keeps every event of that second, whatever its milliseconds.
+    const msftSecond = msft.at.slice(0, 19) + 'Z';
+    const toSecond = await eventsOf(ada.username, `?type=SymbolAddedToWatchlist&from=${msftSecond}&to=${msftSecond}`);
+    expect(toSecond.events.map((e) => e.data.symbol)).to.include('MSFT');
+    expect(toSecond.events.every((e) => e.at.startsWith(msft.at.slice(0, 19)))).to.equal(true);
   });
 
   it('answers the state at a past time and at a log position, one key per registered concern', async function () {
@@ -245,7 +250,9 @@ describe('audit routes', function () {
     ['an unknown query parameter', 'events?types=UserSignedIn', 'query.types'],
     ['both at and position', 'state?at=2026-03-01T00:00:00Z&position=1/1', 'query.position'],
     ['an at that is not a time', 'state?at=2026-13-45T00:00:00Z', 'query.at'],
-    ['an at on a day the calendar lacks', 'state?at=2026-11-31', 'query.at'],
+    ['an at on a day the calendar lacks', 'state?at=2026-11-31T10:00:00Z', 'query.at'],
+    ['an at of a date alone, whose day is no zone’s', 'state?at=2026-11-30', 'query.at'],
+    ['a to of a date alone', 'events?to=2026-11-30', 'query.to'],
     ['an at at hour 24', 'state?at=2026-03-01T24:00Z', 'query.at'],
     ['a from on February 30', 'events?from=2026-02-30T10:00:00Z', 'query.from'],
     ['a to with an offset of 25 hours', 'events?to=2026-03-01T10:00:00%2B25:00', 'query.to'],

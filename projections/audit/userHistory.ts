@@ -17,6 +17,7 @@ import {
   type LogPosition,
   type RecordedEvent,
 } from '../../platform/eventstore/port.ts';
+import { lastInstantOf } from '../../domain/contract/audit.ts';
 import { eventTime } from '../projection.ts';
 
 /** One concern's stream of the user, in revision order. */
@@ -167,7 +168,7 @@ export interface HistoryFilter {
   readonly types?: readonly string[];
   /** Only events at or after this time (ISO). */
   readonly from?: string;
-  /** Only events at or before this time (ISO). */
+  /** Only events at or before this time (ISO), all of the second (or minute) it names. */
   readonly to?: string;
   /** Only events after this position (the previous page's `next`). */
   readonly after?: LogPosition;
@@ -187,7 +188,7 @@ export interface HistoryPage {
 export function historyPage(history: UserHistory, filter: HistoryFilter): HistoryPage {
   const types = filter.types && filter.types.length > 0 ? new Set(filter.types) : null;
   const from = filter.from === undefined ? -Infinity : Date.parse(filter.from);
-  const to = filter.to === undefined ? Infinity : Date.parse(filter.to);
+  const to = filter.to === undefined ? Infinity : lastInstantOf(filter.to);
   const matching = history.events.filter((event) => {
     if (types && !types.has(event.type)) return false;
     if (filter.after && comparePositions(event.position, filter.after) <= 0) return false;

@@ -10,6 +10,7 @@ import {
   type LogPosition,
   type RecordedEvent,
 } from '../../platform/eventstore/port.ts';
+import { lastInstantOf } from '../../domain/contract/audit.ts';
 import { eventTime } from '../projection.ts';
 import { redact, type UserHistory } from './userHistory.ts';
 
@@ -37,7 +38,7 @@ export function eventsUpTo(history: UserHistory, cut: StateCut): readonly Record
     const end = history.events.findIndex((e) => comparePositions(e.position, cut.position) > 0);
     return end < 0 ? history.events : history.events.slice(0, end);
   }
-  const limit = Date.parse(cut.at);
+  const limit = lastInstantOf(cut.at);
   const end = history.events.findIndex((e) => Date.parse(eventTime(e)) > limit);
   return end < 0 ? history.events : history.events.slice(0, end);
 }
