@@ -439,6 +439,24 @@ const closingsIdentity = (closings: readonly Closing[]): string =>
   JSON.stringify(closings.map((c) => [c.transactionId, c.lotId, c.quantity, c.gainCents]).sort());
 
 /**
+ * In words, the later trade whose lots, named by it, a back-dated trade matched first in first out would take:
+ * `the sale of 20 shares on 2024-03-10 sells by name the lot bought on 2024-02-10, which this trade would take
+ * first`.
+ */
+function namedLotsTaken(
+  later: BuyTransaction | SellTransaction,
+  trades: readonly (BuyTransaction | SellTransaction)[],
+): string {
+  const quantity = `${formatQuantity(later.quantity)} ${later.quantity === 1 ? 'share' : 'shares'}`;
+  const named = later.kind === 'sell' ? (later.lots ?? []) : [];
+  const dates = [...new Set(named.map((pick) => trades.find((t) => t.id === pick.id)?.date ?? 'an earlier day'))];
+  const lots = dates.length === 1 ? `the lot bought on ${dates[0]}` : `the lots bought on ${dates.join(', ')}`;
+  return named.length === 0
+    ? `the ${later.kind === 'sell' ? 'sale' : 'purchase'} of ${quantity} on ${later.date} would no longer match`
+    : `the sale of ${quantity} on ${later.date} sells by name ${lots}, which this trade would take first`;
+}
+
+/**
  * After a trade dated before trades of its symbol recorded earlier (`at`): the symbol's trades matched again
  * oldest first, or null when that closes the same parts. The symbol's lots must be what its trades tell: those
  * recorded before this command (`prior`) matched in the order recorded (as before any trade was back-dated) or
@@ -479,13 +497,16 @@ function rematch(
     );
   }
   let dated;
+  let matching: BuyTransaction | SellTransaction | undefined;
   try {
-    dated = replayTrades(oldestFirst(trades), fieldOf);
+    dated = replayTrades(oldestFirst(trades), (trade) => fieldOf((matching = trade)));
   } catch (error) {
-    if (!(error instanceof DomainError)) throw error;
+    if (!(error instanceof DomainError) || matching === undefined) throw error;
     throw new DomainError(
-      error.code,
-      `${at.field}.date ${at.date} comes before a trade of ${symbol} it would change: ${error.message}`,
+      'conflict',
+      `${at.field}.date ${at.date} comes before a trade of ${symbol} it would change: ` +
+        `${namedLotsTaken(matching, trades)}; date this trade on or after ${matching.date}, or name the lots it ` +
+        `${matching.kind === 'sell' ? 'sells' : 'buys back'}`,
       `${at.field}.date`,
     );
   }

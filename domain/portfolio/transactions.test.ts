@@ -293,7 +293,12 @@ describe('portfolio transactions', () => {
       const refusal = refusalOf(history, record(sell('s0', '2025-03-05', 5, 110)));
       expect(refusal.field).to.equal('transactions[0].date');
       expect(refusal.message).to.match(/^transactions\[0\]\.date 2025-03-05 comes before a trade of AAPL/);
-      expect(refusal.message).to.include('more than the 5 left of lot b1');
+      expect(refusal.code).to.equal('conflict');
+      expect(refusal.message).to.equal(
+        'transactions[0].date 2025-03-05 comes before a trade of AAPL it would change: the sale of 10 shares on ' +
+          '2025-03-06 sells by name the lot bought on 2025-03-03, which this trade would take first; date this trade ' +
+          'on or after 2025-03-06, or name the lots it sells',
+      );
     });
 
     it('are refused, naming the date, when lots were changed by hand in a way the trades do not retell', () => {
