@@ -4,6 +4,7 @@
  * verdict saying why not (the line and the column named); a row's id is derived from its content, so the
  * same file imported again is recognised row by row.
  */
+import { isCalendarDate } from '../contract/common.ts';
 import { withoutGrouping } from '../format.ts';
 import { STOCKPULSE_NAMESPACE, uuidV5 } from '../ids.ts';
 import { DomainError, isDomainError } from '../decider.ts';
@@ -105,6 +106,8 @@ export interface CsvRecord {
 /** A file that could not be read as CSV, with the line where reading stopped. */
 export interface UnreadableFile {
   readonly line: number;
+  /** The column where reading stopped, as the header names it, when known. */
+  readonly column?: string | null;
   readonly message: string;
 }
 
@@ -133,16 +136,23 @@ function required(value: number | null, column: string): number {
 function usDate(text: string | undefined, column: string): string {
   // Schwab writes `MM/DD/YYYY`, or `MM/DD/YYYY as of MM/DD/YYYY` for a correction; the first date is the trade's.
   const m = /^(\d{1,2})\/(\d{1,2})\/(\d{4})/.exec((text ?? '').trim());
-  if (!m) throw new RowError(column, `${column} ${JSON.stringify((text ?? '').slice(0, 40))} is not a date MM/DD/YYYY`);
-  return `${m[3]}-${m[1]!.padStart(2, '0')}-${m[2]!.padStart(2, '0')}`;
+  const refused = () =>
+    new RowError(column, `${column} ${JSON.stringify((text ?? '').slice(0, 40))} is not a date MM/DD/YYYY`);
+  if (!m) throw refused();
+  const date = `${m[3]}-${m[1]!.padStart(2, '0')}-${m[2]!.padStart(2, '0')}`;
+  if (!isCalendarDate(date)) throw refused();
+  return date;
 }
 
 function isoDate(text: string | undefined, column: string): string {
   // IBKR writes `YYYY-MM-DD, HH:MM:SS` (or `YYYYMMDD` in some exports); only the date counts.
   const raw = (text ?? '').trim();
   const m = /^(\d{4})-?(\d{2})-?(\d{2})/.exec(raw);
-  if (!m) throw new RowError(column, `${column} ${JSON.stringify(raw.slice(0, 40))} is not a date YYYY-MM-DD`);
-  return `${m[1]}-${m[2]}-${m[3]}`;
+  const date = m ? `${m[1]}-${m[2]}-${m[3]}` : '';
+  if (!isCalendarDate(date)) {
+    throw new RowError(column, `${column} ${JSON.stringify(raw.slice(0, 40))} is not a date YYYY-MM-DD`);
+  }
+  return date;
 }
 
 function symbolCell(text: string | undefined, column: string): string {
@@ -188,7 +198,19 @@ function readGeneric(rows: readonly CsvRecord[]): ReadRow[] {
   const [header, ...data] = rows;
   if (!header) return [];
   const at = indexOf(header.cells);
-  for (const name of ['date', 'kind', 'symbol'] as const) {
+  const kinds = new Set(
+    data.map(({ cells }) => (at('kind') >= 0 ? (cells[at('kind')] ?? '').trim().toLowerCase() : '')),
+  );
+  const trades = kinds.has('buy') || kinds.has('sell');
+  // A column the rows need is named once, at the header, rather than as empty in every row.
+  const needed = [
+    'date',
+    'kind',
+    'symbol',
+    ...(trades ? ['quantity', 'price'] : []),
+    ...(kinds.has('dividend') || kinds.has('fee') ? ['amount'] : []),
+  ];
+  for (const name of needed) {
     if (at(name) < 0) {
       return [
         {
@@ -197,7 +219,13 @@ function readGeneric(rows: readonly CsvRecord[]): ReadRow[] {
           outcome: {
             kind: 'refused',
             column: name,
-            message: `the header has no column ${name}${separatorHint(header.cells)}`,
+            message:
+              `the header has no column ${name}${separatorHint(header.cells)}` +
+              (name === 'quantity' || name === 'price'
+                ? ' (buy and sell rows need it)'
+                : name === 'amount'
+                  ? ' (dividend and fee rows need it)'
+                  : ''),
           },
         },
       ];
@@ -433,11 +461,19 @@ export interface PreviewOptions {
  */
 export function previewImport(file: readonly CsvRecord[] | UnreadableFile, options: PreviewOptions): ImportJudgement {
   if (!Array.isArray(file)) {
-    const { line, message } = file as UnreadableFile;
+    const { line, column, message } = file as UnreadableFile;
     const format = options.format === 'auto' ? 'generic' : options.format;
     return {
       format,
-      rows: [{ line, verdict: 'refused', column: null, message: `the file is not CSV: ${message}`, transaction: null }],
+      rows: [
+        {
+          line,
+          verdict: 'refused',
+          column: column ?? null,
+          message: `the file is not CSV: ${message}`,
+          transaction: null,
+        },
+      ],
       toRecord: [],
     };
   }

@@ -29,14 +29,42 @@ export function readCsv(text: string): CsvRecord[] | UnreadableFile {
       info: true,
       relax_column_count: true,
       skip_empty_lines: true,
+      // A spreadsheet's trailing rows of commas alone are empty lines too.
+      skip_records_with_empty_values: true,
       trim: true,
       max_record_size: MAX_RECORD_CHARS,
     }) as unknown as { record: string[]; info: { lines: number } }[];
     return parsed.map(({ record, info }) => ({ cells: record.map(unquoted), line: info.lines }));
   } catch (error) {
-    const lines = (error as { lines?: unknown }).lines;
+    const { lines, code, index } = error as { lines?: unknown; code?: unknown; index?: unknown };
     const message = error instanceof Error ? error.message : String(error);
-    return { line: typeof lines === 'number' ? lines : 1, message: message.slice(0, 200) };
+    const cell = typeof index === 'number' ? index : null;
+    return {
+      line: typeof lines === 'number' ? lines : 1,
+      column: cell === null ? null : (headerOf(text)[cell] ?? `cell ${cell + 1}`),
+      message: (typeof code === 'string' ? READING_ERRORS[code] : undefined) ?? message.slice(0, 200),
+    };
+  }
+}
+
+/** What stopped the reading, in words, by the CSV reader's error code. */
+const READING_ERRORS: Readonly<Record<string, string>> = {
+  INVALID_OPENING_QUOTE:
+    'a double quote inside a cell that does not start with one: put the whole cell in double quotes and double ' +
+    'each quote inside it ("=HYPERLINK(""x"")")',
+  CSV_INVALID_CLOSING_QUOTE:
+    'text after the double quote that closes a cell: a quote inside a quoted cell is written twice ("say ""hi""")',
+  CSV_QUOTE_NOT_CLOSED: 'a double quote opens a cell that no quote closes before the end of the file',
+  CSV_MAX_RECORD_SIZE: `a line longer than ${MAX_RECORD_CHARS.toLocaleString('en-US')} characters`,
+};
+
+/** The cells of the first line of a CSV text, as far as they read (none when even that line does not). */
+function headerOf(text: string): string[] {
+  try {
+    const [first] = parse(text.slice(0, MAX_RECORD_CHARS), { bom: true, to_line: 1, trim: true, relax_quotes: true });
+    return Array.isArray(first) ? (first as unknown[]).map(String) : [];
+  } catch {
+    return [];
   }
 }
 

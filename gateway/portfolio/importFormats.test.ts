@@ -100,6 +100,25 @@ describe('transaction files (import formats)', () => {
       .thenNothing();
   });
 
+  it('skips a row of commas alone, as a spreadsheet leaves after the data, like an empty line', () => {
+    const csv = 'date,kind,symbol,quantity,price\n2024-01-02,buy,KO,1,60\n,,,,\n , , ,,\n';
+    const preview = previewImport(readCsv(csv), options);
+    expect(preview.rows.map((r) => [r.line, r.verdict])).to.deep.equal([[2, 'new']]);
+  });
+
+  it('says in words where a quote breaks the file, and how to write it', () => {
+    const csv = 'date,kind,symbol,quantity,price\n2024-01-02,buy,=HYPERLINK("x"),1,60\n';
+    const [row] = previewImport(readCsv(csv), options).rows;
+    expect(row!.message).to.equal(
+      'the file is not CSV: a double quote inside a cell that does not start with one: put the whole cell in ' +
+        'double quotes and double each quote inside it ("=HYPERLINK(""x"")")',
+    );
+    const header = previewImport(readCsv('date,kind,symbol,price\n2024-01-02,buy,KO,60\n'), options).rows;
+    expect(header.map((r) => r.message)).to.deep.equal([
+      'the header has no column quantity (buy and sell rows need it)',
+    ]);
+  });
+
   it('keys two identical rows of one file as two transactions', () => {
     const csv = 'date,kind,symbol,quantity,price\n2024-01-02,buy,KO,1,60\n2024-01-02,buy,KO,1,60\n';
     const preview = previewImport(readCsv(csv), options);
@@ -118,7 +137,15 @@ describe('transaction files (import formats)', () => {
     ['an unknown symbol', 'date,kind,symbol,quantity,price\n2024-01-02,buy,ZZZZ,1,60\n', 2, 'symbol'],
     ['a dividend of a symbol not held', 'date,kind,symbol,amount\n2024-01-02,dividend,KO,5\n', 2, 'symbol'],
     ['a header without a symbol column', 'date,kind,ticker\n2024-01-02,buy,KO\n', 1, 'symbol'],
-    ['an unclosed quote', 'date,kind,symbol,quantity,price\n2024-01-02,buy,"KO,1,60\n', 2, null],
+    ['an unclosed quote', 'date,kind,symbol,quantity,price\n2024-01-02,buy,"KO,1,60\n', 2, 'symbol'],
+    ['a quote inside a cell', 'date,kind,symbol,quantity,price\n2024-01-02,buy,=HYPERLINK("x"),1,60\n', 2, 'symbol'],
+    ['a header without the quantity buy rows need', 'date,kind,symbol,price\n2024-01-02,buy,KO,60\n', 1, 'quantity'],
+    [
+      'a Schwab date February 30',
+      '"Date","Action","Symbol","Description","Quantity","Price","Fees & Comm","Amount"\n"02/30/2024","Buy","KO","","1","60","",""\n',
+      2,
+      'Date',
+    ],
     [
       'a Schwab price that is not money',
       '"Date","Action","Symbol","Description","Quantity","Price","Fees & Comm","Amount"\n"01/02/2024","Buy","KO","","1","sixty","",""\n',
