@@ -142,3 +142,14 @@ describe('refusals of a union body', function () {
     expect(validationError('body', result.error!).message).to.equal('body: must be a list of symbols or {symbols}');
   });
 });
+
+describe('refusals of a field without words of its own', function () {
+  const body = z.object({ symbol: z.string(), months: z.number(), days: z.array(z.string()) });
+  const refusal = (value: unknown) => validationError('body', body.safeParse(value).error!).message;
+
+  it('says a missing field is required, and a value of the wrong type what it must be, in the API’s words', function () {
+    expect(refusal({})).to.equal('body.symbol: is required: a text');
+    expect(refusal({ symbol: 'AAPL', months: '3', days: [] })).to.equal('body.months: must be a number, not a text');
+    expect(refusal({ symbol: 'AAPL', months: 3, days: {} })).to.equal('body.days: must be a list, not an object');
+  });
+});

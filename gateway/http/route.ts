@@ -77,7 +77,30 @@ export function validationError(where: string, error: z.ZodError): ApiError {
     (text, part) => (typeof part === 'number' ? `${text}[${part}]` : `${text}.${String(part)}`),
     where,
   );
-  return new ApiError(400, 'bad_request', `${path}: ${issue.message}`);
+  return new ApiError(400, 'bad_request', `${path}: ${inWords(issue.message)}`);
+}
+
+/** zod's own message of a value of the wrong type, which a schema without a message of its own answers. */
+const TYPE_DEFAULT_MESSAGE = /^Invalid input: expected (\w+), received (\w+)$/;
+
+/** The types of zod's messages as the API's other refusals write them. */
+const TYPE_WORDS: Readonly<Record<string, string>> = {
+  string: 'a text',
+  number: 'a number',
+  int: 'a whole number',
+  boolean: 'true or false',
+  object: 'an object',
+  array: 'a list',
+};
+
+/** zod's own wording of a wrong type in the API's: `is required: a text`, `must be a number, not a text`. */
+function inWords(message: string): string {
+  const match = TYPE_DEFAULT_MESSAGE.exec(message);
+  if (!match) return message;
+  const expected = TYPE_WORDS[match[1]!] ?? match[1]!;
+  const received = match[2]!;
+  if (received === 'undefined') return `is required: ${expected}`;
+  return `must be ${expected}, not ${TYPE_WORDS[received] ?? received}`;
 }
 
 /** zod's own message of a union none of whose branches took the value. */
