@@ -72,6 +72,7 @@ describe('delivery shared by two processes (ROLE=delivery, Redis)', function () 
       env: {
         ...process.env,
         ROLE: 'delivery',
+        PUBLIC_ORIGIN: 'http://127.0.0.1:3000',
         REDIS_URL: redis.url,
         PORT: String(port),
         DATA_DIR: dataDir,

@@ -115,6 +115,17 @@ describe('loadConfig', () => {
     });
   });
 
+  describe('PUBLIC_ORIGIN with ROLE=delivery', () => {
+    it('is required: the links of its e-mails cannot name its own port, which serves no page', () => {
+      const err = refusal({ ROLE: 'delivery' });
+      expect(err.message).to.match(/^PUBLIC_ORIGIN must be an origin such as .* with ROLE=delivery, whose e-mails/);
+      expect(loadConfig({ ROLE: 'delivery', PUBLIC_ORIGIN: 'https://stocks.example.com' }).publicOrigin).to.equal(
+        'https://stocks.example.com',
+      );
+      expect(loadConfig({ ROLE: 'engine' }).publicOrigin).to.equal(null);
+    });
+  });
+
   describe('TICK_SOURCE', () => {
     for (const source of ['simulator', 'replay', 'feed'] as const) {
       it(`accepts ${source}`, () => {

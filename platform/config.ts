@@ -288,8 +288,14 @@ function finnhub(env: Env): FinnhubConfig | null {
 
 function publicOrigin(env: Env): string | null {
   const raw = read(env, 'PUBLIC_ORIGIN');
-  if (raw === undefined) return null;
   const allowed = 'an origin such as https://stocks.example.com (scheme, host and port only)';
+  if (raw === undefined) {
+    // A delivery process serves no page: the links of its e-mails must name where the gateways are reached.
+    if (read(env, 'ROLE') === 'delivery') {
+      refuse('PUBLIC_ORIGIN', `${allowed} with ROLE=delivery, whose e-mails link to the web app`, '');
+    }
+    return null;
+  }
   let parsed: URL;
   try {
     parsed = new URL(raw);

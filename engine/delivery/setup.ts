@@ -47,7 +47,8 @@ export function setUpDelivery(config: Config, events: EventStore, logger: Pick<L
   // 3000 only for a message sent before the server listens.
   let port = config.port === 0 ? 3000 : config.port;
   const configuredOrigin = config.publicOrigin;
-  if (configuredOrigin === null) {
+  // Only a process that sends e-mail says so (ROLE=delivery requires the origin; the other roles send none).
+  if (configuredOrigin === null && config.role === 'all') {
     logger.warn(
       { port: config.port === 0 ? 'chosen when listening' : config.port },
       'PUBLIC_ORIGIN is unset: links in e-mails name http://localhost and the port the server listens on',

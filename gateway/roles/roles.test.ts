@@ -166,7 +166,13 @@ describe('roles without Redis', function () {
 
   it('serves only the health routes in an engine, projections or delivery process', async function () {
     for (const role of ['engine', 'projections', 'delivery']) {
-      const gw = await startTestGateway({ env: { ROLE: role, FEED_TOKEN: TOKEN } });
+      const gw = await startTestGateway({
+        env: {
+          ROLE: role,
+          FEED_TOKEN: TOKEN,
+          ...(role === 'delivery' ? { PUBLIC_ORIGIN: 'http://127.0.0.1:3000' } : {}),
+        },
+      });
       try {
         expect((await gw.client().get('/healthz')).status).to.equal(200);
         expect((await gw.client().get('/readyz')).status).to.equal(200);
