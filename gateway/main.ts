@@ -19,6 +19,9 @@ export type { RunningGateway } from './roles/serve.ts';
 /** Longest wait for open connections and ports to close before the process exits anyway. */
 const SHUTDOWN_GRACE_MS = 10_000;
 
+/** How long a process that has stopped waits for what a library left open before it exits anyway. */
+const EXIT_AFTER_STOP_MS = 1000;
+
 /** The composition of each role. */
 const ROLES: Readonly<Record<Config['role'], (config: Config, logger: Logger) => Promise<RunningGateway>>> = {
   all: startAllRole,
@@ -50,6 +53,12 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<Runnin
     running.close().then(
       () => {
         process.exitCode = 0;
+        // Everything is closed and stored: a handle a library still holds (a pooled connection, a timer) must not
+        // keep the process, nor turn a clean stop into the grace timer's failure.
+        setTimeout(() => {
+          logger.warn({ handles: process.getActiveResourcesInfo() }, 'exiting with handles still open after stopping');
+          process.exit(0);
+        }, EXIT_AFTER_STOP_MS).unref();
       },
       (err: unknown) => {
         logger.error({ err }, 'shutdown failed');
