@@ -5,6 +5,7 @@
  */
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
+import type { Logger } from '../../platform/logger.ts';
 import { ERROR_CODES } from '../errors.ts';
 
 /** The status, its reason phrase and the message of a request the parser refused with `code`. */
@@ -24,13 +25,24 @@ function refusalOf(code: string | undefined): { status: number; message: string 
   }
 }
 
-/** Answers each request `server`'s parser refuses with a JSON error body (see the module's description). */
-export function answerClientErrors(server: http.Server): void {
+/**
+ * Answers each request `server`'s parser refuses with a JSON error body (see the module's description), and logs
+ * it at info level: the client's doing, logged by its code and reason only, never its bytes (the error carries
+ * them, a password or a session cookie among them).
+ */
+export function answerClientErrors(server: http.Server, logger: Pick<Logger, 'info'>): void {
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
-    // A connection reset or already answered has nobody left to tell.
-    if (error.code === 'ECONNRESET' || !socket.writable) {
+    // A connection reset, closed mid-request (`HPE_INVALID_EOF_STATE`) or already answered has nobody left to
+    // tell; the request's own log line says so.
+    if (error.code === 'ECONNRESET' || error.code === 'HPE_INVALID_EOF_STATE' || !socket.writable) {
       socket.destroy();
       return;
+    }
+    if (error.code?.startsWith('HPE_')) {
+      logger.info(
+        { code: error.code, reason: (error as { reason?: unknown }).reason },
+        'a request the server could not read',
+      );
     }
     const { status, message } = refusalOf(error.code);
     const body = JSON.stringify({ error: ERROR_CODES[status] ?? 'bad_request', message });

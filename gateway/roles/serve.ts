@@ -136,9 +136,9 @@ function closeServer(server: http.Server): Promise<void> {
 }
 
 /** The HTTP server of a Koa application; closed, once it listens, after what is attached to it. */
-function serverOf(app: { callback(): http.RequestListener }, stops: Stops): http.Server {
+function serverOf(app: { callback(): http.RequestListener }, stops: Stops, logger: Logger): http.Server {
   const server = http.createServer(app.callback());
-  answerClientErrors(server);
+  answerClientErrors(server, componentLogger(logger, 'gateway'));
   stops.add(() => (server.listening ? closeServer(server) : undefined));
   return server;
 }
@@ -195,7 +195,7 @@ export async function serveApi(config: Config, logger: Logger, stops: Stops, sys
   // Signing out ends the session's sockets too, on every gateway (through the adapter).
   let ended: ((tokenHashes: readonly string[]) => void) | null = null;
   const sessions = endingSockets(system.appDeps.sessions, (hashes) => ended?.(hashes));
-  const server = serverOf(createApp({ ...system.appDeps, sessions, health, rebuildChecks }), stops);
+  const server = serverOf(createApp({ ...system.appDeps, sessions, health, rebuildChecks }), stops, logger);
   // The price chart's 1D view draws the session so far from the minute candles these quotes keep (their owner,
   // the engine or the quote feed, keeps them from its start).
   const live = system.liveQuotes;
@@ -235,6 +235,7 @@ export async function serveHealth(
       standard: partMetricsText,
     }),
     stops,
+    logger,
   );
   const redis = system.redis;
   const relay = redis
