@@ -3,7 +3,8 @@
  */
 import { comparePositions, type EventStore, type LogPosition } from '../platform/eventstore/port.ts';
 import type { DocumentWrite, ReadModelStore } from '../platform/readmodels/port.ts';
-import { startConsumer, type ConsumerLag, type ConsumerRunner } from '../platform/subscriptions/runner.ts';
+import type { ConsumerLag, ConsumerRunner } from '../platform/subscriptions/runner.ts';
+import { superviseConsumer } from '../platform/subscriptions/supervisor.ts';
 import { alertHistoryProjection, alertsProjection } from './alerts/alerts.projection.ts';
 import { accountsProjection } from './accounts/accounts.projection.ts';
 import { notificationReadsProjection, notificationsProjection } from './notifications/notifications.projection.ts';
@@ -50,11 +51,12 @@ export const ALL_PROJECTIONS: readonly Projection<unknown>[] = [
 
 /** The running projections. */
 export interface RunningProjections {
-  /** Resolves when every projection has caught up with the log as it was at the start. */
+  /** Resolves when every projection has caught up with the log as it was at the start (or at a restart). */
   readonly caughtUp: Promise<void>;
   /**
    * Resolves once every projection that reads one of `types` has committed up to `position`
-   * (read-your-writes after a command); rejects after `timeoutMs` (default 5 s).
+   * (read-your-writes after a command), a projection started again after a failure included; rejects after
+   * `timeoutMs` (default 5 s).
    */
   waitFor(position: LogPosition, types: readonly string[], timeoutMs?: number): Promise<void>;
   /** The lag of each projection. */
@@ -70,11 +72,17 @@ export type ReadModelCommitListener = (name: string, position: LogPosition, writ
 export interface StartProjectionsOptions {
   /** Called after each commit of a projection, e.g. to push `readmodel:changed`. */
   readonly onCommit?: ReadModelCommitListener;
-  /** Called when a projection fails. */
+  /** Called when a projection fails, or starting it again fails; it is started again after a delay. */
   readonly onError?: (name: string, error: Error) => void;
+  /** First delay (ms) before a failed projection is started again, doubling up to 30 s (default 500). */
+  readonly restartDelayMs?: number;
 }
 
-/** Starts one checkpointed runner per projection. */
+/**
+ * Starts one checkpointed runner per projection, each supervised: a projection that fails (the read-model
+ * store unreachable, say) is started again from its durable checkpoint after a delay, and one whose checkpoint
+ * the store lost (a Redis restarted without its data) replays the whole log into a cleared read model.
+ */
 export async function startProjections(
   events: EventStore,
   readModels: ReadModelStore,
@@ -83,9 +91,10 @@ export async function startProjections(
 ): Promise<RunningProjections> {
   const runners: { runner: ConsumerRunner; handles: ReadonlySet<string> }[] = [];
   for (const projection of projections) {
-    const runner = await startConsumer(events, readModels, projectionConsumer(projection), {
+    const runner = await superviseConsumer(events, readModels, projectionConsumer(projection), {
       onCommit: (position, writes) => options.onCommit?.(projection.name, position, writes),
       onError: (error) => options.onError?.(projection.name, error),
+      restartDelayMs: options.restartDelayMs,
     });
     runners.push({ runner, handles: new Set(projection.handles) });
   }
@@ -117,6 +126,7 @@ export async function startProjections(
       });
     },
     lags: () => Promise.all(runners.map(({ runner }) => runner.lag())),
+    // A restart not yet made is cancelled too.
     stop: async () => {
       await Promise.all(runners.map(({ runner }) => runner.stop()));
     },

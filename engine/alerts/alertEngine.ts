@@ -457,6 +457,8 @@ export class AlertEngine implements TickListener {
       version: ALERT_ENGINE_VERSION,
       collections: [this.collection],
       filter: { streamPrefixes: [STREAM_PREFIX], eventTypes: ALERT_EVENT_TYPES },
+      // The index is all in memory: a store that lost it (Redis restarted without its data) gets it back whole.
+      restore: () => [...this.docs].map(([key, doc]) => ({ collection: this.collection, key, doc })),
       handle: (event: RecordedEvent, tx: ConsumerTx) => {
         const alertId = (event.data as { alertId?: unknown } | null)?.alertId;
         if (typeof alertId !== 'string') return;

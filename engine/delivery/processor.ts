@@ -59,12 +59,8 @@ import {
   type RecordedEvent,
 } from '../../platform/eventstore/port.ts';
 import type { DocumentWrite, ReadModelStore } from '../../platform/readmodels/port.ts';
-import {
-  startConsumer,
-  type Consumer,
-  type ConsumerRunner,
-  type ConsumerTx,
-} from '../../platform/subscriptions/runner.ts';
+import { type Consumer, type ConsumerRunner, type ConsumerTx } from '../../platform/subscriptions/runner.ts';
+import { superviseConsumer } from '../../platform/subscriptions/supervisor.ts';
 import { cachedDeliveryLog, directDeliveryLog, type DeliveryLog } from './deliveryLog.ts';
 import { WHOLE_PARTITION, type DeliveryPartition } from './partition.ts';
 import { DEFAULT_RETRY_POLICY, maxAttempts, retryAfterMs, retryDelay, type RetryPolicy } from './retry.ts';
@@ -1003,7 +999,8 @@ export async function startDeliveryProcessor(options: DeliveryProcessorOptions):
     pump();
   };
 
-  const runner = await startConsumer(options.events, options.readModels, deliveryConsumer(options.instance, now), {
+  // Started again from its checkpoint after a failure: a store that lost the queue has it rebuilt from the log.
+  const runner = await superviseConsumer(options.events, options.readModels, deliveryConsumer(options.instance, now), {
     onCommit: (_position, writes) => apply(writes),
     onError: report,
   });

@@ -134,7 +134,7 @@ export interface ProjectionsPart {
 export async function runProjections(ports: Ports, logger: Logger, stops: Stops): Promise<ProjectionsPart> {
   const commitListeners = new Set<ReadModelCommitListener>();
   const projections = await startProjections(ports.events, ports.readModels, undefined, {
-    onError: (name, error) => logger.error({ err: error, projection: name }, 'projection stopped'),
+    onError: (name, error) => logger.error({ err: error, projection: name }, 'projection failed; it starts again'),
     onCommit: (name, position, writes) => {
       for (const listener of commitListeners) {
         try {

@@ -112,7 +112,7 @@ describe('system on Redis (REDIS_URL)', function () {
     }
   });
 
-  it('answers 503 while Redis is out of reach, says so on /readyz, and fires alerts again once it is back empty', async function () {
+  it('answers 503 while Redis is out of reach, says so on /readyz, and lists, indexes and fires alerts again once it is back empty', async function () {
     this.timeout(90_000);
     const gw = await startTestGateway({ env: { REDIS_URL: redis.url, FEED_TOKEN: TOKEN, ENGINE_NAME: 'solo' } });
     try {
@@ -137,13 +137,30 @@ describe('system on Redis (REDIS_URL)', function () {
       // Started again without its data: the sessions, the tick stream and the engine's group are gone.
       redis = await startTestRedis(redis.port);
       await until(async () => ((await gw.client().get('/readyz')).status === 200 ? true : undefined), 30_000);
+      expect((await user.get('/personalize/stockalerts')).status, 'the session went with the data').to.equal(401);
+      const login = await user.post('/api/login', { username: user.username, password: 'correct horse' });
+      expect(login.status).to.equal(200, login.text);
+      // An alert made now is indexed (the engine writes its index back whole) and listed with the first (the
+      // read models are built again from the log).
+      const second = await user.post('/personalize/stockalerts', {
+        symbol: 'KO',
+        condition: { op: 'less_than', value: 1000 },
+      });
+      expect(second.status).to.equal(200, second.text);
+      const listed = await until(async () => {
+        const alerts = (await user.get('/personalize/stockalerts')).body as { id: string }[];
+        return alerts.length === 2 ? alerts : undefined;
+      }, 20_000);
+      expect(listed.map((a) => a.id).sort()).to.deep.equal(
+        [(created.body as { id: string }).id, (second.body as { id: string }).id].sort(),
+      );
       const fired: string[] = [];
-      const stop = gw.running.system.engine!.onTrigger((trigger) => fired.push(trigger.event.data.symbol));
+      const stop = gw.running.system.engine!.onTrigger((trigger) => fired.push(trigger.event.data.alertId));
       try {
         const feed = await gw.client().post('/api/feed/ticks', [{ symbol: 'KO', price: 70 }], AUTH);
         expect(feed.status).to.equal(202, feed.text);
-        await until(() => Promise.resolve(fired.length > 0 ? true : undefined), 10_000);
-        expect(fired).to.deep.equal(['KO']);
+        await until(() => Promise.resolve(fired.length >= 2 ? true : undefined), 10_000);
+        expect(fired.sort()).to.deep.equal(listed.map((a) => a.id).sort());
       } finally {
         stop();
       }

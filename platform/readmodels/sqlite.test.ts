@@ -8,9 +8,11 @@ import { openSqliteReadModelStore } from './sqlite.ts';
 
 readModelStoreContract('sqlite', () => {
   const dir = mkdtempSync(join(tmpdir(), 'sp-rm-'));
-  const store = openSqliteReadModelStore({ file: join(dir, 'readmodels.db') });
+  const file = join(dir, 'readmodels.db');
+  const store = openSqliteReadModelStore({ file });
   return Promise.resolve({
     store,
+    openAnother: () => Promise.resolve(openSqliteReadModelStore({ file })),
     close: async () => {
       await store.close();
       rmSync(dir, { recursive: true, force: true });

@@ -5,6 +5,7 @@ import { WAL_AUTOCHECKPOINT_PAGES } from '../eventstore/sqlite.ts';
 import { allThenEach, groupCommit, type GroupCommit } from '../groupCommit.ts';
 import { walCheckpointer, type WalCheckpointer } from '../walCheckpoint.ts';
 import {
+  ReadModelStateLostError,
   takeDocumentText,
   type Checkpoint,
   type DocumentWrite,
@@ -30,11 +31,22 @@ interface QueuedCommit {
   readonly consumer: string;
   readonly checkpoint: Checkpoint;
   readonly writes: readonly DocumentWrite[];
+  /** The checkpoint it must find, null for none; undefined to write whatever is stored. */
+  readonly expected: Checkpoint | null | undefined;
 }
 
-/** ReadModelStore on a SQLite file (WAL): documents as JSON, checkpoints beside them. */
+/**
+ * ReadModelStore on a SQLite file (WAL): documents as JSON, checkpoints beside them. A commit checks, in its
+ * transaction, that the stored checkpoint is the one expected (another store's reset, or a file replaced, is
+ * refused rather than written on).
+ */
 export class SqliteReadModelStore implements ReadModelStore {
   private readonly db: Database.Database;
+  /**
+   * What the next commit of each consumer expects to find: the checkpoint this store last committed or first
+   * read, null for none; absent when it has no expectation.
+   */
+  private readonly expected = new Map<string, Checkpoint | null>();
   private readonly stmt: {
     get: Database.Statement<[string, string], { doc: string }>;
     list: Database.Statement<[string, string, string, number], { key: string; doc: string }>;
@@ -92,7 +104,12 @@ export class SqliteReadModelStore implements ReadModelStore {
     };
     this.checkpoints = walCheckpointer(this.db, { file: options.file });
     this.group = groupCommit(
-      allThenEach(this.db, ({ consumer, checkpoint, writes }: QueuedCommit) => {
+      allThenEach(this.db, ({ consumer, checkpoint, writes, expected }: QueuedCommit) => {
+        if (expected !== undefined) {
+          const row = this.stmt.checkpoint.get(consumer);
+          const found = row ? toCheckpoint(row) : null;
+          if (!sameCheckpoint(found, expected)) throw new ReadModelStateLostError(consumer, expected, found);
+        }
         this.writeCommit(consumer, checkpoint, writes);
         return null;
       }),
@@ -126,7 +143,9 @@ export class SqliteReadModelStore implements ReadModelStore {
 
   readCheckpoint(consumer: string): Promise<Checkpoint | null> {
     const row = this.stmt.checkpoint.get(consumer);
-    return Promise.resolve(row ? toCheckpoint(row) : null);
+    const checkpoint = row ? toCheckpoint(row) : null;
+    if (!this.expected.has(consumer)) this.expected.set(consumer, checkpoint);
+    return Promise.resolve(checkpoint);
   }
 
   listCheckpoints(): Promise<Map<string, Checkpoint>> {
@@ -139,13 +158,29 @@ export class SqliteReadModelStore implements ReadModelStore {
    * settles once that transaction is committed.
    */
   commit(consumer: string, checkpoint: Checkpoint, writes: readonly DocumentWrite[]): Promise<void> {
-    return this.group.add({ consumer, checkpoint, writes }).then(() => undefined);
+    const expected = this.expected.get(consumer);
+    const own: Checkpoint = { position: { ...checkpoint.position }, version: checkpoint.version };
+    // A commit asked for before this one is written builds on it, so it expects this checkpoint.
+    this.expected.set(consumer, own);
+    return this.group.add({ consumer, checkpoint: own, writes, expected }).then(
+      () => undefined,
+      (error: unknown) => {
+        this.forget(consumer, own);
+        throw error;
+      },
+    );
+  }
+
+  /** Drops what the consumer's next commit expects, unless a later commit or reset has set it since. */
+  private forget(consumer: string, expected: Checkpoint | null): void {
+    if (this.expected.get(consumer) === expected) this.expected.delete(consumer);
   }
 
   reset(consumer: string, collections: readonly string[]): Promise<void> {
     // After the commits already asked for, as before.
     this.group.flush();
     this.resetTx.immediate(consumer, collections);
+    this.expected.set(consumer, null);
     return Promise.resolve();
   }
 
@@ -156,6 +191,13 @@ export class SqliteReadModelStore implements ReadModelStore {
     // Then no connection of this process holds the file, the checkpoint worker's included.
     await letGo;
   }
+}
+
+function sameCheckpoint(a: Checkpoint | null, b: Checkpoint | null): boolean {
+  if (a === null || b === null) return a === b;
+  return (
+    a.version === b.version && a.position.commit === b.position.commit && a.position.prepare === b.position.prepare
+  );
 }
 
 function toCheckpoint(row: CheckpointRow): Checkpoint {

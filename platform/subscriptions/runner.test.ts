@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { comparePositions, type EventData } from '../eventstore/port.ts';
 import { openSqliteEventStore, type SqliteEventStore } from '../eventstore/sqlite.ts';
+import type { ReadModelStore } from '../readmodels/port.ts';
 import { openSqliteReadModelStore, type SqliteReadModelStore } from '../readmodels/sqlite.ts';
 import { IDLE_CHECKPOINT_MS, measureLag, startConsumer } from './runner.ts';
 import { countingConsumer } from './testing/countingConsumer.ts';
@@ -65,6 +66,20 @@ describe('Checkpointed subscription runner', function () {
     await second.stop();
   });
 
+  it('clears the documents a consumer without a checkpoint left behind, then replays the whole log', async function () {
+    await store.appendToStream('count-a', events(2));
+    // The checkpoint is gone (a store that lost it), its documents are not.
+    await readModels.commit('counter', { position: { commit: 99, prepare: 99 }, version: 1 }, [
+      { collection: 'counter-counts', key: 'count-a', doc: { count: 7, last: 6 } },
+      { collection: 'counter-counts', key: 'count-gone', doc: { count: 1, last: 0 } },
+    ]);
+    await readModels.reset('counter', []);
+    const runner = await startConsumer(store, readModels, countingConsumer('counter', 'count-'));
+    await runner.caughtUp;
+    expect(await readModels.list('counter-counts')).to.deep.equal([{ key: 'count-a', doc: { count: 2, last: 1 } }]);
+    await runner.stop();
+  });
+
   it('stores the checkpoint past filtered-out events', async function () {
     await store.appendToStream('count-a', events(2));
     const last = await store.appendToStream('other-a', events(3));
@@ -94,6 +109,9 @@ describe('Checkpointed subscription runner', function () {
   });
 
   it('commits the checkpoints several consumers held back while idle together, in one turn of the loop (one group commit), however far apart they began to wait', async function () {
+    // The process's idle timer may still be pending for a consumer of the test before: it would commit the
+    // checkpoint held here early.
+    await new Promise((resolve) => setTimeout(resolve, IDLE_CHECKPOINT_MS + 20));
     // Each commit asked for, with the turn of the event loop it was asked in.
     const commits: { consumer: string; commit: number; turn: number }[] = [];
     let turns = 0;
@@ -353,6 +371,49 @@ describe('Checkpointed subscription runner failures', function () {
     expect(later).to.equal(rejected);
     await runner.stop();
     expect(await readModels.get('counter-counts', 'count-a')).to.deep.equal({ count: 2, last: 1 });
+    await store.close();
+    await readModels.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('stops without rejecting when the store refuses its last commit because it lost the consumer', async function () {
+    const dir = mkdtempSync(join(tmpdir(), 'sp-runner-'));
+    const store = openSqliteEventStore({ file: join(dir, 'events.db') });
+    const readModels = openSqliteReadModelStore({ file: join(dir, 'readmodels.db') });
+    let open: Promise<void> = Promise.resolve();
+    let release!: () => void;
+    let asked: (() => void) | undefined;
+    const gated: ReadModelStore = {
+      get: (collection, key) => readModels.get(collection, key),
+      list: (collection, options) => readModels.list(collection, options),
+      readCheckpoint: (consumer) => readModels.readCheckpoint(consumer),
+      listCheckpoints: () => readModels.listCheckpoints(),
+      commit: async (consumer, checkpoint, writes) => {
+        asked?.();
+        await open;
+        return readModels.commit(consumer, checkpoint, writes);
+      },
+      reset: (consumer, collections) => readModels.reset(consumer, collections),
+      close: () => readModels.close(),
+    };
+    const errors: Error[] = [];
+    const runner = await startConsumer(store, gated, countingConsumer('counter', 'count-'), {
+      onError: (e) => errors.push(e),
+    });
+    await runner.waitFor((await store.appendToStream('count-a', events(1))).position);
+    // Its next commit waits until the store lost the consumer's checkpoint and documents.
+    open = new Promise<void>((resolve) => (release = resolve));
+    const commitAsked = new Promise<void>((resolve) => (asked = resolve));
+    await store.appendToStream('count-a', events(1));
+    await commitAsked;
+    const other = openSqliteReadModelStore({ file: join(dir, 'readmodels.db') });
+    await other.reset('counter', ['counter-counts']);
+    await other.close();
+    const stopped = runner.stop();
+    release();
+    await stopped;
+    expect(errors.map((e) => e.name)).to.deep.equal(['ReadModelStateLostError']);
+    expect(await readModels.readCheckpoint('counter')).to.equal(null);
     await store.close();
     await readModels.close();
     rmSync(dir, { recursive: true, force: true });

@@ -9,7 +9,12 @@ import {
   type Subscription,
   type SubscriptionFilter,
 } from '../eventstore/port.ts';
-import type { Checkpoint, DocumentWrite, ReadModelStore } from '../readmodels/port.ts';
+import {
+  ReadModelStateLostError,
+  type Checkpoint,
+  type DocumentWrite,
+  type ReadModelStore,
+} from '../readmodels/port.ts';
 
 /** What a consumer sees of its documents while it applies events: reads see its own uncommitted writes. */
 export interface ConsumerTx {
@@ -33,6 +38,12 @@ export interface Consumer {
   readonly filter?: SubscriptionFilter;
   /** Applies one event; its writes commit together with the checkpoint past this event. */
   handle(event: RecordedEvent, tx: ConsumerTx): void | Promise<void>;
+  /**
+   * Every document of its collections as it holds them in memory, for a consumer that holds them all: when the
+   * store lost what it had committed ({@link ReadModelStateLostError}), they are written back whole with the
+   * checkpoint and it carries on; without it, the consumer fails (to be started again from the log).
+   */
+  restore?(): readonly DocumentWrite[];
 }
 
 /** How far a consumer is behind the log. */
@@ -118,7 +129,10 @@ export interface ConsumerRunner {
   checkpoint(): LogPosition;
   /** How far behind the log it is. */
   lag(): Promise<ConsumerLag>;
-  /** Commits what is pending and stops. */
+  /**
+   * Commits what is pending and stops; a last commit the store refuses because it lost the consumer's state
+   * ({@link ReadModelStateLostError}) goes to `onError` instead of rejecting.
+   */
   stop(): Promise<void>;
 }
 
@@ -148,7 +162,9 @@ function holdIdle(flush: () => void): void {
 
 /**
  * Starts a consumer from its durable checkpoint: it applies each event at most once to its documents,
- * because the documents and the checkpoint past the event are committed in one transaction.
+ * because the documents and the checkpoint past the event are committed in one transaction. A consumer without
+ * a checkpoint (or of another version) has its collections cleared and replays the whole log. It stops for good
+ * at its first failure (`superviseConsumer` in `supervisor.ts` starts it again).
  */
 export async function startConsumer(
   events: EventStore,
@@ -158,7 +174,9 @@ export async function startConsumer(
 ): Promise<ConsumerRunner> {
   const batchSize = options.batchSize ?? 1000;
   let stored: Checkpoint | null = await readModels.readCheckpoint(consumer.name);
-  if (stored && stored.version !== consumer.version) {
+  // Without a checkpoint it replays the whole log: whatever its collections still hold (left by a store that
+  // lost the checkpoint but not every document) goes first, as on a version change.
+  if (!stored || stored.version !== consumer.version) {
     await readModels.reset(consumer.name, consumer.collections);
     stored = null;
   }
@@ -193,6 +211,17 @@ export async function startConsumer(
     },
   };
 
+  /** Commits, or, the store having lost the consumer's state, writes back what it holds when it can. */
+  const commitOrRestore = async (checkpoint: Checkpoint, writes: readonly DocumentWrite[]): Promise<void> => {
+    try {
+      await readModels.commit(consumer.name, checkpoint, writes);
+    } catch (error) {
+      if (!(error instanceof ReadModelStateLostError) || !consumer.restore) throw error;
+      await readModels.reset(consumer.name, consumer.collections);
+      await readModels.commit(consumer.name, checkpoint, consumer.restore());
+    }
+  };
+
   const flush = (): Promise<void> => {
     // Events applied while a commit is under way are committed by another one right after it.
     if (flushing) return flushing.then(flush);
@@ -202,8 +231,7 @@ export async function startConsumer(
     staged = new Map();
     const writes = [...committing.values()];
     pendingEvents = 0;
-    flushing = readModels
-      .commit(consumer.name, { position, version: consumer.version }, writes)
+    flushing = commitOrRestore({ position, version: consumer.version }, writes)
       .then(() => {
         committed = position;
         options.onCommit?.(position, writes);
@@ -300,8 +328,15 @@ export async function startConsumer(
     stop: async () => {
       idleFlushes.delete(idleFlush);
       await subscription.stop();
-      if (flushing) await flushing;
-      if (!failed) await flush();
+      try {
+        if (flushing) await flushing;
+        if (!failed) await flush();
+      } catch (error) {
+        // The store lost what the consumer had committed: there is nothing to commit on, and its next start
+        // replays the log anyway. Reported, as any failure, rather than failing the stop.
+        if (!(error instanceof ReadModelStateLostError)) throw error;
+        fail(error);
+      }
     },
   };
 }
