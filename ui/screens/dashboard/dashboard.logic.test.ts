@@ -13,6 +13,7 @@ import {
   changeSince,
   DEFAULT_LAYOUT,
   EMPTY_LIVE,
+  followedWatchlist,
   keepLive,
   listSource,
   patternLabel,
@@ -79,6 +80,21 @@ describe('dashboard rules', () => {
       expect(listSource({ saved: ['NVDA'], portfolio, watchlist }, false)).to.equal('watchlist');
       expect(listSource({ saved: ['NVDA', 'XOM'], portfolio, watchlist }, false)).to.equal('custom');
       expect(listSource({ saved: ['XOM'], portfolio, watchlist }, true)).to.equal('sector');
+    });
+
+    it('follows the watch list it showed: the first 30 of the one read again, unless the list was changed', () => {
+      const before = { saved: ['AAPL', 'KO'], portfolio: ['NVDA'], watchlist: ['AAPL', 'KO'] };
+      const moved = { ...before, watchlist: ['AAPL', 'XOM'] };
+      expect(followedWatchlist(before, moved, false)).to.deep.equal(['AAPL', 'XOM']);
+      const long = Array.from({ length: 40 }, (_, i) => `W${i}`);
+      expect(followedWatchlist(before, { ...before, watchlist: long }, false)).to.deep.equal(long.slice(0, 30));
+      expect(followedWatchlist(before, before, false), 'the watch list did not move').to.equal(null);
+      expect(followedWatchlist(before, { ...moved, saved: ['TSLA'] }, false), 'the list was set meanwhile').to.equal(
+        null,
+      );
+      expect(followedWatchlist(before, { ...moved, watchlist: [] }, false), 'an empty watch list').to.equal(null);
+      expect(followedWatchlist({ ...before, saved: ['TSLA'] }, moved, false), 'a list of its own').to.equal(null);
+      expect(followedWatchlist(before, moved, true), 'a sector shown').to.equal(null);
     });
 
     it('adds a new symbol at the end and refuses a repeat or a 31st', () => {

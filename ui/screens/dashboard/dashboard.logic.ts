@@ -136,6 +136,18 @@ export function listSource(lists: StockLists, sectorflag: boolean): ListSource {
   return 'custom';
 }
 
+/**
+ * The list to save so that a dashboard showing the watch list follows it, as it follows the portfolio: the first 30
+ * of the watch list read again, when the dashboard showed the one read before, its own list was not changed
+ * meanwhile, and the watch list is not empty and moved; else null.
+ */
+export function followedWatchlist(before: StockLists, after: StockLists, sectorflag: boolean): string[] | null {
+  if (listSource(before, sectorflag) !== 'watchlist') return null;
+  if (!sameList(after.saved, before.saved) || after.watchlist.length === 0) return null;
+  const next = capList(after.watchlist);
+  return sameList(next, capList(after.saved)) ? null : next;
+}
+
 /** The outcome of adding a symbol to the list: the new list, or why it cannot be added. */
 export type AddOutcome = { readonly list: string[] } | { readonly refused: string };
 

@@ -4,6 +4,8 @@ import type { Quote } from '../../../domain/market/types.ts';
 import {
   DEFAULT_LAYOUT,
   DEFAULT_OPTIONS,
+  listSource,
+  shownStocks,
   type DashboardOptions,
   type LayoutEntry,
   type StockLists,
@@ -39,6 +41,8 @@ interface Fakes {
   saveLayoutGate?: Promise<void>;
   saveOptionsFails?: boolean;
   saveStocksFails?: boolean;
+  /** Saved lists are read back by later loads, as the server does. */
+  keepSaves?: boolean;
 }
 
 function dashboard(fakes: Fakes = {}) {
@@ -87,6 +91,7 @@ function dashboard(fakes: Fakes = {}) {
         saveStocks: fromPromise<string[], readonly string[]>(async ({ input }) => {
           calls.push({ name: 'saveStocks', input });
           if (fakes.saveStocksFails) throw new Error('list refused');
+          if (fakes.keepSaves) fakes.saved = [...input];
           return Promise.resolve([...input]);
         }),
         loadSectors: fromPromise<SectorEntry[]>(async () => Promise.resolve(SECTORS)),
@@ -335,6 +340,60 @@ describe('dashboard machine', () => {
       await waitFor(actor, () => calls.filter((c) => c.name === 'loadLists').length === 2);
       await waitFor(actor, (s) => s.matches({ list: 'ready' }));
       expect(subscriptions).to.deep.equal([['AAPL'], ['AAPL', 'MSFT']]);
+    });
+
+    it('follows the watch list while it is the source: a changed watch list read again is shown and saved', async () => {
+      const watchlist = ['AAPL', 'MSFT', 'KO'];
+      const { actor, ready, idle, calls, listChanged, saves, subscriptions } = dashboard({
+        portfolio: ['NVDA'],
+        watchlist,
+        keepSaves: true,
+      });
+      await ready();
+      actor.send({ type: 'user.useSource', source: 'watchlist' });
+      await idle();
+      expect(saves('saveStocks')).to.deep.equal([['AAPL', 'MSFT', 'KO']]);
+
+      watchlist.splice(0, 3, 'AAPL', 'MSFT', 'XOM');
+      listChanged();
+      await waitFor(actor, () => calls.filter((c) => c.name === 'loadLists').length === 2);
+      await idle();
+      expect(saves('saveStocks').at(-1)).to.deep.equal(['AAPL', 'MSFT', 'XOM']);
+      expect(shownStocks(actor.getSnapshot().context.lists)).to.deep.equal(['AAPL', 'MSFT', 'XOM']);
+      expect(listSource(actor.getSnapshot().context.lists, false)).to.equal('watchlist');
+      expect(subscriptions.at(-1)).to.deep.equal(['AAPL', 'MSFT', 'XOM']);
+    });
+
+    it('reads the lists again after a read or a save during which the server said one changed', async () => {
+      const watchlist = ['AAPL', 'MSFT', 'KO'];
+      const { actor, ready, idle, calls, listChanged, saves } = dashboard({
+        portfolio: ['NVDA'],
+        watchlist,
+        saved: ['AAPL', 'MSFT', 'KO'],
+        keepSaves: true,
+      });
+      await ready();
+      watchlist.push('XOM');
+      listChanged();
+      expect(actor.getSnapshot().matches({ list: 'refreshing' })).to.equal(true);
+      watchlist.splice(2, 1);
+      listChanged();
+      await waitFor(actor, () => calls.filter((c) => c.name === 'loadLists').length === 3);
+      await idle();
+      expect(shownStocks(actor.getSnapshot().context.lists)).to.deep.equal(['AAPL', 'MSFT', 'XOM']);
+      expect(saves('saveStocks').at(-1)).to.deep.equal(['AAPL', 'MSFT', 'XOM']);
+    });
+
+    it('leaves a list of its own alone when the watch list changes', async () => {
+      const watchlist = ['AAPL', 'MSFT'];
+      const { actor, ready, calls, listChanged, saves } = dashboard({ saved: ['TSLA'], watchlist });
+      await ready();
+      watchlist.push('XOM');
+      listChanged();
+      await waitFor(actor, () => calls.filter((c) => c.name === 'loadLists').length === 2);
+      await waitFor(actor, (s) => s.matches({ list: 'ready' }));
+      expect(saves('saveStocks')).to.deep.equal([]);
+      expect(shownStocks(actor.getSnapshot().context.lists)).to.deep.equal(['TSLA']);
     });
   });
 

@@ -21,6 +21,7 @@ import {
   DEFAULT_LAYOUT,
   DEFAULT_OPTIONS,
   EMPTY_LIVE,
+  followedWatchlist,
   keepLive,
   listSource,
   removeLayout,
@@ -69,6 +70,8 @@ export interface DashboardContext {
   /** A refused or failed change of the list, or what a change did. */
   readonly listNotice: string | null;
   readonly listDirty: boolean;
+  /** The server said a list changed while the lists were being read or saved: read them again after. */
+  readonly listStale: boolean;
   /** The 11 GICS sectors. */
   readonly sectors: readonly SectorEntry[];
   readonly sectorsError: string | null;
@@ -223,6 +226,18 @@ export const dashboardMachine = setup({
       },
       layoutError: null,
     }),
+    /** Notes that a list changed on the server while the lists were being read or saved. */
+    markListStale: assign({ listStale: true }),
+    /**
+     * Shows and saves the first 30 of the watch list read again, the dashboard having shown the one before (see
+     * {@link followedWatchlist}).
+     */
+    followWatchlist: enqueueActions(({ context, enqueue }, params: { lists: StockLists }) => {
+      const saved = followedWatchlist(context.lists, params.lists, context.options.sectorflag);
+      if (saved === null) return;
+      enqueue.assign({ lists: { ...params.lists, saved }, confirmedSaved: params.lists.saved });
+      enqueue.raise({ type: 'dashboard.listChanged' });
+    }),
     mergeOptions: assign({
       options: ({ context, event }) => {
         assertEvent(event, 'user.changeOptions');
@@ -247,6 +262,10 @@ export const dashboardMachine = setup({
     layoutDirty: ({ context }) => context.layoutDirty,
     optionsDirty: ({ context }) => context.optionsDirty,
     listDirty: ({ context }) => context.listDirty,
+    listStale: ({ context }) => context.listStale,
+    /** Whether the watch list read again moved while the dashboard showed it (see {@link followedWatchlist}). */
+    watchlistMoved: ({ context }, params: { lists: StockLists }) =>
+      followedWatchlist(context.lists, params.lists, context.options.sectorflag) !== null,
   },
 }).createMachine({
   id: 'dashboard',
@@ -267,6 +286,7 @@ export const dashboardMachine = setup({
     listError: null,
     listNotice: null,
     listDirty: false,
+    listStale: false,
     sectors: [],
     sectorsError: null,
     live: EMPTY_LIVE,
@@ -481,6 +501,7 @@ export const dashboardMachine = setup({
           on: { 'user.retryList': 'loading' },
         },
         ready: {
+          always: { guard: 'listStale', target: 'refreshing' },
           on: {
             'server.listChanged': 'refreshing',
             ...Object.fromEntries(
@@ -495,31 +516,42 @@ export const dashboardMachine = setup({
           },
         },
         refreshing: {
+          entry: assign({ listStale: false }),
           invoke: {
             src: 'loadLists',
-            onDone: {
-              target: 'ready',
-              actions: enqueueActions(({ context, event, enqueue }) => {
-                const before = shownStocks(context.lists);
-                const after = shownStocks(event.output);
-                enqueue.assign({ lists: event.output, confirmedSaved: event.output.saved });
-                // Quotes are subscribed again only when the shown stocks changed.
-                if (before.length !== after.length || before.some((s, i) => s !== after[i])) {
-                  enqueue.raise({ type: 'dashboard.listChanged' });
-                }
-              }),
-            },
+            onDone: [
+              {
+                guard: { type: 'watchlistMoved', params: ({ event }) => ({ lists: event.output }) },
+                target: 'saving',
+                actions: { type: 'followWatchlist', params: ({ event }) => ({ lists: event.output }) },
+              },
+              {
+                target: 'ready',
+                actions: enqueueActions(({ context, event, enqueue }) => {
+                  const before = shownStocks(context.lists);
+                  const after = shownStocks(event.output);
+                  enqueue.assign({ lists: event.output, confirmedSaved: event.output.saved });
+                  // Quotes are subscribed again only when the shown stocks changed.
+                  if (before.length !== after.length || before.some((s, i) => s !== after[i])) {
+                    enqueue.raise({ type: 'dashboard.listChanged' });
+                  }
+                }),
+              },
+            ],
             onError: 'ready',
           },
-          on: Object.fromEntries(
-            listEventTypes.map((type) => [
-              type,
-              [
-                { guard: 'listRefused', actions: 'refuseListEdit' },
-                { guard: 'listEdits', target: 'saving', actions: 'applyListEdit' },
-              ],
-            ]),
-          ),
+          on: {
+            ...Object.fromEntries(
+              listEventTypes.map((type) => [
+                type,
+                [
+                  { guard: 'listRefused', actions: 'refuseListEdit' },
+                  { guard: 'listEdits', target: 'saving', actions: 'applyListEdit' },
+                ],
+              ]),
+            ),
+            'server.listChanged': { actions: 'markListStale' },
+          },
         },
         saving: {
           invoke: {
@@ -552,15 +584,18 @@ export const dashboardMachine = setup({
               ],
             },
           },
-          on: Object.fromEntries(
-            listEventTypes.map((type) => [
-              type,
-              [
-                { guard: 'listRefused', actions: 'refuseListEdit' },
-                { guard: 'listEdits', actions: ['applyListEdit', assign({ listDirty: true })] },
-              ],
-            ]),
-          ),
+          on: {
+            ...Object.fromEntries(
+              listEventTypes.map((type) => [
+                type,
+                [
+                  { guard: 'listRefused', actions: 'refuseListEdit' },
+                  { guard: 'listEdits', actions: ['applyListEdit', assign({ listDirty: true })] },
+                ],
+              ]),
+            ),
+            'server.listChanged': { actions: 'markListStale' },
+          },
         },
       },
     },

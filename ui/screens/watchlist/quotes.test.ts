@@ -9,7 +9,7 @@ import {
   quoteFeedOf,
   signClass,
   type QuoteSource,
-  type ServerQuote,
+  type ServerQuotes,
 } from './quotes.ts';
 
 /** A connection that keeps listeners per symbol in sets, as the real one does. */
@@ -46,16 +46,16 @@ const quote = (symbol: string, price: number): Quote => ({
 });
 
 describe('list screens: live quotes', () => {
-  it('keeps following the symbols that stay when the list changes, and drops the others', () => {
+  it('keeps following the symbols that stay when the list changes, and drops the others', async () => {
     const { source, listeners, push } = fakeConnection();
-    const got: string[] = [];
+    const got: string[][] = [];
     const parent = setup({
-      types: { events: {} as ServerQuote | { type: 'change'; symbols: string[] } },
-      actors: { feed: quoteFeedOf(source) },
+      types: { events: {} as ServerQuotes | { type: 'change'; symbols: string[] } },
+      actors: { feed: quoteFeedOf(source, 20) },
     }).createMachine({
       invoke: { id: 'feed', src: 'feed', input: { symbols: ['A', 'B'] } },
       on: {
-        'server.quote': { actions: ({ event }) => got.push(`${event.quote.symbol} ${event.quote.price}`) },
+        'server.quotes': { actions: ({ event }) => got.push(event.quotes.map((q) => `${q.symbol} ${q.price}`)) },
         change: { actions: sendTo('feed', ({ event }) => ({ type: 'quotes.watch', symbols: event.symbols })) },
       },
     });
@@ -67,8 +67,13 @@ describe('list screens: live quotes', () => {
     push(quote('A', 1));
     push(quote('B', 2));
     push(quote('C', 3));
-    expect(got).to.deep.equal(['B 2', 'C 3']);
+    push(quote('B', 4));
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(got, 'the newest quote of each symbol followed, in one batch').to.deep.equal([['B 4', 'C 3']]);
+    push(quote('C', 5));
     actor.stop();
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(got, 'nothing after the feed stopped').to.have.length(1);
     expect(listeners.size).to.equal(0);
   });
 

@@ -1,7 +1,7 @@
 /**
  * Live quotes for the list screens (watch list, portfolio): the quotes held by symbol, the socket feed as a
- * callback actor whose symbols can change, the companies by symbol with their market caps at the quotes held,
- * and the number formats of prices and changes.
+ * callback actor whose symbols can change and which hands the quotes over in batches, the companies by symbol with
+ * their market caps at the quotes held, and the number formats of prices and changes.
  */
 import { marketApi, type UniverseCompany } from '../../../domain/contract/market.ts';
 import { fromCallback } from 'xstate';
@@ -9,6 +9,7 @@ import { formatPrice as priceText, formatSigned as signedText, formatSignedPerce
 import { capClassOf, marketCapOf, type Quote } from '../../../domain/market/types.ts';
 import { call } from '../../services/api.ts';
 import { live, type LiveConnection } from '../../services/live.ts';
+import { quoteBatcher } from '../../services/quoteBatch.ts';
 
 /** The quotes a screen holds, by symbol. */
 export type QuoteMap = Readonly<Record<string, Quote>>;
@@ -19,17 +20,37 @@ export interface WatchQuotes {
   readonly symbols: readonly string[];
 }
 
-/** What the quote feed sends to its screen. */
-export interface ServerQuote {
-  readonly type: 'server.quote';
-  readonly quote: Quote;
+/** What the quote feed sends to its screen: the newest quote of each symbol that moved since the last batch. */
+export interface ServerQuotes {
+  readonly type: 'server.quotes';
+  readonly quotes: readonly Quote[];
+}
+
+/**
+ * How long the quote feed gathers quotes before handing them over, in milliseconds: a list of 200 symbols gets
+ * some 250 quotes a second, and taking each one redrew the screen as often.
+ */
+export const QUOTE_BATCH_MS = 250;
+
+/** Whether a quote replaces the one held for its symbol: none is held, or the held one is older, or as new at another price. */
+function replaces(held: Quote | undefined, quote: Quote): boolean {
+  return !held || held.ts < quote.ts || (held.ts === quote.ts && held.price !== quote.price);
 }
 
 /** Puts a quote in the map, replacing the entry of its symbol unless the held one is newer; same map when unchanged. */
 export function withQuote(quotes: QuoteMap, quote: Quote): QuoteMap {
-  const held = quotes[quote.symbol];
-  if (held && (held.ts > quote.ts || (held.ts === quote.ts && held.price === quote.price))) return quotes;
-  return { ...quotes, [quote.symbol]: quote };
+  return replaces(quotes[quote.symbol], quote) ? { ...quotes, [quote.symbol]: quote } : quotes;
+}
+
+/** Puts quotes in the map as {@link withQuote} does one after the other, copying it once; same map when unchanged. */
+export function withQuotes(quotes: QuoteMap, batch: readonly Quote[]): QuoteMap {
+  let next: Record<string, Quote> | null = null;
+  for (const quote of batch) {
+    if (!replaces((next ?? quotes)[quote.symbol], quote)) continue;
+    next ??= { ...quotes };
+    next[quote.symbol] = quote;
+  }
+  return next ?? quotes;
 }
 
 /** The map of a list of quotes. */
@@ -41,16 +62,18 @@ export function quoteMapOf(quotes: readonly Quote[]): QuoteMap {
 export type QuoteSource = Pick<LiveConnection, 'onQuotes'>;
 
 /**
- * The socket feed of quotes over a connection: follows `input.symbols`, then whatever `quotes.watch` names;
- * each quote (the snapshot first, then every update) comes back as `server.quote`.
+ * The socket feed of quotes over a connection: follows `input.symbols`, then whatever `quotes.watch` names; the
+ * quotes (the snapshot first, then every update) come back in batches as `server.quotes`, the newest quote of each
+ * symbol that moved, the first batch at once after a quiet spell, then at most one every `batchMs`.
  */
-export function quoteFeedOf(source: QuoteSource) {
+export function quoteFeedOf(source: QuoteSource, batchMs = QUOTE_BATCH_MS) {
   return fromCallback<WatchQuotes, { symbols: readonly string[] }>(({ input, receive, sendBack }) => {
+    const batches = quoteBatcher(batchMs, (quotes) =>
+      sendBack({ type: 'server.quotes', quotes } satisfies ServerQuotes),
+    );
     // Each subscription has a listener of its own, so ending the previous one never ends the next.
     const follow = (symbols: readonly string[]) =>
-      symbols.length > 0
-        ? source.onQuotes(symbols, (quote: Quote) => sendBack({ type: 'server.quote', quote } satisfies ServerQuote))
-        : () => undefined;
+      symbols.length > 0 ? source.onQuotes(symbols, (quote: Quote) => batches.take(quote)) : () => undefined;
     let off = follow(input.symbols);
     receive((event) => {
       // Subscribing before unsubscribing keeps the quotes of symbols that stay.
@@ -58,7 +81,10 @@ export function quoteFeedOf(source: QuoteSource) {
       off();
       off = next;
     });
-    return () => off();
+    return () => {
+      off();
+      batches.stop();
+    };
   });
 }
 
@@ -88,9 +114,21 @@ export function withPrice(companies: CompanyMap, symbol: string, price: number):
   return { ...companies, [symbol]: { ...company, marketcap, capclass: capClassOf(marketcap) } };
 }
 
+/** The companies with the market cap of each quote's symbol at its price (see {@link withPrice}), copied once. */
+export function withPrices(companies: CompanyMap, quotes: readonly Quote[]): CompanyMap {
+  let next: Record<string, UniverseCompany> | null = null;
+  for (const quote of quotes) {
+    const priced = withPrice(next ?? companies, quote.symbol, quote.price);
+    if (priced === (next ?? companies)) continue;
+    next ??= { ...companies };
+    next[quote.symbol] = priced[quote.symbol]!;
+  }
+  return next ?? companies;
+}
+
 /** The companies with the market cap of each symbol at the price of its quote held (see {@link withPrice}). */
 export function pricedAt(companies: CompanyMap, quotes: QuoteMap): CompanyMap {
-  return Object.values(quotes).reduce((priced, quote) => withPrice(priced, quote.symbol, quote.price), companies);
+  return withPrices(companies, Object.values(quotes));
 }
 
 /** The quotes of symbols, none when there are no symbols. */

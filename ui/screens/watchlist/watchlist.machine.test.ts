@@ -4,7 +4,7 @@ import type { UniverseCompany } from '../../../domain/contract/market.ts';
 import type { QuotesAck } from '../../../domain/contract/socket.ts';
 import { marketCapOf, type Quote } from '../../../domain/market/types.ts';
 import { LiveConnection, type LiveSocket } from '../../services/live.ts';
-import { quoteFeedOf, withQuote, type QuoteSource, type WatchQuotes } from './quotes.ts';
+import { QUOTE_BATCH_MS, quoteFeedOf, withQuote, withQuotes, type QuoteSource, type WatchQuotes } from './quotes.ts';
 import {
   applyChange,
   applyChanges,
@@ -108,11 +108,9 @@ function liveOnFakeSocket() {
     emit: (_event: string, _request: unknown, ack: (answer: QuotesAck) => void) => acks.push(ack),
   };
   const waiting: (() => void)[] = [];
-  let frames = 0;
   const connection = new LiveConnection({
     open: () => socket as unknown as LiveSocket,
     frame: (run) => {
-      frames += 1;
       waiting.push(run);
       return () => {
         if (waiting.includes(run)) waiting.splice(waiting.indexOf(run), 1);
@@ -127,7 +125,6 @@ function liveOnFakeSocket() {
     serve,
     answer: () => acks.splice(0).forEach((ack) => ack({ ok: true, symbols: [], quotes: [] })),
     draw: () => waiting.splice(0).forEach((run) => run()),
-    frames: () => frames,
   };
 }
 
@@ -217,8 +214,8 @@ describe('watch list machine', () => {
   it('updates a price from the live feed and ignores an older quote', async () => {
     const { actor, push } = watchlist({ list: ['AAPL'] });
     await waitFor(actor, (s) => s.matches(idle));
-    push({ type: 'server.quote', quote: quote('AAPL', 101.25, '2026-01-05T15:00:01.000Z') });
-    push({ type: 'server.quote', quote: quote('AAPL', 99, '2026-01-05T14:59:59.000Z') });
+    push({ type: 'server.quotes', quotes: [quote('AAPL', 101.25, '2026-01-05T15:00:01.000Z')] });
+    push({ type: 'server.quotes', quotes: [quote('AAPL', 99, '2026-01-05T14:59:59.000Z')] });
     expect(actor.getSnapshot().context.quotes['AAPL']?.price).to.equal(101.25);
   });
 
@@ -229,49 +226,65 @@ describe('watch list machine', () => {
       watchlistRows(actor.getSnapshot().context).find((r) => r.symbol === symbol)?.marketcap;
     expect(capOf('AAPL'), 'at the price of the quote read with the list').to.equal(SHARES * 100);
 
-    push({ type: 'server.quote', quote: quote('AAPL', 101.25, '2026-01-05T15:00:01.000Z') });
+    push({ type: 'server.quotes', quotes: [quote('AAPL', 101.25, '2026-01-05T15:00:01.000Z')] });
     expect(capOf('AAPL')).to.equal(SHARES * 101.25);
     expect(capOf('AAPL')).to.equal(marketCapOf(SHARES, 101.25));
-    push({ type: 'server.quote', quote: quote('AAPL', 99, '2026-01-05T14:59:59.000Z') });
+    push({ type: 'server.quotes', quotes: [quote('AAPL', 99, '2026-01-05T14:59:59.000Z')] });
     expect(capOf('AAPL'), 'an older quote moves neither price nor cap').to.equal(SHARES * 101.25);
 
     actor.send({ type: 'user.add', symbol: 'NVDA' });
     await waitFor(actor, (s) => s.matches(idle));
     expect(capOf('NVDA'), 'the cap answered until a quote comes').to.equal(marketCapOf(SHARES, 98));
-    push({ type: 'server.quote', quote: quote('NVDA', 180.5, '2026-01-05T15:00:02.000Z') });
+    push({ type: 'server.quotes', quotes: [quote('NVDA', 180.5, '2026-01-05T15:00:02.000Z')] });
     expect(capOf('NVDA')).to.equal(SHARES * 180.5);
     expect(actor.getSnapshot().context.companies['NVDA']?.capclass).to.equal('large');
   });
 
-  it('shows the latest price and cap of each symbol after a burst of quotes, taken in one frame', async () => {
+  it('takes a burst of quotes as one batch: the latest price and cap of each symbol, in one update', async () => {
     const live = liveOnFakeSocket();
     const { actor } = watchlist({ list: ['AAPL', 'MSFT', 'NVDA'] }, live.connection);
     await waitFor(actor, (s) => s.matches(idle));
     live.answer();
     live.draw();
-    const before = live.frames();
-    let drawing = false;
-    const updates = { inFrame: 0, outside: 0 };
-    actor.subscribe(() => (drawing ? (updates.inFrame += 1) : (updates.outside += 1)));
+    let updates = 0;
+    actor.subscribe(() => (updates += 1));
 
     const symbols = ['AAPL', 'MSFT', 'NVDA'];
-    const burst = Array.from({ length: 100 }, (_, i) =>
-      quote(symbols[i % 3]!, 100 + (i % 7) - 3 + i / 100, new Date(Date.UTC(2026, 0, 5, 15, 1, i)).toISOString()),
-    );
+    const at = (i: number) => new Date(Date.UTC(2026, 0, 5, 15, 1, i)).toISOString();
+    const burst = Array.from({ length: 100 }, (_, i) => quote(symbols[i % 3]!, 100 + (i % 7) - 3 + i / 100, at(i)));
     for (const q of burst) live.serve('quote', q);
-    expect(updates, 'nothing taken before the frame').to.deep.equal({ inFrame: 0, outside: 0 });
-    expect(live.frames() - before, 'one frame for the whole burst').to.equal(1);
-    expect(watchlistRows(actor.getSnapshot().context).map((r) => r.price)).to.deep.equal([100, 100, 100]);
-
-    drawing = true;
     live.draw();
-    drawing = false;
     const latest = new Map(burst.map((q) => [q.symbol, q.price]));
+    const shown = () => watchlistRows(actor.getSnapshot().context).map((r) => r.price);
+    await waitFor(actor, () => shown().every((price, i) => price === latest.get(symbols[i]!)));
     const rows = watchlistRows(actor.getSnapshot().context);
-    expect(rows.map((r) => [r.symbol, r.price])).to.deep.equal(symbols.map((s) => [s, latest.get(s)]));
     expect(rows.map((r) => r.marketcap)).to.deep.equal(symbols.map((s) => marketCapOf(SHARES, latest.get(s)!)));
-    expect(updates.outside, 'every update taken within that one frame').to.equal(0);
-    expect(updates.inFrame).to.be.greaterThan(0);
+    expect(updates, 'the whole burst taken in one update').to.equal(1);
+
+    // Quotes coming right after a batch wait for the next one.
+    live.serve('quote', quote('AAPL', 150, at(200)));
+    live.draw();
+    await new Promise((resolve) => setTimeout(resolve, QUOTE_BATCH_MS / 2));
+    expect(updates, 'not before the batch time').to.equal(1);
+    await waitFor(actor, () => shown()[0] === 150);
+    expect(updates).to.equal(2);
+  });
+
+  it('takes only the quotes of a batch newer than those held', async () => {
+    const { actor, push } = watchlist({ list: ['AAPL', 'NVDA'] });
+    await waitFor(actor, (s) => s.matches(idle));
+    const before = actor.getSnapshot().context;
+    push({ type: 'server.quotes', quotes: [quote('AAPL', 90, '2026-01-05T14:00:00.000Z')] });
+    expect(actor.getSnapshot().context, 'an older batch changes nothing').to.equal(before);
+    push({
+      type: 'server.quotes',
+      quotes: [quote('AAPL', 90, '2026-01-05T14:00:00.000Z'), quote('NVDA', 120, '2026-01-05T15:00:01.000Z')],
+    });
+    const rows = watchlistRows(actor.getSnapshot().context);
+    expect(rows.map((r) => [r.symbol, r.price, r.marketcap])).to.deep.equal([
+      ['AAPL', 100, SHARES * 100],
+      ['NVDA', 120, SHARES * 120],
+    ]);
   });
 
   it('reads the list again when it changed on the server', async () => {
@@ -304,5 +317,8 @@ describe('watch list machine', () => {
     const first = withQuote({}, quote('A', 1, '2026-01-01T00:00:01Z'));
     expect(withQuote(first, quote('A', 2, '2026-01-01T00:00:00Z'))).to.equal(first);
     expect(withQuote(first, quote('A', 3, '2026-01-01T00:00:02Z'))['A']?.price).to.equal(3);
+    const batch = [quote('A', 2, '2026-01-01T00:00:00Z'), quote('B', 4, '2026-01-01T00:00:03Z')];
+    expect(withQuotes(first, [batch[0]!]), 'no newer quote: the same map').to.equal(first);
+    expect(Object.values(withQuotes(first, batch)).map((q) => q.price)).to.deep.equal([1, 4]);
   });
 });

@@ -17,8 +17,8 @@ import {
   loadQuotes,
   pricedAt,
   quoteMapOf,
-  withPrice,
-  withQuote,
+  withPrices,
+  withQuotes,
   type CompanyMap,
   type QuoteMap,
 } from './quotes.ts';
@@ -53,7 +53,7 @@ export type WatchlistEvent =
   | { type: 'user.remove'; symbol: string }
   | { type: 'user.retry' }
   | { type: 'user.dismissError' }
-  | { type: 'server.quote'; quote: Quote }
+  | { type: 'server.quotes'; quotes: readonly Quote[] }
   | { type: 'server.changed' };
 
 /** What the first load answers. */
@@ -132,23 +132,22 @@ export const watchlistMachine = setup({
     /** Says a symbol is on the list already. */
     tellAlreadyListed: (_, params: { symbol: string }) => showToast(`${params.symbol} is already on your watch list`),
     watchQuotes: sendTo('quotes', ({ context }) => ({ type: 'quotes.watch', symbols: context.symbols })),
-    /** Holds a quote and moves its company's market cap to its price. */
-    takeQuote: assign(({ context, event }) => {
-      assertEvent(event, 'server.quote');
-      return {
-        quotes: withQuote(context.quotes, event.quote),
-        companies: withPrice(context.companies, event.quote.symbol, event.quote.price),
-      };
+    /** Holds the newer quotes of a batch and moves their companies' market caps to their prices. */
+    takeQuotes: assign(({ context, event }) => {
+      assertEvent(event, 'server.quotes');
+      const quotes = withQuotes(context.quotes, event.quotes);
+      const taken = event.quotes.filter((quote) => quotes[quote.symbol] === quote);
+      return { quotes, companies: withPrices(context.companies, taken) };
     }),
   },
   guards: {
     hasPending: ({ context }) => context.pending.length > 0,
     stale: ({ context }) => context.stale,
     listed: ({ context, event }) => event.type === 'user.add' && context.symbols.includes(event.symbol),
-    /** Whether a quote is newer than the one held for its symbol (an older one changes nothing). */
-    quoteIsNewer: ({ context, event }) => {
-      assertEvent(event, 'server.quote');
-      return withQuote(context.quotes, event.quote) !== context.quotes;
+    /** Whether a batch holds a quote newer than the one held for its symbol (older ones change nothing). */
+    hasNewerQuote: ({ context, event }) => {
+      assertEvent(event, 'server.quotes');
+      return withQuotes(context.quotes, event.quotes) !== context.quotes;
     },
   },
 }).createMachine({
@@ -218,7 +217,7 @@ export const watchlistMachine = setup({
           ],
         },
         'user.dismissError': { actions: assign({ saveError: null }) },
-        'server.quote': { guard: 'quoteIsNewer', actions: 'takeQuote' },
+        'server.quotes': { guard: 'hasNewerQuote', actions: 'takeQuotes' },
         'server.changed': { actions: assign({ stale: true }) },
       },
       states: {
