@@ -6,6 +6,9 @@
 import type { LayoutAxis } from 'plotly.js';
 import { tradingDayTitle } from '../services/time.ts';
 
+/** How a date tick reads on every chart: the month and the day without a leading zero (`Oct 4`). */
+export const DAY_TICK_FORMAT = '%b %-d';
+
 /** At most this many dates get a tick each; more are left to Plotly's ticks. */
 export const DATE_TICKS_MAX = 10;
 
@@ -18,5 +21,5 @@ export function tradingDayAxis(dates?: readonly string[]): Partial<LayoutAxis> {
     title: { text: tradingDayTitle(), font: { size: 11 } },
   };
   if (dates === undefined || dates.length === 0 || dates.length > DATE_TICKS_MAX) return axis;
-  return { ...axis, tickmode: 'array', tickvals: [...dates], tickformat: '%b %-d' };
+  return { ...axis, tickmode: 'array', tickvals: [...dates], tickformat: DAY_TICK_FORMAT };
 }

@@ -1,10 +1,12 @@
 import { expect } from 'chai';
 import { createActor, fromPromise, waitFor } from 'xstate';
 import {
+  findCompany,
   movedIndex,
   submittedHit,
   symbolSearchMachine,
   type SymbolPicked,
+  unknownCompanyText,
   type UniverseHit,
 } from './symbolSearch.machine.ts';
 
@@ -135,5 +137,39 @@ describe('symbol search machine', () => {
     expect(movedIndex(0, -1, 3)).to.equal(2);
     expect(movedIndex(0, 1, 0)).to.equal(0);
     expect(submittedHit({ results: [hit('MS'), hit('MSFT')], active: 5, text: 'msft' })?.symbol).to.equal('MSFT');
+  });
+});
+
+describe('a symbol checked against the universe', () => {
+  const realFetch = globalThis.fetch;
+  let asked: string[] = [];
+  beforeEach(() => {
+    asked = [];
+    globalThis.fetch = async (url: string | URL | Request) => {
+      asked.push(url instanceof Request ? url.url : url.toString());
+      return Promise.resolve(Response.json([hit('ZZZ'), hit('ZZZZA')]));
+    };
+  });
+  afterEach(() => {
+    globalThis.fetch = realFetch;
+  });
+
+  it('finds the company of its exact symbol, and none for a symbol the market data lacks', async () => {
+    expect((await findCompany('ZZZ'))?.symbol).to.equal('ZZZ');
+    expect(await findCompany('ZZZZ')).to.equal(null);
+    expect(asked).to.have.length(2);
+  });
+
+  it('knows without asking that a text no symbol can be has no company', async () => {
+    expect(await findCompany('Z'.repeat(300))).to.equal(null);
+    expect(await findCompany('NO SUCH')).to.equal(null);
+    expect(asked).to.deep.equal([]);
+  });
+
+  it('says so in the same words on every screen, a long text cut short', () => {
+    expect(unknownCompanyText('ZZZZ')).to.equal('There is no company ZZZZ in the market data: pick one above.');
+    expect(unknownCompanyText('Z'.repeat(300))).to.equal(
+      `There is no company ${'Z'.repeat(16)}… in the market data: pick one above.`,
+    );
   });
 });

@@ -6,6 +6,7 @@
  */
 import { assertEvent, assign, emit, fromPromise, setup } from 'xstate';
 import { marketApi, type UniverseHit } from '../../domain/contract/market.ts';
+import { isSymbol } from '../../domain/symbol.ts';
 import { call, errorMessage } from '../services/api.ts';
 
 export type { UniverseHit };
@@ -70,6 +71,28 @@ export function submittedHit(context: Pick<SymbolSearchContext, 'results' | 'act
   if (highlighted) return highlighted;
   const typed = context.text.trim().toUpperCase();
   return context.results.find((hit) => hit.symbol === typed) ?? null;
+}
+
+/** Longest part of a text a message repeats; the rest is cut with an ellipsis. */
+const SAID_MAX = 16;
+
+/**
+ * What a screen says of a symbol the market data does not have, in the same words on every screen; a text longer
+ * than any symbol is cut short so the message stays on the page.
+ */
+export function unknownCompanyText(symbol: string): string {
+  const said = symbol.length > SAID_MAX ? `${symbol.slice(0, SAID_MAX)}…` : symbol;
+  return `There is no company ${said} in the market data: pick one above.`;
+}
+
+/**
+ * The company of a symbol in the universe, or null when the market data has none. A text that is no symbol
+ * (`isSymbol`) is known to have none without asking.
+ */
+export async function findCompany(symbol: string, signal?: AbortSignal): Promise<UniverseHit | null> {
+  if (!isSymbol(symbol)) return null;
+  const hits = await call(marketApi.getUniverse, { query: { q: symbol, limit: 5 }, ...(signal ? { signal } : {}) });
+  return hits.find((hit) => hit.symbol === symbol) ?? null;
 }
 
 const cleared = { text: '', results: [], active: 0, submitted: false, error: null } as const;

@@ -5,11 +5,11 @@
 import { useMachine } from '@xstate/react';
 import { memo, useMemo, useState } from 'react';
 import type { ColDef, ColGroupDef, ValueFormatterParams } from 'ag-grid-community';
-import type { Data } from 'plotly.js';
 import { formatSigned, formatSignedPercent } from '../../../domain/format.ts';
 import { Chart } from '../../components/Chart.tsx';
 import { Grid } from '../../components/Grid.tsx';
 import { Empty, Failed, Skeleton } from '../../components/LoadState.tsx';
+import { plural } from '../../components/plural.ts';
 import { SymbolChip } from '../../components/SymbolChip.tsx';
 import { tradingDayTitle } from '../../services/time.ts';
 import { signClass } from '../watchlist/quotes.ts';
@@ -23,6 +23,7 @@ import {
   RANK_DAYS,
   shortDate,
   statRows,
+  timelineFigure,
   timelinePoints,
   type AnalyzeTab,
   type CardFilter,
@@ -105,45 +106,14 @@ const Timeline = memo(function Timeline({
   window: { from: string | null; to: string | null } | null;
   definitions: Definitions;
 }) {
+  const figure = useMemo(() => timelineFigure(days, window, definitions), [days, window, definitions]);
   const points = timelinePoints(days, definitions);
-  const trace = (direction: 'bullish' | 'bearish' | 'neutral', y: number, color: string, symbol: string): Data => ({
-    type: 'scatter',
-    mode: 'markers',
-    name: direction,
-    x: points[direction].x,
-    y: points[direction].x.map(() => y),
-    text: points[direction].text,
-    marker: { color, size: 9, symbol },
-    hovertemplate: '%{x}: %{text}<extra></extra>',
-  });
   return (
     <Chart
-      data={[
-        trace('bullish', 1, '#138a36', 'triangle-up'),
-        trace('neutral', 0, '#7b8794', 'diamond'),
-        trace('bearish', -1, '#c62828', 'triangle-down'),
-      ]}
+      data={figure.data}
       height={84}
       label={`Pattern timeline: ${points.bullish.x.length} bullish, ${points.bearish.x.length} bearish, ${points.neutral.x.length} neutral days`}
-      layout={{
-        showlegend: false,
-        margin: { l: 52, r: 8, t: 4, b: 22 },
-        xaxis: {
-          type: 'date',
-          showgrid: false,
-          tickformat: '%b %d',
-          tickfont: { size: 10 },
-          ...(window?.from && window.to ? { range: [window.from, window.to] } : {}),
-        },
-        yaxis: {
-          range: [-1.6, 1.6],
-          tickvals: [-1, 0, 1],
-          ticktext: ['Bear', 'Neutral', 'Bull'],
-          tickfont: { size: 9 },
-          fixedrange: true,
-        },
-        hovermode: 'closest',
-      }}
+      layout={figure.layout}
       config={{ displayModeBar: false, staticPlot: false }}
     />
   );
@@ -220,7 +190,6 @@ const statColumns: (ColDef<StatRow> | ColGroupDef<StatRow>)[] = [
 /** How many patterns the day's cards show, and in how many stocks: "95 patterns in 90 stocks". */
 function patternTotal(cards: readonly PatternCard[]): string {
   const patterns = cards.reduce((sum, card) => sum + card.patterns.length, 0);
-  const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
   return `${plural(patterns, 'pattern')} in ${plural(cards.length, 'stock')}`;
 }
 
@@ -262,7 +231,7 @@ export default function AnalyzeScreen() {
             label: (
               <>
                 {shortDate(d.date)}{' '}
-                <span className="count" title={`${d.patterncount} patterns`}>
+                <span className="count" title={plural(d.patterncount, 'pattern')}>
                   {d.patterncount}
                   <span className="sr-only"> patterns</span>
                 </span>
@@ -342,7 +311,7 @@ export default function AnalyzeScreen() {
                 <span className="rank">{i + 1}</span>
                 <div className="ranked-symbol">
                   <SymbolChip symbol={r.symbol} />
-                  <span className="hint">{r.count} pattern days</span>
+                  <span className="hint">{plural(r.count, 'pattern day')}</span>
                 </div>
                 <div className="ranked-timeline">
                   {r.symbol in context.timelines ? (

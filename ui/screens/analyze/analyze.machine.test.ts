@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { DAY_TICK_FORMAT } from '../../components/dateAxis.ts';
 import { createActor, fromCallback, fromPromise, waitFor } from 'xstate';
 import type { Quote } from '../../../domain/market/types.ts';
 import {
@@ -12,6 +13,7 @@ import {
   RANK_PAGE,
   shortDate,
   statRows,
+  timelineFigure,
   timelinePoints,
   withQuote,
   withQuotes,
@@ -365,6 +367,22 @@ describe('analyze helpers', () => {
       bearish: { x: ['d2'], text: ['Dark cloud cover'] },
       neutral: { x: ['d1'], text: ['Doji'] },
     });
+  });
+
+  it("draws a timeline's first and last days whole, with ticks read as on the other charts", () => {
+    const days = [
+      { date: '2024-10-04', stockpatterns: [{ name: 'hammer', bullish: true }] },
+      { date: '2024-12-31', stockpatterns: [{ name: 'dark_cloud_cover', bullish: false }] },
+    ];
+    const figure = timelineFigure(days, { from: '2024-10-04', to: '2024-12-31' }, DEFINITIONS);
+    expect(figure.data).to.have.length(3);
+    for (const trace of figure.data as { cliponaxis?: boolean }[]) expect(trace.cliponaxis).to.equal(false);
+    const range = figure.layout.xaxis?.range as [string, string];
+    expect(Date.parse(range[0]), 'room before the first day').to.be.below(Date.parse('2024-10-04T00:00:00Z'));
+    expect(Date.parse(range[1]), 'room after the last day').to.be.above(Date.parse('2024-12-31T00:00:00Z'));
+    expect(figure.layout.xaxis?.tickformat).to.equal(DAY_TICK_FORMAT);
+    expect(DAY_TICK_FORMAT, 'Oct 4, not Oct 04').to.equal('%b %-d');
+    expect(timelineFigure(days, null, DEFINITIONS).layout.xaxis?.range).to.equal(undefined);
   });
 
   it('writes prices with 2 decimals and thousands separators, never in millions', () => {

@@ -13,8 +13,10 @@ import {
   type PatternStat,
   type RankedSymbol,
 } from '../../../domain/contract/patterns.ts';
+import type { Data, Layout } from 'plotly.js';
 import { and, assign, fromCallback, fromPromise, setup } from 'xstate';
 import { formatPrice } from '../../../domain/format.ts';
+import { DAY_TICK_FORMAT } from '../../components/dateAxis.ts';
 import type { Quote } from '../../../domain/market/types.ts';
 import { call, errorMessage } from '../../services/api.ts';
 import { live, type LiveConnection } from '../../services/live.ts';
@@ -159,6 +161,70 @@ export function timelinePoints(
     }
   }
   return out;
+}
+
+/** The share of a timeline's window left empty before its first day and after its last, so their markers show whole. */
+export const TIMELINE_ROOM = 0.015;
+
+/** A `YYYY-MM-DD` day moved by some milliseconds, as a Plotly date (`2024-10-03 22:45:36`). */
+function plotDate(day: string, ms: number): string {
+  return new Date(Date.parse(`${day}T00:00:00Z`) + ms).toISOString().slice(0, 19).replace('T', ' ');
+}
+
+/**
+ * A symbol's pattern timeline: a row of markers per direction over the window, the window's edges given a little
+ * room and the markers left unclipped, so those of its first and last days show whole; its dates read as on the
+ * other charts (`Oct 4`).
+ */
+export function timelineFigure(
+  days: readonly TimelineDay[],
+  window: { readonly from: string | null; readonly to: string | null } | null,
+  definitions: Readonly<Record<string, PatternDefinition>>,
+): { data: Data[]; layout: Partial<Layout> } {
+  const points = timelinePoints(days, definitions);
+  const trace = (direction: 'bullish' | 'bearish' | 'neutral', y: number, color: string, symbol: string): Data => ({
+    type: 'scatter',
+    mode: 'markers',
+    name: direction,
+    x: points[direction].x,
+    y: points[direction].x.map(() => y),
+    text: points[direction].text,
+    marker: { color, size: 9, symbol },
+    cliponaxis: false,
+    hovertemplate: '%{x}: %{text}<extra></extra>',
+  });
+  let range: [string, string] | undefined;
+  if (window?.from && window.to) {
+    const span = Date.parse(`${window.to}T00:00:00Z`) - Date.parse(`${window.from}T00:00:00Z`);
+    const room = Math.max(12 * 3_600_000, span * TIMELINE_ROOM);
+    if (Number.isFinite(room)) range = [plotDate(window.from, -room), plotDate(window.to, room)];
+  }
+  return {
+    data: [
+      trace('bullish', 1, '#138a36', 'triangle-up'),
+      trace('neutral', 0, '#7b8794', 'diamond'),
+      trace('bearish', -1, '#c62828', 'triangle-down'),
+    ],
+    layout: {
+      showlegend: false,
+      margin: { l: 52, r: 8, t: 4, b: 22 },
+      xaxis: {
+        type: 'date',
+        showgrid: false,
+        tickformat: DAY_TICK_FORMAT,
+        tickfont: { size: 10 },
+        ...(range ? { range } : {}),
+      },
+      yaxis: {
+        range: [-1.6, 1.6],
+        tickvals: [-1, 0, 1],
+        ticktext: ['Bear', 'Neutral', 'Bull'],
+        tickfont: { size: 9 },
+        fixedrange: true,
+      },
+      hovermode: 'closest',
+    },
+  };
 }
 
 /** A row of the statistics grid. */

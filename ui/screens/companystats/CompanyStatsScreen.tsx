@@ -11,6 +11,7 @@ import { Chart } from '../../components/Chart.tsx';
 import { Dismissible, Empty, Failed, Skeleton } from '../../components/LoadState.tsx';
 import { SymbolChip } from '../../components/SymbolChip.tsx';
 import { SymbolSearch } from '../../components/SymbolSearch.tsx';
+import { unknownCompanyText } from '../../components/symbolSearch.machine.ts';
 import { navigate, useLocation } from '../../services/router.ts';
 import {
   STAT_TITLES,
@@ -154,7 +155,7 @@ export default function CompanyStatsScreen() {
     <section className="screen companystats" aria-labelledby="companystats-title">
       <div className="companystats-header">
         <h1 id="companystats-title">Company statistics</h1>
-        {symbol && (
+        {symbol && !state.matches({ company: 'unknown' }) && (
           <p className="companystats-company">
             <SymbolChip symbol={symbol} />
             {company ? (
@@ -219,7 +220,7 @@ export default function CompanyStatsScreen() {
       ) : !symbol ? (
         <Empty>Pick a company above to see its revenue, profit and earnings.</Empty>
       ) : state.matches({ company: 'unknown' }) ? (
-        <Empty>There is no company {symbol} in the market data: pick one above.</Empty>
+        <Empty>{unknownCompanyText(symbol)}</Empty>
       ) : (
         <div className="companystats-cards">
           {stats.map((stat) => (

@@ -95,10 +95,15 @@ function companyStats(server: FakeServer, symbol: string | null = 'AAPL') {
 }
 
 type Snapshot = ReturnType<ReturnType<typeof companyStats>['actor']['getSnapshot']>;
+/** The list is saved and, the company checked, every card's figures are read (or failed). */
 const allLoaded = (s: Snapshot) =>
   s.matches({ stats: { ready: 'idle' } }) &&
+  s.context.checked &&
   s.context.stats.length > 0 &&
-  Object.values(s.context.figures).every((f) => f.status !== 'loading');
+  s.context.stats.every((stat) => {
+    const figures = s.context.symbol === null ? undefined : s.context.figures[figureKey(s.context.symbol, stat)];
+    return figures !== undefined && figures.status !== 'loading';
+  });
 
 describe('company statistics machine', () => {
   it("shows the cards under the symbol alone when the company's name cannot be read", async () => {
@@ -210,11 +215,31 @@ describe('company statistics machine', () => {
     expect(calls).to.include('figures JPM/revenue/0/A');
   });
 
-  it('says so when the address names a company the market data does not have', async () => {
-    const { actor } = companyStats({}, 'nope');
-    await waitFor(actor, (s) => s.matches({ company: 'unknown' }));
+  it('says so when the address names a company the market data does not have, and reads none of its figures', async () => {
+    const { actor, calls } = companyStats({}, 'nope');
+    await waitFor(actor, (s) => s.matches({ company: 'unknown' }) && s.matches({ stats: { ready: 'idle' } }));
+    await new Promise((resolve) => setImmediate(resolve));
     expect(actor.getSnapshot().context.symbol).to.equal('NOPE');
     expect(actor.getSnapshot().context.company).to.equal(null);
+    expect(calls.filter((c) => c.startsWith('figures'))).to.deep.equal([]);
+    actor.send({ type: 'user.modifyStat', statType: 'revenue', period: 'Q' });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(
+      calls.filter((c) => c.startsWith('figures')),
+      'nor after a change of a card',
+    ).to.deep.equal([]);
+    actor.send({ type: 'user.pickSymbol', symbol: 'MSFT' });
+    await waitFor(actor, (s) => allLoaded(s) && s.context.company?.symbol === 'MSFT');
+    expect(calls).to.include('figures MSFT/revenue/0/Q');
+  });
+
+  it('reads the figures of a company picked only once the market data has it', async () => {
+    const { actor, calls } = companyStats({});
+    await waitFor(actor, allLoaded);
+    actor.send({ type: 'user.pickSymbol', symbol: 'nope' });
+    await waitFor(actor, (s) => s.matches({ company: 'unknown' }));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(calls.filter((c) => c.startsWith('figures NOPE'))).to.deep.equal([]);
   });
 
   it('keeps the message of figures that failed and loads them again on retry', async () => {

@@ -12,7 +12,7 @@ import {
   type CompanyStatPeriod,
   type CompanyStatType,
 } from '../../../domain/companystats/companystats.ts';
-import type { UniverseHit } from '../../components/symbolSearch.machine.ts';
+import { findCompany, type UniverseHit } from '../../components/symbolSearch.machine.ts';
 import { companystatsApi } from '../../../domain/contract/companystats.ts';
 import { marketApi, type FundamentalFigure } from '../../../domain/contract/market.ts';
 import { portfolioApi } from '../../../domain/contract/portfolio.ts';
@@ -46,6 +46,11 @@ export interface CompanyStatsContext {
   readonly symbol: string | null;
   /** Its universe entry, once read (null for an unknown symbol). */
   readonly company: UniverseHit | null;
+  /**
+   * Whether the company may have figures: the universe has it, or could not be read. Figures are read only then,
+   * never for a symbol the market data is known not to have.
+   */
+  readonly checked: boolean;
   /** The user's statistics, in the order shown. */
   readonly stats: readonly CompanyStat[];
   /** Why the list could not be loaded (the defaults are shown). */
@@ -160,10 +165,9 @@ export const companyStatsMachine = setup({
       call(companystatsApi.postCompanystats, { body: input.stats }),
     ),
     defaultSymbol: fromPromise<string>(chooseDefaultSymbol),
-    loadCompany: fromPromise<UniverseHit | null, { symbol: string }>(async ({ input, signal }) => {
-      const hits = await call(marketApi.getUniverse, { query: { q: input.symbol, limit: 5 }, signal });
-      return hits.find((hit) => hit.symbol === input.symbol) ?? null;
-    }),
+    loadCompany: fromPromise<UniverseHit | null, { symbol: string }>(async ({ input, signal }) =>
+      findCompany(input.symbol, signal),
+    ),
     figuresLoader: fromCallback<LoadFigures>(({ receive, sendBack }) => {
       let stopped = false;
       receive(({ request }) => {
@@ -187,10 +191,10 @@ export const companyStatsMachine = setup({
   actions: {
     /** Puts the company in the address (`replace` when it was chosen for the user). */
     showSymbol: (_, _params: { symbol: string; replace: boolean }) => undefined,
-    /** Asks the loader for the figures of every card not loaded yet (or failed). */
+    /** Asks the loader for the figures of every card not loaded yet (or failed), once the company is checked. */
     requestMissingFigures: enqueueActions(({ context, enqueue }) => {
       const { symbol } = context;
-      if (!symbol) return;
+      if (!symbol || !context.checked) return;
       const requests = context.stats
         .map((stat): FigureRequest => ({ key: figureKey(symbol, stat), symbol, stat }))
         .filter((request) => {
@@ -216,6 +220,7 @@ export const companyStatsMachine = setup({
   context: ({ input }) => ({
     symbol: input.symbol ? input.symbol.trim().toUpperCase() : null,
     company: null,
+    checked: false,
     stats: [],
     statsError: null,
     saveError: null,
@@ -254,7 +259,6 @@ export const companyStatsMachine = setup({
               actions: [
                 assign({ symbol: ({ event }) => event.output }),
                 { type: 'showSymbol', params: ({ event }) => ({ symbol: event.output, replace: true }) },
-                'requestMissingFigures',
               ],
             },
             onError: 'none',
@@ -267,10 +271,12 @@ export const companyStatsMachine = setup({
             input: ({ context }) => ({ symbol: context.symbol ?? '' }),
             onDone: [
               { guard: ({ event }) => event.output === null, target: 'unknown' },
-              { actions: assign({ company: ({ event }) => event.output }) },
+              {
+                actions: [assign({ company: ({ event }) => event.output, checked: true }), 'requestMissingFigures'],
+              },
             ],
             // Unread (refused, or unreachable): the cards go on under the symbol alone, without its name line.
-            onError: {},
+            onError: { actions: [assign({ checked: true }), 'requestMissingFigures'] },
           },
         },
         unknown: {},
@@ -282,12 +288,11 @@ export const companyStatsMachine = setup({
           target: '.shown',
           reenter: true,
           actions: [
-            assign({ symbol: ({ event }) => event.symbol.trim().toUpperCase(), company: null }),
+            assign({ symbol: ({ event }) => event.symbol.trim().toUpperCase(), company: null, checked: false }),
             {
               type: 'showSymbol',
               params: ({ event }) => ({ symbol: event.symbol.trim().toUpperCase(), replace: false }),
             },
-            'requestMissingFigures',
           ],
         },
       },

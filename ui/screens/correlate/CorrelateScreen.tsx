@@ -3,7 +3,7 @@
  * correlations, the clusters of stocks that move together, and a comparison of two symbols' rebased prices.
  */
 import { useMachine } from '@xstate/react';
-import { useMemo, useState } from 'react';
+import { useMemo } from 'react';
 import type { Data } from 'plotly.js';
 import { formatFixed } from '../../../domain/format.ts';
 import { Chart } from '../../components/Chart.tsx';
@@ -18,11 +18,13 @@ import {
   correlationOf,
   CORRELATE_CHOSEN_MAX,
   CORRELATE_MAX,
+  pairChoice,
   sectorChoices,
   WINDOWS,
   type Comparison,
   type Correlation,
   type CorrelateSource,
+  type SymbolPair,
 } from './correlate.machine.ts';
 import { usePreferences } from '../../services/preferences.ts';
 import { tradingDayAxis } from '../../components/dateAxis.ts';
@@ -122,17 +124,19 @@ function ComparisonChart({ comparison, correlation }: { comparison: Comparison; 
   );
 }
 
+/** The Compare choices: the pair the machine holds (the last cell clicked, or the one chosen here). */
 function PairForm({
   symbols,
+  choice,
+  onChoose,
   onPick,
 }: {
   readonly symbols: readonly string[];
+  readonly choice: SymbolPair;
+  readonly onChoose: (patch: Partial<SymbolPair>) => void;
   readonly onPick: (a: string, b: string) => void;
 }) {
-  const [a, setA] = useState('');
-  const [b, setB] = useState('');
-  const first = symbols.includes(a) ? a : (symbols[0] ?? '');
-  const second = symbols.includes(b) && b !== first ? b : (symbols.find((s) => s !== first) ?? '');
+  const { a: first, b: second } = pairChoice(symbols, choice);
   return (
     <form
       className="pair-form"
@@ -143,7 +147,7 @@ function PairForm({
     >
       <label>
         Compare
-        <select value={first} onChange={(event) => setA(event.target.value)}>
+        <select value={first} onChange={(event) => onChoose({ a: event.target.value })}>
           {symbols.map((s) => (
             <option key={s}>{s}</option>
           ))}
@@ -151,7 +155,7 @@ function PairForm({
       </label>
       <label>
         with
-        <select value={second} onChange={(event) => setB(event.target.value)}>
+        <select value={second} onChange={(event) => onChoose({ b: event.target.value })}>
           {symbols
             .filter((s) => s !== first)
             .map((s) => (
@@ -208,7 +212,12 @@ export default function CorrelateScreen() {
             Return correlations <span className="hint">{result.window} trading days, click a cell to compare</span>
           </h2>
           <Heatmap result={result} onPick={pick} />
-          <PairForm symbols={result.symbols} onPick={pick} />
+          <PairForm
+            symbols={result.symbols}
+            choice={context.choice}
+            onChoose={(patch) => send({ type: 'user.choosePair', patch })}
+            onPick={pick}
+          />
         </article>
         <article className="card correlate-clusters" aria-labelledby="clusters-title">
           <h2 id="clusters-title">Stocks that move together</h2>

@@ -6,6 +6,7 @@ import {
   correlateMachine,
   correlationOf,
   monthsFor,
+  pairChoice,
   rebase,
   rebasedPair,
   type Comparison,
@@ -142,6 +143,30 @@ describe('correlate machine', () => {
     actor.send({ type: 'user.setWindow', window: 20 });
     expect(actor.getSnapshot().matches({ comparison: 'idle' })).to.equal(true);
     expect(actor.getSnapshot().context.pair).to.equal(null);
+  });
+
+  it('shows the pair of a clicked cell in the Compare choices, whatever they held before', async () => {
+    const { actor } = correlate({ setup: { ...SETUP, watchlist: ['AAPL', 'NVDA', 'PLAB', 'NOW'] } });
+    await waitFor(actor, (s) => s.matches(ready));
+    const symbols = actor.getSnapshot().context.result?.symbols ?? [];
+    expect(pairChoice(symbols, actor.getSnapshot().context.choice), 'the first two at first').to.deep.equal({
+      a: 'AAPL',
+      b: 'NVDA',
+    });
+    actor.send({ type: 'user.choosePair', patch: { b: 'PLAB' } });
+    expect(pairChoice(symbols, actor.getSnapshot().context.choice)).to.deep.equal({ a: 'AAPL', b: 'PLAB' });
+    actor.send({ type: 'user.pickPair', a: 'PLAB', b: 'NOW' });
+    expect(actor.getSnapshot().context.pair).to.deep.equal({ a: 'PLAB', b: 'NOW' });
+    expect(pairChoice(symbols, actor.getSnapshot().context.choice)).to.deep.equal({ a: 'PLAB', b: 'NOW' });
+    actor.send({ type: 'user.choosePair', patch: { a: 'NOW' } });
+    expect(
+      pairChoice(symbols, actor.getSnapshot().context.choice),
+      'a symbol is not compared with itself: the other side moves to another',
+    ).to.deep.equal({ a: 'NOW', b: 'AAPL' });
+    expect(pairChoice(['XOM', 'CVX'], actor.getSnapshot().context.choice), 'symbols no longer shown').to.deep.equal({
+      a: 'XOM',
+      b: 'CVX',
+    });
   });
 
   it('keeps a failed comparison as its message and retries it', async () => {

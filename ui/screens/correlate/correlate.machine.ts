@@ -137,6 +137,23 @@ export function clusterSummary(groups: readonly (readonly ClusterMember[])[]): {
   return { clusters, alone };
 }
 
+/** Two symbols compared. */
+export interface SymbolPair {
+  readonly a: string;
+  readonly b: string;
+}
+
+/**
+ * The pair the Compare choices show among the symbols of the heatmap: the pair chosen when both are among them,
+ * else the first symbol for the first side and, for the second, the first other symbol (a symbol is not compared
+ * with itself).
+ */
+export function pairChoice(symbols: readonly string[], choice: SymbolPair): SymbolPair {
+  const a = symbols.includes(choice.a) ? choice.a : (symbols[0] ?? '');
+  const b = symbols.includes(choice.b) && choice.b !== a ? choice.b : (symbols.find((s) => s !== a) ?? '');
+  return { a, b };
+}
+
 /** The page's state. */
 export interface CorrelateContext {
   readonly source: CorrelateSource;
@@ -147,7 +164,9 @@ export interface CorrelateContext {
   readonly result: Correlation | null;
   readonly error: string | null;
   /** The pair whose comparison is shown. */
-  readonly pair: { readonly a: string; readonly b: string } | null;
+  readonly pair: SymbolPair | null;
+  /** The pair the Compare choices hold ('' for a side not chosen): the one chosen there, or the last cell clicked. */
+  readonly choice: SymbolPair;
   readonly comparison: Comparison | null;
   readonly compareError: string | null;
 }
@@ -159,6 +178,7 @@ export type CorrelateEvent =
   | { type: 'user.setWindow'; window: number }
   | { type: 'user.addSymbol'; symbol: string }
   | { type: 'user.removeSymbol'; symbol: string }
+  | { type: 'user.choosePair'; patch: Partial<SymbolPair> }
   | { type: 'user.pickPair'; a: string; b: string }
   | { type: 'user.closeComparison' }
   | { type: 'user.retry' }
@@ -244,10 +264,14 @@ export const correlateMachine = setup({
     result: null,
     error: null,
     pair: null,
+    choice: { a: '', b: '' },
     comparison: null,
     compareError: null,
   },
   invoke: { src: 'listChanges' },
+  on: {
+    'user.choosePair': { actions: assign({ choice: ({ context, event }) => ({ ...context.choice, ...event.patch }) }) },
+  },
   states: {
     data: {
       initial: 'loading',
@@ -329,7 +353,12 @@ export const correlateMachine = setup({
         'user.pickPair': {
           guard: ({ event }) => event.a !== event.b,
           target: '.loading',
-          actions: assign({ pair: ({ event }) => ({ a: event.a, b: event.b }), comparison: null, compareError: null }),
+          actions: assign({
+            pair: ({ event }) => ({ a: event.a, b: event.b }),
+            choice: ({ event }) => ({ a: event.a, b: event.b }),
+            comparison: null,
+            compareError: null,
+          }),
         },
         'user.closeComparison': { target: '.idle', actions: 'resetComparison' },
         'user.setSource': '.idle',

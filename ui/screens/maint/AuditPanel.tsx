@@ -12,11 +12,12 @@ import type { ActorRefFrom } from 'xstate';
 import { USER_LIST_MAX } from '../../../domain/contract/audit.ts';
 import { Grid } from '../../components/Grid.tsx';
 import { Empty, Failed, Skeleton } from '../../components/LoadState.tsx';
+import { plural } from '../../components/plural.ts';
 import type { auditMachine } from './audit.machine.ts';
 import { JsonTree } from './JsonTree.tsx';
 import { usePreferences } from '../../services/preferences.ts';
 import { formatDateTime, fromFieldValue, toFieldValue, zoneLabel } from '../../services/time.ts';
-import { eventTypeCounts, filterEvents, stateCards, type AuditEvent } from './maint.logic.ts';
+import { comparePositions, eventTypeCounts, filterEvents, stateCards, type AuditEvent } from './maint.logic.ts';
 
 /** A row of the event grid: the event and its index in the whole history. */
 interface EventRow extends AuditEvent {
@@ -31,7 +32,7 @@ const COLUMNS: ColDef<EventRow>[] = [
   { headerName: 'Type', field: 'type', width: 220 },
   { headerName: 'Stream', field: 'stream', flex: 1, minWidth: 160 },
   { headerName: 'Rev.', field: 'revision', width: 70 },
-  { headerName: 'Position', field: 'position', width: 100 },
+  { headerName: 'Position', field: 'position', width: 100, comparator: comparePositions },
   { headerName: 'Actor', field: 'actor', width: 120, valueFormatter: (p) => (p.value as string | null) ?? '–' },
   {
     headerName: 'Hash',
@@ -253,7 +254,7 @@ export function AuditPanel({ actor }: { readonly actor: ActorRefFrom<typeof audi
                   Clear filter
                 </button>
                 <span className="hint" role="status">
-                  {rows.length} of {context.events.length} events
+                  {rows.length} of {plural(context.events.length, 'event')}
                 </span>
               </div>
               {rows.length === 0 ? (

@@ -7,6 +7,7 @@ import { useMachine } from '@xstate/react';
 import type { ColDef } from 'ag-grid-community';
 import { Grid } from '../../components/Grid.tsx';
 import { Failed, Skeleton } from '../../components/LoadState.tsx';
+import { plural } from '../../components/plural.ts';
 import { PriceFlash } from '../../components/PriceFlash.tsx';
 import { usePreferences } from '../../services/preferences.ts';
 import { formatDateTime, formatTime } from '../../services/time.ts';
@@ -46,7 +47,7 @@ const LAG_COLUMNS: ColDef<ProjectionLag>[] = [
 
 function sourceText(market: MaintStatus['market']): string {
   if (market.source === 'imported') return 'Imported';
-  if (market.source === 'mixed') return `Simulated, ${market.importedSymbols.length} symbols imported`;
+  if (market.source === 'mixed') return `Simulated, ${plural(market.importedSymbols.length, 'symbol')} imported`;
   return 'Simulated';
 }
 

@@ -15,6 +15,7 @@ import {
 } from './audit.machine.ts';
 import {
   NO_FILTER,
+  comparePositions,
   eventTypeCounts,
   filterEvents,
   stateCards,
@@ -190,6 +191,21 @@ describe('audit machine', () => {
     expect(filterEvents(context.events, context.filter).map((e) => e.id)).to.deep.equal(['e3']);
     actor.send({ type: 'user.clearFilter' });
     expect(actor.getSnapshot().context.filter).to.deep.equal(NO_FILTER);
+  });
+
+  it('takes the To time as the whole second the field shows, so From and To on one second keep its events', async () => {
+    const within = event(5, 'SymbolAddedToWatchlist', '2026-01-04T02:39:49.412Z');
+    const after = event(6, 'SymbolAddedToWatchlist', '2026-01-04T02:39:50.000Z');
+    const { actor } = panel({ history: () => ({ events: [...HISTORY, within, after], truncated: false }) });
+    await waitFor(actor, (s) => s.matches('ready'));
+    actor.send({ type: 'user.pickUser', username: 'ada' });
+    await waitFor(actor, (s) => s.matches({ ready: { user: 'history' } }));
+    actor.send({ type: 'user.filter', patch: { from: '2026-01-04T02:39:49.000Z', to: '2026-01-04T02:39:49.000Z' } });
+    const { context } = actor.getSnapshot();
+    expect(context.filter.to).to.equal('2026-01-04T02:39:49.999Z');
+    expect(filterEvents(context.events, context.filter).map((e) => e.id)).to.deep.equal(['e5']);
+    actor.send({ type: 'user.filter', patch: { to: '' } });
+    expect(actor.getSnapshot().context.filter.to, 'an emptied field leaves the range open').to.equal('');
   });
 
   it('verifies the hash chain and shows the first break', async () => {
@@ -452,6 +468,20 @@ describe('audit logic', () => {
       ),
     ).to.deep.equal(['e2', 'e3']);
     expect(filterEvents(HISTORY, { ...NO_FILTER, type: 'AccountRegistered' }).map((e) => e.id)).to.deep.equal(['e1']);
+  });
+
+  it('orders log positions numerically, by commit then prepare', () => {
+    const positions = ['9/9', '43/43', '8/8', '42/42', '100/7', '100/12', '10/10'];
+    expect([...positions].sort(comparePositions)).to.deep.equal([
+      '8/8',
+      '9/9',
+      '10/10',
+      '42/42',
+      '43/43',
+      '100/7',
+      '100/12',
+    ]);
+    expect(comparePositions('43/43', '43/43')).to.equal(0);
   });
 
   it('counts the types of a history, sorted', () => {

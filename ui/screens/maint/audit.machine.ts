@@ -9,6 +9,7 @@ import { assertEvent, assign, fromPromise, setup } from 'xstate';
 import { answerAt, ApiError, call, errorMessage, urlOf } from '../../services/api.ts';
 import {
   NO_FILTER,
+  throughSecond,
   type AuditAccount,
   type AuditEvent,
   type AuditPage,
@@ -156,6 +157,14 @@ export const auditMachine = setup({
         return event.text;
       },
     }),
+    /** Changes the event list's filter, a To time taken through the end of the second it shows. */
+    setFilter: assign({
+      filter: ({ context, event }) => {
+        assertEvent(event, 'user.filter');
+        const { to } = event.patch;
+        return { ...context.filter, ...event.patch, ...(to === undefined ? {} : { to: throughSecond(to) }) };
+      },
+    }),
     /** Shows a user list read for the search text, noting whether it stopped at {@link USER_LIST_MAX}. */
     showUsers: assign(({ context }, users: readonly AuditAccount[]) => ({
       users,
@@ -281,9 +290,7 @@ export const auditMachine = setup({
             history: {
               type: 'parallel',
               on: {
-                'user.filter': {
-                  actions: assign({ filter: ({ context, event }) => ({ ...context.filter, ...event.patch }) }),
-                },
+                'user.filter': { actions: 'setFilter' },
                 'user.clearFilter': { actions: assign({ filter: NO_FILTER }) },
               },
               states: {

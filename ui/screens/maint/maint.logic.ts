@@ -4,6 +4,7 @@
  */
 import { USER_CONCERNS } from '../../../domain/concerns.ts';
 import type { AuditAccount, AuditEvent, AuditPage, AuditState, Verification } from '../../../domain/contract/audit.ts';
+import { LOG_POSITION_PATTERN } from '../../../domain/contract/common.ts';
 import {
   rebuildNotStarted,
   type MaintStatus,
@@ -11,6 +12,7 @@ import {
   type RebuildDifference,
   type RebuildJob,
 } from '../../../domain/contract/maint.ts';
+import { plural } from '../../components/plural.ts';
 
 export type { MaintStatus, ProjectionLag, RebuildDifference, RebuildJob };
 
@@ -36,10 +38,10 @@ export function rebuildSummary(job: RebuildJob): string {
   if (job.state === 'failed') return `The check failed: ${job.error ?? 'unknown error'}`;
   if (job.state !== 'done') return '';
   const compared = job.collections.reduce((sum, c) => sum + c.compared, 0);
-  const scope = `${job.processed} events replayed, ${compared} documents compared in ${job.collections.length} read models`;
+  const scope = `${plural(job.processed, 'event')} replayed, ${plural(compared, 'document')} compared in ${plural(job.collections.length, 'read model')}`;
   if (job.differenceCount === 0) return `The read models match the log: ${scope}.`;
   const shown = job.differences.length < job.differenceCount ? ` (the first ${job.differences.length} listed)` : '';
-  return `${job.differenceCount} document${job.differenceCount === 1 ? '' : 's'} differ from the log${shown}: ${scope}.`;
+  return `${plural(job.differenceCount, 'document')} ${job.differenceCount === 1 ? 'differs' : 'differ'} from the log${shown}: ${scope}.`;
 }
 
 /** A count for people: a whole number with thousands separators (`1,234,567`), never the display rule's `1.23M`. */
@@ -61,6 +63,7 @@ export type { AuditAccount, AuditEvent, AuditPage, AuditState, Verification };
 export interface EventFilter {
   readonly type: string;
   readonly from: string;
+  /** The last millisecond of the second the To field shows, so every event shown at that second is kept. */
   readonly to: string;
 }
 
@@ -76,6 +79,32 @@ export function filterEvents(events: readonly AuditEvent[], filter: EventFilter)
     const at = Date.parse(event.at);
     return at >= from && at <= to;
   });
+}
+
+/** A log position's commit and prepare, or null for a text that is none. */
+function positionParts(position: string): readonly [bigint, bigint] | null {
+  const match = LOG_POSITION_PATTERN.exec(position);
+  return match ? [BigInt(match[1]!), BigInt(match[2]!)] : null;
+}
+
+/**
+ * Log positions (`commit/prepare`) in log order: by commit, then by prepare, as numbers (`9/9` before `43/43`);
+ * a text that is no position after every position.
+ */
+export function comparePositions(a: string, b: string): number {
+  const x = positionParts(a);
+  const y = positionParts(b);
+  if (x === null || y === null) return x !== null ? -1 : y !== null ? 1 : a < b ? -1 : a > b ? 1 : 0;
+  const byCommit = x[0] === y[0] ? 0 : x[0] < y[0] ? -1 : 1;
+  if (byCommit !== 0) return byCommit;
+  return x[1] === y[1] ? 0 : x[1] < y[1] ? -1 : 1;
+}
+
+/** An ISO instant moved to the last millisecond of its second (`…02:39:49.999Z`); '' stays ''. */
+export function throughSecond(iso: string): string {
+  const time = Date.parse(iso);
+  if (iso === '' || Number.isNaN(time)) return iso;
+  return new Date(Math.floor(time / 1000) * 1000 + 999).toISOString();
 }
 
 /** The event types of a history, sorted, each with its count. */

@@ -185,7 +185,7 @@ describe('maint machine', () => {
     await waitFor(actor, (s) => s.matches({ rebuild: 'idle' }));
     expect(actor.getSnapshot().context.job?.state).to.equal('done');
     expect(rebuildSummary(actor.getSnapshot().context.job!)).to.equal(
-      'The read models match the log: 1000 events replayed, 3 documents compared in 1 read models.',
+      'The read models match the log: 1000 events replayed, 3 documents compared in 1 read model.',
     );
   });
 
@@ -300,7 +300,10 @@ describe('maint logic', () => {
   it('says how many documents differ, and how many are listed', () => {
     const many = { ...job('done', 50, 50, 120), differences: job('done', 0, 0, 1).differences };
     expect(rebuildSummary(many)).to.equal(
-      '120 documents differ from the log (the first 1 listed): 50 events replayed, 3 documents compared in 1 read models.',
+      '120 documents differ from the log (the first 1 listed): 50 events replayed, 3 documents compared in 1 read model.',
+    );
+    expect(rebuildSummary(job('done', 1, 1, 1))).to.equal(
+      '1 document differs from the log: 1 event replayed, 3 documents compared in 1 read model.',
     );
     expect(rebuildSummary({ ...job('failed', 1, 1), error: 'disk full' })).to.equal('The check failed: disk full');
     expect(rebuildSummary(job('running', 1, 2))).to.equal('');

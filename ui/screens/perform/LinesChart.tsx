@@ -9,7 +9,7 @@ import { formatSignedPercent } from '../../../domain/format.ts';
 import { Chart } from '../../components/Chart.tsx';
 import { usePreferences } from '../../services/preferences.ts';
 import { tradingDayAxis } from '../../components/dateAxis.ts';
-import { legendEntries, lineTraces, type LineFocus, type LineSeries } from './lines.ts';
+import { everyLineRemoved, legendEntries, lineTraces, type LineFocus, type LineSeries } from './lines.ts';
 import './lines.css';
 
 /** What the chart shows and what it reports. */
@@ -65,6 +65,7 @@ export function LinesChart(props: LinesChartProps) {
   const lastHover = useRef<string | null>(null);
   const wired = useRef(new WeakSet<HTMLElement>());
   const isolated = focus.isolated === null ? undefined : series.find((s) => s.key === focus.isolated);
+  const allRemoved = everyLineRemoved(series, focus);
 
   const report = (key: string | null) => {
     if (key === lastHover.current) return;
@@ -86,24 +87,26 @@ export function LinesChart(props: LinesChartProps) {
 
   return (
     <div className="lines-chart">
-      <Chart
-        data={data}
-        height={height}
-        label={label}
-        layout={{
-          showlegend: false,
-          hovermode: 'closest',
-          margin: { l: 52, r: 12, t: 10, b: 44 },
-          xaxis: tradingDayAxis(),
-          yaxis: { ticksuffix: '%', zeroline: true, zerolinecolor: '#9aa5b5' },
-        }}
-        config={{ displayModeBar: false }}
-        onClick={(event) => {
-          const key = keyOfPoint(event);
-          if (key !== undefined) props.onClick(key);
-        }}
-        onInitialized={wireHover}
-      />
+      {!allRemoved && (
+        <Chart
+          data={data}
+          height={height}
+          label={label}
+          layout={{
+            showlegend: false,
+            hovermode: 'closest',
+            margin: { l: 52, r: 12, t: 10, b: 44 },
+            xaxis: tradingDayAxis(),
+            yaxis: { ticksuffix: '%', zeroline: true, zerolinecolor: '#9aa5b5' },
+          }}
+          config={{ displayModeBar: false }}
+          onClick={(event) => {
+            const key = keyOfPoint(event);
+            if (key !== undefined) props.onClick(key);
+          }}
+          onInitialized={wireHover}
+        />
+      )}
       <div className="lines-status" aria-live="polite">
         {isolated ? (
           <>
@@ -117,6 +120,8 @@ export function LinesChart(props: LinesChartProps) {
               Show all
             </button>
           </>
+        ) : allRemoved ? (
+          <span className="empty">Every line is removed: restore some to draw the chart.</span>
         ) : (
           <span className="hint">Hover a line to highlight it; click to isolate it, click again to {openVerb}.</span>
         )}

@@ -5,6 +5,7 @@
 import { useMachine } from '@xstate/react';
 import { Link } from '../../components/Link.tsx';
 import { Empty, Failed, Skeleton } from '../../components/LoadState.tsx';
+import { plural } from '../../components/plural.ts';
 import { chartPath, navigate } from '../../services/router.ts';
 import { focusOf } from './lines.ts';
 import { LinesChart } from './LinesChart.tsx';
@@ -54,7 +55,7 @@ export default function PerformScreen() {
           {charts.map((chart) => (
             <article key={chart.id} className="card perform-card" aria-labelledby={`perform-${chart.id}`}>
               <h2 id={`perform-${chart.id}`}>
-                {chart.name} <span className="hint">{chart.series.length} stocks</span>
+                {chart.name} <span className="hint">{plural(chart.series.length, 'stock')}</span>
               </h2>
               {chart.series.length === 0 ? (
                 <Empty>

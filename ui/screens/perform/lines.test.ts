@@ -3,6 +3,7 @@ import {
   clampMonths,
   clickLine,
   DARK_LINE_COLORS,
+  everyLineRemoved,
   hoverLine,
   lastValue,
   legendEntries,
@@ -151,6 +152,16 @@ describe('traces and legend of the % change charts', () => {
       ['MSFT', -1],
     ]);
     expect(lastValue([null, null])).to.equal(null);
+  });
+
+  it('tells when every line is removed, so no empty plot is drawn', () => {
+    const allButOne = removeLine(removeLine(NO_FOCUS, 'AAPL'), 'MSFT');
+    expect(everyLineRemoved(series, allButOne)).to.equal(false);
+    const all = removeLine(allButOne, 'NVDA');
+    expect(everyLineRemoved(series, all)).to.equal(true);
+    expect(lineTraces(['2026-01-02'], series, all).data).to.deep.equal([]);
+    expect(everyLineRemoved(series, restoreLines(all))).to.equal(false);
+    expect(everyLineRemoved([], NO_FOCUS), 'a chart without lines says so itself').to.equal(false);
   });
 
   it('keeps the months on the slider', () => {

@@ -113,6 +113,14 @@ export function restoreLines(focus: LineFocus): LineFocus {
   return focus.removed.length === 0 && focus.isolated === null ? focus : { ...focus, isolated: null, removed: [] };
 }
 
+/**
+ * Whether the user removed every line of a chart that has some: it then draws no plot (whose axes would mean
+ * nothing) but says so beside the button that restores them.
+ */
+export function everyLineRemoved(series: readonly LineSeries[], focus: LineFocus): boolean {
+  return series.length > 0 && series.every((s) => focus.removed.includes(s.key));
+}
+
 /** How a line is drawn. */
 export type LineLook = 'normal' | 'highlighted' | 'isolated' | 'dimmed';
 

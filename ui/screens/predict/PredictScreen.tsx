@@ -13,6 +13,7 @@ import { DeleteButton } from '../../components/DeleteButton.tsx';
 import { Dismissible, Empty, Failed, Skeleton } from '../../components/LoadState.tsx';
 import { SymbolChip } from '../../components/SymbolChip.tsx';
 import { SymbolSearch } from '../../components/SymbolSearch.tsx';
+import { unknownCompanyText } from '../../components/symbolSearch.machine.ts';
 import { usePreferences } from '../../services/preferences.ts';
 import { useLocation } from '../../services/router.ts';
 import { formatDateTime, TRADING_DAY } from '../../services/time.ts';
@@ -35,7 +36,14 @@ import './predict.css';
 
 type Send = (event: PredictEvent) => void;
 
-function FitForm({ form, busy, send }: { readonly form: PredictForm; readonly busy: boolean; readonly send: Send }) {
+function FitForm(props: {
+  readonly form: PredictForm;
+  /** The symbol of the address the market data has no company of. */
+  readonly unknownSymbol: string | null;
+  readonly busy: boolean;
+  readonly send: Send;
+}) {
+  const { form, unknownSymbol, busy, send } = props;
   const id = useId();
   const edit = (patch: Partial<PredictForm>) => send({ type: 'user.edit', patch });
   const submit = (event: FormEvent) => {
@@ -50,9 +58,15 @@ function FitForm({ form, busy, send }: { readonly form: PredictForm; readonly bu
           placeholder="Symbol or company, e.g. AAPL"
           onPick={(hit) => edit({ symbol: hit.symbol })}
         />
-        <p className="hint" aria-live="polite">
-          Forecasting <strong data-testid="predict-symbol">{form.symbol || 'no symbol yet'}</strong>
-        </p>
+        {unknownSymbol !== null ? (
+          <p className="empty" role="alert">
+            {unknownCompanyText(unknownSymbol)}
+          </p>
+        ) : (
+          <p className="hint" aria-live="polite">
+            Forecasting <strong data-testid="predict-symbol">{form.symbol || 'no symbol yet'}</strong>
+          </p>
+        )}
       </div>
       <label htmlFor={`${id}-horizon`}>
         Horizon (trading days)
@@ -192,7 +206,7 @@ function Metrics({ result }: { readonly result: FitResult }) {
 }
 
 function Coefficients({ result }: { readonly result: FitResult }) {
-  const bars = coefficientBars(result.coefficients);
+  const { bars, intercept } = coefficientBars(result.coefficients);
   return (
     <table className="predict-coefficients" aria-label="Coefficients">
       <caption>Weights per standard deviation of each feature</caption>
@@ -211,14 +225,25 @@ function Coefficients({ result }: { readonly result: FitResult }) {
             <th scope="row">{bar.feature}</th>
             <td className={bar.weight >= 0 ? 'up' : 'down'}>{bar.weight.toPrecision(3)}</td>
             <td className="predict-bar-cell" aria-hidden="true">
-              <span
-                className={`predict-bar ${bar.weight >= 0 ? 'positive' : 'negative'}`}
-                style={{ width: `${Math.round(bar.share * 100)}%` }}
-              />
+              {bar.share > 0 && (
+                <span
+                  className={`predict-bar ${bar.weight >= 0 ? 'positive' : 'negative'}`}
+                  style={{ width: `${Math.round(bar.share * 100)}%` }}
+                />
+              )}
             </td>
           </tr>
         ))}
       </tbody>
+      {intercept !== null && (
+        <tfoot>
+          <tr className="predict-intercept">
+            <th scope="row">intercept</th>
+            <td data-testid="predict-intercept">{intercept.toPrecision(3)}</td>
+            <td className="hint">the forecast when every feature is at its mean; not a weight, so not drawn</td>
+          </tr>
+        </tfoot>
+      )}
     </table>
   );
 }
@@ -342,7 +367,7 @@ export default function PredictScreen() {
         only from the days before it) compared with the naive baseline that the price at the horizon is today's.
       </p>
       <div className="predict-layout">
-        <FitForm form={context.form} busy={fitting} send={send} />
+        <FitForm form={context.form} unknownSymbol={context.unknownSymbol} busy={fitting} send={send} />
         <div className="predict-main">
           {context.formError && (
             <p className="error" role="alert">

@@ -228,22 +228,33 @@ export function errorRows(metrics: PredictMetrics): readonly ErrorRow[] {
   ];
 }
 
-/** A coefficient with its bar: the share of the largest weight (the intercept is not compared). */
+/** A feature's weight with its bar: the share of the largest feature weight. */
 export interface CoefficientBar {
   readonly feature: string;
   readonly weight: number;
-  /** |weight| / largest |weight| of the features, 0–1; 0 for the intercept. */
+  /** |weight| / largest |weight| of the features, 0–1. */
   readonly share: number;
 }
 
-/** The coefficient bars of a fit. */
-export function coefficientBars(coefficients: FitResult['coefficients']): readonly CoefficientBar[] {
-  const largest = Math.max(0, ...coefficients.filter((c) => c.feature !== 'intercept').map((c) => Math.abs(c.weight)));
-  return coefficients.map((c) => ({
-    feature: c.feature,
-    weight: c.weight,
-    share: c.feature === 'intercept' || largest === 0 ? 0 : Math.abs(c.weight) / largest,
-  }));
+/**
+ * The coefficients of a fit as shown: a bar per feature weight, sized against the largest of them, and the
+ * intercept apart as a number (null when the fit has none): it is in the target's units, not per standard
+ * deviation of a feature, so a bar beside theirs would compare nothing.
+ */
+export function coefficientBars(coefficients: FitResult['coefficients']): {
+  readonly bars: readonly CoefficientBar[];
+  readonly intercept: number | null;
+} {
+  const features = coefficients.filter((c) => c.feature !== 'intercept');
+  const largest = Math.max(0, ...features.map((c) => Math.abs(c.weight)));
+  return {
+    bars: features.map((c) => ({
+      feature: c.feature,
+      weight: c.weight,
+      share: largest === 0 ? 0 : Math.abs(c.weight) / largest,
+    })),
+    intercept: coefficients.find((c) => c.feature === 'intercept')?.weight ?? null,
+  };
 }
 
 /** The forecast chart: the recent closes, the forecast and its 10%–90% band, joined at the last close. */

@@ -15,6 +15,7 @@ import {
   type SavedModel,
 } from './predict.logic.ts';
 import { nameError, predictMachine, type PredictEvent, type SaveRequest } from './predict.machine.ts';
+import type { UniverseHit } from '../../components/symbolSearch.machine.ts';
 
 function fitOf(request: PredictRequest, beats = false): FitResult {
   return {
@@ -65,6 +66,20 @@ const POLY: PredictRequest = {
   features: { lagReturns: 0, rsi: true, smaDistance: false, volume: true },
 };
 
+/** The symbols of the fake universe. */
+const KNOWN = ['AAPL', 'MSFT', 'NVDA'];
+
+function company(symbol: string): UniverseHit {
+  return {
+    symbol,
+    name: `${symbol} Inc.`,
+    sector: 'Financials',
+    industry: 'Banks',
+    marketcap: 1e11,
+    capclass: 'large',
+  };
+}
+
 function page(
   options: {
     models?: SavedModel[];
@@ -72,15 +87,19 @@ function page(
     failFit?: string;
     failSave?: string;
     symbol?: string;
+    /** Holds the symbol check until released. */
+    holdCheck?: boolean;
   } = {},
 ) {
-  const calls: { fits: PredictRequest[]; saves: SaveRequest[]; deletes: string[]; loads: number; notes: string[] } = {
-    fits: [],
-    saves: [],
-    deletes: [],
+  const calls = {
+    fits: [] as PredictRequest[],
+    saves: [] as SaveRequest[],
+    deletes: [] as string[],
     loads: 0,
-    notes: [],
+    notes: [] as string[],
+    checks: [] as string[],
   };
+  const released: (() => void)[] = [];
   let push: ((event: PredictEvent) => void) | null = null;
   let models = options.models ?? [];
   const actor = createActor(
@@ -112,12 +131,23 @@ function page(
         liveChanges: fromCallback<PredictEvent>(({ sendBack }) => {
           push = sendBack;
         }),
+        checkSymbol: fromPromise<UniverseHit | null, { symbol: string }>(async ({ input }) => {
+          calls.checks.push(input.symbol);
+          if (options.holdCheck) await new Promise<void>((resolve) => released.push(resolve));
+          return Promise.resolve(KNOWN.includes(input.symbol) ? company(input.symbol) : null);
+        }),
       },
       actions: { notify: (_, params: { text: string }) => void calls.notes.push(params.text) },
     }),
     { input: { symbol: options.symbol ?? null } },
   ).start();
-  return { actor, calls, push: (event: PredictEvent) => push?.(event), setModels: (m: SavedModel[]) => (models = m) };
+  return {
+    actor,
+    calls,
+    push: (event: PredictEvent) => push?.(event),
+    setModels: (m: SavedModel[]) => (models = m),
+    releaseCheck: () => released.splice(0).forEach((release) => release()),
+  };
 }
 
 describe('predict machine', () => {
@@ -129,6 +159,43 @@ describe('predict machine', () => {
     expect(s.matches({ fit: 'idle' })).to.equal(true);
     expect(s.context.form.symbol).to.equal('NVDA');
     expect(s.context.models.map((m) => m.name)).to.deep.equal(['AAPL ridge']);
+  });
+
+  it('checks the symbol of the address against the universe on load, and only that one', async () => {
+    const known = page({ symbol: 'nvda' });
+    await waitFor(known.actor, (s) => s.matches({ symbol: 'checked' }));
+    expect(known.calls.checks).to.deep.equal(['NVDA']);
+    expect(known.actor.getSnapshot().context.unknownSymbol).to.equal(null);
+    expect(known.actor.getSnapshot().context.form.symbol).to.equal('NVDA');
+    const none = page();
+    await waitFor(none.actor, (s) => s.matches({ models: 'ready' }));
+    expect(none.actor.getSnapshot().matches({ symbol: 'checked' })).to.equal(true);
+    expect(none.calls.checks, 'the default symbol is not asked about').to.deep.equal([]);
+  });
+
+  it('says at once that the market data has no company of the address, and fits nothing for it', async () => {
+    const { actor, calls } = page({ symbol: 'zzzz' });
+    await waitFor(actor, (s) => s.matches({ symbol: 'unknown' }));
+    expect(actor.getSnapshot().context.unknownSymbol).to.equal('ZZZZ');
+    expect(actor.getSnapshot().context.form.symbol, 'the form has no symbol').to.equal('');
+    actor.send({ type: 'user.fit' });
+    expect(actor.getSnapshot().context.formError).to.equal('Symbol: pick a symbol');
+    expect(calls.fits).to.deep.equal([]);
+    actor.send({ type: 'user.edit', patch: { symbol: 'MSFT' } });
+    expect(actor.getSnapshot().context.unknownSymbol, 'a symbol picked ends the message').to.equal(null);
+    actor.send({ type: 'user.fit' });
+    await waitFor(actor, (s) => s.matches({ fit: 'fitted' }));
+    expect(calls.fits.map((f) => f.symbol)).to.deep.equal(['MSFT']);
+  });
+
+  it('keeps a symbol picked while the address was being checked', async () => {
+    const { actor, releaseCheck } = page({ symbol: 'zzzz', holdCheck: true });
+    await waitFor(actor, (s) => s.matches({ symbol: 'checking' }));
+    actor.send({ type: 'user.edit', patch: { symbol: 'AAPL' } });
+    releaseCheck();
+    await waitFor(actor, (s) => !s.matches({ symbol: 'checking' }));
+    expect(actor.getSnapshot().context.form.symbol).to.equal('AAPL');
+    expect(actor.getSnapshot().context.unknownSymbol).to.equal(null);
   });
 
   it('fits the request the form makes and shows the result with the request it belongs to', async () => {
@@ -309,9 +376,17 @@ describe('predict logic', () => {
     ]);
   });
 
-  it('sizes coefficient bars against the largest feature weight, leaving the intercept out', () => {
-    const bars = coefficientBars(fitOf(POLY).coefficients);
-    expect(bars.map((b) => b.share)).to.deep.equal([0, 0.5, 1]);
+  it('draws bars for the feature weights only, sized among themselves, and gives the intercept as a number', () => {
+    const { bars, intercept } = coefficientBars(fitOf(POLY).coefficients);
+    expect(bars.map((b) => [b.feature, b.share])).to.deep.equal([
+      ['lagReturn1', 0.5],
+      ['rsi14', 1],
+    ]);
+    expect(intercept).to.equal(0.006);
+    const none = coefficientBars([{ feature: 'intercept', weight: 0.00527 }]);
+    expect(none).to.deep.equal({ bars: [], intercept: 0.00527 });
+    expect(coefficientBars([{ feature: 'volume', weight: 0 }]).bars[0]?.share, 'no weight, no bar').to.equal(0);
+    expect(coefficientBars([{ feature: 'volume', weight: 0.1 }]).intercept).to.equal(null);
   });
 
   it('joins the forecast and its band to the last close', () => {

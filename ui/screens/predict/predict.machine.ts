@@ -4,10 +4,11 @@
  * again with its parameters). The saved list is read again when it changes elsewhere.
  */
 import { predictionApi } from '../../../domain/contract/prediction.ts';
-import { assertEvent, assign, fromCallback, fromPromise, setup } from 'xstate';
+import { assertEvent, assign, fromCallback, fromPromise, not, setup } from 'xstate';
 import { call, errorMessage } from '../../services/api.ts';
 import { live } from '../../services/live.ts';
 import { showToast } from '../../services/toast.ts';
+import { findCompany, type UniverseHit } from '../../components/symbolSearch.machine.ts';
 import {
   DEFAULT_FORM,
   MODEL_NAME_MAX,
@@ -24,6 +25,10 @@ import {
 export interface PredictContext {
   /** The form as filled. */
   readonly form: PredictForm;
+  /** The symbol the address named (`?stock=`), upper case, checked against the universe on load. */
+  readonly addressSymbol: string | null;
+  /** The symbol of the address when the market data has no such company (the form then has no symbol). */
+  readonly unknownSymbol: string | null;
   /** Why the form cannot be fitted. */
   readonly formError: string | null;
   /** The request being fitted or last fitted. */
@@ -93,6 +98,9 @@ export const predictMachine = setup({
     deleteModel: fromPromise<{ id: string }, { id: string }>(async ({ input }) =>
       call(predictionApi.postDelpredictionById, { params: { id: input.id } }),
     ),
+    checkSymbol: fromPromise<UniverseHit | null, { symbol: string }>(async ({ input, signal }) =>
+      findCompany(input.symbol, signal),
+    ),
     liveChanges: fromCallback<PredictEvent>(({ sendBack }) =>
       live.onReadModelChanged((change) => {
         if (change.name === 'predictions') sendBack({ type: 'server.modelsChanged' });
@@ -117,6 +125,10 @@ export const predictMachine = setup({
   },
   guards: {
     formValid: ({ context }) => 'request' in requestFromForm(context.form),
+    hasAddressSymbol: ({ context }) => context.addressSymbol !== null,
+    /** The universe has no company of the address's symbol, and the form still holds it. */
+    addressSymbolUnknown: ({ context, event }) =>
+      'output' in event && event.output === null && context.form.symbol === context.addressSymbol,
     knownModel: ({ context, event }) =>
       event.type === 'user.openModel' && context.models.some((m) => m.id === event.id),
     hasPending: ({ context }) => context.pending !== null,
@@ -124,29 +136,62 @@ export const predictMachine = setup({
 }).createMachine({
   id: 'predict',
   type: 'parallel',
-  context: ({ input }) => ({
-    form: input.symbol ? { ...DEFAULT_FORM, symbol: input.symbol.toUpperCase() } : DEFAULT_FORM,
-    formError: null,
-    pending: null,
-    result: null,
-    fitted: null,
-    fitError: null,
-    models: [],
-    modelsError: null,
-    actionError: null,
-    deleting: null,
-  }),
+  context: ({ input }) => {
+    const addressSymbol = input.symbol?.trim() ? input.symbol.trim().toUpperCase() : null;
+    return {
+      form: addressSymbol === null ? DEFAULT_FORM : { ...DEFAULT_FORM, symbol: addressSymbol },
+      addressSymbol,
+      unknownSymbol: null,
+      formError: null,
+      pending: null,
+      result: null,
+      fitted: null,
+      fitError: null,
+      models: [],
+      modelsError: null,
+      actionError: null,
+      deleting: null,
+    };
+  },
   invoke: { src: 'liveChanges' },
   on: {
     'user.edit': {
       actions: assign({
         form: ({ context, event }) => ({ ...context.form, ...event.patch }),
         formError: null,
+        unknownSymbol: ({ context, event }) => (event.patch.symbol === undefined ? context.unknownSymbol : null),
       }),
     },
     'user.dismissError': { actions: assign({ actionError: null }) },
   },
   states: {
+    symbol: {
+      initial: 'checking',
+      states: {
+        checking: {
+          always: { guard: not('hasAddressSymbol'), target: 'checked' },
+          invoke: {
+            src: 'checkSymbol',
+            input: ({ context }) => ({ symbol: context.addressSymbol ?? '' }),
+            onDone: [
+              {
+                guard: 'addressSymbolUnknown',
+                target: 'unknown',
+                actions: assign({
+                  unknownSymbol: ({ context }) => context.addressSymbol,
+                  form: ({ context }) => ({ ...context.form, symbol: '' }),
+                }),
+              },
+              { target: 'checked' },
+            ],
+            // Unread (refused, or unreachable): the symbol stays, and a fit says whether the server knows it.
+            onError: 'checked',
+          },
+        },
+        checked: {},
+        unknown: {},
+      },
+    },
     fit: {
       initial: 'idle',
       on: {

@@ -18,6 +18,7 @@ import { metricInfo, type MetricType } from '../../../domain/screener/metrics.ts
 import { patternInfo } from '../../../domain/screener/patterns.ts';
 import { Grid } from '../../components/Grid.tsx';
 import { Empty, Failed, Skeleton } from '../../components/LoadState.tsx';
+import { plural } from '../../components/plural.ts';
 import { SymbolChip } from '../../components/SymbolChip.tsx';
 import { signClass } from '../watchlist/quotes.ts';
 import { ChartPanel } from './ChartPanel.tsx';
@@ -331,7 +332,7 @@ export default function SearchScreen() {
           ) : (
             <>
               <p className="hint" aria-live="polite">
-                Showing {ctx.rows.length} of {ctx.total} matching stocks
+                Showing {ctx.rows.length} of {plural(ctx.total, 'matching stock')}
                 {streaming ? ' · live' : ''}. Click a row to chart it.
               </p>
               <div className="search-grid">

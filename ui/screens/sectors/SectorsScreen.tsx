@@ -7,6 +7,7 @@ import { useMachine } from '@xstate/react';
 import { useId, useState, type FormEvent } from 'react';
 import { ConfirmBar } from '../../components/ConfirmBar.tsx';
 import { Dismissible, Failed, Skeleton } from '../../components/LoadState.tsx';
+import { plural } from '../../components/plural.ts';
 import { StrokeIcon } from '../../components/StrokeIcon.tsx';
 import { usePreferences } from '../../services/preferences.ts';
 import { formatDate } from '../../services/time.ts';
@@ -123,7 +124,7 @@ function SectorCard({ sector, busy, search, searching, send }: CardProps) {
       {confirming && (
         <ConfirmBar
           title={`Delete ${sector.name}?`}
-          question={`Delete ${sector.name} and its ${sector.symbols.length} symbols?`}
+          question={`Delete ${sector.name} and its ${plural(sector.symbols.length, 'symbol')}?`}
           confirm="Delete"
           onConfirm={() => {
             setConfirming(false);
@@ -188,7 +189,7 @@ function SectorCard({ sector, busy, search, searching, send }: CardProps) {
         )}
       </form>
       <footer className="hint">
-        {sector.symbols.length} symbols · created {formatDate(sector.createdt, timeZone)}
+        {plural(sector.symbols.length, 'symbol')} · created {formatDate(sector.createdt, timeZone)}
         {busy ? ' · saving…' : ''}
       </footer>
     </article>
@@ -250,7 +251,7 @@ function GicsCards({
             <div>
               <strong>{g.sector}</strong>
               <p className="hint">
-                {g.symbols.length} symbols: {g.symbols.slice(0, GICS_PREVIEW).join(', ')}
+                {plural(g.symbols.length, 'symbol')}: {g.symbols.slice(0, GICS_PREVIEW).join(', ')}
                 {g.symbols.length > GICS_PREVIEW ? ', …' : ''}
               </p>
             </div>

@@ -8,6 +8,7 @@ import type { SectorAnswer } from '../../../domain/contract/sectors.ts';
 import { SECTOR_SYMBOLS_LIMIT } from '../../../domain/sectors/sectors.ts';
 import type { Sector } from '../../../domain/market/types.ts';
 import { isSymbol } from '../../../domain/symbol.ts';
+import { plural } from '../../components/plural.ts';
 
 /** Longest sector name (the server's rule). */
 export const SECTOR_NAME_MAX = 40;
@@ -133,7 +134,7 @@ export function confirmation(change: SectorChange, before: readonly UserSector[]
     case 'create':
       return `Created ${change.name.trim()}`;
     case 'copy':
-      return `Copied ${change.gics}${'symbols' in answer ? ` with ${answer.symbols.length} symbols` : ''}`;
+      return `Copied ${change.gics}${'symbols' in answer ? ` with ${plural(answer.symbols.length, 'symbol')}` : ''}`;
     case 'rename':
       return `Renamed ${name(change.id)} to ${change.name.trim()}`;
     case 'addSymbols':

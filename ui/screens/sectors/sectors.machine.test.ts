@@ -300,6 +300,14 @@ describe('sectors logic', () => {
     expect(confirmation({ kind: 'delete', id: 's1' }, [chips], { id: 's1', deleted: true })).to.equal('Deleted Chips');
   });
 
+  it('counts the symbols of a copied sector in the singular for one', () => {
+    const copied: UserSector = { id: 's2', name: 'Energy', symbols: ['XOM'], createdt: AT };
+    expect(confirmation({ kind: 'copy', gics: 'Energy' }, [chips], copied)).to.equal('Copied Energy with 1 symbol');
+    expect(confirmation({ kind: 'copy', gics: 'Energy' }, [chips], { ...copied, symbols: ['XOM', 'CVX'] })).to.equal(
+      'Copied Energy with 2 symbols',
+    );
+  });
+
   it('turns user events into changes or refusals', () => {
     expect(changeFromEvent({ type: 'user.addSymbols', id: 's1', symbols: '' }, [chips])).to.deep.equal({
       error: 'Symbols: enter a symbol',
