@@ -9,6 +9,9 @@ import { CAP_CLASSES } from '../screener/query.ts';
 import { commaSymbols, periodSchema, symbolSchema, wholeNumber } from './common.ts';
 import { route } from './route.ts';
 
+/** Longest text a universe search takes (the symbol search box stops there). */
+export const UNIVERSE_QUERY_MAX = 50;
+
 /** Most symbols one quotes request names. */
 export const QUOTES_MAX = 500;
 /** Most symbols one performance request names. */
@@ -175,7 +178,7 @@ export const marketApi = {
     tag: 'market',
     access: 'user',
     query: z.object({
-      q: z.string().trim().max(50, 'must be at most 50 characters').optional(),
+      q: z.string().trim().max(UNIVERSE_QUERY_MAX, `must be at most ${UNIVERSE_QUERY_MAX} characters`).optional(),
       sector: z.enum(SECTORS, { error: `must be one of ${SECTORS.join(', ')}` }).optional(),
       cap: z.enum(['large', 'mid', 'small'], { error: 'must be one of large, mid, small' }).optional(),
       limit: wholeNumber(1, 1000).optional(),

@@ -238,6 +238,17 @@ describe('universe', () => {
       expect(symbols(searchUniverse(universe, { q: 'delta air' }))).to.deep.equal(['DAL']);
     });
 
+    it('reads a symbol or a name whatever separates its letters, in full-width forms too', () => {
+      const brk = [...universe, entry('BRK.B', 'Berkshire Hathaway Inc.', 1e12), entry('WMT', 'Walmart Inc.', 7e11)];
+      for (const q of ['brk b', 'brk-b', 'BRK/B', 'brk.b', 'brkb'])
+        expect(symbols(searchUniverse(brk, { q }))[0], q).to.equal('BRK.B');
+      expect(symbols(searchUniverse(brk, { q: 'coca cola' }))).to.deep.equal(['KO']);
+      expect(symbols(searchUniverse(brk, { q: 'cocacola' }))).to.deep.equal(['KO']);
+      expect(symbols(searchUniverse(brk, { q: 'wal-mart' }))).to.deep.equal(['WMT']);
+      expect(symbols(searchUniverse(brk, { q: 'ａａｐｌ' }))[0]).to.equal('AAPL');
+      expect(searchUniverse(brk, { q: '-/.' })).to.deep.equal([]);
+    });
+
     it('does not match the middle of a word', () => {
       expect(searchUniverse(universe, { q: 'irlines' })).to.deep.equal([]);
     });

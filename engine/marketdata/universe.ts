@@ -224,7 +224,10 @@ export function universeBySymbol(): Map<string, UniverseEntry> {
 
 /** A universe search: text, sector and cap-class filters, and the most results wanted. */
 export interface UniverseQuery {
-  /** Symbol prefix or the start of a word of the company name, case-insensitive; blank matches every company. */
+  /**
+   * Symbol prefix or the start of a word of the company name, case-insensitive, whatever separates its letters
+   * and digits (`brk b` is BRK.B, `coca cola` Coca-Cola); blank matches every company.
+   */
   readonly q?: string;
   /** Only companies of this sector. */
   readonly sector?: Sector;
@@ -242,6 +245,31 @@ function startsAWord(haystack: string, needle: string): boolean {
   return false;
 }
 
+/** A text's letters and digits only, lower case, full-width forms read as their plain ones: `ＢＲＫ/B` → `brkb`. */
+function compact(text: string): string {
+  return text
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, '');
+}
+
+/**
+ * Whether the letters and digits of a query, whatever separates them, begin at a word of the name: `coca cola`
+ * and `cocacola` find `The Coca-Cola Company`, `wal-mart` finds `Walmart Inc.`.
+ */
+function startsWordsOf(name: string, query: string): boolean {
+  if (query === '') return false;
+  const words = name
+    .normalize('NFKC')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((word) => word !== '');
+  for (let i = 0; i < words.length; i++) {
+    if (words.slice(i).join('').startsWith(query)) return true;
+  }
+  return false;
+}
+
 /**
  * Filters a universe by sector, cap class and text; with text, ranks an exact symbol first, then symbol
  * prefixes, then name matches, each group by market cap (largest first, then symbol); without text, orders by
@@ -253,18 +281,21 @@ export function searchUniverse(universe: readonly UniverseEntry[], query: Univer
     throw new RangeError(`limit must be a non-negative integer, got ${String(limit)}`);
   }
   const text = (query.q ?? '').trim();
-  const upper = text.toUpperCase();
-  const lower = text.toLowerCase();
+  // A symbol however it is written (`brk b`, `brk-b`, `BRK/B` for BRK.B), a name by its words' letters and digits.
+  const key = compact(text);
+  const upper = key.toUpperCase();
 
   const ranked: { entry: UniverseEntry; rank: number }[] = [];
   for (const entry of universe) {
     if (query.sector !== undefined && entry.sector !== query.sector) continue;
     if (query.cap !== undefined && entry.capclass !== query.cap) continue;
     let rank: number;
+    const symbol = compact(entry.symbol).toUpperCase();
     if (text === '') rank = 0;
-    else if (entry.symbol === upper) rank = 0;
-    else if (entry.symbol.startsWith(upper)) rank = 1;
-    else if (startsAWord(entry.name.toLowerCase(), lower)) rank = 2;
+    else if (key === '') continue;
+    else if (symbol === upper) rank = 0;
+    else if (symbol.startsWith(upper)) rank = 1;
+    else if (startsAWord(entry.name.toLowerCase(), text.toLowerCase()) || startsWordsOf(entry.name, key)) rank = 2;
     else continue;
     ranked.push({ entry, rank });
   }

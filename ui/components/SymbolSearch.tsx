@@ -5,6 +5,7 @@
  */
 import { useMachine } from '@xstate/react';
 import { useEffect, useId, useRef, type KeyboardEvent } from 'react';
+import { UNIVERSE_QUERY_MAX } from '../../domain/contract/market.ts';
 import { symbolSearchMachine, type UniverseHit } from './symbolSearch.machine.ts';
 import './SymbolSearch.css';
 
@@ -85,6 +86,7 @@ export function SymbolSearch(props: SymbolSearchProps) {
         aria-activedescendant={open ? optionId(active) : undefined}
         autoComplete="off"
         spellCheck={false}
+        maxLength={UNIVERSE_QUERY_MAX}
         placeholder={props.placeholder ?? 'Symbol or company name'}
         value={text}
         aria-invalid={props.invalid}
