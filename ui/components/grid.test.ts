@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { ColDef, Column } from 'ag-grid-community';
-import { FOLDED, ON_SCREEN_ONLY, exportedColumns, exportFileName, exportStem } from './Grid.tsx';
+import { FOLDED, ON_SCREEN_ONLY, compareCells, exportedColumns, exportFileName, exportStem } from './Grid.tsx';
 
 /** A column with the given definition, displayed unless `hidden`. */
 const column = (def: ColDef, hidden = false): Column =>
@@ -34,5 +34,20 @@ describe('grid CSV export', () => {
     const folded = column({ field: 'frequency', headerName: 'Frequency', context: FOLDED }, true);
     const hidden = column({ field: 'note', headerName: 'Note' }, true);
     expect(exportedColumns([symbol, card, folded, hidden])).to.deep.equal([symbol, folded]);
+  });
+});
+
+describe('grid order', () => {
+  it('orders texts as a reader does, whatever their case, numbers within them by value, empty cells first', () => {
+    const names = ['AT&T Inc.', 'AbbVie Inc.', 'AMN Healthcare', 'Abbott Laboratories', 'adobe'];
+    expect([...names].sort(compareCells)).to.deep.equal([
+      'Abbott Laboratories',
+      'AbbVie Inc.',
+      'adobe',
+      'AMN Healthcare',
+      'AT&T Inc.',
+    ]);
+    expect(['A10', 'A2'].sort(compareCells)).to.deep.equal(['A2', 'A10']);
+    expect([3, null, 1].sort(compareCells)).to.deep.equal([null, 1, 3]);
   });
 });
