@@ -131,6 +131,13 @@ describe('search page (Chromium)', function () {
     await page.getByLabel('Quick fill').fill('large below');
     await page.getByRole('button', { name: 'Close below 50-day average', exact: true }).waitFor({ state: 'detached' });
     await page.getByRole('button', { name: `Delete saved query ${shouting}` }).click();
+    // The ✕ asks first; Keep leaves the query, Delete deletes it.
+    const asked = page.getByRole('alertdialog', { name: `Delete saved query ${shouting}?` });
+    await asked.getByRole('button', { name: 'Keep' }).click();
+    await asked.waitFor({ state: 'detached' });
+    expect(await savedNames(page)).to.deep.equal([shouting]);
+    await page.getByRole('button', { name: `Delete saved query ${shouting}` }).click();
+    await asked.getByRole('button', { name: 'Delete' }).click();
     await replaced.waitFor({ state: 'detached' });
     await page.getByText(`Deleted "${shouting}"`).waitFor();
     expect(await savedNames(page)).to.deep.equal([]);

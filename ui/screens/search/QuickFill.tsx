@@ -1,10 +1,11 @@
 /**
  * The quick-fill list: the six presets and the user's saved queries filtered by a free text, on a dark
  * background where saved queries read in white. A name applies its query; "+" adds its clauses to the query
- * being built; saved queries can be deleted.
+ * being built; saved queries can be deleted, once the ✕ is confirmed.
  */
 import { useState } from 'react';
 import type { LabelledClause } from '../../../domain/screener/query.ts';
+import { ConfirmBar } from '../../components/ConfirmBar.tsx';
 import { Failed, Skeleton } from '../../components/LoadState.tsx';
 import { quickFillOptions, type Preset, type SavedQuery } from './search.logic.ts';
 
@@ -18,6 +19,10 @@ export interface QuickFillProps {
   readonly onApply: (name: string, clauses: readonly LabelledClause[]) => void;
   readonly onAdd: (clauses: readonly LabelledClause[]) => void;
   readonly onDelete: (id: string) => void;
+  /** The id of the saved query whose deletion waits to be confirmed, if any. */
+  readonly confirming: string | null;
+  readonly onConfirmDelete: () => void;
+  readonly onKeep: () => void;
 }
 
 /** The quick-fill input and list. */
@@ -65,7 +70,7 @@ export function QuickFill(props: QuickFillProps) {
               >
                 +
               </button>
-              {option.kind === 'saved' && (
+              {option.kind === 'saved' && props.confirming !== option.key && (
                 <button
                   type="button"
                   className="icon-button small"
@@ -75,6 +80,15 @@ export function QuickFill(props: QuickFillProps) {
                 >
                   ✕
                 </button>
+              )}
+              {option.kind === 'saved' && props.confirming === option.key && (
+                <ConfirmBar
+                  title={`Delete saved query ${option.name}?`}
+                  question="Delete this saved query?"
+                  confirm="Delete"
+                  onConfirm={props.onConfirmDelete}
+                  onKeep={props.onKeep}
+                />
               )}
             </li>
           ))}

@@ -30,6 +30,7 @@ import {
   formatPrice,
   gridSort,
   queryColumns,
+  keptBeside,
   savedNamed,
   type ResultRow,
 } from './search.logic.ts';
@@ -201,6 +202,8 @@ export default function SearchScreen() {
 
   // A name already held (any case) replaces that query on saving: the form says so before the click.
   const replacing = savedNamed(ctx.saved, saveName);
+  // The loaded query under a new name is saved as a copy: the form says the original stays.
+  const copying = keptBeside(ctx.saved, ctx.queryName, saveName);
   const save = (event: FormEvent) => {
     event.preventDefault();
     send({ type: 'user.save', name: saveName });
@@ -263,6 +266,9 @@ export default function SearchScreen() {
             onApply={(name, clauses) => send({ type: 'user.applyQuery', name, clauses })}
             onAdd={(clauses) => send({ type: 'user.addClauses', clauses })}
             onDelete={(id) => send({ type: 'user.deleteSaved', id })}
+            confirming={state.matches({ saving: 'confirming' }) ? (ctx.confirming?.id ?? null) : null}
+            onConfirmDelete={() => send({ type: 'user.confirmDelete' })}
+            onKeep={() => send({ type: 'user.keepSaved' })}
           />
           <div className="search-query">
             <ClauseBuilder
@@ -312,6 +318,11 @@ export default function SearchScreen() {
               {replacing && (
                 <span className="hint" role="status">
                   Replaces the saved query “{replacing.queryname}”
+                </span>
+              )}
+              {copying && (
+                <span className="hint" role="status">
+                  Saves a new query; “{copying.queryname}” stays as it is (delete it to keep only the new name)
                 </span>
               )}
               {ctx.saveError && (

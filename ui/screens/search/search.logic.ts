@@ -365,6 +365,16 @@ export function savedNamed(list: readonly SavedQuery[], name: string): SavedQuer
   return key === '' ? undefined : list.find((s) => queryNameKey(s.queryname) === key);
 }
 
+/**
+ * The saved query loaded into the form (named `loaded`) that a save under another name, one no saved query has,
+ * leaves as it is: the save makes a new query beside it (there is no renaming). Undefined otherwise.
+ */
+export function keptBeside(list: readonly SavedQuery[], loaded: string, name: string): SavedQuery | undefined {
+  const original = savedNamed(list, loaded);
+  if (original === undefined || queryNameKey(name) === '' || savedNamed(list, name) !== undefined) return undefined;
+  return original;
+}
+
 /** What a save under `name` says, `saved` being the list before it: which query it replaced, if any. */
 export function savedText(saved: readonly SavedQuery[], name: string): string {
   const replaced = savedNamed(saved, name);

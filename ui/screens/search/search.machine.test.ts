@@ -23,6 +23,7 @@ import {
   removeByLabel,
   resultRows,
   industriesOf,
+  keptBeside,
   savedNamed,
   savedText,
   upsertSaved,
@@ -376,10 +377,24 @@ describe('search machine', () => {
     expect(actor.getSnapshot().context.saveError).to.equal('Query name: must not be empty');
   });
 
+  it('asks before deleting a saved query, and keeps it when told to', async () => {
+    const { actor, calls } = screener({ saved: [saved1] });
+    await ready(actor);
+    actor.send({ type: 'user.deleteSaved', id: 'q1' });
+    expect(actor.getSnapshot().matches({ saving: 'confirming' })).to.equal(true);
+    expect(actor.getSnapshot().context.confirming).to.deep.equal(saved1);
+    expect(actor.getSnapshot().context.saved).to.deep.equal([saved1]);
+    actor.send({ type: 'user.keepSaved' });
+    expect(actor.getSnapshot().matches({ saving: 'idle' })).to.equal(true);
+    expect(actor.getSnapshot().context.saved).to.deep.equal([saved1]);
+    expect(calls.deletes).to.deep.equal([]);
+  });
+
   it('deletes a saved query locally at once and on the server, and puts it back if the server refuses', async () => {
     const ok = screener({ saved: [saved1] });
     await ready(ok.actor);
     ok.actor.send({ type: 'user.deleteSaved', id: 'q1' });
+    ok.actor.send({ type: 'user.confirmDelete' });
     expect(ok.actor.getSnapshot().context.saved).to.deep.equal([]);
     await waitFor(ok.actor, (s) => s.matches({ saving: 'idle' }));
     expect(ok.calls.deletes).to.deep.equal(['q1']);
@@ -388,6 +403,7 @@ describe('search machine', () => {
     const refused = screener({ saved: [saved1], failDelete: true });
     await ready(refused.actor);
     refused.actor.send({ type: 'user.deleteSaved', id: 'q1' });
+    refused.actor.send({ type: 'user.confirmDelete' });
     await waitFor(refused.actor, (s) => s.matches({ saving: 'idle' }));
     expect(refused.actor.getSnapshot().context.saved).to.deep.equal([saved1]);
     expect(refused.actor.getSnapshot().context.saveError).to.equal('params.id: no saved query');
@@ -618,6 +634,13 @@ describe('search logic', () => {
     expect(savedNamed([saved1], 'Oversold 2')).to.equal(undefined);
     expect(savedNamed([saved1], '  ')).to.equal(undefined);
     expect(savedText([saved1], 'Momentum')).to.equal('Saved "Momentum"');
+  });
+
+  it('tells a save under a new name of a loaded query makes a copy beside it', () => {
+    expect(keptBeside([saved1], 'Oversold', 'Oversold weak')).to.equal(saved1);
+    expect(keptBeside([saved1], 'Oversold', ' oversold ')).to.equal(undefined);
+    expect(keptBeside([saved1], 'Oversold', '')).to.equal(undefined);
+    expect(keptBeside([saved1], '', 'Momentum')).to.equal(undefined);
   });
 
   it('replaces a saved query of the same id or name', () => {

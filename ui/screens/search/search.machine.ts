@@ -89,6 +89,8 @@ export interface SearchContext {
   readonly runError: string | null;
   /** Why the last save or delete failed. */
   readonly saveError: string | null;
+  /** The saved query whose ✕ was pressed, asking to be confirmed before it is deleted. */
+  readonly confirming: SavedQuery | null;
   /** The query being deleted, to put back if the server refuses. */
   readonly deleting: SavedQuery | null;
   /** The latest streamed quote of each result symbol while the stream is on. */
@@ -119,6 +121,8 @@ export type SearchEvent =
   | { type: 'user.setRowCount'; count: number }
   | { type: 'user.save'; name: string }
   | { type: 'user.deleteSaved'; id: string }
+  | { type: 'user.confirmDelete' }
+  | { type: 'user.keepSaved' }
   | { type: 'user.toggleStream' }
   | { type: 'user.sort'; sort: ScreenerSort | null }
   | { type: 'user.toggleBottom' }
@@ -206,6 +210,10 @@ export const searchMachine = setup({
   actions: {
     /** Tells the user something happened. */
     notify: (_, params: { text: string }) => showToast(params.text),
+    askToDelete: assign(({ context, event }) => {
+      assertEvent(event, 'user.deleteSaved');
+      return { confirming: context.saved.find((s) => s.id === event.id) ?? null, saveError: null };
+    }),
     queryChanged: raise({ type: 'query.changed' }),
     /** Shows the rows of an answer, at the quotes streamed meanwhile. */
     takeResults: assign(({ context }, answer: ScreenerResult) => ({
@@ -272,6 +280,7 @@ export const searchMachine = setup({
     sort: null,
     runError: null,
     saveError: null,
+    confirming: null,
     deleting: null,
     quotes: {},
     streamSymbols: [],
@@ -439,12 +448,20 @@ export const searchMachine = setup({
               { guard: 'hasClauses', target: 'saving' },
               { actions: assign({ saveError: 'Add at least one clause before saving the query' }) },
             ],
-            'user.deleteSaved': {
+            'user.deleteSaved': { target: 'confirming', actions: 'askToDelete' },
+          },
+        },
+        // One click away from the "+" that adds its clauses, the ✕ asks first: a saved query has no undo.
+        confirming: {
+          on: {
+            'user.deleteSaved': { actions: 'askToDelete' },
+            'user.keepSaved': { target: 'idle', actions: assign({ confirming: null }) },
+            'user.confirmDelete': {
               target: 'deleting',
               actions: assign({
-                deleting: ({ context, event }) => context.saved.find((s) => s.id === event.id) ?? null,
-                saved: ({ context, event }) => context.saved.filter((s) => s.id !== event.id),
-                saveError: null,
+                deleting: ({ context }) => context.confirming,
+                saved: ({ context }) => context.saved.filter((s) => s.id !== context.confirming?.id),
+                confirming: null,
               }),
             },
           },
