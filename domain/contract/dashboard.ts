@@ -54,6 +54,7 @@ const optionsSchema = z.strictObject({
   slider,
   selectedsector: z.int().min(0).max(DASHBOARD_SECTOR_MAX),
   sectorflag: z.boolean(),
+  watchlistflag: z.boolean(),
 });
 
 const stockList = z

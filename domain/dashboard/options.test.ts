@@ -31,6 +31,7 @@ describe('dashboard options decider', () => {
       slider: { type: 'M', val: 3 },
       selectedsector: 0,
       sectorflag: false,
+      watchlistflag: false,
     });
   });
 

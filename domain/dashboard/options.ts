@@ -50,6 +50,8 @@ export interface DashboardOptions {
   readonly selectedsector: number;
   /** Whether the dashboard stock list follows the selected sector. */
   readonly sectorflag: boolean;
+  /** Whether the dashboard stock list follows the watch list (its first 30, as it changes). */
+  readonly watchlistflag: boolean;
 }
 
 /** The options of a dashboard nobody changed yet, as the product specifies them. */
@@ -61,6 +63,7 @@ export const DEFAULT_DASHBOARD_OPTIONS: DashboardOptions = Object.freeze({
   slider: Object.freeze({ type: 'M', val: 3 }),
   selectedsector: 0,
   sectorflag: false,
+  watchlistflag: false,
 });
 
 /** The names of the options, in the order they are listed. */
@@ -142,6 +145,7 @@ export function parseDashboardOptionChanges(changes: unknown, field = 'changes')
       case 'showcarddetail':
       case 'showcardactions':
       case 'sectorflag':
+      case 'watchlistflag':
         parsed[name] = parseBoolean(value, at);
         break;
       case 'subheader':

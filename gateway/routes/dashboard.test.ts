@@ -16,6 +16,7 @@ const DEFAULT_OPTIONS = {
   slider: { type: 'M', val: 3 },
   selectedsector: 0,
   sectorflag: false,
+  watchlistflag: false,
 };
 
 describe('dashboard routes', function () {

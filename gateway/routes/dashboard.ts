@@ -78,7 +78,8 @@ export function dashboardRoutes(deps: DashboardDeps) {
       handle: async ({ userId, ctx }) => {
         const doc = await readDocument<DashboardOptionsState>(deps.readModels, dashboardOptionsProjection, userId);
         markPosition(ctx, doc?.position);
-        return doc?.value.options ?? DEFAULT_DASHBOARD_OPTIONS;
+        // An option added since a user's options were last folded reads as its default.
+        return { ...DEFAULT_DASHBOARD_OPTIONS, ...doc?.value.options };
       },
     }),
     defineRoute({

@@ -25,7 +25,7 @@ function Subheader() {
   const shown = Dashboard.useSelector((s) => shownStocks(s.context.lists), sameItems);
   const subheader = Dashboard.useSelector((s) => s.context.options.subheader);
   const slider = Dashboard.useSelector((s) => s.context.options.slider);
-  const source = Dashboard.useSelector((s) => listSource(s.context.lists, s.context.options.sectorflag));
+  const source = Dashboard.useSelector((s) => listSource(s.context.lists, s.context.options));
   const sector = Dashboard.useSelector((s) => s.context.sectors[s.context.options.selectedsector]?.sector ?? '');
   const loading = Dashboard.useSelector((s) => s.matches({ list: 'loading' }));
   const quotes = Dashboard.useSelector((s) => (subheader === 'detailed' ? s.context.live.quotes : null));

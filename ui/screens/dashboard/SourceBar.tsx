@@ -9,14 +9,14 @@ import { Dashboard } from './dashboardActor.ts';
 export function SourceBar() {
   const actor = Dashboard.useActorRef();
   const lists = Dashboard.useSelector((s) => s.context.lists);
-  const sectorflag = Dashboard.useSelector((s) => s.context.options.sectorflag);
+  const options = Dashboard.useSelector((s) => s.context.options);
   const selected = Dashboard.useSelector((s) => s.context.options.selectedsector);
   const sectors = Dashboard.useSelector((s) => s.context.sectors);
   const sectorsError = Dashboard.useSelector((s) => s.context.sectorsError);
   const usable = Dashboard.useSelector((s) => s.matches({ settings: 'ready' }) && !s.matches({ list: 'loading' }));
   const failed = Dashboard.useSelector((s) => s.matches({ list: 'failed' }));
   const saving = Dashboard.useSelector((s) => s.matches({ list: 'saving' }));
-  const source = listSource(lists, sectorflag);
+  const source = listSource(lists, options);
   const count = shownStocks(lists).length;
   const disabled = !usable || failed;
   return (
@@ -44,7 +44,7 @@ export function SourceBar() {
       <label className="dash-sector">
         <span>Sector</span>
         <select
-          value={sectorflag ? String(selected) : ''}
+          value={options.sectorflag ? String(selected) : ''}
           disabled={disabled || sectors.length === 0}
           onChange={(e) => {
             if (e.target.value !== '') actor.send({ type: 'user.useSector', index: Number(e.target.value) });

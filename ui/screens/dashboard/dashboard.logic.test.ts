@@ -14,6 +14,7 @@ import {
   DEFAULT_LAYOUT,
   EMPTY_LIVE,
   followedWatchlist,
+  watchlistCopy,
   keepLive,
   listSource,
   patternLabel,
@@ -36,6 +37,10 @@ function q(symbol: string, price: number, changepct = 0, ts = `t${price}`, prevC
   const change = Math.round((price - prevClose) * 10_000) / 10_000;
   return { symbol, price, change, changepct, volume: 1, ts, source: 'simulated' };
 }
+
+const NO_FLAGS = { sectorflag: false, watchlistflag: false };
+const SECTOR = { sectorflag: true, watchlistflag: false };
+const WATCHLIST = { sectorflag: false, watchlistflag: true };
 
 describe('dashboard rules', () => {
   describe('layouts', () => {
@@ -75,26 +80,35 @@ describe('dashboard rules', () => {
     });
 
     it('names the source the list matches', () => {
-      expect(listSource({ saved: [], portfolio, watchlist }, false)).to.equal('portfolio');
-      expect(listSource({ saved: ['AAPL', 'MSFT'], portfolio, watchlist }, false)).to.equal('portfolio');
-      expect(listSource({ saved: ['NVDA'], portfolio, watchlist }, false)).to.equal('watchlist');
-      expect(listSource({ saved: ['NVDA', 'XOM'], portfolio, watchlist }, false)).to.equal('custom');
-      expect(listSource({ saved: ['XOM'], portfolio, watchlist }, true)).to.equal('sector');
+      expect(listSource({ saved: [], portfolio, watchlist }, NO_FLAGS)).to.equal('portfolio');
+      expect(listSource({ saved: ['AAPL', 'MSFT'], portfolio, watchlist }, NO_FLAGS)).to.equal('portfolio');
+      expect(listSource({ saved: ['NVDA'], portfolio, watchlist }, NO_FLAGS)).to.equal('watchlist');
+      expect(listSource({ saved: ['NVDA', 'XOM'], portfolio, watchlist }, NO_FLAGS)).to.equal('custom');
+      expect(listSource({ saved: ['XOM'], portfolio, watchlist }, SECTOR)).to.equal('sector');
+      expect(listSource({ saved: ['XOM'], portfolio, watchlist }, WATCHLIST), 'its flag on').to.equal('watchlist');
     });
 
     it('follows the watch list it showed: the first 30 of the one read again, unless the list was changed', () => {
       const before = { saved: ['AAPL', 'KO'], portfolio: ['NVDA'], watchlist: ['AAPL', 'KO'] };
       const moved = { ...before, watchlist: ['AAPL', 'XOM'] };
-      expect(followedWatchlist(before, moved, false)).to.deep.equal(['AAPL', 'XOM']);
+      expect(followedWatchlist(before, moved, NO_FLAGS)).to.deep.equal(['AAPL', 'XOM']);
       const long = Array.from({ length: 40 }, (_, i) => `W${i}`);
-      expect(followedWatchlist(before, { ...before, watchlist: long }, false)).to.deep.equal(long.slice(0, 30));
-      expect(followedWatchlist(before, before, false), 'the watch list did not move').to.equal(null);
-      expect(followedWatchlist(before, { ...moved, saved: ['TSLA'] }, false), 'the list was set meanwhile').to.equal(
+      expect(followedWatchlist(before, { ...before, watchlist: long }, NO_FLAGS)).to.deep.equal(long.slice(0, 30));
+      expect(followedWatchlist(before, before, NO_FLAGS), 'the watch list did not move').to.equal(null);
+      expect(followedWatchlist(before, { ...moved, saved: ['TSLA'] }, NO_FLAGS), 'the list was set meanwhile').to.equal(
         null,
       );
-      expect(followedWatchlist(before, { ...moved, watchlist: [] }, false), 'an empty watch list').to.equal(null);
-      expect(followedWatchlist({ ...before, saved: ['TSLA'] }, moved, false), 'a list of its own').to.equal(null);
-      expect(followedWatchlist(before, moved, true), 'a sector shown').to.equal(null);
+      expect(followedWatchlist(before, { ...moved, watchlist: [] }, NO_FLAGS), 'an empty watch list').to.equal(null);
+      expect(followedWatchlist({ ...before, saved: ['TSLA'] }, moved, NO_FLAGS), 'a list of its own').to.equal(null);
+      expect(followedWatchlist(before, moved, SECTOR), 'a sector shown').to.equal(null);
+    });
+
+    it('takes the watch list as it is now when the dashboard follows it and its copy lags', () => {
+      const lagging = { saved: ['AAPL', 'KO'], portfolio: ['NVDA'], watchlist: ['AAPL', 'XOM'] };
+      expect(watchlistCopy(lagging, WATCHLIST)).to.deep.equal(['AAPL', 'XOM']);
+      expect(watchlistCopy(lagging, NO_FLAGS), 'not followed').to.equal(null);
+      expect(watchlistCopy({ ...lagging, saved: ['AAPL', 'XOM'] }, WATCHLIST), 'in step').to.equal(null);
+      expect(watchlistCopy({ ...lagging, watchlist: [] }, WATCHLIST), 'an empty watch list').to.equal(null);
     });
 
     it('adds a new symbol at the end and refuses a repeat or a 31st', () => {

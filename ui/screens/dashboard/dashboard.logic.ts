@@ -128,9 +128,16 @@ function sameList(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((s, i) => s === b[i]);
 }
 
-/** Which source the shown list matches: the sector when the sector flag is on, else portfolio, watch list or custom. */
-export function listSource(lists: StockLists, sectorflag: boolean): ListSource {
-  if (sectorflag) return 'sector';
+/** The options that say the list follows a source of its own. */
+export type SourceFlags = Pick<DashboardOptions, 'sectorflag' | 'watchlistflag'>;
+
+/**
+ * Which source the shown list is: the sector or the watch list when its flag is on, else the one it matches
+ * (portfolio, watch list) or custom.
+ */
+export function listSource(lists: StockLists, flags: SourceFlags): ListSource {
+  if (flags.sectorflag) return 'sector';
+  if (flags.watchlistflag) return 'watchlist';
   if (lists.saved.length === 0 || sameList(capList(lists.saved), capList(lists.portfolio))) return 'portfolio';
   if (sameList(capList(lists.saved), capList(lists.watchlist))) return 'watchlist';
   return 'custom';
@@ -141,11 +148,21 @@ export function listSource(lists: StockLists, sectorflag: boolean): ListSource {
  * of the watch list read again, when the dashboard showed the one read before, its own list was not changed
  * meanwhile, and the watch list is not empty and moved; else null.
  */
-export function followedWatchlist(before: StockLists, after: StockLists, sectorflag: boolean): string[] | null {
-  if (listSource(before, sectorflag) !== 'watchlist') return null;
+export function followedWatchlist(before: StockLists, after: StockLists, flags: SourceFlags): string[] | null {
+  if (listSource(before, flags) !== 'watchlist') return null;
   if (!sameList(after.saved, before.saved) || after.watchlist.length === 0) return null;
   const next = capList(after.watchlist);
   return sameList(next, capList(after.saved)) ? null : next;
+}
+
+/**
+ * The list to save so that a dashboard following the watch list (its flag on) shows the watch list as it is now,
+ * when the copy saved lags behind it (the watch list changed while no dashboard was open); else null.
+ */
+export function watchlistCopy(lists: StockLists, flags: SourceFlags): string[] | null {
+  if (!flags.watchlistflag || flags.sectorflag || lists.watchlist.length === 0) return null;
+  const now = capList(lists.watchlist);
+  return sameList(now, capList(lists.saved)) ? null : now;
 }
 
 /** The outcome of adding a symbol to the list: the new list, or why it cannot be added. */

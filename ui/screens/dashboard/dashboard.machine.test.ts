@@ -220,6 +220,7 @@ describe('dashboard machine', () => {
         slider: { type: 'M', val: 3 },
         selectedsector: 0,
         sectorflag: false,
+        watchlistflag: false,
       });
       expect(optionsNote).to.match(/using the defaults/);
     });
@@ -273,6 +274,33 @@ describe('dashboard machine', () => {
       await idle();
       expect(saves('saveStocks').at(-1)).to.deep.equal([]);
       expect(subscriptions.at(-1)).to.deep.equal(['AAPL', 'MSFT']);
+    });
+
+    it('saves that it follows the watch list, and stops when another source is chosen', async () => {
+      const { actor, ready, idle, saves } = dashboard({ watchlist: ['KO', 'XOM'] });
+      await ready();
+      actor.send({ type: 'user.useSource', source: 'watchlist' });
+      await idle();
+      expect(saves('saveOptions').at(-1)).to.include({ watchlistflag: true, sectorflag: false });
+      actor.send({ type: 'user.useSource', source: 'portfolio' });
+      await idle();
+      expect(saves('saveOptions').at(-1)).to.include({ watchlistflag: false });
+    });
+
+    it('shows the watch list as it is now when it changed while no dashboard was open', async () => {
+      const { actor, ready, idle, saves, subscriptions } = dashboard({
+        options: { ...DEFAULT_OPTIONS, watchlistflag: true },
+        saved: ['AAPL', 'MSFT', 'KO'],
+        watchlist: ['AAPL', 'MSFT', 'XOM'],
+        keepSaves: true,
+      });
+      await ready();
+      await idle();
+      expect(saves('saveStocks')).to.deep.equal([['AAPL', 'MSFT', 'XOM']]);
+      const { lists, options } = actor.getSnapshot().context;
+      expect(shownStocks(lists)).to.deep.equal(['AAPL', 'MSFT', 'XOM']);
+      expect(listSource(lists, options)).to.equal('watchlist');
+      expect(subscriptions.at(-1)).to.deep.equal(['AAPL', 'MSFT', 'XOM']);
     });
 
     it('switches to a sector: its first 30 symbols, and the sector flag and index saved in the options', async () => {
@@ -360,7 +388,7 @@ describe('dashboard machine', () => {
       await idle();
       expect(saves('saveStocks').at(-1)).to.deep.equal(['AAPL', 'MSFT', 'XOM']);
       expect(shownStocks(actor.getSnapshot().context.lists)).to.deep.equal(['AAPL', 'MSFT', 'XOM']);
-      expect(listSource(actor.getSnapshot().context.lists, false)).to.equal('watchlist');
+      expect(listSource(actor.getSnapshot().context.lists, actor.getSnapshot().context.options)).to.equal('watchlist');
       expect(subscriptions.at(-1)).to.deep.equal(['AAPL', 'MSFT', 'XOM']);
     });
 

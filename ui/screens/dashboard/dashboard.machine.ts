@@ -24,6 +24,7 @@ import {
   followedWatchlist,
   keepLive,
   listSource,
+  watchlistCopy,
   removeLayout,
   removeStock,
   shownStocks,
@@ -122,24 +123,39 @@ export function planListEdit(
 ): ListEdit | null {
   const { lists, options, sectors } = context;
   const shown = shownStocks(lists);
-  const leaveSector: Partial<DashboardOptions> | undefined = options.sectorflag ? { sectorflag: false } : undefined;
-  const edit = (saved: readonly string[], notice?: string): ListEdit => ({
-    saved,
-    ...(leaveSector ? { options: leaveSector } : {}),
-    ...(notice ? { notice } : {}),
-  });
+  // Leaving the sector or the watch list turns its flag off.
+  const leave: Partial<DashboardOptions> = {
+    ...(options.sectorflag ? { sectorflag: false } : {}),
+    ...(options.watchlistflag ? { watchlistflag: false } : {}),
+  };
+  const edit = (saved: readonly string[], notice?: string, follow?: Partial<DashboardOptions>): ListEdit => {
+    const changes = { ...leave, ...follow };
+    return {
+      saved,
+      ...(Object.keys(changes).length > 0 ? { options: changes } : {}),
+      ...(notice ? { notice } : {}),
+    };
+  };
   switch (event.type) {
     case 'user.useSource': {
-      if (listSource(lists, options.sectorflag) === event.source) return null;
+      if (listSource(lists, options) === event.source) return null;
       if (event.source === 'portfolio') return edit([]);
       if (lists.watchlist.length === 0) return { refused: 'Your watch list is empty: add symbols to it first' };
-      return edit(capList(lists.watchlist));
+      // The watch list is followed as it changes, as the portfolio is.
+      return edit(capList(lists.watchlist), undefined, { watchlistflag: true });
     }
     case 'user.useSector': {
       const sector = sectors[event.index];
       if (!sector) return { refused: 'Choose one of the sectors' };
       if (options.sectorflag && options.selectedsector === event.index) return null;
-      return { saved: capList(sector.symbols), options: { sectorflag: true, selectedsector: event.index } };
+      return {
+        saved: capList(sector.symbols),
+        options: {
+          sectorflag: true,
+          selectedsector: event.index,
+          ...(options.watchlistflag ? { watchlistflag: false } : {}),
+        },
+      };
     }
     case 'user.addSymbol': {
       const outcome = addStock(shown, event.symbol);
@@ -233,9 +249,16 @@ export const dashboardMachine = setup({
      * {@link followedWatchlist}).
      */
     followWatchlist: enqueueActions(({ context, enqueue }, params: { lists: StockLists }) => {
-      const saved = followedWatchlist(context.lists, params.lists, context.options.sectorflag);
+      const saved = followedWatchlist(context.lists, params.lists, context.options);
       if (saved === null) return;
       enqueue.assign({ lists: { ...params.lists, saved }, confirmedSaved: params.lists.saved });
+      enqueue.raise({ type: 'dashboard.listChanged' });
+    }),
+    /** Shows and saves the first 30 of the watch list the dashboard follows (see {@link watchlistCopy}). */
+    takeWatchlist: enqueueActions(({ context, enqueue }) => {
+      const saved = watchlistCopy(context.lists, context.options);
+      if (saved === null) return;
+      enqueue.assign({ lists: { ...context.lists, saved } });
       enqueue.raise({ type: 'dashboard.listChanged' });
     }),
     mergeOptions: assign({
@@ -265,7 +288,9 @@ export const dashboardMachine = setup({
     listStale: ({ context }) => context.listStale,
     /** Whether the watch list read again moved while the dashboard showed it (see {@link followedWatchlist}). */
     watchlistMoved: ({ context }, params: { lists: StockLists }) =>
-      followedWatchlist(context.lists, params.lists, context.options.sectorflag) !== null,
+      followedWatchlist(context.lists, params.lists, context.options) !== null,
+    /** Whether the dashboard follows the watch list and its saved copy lags behind (see {@link watchlistCopy}). */
+    watchlistLags: ({ context }) => watchlistCopy(context.lists, context.options) !== null,
   },
 }).createMachine({
   id: 'dashboard',
@@ -501,7 +526,11 @@ export const dashboardMachine = setup({
           on: { 'user.retryList': 'loading' },
         },
         ready: {
-          always: { guard: 'listStale', target: 'refreshing' },
+          always: [
+            { guard: 'listStale', target: 'refreshing' },
+            // Following the watch list, whose copy lags behind it (it changed while no dashboard was open).
+            { guard: 'watchlistLags', target: 'saving', actions: 'takeWatchlist' },
+          ],
           on: {
             'server.listChanged': 'refreshing',
             ...Object.fromEntries(
