@@ -23,6 +23,14 @@ function unquoted(cell: string): string {
  * A cell {@link writeCsv} quoted against formulas reads as it was, so an exported file imports as written.
  */
 export function readCsv(text: string): CsvRecord[] | UnreadableFile {
+  // UTF-16 read as UTF-8 (a spreadsheet's "Unicode text") has an empty byte beside every character.
+  if (text.includes('\u0000')) {
+    return {
+      line: 1,
+      column: null,
+      message: 'it is not UTF-8 text (it looks like UTF-16, every other byte empty): save it as CSV in UTF-8',
+    };
+  }
   try {
     const parsed = parse(text, {
       bom: true,

@@ -100,6 +100,14 @@ describe('transaction files (import formats)', () => {
       .thenNothing();
   });
 
+  it('says a file in UTF-16 is to be saved in UTF-8, rather than that it lacks its columns', () => {
+    const utf16 = Buffer.from('\ufeffdate,kind,symbol,quantity,price\n2024-01-02,buy,KO,1,60\n', 'utf16le').toString(
+      'utf8',
+    );
+    const [row] = previewImport(readCsv(utf16), options).rows;
+    expect(row!.message).to.match(/^the file is not CSV: it is not UTF-8 text \(it looks like UTF-16/);
+  });
+
   it('skips a row of commas alone, as a spreadsheet leaves after the data, like an empty line', () => {
     const csv = 'date,kind,symbol,quantity,price\n2024-01-02,buy,KO,1,60\n,,,,\n , , ,,\n';
     const preview = previewImport(readCsv(csv), options);
