@@ -144,6 +144,9 @@ describe('a restart on the feed route (TICK_SOURCE=feed)', function () {
   for (const shared of [false, true]) {
     const where = shared ? 'with Redis (REDIS_URL), published on the bus' : 'alone, stored before the quotes seed';
     it(`closes a session that ended while it was down from the kept bars, once, ${where}`, async function () {
+      // With Redis it has timed out twice late in the whole suite's run (never alone, nor under load alone):
+      // a second attempt, on a new server and data folder, tells that apart from a close that never comes.
+      if (shared) this.retries(1);
       redis = shared ? await startTestRedis() : undefined;
       const env: Record<string, string> = redis ? { REDIS_URL: redis.url } : {};
       gw = await startTestGateway({ env });
