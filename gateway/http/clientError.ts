@@ -7,6 +7,7 @@ import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../../platform/logger.ts';
 import { ERROR_CODES } from '../errors.ts';
+import { isClientGone, isUnreadableRequest } from './aborted.ts';
 
 /** The status, its reason phrase and the message of a request the parser refused with `code`. */
 function refusalOf(code: string | undefined): { status: number; message: string } {
@@ -32,13 +33,13 @@ function refusalOf(code: string | undefined): { status: number; message: string 
  */
 export function answerClientErrors(server: http.Server, logger: Pick<Logger, 'info'>): void {
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
-    // A connection reset, closed mid-request (`HPE_INVALID_EOF_STATE`) or already answered has nobody left to
-    // tell; the request's own log line says so.
-    if (error.code === 'ECONNRESET' || error.code === 'HPE_INVALID_EOF_STATE' || !socket.writable) {
+    // A connection reset, closed mid-request or already answered has nobody left to tell; the request's own log
+    // line says so.
+    if (isClientGone(error) || !socket.writable) {
       socket.destroy();
       return;
     }
-    if (error.code?.startsWith('HPE_')) {
+    if (isUnreadableRequest(error)) {
       logger.info(
         { code: error.code, reason: (error as { reason?: unknown }).reason },
         'a request the server could not read',

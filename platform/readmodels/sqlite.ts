@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { comparePositions } from '../eventstore/port.ts';
 import { WAL_AUTOCHECKPOINT_PAGES } from '../eventstore/sqlite.ts';
 import { allThenEach, groupCommit, type GroupCommit } from '../groupCommit.ts';
 import { walCheckpointer, type WalCheckpointer } from '../walCheckpoint.ts';
@@ -195,9 +196,7 @@ export class SqliteReadModelStore implements ReadModelStore {
 
 function sameCheckpoint(a: Checkpoint | null, b: Checkpoint | null): boolean {
   if (a === null || b === null) return a === b;
-  return (
-    a.version === b.version && a.position.commit === b.position.commit && a.position.prepare === b.position.prepare
-  );
+  return a.version === b.version && comparePositions(a.position, b.position) === 0;
 }
 
 function toCheckpoint(row: CheckpointRow): Checkpoint {
