@@ -20,7 +20,10 @@ import { serveApi, systemOf, type RunningGateway } from './serve.ts';
 /** Starts every part and serves the API and Socket.IO on `PORT`. */
 export function startAllRole(config: Config, logger: Logger): Promise<RunningGateway> {
   return starting(async (stops) => {
-    const ports = await openPorts(config, logger, stops, { cacheReadModels: true });
+    const ports = await openPorts(config, logger, stops, {
+      cacheReadModels: true,
+      writers: ['projections', 'delivery'],
+    });
     const projections = await runProjections(ports, logger, stops);
     // With Redis, the engine is one member of the engines' group and sees only its share of the ticks, so the
     // gateway reads every tick into live quotes of its own; alone, the engine's bus and quotes are the process's.

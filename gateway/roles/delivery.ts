@@ -14,7 +14,7 @@ import { serveHealth, systemOf, type RunningGateway } from './serve.ts';
 /** Starts the delivery processor and serves the health routes on `PORT`. */
 export function startDeliveryRole(config: Config, logger: Logger): Promise<RunningGateway> {
   return starting(async (stops) => {
-    const ports = await openPorts(config, logger, stops, { cacheReadModels: false });
+    const ports = await openPorts(config, logger, stops, { cacheReadModels: false, writers: ['delivery'] });
     const delivery = await runDelivery(config, ports, logger, stops, engineNameOf(config));
     const system = systemOf(config, logger, ports, {
       projections: null,

@@ -11,7 +11,7 @@ import { serveHealth, systemOf, type RunningGateway } from './serve.ts';
 /** Starts the engine and serves the health routes on `PORT`. */
 export function startEngineRole(config: Config, logger: Logger): Promise<RunningGateway> {
   return starting(async (stops) => {
-    const ports = await openPorts(config, logger, stops, { cacheReadModels: false });
+    const ports = await openPorts(config, logger, stops, { cacheReadModels: false, writers: [] });
     const redisBus = ports.redis ? await openRedisTickBus(ports.redis, ports.market, logger, stops) : null;
     const engine = await runEngine(config, ports, logger, stops, redisBus);
     await storeClosedDays(config, ports, redisBus ?? engine.bus, logger, stops);

@@ -10,7 +10,7 @@ import { serveApi, systemOf, type RunningGateway } from './serve.ts';
 /** Opens the ports, follows the tick bus (with Redis) and serves the API and Socket.IO on `PORT`. */
 export function startGatewayRole(config: Config, logger: Logger): Promise<RunningGateway> {
   return starting(async (stops) => {
-    const ports = await openPorts(config, logger, stops, { cacheReadModels: false });
+    const ports = await openPorts(config, logger, stops, { cacheReadModels: false, writers: [] });
     // Without Redis there is no tick bus: the quotes are the last closes and the feed route answers 404.
     const bus = ports.redis ? await openRedisTickBus(ports.redis, ports.market, logger, stops) : null;
     const feed = bus ? await runQuoteFeed(config, ports, logger, stops, bus) : null;

@@ -21,6 +21,7 @@ import type { EventStore } from '../../platform/eventstore/port.ts';
 import { componentLogger, type Logger } from '../../platform/logger.ts';
 import { openReadModelStore } from '../../platform/readmodels/index.ts';
 import type { ReadModelStore } from '../../platform/readmodels/port.ts';
+import { holdWriterLock, type ReadModelWriter } from '../../platform/readmodels/writerLock.ts';
 import { connectRedis, type RedisClient } from '../../platform/redis.ts';
 import { openSessionStore } from '../../platform/sessions/index.ts';
 import type { SessionStore } from '../../platform/sessions/port.ts';
@@ -85,14 +86,18 @@ export interface Ports {
 
 /**
  * Opens the ports. `cacheReadModels` is for a process that runs the projections: it commits every document it
- * serves, so it can keep them in memory.
+ * serves, so it can keep them in memory. `writers` are the parts the process runs that write read models: on the
+ * SQLite read models it holds their locks in `DATA_DIR` for its life (`platform/readmodels/writerLock.ts`), so a
+ * second process running one of them on the same folder is refused at its start, before it opens anything, rather
+ * than refusing the first one's commits. The read models in Redis have no such lock.
  */
 export async function openPorts(
   config: Config,
   logger: Logger,
   stops: Stops,
-  options: { readonly cacheReadModels: boolean },
+  options: { readonly cacheReadModels: boolean; readonly writers: readonly ReadModelWriter[] },
 ): Promise<Ports> {
+  if (config.redisUrl === null) for (const part of options.writers) stops.add(holdWriterLock(config.dataDir, part));
   // Built on first start (seconds), reused after; opened first so that a failure leaves nothing else open.
   const marketLogger = componentLogger(logger, 'market');
   const market = openMarketData({

@@ -10,7 +10,7 @@ import { serveHealth, systemOf, type RunningGateway } from './serve.ts';
 /** Starts the projections and serves the health routes on `PORT`. */
 export function startProjectionsRole(config: Config, logger: Logger): Promise<RunningGateway> {
   return starting(async (stops) => {
-    const ports = await openPorts(config, logger, stops, { cacheReadModels: true });
+    const ports = await openPorts(config, logger, stops, { cacheReadModels: true, writers: ['projections'] });
     const projections = await runProjections(ports, logger, stops);
     const system = systemOf(config, logger, ports, { projections, engine: null, bus: null, liveQuotes: null });
     return serveHealth(config, logger, stops, system);

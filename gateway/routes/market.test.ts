@@ -1,9 +1,11 @@
 import { expect } from 'chai';
+import { join } from 'node:path';
 import type { MinuteCandles, NextAverages } from '../../domain/contract/market.ts';
 import { formingRsi, wilderAverages } from '../../domain/market/rsi.ts';
 import { SECTORS, type DailyBar } from '../../domain/market/types.ts';
 import { loadUniverse } from '../../engine/marketdata/universe.ts';
 import { tradingDays } from '../../engine/marketdata/calendar.ts';
+import { DataDirInUseError } from '../../platform/readmodels/writerLock.ts';
 import { startTestGateway, TEST_MARKET_DATE, type TestClient, type TestGateway } from '../testing/harness.ts';
 
 interface ChartBar extends DailyBar {
@@ -52,7 +54,7 @@ describe('market routes', function () {
   });
 
   it('names the simulator as the live feed of a simulated session, and its quotes as closes until a tick', async function () {
-    const simulated = await startTestGateway({ dataDir: gw.dataDir, env: { TICK_SOURCE: 'simulator' } });
+    const simulated = await startTestGateway({ env: { TICK_SOURCE: 'simulator' } });
     try {
       const other = await simulated.user();
       const status = await other.getOk<{ feed: unknown }>('/api/market/status');
@@ -65,20 +67,44 @@ describe('market routes', function () {
         health: 'live',
       });
     } finally {
-      await simulated.close({ keepData: true });
+      await simulated.close();
     }
   });
 
   it('reuses the market built once for the test run, and a restart on the same data reuses it again', async function () {
     expect(gw.running.system.market.report).to.include({ built: 0, analysed: 0 });
-    const again = await startTestGateway({ dataDir: gw.dataDir });
+    const own = await startTestGateway();
+    let kept = false;
     try {
-      expect(again.running.system.market.report).to.include({ built: 0, analysed: 0 });
-      const other = await again.user();
-      expect((await other.get('/api/market/status')).body).to.deep.equal((await user.get('/api/market/status')).body);
+      await own.close({ keepData: true });
+      kept = true;
+      const again = await startTestGateway({ dataDir: own.dataDir });
+      try {
+        expect(again.running.system.market.report).to.include({ built: 0, analysed: 0 });
+        const other = await again.user();
+        expect((await other.get('/api/market/status')).body).to.deep.equal((await user.get('/api/market/status')).body);
+      } finally {
+        await again.close();
+      }
     } finally {
-      await again.close({ keepData: true });
+      if (!kept) await own.close();
     }
+  });
+
+  it('refuses to start a second process on a DATA_DIR whose read models one is running, naming the folder', async function () {
+    let refused: unknown;
+    await startTestGateway({ dataDir: gw.dataDir }).then(
+      (second) => second.close({ keepData: true }),
+      (error: unknown) => (refused = error),
+    );
+    expect(refused).to.be.instanceOf(DataDirInUseError);
+    expect((refused as Error).message).to.equal(
+      `DATA_DIR ${gw.dataDir} is in use: another StockPulse process runs the projections on its read models (it ` +
+        `holds ${join(gw.dataDir, 'projections.lock')}); stop that process first, or start this one with another DATA_DIR`,
+    );
+    // The first goes on recording and projecting, its read models its own.
+    await user.post('/personalize/createwatchlist', ['MSFT', 'AAPL']);
+    expect((await user.get('/personalize/watchlist')).body).to.deep.equal(['MSFT', 'AAPL']);
   });
 
   it('answers the whole universe without parameters, in the contract shape', async function () {

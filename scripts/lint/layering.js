@@ -42,10 +42,14 @@ const drivers = {
 };
 const esdbSubpaths = { group: ['@eventstore/db-client/*'], message: drivers.esdb.message };
 
-/** The SQLite adapters (event log, read models, sessions, the market data store), their tests and test helper. */
+/**
+ * The SQLite adapters (event log, read models and their writers' lock, sessions, the market data store), their
+ * tests and test helper.
+ */
 const sqliteAdapters = [
   'platform/eventstore/sqlite.ts',
   'platform/readmodels/sqlite.ts',
+  'platform/readmodels/writerLock.ts',
   'platform/sessions/sqlite.ts',
   'platform/*/sqlite.test.ts',
   'platform/testing/sqliteFile.ts',
