@@ -233,7 +233,7 @@ export const portfolioApi = {
   postPortfolioImportPreview: route({
     method: 'POST',
     path: '/api/portfolio/import/preview',
-    summary: `Read a transaction file {format: auto|generic|ibkr|schwab, csv} (at most ${MAX_IMPORT_BYTES} bytes and ${MAX_IMPORT_ROWS} rows) and answer each data row's verdict (new, duplicate, skipped, refused with line and column), recording nothing; a file without the header or sections of the format named answers 400 naming body.csv; a comma in a number only groups thousands (1,234.50), a decimal comma (1,5) is refused`,
+    summary: `Read a transaction file {format: auto|generic|ibkr|schwab, csv} (at most ${MAX_IMPORT_BYTES} bytes and ${MAX_IMPORT_ROWS} rows) and answer each data row's verdict (new, duplicate, skipped, refused with line and column; a new row whose price, fee or amount had more decimals than cents names the column and says it is kept to the cent), recording nothing; a file without the header or sections of the format named answers 400 naming body.csv; a comma in a number only groups thousands (1,234.50), a decimal comma (1,5) is refused`,
     tag: 'portfolio',
     access: 'user',
     body: importBody,
@@ -276,7 +276,7 @@ export const portfolioApi = {
       'Value and time-weighted return (%) per trading day since the first transaction, with a benchmark: EW (equal weight of the universe, the default) or any symbol',
     tag: 'portfolio',
     access: 'user',
-    query: z.object({ benchmark: z.union([z.literal('EW'), symbolSchema]).default('EW') }),
+    query: z.strictObject({ benchmark: z.union([z.literal('EW'), symbolSchema]).default('EW') }),
     response: z.object({
       benchmark: z.string(),
       dates: z.array(z.string()),

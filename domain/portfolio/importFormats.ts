@@ -56,9 +56,14 @@ export interface ImportRow {
   /** The row's line in the file (1 for the first line). */
   readonly line: number;
   readonly verdict: RowVerdict;
-  /** The column the refusal or skip is about, as the file names it; null when it is about the whole row. */
+  /**
+   * The column the refusal, skip or note is about, as the file names it; null when it is about the whole row.
+   */
   readonly column: string | null;
-  /** Why the row was refused or skipped; null otherwise. */
+  /**
+   * Why the row was refused or skipped; for a new row, what its recording keeps otherwise than the file says (a
+   * price to the cent); null otherwise.
+   */
   readonly message: string | null;
   /** The transaction the row stands for, when it could be read. */
   readonly transaction: Transaction | null;
@@ -253,15 +258,15 @@ function readGeneric(rows: readonly CsvRecord[]): ReadRow[] {
       };
       if (kind === 'buy' || kind === 'sell') {
         fields.quantity = required(number('quantity'), 'quantity');
-        fields.price = roundToCents(required(number('price'), 'price'));
-        fields.fee = roundToCents(number('fee') ?? 0);
+        fields.price = required(number('price'), 'price');
+        fields.fee = number('fee') ?? 0;
         const lots = lotsOfCell(cell('lots'));
         if (lots.length > 0) {
           if (kind !== 'sell') throw new RowError('lots', 'lots: only a sale names the lots it sells');
           fields.lots = lots;
         }
       } else if (kind === 'dividend' || kind === 'fee') {
-        fields.amount = roundToCents(required(number('amount'), 'amount'));
+        fields.amount = required(number('amount'), 'amount');
       }
       const id = cell('id');
       return { kind: 'fields', fields, ...(id !== '' ? { id } : {}) };
@@ -300,7 +305,7 @@ function readIbkr(rows: readonly CsvRecord[]): ReadRow[] {
               kind: amount < 0 ? 'fee' : 'dividend',
               symbol,
               date: isoDate(cell('Date'), 'Date'),
-              amount: roundToCents(Math.abs(amount)),
+              amount: Math.abs(amount),
             },
           };
         }),
@@ -333,8 +338,8 @@ function readIbkr(rows: readonly CsvRecord[]): ReadRow[] {
             symbol: symbolCell(cell('Symbol'), 'Symbol'),
             date: isoDate(cell('Date/Time'), 'Date/Time'),
             quantity: Math.abs(quantity),
-            price: roundToCents(required(amountOf(cell('T. Price'), 'T. Price'), 'T. Price')),
-            fee: roundToCents(Math.abs(amountOf(cell('Comm/Fee'), 'Comm/Fee') ?? 0)),
+            price: required(amountOf(cell('T. Price'), 'T. Price'), 'T. Price'),
+            fee: Math.abs(amountOf(cell('Comm/Fee'), 'Comm/Fee') ?? 0),
           },
         };
       }),
@@ -395,7 +400,7 @@ function readSchwab(rows: readonly CsvRecord[]): ReadRow[] {
             kind,
             symbol,
             date,
-            amount: roundToCents(Math.abs(required(amountOf(cell('Amount'), 'Amount'), 'Amount'))),
+            amount: Math.abs(required(amountOf(cell('Amount'), 'Amount'), 'Amount')),
           },
         };
       }
@@ -406,8 +411,8 @@ function readSchwab(rows: readonly CsvRecord[]): ReadRow[] {
           symbol,
           date,
           quantity: Math.abs(required(amountOf(cell('Quantity'), 'Quantity'), 'Quantity')),
-          price: roundToCents(required(amountOf(cell('Price'), 'Price'), 'Price')),
-          fee: roundToCents(Math.abs(amountOf(cell('Fees & Comm'), 'Fees & Comm') ?? 0)),
+          price: required(amountOf(cell('Price'), 'Price'), 'Price'),
+          fee: Math.abs(amountOf(cell('Fees & Comm'), 'Fees & Comm') ?? 0),
         },
       };
     }),
@@ -498,8 +503,8 @@ export function previewImport(file: readonly CsvRecord[] | UnreadableFile, optio
   const seen = new Map<string, number>();
   const candidates = read.map((row) => {
     if (row.outcome.kind !== 'fields')
-      return { row, transaction: null as Transaction | null, error: null as ImportRow | null };
-    const { fields } = row.outcome;
+      return { row, transaction: null as Transaction | null, error: null as ImportRow | null, note: null };
+    const { fields, note } = keptToCents(row);
     const key = contentKey(fields);
     const occurrence = seen.get(key) ?? 0;
     seen.set(key, occurrence + 1);
@@ -507,15 +512,21 @@ export function previewImport(file: readonly CsvRecord[] | UnreadableFile, optio
     try {
       const transaction = parseTransaction({ ...fields, id }, 'transaction', options.at);
       if (!options.known(transaction.symbol)) {
-        return { row, transaction: null, error: refusal(row, 'symbol', `${transaction.symbol} is not a known symbol`) };
+        return {
+          row,
+          transaction: null,
+          error: refusal(row, 'symbol', `${transaction.symbol} is not a known symbol`),
+          note,
+        };
       }
-      return { row, transaction, error: null };
+      return { row, transaction, error: null, note };
     } catch (error) {
       if (!isDomainError(error)) throw error;
       return {
         row,
         transaction: null,
         error: refusal(row, fieldOf(error.field), error.message.replace(/^transaction\./, '')),
+        note,
       };
     }
   });
@@ -560,7 +571,13 @@ export function previewImport(file: readonly CsvRecord[] | UnreadableFile, optio
       for (const event of decideTransaction(transaction, state.view(), SUBJECT)) state.apply(event);
       recorded.add(transaction.id);
       toRecord.push(transaction);
-      verdicts.set(i, { line: row.line, verdict: 'new', column: null, message: null, transaction });
+      verdicts.set(i, {
+        line: row.line,
+        verdict: 'new',
+        column: c.note?.column ?? null,
+        message: c.note?.message ?? null,
+        transaction,
+      });
     } catch (error) {
       if (!isDomainError(error)) throw error;
       // `transactions[0].symbol …` is about a column; `transactions[0] would give …` is about the whole row.
@@ -613,6 +630,39 @@ function commitRefusal(
 function fieldOf(field: string | undefined): keyof Columns | null {
   const m = /^(?:transactions\[\d+\]|transaction)\.(\w+)/.exec(field ?? '');
   return (m?.[1] as keyof Columns | undefined) ?? null;
+}
+
+/** The money fields of a transaction, kept to the cent. */
+const MONEY_FIELDS = ['price', 'fee', 'amount'] as const;
+
+/** What a row's recording changed of what the file says, and the column it is about. */
+interface RowNote {
+  readonly column: string;
+  readonly message: string;
+}
+
+/**
+ * The fields of a row with its price, fee and amount kept to the cent, as the ledger keeps them, and a note
+ * naming each column whose value had more decimals (`T. Price 69.3213 is kept as 69.32, to the cent`), so that
+ * the preview says so rather than record another price than the file's without a word.
+ */
+function keptToCents(row: ReadRow): { readonly fields: Record<string, unknown>; readonly note: RowNote | null } {
+  const fields = { ...(row.outcome as Extract<ReadRow['outcome'], { kind: 'fields' }>).fields };
+  const changed: { column: string; text: string }[] = [];
+  for (const field of MONEY_FIELDS) {
+    const value = fields[field];
+    if (typeof value !== 'number' || !Number.isFinite(value)) continue;
+    const cents = roundToCents(value);
+    if (cents === value) continue;
+    fields[field] = cents;
+    const column = row.columns[field] ?? field;
+    changed.push({ column, text: `${column} ${String(value)} is kept as ${cents.toFixed(2)}` });
+  }
+  if (changed.length === 0) return { fields, note: null };
+  return {
+    fields,
+    note: { column: changed[0]!.column, message: `${changed.map((c) => c.text).join('; ')}, to the cent` },
+  };
 }
 
 function refusal(row: ReadRow, field: keyof Columns | null, message: string): ImportRow {

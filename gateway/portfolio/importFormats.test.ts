@@ -55,16 +55,33 @@ describe('transaction files (import formats)', () => {
     ]);
   });
 
-  it('reads the stock trades and dividends of an Interactive Brokers activity statement, prices rounded to cents', () => {
+  it('reads the stock trades and dividends of an Interactive Brokers activity statement, prices kept to the cent, and says so', () => {
     const preview = previewImport(fixture('ibkr-activity-statement.csv'), options);
     expect(brief(preview.rows)).to.deep.equal([
       [9, 'new', null, ['buy', 'AAPL', '2024-01-10', 20, 185.14, 1]],
-      [10, 'new', null, ['buy', 'NVDA', '2024-02-05', 15, 69.32, 0.35]],
+      [10, 'new', 'T. Price', ['buy', 'NVDA', '2024-02-05', 15, 69.32, 0.35]],
       [11, 'new', null, ['buy', 'AAPL', '2024-03-12', 10, 173.23, 1]],
       [13, 'skipped', 'Asset Category', null],
       [16, 'new', null, ['dividend', 'AAPL', '2024-05-16', 7.5, undefined, undefined]],
       [17, 'skipped', null, null],
     ]);
+    // The file's T. Price 69.3213 is recorded as 69.32: the preview says so on the row, rather than nothing.
+    expect(preview.rows[1]!.message).to.equal('T. Price 69.3213 is kept as 69.32, to the cent');
+    expect(preview.rows.filter((r) => r.verdict === 'new' && r.message !== null)).to.have.length(1);
+  });
+
+  it('names every money column of a row kept to the cent, and keys the row by what is recorded', () => {
+    const csv = 'date,kind,symbol,quantity,price,fee,amount\n2024-01-16,buy,MSFT,12,388.4712,1.005,\n';
+    const preview = previewImport(readCsv(csv), options);
+    expect(preview.rows[0]).to.deep.include({
+      verdict: 'new',
+      column: 'price',
+      message: 'price 388.4712 is kept as 388.47; fee 1.005 is kept as 1.01, to the cent',
+    });
+    // The same trade written to the cent is the same transaction: importing it after the first adds nothing.
+    const rounded = previewImport(readCsv(csv.replace('388.4712', '388.47').replace('1.005', '1.01')), options);
+    expect(rounded.toRecord.map((t) => t.id)).to.deep.equal(preview.toRecord.map((t) => t.id));
+    expect(rounded.rows[0]!.message).to.equal(null);
   });
 
   it('reads a Schwab transaction history written newest first, recording it oldest first', () => {
