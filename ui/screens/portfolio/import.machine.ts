@@ -40,6 +40,11 @@ export interface ImportInput {
   readonly format: PickedFormat;
 }
 
+/** What the wizard says of a file picked that holds nothing (or only blank lines). */
+function emptyFileMessage(fileName: string): string {
+  return `${fileName} is empty: pick the file your broker exported (CSV)`;
+}
+
 const initial: ImportContext = { fileName: null, csv: null, format: 'auto', preview: null, result: null, error: null };
 
 /** The import wizard's machine. */
@@ -57,22 +62,40 @@ export const importMachine = setup({
     committable: ({ context }) =>
       context.preview !== null && context.preview.counts.refused === 0 && context.preview.counts.new > 0,
     hasFile: ({ context }) => context.csv !== null,
+    emptyFile: ({ event }) => {
+      assertEvent(event, 'user.pickFile');
+      return event.csv.trim() === '';
+    },
   },
 }).createMachine({
   id: 'import',
   initial: 'choosing',
   context: initial,
   on: {
-    'user.pickFile': {
-      target: '.previewing',
-      actions: assign(({ event }) => ({
-        fileName: event.fileName,
-        csv: event.csv,
-        preview: null,
-        result: null,
-        error: null,
-      })),
-    },
+    'user.pickFile': [
+      {
+        // Nothing to preview: said in the wizard's words, without asking the server (`body.csv: must not be empty`).
+        guard: 'emptyFile',
+        target: '.choosing',
+        actions: assign(({ event }) => ({
+          fileName: event.fileName,
+          csv: null,
+          preview: null,
+          result: null,
+          error: emptyFileMessage(event.fileName),
+        })),
+      },
+      {
+        target: '.previewing',
+        actions: assign(({ event }) => ({
+          fileName: event.fileName,
+          csv: event.csv,
+          preview: null,
+          result: null,
+          error: null,
+        })),
+      },
+    ],
     'user.pickFormat': [
       { guard: 'hasFile', target: '.previewing', actions: assign({ format: ({ event }) => event.format }) },
       { actions: assign({ format: ({ event }) => event.format }) },

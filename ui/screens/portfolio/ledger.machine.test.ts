@@ -346,6 +346,25 @@ const preview = (counts: Partial<ImportPreviewAnswer['counts']>): ImportPreviewA
 });
 
 describe('portfolio import machine', () => {
+  it('says an empty file is empty without asking the server, and previews the next file picked', async () => {
+    const { actor, calls } = wizard(() => preview({ new: 1 }));
+    for (const csv of ['', '\n\r\n  \n']) {
+      actor.send({ type: 'user.pickFile', fileName: 'trades.csv', csv });
+      expect(actor.getSnapshot().matches('choosing')).to.equal(true);
+      expect(actor.getSnapshot().context.error).to.equal(
+        'trades.csv is empty: pick the file your broker exported (CSV)',
+      );
+      // A format picked then has no file to preview.
+      actor.send({ type: 'user.pickFormat', format: 'ibkr' });
+      expect(actor.getSnapshot().matches('choosing')).to.equal(true);
+    }
+    expect(calls).to.deep.equal([]);
+    actor.send({ type: 'user.pickFile', fileName: 'other.csv', csv: 'a,b' });
+    await waitFor(actor, (s) => s.matches('reviewing'));
+    expect(actor.getSnapshot().context.error).to.equal(null);
+    expect(calls).to.deep.equal(['preview ibkr']);
+  });
+
   it('previews a picked file, then commits its new rows', async () => {
     const { actor, calls } = wizard(() => preview({ new: 3, skipped: 1 }));
     actor.send({ type: 'user.pickFile', fileName: 'trades.csv', csv: 'a,b' });
