@@ -21,6 +21,7 @@ import type { EventStore } from '../../platform/eventstore/port.ts';
 import { componentLogger, type Logger } from '../../platform/logger.ts';
 import { openReadModelStore } from '../../platform/readmodels/index.ts';
 import type { ReadModelStore } from '../../platform/readmodels/port.ts';
+import { holdWriterLease } from '../../platform/readmodels/writerLease.ts';
 import { holdWriterLock, type ReadModelWriter } from '../../platform/readmodels/writerLock.ts';
 import { connectRedis, type RedisClient } from '../../platform/redis.ts';
 import { openSessionStore } from '../../platform/sessions/index.ts';
@@ -89,7 +90,8 @@ export interface Ports {
  * serves, so it can keep them in memory. `writers` are the parts the process runs that write read models: on the
  * SQLite read models it holds their locks in `DATA_DIR` for its life (`platform/readmodels/writerLock.ts`), so a
  * second process running one of them on the same folder is refused at its start, before it opens anything, rather
- * than refusing the first one's commits. The read models in Redis have no such lock.
+ * than refusing the first one's commits; on the read models in Redis it holds the projections' lease
+ * (`platform/readmodels/writerLease.ts`; delivery processes share the users there, each with read models of its own).
  */
 export async function openPorts(
   config: Config,
@@ -117,6 +119,15 @@ export async function openPorts(
     stops.add(async () => {
       if (redis.isOpen) await redis.quit();
     });
+    // The projections on the read models in Redis: one process per Redis, as one per SQLite file.
+    if (options.writers.includes('projections')) {
+      const leaseLogger = componentLogger(logger, 'projections');
+      stops.add(
+        await holdWriterLease(redis, 'projections', {
+          onError: (error) => leaseLogger.error({ err: error }, 'renewing the lease of the projections failed'),
+        }),
+      );
+    }
   }
   const storedReadModels = openReadModelStore(config, redis);
   const readModels = options.cacheReadModels ? cacheReadModels(storedReadModels) : storedReadModels;

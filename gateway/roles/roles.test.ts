@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { ReadModelsInUseError } from '../../platform/readmodels/writerLease.ts';
 import { connectRedis } from '../../platform/redis.ts';
 import { startTestRedis, type TestRedis } from '../../platform/testing/redisServer.ts';
 import { marketTemplate, startTestGateway } from '../testing/harness.ts';
@@ -84,6 +85,42 @@ describe('system on Redis (REDIS_URL)', function () {
       await gateway.close({ keepData: true });
       await projections.close();
     }
+  });
+
+  it('refuses a second process running the projections on the same Redis, naming the first, and lets a gateway start', async function () {
+    const first = await startTestGateway({ env: { REDIS_URL: redis.url } });
+    try {
+      for (const role of ['all', 'projections']) {
+        let refused: unknown;
+        await startTestGateway({ env: { REDIS_URL: redis.url, ROLE: role } }).then(
+          (second) => second.close(),
+          (error: unknown) => (refused = error),
+        );
+        expect(refused, role).to.be.instanceOf(ReadModelsInUseError);
+        expect((refused as Error).message, role).to.match(
+          new RegExp(
+            `^the read models in Redis are in use: another StockPulse process \\(.+ pid ${process.pid} .+\\) runs the projections on them; `,
+          ),
+        );
+      }
+      // A gateway runs none: it reads what the first one's projections write.
+      const gateway = await startTestGateway({
+        dataDir: first.dataDir,
+        env: { REDIS_URL: redis.url, ROLE: 'gateway' },
+      });
+      try {
+        const user = await gateway.user();
+        await user.post('/personalize/createwatchlist', ['NVDA', 'KO']);
+        expect((await user.get('/personalize/watchlist')).body).to.deep.equal(['NVDA', 'KO']);
+      } finally {
+        await gateway.close({ keepData: true });
+      }
+    } finally {
+      await first.close();
+    }
+    // Stopped, the first leaves the lease: the next one starts at once.
+    const next = await startTestGateway({ env: { REDIS_URL: redis.url } });
+    await next.close();
   });
 
   it('runs the engine of ROLE=all as a member of the Redis tick bus: a fed tick fires an alert once', async function () {

@@ -7,7 +7,7 @@ import { KEPT_SESSION_FILE, KEPT_SESSION_KEY, parseKeptSession } from '../../eng
 import { regularMarketClock, regularSession } from '../../engine/ticks/marketClock.ts';
 import { connectRedis } from '../../platform/redis.ts';
 import { startTestRedis, type TestRedis } from '../../platform/testing/redisServer.ts';
-import { startTestGateway, TEST_MARKET_DATE, type TestGateway } from '../testing/harness.ts';
+import { startTestGateway, TEST_MARKET_DATE, TestClient, type TestGateway } from '../testing/harness.ts';
 
 /** Resolves once the gateway's quotes (the market's) of `symbol` are as `wanted`: with Redis they follow the bus. */
 function quoteReaches(gw: TestGateway, symbol: string, wanted: (quote: Quote) => boolean): Promise<void> {
@@ -204,14 +204,16 @@ describe('a restart on the feed route (TICK_SOURCE=feed)', function () {
     const first = await startTestGateway({ env });
     try {
       await dayStored(first, session.date);
-      const [before] = await (
-        await first.user('trader')
-      )
+      const trader = await first.user('trader');
+      const [before] = await trader
         .getOk<{ bars: ChartBar[] }>('/api/bars/MSFT?months=1')
         .then(({ bars }) => bars.slice(-2, -1));
-      gw = await startTestGateway({ env: { ...env, ENGINE_NAME: 'later' } });
+      // A gateway, as on another machine: one process per Redis runs the projections (the first, here), and the
+      // event log it would share through EventStoreDB is not needed; the session of Redis signs the user in.
+      gw = await startTestGateway({ env: { ...env, ROLE: 'gateway' } });
       expect(gw.dataDir).to.not.equal(first.dataDir);
-      const viewer = await gw.user('viewer');
+      const viewer = new TestClient(gw.url);
+      for (const [name, value] of trader.cookies) viewer.cookies.set(name, value);
       const last = async (symbol: string) =>
         (await viewer.getOk<{ bars: ChartBar[] }>(`/api/bars/${symbol}?months=1`)).bars.slice(-2);
       const [aaplBefore, aapl] = await last('AAPL');

@@ -28,6 +28,7 @@ import {
   type TickSubscribeOptions,
   type TickSubscription,
 } from './port.ts';
+import { RELEASE_LEASE_SCRIPT, RENEW_LEASE_SCRIPT } from '../redisLease.ts';
 
 /** The stream the distributed mode publishes ticks on (api.md, "Feed ingestion"). */
 export const TICK_STREAM = 'ticks';
@@ -107,18 +108,6 @@ local id = redis.call('XADD', stream, 'MAXLEN', '~', maxlen, '*', 'kind', 'membe
 redis.call('RPUSH', history, id .. ' ' .. json)
 redis.call('LTRIM', history, -200, -1)
 return {id, json}
-`;
-
-/** Renews a lease if this process still holds it. */
-const RENEW_SCRIPT = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-return 0
-`;
-
-/** Releases a lease if this process still holds it. */
-const RELEASE_SCRIPT = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
 `;
 
 /** One stream entry: its id and its fields. */
@@ -310,7 +299,7 @@ class Reader {
     this.lease = setInterval(
       () => {
         this.bus.client
-          .sendCommand(['EVAL', RENEW_SCRIPT, '1', this.keys.lease, this.token, String(leaseMs)])
+          .sendCommand(['EVAL', RENEW_LEASE_SCRIPT, '1', this.keys.lease, this.token, String(leaseMs)])
           .catch((error: unknown) => this.bus.report(error));
       },
       Math.max(50, Math.floor(leaseMs / 3)),
@@ -531,7 +520,7 @@ class Reader {
     if (!started || this.group === undefined) return;
     try {
       if (leaves) await this.bus.client.sendCommand(['XGROUP', 'DESTROY', this.bus.stream, this.consumerGroup]);
-      await this.bus.client.sendCommand(['EVAL', RELEASE_SCRIPT, '1', this.keys.lease, this.token]);
+      await this.bus.client.sendCommand(['EVAL', RELEASE_LEASE_SCRIPT, '1', this.keys.lease, this.token]);
     } catch (error) {
       this.bus.report(error);
     }

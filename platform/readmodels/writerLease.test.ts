@@ -1,0 +1,87 @@
+import { expect } from 'chai';
+import { connectRedis, type RedisClient } from '../redis.ts';
+import { startTestRedis, type TestRedis } from '../testing/redisServer.ts';
+import { holdWriterLease, ReadModelsInUseError, writerLeaseKey } from './writerLease.ts';
+
+/** Short lives, so that a lease run out is seen in a second. */
+const FAST = { ttlMs: 600, renewMs: 200, prefix: 'test:writer' } as const;
+const KEY = writerLeaseKey('projections', FAST.prefix);
+
+describe('the projections lease on Redis (a real redis-server)', function () {
+  this.timeout(30_000);
+  let server: TestRedis;
+  let a: RedisClient;
+  let b: RedisClient;
+  before(async function () {
+    server = await startTestRedis();
+    a = await connectRedis(server.url);
+    b = await connectRedis(server.url);
+  });
+  after(async function () {
+    await a.quit();
+    await b.quit();
+    await server.stop();
+  });
+  afterEach(async function () {
+    await a.del(KEY);
+  });
+
+  it('refuses a second holder while the first renews, naming it, and lets it take the lease once released', async function () {
+    const release = await holdWriterLease(a, 'projections', FAST);
+    const holder = await a.get(KEY);
+    expect(holder).to.match(/ pid \d+ /);
+    let refused: unknown;
+    await holdWriterLease(b, 'projections', FAST).then(
+      (second) => second(),
+      (error: unknown) => (refused = error),
+    );
+    expect(refused).to.be.instanceOf(ReadModelsInUseError);
+    expect((refused as ReadModelsInUseError).message).to.equal(
+      `the read models in Redis are in use: another StockPulse process (${holder}) runs the projections on them; ` +
+        'run them in one process per Redis (ROLE=all or ROLE=projections), and the others with ROLE=gateway or engine',
+    );
+    // Still the first's, and still renewed after the refusal.
+    expect(await a.get(KEY)).to.equal(holder);
+    await release();
+    expect(await a.get(KEY)).to.equal(null);
+    const again = await holdWriterLease(b, 'projections', FAST);
+    expect(await b.get(KEY)).to.not.equal(holder);
+    await again();
+  });
+
+  it('takes a lease whose holder stopped renewing (killed) once it runs out, within its life', async function () {
+    // What a process killed with SIGKILL leaves: its lease, no longer renewed.
+    await a.set(KEY, 'gone pid 1 0000', { PX: FAST.ttlMs });
+    const started = Date.now();
+    const release = await holdWriterLease(b, 'projections', FAST);
+    const waited = Date.now() - started;
+    expect(await b.get(KEY)).to.match(/ pid \d+ /);
+    expect(waited, 'waited for the old lease to run out').to.be.within(FAST.ttlMs / 2, FAST.ttlMs + FAST.renewMs + 500);
+    await release();
+  });
+
+  it('keeps its lease alive past its life, and takes it again after Redis lost it, without an error', async function () {
+    const errors: Error[] = [];
+    const release = await holdWriterLease(a, 'projections', { ...FAST, onError: (e) => errors.push(e) });
+    const holder = await a.get(KEY);
+    // Held through half a life more than a lease lives unrenewed.
+    const since = Date.now();
+    await until(async () => {
+      expect(await b.get(KEY)).to.equal(holder);
+      return Date.now() - since > 1.5 * FAST.ttlMs;
+    }, 3 * FAST.ttlMs);
+    await b.del(KEY);
+    await until(async () => (await b.get(KEY)) === holder, 3 * FAST.renewMs);
+    expect(errors).to.deep.equal([]);
+    await release();
+  });
+});
+
+/** Waits until `check` answers true, polling; fails after `ms`. */
+async function until(check: () => Promise<boolean>, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`not reached within ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

@@ -1,0 +1,115 @@
+/**
+ * One process running the projections on the read models in Redis, as `writerLock.ts` is for the SQLite file.
+ *
+ * Two processes running them on one Redis (two `ROLE=all`, or a second `ROLE=projections`) would refuse each
+ * other's commits without end (each expects the checkpoint it last wrote), each start waiting longer. So the
+ * process running them holds a lease: a key set only if absent, with a time to live it renews well before it runs
+ * out, and removes when it stops. A second process meeting a lease it sees renewed is refused at its start; one
+ * meeting a lease that runs out (its holder was killed) takes it once it has, a few seconds at most.
+ *
+ * Hand-written over node-redis (`SET NX PX` and the scripts of `platform/redisLease.ts`, as the tick bus's member
+ * names are): the lock libraries on npm (Redlock and its kin) drive ioredis, not the node-redis client every port
+ * here shares.
+ */
+import { hostname } from 'node:os';
+import { randomUUID } from 'node:crypto';
+import { RELEASE_LEASE_SCRIPT, RENEW_LEASE_SCRIPT } from '../redisLease.ts';
+import type { RedisClient } from '../redis.ts';
+import type { ReadModelWriter } from './writerLock.ts';
+
+/** Milliseconds a lease lives unless renewed. */
+export const LEASE_TTL_MS = 6000;
+
+/** Milliseconds between renewals: a third of the life, so two renewals may fail before it runs out. */
+export const LEASE_RENEW_MS = 2000;
+
+/** A second process asked to run a part on the read models in Redis, whose lease a live process holds. */
+export class ReadModelsInUseError extends Error {
+  /** The system's code for a resource in use, so the start script prints the message alone. */
+  readonly code = 'EBUSY';
+  constructor(
+    readonly part: ReadModelWriter,
+    readonly holder: string,
+  ) {
+    super(
+      `the read models in Redis are in use: another StockPulse process (${holder}) runs the ${part} on them; ` +
+        `run them in one process per Redis (ROLE=all or ROLE=${part}), and the others with ROLE=gateway or engine`,
+    );
+    this.name = 'ReadModelsInUseError';
+  }
+}
+
+/** Options of {@link holdWriterLease}. */
+export interface WriterLeaseOptions {
+  /** The key's prefix (default `stockpulse:writer`). */
+  readonly prefix?: string;
+  readonly ttlMs?: number;
+  readonly renewMs?: number;
+  /** Called when a renewal fails, or finds the lease another's (this process was held up past its life). */
+  readonly onError?: (error: Error) => void;
+}
+
+/** The key of a part's lease. */
+export function writerLeaseKey(part: ReadModelWriter, prefix = 'stockpulse:writer'): string {
+  return `${prefix}:${part}`;
+}
+
+/**
+ * Takes the lease of `part` and renews it until the answered release is called. A lease held by another process
+ * is watched for up to its life: renewed (its holder is alive), the start is refused with
+ * {@link ReadModelsInUseError}; run out (its holder was killed), it is taken.
+ */
+export async function holdWriterLease(
+  redis: RedisClient,
+  part: ReadModelWriter,
+  options: WriterLeaseOptions = {},
+): Promise<() => Promise<void>> {
+  const ttlMs = options.ttlMs ?? LEASE_TTL_MS;
+  const renewMs = options.renewMs ?? LEASE_RENEW_MS;
+  const key = writerLeaseKey(part, options.prefix);
+  const self = `${hostname()} pid ${process.pid} ${randomUUID().slice(0, 8)}`;
+  const take = async (): Promise<boolean> => (await redis.set(key, self, { NX: true, PX: ttlMs })) === 'OK';
+
+  if (!(await take())) {
+    const holder = await redis.get(key);
+    let life = await redis.pTTL(key);
+    const deadline = Date.now() + ttlMs + renewMs;
+    for (;;) {
+      await new Promise((resolve) => setTimeout(resolve, Math.max(50, Math.min(250, renewMs / 4))));
+      if (await take()) break;
+      const now = await redis.get(key);
+      const left = await redis.pTTL(key);
+      // Another holder, or the same one's life made longer: a live process holds it.
+      if (now !== holder || left > life || Date.now() > deadline)
+        throw new ReadModelsInUseError(part, now ?? holder ?? '?');
+      life = left;
+    }
+  }
+
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  const renew = async (): Promise<void> => {
+    const kept = Number(await redis.eval(RENEW_LEASE_SCRIPT, { keys: [key], arguments: [self, String(ttlMs)] }));
+    if (kept === 1 || (await take())) return;
+    throw new Error(`the lease of the ${part} (${key}) is held by another process: ${String(await redis.get(key))}`);
+  };
+  const next = (): void => {
+    timer = setTimeout(() => {
+      renew()
+        .catch((error: unknown) => options.onError?.(error instanceof Error ? error : new Error(String(error))))
+        .finally(() => {
+          if (!stopped) next();
+        });
+    }, renewMs);
+    timer.unref();
+  };
+  next();
+
+  return async () => {
+    if (stopped) return;
+    stopped = true;
+    clearTimeout(timer);
+    // Out of reach, the lease runs out by itself within its life.
+    await redis.eval(RELEASE_LEASE_SCRIPT, { keys: [key], arguments: [self] }).catch(() => undefined);
+  };
+}
