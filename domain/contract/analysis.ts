@@ -20,7 +20,7 @@ export const analysisApi = {
     tag: 'analysis',
     access: 'user',
     params: z.object({ date: dateSchema }),
-    query: z.object({ symbols: commaSymbols(1, CLOSES_MAX) }),
+    query: z.strictObject({ symbols: commaSymbols(1, CLOSES_MAX) }),
     response: z.array(z.object({ symbol: z.string(), date: z.string().nullable(), close: z.number().nullable() })),
   }),
   getAnalysisTimelinesByLimitDays: route({
@@ -30,7 +30,7 @@ export const analysisApi = {
     tag: 'analysis',
     access: 'user',
     params: z.object({ limitDays: wholeNumber(1, PATTERN_DAYS_MAX) }),
-    query: z.object({ symbols: commaSymbols(1, TIMELINES_MAX) }),
+    query: z.strictObject({ symbols: commaSymbols(1, TIMELINES_MAX) }),
     response: z.object({
       from: z.string().nullable(),
       to: z.string().nullable(),

@@ -136,13 +136,16 @@ const uuid = (what: string) =>
     .refine((v) => isUuid(v), `must be ${what}`)
     .transform((v) => v.toLowerCase());
 
-const deliveriesQuery = z.object({
+const deliveriesQuery = z.strictObject({
   alertId: uuid('an alert id').optional(),
   channelId: uuid('a channel id').optional(),
   limit: wholeNumber(1, DELIVERY_PAGE.max).default(DELIVERY_PAGE.default),
 });
 
-/** The user, channel and token of a confirmation link. */
+/**
+ * The user, channel and token of a confirmation link. Unlike the API's other queries it lets parameters of its own
+ * through: the link is opened from an e-mail, whose client or link checker may add some (`utm_source`).
+ */
 export const confirmQuery = z.object({
   user: text(64),
   channel: uuid('a channel id'),
@@ -152,7 +155,10 @@ export const confirmQuery = z.object({
     .regex(/^[0-9a-f]{64}$/, 'must be the token of the confirmation link'),
 });
 
-/** The user, channel and token of an alert email's unsubscribe link (`List-Unsubscribe`). */
+/**
+ * The user, channel and token of an alert email's unsubscribe link (`List-Unsubscribe`); parameters a mail client
+ * adds are let through, as for the confirmation link.
+ */
 export const unsubscribeQuery = z.object({
   user: text(64),
   channel: uuid('a channel id'),

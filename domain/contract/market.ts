@@ -177,7 +177,7 @@ export const marketApi = {
       'Search the universe: q matches a symbol prefix or a word of the name; sector and cap filter; without q every company that passes the filters; matches by kind (exact symbol, symbol prefix, name), each largest market cap (shares × the price the quotes show) first',
     tag: 'market',
     access: 'user',
-    query: z.object({
+    query: z.strictObject({
       q: z.string().trim().max(UNIVERSE_QUERY_MAX, `must be at most ${UNIVERSE_QUERY_MAX} characters`).optional(),
       sector: z.enum(SECTORS, { error: `must be one of ${SECTORS.join(', ')}` }).optional(),
       cap: z.enum(['large', 'mid', 'small'], { error: 'must be one of large, mid, small' }).optional(),
@@ -200,7 +200,7 @@ export const marketApi = {
     summary: 'The quotes of symbols: price, change and % change since the previous close, volume, time',
     tag: 'market',
     access: 'user',
-    query: z.object({ symbols: commaSymbols(1, QUOTES_MAX) }),
+    query: z.strictObject({ symbols: commaSymbols(1, QUOTES_MAX) }),
     response: z.array(quoteAnswer),
   }),
   getBarsBySymbol: route({
@@ -211,7 +211,7 @@ export const marketApi = {
     tag: 'market',
     access: 'user',
     params: z.object({ symbol: symbolSchema }),
-    query: z.object({ months }),
+    query: z.strictObject({ months }),
     response: z.object({ symbol: z.string(), bars: z.array(chartBar), next: nextAverages.nullable() }),
   }),
   getBarsBySymbolMinutes: route({
@@ -245,7 +245,7 @@ export const marketApi = {
       'The cumulative % change of each symbol over the last N months (1-60, default 3), every series starting at 0 on the first date',
     tag: 'market',
     access: 'user',
-    query: z.object({ symbols: commaSymbols(1, PERFORMANCE_MAX), months }),
+    query: z.strictObject({ symbols: commaSymbols(1, PERFORMANCE_MAX), months }),
     response: z.object({
       dates: z.array(z.string()),
       series: z.array(z.object({ symbol: z.string(), values: percentValues })),
@@ -258,7 +258,7 @@ export const marketApi = {
       'Per GICS sector, the average cumulative % change of its symbols over the last N months (1-60, default 3), starting at 0',
     tag: 'market',
     access: 'user',
-    query: z.object({ months }),
+    query: z.strictObject({ months }),
     response: z.object({
       dates: z.array(z.string()),
       series: z.array(z.object({ sector: z.string(), values: percentValues })),
@@ -275,7 +275,7 @@ export const marketApi = {
       dur: wholeNumber(CORRELATION_DAYS.min, CORRELATION_DAYS.max),
       format: z.enum(['default', 'matrix'], { error: 'must be default or matrix' }),
     }),
-    query: z.object({ stks: commaSymbols(CORRELATION_SYMBOLS.min, CORRELATION_SYMBOLS.max) }),
+    query: z.strictObject({ stks: commaSymbols(CORRELATION_SYMBOLS.min, CORRELATION_SYMBOLS.max) }),
     response: z.union([correlationGroups, correlationMatrix]),
   }),
 };

@@ -33,7 +33,7 @@ export const moversApi = {
     summary: `The universe's top gainers and losers by % change and most active by volume, ${MOVERS_LIMIT.default} each unless limit says (1-${MOVERS_LIMIT.max})`,
     tag: 'market',
     access: 'user',
-    query: z.object({ limit: wholeNumber(1, MOVERS_LIMIT.max).default(MOVERS_LIMIT.default) }),
+    query: z.strictObject({ limit: wholeNumber(1, MOVERS_LIMIT.max).default(MOVERS_LIMIT.default) }),
     response: moversAnswer,
   }),
 };

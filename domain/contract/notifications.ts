@@ -80,7 +80,7 @@ const typeParams = z.object({
     .transform((type) => TYPE_FILTERS[type] ?? null),
 });
 
-const pageQuery = z.object({
+const pageQuery = z.strictObject({
   limit: wholeNumber(1, NOTIFICATION_PAGE.max).default(NOTIFICATION_PAGE.default),
   before: z
     .string()

@@ -139,6 +139,20 @@ function parse<T>(schema: z.ZodType<T> | undefined, value: unknown, where: strin
 }
 
 /**
+ * A route without a query schema takes no parameters: one given anyway is named rather than ignored (a misspelt
+ * `?limt=5` must not answer as if it were not there), as a strict query schema names one it does not have.
+ */
+function noQuery(ctx: Context): undefined {
+  if (ctx.querystring === '') return undefined;
+  const name = Object.keys(ctx.query)[0];
+  throw new ApiError(
+    400,
+    'bad_request',
+    name ? `query.${name}: is not a parameter of this request` : 'query: this request takes no parameters',
+  );
+}
+
+/**
  * Validated path parameters and queries of GET routes, kept per route by their raw text: a repeated request
  * (the same page asked again, the common case of read-model routes) skips the schema's work. Only accepted
  * values made only of plain values are kept (frozen, so no handler can change what the next request gets);
@@ -273,7 +287,7 @@ export function routeHandler(definition: RouteDef<never, never, never>): RouteHa
       ? keptParse(keptParams, route.params, paramsKey(ctx.params), () => ctx.params, 'params')
       : parse(route.params, ctx.params, 'params');
     const query = !route.query
-      ? undefined
+      ? noQuery(ctx)
       : get
         ? keptParse(keptQueries, route.query, ctx.querystring, () => ({ ...ctx.query }), 'query')
         : parse(route.query, { ...ctx.query }, 'query');
