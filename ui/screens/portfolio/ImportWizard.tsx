@@ -8,6 +8,7 @@ import type { ColDef } from 'ag-grid-community';
 import { IMPORT_FORMATS, MAX_IMPORT_BYTES } from '../../../domain/portfolio/importFormats.ts';
 import { Grid } from '../../components/Grid.tsx';
 import { Dismissible } from '../../components/LoadState.tsx';
+import { NARROW_QUERY, useMediaQuery } from '../../services/media.ts';
 import { tradingDayTitle } from '../../services/time.ts';
 import { priceOf, sizeOf } from './ledger.ts';
 import { importMachine, type ImportPreviewAnswer, type PickedFormat } from './import.machine.ts';
@@ -46,10 +47,23 @@ const columns: ColDef<PreviewRow>[] = [
   { field: 'message', headerName: 'Why', flex: 1, minWidth: 220 },
 ];
 
+/**
+ * On a phone the reason comes right after the verdict, wrapped on as many lines as it needs, and the column it
+ * names after it: at the end of the row it was off-screen, so a refused file said nothing of why.
+ */
+const narrowColumns: ColDef<PreviewRow>[] = [
+  { ...columns[0]!, width: 64 },
+  { ...columns[1]!, width: 96 },
+  { field: 'message', headerName: 'Why', flex: 1, minWidth: 170, wrapText: true, autoHeight: true },
+  ...columns.filter((c) => c.field === 'column'),
+  ...columns.slice(2).filter((c) => c.field !== 'column' && c.field !== 'message'),
+];
+
 /** The import wizard. */
 export function ImportWizard() {
   const id = useId();
   const [state, send] = useMachine(importMachine);
+  const narrow = useMediaQuery(NARROW_QUERY);
   const { preview, result, error, fileName, format } = state.context;
   const rows = useMemo(() => (preview ? [...preview.rows] : []), [preview]);
 
@@ -96,8 +110,16 @@ export function ImportWizard() {
             {fileName} ({FORMAT_LABELS[preview.format]}): {preview.counts.new} new, {preview.counts.duplicate} recorded
             already, {preview.counts.skipped} skipped, {preview.counts.refused} refused
           </p>
-          <div className="import-grid" style={{ height: Math.min(360, 60 + rows.length * 42) }}>
-            <Grid<PreviewRow> rowData={rows} columnDefs={columns} getRowId={(p) => String(p.data.line)} />
+          <div
+            className="import-grid"
+            // On a phone a row's reason wraps over lines: rows are taller there.
+            style={{ height: Math.min(narrow ? 480 : 360, 60 + rows.length * (narrow ? 84 : 42)) }}
+          >
+            <Grid<PreviewRow>
+              rowData={rows}
+              columnDefs={narrow ? narrowColumns : columns}
+              getRowId={(p) => String(p.data.line)}
+            />
           </div>
           <div className="import-actions">
             <button
