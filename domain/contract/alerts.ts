@@ -319,7 +319,8 @@ export const alertsApi = {
   getStockalertsBySymbol: route({
     method: 'GET',
     path: '/personalize/stockalerts/:symbol',
-    summary: "The user's alerts on one symbol, oldest first",
+    summary:
+      "The user's alerts on one symbol, oldest first; a symbol the universe does not hold is refused (400 naming params.symbol) unless the user has alerts on it",
     tag: 'alerts',
     access: 'user',
     params: symbolParams,

@@ -168,6 +168,10 @@ describe('alert routes', function () {
       for (let i = 0; i < 2; i++) {
         expect(await list()).to.deep.equal([aapl, msft]);
         expect(await list('/personalize/stockalerts/AAPL')).to.deep.equal([aapl]);
+        // A symbol that is none is said to be one, rather than answered as a symbol without alerts.
+        const mistyped = await user.get('/personalize/stockalerts/AAPLL');
+        expect(mistyped.status).to.equal(400);
+        expect(mistyped.body).to.deep.include({ message: 'params.symbol: unknown symbol AAPLL' });
       }
       await fire(user.username, aapl);
       expect((await list()).map((a) => [a.status, a.triggercount])).to.deep.equal([

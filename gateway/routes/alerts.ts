@@ -221,7 +221,16 @@ export function alertsRoutes(deps: AlertsDeps) {
     }),
     defineRoute({
       ...alertsApi.getStockalertsBySymbol,
-      handle: ({ params, userId }) => keptAlerts(deps.readModels, userId, params.symbol),
+      handle: ({ params, userId }) => {
+        if (deps.symbols.has(params.symbol)) return keptAlerts(deps.readModels, userId, params.symbol);
+        // A mistyped symbol is said to be one (it answered an empty list); alerts of a symbol the universe has since
+        // dropped are still listed.
+        return readAlerts(deps.readModels, userId).then(({ alerts }) => {
+          if (!alerts.some((a) => a.symbol === params.symbol))
+            requireSymbol(deps.symbols, params.symbol, 'params.symbol');
+          return keptAlerts(deps.readModels, userId, params.symbol);
+        });
+      },
     }),
     ...(['PauseAlert', 'ResumeAlert'] as const).map((type) =>
       defineRoute({
