@@ -76,6 +76,8 @@ export interface StartProjectionsOptions {
   readonly onError?: (name: string, error: Error) => void;
   /** First delay (ms) before a failed projection is started again, doubling up to 30 s (default 500). */
   readonly restartDelayMs?: number;
+  /** Milliseconds between checks that the store still holds each projection's checkpoint (default 5000). */
+  readonly verifyMs?: number;
 }
 
 /**
@@ -95,6 +97,7 @@ export async function startProjections(
       onCommit: (position, writes) => options.onCommit?.(projection.name, position, writes),
       onError: (error) => options.onError?.(projection.name, error),
       restartDelayMs: options.restartDelayMs,
+      verifyMs: options.verifyMs,
     });
     runners.push({ runner, handles: new Set(projection.handles) });
   }

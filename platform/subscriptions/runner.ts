@@ -117,7 +117,16 @@ export interface RunnerOptions {
   readonly onCommit?: (position: LogPosition, writes: readonly DocumentWrite[]) => void;
   /** Called when the subscription or a handler fails; the runner stops. */
   readonly onError?: (error: Error) => void;
+  /**
+   * Milliseconds between checks that the store still holds the checkpoint last committed (default
+   * {@link VERIFY_CHECKPOINT_MS}; 0 for none). A store that lost it (Redis restarted empty, flushed) is otherwise
+   * noticed only by the next commit, which waits for an event of the consumer's: until then its lists are empty.
+   */
+  readonly verifyMs?: number;
 }
+
+/** Milliseconds between a runner's checks that the store still holds its checkpoint. */
+export const VERIFY_CHECKPOINT_MS = 5000;
 
 /** A running consumer. */
 export interface ConsumerRunner {
@@ -190,6 +199,8 @@ export async function startConsumer(
   let flushing: Promise<void> | undefined;
   let scheduled = false;
   let failed: Error | undefined;
+  /** Set while a lost state is cleared ({@link verify}), which no commit may build on. */
+  let clearing = false;
   const waiters: { position: LogPosition; resolve: () => void; reject: (error: Error) => void }[] = [];
 
   const tx: ConsumerTx = {
@@ -223,6 +234,8 @@ export async function startConsumer(
   };
 
   const flush = (): Promise<void> => {
+    // Stopped for good, or clearing a lost state: nothing more is committed.
+    if (failed || clearing) return Promise.resolve();
     // Events applied while a commit is under way are committed by another one right after it.
     if (flushing) return flushing.then(flush);
     if (!isAfter(seen, committed)) return Promise.resolve();
@@ -312,6 +325,37 @@ export async function startConsumer(
   );
   running.subscription = subscription;
 
+  /**
+   * Fails the runner when the store no longer holds the checkpoint it last committed (gone, behind, of another
+   * version): what remains of its collections is cleared first, so the start that follows (`superviseConsumer`)
+   * finds no checkpoint and replays the log, rebuilding them, instead of waiting for a commit to be refused. The
+   * checkpoints are listed from the store itself, past any cache. A consumer that can write its documents back
+   * (`restore`, the alert engine's index) does so at its next commit and is not checked.
+   */
+  const verify = async (): Promise<void> => {
+    const at = committed;
+    if (failed || flushing || clearing || consumer.restore || !isAfter(at, START)) return;
+    const found = (await readModels.listCheckpoints()).get(consumer.name) ?? null;
+    // A commit made or begun meanwhile changed what is stored: the next check reads it.
+    if (failed || flushing || clearing || committed !== at) return;
+    if (found && found.version === consumer.version && comparePositions(found.position, at) >= 0) return;
+    clearing = true;
+    const lost = new ReadModelStateLostError(consumer.name, { position: at, version: consumer.version }, found);
+    try {
+      await readModels.reset(consumer.name, consumer.collections);
+    } finally {
+      fail(lost);
+    }
+  };
+  const verifyMs = options.verifyMs ?? VERIFY_CHECKPOINT_MS;
+  const verifier =
+    verifyMs > 0
+      ? setInterval(() => {
+          verify().catch(() => undefined);
+        }, verifyMs).unref()
+      : undefined;
+  failure.catch(() => clearInterval(verifier));
+
   const caughtUp = Promise.race([subscription.caughtUp.then(() => flush()), failure]);
 
   return {
@@ -326,6 +370,7 @@ export async function startConsumer(
     },
     lag: async () => ({ ...(await measureLag(events, consumer, committed)), applied }),
     stop: async () => {
+      clearInterval(verifier);
       idleFlushes.delete(idleFlush);
       await subscription.stop();
       try {

@@ -71,6 +71,7 @@ export async function superviseConsumer(
     const failure = signal();
     const runner = await startConsumer(events, readModels, counted, {
       batchSize: options.batchSize,
+      verifyMs: options.verifyMs,
       onCommit: options.onCommit,
       onError: (error) => {
         report(error);
