@@ -1,7 +1,13 @@
 /**
  * A JSON value as a tree: objects and arrays fold open and shut (native details elements, so keyboard use comes
- * with them), scalars shown inline.
+ * with them), scalars shown inline. A folded node draws none of its children, and a long list draws its items a
+ * hundred at a time: the state of a user with 2,000 trades is half a megabyte, and drawing all of it (folded parts
+ * too) at each step of the audit's time slider held the page for seconds.
  */
+import { useState, type ReactNode } from 'react';
+
+/** Items of a list drawn at first, and added by each "show more". */
+export const JSON_TREE_PAGE = 100;
 
 function Scalar({ value }: { readonly value: unknown }) {
   if (value === null || value === undefined) return <span className="json-null">null</span>;
@@ -42,19 +48,51 @@ function Node({
     );
   }
   return (
+    <Branch
+      label={label}
+      entries={entries}
+      depth={depth}
+      count={`${brackets[0]} ${entries.length} ${Array.isArray(value) ? 'items' : 'keys'} ${brackets[1]}`}
+    />
+  );
+}
+
+/** An object or a list: its children drawn only while open, the first hundred and more on demand. */
+function Branch({
+  label,
+  entries,
+  depth,
+  count,
+}: {
+  readonly label: ReactNode;
+  readonly entries: readonly [string, unknown][];
+  readonly depth: number;
+  readonly count: string;
+}) {
+  const [open, setOpen] = useState(depth < 2);
+  const [shown, setShown] = useState(JSON_TREE_PAGE);
+  const more = Math.min(JSON_TREE_PAGE, entries.length - shown);
+  return (
     <li>
-      <details open={depth < 2}>
+      <details open={open} onToggle={(event) => setOpen(event.currentTarget.open)}>
         <summary>
           {label}
-          <span className="json-count">
-            {brackets[0]} {entries.length} {Array.isArray(value) ? 'items' : 'keys'} {brackets[1]}
-          </span>
+          <span className="json-count">{count}</span>
         </summary>
-        <ul>
-          {entries.map(([key, child]) => (
-            <Node key={key} name={key} value={child} depth={depth + 1} />
-          ))}
-        </ul>
+        {open && (
+          <ul>
+            {entries.slice(0, shown).map(([key, child]) => (
+              <Node key={key} name={key} value={child} depth={depth + 1} />
+            ))}
+            {more > 0 && (
+              <li>
+                <button type="button" className="button small" onClick={() => setShown(shown + JSON_TREE_PAGE)}>
+                  Show {more} more (of {entries.length.toLocaleString('en-US')})
+                </button>
+              </li>
+            )}
+          </ul>
+        )}
       </details>
     </li>
   );
