@@ -79,6 +79,8 @@ export async function holdWriterLease(
       if (await take()) break;
       const now = await redis.get(key);
       const left = await redis.pTTL(key);
+      // Run out since the take just tried: the next take has it.
+      if (now === null) continue;
       // Another holder, or the same one's life made longer: a live process holds it.
       if (now !== holder || left > life || Date.now() > deadline)
         throw new ReadModelsInUseError(part, now ?? holder ?? '?');
