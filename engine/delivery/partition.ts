@@ -10,6 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { RedisClient } from '../../platform/redis.ts';
+import { repeat } from '../../platform/repeat.ts';
 
 /** The users a delivery process takes. */
 export interface DeliveryPartition {
@@ -86,7 +87,6 @@ export async function redisPartition(redis: RedisClient, options: RedisPartition
   const self = `${options.name.replace(/[^A-Za-z0-9_.-]/g, '_')}-${randomUUID().slice(0, 8)}`;
   const listeners = new Set<() => void>();
   let members: readonly string[] = [self];
-  let stopped = false;
   const owners = new Map<string, boolean>();
 
   const beat = async (): Promise<void> => {
@@ -106,18 +106,7 @@ export async function redisPartition(redis: RedisClient, options: RedisPartition
   };
 
   await beat();
-  let timer: NodeJS.Timeout | undefined;
-  const next = (): void => {
-    timer = setTimeout(() => {
-      beat()
-        .catch((error: unknown) => options.onError?.(error instanceof Error ? error : new Error(String(error))))
-        .finally(() => {
-          if (!stopped) next();
-        });
-    }, heartbeatMs);
-    timer.unref();
-  };
-  next();
+  const stopBeating = repeat(heartbeatMs, beat, options.onError);
 
   return {
     owns: (userId) => {
@@ -135,8 +124,7 @@ export async function redisPartition(redis: RedisClient, options: RedisPartition
     },
     members: () => members,
     stop: async () => {
-      stopped = true;
-      if (timer) clearTimeout(timer);
+      stopBeating();
       await redis.multi().del(memberKey(self)).sRem(membersKey, self).exec();
     },
   };

@@ -28,7 +28,8 @@ import {
   type TickSubscribeOptions,
   type TickSubscription,
 } from './port.ts';
-import { RELEASE_LEASE_SCRIPT, RENEW_LEASE_SCRIPT } from '../redisLease.ts';
+import { releaseLease, renewLease, takeLease } from '../redisLease.ts';
+import { repeat } from '../repeat.ts';
 
 /** The stream the distributed mode publishes ticks on (api.md, "Feed ingestion"). */
 export const TICK_STREAM = 'ticks';
@@ -192,7 +193,7 @@ class Reader {
   private loop: Promise<void> = Promise.resolve();
   private readonly outstanding = new Set<Promise<void>>();
   private view: readonly string[] | null = null;
-  private lease: NodeJS.Timeout | undefined;
+  private stopRenewing: (() => void) | undefined;
   private leaveAt: string | null = null;
   private stopping: Promise<void> | undefined;
   private readonly token = randomUUID();
@@ -275,7 +276,7 @@ class Reader {
    */
   private async rejoin(): Promise<void> {
     await this.createGroup(this.lastRead ?? '$');
-    await this.bus.client.sendCommand(['SET', this.keys.lease, this.token, 'NX', 'PX', String(this.bus.leaseMs)]);
+    await takeLease(this.bus.client, this.keys.lease, this.token, this.bus.leaseMs);
     await this.membership('join');
   }
 
@@ -283,28 +284,17 @@ class Reader {
   private async claimLease(): Promise<void> {
     const { leaseMs } = this.bus;
     const deadline = Date.now() + leaseMs + 1000;
-    for (;;) {
-      const taken = await this.bus.client.sendCommand<string | null>([
-        'SET',
-        this.keys.lease,
-        this.token,
-        'NX',
-        'PX',
-        String(leaseMs),
-      ]);
-      if (taken === 'OK') break;
+    while (!(await takeLease(this.bus.client, this.keys.lease, this.token, leaseMs))) {
       if (Date.now() > deadline || this.stopping) throw new TickBusMemberTakenError(this.group ?? '', this.member);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    this.lease = setInterval(
-      () => {
-        this.bus.client
-          .sendCommand(['EVAL', RENEW_LEASE_SCRIPT, '1', this.keys.lease, this.token, String(leaseMs)])
-          .catch((error: unknown) => this.bus.report(error));
-      },
+    this.stopRenewing = repeat(
       Math.max(50, Math.floor(leaseMs / 3)),
+      async () => {
+        await renewLease(this.bus.client, this.keys.lease, this.token, leaseMs);
+      },
+      (error) => this.bus.report(error),
     );
-    this.lease.unref();
   }
 
   /**
@@ -516,11 +506,11 @@ class Reader {
     this.connection?.destroy();
     await this.loop.catch(() => undefined);
     while (this.outstanding.size > 0) await Promise.all([...this.outstanding]);
-    clearInterval(this.lease);
+    this.stopRenewing?.();
     if (!started || this.group === undefined) return;
     try {
       if (leaves) await this.bus.client.sendCommand(['XGROUP', 'DESTROY', this.bus.stream, this.consumerGroup]);
-      await this.bus.client.sendCommand(['EVAL', RELEASE_LEASE_SCRIPT, '1', this.keys.lease, this.token]);
+      await releaseLease(this.bus.client, this.keys.lease, this.token);
     } catch (error) {
       this.bus.report(error);
     }
@@ -530,7 +520,7 @@ class Reader {
   async abandon(): Promise<void> {
     this.stopping ??= Promise.resolve();
     this.active = false;
-    clearInterval(this.lease);
+    this.stopRenewing?.();
     await this.ready.catch(() => undefined);
     this.connection?.destroy();
     await this.loop.catch(() => undefined);

@@ -7,14 +7,14 @@
  * out, and removes when it stops. A second process meeting a lease it sees renewed is refused at its start; one
  * meeting a lease that runs out (its holder was killed) takes it once it has, a few seconds at most.
  *
- * Hand-written over node-redis (`SET NX PX` and the scripts of `platform/redisLease.ts`, as the tick bus's member
- * names are): the lock libraries on npm (Redlock and its kin) drive ioredis, not the node-redis client every port
+ * Hand-written over node-redis (`platform/redisLease.ts`, as the tick bus's member names are): the lock libraries on npm (Redlock and its kin) drive ioredis, not the node-redis client every port
  * here shares.
  */
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import { RELEASE_LEASE_SCRIPT, RENEW_LEASE_SCRIPT } from '../redisLease.ts';
+import { releaseLease, renewLease, takeLease } from '../redisLease.ts';
 import type { RedisClient } from '../redis.ts';
+import { repeat } from '../repeat.ts';
 import type { ReadModelWriter } from './writerLock.ts';
 
 /** Milliseconds a lease lives unless renewed. */
@@ -68,7 +68,7 @@ export async function holdWriterLease(
   const renewMs = options.renewMs ?? LEASE_RENEW_MS;
   const key = writerLeaseKey(part, options.prefix);
   const self = `${hostname()} pid ${process.pid} ${randomUUID().slice(0, 8)}`;
-  const take = async (): Promise<boolean> => (await redis.set(key, self, { NX: true, PX: ttlMs })) === 'OK';
+  const take = (): Promise<boolean> => takeLease(redis, key, self, ttlMs);
 
   if (!(await take())) {
     const holder = await redis.get(key);
@@ -82,36 +82,26 @@ export async function holdWriterLease(
       // Run out since the take just tried: the next take has it.
       if (now === null) continue;
       // Another holder, or the same one's life made longer: a live process holds it.
-      if (now !== holder || left > life || Date.now() > deadline)
-        throw new ReadModelsInUseError(part, now ?? holder ?? '?');
+      if (now !== holder || left > life || Date.now() > deadline) throw new ReadModelsInUseError(part, now);
       life = left;
     }
   }
 
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  const renew = async (): Promise<void> => {
-    const kept = Number(await redis.eval(RENEW_LEASE_SCRIPT, { keys: [key], arguments: [self, String(ttlMs)] }));
-    if (kept === 1 || (await take())) return;
-    throw new Error(`the lease of the ${part} (${key}) is held by another process: ${String(await redis.get(key))}`);
-  };
-  const next = (): void => {
-    timer = setTimeout(() => {
-      renew()
-        .catch((error: unknown) => options.onError?.(error instanceof Error ? error : new Error(String(error))))
-        .finally(() => {
-          if (!stopped) next();
-        });
-    }, renewMs);
-    timer.unref();
-  };
-  next();
+  const stopRenewing = repeat(
+    renewMs,
+    async () => {
+      if ((await renewLease(redis, key, self, ttlMs)) || (await take())) return;
+      throw new Error(`the lease of the ${part} (${key}) is held by another process: ${String(await redis.get(key))}`);
+    },
+    options.onError,
+  );
 
+  let stopped = false;
   return async () => {
     if (stopped) return;
     stopped = true;
-    clearTimeout(timer);
+    stopRenewing();
     // Out of reach, the lease runs out by itself within its life.
-    await redis.eval(RELEASE_LEASE_SCRIPT, { keys: [key], arguments: [self] }).catch(() => undefined);
+    await releaseLease(redis, key, self).catch(() => undefined);
   };
 }
