@@ -334,6 +334,53 @@ describe('Checkpointed subscription runner', function () {
       });
     }
   });
+
+  it('checks the checkpoints of every consumer on one store with one listing per period, and fails the one whose checkpoint is gone', async function () {
+    for (const name of ['a', 'b', 'c']) await store.appendToStream(`${name}-1`, events(1));
+    let listings = 0;
+    let listed!: () => void;
+    const firstListing = new Promise<void>((resolve) => (listed = resolve));
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const gated: ReadModelStore = {
+      get: (collection, key) => readModels.get(collection, key),
+      list: (collection, options) => readModels.list(collection, options),
+      readCheckpoint: (consumer) => readModels.readCheckpoint(consumer),
+      listCheckpoints: async () => {
+        listings += 1;
+        listed();
+        await gate;
+        return readModels.listCheckpoints();
+      },
+      commit: (consumer, checkpoint, writes) => readModels.commit(consumer, checkpoint, writes),
+      reset: (consumer, collections) => readModels.reset(consumer, collections),
+      close: () => readModels.close(),
+    };
+    const errors = new Map<string, Error>();
+    const runners = await Promise.all(
+      ['a', 'b', 'c'].map((name) =>
+        startConsumer(store, gated, countingConsumer(name, `${name}-`), {
+          verifyMs: 10,
+          onError: (error) => errors.set(name, error),
+        }),
+      ),
+    );
+    await Promise.all(runners.map((runner) => runner.caughtUp));
+    await firstListing;
+    // Five periods: a timer per consumer would have asked for three listings in the first.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(listings).to.equal(1);
+    await readModels.reset('b', ['b-counts']);
+    const failed = new Promise<void>((resolve) => {
+      const poll = (): void => void (errors.has('b') ? resolve() : setImmediate(poll));
+      poll();
+    });
+    open();
+    await failed;
+    expect([...errors.keys()]).to.deep.equal(['b']);
+    expect(errors.get('b')?.name).to.equal('ReadModelStateLostError');
+    await Promise.all(runners.map((runner) => runner.stop()));
+  });
 });
 
 describe('Checkpointed subscription runner failures', function () {

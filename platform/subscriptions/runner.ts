@@ -15,6 +15,7 @@ import {
   type DocumentWrite,
   type ReadModelStore,
 } from '../readmodels/port.ts';
+import { repeat } from '../repeat.ts';
 
 /** What a consumer sees of its documents while it applies events: reads see its own uncommitted writes. */
 export interface ConsumerTx {
@@ -167,6 +168,47 @@ function holdIdle(flush: () => void): void {
     idleFlushes.clear();
     for (const run of due) run();
   }, IDLE_CHECKPOINT_MS).unref();
+}
+
+/**
+ * A runner's check that the store still holds its checkpoint, in two steps: before the store is listed it notes
+ * what it last committed (or answers that it has nothing to check now), then it judges the listing.
+ */
+type CheckpointCheck = () => ((listed: ReadonlyMap<string, Checkpoint>) => Promise<void>) | undefined;
+
+/**
+ * The checks of the consumers of this process, by store and period: one timer per store and period lists the
+ * store's checkpoints once for all of them, rather than each consumer listing them all on a timer of its own.
+ */
+const checkGroups = new WeakMap<ReadModelStore, Map<number, { checks: Set<CheckpointCheck>; stop: () => void }>>();
+
+/** Runs `check` every `everyMs` with the others on `store`, until the answered function is called. */
+function watchCheckpoint(store: ReadModelStore, everyMs: number, check: CheckpointCheck): () => void {
+  let byPeriod = checkGroups.get(store);
+  if (!byPeriod) {
+    byPeriod = new Map();
+    checkGroups.set(store, byPeriod);
+  }
+  let group = byPeriod.get(everyMs);
+  if (!group) {
+    const checks = new Set<CheckpointCheck>();
+    const stop = repeat(everyMs, async () => {
+      // Every check notes what it committed before the listing is asked for, so none judges an older listing.
+      const judges = [...checks].map((begin) => begin()).filter((judge) => judge !== undefined);
+      if (judges.length === 0) return;
+      const listed = await store.listCheckpoints();
+      await Promise.all(judges.map((judge) => judge(listed).catch(() => undefined)));
+    });
+    group = { checks, stop };
+    byPeriod.set(everyMs, group);
+  }
+  const { checks } = group;
+  checks.add(check);
+  return () => {
+    if (!checks.delete(check) || checks.size > 0) return;
+    group.stop();
+    if (byPeriod.get(everyMs) === group) byPeriod.delete(everyMs);
+  };
 }
 
 /**
@@ -329,32 +371,29 @@ export async function startConsumer(
    * Fails the runner when the store no longer holds the checkpoint it last committed (gone, behind, of another
    * version): what remains of its collections is cleared first, so the start that follows (`superviseConsumer`)
    * finds no checkpoint and replays the log, rebuilding them, instead of waiting for a commit to be refused. The
-   * checkpoints are listed from the store itself, past any cache. A consumer that can write its documents back
+   * checkpoints are listed from the store itself, past any cache, once for every consumer on it ({@link watchCheckpoint}). A consumer that can write its documents back
    * (`restore`, the alert engine's index) does so at its next commit and is not checked.
    */
-  const verify = async (): Promise<void> => {
+  const verify: CheckpointCheck = () => {
     const at = committed;
-    if (failed || flushing || clearing || consumer.restore || !isAfter(at, START)) return;
-    const found = (await readModels.listCheckpoints()).get(consumer.name) ?? null;
-    // A commit made or begun meanwhile changed what is stored: the next check reads it.
-    if (failed || flushing || clearing || committed !== at) return;
-    if (found && found.version === consumer.version && comparePositions(found.position, at) >= 0) return;
-    clearing = true;
-    const lost = new ReadModelStateLostError(consumer.name, { position: at, version: consumer.version }, found);
-    try {
-      await readModels.reset(consumer.name, consumer.collections);
-    } finally {
-      fail(lost);
-    }
+    if (failed || flushing || clearing || consumer.restore || !isAfter(at, START)) return undefined;
+    return async (listed) => {
+      const found = listed.get(consumer.name) ?? null;
+      // A commit made or begun meanwhile changed what is stored: the next check reads it.
+      if (failed || flushing || clearing || committed !== at) return;
+      if (found && found.version === consumer.version && comparePositions(found.position, at) >= 0) return;
+      clearing = true;
+      const lost = new ReadModelStateLostError(consumer.name, { position: at, version: consumer.version }, found);
+      try {
+        await readModels.reset(consumer.name, consumer.collections);
+      } finally {
+        fail(lost);
+      }
+    };
   };
   const verifyMs = options.verifyMs ?? VERIFY_CHECKPOINT_MS;
-  const verifier =
-    verifyMs > 0
-      ? setInterval(() => {
-          verify().catch(() => undefined);
-        }, verifyMs).unref()
-      : undefined;
-  failure.catch(() => clearInterval(verifier));
+  const unwatch = verifyMs > 0 ? watchCheckpoint(readModels, verifyMs, verify) : () => undefined;
+  failure.catch(unwatch);
 
   const caughtUp = Promise.race([subscription.caughtUp.then(() => flush()), failure]);
 
@@ -370,7 +409,7 @@ export async function startConsumer(
     },
     lag: async () => ({ ...(await measureLag(events, consumer, committed)), applied }),
     stop: async () => {
-      clearInterval(verifier);
+      unwatch();
       idleFlushes.delete(idleFlush);
       await subscription.stop();
       try {
