@@ -263,7 +263,7 @@ const alertBody = z
  * {@link ALERTS_LIMIT} ids, each once).
  */
 const alertsActionBody = z
-  .object({
+  .strictObject({
     action: z.enum(ALERTS_ACTIONS),
     ids: z
       .array(z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'))

@@ -10,7 +10,7 @@ import { sessionAnswer } from './session.ts';
 
 const TOO_LONG = `must be at most ${PASSWORD_LENGTH.max} characters`;
 
-const credentials = z.object({
+const credentials = z.strictObject({
   username: z.string().regex(USERNAME_PATTERN, `must be ${USERNAME_TEXT}`),
   password: z
     .string()
@@ -18,21 +18,21 @@ const credentials = z.object({
     .max(PASSWORD_LENGTH.max, TOO_LONG),
 });
 
-const loginBody = z.object({
+const loginBody = z.strictObject({
   username: z.string().min(1, 'is required').max(64, 'is too long'),
   password: z.string().min(1, 'is required').max(PASSWORD_LENGTH.max, TOO_LONG),
 });
 
-const passwordChange = z.object({
+const passwordChange = z.strictObject({
   currentPassword: z.string().min(1, 'is required').max(PASSWORD_LENGTH.max, TOO_LONG),
   newPassword: credentials.shape.password,
 });
 
 /** Who forgot the password: the name typed on the sign-in page (any name is answered the same way). */
-const passwordForgot = z.object({ username: loginBody.shape.username });
+const passwordForgot = z.strictObject({ username: loginBody.shape.username });
 
 /** The fields of a reset link (`/ResetPassword?user=…&request=…&token=…`) and the new password. */
-const passwordReset = z.object({
+const passwordReset = z.strictObject({
   user: z.string().min(1, 'is required').max(64, 'is too long'),
   request: z
     .string()

@@ -43,13 +43,13 @@ const text = (max: number) =>
 const channelBody = z.discriminatedUnion(
   'type',
   [
-    z.object({
+    z.strictObject({
       type: z.literal('webhook'),
       url: text(CHANNEL_URL_MAX),
       name: z.string().max(CHANNEL_NAME_MAX).nullish(),
     }),
-    z.object({ type: z.literal('email'), address: text(254) }),
-    z.object({
+    z.strictObject({ type: z.literal('email'), address: text(254) }),
+    z.strictObject({
       type: z.literal('webpush'),
       subscription: z.object({
         endpoint: text(CHANNEL_URL_MAX),

@@ -9,7 +9,7 @@ import { route } from './route.ts';
 const LIMIT_RULE = `must be a whole number from 0 to ${COMPANY_STAT_LIMIT_MAX}`;
 
 /** One statistic: its type, how many figures (a JSON number, not text) and its period in either case. */
-const statSchema = z.object(
+const statSchema = z.strictObject(
   {
     type: z.enum(COMPANY_STAT_TYPES, { error: `must be one of ${COMPANY_STAT_TYPES.join(', ')}` }),
     limit: z.number({ error: LIMIT_RULE }).int(LIMIT_RULE).min(0, LIMIT_RULE).max(COMPANY_STAT_LIMIT_MAX, LIMIT_RULE),

@@ -20,7 +20,7 @@ const layoutId = z.int().min(1);
 const compId = z.int().min(DASHBOARD_COMPONENT_MIN).max(DASHBOARD_COMPONENT_MAX);
 
 const layoutList = z
-  .array(z.object({ layoutId, compId: z.array(compId).max(DASHBOARD_COMPONENT_MAX) }))
+  .array(z.strictObject({ layoutId, compId: z.array(compId).max(DASHBOARD_COMPONENT_MAX) }))
   .max(DASHBOARD_LAYOUT_LIMIT, `must hold at most ${DASHBOARD_LAYOUT_LIMIT} layouts`)
   .superRefine((layouts, ctx) => {
     const ids = new Set<number>();

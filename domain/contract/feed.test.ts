@@ -40,7 +40,8 @@ describe('feed contract: isPlainFeedBody', function () {
           expect(parsed.success, JSON.stringify(body)).to.equal(true);
           expect(parsed.data!.map(fields)).to.deep.equal(body.map(fields));
         }
-        // What the feeds send (upper-case symbols, prices of a cent or more, whole sizes and times) is passed.
+        // What the feeds send (upper-case symbols, prices of a cent or more, whole sizes and times, no other key)
+        // is passed; a tick with another key goes to the schema, which refuses it.
         const wellFormed = body.every(
           (t) =>
             typeof t.symbol === 'string' &&
@@ -48,7 +49,8 @@ describe('feed contract: isPlainFeedBody', function () {
             typeof t.price === 'number' &&
             t.price >= 0.01 &&
             t.price <= TICK_PRICE_MAX &&
-            [t.size, t.ts].every((n) => n === undefined || (Number.isSafeInteger(n) && (n as number) >= 0)),
+            [t.size, t.ts].every((n) => n === undefined || (Number.isSafeInteger(n) && (n as number) >= 0)) &&
+            !('extra' in t),
         );
         expect(plain).to.equal(wellFormed && body.length > 0);
       }),

@@ -90,7 +90,7 @@ const pageQuery = z.strictObject({
 });
 
 const readBody = z
-  .object({
+  .strictObject({
     ids: z
       .array(z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'))
       .min(1, 'must name at least one notification')

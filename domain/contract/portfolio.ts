@@ -18,7 +18,7 @@ import { IMPORT_FORMATS, MAX_IMPORT_BYTES, MAX_IMPORT_ROWS } from '../portfolio/
 import { MAX_TRANSACTION_AMOUNT, SELL_LOTS_LIMIT } from '../portfolio/transactions.ts';
 
 /** A lot as a request gives it; the price is rounded to whole cents. */
-const lotSchema = z.object({
+const lotSchema = z.strictObject({
   date: z.string().refine((date) => calendarDay(date) !== null, 'must be a calendar date YYYY-MM-DD'),
   close: z
     .number()
@@ -42,7 +42,7 @@ const lotsBody = z.union([
     .max(LOTS_PER_SYMBOL_LIMIT, `must hold at most ${LOTS_PER_SYMBOL_LIMIT} lots`),
 ]);
 
-const removeBody = z.union([z.object({ id: z.uuid() }), lotSchema]);
+const removeBody = z.union([z.strictObject({ id: z.uuid() }), lotSchema]);
 
 const lotResponse = z.object({ id: z.string(), date: z.string(), close: z.number(), position: z.number() });
 
@@ -69,18 +69,23 @@ const trade = { symbol: symbolSchema, date: calendarDate, quantity, price, fee: 
 export const transactionBody = z.discriminatedUnion(
   'kind',
   [
-    z.object({ kind: z.literal('buy'), ...trade }),
-    z.object({
+    z.strictObject({ kind: z.literal('buy'), ...trade }),
+    z.strictObject({
       kind: z.literal('sell'),
       ...trade,
       lots: z
-        .array(z.object({ id: z.string().min(1).max(100), quantity }))
+        .array(z.strictObject({ id: z.string().min(1).max(100), quantity }))
         .min(1, 'must name at least one lot')
         .max(SELL_LOTS_LIMIT, `must name at most ${SELL_LOTS_LIMIT} lots`)
         .optional(),
     }),
-    z.object({ kind: z.literal('dividend'), symbol: symbolSchema, date: calendarDate, amount: money('positive') }),
-    z.object({ kind: z.literal('fee'), symbol: symbolSchema, date: calendarDate, amount: money('positive') }),
+    z.strictObject({
+      kind: z.literal('dividend'),
+      symbol: symbolSchema,
+      date: calendarDate,
+      amount: money('positive'),
+    }),
+    z.strictObject({ kind: z.literal('fee'), symbol: symbolSchema, date: calendarDate, amount: money('positive') }),
   ],
   { error: 'must be one of buy, sell, dividend, fee' },
 );
@@ -125,7 +130,7 @@ const recordedResponse = ledgerResponse.extend({
     .describe('A sale beyond the long lots held: the quantity sold, the long quantity closed, the short left open'),
 });
 
-const importBody = z.object({
+const importBody = z.strictObject({
   format: z
     .enum(['auto', ...IMPORT_FORMATS], { error: `must be one of auto, ${IMPORT_FORMATS.join(', ')}` })
     .default('auto'),

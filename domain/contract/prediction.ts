@@ -47,9 +47,9 @@ const specFields = {
   features: featuresSchema,
 };
 
-const fitBody = z.object(specFields, { error: 'must be {symbol, horizon, model, degree?, lambda?, features}' });
+const fitBody = z.strictObject(specFields, { error: 'must be {symbol, horizon, model, degree?, lambda?, features}' });
 
-const saveBody = z.object(
+const saveBody = z.strictObject(
   {
     name: z
       .string({ error: 'must be a text' })

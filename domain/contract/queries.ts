@@ -30,7 +30,7 @@ const clauses = z
 const saveBody = z.union(
   [
     clauses,
-    z.object({
+    z.strictObject({
       queryname: z
         .string()
         .refine(isPlainText, PLAIN_TEXT_MESSAGE)

@@ -17,7 +17,7 @@ export const labelledClause = z.object({
   query: z.record(z.string(), z.unknown()),
 }) as unknown as z.ZodType<LabelledClause>;
 
-const runBody = z.object(
+const runBody = z.strictObject(
   {
     query: z
       .array(z.unknown(), { error: 'must be a list of clauses' })
@@ -28,7 +28,7 @@ const runBody = z.object(
       .max(SCREENER_LIMIT_MAX, `must be a whole number from 0 to ${SCREENER_LIMIT_MAX}`)
       .optional(),
     sort: z
-      .object({
+      .strictObject({
         field: z.enum(SORT_FIELDS, { error: `must be one of ${SORT_FIELDS.join(', ')}` }),
         dir: z.enum(['asc', 'desc'], { error: 'must be asc or desc' }),
       })

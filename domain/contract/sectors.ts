@@ -49,7 +49,7 @@ export const sectorsApi = {
     summary: `Create a sector: a name of 1-${SECTOR_NAME_MAX_LENGTH} characters unique among the user's sectors (any case; 409 when taken) and up to ${SECTOR_SYMBOLS_LIMIT} symbols of the universe`,
     tag: 'sectors',
     access: 'user',
-    body: z.object({
+    body: z.strictObject({
       name,
       symbols: z
         .array(symbolSchema)
@@ -65,7 +65,7 @@ export const sectorsApi = {
       'Create a sector from one of the 11 GICS sectors of the universe, with its symbols (largest market cap first), named after it unless a name is given',
     tag: 'sectors',
     access: 'user',
-    body: z.object({
+    body: z.strictObject({
       gics: z.enum(SECTORS, { error: `must be one of ${SECTORS.join(', ')}` }),
       name: name.optional(),
     }),
@@ -78,7 +78,7 @@ export const sectorsApi = {
     tag: 'sectors',
     access: 'user',
     params: idParams,
-    body: z.object({ name }),
+    body: z.strictObject({ name }),
     response: sectorAnswer,
   }),
   postSectorsByIdSymbols: route({
@@ -88,7 +88,7 @@ export const sectorsApi = {
     tag: 'sectors',
     access: 'user',
     params: idParams,
-    body: z.union([symbols, z.object({ symbols })]),
+    body: z.union([symbols, z.strictObject({ symbols })]),
     response: sectorAnswer,
   }),
   postSectorsByIdDelsymbolBySymbol: route({

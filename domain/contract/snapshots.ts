@@ -28,7 +28,7 @@ export const snapshotsApi = {
     summary: `Save a chart snapshot: a PNG image as a data URL (data:image/png;base64,…; at most ${SNAPSHOT_MAX_BYTES} bytes decoded, else 413), a title of 1-${SNAPSHOT_TITLE_MAX_LENGTH} characters and optionally the symbol charted`,
     tag: 'snapshots',
     access: 'user',
-    body: z.object({
+    body: z.strictObject({
       symbol: symbolSchema.nullish(),
       title: z
         .string({ error: 'must be a text' })

@@ -17,7 +17,7 @@ export const watchlistApi = {
     summary: 'Add symbols to the watch list (merged without duplicates); answers the whole list',
     tag: 'watch list',
     access: 'user',
-    body: z.union([symbols, z.object({ symbols })]),
+    body: z.union([symbols, z.strictObject({ symbols })]),
     response: watchlist,
   }),
   getWatchlist: route({

@@ -73,10 +73,12 @@ describe('dashboard routes', function () {
       expect(read.headers.get('x-read-model-position')).to.match(/^\d+\/\d+$/);
     });
 
-    it('keeps only layoutId and compId of each entry', async function () {
+    it('refuses an entry with a field other than layoutId and compId, naming it, and keeps the saved list', async function () {
       const user = await gw.user();
       const res = await user.post('/personalize/dashboard', [{ layoutId: 2, compId: [1], title: 'x' }]);
-      expect(res.body).to.deep.equal([{ layoutId: 2, compId: [1] }]);
+      expect(res.status).to.equal(400);
+      expect(res.body).to.deep.include({ message: 'body[0].title: is not a field of this request' });
+      expect((await user.get('/personalize/dashboard')).body).to.deep.equal(DEFAULT_LAYOUT);
     });
 
     it('saves an empty list, which is then what the user has', async function () {
