@@ -90,8 +90,9 @@ export interface Ports {
  * serves, so it can keep them in memory. `writers` are the parts the process runs that write read models: on the
  * SQLite read models it holds their locks in `DATA_DIR` for its life (`platform/readmodels/writerLock.ts`), so a
  * second process running one of them on the same folder is refused at its start, before it opens anything, rather
- * than refusing the first one's commits; on the read models in Redis it holds the projections' lease
- * (`platform/readmodels/writerLease.ts`; delivery processes share the users there, each with read models of its own).
+ * than refusing the first one's commits; on the read models in Redis it holds their leases
+ * (`platform/readmodels/writerLease.ts`): the projections' one per Redis, the delivery's one per `ENGINE_NAME` (the
+ * delivery processes share the users there, each with read models of its own under its name).
  */
 export async function openPorts(
   config: Config,
@@ -119,12 +120,14 @@ export async function openPorts(
     stops.add(async () => {
       if (redis.isOpen) await redis.quit();
     });
-    // The projections on the read models in Redis: one process per Redis, as one per SQLite file.
-    if (options.writers.includes('projections')) {
-      const leaseLogger = componentLogger(logger, 'projections');
+    // The projections on the read models in Redis: one process per Redis, as one per SQLite file; the delivery:
+    // one process per name, each name with read models of its own.
+    for (const part of options.writers) {
+      const partLogger = componentLogger(logger, part);
       stops.add(
-        await holdWriterLease(redis, 'projections', {
-          onError: (error) => leaseLogger.error({ err: error }, 'renewing the lease of the projections failed'),
+        await holdWriterLease(redis, part, {
+          ...(part === 'delivery' ? { instance: engineNameOf(config) } : {}),
+          onError: (error) => partLogger.error({ err: error }, `renewing the lease of the ${part} failed`),
         }),
       );
     }

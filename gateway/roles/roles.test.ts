@@ -123,6 +123,36 @@ describe('system on Redis (REDIS_URL)', function () {
     await next.close();
   });
 
+  it('refuses a second delivery process of the same ENGINE_NAME on the same Redis, naming it, and starts one of another name', async function () {
+    const env = {
+      REDIS_URL: redis.url,
+      ROLE: 'delivery',
+      PUBLIC_ORIGIN: 'http://127.0.0.1:3000',
+      ENGINE_NAME: 'mail1',
+    };
+    const first = await startTestGateway({ env });
+    try {
+      // ROLE=all runs a delivery too, under the same name.
+      for (const role of ['delivery', 'all']) {
+        let refused: unknown;
+        await startTestGateway({ env: { ...env, ROLE: role } }).then(
+          (second) => second.close(),
+          (error: unknown) => (refused = error),
+        );
+        expect(refused, role).to.be.instanceOf(ReadModelsInUseError);
+        expect((refused as Error).message, role).to.match(
+          new RegExp(
+            `^the read models in Redis are in use: another StockPulse process \\(.+ pid ${process.pid} .+\\) runs the delivery named mail1 on them; give each delivery process an ENGINE_NAME of its own`,
+          ),
+        );
+      }
+      const other = await startTestGateway({ env: { ...env, ENGINE_NAME: 'mail2' } });
+      await other.close();
+    } finally {
+      await first.close();
+    }
+  });
+
   it('runs the engine of ROLE=all as a member of the Redis tick bus: a fed tick fires an alert once', async function () {
     const gw = await startTestGateway({ env: { REDIS_URL: redis.url, FEED_TOKEN: TOKEN, ENGINE_NAME: 'solo' } });
     try {

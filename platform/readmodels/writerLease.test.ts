@@ -75,6 +75,25 @@ describe('the projections lease on Redis (a real redis-server)', function () {
     expect(errors).to.deep.equal([]);
     await release();
   });
+
+  it('gives each instance of the delivery a lease of its own, and refuses a second of the same name, naming it', async function () {
+    const one = await holdWriterLease(a, 'delivery', { ...FAST, instance: 'mail1' });
+    const two = await holdWriterLease(b, 'delivery', { ...FAST, instance: 'mail2' });
+    const holder = await a.get(writerLeaseKey('delivery', FAST.prefix, 'mail1'));
+    let refused: unknown;
+    await holdWriterLease(b, 'delivery', { ...FAST, instance: 'mail1' }).then(
+      (second) => second(),
+      (error: unknown) => (refused = error),
+    );
+    expect(refused).to.be.instanceOf(ReadModelsInUseError);
+    expect((refused as ReadModelsInUseError).message).to.equal(
+      `the read models in Redis are in use: another StockPulse process (${holder}) runs the delivery named mail1 ` +
+        'on them; give each delivery process an ENGINE_NAME of its own (the host name when unset)',
+    );
+    await one();
+    await two();
+    expect(await a.keys(`${FAST.prefix}:*`)).to.deep.equal([]);
+  });
 });
 
 /** Waits until `check` answers true, polling; fails after `ms`. */

@@ -30,10 +30,15 @@ export class ReadModelsInUseError extends Error {
   constructor(
     readonly part: ReadModelWriter,
     readonly holder: string,
+    /** The part's instance, for a part several processes run under names of their own (the delivery). */
+    readonly instance?: string,
   ) {
     super(
-      `the read models in Redis are in use: another StockPulse process (${holder}) runs the ${part} on them; ` +
-        `run them in one process per Redis (ROLE=all or ROLE=${part}), and the others with ROLE=gateway or engine`,
+      instance === undefined
+        ? `the read models in Redis are in use: another StockPulse process (${holder}) runs the ${part} on them; ` +
+            `run them in one process per Redis (ROLE=all or ROLE=${part}), and the others with ROLE=gateway or engine`
+        : `the read models in Redis are in use: another StockPulse process (${holder}) runs the ${part} named ` +
+            `${instance} on them; give each ${part} process an ENGINE_NAME of its own (the host name when unset)`,
     );
     this.name = 'ReadModelsInUseError';
   }
@@ -43,15 +48,20 @@ export class ReadModelsInUseError extends Error {
 export interface WriterLeaseOptions {
   /** The key's prefix (default `stockpulse:writer`). */
   readonly prefix?: string;
+  /**
+   * The name of this process's instance of a part several processes run, each on read models of its own (the
+   * delivery, named by `ENGINE_NAME`): one lease per name.
+   */
+  readonly instance?: string;
   readonly ttlMs?: number;
   readonly renewMs?: number;
   /** Called when a renewal fails, or finds the lease another's (this process was held up past its life). */
   readonly onError?: (error: Error) => void;
 }
 
-/** The key of a part's lease. */
-export function writerLeaseKey(part: ReadModelWriter, prefix = 'stockpulse:writer'): string {
-  return `${prefix}:${part}`;
+/** The key of a part's lease (of one of its instances). */
+export function writerLeaseKey(part: ReadModelWriter, prefix = 'stockpulse:writer', instance?: string): string {
+  return instance === undefined ? `${prefix}:${part}` : `${prefix}:${part}:${instance}`;
 }
 
 /**
@@ -66,7 +76,7 @@ export async function holdWriterLease(
 ): Promise<() => Promise<void>> {
   const ttlMs = options.ttlMs ?? LEASE_TTL_MS;
   const renewMs = options.renewMs ?? LEASE_RENEW_MS;
-  const key = writerLeaseKey(part, options.prefix);
+  const key = writerLeaseKey(part, options.prefix, options.instance);
   const self = `${hostname()} pid ${process.pid} ${randomUUID().slice(0, 8)}`;
   const take = (): Promise<boolean> => takeLease(redis, key, self, ttlMs);
 
@@ -82,7 +92,8 @@ export async function holdWriterLease(
       // Run out since the take just tried: the next take has it.
       if (now === null) continue;
       // Another holder, or the same one's life made longer: a live process holds it.
-      if (now !== holder || left > life || Date.now() > deadline) throw new ReadModelsInUseError(part, now);
+      if (now !== holder || left > life || Date.now() > deadline)
+        throw new ReadModelsInUseError(part, now, options.instance);
       life = left;
     }
   }
