@@ -417,7 +417,7 @@ describe('alert thresholds in cents', () => {
     expect(toCents(1e-7)).to.equal(0);
     expect(formatCents(19000)).to.equal('190.00');
     expect(formatCents(5)).to.equal('0.05');
-    expect(formatCents(100_000_000)).to.equal('1000000.00');
+    expect(formatCents(100_000_000)).to.equal('1,000,000.00');
   });
 
   it('fires an upward price alert at exactly the threshold and above, not a cent below', () => {
@@ -1094,6 +1094,9 @@ describe('alert conditions, frequencies, pause, resume and expiry', () => {
     expect(text({ op: 'greater_than', source: 'volume', value: 1_000_000 })).to.equal(
       'Volume is at or above 1,000,000',
     );
+    expect(text({ op: 'entering_channel', lower: 1250, upper: 1312.5 }, 'AVGO')).to.equal(
+      'AVGO price enters the channel 1,250.00 – 1,312.50',
+    );
     // The day's change moving by points, or by a percent of its value, reads as two conditions.
     expect(text({ op: 'moving_up', source: 'changepct', value: 1, bars: 3 })).to.equal(
       'Change % moves up by 1 pt in 3 bars',
@@ -1185,6 +1188,7 @@ describe('alert conditions, frequencies, pause, resume and expiry', () => {
 
   it('formats a value of each series as the messages and the history show it', () => {
     expect(formatSourceValue('price', 186.4)).to.equal('186.40');
+    expect(formatSourceValue('sma:50', 7483.754)).to.equal('7,483.75');
     expect(formatSourceValue('rsi:14', 28.414)).to.equal('28.41');
     expect(formatSourceValue('volume', 1_234_567.6)).to.equal('1,234,568');
     expect(formatSourceValue('changepct', -2.1)).to.equal('-2.10%');

@@ -339,11 +339,11 @@ export function toCents(amount: number): number {
   return Math.round(text.includes('e') ? amount * 100 : Number(`${text}e2`));
 }
 
-/** Integer cents as dollars with two decimals, e.g. 19000 → `190.00`. */
+/** Integer cents as dollars with two decimals and thousands separators, e.g. 19000 → `190.00`, 125000 → `1,250.00`. */
 export function formatCents(cents: number): string {
   const sign = cents < 0 ? '-' : '';
   const abs = Math.abs(cents);
-  return `${sign}${Math.trunc(abs / 100)}.${String(abs % 100).padStart(2, '0')}`;
+  return `${sign}${Math.trunc(abs / 100).toLocaleString('en-US')}.${String(abs % 100).padStart(2, '0')}`;
 }
 
 /** What breaks the threshold rule of a price alert. */

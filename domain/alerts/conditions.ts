@@ -5,7 +5,7 @@
  * the engine evaluates what it accepts, and the web app and the bell write a condition in words with
  * {@link conditionText}.
  */
-import { formatFixed } from '../format.ts';
+import { formatFixed, formatPrice } from '../format.ts';
 import { NOTIFICATION_TYPE, type NotificationType } from '../notifications/notifications.ts';
 import { SMA_PERIODS, type SmaPeriod } from '../screener/query.ts';
 import { PLAIN_TEXT_MESSAGE, isPlainText } from '../text.ts';
@@ -490,7 +490,7 @@ export function sourceText(source: AlertSource): string {
 
 function numberText(value: number, source: AlertSource): string {
   const kind = sourceKind(source);
-  if (kind === 'price' || kind === 'sma' || kind === 'ema') return value.toFixed(2);
+  if (kind === 'price' || kind === 'sma' || kind === 'ema') return formatPrice(value);
   if (kind === 'changepct') return `${value}%`;
   if (kind === 'volume') return value.toLocaleString('en-US');
   return String(value);
@@ -510,13 +510,15 @@ function movingAmount(condition: AlertCondition): string {
 
 /**
  * A value of a series as a trigger's message and the alert's history show it: volume in whole shares, the day's
- * change in percent, the others (dollars, RSI points) with two decimals. A value that rounds to zero shows no
- * sign (a change of -0.001% is `0.00%`, not `-0.00%`).
+ * change in percent, the others with two decimals, dollars with thousands separators too (`1,250.00`). A value
+ * that rounds to zero shows no sign (a change of -0.001% is `0.00%`, not `-0.00%`).
  */
 export function formatSourceValue(source: AlertSource, value: number): string {
   const kind = sourceKind(source);
   if (kind === 'volume') return Math.round(value).toLocaleString('en-US');
-  return kind === 'changepct' ? `${formatFixed(value)}%` : formatFixed(value);
+  if (kind === 'changepct') return `${formatFixed(value)}%`;
+  const fixed = formatFixed(value);
+  return kind === 'rsi' || Number(fixed) === 0 ? fixed : formatPrice(value);
 }
 
 /**
