@@ -44,7 +44,7 @@ const columns: ColDef<PreviewRow>[] = [
     width: 110,
   },
   { field: 'column', headerName: 'Column', width: 140 },
-  { field: 'message', headerName: 'Why', flex: 1, minWidth: 220 },
+  { field: 'message', headerName: 'Note', flex: 1, minWidth: 220 },
 ];
 
 /**
@@ -54,7 +54,7 @@ const columns: ColDef<PreviewRow>[] = [
 const narrowColumns: ColDef<PreviewRow>[] = [
   { ...columns[0]!, width: 64 },
   { ...columns[1]!, width: 96 },
-  { field: 'message', headerName: 'Why', flex: 1, minWidth: 170, wrapText: true, autoHeight: true },
+  { field: 'message', headerName: 'Note', flex: 1, minWidth: 170, wrapText: true, autoHeight: true },
   ...columns.filter((c) => c.field === 'column'),
   ...columns.slice(2).filter((c) => c.field !== 'column' && c.field !== 'message'),
 ];
