@@ -145,7 +145,7 @@ export function LinesChart(props: LinesChartProps) {
               onBlur={() => report(null)}
               onClick={() => props.onClick(entry.key)}
             >
-              <span className="swatch" style={{ background: entry.color }} aria-hidden="true" />
+              <span className={`swatch dash-${entry.dash}`} style={{ color: entry.color }} aria-hidden="true" />
               {entry.label}
               <span className={entry.last === null ? 'muted' : entry.last >= 0 ? 'up' : 'down'}>
                 {formatSignedPercent(entry.last, 'n/a', 1)}

@@ -125,6 +125,21 @@ describe('traces and legend of the % change charts', () => {
     ]);
   });
 
+  it('draws no two of 80 lines alike: past the colours, the same colours dashed, dotted, dash-dotted, as the legend shows', () => {
+    const many = Array.from({ length: 80 }, (_, i) => ({ key: `S${i}`, label: `S${i}`, values: [0, i] }));
+    const { data } = lineTraces(['d1', 'd2'], many, NO_FOCUS);
+    const looks = (data as { line: { color: string; dash: string } }[]).map((t) => `${t.line.color} ${t.line.dash}`);
+    expect(new Set(looks).size).to.equal(80);
+    expect(looks[0]).to.equal('red solid');
+    expect(looks[LINE_COLORS.length]).to.equal('red dash');
+    expect(looks[2 * LINE_COLORS.length + 1]).to.equal('black dot');
+    const legend = legendEntries(many, NO_FOCUS);
+    expect(legend.find((e) => e.key === `S${3 * LINE_COLORS.length}`)).to.deep.include({
+      color: 'red',
+      dash: 'dashdot',
+    });
+  });
+
   it("keeps each line 3:1 from the dark theme's cards, changing only the colours that were not", () => {
     // The dark theme's card (`--panel` of styles.css) and the WCAG contrast ratio of two colours.
     const card = '#161b22';

@@ -77,6 +77,19 @@ export function lineColor(index: number, theme: Theme = 'light'): string {
   return colors[index % colors.length] as string;
 }
 
+/** How a line is drawn: solid, then, once the colours have all been used, dashed, dotted, dash-dotted. */
+export type LineDash = 'solid' | 'dash' | 'dot' | 'dashdot';
+
+const DASHES: readonly LineDash[] = ['solid', 'dash', 'dot', 'dashdot'];
+
+/**
+ * The pattern of the line at `index` of its chart: the first {@link LINE_COLORS}.length lines solid, the next as
+ * many dashed in the same colours, and so on, so that no two of a chart's first 80 lines look alike.
+ */
+export function lineDash(index: number): LineDash {
+  return DASHES[Math.floor(index / LINE_COLORS.length) % DASHES.length]!;
+}
+
 /** The focus of one chart in a map of charts. */
 export function focusOf(map: Readonly<Record<string, LineFocus>>, chart: string): LineFocus {
   return map[chart] ?? NO_FOCUS;
@@ -140,11 +153,12 @@ export function lastValue(values: readonly (number | null)[]): number | null {
   return null;
 }
 
-/** A line as the legend lists it: with its colour, last value and look. */
+/** A line as the legend lists it: with its colour and pattern, last value and look. */
 export interface LegendEntry {
   readonly key: string;
   readonly label: string;
   readonly color: string;
+  readonly dash: LineDash;
   readonly last: number | null;
   readonly look: LineLook;
 }
@@ -158,6 +172,7 @@ export function legendEntries(series: readonly LineSeries[], focus: LineFocus, t
       key: s.key,
       label: s.label,
       color: lineColor(i, theme),
+      dash: lineDash(i),
       last: lastValue(s.values),
       look: lineLook(focus, s.key),
     }))
@@ -178,13 +193,13 @@ export function lineTraces(
   theme: Theme = 'light',
 ): { readonly data: Data[]; readonly keys: readonly string[] } {
   const shown = series
-    .map((s, i) => ({ s, color: lineColor(i, theme), look: lineLook(focus, s.key) }))
+    .map((s, i) => ({ s, color: lineColor(i, theme), dash: lineDash(i), look: lineLook(focus, s.key) }))
     .filter(({ s }) => !focus.removed.includes(s.key));
   // Only the isolated line moves to the top: a hover keeps the order, so the line under the pointer stays put.
   shown.sort((a, b) => Number(a.look === 'isolated') - Number(b.look === 'isolated'));
   return {
     keys: shown.map(({ s }) => s.key),
-    data: shown.map(({ s, color, look }) => ({
+    data: shown.map(({ s, color, dash, look }) => ({
       type: 'scatter',
       mode: 'lines',
       name: s.label,
@@ -193,7 +208,7 @@ export function lineTraces(
       y: [...s.values],
       connectgaps: true,
       opacity: OPACITY[look],
-      line: { color, width: WIDTH[look] },
+      line: { color, width: WIDTH[look], dash },
       hovertemplate: `<b>${s.label}</b> %{y:.2f}%<br>%{x}<extra></extra>`,
     })),
   };
