@@ -94,6 +94,34 @@ describe('the projections lease on Redis (a real redis-server)', function () {
     await two();
     expect(await a.keys(`${FAST.prefix}:*`)).to.deep.equal([]);
   });
+
+  it('leaves the lease released when a renewal was under way at the release, rather than taking it again', async function () {
+    let open!: () => void;
+    let asked!: () => void;
+    const renewalAsked = new Promise<void>((resolve) => (asked = resolve));
+    let renewal: Promise<unknown> | undefined;
+    // The holder's connection, its first script (a renewal) held back until the release has run.
+    const held = new Proxy(a, {
+      get(target, name, receiver) {
+        if (name !== 'eval') return Reflect.get(target, name, receiver) as unknown;
+        return (...args: Parameters<RedisClient['eval']>) => {
+          if (renewal !== undefined) return target.eval(...args);
+          renewal = new Promise<void>((resolve) => (open = resolve)).then(() => target.eval(...args));
+          asked();
+          return renewal;
+        };
+      },
+    });
+    const release = await holdWriterLease(held, 'projections', FAST);
+    await renewalAsked;
+    await release();
+    expect(await b.get(KEY)).to.equal(null);
+    open();
+    await renewal;
+    // What a renewal finding the lease gone would do next (take it), given the time of a few round trips.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await b.get(KEY)).to.equal(null);
+  });
 });
 
 /** Waits until `check` answers true, polling; fails after `ms`. */

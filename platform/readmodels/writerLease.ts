@@ -7,8 +7,8 @@
  * out, and removes when it stops. A second process meeting a lease it sees renewed is refused at its start; one
  * meeting a lease that runs out (its holder was killed) takes it once it has, a few seconds at most.
  *
- * Hand-written over node-redis (`platform/redisLease.ts`, as the tick bus's member names are): the lock libraries on npm (Redlock and its kin) drive ioredis, not the node-redis client every port
- * here shares.
+ * Hand-written over node-redis (`platform/redisLease.ts`, as the tick bus's member names are): the lock libraries
+ * on npm (Redlock and its kin) drive ioredis, not the node-redis client every port here shares.
  */
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
@@ -98,16 +98,18 @@ export async function holdWriterLease(
     }
   }
 
+  let stopped = false;
   const stopRenewing = repeat(
     renewMs,
     async () => {
-      if ((await renewLease(redis, key, self, ttlMs)) || (await take())) return;
+      if (await renewLease(redis, key, self, ttlMs)) return;
+      // Not renewed: Redis lost it (taken again), or the release under way removed it (left alone).
+      if (stopped || (await take())) return;
       throw new Error(`the lease of the ${part} (${key}) is held by another process: ${String(await redis.get(key))}`);
     },
     options.onError,
   );
 
-  let stopped = false;
   return async () => {
     if (stopped) return;
     stopped = true;
