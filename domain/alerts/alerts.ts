@@ -339,7 +339,7 @@ export function toCents(amount: number): number {
   return Math.round(text.includes('e') ? amount * 100 : Number(`${text}e2`));
 }
 
-/** Integer cents as dollars with two decimals and thousands separators, e.g. 19000 → `190.00`, 125000 → `1,250.00`. */
+/** Integer cents as dollars with two decimals and thousands separators: 19000 → `190.00`, 125000 → `1,250.00`. */
 export function formatCents(cents: number): string {
   const sign = cents < 0 ? '-' : '';
   const abs = Math.abs(cents);

@@ -371,8 +371,9 @@ export async function startConsumer(
    * Fails the runner when the store no longer holds the checkpoint it last committed (gone, behind, of another
    * version): what remains of its collections is cleared first, so the start that follows (`superviseConsumer`)
    * finds no checkpoint and replays the log, rebuilding them, instead of waiting for a commit to be refused. The
-   * checkpoints are listed from the store itself, past any cache, once for every consumer on it ({@link watchCheckpoint}). A consumer that can write its documents back
-   * (`restore`, the alert engine's index) does so at its next commit and is not checked.
+   * checkpoints are listed from the store itself, past any cache, once for every consumer on it
+   * ({@link watchCheckpoint}). A consumer that can write its documents back (`restore`, the alert engine's index)
+   * does so at its next commit and is not checked.
    */
   const verify: CheckpointCheck = () => {
     const at = committed;
