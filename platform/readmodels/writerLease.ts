@@ -33,12 +33,13 @@ export class ReadModelsInUseError extends Error {
     /** The part's instance, for a part several processes run under names of their own (the delivery). */
     readonly instance?: string,
   ) {
-    super(
+    const runs = instance === undefined ? `the ${part}` : `the ${part} named ${instance}`;
+    const remedy =
       instance === undefined
-        ? `the read models in Redis are in use: another StockPulse process (${holder}) runs the ${part} on them; ` +
-            `run them in one process per Redis (ROLE=all or ROLE=${part}), and the others with ROLE=gateway or engine`
-        : `the read models in Redis are in use: another StockPulse process (${holder}) runs the ${part} named ` +
-            `${instance} on them; give each ${part} process an ENGINE_NAME of its own (the host name when unset)`,
+        ? `run them in one process per Redis (ROLE=all or ROLE=${part}), and the others with ROLE=gateway or engine`
+        : `give each ${part} process an ENGINE_NAME of its own (the host name when unset)`;
+    super(
+      `the read models in Redis are in use: another StockPulse process (${holder}) runs ${runs} on them; ${remedy}`,
     );
     this.name = 'ReadModelsInUseError';
   }
