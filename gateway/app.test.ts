@@ -1,14 +1,11 @@
 import { expect } from 'chai';
 import { SECURITY_HEADERS } from './app.ts';
-import { startTestGateway, type TestGateway } from './testing/harness.ts';
+import { useTestGateway, type TestGateway } from './testing/harness.ts';
 
 describe('gateway app', function () {
   let gw: TestGateway;
-  before(async function () {
-    gw = await startTestGateway();
-  });
-  after(async function () {
-    await gw.close();
+  useTestGateway((started) => {
+    gw = started;
   });
 
   it('answers false to /api/loggedinstatus without a session', async function () {

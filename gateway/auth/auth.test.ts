@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { grantRole } from './grant.ts';
-import { startTestGateway, type TestGateway } from '../testing/harness.ts';
+import { useTestGateway, type TestGateway } from '../testing/harness.ts';
 
 function name(): string {
   return `ada${randomUUID().replaceAll('-', '').slice(0, 10)}`;
@@ -9,11 +9,8 @@ function name(): string {
 
 describe('session routes', function () {
   let gw: TestGateway;
-  before(async function () {
-    gw = await startTestGateway();
-  });
-  after(async function () {
-    await gw.close();
+  useTestGateway((started) => {
+    gw = started;
   });
 
   it('registers a user with 201 and the initial, and refuses the same name with 409', async function () {

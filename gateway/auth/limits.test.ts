@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { loadConfig } from '../../platform/config.ts';
 import { connectRedis, type RedisClient } from '../../platform/redis.ts';
 import { startTestRedis, type TestRedis } from '../../platform/testing/redisServer.ts';
-import { startTestGateway, type TestClient, type TestGateway } from '../testing/harness.ts';
+import { startTestGateway, useTestGateway, type TestClient, type TestGateway } from '../testing/harness.ts';
 import { MAX_SIGN_IN_DELAY_S, createAuthLimiter, signInDelay } from './limits.ts';
 import { redisLimiters } from './rateLimit.ts';
 
@@ -69,13 +69,8 @@ describe('registration and sign-in limits', function () {
 
 describe('sign-in delays', function () {
   let gw: TestGateway;
-  before(async function () {
-    // The market is built once per test process; on a busy machine that outlasts a test's time.
-    this.timeout(180_000);
-    gw = await startTestGateway({ env: { TRUST_PROXY: 'true', SIGNIN_FAILURES_PER_ADDRESS: '8' } });
-  });
-  after(async function () {
-    await gw.close();
+  useTestGateway({ env: { TRUST_PROXY: 'true', SIGNIN_FAILURES_PER_ADDRESS: '8' } }, (started) => {
+    gw = started;
   });
 
   async function account(): Promise<string> {
@@ -164,13 +159,8 @@ describe('sign-in delays', function () {
 
 describe('without a trusted proxy', function () {
   let gw: TestGateway;
-  before(async function () {
-    // The market is built once per test process; on a busy machine that outlasts a test's time.
-    this.timeout(180_000);
-    gw = await startTestGateway();
-  });
-  after(async function () {
-    await gw.close();
+  useTestGateway((started) => {
+    gw = started;
   });
 
   it('ignores X-Forwarded-For: changing it does not escape the wait', async function () {

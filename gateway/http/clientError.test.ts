@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import net from 'node:net';
-import { startTestGateway, type TestGateway } from '../testing/harness.ts';
+import { useTestGateway, type TestGateway } from '../testing/harness.ts';
 
 /** Sends `raw` on a fresh connection and answers everything the server wrote back before closing it. */
 function exchange(url: string, raw: string): Promise<string> {
@@ -25,11 +25,8 @@ function parsed(answer: string): { status: number; type: string; body: { error: 
 
 describe('requests the HTTP parser refuses', function () {
   let gw: TestGateway;
-  before(async function () {
-    gw = await startTestGateway();
-  });
-  after(async function () {
-    await gw.close();
+  useTestGateway((started) => {
+    gw = started;
   });
 
   it('answers an address too long for the headers with 431 and a JSON body saying so', async function () {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { startTestGateway, type TestGateway } from '../testing/harness.ts';
+import { useTestGateway, type TestGateway } from '../testing/harness.ts';
 import { MAX_JSON_DEPTH, jsonDepth } from './depth.ts';
 
 const FEED_TOKEN = 'feed-token-for-depth-tests';
@@ -18,13 +18,8 @@ describe('JSON nesting limit', function () {
 
   describe('over HTTP', function () {
     let gw: TestGateway;
-    before(async function () {
-      // The market is built once per test process; on a busy machine that outlasts a test's time.
-      this.timeout(180_000);
-      gw = await startTestGateway({ env: { FEED_TOKEN } });
-    });
-    after(async function () {
-      await gw.close();
+    useTestGateway({ env: { FEED_TOKEN } }, (started) => {
+      gw = started;
     });
 
     const deep = nestedArrays(4125);

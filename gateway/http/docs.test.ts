@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { ALERT_FREQUENCIES, ALERT_OPS } from '../../domain/alerts/conditions.ts';
 import { feedApi } from '../../domain/contract/feed.ts';
 import { createApp } from '../app.ts';
-import { startTestGateway, type TestGateway } from '../testing/harness.ts';
+import { useTestGateway, type TestGateway } from '../testing/harness.ts';
 import { REFERENCE_FILES } from './docs.ts';
 
 /** What the test reads of a router: its layers. */
@@ -24,11 +24,8 @@ function links(html: string): string[] {
 
 describe('API reference', function () {
   let gw: TestGateway;
-  before(async function () {
-    gw = await startTestGateway();
-  });
-  after(async function () {
-    await gw.close();
+  useTestGateway((started) => {
+    gw = started;
   });
 
   it('lists every route the application mounts, and the feed route', async function () {

@@ -1,17 +1,12 @@
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import { grantRole } from '../auth/grant.ts';
-import { startTestGateway, type TestGateway } from '../testing/harness.ts';
+import { useTestGateway, type TestGateway } from '../testing/harness.ts';
 
 describe('Idempotency-Key', function () {
   let gw: TestGateway;
-  before(async function () {
-    // The market is built once per test process; on a busy machine that outlasts a test's time.
-    this.timeout(180_000);
-    gw = await startTestGateway();
-  });
-  after(async function () {
-    await gw.close();
+  useTestGateway((started) => {
+    gw = started;
   });
 
   it('refuses the key reused with another body with 422 naming the key, and keeps the first request', async function () {

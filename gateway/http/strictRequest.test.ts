@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { z } from 'zod';
 import type { RouteContract } from '../../domain/contract/route.ts';
-import { startTestGateway, type TestClient, type TestGateway } from '../testing/harness.ts';
+import { useTestGateway, type TestClient, type TestGateway } from '../testing/harness.ts';
 
 /** The routes whose query lets other parameters through, and why. */
 const LENIENT: Readonly<Record<string, string>> = {
@@ -102,12 +102,9 @@ describe('query parameters and body fields a route does not have', function () {
   describe('over HTTP', function () {
     let gw: TestGateway;
     let user: TestClient;
-    before(async function () {
-      gw = await startTestGateway();
+    useTestGateway(async (started) => {
+      gw = started;
       user = await gw.user();
-    });
-    after(async function () {
-      await gw.close();
     });
 
     const refusals: readonly [string, string][] = [

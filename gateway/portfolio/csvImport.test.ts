@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { parse } from 'csv-parse/sync';
 import { readFileSync } from 'node:fs';
-import { startTestGateway, type TestGateway } from '../testing/harness.ts';
+import { useTestGateway, type TestGateway } from '../testing/harness.ts';
 import type { AnswerOf } from '../../domain/contract/route.ts';
 import { portfolioApi } from '../../domain/contract/portfolio.ts';
 
@@ -12,11 +12,8 @@ const HEADER = 'date,kind,symbol,quantity,price';
 
 describe('transaction files through the import routes', function () {
   let gw: TestGateway;
-  before(async function () {
-    gw = await startTestGateway();
-  });
-  after(async function () {
-    await gw.close();
+  useTestGateway((started) => {
+    gw = started;
   });
 
   const eventCount = (username: string) => gw.eventCount(`portfolio-${username}`);

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { io as connect, type Socket } from 'socket.io-client';
-import { startTestGateway, type TestClient, type TestGateway } from '../testing/harness.ts';
+import { useTestGateway, type TestClient, type TestGateway } from '../testing/harness.ts';
 
 const PUBLIC_ORIGIN = 'https://stocks.example.com';
 
@@ -31,13 +31,8 @@ async function handshake(
 describe('socket handshake Origin check', function () {
   describe('without a public origin', function () {
     let gw: TestGateway;
-    before(async function () {
-      // The market is built once per test process; on a busy machine that outlasts a test's time.
-      this.timeout(180_000);
-      gw = await startTestGateway();
-    });
-    after(async function () {
-      await gw.close();
+    useTestGateway((started) => {
+      gw = started;
     });
 
     for (const transport of ['websocket', 'polling'] as const) {
@@ -64,13 +59,8 @@ describe('socket handshake Origin check', function () {
 
   describe(`with PUBLIC_ORIGIN=${PUBLIC_ORIGIN}`, function () {
     let gw: TestGateway;
-    before(async function () {
-      // The market is built once per test process; on a busy machine that outlasts a test's time.
-      this.timeout(180_000);
-      gw = await startTestGateway({ env: { PUBLIC_ORIGIN } });
-    });
-    after(async function () {
-      await gw.close();
+    useTestGateway({ env: { PUBLIC_ORIGIN } }, (started) => {
+      gw = started;
     });
 
     it('no longer trusts the Host header: a request naming its own host as Origin is refused', async function () {

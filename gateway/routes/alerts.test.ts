@@ -7,7 +7,7 @@ import { channelsDecider } from '../../domain/channels/channels.ts';
 import { STOCKPULSE_NAMESPACE, uuidV5 } from '../../domain/ids.ts';
 import type { EngineTrigger } from '../../engine/alerts/alertEngine.ts';
 import { CommandService } from '../commands.ts';
-import { startTestGateway, type TestGateway } from '../testing/harness.ts';
+import { startTestGateway, useTestGateway, type TestGateway } from '../testing/harness.ts';
 import { alertView, type AlertAnswer } from './alerts.ts';
 import type { AlertsActionAnswer } from '../../domain/contract/alerts.ts';
 
@@ -16,13 +16,10 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 describe('alert routes', function () {
   let gw: TestGateway;
   let commands: CommandService;
-  before(async function () {
-    gw = await startTestGateway();
+  useTestGateway(async (started) => {
+    gw = started;
     commands = new CommandService(gw.running.system.events, gw.running.system.projections!);
     await gw.openDay(['AAPL']);
-  });
-  after(async function () {
-    await gw.close();
   });
 
   async function events(username: string): Promise<string[]> {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { startTestGateway, TEST_MARKET_DATE, type TestClient, type TestGateway } from '../testing/harness.ts';
+import { useTestGateway, TEST_MARKET_DATE, type TestClient, type TestGateway } from '../testing/harness.ts';
 
 interface Bar {
   date: string;
@@ -14,12 +14,9 @@ interface Row {
 describe('analysis routes', function () {
   let gw: TestGateway;
   let user: TestClient;
-  before(async function () {
-    gw = await startTestGateway();
+  useTestGateway(async (started) => {
+    gw = started;
     user = await gw.user();
-  });
-  after(async function () {
-    await gw.close();
   });
 
   it("answers each symbol's close on a trading day exactly as its bar of that day", async function () {

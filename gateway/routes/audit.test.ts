@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { USER_CONCERNS } from '../../domain/concerns.ts';
 import { grantRole } from '../auth/grant.ts';
-import { startTestGateway, type TestClient, type TestGateway } from '../testing/harness.ts';
+import { useTestGateway, type TestClient, type TestGateway } from '../testing/harness.ts';
 import { openSqliteFile } from '../../platform/testing/sqliteFile.ts';
 
 type Client = TestClient & { readonly username: string };
@@ -27,16 +27,13 @@ interface Page {
 describe('audit routes', function () {
   let gw: TestGateway;
   let auditor: Client;
-  before(async function () {
-    gw = await startTestGateway();
+  useTestGateway(async (started) => {
+    gw = started;
     auditor = await gw.user('aud');
     await grantRole(gw.running.system.events, auditor.username, 'auditor');
     // Sessions keep the roles they were created with: the role counts from the next sign-in.
     const login = await auditor.post('/api/login', { username: auditor.username, password: 'correct horse' });
     expect(login.status).to.equal(200);
-  });
-  after(async function () {
-    await gw.close();
   });
 
   async function auditTrail(username: string): Promise<{ type: string; data: unknown }[]> {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { startTestGateway, type TestGateway } from '../testing/harness.ts';
+import { startTestGateway, useTestGateway, type TestGateway } from '../testing/harness.ts';
 
 const DEFAULTS = [
   { type: 'revenue', limit: 0, period: 'A' },
@@ -10,11 +10,8 @@ const DEFAULTS = [
 
 describe('company stats routes', function () {
   let gw: TestGateway;
-  before(async function () {
-    gw = await startTestGateway();
-  });
-  after(async function () {
-    await gw.close();
+  useTestGateway((started) => {
+    gw = started;
   });
 
   async function events(username: string): Promise<{ type: string; data: unknown }[]> {

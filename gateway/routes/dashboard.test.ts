@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { DASHBOARD_STOCKS_LIMIT } from '../../domain/dashboard/stocks.ts';
 import { loadUniverse } from '../../engine/marketdata/universe.ts';
-import { startTestGateway, type TestGateway, type TestInput } from '../testing/harness.ts';
+import { startTestGateway, useTestGateway, type TestGateway, type TestInput } from '../testing/harness.ts';
 
 const DEFAULT_LAYOUT = [
   { layoutId: 1, compId: [1] },
@@ -22,11 +22,8 @@ const DEFAULT_OPTIONS = {
 describe('dashboard routes', function () {
   let gw: TestGateway;
   const known = loadUniverse().map((entry) => entry.symbol);
-  before(async function () {
-    gw = await startTestGateway();
-  });
-  after(async function () {
-    await gw.close();
+  useTestGateway((started) => {
+    gw = started;
   });
 
   const eventCount = (concern: string, username: string) => gw.eventCount(`${concern}-${username}`);

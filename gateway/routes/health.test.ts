@@ -1,16 +1,13 @@
 import { expect } from 'chai';
-import { startTestGateway, type TestGateway } from '../testing/harness.ts';
+import { startTestGateway, useTestGateway, type TestGateway } from '../testing/harness.ts';
 import { PROMETHEUS_CONTENT_TYPE, renderMetrics, type HealthDeps } from './health.ts';
 
 const TOKEN = 'feed-token-0123456789abcdef';
 
 describe('health routes', function () {
   let gw: TestGateway;
-  before(async function () {
-    gw = await startTestGateway({ env: { FEED_TOKEN: TOKEN } });
-  });
-  after(async function () {
-    await gw.close();
+  useTestGateway({ env: { FEED_TOKEN: TOKEN } }, (started) => {
+    gw = started;
   });
 
   it('answers /healthz without a session', async function () {

@@ -4,7 +4,7 @@ import { io as connect, type Socket } from 'socket.io-client';
 import { PLAIN_TEXT_MESSAGE } from '../../domain/text.ts';
 import { MAX_SOCKETS_PER_USER } from '../realtime/socketCap.ts';
 import { MAX_PARALLEL_FITS_PER_USER } from './prediction.ts';
-import { startTestGateway, type TestClient, type TestGateway } from '../testing/harness.ts';
+import { useTestGateway, type TestClient, type TestGateway } from '../testing/harness.ts';
 
 const HOSTILE_TEXTS: readonly (readonly [string, string])[] = [
   ['NUL', 'Tech\u0000leaders'],
@@ -31,13 +31,8 @@ const NAMED: readonly { path: string; field: string; body: (text: string) => unk
 
 describe('hostile input on the personal routes', function () {
   let gw: TestGateway;
-  before(async function () {
-    // The market is built once per test process; on a busy machine that outlasts a test's time.
-    this.timeout(180_000);
-    gw = await startTestGateway();
-  });
-  after(async function () {
-    await gw.close();
+  useTestGateway((started) => {
+    gw = started;
   });
 
   describe('control characters in names', function () {

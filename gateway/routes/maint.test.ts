@@ -7,7 +7,7 @@ import { openSqliteReadModelStore } from '../../platform/readmodels/sqlite.ts';
 import { ALL_PROJECTIONS } from '../../projections/index.ts';
 import { grantRole } from '../auth/grant.ts';
 import type { RouteRequest } from '../http/route.ts';
-import { startTestGateway, type TestClient, type TestGateway } from '../testing/harness.ts';
+import { startTestGateway, useTestGateway, type TestClient, type TestGateway } from '../testing/harness.ts';
 import { maintRoutes } from './maint.ts';
 import { openSqliteFile } from '../../platform/testing/sqliteFile.ts';
 
@@ -80,11 +80,8 @@ describe('maint routes', function () {
 
   describe('status', function () {
     let gw: TestGateway;
-    before(async function () {
-      gw = await startTestGateway();
-    });
-    after(async function () {
-      await gw.close();
+    useTestGateway((started) => {
+      gw = started;
     });
 
     it('reports the market data, the tick source, every projection and the head of the log', async function () {

@@ -6,7 +6,13 @@ import { SECTORS, type DailyBar } from '../../domain/market/types.ts';
 import { loadUniverse } from '../../engine/marketdata/universe.ts';
 import { tradingDays } from '../../engine/marketdata/calendar.ts';
 import { DataDirInUseError } from '../../platform/readmodels/writerLock.ts';
-import { startTestGateway, TEST_MARKET_DATE, type TestClient, type TestGateway } from '../testing/harness.ts';
+import {
+  startTestGateway,
+  useTestGateway,
+  TEST_MARKET_DATE,
+  type TestClient,
+  type TestGateway,
+} from '../testing/harness.ts';
 
 interface ChartBar extends DailyBar {
   SMA_20: number | null;
@@ -29,12 +35,9 @@ const mean = (values: readonly number[]): number => values.reduce((a, b) => a + 
 describe('market routes', function () {
   let gw: TestGateway;
   let user: TestClient;
-  before(async function () {
-    gw = await startTestGateway({ env: { FEED_TOKEN: TEST_FEED_TOKEN } });
+  useTestGateway({ env: { FEED_TOKEN: TEST_FEED_TOKEN } }, async (started) => {
+    gw = started;
     user = await gw.user();
-  });
-  after(async function () {
-    await gw.close();
   });
 
   it("states the simulated market's date, with its counts and range", async function () {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { startTestGateway, type TestClient, type TestGateway } from '../testing/harness.ts';
+import { useTestGateway, type TestClient, type TestGateway } from '../testing/harness.ts';
 import { FEED_PATH } from './feed.ts';
 import { MOVERS_LIMIT, rankMovers, type Mover, type Movers } from './movers.ts';
 
@@ -52,11 +52,8 @@ describe('market movers', function () {
 
   describe('GET /api/market/movers', function () {
     let gw: TestGateway;
-    before(async function () {
-      gw = await startTestGateway({ env: { FEED_TOKEN: TOKEN } });
-    });
-    after(async function () {
-      await gw.close();
+    useTestGateway({ env: { FEED_TOKEN: TOKEN } }, (started) => {
+      gw = started;
     });
 
     it('answers five of each by default, ranked, with the company names', async function () {

@@ -3,7 +3,7 @@ import type { SmaPeriod } from '../../domain/screener/query.ts';
 import { STOCKPULSE_NAMESPACE, uuidV5 } from '../../domain/ids.ts';
 import type { EngineTrigger } from '../../engine/alerts/alertEngine.ts';
 import { comparePositions, parsePosition } from '../../platform/eventstore/port.ts';
-import { startTestGateway, type TestClient, type TestGateway } from '../testing/harness.ts';
+import { startTestGateway, useTestGateway, type TestClient, type TestGateway } from '../testing/harness.ts';
 import type { AlertAnswer } from './alerts.ts';
 import type { NotificationAnswer } from './notifications.ts';
 
@@ -16,12 +16,9 @@ const cents = (price: number): number => Math.round(price * 100) / 100;
 
 describe('notification routes', function () {
   let gw: TestGateway;
-  before(async function () {
-    gw = await startTestGateway();
+  useTestGateway(async (started) => {
+    gw = started;
     await gw.openDay(SYMBOLS);
-  });
-  after(async function () {
-    await gw.close();
   });
 
   async function readEvents(username: string): Promise<string[]> {

@@ -4,7 +4,7 @@ import { PATTERN_NAMES, PATTERNS } from '../../domain/screener/patterns.ts';
 import { loadUniverse } from '../../engine/marketdata/universe.ts';
 import { detectAll, type PatternDetection } from '../../engine/patterns/patterns.ts';
 import { HORIZONS, patternPerformance } from '../../engine/patterns/performance.ts';
-import { startTestGateway, TEST_MARKET_DATE, type TestClient, type TestGateway } from '../testing/harness.ts';
+import { useTestGateway, TEST_MARKET_DATE, type TestClient, type TestGateway } from '../testing/harness.ts';
 
 interface Row {
   id: string;
@@ -27,12 +27,9 @@ describe('pattern routes', function () {
   /** Full daily histories fetched through the bars route, by symbol. */
   const histories = new Map<string, DailyBar[]>();
 
-  before(async function () {
-    gw = await startTestGateway();
+  useTestGateway(async (started) => {
+    gw = started;
     user = await gw.user();
-  });
-  after(async function () {
-    await gw.close();
   });
 
   /** A symbol's whole history: the bars route's longest window, preceded by the stored bars before it. */

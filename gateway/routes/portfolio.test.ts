@@ -1,7 +1,13 @@
 import { expect } from 'chai';
 import { isUuid } from '../../domain/ids.ts';
 import { LOTS_PER_SYMBOL_LIMIT } from '../../domain/positions/lots.ts';
-import { startTestGateway, type TestClient, type TestGateway, type TestInput } from '../testing/harness.ts';
+import {
+  startTestGateway,
+  useTestGateway,
+  type TestClient,
+  type TestGateway,
+  type TestInput,
+} from '../testing/harness.ts';
 
 interface Positions {
   readonly symbol: string;
@@ -16,11 +22,8 @@ function utcDate(offsetDays: number): string {
 
 describe('portfolio routes', function () {
   let gw: TestGateway;
-  before(async function () {
-    gw = await startTestGateway();
-  });
-  after(async function () {
-    await gw.close();
+  useTestGateway((started) => {
+    gw = started;
   });
 
   const eventCount = (username: string) => gw.eventCount(`portfolio-${username}`);

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { parse } from 'csv-parse/sync';
 import { readFileSync } from 'node:fs';
 import {
-  startTestGateway,
+  useTestGateway,
   TEST_MARKET_DATE,
   type TestClient,
   type TestGateway,
@@ -32,11 +32,8 @@ const buy = (symbol: string, date: string, quantity: number, price: number, fee 
 
 describe('portfolio transaction routes', function () {
   let gw: TestGateway;
-  before(async function () {
-    gw = await startTestGateway();
-  });
-  after(async function () {
-    await gw.close();
+  useTestGateway((started) => {
+    gw = started;
   });
 
   const eventCount = (username: string) => gw.eventCount(`portfolio-${username}`);

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { STOCKPULSE_NAMESPACE, uuidV5 } from '../../domain/ids.ts';
 import { QUERIES_LIMIT, queriesDecider } from '../../domain/queries/queries.ts';
 import { CommandService } from '../commands.ts';
-import { startTestGateway, type TestClient, type TestGateway } from '../testing/harness.ts';
+import { startTestGateway, useTestGateway, type TestClient, type TestGateway } from '../testing/harness.ts';
 import type { QueryAnswer } from './queries.ts';
 
 type User = TestClient & { readonly username: string };
@@ -17,11 +17,8 @@ const largeCap = { label: 'Large caps', query: { type: 'mcap', op: 'like', val: 
 
 describe('saved query routes', function () {
   let gw: TestGateway;
-  before(async function () {
-    gw = await startTestGateway();
-  });
-  after(async function () {
-    await gw.close();
+  useTestGateway((started) => {
+    gw = started;
   });
 
   async function events(username: string): Promise<string[]> {

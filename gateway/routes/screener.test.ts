@@ -4,7 +4,7 @@ import { BULLISH_PATTERN_NAMES, PATTERNS } from '../../domain/screener/patterns.
 import { SCREENER_PRESETS, SPEC_PRESETS } from '../../domain/screener/query.ts';
 import { loadUniverse } from '../../engine/marketdata/universe.ts';
 import { naiveScreener, type ScreenerRow } from '../../engine/screener/screener.ts';
-import { servedAt, startTestGateway, type TestClient, type TestGateway } from '../testing/harness.ts';
+import { servedAt, useTestGateway, type TestClient, type TestGateway } from '../testing/harness.ts';
 
 interface Answer {
   rows: ScreenerRow[];
@@ -36,12 +36,9 @@ const PRESET_HOLDS: Record<string, (row: ScreenerRow) => boolean> = {
 describe('screener routes', function () {
   let gw: TestGateway;
   let user: TestClient;
-  before(async function () {
-    gw = await startTestGateway();
+  useTestGateway(async (started) => {
+    gw = started;
     user = await gw.user();
-  });
-  after(async function () {
-    await gw.close();
   });
 
   async function run(body: unknown): Promise<Answer> {
@@ -199,12 +196,9 @@ describe('screener routes', function () {
 describe('screener routes, while ticks move prices', function () {
   let gw: TestGateway;
   let user: TestClient;
-  before(async function () {
-    gw = await startTestGateway();
+  useTestGateway(async (started) => {
+    gw = started;
     user = await gw.user();
-  });
-  after(async function () {
-    await gw.close();
   });
 
   interface UniverseHit {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { SECTORS_LIMIT } from '../../domain/sectors/sectors.ts';
-import { servedAt, startTestGateway, type TestClient, type TestGateway } from '../testing/harness.ts';
+import { servedAt, useTestGateway, type TestClient, type TestGateway } from '../testing/harness.ts';
 
 interface SectorAnswer {
   id: string;
@@ -13,11 +13,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 describe('sector routes', function () {
   let gw: TestGateway;
-  before(async function () {
-    gw = await startTestGateway();
-  });
-  after(async function () {
-    await gw.close();
+  useTestGateway((started) => {
+    gw = started;
   });
 
   const eventCount = (username: string) => gw.eventCount(`sectors-${username}`);

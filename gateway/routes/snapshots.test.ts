@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { expect } from 'chai';
 import { SNAPSHOT_MAX_BYTES } from '../../domain/snapshots/snapshots.ts';
-import { startTestGateway, type TestClient, type TestGateway } from '../testing/harness.ts';
+import { startTestGateway, useTestGateway, type TestClient, type TestGateway } from '../testing/harness.ts';
 import { SNAPSHOT_BODY_LIMIT, SNAPSHOT_IMAGE_CACHE_CONTROL } from './snapshots.ts';
 
 interface SnapshotAnswer {
@@ -89,12 +89,9 @@ function getBytes(
 describe('chart snapshot routes', function () {
   let gw: TestGateway;
   let imagesDir: string;
-  before(async function () {
-    gw = await startTestGateway();
+  useTestGateway((started) => {
+    gw = started;
     imagesDir = join(gw.dataDir, 'snapshots');
-  });
-  after(async function () {
-    await gw.close();
   });
 
   let seed = 0;

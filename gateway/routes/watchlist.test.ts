@@ -1,16 +1,13 @@
 import { expect } from 'chai';
 import { SECURITY_HEADERS } from '../app.ts';
-import { startTestGateway, type TestGateway } from '../testing/harness.ts';
+import { startTestGateway, useTestGateway, type TestGateway } from '../testing/harness.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 describe('watch list routes', function () {
   let gw: TestGateway;
-  before(async function () {
-    gw = await startTestGateway();
-  });
-  after(async function () {
-    await gw.close();
+  useTestGateway((started) => {
+    gw = started;
   });
 
   const eventCount = (username: string) => gw.eventCount(`watchlist-${username}`);

@@ -255,13 +255,42 @@ export function servedAt(gw: TestGateway, symbol: string, price: number): Promis
   });
 }
 
+/** What {@link startTestGateway} takes: a data folder to restart on, variables of the environment. */
+export interface TestGatewayOptions {
+  readonly dataDir?: string;
+  readonly env?: Record<string, string>;
+}
+
+/**
+ * Starts a gateway before the tests of the suite it is called in and closes it after them (mocha's `before` and
+ * `after`), calling `ready` with it once it listens (to keep it, register users, arm alerts): a suite's
+ * gateway in one call. It is closed even when `ready` fails.
+ */
+export function useTestGateway(ready: (gw: TestGateway) => void | Promise<void>): void;
+export function useTestGateway(options: TestGatewayOptions, ready: (gw: TestGateway) => void | Promise<void>): void;
+export function useTestGateway(
+  first: TestGatewayOptions | ((gw: TestGateway) => void | Promise<void>),
+  second?: (gw: TestGateway) => void | Promise<void>,
+): void {
+  const options = typeof first === 'function' ? {} : first;
+  const ready = typeof first === 'function' ? first : second!;
+  let gw: TestGateway | undefined;
+  before(async function () {
+    // The market is built once per test process; on a busy machine that outlasts a test's time.
+    this.timeout(180_000);
+    gw = await startTestGateway(options);
+    await ready(gw);
+  });
+  after(async function () {
+    await gw?.close();
+  });
+}
+
 /**
  * Starts the gateway in a fresh temporary folder (or `dataDir`, to restart on the same data); a fresh folder
  * gets a copy of the market database built once per process for its seed.
  */
-export async function startTestGateway(
-  options: { dataDir?: string; env?: Record<string, string> } = {},
-): Promise<TestGateway> {
+export async function startTestGateway(options: TestGatewayOptions = {}): Promise<TestGateway> {
   const dataDir = options.dataDir ?? makeDataDir();
   if (options.dataDir === undefined) {
     copyFileSync(marketTemplate(loadConfig({ ...options.env }).marketSeed), join(dataDir, MARKET_DB_FILE));
