@@ -23,7 +23,15 @@ export const feedTick = z.strictObject({
     .max(TICK_PRICE_MAX)
     .refine((p) => toCents(p) >= 1, 'must be at least 0.01'),
   size: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
-  ts: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+  ts: z
+    .number()
+    .int()
+    .min(0)
+    .max(Number.MAX_SAFE_INTEGER)
+    .optional()
+    .describe(
+      "The trade's time in epoch ms (default: the time of arrival). A tick older than the symbol's latest of the session (reported late) adds its size and widens the day's range, but moves no price and fires no alert",
+    ),
 });
 
 /** The body of the feed route. */

@@ -624,7 +624,11 @@ describe('alert engine on the SQLite store', function () {
       await feed(engine, ticks('AAPL', 189, 191));
       expect(engine.armedOf('AAPL')).to.deep.equal([]);
       await pause('ResumeAlert');
-      await feed(engine, ticks('AAPL', 189, 191));
+      // The same prices later (ticks of the same times again would be reports of the past, which move nothing).
+      await feed(
+        engine,
+        ticks('AAPL', 189, 191).map((tick) => ({ ...tick, ts: tick.ts + 10_000 })),
+      );
       const events = await triggered(stores.events, 'u1');
       expect(events.map((e) => e.metadata.commandId)).to.deep.equal([triggerCommandId({ id: alertId, arming: 2 })]);
     });

@@ -156,6 +156,29 @@ describe('live quotes', function () {
     expect([second.prevCents, second.cents]).to.deep.equal([19050, 18999]);
   });
 
+  it('keeps the latest trade as the price when a tick is reported late: its size and range count, not its price', function () {
+    const quotes = new LiveQuotes([{ symbol: 'AAPL', bars: barsOf([190]) }]);
+    quotes.applyTick(tick('AAPL', 190.5, 100, 2000));
+    const late = quotes.applyTick(tick('AAPL', 195, 40, 1000));
+    expect([late.prevCents, late.cents, late.volume], 'no move').to.deep.equal([19050, 19050, 140]);
+    expect(quotes.quote('AAPL')).to.deep.include({
+      price: 190.5,
+      high: 195,
+      low: 190.5,
+      volume: 140,
+      ts: new Date(T0 + 2000).toISOString(),
+    });
+    // A tick of the same time as the latest is in sequence.
+    expect(quotes.applyTick(tick('AAPL', 189, 10, 2000)).cents).to.equal(18900);
+    expect(quotes.quote('AAPL')).to.deep.include({ price: 189, low: 189, volume: 150 });
+    // After a close, the next session's first tick starts it whatever its time.
+    quotes.roll({
+      date: '2025-01-02',
+      bars: [{ symbol: 'AAPL', date: '2025-01-02', open: 190.5, high: 195, low: 189, close: 189, volume: 150 }],
+    });
+    expect(quotes.applyTick(tick('AAPL', 191, 5, 500)).cents).to.equal(19100);
+  });
+
   it('rolls at the close: the quote shows the finished day until the next tick measures from its close', function () {
     const quotes = new LiveQuotes([{ symbol: 'AAPL', bars: barsOf([190, 200]) }]);
     quotes.applyTick(tick('AAPL', 210, 500));

@@ -221,8 +221,10 @@ export class LiveQuotes implements QuoteSource {
 
   /**
    * Applies one tick: the symbol's entry is replaced (a symbol never seen gets one, without a previous close).
-   * The first tick after a day close starts the new day's range and volume. Returns the price move, which
-   * stays valid until the symbol's next tick.
+   * The first tick after a day close starts the new day's range and volume. A tick reported late (older than
+   * the session's latest, as a feed may send a trade it reports out of sequence) adds its size to the volume
+   * and widens the range, but the last price stays the latest trade's: its move is none. Returns the price
+   * move, which stays valid until the symbol's next tick.
    */
   applyTick(tick: Tick): PriceMove {
     let entry = this.entries.get(tick.symbol);
@@ -231,8 +233,12 @@ export class LiveQuotes implements QuoteSource {
       this.entries.set(tick.symbol, entry);
     }
     const cents = priceCents(tick.price);
+    const late = !entry.rolled && tick.ts < entry.ts;
     entry.prevCents = entry.cents;
-    entry.cents = cents;
+    if (!late) {
+      entry.cents = cents;
+      entry.ts = tick.ts;
+    }
     if (entry.rolled) {
       entry.rolled = false;
       entry.sessions += 1;
@@ -247,12 +253,11 @@ export class LiveQuotes implements QuoteSource {
       if (cents < entry.low) entry.low = cents;
       entry.volume += tick.size;
     }
-    entry.ts = tick.ts;
     entry.ticked = true;
     entry.dirty = true;
     entry.snapshot = undefined;
     if (this.minuteBook !== null) {
-      this.minuteBook.record(tick.symbol, entry.sessions, cents, entry.volume, tick.ts, entry.prevCloseCents);
+      this.minuteBook.record(tick.symbol, entry.sessions, cents, entry.volume, tick.ts, entry.prevCloseCents, late);
     }
     if (this.listeners.length > 0) this.notify(tick.symbol);
     return entry;
@@ -282,9 +287,12 @@ export class LiveQuotes implements QuoteSource {
     const book = this.minuteBook;
     if (book === null || entry === undefined || entry.ticked) return false;
     let volume = 0;
+    let latest = -Infinity;
     for (const tick of ticks) {
       volume += tick.size;
-      book.record(symbol, entry.sessions, priceCents(tick.price), volume, tick.ts, entry.prevCloseCents);
+      const late = tick.ts < latest;
+      if (!late) latest = tick.ts;
+      book.record(symbol, entry.sessions, priceCents(tick.price), volume, tick.ts, entry.prevCloseCents, late);
     }
     return true;
   }

@@ -57,22 +57,40 @@ describe('minute candles of the live session', function () {
     });
   });
 
-  it('moves the last candle with a tick reported late, as the quote moves', function () {
+  it("widens the range of a late tick's own minute and counts its size last, but closes no candle with it", function () {
     const quotes = liveQuotes();
     quotes.applyTick(tick(100, 10, 10));
     quotes.applyTick(tick(100.75, 7, 70));
+    // Reported late: a trade of the first minute (at 0:55) after one of the second (1:10).
     quotes.applyTick(tick(102, 1, 55));
-    expect(quotes.minutes('AAPL')?.candles.at(-1)).to.deep.equal({
-      time: '2026-01-05 10:01',
-      start: '2026-01-05T15:01:00.000Z',
-      open: 100.75,
-      high: 102,
-      low: 100.75,
-      close: 102,
-      volume: 8,
-      sessionVolume: 18,
-    });
-    expect(quotes.quote('AAPL')?.price).to.equal(102);
+    // Late within the last minute: a trade at 1:05 after the one at 1:10.
+    quotes.applyTick(tick(99.5, 2, 65));
+    expect(quotes.minutes('AAPL')?.candles).to.deep.equal([
+      {
+        time: '2026-01-05 10:00',
+        start: '2026-01-05T15:00:00.000Z',
+        open: 100,
+        high: 102,
+        low: 100,
+        close: 100,
+        volume: 10,
+        sessionVolume: 10,
+      },
+      {
+        time: '2026-01-05 10:01',
+        start: '2026-01-05T15:01:00.000Z',
+        open: 100.75,
+        high: 100.75,
+        low: 99.5,
+        close: 100.75,
+        volume: 10,
+        sessionVolume: 20,
+      },
+    ]);
+    expect(quotes.quote('AAPL')).to.include({ price: 100.75, high: 102, low: 99.5, volume: 20 });
+    // The next trade in sequence closes the candle as before.
+    quotes.applyTick(tick(101, 1, 75));
+    expect(quotes.minutes('AAPL')?.candles.at(-1)).to.include({ close: 101, volume: 11, sessionVolume: 21 });
   });
 
   it("keeps the closed session's candles until the next session's first tick starts afresh", function () {

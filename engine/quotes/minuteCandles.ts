@@ -92,8 +92,10 @@ export class MinuteBook {
   /**
    * Takes a tick of `symbol`: its price in cents, the session's volume with it, its time (ms since the epoch),
    * the number of the session it is of (another number than the last starts the candles afresh) and the close
-   * that session's change is measured from. A tick older than the last candle's minute (a feed's late report)
-   * moves the last candle, as it moves the quote.
+   * that session's change is measured from. A tick of an earlier minute than the last candle's moves the last
+   * candle, as it moves the quote; one the quote took as `late` (older than the session's latest tick, a feed's
+   * late report) widens the range of its own minute's candle (when kept) and adds its size to the last one's
+   * volume, but closes none.
    */
   record(
     symbol: string,
@@ -102,6 +104,7 @@ export class MinuteBook {
     sessionVolume: number,
     ts: number,
     prevCloseCents: number,
+    late = false,
   ): void {
     let s = this.symbols.get(symbol);
     if (s === undefined) {
@@ -111,10 +114,14 @@ export class MinuteBook {
     if (s.session !== session) this.start(s, session, prevCloseCents, 0);
     const minute = Math.floor(ts / MINUTE_MS);
     const k = s.minute.length - 1;
-    if (k >= 0 && minute <= s.minute[k]!) {
-      if (cents > s.high[k]!) s.high[k] = cents;
-      if (cents < s.low[k]!) s.low[k] = cents;
-      s.close[k] = cents;
+    if (k >= 0 && (late || minute <= s.minute[k]!)) {
+      let j = k;
+      if (late) while (j > 0 && s.minute[j]! > minute) j--;
+      if (!late || s.minute[j] === minute) {
+        if (cents > s.high[j]!) s.high[j] = cents;
+        if (cents < s.low[j]!) s.low[j] = cents;
+      }
+      if (!late) s.close[k] = cents;
       if (sessionVolume > s.sessionVolume[k]!) {
         s.volume[k] = s.volume[k]! + sessionVolume - s.sessionVolume[k]!;
         s.sessionVolume[k] = sessionVolume;

@@ -1,6 +1,6 @@
 /**
- * The daily bar of each symbol, built from the day's ticks: open the first price, close the last, high and
- * low the extremes, volume the sum of sizes.
+ * The daily bar of each symbol, built from the day's ticks: open the first price, close the latest trade's (a
+ * tick reported late closes nothing), high and low the extremes, volume the sum of sizes.
  */
 import type { ClosedDay, SymbolBar, Tick } from './tick.ts';
 
@@ -36,10 +36,13 @@ export class DayBars {
     }
     if (tick.price > bar.high) bar.high = tick.price;
     if (tick.price < bar.low) bar.low = tick.price;
-    bar.close = tick.price;
     bar.volume += tick.size;
-    // A tick reported late (an earlier time after a later one) widens the times; it does not reorder them.
-    if (tick.ts > bar.last) bar.last = tick.ts;
+    // A tick reported late (an earlier time than the latest one's) widens the range and the times and adds its
+    // size, but the close stays the latest trade's, as the quote's last price does.
+    if (tick.ts >= bar.last) {
+      bar.close = tick.price;
+      bar.last = tick.ts;
+    }
     if (tick.ts < bar.first) bar.first = tick.ts;
   }
 

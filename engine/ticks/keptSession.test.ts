@@ -182,7 +182,8 @@ describe('the open session kept across a restart (feed route, Finnhub)', functio
       open: 101,
       high: 102,
       low: 99,
-      close: 99,
+      // The latest trade's, not the late one's.
+      close: 102,
       volume: 650,
       first: SESSION.start + 4 * MINUTE_MS,
       last: SESSION.start + 12 * MINUTE_MS,
@@ -193,7 +194,7 @@ describe('the open session kept across a restart (feed route, Finnhub)', functio
     expect(
       await resumeSession(fileSessionStore(dir), regularMarketClock(STORED), quotes, logger, { now: at }),
     ).to.have.length(4);
-    expect(quotes.quote('AAPL')).to.include({ open: 101, low: 99, high: 102, price: 99, volume: 650 });
+    expect(quotes.quote('AAPL')).to.include({ open: 101, low: 99, high: 102, price: 102, volume: 650 });
   });
 
   it('writes the last ticks when the engine stops, and nothing while the bars do not move', async function () {

@@ -664,11 +664,11 @@ describe('alert routes', function () {
     it('marks a fired alert triggered; a later tick across the threshold appends nothing', async function () {
       const user = await gw.user();
       const alert = await createAlert(user, { symbol: 'AAPL', close: 190, alerttype: 'U' });
-      const ts = Date.parse('2025-03-03T15:30:00.000Z');
+      const ts = Date.now();
       const [trigger, ...more] = await fire(user.username, alert, ts);
       expect(more).to.deep.equal([]);
-      expect(trigger!.event.data).to.include({ alertId: alert.id, price: 191.5, at: '2025-03-03T15:30:00.000Z' });
-      expect(await fire(user.username, alert, ts + 60_000)).to.deep.equal([]);
+      expect(trigger!.event.data).to.include({ alertId: alert.id, price: 191.5, at: new Date(ts).toISOString() });
+      expect(await fire(user.username, alert, Date.now())).to.deep.equal([]);
       expect(await events(user.username)).to.deep.equal(['AlertCreated', 'AlertTriggered']);
       expect(((await user.get('/personalize/stockalerts')).body as AlertAnswer[])[0]!.status).to.equal('triggered');
     });
@@ -764,7 +764,7 @@ describe('alert routes', function () {
     it("lists an alert's firings newest first, and never another user's", async function () {
       const user = await gw.user();
       const alert = await createAlert(user, { symbol: 'AAPL', close: 190, alerttype: 'U' });
-      const ts = Date.parse('2025-03-03T15:31:00.000Z');
+      const ts = Date.now();
       await fire(user.username, alert, ts);
       const rearmed = await createAlert(user, {
         symbol: 'AAPL',
@@ -773,13 +773,16 @@ describe('alert routes', function () {
         id: alert.id,
         update: true,
       });
-      await fire(user.username, rearmed, ts + 60_000);
+      // Stamped now, in sequence with the suite's other ticks (stamped on arrival): a tick older than those would
+      // be a late report, which fires nothing.
+      const later = Math.max(Date.now(), ts + 1);
+      await fire(user.username, rearmed, later);
       const res = await user.get(`/personalize/stockalerts/${alert.id}/history`);
       expect(res.status).to.equal(200, res.text);
       const history = res.body as { at: string; price: number; value: number; message: string }[];
       expect(history.map((h) => [h.at, h.price, h.value])).to.deep.equal([
-        ['2025-03-03T15:32:00.000Z', 196.5, 196.5],
-        ['2025-03-03T15:31:00.000Z', 191.5, 191.5],
+        [new Date(later).toISOString(), 196.5, 196.5],
+        [new Date(ts).toISOString(), 191.5, 191.5],
       ]);
       expect(history[0]!.message).to.match(/^AAPL rose above 195\.00/);
       const other = await gw.user();
@@ -791,8 +794,7 @@ describe('alert routes', function () {
       const note = 'Take half off at 200 — stop 185';
       const alert = await createAlert(user, { symbol: 'AAPL', close: 190, alerttype: 'U', note: `  ${note} ` });
       expect(alert.note).to.equal(note);
-      const ts = Date.parse('2025-03-03T15:31:00.000Z');
-      const [trigger] = await fire(user.username, alert, ts);
+      const [trigger] = await fire(user.username, alert, Date.now());
       expect(trigger!.event.data.note).to.equal(note);
       const notifications = (await user.get('/personalize/usernotifications/ALL')).body as { note: string | null }[];
       expect(notifications.map((n) => n.note)).to.deep.equal([note]);

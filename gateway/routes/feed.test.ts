@@ -51,6 +51,15 @@ async function settled(gw: TestGateway): Promise<void> {
   await projections!.waitFor(await events.headPosition(), ['AlertTriggered']);
 }
 
+/** Arms a price alert of `user` a dollar above AAPL's price; answers its threshold. */
+async function alertAbove(user: TestClient): Promise<number> {
+  const { price } = await quote(user, 'AAPL');
+  const threshold = Math.round((price + 1) * 100) / 100;
+  const created = await user.post('/personalize/stockalerts', { symbol: 'AAPL', close: threshold, alerttype: 'U' });
+  expect(created.status).to.equal(200, created.text);
+  return threshold;
+}
+
 describe('feed ingestion route', function () {
   let gw: TestGateway;
   beforeEach(async function () {
@@ -183,12 +192,34 @@ describe('feed ingestion route', function () {
     expect(await notifications(again)).to.have.length(thresholds.length);
   });
 
+  it('takes a tick reported late into the volume, not the price, and fires no alert on it', async function () {
+    const user = await gw.user();
+    const threshold = await alertAbove(user);
+    const now = Date.now();
+    const ticks = [
+      { symbol: 'AAPL', price: threshold - 0.5, size: 100, ts: now - 1000 },
+      // A trade of a second earlier, reported after the one above.
+      { symbol: 'AAPL', price: threshold, size: 40, ts: now - 2000 },
+    ];
+    expect((await gw.client().post(FEED_PATH, ticks, AUTH)).status).to.equal(202);
+    const triggers = async (): Promise<number> =>
+      (await gw.running.system.events.readStream(`alerts-${user.username}`)).filter((e) => e.type === 'AlertTriggered')
+        .length;
+    // Read at once: the answer comes after the appends of what the ticks fired.
+    expect(await triggers()).to.equal(0);
+    const after = await quote(user, 'AAPL');
+    expect(after.price).to.equal(threshold - 0.5);
+    expect(after.volume).to.equal(140);
+    // The same price in sequence fires it.
+    expect((await gw.client().post(FEED_PATH, [{ symbol: 'AAPL', price: threshold, ts: now }], AUTH)).status).to.equal(
+      202,
+    );
+    expect(await triggers()).to.equal(1);
+  });
+
   it('fires a price alert exactly once, and it is still there once after a restart', async function () {
     const user = await gw.user();
-    const { price } = await quote(user, 'AAPL');
-    const threshold = Math.round((price + 1) * 100) / 100;
-    const created = await user.post('/personalize/stockalerts', { symbol: 'AAPL', close: threshold, alerttype: 'U' });
-    expect(created.status).to.equal(200, created.text);
+    const threshold = await alertAbove(user);
     expect(await notifications(user)).to.deep.equal([]);
 
     const below = await gw.client().post(FEED_PATH, [{ symbol: 'AAPL', price: threshold - 0.01 }], AUTH);

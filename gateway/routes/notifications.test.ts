@@ -40,7 +40,12 @@ describe('notification routes', function () {
     return triggers[0]!;
   }
 
-  let minute = 0;
+  /**
+   * The time of the last tick {@link notify} pushed: each the clock's, or a millisecond after the last, so that
+   * they come in sequence with the ticks the other tests push at the time of arrival (an earlier one would be a
+   * late report, which fires nothing).
+   */
+  let lastTs = 0;
   /**
    * Creates an alert through the API and fires it as production does, with a tick at a price `changepct` away
    * from the previous close (a price alert's threshold is a dollar short of it); answers the notification id,
@@ -53,7 +58,8 @@ describe('notification routes', function () {
   ): Promise<{ id: string; at: string; threshold: number; trigger: EngineTrigger }> {
     const symbol = alert.symbol ?? 'AAPL';
     const alerttype = alert.alerttype ?? 'U';
-    const ts = Date.UTC(2025, 2, 3, 15, minute++);
+    lastTs = Math.max(Date.now(), lastTs + 1);
+    const ts = lastTs;
     let price = cents(prevClose(symbol) * (1 + changepct / 100));
     const threshold = cents(alerttype === 'U' ? price - 1 : price + 1);
     const ticks = [{ symbol, price, ts }];
