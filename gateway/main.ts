@@ -68,5 +68,7 @@ export async function main(env: NodeJS.ProcessEnv = process.env): Promise<Runnin
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+  // Stopped by itself (logged): a supervisor sees the failure and may start it again.
+  void running.failure.then(() => process.exit(1));
   return running;
 }

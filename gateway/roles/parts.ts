@@ -40,6 +40,24 @@ import { registerPartMetrics } from '../http/metrics.ts';
 /** What a role started, stopped last started first: on close, or when a later step of the start fails. */
 export class Stops {
   private readonly stops: (() => void | Promise<void>)[] = [];
+  private failure: Error | null = null;
+  private readonly failureListeners: ((error: Error) => void)[] = [];
+
+  /**
+   * Reports that a started part cannot go on (its lease of the read models lost to another process): the process
+   * must stop. The first report only counts; see {@link onFailure}.
+   */
+  fail(error: Error): void {
+    if (this.failure !== null) return;
+    this.failure = error;
+    for (const listener of this.failureListeners.splice(0)) listener(error);
+  }
+
+  /** Calls `listener` with the first {@link fail}ure, at once if it came already. */
+  onFailure(listener: (error: Error) => void): void {
+    if (this.failure !== null) listener(this.failure);
+    else this.failureListeners.push(listener);
+  }
 
   /** Registers the stop of a part that has just started. */
   add(stop: () => void | Promise<void>): void {
@@ -128,6 +146,7 @@ export async function openPorts(
         await holdWriterLease(redis, part, {
           ...(part === 'delivery' ? { instance: engineNameOf(config) } : {}),
           onError: (error) => partLogger.error({ err: error }, `renewing the lease of the ${part} failed`),
+          onLost: (error) => stops.fail(error),
         }),
       );
     }

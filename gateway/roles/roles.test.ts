@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ReadModelsInUseError } from '../../platform/readmodels/writerLease.ts';
+import { ReadModelsInUseError, WriterLeaseLostError, writerLeaseKey } from '../../platform/readmodels/writerLease.ts';
 import { connectRedis } from '../../platform/redis.ts';
 import { startTestRedis, type TestRedis } from '../../platform/testing/redisServer.ts';
 import { marketTemplate, startTestGateway } from '../testing/harness.ts';
@@ -121,6 +121,30 @@ describe('system on Redis (REDIS_URL)', function () {
     // Stopped, the first leaves the lease: the next one starts at once.
     const next = await startTestGateway({ env: { REDIS_URL: redis.url } });
     await next.close();
+  });
+
+  it('stops by itself when another process took its lease of the projections, and says why', async function () {
+    const gw = await startTestGateway({ env: { REDIS_URL: redis.url } });
+    try {
+      const client = await connectRedis(redis.url);
+      // As a second process does once this one was held up past the lease's life and the lease ran out.
+      await client.set(writerLeaseKey('projections'), 'elsewhere pid 7 0badcafe', { PX: 60_000 });
+      const failure = await gw.running.failure;
+      expect(failure).to.be.instanceOf(WriterLeaseLostError);
+      expect(failure.message).to.equal(
+        'the lease of the projections on the read models in Redis was taken by another StockPulse process ' +
+          '(elsewhere pid 7 0badcafe) while this one was held up past its life: this one stops, so that one ' +
+          'process writes them',
+      );
+      // Stopped: it serves no more, and it left the other's lease as it was.
+      let refused: unknown;
+      await fetch(`${gw.url}/healthz`).catch((error: unknown) => (refused = error));
+      expect(refused).to.be.instanceOf(Error);
+      expect(await client.get(writerLeaseKey('projections'))).to.equal('elsewhere pid 7 0badcafe');
+      await client.quit();
+    } finally {
+      await gw.close();
+    }
   });
 
   it('refuses a second delivery process of the same ENGINE_NAME on the same Redis, naming it, and starts one of another name', async function () {

@@ -68,6 +68,11 @@ export interface RunningGateway {
   readonly relay: Relay | null;
   /** Stops accepting requests, then closes the ports; safe to call more than once. */
   close(): Promise<void>;
+  /**
+   * Resolves with what made the process stop by itself (its lease of the read models taken by another process),
+   * once it has stopped as {@link close} stops it; never otherwise.
+   */
+  readonly failure: Promise<Error>;
 }
 
 /** The parts a role started besides its ports. */
@@ -173,7 +178,14 @@ async function listening(
     })();
     return closing;
   };
-  return { config, url, ...started, close };
+  const failure = new Promise<Error>((resolve) => {
+    stops.onFailure((error) => {
+      logger.fatal({ err: error }, 'stopping: a part of this process cannot go on');
+      const stopped = (): void => resolve(error);
+      close().then(stopped, stopped);
+    });
+  });
+  return { config, url, ...started, close, failure };
 }
 
 /** Serves the API and Socket.IO (roles `all` and `gateway`). */

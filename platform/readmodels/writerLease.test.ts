@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { connectRedis, type RedisClient } from '../redis.ts';
 import { startTestRedis, type TestRedis } from '../testing/redisServer.ts';
-import { holdWriterLease, ReadModelsInUseError, writerLeaseKey } from './writerLease.ts';
+import { holdWriterLease, ReadModelsInUseError, writerLeaseKey, WriterLeaseLostError } from './writerLease.ts';
 
 /** Short lives, so that a lease run out is seen in a second. */
 const FAST = { ttlMs: 600, renewMs: 200, prefix: 'test:writer' } as const;
@@ -74,6 +74,28 @@ describe('the projections lease on Redis (a real redis-server)', function () {
     await until(async () => (await b.get(KEY)) === holder, 3 * FAST.renewMs);
     expect(errors).to.deep.equal([]);
     await release();
+  });
+
+  it('tells a holder whose lease another process took that it lost it, once, and leaves that lease alone', async function () {
+    const lost: WriterLeaseLostError[] = [];
+    const errors: Error[] = [];
+    const release = await holdWriterLease(a, 'projections', {
+      ...FAST,
+      onError: (e) => errors.push(e),
+      onLost: (e) => lost.push(e),
+    });
+    // As a second process does once this one was held up past the lease's life and the lease ran out.
+    await b.set(KEY, 'elsewhere pid 7 0badcafe', { PX: 60_000 });
+    await until(() => Promise.resolve(lost.length > 0), 3 * FAST.renewMs);
+    expect(lost[0]!.message).to.equal(
+      'the lease of the projections on the read models in Redis was taken by another StockPulse process ' +
+        '(elsewhere pid 7 0badcafe) while this one was held up past its life: this one stops, so that one process ' +
+        'writes them',
+    );
+    await release();
+    expect(await b.get(KEY)).to.equal('elsewhere pid 7 0badcafe');
+    expect(lost).to.have.length(1);
+    expect(errors).to.deep.equal([]);
   });
 
   it('gives each instance of the delivery a lease of its own, and refuses a second of the same name, naming it', async function () {

@@ -5,7 +5,9 @@
  * other's commits without end (each expects the checkpoint it last wrote), each start waiting longer. So the
  * process running them holds a lease: a key set only if absent, with a time to live it renews well before it runs
  * out, and removes when it stops. A second process meeting a lease it sees renewed is refused at its start; one
- * meeting a lease that runs out (its holder was killed) takes it once it has, a few seconds at most.
+ * meeting a lease that runs out (its holder was killed) takes it once it has, a few seconds at most. A holder held
+ * up past the lease's life (a stopped debugger, a swapped machine) may so lose it to a second one waiting: its next
+ * renewal finds the lease another's, and it is told to stop (`onLost`), so that one process writes.
  *
  * Hand-written over node-redis (`platform/redisLease.ts`, as the tick bus's member names are): the lock libraries
  * on npm (Redlock and its kin) drive ioredis, not the node-redis client every port here shares.
@@ -23,6 +25,11 @@ export const LEASE_TTL_MS = 6000;
 /** Milliseconds between renewals: a third of the life, so two renewals may fail before it runs out. */
 export const LEASE_RENEW_MS = 2000;
 
+/** A part in words, with its instance's name: `the projections`, `the delivery named mail1`. */
+function whatRuns(part: ReadModelWriter, instance: string | undefined): string {
+  return instance === undefined ? `the ${part}` : `the ${part} named ${instance}`;
+}
+
 /** A second process asked to run a part on the read models in Redis, whose lease a live process holds. */
 export class ReadModelsInUseError extends Error {
   /** The system's code for a resource in use, so the start script prints the message alone. */
@@ -33,7 +40,7 @@ export class ReadModelsInUseError extends Error {
     /** The part's instance, for a part several processes run under names of their own (the delivery). */
     readonly instance?: string,
   ) {
-    const runs = instance === undefined ? `the ${part}` : `the ${part} named ${instance}`;
+    const runs = whatRuns(part, instance);
     const remedy =
       instance === undefined
         ? `run them in one process per Redis (ROLE=all or ROLE=${part}), and the others with ROLE=gateway or engine`
@@ -42,6 +49,25 @@ export class ReadModelsInUseError extends Error {
       `the read models in Redis are in use: another StockPulse process (${holder}) runs ${runs} on them; ${remedy}`,
     );
     this.name = 'ReadModelsInUseError';
+  }
+}
+
+/**
+ * A lease another process took while this one held it: this one was held up past the lease's life (a stopped
+ * debugger, a swapped machine), and a second one waiting took it over. Both would now write the same read models.
+ */
+export class WriterLeaseLostError extends Error {
+  constructor(
+    readonly part: ReadModelWriter,
+    readonly holder: string,
+    readonly instance?: string,
+  ) {
+    const runs = whatRuns(part, instance);
+    super(
+      `the lease of ${runs} on the read models in Redis was taken by another StockPulse process (${holder}) ` +
+        'while this one was held up past its life: this one stops, so that one process writes them',
+    );
+    this.name = 'WriterLeaseLostError';
   }
 }
 
@@ -56,8 +82,13 @@ export interface WriterLeaseOptions {
   readonly instance?: string;
   readonly ttlMs?: number;
   readonly renewMs?: number;
-  /** Called when a renewal fails, or finds the lease another's (this process was held up past its life). */
+  /** Called when a renewal fails (Redis out of reach: the next one tries again). */
   readonly onError?: (error: Error) => void;
+  /**
+   * Called once when a renewal finds the lease another process's ({@link WriterLeaseLostError}): the renewals
+   * stop, and the process must stop writing. Without it, `onError` is called with the error.
+   */
+  readonly onLost?: (error: WriterLeaseLostError) => void;
 }
 
 /** The key of a part's lease (of one of its instances). */
@@ -106,7 +137,14 @@ export async function holdWriterLease(
       if (await renewLease(redis, key, self, ttlMs)) return;
       // Not renewed: Redis lost it (taken again), or the release under way removed it (left alone).
       if (stopped || (await take())) return;
-      throw new Error(`the lease of the ${part} (${key}) is held by another process: ${String(await redis.get(key))}`);
+      const holder = String(await redis.get(key));
+      if (stopped) return;
+      // Another's: no renewal nor release touches it again.
+      stopped = true;
+      stopRenewing();
+      const lost = new WriterLeaseLostError(part, holder, options.instance);
+      if (options.onLost) options.onLost(lost);
+      else options.onError?.(lost);
     },
     options.onError,
   );
