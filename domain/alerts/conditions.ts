@@ -270,6 +270,16 @@ function isProblem(value: unknown): value is ConditionProblem {
   return typeof value === 'object' && value !== null && 'field' in value && 'message' in value;
 }
 
+/** The fields a condition may have. */
+const CONDITION_FIELDS = [
+  'op',
+  'source',
+  'value',
+  'lower',
+  'upper',
+  'bars',
+] as const satisfies readonly (keyof ConditionInput)[];
+
 const absent = (value: unknown): boolean => value === undefined || value === null;
 
 /**
@@ -281,6 +291,11 @@ const absent = (value: unknown): boolean => value === undefined || value === nul
 export function parseCondition(input: unknown, prefix = 'condition'): AlertCondition | ConditionProblem {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     return { field: prefix, message: 'must be an object {op, source?, value?, lower?, upper?, bars?}' };
+  }
+  // A field of no condition is refused rather than left out: a misspelt `sorce` would make a price alert.
+  const unknown = Object.keys(input).find((key) => !(CONDITION_FIELDS as readonly string[]).includes(key));
+  if (unknown !== undefined) {
+    return { field: `${prefix}.${unknown}`, message: `is not a field of a condition (${CONDITION_FIELDS.join(', ')})` };
   }
   const body = input as ConditionInput;
   const op = typeof body.op === 'string' ? body.op.trim().toLowerCase() : body.op;

@@ -179,6 +179,7 @@ const CONDITION_JSON_SCHEMA = {
     bars: { type: ['integer', 'null'], minimum: 1, maximum: ALERT_BARS_MAX },
   },
   required: ['op'],
+  additionalProperties: false,
 };
 
 const upperCase = <const T extends readonly [string, ...string[]]>(values: T) =>

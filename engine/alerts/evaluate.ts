@@ -30,8 +30,9 @@ export function atCloseOnly(frequency: AlertFrequency): boolean {
 }
 
 /**
- * Applies each tick to the quotes and evaluates it against the index on the tick's trading day; calls `onFire`
- * for every alert fired (`once` alerts already out of the index). `scratch` is a reusable empty array, so a
+ * Applies each tick to the quotes and evaluates it against the index on the tick's trading day (a tick reported
+ * late, older than its symbol's latest of the session, is evaluated by no alert); calls `onFire` for every alert
+ * fired (`once` alerts already out of the index). `scratch` is a reusable empty array, so a
  * tick that fires nothing allocates nothing.
  */
 export function evaluateTicks(
@@ -45,6 +46,8 @@ export function evaluateTicks(
   for (let t = 0; t < ticks.length; t++) {
     const tick = ticks[t]!;
     const move = quotes.applyTick(tick);
+    // A tick reported late moves no price: nothing to evaluate, and its time is not the trading day's.
+    if (move.ts !== tick.ts) continue;
     const day = days.of(tick.ts);
     if (index.evaluate(tick.symbol, move.cents, move.volume, move.prevCloseCents, day, scratch) > 0) {
       for (let i = 0; i < scratch.length; i++) onFire(scratch[i]!, tick, move.cents);

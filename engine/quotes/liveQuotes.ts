@@ -43,6 +43,8 @@ export interface PriceMove {
   readonly volume: number;
   /** The close the day's change is measured from, in cents; NaN when the symbol has none. */
   readonly prevCloseCents: number;
+  /** The time of the symbol's latest trade (ms since the epoch): this tick's, unless it was reported late. */
+  readonly ts: number;
 }
 
 /** The change in percent (2 decimals) from a previous close to a price, in cents; 0 without a previous close. */

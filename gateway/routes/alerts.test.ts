@@ -885,6 +885,16 @@ describe('alert routes', function () {
       ],
       // A misspelt field would otherwise make an alert other than the one meant (here one that fires once).
       [
+        'a field of no condition',
+        { condition: { op: 'less_than', sorce: 'rsi:14', value: 30 } },
+        'body.condition.sorce: is not a field of a condition (op, source, value, lower, upper, bars)',
+      ],
+      [
+        'a window misspelt',
+        { condition: { op: 'moving_up', value: 5, bar: 3 } },
+        'body.condition.bar: is not a field of a condition',
+      ],
+      [
         'a field of no alert',
         { condition: { op: 'crossing', value: 3 }, frequncy: 'every_time' },
         'body.frequncy: is not a field of this request',

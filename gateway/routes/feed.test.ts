@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import type { AlertTriggerAnswer } from '../../domain/contract/alerts.ts';
 import type { EngineTrigger } from '../../engine/alerts/alertEngine.ts';
 import { startTestGateway, type TestClient, type TestGateway } from '../testing/harness.ts';
 import { FEED_MAX_TICKS, FEED_PATH } from './feed.ts';
@@ -215,6 +216,46 @@ describe('feed ingestion route', function () {
       202,
     );
     expect(await triggers()).to.equal(1);
+  });
+
+  it('evaluates no alert on a late tick: one armed since the latest trade waits for the next, a daily one stays fired', async function () {
+    const user = await gw.user();
+    const now = Date.now();
+    expect(
+      (await gw.client().post(FEED_PATH, [{ symbol: 'AAPL', price: 320, ts: now - 60_000 }], AUTH)).status,
+    ).to.equal(202);
+    const create = async (frequency: string): Promise<string> => {
+      const body = { symbol: 'AAPL', condition: { op: 'greater_than', value: 315 }, frequency };
+      const created = await user.post('/personalize/stockalerts', body);
+      expect(created.status).to.equal(200, created.text);
+      return (created.body as { id: string }).id;
+    };
+    const once = await create('once');
+    const daily = await create('once_per_bar');
+    const history = async (id: string): Promise<AlertTriggerAnswer[]> => {
+      const res = await user.get(`/personalize/stockalerts/${id}/history`);
+      expect(res.status).to.equal(200, res.text);
+      return res.body as AlertTriggerAnswer[];
+    };
+    // Both armed while the price is above their level; a trade of two minutes ago, reported now, is not a price.
+    expect(
+      (await gw.client().post(FEED_PATH, [{ symbol: 'AAPL', price: 300, ts: now - 120_000 }], AUTH)).status,
+    ).to.equal(202);
+    await settled(gw);
+    expect(await history(once)).to.deep.equal([]);
+    expect(await history(daily)).to.deep.equal([]);
+    // The next trade in sequence fires both, at its own time.
+    expect((await gw.client().post(FEED_PATH, [{ symbol: 'AAPL', price: 321, ts: now }], AUTH)).status).to.equal(202);
+    await settled(gw);
+    const fired = await history(daily);
+    expect(fired.map((t) => [t.at, t.price])).to.deep.equal([[new Date(now).toISOString(), 321]]);
+    expect(await history(once)).to.have.length(1);
+    // A late trade dated another day does not make that day's bar for the daily one.
+    expect((await gw.client().post(FEED_PATH, [{ symbol: 'AAPL', price: 330, ts: 86_400_000 }], AUTH)).status).to.equal(
+      202,
+    );
+    await settled(gw);
+    expect(await history(daily)).to.have.length(1);
   });
 
   it('fires a price alert exactly once, and it is still there once after a restart', async function () {
