@@ -265,7 +265,11 @@ const alertBody = z
  */
 const alertsActionBody = z
   .strictObject({
-    action: z.enum(ALERTS_ACTIONS),
+    action: z
+      .string({ error: `must be one of ${ALERTS_ACTIONS.join(', ')}` })
+      .trim()
+      .toLowerCase()
+      .pipe(z.enum(ALERTS_ACTIONS, { error: `must be one of ${ALERTS_ACTIONS.join(', ')}` })),
     ids: z
       .array(z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'))
       .min(1, 'must name at least one alert')

@@ -14,20 +14,23 @@ export const TICK_PRICE_MAX = ALERT_THRESHOLD_MAX;
 /** Most ticks in one request. */
 export const FEED_MAX_TICKS = 5000;
 
+const PRICE_RULE = `must be a number of dollars from 0.01 to ${TICK_PRICE_MAX}`;
+const SIZE_RULE = 'must be a whole number of shares, 0 or more';
+const TS_RULE = 'must be a whole number of milliseconds since the epoch';
+
 /** One tick as a feed sends it; `size` defaults to 0 and `ts` (epoch ms) to the time of arrival. */
 export const feedTick = z.strictObject({
   symbol: symbolSchema,
   price: z
-    .number()
-    .positive()
-    .max(TICK_PRICE_MAX)
-    .refine((p) => toCents(p) >= 1, 'must be at least 0.01'),
-  size: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+    .number(PRICE_RULE)
+    .positive(PRICE_RULE)
+    .max(TICK_PRICE_MAX, PRICE_RULE)
+    .refine((p) => toCents(p) >= 1, PRICE_RULE),
+  size: z.int(SIZE_RULE).min(0, SIZE_RULE).max(Number.MAX_SAFE_INTEGER, SIZE_RULE).optional(),
   ts: z
-    .number()
-    .int()
-    .min(0)
-    .max(Number.MAX_SAFE_INTEGER)
+    .int(TS_RULE)
+    .min(0, TS_RULE)
+    .max(Number.MAX_SAFE_INTEGER, TS_RULE)
     .optional()
     .describe(
       "The trade's time in epoch ms (default: the time of arrival). A tick older than the symbol's latest of the session (reported late) adds its size and widens the day's range, but moves no price and fires no alert",

@@ -511,7 +511,7 @@ describe('alert routes', function () {
         { id: theirs.id, message: 'no such alert' },
       ]);
       // Pausing a paused alert again is done, as its own route has it; resuming re-arms both.
-      expect((await bulk(user, { action: 'pause', ids: [x.id] })).done).to.deep.equal([x.id]);
+      expect((await bulk(user, { action: ' Pause ', ids: [x.id] })).done).to.deep.equal([x.id]);
       const resumed = await bulk(user, { action: 'resume', ids: [x.id, y.id] });
       expect(resumed.alerts.map((alert) => alert.status)).to.deep.equal(['armed', 'armed']);
       expect(await events(other.username)).to.deep.equal(['AlertCreated']);
@@ -602,7 +602,8 @@ describe('alert routes', function () {
     for (const [what, body, message] of [
       ['an empty list', { action: 'delete', ids: [] }, 'body.ids: must name at least one alert'],
       ['an alert listed twice', { action: 'pause', ids: ['a', 'b', 'A'] }, 'body.ids[2]: is ids[0] again'],
-      ['an unknown action', { action: 'archive', ids: ['a'] }, 'body.action:'],
+      ['an unknown action', { action: 'archive', ids: ['a'] }, 'body.action: must be one of delete, pause, resume'],
+      ['an action that is not text', { action: 1, ids: ['a'] }, 'body.action: must be one of delete, pause, resume'],
       ['no list', { action: 'delete' }, 'body.ids:'],
       [
         `${ALERTS_LIMIT + 1} alerts`,

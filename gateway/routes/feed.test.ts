@@ -114,10 +114,32 @@ describe('feed ingestion route', function () {
       ],
       /^body\[1\]\.symbol: unknown/,
     ],
-    ['a zero price', [{ symbol: 'AAPL', price: 0 }], /^body\[0\]\.price: /],
-    ['a string price', [{ symbol: 'AAPL', price: '12' }], /^body\[0\]\.price: /],
-    ['a fractional size', [{ symbol: 'AAPL', price: 1, size: 1.5 }], /^body\[0\]\.size: /],
-    ['a negative ts', [{ symbol: 'AAPL', price: 1, ts: -1 }], /^body\[0\]\.ts: /],
+    [
+      'a zero price',
+      [{ symbol: 'AAPL', price: 0 }],
+      /^body\[0\]\.price: must be a number of dollars from 0\.01 to 1000000$/,
+    ],
+    ['a string price', [{ symbol: 'AAPL', price: '12' }], /^body\[0\]\.price: must be a number of dollars from 0\.01/],
+    [
+      'a price under a cent',
+      [{ symbol: 'AAPL', price: 0.004 }],
+      /^body\[0\]\.price: must be a number of dollars from 0\.01/,
+    ],
+    [
+      'a fractional size',
+      [{ symbol: 'AAPL', price: 1, size: 1.5 }],
+      /^body\[0\]\.size: must be a whole number of shares, 0 or more$/,
+    ],
+    [
+      'a size as text',
+      [{ symbol: 'AAPL', price: 1, size: '10' }],
+      /^body\[0\]\.size: must be a whole number of shares/,
+    ],
+    [
+      'a negative ts',
+      [{ symbol: 'AAPL', price: 1, ts: -1 }],
+      /^body\[0\]\.ts: must be a whole number of milliseconds since the epoch$/,
+    ],
     // A trade that has not happened yet: its minute would hold every later tick of the session.
     [
       'a ts in 2100',
