@@ -45,6 +45,8 @@ export interface E2E {
   newPage(options?: {
     width?: number;
     height?: number;
+    /** A phone's touch screen (taps, as `page.touchscreen.tap` makes them) rather than a mouse. */
+    touch?: boolean;
     expectedErrors?: readonly string[];
   }): Promise<{ context: BrowserContext; page: Page; errors: string[] }>;
   /** Pushes ticks through the feed route. */
@@ -161,8 +163,12 @@ export async function startE2E(env: Record<string, string> = {}): Promise<E2E> {
     gw: started,
     browser,
     uiDir,
-    newPage: async ({ width = 1400, height = 900, expectedErrors = [] } = {}) => {
-      const context = await browser.newContext({ baseURL: started.url, viewport: { width, height } });
+    newPage: async ({ width = 1400, height = 900, touch = false, expectedErrors = [] } = {}) => {
+      const context = await browser.newContext({
+        baseURL: started.url,
+        viewport: { width, height },
+        ...(touch ? { hasTouch: true, isMobile: true } : {}),
+      });
       const page = await context.newPage();
       return { context, page, errors: collectErrors(page, expectedErrors) };
     },

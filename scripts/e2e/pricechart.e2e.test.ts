@@ -447,8 +447,9 @@ describe('price chart (Chromium)', function () {
     await context.close();
   });
 
-  it("keeps the chart's popovers on a phone's screen when the click is at the chart's edge", async () => {
-    const { page, context, errors } = await e2e.newPage({ width: 390, height: 844 });
+  it("places alerts and a channel's bounds by taps on a phone's chart, its popovers on the screen at the chart's edge", async () => {
+    // A touch screen: a tap reaches the chart as the click Plotly makes of it, which has no place of its own.
+    const { page, context, errors } = await e2e.newPage({ width: 390, height: 844, touch: true });
     await e2e.signUp(page, 'chart');
     await page.goto('/PriceCharts?stock=AAPL');
     await page.locator('.plot-container').first().waitFor();
@@ -488,14 +489,18 @@ describe('price chart (Chromium)', function () {
       .getByRole('button', { name: 'Channel' })
       .click();
     const first = await freePoint(-3, 0.1);
-    await page.mouse.click(first.x, first.y);
-    await page
-      .locator('.plot-container')
-      .getByText(/Channel from \d+\.\d\d: click the other bound/)
-      .waitFor();
+    await page.touchscreen.tap(first.x, first.y);
+    const started = page.locator('.plot-container').getByText(/Channel from \d+\.\d\d: click the other bound/);
+    await started.waitFor();
+    const from = /Channel from (\d+\.\d\d)/.exec((await started.textContent()) ?? '')?.[1];
     const second = await freePoint(-3, 0.4);
-    await page.mouse.click(second.x, second.y);
-    await page.getByRole('dialog', { name: /Add a channel alert/ }).waitFor();
+    await page.touchscreen.tap(second.x, second.y);
+    const drawn = page.getByRole('dialog', { name: /Add a channel alert/ });
+    await drawn.waitFor();
+    // The first tap, higher on the chart, is the upper bound; the second the lower.
+    const [lower, upper] = /([\d.]+) – ([\d.]+)/.exec((await drawn.getAttribute('aria-label')) ?? '')!.slice(1);
+    expect(upper).to.equal(from);
+    expect(Number(lower)).to.be.below(Number(upper));
     const channel = await placeOf(/Add a channel alert/);
     expect(channel.left).to.be.at.least(0);
     expect(channel.right).to.be.at.most(390);
@@ -508,7 +513,7 @@ describe('price chart (Chromium)', function () {
       .getByRole('button', { name: 'Price level' })
       .click();
     const level = await freePoint(3, 0.2);
-    await page.mouse.click(level.x, level.y);
+    await page.touchscreen.tap(level.x, level.y);
     const popover = page.getByRole('dialog', { name: /Add an alert at/ });
     await popover.waitFor();
     const place = await placeOf(/Add an alert at/);

@@ -520,21 +520,26 @@ function PriceChart({ symbol }: { readonly symbol: string }) {
     const onClick = (event: MouseEvent) => {
       const start = down;
       down = null;
-      if (start && Math.hypot(event.clientX - start.x, event.clientY - start.y) > 4) return;
+      // A tap reaches the chart as the click Plotly makes of the touch, which has no place of its own (0, 0):
+      // the place is where the finger went down.
+      const tapped = !event.isTrusted && event.clientX === 0 && event.clientY === 0;
+      if (tapped && start === null) return;
+      const point = tapped && start !== null ? start : { x: event.clientX, y: event.clientY };
+      if (start && Math.hypot(point.x - start.x, point.y - start.y) > 4) return;
       const target = event.target as Element | null;
       // A click on an alert line's handle is the start of a drag; one inside a channel's band places a level.
       if (target?.closest('.annotation, .legend, .modebar, [drag-helper]')) return;
       const rect = graph.getBoundingClientRect();
       const axes = axesOf(graph);
-      const price = priceAtPoint(axes, event.clientX - rect.left, event.clientY - rect.top);
+      const price = priceAtPoint(axes, point.x - rect.left, point.y - rect.top);
       if (price === null) return;
       const box = wrapper.current?.getBoundingClientRect() ?? rect;
-      const at = { left: event.clientX - box.left, top: event.clientY - box.top };
+      const at = { left: point.x - box.left, top: point.y - box.top };
       if (current.current.drawing === 'channel') {
         setClicked(at);
         send({ type: 'user.channelPoint', price });
       } else {
-        const across = axes.xaxis ? (event.clientX - rect.left - axes.xaxis._offset) / axes.xaxis._length : 0.5;
+        const across = axes.xaxis ? (point.x - rect.left - axes.xaxis._offset) / axes.xaxis._length : 0.5;
         setPopover({ price, across, ...at });
       }
     };
