@@ -267,11 +267,20 @@ describe('alerts (Chromium)', function () {
     await builder.getByLabel('Operator').selectOption('inside_channel');
     await builder.getByLabel('Lower: a number or a series').selectOption('sma:50');
     await builder.getByLabel('Upper', { exact: true }).fill(upper.toFixed(2));
+    await builder.getByLabel('Note (shown with each firing)').fill('Trim into the band');
     await builder.getByRole('button', { name: 'Add alert' }).click();
     const alerts = page.getByRole('list', { name: 'Alerts' });
     await alerts.getByRole('listitem').first().waitFor();
     const words = (await alerts.locator('.pc-alert-label').first().textContent()) ?? '';
     expect(words).to.include('50-day SMA');
+    expect(await alerts.locator('.pc-alert-label').first().getAttribute('title')).to.equal(
+      'Your note: Trim into the band',
+    );
+    // Saved, the form starts afresh: its note and levels went with that alert.
+    await page.waitForFunction(
+      () => document.querySelector<HTMLInputElement>('form[aria-label="Condition"] .cb-note input')?.value === '',
+    );
+    expect(await builder.getByLabel('Operator').inputValue()).to.equal('crossing');
     await page
       .locator('.plot-container')
       .getByText(`Inside SMA 50 – ${upper.toFixed(2)} ✕`)
@@ -304,6 +313,7 @@ describe('alerts (Chromium)', function () {
     await builder.getByRole('button', { name: 'Add alert' }).click();
     await alerts.getByRole('listitem').nth(1).waitFor();
     const note = alerts.getByRole('listitem').nth(1).locator('.pc-alert-note');
+    expect(await alerts.getByRole('listitem').nth(1).locator('.pc-alert-label').getAttribute('title')).to.equal(null);
     expect(await note.textContent()).to.equal('Not drawn: the chart has no change % panel');
     expect(await note.getAttribute('title')).to.equal('Not drawn: the chart has no change % panel');
     expect((await traces(page)).filter((t) => t.fill === 'tonexty')).to.have.length(1);

@@ -154,6 +154,36 @@ function useClearedWhenSaved(answered: AlertAnswer, clear: () => void): () => vo
   };
 }
 
+/**
+ * The chart's form of any condition: a fresh one (this symbol's) once the server saved the alert, so that its note
+ * and levels go with that alert only; what was typed stays when it was refused.
+ */
+function ChartConditionForm(props: {
+  readonly symbol: string;
+  readonly send: Send;
+  readonly busy: boolean;
+  readonly answered: AlertAnswer;
+}) {
+  const { symbol, send, busy } = props;
+  const [saved, setSaved] = useState(0);
+  const sent = useClearedWhenSaved(
+    props.answered,
+    useCallback(() => setSaved((n) => n + 1), []),
+  );
+  return (
+    <ConditionBuilder
+      key={`${symbol} ${saved}`}
+      initial={newDraft(symbol)}
+      busy={busy}
+      submitLabel="Add alert"
+      onSubmit={(body) => {
+        sent();
+        send({ type: 'user.addCondition', body });
+      }}
+    />
+  );
+}
+
 function PriceAlertForm(props: {
   readonly send: Send;
   readonly last: number | null;
@@ -867,12 +897,7 @@ function PriceChart({ symbol }: { readonly symbol: string }) {
               <SmaAlertForm send={send} busy={alertsBusy} answered={context.answered} />
               <details className="pc-condition">
                 <summary>Any condition (SMA, EMA, RSI, volume, change %)</summary>
-                <ConditionBuilder
-                  initial={newDraft(symbol)}
-                  busy={alertsBusy}
-                  submitLabel="Add alert"
-                  onSubmit={(body) => send({ type: 'user.addCondition', body })}
-                />
+                <ChartConditionForm symbol={symbol} send={send} busy={alertsBusy} answered={context.answered} />
               </details>
               {context.alertError && (
                 <p className="error" role="alert">
