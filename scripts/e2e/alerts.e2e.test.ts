@@ -714,6 +714,33 @@ describe('alerts (Chromium)', function () {
     await context.close();
   });
 
+  it("shows at a laptop's width an expiry set or cleared by an edit that changes nothing else", async () => {
+    // Below 1,400 px the frequency and the expiry are said under the condition, in its cell.
+    const { page, context, errors } = await e2e.newPage({ width: 1280, height: 800 });
+    await e2e.signUp(page, 'expiry');
+    expect(await createAlertIn(page, { symbol: 'KO', condition: { op: 'greater_than', value: 500 } })).to.equal(200);
+    await page.goto('/Alerts');
+    await page.getByTestId('connection-banner').waitFor({ state: 'detached' });
+    const meta = page.locator('[col-id="conditiontext"] .al-meta');
+    await meta.first().waitFor();
+    expect(await meta.textContent()).to.equal('Only once');
+    const edit = async (expires: string) => {
+      await page.getByRole('button', { name: /^Edit alert KO/ }).click();
+      const builder = page.getByRole('form', { name: 'Condition' });
+      await builder.getByLabel(/^Expires/).fill(expires);
+      await builder.getByRole('button', { name: 'Save and re-arm' }).click();
+      await builder.waitFor({ state: 'detached' });
+    };
+    await edit('2030-01-02T16:00');
+    await meta.getByText(/· expires 2030-01-02 16:00/).waitFor();
+    await edit('');
+    await page.waitForFunction(
+      () => document.querySelector('[col-id="conditiontext"] .al-meta')?.textContent === 'Only once',
+    );
+    expect(errors).to.deep.equal([]);
+    await context.close();
+  });
+
   it('opens an alert fired before an expiry that has passed since in the builder to re-arm it, no error', async () => {
     const { page, context, errors } = await e2e.newPage({ width: 1400, height: 900 });
     await e2e.signUp(page, 'lapsed');

@@ -333,7 +333,13 @@ const columnsWith = (deliverTo: DeliverTo, layout: Layout): ColDef<AlertAnswer>[
       autoHeight: true,
       cellClass: 'al-condition',
       ...(layout === 'compact'
-        ? { cellRenderer: FoldedConditionCell, cellRendererParams: { deliverTo } }
+        ? {
+            cellRenderer: FoldedConditionCell,
+            cellRendererParams: { deliverTo },
+            // It draws the frequency, the channels and the expiry under the condition, which are not its value:
+            // drawn again whenever its row changes, not only when the words or the note do.
+            equals: () => false,
+          }
         : { cellRenderer: ConditionCell }),
       valueFormatter: conditionWithNote,
       tooltipValueGetter: shownText,
