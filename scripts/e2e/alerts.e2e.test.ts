@@ -249,6 +249,12 @@ describe('alerts (Chromium)', function () {
     await confirm.getByText('AAPL').first().waitFor();
     await confirm.getByRole('button', { name: 'Delete 3 alerts' }).click();
     await page.getByText('No alerts yet').waitFor();
+
+    // A symbol in the bell opens its chart, and the panel closes behind it.
+    await page.getByRole('button', { name: 'Notifications' }).click();
+    await panel.locator('.ag-row [col-id="symbol"]').getByRole('link', { name: 'AAPL' }).first().click();
+    await page.waitForURL('**/PriceCharts?stock=AAPL');
+    await panel.waitFor({ state: 'detached' });
     expect(errors).to.deep.equal([]);
     await context.close();
   });

@@ -44,10 +44,18 @@ export function Bell() {
         )}
       </button>
       {open && (
-        <div className="bell-panel" role="dialog" aria-label="Notifications">
+        <div
+          className="bell-panel"
+          role="dialog"
+          aria-label="Notifications"
+          // A link followed from the panel (the alert manager, a symbol's chart) closes it.
+          onClick={(event) => {
+            if ((event.target as Element).closest('a[href]')) send({ type: 'user.close' });
+          }}
+        >
           <div className="panel-header">
             <strong>Notifications</strong>
-            <Link to="/Alerts" className="bell-manage" onClick={() => send({ type: 'user.close' })}>
+            <Link to="/Alerts" className="bell-manage">
               Manage alerts
             </Link>
             <button

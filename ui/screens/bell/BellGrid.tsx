@@ -13,6 +13,7 @@ import { useMemo } from 'react';
 import type { DeliveryAnswer } from '../../../domain/contract/channels.ts';
 import { channelListMachine } from '../../components/channelList.machine.ts';
 import { Grid, compactGridTheme } from '../../components/Grid.tsx';
+import { SymbolChip } from '../../components/SymbolChip.tsx';
 import { NARROW_QUERY, useMediaQuery } from '../../services/media.ts';
 import { usePreferences } from '../../services/preferences.ts';
 import { formatRecent } from '../../services/time.ts';
@@ -23,12 +24,17 @@ import type { BellNotification } from './bell.machine.ts';
 /** Rows per page of the panel (spec section 9). */
 export const BELL_PAGE_SIZE = 15;
 
+/** The symbol, a link to its chart (the panel closes behind it). */
+function StockCell({ data }: ICellRendererParams<BellRow>) {
+  return data ? <SymbolChip symbol={data.symbol} addable={false} /> : null;
+}
+
 function AlertCell({ data }: ICellRendererParams<BellRow>) {
   return data ? <BellAlert notification={data} /> : null;
 }
 
 const columns: ColDef<BellRow>[] = [
-  { headerName: 'Stock', field: 'symbol', width: 76, minWidth: 64 },
+  { headerName: 'Stock', field: 'symbol', width: 76, minWidth: 64, cellRenderer: StockCell },
   {
     headerName: 'Alert',
     field: 'notifcationmessage',
