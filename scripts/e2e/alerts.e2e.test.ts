@@ -182,7 +182,7 @@ describe('alerts (Chromium)', function () {
     expect(await symbolField.inputValue()).to.equal('AAPL');
     await builder.getByLabel('Operator').selectOption('greater_than');
     await builder.getByRole('button', { name: 'Create alert' }).click();
-    await builder.getByText('Level: is required for greater_than').waitFor();
+    await builder.getByText('Level: is required for Greater Than').waitFor();
     const marker = cents(upper + 1);
     await builder.getByLabel('Level', { exact: true }).fill(marker.toFixed(2));
     // With a note, which goes with its firing.

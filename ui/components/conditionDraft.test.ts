@@ -294,6 +294,13 @@ describe('condition draft', () => {
     expect(problemText({ field: 'condition.upper', message: 'must be above lower (190)' }, 'inside_channel')).to.equal(
       'Upper: must be above lower (190)',
     );
+    // An operator the server names by its id is named as the form's Operator shows it.
+    expect(problemText({ field: 'condition.value', message: 'is required for greater_than' }, 'greater_than')).to.equal(
+      'Level: is required for Greater Than',
+    );
+    expect(problemText({ field: 'condition.bars', message: 'is not used by crossing_up' }, 'crossing_up')).to.equal(
+      'Bars: is not used by Crossing Up',
+    );
     const limit = 'alerts: already 500 held; at most 500, delete one first';
     expect(problemText({ field: 'body', message: limit }, 'crossing')).to.equal(
       'Alerts: already 500 held; at most 500, delete one first',

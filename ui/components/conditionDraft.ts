@@ -376,7 +376,14 @@ export function fieldLabel(field: string, op: AlertOp, source: AlertSource = 'pr
  */
 export function problemText(problem: FieldProblem, op: AlertOp, source?: AlertSource): string {
   if (problem.field === 'body') return problem.message.charAt(0).toUpperCase() + problem.message.slice(1);
-  return `${fieldLabel(problem.field, op, source)}: ${problem.message}`;
+  return `${fieldLabel(problem.field, op, source)}: ${opsInWords(problem.message)}`;
+}
+
+/** A refusal's operators as the builder names them (`is required for greater_than` → `… for Greater Than`). */
+function opsInWords(message: string): string {
+  return message.replace(/\b(for|by) ([a-z_]+)\b/g, (whole, word: string, op: string) =>
+    op in OP_LABELS ? `${word} ${OP_LABELS[op as AlertOp]}` : whole,
+  );
 }
 
 /** The field a server refusal names (`body.condition.upper: must be …` → `condition.upper`), or null. */
