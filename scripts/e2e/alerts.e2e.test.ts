@@ -647,6 +647,13 @@ describe('alerts (Chromium)', function () {
       await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth),
       'the page is no wider than the phone',
     ).to.equal(0);
+    // Its message keeps a width to be read at (the table scrolls), not a word a line.
+    const messageCell = await page
+      .getByRole('table', { name: 'Triggers' })
+      .locator('td.al-history-message')
+      .first()
+      .boundingBox();
+    expect(messageCell!.width).to.be.at.least(180);
 
     // The dashboard's alerts and notifications show the note too: under the alert, and under its firing.
     await page.goto('/Dashboard');

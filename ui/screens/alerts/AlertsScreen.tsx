@@ -31,6 +31,7 @@ import {
 import { FREQUENCY_TEXT, formatSourceValue, parseSource } from '../../../domain/alerts/conditions.ts';
 import type { AlertAnswer } from '../../../domain/contract/alerts.ts';
 import type { ChannelAnswer, DeliveryAnswer } from '../../../domain/contract/channels.ts';
+import { formatPrice } from '../../../domain/format.ts';
 import { notificationTypeName } from '../../../domain/notifications/notifications.ts';
 import { AlertNote } from '../../components/AlertNote.tsx';
 import { channelListMachine } from '../../components/channelList.machine.ts';
@@ -806,9 +807,9 @@ export default function AlertsScreen() {
                     <tr key={t.id ?? `${t.at}-${t.message}`}>
                       <td>{formatDateTime(t.at, undefined, { seconds: true })}</td>
                       <td>{notificationTypeName(t.notificationtype)}</td>
-                      <td className="num">{t.price.toFixed(2)}</td>
+                      <td className="num">{formatPrice(t.price)}</td>
                       <td className="num">{t.value === null ? '–' : formatSourceValue(historySource, t.value)}</td>
-                      <td>
+                      <td className="al-history-message">
                         {t.message}
                         <AlertNote note={t.note} className="al-note" />
                       </td>
