@@ -166,7 +166,7 @@ describe('price chart (Chromium)', function () {
     await context.close();
   });
 
-  it("moves a condition's line dragged to another price, and puts a dragged support line back", async () => {
+  it("moves a condition's line dragged to another price, puts a dragged support line back, and adds an alert at it clicked", async () => {
     const { page, context, errors } = await e2e.newPage();
     await e2e.signUp(page, 'chart');
     await page.goto('/PriceCharts?stock=AAPL');
@@ -248,6 +248,10 @@ describe('price chart (Chromium)', function () {
       fixed!.y0,
     );
     expect((await lines()).map((l) => l.y0)).to.include(fixed!.y0);
+    // Clicked, it places an alert at its price.
+    const support = (await lines()).find((l) => l.y0 === fixed!.y0)!;
+    await page.mouse.click(support.x, support.y);
+    await page.getByRole('dialog', { name: `Add an alert at ${fixed!.y0.toFixed(2)}` }).waitFor();
     expect(errors).to.deep.equal([]);
     await context.close();
   });

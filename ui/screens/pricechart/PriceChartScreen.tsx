@@ -547,6 +547,15 @@ function PriceChart({ symbol }: { readonly symbol: string }) {
     const onDown = (event: PointerEvent) => {
       down = { x: event.clientX, y: event.clientY };
     };
+    /** The price of the support or resistance line whose drag handle `handle` is; null for any other line. */
+    const marketLevelOf = (handle: Element): number | null => {
+      // Plotly draws each editable shape as its path (`data-index`, its place in the layout) then its handle.
+      const index = Number(handle.previousElementSibling?.getAttribute('data-index'));
+      const id = Number.isInteger(index) ? current.current.figure.shapeIds[index] : undefined;
+      const element = current.current.elements.find((e) => e.id === id);
+      if (element?.type !== 'SAR' || (element.chartdata.axis ?? 'y') !== 'y') return null;
+      return element.chartdata.y;
+    };
     const onClick = (event: MouseEvent) => {
       const start = down;
       down = null;
@@ -557,11 +566,15 @@ function PriceChart({ symbol }: { readonly symbol: string }) {
       const point = tapped && start !== null ? start : { x: event.clientX, y: event.clientY };
       if (start && Math.hypot(point.x - start.x, point.y - start.y) > 4) return;
       const target = event.target as Element | null;
-      // A click on an alert line's handle is the start of a drag; one inside a channel's band places a level.
-      if (target?.closest('.annotation, .legend, .modebar, [drag-helper]')) return;
+      if (target?.closest('.annotation, .legend, .modebar')) return;
+      // A click on a line's handle: an alert's is the start of a drag; a support or resistance line's places an
+      // alert at its level. One inside a channel's band places a level.
+      const handle = target?.closest('[drag-helper]');
+      const level = handle ? marketLevelOf(handle) : null;
+      if (handle && level === null) return;
       const rect = graph.getBoundingClientRect();
       const axes = axesOf(graph);
-      const price = priceAtPoint(axes, point.x - rect.left, point.y - rect.top);
+      const price = level ?? priceAtPoint(axes, point.x - rect.left, point.y - rect.top);
       if (price === null) return;
       const box = wrapper.current?.getBoundingClientRect() ?? rect;
       const at = { left: point.x - box.left, top: point.y - box.top };
@@ -881,7 +894,7 @@ function PriceChart({ symbol }: { readonly symbol: string }) {
               <p className="hint">
                 {context.drawing === 'channel'
                   ? 'Click the chart at the lower and at the upper bound of the channel. '
-                  : 'Click the chart to add an alert at that price; drag an alert line to move it. '}
+                  : 'Click the chart (or a support or resistance line) to add an alert at that price; drag an alert line to move it. '}
                 Click an alert's label to delete it.
                 {context.duration === '1D' && ' 1D shows the session in minute candles, moved by the live quotes.'}
               </p>
