@@ -431,7 +431,10 @@ describe('alerts (Chromium)', function () {
       expires: '2030-01-02T21:00:00Z',
     });
     expect(created).to.equal(200);
+    // The user's channels (none) are read with the screen: the CSV says where the triggers go from them.
+    const channelsRead = page.waitForResponse((r) => new URL(r.url()).pathname === '/personalize/channels');
     await page.goto('/Alerts');
+    await channelsRead;
     const grid = page.getByRole('region', { name: 'Alerts table' });
     const condition = grid.locator('.al-condition', { hasText: 'Price enters the channel 180.50 – 195.25' });
     await condition.waitFor();
@@ -464,7 +467,7 @@ describe('alerts (Chromium)', function () {
       '"Symbol","Condition","Frequency","Deliver to","Expires","Status","Last fired","Triggers"',
     );
     expect(laptop[1]).to.equal(
-      '"AAPL","Price enters the channel 180.50 – 195.25","Once per bar close","Every channel","2030-01-02 16:00 ET","armed","–","0"',
+      '"AAPL","Price enters the channel 180.50 – 195.25","Once per bar close","The bell only (no channel yet)","2030-01-02 16:00 ET","armed","–","0"',
     );
     // A window where each alert is a card exports the same file; so does the wide one.
     await page.setViewportSize({ width: 900, height: 800 });

@@ -31,6 +31,9 @@ describe('delivery channels in words', () => {
   it("says where an alert's triggers go: every channel, the bell only, or the channels named in the user's order", () => {
     expect(deliveryText(null, [desk, mail])).to.equal('Every channel');
     expect(deliveryText([], [desk, mail])).to.equal('The bell only');
+    // Every channel of a user who has none yet is the bell, as the builder says; theirs once they add one.
+    expect(deliveryText(null, [])).to.equal('The bell only (no channel yet)');
+    expect(deliveryText(null, null)).to.equal('Every channel');
     expect(deliveryText(['c3', 'c1'], [desk, mail, phone])).to.equal('Trading desk (Webhook), Phone (Browser push)');
     expect(deliveryText(['c2'], [desk, mail])).to.equal('Work email');
   });

@@ -29,12 +29,13 @@ export function disabledText(disabled: NonNullable<ChannelAnswer['disabled']>): 
 }
 
 /**
- * Where an alert's triggers go besides the bell: "Every channel" (null), "The bell only" (none, which the server
+ * Where an alert's triggers go besides the bell: "Every channel" (null; "The bell only (no channel yet)" for a user
+ * with none, as the builder says), "The bell only" (none, which the server
  * no longer answers: an alert whose named channels were all removed goes to every channel), or the channels
  * named, in the user's order; `known` null while the user's channels are not loaded (then they are counted).
  */
 export function deliveryText(chosen: readonly string[] | null, known: readonly ChannelAnswer[] | null): string {
-  if (chosen === null) return 'Every channel';
+  if (chosen === null) return known?.length === 0 ? 'The bell only (no channel yet)' : 'Every channel';
   if (chosen.length === 0) return 'The bell only';
   if (known === null) return chosen.length === 1 ? '1 channel' : `${chosen.length} channels`;
   const names = known.filter((channel) => chosen.includes(channel.id)).map(channelName);
