@@ -288,6 +288,8 @@ export async function startEngine(
   const resumed = kept
     ? await resumeSession(kept, regularMarketClock(lastDate(bars)), quotes, logger, { minutes })
     : [];
+  // The alerts armed before the restart are measured from the prices taken back, as their next tick would be.
+  alerts.resumeFrom(new Set(resumed.map((tick) => tick.symbol)));
   const stopServing = shared ? () => undefined : serveQuotes(market, quotes);
   const subscription = bus.subscribe(alerts, shared ? { group: ENGINE_GROUP, member: shared.member } : {});
   try {

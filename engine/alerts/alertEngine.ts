@@ -44,7 +44,7 @@ import {
 import { changePctOf, type LiveQuotes, type PriceMove } from '../quotes/liveQuotes.ts';
 import type { ClosedDay, Tick, TickListener } from '../ticks/tick.ts';
 import { AlertIndex, armedAlertOf, isLadderCondition, type ArmedAlert } from './alertIndex.ts';
-import { atCloseOnly, evaluateClose, evaluateTicks, type FireHandler } from './evaluate.ts';
+import { atCloseOnly, evaluateClose, evaluateLatest, evaluateTicks, type FireHandler } from './evaluate.ts';
 import type { MarketClock } from '../ticks/marketClock.ts';
 import { TradingDays } from './tradingDay.ts';
 
@@ -358,6 +358,18 @@ export class AlertEngine implements TickListener {
     this.windowTicks += ticks.length;
     this.rollWindow();
     return tasks.length === 0 ? undefined : Promise.all(tasks).then(() => undefined);
+  }
+
+  /**
+   * After these quotes took back the session so far from the last run (a restart in its middle): evaluates each of
+   * `symbols`' latest price as its first tick, so the alerts armed before the restart are measured from it (a
+   * crossing from it on the next tick fires; a level condition that holds at it fires now, as the next tick's
+   * would have). Without it, the first tick after a restart only set the alerts' previous values, and the crossing
+   * it made from the last price before the restart was lost.
+   */
+  resumeFrom(symbols: Iterable<string>): void {
+    if (!this.running) return;
+    evaluateLatest(symbols, this.options.quotes, this.index, this.days, this.onFire, this.now(), this.fired);
   }
 
   /**

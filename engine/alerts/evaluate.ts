@@ -57,6 +57,37 @@ export function evaluateTicks(
 }
 
 /**
+ * Evaluates the latest price of each of `symbols` in these quotes, as they took it back from the last run (a restart
+ * in the middle of a session), against `index` as the symbols' first tick since it was armed: what the alerts armed
+ * before the restart are measured from, so that a crossing from it on the next tick fires as it would have without
+ * the restart, and a level condition that holds at it fires now. `onFire` gets a tick at `ts` of that price.
+ */
+export function evaluateLatest(
+  symbols: Iterable<string>,
+  quotes: LiveQuotes,
+  index: AlertIndex,
+  days: TradingDays,
+  onFire: FireHandler,
+  ts: number,
+  scratch: ArmedAlert[] = [],
+): void {
+  const day = days.of(ts);
+  try {
+    for (const symbol of symbols) {
+      const move = quotes.move(symbol);
+      if (move === undefined || Number.isNaN(move.cents)) continue;
+      if (index.evaluate(symbol, move.cents, move.volume, move.prevCloseCents, day, scratch) > 0) {
+        const tick: Tick = { symbol, price: move.cents / 100, size: 0, ts };
+        for (let i = 0; i < scratch.length; i++) onFire(scratch[i]!, tick, move.cents);
+      }
+      scratch.length = 0;
+    }
+  } finally {
+    scratch.length = 0;
+  }
+}
+
+/**
  * Evaluates each symbol's closing bar of `day` against `index` (the alerts evaluated at the close only), before
  * the quotes roll: its close in cents, its volume, and the previous close of the symbol's quote. Calls `onFire`
  * for every alert fired, with a tick at the close instant and the bar.

@@ -280,6 +280,45 @@ describe('feed ingestion route', function () {
     expect(await history(daily)).to.have.length(1);
   });
 
+  it('measures the alerts from the last price before a restart: the first tick after it fires the crossing it makes', async function () {
+    const user = await gw.user();
+    const { price } = await quote(user, 'AAPL');
+    const level = Math.round((price + 1) * 100) / 100;
+    const create = async (condition: object, frequency: string): Promise<string> => {
+      const created = await user.post('/personalize/stockalerts', { symbol: 'AAPL', condition, frequency });
+      expect(created.status).to.equal(200, created.text);
+      return (created.body as { id: string }).id;
+    };
+    const crossing = await create({ op: 'crossing_up', value: level + 2 }, 'once');
+    const repeating = await create({ op: 'greater_than', value: level }, 'every_time');
+    const fired = async (client: TestClient, id: string): Promise<number[]> => {
+      const res = await client.get(`/personalize/stockalerts/${id}/history`);
+      expect(res.status).to.equal(200, res.text);
+      return (res.body as AlertTriggerAnswer[]).map((t) => t.price);
+    };
+    const now = Date.now();
+    const before = [
+      { symbol: 'AAPL', price: level - 0.5, ts: now - 3000 },
+      { symbol: 'AAPL', price: level + 0.5, ts: now - 2000 },
+      { symbol: 'AAPL', price: level - 0.5, ts: now - 1000 },
+    ];
+    expect((await gw.client().post(FEED_PATH, before, AUTH)).status).to.equal(202);
+    await settled(gw);
+    expect(await fired(user, repeating)).to.deep.equal([level + 0.5]);
+    expect(await fired(user, crossing)).to.deep.equal([]);
+    const dataDir = gw.dataDir;
+    await gw.close({ keepData: true });
+    gw = await startTestGateway({ dataDir, env: { FEED_TOKEN: TOKEN } });
+    const again = gw.client();
+    Object.assign(again, { cookies: user.cookies });
+    // From the last price before the restart, below both levels, to above them.
+    const above = [{ symbol: 'AAPL', price: level + 2.5, ts: now }];
+    expect((await gw.client().post(FEED_PATH, above, AUTH)).status).to.equal(202);
+    await settled(gw);
+    expect(await fired(again, crossing)).to.deep.equal([level + 2.5]);
+    expect(await fired(again, repeating)).to.deep.equal([level + 2.5, level + 0.5]);
+  });
+
   it('fires a price alert exactly once, and it is still there once after a restart', async function () {
     const user = await gw.user();
     const threshold = await alertAbove(user);
