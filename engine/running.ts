@@ -323,6 +323,7 @@ export async function startEngine(
   const keeper = kept
     ? new SessionKeeper(closer, kept, {
         onError: (error) => logger.warn({ err: error }, 'the session so far was not kept'),
+        appended: () => alerts.appended(),
       }).start()
     : null;
   const minuteKeeper = minutes

@@ -387,6 +387,14 @@ export class AlertEngine implements TickListener {
     this.closing.roll();
   }
 
+  /**
+   * Resolves when the triggers fired so far have been appended (or have failed), not waiting for those fired
+   * after the call (the session keeper's wait, under a feed that never stops).
+   */
+  async appended(): Promise<void> {
+    await Promise.allSettled([...this.pending]);
+  }
+
   /** Resolves when every trigger fired so far has been appended (or has failed). */
   async flush(): Promise<void> {
     while (this.pending.size > 0) await Promise.all([...this.pending]);

@@ -65,7 +65,7 @@ function watched(store: SessionStore): SessionStore & { written(): Promise<strin
 }
 
 /** The engine's side of a run: the day closer over the calendar, its bars kept in `store` by a keeper. */
-function engineRun(store: SessionStore, clock: ManualClock) {
+function engineRun(store: SessionStore, clock: ManualClock, appended?: () => Promise<void>) {
   const closes: ClosedDay[] = [];
   const closer = new DayCloser({
     sessions: regularMarketClock(STORED),
@@ -77,7 +77,7 @@ function engineRun(store: SessionStore, clock: ManualClock) {
     clock,
   });
   closer.start({ onTicks: () => undefined, onDayClosed: (day) => closes.push(day) });
-  const keeper = new SessionKeeper(closer, store, { clock });
+  const keeper = new SessionKeeper(closer, store, { clock, ...(appended ? { appended } : {}) });
   return { closer, keeper, closes };
 }
 
@@ -90,6 +90,34 @@ describe('the open session kept across a restart (feed route, Finnhub)', functio
 
   afterEach(function () {
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('writes the bars only once the alerts their ticks fired are in the log, so a crash before never keeps them', async function () {
+    const clock = new ManualClock(SESSION.start + 30 * MINUTE_MS);
+    const store = watched(fileSessionStore(dir));
+    let told!: () => void;
+    const asked = new Promise<void>((resolve) => (told = resolve));
+    let append!: () => void;
+    const run = engineRun(store, clock, () => {
+      told();
+      return new Promise<void>((resolve) => (append = resolve));
+    });
+    run.keeper.start();
+    run.closer.observe([tick('AAPL', 101, 500, 1)]);
+    let saved = false;
+    const written = store.written().then((text) => {
+      saved = true;
+      return text;
+    });
+    clock.advance(1000);
+    await asked;
+    await new Promise(setImmediate);
+    // The engine's appends of what those ticks fired are under way: a crash now takes back the bars before them.
+    expect(saved).to.equal(false);
+    append();
+    const kept = JSON.parse(await written) as { bars: Record<string, object> };
+    expect(kept.bars.AAPL).to.deep.include({ close: 101, volume: 500 });
+    await run.keeper.stop();
   });
 
   it('takes the bars back after a crash: the quotes show the whole day and its close publishes the whole bar', async function () {

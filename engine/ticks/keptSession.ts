@@ -254,6 +254,16 @@ async function keptCandles(store: MinuteStore, date: string, logger: Logger): Pr
   }
 }
 
+/** What a {@link SessionKeeper} is told besides a {@link PeriodicWriter}'s. */
+export interface SessionKeeperOptions extends PeriodicOptions {
+  /**
+   * Resolves once the alerts fired by the ticks evaluated so far are in the log (the engine's
+   * `AlertEngine.appended`): the bars are written only then, so that bars taken back after a crash never hold a tick
+   * whose firings were lost with it (a feed that sent it unanswered sends it again, and it must not be late then).
+   */
+  readonly appended?: () => Promise<void>;
+}
+
 /** Writes a day closer's bars of the open session to a store each time they moved, at most once per period. */
 export class SessionKeeper extends PeriodicWriter {
   private saved = -1;
@@ -261,17 +271,20 @@ export class SessionKeeper extends PeriodicWriter {
   constructor(
     private readonly closer: DayCloser,
     private readonly store: SessionStore,
-    options: PeriodicOptions = {},
+    private readonly keeping: SessionKeeperOptions = {},
   ) {
-    super(options);
+    super(keeping);
   }
 
   protected async write(): Promise<void> {
     const version = this.closer.version;
     const day = this.closer.formingDay();
     if (version === this.saved || day === null) return;
+    // The bars as they are now, written once what their ticks fired is in the log.
     const kept: KeptSession = { date: day.date, bars: Object.fromEntries(day.bars) };
-    await this.store.save(JSON.stringify(kept));
+    const text = JSON.stringify(kept);
+    await this.keeping.appended?.();
+    await this.store.save(text);
     this.saved = version;
   }
 }
