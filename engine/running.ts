@@ -19,10 +19,10 @@ import type { RedisClient } from '../platform/redis.ts';
 import type { ProviderHealth, SymbolDemand } from './ticks/providerStream.ts';
 import type { DayCloseClaims, DayCloser } from './ticks/dayCloser.ts';
 import { parseMarketClockMode, regularMarketClock } from './ticks/marketClock.ts';
-import type { ClosedDay } from './ticks/tick.ts';
+import type { ClosedDay, Tick } from './ticks/tick.ts';
 import { keptClose, missedSession, resumeSession, SessionKeeper, type SessionStore } from './ticks/keptSession.ts';
 import { pickUpSession } from './quotes/sessionBackfill.ts';
-import { MinuteKeeper } from './quotes/keptMinutes.ts';
+import { MinuteKeeper, type MinuteStore } from './quotes/keptMinutes.ts';
 import {
   configuredFeed,
   dayCloseClaims,
@@ -241,6 +241,42 @@ export async function publishMissedSession(
   await closeMissedSession(kept, market, dayCloseClaims(config, redis), logger, way, now);
 }
 
+/** Where {@link takeBackSession} takes the open session from, and the clock. */
+export interface TakeBackOptions {
+  /** The last day stored (the session taken back is a later one). */
+  readonly after: string;
+  /** The symbols a provider stream carries (`TICK_SOURCE=alpaca`), whose session the provider's bars give. */
+  readonly demand?: SymbolDemand;
+  /** The session the last run kept (the feed's and Finnhub's), or null. */
+  readonly kept: SessionStore | null;
+  /** Where the kept minute candles are, for quotes that keep minutes. */
+  readonly minutes?: MinuteStore | null;
+  /** The clock (default `Date.now`). */
+  readonly now?: () => number;
+}
+
+/**
+ * Takes the open session back into `quotes` at start: the provider's minute bars of the symbols `demand` names,
+ * then the session the last run kept; the alerts armed before the restart are then measured from the prices taken
+ * back, as their next tick would be (`AlertEngine.resumeFrom`). Answers both sessions' ticks, which the day
+ * closer takes too.
+ */
+export async function takeBackSession(
+  config: Pick<Config, 'alpaca' | 'alpacaDataUrl'>,
+  quotes: LiveQuotes,
+  alerts: Pick<AlertEngine, 'resumeFrom'>,
+  logger: Logger,
+  options: TakeBackOptions,
+): Promise<{ played: readonly Tick[]; resumed: readonly Tick[] }> {
+  const { after, demand, kept, minutes = null, now = Date.now } = options;
+  const played = demand ? await pickUpSession(config, quotes, demand, after, logger, now) : [];
+  const resumed = kept
+    ? await resumeSession(kept, regularMarketClock(after), quotes, logger, { minutes, now: now() })
+    : [];
+  alerts.resumeFrom(new Set([...played, ...resumed].map((tick) => tick.symbol)));
+  return { played, resumed };
+}
+
 /**
  * Starts the live engine: the alert engine catches up with the log, then reads the ticks, and the tick source
  * (if any) starts publishing on the bus. Without `shared` the bus is in-process and the engine's live quotes,
@@ -282,14 +318,14 @@ export async function startEngine(
   const demand = demandOf?.(() => alerts.armedSymbols());
   // Alone, the engine's quotes are the market's: the 1D chart's minute candles are kept from the first tick.
   if (!shared) quotes.keepMinutes();
-  const played = demand ? await pickUpSession(config, quotes, demand, lastDate(bars), logger) : [];
   // Alone, the engine's quotes keep the 1D chart's minutes: their finished candles are kept too.
   const minutes = shared ? null : keptMinuteStore(config, redis);
-  const resumed = kept
-    ? await resumeSession(kept, regularMarketClock(lastDate(bars)), quotes, logger, { minutes })
-    : [];
-  // The alerts armed before the restart are measured from the prices taken back, as their next tick would be.
-  alerts.resumeFrom(new Set(resumed.map((tick) => tick.symbol)));
+  const { played, resumed } = await takeBackSession(config, quotes, alerts, logger, {
+    after: lastDate(bars),
+    ...(demand ? { demand } : {}),
+    kept,
+    minutes,
+  });
   const stopServing = shared ? () => undefined : serveQuotes(market, quotes);
   const subscription = bus.subscribe(alerts, shared ? { group: ENGINE_GROUP, member: shared.member } : {});
   try {
