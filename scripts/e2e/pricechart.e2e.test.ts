@@ -82,7 +82,15 @@ describe('price chart (Chromium)', function () {
     await page.locator('.plot-container').getByText(`▲ Up ${threshold} · triggered ✕`).waitFor();
     await page.getByRole('list', { name: 'Alerts' }).getByText('triggered', { exact: true }).waitFor();
 
-    await page.locator('.plot-container').getByText(`▲ Up ${threshold} · triggered ✕`).click();
+    // Its tag on the chart asks before deleting: Keep keeps it, Delete deletes it.
+    const tag = page.locator('.plot-container').getByText(`▲ Up ${threshold} · triggered ✕`);
+    const ask = page.getByRole('alertdialog', { name: `Delete alert ▲ Up ${threshold} · triggered?` });
+    await tag.click();
+    await ask.getByRole('button', { name: 'Keep' }).click();
+    await ask.waitFor({ state: 'detached' });
+    expect(await page.getByRole('list', { name: 'Alerts' }).getByRole('listitem').count(), 'kept').to.equal(1);
+    await tag.click();
+    await ask.getByRole('button', { name: 'Delete' }).click();
     await page.getByText('No alerts on AAPL yet').waitFor();
     expect(await page.locator('.plot-container').getByText(threshold).count()).to.equal(0);
     expect(errors).to.deep.equal([]);

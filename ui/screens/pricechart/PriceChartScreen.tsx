@@ -27,6 +27,7 @@ import {
 } from '../../../domain/alerts/conditions.ts';
 import { AlertWayMark } from '../../components/AlertWayMark.tsx';
 import { Chart } from '../../components/Chart.tsx';
+import { ConfirmBar } from '../../components/ConfirmBar.tsx';
 import { ChoiceSelect, ConditionBuilder } from '../../components/ConditionBuilder.tsx';
 import { OP_LABELS, SOURCE_CHIPS, newDraft } from '../../components/conditionDraft.ts';
 import { Empty, Failed, Skeleton } from '../../components/LoadState.tsx';
@@ -686,6 +687,8 @@ function PriceChart({ symbol }: { readonly symbol: string }) {
   const chartLoading = state.matches({ chart: 'loading' });
   const chartFailed = state.matches({ chart: 'failed' });
   const alertsBusy = state.matches({ alerts: 'saving' }) || state.matches({ alerts: 'deleting' });
+  // The alert whose delete waits for its confirmation (asked from its ✕ in the list or its tag on the chart).
+  const doomed = context.alerts.find((a) => a.id === context.toDelete);
   const last = current.current.last;
   const quote = context.quote ? quoteText(context.quote) : null;
   const flash = context.flash;
@@ -916,6 +919,21 @@ function PriceChart({ symbol }: { readonly symbol: string }) {
                 <p className="error" role="alert">
                   {context.alertError}
                 </p>
+              )}
+              {doomed !== undefined && state.matches({ alerts: 'ready' }) && (
+                <ConfirmBar
+                  key={doomed.id}
+                  className="pc-confirm"
+                  title={`Delete alert ${alertLabel(doomed)}?`}
+                  question={
+                    <>
+                      <strong>Delete the alert {alertLabel(doomed)}?</strong> This cannot be undone.
+                    </>
+                  }
+                  confirm="Delete"
+                  onConfirm={() => send({ type: 'user.confirmDelete' })}
+                  onKeep={() => send({ type: 'user.cancelDelete' })}
+                />
               )}
               {state.matches({ alerts: 'loading' }) ? (
                 <Skeleton lines={2} />

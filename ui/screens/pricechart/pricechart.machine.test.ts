@@ -741,18 +741,30 @@ describe('price chart machine', () => {
     expect(c.alerts[0]?.threshold).to.equal(120);
   });
 
-  it('deletes an alert and removes it locally; none left leaves an empty list', async () => {
+  it('deletes an alert once confirmed and removes it locally; none left leaves an empty list', async () => {
     const { actor, calls, notes, ready } = chart({ alerts: [alert('a1', 120)] });
     await ready();
     actor.send({ type: 'user.deleteAlert', id: 'unknown' });
-    expect(actor.getSnapshot().matches({ alerts: 'ready' })).to.equal(true);
+    expect(ctx(actor.getSnapshot()).toDelete).to.equal(null);
+    // Asked (its tag on the chart clicked), then kept: nothing is sent.
     actor.send({ type: 'user.deleteAlert', id: 'a1' });
+    expect(ctx(actor.getSnapshot()).toDelete).to.equal('a1');
+    expect(actor.getSnapshot().matches({ alerts: 'ready' })).to.equal(true);
+    actor.send({ type: 'user.cancelDelete' });
+    expect(ctx(actor.getSnapshot()).toDelete).to.equal(null);
+    actor.send({ type: 'user.confirmDelete' });
+    expect(actor.getSnapshot().matches({ alerts: 'ready' }), 'nothing to confirm').to.equal(true);
+    expect(calls.deletes).to.deep.equal([]);
+    // Asked again and confirmed.
+    actor.send({ type: 'user.deleteAlert', id: 'a1' });
+    actor.send({ type: 'user.confirmDelete' });
     expect(actor.getSnapshot().matches({ alerts: 'deleting' })).to.equal(true);
     await waitFor(actor, (s) => s.matches({ alerts: 'ready' }));
     expect(calls.deletes).to.deep.equal(['a1']);
     expect(ctx(actor.getSnapshot()).alerts).to.deep.equal([]);
     expect(ctx(actor.getSnapshot()).elements.some((e) => e.type === 'ALERT')).to.equal(false);
     expect(notes).to.include('Alert deleted');
+    expect(ctx(actor.getSnapshot()).toDelete).to.equal(null);
   });
 
   it('pauses an armed alert and resumes a paused one from its list, and leaves a triggered one', async () => {

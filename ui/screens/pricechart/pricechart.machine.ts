@@ -106,6 +106,8 @@ export interface PriceChartContext {
   readonly alertsError: string | null;
   /** Why the last alert action failed. */
   readonly alertError: string | null;
+  /** The alert whose delete (asked by its ✕ in the list or its tag on the chart) waits for the user's confirmation. */
+  readonly toDelete: string | null;
   /** Why the last compare failed. */
   readonly compareError: string | null;
   /** Why the last snapshot failed. */
@@ -149,7 +151,10 @@ export type PriceChartEvent =
   | { type: 'user.addChannel'; op: AlertOp; frequency: AlertFrequency; source?: AlertSource; note?: string }
   | { type: 'user.addCondition'; body: AlertBody }
   | { type: 'user.moveAlert'; id: string; price: number }
+  /** Asks to delete an alert: it is deleted once confirmed (`user.confirmDelete`), or kept (`user.cancelDelete`). */
   | { type: 'user.deleteAlert'; id: string }
+  | { type: 'user.confirmDelete' }
+  | { type: 'user.cancelDelete' }
   /** Pauses an armed alert, resumes a paused one. */
   | { type: 'user.toggleAlert'; id: string }
   | { type: 'user.addCompare'; symbol: string; mode: Compare['mode'] }
@@ -219,6 +224,7 @@ export function initialContext(symbol: string): PriceChartContext {
     error: null,
     alertsError: null,
     alertError: null,
+    toDelete: null,
     compareError: null,
     snapshotError: null,
     alertsStale: false,
@@ -571,6 +577,8 @@ export const priceChartMachine = setup({
     },
     alertIsKnown: ({ context, event }) =>
       event.type === 'user.deleteAlert' && context.alerts.some((a) => a.id === event.id),
+    // Confirmed while the alert is still listed (the list read again may have lost it: deleted elsewhere).
+    deleteIsAsked: ({ context }) => context.alerts.some((a) => a.id === context.toDelete),
     alertCanToggle: ({ context, event }) => event.type === 'user.toggleAlert' && toggleOf(context, event.id) !== null,
     compareIsValid: ({ context, event }) =>
       event.type === 'user.addCompare' && compareProblem(context, event.symbol) === null,
@@ -791,7 +799,20 @@ export const priceChartMachine = setup({
                 }),
               },
             ],
-            'user.deleteAlert': { guard: 'alertIsKnown', target: 'deleting' },
+            'user.deleteAlert': {
+              guard: 'alertIsKnown',
+              actions: assign({
+                toDelete: ({ event }) => {
+                  assertEvent(event, 'user.deleteAlert');
+                  return event.id;
+                },
+              }),
+            },
+            'user.confirmDelete': [
+              { guard: 'deleteIsAsked', target: 'deleting' },
+              { actions: assign({ toDelete: null }) },
+            ],
+            'user.cancelDelete': { actions: assign({ toDelete: null }) },
             'user.toggleAlert': { guard: 'alertCanToggle', target: 'toggling' },
             'server.alertsChanged': 'refreshing',
           },
@@ -856,15 +877,12 @@ export const priceChartMachine = setup({
           entry: assign({ alertError: null }),
           invoke: {
             src: 'deleteAlert',
-            input: ({ event }) => {
-              assertEvent(event, 'user.deleteAlert');
-              return { id: event.id };
-            },
+            input: ({ context }) => ({ id: context.toDelete! }),
             onDone: {
               target: 'ready',
               actions: [
                 assign(({ context, event }) =>
-                  withPatch(context, { alerts: withoutAlert(context.alerts, event.output.id) }),
+                  withPatch(context, { alerts: withoutAlert(context.alerts, event.output.id), toDelete: null }),
                 ),
                 { type: 'notify', params: { text: 'Alert deleted', tone: 'info' } },
               ],
@@ -873,6 +891,7 @@ export const priceChartMachine = setup({
               target: 'ready',
               actions: assign({
                 alertError: ({ event }) => `The alert could not be deleted: ${errorMessage(event.error)}`,
+                toDelete: null,
               }),
             },
           },
